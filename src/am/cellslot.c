@@ -1,0 +1,368 @@
+/*-------------------------------------------------------------------------
+ *
+ * cellslot.c
+ *	  Between SQL values and cells: checks on the way in, datums on the way
+ *	  out.
+ *
+ * Values are kept as the bytes of their binary form: a varlena's contents
+ * (detoasted, without header), or the typlen bytes of a fixed-length type.
+ * Aggregate families keep an int64 accumulator whatever the value column's
+ * type: int8 columns carry it as is, bytea columns as 8 big-endian bytes
+ * (Bigtable's encoding).
+ *
+ * IDENTIFICATION
+ *	  src/am/cellslot.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/detoast.h"
+#include "catalog/pg_type.h"
+#include "datatype/timestamp.h"
+#include "port/pg_bswap.h"
+#include "utils/builtins.h"
+#include "utils/rel.h"
+#include "utils/timestamp.h"
+
+#include "wide.h"
+
+#define UNIX_EPOCH_OFFSET_US \
+	((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY)
+
+static const char *const column_names[] = {
+	"row_key", "family", "qualifier", "ts", "value"
+};
+
+/*
+ * WideTimestampToUnix -- timestamptz to microseconds since 1970.
+ */
+int64
+WideTimestampToUnix(TimestampTz ts)
+{
+	if (TIMESTAMP_NOT_FINITE(ts))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+				 errmsg("cell timestamp cannot be infinite"),
+				 errhint("Use a finite timestamp, or NULL for the current time.")));
+	if (ts > PG_INT64_MAX - UNIX_EPOCH_OFFSET_US)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+				 errmsg("cell timestamp is out of range")));
+	return ts + UNIX_EPOCH_OFFSET_US;
+}
+
+/*
+ * WideUnixToTimestamp -- microseconds since 1970 to timestamptz.
+ */
+TimestampTz
+WideUnixToTimestamp(int64 us)
+{
+	return us - UNIX_EPOCH_OFFSET_US;
+}
+
+/*
+ * WideNowUnix -- the server's current time, microseconds since 1970.
+ */
+int64
+WideNowUnix(void)
+{
+	return WideTimestampToUnix(GetCurrentTimestamp());
+}
+
+/* bytes of a text/bytea datum */
+static const char *
+varlena_bytes(Datum d, uint32 *len)
+{
+	struct varlena *v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(d));
+
+	*len = VARSIZE_ANY_EXHDR(v);
+	return VARDATA_ANY(v);
+}
+
+static void
+check_not_null(Relation rel, bool isnull, int attno)
+{
+	if (isnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_NOT_NULL_VIOLATION),
+				 errmsg("null value in column \"%s\" of wide table \"%s\"",
+						column_names[attno], RelationGetRelationName(rel)),
+				 errdetail("Every cell has a row key, a family, a qualifier and a value."),
+				 errhint("A NULL ts means the current time; no other column may be NULL.")));
+}
+
+static void
+check_length(Relation rel, const char *what, uint32 len, uint32 limit)
+{
+	if (len > limit)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s of %u bytes is too long for wide table \"%s\"",
+						what, len, RelationGetRelationName(rel)),
+				 errdetail("The limit is %u bytes.", limit)));
+}
+
+/*
+ * WideCheckTimestamp -- fail unless ts is a valid cell timestamp.
+ */
+void
+WideCheckTimestamp(int64 ts)
+{
+	if (ts < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+				 errmsg("cell timestamp %lld is before 1970",
+						(long long) ts),
+				 errdetail("Cell timestamps are microseconds since 1970-01-01 and cannot be negative.")));
+}
+
+/*
+ * WideFamilyForWrite -- the family a write names; fails if it is unknown.
+ */
+const WideFamily *
+WideFamilyForWrite(Relation rel, const WideSchema *schema,
+				   const char *name, uint32 len)
+{
+	const WideFamily *f = WideSchemaFindFamily(schema, name, len);
+
+	if (f == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("column family \"%.*s\" does not exist in wide table \"%s\"",
+						(int) len, name, RelationGetRelationName(rel)),
+				 errhint("Create it first: SELECT wide.create_family('%s', '%.*s');",
+						 RelationGetRelationName(rel), (int) len, name)));
+	return f;
+}
+
+/*
+ * WideValueToBytes -- the stored bytes of a value datum.
+ */
+const char *
+WideValueToBytes(const WideSchema *schema, Datum value, uint32 *len)
+{
+	if (schema->vallen == -1)
+		return varlena_bytes(value, len);
+	*len = schema->vallen;
+	if (schema->valbyval)
+	{
+		char	   *buf = palloc(sizeof(Datum));
+
+		store_att_byval(buf, value, schema->vallen);
+		return buf;
+	}
+	return DatumGetPointer(value);
+}
+
+/*
+ * WideBytesToValue -- a datum of the value column's type from stored bytes.
+ */
+Datum
+WideBytesToValue(const WideSchema *schema, const char *bytes, uint32 len)
+{
+	if (schema->vallen == -1)
+	{
+		struct varlena *v = palloc(VARHDRSZ + len);
+
+		SET_VARSIZE(v, VARHDRSZ + len);
+		memcpy(VARDATA(v), bytes, len);
+		return PointerGetDatum(v);
+	}
+	if (len != (uint32) schema->vallen)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("stored value has %u bytes, expected %d", len,
+						schema->vallen)));
+	if (schema->valbyval)
+	{
+		union
+		{
+			char		c;
+			int16		i16;
+			int32		i32;
+			int64		i64;
+		}			u;
+
+		memcpy(&u, bytes, len);
+		switch (len)
+		{
+			case 1:
+				return CharGetDatum(u.c);
+			case 2:
+				return Int16GetDatum(u.i16);
+			case 4:
+				return Int32GetDatum(u.i32);
+			default:
+				return Int64GetDatum(u.i64);
+		}
+	}
+	else
+	{
+		char	   *copy = palloc(len);
+
+		memcpy(copy, bytes, len);
+		return PointerGetDatum(copy);
+	}
+}
+
+/*
+ * WideAggInputFromValue -- the int64 input of an aggregate write.
+ */
+int64
+WideAggInputFromValue(Relation rel, const WideSchema *schema,
+					  const WideFamily *fam, Datum value)
+{
+	if (schema->valtype == INT8OID)
+		return DatumGetInt64(value);
+	if (schema->valtype == BYTEAOID)
+	{
+		uint32		len;
+		const char *b = varlena_bytes(value, &len);
+		uint64		be;
+
+		if (len == sizeof(int64))
+		{
+			memcpy(&be, b, sizeof(int64));
+			return (int64) pg_ntoh64(be);
+		}
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_DATATYPE_MISMATCH),
+			 errmsg("input to aggregate family \"%s\" must be a 64-bit integer",
+					fam->name),
+			 errdetail("Wide table \"%s\" keeps values of type %s.",
+					   RelationGetRelationName(rel),
+					   format_type_be(schema->valtype)),
+			 errhint("Use an int8 value column, or a bytea value of 8 big-endian bytes.")));
+	return 0;					/* keep compiler quiet */
+}
+
+/*
+ * WideAggToValue -- the datum of an aggregate accumulator.
+ */
+Datum
+WideAggToValue(const WideSchema *schema, int64 acc)
+{
+	if (schema->valtype == BYTEAOID)
+	{
+		bytea	   *b = palloc(VARHDRSZ + sizeof(int64));
+		uint64		be = pg_hton64((uint64) acc);
+
+		SET_VARSIZE(b, VARHDRSZ + sizeof(int64));
+		memcpy(VARDATA(b), &be, sizeof(int64));
+		return PointerGetDatum(b);
+	}
+	return Int64GetDatum(acc);
+}
+
+/*
+ * WideCellFromValues -- a PUT (or, for an aggregate family, ADD) record from
+ * the five column values of a row; fails with a clear error on bad input.
+ * The cell points into memory allocated in the current context.
+ */
+void
+WideCellFromValues(Relation rel, const WideSchema *schema,
+				   Datum *values, bool *isnull, WideCell *cell)
+{
+	const WideFamily *fam;
+	int			i;
+
+	memset(cell, 0, sizeof(WideCell));
+	for (i = 0; i < 5; i++)
+		if (i != 3)
+			check_not_null(rel, isnull[i], i);
+
+	cell->key = varlena_bytes(values[0], &cell->keylen);
+	if (cell->keylen == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("row key cannot be empty"),
+				 errdetail("Bigtable row keys are one byte or longer.")));
+	check_length(rel, "row key", cell->keylen, WIDE_MAX_ROW_KEY);
+
+	{
+		uint32		famlen;
+
+		cell->family = varlena_bytes(values[1], &famlen);
+		fam = WideFamilyForWrite(rel, schema, cell->family, famlen);
+		cell->famlen = famlen;
+		cell->famid = fam->id;
+	}
+
+	cell->qual = varlena_bytes(values[2], &cell->quallen);
+	check_length(rel, "qualifier", cell->quallen, WIDE_MAX_QUALIFIER);
+
+	if (isnull[3])
+		cell->ts = WideNowUnix();
+	else if (schema->tstype == TIMESTAMPTZOID)
+		cell->ts = WideTimestampToUnix(DatumGetTimestampTz(values[3]));
+	else
+		cell->ts = DatumGetInt64(values[3]);
+	WideCheckTimestamp(cell->ts);
+	cell->ts_to = PG_INT64_MAX;
+
+	if (fam->aggregate == WIDE_AGG_NONE)
+	{
+		cell->kind = WIDE_KIND_PUT;
+		cell->value = WideValueToBytes(schema, values[4], &cell->vallen);
+		check_length(rel, "value", cell->vallen, WIDE_MAX_VALUE);
+	}
+	else if (fam->aggregate == WIDE_AGG_HLL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("HyperLogLog families are not supported yet")));
+	else
+	{
+		int64	   *input = palloc(sizeof(int64));
+
+		*input = WideAggInputFromValue(rel, schema, fam, values[4]);
+		cell->kind = WIDE_KIND_ADD;
+		cell->value = (const char *) input;
+		cell->vallen = sizeof(int64);
+	}
+}
+
+/* a text or bytea datum of the given bytes */
+static Datum
+bytes_datum(const char *data, uint32 len)
+{
+	struct varlena *v = palloc(VARHDRSZ + len);
+
+	SET_VARSIZE(v, VARHDRSZ + len);
+	memcpy(VARDATA(v), data, len);
+	return PointerGetDatum(v);
+}
+
+/*
+ * WideCellToValues -- the five column values of a cell, allocated in the
+ * current memory context.  A value kept in a blob must have been read
+ * (cell->value set) by the caller.
+ */
+void
+WideCellToValues(const WideSchema *schema, const WideCell *cell,
+				 Datum *values, bool *isnull)
+{
+	const WideFamily *fam;
+
+	values[0] = bytes_datum(cell->key, cell->keylen);
+	values[1] = bytes_datum(cell->family, cell->famlen);
+	values[2] = bytes_datum(cell->qual, cell->quallen);
+	if (schema->tstype == TIMESTAMPTZOID)
+		values[3] = TimestampTzGetDatum(WideUnixToTimestamp(cell->ts));
+	else
+		values[3] = Int64GetDatum(cell->ts);
+
+	fam = WideSchemaFindFamily(schema, cell->family, cell->famlen);
+	if (fam != NULL && fam->aggregate != WIDE_AGG_NONE &&
+		fam->aggregate != WIDE_AGG_HLL)
+	{
+		int64		acc;
+
+		memcpy(&acc, cell->value, sizeof(int64));
+		values[4] = WideAggToValue(schema, acc);
+	}
+	else
+		values[4] = WideBytesToValue(schema, cell->value, cell->vallen);
+	memset(isnull, 0, sizeof(bool) * 5);
+}

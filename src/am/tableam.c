@@ -1,0 +1,663 @@
+/*-------------------------------------------------------------------------
+ *
+ * tableam.c
+ *	  The "wide" table access method: thin callbacks over the engine.
+ *
+ * Tuples of a wide table are cells (row_key, family, qualifier, ts, value).
+ * INSERT and COPY append records to the write area; a sequential scan
+ * returns the cells one MVCC snapshot sees, in (row_key, family, qualifier,
+ * ts desc) order.  What a wide table does not do -- indexes (the row key is
+ * the index), UPDATE/DELETE through the executor, row locks, TABLESAMPLE,
+ * parallel scans -- fails with a clear error rather than a wrong answer.
+ *
+ * Item pointers of returned cells are synthetic: they number the cells of a
+ * scan and cannot be used to fetch a cell again.
+ *
+ * IDENTIFICATION
+ *	  src/am/tableam.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/heapam.h"
+#include "access/multixact.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "catalog/index.h"
+#include "catalog/storage.h"
+#include "catalog/storage_xlog.h"
+#include "commands/vacuum.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/bufmgr.h"
+#include "storage/smgr.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "wide.h"
+
+PG_FUNCTION_INFO_V1(wide_tableam_handler);
+
+typedef struct WideScanDescData
+{
+	TableScanDescData base;
+	WideReader *reader;
+	MemoryContext tupcxt;		/* datums of the current tuple */
+	uint64		ntuples;		/* cells returned, for synthetic TIDs */
+
+	/* ANALYZE: cells [analyze_from, analyze_to) belong to the current block */
+	double		analyze_total;
+	BlockNumber analyze_nblocks;
+	uint64		analyze_from;
+	uint64		analyze_to;
+} WideScanDescData;
+
+typedef WideScanDescData *WideScanDesc;
+
+static void not_supported(Relation rel, const char *what, const char *hint)
+			pg_attribute_noreturn();
+
+static void
+not_supported(Relation rel, const char *what, const char *hint)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("%s is not supported on wide table \"%s\"", what,
+					rel ? RelationGetRelationName(rel) : "?"),
+			 hint ? errhint("%s", hint) : 0));
+}
+
+/* ----------------------------------------------------------------
+ *	Slots and scans
+ * ----------------------------------------------------------------
+ */
+
+static const TupleTableSlotOps *
+wide_slot_callbacks(Relation rel)
+{
+	return &TTSOpsVirtual;
+}
+
+static TableScanDesc
+wide_scan_begin(Relation rel, Snapshot snapshot, int nkeys,
+				struct ScanKeyData *key, ParallelTableScanDesc pscan,
+				uint32 flags)
+{
+	WideScanDesc scan;
+
+	if (pscan != NULL)
+		not_supported(rel, "a parallel scan", NULL);
+	if (flags & (SO_TYPE_SAMPLESCAN | SO_TYPE_BITMAPSCAN | SO_TYPE_TIDSCAN |
+				 SO_TYPE_TIDRANGESCAN))
+		not_supported(rel, "this kind of scan",
+					  "Read wide tables with a sequential scan or the wide.read_rows() function.");
+
+	scan = palloc0(sizeof(WideScanDescData));
+	scan->base.rs_rd = rel;
+	scan->base.rs_snapshot = snapshot;
+	scan->base.rs_nkeys = nkeys;
+	scan->base.rs_key = key;
+	scan->base.rs_flags = flags;
+	scan->base.rs_parallel = NULL;
+	scan->tupcxt = AllocSetContextCreate(CurrentMemoryContext, "wide tuple",
+										 ALLOCSET_DEFAULT_SIZES);
+	return (TableScanDesc) scan;
+}
+
+static void
+wide_scan_end(TableScanDesc sscan)
+{
+	WideScanDesc scan = (WideScanDesc) sscan;
+
+	if (scan->reader)
+		WideReaderEnd(scan->reader);
+	MemoryContextDelete(scan->tupcxt);
+	if (scan->base.rs_flags & SO_TEMP_SNAPSHOT)
+		UnregisterSnapshot(scan->base.rs_snapshot);
+	pfree(scan);
+}
+
+static void
+wide_scan_rescan(TableScanDesc sscan, struct ScanKeyData *key,
+				 bool set_params, bool allow_strat, bool allow_sync,
+				 bool allow_pagemode)
+{
+	WideScanDesc scan = (WideScanDesc) sscan;
+
+	if (scan->reader)
+		WideReaderEnd(scan->reader);
+	scan->reader = NULL;
+	scan->ntuples = 0;
+}
+
+/* store a cell in a virtual slot */
+static void
+store_cell(WideScanDesc scan, const WideSchema *schema, WideCell *cell,
+		   TupleTableSlot *slot)
+{
+	MemoryContext old;
+
+	ExecClearTuple(slot);
+	MemoryContextReset(scan->tupcxt);
+	old = MemoryContextSwitchTo(scan->tupcxt);
+	WideCellToValues(schema, cell, slot->tts_values, slot->tts_isnull);
+	MemoryContextSwitchTo(old);
+	ExecStoreVirtualTuple(slot);
+
+	scan->ntuples++;
+	ItemPointerSet(&slot->tts_tid,
+				   (BlockNumber) (scan->ntuples / MaxHeapTuplesPerPage),
+				   (OffsetNumber) (scan->ntuples % MaxHeapTuplesPerPage) + 1);
+	slot->tts_tableOid = RelationGetRelid(scan->base.rs_rd);
+}
+
+static bool
+wide_scan_getnextslot(TableScanDesc sscan, ScanDirection direction,
+					  TupleTableSlot *slot)
+{
+	WideScanDesc scan = (WideScanDesc) sscan;
+	WideCell	cell;
+
+	if (direction == BackwardScanDirection)
+		not_supported(scan->base.rs_rd, "a backward scan",
+					  "Declare the cursor without SCROLL.");
+	if (scan->reader == NULL)
+		scan->reader = WideReaderBegin(scan->base.rs_rd,
+									   scan->base.rs_snapshot,
+									   WideReaderNow());
+	if (!WideReaderNext(scan->reader, &cell))
+	{
+		ExecClearTuple(slot);
+		return false;
+	}
+	store_cell(scan, WideGetSchema(scan->base.rs_rd), &cell, slot);
+	pgstat_count_heap_getnext(scan->base.rs_rd);
+	return true;
+}
+
+static Size
+wide_parallelscan_estimate(Relation rel)
+{
+	not_supported(rel, "a parallel scan", NULL);
+}
+
+static Size
+wide_parallelscan_initialize(Relation rel, ParallelTableScanDesc pscan)
+{
+	not_supported(rel, "a parallel scan", NULL);
+}
+
+static void
+wide_parallelscan_reinitialize(Relation rel, ParallelTableScanDesc pscan)
+{
+	not_supported(rel, "a parallel scan", NULL);
+}
+
+/* ----------------------------------------------------------------
+ *	Index fetches and fetching by TID: not supported
+ * ----------------------------------------------------------------
+ */
+
+static struct IndexFetchTableData *
+wide_index_fetch_begin(Relation rel)
+{
+	not_supported(rel, "an index", "The row key is the index of a wide table.");
+}
+
+static void
+wide_index_fetch_reset(struct IndexFetchTableData *data)
+{
+}
+
+static void
+wide_index_fetch_end(struct IndexFetchTableData *data)
+{
+}
+
+static bool
+wide_index_fetch_tuple(struct IndexFetchTableData *scan, ItemPointer tid,
+					   Snapshot snapshot, TupleTableSlot *slot,
+					   bool *call_again, bool *all_dead)
+{
+	not_supported(NULL, "an index", NULL);
+}
+
+static bool
+wide_tuple_fetch_row_version(Relation rel, ItemPointer tid,
+							 Snapshot snapshot, TupleTableSlot *slot)
+{
+	not_supported(rel, "fetching a cell by its item pointer",
+				  "Row-level triggers, foreign keys and WHERE CURRENT OF need this; wide tables do not have them.");
+}
+
+static bool
+wide_tuple_tid_valid(TableScanDesc scan, ItemPointer tid)
+{
+	not_supported(scan->rs_rd, "a TID scan", NULL);
+}
+
+static void
+wide_tuple_get_latest_tid(TableScanDesc scan, ItemPointer tid)
+{
+	not_supported(scan->rs_rd, "currtid", NULL);
+}
+
+static bool
+wide_tuple_satisfies_snapshot(Relation rel, TupleTableSlot *slot,
+							  Snapshot snapshot)
+{
+	not_supported(rel, "checking a cell against a snapshot", NULL);
+}
+
+static TransactionId
+wide_index_delete_tuples(Relation rel, TM_IndexDeleteOp *delstate)
+{
+	not_supported(rel, "an index", NULL);
+}
+
+/* ----------------------------------------------------------------
+ *	Writes
+ * ----------------------------------------------------------------
+ */
+
+/* turn a slot into a record of the current transaction */
+static void
+slot_to_cell(Relation rel, const WideSchema *schema, TupleTableSlot *slot,
+			 CommandId cid, WideCell *cell)
+{
+	slot_getallattrs(slot);
+	WideCellFromValues(rel, schema, slot->tts_values, slot->tts_isnull, cell);
+	cell->xmin = GetCurrentTransactionId();
+	cell->cmin = cid;
+}
+
+static void
+wide_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,
+				  int options, struct BulkInsertStateData *bistate)
+{
+	WideCell	cell;
+
+	slot_to_cell(rel, WideGetSchema(rel), slot, cid, &cell);
+	WideWriteAreaInsert(rel, &cell, 1);
+	slot->tts_tableOid = RelationGetRelid(rel);
+	ItemPointerSet(&slot->tts_tid, 0, 1);
+	pgstat_count_heap_insert(rel, 1);
+}
+
+static void
+wide_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
+				  CommandId cid, int options,
+				  struct BulkInsertStateData *bistate)
+{
+	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext,
+											  "wide multi insert",
+											  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	WideSchema *schema = WideSchemaCopy(rel);
+	WideCell   *cells = palloc(sizeof(WideCell) * nslots);
+	int			i;
+
+	for (i = 0; i < nslots; i++)
+	{
+		slot_to_cell(rel, schema, slots[i], cid, &cells[i]);
+		slots[i]->tts_tableOid = RelationGetRelid(rel);
+		ItemPointerSet(&slots[i]->tts_tid, 0, 1);
+	}
+	WideWriteAreaInsert(rel, cells, nslots);
+	pgstat_count_heap_insert(rel, nslots);
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(cxt);
+}
+
+static void
+wide_tuple_insert_speculative(Relation rel, TupleTableSlot *slot,
+							  CommandId cid, int options,
+							  struct BulkInsertStateData *bistate,
+							  uint32 specToken)
+{
+	not_supported(rel, "INSERT ... ON CONFLICT",
+				  "A write to an existing cell replaces it: use a plain INSERT.");
+}
+
+static void
+wide_tuple_complete_speculative(Relation rel, TupleTableSlot *slot,
+								uint32 specToken, bool succeeded)
+{
+	not_supported(rel, "INSERT ... ON CONFLICT", NULL);
+}
+
+static TM_Result
+wide_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
+				  Snapshot snapshot, Snapshot crosscheck, bool wait,
+				  TM_FailureData *tmfd, bool changingPart)
+{
+	not_supported(rel, "DELETE", NULL);
+}
+
+static TM_Result
+wide_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
+				  CommandId cid, Snapshot snapshot, Snapshot crosscheck,
+				  bool wait, TM_FailureData *tmfd, LockTupleMode *lockmode,
+				  bool *update_indexes)
+{
+	not_supported(rel, "UPDATE",
+				  "A write to an existing cell replaces it: INSERT the new value.");
+}
+
+static TM_Result
+wide_tuple_lock(Relation rel, ItemPointer tid, Snapshot snapshot,
+				TupleTableSlot *slot, CommandId cid, LockTupleMode mode,
+				LockWaitPolicy wait_policy, uint8 flags,
+				TM_FailureData *tmfd)
+{
+	not_supported(rel, "locking cells (SELECT ... FOR UPDATE/SHARE)", NULL);
+}
+
+static void
+wide_finish_bulk_insert(Relation rel, int options)
+{
+}
+
+/* ----------------------------------------------------------------
+ *	DDL
+ * ----------------------------------------------------------------
+ */
+
+static void
+wide_relation_set_new_filenode(Relation rel, const RelFileNode *newrnode,
+							   char persistence, TransactionId *freezeXid,
+							   MultiXactId *minmulti)
+{
+	SMgrRelation srel;
+
+	WideCheckTableShape(rel);
+
+	*freezeXid = RecentXmin;
+	*minmulti = GetOldestMultiXactId();
+
+	srel = RelationCreateStorage(*newrnode, persistence, true);
+
+	/*
+	 * An unlogged table gets an empty init fork, as the heap does: after a
+	 * crash the table is reset to no blocks, which is an empty wide table.
+	 */
+	if (persistence == RELPERSISTENCE_UNLOGGED)
+	{
+		smgrcreate(srel, INIT_FORKNUM, false);
+		log_smgrcreate(newrnode, INIT_FORKNUM);
+		smgrimmedsync(srel, INIT_FORKNUM);
+	}
+	smgrclose(srel);
+
+	/* the metapage of the new storage is created by the first writer */
+	if (rel->rd_amcache)
+		((WideSchema *) rel->rd_amcache)->meta_exists = false;
+}
+
+static void
+wide_relation_nontransactional_truncate(Relation rel)
+{
+	RelationTruncate(rel, 0);
+	if (rel->rd_amcache)
+		((WideSchema *) rel->rd_amcache)->meta_exists = false;
+}
+
+static void
+wide_relation_copy_data(Relation rel, const RelFileNode *newrnode)
+{
+	SMgrRelation dstrel;
+
+	dstrel = smgropen(*newrnode, rel->rd_backend);
+	FlushRelationBuffers(rel);
+	RelationCreateStorage(*newrnode, rel->rd_rel->relpersistence, true);
+	RelationCopyStorage(RelationGetSmgr(rel), dstrel, MAIN_FORKNUM,
+						rel->rd_rel->relpersistence);
+	if (rel->rd_rel->relpersistence == RELPERSISTENCE_UNLOGGED)
+	{
+		smgrcreate(dstrel, INIT_FORKNUM, false);
+		log_smgrcreate(newrnode, INIT_FORKNUM);
+		smgrimmedsync(dstrel, INIT_FORKNUM);
+	}
+	RelationDropStorage(rel);
+	smgrclose(dstrel);
+}
+
+static void
+wide_relation_copy_for_cluster(Relation OldTable, Relation NewTable,
+							   Relation OldIndex, bool use_sort,
+							   TransactionId OldestXmin,
+							   TransactionId *xid_cutoff,
+							   MultiXactId *multi_cutoff,
+							   double *num_tuples,
+							   double *tups_vacuumed,
+							   double *tups_recently_dead)
+{
+	not_supported(OldTable, "VACUUM FULL and CLUSTER",
+				  "Wide tables reorganise themselves; use wide.compact().");
+}
+
+static void
+wide_relation_vacuum(Relation rel, struct VacuumParams *params,
+					 BufferAccessStrategy bstrategy)
+{
+	/* nothing to reclaim yet: records are removed by flush and compaction */
+}
+
+static uint64
+wide_relation_size(Relation rel, ForkNumber forkNumber)
+{
+	return table_block_relation_size(rel, forkNumber);
+}
+
+static bool
+wide_relation_needs_toast_table(Relation rel)
+{
+	/* large values live in the table's own blob pages */
+	return false;
+}
+
+static void
+wide_relation_estimate_size(Relation rel, int32 *attr_widths,
+							BlockNumber *pages, double *tuples,
+							double *allvisfrac)
+{
+	BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
+
+	/*
+	 * Write-area records take about 100 bytes each; without statistics,
+	 * estimate from the size of the table.
+	 */
+	*pages = nblocks;
+	if (rel->rd_rel->reltuples >= 0 && rel->rd_rel->relpages > 0)
+		*tuples = rel->rd_rel->reltuples / rel->rd_rel->relpages * nblocks;
+	else
+		*tuples = (double) nblocks * (BLCKSZ / 100);
+	*allvisfrac = 0;
+}
+
+/* ----------------------------------------------------------------
+ *	ANALYZE
+ *
+ * acquire_sample_rows() asks for random block numbers in increasing order
+ * and extrapolates the row count from the rows they hold.  Wide blocks are
+ * not rows, so block b of n stands for the b-th n-th of the cells in key
+ * order: the sample is spread over the key space and the extrapolated count
+ * is right.
+ * ----------------------------------------------------------------
+ */
+
+static bool
+wide_scan_analyze_next_block(TableScanDesc sscan, BlockNumber blockno,
+							 BufferAccessStrategy bstrategy)
+{
+	WideScanDesc scan = (WideScanDesc) sscan;
+
+	if (scan->reader == NULL)
+	{
+		WideReader *r;
+		WideCell	cell;
+		uint64		n = 0;
+
+		/* count the cells once, to map blocks to ranges of cells */
+		r = WideReaderBegin(sscan->rs_rd, sscan->rs_snapshot, WideReaderNow());
+		while (WideReaderNext(r, &cell))
+			n++;
+		WideReaderEnd(r);
+		scan->analyze_total = n;
+		scan->analyze_nblocks = Max(RelationGetNumberOfBlocks(sscan->rs_rd), 1);
+		scan->reader = WideReaderBegin(sscan->rs_rd, sscan->rs_snapshot,
+									   WideReaderNow());
+	}
+	scan->analyze_from = (uint64) (scan->analyze_total * blockno /
+								   scan->analyze_nblocks);
+	scan->analyze_to = (uint64) (scan->analyze_total * (blockno + 1) /
+								 scan->analyze_nblocks);
+	return true;
+}
+
+static bool
+wide_scan_analyze_next_tuple(TableScanDesc sscan, TransactionId OldestXmin,
+							 double *liverows, double *deadrows,
+							 TupleTableSlot *slot)
+{
+	WideScanDesc scan = (WideScanDesc) sscan;
+	WideCell	cell;
+
+	while (scan->ntuples < scan->analyze_to)
+	{
+		if (!WideReaderNext(scan->reader, &cell))
+			return false;
+		if (scan->ntuples < scan->analyze_from)
+		{
+			scan->ntuples++;
+			continue;
+		}
+		store_cell(scan, WideGetSchema(sscan->rs_rd), &cell, slot);
+		*liverows += 1;
+		return true;
+	}
+	return false;
+}
+
+static double
+wide_index_build_range_scan(Relation table_rel, Relation index_rel,
+							struct IndexInfo *index_info, bool allow_sync,
+							bool anyvisible, bool progress,
+							BlockNumber start_blockno, BlockNumber numblocks,
+							IndexBuildCallback callback, void *callback_state,
+							TableScanDesc scan)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("cannot create index on wide table \"%s\"",
+					RelationGetRelationName(table_rel)),
+			 errdetail("Cells are stored sorted by (row_key, family, qualifier, ts); the row key is the only index."),
+			 errhint("Design the row key for the queries, or keep a second wide table keyed for them.")));
+}
+
+static void
+wide_index_validate_scan(Relation table_rel, Relation index_rel,
+						 struct IndexInfo *index_info, Snapshot snapshot,
+						 struct ValidateIndexState *state)
+{
+	not_supported(table_rel, "an index", NULL);
+}
+
+static bool
+wide_scan_bitmap_next_block(TableScanDesc scan, struct TBMIterateResult *tbmres)
+{
+	not_supported(scan->rs_rd, "a bitmap scan", NULL);
+}
+
+static bool
+wide_scan_bitmap_next_tuple(TableScanDesc scan, struct TBMIterateResult *tbmres,
+							TupleTableSlot *slot)
+{
+	not_supported(scan->rs_rd, "a bitmap scan", NULL);
+}
+
+static bool
+wide_scan_sample_next_block(TableScanDesc scan, struct SampleScanState *scanstate)
+{
+	not_supported(scan->rs_rd, "TABLESAMPLE",
+				  "Use wide.sample_row_keys(), or a WHERE clause on the row key.");
+}
+
+static bool
+wide_scan_sample_next_tuple(TableScanDesc scan, struct SampleScanState *scanstate,
+							TupleTableSlot *slot)
+{
+	not_supported(scan->rs_rd, "TABLESAMPLE", NULL);
+}
+
+static const TableAmRoutine wide_methods = {
+	.type = T_TableAmRoutine,
+
+	.slot_callbacks = wide_slot_callbacks,
+
+	.scan_begin = wide_scan_begin,
+	.scan_end = wide_scan_end,
+	.scan_rescan = wide_scan_rescan,
+	.scan_getnextslot = wide_scan_getnextslot,
+
+	.parallelscan_estimate = wide_parallelscan_estimate,
+	.parallelscan_initialize = wide_parallelscan_initialize,
+	.parallelscan_reinitialize = wide_parallelscan_reinitialize,
+
+	.index_fetch_begin = wide_index_fetch_begin,
+	.index_fetch_reset = wide_index_fetch_reset,
+	.index_fetch_end = wide_index_fetch_end,
+	.index_fetch_tuple = wide_index_fetch_tuple,
+
+	.tuple_fetch_row_version = wide_tuple_fetch_row_version,
+	.tuple_tid_valid = wide_tuple_tid_valid,
+	.tuple_get_latest_tid = wide_tuple_get_latest_tid,
+	.tuple_satisfies_snapshot = wide_tuple_satisfies_snapshot,
+	.index_delete_tuples = wide_index_delete_tuples,
+
+	.tuple_insert = wide_tuple_insert,
+	.tuple_insert_speculative = wide_tuple_insert_speculative,
+	.tuple_complete_speculative = wide_tuple_complete_speculative,
+	.multi_insert = wide_multi_insert,
+	.tuple_delete = wide_tuple_delete,
+	.tuple_update = wide_tuple_update,
+	.tuple_lock = wide_tuple_lock,
+	.finish_bulk_insert = wide_finish_bulk_insert,
+
+	.relation_set_new_filenode = wide_relation_set_new_filenode,
+	.relation_nontransactional_truncate = wide_relation_nontransactional_truncate,
+	.relation_copy_data = wide_relation_copy_data,
+	.relation_copy_for_cluster = wide_relation_copy_for_cluster,
+	.relation_vacuum = wide_relation_vacuum,
+	.scan_analyze_next_block = wide_scan_analyze_next_block,
+	.scan_analyze_next_tuple = wide_scan_analyze_next_tuple,
+	.index_build_range_scan = wide_index_build_range_scan,
+	.index_validate_scan = wide_index_validate_scan,
+
+	.relation_size = wide_relation_size,
+	.relation_needs_toast_table = wide_relation_needs_toast_table,
+
+	.relation_estimate_size = wide_relation_estimate_size,
+
+	.scan_bitmap_next_block = wide_scan_bitmap_next_block,
+	.scan_bitmap_next_tuple = wide_scan_bitmap_next_tuple,
+	.scan_sample_next_block = wide_scan_sample_next_block,
+	.scan_sample_next_tuple = wide_scan_sample_next_tuple
+};
+
+/*
+ * WideTableAmRoutine -- the routine, for code that checks a relation's AM.
+ */
+const TableAmRoutine *
+WideTableAmRoutine(void)
+{
+	return &wide_methods;
+}
+
+Datum
+wide_tableam_handler(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_POINTER(&wide_methods);
+}

@@ -1,0 +1,117 @@
+/*-------------------------------------------------------------------------
+ *
+ * cell.c
+ *	  The order of cells and tombstones.
+ *
+ * Cells sort as Bigtable returns them: by row key, family, qualifier (all
+ * bytewise, memcmp order, a shorter string before its extensions), then
+ * timestamp newest first; equal coordinates sort by sequence number, newest
+ * write first.  Tombstones sort at the start of what they delete: a row
+ * tombstone before every cell of its row, a family tombstone before every
+ * cell of its family, a column tombstone before every version of its column.
+ * That lets a reader apply deletes in one forward pass.
+ *
+ * IDENTIFICATION
+ *	  src/engine/cell.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "wide.h"
+
+/*
+ * WideKeyCompare -- bytewise comparison of two strings.
+ */
+int
+WideKeyCompare(const char *a, uint32 alen, const char *b, uint32 blen)
+{
+	int			r = memcmp(a, b, Min(alen, blen));
+
+	if (r != 0)
+		return r;
+	return (alen < blen) ? -1 : (alen > blen) ? 1 : 0;
+}
+
+/*
+ * WideCellLevel -- the scope of a record inside its row (WIDE_LEVEL_*).
+ */
+int
+WideCellLevel(const WideCell *cell)
+{
+	switch (cell->kind)
+	{
+		case WIDE_KIND_DEL_ROW:
+			return WIDE_LEVEL_ROW;
+		case WIDE_KIND_DEL_FAMILY:
+			return WIDE_LEVEL_FAMILY;
+		case WIDE_KIND_DEL_CELLS:
+			return WIDE_LEVEL_COLUMN;
+		default:
+			return WIDE_LEVEL_CELL;
+	}
+}
+
+/*
+ * WideCellCompare -- total order of records.
+ */
+int
+WideCellCompare(const WideCell *a, const WideCell *b)
+{
+	int			r;
+	int			la;
+	int			lb;
+
+	r = WideKeyCompare(a->key, a->keylen, b->key, b->keylen);
+	if (r != 0)
+		return r;
+
+	la = WideCellLevel(a);
+	lb = WideCellLevel(b);
+	if (la == WIDE_LEVEL_ROW || lb == WIDE_LEVEL_ROW)
+	{
+		if (la != lb)
+			return la - lb;
+		goto by_seq;
+	}
+
+	r = WideKeyCompare(a->family, a->famlen, b->family, b->famlen);
+	if (r != 0)
+		return r;
+	if (la == WIDE_LEVEL_FAMILY || lb == WIDE_LEVEL_FAMILY)
+	{
+		if (la != lb)
+			return la - lb;
+		goto by_seq;
+	}
+
+	r = WideKeyCompare(a->qual, a->quallen, b->qual, b->quallen);
+	if (r != 0)
+		return r;
+	if (la != lb)
+		return la - lb;
+
+	/* versions: newest timestamp first */
+	if (a->ts != b->ts)
+		return (a->ts > b->ts) ? -1 : 1;
+
+by_seq:
+	/* newest write first */
+	if (a->seq != b->seq)
+		return (a->seq > b->seq) ? -1 : 1;
+	return 0;
+}
+
+/*
+ * WideCellSameColumn -- do two cells have the same row, family and
+ * qualifier?
+ */
+bool
+WideCellSameColumn(const WideCell *a, const WideCell *b)
+{
+	return a->keylen == b->keylen && a->famlen == b->famlen &&
+		a->quallen == b->quallen &&
+		memcmp(a->qual, b->qual, a->quallen) == 0 &&
+		memcmp(a->family, b->family, a->famlen) == 0 &&
+		memcmp(a->key, b->key, a->keylen) == 0;
+}

@@ -1,0 +1,217 @@
+/*-------------------------------------------------------------------------
+ *
+ * record.c
+ *	  The on-page format of a write-area record.
+ *
+ * A write-area page is a standard slotted page; each item is one record:
+ *
+ *	  record   := header [ts_to] [blobref] body
+ *	  header   := kind:u8 flags:u8 famlen:u8 pad:u8 keylen:u16 quallen:u16
+ *	              vallen:u32 famid:u32 xmin:u32 cmin:u32 seq:u64 ts:i64
+ *	  ts_to    := i64                          -- only for DEL_CELLS
+ *	  blobref  := first:u32 length:u32         -- if VALUE_BLOB or BODY_BLOB
+ *	  body     := key family qualifier value   -- inline parts only:
+ *	              VALUE_BLOB: the value is in the blob;
+ *	              BODY_BLOB:  the whole body is in the blob (never both).
+ *
+ * Integers are in host byte order (like the heap); items are MAXALIGNed by
+ * PageAddItem, so the header can be read in place.  The flags byte carries
+ * hint bits (xmin committed / aborted) that readers set without WAL, as the
+ * heap does.
+ *
+ * IDENTIFICATION
+ *	  src/engine/record.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "wide.h"
+
+typedef struct WideRecordHeader
+{
+	uint8		kind;
+	uint8		flags;
+	uint8		famlen;
+	uint8		pad;
+	uint16		keylen;
+	uint16		quallen;
+	uint32		vallen;
+	uint32		famid;
+	TransactionId xmin;
+	CommandId	cmin;
+	uint64		seq;
+	int64		ts;
+} WideRecordHeader;
+
+StaticAssertDecl(sizeof(WideRecordHeader) == 40, "record header is 40 bytes");
+StaticAssertDecl(WIDE_MAX_ROW_KEY <= PG_UINT16_MAX &&
+				 WIDE_MAX_QUALIFIER <= PG_UINT16_MAX &&
+				 WIDE_MAX_FAMILY_NAME <= PG_UINT8_MAX,
+				 "record lengths fit their fields");
+
+/* bytes of the header and its optional parts */
+static Size
+record_fixed_size(const WideCell *cell)
+{
+	Size		sz = sizeof(WideRecordHeader);
+
+	if (cell->kind == WIDE_KIND_DEL_CELLS)
+		sz += sizeof(int64);
+	if (cell->flags & (WIDE_REC_VALUE_BLOB | WIDE_REC_BODY_BLOB))
+		sz += sizeof(WideBlobRef);
+	return sz;
+}
+
+/*
+ * WideRecordSize -- bytes the encoded record takes (before MAXALIGN).
+ */
+Size
+WideRecordSize(const WideCell *cell)
+{
+	Size		sz = record_fixed_size(cell);
+
+	if (cell->flags & WIDE_REC_BODY_BLOB)
+		return sz;
+	sz += cell->keylen + cell->famlen + cell->quallen;
+	if (!(cell->flags & WIDE_REC_VALUE_BLOB))
+		sz += cell->vallen;
+	return sz;
+}
+
+/*
+ * WideRecordEncode -- write a record; dst has WideRecordSize(cell) bytes and
+ * is MAXALIGNed.
+ */
+void
+WideRecordEncode(const WideCell *cell, char *dst)
+{
+	WideRecordHeader *h = (WideRecordHeader *) dst;
+	char	   *p = dst + sizeof(WideRecordHeader);
+
+	h->kind = cell->kind;
+	h->flags = cell->flags & (WIDE_REC_VALUE_BLOB | WIDE_REC_BODY_BLOB);
+	h->famlen = cell->famlen;
+	h->pad = 0;
+	h->keylen = cell->keylen;
+	h->quallen = cell->quallen;
+	h->vallen = cell->vallen;
+	h->famid = cell->famid;
+	h->xmin = cell->xmin;
+	h->cmin = cell->cmin;
+	h->seq = cell->seq;
+	h->ts = cell->ts;
+	if (cell->kind == WIDE_KIND_DEL_CELLS)
+	{
+		memcpy(p, &cell->ts_to, sizeof(int64));
+		p += sizeof(int64);
+	}
+	if (cell->flags & (WIDE_REC_VALUE_BLOB | WIDE_REC_BODY_BLOB))
+	{
+		memcpy(p, &cell->blob, sizeof(WideBlobRef));
+		p += sizeof(WideBlobRef);
+	}
+	if (cell->flags & WIDE_REC_BODY_BLOB)
+		return;
+	memcpy(p, cell->key, cell->keylen);
+	p += cell->keylen;
+	memcpy(p, cell->family, cell->famlen);
+	p += cell->famlen;
+	memcpy(p, cell->qual, cell->quallen);
+	p += cell->quallen;
+	if (!(cell->flags & WIDE_REC_VALUE_BLOB) && cell->vallen > 0)
+		memcpy(p, cell->value, cell->vallen);
+}
+
+/*
+ * WideRecordDecode -- fill *cell from an encoded record, pointing into it.
+ *
+ * For a BODY_BLOB record the key, family, qualifier and value pointers are
+ * left NULL; for a VALUE_BLOB record the value pointer is.  The caller reads
+ * the blob (blob.c) when it needs those bytes.  Returns false if the record
+ * is malformed (the caller reports corruption).
+ */
+bool
+WideRecordDecode(const char *src, Size len, WideCell *cell)
+{
+	const WideRecordHeader *h = (const WideRecordHeader *) src;
+	const char *p = src + sizeof(WideRecordHeader);
+
+	if (len < sizeof(WideRecordHeader))
+		return false;
+	memset(cell, 0, sizeof(WideCell));
+	cell->kind = h->kind;
+	cell->flags = h->flags;
+	cell->famlen = h->famlen;
+	cell->keylen = h->keylen;
+	cell->quallen = h->quallen;
+	cell->vallen = h->vallen;
+	cell->famid = h->famid;
+	cell->xmin = h->xmin;
+	cell->cmin = h->cmin;
+	cell->seq = h->seq;
+	cell->ts = h->ts;
+	cell->ts_to = PG_INT64_MAX;
+	if (cell->kind < WIDE_KIND_DEL_ROW || cell->kind > WIDE_KIND_MERGE ||
+		len < record_fixed_size(cell))
+		return false;
+	if (cell->kind == WIDE_KIND_DEL_CELLS)
+	{
+		memcpy(&cell->ts_to, p, sizeof(int64));
+		p += sizeof(int64);
+	}
+	if (cell->flags & (WIDE_REC_VALUE_BLOB | WIDE_REC_BODY_BLOB))
+	{
+		memcpy(&cell->blob, p, sizeof(WideBlobRef));
+		p += sizeof(WideBlobRef);
+	}
+	if (cell->flags & WIDE_REC_BODY_BLOB)
+		return !(cell->flags & WIDE_REC_VALUE_BLOB) &&
+			cell->blob.length ==
+			cell->keylen + cell->famlen + cell->quallen + cell->vallen;
+	if (len < WideRecordSize(cell))
+		return false;
+	cell->key = p;
+	p += cell->keylen;
+	cell->family = p;
+	p += cell->famlen;
+	cell->qual = p;
+	p += cell->quallen;
+	if (!(cell->flags & WIDE_REC_VALUE_BLOB))
+		cell->value = p;
+	return true;
+}
+
+/*
+ * WideRecordDecodeBody -- point a BODY_BLOB cell's parts into the blob bytes.
+ */
+void
+WideRecordDecodeBody(WideCell *cell, const char *body)
+{
+	const char *p = body;
+
+	cell->key = p;
+	p += cell->keylen;
+	cell->family = p;
+	p += cell->famlen;
+	cell->qual = p;
+	p += cell->quallen;
+	if (!(cell->flags & WIDE_REC_VALUE_BLOB))
+		cell->value = p;
+}
+
+/*
+ * WideRecordGetFlags / WideRecordSetHint -- the hint bits of a record in
+ * place.  Setting one is a single-byte store, safe under a share lock.
+ */
+uint8
+WideRecordGetFlags(const char *rec)
+{
+	return ((const WideRecordHeader *) rec)->flags;
+}
+
+void
+WideRecordSetHint(char *rec, uint8 flag)
+{
+	((WideRecordHeader *) rec)->flags |= flag;
+}

@@ -1,0 +1,384 @@
+/*-------------------------------------------------------------------------
+ *
+ * schema.c
+ *	  A wide table's definition: its columns and its column families.
+ *
+ * Columns.  A wide table has exactly these columns, in this order:
+ *
+ *	  row_key   text | bytea        (text columns are given COLLATE "C")
+ *	  family    text
+ *	  qualifier text | bytea
+ *	  ts        timestamptz | int8  (int8: microseconds since 1970)
+ *	  value     any type with a binary form: fixed length or varlena
+ *
+ * Families.  The family catalog is part of the table's own definition: it
+ * is the default expression of the "family" column,
+ *
+ *	  family text DEFAULT wide.family_catalog('{...}'::jsonb)
+ *
+ * which wide.create_family/alter_family/drop_family rewrite with ALTER
+ * TABLE.  Keeping it there makes family changes transactional, lets them
+ * take the table's AccessExclusiveLock (so no query on the table sees the
+ * catalog change under it), invalidates every backend's relcache entry, and
+ * makes pg_dump restore the families with CREATE TABLE -- before the data
+ * that needs them.  (The default also gives a clear error to an INSERT
+ * that omits the family.)  The JSON document:
+ *
+ *	  { "version": 1,
+ *	    "next_id": <int>,                 -- next family incarnation
+ *	    "families": { "<name>": { "id": <int>,
+ *	                              "max_versions": <int>,      -- optional
+ *	                              "max_age_us": <int>,        -- optional
+ *	                              "gc": "union"|"intersection",
+ *	                              "aggregate": "sum"|"min"|"max"|"hll" } } }
+ *
+ * Every create_family gives the family a new id, stored in its cells; cells
+ * of an id that is no longer in the catalog (a dropped family, or an earlier
+ * family of the same name) are invisible and are removed by compaction.
+ *
+ * The parsed definition is cached in rd_amcache, which the relcache resets
+ * whenever the table's definition changes.
+ *
+ * IDENTIFICATION
+ *	  src/engine/schema.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_collation.h"
+#include "catalog/pg_type.h"
+#include "nodes/nodeFuncs.h"
+#include "nodes/primnodes.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "wide.h"
+
+static const char *const column_names[] = {
+	"row_key", "family", "qualifier", "ts", "value"
+};
+
+static const char *const column_types[] = {
+	"text or bytea", "text", "text or bytea",
+	"timestamptz or int8 (microseconds since 1970)", "any"
+};
+
+/* Does the column have an acceptable type? */
+static bool
+column_type_ok(int attno, Form_pg_attribute att)
+{
+	Oid			t = att->atttypid;
+
+	switch (attno)
+	{
+		case 0:
+		case 2:
+			return t == TEXTOID || t == BYTEAOID;
+		case 1:
+			return t == TEXTOID;
+		case 3:
+			return t == TIMESTAMPTZOID || t == INT8OID;
+		default:
+			/* cstring-like types (typlen -2) have no binary form */
+			return att->attlen > 0 || att->attlen == -1;
+	}
+}
+
+/*
+ * WideCheckTableShape -- fail unless the relation has the columns of a wide
+ * table.  Text key columns get COLLATE "C" (bytewise order) when they have
+ * the default collation; an explicit other collation is an error.
+ */
+void
+WideCheckTableShape(Relation rel)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	int			natts = 0;
+	int			i;
+
+	for (i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		if (att->attisdropped)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("wide table \"%s\" cannot have dropped columns",
+							RelationGetRelationName(rel)),
+					 errhint("Create a new wide table and copy the cells into it.")));
+		if (natts >= lengthof(column_names))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
+					 errmsg("wide table \"%s\" has too many columns",
+							RelationGetRelationName(rel)),
+					 errdetail("Column \"%s\" is one too many.", NameStr(att->attname)),
+					 errhint("A wide table has exactly the columns (row_key text|bytea, family text, qualifier text|bytea, ts timestamptz|int8, value <any type>).")));
+		if (strcmp(NameStr(att->attname), column_names[natts]) != 0 ||
+			!column_type_ok(natts, att))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
+					 errmsg("column %d of wide table \"%s\" must be \"%s\" of type %s",
+							natts + 1, RelationGetRelationName(rel),
+							column_names[natts], column_types[natts]),
+					 errdetail("Found column \"%s\" of type %s.",
+							   NameStr(att->attname),
+							   format_type_be(att->atttypid)),
+					 errhint("A wide table has exactly the columns (row_key text|bytea, family text, qualifier text|bytea, ts timestamptz|int8, value <any type>).")));
+		if (att->atttypid == TEXTOID && natts != 4)
+		{
+			if (att->attcollation == DEFAULT_COLLATION_OID)
+				att->attcollation = C_COLLATION_OID;
+			else if (att->attcollation != C_COLLATION_OID)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
+						 errmsg("column \"%s\" of wide table \"%s\" must use the \"C\" collation",
+								NameStr(att->attname), RelationGetRelationName(rel)),
+						 errdetail("Row keys, families and qualifiers sort bytewise."),
+						 errhint("Leave out the COLLATE clause, or write COLLATE \"C\".")));
+		}
+		natts++;
+	}
+	if (natts != lengthof(column_names))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
+				 errmsg("wide table \"%s\" is missing column \"%s\"",
+						RelationGetRelationName(rel), column_names[natts]),
+				 errhint("A wide table has exactly the columns (row_key text|bytea, family text, qualifier text|bytea, ts timestamptz|int8, value <any type>).")));
+}
+
+/* ----------------------------------------------------------------
+ *	The family catalog
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * WideCatalogDocument -- the jsonb constant of the family column's default,
+ * or NULL if the table has no family catalog.
+ */
+Jsonb *
+WideCatalogDocument(Relation rel)
+{
+	TupleConstr *constr = RelationGetDescr(rel)->constr;
+	Node	   *expr = NULL;
+	FuncExpr   *fexpr;
+	Const	   *arg;
+	char	   *fname;
+	int			i;
+
+	if (constr == NULL)
+		return NULL;
+	for (i = 0; i < constr->num_defval; i++)
+		if (constr->defval[i].adnum == 2)
+			expr = stringToNode(constr->defval[i].adbin);
+	if (expr == NULL || !IsA(expr, FuncExpr))
+		return NULL;
+	fexpr = (FuncExpr *) expr;
+	if (list_length(fexpr->args) != 1 || !IsA(linitial(fexpr->args), Const))
+		return NULL;
+	arg = (Const *) linitial(fexpr->args);
+	fname = get_func_name(fexpr->funcid);
+	if (fname == NULL || strcmp(fname, "family_catalog") != 0 ||
+		arg->consttype != JSONBOID || arg->constisnull)
+		return NULL;
+	return DatumGetJsonbP(arg->constvalue);
+}
+
+static bool
+json_get(JsonbContainer *c, const char *key, JsonbValue *v)
+{
+	return getKeyJsonValueFromContainer(c, key, strlen(key), v) != NULL;
+}
+
+static int64
+json_int(Relation rel, JsonbContainer *c, const char *key, int64 dflt)
+{
+	JsonbValue	v;
+
+	if (!json_get(c, key, &v))
+		return dflt;
+	if (v.type != jbvNumeric)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("family catalog of wide table \"%s\" is malformed",
+						RelationGetRelationName(rel)),
+				 errdetail("Field \"%s\" is not a number.", key),
+				 errhint("Recreate the families with wide.create_family().")));
+	return DatumGetInt64(DirectFunctionCall1(numeric_int8,
+											 NumericGetDatum(v.val.numeric)));
+}
+
+static void
+parse_family(Relation rel, const char *name, int namelen,
+			 JsonbContainer *c, WideFamily *f)
+{
+	JsonbValue	v;
+
+	memset(f, 0, sizeof(WideFamily));
+	if (namelen > WIDE_MAX_FAMILY_NAME)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("family catalog of wide table \"%s\" is malformed",
+						RelationGetRelationName(rel)),
+				 errdetail("A family name is longer than %d bytes.",
+						   WIDE_MAX_FAMILY_NAME)));
+	memcpy(f->name, name, namelen);
+	f->namelen = namelen;
+	f->id = (uint32) json_int(rel, c, "id", 0);
+	f->max_versions = (int32) json_int(rel, c, "max_versions", 0);
+	f->max_age = json_int(rel, c, "max_age_us", 0);
+	if (json_get(c, "gc", &v) && v.type == jbvString)
+		f->gc_intersection = (v.val.string.len == 12 &&
+							  memcmp(v.val.string.val, "intersection", 12) == 0);
+	f->aggregate = WIDE_AGG_NONE;
+	if (json_get(c, "aggregate", &v) && v.type == jbvString)
+	{
+		const char *a = v.val.string.val;
+		int			l = v.val.string.len;
+
+		if (l == 3 && memcmp(a, "sum", 3) == 0)
+			f->aggregate = WIDE_AGG_SUM;
+		else if (l == 3 && memcmp(a, "min", 3) == 0)
+			f->aggregate = WIDE_AGG_MIN;
+		else if (l == 3 && memcmp(a, "max", 3) == 0)
+			f->aggregate = WIDE_AGG_MAX;
+		else if (l == 3 && memcmp(a, "hll", 3) == 0)
+			f->aggregate = WIDE_AGG_HLL;
+	}
+}
+
+static int
+cmp_family(const void *a, const void *b)
+{
+	const WideFamily *fa = a;
+	const WideFamily *fb = b;
+
+	return WideKeyCompare(fa->name, fa->namelen, fb->name, fb->namelen);
+}
+
+/* build the schema in a single palloc'd chunk of the given context */
+static WideSchema *
+build_schema(Relation rel, MemoryContext cxt)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	Jsonb	   *doc;
+	WideFamily *fams = NULL;
+	int			nfams = 0;
+	uint32		next_id = 1;
+	WideSchema *schema;
+	Form_pg_attribute valatt;
+
+	WideCheckTableShape(rel);
+
+	doc = WideCatalogDocument(rel);
+	if (doc != NULL)
+	{
+		JsonbValue	v;
+
+		next_id = (uint32) json_int(rel, &doc->root, "next_id", 1);
+		if (json_get(&doc->root, "families", &v) && v.type == jbvBinary)
+		{
+			JsonbIterator *it = JsonbIteratorInit(v.val.binary.data);
+			JsonbIteratorToken tok;
+			JsonbValue	k;
+			int			max = 8;
+
+			fams = palloc(sizeof(WideFamily) * max);
+			while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
+			{
+				if (tok != WJB_KEY)
+					continue;
+				tok = JsonbIteratorNext(&it, &v, true);
+				if (tok != WJB_VALUE || v.type != jbvBinary)
+					continue;
+				if (nfams == max)
+				{
+					max *= 2;
+					fams = repalloc(fams, sizeof(WideFamily) * max);
+				}
+				parse_family(rel, k.val.string.val, k.val.string.len,
+							 v.val.binary.data, &fams[nfams++]);
+			}
+			qsort(fams, nfams, sizeof(WideFamily), cmp_family);
+		}
+	}
+
+	schema = MemoryContextAllocZero(cxt, sizeof(WideSchema) +
+									sizeof(WideFamily) * nfams);
+	schema->keytype = TupleDescAttr(desc, 0)->atttypid;
+	schema->qualtype = TupleDescAttr(desc, 2)->atttypid;
+	schema->tstype = TupleDescAttr(desc, 3)->atttypid;
+	valatt = TupleDescAttr(desc, 4);
+	schema->valtype = valatt->atttypid;
+	schema->vallen = valatt->attlen;
+	schema->valbyval = valatt->attbyval;
+	schema->has_catalog = (doc != NULL);
+	schema->next_id = next_id;
+	schema->nfamilies = nfams;
+	schema->families = (WideFamily *) (schema + 1);
+	if (nfams > 0)
+		memcpy(schema->families, fams, sizeof(WideFamily) * nfams);
+	return schema;
+}
+
+/*
+ * WideGetSchema -- the table's definition, from rd_amcache.
+ *
+ * The result may be freed at the next relcache invalidation: do not keep it
+ * across catalog access or lock acquisition; use WideSchemaCopy for that.
+ */
+const WideSchema *
+WideGetSchema(Relation rel)
+{
+	if (rel->rd_amcache == NULL)
+	{
+		WideSchema *schema = build_schema(rel, CacheMemoryContext);
+
+		/* the families array lives in the same chunk */
+		rel->rd_amcache = schema;
+	}
+	return (const WideSchema *) rel->rd_amcache;
+}
+
+/*
+ * WideSchemaCopy -- a palloc'd copy of the table's definition.
+ */
+WideSchema *
+WideSchemaCopy(Relation rel)
+{
+	const WideSchema *s = WideGetSchema(rel);
+	Size		size = sizeof(WideSchema) + sizeof(WideFamily) * s->nfamilies;
+	WideSchema *copy = palloc(size);
+
+	memcpy(copy, s, size);
+	copy->families = (WideFamily *) (copy + 1);
+	return copy;
+}
+
+/*
+ * WideSchemaFindFamily -- look a family up by name; NULL if unknown.
+ */
+const WideFamily *
+WideSchemaFindFamily(const WideSchema *schema, const char *name, int len)
+{
+	int			lo = 0;
+	int			hi = schema->nfamilies - 1;
+
+	while (lo <= hi)
+	{
+		int			mid = (lo + hi) / 2;
+		const WideFamily *f = &schema->families[mid];
+		int			r = WideKeyCompare(name, len, f->name, f->namelen);
+
+		if (r == 0)
+			return f;
+		if (r < 0)
+			hi = mid - 1;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}

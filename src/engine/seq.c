@@ -1,0 +1,104 @@
+/*-------------------------------------------------------------------------
+ *
+ * seq.c
+ *	  Sequence numbers: the write order of records.
+ *
+ * Bigtable orders a delete against the puts it removes by when they were
+ * written, not by their timestamps, and the last write of a cell wins.  The
+ * engine therefore gives every record a 64-bit sequence number such that a
+ * write that starts after another one has finished gets a larger number,
+ * whichever backend does it.  Writes that overlap in time may be ordered
+ * either way (they are concurrent); ties are possible only between them.
+ *
+ * The source is the WAL insert position, which every backend sees advance
+ * monotonically:
+ *
+ *		seq = max(GetXLogInsertRecPtr() << 8, last seq of this backend + 1)
+ *
+ * A write takes a block of n <= 256 numbers and then WAL-logs the page it
+ * changed.  That WAL record is at least 24 bytes long, so afterwards every
+ * backend reads an insert position at least 24 * 256 numbers further on:
+ * past our block.  Where no WAL was written (wal_level = minimal for a
+ * relation created in this transaction), WideSeqAfterWrite pads the WAL
+ * with an XLOG_NOOP record to get the same guarantee.
+ *
+ * Unlogged tables take their numbers from the unlogged-LSN counter instead,
+ * so that writing them never generates WAL; that counter restarts after a
+ * crash, when unlogged tables are emptied anyway.  Temporary tables have a
+ * single writer and need no padding.
+ *
+ * The shift by 8 leaves room for 2^56 bytes of WAL (64 PiB).
+ *
+ * IDENTIFICATION
+ *	  src/engine/seq.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xlog.h"
+#include "access/xloginsert.h"
+#include "catalog/pg_control.h"
+#include "utils/rel.h"
+
+#include "wide.h"
+
+#define WIDE_SEQ_SHIFT		8
+#define WIDE_SEQ_BLOCK		(1 << WIDE_SEQ_SHIFT)
+
+static uint64 last_seq = 0;
+
+/*
+ * WideSeqNext -- reserve n consecutive sequence numbers; return the first.
+ */
+uint64
+WideSeqNext(Relation rel, int n)
+{
+	XLogRecPtr	pos;
+	uint64		first;
+
+	Assert(n > 0 && n <= WIDE_SEQ_BLOCK);
+
+	if (rel->rd_rel->relpersistence == RELPERSISTENCE_UNLOGGED)
+		return (uint64) GetFakeLSNForUnloggedRel() << WIDE_SEQ_SHIFT;
+
+	pos = GetXLogInsertRecPtr();
+	if (pos >= (UINT64CONST(1) << (64 - WIDE_SEQ_SHIFT)))
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("WAL position %X/%X is beyond what wide can order",
+						LSN_FORMAT_ARGS(pos)),
+				 errdetail("Sequence numbers hold WAL positions up to 2^56 bytes.")));
+	first = Max((uint64) pos << WIDE_SEQ_SHIFT, last_seq + 1);
+	last_seq = first + n - 1;
+	return first;
+}
+
+/*
+ * WideSeqAfterWrite -- called once the WAL record holding records numbered
+ * up to "last" has been inserted (end = its end position, or InvalidXLogRecPtr
+ * if none was written).  Makes sure the numbers other backends take from now
+ * on are larger.
+ */
+void
+WideSeqAfterWrite(Relation rel, uint64 last, XLogRecPtr end)
+{
+	XLogRecPtr	pos;
+	char		pad[WIDE_SEQ_BLOCK];
+	Size		need;
+
+	if (rel->rd_rel->relpersistence != RELPERSISTENCE_PERMANENT)
+		return;
+	if (end != InvalidXLogRecPtr && ((uint64) end << WIDE_SEQ_SHIFT) > last)
+		return;
+
+	pos = GetXLogInsertRecPtr();
+	if (((uint64) pos << WIDE_SEQ_SHIFT) > last)
+		return;
+	need = (last >> WIDE_SEQ_SHIFT) + 1 - pos;
+	need = Min(Max(need, 1), sizeof(pad));
+	memset(pad, 0, need);
+	XLogBeginInsert();
+	XLogRegisterData(pad, need);
+	(void) XLogInsert(RM_XLOG_ID, XLOG_NOOP);
+}

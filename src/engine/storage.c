@@ -1,0 +1,221 @@
+/*-------------------------------------------------------------------------
+ *
+ * storage.c
+ *	  Pages of a wide table: the metapage, page initialisation, allocation
+ *	  and checked reads.
+ *
+ * A wide table lives in the main fork of its relation.  Block 0 is the
+ * metapage; every other block belongs to exactly one chain (a write-area
+ * lane, a blob, a segment stream, the manifest) or is free.  The metapage
+ * is created lazily by the first writer, so that a new or truncated
+ * relation is simply empty (zero blocks) -- which is also what the init
+ * fork of an unlogged wide table holds.
+ *
+ * Locking rules (LWLocks on buffers; see docs/architecture.md):
+ *	- the metapage lock is taken before any other page lock it is held with;
+ *	- a page is allocated only while the metapage is exclusively locked, so
+ *	  relation extension is serialised by it;
+ *	- no page lock is held while waiting for a heavyweight lock, except the
+ *	  relation extension lock taken under the metapage lock.
+ *
+ * Every change is WAL-logged through Generic WAL (access/generic_xlog.h);
+ * freshly initialised pages are logged as full images.
+ *
+ * IDENTIFICATION
+ *	  src/engine/storage.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/generic_xlog.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "storage/lmgr.h"
+#include "utils/rel.h"
+
+#include "wide.h"
+
+/*
+ * WideInitPage -- format a page of the given type.
+ */
+void
+WideInitPage(Page page, uint16 page_type, uint32 owner)
+{
+	WidePageOpaque opaque;
+
+	PageInit(page, BLCKSZ, sizeof(WidePageOpaqueData));
+	opaque = WidePageGetOpaque(page);
+	opaque->next = InvalidBlockNumber;
+	opaque->link = InvalidBlockNumber;
+	opaque->owner = owner;
+	opaque->flags = 0;
+	opaque->page_type = page_type;
+}
+
+/*
+ * WideInitMetaPage -- format an empty metapage.
+ */
+void
+WideInitMetaPage(Page page)
+{
+	WideMetaPage meta;
+	int			i;
+
+	WideInitPage(page, WIDE_PAGE_META, 0);
+	meta = WidePageGetMeta(page);
+	memset(meta, 0, sizeof(WideMetaPageData));
+	meta->magic = WIDE_MAGIC;
+	meta->version = WIDE_FORMAT_VERSION;
+	meta->generation = 1;
+	meta->nlanes = WIDE_NLANES;
+	for (i = 0; i < WIDE_NLANES; i++)
+		meta->lanes[i].head = InvalidBlockNumber;
+	meta->blobs = InvalidBlockNumber;
+
+	/* pd_lower past the metadata, so that it is not taken for a hole */
+	((PageHeader) page)->pd_lower =
+		((char *) meta + sizeof(WideMetaPageData)) - (char *) page;
+}
+
+/*
+ * WideCheckMeta -- return the metadata of a locked metapage, or fail if
+ * the page is not a wide metapage of a version we understand.
+ */
+WideMetaPage
+WideCheckMeta(Relation rel, Buffer metabuf)
+{
+	Page		page = BufferGetPage(metabuf);
+	WideMetaPage meta = WidePageGetMeta(page);
+
+	if (PageIsNew(page) ||
+		WidePageGetOpaque(page)->page_type != WIDE_PAGE_META ||
+		meta->magic != WIDE_MAGIC)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("wide table \"%s\" has an invalid metapage",
+						RelationGetRelationName(rel)),
+				 errdetail("Block 0 is not a wide metapage."),
+				 errhint("Restore the table from a backup.")));
+	if (meta->version != WIDE_FORMAT_VERSION)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("wide table \"%s\" has on-disk format version %u",
+						RelationGetRelationName(rel), meta->version),
+				 errdetail("This version of wide reads format version %d.",
+						   WIDE_FORMAT_VERSION),
+				 errhint("Install the version of wide that wrote the table.")));
+	return meta;
+}
+
+/*
+ * WideReadMeta -- pin and lock the metapage.
+ *
+ * A relation with no blocks is an empty wide table.  With BUFFER_LOCK_SHARE
+ * this returns InvalidBuffer for it; with BUFFER_LOCK_EXCLUSIVE it creates
+ * the metapage first (WAL-logged as a full page image).
+ */
+Buffer
+WideReadMeta(Relation rel, int lockmode)
+{
+	Buffer		buf;
+	WideSchema *schema = (WideSchema *) WideGetSchema(rel);
+
+	if (!schema->meta_exists && RelationGetNumberOfBlocks(rel) == 0)
+	{
+		GenericXLogState *state;
+		Page		page;
+
+		if (lockmode != BUFFER_LOCK_EXCLUSIVE)
+			return InvalidBuffer;
+
+		LockRelationForExtension(rel, ExclusiveLock);
+		if (RelationGetNumberOfBlocks(rel) != 0)
+		{
+			/* somebody else created it meanwhile */
+			UnlockRelationForExtension(rel, ExclusiveLock);
+			return WideReadMeta(rel, lockmode);
+		}
+		buf = ReadBufferExtended(rel, MAIN_FORKNUM, P_NEW, RBM_NORMAL, NULL);
+		Assert(BufferGetBlockNumber(buf) == WIDE_META_BLKNO);
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		UnlockRelationForExtension(rel, ExclusiveLock);
+
+		state = GenericXLogStart(rel);
+		page = GenericXLogRegisterBuffer(state, buf, GENERIC_XLOG_FULL_IMAGE);
+		WideInitMetaPage(page);
+		GenericXLogFinish(state);
+		schema->meta_exists = true;
+		return buf;
+	}
+
+	schema->meta_exists = true;
+	buf = ReadBuffer(rel, WIDE_META_BLKNO);
+	LockBuffer(buf, lockmode);
+	(void) WideCheckMeta(rel, buf);
+	return buf;
+}
+
+/*
+ * WideNewPage -- add a block to the relation and return it pinned and
+ * exclusively locked, contents undefined.
+ *
+ * REQUIRES: the metapage is exclusively locked by the caller, who formats
+ * the page and WAL-logs it (as a full image) in the same record that links
+ * it into a chain, so that a crash never leaves a page allocated but
+ * unreachable.
+ */
+Buffer
+WideNewPage(Relation rel)
+{
+	Buffer		buf;
+
+	LockRelationForExtension(rel, ExclusiveLock);
+	buf = ReadBufferExtended(rel, MAIN_FORKNUM, P_NEW, RBM_NORMAL, NULL);
+	UnlockRelationForExtension(rel, ExclusiveLock);
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	return buf;
+}
+
+/*
+ * WideCheckPage -- fail cleanly if a locked page is not of the expected type.
+ */
+void
+WideCheckPage(Relation rel, Buffer buf, uint16 page_type)
+{
+	Page		page = BufferGetPage(buf);
+
+	if (PageIsNew(page) ||
+		PageGetSpecialSize(page) != MAXALIGN(sizeof(WidePageOpaqueData)) ||
+		WidePageGetOpaque(page)->page_type != page_type)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("wide table \"%s\" has an unexpected page at block %u",
+						RelationGetRelationName(rel),
+						BufferGetBlockNumber(buf)),
+				 errdetail("Expected page type 0x%04x, found 0x%04x.",
+						   page_type,
+						   PageIsNew(page) ? 0 :
+						   WidePageGetOpaque(page)->page_type),
+				 errhint("Run wide.verify() on the table, and restore it from a backup if it reports corruption.")));
+}
+
+/*
+ * WideReadPage -- pin and lock a block and check its page type.
+ */
+Buffer
+WideReadPage(Relation rel, BlockNumber blkno, int lockmode, uint16 page_type)
+{
+	Buffer		buf;
+
+	if (blkno == WIDE_META_BLKNO || blkno == InvalidBlockNumber)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("wide table \"%s\" refers to block %u, which does not exist",
+						RelationGetRelationName(rel), blkno),
+				 errhint("Run wide.verify() on the table, and restore it from a backup if it reports corruption.")));
+	buf = ReadBuffer(rel, blkno);
+	LockBuffer(buf, lockmode);
+	WideCheckPage(rel, buf, page_type);
+	return buf;
+}

@@ -1,0 +1,212 @@
+/* wide--0.1.sql: the wide extension, version 0.1 */
+
+-- complain if script is sourced in psql, rather than via CREATE EXTENSION
+\echo Use "CREATE EXTENSION wide" to load this file. \quit
+
+-- ----------------------------------------------------------------
+-- The table access method
+-- ----------------------------------------------------------------
+
+CREATE FUNCTION wide.handler(internal)
+RETURNS table_am_handler
+AS 'MODULE_PATHNAME', 'wide_tableam_handler'
+LANGUAGE C;
+
+CREATE ACCESS METHOD wide TYPE TABLE HANDLER wide.handler;
+COMMENT ON ACCESS METHOD wide IS 'wide-column store: cells sorted by row key, family, qualifier, ts';
+
+-- ----------------------------------------------------------------
+-- Column families
+--
+-- The family catalog of a wide table is the default expression of its
+-- "family" column (see src/engine/schema.c for why): these functions
+-- rewrite it with ALTER TABLE, under the table's AccessExclusiveLock.
+-- ----------------------------------------------------------------
+
+CREATE FUNCTION wide.family_catalog(catalog jsonb)
+RETURNS text
+AS 'MODULE_PATHNAME', 'wide_family_catalog'
+LANGUAGE C STRICT;
+COMMENT ON FUNCTION wide.family_catalog(jsonb) IS
+  'the family catalog of a wide table, kept as the default of its family column';
+
+CREATE FUNCTION wide.family_catalog_of(tbl regclass)
+RETURNS jsonb
+AS 'MODULE_PATHNAME', 'wide_family_catalog_of'
+LANGUAGE C STRICT STABLE;
+
+-- Validate family options; returns the family's entry of the catalog.
+CREATE FUNCTION wide._family_entry(tbl regclass, family text, id bigint,
+                                   max_versions int, max_age interval,
+                                   gc text, aggregate text)
+RETURNS jsonb
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  valtype regtype;
+BEGIN
+  IF family IS NULL OR family !~ '^[-_.a-zA-Z0-9]+$' OR octet_length(family) > 64 THEN
+    RAISE EXCEPTION 'invalid column family name "%"', family
+      USING ERRCODE = 'invalid_name',
+            DETAIL = 'A family name is 1 to 64 characters from [-_.a-zA-Z0-9].';
+  END IF;
+  IF max_versions IS NOT NULL AND max_versions < 1 THEN
+    RAISE EXCEPTION 'max_versions must be at least 1, not %', max_versions
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Pass NULL for no version limit.';
+  END IF;
+  IF max_age IS NOT NULL AND max_age <= interval '0' THEN
+    RAISE EXCEPTION 'max_age must be positive, not %', max_age
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Pass NULL for no age limit.';
+  END IF;
+  IF gc IS NULL OR gc NOT IN ('union', 'intersection') THEN
+    RAISE EXCEPTION 'gc must be ''union'' or ''intersection'', not %', coalesce(quote_literal(gc), 'NULL')
+      USING ERRCODE = 'invalid_parameter_value',
+            DETAIL = 'union collects a cell when either rule says so; intersection when both do.';
+  END IF;
+  IF aggregate IS NOT NULL THEN
+    IF aggregate NOT IN ('sum', 'min', 'max', 'hll') THEN
+      RAISE EXCEPTION 'unknown aggregate "%"', aggregate
+        USING ERRCODE = 'invalid_parameter_value',
+              HINT = 'Aggregate families are sum, min, max or hll.';
+    END IF;
+    IF aggregate = 'hll' THEN
+      RAISE EXCEPTION 'HyperLogLog families are not supported yet'
+        USING ERRCODE = 'feature_not_supported';
+    END IF;
+    SELECT a.atttypid INTO valtype FROM pg_attribute a
+      WHERE a.attrelid = tbl AND a.attnum = 5;
+    IF valtype NOT IN ('int8'::regtype, 'bytea'::regtype) THEN
+      RAISE EXCEPTION 'aggregate family "%" needs a value column of type int8 or bytea', family
+        USING ERRCODE = 'datatype_mismatch',
+              DETAIL = format('The value column of %s has type %s.', tbl, valtype),
+              HINT = 'sum, min and max keep a 64-bit integer per cell.';
+    END IF;
+  END IF;
+  RETURN jsonb_strip_nulls(jsonb_build_object(
+    'id', id,
+    'max_versions', max_versions,
+    'max_age', max_age::text,
+    'max_age_us', (extract(epoch FROM max_age) * 1000000)::bigint,
+    'gc', gc,
+    'aggregate', aggregate));
+END
+$$;
+
+-- Lock a wide table for a family change and return its catalog document.
+CREATE FUNCTION wide._lock_catalog(tbl regclass)
+RETURNS jsonb
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  -- fails cleanly on a table that is not wide
+  PERFORM wide.family_catalog_of(tbl);
+  EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', tbl);
+  RETURN coalesce(wide.family_catalog_of(tbl),
+                  '{"version": 1, "next_id": 1, "families": {}}'::jsonb);
+END
+$$;
+
+CREATE FUNCTION wide._store_catalog(tbl regclass, doc jsonb)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  EXECUTE format('ALTER TABLE %s ALTER COLUMN %I SET DEFAULT wide.family_catalog(%L::jsonb)',
+                 tbl,
+                 (SELECT attname FROM pg_attribute WHERE attrelid = tbl AND attnum = 2),
+                 doc::text);
+END
+$$;
+
+CREATE FUNCTION wide.create_family(tbl regclass, family text,
+                                   max_versions int DEFAULT NULL,
+                                   max_age interval DEFAULT NULL,
+                                   gc text DEFAULT 'union',
+                                   aggregate text DEFAULT NULL)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  doc jsonb := wide._lock_catalog(tbl);
+  id bigint := (doc->>'next_id')::bigint;
+  entry jsonb := wide._family_entry(tbl, family, id, max_versions, max_age, gc, aggregate);
+BEGIN
+  IF doc->'families' ? family THEN
+    RAISE EXCEPTION 'column family "%" already exists in wide table %', family, tbl
+      USING ERRCODE = 'duplicate_object',
+            HINT = 'Change its garbage-collection policy with wide.alter_family().';
+  END IF;
+  doc := jsonb_set(doc, '{next_id}', to_jsonb(id + 1));
+  doc := jsonb_set(doc, ARRAY['families', family], entry);
+  PERFORM wide._store_catalog(tbl, doc);
+END
+$$;
+COMMENT ON FUNCTION wide.create_family(regclass, text, int, interval, text, text) IS
+  'create a column family with a garbage-collection policy or an aggregate type';
+
+CREATE FUNCTION wide.alter_family(tbl regclass, family text,
+                                  max_versions int DEFAULT NULL,
+                                  max_age interval DEFAULT NULL,
+                                  gc text DEFAULT 'union')
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  doc jsonb := wide._lock_catalog(tbl);
+  old jsonb := doc->'families'->family;
+BEGIN
+  IF old IS NULL THEN
+    RAISE EXCEPTION 'column family "%" does not exist in wide table %', family, tbl
+      USING ERRCODE = 'undefined_object';
+  END IF;
+  doc := jsonb_set(doc, ARRAY['families', family],
+                   wide._family_entry(tbl, family, (old->>'id')::bigint,
+                                      max_versions, max_age, gc, old->>'aggregate'));
+  PERFORM wide._store_catalog(tbl, doc);
+END
+$$;
+COMMENT ON FUNCTION wide.alter_family(regclass, text, int, interval, text) IS
+  'replace the garbage-collection policy of a column family';
+
+CREATE FUNCTION wide.drop_family(tbl regclass, family text)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  doc jsonb := wide._lock_catalog(tbl);
+BEGIN
+  IF NOT doc->'families' ? family THEN
+    RAISE EXCEPTION 'column family "%" does not exist in wide table %', family, tbl
+      USING ERRCODE = 'undefined_object';
+  END IF;
+  doc := doc #- ARRAY['families', family];
+  PERFORM wide._store_catalog(tbl, doc);
+END
+$$;
+COMMENT ON FUNCTION wide.drop_family(regclass, text) IS
+  'drop a column family: its cells become unreadable at once and are removed by compaction';
+
+CREATE FUNCTION wide.families(tbl regclass)
+RETURNS TABLE (family text, max_versions int, max_age interval, gc text,
+               aggregate text)
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT f.key COLLATE "C",
+         (f.value->>'max_versions')::int,
+         (f.value->>'max_age')::interval,
+         CASE WHEN f.value ? 'max_versions' AND f.value ? 'max_age'
+              THEN f.value->>'gc' END,
+         f.value->>'aggregate'
+  FROM jsonb_each(coalesce(wide.family_catalog_of(tbl)->'families', '{}'::jsonb)) AS f
+  ORDER BY 1;
+$$;
+COMMENT ON FUNCTION wide.families(regclass) IS 'the column families of a wide table';
