@@ -26,8 +26,10 @@ PGFILEDESC = "wide - wide-column store"
 PG_CPPFLAGS = -I$(srcdir)/src
 SHLIB_LINK = -lzstd
 
-REGRESS = wide_ddl
+REGRESS = wide_ddl families cells mvcc
 REGRESS_OPTS = --load-extension=wide
+ISOLATION = snapshot write_order
+ISOLATION_OPTS = --load-extension=wide
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)

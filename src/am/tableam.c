@@ -35,6 +35,7 @@
 #include "storage/smgr.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 
 #include "wide.h"
 
@@ -93,6 +94,13 @@ wide_scan_begin(Relation rel, Snapshot snapshot, int nkeys,
 				 SO_TYPE_TIDRANGESCAN))
 		not_supported(rel, "this kind of scan",
 					  "Read wide tables with a sequential scan or the wide.read_rows() function.");
+
+	/* ANALYZE passes no snapshot: read what the transaction would see */
+	if (snapshot == NULL)
+	{
+		snapshot = RegisterSnapshot(GetTransactionSnapshot());
+		flags |= SO_TEMP_SNAPSHOT;
+	}
 
 	scan = palloc0(sizeof(WideScanDescData));
 	scan->base.rs_rd = rel;
@@ -228,8 +236,8 @@ static bool
 wide_tuple_fetch_row_version(Relation rel, ItemPointer tid,
 							 Snapshot snapshot, TupleTableSlot *slot)
 {
-	not_supported(rel, "fetching a cell by its item pointer",
-				  "Row-level triggers, foreign keys and WHERE CURRENT OF need this; wide tables do not have them.");
+	not_supported(rel, "UPDATE, and fetching a cell again by its item pointer,",
+				  "Row-level triggers, foreign keys and WHERE CURRENT OF fetch cells again; wide tables do not have them.  A write to an existing cell replaces it: INSERT the new value.");
 }
 
 static bool

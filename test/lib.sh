@@ -1,0 +1,96 @@
+# test/lib.sh -- shared by test/run-all.sh, test/demo.sh and bench/*.sh.
+#
+# Installs what wide needs on Debian 12, builds and installs it, and runs
+# commands as an unprivileged OS user (initdb and postgres refuse root).
+# Sourced, not executed.
+
+WIDE_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+WIDE_TEST_USER=${WIDE_TEST_USER:-wide_test}
+PG_MAJOR=15
+
+log() { printf '\n== %s\n' "$*" >&2; }
+
+# apt packages the build, the tests and the benchmarks need
+wide_packages() {
+	echo "postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR postgresql-contrib" \
+		"libzstd-dev libipc-run-perl make gcc perl"
+}
+
+# install missing packages (as root); a no-op when everything is there
+wide_install_deps() {
+	local missing=()
+	for p in $(wide_packages); do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+			missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "missing packages: ${missing[*]} (run as root to install them)" >&2
+		return 1
+	fi
+	log "installing ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+PG_BINDIR=$(pg_config --bindir 2>/dev/null || echo /usr/lib/postgresql/$PG_MAJOR/bin)
+
+# build and install the extension into the server's directories
+wide_build_install() {
+	log "building wide"
+	make -C "$WIDE_ROOT" -s -j2 >/dev/null
+	if [ "$(id -u)" -eq 0 ]; then
+		make -C "$WIDE_ROOT" -s install >/dev/null
+	else
+		sudo make -C "$WIDE_ROOT" -s install >/dev/null
+	fi
+}
+
+# create the unprivileged user that runs servers and tests
+wide_test_user() {
+	if [ "$(id -u)" -ne 0 ]; then
+		WIDE_TEST_USER=$(id -un)
+		return 0
+	fi
+	id "$WIDE_TEST_USER" >/dev/null 2>&1 ||
+		useradd --system --create-home --shell /bin/bash "$WIDE_TEST_USER"
+}
+
+# as_test_user CMD... -- run a shell command line as the test user
+as_test_user() {
+	if [ "$(id -u)" -eq 0 ]; then
+		su "$WIDE_TEST_USER" -s /bin/bash -c "cd '$WIDE_ROOT' && PATH='$PG_BINDIR':\$PATH && $*"
+	else
+		bash -c "cd '$WIDE_ROOT' && PATH='$PG_BINDIR':\$PATH && $*"
+	fi
+}
+
+# a directory the test user owns, under /tmp
+wide_tmpdir() {
+	local d
+	d=$(mktemp -d "/tmp/wide-$1.XXXXXX")
+	chmod 755 "$d"
+	[ "$(id -u)" -eq 0 ] && chown "$WIDE_TEST_USER" "$d"
+	echo "$d"
+}
+
+# start_cluster DIR PORT [extra postgresql.conf lines] -- initdb and start
+start_cluster() {
+	local dir=$1 port=$2 extra=${3:-}
+	as_test_user "initdb -D '$dir/data' -A trust -U postgres --no-sync >'$dir/initdb.log' 2>&1"
+	as_test_user "cat >>'$dir/data/postgresql.conf'" <<CONF
+port = $port
+listen_addresses = ''
+unix_socket_directories = '$dir'
+shared_buffers = 256MB
+max_wal_size = 4GB
+$extra
+CONF
+	as_test_user "pg_ctl -D '$dir/data' -l '$dir/server.log' -w start >/dev/null"
+}
+
+# stop_cluster DIR -- stop the server started by start_cluster
+stop_cluster() {
+	as_test_user "pg_ctl -D '$1/data' -m fast -w stop >/dev/null" || true
+}
