@@ -4,18 +4,32 @@ MODULE_big = wide
 OBJS = \
 	src/module.o \
 	src/am/cellslot.o \
+	src/am/customscan.o \
 	src/am/ddl.o \
 	src/am/tableam.o \
+	src/am/vacuum.o \
 	src/api/families.o \
 	src/engine/blob.o \
+	src/engine/block.o \
+	src/engine/blockcache.o \
 	src/engine/cell.o \
+	src/engine/compaction.o \
+	src/engine/compress.o \
+	src/engine/flush.o \
+	src/engine/indexblock.o \
+	src/engine/iterator.o \
 	src/engine/merge.o \
 	src/engine/reader.o \
 	src/engine/record.o \
+	src/engine/resolve.o \
 	src/engine/schema.o \
+	src/engine/segment_reader.o \
+	src/engine/segment_writer.o \
 	src/engine/seq.o \
 	src/engine/sorter.o \
+	src/engine/space.o \
 	src/engine/storage.o \
+	src/engine/sweep.o \
 	src/engine/visibility.o \
 	src/engine/writearea.o
 

@@ -15,6 +15,7 @@
 #include "postgres.h"
 
 #include "fmgr.h"
+#include "utils/guc.h"
 
 #include "wide.h"
 
@@ -22,11 +23,44 @@ PG_MODULE_MAGIC;
 
 void		_PG_init(void);
 
+static void
+define_settings(void)
+{
+	DefineCustomIntVariable("wide.flush_threshold",
+							"Size of the write area at which a write flushes it into a segment.",
+							NULL, &wide_flush_threshold, 2048, 16, INT_MAX / 2,
+							PGC_USERSET, GUC_UNIT_BLOCKS, NULL, NULL, NULL);
+	DefineCustomIntVariable("wide.block_size",
+							"Target size of a segment data block before compression.",
+							"Smaller blocks make point reads cheaper, larger ones compress better.",
+							&wide_block_size, 16384, 1024, 1024 * 1024,
+							PGC_USERSET, GUC_UNIT_BYTE, NULL, NULL, NULL);
+	DefineCustomIntVariable("wide.compression_level",
+							"zstd compression level of segment blocks.",
+							NULL, &wide_compression_level, 1, -7, 19,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("wide.block_cache_size",
+							"Memory each backend keeps for decoded segment blocks.",
+							NULL, &wide_block_cache_size, 64 * 1024, 0, INT_MAX / 2,
+							PGC_USERSET, GUC_UNIT_KB, NULL, NULL, NULL);
+	DefineCustomIntVariable("wide.max_runs",
+							"Number of runs above which compaction merges the newest ones.",
+							NULL, &wide_max_runs, 8, 2, WIDE_MAX_RUNS - 4,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomRealVariable("wide.compaction_ratio",
+							 "Size ratio of runs that compaction merges together.",
+							 NULL, &wide_compaction_ratio, 2.0, 1.0, 100.0,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	MarkGUCPrefixReserved("wide");
+}
+
 /*
  * _PG_init -- called once when the library is loaded.
  */
 void
 _PG_init(void)
 {
+	define_settings();
 	WideInstallHooks();
+	WideInstallPlanner();
 }

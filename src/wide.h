@@ -29,6 +29,9 @@
 #include "datatype/timestamp.h"
 #include "storage/block.h"
 #include "storage/buf.h"
+#include "storage/bufmgr.h"
+#include "storage/relfilenode.h"
+#include "lib/stringinfo.h"
 #include "storage/bufpage.h"
 #include "storage/lockdefs.h"
 #include "utils/jsonb.h"
@@ -170,9 +173,8 @@ typedef struct WideSchema
 #define WIDE_PAGE_META			0x5701
 #define WIDE_PAGE_WRITE			0x5702	/* write-area page of records */
 #define WIDE_PAGE_BLOB			0x5703	/* out-of-line value bytes */
-#define WIDE_PAGE_SEGMENT		0x5704	/* segment byte stream */
-#define WIDE_PAGE_MANIFEST		0x5705	/* list of segments */
-#define WIDE_PAGE_FREE			0x5706	/* retired, waiting to be reused */
+#define WIDE_PAGE_SEGMENT		0x5704	/* a page of a segment's byte stream */
+#define WIDE_PAGE_SEGROOT		0x5705	/* a segment's header: extents, index root */
 
 typedef struct WidePageOpaqueData
 {
@@ -195,6 +197,9 @@ typedef WidePageOpaqueData *WidePageOpaque;
 #define WIDE_MAGIC				0x57494445	/* "WIDE" */
 #define WIDE_FORMAT_VERSION		1
 #define WIDE_NLANES				4			/* write-area insertion lanes */
+#define WIDE_MAX_RUNS			24			/* segments listed in the metapage */
+#define WIDE_FREE_SLOTS			150			/* free-space queue entries */
+#define WIDE_RUN_KEY_PREFIX		32			/* bytes of bounding row keys kept */
 
 /*
  * A write-area lane: a chain of record pages, newest first.  Backends append
@@ -207,6 +212,45 @@ typedef struct WideLane
 	uint32		npages;
 } WideLane;
 
+/*
+ * A run: one segment, a sorted immutable set of records.  Runs are listed
+ * oldest first; every record of a run was written after every record of the
+ * runs before it (the invariant compaction relies on, see compaction.c).
+ */
+typedef struct WideRunData
+{
+	uint32		segid;			/* segment id, never reused */
+	BlockNumber root;			/* first page of the segment's header chain */
+	uint64		ncells;			/* records in the segment */
+	uint64		raw_bytes;		/* encoded size before compression */
+	uint32		npages;			/* pages the segment occupies */
+	TransactionId min_xmin;		/* oldest unfrozen xmin, or Invalid */
+	uint64		min_seq;
+	uint64		max_seq;
+	uint16		flags;
+	uint8		lo_len;			/* bytes of lo_key kept */
+	uint8		hi_len;			/* bytes of hi_key kept; hi is then a prefix */
+	char		lo_key[WIDE_RUN_KEY_PREFIX];	/* smallest row key (prefix) */
+	char		hi_key[WIDE_RUN_KEY_PREFIX];	/* largest row key (prefix) */
+} WideRunData;
+
+#define WIDE_RUN_HI_TRUNCATED	0x0001	/* hi_key is a prefix of the largest */
+#define WIDE_RUN_HAS_TOMBSTONES	0x0002
+
+/* free-space queue entries (see space.c) */
+#define WIDE_FREE_EXTENT		1	/* pages start .. start+npages-1 */
+#define WIDE_FREE_CHAIN			2	/* npages pages linked by "next" */
+#define WIDE_FREE_SEGMENT		3	/* a whole segment; npages = extents done */
+
+typedef struct WideFreeEntry
+{
+	uint32		kind;
+	BlockNumber start;
+	uint32		npages;
+	uint32		pad;
+	FullTransactionId stamp;	/* reusable once every snapshot is newer */
+} WideFreeEntry;
+
 typedef struct WideMetaPageData
 {
 	uint32		magic;
@@ -214,35 +258,191 @@ typedef struct WideMetaPageData
 	uint32		generation;		/* write-area generation (bumped by flush) */
 	uint32		nlanes;
 	WideLane	lanes[WIDE_NLANES];
-	BlockNumber blobs;			/* write-area blob pages, newest first */
-	uint32		nblobpages;
-	uint64		wa_records;		/* records in the write area */
-	uint64		wa_bytes;		/* their encoded size */
+
+	/* a flush in progress: the previous generation, readable until done */
+	uint32		flushing;		/* generation being flushed, or 0 */
+	WideLane	flush_lanes[WIDE_NLANES];
+
+	uint32		next_segid;
+	uint32		nruns;
+	uint64		version_counter;	/* bumped whenever the runs change */
+	uint64		flushes;
+	uint64		compactions;
+	WideRunData runs[WIDE_MAX_RUNS];
+
+	uint32		nfree;
+	uint32		pad;
+	WideFreeEntry free[WIDE_FREE_SLOTS];
 } WideMetaPageData;
 
 typedef WideMetaPageData *WideMetaPage;
 
+StaticAssertDecl(sizeof(WideMetaPageData) <= BLCKSZ - MAXALIGN(SizeOfPageHeaderData) -
+				 MAXALIGN(sizeof(WidePageOpaqueData)),
+				 "the metapage fits a page");
+
 #define WidePageGetMeta(page) ((WideMetaPage) PageGetContents(page))
+
+/* bytes of payload in a blob or segment page */
+#define WIDE_PAGE_CAPACITY \
+	(BLCKSZ - MAXALIGN(SizeOfPageHeaderData) - \
+	 MAXALIGN(sizeof(WidePageOpaqueData)))
+
+/* ----------------------------------------------------------------
+ *	Segments (segment_writer.c, segment_reader.c, indexblock.c, block.c)
+ * ----------------------------------------------------------------
+ */
+#define WIDE_SEG_MAGIC			0x57534547	/* "WSEG" */
+
+/* a segment's header page (WIDE_PAGE_SEGROOT), followed by entries */
+typedef struct WideSegHeader
+{
+	uint32		magic;
+	uint32		segid;
+	uint32		nentries_here;	/* extents, then blobs, on this page */
+	uint32		nextents;		/* first page only, from here on */
+	uint32		nblobs;
+	uint32		nheaders;
+	int16		typlen;			/* value type's typlen (0: varlena) */
+	uint16		flags;
+	uint32		root_len;
+	uint64		stream_len;
+	uint64		root_off;
+	uint64		ncells;
+	uint64		max_seq;
+} WideSegHeader;
+
+typedef struct WideExtent
+{
+	BlockNumber start;
+	uint32		npages;
+} WideExtent;
+
+/* an open segment: its header, and (if loaded) its root index */
+typedef struct WideIndex WideIndex;
+typedef struct WideSegment
+{
+	uint32		segid;
+	int16		typlen;
+	uint64		stream_len;
+	uint64		root_off;
+	uint32		root_len;
+	uint64		ncells;
+	uint64		max_seq;
+	int			nextents;
+	WideExtent *extents;
+	uint64	   *cum;			/* pages before extent i */
+	int			nroots;
+	BlockNumber *roots;			/* header pages */
+	int			nblobs;
+	WideBlobRef *blobs;			/* blobs the records own */
+	WideIndex  *root;
+} WideSegment;
+
+typedef struct WideIndexEntry
+{
+	const char *lastrow;		/* last row key covered */
+	uint32		lastrowlen;
+	uint32		length;			/* stored block length */
+	uint64		offset;			/* stored block offset in the stream */
+	uint64		ncells;
+	int64		ts_min;
+	int64		ts_max;
+	uint8		flags;
+} WideIndexEntry;
+
+#define WIDE_INDEX_HAS_TOMBSTONES	0x01
+
+struct WideIndex
+{
+	int			n;
+	WideIndexEntry *entries;
+	char	   *arena;
+	const uint8 *bits;			/* row filter, or NULL */
+	uint32		nbits;
+	uint8		nprobes;
+};
+
+typedef struct WideDecodedBlock
+{
+	int			ncells;
+	char	   *arena;
+	WideCell	cells[FLEXIBLE_ARRAY_MEMBER];
+} WideDecodedBlock;
+
+/* a range of row keys; has_start/has_end false: unbounded */
+typedef struct WideKeyRange
+{
+	bool		has_start;
+	bool		start_incl;
+	bool		has_end;
+	bool		end_incl;
+	bool		is_point;		/* start == end, both included: one row */
+	uint32		startlen;
+	uint32		endlen;
+	const char *start;
+	const char *end;
+} WideKeyRange;
+
+typedef struct WideBlockBuilder WideBlockBuilder;
+typedef struct WideSegmentWriter WideSegmentWriter;
+typedef struct WideSegIter WideSegIter;
+typedef struct WideCacheEntry WideCacheEntry;
+typedef struct WideResolver WideResolver;
+typedef struct WideMergeIter WideMergeIter;
+typedef bool (*WideSourceNext) (void *arg, WideCell *cell);
+
+typedef struct WideResolveStats
+{
+	uint64		seen;
+	uint64		kept;
+	uint64		aborted;
+	uint64		covered;
+	uint64		superseded;
+	uint64		collected;
+	uint64		folded;
+	uint64		tombstones_dropped;
+	uint64		dropped_family;
+} WideResolveStats;
+
+typedef struct WideReaderStats
+{
+	uint64		wa_records;		/* write-area records read */
+	uint64		runs_read;		/* runs opened */
+	uint64		records;		/* records merged */
+	uint64		cells;			/* cells returned */
+} WideReaderStats;
 
 /* ----------------------------------------------------------------
  *	Extern declarations
  * ----------------------------------------------------------------
  */
 
-/* am/ddl.c */
-extern bool WideRelationIsWide(Oid relid);
-extern void WideInstallHooks(void);
+/* module.c: settings */
+extern int	wide_flush_threshold;
+extern int	wide_block_size;
+extern int	wide_compression_level;
+extern int	wide_block_cache_size;
+extern int	wide_max_runs;
+extern double wide_compaction_ratio;
 
 /* engine/storage.c */
 extern void WideInitMetaPage(Page page);
 extern void WideInitPage(Page page, uint16 page_type, uint32 owner);
-extern void WideWriteEmptyMeta(Relation rel, ForkNumber forknum);
 extern Buffer WideReadMeta(Relation rel, int lockmode);
 extern WideMetaPage WideCheckMeta(Relation rel, Buffer metabuf);
-extern Buffer WideNewPage(Relation rel);
+extern void WideWritePage(Relation rel, BlockNumber blkno, Page image,
+						  BufferAccessStrategy strategy);
 extern Buffer WideReadPage(Relation rel, BlockNumber blkno, int lockmode,
 						   uint16 page_type);
 extern void WideCheckPage(Relation rel, Buffer buf, uint16 page_type);
+
+/* engine/space.c */
+extern bool WideSpaceFree(WideMetaPage meta, uint32 kind, BlockNumber start,
+						  uint32 npages);
+extern BlockNumber WideSpaceAlloc(Relation rel, WideMetaPage meta, uint32 want,
+								  bool contiguous, uint32 *got);
+extern Buffer WideSpaceAllocOne(Relation rel, WideMetaPage meta);
 
 /* engine/seq.c */
 extern uint64 WideSeqNext(Relation rel, int n);
@@ -257,15 +457,22 @@ extern uint8 WideRecordGetFlags(const char *rec);
 extern void WideRecordSetHint(char *rec, uint8 flag);
 
 /* engine/blob.c */
+extern uint32 WideBlobPages(uint32 len);
+extern void WideBlobFillPage(Page page, BlockNumber first, uint32 i,
+							 const char *data, uint32 len);
+extern void WideBlobWriteRest(Relation rel, WideBlobRef ref, uint32 from,
+							  const char *data);
 extern WideBlobRef WideBlobWrite(Relation rel, const char *data, uint32 len);
 extern char *WideBlobRead(Relation rel, WideBlobRef ref);
 
 /* engine/writearea.c */
 #define WIDE_WA_MAX_INLINE	2000	/* larger records spill into blobs */
-extern void WideWriteAreaInsert(Relation rel, WideCell *cells, int ncells);
+extern uint32 WideWriteAreaInsert(Relation rel, WideCell *cells, int ncells);
 
 typedef struct WideWAScan WideWAScan;
-extern WideWAScan *WideWAScanBegin(Relation rel, Snapshot snapshot);
+extern WideWAScan *WideWAScanBegin(Relation rel, Snapshot snapshot,
+								   const BlockNumber *heads, const uint32 *gens,
+								   int nlanes);
 extern bool WideWAScanNext(WideWAScan *scan, WideCell *cell);
 extern void WideWAScanEnd(WideWAScan *scan);
 
@@ -280,6 +487,9 @@ extern int	WideCellLevel(const WideCell *cell);
 extern int	WideCellCompare(const WideCell *a, const WideCell *b);
 extern int	WideKeyCompare(const char *a, uint32 alen, const char *b, uint32 blen);
 extern bool WideCellSameColumn(const WideCell *a, const WideCell *b);
+extern bool WideRowBeforeRange(const WideKeyRange *r, const char *key, uint32 keylen);
+extern bool WideRowAfterRange(const WideKeyRange *r, const char *key, uint32 keylen);
+extern bool WideRunOverlapsRange(const WideRunData *run, const WideKeyRange *r);
 
 /* engine/merge.c */
 typedef struct WideMerger WideMerger;
@@ -296,6 +506,102 @@ extern void WideSorterDone(WideSorter *s);
 extern bool WideSorterNext(WideSorter *s, WideCell *cell);
 extern void WideSorterEnd(WideSorter *s);
 
+/* engine/iterator.c */
+extern WideMergeIter *WideMergeIterCreate(int maxsources);
+extern void WideMergeIterAdd(WideMergeIter *m, WideSourceNext next, void *arg,
+							 int order);
+extern bool WideMergeIterNext(WideMergeIter *m, WideCell *cell);
+
+/* engine/compress.c */
+extern void WideBlockStore(const char *raw, Size len, StringInfo out);
+extern char *WideBlockLoad(const char *stored, Size len, Size *rawlen,
+						   const char **why);
+
+/* engine/block.c */
+extern WideBlockBuilder *WideBlockBuilderCreate(int16 typlen);
+extern void WideBlockBuilderReset(WideBlockBuilder *b);
+extern int	WideBlockBuilderCount(const WideBlockBuilder *b);
+extern Size WideBlockBuilderSize(const WideBlockBuilder *b);
+extern void WideBlockAdd(WideBlockBuilder *b, const WideCell *c, bool store_seq,
+						 bool frozen);
+extern void WideBlockFinish(WideBlockBuilder *b, StringInfo out);
+extern WideDecodedBlock *WideBlockDecode(const char *data, Size len,
+										 int16 typlen, uint64 default_seq);
+extern void WideDecodedBlockFree(WideDecodedBlock *blk);
+
+/* engine/indexblock.c */
+extern uint64 WideRowHash(const char *key, uint32 len);
+extern void WideIndexEncode(const WideIndexEntry *entries, int n,
+							const uint64 *hashes, int nhashes, StringInfo out);
+extern WideIndex *WideIndexDecode(const char *data, Size len, bool has_filter);
+extern bool WideIndexMayContain(const WideIndex *idx, uint64 h);
+extern int	WideIndexSeek(const WideIndex *idx, const char *key, uint32 keylen);
+extern void WideIndexFree(WideIndex *idx);
+
+/* engine/segment_writer.c */
+extern WideSegmentWriter *WideSegmentWriterBegin(Relation rel, int16 typlen);
+extern void WideSegmentWriterAdd(WideSegmentWriter *w, const WideCell *c,
+								 bool frozen);
+extern bool WideSegmentWriterFinish(WideSegmentWriter *w, WideRunData *run);
+extern const WideBlobRef *WideSegmentWriterBlobs(const WideSegmentWriter *w,
+												 int *n);
+extern void WideSegmentWriterEnd(WideSegmentWriter *w);
+
+/* engine/segment_reader.c */
+extern WideSegment *WideSegmentLoad(Relation rel, BlockNumber root,
+									bool with_index);
+extern void WideSegmentFree(WideSegment *seg);
+extern WideSegment *WideSegmentOpen(Relation rel, const WideRunData *run,
+									WideCacheEntry **pin);
+extern void WideSegmentReadBytes(Relation rel, const WideSegment *seg,
+								 uint64 off, uint32 len, char *dst);
+extern char *WideSegmentReadBlock(Relation rel, const WideSegment *seg,
+								  uint64 off, uint32 len, Size *rawlen);
+extern WideDecodedBlock *WideSegmentOpenBlock(Relation rel, const WideSegment *seg,
+											  const WideIndexEntry *e,
+											  WideCacheEntry **pin);
+extern WideSegIter *WideSegIterBegin(Relation rel, const WideRunData *run,
+									 const WideKeyRange *range);
+extern bool WideSegIterNext(WideSegIter *it, WideCell *cell);
+extern WideSegment *WideSegIterSegment(WideSegIter *it);
+extern void WideSegIterEnd(WideSegIter *it);
+
+/* engine/blockcache.c */
+extern WideCacheEntry *WideCacheLookup(RelFileNode node, uint32 segid,
+									   uint64 max_seq, uint32 kind,
+									   uint64 offset, void **object);
+extern MemoryContext WideCacheNewContext(void);
+extern WideCacheEntry *WideCacheInsert(RelFileNode node, uint32 segid,
+									   uint64 max_seq, uint32 kind,
+									   uint64 offset, MemoryContext cxt,
+									   void **object);
+extern void WideCacheRelease(WideCacheEntry *e);
+
+/* engine/resolve.c */
+extern int64 WideGCNow(void);
+extern WideResolver *WideResolverCreate(Relation rel, const WideSchema *schema,
+										bool bottom, int64 gc_now,
+										WideSegmentWriter *w);
+extern void WideResolverPush(WideResolver *r, const WideCell *c);
+extern WideResolveStats WideResolverFinish(WideResolver *r);
+
+/* engine/flush.c */
+extern bool WideFlush(Relation rel);
+extern void WideFreeBlobsNotKept(WideMetaPage meta, WideBlobRef *had, int nhad,
+								 const WideBlobRef *kept, int nkept);
+
+/* engine/compaction.c */
+extern bool WideCompactStep(Relation rel, bool major, uint64 cap);
+extern void WideCompactRange(Relation rel, int lo, int hi);
+extern void WideCompactForRoom(Relation rel);
+
+/* am/ddl.c */
+extern bool WideRelationIsWide(Oid relid);
+extern void WideInstallHooks(void);
+
+/* engine/sweep.c */
+extern uint64 WideSweep(Relation rel);
+
 /* engine/schema.c */
 extern void WideCheckTableShape(Relation rel);
 extern const WideSchema *WideGetSchema(Relation rel);
@@ -306,8 +612,10 @@ extern const WideFamily *WideSchemaFindFamily(const WideSchema *schema,
 
 /* engine/reader.c */
 typedef struct WideReader WideReader;
-extern WideReader *WideReaderBegin(Relation rel, Snapshot snapshot, int64 now);
+extern WideReader *WideReaderBegin(Relation rel, Snapshot snapshot, int64 now,
+								   const WideKeyRange *range);
 extern bool WideReaderNext(WideReader *r, WideCell *cell);
+extern WideReaderStats WideReaderGetStats(const WideReader *r);
 extern void WideReaderEnd(WideReader *r);
 extern int64 WideReaderNow(void);
 
@@ -332,6 +640,15 @@ extern void WideCellToValues(const WideSchema *schema, const WideCell *cell,
 
 /* api/families.c */
 extern Relation WideOpenWide(Oid relid, LOCKMODE lockmode);
+
+/* am/customscan.c */
+extern void WideInstallPlanner(void);
+
+/* am/vacuum.c */
+struct VacuumParams;
+extern void WideMaybeFlush(Relation rel, uint32 wa_pages);
+extern void WideVacuum(Relation rel, struct VacuumParams *params,
+					   BufferAccessStrategy bstrategy);
 
 /* am/tableam.c */
 extern const TableAmRoutine *WideTableAmRoutine(void);

@@ -174,7 +174,7 @@ wide_scan_getnextslot(TableScanDesc sscan, ScanDirection direction,
 	if (scan->reader == NULL)
 		scan->reader = WideReaderBegin(scan->base.rs_rd,
 									   scan->base.rs_snapshot,
-									   WideReaderNow());
+									   WideReaderNow(), NULL);
 	if (!WideReaderNext(scan->reader, &cell))
 	{
 		ExecClearTuple(slot);
@@ -288,7 +288,7 @@ wide_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,
 	WideCell	cell;
 
 	slot_to_cell(rel, WideGetSchema(rel), slot, cid, &cell);
-	WideWriteAreaInsert(rel, &cell, 1);
+	WideMaybeFlush(rel, WideWriteAreaInsert(rel, &cell, 1));
 	slot->tts_tableOid = RelationGetRelid(rel);
 	ItemPointerSet(&slot->tts_tid, 0, 1);
 	pgstat_count_heap_insert(rel, 1);
@@ -305,6 +305,7 @@ wide_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
 	MemoryContext old = MemoryContextSwitchTo(cxt);
 	WideSchema *schema = WideSchemaCopy(rel);
 	WideCell   *cells = palloc(sizeof(WideCell) * nslots);
+	uint32		wa_pages;
 	int			i;
 
 	for (i = 0; i < nslots; i++)
@@ -313,10 +314,11 @@ wide_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
 		slots[i]->tts_tableOid = RelationGetRelid(rel);
 		ItemPointerSet(&slots[i]->tts_tid, 0, 1);
 	}
-	WideWriteAreaInsert(rel, cells, nslots);
+	wa_pages = WideWriteAreaInsert(rel, cells, nslots);
 	pgstat_count_heap_insert(rel, nslots);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
+	WideMaybeFlush(rel, wa_pages);
 }
 
 static void
@@ -450,7 +452,7 @@ static void
 wide_relation_vacuum(Relation rel, struct VacuumParams *params,
 					 BufferAccessStrategy bstrategy)
 {
-	/* nothing to reclaim yet: records are removed by flush and compaction */
+	WideVacuum(rel, params, bstrategy);
 }
 
 static uint64
@@ -509,14 +511,15 @@ wide_scan_analyze_next_block(TableScanDesc sscan, BlockNumber blockno,
 		uint64		n = 0;
 
 		/* count the cells once, to map blocks to ranges of cells */
-		r = WideReaderBegin(sscan->rs_rd, sscan->rs_snapshot, WideReaderNow());
+		r = WideReaderBegin(sscan->rs_rd, sscan->rs_snapshot, WideReaderNow(),
+							NULL);
 		while (WideReaderNext(r, &cell))
 			n++;
 		WideReaderEnd(r);
 		scan->analyze_total = n;
 		scan->analyze_nblocks = Max(RelationGetNumberOfBlocks(sscan->rs_rd), 1);
 		scan->reader = WideReaderBegin(sscan->rs_rd, sscan->rs_snapshot,
-									   WideReaderNow());
+									   WideReaderNow(), NULL);
 	}
 	scan->analyze_from = (uint64) (scan->analyze_total * blockno /
 								   scan->analyze_nblocks);

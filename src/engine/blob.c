@@ -1,23 +1,20 @@
 /*-------------------------------------------------------------------------
  *
  * blob.c
- *	  Values (and, rarely, whole records) too large for a write-area page.
+ *	  Values (and, rarely, whole records) too large to keep in line.
  *
- * A blob is a chain of WIDE_PAGE_BLOB pages linked by "next"; every page of
- * it has owner = the block number of its first page, and its bytes start at
- * PageGetContents and run to pd_lower.
+ * A blob is one extent of contiguous WIDE_PAGE_BLOB pages: page i holds
+ * bytes [i * WIDE_PAGE_CAPACITY, ...) of the blob, from PageGetContents to
+ * pd_lower, and has owner = the block number of the first page.  A blob is
+ * referred to by (first, length); its page count follows from its length.
  *
- * Reachability: the first page of every blob written into the write area is
- * pushed on the metapage's "blobs" list (through the "link" field) in the
- * same WAL record that creates it, and each further page is linked from its
- * predecessor in the WAL record that creates it.  So a crash or an error
- * half way through writing a blob never leaks pages: the flush that empties
- * the write area walks that list and keeps exactly the blobs that flushed
- * records still refer to.
- *
- * The pages of a blob being written are private to the writer until the
- * record that refers to it is appended; that is why holding the previous
- * page's lock while taking the metapage lock cannot deadlock.
+ * Ownership.  A blob belongs to the one record that refers to it.  A
+ * write-area record and the first page of its blob are created in the same
+ * WAL record (writearea.c), so a blob never exists without its record; the
+ * flush that moves the record frees the blob if the record is dropped, or
+ * hands it to the segment.  Blobs written by a flush or compaction belong to
+ * the segment being written; if that segment is never published, VACUUM's
+ * sweep reclaims them.
  *
  * IDENTIFICATION
  *	  src/engine/blob.c
@@ -33,72 +30,69 @@
 
 #include "wide.h"
 
-#define BLOB_PAGE_CAPACITY \
-	(BLCKSZ - MAXALIGN(SizeOfPageHeaderData) - \
-	 MAXALIGN(sizeof(WidePageOpaqueData)))
+/*
+ * WideBlobPages -- pages of a blob of len bytes.
+ */
+uint32
+WideBlobPages(uint32 len)
+{
+	return Max((len + WIDE_PAGE_CAPACITY - 1) / WIDE_PAGE_CAPACITY, 1);
+}
 
 /*
- * WideBlobWrite -- store len bytes out of line; return the reference.
+ * WideBlobFillPage -- format page i of the blob starting at "first".
+ */
+void
+WideBlobFillPage(Page page, BlockNumber first, uint32 i, const char *data,
+				 uint32 len)
+{
+	uint32		off = i * WIDE_PAGE_CAPACITY;
+	uint32		n = Min(len - off, WIDE_PAGE_CAPACITY);
+
+	WideInitPage(page, WIDE_PAGE_BLOB, first);
+	memcpy(PageGetContents(page), data + off, n);
+	((PageHeader) page)->pd_lower += n;
+}
+
+/*
+ * WideBlobWriteRest -- write pages from..n-1 of a blob whose extent is
+ * allocated (page 0 is written by whoever linked the blob).
+ */
+void
+WideBlobWriteRest(Relation rel, WideBlobRef ref, uint32 from, const char *data)
+{
+	uint32		n = WideBlobPages(ref.length);
+	char	   *image = palloc(BLCKSZ);
+	uint32		i;
+
+	for (i = from; i < n; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		memset(image, 0, BLCKSZ);
+		WideBlobFillPage((Page) image, ref.first, i, data, ref.length);
+		WideWritePage(rel, ref.first + i, (Page) image, NULL);
+	}
+	pfree(image);
+}
+
+/*
+ * WideBlobWrite -- store len bytes in a new blob owned by a segment being
+ * written (see the file header for why it cannot leak for good).
  */
 WideBlobRef
 WideBlobWrite(Relation rel, const char *data, uint32 len)
 {
+	Buffer		metabuf = WideReadMeta(rel, BUFFER_LOCK_EXCLUSIVE);
+	GenericXLogState *state = GenericXLogStart(rel);
+	WideMetaPage meta = WidePageGetMeta(GenericXLogRegisterBuffer(state, metabuf, 0));
 	WideBlobRef ref;
-	Buffer		prevbuf = InvalidBuffer;
-	uint32		done = 0;
+	uint32		got;
 
-	ref.first = InvalidBlockNumber;
 	ref.length = len;
-
-	do
-	{
-		uint32		chunk = Min(len - done, BLOB_PAGE_CAPACITY);
-		Buffer		metabuf;
-		Buffer		buf;
-		GenericXLogState *state;
-		Page		metapage;
-		Page		page;
-		WideMetaPage meta;
-		BlockNumber blkno;
-
-		CHECK_FOR_INTERRUPTS();
-
-		metabuf = WideReadMeta(rel, BUFFER_LOCK_EXCLUSIVE);
-		buf = WideNewPage(rel);
-		blkno = BufferGetBlockNumber(buf);
-		if (ref.first == InvalidBlockNumber)
-			ref.first = blkno;
-
-		state = GenericXLogStart(rel);
-		metapage = GenericXLogRegisterBuffer(state, metabuf, 0);
-		page = GenericXLogRegisterBuffer(state, buf, GENERIC_XLOG_FULL_IMAGE);
-		WideInitPage(page, WIDE_PAGE_BLOB, ref.first);
-		memcpy(PageGetContents(page), data + done, chunk);
-		((PageHeader) page)->pd_lower += chunk;
-
-		meta = WidePageGetMeta(metapage);
-		meta->nblobpages++;
-		if (BufferIsValid(prevbuf))
-		{
-			Page		prevpage = GenericXLogRegisterBuffer(state, prevbuf, 0);
-
-			WidePageGetOpaque(prevpage)->next = blkno;
-		}
-		else
-		{
-			WidePageGetOpaque(page)->link = meta->blobs;
-			meta->blobs = blkno;
-		}
-		GenericXLogFinish(state);
-
-		UnlockReleaseBuffer(metabuf);
-		if (BufferIsValid(prevbuf))
-			UnlockReleaseBuffer(prevbuf);
-		prevbuf = buf;
-		done += chunk;
-	} while (done < len);
-
-	UnlockReleaseBuffer(prevbuf);
+	ref.first = WideSpaceAlloc(rel, meta, WideBlobPages(len), true, &got);
+	GenericXLogFinish(state);
+	UnlockReleaseBuffer(metabuf);
+	WideBlobWriteRest(rel, ref, 0, data);
 	return ref;
 }
 
@@ -109,33 +103,29 @@ char *
 WideBlobRead(Relation rel, WideBlobRef ref)
 {
 	char	   *out = palloc(Max(ref.length, 1));
-	uint32		done = 0;
-	BlockNumber blkno = ref.first;
+	uint32		n = WideBlobPages(ref.length);
+	uint32		i;
 
-	while (done < ref.length)
+	for (i = 0; i < n; i++)
 	{
 		Buffer		buf;
 		Page		page;
 		uint32		have;
+		uint32		want = Min(ref.length - i * WIDE_PAGE_CAPACITY, WIDE_PAGE_CAPACITY);
 
 		CHECK_FOR_INTERRUPTS();
-		buf = WideReadPage(rel, blkno, BUFFER_LOCK_SHARE, WIDE_PAGE_BLOB);
+		buf = WideReadPage(rel, ref.first + i, BUFFER_LOCK_SHARE, WIDE_PAGE_BLOB);
 		page = BufferGetPage(buf);
 		have = ((PageHeader) page)->pd_lower - MAXALIGN(SizeOfPageHeaderData);
-		if (WidePageGetOpaque(page)->owner != ref.first ||
-			have > BLOB_PAGE_CAPACITY || have > ref.length - done ||
-			(have < ref.length - done &&
-			 WidePageGetOpaque(page)->next == InvalidBlockNumber))
+		if (WidePageGetOpaque(page)->owner != ref.first || have != want)
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_CORRUPTED),
-					 errmsg("wide table \"%s\" has a broken value chain at block %u",
-							RelationGetRelationName(rel), blkno),
+					 errmsg("wide table \"%s\" has a broken value at block %u",
+							RelationGetRelationName(rel), ref.first + i),
 					 errdetail("The value of %u bytes starting at block %u could not be read.",
 							   ref.length, ref.first),
 					 errhint("Run wide.verify() on the table, and restore it from a backup if it reports corruption.")));
-		memcpy(out + done, PageGetContents(page), have);
-		done += have;
-		blkno = WidePageGetOpaque(page)->next;
+		memcpy(out + i * WIDE_PAGE_CAPACITY, PageGetContents(page), have);
 		UnlockReleaseBuffer(buf);
 	}
 	return out;

@@ -115,3 +115,53 @@ WideCellSameColumn(const WideCell *a, const WideCell *b)
 		memcmp(a->family, b->family, a->famlen) == 0 &&
 		memcmp(a->key, b->key, a->keylen) == 0;
 }
+
+/*
+ * WideRowBeforeRange -- does the row key lie before the start of the range?
+ */
+bool
+WideRowBeforeRange(const WideKeyRange *r, const char *key, uint32 keylen)
+{
+	int			cmp;
+
+	if (!r->has_start)
+		return false;
+	cmp = WideKeyCompare(key, keylen, r->start, r->startlen);
+	return cmp < 0 || (cmp == 0 && !r->start_incl);
+}
+
+/*
+ * WideRowAfterRange -- does the row key lie after the end of the range?
+ */
+bool
+WideRowAfterRange(const WideKeyRange *r, const char *key, uint32 keylen)
+{
+	int			cmp;
+
+	if (!r->has_end)
+		return false;
+	cmp = WideKeyCompare(key, keylen, r->end, r->endlen);
+	return cmp > 0 || (cmp == 0 && !r->end_incl);
+}
+
+/*
+ * WideRunOverlapsRange -- may a run (by its bounding row keys) hold rows of
+ * the range?
+ */
+bool
+WideRunOverlapsRange(const WideRunData *run, const WideKeyRange *r)
+{
+	/* lo_key is a prefix of the smallest row: a lower bound */
+	if (r->has_end && WideRowAfterRange(r, run->lo_key, run->lo_len))
+		return false;
+	if (r->has_start)
+	{
+		if (!(run->flags & WIDE_RUN_HI_TRUNCATED))
+			return !WideRowBeforeRange(r, run->hi_key, run->hi_len);
+		/* hi_key is a prefix of the largest row: every extension is possible */
+		if (WideKeyCompare(run->hi_key, run->hi_len, r->start,
+						   Min(r->startlen, run->hi_len)) < 0)
+			return false;
+	}
+	return true;
+}

@@ -3,10 +3,16 @@
  * reader.c
  *	  Reading the cells of a wide table as one snapshot sees them.
  *
- * A reader gathers the records visible to its snapshot, puts them in cell
- * order and passes them through the merger (merge.c), which applies
- * deletes, last-write-wins, aggregates, families and GC policies.  Values
- * kept in blobs are read only for cells that are returned.
+ * A reader reads the metapage once, and with that one state:
+ *	- gathers the write-area records (current and sealed generation) whose
+ *	  row lies in the key range and that the snapshot sees, and sorts them;
+ *	- opens an iterator on every run that may hold the range, which seeks
+ *	  to its start and stops at its end (segment_reader.c);
+ *	- merges them all (iterator.c), drops segment records the snapshot does
+ *	  not see, and passes the rest through the merger (merge.c), which
+ *	  applies deletes, last-write-wins, aggregates, families and GC.
+ * Pages the reader may still visit are not reused while its snapshot lives
+ * (space.c).  Values kept in blobs are read only for cells returned.
  *
  * The reference time of max-age policies is fixed for a statement -- for a
  * whole transaction under REPEATABLE READ or SERIALIZABLE -- so that one
@@ -20,6 +26,7 @@
 #include "postgres.h"
 
 #include "access/xact.h"
+#include "storage/bufmgr.h"
 #include "utils/memutils.h"
 
 #include "wide.h"
@@ -27,11 +34,17 @@
 struct WideReader
 {
 	Relation	rel;
+	Snapshot	snapshot;
 	WideSchema *schema;
+	WideKeyRange range;
 	WideSorter *sorter;
+	WideMergeIter *merge;
+	WideSegIter *its[WIDE_MAX_RUNS];
+	int			nits;
 	WideMerger *merger;
 	bool		done;
 	MemoryContext valcxt;		/* values read from blobs */
+	WideReaderStats stats;
 };
 
 /*
@@ -48,28 +61,111 @@ WideReaderNow(void)
 	return WideTimestampToUnix(now);
 }
 
+static bool
+sorter_next(void *arg, WideCell *cell)
+{
+	return WideSorterNext((WideSorter *) arg, cell);
+}
+
+static bool
+seg_next(void *arg, WideCell *cell)
+{
+	return WideSegIterNext((WideSegIter *) arg, cell);
+}
+
+static void
+copy_bound(const char **dst, const char *src, uint32 len)
+{
+	char	   *p = palloc(Max(len, 1));
+
+	memcpy(p, src, len);
+	*dst = p;
+}
+
 /*
- * WideReaderBegin -- start reading every cell of the table.
+ * WideReaderBegin -- start reading the cells whose row key lies in range
+ * (NULL: all).
  */
 WideReader *
-WideReaderBegin(Relation rel, Snapshot snapshot, int64 now)
+WideReaderBegin(Relation rel, Snapshot snapshot, int64 now,
+				const WideKeyRange *range)
 {
 	WideReader *r = palloc0(sizeof(WideReader));
-	WideWAScan *wa;
-	WideCell	cell;
+	Buffer		metabuf;
+	WideRunData runs[WIDE_MAX_RUNS];
+	int			nruns = 0;
+	BlockNumber heads[2 * WIDE_NLANES];
+	uint32		gens[2 * WIDE_NLANES];
+	int			nlanes = 0;
+	int			i;
 
 	r->rel = rel;
+	r->snapshot = snapshot;
 	r->schema = WideSchemaCopy(rel);
 	r->merger = WideMergerCreate(r->schema, now);
 	r->valcxt = AllocSetContextCreate(CurrentMemoryContext, "wide reader values",
 									  ALLOCSET_DEFAULT_SIZES);
-	r->sorter = WideSorterBegin();
+	if (range)
+	{
+		r->range = *range;
+		if (range->has_start)
+			copy_bound(&r->range.start, range->start, range->startlen);
+		if (range->has_end)
+			copy_bound(&r->range.end, range->end, range->endlen);
+	}
 
-	wa = WideWAScanBegin(rel, snapshot);
-	while (WideWAScanNext(wa, &cell))
-		WideSorterAdd(r->sorter, &cell);
-	WideWAScanEnd(wa);
+	/* one consistent state of the table */
+	metabuf = WideReadMeta(rel, BUFFER_LOCK_SHARE);
+	if (BufferIsValid(metabuf))
+	{
+		WideMetaPage meta = WidePageGetMeta(BufferGetPage(metabuf));
+
+		nruns = meta->nruns;
+		memcpy(runs, meta->runs, sizeof(WideRunData) * nruns);
+		for (i = 0; i < WIDE_NLANES; i++)
+		{
+			heads[nlanes] = meta->lanes[i].head;
+			gens[nlanes++] = meta->generation;
+			if (meta->flushing != 0)
+			{
+				heads[nlanes] = meta->flush_lanes[i].head;
+				gens[nlanes++] = meta->flushing;
+			}
+		}
+		UnlockReleaseBuffer(metabuf);
+	}
+
+	/* the write area: visible records in range, sorted */
+	r->sorter = WideSorterBegin();
+	if (nlanes > 0)
+	{
+		WideWAScan *wa = WideWAScanBegin(rel, snapshot, heads, gens, nlanes);
+		WideCell	cell;
+
+		while (WideWAScanNext(wa, &cell))
+		{
+			r->stats.wa_records++;
+			if (WideRowBeforeRange(&r->range, cell.key, cell.keylen) ||
+				WideRowAfterRange(&r->range, cell.key, cell.keylen))
+				continue;
+			WideSorterAdd(r->sorter, &cell);
+		}
+		WideWAScanEnd(wa);
+	}
 	WideSorterDone(r->sorter);
+
+	/* merge it with every run that may hold the range */
+	r->merge = WideMergeIterCreate(nruns + 1);
+	WideMergeIterAdd(r->merge, sorter_next, r->sorter, WIDE_MAX_RUNS + 1);
+	for (i = nruns - 1; i >= 0; i--)
+	{
+		if (!WideRunOverlapsRange(&runs[i], &r->range))
+			continue;
+		r->its[r->nits] = WideSegIterBegin(rel, &runs[i], &r->range);
+		WideMergeIterAdd(r->merge, seg_next, r->its[r->nits], i);
+		r->nits++;
+		r->stats.runs_read++;
+	}
 	return r;
 }
 
@@ -88,8 +184,17 @@ WideReaderNext(WideReader *r, WideCell *cell)
 
 	while (!found)
 	{
-		if (WideSorterNext(r->sorter, &in))
+		if (WideMergeIterNext(r->merge, &in))
+		{
+			uint8		hint;
+
+			r->stats.records++;
+			/* write-area records were checked; segment records may not be */
+			if (TransactionIdIsNormal(in.xmin) &&
+				!WideRecordVisible(&in, r->snapshot, &hint))
+				continue;
 			found = WideMergerPush(r->merger, &in, cell);
+		}
 		else
 		{
 			found = WideMergerFinish(r->merger, cell);
@@ -99,14 +204,24 @@ WideReaderNext(WideReader *r, WideCell *cell)
 		}
 	}
 
-	if (cell->value == NULL)
+	if (cell->value == NULL && !WIDE_KIND_IS_TOMBSTONE(cell->kind))
 	{
 		MemoryContext old = MemoryContextSwitchTo(r->valcxt);
 
 		cell->value = WideBlobRead(r->rel, cell->blob);
 		MemoryContextSwitchTo(old);
 	}
+	r->stats.cells++;
 	return true;
+}
+
+/*
+ * WideReaderGetStats -- what the reader has done so far.
+ */
+WideReaderStats
+WideReaderGetStats(const WideReader *r)
+{
+	return r->stats;
 }
 
 /*
@@ -115,6 +230,10 @@ WideReaderNext(WideReader *r, WideCell *cell)
 void
 WideReaderEnd(WideReader *r)
 {
+	int			i;
+
+	for (i = 0; i < r->nits; i++)
+		WideSegIterEnd(r->its[i]);
 	WideSorterEnd(r->sorter);
 	MemoryContextDelete(r->valcxt);
 	pfree(r->schema);

@@ -29,6 +29,7 @@
 #include "postgres.h"
 
 #include "access/generic_xlog.h"
+#include "access/xloginsert.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
 #include "storage/lmgr.h"
@@ -70,8 +71,11 @@ WideInitMetaPage(Page page)
 	meta->generation = 1;
 	meta->nlanes = WIDE_NLANES;
 	for (i = 0; i < WIDE_NLANES; i++)
+	{
 		meta->lanes[i].head = InvalidBlockNumber;
-	meta->blobs = InvalidBlockNumber;
+		meta->flush_lanes[i].head = InvalidBlockNumber;
+	}
+	meta->next_segid = 1;
 
 	/* pd_lower past the metadata, so that it is not taken for a hole */
 	((PageHeader) page)->pd_lower =
@@ -157,24 +161,23 @@ WideReadMeta(Relation rel, int lockmode)
 }
 
 /*
- * WideNewPage -- add a block to the relation and return it pinned and
- * exclusively locked, contents undefined.
- *
- * REQUIRES: the metapage is exclusively locked by the caller, who formats
- * the page and WAL-logs it (as a full image) in the same record that links
- * it into a chain, so that a crash never leaves a page allocated but
- * unreachable.
+ * WideWritePage -- write a full page image to a block (which is not
+ * reachable yet) and WAL-log it as a full page image.
  */
-Buffer
-WideNewPage(Relation rel)
+void
+WideWritePage(Relation rel, BlockNumber blkno, Page image,
+			  BufferAccessStrategy strategy)
 {
-	Buffer		buf;
+	Buffer		buf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno,
+										 RBM_ZERO_AND_LOCK, strategy);
 
-	LockRelationForExtension(rel, ExclusiveLock);
-	buf = ReadBufferExtended(rel, MAIN_FORKNUM, P_NEW, RBM_NORMAL, NULL);
-	UnlockRelationForExtension(rel, ExclusiveLock);
-	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-	return buf;
+	START_CRIT_SECTION();
+	memcpy(BufferGetPage(buf), image, BLCKSZ);
+	MarkBufferDirty(buf);
+	if (RelationNeedsWAL(rel))
+		log_newpage_buffer(buf, true);
+	END_CRIT_SECTION();
+	UnlockReleaseBuffer(buf);
 }
 
 /*

@@ -22,7 +22,10 @@
  *
  * When the head page is full, the appender exclusively locks the metapage,
  * allocates a page, links it in front of the lane and fills it, all in one
- * WAL record.
+ * WAL record.  A record too large for a page keeps its value (or its whole
+ * body) in a blob; the blob's extent is allocated, its first page written
+ * and the record appended in one WAL record too, so a blob never exists
+ * without the record that owns it (blob.c).
  *
  * Page layout: a standard page of items, one record each (record.c); the
  * special space's owner is the generation the page belongs to.
@@ -43,48 +46,7 @@
 
 #include "wide.h"
 
-/* The largest record a write-area page takes in line. */
 StaticAssertDecl(WIDE_WA_MAX_INLINE * 4 < BLCKSZ, "four records fit a page");
-
-/*
- * Move the parts of a record that make it too big for a page into a blob.
- * The blob is written (and WAL-logged) before the record that refers to it.
- */
-static void
-spill_to_blob(Relation rel, WideCell *cell)
-{
-	Size		size;
-	char	   *body;
-	char	   *p;
-
-	cell->flags &= ~(WIDE_REC_VALUE_BLOB | WIDE_REC_BODY_BLOB);
-	if (WideRecordSize(cell) <= WIDE_WA_MAX_INLINE)
-		return;
-
-	/* first choice: only the value out of line */
-	cell->flags |= WIDE_REC_VALUE_BLOB;
-	if (WideRecordSize(cell) <= WIDE_WA_MAX_INLINE)
-	{
-		cell->blob = WideBlobWrite(rel, cell->value, cell->vallen);
-		return;
-	}
-
-	/* a long key and qualifier: the whole body */
-	cell->flags = (cell->flags & ~WIDE_REC_VALUE_BLOB) | WIDE_REC_BODY_BLOB;
-	size = cell->keylen + cell->famlen + cell->quallen + cell->vallen;
-	body = palloc(size);
-	p = body;
-	memcpy(p, cell->key, cell->keylen);
-	p += cell->keylen;
-	memcpy(p, cell->family, cell->famlen);
-	p += cell->famlen;
-	memcpy(p, cell->qual, cell->quallen);
-	p += cell->quallen;
-	if (cell->vallen > 0)
-		memcpy(p, cell->value, cell->vallen);
-	cell->blob = WideBlobWrite(rel, body, size);
-	pfree(body);
-}
 
 /* number of records from cells[0..n) that fit in the free space of page */
 static int
@@ -129,12 +91,19 @@ add_records(Relation rel, Page page, WideCell *cells, int k, uint64 seq,
 	}
 }
 
+static int
+lane_of_backend(void)
+{
+	return (MyBackendId > 0 ? MyBackendId : MyProcPid) % WIDE_NLANES;
+}
+
 /*
  * Append as many of cells[0..n) as fit to the lane's head page.  Returns how
  * many were appended (0: the page is full, absent or stale).
  */
 static int
-append_to_head(Relation rel, int lane, WideCell *cells, int n, char *scratch)
+append_to_head(Relation rel, int lane, WideCell *cells, int n, char *scratch,
+			   uint32 *wa_pages)
 {
 	Buffer		metabuf;
 	Buffer		buf;
@@ -143,6 +112,7 @@ append_to_head(Relation rel, int lane, WideCell *cells, int n, char *scratch)
 	uint32		gen;
 	Page		page;
 	int			k;
+	int			i;
 	uint64		seq;
 	GenericXLogState *state;
 	XLogRecPtr	lsn;
@@ -153,6 +123,9 @@ append_to_head(Relation rel, int lane, WideCell *cells, int n, char *scratch)
 	meta = WidePageGetMeta(BufferGetPage(metabuf));
 	head = meta->lanes[lane].head;
 	gen = meta->generation;
+	*wa_pages = 0;
+	for (i = 0; i < WIDE_NLANES; i++)
+		*wa_pages += meta->lanes[i].npages;
 	if (head == InvalidBlockNumber)
 	{
 		UnlockReleaseBuffer(metabuf);
@@ -182,6 +155,36 @@ append_to_head(Relation rel, int lane, WideCell *cells, int n, char *scratch)
 }
 
 /*
+ * With the metapage exclusively locked and registered: the lane's head page
+ * registered in "state" if it belongs to the current generation and takes
+ * "need" more records, else a new head page linked in front of the lane.
+ */
+static Page
+head_page_for(Relation rel, GenericXLogState *state, WideMetaPage meta,
+			  int lane, WideCell *cells, int need, Buffer *buf)
+{
+	Page		page;
+
+	if (meta->lanes[lane].head != InvalidBlockNumber)
+	{
+		*buf = WideReadPage(rel, meta->lanes[lane].head, BUFFER_LOCK_EXCLUSIVE,
+							WIDE_PAGE_WRITE);
+		if (WidePageGetOpaque(BufferGetPage(*buf))->owner == meta->generation &&
+			records_that_fit(BufferGetPage(*buf), cells, need) == need)
+			return GenericXLogRegisterBuffer(state, *buf, 0);
+		UnlockReleaseBuffer(*buf);
+	}
+
+	*buf = WideSpaceAllocOne(rel, meta);
+	page = GenericXLogRegisterBuffer(state, *buf, GENERIC_XLOG_FULL_IMAGE);
+	WideInitPage(page, WIDE_PAGE_WRITE, meta->generation);
+	WidePageGetOpaque(page)->next = meta->lanes[lane].head;
+	meta->lanes[lane].head = BufferGetBlockNumber(*buf);
+	meta->lanes[lane].npages++;
+	return page;
+}
+
+/*
  * Start a new head page for the lane and append as many records as fit.
  */
 static int
@@ -191,7 +194,6 @@ append_to_new_page(Relation rel, int lane, WideCell *cells, int n,
 	Buffer		metabuf;
 	Buffer		buf;
 	WideMetaPage meta;
-	Page		metapage;
 	Page		page;
 	int			k;
 	uint64		seq;
@@ -199,38 +201,9 @@ append_to_new_page(Relation rel, int lane, WideCell *cells, int n,
 	XLogRecPtr	lsn;
 
 	metabuf = WideReadMeta(rel, BUFFER_LOCK_EXCLUSIVE);
-	meta = WidePageGetMeta(BufferGetPage(metabuf));
-
-	/* somebody else may have started a new head page meanwhile */
-	if (meta->lanes[lane].head != InvalidBlockNumber)
-	{
-		Buffer		headbuf;
-		int			fits;
-
-		headbuf = WideReadPage(rel, meta->lanes[lane].head,
-							   BUFFER_LOCK_SHARE, WIDE_PAGE_WRITE);
-		fits = (WidePageGetOpaque(BufferGetPage(headbuf))->owner ==
-				meta->generation) ?
-			records_that_fit(BufferGetPage(headbuf), cells, 1) : 0;
-		UnlockReleaseBuffer(headbuf);
-		if (fits > 0)
-		{
-			UnlockReleaseBuffer(metabuf);
-			return 0;			/* retry on that page */
-		}
-	}
-
-	buf = WideNewPage(rel);
 	state = GenericXLogStart(rel);
-	metapage = GenericXLogRegisterBuffer(state, metabuf, 0);
-	page = GenericXLogRegisterBuffer(state, buf, GENERIC_XLOG_FULL_IMAGE);
-	meta = WidePageGetMeta(metapage);
-
-	WideInitPage(page, WIDE_PAGE_WRITE, meta->generation);
-	WidePageGetOpaque(page)->next = meta->lanes[lane].head;
-	meta->lanes[lane].head = BufferGetBlockNumber(buf);
-	meta->lanes[lane].npages++;
-
+	meta = WidePageGetMeta(GenericXLogRegisterBuffer(state, metabuf, 0));
+	page = head_page_for(rel, state, meta, lane, cells, 1, &buf);
 	k = records_that_fit(page, cells, n);
 	Assert(k > 0);
 	seq = WideSeqNext(rel, k);
@@ -244,37 +217,124 @@ append_to_new_page(Relation rel, int lane, WideCell *cells, int n,
 }
 
 /*
- * WideWriteAreaInsert -- append records.
+ * Append one record whose value (or whole body) goes to a blob: allocate
+ * the blob, write its first page and append the record in one WAL record,
+ * then write the rest of the blob.
+ */
+static void
+append_with_blob(Relation rel, int lane, WideCell *cell, const char *data,
+				 uint32 len, char *scratch)
+{
+	Buffer		metabuf;
+	Buffer		blobbuf;
+	Buffer		buf;
+	WideMetaPage meta;
+	Page		page;
+	uint64		seq;
+	uint32		got;
+	GenericXLogState *state;
+	XLogRecPtr	lsn;
+
+	metabuf = WideReadMeta(rel, BUFFER_LOCK_EXCLUSIVE);
+	state = GenericXLogStart(rel);
+	meta = WidePageGetMeta(GenericXLogRegisterBuffer(state, metabuf, 0));
+
+	cell->blob.length = len;
+	cell->blob.first = WideSpaceAlloc(rel, meta, WideBlobPages(len), true, &got);
+	blobbuf = ReadBufferExtended(rel, MAIN_FORKNUM, cell->blob.first,
+								 RBM_ZERO_AND_LOCK, NULL);
+	WideBlobFillPage(GenericXLogRegisterBuffer(state, blobbuf, GENERIC_XLOG_FULL_IMAGE),
+					 cell->blob.first, 0, data, len);
+
+	page = head_page_for(rel, state, meta, lane, cell, 1, &buf);
+	seq = WideSeqNext(rel, 1);
+	add_records(rel, page, cell, 1, seq, scratch);
+	lsn = GenericXLogFinish(state);
+	WideSeqAfterWrite(rel, seq, lsn);
+	UnlockReleaseBuffer(buf);
+	UnlockReleaseBuffer(blobbuf);
+	UnlockReleaseBuffer(metabuf);
+
+	WideBlobWriteRest(rel, cell->blob, 1, data);
+}
+
+/* the bytes a spilled record keeps in its blob */
+static char *
+spill_body(const WideCell *cell, uint32 *len)
+{
+	char	   *body;
+	char	   *p;
+
+	*len = cell->keylen + cell->famlen + cell->quallen + cell->vallen;
+	body = palloc(*len);
+	p = body;
+	memcpy(p, cell->key, cell->keylen);
+	p += cell->keylen;
+	memcpy(p, cell->family, cell->famlen);
+	p += cell->famlen;
+	memcpy(p, cell->qual, cell->quallen);
+	p += cell->quallen;
+	if (cell->vallen > 0)
+		memcpy(p, cell->value, cell->vallen);
+	return body;
+}
+
+/*
+ * WideWriteAreaInsert -- append records; returns the number of pages the
+ * write area now has (for deciding to flush).
  *
  * The caller has filled every field but seq (set here) and the blob
  * reference; xmin and cmin are the writing transaction's.  Records are
  * appended in array order, so a later element gets a larger sequence
  * number: the last write of a cell in a batch wins.
  */
-void
+uint32
 WideWriteAreaInsert(Relation rel, WideCell *cells, int ncells)
 {
-	int			lane = (MyBackendId > 0 ? MyBackendId : MyProcPid) % WIDE_NLANES;
-	char	   *scratch;
+	int			lane = lane_of_backend();
+	char	   *scratch = palloc(BLCKSZ);
+	uint32		wa_pages = 0;
 	int			done = 0;
-	int			i;
 
-	for (i = 0; i < ncells; i++)
-		spill_to_blob(rel, &cells[i]);
-
-	scratch = palloc(BLCKSZ);
 	while (done < ncells)
 	{
+		WideCell   *c = &cells[done];
 		int			k;
+		int			batch;
 
 		CHECK_FOR_INTERRUPTS();
-		k = append_to_head(rel, lane, cells + done, ncells - done, scratch);
+
+		/* too large for a page: value, or whole body, to a blob */
+		c->flags &= ~(WIDE_REC_VALUE_BLOB | WIDE_REC_BODY_BLOB);
+		if (WideRecordSize(c) > WIDE_WA_MAX_INLINE)
+		{
+			c->flags |= WIDE_REC_VALUE_BLOB;
+			if (WideRecordSize(c) <= WIDE_WA_MAX_INLINE)
+				append_with_blob(rel, lane, c, c->value, c->vallen, scratch);
+			else
+			{
+				uint32		len;
+				char	   *body = spill_body(c, &len);
+
+				c->flags = (c->flags & ~WIDE_REC_VALUE_BLOB) | WIDE_REC_BODY_BLOB;
+				append_with_blob(rel, lane, c, body, len, scratch);
+				pfree(body);
+			}
+			done++;
+			continue;
+		}
+
+		/* a batch of small records: up to the next large one */
+		for (k = done; k < ncells && WideRecordSize(&cells[k]) <= WIDE_WA_MAX_INLINE; k++)
+			;
+		batch = k - done;
+		k = append_to_head(rel, lane, c, batch, scratch, &wa_pages);
 		if (k == 0)
-			k = append_to_new_page(rel, lane, cells + done, ncells - done,
-								   scratch);
+			k = append_to_new_page(rel, lane, c, batch, scratch);
 		done += k;
 	}
 	pfree(scratch);
+	return wa_pages;
 }
 
 /* ----------------------------------------------------------------
@@ -285,9 +345,10 @@ WideWriteAreaInsert(Relation rel, WideCell *cells, int ncells)
 struct WideWAScan
 {
 	Relation	rel;
-	Snapshot	snapshot;
-	uint32		generation;
-	BlockNumber heads[WIDE_NLANES];
+	Snapshot	snapshot;		/* NULL: every record (for a flush) */
+	BlockNumber heads[2 * WIDE_NLANES];
+	uint32		gens[2 * WIDE_NLANES];
+	int			nlanes;
 	int			lane;			/* lane being read */
 	BlockNumber next;			/* next page to read in that lane */
 	Buffer		buf;			/* page being read, pinned and share-locked */
@@ -297,37 +358,27 @@ struct WideWAScan
 };
 
 /*
- * WideWAScanBegin -- start reading the records of the write area visible to
- * a snapshot (in no particular order).
+ * WideWAScanBegin -- read the records of the write area lanes given (head
+ * pages and generations, as read from one metapage) visible to a snapshot,
+ * or all of them if snapshot is NULL, in no particular order.
  */
 WideWAScan *
-WideWAScanBegin(Relation rel, Snapshot snapshot)
+WideWAScanBegin(Relation rel, Snapshot snapshot, const BlockNumber *heads,
+				const uint32 *gens, int nlanes)
 {
 	WideWAScan *scan = palloc0(sizeof(WideWAScan));
-	Buffer		metabuf;
-	int			i;
 
+	Assert(nlanes <= 2 * WIDE_NLANES);
 	scan->rel = rel;
 	scan->snapshot = snapshot;
 	scan->buf = InvalidBuffer;
+	memcpy(scan->heads, heads, sizeof(BlockNumber) * nlanes);
+	memcpy(scan->gens, gens, sizeof(uint32) * nlanes);
+	scan->nlanes = nlanes;
 	scan->lane = 0;
-	scan->next = InvalidBlockNumber;
-	for (i = 0; i < WIDE_NLANES; i++)
-		scan->heads[i] = InvalidBlockNumber;
+	scan->next = nlanes > 0 ? heads[0] : InvalidBlockNumber;
 	scan->cxt = AllocSetContextCreate(CurrentMemoryContext, "wide write-area scan",
 									  ALLOCSET_DEFAULT_SIZES);
-
-	metabuf = WideReadMeta(rel, BUFFER_LOCK_SHARE);
-	if (BufferIsValid(metabuf))
-	{
-		WideMetaPage meta = WidePageGetMeta(BufferGetPage(metabuf));
-
-		scan->generation = meta->generation;
-		for (i = 0; i < WIDE_NLANES; i++)
-			scan->heads[i] = meta->lanes[i].head;
-		UnlockReleaseBuffer(metabuf);
-	}
-	scan->next = scan->heads[0];
 	return scan;
 }
 
@@ -346,20 +397,21 @@ next_page(WideWAScan *scan)
 
 	while (scan->next == InvalidBlockNumber)
 	{
-		if (++scan->lane >= WIDE_NLANES)
+		if (++scan->lane >= scan->nlanes)
 			return false;
 		scan->next = scan->heads[scan->lane];
 	}
 
+	CHECK_FOR_INTERRUPTS();
 	scan->buf = WideReadPage(scan->rel, scan->next, BUFFER_LOCK_SHARE,
 							 WIDE_PAGE_WRITE);
 	page = BufferGetPage(scan->buf);
-	if (WidePageGetOpaque(page)->owner != scan->generation)
+	if (WidePageGetOpaque(page)->owner != scan->gens[scan->lane])
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("wide table \"%s\" has a write-area page of another generation at block %u",
 						RelationGetRelationName(scan->rel), scan->next),
-				 errhint("Run wide.verify() on the table, and restore it from a backup if it reports corruption.")));
+				 errhint("Run wide.verify() on the table; on a hot standby, set hot_standby_feedback = on.")));
 	scan->next = WidePageGetOpaque(page)->next;
 	scan->off = FirstOffsetNumber;
 	scan->maxoff = PageGetMaxOffsetNumber(page);
@@ -367,8 +419,9 @@ next_page(WideWAScan *scan)
 }
 
 /*
- * WideWAScanNext -- the next visible record.  Its memory stays valid until
- * the next call.  Values kept in blobs are left unread (value == NULL).
+ * WideWAScanNext -- the next record (visible to the snapshot).  Its memory
+ * stays valid until the next call.  Values kept in blobs are left unread
+ * (value == NULL); bodies kept in blobs are read.
  */
 bool
 WideWAScanNext(WideWAScan *scan, WideCell *cell)
@@ -401,12 +454,15 @@ WideWAScanNext(WideWAScan *scan, WideCell *cell)
 							BufferGetBlockNumber(scan->buf), scan->off - 1),
 					 errhint("Run wide.verify() on the table, and restore it from a backup if it reports corruption.")));
 
-		if (!WideRecordVisible(cell, scan->snapshot, &hint))
+		if (scan->snapshot != NULL)
 		{
+			bool		visible = WideRecordVisible(cell, scan->snapshot, &hint);
+
 			WideSetHint(scan->buf, rec, cell->xmin, hint);
-			continue;
+			if (!visible)
+				continue;
+			cell->flags |= hint;
 		}
-		WideSetHint(scan->buf, rec, cell->xmin, hint);
 
 		if (cell->flags & WIDE_REC_BODY_BLOB)
 		{

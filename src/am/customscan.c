@@ -1,0 +1,779 @@
+/*-------------------------------------------------------------------------
+ *
+ * customscan.c
+ *	  "Wide Scan": key-range reads of wide tables, chosen by the planner.
+ *
+ * For every scan of a wide table the planner gets a custom path that
+ *	- turns conditions on row_key into a key range the engine seeks to:
+ *	  row_key = x, <, <=, >, >=, BETWEEN, row_key = ANY(array) (one point
+ *	  read per key), and row_key LIKE 'prefix%' (a prefix range); constants
+ *	  and parameters (prepared statements, nested-loop inner sides) both
+ *	  work, evaluated when the scan starts;
+ *	- declares its output sorted by (row_key, family, qualifier, ts desc),
+ *	  so ORDER BY on them costs no sort.
+ * All conditions stay quals, checked on every cell: the range only decides
+ * where reading starts and stops.  Text keys compare bytewise only under
+ * the "C" collation, which wide text key columns have; a condition under
+ * another collation is just a filter.
+ *
+ * IDENTIFICATION
+ *	  src/am/customscan.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/nbtree.h"
+#include "access/relation.h"
+#include "access/table.h"
+#include "catalog/pg_collation.h"
+#include "catalog/pg_opfamily.h"
+#include "catalog/pg_operator.h"
+#include "catalog/pg_type.h"
+#include "commands/defrem.h"
+#include "commands/explain.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/extensible.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/restrictinfo.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/ruleutils.h"
+
+#include "wide.h"
+
+/* kinds of bounds, in custom_private, one per custom_exprs entry */
+#define BOUND_EQ		1
+#define BOUND_LT		2
+#define BOUND_LE		3
+#define BOUND_GT		4
+#define BOUND_GE		5
+#define BOUND_PREFIX	6		/* expr is the LIKE pattern */
+#define BOUND_IN		7		/* expr is an array of keys */
+
+static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
+
+static Plan *plan_wide_path(PlannerInfo *root, RelOptInfo *rel,
+							CustomPath *best_path, List *tlist,
+							List *clauses, List *custom_plans);
+static Node *create_wide_scan_state(CustomScan *cscan);
+static void begin_wide_scan(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *exec_wide_scan(CustomScanState *node);
+static void end_wide_scan(CustomScanState *node);
+static void rescan_wide_scan(CustomScanState *node);
+static void explain_wide_scan(CustomScanState *node, List *ancestors,
+							  ExplainState *es);
+
+static const CustomPathMethods wide_path_methods = {
+	.CustomName = "WideScan",
+	.PlanCustomPath = plan_wide_path,
+};
+
+static const CustomScanMethods wide_scan_methods = {
+	.CustomName = "WideScan",
+	.CreateCustomScanState = create_wide_scan_state,
+};
+
+static const CustomExecMethods wide_exec_methods = {
+	.CustomName = "WideScan",
+	.BeginCustomScan = begin_wide_scan,
+	.ExecCustomScan = exec_wide_scan,
+	.EndCustomScan = end_wide_scan,
+	.ReScanCustomScan = rescan_wide_scan,
+	.ExplainCustomScan = explain_wide_scan,
+};
+
+typedef struct WideScanState
+{
+	CustomScanState css;
+	List	   *bound_kinds;	/* BOUND_* per bound expression */
+	List	   *bound_exprs;	/* ExprState per bound expression */
+	WideReader *reader;
+	MemoryContext tupcxt;
+	/* point reads: the keys of row_key = ANY(...), sorted, and the next one */
+	Datum	   *keys;
+	int			nkeys;
+	int			nextkey;
+	bool		started;		/* bounds evaluated */
+	bool		empty;			/* the bounds exclude every row */
+	WideKeyRange range;
+	StringInfoData lo;
+	StringInfoData hi;
+	WideReaderStats stats;
+} WideScanState;
+
+/* ----------------------------------------------------------------
+ *	Planning
+ * ----------------------------------------------------------------
+ */
+
+/* the row_key Var of the relation, if expr is one */
+static bool
+is_row_key(Node *expr, Index relid)
+{
+	if (expr && IsA(expr, RelabelType))
+		expr = (Node *) ((RelabelType *) expr)->arg;
+	return expr && IsA(expr, Var) && ((Var *) expr)->varno == relid &&
+		((Var *) expr)->varattno == 1 && ((Var *) expr)->varlevelsup == 0;
+}
+
+/* may the expression be evaluated once when the scan starts? */
+static bool
+is_scan_constant(Node *expr)
+{
+	return !contain_var_clause(expr) && !contain_volatile_functions(expr) &&
+		!contain_subplans(expr);
+}
+
+/* the btree strategy of opno for the key type, under a bytewise collation */
+static int
+key_strategy(Oid opno, Oid keytype, Oid inputcollid)
+{
+	Oid			family = (keytype == BYTEAOID) ? BYTEA_BTREE_FAM_OID : TEXT_BTREE_FAM_OID;
+
+	if (keytype == TEXTOID && inputcollid != C_COLLATION_OID)
+		return 0;
+	return get_op_opfamily_strategy(opno, family);
+}
+
+/*
+ * Does the clause bound row_key?  If so, append its kind and bound
+ * expression.
+ */
+static bool
+match_clause(Expr *clause, Index relid, Oid keytype, List **kinds, List **exprs)
+{
+	if (IsA(clause, OpExpr) && list_length(((OpExpr *) clause)->args) == 2)
+	{
+		OpExpr	   *op = (OpExpr *) clause;
+		Node	   *left = linitial(op->args);
+		Node	   *right = lsecond(op->args);
+		Oid			opno = op->opno;
+		int			strategy;
+		bool		commuted = false;
+
+		if (!is_row_key(left, relid))
+		{
+			if (!is_row_key(right, relid))
+				return false;
+			opno = get_commutator(opno);
+			if (!OidIsValid(opno))
+				return false;
+			right = left;
+			commuted = true;
+		}
+		if (!is_scan_constant(right))
+			return false;
+
+		/* LIKE 'prefix%' on a C-collated text key */
+		if (!commuted && (opno == OID_TEXT_LIKE_OP || opno == OID_BYTEA_LIKE_OP) &&
+			(keytype == BYTEAOID || op->inputcollid == C_COLLATION_OID))
+		{
+			*kinds = lappend_int(*kinds, BOUND_PREFIX);
+			*exprs = lappend(*exprs, right);
+			return true;
+		}
+
+		strategy = key_strategy(opno, keytype, op->inputcollid);
+		switch (strategy)
+		{
+			case BTEqualStrategyNumber:
+				*kinds = lappend_int(*kinds, BOUND_EQ);
+				break;
+			case BTLessStrategyNumber:
+				*kinds = lappend_int(*kinds, BOUND_LT);
+				break;
+			case BTLessEqualStrategyNumber:
+				*kinds = lappend_int(*kinds, BOUND_LE);
+				break;
+			case BTGreaterStrategyNumber:
+				*kinds = lappend_int(*kinds, BOUND_GT);
+				break;
+			case BTGreaterEqualStrategyNumber:
+				*kinds = lappend_int(*kinds, BOUND_GE);
+				break;
+			default:
+				return false;
+		}
+		*exprs = lappend(*exprs, right);
+		return true;
+	}
+	if (IsA(clause, ScalarArrayOpExpr))
+	{
+		ScalarArrayOpExpr *sa = (ScalarArrayOpExpr *) clause;
+
+		if (sa->useOr && list_length(sa->args) == 2 &&
+			is_row_key(linitial(sa->args), relid) &&
+			is_scan_constant(lsecond(sa->args)) &&
+			key_strategy(sa->opno, keytype, sa->inputcollid) == BTEqualStrategyNumber)
+		{
+			*kinds = lappend_int(*kinds, BOUND_IN);
+			*exprs = lappend(*exprs, lsecond(sa->args));
+			return true;
+		}
+	}
+	return false;
+}
+
+/* pathkeys: (row_key, family, qualifier) ascending, ts descending */
+static List *
+wide_pathkeys(PlannerInfo *root, RelOptInfo *rel, Relation r)
+{
+	TupleDesc	desc = RelationGetDescr(r);
+	List	   *pathkeys = NIL;
+	int			attno;
+
+	for (attno = 1; attno <= 4; attno++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, attno - 1);
+		Oid			opclass = GetDefaultOpClass(att->atttypid, BTREE_AM_OID);
+		Oid			family;
+		Oid			opno;
+		Var		   *var;
+		List	   *pk;
+
+		if (!OidIsValid(opclass))
+			break;
+		if (att->atttypid == TEXTOID && att->attcollation != C_COLLATION_OID)
+			break;
+		family = get_opclass_family(opclass);
+		opno = get_opfamily_member(family, att->atttypid, att->atttypid,
+								   attno == 4 ? BTGreaterStrategyNumber :
+								   BTLessStrategyNumber);
+		if (!OidIsValid(opno))
+			break;
+		var = makeVar(rel->relid, attno, att->atttypid, att->atttypmod,
+					  att->attcollation, 0);
+		pk = build_expression_pathkey(root, (Expr *) var, NULL, opno,
+									  rel->relids, true);
+		if (pk == NIL)
+			break;
+		pathkeys = list_concat(pathkeys, pk);
+	}
+	return pathkeys;
+}
+
+static void
+wide_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
+					  RangeTblEntry *rte)
+{
+	Relation	r;
+	CustomPath *cpath;
+	List	   *kinds = NIL;
+	List	   *exprs = NIL;
+	List	   *range_clauses = NIL;
+	ListCell   *lc;
+	Oid			keytype;
+	Selectivity sel = 1.0;
+	Cost		seq_total = 0;
+
+	if (prev_set_rel_pathlist_hook)
+		prev_set_rel_pathlist_hook(root, rel, rti, rte);
+
+	if (rel->reloptkind != RELOPT_BASEREL || rte->rtekind != RTE_RELATION ||
+		rte->relkind != RELKIND_RELATION || rte->inh || rte->tablesample)
+		return;
+	r = relation_open(rte->relid, NoLock);
+	if (r->rd_tableam != WideTableAmRoutine())
+	{
+		relation_close(r, NoLock);
+		return;
+	}
+	keytype = TupleDescAttr(RelationGetDescr(r), 0)->atttypid;
+
+	foreach(lc, rel->baserestrictinfo)
+	{
+		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+
+		if (match_clause(ri->clause, rel->relid, keytype, &kinds, &exprs))
+			range_clauses = lappend(range_clauses, ri);
+	}
+	if (range_clauses)
+		sel = clauselist_selectivity(root, range_clauses, rel->relid,
+									 JOIN_INNER, NULL);
+
+	cpath = makeNode(CustomPath);
+	cpath->path.pathtype = T_CustomScan;
+	cpath->path.parent = rel;
+	cpath->path.pathtarget = rel->reltarget;
+	cpath->path.param_info = NULL;
+	cpath->path.parallel_aware = false;
+	cpath->path.parallel_safe = false;
+	cpath->path.rows = rel->rows;
+	cpath->path.pathkeys = wide_pathkeys(root, rel, r);
+	cpath->flags = 0;
+	cpath->custom_private = list_make2(kinds, exprs);
+	cpath->methods = &wide_path_methods;
+
+	/* a seek costs a few pages; then a share of the table's pages */
+	foreach(lc, rel->pathlist)
+	{
+		Path	   *p = (Path *) lfirst(lc);
+
+		if (p->pathtype == T_SeqScan)
+			seq_total = p->total_cost;
+	}
+	if (seq_total <= 0)
+		seq_total = rel->pages * seq_page_cost + rel->tuples * cpu_tuple_cost;
+	cpath->path.startup_cost = range_clauses ? 4 * random_page_cost : 0;
+	cpath->path.total_cost = cpath->path.startup_cost + seq_total * sel * 0.99;
+	add_path(rel, &cpath->path);
+	relation_close(r, NoLock);
+}
+
+static Plan *
+plan_wide_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+			   List *tlist, List *clauses, List *custom_plans)
+{
+	CustomScan *cscan = makeNode(CustomScan);
+	List	   *kinds = linitial(best_path->custom_private);
+	List	   *exprs = lsecond(best_path->custom_private);
+
+	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.plan.qual = extract_actual_clauses(clauses, false);
+	cscan->scan.scanrelid = rel->relid;
+	cscan->flags = best_path->flags;
+	cscan->custom_exprs = exprs;
+	cscan->custom_private = list_make1(kinds);
+	cscan->custom_scan_tlist = NIL;
+	cscan->methods = &wide_scan_methods;
+	return &cscan->scan.plan;
+}
+
+/* ----------------------------------------------------------------
+ *	Execution
+ * ----------------------------------------------------------------
+ */
+
+static Node *
+create_wide_scan_state(CustomScan *cscan)
+{
+	WideScanState *s = (WideScanState *) newNode(sizeof(WideScanState),
+												 T_CustomScanState);
+
+	s->css.methods = &wide_exec_methods;
+	s->bound_kinds = linitial(cscan->custom_private);
+	return (Node *) s;
+}
+
+static void
+begin_wide_scan(CustomScanState *node, EState *estate, int eflags)
+{
+	WideScanState *s = (WideScanState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+
+	s->bound_exprs = ExecInitExprList(cscan->custom_exprs, &node->ss.ps);
+	s->tupcxt = AllocSetContextCreate(estate->es_query_cxt, "wide scan tuple",
+									  ALLOCSET_DEFAULT_SIZES);
+	initStringInfo(&s->lo);
+	initStringInfo(&s->hi);
+}
+
+/* the bytes of a text or bytea key datum */
+static void
+key_bytes(Datum d, const char **p, uint32 *len)
+{
+	struct varlena *v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(d));
+
+	*p = VARDATA_ANY(v);
+	*len = VARSIZE_ANY_EXHDR(v);
+}
+
+/* tighten the range's lower bound */
+static void
+set_lower(WideScanState *s, const char *k, uint32 len, bool incl)
+{
+	WideKeyRange *r = &s->range;
+	int			cmp = r->has_start ? WideKeyCompare(k, len, s->lo.data, s->lo.len) : 1;
+
+	if (cmp > 0 || (cmp == 0 && !incl))
+	{
+		resetStringInfo(&s->lo);
+		appendBinaryStringInfo(&s->lo, k, len);
+		r->has_start = true;
+		r->start_incl = incl;
+	}
+}
+
+/* tighten the range's upper bound */
+static void
+set_upper(WideScanState *s, const char *k, uint32 len, bool incl)
+{
+	WideKeyRange *r = &s->range;
+	int			cmp = r->has_end ? WideKeyCompare(k, len, s->hi.data, s->hi.len) : -1;
+
+	if (cmp < 0 || (cmp == 0 && !incl))
+	{
+		resetStringInfo(&s->hi);
+		appendBinaryStringInfo(&s->hi, k, len);
+		r->has_end = true;
+		r->end_incl = incl;
+	}
+}
+
+/* bound from LIKE 'prefix%': [prefix, prefix with its last byte + 1) */
+static void
+set_prefix(WideScanState *s, const char *pat, uint32 len)
+{
+	StringInfoData prefix;
+	uint32		i;
+
+	initStringInfo(&prefix);
+	for (i = 0; i < len; i++)
+	{
+		if (pat[i] == '%' || pat[i] == '_')
+			break;
+		if (pat[i] == '\\')
+		{
+			if (++i >= len)
+				break;
+		}
+		appendStringInfoChar(&prefix, pat[i]);
+	}
+	if (prefix.len == 0)
+		return;
+	set_lower(s, prefix.data, prefix.len, true);
+	/* the smallest key greater than every key with this prefix */
+	while (prefix.len > 0 && (uint8) prefix.data[prefix.len - 1] == 0xFF)
+		prefix.len--;
+	if (prefix.len > 0)
+	{
+		prefix.data[prefix.len - 1]++;
+		set_upper(s, prefix.data, prefix.len, false);
+	}
+	pfree(prefix.data);
+}
+
+static int
+cmp_key_datum(const void *a, const void *b)
+{
+	const char *pa,
+			   *pb;
+	uint32		la,
+				lb;
+
+	key_bytes(*(const Datum *) a, &pa, &la);
+	key_bytes(*(const Datum *) b, &pb, &lb);
+	return WideKeyCompare(pa, la, pb, lb);
+}
+
+/* the keys of an array bound, intersected with previous IN lists */
+static void
+set_in_list(WideScanState *s, Datum arr)
+{
+	ArrayType  *a = DatumGetArrayTypeP(arr);
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n;
+	int			i,
+				k = 0;
+	int16		typlen;
+	bool		typbyval;
+	char		typalign;
+
+	get_typlenbyvalalign(ARR_ELEMTYPE(a), &typlen, &typbyval, &typalign);
+	deconstruct_array(a, ARR_ELEMTYPE(a), typlen, typbyval, typalign,
+					  &elems, &nulls, &n);
+	for (i = 0; i < n; i++)
+		if (!nulls[i])
+			elems[k++] = elems[i];
+	qsort(elems, k, sizeof(Datum), cmp_key_datum);
+	/* drop duplicates */
+	n = k;
+	k = 0;
+	for (i = 0; i < n; i++)
+		if (k == 0 || cmp_key_datum(&elems[k - 1], &elems[i]) != 0)
+			elems[k++] = elems[i];
+	if (s->keys == NULL)
+	{
+		s->keys = elems;
+		s->nkeys = k;
+	}
+	else
+	{
+		/* two IN lists: keep the keys in both */
+		int			j = 0,
+					m = 0;
+
+		for (i = 0; i < s->nkeys && j < k;)
+		{
+			int			c = cmp_key_datum(&s->keys[i], &elems[j]);
+
+			if (c == 0)
+			{
+				s->keys[m++] = s->keys[i];
+				i++, j++;
+			}
+			else if (c < 0)
+				i++;
+			else
+				j++;
+		}
+		s->nkeys = m;
+	}
+}
+
+/* evaluate the bounds: the range (and IN keys) of this scan */
+static void
+compute_range(WideScanState *s)
+{
+	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
+	ListCell   *lk,
+			   *le;
+
+	memset(&s->range, 0, sizeof(s->range));
+	s->keys = NULL;
+	s->nkeys = 0;
+	s->nextkey = 0;
+	s->empty = false;
+	resetStringInfo(&s->lo);
+	resetStringInfo(&s->hi);
+
+	forboth(lk, s->bound_kinds, le, s->bound_exprs)
+	{
+		int			kind = lfirst_int(lk);
+		bool		isnull;
+		Datum		d = ExecEvalExprSwitchContext((ExprState *) lfirst(le),
+												  econtext, &isnull);
+		const char *k;
+		uint32		len;
+
+		if (isnull)
+		{
+			/* "row_key op NULL" is never true */
+			s->empty = true;
+			return;
+		}
+		if (kind == BOUND_IN)
+		{
+			set_in_list(s, d);
+			continue;
+		}
+		key_bytes(d, &k, &len);
+		switch (kind)
+		{
+			case BOUND_EQ:
+				set_lower(s, k, len, true);
+				set_upper(s, k, len, true);
+				break;
+			case BOUND_LT:
+				set_upper(s, k, len, false);
+				break;
+			case BOUND_LE:
+				set_upper(s, k, len, true);
+				break;
+			case BOUND_GT:
+				set_lower(s, k, len, false);
+				break;
+			case BOUND_GE:
+				set_lower(s, k, len, true);
+				break;
+			case BOUND_PREFIX:
+				set_prefix(s, k, len);
+				break;
+		}
+	}
+	s->range.start = s->lo.data;
+	s->range.startlen = s->lo.len;
+	s->range.end = s->hi.data;
+	s->range.endlen = s->hi.len;
+	if (s->range.has_start && s->range.has_end)
+	{
+		int			cmp = WideKeyCompare(s->lo.data, s->lo.len, s->hi.data, s->hi.len);
+
+		if (cmp > 0 || (cmp == 0 && !(s->range.start_incl && s->range.end_incl)))
+			s->empty = true;
+		else if (cmp == 0)
+			s->range.is_point = true;
+	}
+	if (s->keys != NULL && s->nkeys == 0)
+		s->empty = true;
+}
+
+/* open the reader for the next range: the whole range, or the next key */
+static bool
+open_reader(WideScanState *s)
+{
+	Relation	rel = s->css.ss.ss_currentRelation;
+	EState	   *estate = s->css.ss.ps.state;
+	WideKeyRange r = s->range;
+
+	if (s->keys != NULL)
+	{
+		const char *k;
+		uint32		len;
+
+		/* the next key of the IN list that lies in the range */
+		for (;;)
+		{
+			if (s->nextkey >= s->nkeys)
+				return false;
+			key_bytes(s->keys[s->nextkey++], &k, &len);
+			if (!WideRowBeforeRange(&s->range, k, len) &&
+				!WideRowAfterRange(&s->range, k, len))
+				break;
+		}
+		r.has_start = r.has_end = r.start_incl = r.end_incl = r.is_point = true;
+		r.start = r.end = k;
+		r.startlen = r.endlen = len;
+	}
+	s->reader = WideReaderBegin(rel, estate->es_snapshot, WideReaderNow(), &r);
+	return true;
+}
+
+static void
+close_reader(WideScanState *s)
+{
+	WideReaderStats st;
+
+	if (s->reader == NULL)
+		return;
+	st = WideReaderGetStats(s->reader);
+	s->stats.wa_records += st.wa_records;
+	s->stats.runs_read += st.runs_read;
+	s->stats.records += st.records;
+	s->stats.cells += st.cells;
+	WideReaderEnd(s->reader);
+	s->reader = NULL;
+}
+
+static TupleTableSlot *
+wide_scan_next(ScanState *ss)
+{
+	WideScanState *s = (WideScanState *) ss;
+	TupleTableSlot *slot = ss->ss_ScanTupleSlot;
+	const WideSchema *schema;
+	WideCell	cell;
+	MemoryContext old;
+
+	if (s->empty)
+		return ExecClearTuple(slot);
+	for (;;)
+	{
+		if (s->reader == NULL && !open_reader(s))
+		{
+			s->empty = true;
+			return ExecClearTuple(slot);
+		}
+		if (WideReaderNext(s->reader, &cell))
+			break;
+		close_reader(s);
+		if (s->keys == NULL)
+		{
+			s->empty = true;
+			return ExecClearTuple(slot);
+		}
+	}
+
+	schema = WideGetSchema(ss->ss_currentRelation);
+	ExecClearTuple(slot);
+	MemoryContextReset(s->tupcxt);
+	old = MemoryContextSwitchTo(s->tupcxt);
+	WideCellToValues(schema, &cell, slot->tts_values, slot->tts_isnull);
+	MemoryContextSwitchTo(old);
+	return ExecStoreVirtualTuple(slot);
+}
+
+static bool
+wide_scan_recheck(ScanState *ss, TupleTableSlot *slot)
+{
+	return true;
+}
+
+static TupleTableSlot *
+exec_wide_scan(CustomScanState *node)
+{
+	WideScanState *s = (WideScanState *) node;
+
+	if (!s->started)
+	{
+		compute_range(s);
+		s->started = true;
+	}
+	return ExecScan(&node->ss, (ExecScanAccessMtd) wide_scan_next,
+					(ExecScanRecheckMtd) wide_scan_recheck);
+}
+
+static void
+end_wide_scan(CustomScanState *node)
+{
+	close_reader((WideScanState *) node);
+}
+
+static void
+rescan_wide_scan(CustomScanState *node)
+{
+	WideScanState *s = (WideScanState *) node;
+
+	close_reader(s);
+	s->started = false;
+}
+
+static void
+explain_wide_scan(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	WideScanState *s = (WideScanState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	List	   *context;
+	ListCell   *lk,
+			   *le;
+	StringInfoData buf;
+	bool		first = true;
+
+	if (cscan->custom_exprs == NIL)
+		ExplainPropertyText("Row Keys", "all", es);
+	else
+	{
+		context = set_deparse_context_plan(es->deparse_cxt, node->ss.ps.plan,
+										   ancestors);
+		initStringInfo(&buf);
+		forboth(lk, s->bound_kinds, le, cscan->custom_exprs)
+		{
+			static const char *const names[] = {
+				"", "=", "<", "<=", ">", ">=", "LIKE", "= ANY"
+			};
+
+			if (!first)
+				appendStringInfoString(&buf, " AND ");
+			first = false;
+			appendStringInfo(&buf, "row_key %s %s", names[lfirst_int(lk)],
+							 deparse_expression(lfirst(le), context, false, false));
+		}
+		ExplainPropertyText("Row Keys", buf.data, es);
+	}
+	if (es->analyze)
+	{
+		WideReaderStats st = s->stats;
+
+		if (s->reader)
+		{
+			WideReaderStats cur = WideReaderGetStats(s->reader);
+
+			st.runs_read += cur.runs_read;
+			st.records += cur.records;
+		}
+		ExplainPropertyInteger("Runs Read", NULL, st.runs_read, es);
+		ExplainPropertyInteger("Records Merged", NULL, st.records, es);
+	}
+}
+
+/*
+ * WideInstallPlanner -- add the path hook (from _PG_init).
+ */
+void
+WideInstallPlanner(void)
+{
+	RegisterCustomScanMethods(&wide_scan_methods);
+	prev_set_rel_pathlist_hook = set_rel_pathlist_hook;
+	set_rel_pathlist_hook = wide_set_rel_pathlist;
+}

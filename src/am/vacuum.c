@@ -1,0 +1,145 @@
+/*-------------------------------------------------------------------------
+ *
+ * vacuum.c
+ *	  VACUUM of a wide table, and flushes triggered by writes.
+ *
+ * A write that leaves the write area at wide.flush_threshold pages or more
+ * flushes it, if it can take the table's ShareUpdateExclusiveLock without
+ * waiting (otherwise VACUUM or another writer is at it), and then does
+ * small compactions the policy asks for (at most 4 times the flush size).
+ *
+ * VACUUM (and autovacuum, which the inserts trigger) flushes, compacts per
+ * policy without a size limit, rewrites runs holding transaction ids older
+ * than the freeze limit (all of them with FREEZE) so that relfrozenxid can
+ * advance, sweeps orphaned pages, and updates the statistics.
+ *
+ * IDENTIFICATION
+ *	  src/am/vacuum.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/multixact.h"
+#include "access/transam.h"
+#include "commands/vacuum.h"
+#include "storage/bufmgr.h"
+#include "storage/lmgr.h"
+#include "utils/rel.h"
+
+#include "wide.h"
+
+#define MAX_STEPS	16
+
+/*
+ * WideMaybeFlush -- after a write: flush if the write area is full.
+ */
+void
+WideMaybeFlush(Relation rel, uint32 wa_pages)
+{
+	uint64		cap;
+	int			steps = 0;
+
+	if (wa_pages < (uint32) wide_flush_threshold)
+		return;
+	if (!ConditionalLockRelation(rel, ShareUpdateExclusiveLock))
+		return;
+	WideFlush(rel);
+	cap = (uint64) wide_flush_threshold * BLCKSZ * 4;
+	while (steps++ < MAX_STEPS && WideCompactStep(rel, false, cap))
+		;
+	UnlockRelation(rel, ShareUpdateExclusiveLock);
+}
+
+/* the runs, copied from the metapage */
+static int
+current_runs(Relation rel, WideRunData *runs, uint64 *wa_pages)
+{
+	Buffer		metabuf = WideReadMeta(rel, BUFFER_LOCK_SHARE);
+	WideMetaPage meta;
+	int			n;
+	int			i;
+
+	*wa_pages = 0;
+	if (!BufferIsValid(metabuf))
+		return 0;
+	meta = WidePageGetMeta(BufferGetPage(metabuf));
+	n = meta->nruns;
+	memcpy(runs, meta->runs, sizeof(WideRunData) * n);
+	for (i = 0; i < WIDE_NLANES; i++)
+		*wa_pages += meta->lanes[i].npages;
+	UnlockReleaseBuffer(metabuf);
+	return n;
+}
+
+/*
+ * WideVacuum -- the relation_vacuum callback.
+ */
+void
+WideVacuum(Relation rel, VacuumParams *params, BufferAccessStrategy bstrategy)
+{
+	TransactionId oldest_xmin;
+	MultiXactId oldest_mxact;
+	TransactionId freeze_limit;
+	MultiXactId multi_cutoff;
+	bool		aggressive;
+	bool		freeze_all;
+	WideRunData runs[WIDE_MAX_RUNS];
+	int			n;
+	int			i;
+	int			steps = 0;
+	uint64		swept;
+	uint64		wa_pages;
+	double		ncells = 0;
+	TransactionId frozenxid;
+
+	aggressive = vacuum_set_xid_limits(rel,
+									   params->freeze_min_age,
+									   params->freeze_table_age,
+									   params->multixact_freeze_min_age,
+									   params->multixact_freeze_table_age,
+									   &oldest_xmin, &oldest_mxact,
+									   &freeze_limit, &multi_cutoff);
+	freeze_all = aggressive || (params->options & VACOPT_FREEZE) != 0;
+
+	WideFlush(rel);
+	while (steps++ < MAX_STEPS && WideCompactStep(rel, false, 0))
+		;
+
+	/* rewrite runs with old transaction ids, so relfrozenxid can advance */
+	n = current_runs(rel, runs, &wa_pages);
+	for (i = 0; i < n; i++)
+	{
+		TransactionId x = runs[i].min_xmin;
+
+		if (TransactionIdIsNormal(x) &&
+			(freeze_all || TransactionIdPrecedes(x, freeze_limit)) &&
+			TransactionIdPrecedes(x, oldest_xmin))
+		{
+			WideCompactRange(rel, i, i);
+			n = current_runs(rel, runs, &wa_pages);
+		}
+	}
+
+	swept = WideSweep(rel);
+
+	/* statistics and the new relfrozenxid */
+	frozenxid = oldest_xmin;
+	n = current_runs(rel, runs, &wa_pages);
+	for (i = 0; i < n; i++)
+	{
+		ncells += runs[i].ncells;
+		if (TransactionIdIsNormal(runs[i].min_xmin) &&
+			TransactionIdPrecedes(runs[i].min_xmin, frozenxid))
+			frozenxid = runs[i].min_xmin;
+	}
+	ncells += (double) wa_pages * (BLCKSZ / 100);
+	vac_update_relstats(rel, RelationGetNumberOfBlocks(rel), ncells, 0, false,
+						frozenxid, oldest_mxact, NULL, NULL, false);
+
+	if (params->options & VACOPT_VERBOSE)
+		ereport(INFO,
+				(errmsg("vacuuming wide table \"%s\": %d runs, %.0f cells, %llu orphaned pages reclaimed",
+						RelationGetRelationName(rel), n, ncells,
+						(unsigned long long) swept)));
+}

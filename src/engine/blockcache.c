@@ -1,0 +1,195 @@
+/*-------------------------------------------------------------------------
+ *
+ * blockcache.c
+ *	  A backend-local cache of opened segments and decoded blocks.
+ *
+ * Decoding a block (CRC, zstd, parsing) costs more than reading its pages
+ * from shared buffers, so each backend keeps the blocks it decoded, up to
+ * wide.block_cache_size bytes, least recently used out first.  Entries are
+ * keyed by (relfilenode, segment id, segment's largest sequence number,
+ * offset): segments never change once written, segment ids are never
+ * reused within a relfilenode, and the sequence number tells a segment of a
+ * dropped table from one of a new table that got the same relfilenode.
+ *
+ * An entry in use is pinned; pins are released by their users, and all of
+ * them at the end of a transaction (an error may skip the release).
+ *
+ * IDENTIFICATION
+ *	  src/engine/blockcache.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "lib/ilist.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
+
+#include "wide.h"
+
+int			wide_block_cache_size = 64 * 1024;	/* kB */
+
+typedef struct CacheKey
+{
+	RelFileNode node;
+	uint32		segid;
+	uint32		kind;
+	uint64		max_seq;
+	uint64		offset;
+} CacheKey;
+
+struct WideCacheEntry
+{
+	CacheKey	key;			/* hash key: must be first */
+	MemoryContext cxt;			/* everything the object owns */
+	void	   *object;
+	Size		size;
+	int			pins;
+	dlist_node	lru;
+};
+
+static HTAB *cache = NULL;
+static dlist_head lru = DLIST_STATIC_INIT(lru);
+static Size cached_bytes = 0;
+static MemoryContext cache_cxt = NULL;
+
+static void
+at_xact_end(XactEvent event, void *arg)
+{
+	HASH_SEQ_STATUS status;
+	WideCacheEntry *e;
+
+	if (cache == NULL)
+		return;
+	if (event != XACT_EVENT_COMMIT && event != XACT_EVENT_ABORT &&
+		event != XACT_EVENT_PARALLEL_COMMIT && event != XACT_EVENT_PARALLEL_ABORT &&
+		event != XACT_EVENT_PREPARE)
+		return;
+	hash_seq_init(&status, cache);
+	while ((e = hash_seq_search(&status)) != NULL)
+		e->pins = 0;
+}
+
+static void
+cache_init(void)
+{
+	HASHCTL		ctl;
+
+	cache_cxt = AllocSetContextCreate(TopMemoryContext, "wide block cache",
+									  ALLOCSET_DEFAULT_SIZES);
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(CacheKey);
+	ctl.entrysize = sizeof(WideCacheEntry);
+	ctl.hcxt = cache_cxt;
+	cache = hash_create("wide block cache", 1024, &ctl,
+						HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	RegisterXactCallback(at_xact_end, NULL);
+}
+
+static void
+evict(Size limit)
+{
+	dlist_mutable_iter it;
+
+	dlist_foreach_modify(it, &lru)
+	{
+		WideCacheEntry *e = dlist_container(WideCacheEntry, lru, it.cur);
+
+		if (cached_bytes <= limit)
+			break;
+		if (e->pins > 0)
+			continue;
+		dlist_delete(&e->lru);
+		cached_bytes -= e->size;
+		MemoryContextDelete(e->cxt);
+		hash_search(cache, &e->key, HASH_REMOVE, NULL);
+	}
+}
+
+/*
+ * WideCacheLookup -- find and pin a cached object; NULL if absent.
+ */
+WideCacheEntry *
+WideCacheLookup(RelFileNode node, uint32 segid, uint64 max_seq, uint32 kind,
+				uint64 offset, void **object)
+{
+	CacheKey	key;
+	WideCacheEntry *e;
+
+	if (cache == NULL)
+		cache_init();
+	memset(&key, 0, sizeof(key));
+	key.node = node;
+	key.segid = segid;
+	key.kind = kind;
+	key.max_seq = max_seq;
+	key.offset = offset;
+	e = hash_search(cache, &key, HASH_FIND, NULL);
+	if (e == NULL)
+		return NULL;
+	e->pins++;
+	dlist_move_tail(&lru, &e->lru);
+	*object = e->object;
+	return e;
+}
+
+/*
+ * WideCacheNewContext -- a memory context for an object about to be cached.
+ */
+MemoryContext
+WideCacheNewContext(void)
+{
+	if (cache == NULL)
+		cache_init();
+	return AllocSetContextCreate(cache_cxt, "wide cached block",
+								 ALLOCSET_SMALL_SIZES);
+}
+
+/*
+ * WideCacheInsert -- cache (and pin) an object that lives in cxt.  If the
+ * key is already present (a nested lookup filled it), the new copy is
+ * dropped and the cached one returned.
+ */
+WideCacheEntry *
+WideCacheInsert(RelFileNode node, uint32 segid, uint64 max_seq, uint32 kind,
+				uint64 offset, MemoryContext cxt, void **object)
+{
+	CacheKey	key;
+	WideCacheEntry *e;
+	bool		found;
+
+	memset(&key, 0, sizeof(key));
+	key.node = node;
+	key.segid = segid;
+	key.kind = kind;
+	key.max_seq = max_seq;
+	key.offset = offset;
+	e = hash_search(cache, &key, HASH_ENTER, &found);
+	if (found)
+	{
+		MemoryContextDelete(cxt);
+		e->pins++;
+		dlist_move_tail(&lru, &e->lru);
+		*object = e->object;
+		return e;
+	}
+	e->cxt = cxt;
+	e->object = *object;
+	e->size = MemoryContextMemAllocated(cxt, true);
+	e->pins = 1;
+	dlist_push_tail(&lru, &e->lru);
+	cached_bytes += e->size;
+	evict((Size) wide_block_cache_size * 1024);
+	return e;
+}
+
+/*
+ * WideCacheRelease -- unpin.
+ */
+void
+WideCacheRelease(WideCacheEntry *e)
+{
+	if (e != NULL && e->pins > 0)
+		e->pins--;
+}

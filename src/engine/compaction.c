@@ -1,0 +1,257 @@
+/*-------------------------------------------------------------------------
+ *
+ * compaction.c
+ *	  Compaction: merging runs, applying deletes and GC policies.
+ *
+ * The runs of a table are listed oldest first in the metapage.  Every flush
+ * appends one, and every record of a run was written (in write order)
+ * after every record of the runs before it; compaction keeps that true by
+ * merging only *contiguous* runs into one run at the same place.  So for
+ * any merge, records outside it are all older or all newer than all records
+ * in it, and the resolver's rules (resolve.c) are safe on any window; a
+ * window that includes the oldest run may also drop tombstones.
+ *
+ * Policy: size-tiered, like RocksDB's universal compaction.  From the
+ * newest run, the window grows to older runs while the next older run is no
+ * larger than wide.compaction_ratio times the window so far; a window of at
+ * least 4 runs is merged.  If there are more than wide.max_runs runs, the
+ * newest ones are merged to get back under.  Each record is rewritten about
+ * log_ratio(table / flush size) times (write amplification); a read visits
+ * at most wide.max_runs runs plus the write area (read amplification), each
+ * with one index lookup and a row filter.  wide.compact(major => true)
+ * merges everything into one run, which drops every frozen tombstone.
+ *
+ * Concurrency: the caller holds ShareUpdateExclusiveLock (no flush or other
+ * compaction runs); readers and writers go on.  The merged run replaces its
+ * inputs in one metapage WAL record; the inputs' pages go to the free queue
+ * and are reused only once no snapshot can be reading them (space.c).
+ *
+ * IDENTIFICATION
+ *	  src/engine/compaction.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/generic_xlog.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "wide.h"
+
+int			wide_max_runs = 8;
+double		wide_compaction_ratio = 2.0;
+
+#define MIN_MERGE_WIDTH		4
+
+static bool
+seg_next(void *arg, WideCell *cell)
+{
+	return WideSegIterNext((WideSegIter *) arg, cell);
+}
+
+static uint64
+run_size(const WideRunData *r)
+{
+	return Max(r->raw_bytes, 1);
+}
+
+/*
+ * Choose the runs [lo, hi] to merge; false if none.  cap limits the bytes a
+ * merge may rewrite (0: no limit).
+ */
+static bool
+pick_window(const WideRunData *runs, int n, bool major, uint64 cap,
+			int *lo, int *hi)
+{
+	uint64		sum;
+
+	if (n == 0)
+		return false;
+	if (major)
+	{
+		*lo = 0;
+		*hi = n - 1;
+		return true;
+	}
+	if (n < 2)
+		return false;
+
+	*hi = n - 1;
+	*lo = *hi;
+	sum = run_size(&runs[*hi]);
+	while (*lo > 0 && run_size(&runs[*lo - 1]) <= wide_compaction_ratio * sum)
+	{
+		(*lo)--;
+		sum += run_size(&runs[*lo]);
+	}
+	if (*hi - *lo + 1 < MIN_MERGE_WIDTH)
+	{
+		if (n <= wide_max_runs)
+			return false;
+		*lo = Min(n - 2, wide_max_runs - 1);
+		*lo = Max(0, *lo);
+		sum = 0;
+		for (int i = *lo; i <= *hi; i++)
+			sum += run_size(&runs[i]);
+	}
+	while (cap > 0 && sum > cap && *hi - *lo + 1 > 2)
+	{
+		sum -= run_size(&runs[*lo]);
+		(*lo)++;
+	}
+	return cap == 0 || sum <= cap;
+}
+
+/*
+ * WideCompactRuns -- merge runs [lo, hi] (as read from the metapage into
+ * runs[]) into one.
+ */
+static void
+compact_runs(Relation rel, const WideRunData *runs, int lo, int hi)
+{
+	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "wide compaction",
+											  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	WideSchema *schema = WideSchemaCopy(rel);
+	WideKeyRange all = {0};
+	WideMergeIter *merge = WideMergeIterCreate(hi - lo + 1);
+	WideSegIter **its = palloc(sizeof(WideSegIter *) * (hi - lo + 1));
+	WideSegmentWriter *w;
+	WideResolver *resolver;
+	WideCell	cell;
+	WideRunData run;
+	bool		have_run;
+	const WideBlobRef *kept;
+	int			nkept;
+	Buffer		metabuf;
+	GenericXLogState *state;
+	WideMetaPage meta;
+	int			i;
+	int			nblobs = 0;
+	WideBlobRef *blobs;
+
+	for (i = lo; i <= hi; i++)
+	{
+		its[i - lo] = WideSegIterBegin(rel, &runs[i], &all);
+		WideMergeIterAdd(merge, seg_next, its[i - lo], i);
+		nblobs += WideSegIterSegment(its[i - lo])->nblobs;
+	}
+	blobs = palloc(sizeof(WideBlobRef) * Max(nblobs, 1));
+	nblobs = 0;
+	for (i = lo; i <= hi; i++)
+	{
+		WideSegment *seg = WideSegIterSegment(its[i - lo]);
+
+		memcpy(blobs + nblobs, seg->blobs, sizeof(WideBlobRef) * seg->nblobs);
+		nblobs += seg->nblobs;
+	}
+
+	w = WideSegmentWriterBegin(rel, schema->vallen);
+	resolver = WideResolverCreate(rel, schema, lo == 0, WideGCNow(), w);
+	while (WideMergeIterNext(merge, &cell))
+	{
+		CHECK_FOR_INTERRUPTS();
+		WideResolverPush(resolver, &cell);
+	}
+	(void) WideResolverFinish(resolver);
+	have_run = WideSegmentWriterFinish(w, &run);
+	kept = WideSegmentWriterBlobs(w, &nkept);
+
+	/* publish: the new run replaces the inputs */
+	metabuf = WideReadMeta(rel, BUFFER_LOCK_EXCLUSIVE);
+	state = GenericXLogStart(rel);
+	meta = WidePageGetMeta(GenericXLogRegisterBuffer(state, metabuf, 0));
+	for (i = lo; i <= hi; i++)
+		if (i >= (int) meta->nruns || meta->runs[i].segid != runs[i].segid)
+			elog(ERROR, "runs of \"%s\" changed during compaction",
+				 RelationGetRelationName(rel));
+	for (i = lo; i <= hi; i++)
+		(void) WideSpaceFree(meta, WIDE_FREE_SEGMENT, runs[i].root, 0);
+	WideFreeBlobsNotKept(meta, blobs, nblobs, kept, nkept);
+	{
+		int			nnew = have_run ? 1 : 0;
+		int			tail = meta->nruns - hi - 1;
+
+		if (have_run)
+			meta->runs[lo] = run;
+		memmove(&meta->runs[lo + nnew], &meta->runs[hi + 1],
+				sizeof(WideRunData) * tail);
+		meta->nruns = lo + nnew + tail;
+	}
+	meta->version_counter++;
+	meta->compactions++;
+	GenericXLogFinish(state);
+	UnlockReleaseBuffer(metabuf);
+
+	for (i = lo; i <= hi; i++)
+		WideSegIterEnd(its[i - lo]);
+	WideSegmentWriterEnd(w);
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(cxt);
+}
+
+/* the runs listed in the metapage, copied */
+static int
+read_runs(Relation rel, WideRunData *runs)
+{
+	Buffer		metabuf = WideReadMeta(rel, BUFFER_LOCK_SHARE);
+	WideMetaPage meta;
+	int			n;
+
+	if (!BufferIsValid(metabuf))
+		return 0;
+	meta = WidePageGetMeta(BufferGetPage(metabuf));
+	n = meta->nruns;
+	memcpy(runs, meta->runs, sizeof(WideRunData) * n);
+	UnlockReleaseBuffer(metabuf);
+	return n;
+}
+
+/*
+ * WideCompactStep -- one merge chosen by the policy (all runs if major);
+ * returns false if there was nothing to do.  cap bounds the bytes merged
+ * (0: none).  REQUIRES: ShareUpdateExclusiveLock.
+ */
+bool
+WideCompactStep(Relation rel, bool major, uint64 cap)
+{
+	WideRunData runs[WIDE_MAX_RUNS];
+	int			n = read_runs(rel, runs);
+	int			lo,
+				hi;
+
+	if (!pick_window(runs, n, major, cap, &lo, &hi))
+		return false;
+	compact_runs(rel, runs, lo, hi);
+	return true;
+}
+
+/*
+ * WideCompactRun -- rewrite runs [lo, hi] whatever the policy says (used to
+ * freeze old transaction ids).  REQUIRES: ShareUpdateExclusiveLock.
+ */
+void
+WideCompactRange(Relation rel, int lo, int hi)
+{
+	WideRunData runs[WIDE_MAX_RUNS];
+	int			n = read_runs(rel, runs);
+
+	if (lo >= 0 && hi < n && lo <= hi)
+		compact_runs(rel, runs, lo, hi);
+}
+
+/*
+ * WideCompactForRoom -- make sure a flush has a free slot in the run list.
+ */
+void
+WideCompactForRoom(Relation rel)
+{
+	WideRunData runs[WIDE_MAX_RUNS];
+	int			n = read_runs(rel, runs);
+
+	if (n >= WIDE_MAX_RUNS - 1)
+		compact_runs(rel, runs, n - 4, n - 1);
+}

@@ -1,0 +1,140 @@
+/*-------------------------------------------------------------------------
+ *
+ * compress.c
+ *	  Framing of stored blocks: compression and checksums.
+ *
+ *	  stored   := payload type:u8 crc:u32
+ *	  type     := 0 raw | 1 zstd (a zstd frame with its content size)
+ *	  crc      := CRC-32C of payload and type
+ *
+ * A block is stored raw when zstd saves less than 12.5% (LevelDB's rule).
+ * The zstd level is the wide.compression_level setting.
+ *
+ * IDENTIFICATION
+ *	  src/engine/compress.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <zstd.h>
+
+#include "port/pg_crc32c.h"
+#include "utils/memutils.h"
+
+#include "wide.h"
+
+#define BLOCK_RAW	0
+#define BLOCK_ZSTD	1
+
+int			wide_compression_level = 1;
+
+static ZSTD_CCtx *cctx = NULL;
+static ZSTD_DCtx *dctx = NULL;
+
+static uint32
+block_crc(const char *data, Size len)
+{
+	pg_crc32c	crc;
+
+	INIT_CRC32C(crc);
+	COMP_CRC32C(crc, data, len);
+	FIN_CRC32C(crc);
+	return crc;
+}
+
+/*
+ * WideBlockStore -- frame a raw block for storage, appending to out.
+ */
+void
+WideBlockStore(const char *raw, Size len, StringInfo out)
+{
+	int			start = out->len;
+	size_t		bound = ZSTD_compressBound(len);
+	size_t		clen;
+	uint8		type = BLOCK_RAW;
+	uint32		crc;
+
+	if (cctx == NULL)
+	{
+		cctx = ZSTD_createCCtx();
+		if (cctx == NULL)
+			ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
+							errmsg("could not create a zstd compression context")));
+	}
+	enlargeStringInfo(out, bound + 5);
+	clen = ZSTD_compressCCtx(cctx, out->data + start, bound, raw, len,
+							 wide_compression_level);
+	if (!ZSTD_isError(clen) && clen < len - len / 8)
+	{
+		out->len += clen;
+		type = BLOCK_ZSTD;
+	}
+	else
+		appendBinaryStringInfo(out, raw, len);
+	appendStringInfoCharMacro(out, (char) type);
+	crc = block_crc(out->data + start, out->len - start);
+	appendBinaryStringInfo(out, (const char *) &crc, sizeof(crc));
+}
+
+/*
+ * WideBlockLoad -- check and unframe a stored block.  Returns the raw bytes
+ * (palloc'd, or "stored" itself when kept raw) and their length, or NULL
+ * with *why set if the block is damaged.
+ */
+char *
+WideBlockLoad(const char *stored, Size len, Size *rawlen, const char **why)
+{
+	uint32		crc;
+	uint8		type;
+	unsigned long long size;
+	char	   *raw;
+	size_t		got;
+
+	if (len < 5)
+	{
+		*why = "block is truncated";
+		return NULL;
+	}
+	memcpy(&crc, stored + len - 4, sizeof(crc));
+	if (crc != block_crc(stored, len - 4))
+	{
+		*why = "checksum mismatch";
+		return NULL;
+	}
+	type = (uint8) stored[len - 5];
+	if (type == BLOCK_RAW)
+	{
+		*rawlen = len - 5;
+		return (char *) stored;
+	}
+	if (type != BLOCK_ZSTD)
+	{
+		*why = "unknown block type";
+		return NULL;
+	}
+	size = ZSTD_getFrameContentSize(stored, len - 5);
+	if (size == ZSTD_CONTENTSIZE_UNKNOWN || size == ZSTD_CONTENTSIZE_ERROR ||
+		size > MaxAllocSize)
+	{
+		*why = "bad compressed frame";
+		return NULL;
+	}
+	if (dctx == NULL)
+	{
+		dctx = ZSTD_createDCtx();
+		if (dctx == NULL)
+			ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
+							errmsg("could not create a zstd decompression context")));
+	}
+	raw = palloc(Max(size, 1));
+	got = ZSTD_decompressDCtx(dctx, raw, size, stored, len - 5);
+	if (ZSTD_isError(got) || got != size)
+	{
+		pfree(raw);
+		*why = "decompression failed";
+		return NULL;
+	}
+	*rawlen = size;
+	return raw;
+}

@@ -1,0 +1,264 @@
+/*-------------------------------------------------------------------------
+ *
+ * indexblock.c
+ *	  Index blocks, the root index and row-key filters of a segment.
+ *
+ * A segment's data blocks are described by index blocks, each covering a
+ * run of consecutive data blocks; the root index describes the index blocks.
+ * Entries name the last row key of what they cover, so a seek to a row key
+ * is a binary search for the first entry whose last row is >= the key.
+ *
+ *	  index    := nentries:varint arena:varint entry* filter
+ *	  entry    := shared:varint unshared:varint lastrow-suffix
+ *	              offset:varint length:varint ncells:varint
+ *	              ts_min:zigzag ts_max:zigzag flags:u8
+ *	  filter   := nbits:varint k:u8 bits          (0 bits: no filter)
+ *	  root     := nentries:varint arena:varint entry* 0   (no filter)
+ *
+ * "arena" is the total length of the last-row keys, to rebuild them.
+ *
+ * Offsets and lengths locate stored blocks (compress.c) in the segment's
+ * byte stream.  The filter of an index block is a Bloom filter over the
+ * distinct row keys of its data blocks, 10 bits a key and 7 probes (about
+ * 1% false positives), so a point read skips blocks without its row.
+ *
+ * IDENTIFICATION
+ *	  src/engine/indexblock.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "common/hashfn.h"
+
+#include "engine/coding.h"
+#include "wide.h"
+
+#define BLOOM_BITS_PER_KEY	10
+#define BLOOM_PROBES		7
+
+/*
+ * WideRowHash -- the 64-bit hash of a row key used by the filters.
+ */
+uint64
+WideRowHash(const char *key, uint32 len)
+{
+	return DatumGetUInt64(hash_bytes_extended((const unsigned char *) key,
+											  (int) len, 0x77696465));
+}
+
+/*
+ * WideIndexEncode -- encode entries (and a filter over the given row
+ * hashes, if nhashes > 0) into out.
+ */
+void
+WideIndexEncode(const WideIndexEntry *entries, int n, const uint64 *hashes,
+				int nhashes, StringInfo out)
+{
+	const char *prev = "";
+	uint32		prevlen = 0;
+	int			i;
+
+	uint64		arena = 0;
+
+	for (i = 0; i < n; i++)
+		arena += entries[i].lastrowlen;
+	put_varint(out, n);
+	put_varint(out, arena);
+	for (i = 0; i < n; i++)
+	{
+		const WideIndexEntry *e = &entries[i];
+		uint32		shared = common_prefix(prev, prevlen, e->lastrow, e->lastrowlen);
+
+		put_varint(out, shared);
+		put_varint(out, e->lastrowlen - shared);
+		put_bytes(out, e->lastrow + shared, e->lastrowlen - shared);
+		put_varint(out, e->offset);
+		put_varint(out, e->length);
+		put_varint(out, e->ncells);
+		put_zigzag(out, e->ts_min);
+		put_zigzag(out, e->ts_max);
+		put_byte(out, e->flags);
+		prev = e->lastrow;
+		prevlen = e->lastrowlen;
+	}
+
+	if (nhashes > 0)
+	{
+		uint32		nbits = Max(64, nhashes * BLOOM_BITS_PER_KEY);
+		uint32		nbytes = (nbits + 7) / 8;
+		uint8	   *bits = palloc0(nbytes);
+
+		nbits = nbytes * 8;
+		for (i = 0; i < nhashes; i++)
+		{
+			uint64		h = hashes[i];
+			uint64		delta = (h >> 33) | (h << 31);
+			int			j;
+
+			for (j = 0; j < BLOOM_PROBES; j++)
+			{
+				uint32		bit = (uint32) (h % nbits);
+
+				bits[bit / 8] |= 1 << (bit % 8);
+				h += delta;
+			}
+		}
+		put_varint(out, nbits);
+		put_byte(out, BLOOM_PROBES);
+		put_bytes(out, (const char *) bits, nbytes);
+		pfree(bits);
+	}
+	else
+		put_varint(out, 0);
+}
+
+/*
+ * WideIndexDecode -- decode an index or root block.  Entries point into a
+ * palloc'd arena; the filter (if any) into "data".  NULL if malformed.
+ */
+WideIndex *
+WideIndexDecode(const char *data, Size len, bool has_filter)
+{
+	const char *p = data;
+	const char *end = data + len;
+	uint64		n;
+	uint64		arenalen;
+	WideIndex  *idx;
+	char	   *arena;
+	char	   *ap;
+	const char *prev = "";
+	uint32		prevlen = 0;
+	uint64		i;
+
+	if (!(p = get_varint(p, end, &n)) || n > len ||
+		!(p = get_varint(p, end, &arenalen)) ||
+		arenalen > n * WIDE_MAX_ROW_KEY)
+		return NULL;
+	idx = palloc(sizeof(WideIndex));
+	idx->n = (int) n;
+	idx->entries = palloc(sizeof(WideIndexEntry) * Max(n, 1));
+	arena = palloc(Max(arenalen, 1));
+	ap = arena;
+	idx->arena = arena;
+	idx->bits = NULL;
+	idx->nbits = 0;
+	idx->nprobes = 0;
+
+	for (i = 0; i < n; i++)
+	{
+		WideIndexEntry *e = &idx->entries[i];
+		uint64		shared,
+					unshared;
+		int64		z;
+		uint64		u;
+
+		if (!(p = get_varint(p, end, &shared)) ||
+			!(p = get_varint(p, end, &unshared)) ||
+			shared > prevlen || unshared > (uint64) (end - p) ||
+			(uint64) (ap - arena) + shared + unshared > arenalen)
+			goto bad;
+		memcpy(ap, prev, shared);
+		memcpy(ap + shared, p, unshared);
+		p += unshared;
+		e->lastrow = ap;
+		e->lastrowlen = shared + unshared;
+		ap += e->lastrowlen;
+		if (!(p = get_varint(p, end, &e->offset)) ||
+			!(p = get_varint(p, end, &u)) || u > PG_UINT32_MAX)
+			goto bad;
+		e->length = (uint32) u;
+		if (!(p = get_varint(p, end, &e->ncells)) ||
+			!(p = get_zigzag(p, end, &z)))
+			goto bad;
+		e->ts_min = z;
+		if (!(p = get_zigzag(p, end, &z)) || p >= end)
+			goto bad;
+		e->ts_max = z;
+		e->flags = (uint8) *p++;
+		prev = e->lastrow;
+		prevlen = e->lastrowlen;
+	}
+
+	{
+		uint64		nbits;
+
+		if (!(p = get_varint(p, end, &nbits)))
+			goto bad;
+		if (nbits > 0)
+		{
+			if (!has_filter || p >= end || nbits % 8 != 0 ||
+				nbits / 8 != (uint64) (end - p - 1))
+				goto bad;
+			idx->nprobes = (uint8) *p++;
+			idx->nbits = (uint32) nbits;
+			idx->bits = (const uint8 *) p;
+			p += nbits / 8;
+		}
+	}
+	if (p != end)
+		goto bad;
+	return idx;
+
+bad:
+	pfree(idx->entries);
+	pfree(arena);
+	pfree(idx);
+	return NULL;
+}
+
+/*
+ * WideIndexMayContain -- false if the filter proves the row is absent.
+ */
+bool
+WideIndexMayContain(const WideIndex *idx, uint64 h)
+{
+	uint64		delta = (h >> 33) | (h << 31);
+	int			j;
+
+	if (idx->bits == NULL)
+		return true;
+	for (j = 0; j < idx->nprobes; j++)
+	{
+		uint32		bit = (uint32) (h % idx->nbits);
+
+		if (!(idx->bits[bit / 8] & (1 << (bit % 8))))
+			return false;
+		h += delta;
+	}
+	return true;
+}
+
+/*
+ * WideIndexSeek -- index of the first entry whose last row is >= key
+ * (n if none).
+ */
+int
+WideIndexSeek(const WideIndex *idx, const char *key, uint32 keylen)
+{
+	int			lo = 0;
+	int			hi = idx->n;
+
+	while (lo < hi)
+	{
+		int			mid = lo + (hi - lo) / 2;
+		const WideIndexEntry *e = &idx->entries[mid];
+
+		if (WideKeyCompare(e->lastrow, e->lastrowlen, key, keylen) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * WideIndexFree -- release a decoded index.
+ */
+void
+WideIndexFree(WideIndex *idx)
+{
+	pfree(idx->entries);
+	pfree(idx->arena);
+	pfree(idx);
+}

@@ -1,0 +1,476 @@
+/*-------------------------------------------------------------------------
+ *
+ * resolve.c
+ *	  What a flush or a compaction keeps: the rules applied when records are
+ *	  rewritten into a segment.
+ *
+ * Input: every record of the sources being rewritten, in cell order, with
+ * their MVCC state.  A record is *frozen* when it is visible to every
+ * snapshot that exists or can exist (visibility.c); only frozen records can
+ * decide anything, because a reader may not see the others.  Output: the
+ * records to keep, each marked frozen or not.
+ *
+ * Dropped, because no snapshot can ever return them:
+ *	- records of aborted transactions;
+ *	- records covered by a frozen tombstone of the input (smaller sequence
+ *	  number, in its scope);
+ *	- older writes of a cell whose newest write is a frozen PUT;
+ *	- cells of a family that no longer exists (or an earlier incarnation);
+ *	- frozen cells a GC policy collects: beyond the max_versions newest
+ *	  frozen live versions of their column (only while no unfrozen tombstone
+ *	  is in scope), or older than max_age measured from the start of the
+ *	  oldest running transaction (so no open snapshot ever sees a cell it
+ *	  could still read disappear);
+ *	- frozen tombstones, when the output is the oldest run ("bottom"):
+ *	  everything they can delete is in the input, and has been dropped.
+ * Merged: consecutive frozen inputs of an aggregate cell fold into one
+ * MERGE record (not under an unfrozen tombstone, which may still delete
+ * some of them and not the others).
+ *
+ * Why partial compactions may apply these rules: runs are ordered by write
+ * order (see compaction.c), so every record outside the input that could
+ * interact with a record inside is newer than all of the input -- it can
+ * delete input records, never be deleted by them.
+ *
+ * IDENTIFICATION
+ *	  src/engine/resolve.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/transam.h"
+#include "access/xact.h"
+#include "lib/stringinfo.h"
+#include "storage/procarray.h"
+#include "utils/backend_status.h"
+
+#include "wide.h"
+
+typedef struct ColTomb
+{
+	int64		from;
+	int64		to;
+	uint64		seq;
+} ColTomb;
+
+struct WideResolver
+{
+	Relation	rel;
+	const WideSchema *schema;
+	bool		bottom;
+	int64		gc_now;			/* 0: no age-based collection */
+	WideSegmentWriter *w;
+	WideResolveStats stats;
+
+	/* row */
+	bool		have_row;
+	StringInfoData row;
+	uint64		row_del;
+	bool		row_unfrozen;
+
+	/* family */
+	bool		have_fam;
+	StringInfoData fam;
+	uint32		famid;
+	const WideFamily *def;
+	bool		fam_dead;
+	uint64		fam_del;
+	bool		fam_unfrozen;
+
+	/* column */
+	bool		have_col;
+	StringInfoData qual;
+	ColTomb    *tombs;
+	int			ntombs;
+	int			maxtombs;
+	bool		col_unfrozen;
+	int			nversions;		/* frozen live versions seen */
+	bool		have_ts;
+	int64		cur_ts;
+	bool		ts_decided;		/* a frozen PUT is the newest write */
+
+	/* an aggregate being folded */
+	bool		acc_pending;
+	int64		acc;
+	WideCell	acc_cell;
+	StringInfoData acc_buf;
+};
+
+static void
+set_string(StringInfo s, const char *data, int len)
+{
+	resetStringInfo(s);
+	appendBinaryStringInfo(s, data, len);
+}
+
+static bool
+same_string(StringInfo s, const char *data, int len)
+{
+	return s->len == len && memcmp(s->data, data, len) == 0;
+}
+
+/*
+ * WideGCNow -- the reference time for physical max-age collection: the
+ * start of the oldest running transaction (microseconds since 1970), or 0
+ * if that cannot be known (track_activities off).
+ */
+int64
+WideGCNow(void)
+{
+	TimestampTz oldest = GetCurrentTransactionStartTimestamp();
+	int			n = pgstat_fetch_stat_numbackends();
+	int			i;
+
+	if (!pgstat_track_activities)
+		return 0;
+	for (i = 1; i <= n; i++)
+	{
+		LocalPgBackendStatus *b = pgstat_fetch_stat_local_beentry(i);
+
+		if (b && b->backendStatus.st_xact_start_timestamp != 0 &&
+			b->backendStatus.st_xact_start_timestamp < oldest)
+			oldest = b->backendStatus.st_xact_start_timestamp;
+	}
+	return WideTimestampToUnix(oldest);
+}
+
+/*
+ * WideResolverCreate -- rules for rewriting into w; "bottom": nothing older
+ * than the input exists.
+ */
+WideResolver *
+WideResolverCreate(Relation rel, const WideSchema *schema, bool bottom,
+				   int64 gc_now, WideSegmentWriter *w)
+{
+	WideResolver *r = palloc0(sizeof(WideResolver));
+
+	r->rel = rel;
+	r->schema = schema;
+	r->bottom = bottom;
+	r->gc_now = gc_now;
+	r->w = w;
+	initStringInfo(&r->row);
+	initStringInfo(&r->fam);
+	initStringInfo(&r->qual);
+	initStringInfo(&r->acc_buf);
+	r->maxtombs = 8;
+	r->tombs = palloc(sizeof(ColTomb) * r->maxtombs);
+	return r;
+}
+
+static void
+emit(WideResolver *r, const WideCell *c, bool frozen)
+{
+	WideSegmentWriterAdd(r->w, c, frozen);
+	r->stats.kept++;
+}
+
+static void
+flush_acc(WideResolver *r)
+{
+	if (!r->acc_pending)
+		return;
+	r->acc_pending = false;
+	memcpy((char *) r->acc_cell.value, &r->acc, sizeof(int64));
+	emit(r, &r->acc_cell, true);
+}
+
+static void
+start_acc(WideResolver *r, const WideCell *c)
+{
+	StringInfo	b = &r->acc_buf;
+
+	resetStringInfo(b);
+	appendBinaryStringInfo(b, c->key, c->keylen);
+	appendBinaryStringInfo(b, c->family, c->famlen);
+	appendBinaryStringInfo(b, c->qual, c->quallen);
+	appendBinaryStringInfo(b, c->value, sizeof(int64));
+	r->acc_cell = *c;
+	r->acc_cell.key = b->data;
+	r->acc_cell.family = b->data + c->keylen;
+	r->acc_cell.qual = b->data + c->keylen + c->famlen;
+	r->acc_cell.value = b->data + c->keylen + c->famlen + c->quallen;
+	r->acc_cell.kind = WIDE_KIND_MERGE;
+	r->acc_cell.xmin = FrozenTransactionId;
+	memcpy(&r->acc, c->value, sizeof(int64));
+	r->acc_pending = true;
+}
+
+static int64
+fold(WideAggregate agg, int64 acc, int64 v)
+{
+	switch (agg)
+	{
+		case WIDE_AGG_SUM:
+			return (int64) ((uint64) acc + (uint64) v);
+		case WIDE_AGG_MIN:
+			return Min(acc, v);
+		case WIDE_AGG_MAX:
+			return Max(acc, v);
+		default:
+			elog(ERROR, "cannot fold aggregate %d", (int) agg);
+	}
+	return 0;
+}
+
+/* was the record written by a transaction that aborted (or crashed)? */
+static bool
+aborted(const WideCell *c)
+{
+	TransactionId xmin = c->xmin;
+
+	if (!TransactionIdIsNormal(xmin) || (c->flags & WIDE_REC_XMIN_COMMITTED))
+		return false;
+	if (c->flags & WIDE_REC_XMIN_INVALID)
+		return true;
+	if (TransactionIdIsCurrentTransactionId(xmin) ||
+		TransactionIdIsInProgress(xmin))
+		return false;
+	return !TransactionIdDidCommit(xmin);
+}
+
+static bool
+covered(const WideResolver *r, const WideCell *c)
+{
+	int			i;
+
+	if (c->seq < r->row_del || c->seq < r->fam_del)
+		return true;
+	for (i = 0; i < r->ntombs; i++)
+		if (c->seq < r->tombs[i].seq && c->ts >= r->tombs[i].from &&
+			c->ts < r->tombs[i].to)
+			return true;
+	return false;
+}
+
+static bool
+collects(const WideResolver *r, const WideFamily *def, int index, int64 ts,
+		 bool versions_ok)
+{
+	bool		has_v = def->max_versions > 0 && versions_ok;
+	bool		has_a = def->max_age > 0 && r->gc_now > 0;
+	bool		by_v = has_v && index >= def->max_versions;
+	bool		by_a = has_a && ts < r->gc_now - def->max_age;
+
+	if (def->max_versions > 0 && def->max_age > 0 && def->gc_intersection)
+		return has_v && has_a && by_v && by_a;
+	return by_v || by_a;
+}
+
+/*
+ * WideResolverPush -- take the next record of the input.
+ */
+void
+WideResolverPush(WideResolver *r, const WideCell *c)
+{
+	int			level = WideCellLevel(c);
+	bool		frozen;
+
+	r->stats.seen++;
+
+	/* scope changes */
+	if (!r->have_row || !same_string(&r->row, c->key, c->keylen))
+	{
+		flush_acc(r);
+		set_string(&r->row, c->key, c->keylen);
+		r->have_row = true;
+		r->row_del = 0;
+		r->row_unfrozen = false;
+		r->have_fam = false;
+		r->have_col = false;
+	}
+	if (level >= WIDE_LEVEL_FAMILY &&
+		(!r->have_fam || r->famid != c->famid ||
+		 !same_string(&r->fam, c->family, c->famlen)))
+	{
+		flush_acc(r);
+		set_string(&r->fam, c->family, c->famlen);
+		r->have_fam = true;
+		r->famid = c->famid;
+		r->def = WideSchemaFindFamily(r->schema, c->family, c->famlen);
+		if (r->def && r->def->id != c->famid)
+			r->def = NULL;
+		/* a family the catalog no longer has: only with a catalog to trust */
+		r->fam_dead = r->def == NULL && r->schema->has_catalog &&
+			c->famid < r->schema->next_id;
+		r->fam_del = 0;
+		r->fam_unfrozen = false;
+		r->have_col = false;
+	}
+	if (level >= WIDE_LEVEL_COLUMN &&
+		(!r->have_col || !same_string(&r->qual, c->qual, c->quallen)))
+	{
+		flush_acc(r);
+		set_string(&r->qual, c->qual, c->quallen);
+		r->have_col = true;
+		r->ntombs = 0;
+		r->col_unfrozen = false;
+		r->nversions = 0;
+		r->have_ts = false;
+	}
+
+	if (aborted(c))
+	{
+		r->stats.aborted++;
+		return;
+	}
+	if (level >= WIDE_LEVEL_FAMILY && r->fam_dead)
+	{
+		r->stats.dropped_family++;
+		return;
+	}
+	frozen = WideRecordVisibleToAll(r->rel, c);
+
+	switch (level)
+	{
+		case WIDE_LEVEL_ROW:
+			if (!frozen)
+				r->row_unfrozen = true;
+			else if (c->seq < r->row_del || r->bottom)
+			{
+				/* redundant, or nothing older left to delete */
+				r->row_del = Max(r->row_del, c->seq);
+				r->stats.tombstones_dropped++;
+				return;
+			}
+			else
+				r->row_del = c->seq;
+			emit(r, c, frozen);
+			return;
+
+		case WIDE_LEVEL_FAMILY:
+			if (c->seq < r->row_del)
+			{
+				r->stats.covered++;
+				return;
+			}
+			if (!frozen)
+				r->fam_unfrozen = true;
+			else if (c->seq < r->fam_del || r->bottom)
+			{
+				r->fam_del = Max(r->fam_del, c->seq);
+				r->stats.tombstones_dropped++;
+				return;
+			}
+			else
+				r->fam_del = c->seq;
+			emit(r, c, frozen);
+			return;
+
+		case WIDE_LEVEL_COLUMN:
+			if (c->seq < r->row_del || c->seq < r->fam_del)
+			{
+				r->stats.covered++;
+				return;
+			}
+			if (!frozen)
+				r->col_unfrozen = true;
+			else
+			{
+				if (r->ntombs == r->maxtombs)
+				{
+					r->maxtombs *= 2;
+					r->tombs = repalloc(r->tombs, sizeof(ColTomb) * r->maxtombs);
+				}
+				r->tombs[r->ntombs].from = c->ts;
+				r->tombs[r->ntombs].to = c->ts_to;
+				r->tombs[r->ntombs].seq = c->seq;
+				r->ntombs++;
+				if (r->bottom)
+				{
+					r->stats.tombstones_dropped++;
+					return;
+				}
+			}
+			emit(r, c, frozen);
+			return;
+	}
+
+	/* a cell */
+	if (r->def == NULL && !r->schema->has_catalog)
+	{
+		/* without a catalog nothing can be judged: keep as is */
+		emit(r, c, frozen);
+		return;
+	}
+	if (r->def == NULL)
+	{
+		/* an incarnation newer than the catalog knows: keep */
+		emit(r, c, frozen);
+		return;
+	}
+	if (covered(r, c))
+	{
+		r->stats.covered++;
+		return;
+	}
+
+	if (r->have_ts && r->cur_ts == c->ts)
+	{
+		/* an older write of the same version */
+		if (r->ts_decided)
+		{
+			r->stats.superseded++;
+			return;
+		}
+		if (r->def->aggregate != WIDE_AGG_NONE && frozen &&
+			!(r->row_unfrozen || r->fam_unfrozen || r->col_unfrozen))
+		{
+			if (r->acc_pending)
+			{
+				int64		v;
+
+				memcpy(&v, c->value, sizeof(int64));
+				r->acc = fold(r->def->aggregate, r->acc, v);
+				r->stats.folded++;
+			}
+			else
+				start_acc(r, c);
+			return;
+		}
+		flush_acc(r);
+	}
+	else
+	{
+		bool		scope_unfrozen = r->row_unfrozen || r->fam_unfrozen ||
+			r->col_unfrozen;
+
+		/* a new version */
+		flush_acc(r);
+		r->have_ts = true;
+		r->cur_ts = c->ts;
+		r->ts_decided = false;
+		if (frozen)
+		{
+			if (collects(r, r->def, r->nversions, c->ts, !scope_unfrozen))
+			{
+				r->nversions++;
+				r->ts_decided = true;	/* its older writes go too */
+				r->stats.collected++;
+				return;
+			}
+			r->nversions++;
+			if (c->kind == WIDE_KIND_PUT)
+				r->ts_decided = true;
+		}
+	}
+
+	if (r->def->aggregate != WIDE_AGG_NONE && frozen &&
+		!(r->row_unfrozen || r->fam_unfrozen || r->col_unfrozen))
+	{
+		start_acc(r, c);
+		return;
+	}
+	emit(r, c, frozen);
+}
+
+/*
+ * WideResolverFinish -- end of input; returns the statistics.
+ */
+WideResolveStats
+WideResolverFinish(WideResolver *r)
+{
+	flush_acc(r);
+	return r->stats;
+}

@@ -1,0 +1,532 @@
+/*-------------------------------------------------------------------------
+ *
+ * segment_reader.c
+ *	  Reading a segment: opening it, seeking by row key, iterating.
+ *
+ * Opening a segment reads its header pages (extents, owned blobs) and its
+ * root index; both are cached (blockcache.c).  An iterator seeks with the
+ * root to the first index block whose last row is >= the start key, with
+ * that index block to the first data block, and with a binary search to the
+ * first record; it stops at the end key.  A point read (one row) first asks
+ * the index block's row filter, and decodes no data block when the row is
+ * absent.  Only the blocks that can hold the range are read; memory is one
+ * index block and one data block at a time.
+ *
+ * Every page read is checked to belong to the expected segment: a page
+ * reused after a compaction (as can happen to a hot standby's reader when
+ * the primary does not know its snapshot; see docs/architecture.md) is an
+ * error, never a wrong answer.
+ *
+ * IDENTIFICATION
+ *	  src/engine/segment_reader.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "wide.h"
+
+#define CACHE_SEGMENT	1
+#define CACHE_INDEX		2
+#define CACHE_DATA		3
+
+static void
+segment_corrupt(Relation rel, uint32 segid, const char *what, uint64 where)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("wide table \"%s\": segment %u is damaged: %s at %llu",
+					RelationGetRelationName(rel), segid, what,
+					(unsigned long long) where),
+			 errhint("Run wide.verify() on the table; on a hot standby, set hot_standby_feedback = on.")));
+}
+
+/* ----------------------------------------------------------------
+ *	Opening
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * WideSegmentLoad -- read a segment's header chain (and, if with_index, its
+ * root index) into memory allocated in the current context.
+ */
+WideSegment *
+WideSegmentLoad(Relation rel, BlockNumber root, bool with_index)
+{
+	WideSegment *seg = palloc0(sizeof(WideSegment));
+	BlockNumber blkno = root;
+	int			maxroots = 4;
+	int			done = 0;
+	int			nentries = 0;
+	uint64		pages = 0;
+	int			i;
+
+	seg->roots = palloc(sizeof(BlockNumber) * maxroots);
+	while (blkno != InvalidBlockNumber)
+	{
+		Buffer		buf = WideReadPage(rel, blkno, BUFFER_LOCK_SHARE, WIDE_PAGE_SEGROOT);
+		Page		page = BufferGetPage(buf);
+		WideSegHeader *h = (WideSegHeader *) PageGetContents(page);
+		const uint32 *e = (const uint32 *) (h + 1);
+		int			j;
+
+		if (h->magic != WIDE_SEG_MAGIC ||
+			(seg->nroots > 0 && h->segid != seg->segid) ||
+			h->nentries_here > (WIDE_PAGE_CAPACITY - sizeof(WideSegHeader)) / 8)
+			segment_corrupt(rel, h->segid, "bad header page", blkno);
+		if (seg->nroots == 0)
+		{
+			seg->segid = h->segid;
+			seg->nextents = h->nextents;
+			seg->nblobs = h->nblobs;
+			seg->typlen = h->typlen;
+			seg->stream_len = h->stream_len;
+			seg->root_off = h->root_off;
+			seg->root_len = h->root_len;
+			seg->ncells = h->ncells;
+			seg->max_seq = h->max_seq;
+			nentries = seg->nextents + seg->nblobs;
+			seg->extents = palloc(sizeof(WideExtent) * Max(seg->nextents, 1));
+			seg->cum = palloc(sizeof(uint64) * (seg->nextents + 1));
+			seg->blobs = palloc(sizeof(WideBlobRef) * Max(seg->nblobs, 1));
+		}
+		if (seg->nroots == maxroots)
+		{
+			maxroots *= 2;
+			seg->roots = repalloc(seg->roots, sizeof(BlockNumber) * maxroots);
+		}
+		seg->roots[seg->nroots++] = blkno;
+		for (j = 0; j < (int) h->nentries_here && done < nentries; j++, done++)
+		{
+			if (done < seg->nextents)
+			{
+				seg->extents[done].start = e[2 * j];
+				seg->extents[done].npages = e[2 * j + 1];
+			}
+			else
+			{
+				seg->blobs[done - seg->nextents].first = e[2 * j];
+				seg->blobs[done - seg->nextents].length = e[2 * j + 1];
+			}
+		}
+		blkno = WidePageGetOpaque(page)->next;
+		UnlockReleaseBuffer(buf);
+	}
+	if (done != nentries)
+		segment_corrupt(rel, seg->segid, "header lists too few extents", root);
+
+	for (i = 0; i < seg->nextents; i++)
+	{
+		seg->cum[i] = pages;
+		pages += seg->extents[i].npages;
+	}
+	seg->cum[seg->nextents] = pages;
+	if (pages * WIDE_PAGE_CAPACITY < seg->stream_len)
+		segment_corrupt(rel, seg->segid, "extents shorter than the stream", root);
+
+	if (with_index)
+	{
+		Size		rawlen;
+		char	   *raw = WideSegmentReadBlock(rel, seg, seg->root_off,
+											   seg->root_len, &rawlen);
+
+		seg->root = WideIndexDecode(raw, rawlen, false);
+		if (seg->root == NULL)
+			segment_corrupt(rel, seg->segid, "bad root index", seg->root_off);
+	}
+	return seg;
+}
+
+/*
+ * WideSegmentFree -- release an uncached segment.
+ */
+void
+WideSegmentFree(WideSegment *seg)
+{
+	pfree(seg->extents);
+	pfree(seg->cum);
+	pfree(seg->blobs);
+	pfree(seg->roots);
+	if (seg->root)
+		WideIndexFree(seg->root);
+	pfree(seg);
+}
+
+/*
+ * WideSegmentOpen -- the cached, pinned segment of a run.
+ */
+WideSegment *
+WideSegmentOpen(Relation rel, const WideRunData *run, WideCacheEntry **pin)
+{
+	void	   *obj;
+	MemoryContext cxt,
+				old;
+	WideSegment *seg;
+
+	*pin = WideCacheLookup(rel->rd_node, run->segid, run->max_seq,
+						   CACHE_SEGMENT, 0, &obj);
+	if (*pin)
+		return (WideSegment *) obj;
+	cxt = WideCacheNewContext();
+	old = MemoryContextSwitchTo(cxt);
+	PG_TRY();
+	{
+		seg = WideSegmentLoad(rel, run->root, true);
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(old);
+		MemoryContextDelete(cxt);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(old);
+	if (seg->segid != run->segid || seg->max_seq != run->max_seq)
+		segment_corrupt(rel, run->segid, "header does not match the metapage",
+						run->root);
+	obj = seg;
+	*pin = WideCacheInsert(rel->rd_node, run->segid, run->max_seq,
+						   CACHE_SEGMENT, 0, cxt, &obj);
+	return (WideSegment *) obj;
+}
+
+/* ----------------------------------------------------------------
+ *	The byte stream
+ * ----------------------------------------------------------------
+ */
+
+static BlockNumber
+stream_block(Relation rel, const WideSegment *seg, uint64 pageno)
+{
+	int			lo = 0;
+	int			hi = seg->nextents - 1;
+
+	if (pageno >= seg->cum[seg->nextents])
+		segment_corrupt(rel, seg->segid, "read past the end of the stream",
+						pageno);
+	while (lo < hi)
+	{
+		int			mid = (lo + hi + 1) / 2;
+
+		if (seg->cum[mid] <= pageno)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return seg->extents[lo].start + (BlockNumber) (pageno - seg->cum[lo]);
+}
+
+/*
+ * WideSegmentReadBytes -- copy len bytes at offset off of the stream.
+ */
+void
+WideSegmentReadBytes(Relation rel, const WideSegment *seg, uint64 off,
+					 uint32 len, char *dst)
+{
+	if (off + len > seg->stream_len)
+		segment_corrupt(rel, seg->segid, "block past the end of the stream", off);
+	while (len > 0)
+	{
+		uint64		pageno = off / WIDE_PAGE_CAPACITY;
+		uint32		inpage = off % WIDE_PAGE_CAPACITY;
+		uint32		n = Min(len, WIDE_PAGE_CAPACITY - inpage);
+		BlockNumber blkno = stream_block(rel, seg, pageno);
+		Buffer		buf = ReadBuffer(rel, blkno);
+		Page		page;
+
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		if (PageIsNew(page) ||
+			WidePageGetOpaque(page)->page_type != WIDE_PAGE_SEGMENT ||
+			WidePageGetOpaque(page)->owner != seg->segid)
+		{
+			UnlockReleaseBuffer(buf);
+			segment_corrupt(rel, seg->segid, "page belongs to something else",
+							blkno);
+		}
+		memcpy(dst, PageGetContents(page) + inpage, n);
+		UnlockReleaseBuffer(buf);
+		dst += n;
+		off += n;
+		len -= n;
+	}
+}
+
+/*
+ * WideSegmentReadBlock -- read, check and decompress a stored block.
+ */
+char *
+WideSegmentReadBlock(Relation rel, const WideSegment *seg, uint64 off,
+					 uint32 len, Size *rawlen)
+{
+	char	   *stored = palloc(len);
+	const char *why = NULL;
+	char	   *raw;
+
+	WideSegmentReadBytes(rel, seg, off, len, stored);
+	raw = WideBlockLoad(stored, len, rawlen, &why);
+	if (raw == NULL)
+		segment_corrupt(rel, seg->segid, why, off);
+	if (raw != stored)
+		pfree(stored);
+	return raw;
+}
+
+/* a cached decoded index block */
+static WideIndex *
+open_index(Relation rel, const WideSegment *seg, const WideIndexEntry *e,
+		   WideCacheEntry **pin)
+{
+	void	   *obj;
+	MemoryContext cxt,
+				old;
+	Size		rawlen;
+	char	   *raw;
+	WideIndex  *idx;
+
+	*pin = WideCacheLookup(rel->rd_node, seg->segid, seg->max_seq,
+						   CACHE_INDEX, e->offset, &obj);
+	if (*pin)
+		return (WideIndex *) obj;
+	cxt = WideCacheNewContext();
+	old = MemoryContextSwitchTo(cxt);
+	raw = WideSegmentReadBlock(rel, seg, e->offset, e->length, &rawlen);
+	idx = WideIndexDecode(raw, rawlen, true);
+	MemoryContextSwitchTo(old);
+	if (idx == NULL)
+	{
+		MemoryContextDelete(cxt);
+		segment_corrupt(rel, seg->segid, "bad index block", e->offset);
+	}
+	obj = idx;
+	*pin = WideCacheInsert(rel->rd_node, seg->segid, seg->max_seq,
+						   CACHE_INDEX, e->offset, cxt, &obj);
+	return (WideIndex *) obj;
+}
+
+/*
+ * WideSegmentOpenBlock -- a cached decoded data block.
+ */
+WideDecodedBlock *
+WideSegmentOpenBlock(Relation rel, const WideSegment *seg,
+					 const WideIndexEntry *e, WideCacheEntry **pin)
+{
+	void	   *obj;
+	MemoryContext cxt,
+				old;
+	Size		rawlen;
+	char	   *raw;
+	WideDecodedBlock *blk;
+
+	*pin = WideCacheLookup(rel->rd_node, seg->segid, seg->max_seq,
+						   CACHE_DATA, e->offset, &obj);
+	if (*pin)
+		return (WideDecodedBlock *) obj;
+	cxt = WideCacheNewContext();
+	old = MemoryContextSwitchTo(cxt);
+	raw = WideSegmentReadBlock(rel, seg, e->offset, e->length, &rawlen);
+	blk = WideBlockDecode(raw, rawlen, seg->typlen, seg->max_seq);
+	MemoryContextSwitchTo(old);
+	if (blk == NULL || (uint64) blk->ncells != e->ncells)
+	{
+		MemoryContextDelete(cxt);
+		segment_corrupt(rel, seg->segid, "bad data block", e->offset);
+	}
+	obj = blk;
+	*pin = WideCacheInsert(rel->rd_node, seg->segid, seg->max_seq,
+						   CACHE_DATA, e->offset, cxt, &obj);
+	return (WideDecodedBlock *) obj;
+}
+
+/* ----------------------------------------------------------------
+ *	Iterating
+ * ----------------------------------------------------------------
+ */
+
+struct WideSegIter
+{
+	Relation	rel;
+	WideSegment *seg;
+	WideCacheEntry *segpin;
+	WideKeyRange range;
+	uint64		point_hash;		/* row hash, for a point read */
+	int			ri;				/* root entry */
+	WideIndex  *idx;
+	WideCacheEntry *idxpin;
+	int			ii;				/* entry of the index block */
+	WideDecodedBlock *blk;
+	WideCacheEntry *blkpin;
+	int			ci;				/* cell of the data block */
+	bool		started;
+	bool		done;
+};
+
+/*
+ * WideSegIterBegin -- iterate over the records of a run whose row key lies
+ * in the range.
+ */
+WideSegIter *
+WideSegIterBegin(Relation rel, const WideRunData *run, const WideKeyRange *range)
+{
+	WideSegIter *it = palloc0(sizeof(WideSegIter));
+
+	it->rel = rel;
+	it->range = *range;
+	it->seg = WideSegmentOpen(rel, run, &it->segpin);
+	if (range->is_point)
+		it->point_hash = WideRowHash(range->start, range->startlen);
+	return it;
+}
+
+static void
+drop_block(WideSegIter *it)
+{
+	WideCacheRelease(it->blkpin);
+	it->blkpin = NULL;
+	it->blk = NULL;
+}
+
+static void
+drop_index(WideSegIter *it)
+{
+	drop_block(it);
+	WideCacheRelease(it->idxpin);
+	it->idxpin = NULL;
+	it->idx = NULL;
+}
+
+/* position on the first data block that may hold the range */
+static void
+seek_start(WideSegIter *it)
+{
+	WideIndex  *root = it->seg->root;
+	const WideKeyRange *r = &it->range;
+
+	it->started = true;
+	it->ri = r->has_start ? WideIndexSeek(root, r->start, r->startlen) : 0;
+	if (it->ri >= root->n)
+	{
+		it->done = true;
+		return;
+	}
+	it->idx = open_index(it->rel, it->seg, &root->entries[it->ri], &it->idxpin);
+	it->ii = r->has_start ? WideIndexSeek(it->idx, r->start, r->startlen) : 0;
+	if (r->is_point && !WideIndexMayContain(it->idx, it->point_hash))
+	{
+		it->done = true;
+		return;
+	}
+	it->blk = NULL;
+	it->ci = 0;
+}
+
+/* the next data block in order; false at the end of the segment */
+static bool
+next_block(WideSegIter *it)
+{
+	drop_block(it);
+	for (;;)
+	{
+		if (it->idx == NULL)
+		{
+			if (it->ri >= it->seg->root->n)
+				return false;
+			it->idx = open_index(it->rel, it->seg, &it->seg->root->entries[it->ri],
+								 &it->idxpin);
+			it->ii = 0;
+		}
+		if (it->ii < it->idx->n)
+			break;
+		drop_index(it);
+		it->ri++;
+	}
+	{
+		const WideIndexEntry *e = &it->idx->entries[it->ii];
+
+		it->blk = WideSegmentOpenBlock(it->rel, it->seg, e, &it->blkpin);
+		it->ii++;
+		it->ci = 0;
+	}
+	/* first block: binary search to the start of the range */
+	if (it->range.has_start && it->blk->ncells > 0 &&
+		WideRowBeforeRange(&it->range, it->blk->cells[0].key, it->blk->cells[0].keylen))
+	{
+		int			lo = 0,
+					hi = it->blk->ncells;
+
+		while (lo < hi)
+		{
+			int			mid = lo + (hi - lo) / 2;
+			const WideCell *c = &it->blk->cells[mid];
+
+			if (WideRowBeforeRange(&it->range, c->key, c->keylen))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		it->ci = lo;
+	}
+	return true;
+}
+
+/*
+ * WideSegIterNext -- the next record in range, in cell order.  The record
+ * points into cached memory pinned until the next call.
+ */
+bool
+WideSegIterNext(WideSegIter *it, WideCell *cell)
+{
+	if (it->done)
+		return false;
+	if (!it->started)
+	{
+		seek_start(it);
+		if (it->done)
+			return false;
+	}
+	for (;;)
+	{
+		if (it->blk == NULL || it->ci >= it->blk->ncells)
+		{
+			CHECK_FOR_INTERRUPTS();
+			if (!next_block(it))
+			{
+				it->done = true;
+				return false;
+			}
+			continue;
+		}
+		*cell = it->blk->cells[it->ci++];
+		if (WideRowAfterRange(&it->range, cell->key, cell->keylen))
+		{
+			it->done = true;
+			return false;
+		}
+		return true;
+	}
+}
+
+/*
+ * WideSegIterSegment -- the segment an iterator reads.
+ */
+WideSegment *
+WideSegIterSegment(WideSegIter *it)
+{
+	return it->seg;
+}
+
+/*
+ * WideSegIterEnd -- release the iterator.
+ */
+void
+WideSegIterEnd(WideSegIter *it)
+{
+	drop_index(it);
+	WideCacheRelease(it->segpin);
+	pfree(it);
+}

@@ -1,0 +1,600 @@
+/*-------------------------------------------------------------------------
+ *
+ * segment_writer.c
+ *	  Writing a segment: an immutable, sorted, compressed run of records.
+ *
+ * A segment is a byte stream laid over extents of WIDE_PAGE_SEGMENT pages
+ * (WIDE_PAGE_CAPACITY bytes each), plus a chain of header pages:
+ *
+ *	  stream   := (data-block+ index-block)+ root
+ *	  header   := WideSegHeader entry*       first header page
+ *	              then more entry* on further header pages (linked by next)
+ *	  entry    := start:u32 npages:u32       nextents extents of the stream
+ *	            | first:u32 length:u32       nblobs blobs the records own
+ *
+ * Data blocks (block.c) are cut at wide.block_size bytes before
+ * compression; index blocks (indexblock.c) cover up to 128 data blocks each
+ * and carry a row-key filter; the root describes the index blocks.  Every
+ * stored block is framed by compress.c (zstd, CRC-32C).
+ *
+ * Sequence numbers.  A record keeps its sequence number only where a reader
+ * of this one segment needs it: tombstones, the records of a row after a
+ * tombstone in it, and records that share coordinates with the previous
+ * one.  The others read back as the segment's largest sequence number.
+ * That is exact because of the order of runs: any record of another run or
+ * of the write area is older than every record of this segment or newer
+ * than every one, so only comparisons inside the segment can depend on the
+ * exact value -- and those are the cases kept.
+ *
+ * Pages are written through shared buffers and WAL-logged as full images;
+ * extents and header pages come from space.c.  A segment is not reachable
+ * until its caller publishes it in the metapage; if that never happens
+ * (error, crash), VACUUM's sweep reclaims its pages.  Memory is bounded by a
+ * data block, an index block and one root entry per index block.
+ *
+ * IDENTIFICATION
+ *	  src/engine/segment_writer.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/generic_xlog.h"
+#include "access/xloginsert.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "engine/coding.h"
+#include "wide.h"
+
+int			wide_block_size = 16384;
+
+#define INDEX_BLOCK_ENTRIES		128
+#define FIRST_EXTENT_PAGES		4
+#define MAX_EXTENT_PAGES		1024
+
+struct WideSegmentWriter
+{
+	Relation	rel;
+	MemoryContext cxt;
+	BufferAccessStrategy strategy;
+	uint32		segid;
+	int16		typlen;
+
+	/* the stream */
+	uint64		stream_len;
+	char		page[BLCKSZ];	/* the page being filled */
+	uint32		page_used;
+	WideExtent *extents;
+	int			nextents;
+	int			maxextents;
+	uint32		ext_used;		/* pages written in the last extent */
+	uint32		next_extent_size;
+
+	/* blocks */
+	WideBlockBuilder *block;
+	StringInfoData raw;
+	StringInfoData stored;
+	WideIndexEntry cur;			/* entry of the data block being built */
+	StringInfoData cur_lastrow;
+
+	/* the index block being built */
+	WideIndexEntry *ientries;
+	StringInfoData iarena;
+	int			nientries;
+	uint64	   *hashes;
+	int			nhashes;
+	int			maxhashes;
+	uint64		last_hash;
+
+	/* the root */
+	WideIndexEntry *rentries;
+	StringInfoData rarena;
+	int			nrentries;
+	int			maxrentries;
+
+	/* blobs the records own */
+	WideBlobRef *blobs;
+	int			nblobs;
+	int			maxblobs;
+
+	/* which records keep their sequence number */
+	WideCell	prev;
+	StringInfoData prevbuf;
+	bool		have_prev;
+	bool		row_has_tombstone;
+
+	/* statistics for the run descriptor */
+	WideRunData run;
+	StringInfoData lo;
+	StringInfoData hi;
+};
+
+/*
+ * WideSegmentWriterBegin -- start a segment.  The caller's memory context
+ * must outlive the writer.
+ */
+WideSegmentWriter *
+WideSegmentWriterBegin(Relation rel, int16 typlen)
+{
+	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext,
+											  "wide segment writer",
+											  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	WideSegmentWriter *w = palloc0(sizeof(WideSegmentWriter));
+
+	w->rel = rel;
+	w->cxt = cxt;
+	w->strategy = GetAccessStrategy(BAS_BULKWRITE);
+	w->typlen = typlen;
+	w->maxextents = 16;
+	w->extents = palloc(sizeof(WideExtent) * w->maxextents);
+	w->next_extent_size = FIRST_EXTENT_PAGES;
+	w->block = WideBlockBuilderCreate(typlen);
+	initStringInfo(&w->raw);
+	initStringInfo(&w->stored);
+	initStringInfo(&w->cur_lastrow);
+	w->ientries = palloc(sizeof(WideIndexEntry) * INDEX_BLOCK_ENTRIES);
+	initStringInfo(&w->iarena);
+	w->maxhashes = 1024;
+	w->hashes = palloc(sizeof(uint64) * w->maxhashes);
+	w->maxrentries = 64;
+	w->rentries = palloc(sizeof(WideIndexEntry) * w->maxrentries);
+	initStringInfo(&w->rarena);
+	w->maxblobs = 16;
+	w->blobs = palloc(sizeof(WideBlobRef) * w->maxblobs);
+	initStringInfo(&w->prevbuf);
+	initStringInfo(&w->lo);
+	initStringInfo(&w->hi);
+	w->run.min_seq = PG_UINT64_MAX;
+	w->run.min_xmin = InvalidTransactionId;
+	w->cur.ts_min = PG_INT64_MAX;
+	w->cur.ts_max = PG_INT64_MIN;
+
+	MemoryContextSwitchTo(old);
+	return w;
+}
+
+/* ----------------------------------------------------------------
+ *	The stream
+ * ----------------------------------------------------------------
+ */
+
+/* get pages for the stream (and the segment id, the first time) */
+static void
+add_extent(WideSegmentWriter *w)
+{
+	Buffer		metabuf = WideReadMeta(w->rel, BUFFER_LOCK_EXCLUSIVE);
+	GenericXLogState *state = GenericXLogStart(w->rel);
+	WideMetaPage meta = WidePageGetMeta(GenericXLogRegisterBuffer(state, metabuf, 0));
+	uint32		got;
+	BlockNumber start;
+
+	if (w->segid == 0)
+		w->segid = meta->next_segid++;
+	start = WideSpaceAlloc(w->rel, meta, w->next_extent_size, false, &got);
+	GenericXLogFinish(state);
+	UnlockReleaseBuffer(metabuf);
+
+	if (w->nextents == w->maxextents)
+	{
+		w->maxextents *= 2;
+		w->extents = repalloc(w->extents, sizeof(WideExtent) * w->maxextents);
+	}
+	w->extents[w->nextents].start = start;
+	w->extents[w->nextents].npages = got;
+	w->nextents++;
+	w->ext_used = 0;
+	w->next_extent_size = Min(w->next_extent_size * 2, MAX_EXTENT_PAGES);
+}
+
+/* write out the page being filled */
+static void
+flush_page(WideSegmentWriter *w)
+{
+	Page		page = (Page) w->page;
+
+	if (w->nextents == 0 ||
+		w->ext_used == w->extents[w->nextents - 1].npages)
+		add_extent(w);
+	WidePageGetOpaque(page)->owner = w->segid;
+	((PageHeader) page)->pd_lower = MAXALIGN(SizeOfPageHeaderData) + w->page_used;
+	((PageHeader) page)->pd_upper = ((PageHeader) page)->pd_special;
+	WideWritePage(w->rel, w->extents[w->nextents - 1].start + w->ext_used, page,
+			   w->strategy);
+	w->ext_used++;
+	w->page_used = 0;
+	w->run.npages++;
+}
+
+/* append bytes to the stream */
+static void
+stream_append(WideSegmentWriter *w, const char *data, Size len)
+{
+	while (len > 0)
+	{
+		Size		n = Min(len, WIDE_PAGE_CAPACITY - w->page_used);
+
+		if (w->page_used == 0)
+			WideInitPage((Page) w->page, WIDE_PAGE_SEGMENT, 0);
+		memcpy(w->page + MAXALIGN(SizeOfPageHeaderData) + w->page_used, data, n);
+		w->page_used += n;
+		w->stream_len += n;
+		data += n;
+		len -= n;
+		if (w->page_used == WIDE_PAGE_CAPACITY)
+			flush_page(w);
+	}
+}
+
+/* store a raw block in the stream; returns its offset, sets *length */
+static uint64
+store_block(WideSegmentWriter *w, StringInfo raw, uint32 *length)
+{
+	uint64		off = w->stream_len;
+
+	resetStringInfo(&w->stored);
+	WideBlockStore(raw->data, raw->len, &w->stored);
+	stream_append(w, w->stored.data, w->stored.len);
+	*length = w->stored.len;
+	return off;
+}
+
+/* ----------------------------------------------------------------
+ *	Blocks and index
+ * ----------------------------------------------------------------
+ */
+
+static void
+copy_entry(WideIndexEntry *dst, const WideIndexEntry *src, StringInfo arena)
+{
+	*dst = *src;
+	/* keep the arena offset; pointers are fixed up before encoding */
+	dst->lastrow = (const char *) (uintptr_t) arena->len;
+	appendBinaryStringInfo(arena, src->lastrow, src->lastrowlen);
+}
+
+static void
+fix_entries(WideIndexEntry *e, int n, StringInfo arena)
+{
+	int			i;
+
+	for (i = 0; i < n; i++)
+		e[i].lastrow = arena->data + (uintptr_t) e[i].lastrow;
+}
+
+/* write the index block being built and add it to the root */
+static void
+finish_index_block(WideSegmentWriter *w)
+{
+	WideIndexEntry rentry;
+	WideIndexEntry *last;
+
+	if (w->nientries == 0)
+		return;
+	fix_entries(w->ientries, w->nientries, &w->iarena);
+	resetStringInfo(&w->raw);
+	WideIndexEncode(w->ientries, w->nientries, w->hashes, w->nhashes, &w->raw);
+
+	memset(&rentry, 0, sizeof(rentry));
+	last = &w->ientries[w->nientries - 1];
+	rentry.lastrow = last->lastrow;
+	rentry.lastrowlen = last->lastrowlen;
+	rentry.ts_min = PG_INT64_MAX;
+	rentry.ts_max = PG_INT64_MIN;
+	for (int i = 0; i < w->nientries; i++)
+	{
+		rentry.ncells += w->ientries[i].ncells;
+		rentry.ts_min = Min(rentry.ts_min, w->ientries[i].ts_min);
+		rentry.ts_max = Max(rentry.ts_max, w->ientries[i].ts_max);
+		rentry.flags |= w->ientries[i].flags;
+	}
+	rentry.offset = store_block(w, &w->raw, &rentry.length);
+
+	if (w->nrentries == w->maxrentries)
+	{
+		w->maxrentries *= 2;
+		w->rentries = repalloc(w->rentries, sizeof(WideIndexEntry) * w->maxrentries);
+	}
+	copy_entry(&w->rentries[w->nrentries++], &rentry, &w->rarena);
+
+	w->nientries = 0;
+	resetStringInfo(&w->iarena);
+	w->nhashes = 0;
+}
+
+/* write the data block being built and add it to the index block */
+static void
+finish_data_block(WideSegmentWriter *w)
+{
+	if (WideBlockBuilderCount(w->block) == 0)
+		return;
+	resetStringInfo(&w->raw);
+	WideBlockFinish(w->block, &w->raw);
+	w->run.raw_bytes += w->raw.len;
+	w->cur.offset = store_block(w, &w->raw, &w->cur.length);
+	w->cur.lastrow = w->cur_lastrow.data;
+	w->cur.lastrowlen = w->cur_lastrow.len;
+	copy_entry(&w->ientries[w->nientries++], &w->cur, &w->iarena);
+
+	WideBlockBuilderReset(w->block);
+	memset(&w->cur, 0, sizeof(w->cur));
+	w->cur.ts_min = PG_INT64_MAX;
+	w->cur.ts_max = PG_INT64_MIN;
+	if (w->nientries == INDEX_BLOCK_ENTRIES)
+		finish_index_block(w);
+}
+
+/* does this record keep its sequence number? (see the file header) */
+static bool
+keeps_seq(WideSegmentWriter *w, const WideCell *c)
+{
+	bool		same_row = w->have_prev &&
+		WideKeyCompare(w->prev.key, w->prev.keylen, c->key, c->keylen) == 0;
+	bool		keep;
+
+	if (!same_row)
+		w->row_has_tombstone = false;
+	if (WIDE_KIND_IS_TOMBSTONE(c->kind))
+	{
+		w->row_has_tombstone = true;
+		keep = true;
+	}
+	else
+		keep = w->row_has_tombstone ||
+			(same_row && WideCellLevel(&w->prev) == WIDE_LEVEL_CELL &&
+			 w->prev.ts == c->ts && WideCellSameColumn(&w->prev, c));
+
+	/* remember the coordinates of this record */
+	resetStringInfo(&w->prevbuf);
+	appendBinaryStringInfo(&w->prevbuf, c->key, c->keylen);
+	appendBinaryStringInfo(&w->prevbuf, c->family, c->famlen);
+	appendBinaryStringInfo(&w->prevbuf, c->qual, c->quallen);
+	w->prev = *c;
+	w->prev.key = w->prevbuf.data;
+	w->prev.family = w->prevbuf.data + c->keylen;
+	w->prev.qual = w->prevbuf.data + c->keylen + c->famlen;
+	w->prev.value = NULL;
+	w->have_prev = true;
+	return keep;
+}
+
+/*
+ * WideSegmentWriterAdd -- append a record; records come in cell order.
+ * "frozen": the record is visible to every snapshot (its xmin is dropped).
+ */
+void
+WideSegmentWriterAdd(WideSegmentWriter *w, const WideCell *c, bool frozen)
+{
+	MemoryContext old = MemoryContextSwitchTo(w->cxt);
+	bool		new_row = !w->have_prev ||
+		WideKeyCompare(w->prev.key, w->prev.keylen, c->key, c->keylen) != 0;
+	bool		keep = keeps_seq(w, c);
+
+	/* cut blocks at row boundaries when they can, at the size limit always */
+	if (WideBlockBuilderCount(w->block) > 0 &&
+		WideBlockBuilderSize(w->block) >= (Size) wide_block_size &&
+		(new_row || WideBlockBuilderSize(w->block) >= 4 * (Size) wide_block_size))
+		finish_data_block(w);
+
+	WideBlockAdd(w->block, c, keep, frozen);
+
+	/* index entry of the block */
+	resetStringInfo(&w->cur_lastrow);
+	appendBinaryStringInfo(&w->cur_lastrow, c->key, c->keylen);
+	w->cur.ncells++;
+	if (!WIDE_KIND_IS_TOMBSTONE(c->kind) || c->kind == WIDE_KIND_DEL_CELLS)
+	{
+		w->cur.ts_min = Min(w->cur.ts_min, c->ts);
+		w->cur.ts_max = Max(w->cur.ts_max, c->ts);
+	}
+	if (WIDE_KIND_IS_TOMBSTONE(c->kind))
+	{
+		w->cur.flags |= WIDE_INDEX_HAS_TOMBSTONES;
+		w->run.flags |= WIDE_RUN_HAS_TOMBSTONES;
+	}
+
+	/* row filter */
+	if (new_row)
+	{
+		uint64		h = WideRowHash(c->key, c->keylen);
+
+		if (w->nhashes == w->maxhashes)
+		{
+			w->maxhashes *= 2;
+			w->hashes = repalloc(w->hashes, sizeof(uint64) * w->maxhashes);
+		}
+		w->hashes[w->nhashes++] = h;
+	}
+
+	/* blobs now owned by this segment */
+	if (c->flags & WIDE_REC_VALUE_BLOB)
+	{
+		if (w->nblobs == w->maxblobs)
+		{
+			w->maxblobs *= 2;
+			w->blobs = repalloc(w->blobs, sizeof(WideBlobRef) * w->maxblobs);
+		}
+		w->blobs[w->nblobs++] = c->blob;
+	}
+
+	/* run statistics */
+	w->run.ncells++;
+	w->run.min_seq = Min(w->run.min_seq, c->seq);
+	w->run.max_seq = Max(w->run.max_seq, c->seq);
+	if (!frozen && TransactionIdIsNormal(c->xmin) &&
+		(!TransactionIdIsValid(w->run.min_xmin) ||
+		 TransactionIdPrecedes(c->xmin, w->run.min_xmin)))
+		w->run.min_xmin = c->xmin;
+	if (w->run.ncells == 1)
+		appendBinaryStringInfo(&w->lo, c->key, c->keylen);
+	if (new_row)
+	{
+		resetStringInfo(&w->hi);
+		appendBinaryStringInfo(&w->hi, c->key, c->keylen);
+	}
+	MemoryContextSwitchTo(old);
+}
+
+/* ----------------------------------------------------------------
+ *	Finishing
+ * ----------------------------------------------------------------
+ */
+
+/* write the header page chain; returns its first page */
+static BlockNumber
+write_header(WideSegmentWriter *w, uint64 root_off, uint32 root_len,
+			 uint32 *nheaders)
+{
+	int			nentries = w->nextents + w->nblobs;
+	int			first_cap = (WIDE_PAGE_CAPACITY - sizeof(WideSegHeader)) / 8;
+	int			more_cap = (WIDE_PAGE_CAPACITY - sizeof(WideSegHeader)) / 8;
+	int			npages = 1 + (nentries > first_cap ?
+							  (nentries - first_cap + more_cap - 1) / more_cap : 0);
+	BlockNumber *blk = palloc(sizeof(BlockNumber) * npages);
+	Buffer		metabuf;
+	GenericXLogState *state;
+	WideMetaPage meta;
+	int			done = 0;
+	int			i;
+	char	   *image = palloc(BLCKSZ);
+
+	/* header pages, and the unused end of the last extent back to the queue */
+	metabuf = WideReadMeta(w->rel, BUFFER_LOCK_EXCLUSIVE);
+	state = GenericXLogStart(w->rel);
+	meta = WidePageGetMeta(GenericXLogRegisterBuffer(state, metabuf, 0));
+	for (i = 0; i < npages; i++)
+	{
+		uint32		got;
+
+		blk[i] = WideSpaceAlloc(w->rel, meta, 1, false, &got);
+	}
+	if (w->nextents > 0)
+	{
+		WideExtent *last = &w->extents[w->nextents - 1];
+
+		if (w->ext_used < last->npages)
+		{
+			(void) WideSpaceFree(meta, WIDE_FREE_EXTENT,
+								 last->start + w->ext_used,
+								 last->npages - w->ext_used);
+			last->npages = w->ext_used;
+		}
+	}
+	GenericXLogFinish(state);
+	UnlockReleaseBuffer(metabuf);
+
+	for (i = 0; i < npages; i++)
+	{
+		Page		page = (Page) image;
+		WideSegHeader *h;
+		uint32	   *e;
+		int			cap = (i == 0) ? first_cap : more_cap;
+		int			n = Min(cap, nentries - done);
+		int			j;
+
+		memset(image, 0, BLCKSZ);
+		WideInitPage(page, WIDE_PAGE_SEGROOT, w->segid);
+		WidePageGetOpaque(page)->next = (i + 1 < npages) ? blk[i + 1] : InvalidBlockNumber;
+		h = (WideSegHeader *) PageGetContents(page);
+		h->magic = WIDE_SEG_MAGIC;
+		h->segid = w->segid;
+		h->nentries_here = n;
+		if (i == 0)
+		{
+			h->nextents = w->nextents;
+			h->nblobs = w->nblobs;
+			h->nheaders = npages;
+			h->typlen = w->typlen;
+			h->stream_len = w->stream_len;
+			h->root_off = root_off;
+			h->root_len = root_len;
+			h->ncells = w->run.ncells;
+			h->max_seq = w->run.max_seq;
+		}
+		e = (uint32 *) (h + 1);
+		for (j = 0; j < n; j++, done++)
+		{
+			if (done < w->nextents)
+			{
+				e[2 * j] = w->extents[done].start;
+				e[2 * j + 1] = w->extents[done].npages;
+			}
+			else
+			{
+				e[2 * j] = w->blobs[done - w->nextents].first;
+				e[2 * j + 1] = w->blobs[done - w->nextents].length;
+			}
+		}
+		((PageHeader) page)->pd_lower = (char *) (e + 2 * n) - (char *) page;
+		WideWritePage(w->rel, blk[i], page, w->strategy);
+	}
+	*nheaders = npages;
+	return blk[0];
+}
+
+/*
+ * WideSegmentWriterFinish -- write what is pending and the header; fill in
+ * the run descriptor.  Returns false (and writes nothing) for an empty
+ * segment.  The segment is not visible until the caller publishes "run".
+ */
+bool
+WideSegmentWriterFinish(WideSegmentWriter *w, WideRunData *run)
+{
+	MemoryContext old = MemoryContextSwitchTo(w->cxt);
+	WideIndexEntry *root;
+	uint64		root_off;
+	uint32		root_len;
+	uint32		nheaders;
+
+	if (w->run.ncells == 0)
+	{
+		MemoryContextSwitchTo(old);
+		return false;
+	}
+	finish_data_block(w);
+	finish_index_block(w);
+
+	fix_entries(w->rentries, w->nrentries, &w->rarena);
+	root = w->rentries;
+	resetStringInfo(&w->raw);
+	WideIndexEncode(root, w->nrentries, NULL, 0, &w->raw);
+	root_off = store_block(w, &w->raw, &root_len);
+	if (w->page_used > 0)
+		flush_page(w);
+
+	w->run.segid = w->segid;
+	w->run.root = write_header(w, root_off, root_len, &nheaders);
+	w->run.npages += nheaders;
+	w->run.lo_len = Min(w->lo.len, WIDE_RUN_KEY_PREFIX);
+	memcpy(w->run.lo_key, w->lo.data, w->run.lo_len);
+	w->run.hi_len = Min(w->hi.len, WIDE_RUN_KEY_PREFIX);
+	memcpy(w->run.hi_key, w->hi.data, w->run.hi_len);
+	if (w->hi.len > WIDE_RUN_KEY_PREFIX)
+		w->run.flags |= WIDE_RUN_HI_TRUNCATED;
+	*run = w->run;
+	MemoryContextSwitchTo(old);
+	return true;
+}
+
+/*
+ * WideSegmentWriterBlobs -- the blobs the written records own.
+ */
+const WideBlobRef *
+WideSegmentWriterBlobs(const WideSegmentWriter *w, int *n)
+{
+	*n = w->nblobs;
+	return w->blobs;
+}
+
+/*
+ * WideSegmentWriterEnd -- release the writer's memory.
+ */
+void
+WideSegmentWriterEnd(WideSegmentWriter *w)
+{
+	FreeAccessStrategy(w->strategy);
+	MemoryContextDelete(w->cxt);
+}

@@ -1,0 +1,249 @@
+/*-------------------------------------------------------------------------
+ *
+ * space.c
+ *	  Allocating and reclaiming pages.
+ *
+ * Pages freed by a flush or a compaction may still be read by a scan that
+ * started before: such a scan read the metapage when the freed pages were
+ * current.  So a freed page is not reused at once; it goes on a queue in
+ * the metapage stamped with the next transaction id, and is reused only
+ * when that id is older than every snapshot's xmin (GlobalVisCheckRemovable-
+ * FullXid) -- nbtree's page-recycling rule.  A scan holds a snapshot from
+ * before its metapage read, so it can never see its pages reused.
+ *
+ * Queue entries, oldest stamp first:
+ *	  EXTENT   pages start .. start+npages-1
+ *	  CHAIN    npages pages linked by their "next" field (a write-area lane)
+ *	  SEGMENT  a whole segment, identified by its header page; expanded into
+ *	           EXTENT entries when it reaches the front of the queue
+ *
+ * When the queue is full, further freed pages are forgotten; VACUUM's sweep
+ * (sweep.c) finds every page that nothing refers to and queues it again.
+ * The sweep is also what reclaims pages allocated by a flush or compaction
+ * that failed or crashed before publishing its result.
+ *
+ * All of this runs with the metapage exclusively locked and registered in
+ * the caller's Generic WAL record, so that the queue changes atomically with
+ * whatever the caller does with the pages.
+ *
+ * IDENTIFICATION
+ *	  src/engine/space.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/transam.h"
+#include "storage/bufmgr.h"
+#include "storage/lmgr.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+#include "wide.h"
+
+/* remove entry i of the queue */
+static void
+queue_remove(WideMetaPage meta, uint32 i)
+{
+	memmove(&meta->free[i], &meta->free[i + 1],
+			sizeof(WideFreeEntry) * (meta->nfree - i - 1));
+	meta->nfree--;
+}
+
+/*
+ * WideSpaceFree -- put pages on the queue, stamped now.
+ *
+ * Returns false if the queue was full and the pages were forgotten (the
+ * sweep will find them).
+ */
+bool
+WideSpaceFree(WideMetaPage meta, uint32 kind, BlockNumber start,
+			  uint32 npages)
+{
+	FullTransactionId stamp = ReadNextFullTransactionId();
+	WideFreeEntry *last;
+
+	if (start == InvalidBlockNumber || (kind != WIDE_FREE_SEGMENT && npages == 0))
+		return true;
+
+	/* extend the previous extent when adjacent and stamped the same */
+	last = meta->nfree > 0 ? &meta->free[meta->nfree - 1] : NULL;
+	if (last && kind == WIDE_FREE_EXTENT && last->kind == WIDE_FREE_EXTENT &&
+		FullTransactionIdEquals(last->stamp, stamp) &&
+		last->start + last->npages == start)
+	{
+		last->npages += npages;
+		return true;
+	}
+	if (meta->nfree >= WIDE_FREE_SLOTS)
+		return false;
+	last = &meta->free[meta->nfree++];
+	last->kind = kind;
+	last->start = start;
+	last->npages = npages;
+	last->pad = 0;
+	last->stamp = stamp;
+	return true;
+}
+
+/*
+ * Expand the SEGMENT entry at index i into extents, as far as the queue has
+ * room; the entry stays until all its extents have been queued.
+ */
+static void
+expand_segment(Relation rel, WideMetaPage meta, uint32 i)
+{
+	WideFreeEntry seg = meta->free[i];
+	WideSegment *ext = WideSegmentLoad(rel, seg.start, false);
+	uint32		room = WIDE_FREE_SLOTS - meta->nfree;
+	uint32		k = seg.npages;	/* extents already queued */
+	WideFreeEntry *add;
+	uint32		nadd = 0;
+
+	/*
+	 * New entries go right after i, keeping the queue ordered by stamp.  The
+	 * segment's blobs are not freed here: a compaction may have handed them
+	 * to its output, and frees the others itself.
+	 */
+	add = palloc(sizeof(WideFreeEntry) * (ext->nextents + ext->nroots));
+	for (; k < ext->nextents + ext->nroots && nadd < room; k++)
+	{
+		WideFreeEntry *e = &add[nadd++];
+
+		e->kind = WIDE_FREE_EXTENT;
+		e->pad = 0;
+		e->stamp = seg.stamp;
+		if (k < ext->nextents)
+		{
+			e->start = ext->extents[k].start;
+			e->npages = ext->extents[k].npages;
+		}
+		else
+		{
+			e->start = ext->roots[k - ext->nextents];
+			e->npages = 1;
+		}
+	}
+
+	if (k == ext->nextents + ext->nroots)
+		queue_remove(meta, i);	/* fully expanded */
+	else
+	{
+		meta->free[i].npages = k;
+		i++;
+	}
+	memmove(&meta->free[i + nadd], &meta->free[i],
+			sizeof(WideFreeEntry) * (meta->nfree - i));
+	memcpy(&meta->free[i], add, sizeof(WideFreeEntry) * nadd);
+	meta->nfree += nadd;
+	pfree(add);
+	WideSegmentFree(ext);
+}
+
+/*
+ * Take up to "want" pages from the queue entry i (reusable, not SEGMENT).
+ */
+static BlockNumber
+take_from(Relation rel, WideMetaPage meta, uint32 i, uint32 want,
+		  bool contiguous, uint32 *got)
+{
+	WideFreeEntry *e = &meta->free[i];
+	BlockNumber start = e->start;
+
+	if (e->kind == WIDE_FREE_CHAIN)
+	{
+		Buffer		buf = ReadBuffer(rel, start);
+
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		e->start = WidePageGetOpaque(BufferGetPage(buf))->next;
+		UnlockReleaseBuffer(buf);
+		e->npages--;
+		*got = 1;
+	}
+	else
+	{
+		if (contiguous && e->npages < want)
+			return InvalidBlockNumber;
+		*got = Min(want, e->npages);
+		e->start += *got;
+		e->npages -= *got;
+	}
+	if (e->npages == 0 || e->start == InvalidBlockNumber)
+		queue_remove(meta, i);
+	return start;
+}
+
+/*
+ * WideSpaceAlloc -- allocate up to "want" pages (exactly "want" contiguous
+ * pages if "contiguous"); returns the first and sets *got.
+ *
+ * REQUIRES: the metapage is exclusively locked and "meta" is its image in
+ * the caller's Generic WAL record.  The pages' contents are undefined: the
+ * caller initialises each page (ReadBufferExtended with RBM_ZERO_AND_LOCK)
+ * and WAL-logs it as a full image.
+ */
+BlockNumber
+WideSpaceAlloc(Relation rel, WideMetaPage meta, uint32 want, bool contiguous,
+			   uint32 *got)
+{
+	GlobalVisState *vistest = GlobalVisTestFor(rel);
+	uint32		i = 0;
+	BlockNumber first;
+	uint32		n;
+
+	Assert(want > 0);
+	while (i < meta->nfree)
+	{
+		WideFreeEntry *e = &meta->free[i];
+		BlockNumber start;
+
+		/* the queue is in stamp order: the first unreusable ends the search */
+		if (!GlobalVisTestIsRemovableFullXid(vistest, e->stamp))
+			break;
+		if (e->kind == WIDE_FREE_SEGMENT)
+		{
+			expand_segment(rel, meta, i);
+			continue;
+		}
+		if (contiguous && e->kind == WIDE_FREE_CHAIN && want > 1)
+		{
+			i++;
+			continue;
+		}
+		start = take_from(rel, meta, i, want, contiguous, got);
+		if (start != InvalidBlockNumber)
+			return start;
+		i++;
+	}
+
+	/* nothing reusable: extend the relation */
+	LockRelationForExtension(rel, ExclusiveLock);
+	first = InvalidBlockNumber;
+	for (n = 0; n < want; n++)
+	{
+		Buffer		buf = ReadBufferExtended(rel, MAIN_FORKNUM, P_NEW,
+											 RBM_NORMAL, NULL);
+
+		if (n == 0)
+			first = BufferGetBlockNumber(buf);
+		Assert(BufferGetBlockNumber(buf) == first + n);
+		ReleaseBuffer(buf);
+	}
+	UnlockRelationForExtension(rel, ExclusiveLock);
+	*got = want;
+	return first;
+}
+
+/*
+ * WideSpaceAllocOne -- allocate one page and return it pinned and
+ * exclusively locked, zeroed.  Same requirements as WideSpaceAlloc.
+ */
+Buffer
+WideSpaceAllocOne(Relation rel, WideMetaPage meta)
+{
+	uint32		got;
+	BlockNumber blkno = WideSpaceAlloc(rel, meta, 1, false, &got);
+
+	return ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_ZERO_AND_LOCK,
+							  NULL);
+}

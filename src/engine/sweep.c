@@ -1,0 +1,207 @@
+/*-------------------------------------------------------------------------
+ *
+ * sweep.c
+ *	  Finding pages nothing refers to, and queueing them for reuse.
+ *
+ * Pages can be orphaned: a flush or compaction that failed or crashed
+ * before publishing its segment; freed pages forgotten because the free
+ * queue was full.  The sweep (run by VACUUM) marks every page something
+ * refers to -- the metapage, the write-area lanes (current and sealed) and
+ * their records' blobs, every run's segment (header pages, extents, owned
+ * blobs), and every page in the free queue -- and queues the rest.
+ *
+ * Concurrency.  The caller holds ShareUpdateExclusiveLock, so no flush or
+ * compaction changes the runs or retires pages meanwhile.  Appenders may
+ * take pages from the free queue or extend the relation; the first phase
+ * (lanes and queue) runs under the exclusive metapage lock so that no page
+ * moves from the queue into a lane unseen.  A page never reached is not in
+ * the queue and not reachable, so nobody can allocate it while the sweep
+ * runs; it is queued stamped with the current transaction id, which covers
+ * any old snapshot that might still read it.
+ *
+ * IDENTIFICATION
+ *	  src/engine/sweep.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/generic_xlog.h"
+#include "miscadmin.h"
+#include "nodes/bitmapset.h"
+#include "storage/bufmgr.h"
+#include "utils/rel.h"
+
+#include "wide.h"
+
+typedef struct Marks
+{
+	BlockNumber nblocks;
+	uint8	   *bits;
+} Marks;
+
+static void
+mark(Marks *m, BlockNumber blk, uint32 n)
+{
+	uint32		i;
+
+	for (i = 0; i < n; i++)
+		if (blk + i < m->nblocks)
+			m->bits[(blk + i) / 8] |= 1 << ((blk + i) % 8);
+}
+
+static bool
+marked(const Marks *m, BlockNumber blk)
+{
+	return (m->bits[blk / 8] & (1 << (blk % 8))) != 0;
+}
+
+/* mark a write-area lane and the blobs of its records */
+static void
+mark_lane(Relation rel, Marks *m, BlockNumber head)
+{
+	BlockNumber blk = head;
+
+	while (blk != InvalidBlockNumber && blk < m->nblocks && !marked(m, blk))
+	{
+		Buffer		buf = WideReadPage(rel, blk, BUFFER_LOCK_SHARE, WIDE_PAGE_WRITE);
+		Page		page = BufferGetPage(buf);
+		OffsetNumber off;
+
+		mark(m, blk, 1);
+		for (off = FirstOffsetNumber; off <= PageGetMaxOffsetNumber(page); off++)
+		{
+			ItemId		id = PageGetItemId(page, off);
+			WideCell	c;
+
+			if (ItemIdIsNormal(id) &&
+				WideRecordDecode(PageGetItem(page, id), ItemIdGetLength(id), &c) &&
+				(c.flags & (WIDE_REC_VALUE_BLOB | WIDE_REC_BODY_BLOB)))
+				mark(m, c.blob.first, WideBlobPages(c.blob.length));
+		}
+		blk = WidePageGetOpaque(page)->next;
+		UnlockReleaseBuffer(buf);
+	}
+}
+
+/* mark the pages on a free chain */
+static void
+mark_chain(Relation rel, Marks *m, BlockNumber head, uint32 npages)
+{
+	BlockNumber blk = head;
+	uint32		i;
+
+	for (i = 0; i < npages && blk != InvalidBlockNumber && blk < m->nblocks; i++)
+	{
+		Buffer		buf = ReadBuffer(rel, blk);
+
+		mark(m, blk, 1);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		blk = WidePageGetOpaque(BufferGetPage(buf))->next;
+		UnlockReleaseBuffer(buf);
+	}
+}
+
+/* mark a segment: header pages, extents, and (if owned) its blobs */
+static void
+mark_segment(Relation rel, Marks *m, BlockNumber root, bool blobs)
+{
+	WideSegment *seg = WideSegmentLoad(rel, root, false);
+	int			i;
+
+	for (i = 0; i < seg->nroots; i++)
+		mark(m, seg->roots[i], 1);
+	for (i = 0; i < seg->nextents; i++)
+		mark(m, seg->extents[i].start, seg->extents[i].npages);
+	if (blobs)
+		for (i = 0; i < seg->nblobs; i++)
+			mark(m, seg->blobs[i].first, WideBlobPages(seg->blobs[i].length));
+	WideSegmentFree(seg);
+}
+
+/*
+ * WideSweep -- queue every page nothing refers to; returns how many.
+ * REQUIRES: ShareUpdateExclusiveLock on the relation.
+ */
+uint64
+WideSweep(Relation rel)
+{
+	Marks		m;
+	Buffer		metabuf;
+	WideMetaPage meta;
+	WideRunData runs[WIDE_MAX_RUNS];
+	int			nruns;
+	BlockNumber *segs;
+	int			nsegs = 0;
+	GenericXLogState *state;
+	uint64		freed = 0;
+	BlockNumber blk;
+	int			i;
+
+	metabuf = WideReadMeta(rel, BUFFER_LOCK_SHARE);
+	if (!BufferIsValid(metabuf))
+		return 0;
+	UnlockReleaseBuffer(metabuf);
+
+	/* phase 1, under the metapage lock: lanes and the free queue */
+	metabuf = WideReadMeta(rel, BUFFER_LOCK_EXCLUSIVE);
+	meta = WidePageGetMeta(BufferGetPage(metabuf));
+	m.nblocks = RelationGetNumberOfBlocks(rel);
+	m.bits = palloc0(m.nblocks / 8 + 1);
+	mark(&m, WIDE_META_BLKNO, 1);
+	for (i = 0; i < WIDE_NLANES; i++)
+	{
+		mark_lane(rel, &m, meta->lanes[i].head);
+		if (meta->flushing != 0)
+			mark_lane(rel, &m, meta->flush_lanes[i].head);
+	}
+	segs = palloc(sizeof(BlockNumber) * (meta->nfree + 1));
+	for (i = 0; i < (int) meta->nfree; i++)
+	{
+		WideFreeEntry *e = &meta->free[i];
+
+		if (e->kind == WIDE_FREE_EXTENT)
+			mark(&m, e->start, e->npages);
+		else if (e->kind == WIDE_FREE_CHAIN)
+			mark_chain(rel, &m, e->start, e->npages);
+		else
+			segs[nsegs++] = e->start;
+	}
+	nruns = meta->nruns;
+	memcpy(runs, meta->runs, sizeof(WideRunData) * nruns);
+	UnlockReleaseBuffer(metabuf);
+
+	/* phase 2: segments (they do not change under our lock) */
+	for (i = 0; i < nruns; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		mark_segment(rel, &m, runs[i].root, true);
+	}
+	for (i = 0; i < nsegs; i++)
+		mark_segment(rel, &m, segs[i], false);
+
+	/* phase 3: queue what nobody refers to */
+	metabuf = WideReadMeta(rel, BUFFER_LOCK_EXCLUSIVE);
+	state = GenericXLogStart(rel);
+	meta = WidePageGetMeta(GenericXLogRegisterBuffer(state, metabuf, 0));
+	for (blk = 1; blk < m.nblocks;)
+	{
+		BlockNumber end = blk;
+
+		if (marked(&m, blk))
+		{
+			blk++;
+			continue;
+		}
+		while (end < m.nblocks && !marked(&m, end))
+			end++;
+		if (!WideSpaceFree(meta, WIDE_FREE_EXTENT, blk, end - blk))
+			break;
+		freed += end - blk;
+		blk = end;
+	}
+	GenericXLogFinish(state);
+	UnlockReleaseBuffer(metabuf);
+	pfree(m.bits);
+	return freed;
+}
