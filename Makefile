@@ -9,6 +9,8 @@ OBJS = \
 	src/am/tableam.o \
 	src/am/vacuum.o \
 	src/api/families.o \
+	src/api/maintenance.o \
+	src/api/verify.o \
 	src/engine/blob.o \
 	src/engine/block.o \
 	src/engine/blockcache.o \

@@ -210,3 +210,44 @@ AS $$
   ORDER BY 1;
 $$;
 COMMENT ON FUNCTION wide.families(regclass) IS 'the column families of a wide table';
+
+-- ----------------------------------------------------------------
+-- Maintenance and inspection
+-- ----------------------------------------------------------------
+
+CREATE FUNCTION wide.compact(tbl regclass, major boolean DEFAULT false)
+RETURNS void
+AS 'MODULE_PATHNAME', 'wide_compact'
+LANGUAGE C STRICT;
+COMMENT ON FUNCTION wide.compact(regclass, boolean) IS
+  'flush the write area and merge runs (all of them with major => true)';
+
+CREATE FUNCTION wide.stats(tbl regclass,
+                           OUT write_area_pages bigint, OUT runs int,
+                           OUT cells bigint, OUT raw_bytes bigint,
+                           OUT stored_bytes bigint, OUT compression_ratio float8,
+                           OUT table_pages bigint, OUT free_pages bigint,
+                           OUT flushes bigint, OUT compactions bigint,
+                           OUT free_queue_entries int)
+AS 'MODULE_PATHNAME', 'wide_stats'
+LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION wide.stats(regclass) IS
+  'size and shape of a wide table: write area, runs, compression';
+
+CREATE FUNCTION wide.runs(tbl regclass,
+                          OUT run int, OUT segment bigint, OUT cells bigint,
+                          OUT raw_bytes bigint, OUT stored_bytes bigint,
+                          OUT has_tombstones boolean, OUT oldest_xid xid,
+                          OUT first_key bytea, OUT last_key bytea)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'wide_runs'
+LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION wide.runs(regclass) IS
+  'the runs (sorted segments) of a wide table, oldest first';
+
+CREATE FUNCTION wide.verify(tbl regclass, OUT object text, OUT problem text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'wide_verify'
+LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION wide.verify(regclass) IS
+  'check a wide table (checksums, order, index and filters); no rows: sound';

@@ -325,8 +325,9 @@ wide_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	}
 	if (seq_total <= 0)
 		seq_total = rel->pages * seq_page_cost + rel->tuples * cpu_tuple_cost;
-	cpath->path.startup_cost = range_clauses ? 4 * random_page_cost : 0;
-	cpath->path.total_cost = cpath->path.startup_cost + seq_total * sel * 0.99;
+	/* never more than a sequential scan: it is one, with a start and end */
+	cpath->path.startup_cost = 0;
+	cpath->path.total_cost = seq_total * Min(sel * 1.1 + 0.001, 0.99);
 	add_path(rel, &cpath->path);
 	relation_close(r, NoLock);
 }

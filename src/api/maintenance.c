@@ -1,0 +1,192 @@
+/*-------------------------------------------------------------------------
+ *
+ * maintenance.c
+ *	  SQL functions to compact and inspect wide tables.
+ *
+ *	  wide.compact(tbl, major => false)
+ *		  flush the write area, then merge runs as the policy asks (all of
+ *		  them into one with major => true).  Needs table ownership, like
+ *		  VACUUM; takes ShareUpdateExclusiveLock (readers and writers go on).
+ *	  wide.stats(tbl)
+ *		  one row: write area, runs, cells, bytes before and after
+ *		  compression, pages, flushes and compactions.
+ *	  wide.runs(tbl)
+ *		  one row per run, oldest first.
+ *
+ * IDENTIFICATION
+ *	  src/api/maintenance.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "catalog/pg_class.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "storage/lmgr.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/rel.h"
+
+#include "wide.h"
+
+PG_FUNCTION_INFO_V1(wide_compact);
+PG_FUNCTION_INFO_V1(wide_stats);
+PG_FUNCTION_INFO_V1(wide_runs);
+
+/*
+ * wide.compact(tbl regclass, major bool) RETURNS void
+ */
+Datum
+wide_compact(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	bool		major = PG_GETARG_BOOL(1);
+	Relation	rel = WideOpenWide(relid, ShareUpdateExclusiveLock);
+	int			steps = 0;
+
+	if (!pg_class_ownercheck(relid, GetUserId()))
+		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE,
+					   RelationGetRelationName(rel));
+	if (RecoveryInProgress())
+		ereport(ERROR,
+				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
+				 errmsg("cannot compact during recovery")));
+	WideFlush(rel);
+	if (major)
+		WideCompactStep(rel, true, 0);
+	else
+		while (steps++ < 64 && WideCompactStep(rel, false, 0))
+			;
+	relation_close(rel, ShareUpdateExclusiveLock);
+	PG_RETURN_VOID();
+}
+
+/* the metapage, copied; false if the table has none yet */
+static bool
+copy_meta(Relation rel, WideMetaPageData *meta)
+{
+	Buffer		metabuf = WideReadMeta(rel, BUFFER_LOCK_SHARE);
+
+	if (!BufferIsValid(metabuf))
+	{
+		memset(meta, 0, sizeof(*meta));
+		return false;
+	}
+	memcpy(meta, WidePageGetMeta(BufferGetPage(metabuf)), sizeof(*meta));
+	UnlockReleaseBuffer(metabuf);
+	return true;
+}
+
+static Relation
+open_for_reading(Oid relid)
+{
+	Relation	rel = WideOpenWide(relid, AccessShareLock);
+	AclResult	acl = pg_class_aclcheck(relid, GetUserId(), ACL_SELECT);
+
+	if (acl != ACLCHECK_OK)
+		aclcheck_error(acl, OBJECT_TABLE, RelationGetRelationName(rel));
+	return rel;
+}
+
+/*
+ * wide.stats(tbl regclass) RETURNS record
+ */
+Datum
+wide_stats(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	Relation	rel = open_for_reading(relid);
+	WideMetaPageData meta;
+	TupleDesc	desc;
+	Datum		values[11];
+	bool		nulls[11] = {0};
+	int64		wa_pages = 0;
+	int64		cells = 0;
+	int64		raw = 0;
+	int64		stored = 0;
+	int64		free_pages = 0;
+	int			i;
+
+	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	copy_meta(rel, &meta);
+	for (i = 0; i < WIDE_NLANES; i++)
+		wa_pages += meta.lanes[i].npages + (meta.flushing ? meta.flush_lanes[i].npages : 0);
+	for (i = 0; i < (int) meta.nruns; i++)
+	{
+		cells += meta.runs[i].ncells;
+		raw += meta.runs[i].raw_bytes;
+		stored += (int64) meta.runs[i].npages * BLCKSZ;
+	}
+	for (i = 0; i < (int) meta.nfree; i++)
+		if (meta.free[i].kind != WIDE_FREE_SEGMENT)
+			free_pages += meta.free[i].npages;
+
+	values[0] = Int64GetDatum(wa_pages);
+	values[1] = Int32GetDatum(meta.nruns);
+	values[2] = Int64GetDatum(cells);
+	values[3] = Int64GetDatum(raw);
+	values[4] = Int64GetDatum(stored);
+	if (stored > 0)
+		values[5] = Float8GetDatum((double) raw / stored);
+	else
+		nulls[5] = true;
+	values[6] = Int64GetDatum(RelationGetNumberOfBlocks(rel));
+	values[7] = Int64GetDatum(free_pages);
+	values[8] = Int64GetDatum(meta.flushes);
+	values[9] = Int64GetDatum(meta.compactions);
+	values[10] = Int32GetDatum(meta.nfree);
+	relation_close(rel, AccessShareLock);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
+}
+
+static Datum
+bytes_datum(const char *p, int len)
+{
+	bytea	   *b = palloc(VARHDRSZ + len);
+
+	SET_VARSIZE(b, VARHDRSZ + len);
+	memcpy(VARDATA(b), p, len);
+	return PointerGetDatum(b);
+}
+
+/*
+ * wide.runs(tbl regclass) RETURNS SETOF record
+ */
+Datum
+wide_runs(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Oid			relid = PG_GETARG_OID(0);
+	Relation	rel = open_for_reading(relid);
+	WideMetaPageData meta;
+	int			i;
+
+	InitMaterializedSRF(fcinfo, 0);
+	copy_meta(rel, &meta);
+	for (i = 0; i < (int) meta.nruns; i++)
+	{
+		WideRunData *r = &meta.runs[i];
+		Datum		values[9];
+		bool		nulls[9] = {0};
+
+		values[0] = Int32GetDatum(i + 1);
+		values[1] = Int64GetDatum(r->segid);
+		values[2] = Int64GetDatum(r->ncells);
+		values[3] = Int64GetDatum(r->raw_bytes);
+		values[4] = Int64GetDatum((int64) r->npages * BLCKSZ);
+		values[5] = BoolGetDatum((r->flags & WIDE_RUN_HAS_TOMBSTONES) != 0);
+		if (TransactionIdIsValid(r->min_xmin))
+			values[6] = TransactionIdGetDatum(r->min_xmin);
+		else
+			nulls[6] = true;
+		values[7] = bytes_datum(r->lo_key, r->lo_len);
+		values[8] = bytes_datum(r->hi_key, r->hi_len);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	relation_close(rel, AccessShareLock);
+	return (Datum) 0;
+}

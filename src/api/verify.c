@@ -1,0 +1,410 @@
+/*-------------------------------------------------------------------------
+ *
+ * verify.c
+ *	  wide.verify(tbl): check a wide table and report what is wrong.
+ *
+ * Checks, reporting each problem as a row (object, problem) and going on:
+ *	- the metapage: magic, version, runs and free queue within the table;
+ *	- every page is used by at most one thing;
+ *	- write-area lanes: page types, generations, records that decode;
+ *	- every run's segment: header pages, extents, every stored block's
+ *	  checksum and encoding, records in strictly increasing order, index
+ *	  entries that match their blocks (last row, cell count, timestamp
+ *	  bounds), every row present in its index block's filter, the root
+ *	  matching the index blocks, owned blobs readable.
+ * A damaged segment is reported, not read further; no error escapes (each
+ * object is checked in a subtransaction).  An empty result means the table
+ * is sound.  Needs table ownership; takes AccessShareLock.
+ *
+ * IDENTIFICATION
+ *	  src/api/verify.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "access/xact.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+#include "utils/resowner.h"
+#include "utils/rel.h"
+
+#include "wide.h"
+
+PG_FUNCTION_INFO_V1(wide_verify);
+
+typedef struct Verify
+{
+	Relation	rel;
+	ReturnSetInfo *rsinfo;
+	BlockNumber nblocks;
+	uint8	   *used;
+	int			problems;
+} Verify;
+
+static void
+report(Verify *v, const char *object, const char *fmt,...)
+	pg_attribute_printf(3, 4);
+
+static void
+report(Verify *v, const char *object, const char *fmt,...)
+{
+	StringInfoData buf;
+	va_list		args;
+	Datum		values[2];
+	bool		nulls[2] = {0};
+
+	initStringInfo(&buf);
+	for (;;)
+	{
+		int			needed;
+
+		va_start(args, fmt);
+		needed = appendStringInfoVA(&buf, fmt, args);
+		va_end(args);
+		if (needed == 0)
+			break;
+		enlargeStringInfo(&buf, needed);
+	}
+	values[0] = CStringGetTextDatum(object);
+	values[1] = CStringGetTextDatum(buf.data);
+	tuplestore_putvalues(v->rsinfo->setResult, v->rsinfo->setDesc, values, nulls);
+	v->problems++;
+}
+
+/* claim pages for an object; report pages outside the table or used twice */
+static void
+claim(Verify *v, const char *object, BlockNumber start, uint32 n)
+{
+	uint32		i;
+
+	for (i = 0; i < n; i++)
+	{
+		BlockNumber b = start + i;
+
+		if (b >= v->nblocks)
+		{
+			report(v, object, "refers to block %u beyond the end of the table (%u blocks)",
+				   b, v->nblocks);
+			return;
+		}
+		if (v->used[b / 8] & (1 << (b % 8)))
+			report(v, object, "uses block %u, which something else uses too", b);
+		v->used[b / 8] |= 1 << (b % 8);
+	}
+}
+
+/* ----------------------------------------------------------------
+ *	Write area
+ * ----------------------------------------------------------------
+ */
+static void
+verify_lane(Verify *v, const char *object, BlockNumber head, uint32 gen)
+{
+	BlockNumber blk = head;
+	uint32		n = 0;
+
+	while (blk != InvalidBlockNumber)
+	{
+		Buffer		buf;
+		Page		page;
+		OffsetNumber off;
+
+		if (blk == WIDE_META_BLKNO || blk >= v->nblocks || ++n > v->nblocks)
+		{
+			report(v, object, "chain reaches invalid block %u", blk);
+			return;
+		}
+		claim(v, object, blk, 1);
+		buf = ReadBuffer(v->rel, blk);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		if (PageIsNew(page) || WidePageGetOpaque(page)->page_type != WIDE_PAGE_WRITE)
+		{
+			report(v, object, "block %u is not a write-area page", blk);
+			UnlockReleaseBuffer(buf);
+			return;
+		}
+		if (WidePageGetOpaque(page)->owner != gen)
+			report(v, object, "block %u belongs to generation %u, not %u", blk,
+				   WidePageGetOpaque(page)->owner, gen);
+		for (off = FirstOffsetNumber; off <= PageGetMaxOffsetNumber(page); off++)
+		{
+			ItemId		id = PageGetItemId(page, off);
+			WideCell	c;
+
+			if (!ItemIdIsNormal(id))
+				continue;
+			if (!WideRecordDecode(PageGetItem(page, id), ItemIdGetLength(id), &c))
+				report(v, object, "record %u of block %u does not decode", off, blk);
+			else if (c.flags & (WIDE_REC_VALUE_BLOB | WIDE_REC_BODY_BLOB))
+				claim(v, object, c.blob.first, WideBlobPages(c.blob.length));
+		}
+		blk = WidePageGetOpaque(page)->next;
+		UnlockReleaseBuffer(buf);
+	}
+}
+
+/* ----------------------------------------------------------------
+ *	Segments
+ * ----------------------------------------------------------------
+ */
+static void
+verify_blob(Verify *v, const char *object, WideBlobRef ref)
+{
+	Buffer		buf;
+	Page		page;
+
+	claim(v, object, ref.first, WideBlobPages(ref.length));
+	if (ref.first >= v->nblocks)
+		return;
+	buf = ReadBuffer(v->rel, ref.first);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	if (PageIsNew(page) || WidePageGetOpaque(page)->page_type != WIDE_PAGE_BLOB ||
+		WidePageGetOpaque(page)->owner != ref.first)
+		report(v, object, "value at block %u is not a blob", ref.first);
+	UnlockReleaseBuffer(buf);
+}
+
+static void
+verify_segment(Verify *v, const char *object, const WideRunData *run)
+{
+	WideSegment *seg = WideSegmentLoad(v->rel, run->root, true);
+	WideCell	prev;
+	StringInfoData prevbuf;
+	bool		have_prev = false;
+	uint64		ncells = 0;
+	uint64		max_seq = 0;
+	int			i,
+				j,
+				k;
+
+	initStringInfo(&prevbuf);
+	if (seg->segid != run->segid)
+		report(v, object, "header names segment %u", seg->segid);
+	for (i = 0; i < seg->nroots; i++)
+		claim(v, object, seg->roots[i], 1);
+	for (i = 0; i < seg->nextents; i++)
+		claim(v, object, seg->extents[i].start, seg->extents[i].npages);
+	for (i = 0; i < seg->nblobs; i++)
+		verify_blob(v, object, seg->blobs[i]);
+
+	for (i = 0; i < seg->root->n; i++)
+	{
+		const WideIndexEntry *re = &seg->root->entries[i];
+		Size		rawlen;
+		char	   *raw = WideSegmentReadBlock(v->rel, seg, re->offset, re->length, &rawlen);
+		WideIndex  *idx = WideIndexDecode(raw, rawlen, true);
+		uint64		icells = 0;
+
+		if (idx == NULL)
+		{
+			report(v, object, "index block at %llu does not decode",
+				   (unsigned long long) re->offset);
+			continue;
+		}
+		if (idx->n == 0 ||
+			WideKeyCompare(idx->entries[idx->n - 1].lastrow, idx->entries[idx->n - 1].lastrowlen,
+						   re->lastrow, re->lastrowlen) != 0)
+			report(v, object, "root entry %d does not match its index block", i);
+		for (j = 0; j < idx->n; j++)
+		{
+			const WideIndexEntry *e = &idx->entries[j];
+			Size		blen;
+			char	   *braw = WideSegmentReadBlock(v->rel, seg, e->offset, e->length, &blen);
+			WideDecodedBlock *blk = WideBlockDecode(braw, blen, seg->typlen, seg->max_seq);
+
+			if (blk == NULL)
+			{
+				report(v, object, "data block at %llu does not decode",
+					   (unsigned long long) e->offset);
+				continue;
+			}
+			if ((uint64) blk->ncells != e->ncells || blk->ncells == 0)
+				report(v, object, "data block at %llu has %d cells, its index says %llu",
+					   (unsigned long long) e->offset, blk->ncells,
+					   (unsigned long long) e->ncells);
+			for (k = 0; k < blk->ncells; k++)
+			{
+				WideCell   *c = &blk->cells[k];
+
+				if (have_prev && WideCellCompare(&prev, c) >= 0)
+					report(v, object, "records out of order in the data block at %llu",
+						   (unsigned long long) e->offset);
+				if ((!have_prev || WideKeyCompare(prev.key, prev.keylen, c->key, c->keylen) != 0) &&
+					!WideIndexMayContain(idx, WideRowHash(c->key, c->keylen)))
+					report(v, object, "a row of the data block at %llu is missing from the row filter",
+						   (unsigned long long) e->offset);
+				if (!WIDE_KIND_IS_TOMBSTONE(c->kind) || c->kind == WIDE_KIND_DEL_CELLS)
+					if (c->ts < e->ts_min || c->ts > e->ts_max)
+						report(v, object, "a timestamp of the data block at %llu is outside its index bounds",
+							   (unsigned long long) e->offset);
+				max_seq = Max(max_seq, c->seq);
+				resetStringInfo(&prevbuf);
+				appendBinaryStringInfo(&prevbuf, c->key, c->keylen);
+				appendBinaryStringInfo(&prevbuf, c->family, c->famlen);
+				appendBinaryStringInfo(&prevbuf, c->qual, c->quallen);
+				prev = *c;
+				prev.key = prevbuf.data;
+				prev.family = prevbuf.data + c->keylen;
+				prev.qual = prevbuf.data + c->keylen + c->famlen;
+				have_prev = true;
+			}
+			if (blk->ncells > 0 &&
+				WideKeyCompare(blk->cells[blk->ncells - 1].key, blk->cells[blk->ncells - 1].keylen,
+							   e->lastrow, e->lastrowlen) != 0)
+				report(v, object, "index entry of the data block at %llu names another last row",
+					   (unsigned long long) e->offset);
+			icells += blk->ncells;
+			ncells += blk->ncells;
+		}
+		if (icells != re->ncells)
+			report(v, object, "root entry %d counts %llu cells, its blocks hold %llu", i,
+				   (unsigned long long) re->ncells, (unsigned long long) icells);
+	}
+	if (ncells != run->ncells || ncells != seg->ncells)
+		report(v, object, "holds %llu cells, the metapage says %llu",
+			   (unsigned long long) ncells, (unsigned long long) run->ncells);
+	if (max_seq > seg->max_seq)
+		report(v, object, "a record's sequence number exceeds the segment's largest");
+}
+
+/* run check(v, object, arg) in a subtransaction; report an error it raises */
+static void
+guarded(Verify *v, const char *object, void (*check) (Verify *, const char *, const void *),
+		const void *arg)
+{
+	MemoryContext oldcxt = CurrentMemoryContext;
+	ResourceOwner oldowner = CurrentResourceOwner;
+
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(oldcxt);
+	PG_TRY();
+	{
+		check(v, object, arg);
+		ReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(oldcxt);
+		CurrentResourceOwner = oldowner;
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(oldcxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(oldcxt);
+		CurrentResourceOwner = oldowner;
+		report(v, object, "%s", edata->message);
+		FreeErrorData(edata);
+	}
+	PG_END_TRY();
+}
+
+static void
+check_segment(Verify *v, const char *object, const void *arg)
+{
+	verify_segment(v, object, (const WideRunData *) arg);
+}
+
+typedef struct LaneArg
+{
+	BlockNumber head;
+	uint32		gen;
+} LaneArg;
+
+static void
+check_lane(Verify *v, const char *object, const void *arg)
+{
+	const LaneArg *l = arg;
+
+	verify_lane(v, object, l->head, l->gen);
+}
+
+/*
+ * wide.verify(tbl regclass) RETURNS TABLE (object text, problem text)
+ */
+Datum
+wide_verify(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	Verify		v = {0};
+	Buffer		metabuf;
+	WideMetaPageData meta;
+	int			i;
+	char		object[64];
+
+	InitMaterializedSRF(fcinfo, 0);
+	v.rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	v.rel = WideOpenWide(relid, AccessShareLock);
+	if (!pg_class_ownercheck(relid, GetUserId()))
+		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, RelationGetRelationName(v.rel));
+
+	v.nblocks = RelationGetNumberOfBlocks(v.rel);
+	if (v.nblocks == 0)
+	{
+		relation_close(v.rel, AccessShareLock);
+		return (Datum) 0;
+	}
+	v.used = palloc0(v.nblocks / 8 + 1);
+	metabuf = ReadBuffer(v.rel, WIDE_META_BLKNO);
+	LockBuffer(metabuf, BUFFER_LOCK_SHARE);
+	memcpy(&meta, WidePageGetMeta(BufferGetPage(metabuf)), sizeof(meta));
+	if (WidePageGetOpaque(BufferGetPage(metabuf))->page_type != WIDE_PAGE_META ||
+		meta.magic != WIDE_MAGIC || meta.version != WIDE_FORMAT_VERSION)
+	{
+		UnlockReleaseBuffer(metabuf);
+		report(&v, "metapage", "block 0 is not a wide metapage of format version %d",
+			   WIDE_FORMAT_VERSION);
+		relation_close(v.rel, AccessShareLock);
+		return (Datum) 0;
+	}
+	UnlockReleaseBuffer(metabuf);
+	claim(&v, "metapage", WIDE_META_BLKNO, 1);
+	if (meta.nruns > WIDE_MAX_RUNS || meta.nfree > WIDE_FREE_SLOTS)
+	{
+		report(&v, "metapage", "run list or free queue is too long");
+		relation_close(v.rel, AccessShareLock);
+		return (Datum) 0;
+	}
+
+	for (i = 0; i < WIDE_NLANES; i++)
+	{
+		LaneArg		l = {meta.lanes[i].head, meta.generation};
+
+		snprintf(object, sizeof(object), "write area lane %d", i);
+		guarded(&v, object, check_lane, &l);
+		if (meta.flushing != 0)
+		{
+			LaneArg		f = {meta.flush_lanes[i].head, meta.flushing};
+
+			snprintf(object, sizeof(object), "sealed write area lane %d", i);
+			guarded(&v, object, check_lane, &f);
+		}
+	}
+	for (i = 0; i < (int) meta.nruns; i++)
+	{
+		snprintf(object, sizeof(object), "run %d (segment %u)", i + 1, meta.runs[i].segid);
+		guarded(&v, object, check_segment, &meta.runs[i]);
+	}
+	for (i = 0; i < (int) meta.nfree; i++)
+	{
+		WideFreeEntry *e = &meta.free[i];
+
+		snprintf(object, sizeof(object), "free queue entry %d", i + 1);
+		if (e->kind == WIDE_FREE_EXTENT)
+			claim(&v, object, e->start, e->npages);
+		else if (e->start >= v.nblocks)
+			report(&v, object, "refers to block %u beyond the end of the table", e->start);
+	}
+
+	relation_close(v.rel, AccessShareLock);
+	return (Datum) 0;
+}
