@@ -10,6 +10,7 @@ OBJS = \
 	src/am/vacuum.o \
 	src/api/families.o \
 	src/api/maintenance.o \
+	src/api/mutate.o \
 	src/api/verify.o \
 	src/engine/blob.o \
 	src/engine/block.o \
@@ -42,7 +43,7 @@ PGFILEDESC = "wide - wide-column store"
 PG_CPPFLAGS = -I$(srcdir)/src
 SHLIB_LINK = -lzstd
 
-REGRESS = wide_ddl families cells mvcc
+REGRESS = wide_ddl families cells mvcc segments
 REGRESS_OPTS = --load-extension=wide
 ISOLATION = snapshot write_order
 ISOLATION_OPTS = --load-extension=wide

@@ -251,3 +251,43 @@ AS 'MODULE_PATHNAME', 'wide_verify'
 LANGUAGE C STRICT VOLATILE;
 COMMENT ON FUNCTION wide.verify(regclass) IS
   'check a wide table (checksums, order, index and filters); no rows: sound';
+
+-- ----------------------------------------------------------------
+-- Mutations
+--
+-- Keys are text or bytea, timestamps timestamptz, timestamp, date or int8
+-- microseconds since 1970; NULL ts means now.  A delete removes the cells
+-- of its scope written before it, whatever their timestamps.
+-- ----------------------------------------------------------------
+
+CREATE FUNCTION wide.set_cell(tbl regclass, row_key "any", family "any",
+                              qualifier "any", value "any", ts "any" DEFAULT NULL::timestamptz)
+RETURNS void
+AS 'MODULE_PATHNAME', 'wide_set_cell'
+LANGUAGE C;
+COMMENT ON FUNCTION wide.set_cell(regclass, "any", "any", "any", "any", "any") IS
+  'write a cell (SetCell): replaces the cell of the same coordinates';
+
+CREATE FUNCTION wide.delete_cells(tbl regclass, row_key "any", family "any",
+                                  qualifier "any",
+                                  ts_from "any" DEFAULT NULL::timestamptz,
+                                  ts_to "any" DEFAULT NULL::timestamptz)
+RETURNS void
+AS 'MODULE_PATHNAME', 'wide_delete_cells'
+LANGUAGE C;
+COMMENT ON FUNCTION wide.delete_cells(regclass, "any", "any", "any", "any", "any") IS
+  'delete the versions of a column with ts in [ts_from, ts_to) (DeleteFromColumn)';
+
+CREATE FUNCTION wide.delete_family(tbl regclass, row_key "any", family "any")
+RETURNS void
+AS 'MODULE_PATHNAME', 'wide_delete_family'
+LANGUAGE C STRICT;
+COMMENT ON FUNCTION wide.delete_family(regclass, "any", "any") IS
+  'delete the cells of one family in a row (DeleteFromFamily)';
+
+CREATE FUNCTION wide.delete_row(tbl regclass, row_key "any")
+RETURNS void
+AS 'MODULE_PATHNAME', 'wide_delete_row'
+LANGUAGE C STRICT;
+COMMENT ON FUNCTION wide.delete_row(regclass, "any") IS
+  'delete every cell of a row (DeleteFromRow)';

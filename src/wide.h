@@ -34,6 +34,8 @@
 #include "lib/stringinfo.h"
 #include "storage/bufpage.h"
 #include "storage/lockdefs.h"
+#include "fmgr.h"
+#include "nodes/parsenodes.h"
 #include "utils/jsonb.h"
 #include "utils/relcache.h"
 #include "utils/snapshot.h"
@@ -409,6 +411,7 @@ typedef struct WideReaderStats
 {
 	uint64		wa_records;		/* write-area records read */
 	uint64		runs_read;		/* runs opened */
+	uint64		blocks_read;	/* segment data blocks opened */
 	uint64		records;		/* records merged */
 	uint64		cells;			/* cells returned */
 } WideReaderStats;
@@ -564,6 +567,7 @@ extern WideSegIter *WideSegIterBegin(Relation rel, const WideRunData *run,
 									 const WideKeyRange *range);
 extern bool WideSegIterNext(WideSegIter *it, WideCell *cell);
 extern WideSegment *WideSegIterSegment(WideSegIter *it);
+extern uint64 WideSegIterBlocks(const WideSegIter *it);
 extern void WideSegIterEnd(WideSegIter *it);
 
 /* engine/blockcache.c */
@@ -641,12 +645,21 @@ extern void WideCellToValues(const WideSchema *schema, const WideCell *cell,
 /* api/families.c */
 extern Relation WideOpenWide(Oid relid, LOCKMODE lockmode);
 
+/* api/mutate.c */
+extern void WideArgBytes(FunctionCallInfo fcinfo, int argno, const char *what,
+						 const char **p, uint32 *len);
+extern int64 WideArgTimestamp(FunctionCallInfo fcinfo, int argno, bool *isnull);
+extern Datum WideArgValue(FunctionCallInfo fcinfo, int argno, Oid valtype);
+extern Relation WideOpenForWrite(Oid relid, AclMode mode);
+extern void WideWriteRecords(Relation rel, WideCell *cells, int n);
+
 /* am/customscan.c */
 extern void WideInstallPlanner(void);
 
 /* am/vacuum.c */
 struct VacuumParams;
 extern void WideMaybeFlush(Relation rel, uint32 wa_pages);
+extern double WideEstimateCells(Relation rel);
 extern void WideVacuum(Relation rel, struct VacuumParams *params,
 					   BufferAccessStrategy bstrategy);
 

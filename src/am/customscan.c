@@ -642,6 +642,7 @@ close_reader(WideScanState *s)
 	st = WideReaderGetStats(s->reader);
 	s->stats.wa_records += st.wa_records;
 	s->stats.runs_read += st.runs_read;
+	s->stats.blocks_read += st.blocks_read;
 	s->stats.records += st.records;
 	s->stats.cells += st.cells;
 	WideReaderEnd(s->reader);
@@ -761,9 +762,11 @@ explain_wide_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 			WideReaderStats cur = WideReaderGetStats(s->reader);
 
 			st.runs_read += cur.runs_read;
+			st.blocks_read += cur.blocks_read;
 			st.records += cur.records;
 		}
 		ExplainPropertyInteger("Runs Read", NULL, st.runs_read, es);
+		ExplainPropertyInteger("Blocks Read", NULL, st.blocks_read, es);
 		ExplainPropertyInteger("Records Merged", NULL, st.records, es);
 	}
 }

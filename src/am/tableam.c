@@ -473,17 +473,9 @@ wide_relation_estimate_size(Relation rel, int32 *attr_widths,
 							BlockNumber *pages, double *tuples,
 							double *allvisfrac)
 {
-	BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
-
-	/*
-	 * Write-area records take about 100 bytes each; without statistics,
-	 * estimate from the size of the table.
-	 */
-	*pages = nblocks;
-	if (rel->rd_rel->reltuples >= 0 && rel->rd_rel->relpages > 0)
-		*tuples = rel->rd_rel->reltuples / rel->rd_rel->relpages * nblocks;
-	else
-		*tuples = (double) nblocks * (BLCKSZ / 100);
+	/* the metapage knows the records; cells are fewer when some are dead */
+	*pages = RelationGetNumberOfBlocks(rel);
+	*tuples = WideEstimateCells(rel);
 	*allvisfrac = 0;
 }
 
@@ -506,17 +498,8 @@ wide_scan_analyze_next_block(TableScanDesc sscan, BlockNumber blockno,
 
 	if (scan->reader == NULL)
 	{
-		WideReader *r;
-		WideCell	cell;
-		uint64		n = 0;
-
-		/* count the cells once, to map blocks to ranges of cells */
-		r = WideReaderBegin(sscan->rs_rd, sscan->rs_snapshot, WideReaderNow(),
-							NULL);
-		while (WideReaderNext(r, &cell))
-			n++;
-		WideReaderEnd(r);
-		scan->analyze_total = n;
+		/* the cells the runs and the write area hold, without reading them */
+		scan->analyze_total = WideEstimateCells(sscan->rs_rd);
 		scan->analyze_nblocks = Max(RelationGetNumberOfBlocks(sscan->rs_rd), 1);
 		scan->reader = WideReaderBegin(sscan->rs_rd, sscan->rs_snapshot,
 									   WideReaderNow(), NULL);

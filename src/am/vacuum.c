@@ -143,3 +143,21 @@ WideVacuum(Relation rel, VacuumParams *params, BufferAccessStrategy bstrategy)
 						RelationGetRelationName(rel), n, ncells,
 						(unsigned long long) swept)));
 }
+
+/*
+ * WideEstimateCells -- records in the runs and (estimated) the write area.
+ * Superseded and deleted records count too, so this is an upper bound.
+ */
+double
+WideEstimateCells(Relation rel)
+{
+	WideRunData runs[WIDE_MAX_RUNS];
+	uint64		wa_pages;
+	int			n = current_runs(rel, runs, &wa_pages);
+	double		cells = 0;
+	int			i;
+
+	for (i = 0; i < n; i++)
+		cells += runs[i].ncells;
+	return cells + (double) wa_pages * (BLCKSZ / 100);
+}

@@ -221,7 +221,12 @@ WideReaderNext(WideReader *r, WideCell *cell)
 WideReaderStats
 WideReaderGetStats(const WideReader *r)
 {
-	return r->stats;
+	WideReaderStats st = r->stats;
+	int			i;
+
+	for (i = 0; i < r->nits; i++)
+		st.blocks_read += WideSegIterBlocks(r->its[i]);
+	return st;
 }
 
 /*

@@ -362,6 +362,7 @@ struct WideSegIter
 	WideDecodedBlock *blk;
 	WideCacheEntry *blkpin;
 	int			ci;				/* cell of the data block */
+	uint64		blocks;			/* data blocks opened */
 	bool		started;
 	bool		done;
 };
@@ -449,6 +450,7 @@ next_block(WideSegIter *it)
 		const WideIndexEntry *e = &it->idx->entries[it->ii];
 
 		it->blk = WideSegmentOpenBlock(it->rel, it->seg, e, &it->blkpin);
+		it->blocks++;
 		it->ii++;
 		it->ci = 0;
 	}
@@ -509,6 +511,15 @@ WideSegIterNext(WideSegIter *it, WideCell *cell)
 		}
 		return true;
 	}
+}
+
+/*
+ * WideSegIterBlocks -- data blocks the iterator has opened.
+ */
+uint64
+WideSegIterBlocks(const WideSegIter *it)
+{
+	return it->blocks;
 }
 
 /*

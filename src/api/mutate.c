@@ -1,0 +1,330 @@
+/*-------------------------------------------------------------------------
+ *
+ * mutate.c
+ *	  Mutations as SQL functions: SetCell and the three deletes.
+ *
+ *	  wide.set_cell(tbl, row_key, family, qualifier, value, ts => NULL)
+ *	  wide.delete_cells(tbl, row_key, family, qualifier,
+ *	                    ts_from => NULL, ts_to => NULL)     [from, to)
+ *	  wide.delete_family(tbl, row_key, family)
+ *	  wide.delete_row(tbl, row_key)
+ *
+ * Keys may be given as text or bytea (or an untyped literal) whatever the
+ * table's key type: they are bytes.  Timestamps may be timestamptz,
+ * timestamp, date or an integer of microseconds since 1970.  A value of
+ * another type than the table's value column is converted through its text
+ * form.  Each call is one write in the caller's transaction, appended to the
+ * write area like an INSERT; a delete removes the cells of its scope written
+ * before it, whatever their timestamps.
+ *
+ * IDENTIFICATION
+ *	  src/api/mutate.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "access/xact.h"
+#include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/date.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/timestamp.h"
+
+#include "wide.h"
+
+PG_FUNCTION_INFO_V1(wide_set_cell);
+PG_FUNCTION_INFO_V1(wide_delete_cells);
+PG_FUNCTION_INFO_V1(wide_delete_family);
+PG_FUNCTION_INFO_V1(wide_delete_row);
+
+/*
+ * WideArgBytes -- the bytes of a key-like argument of type "any".
+ */
+void
+WideArgBytes(FunctionCallInfo fcinfo, int argno, const char *what,
+			 const char **p, uint32 *len)
+{
+	Oid			type = get_fn_expr_argtype(fcinfo->flinfo, argno);
+	Datum		d = PG_GETARG_DATUM(argno);
+
+	if (PG_ARGISNULL(argno))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s cannot be NULL", what)));
+	switch (type)
+	{
+		case UNKNOWNOID:
+		case CSTRINGOID:
+			*p = DatumGetCString(d);
+			*len = strlen(*p);
+			return;
+		case NAMEOID:
+			*p = NameStr(*DatumGetName(d));
+			*len = strlen(*p);
+			return;
+		case TEXTOID:
+		case VARCHAROID:
+		case BPCHAROID:
+		case BYTEAOID:
+			{
+				struct varlena *v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(d));
+
+				*p = VARDATA_ANY(v);
+				*len = VARSIZE_ANY_EXHDR(v);
+				return;
+			}
+		default:
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("%s must be text or bytea, not %s", what,
+							format_type_be(type))));
+	}
+}
+
+/*
+ * WideArgTimestamp -- microseconds since 1970 from an argument of type
+ * "any"; *isnull if NULL.
+ */
+int64
+WideArgTimestamp(FunctionCallInfo fcinfo, int argno, bool *isnull)
+{
+	Oid			type = get_fn_expr_argtype(fcinfo->flinfo, argno);
+	Datum		d = PG_GETARG_DATUM(argno);
+
+	*isnull = PG_ARGISNULL(argno);
+	if (*isnull)
+		return 0;
+	switch (type)
+	{
+		case TIMESTAMPTZOID:
+			return WideTimestampToUnix(DatumGetTimestampTz(d));
+		case TIMESTAMPOID:
+			return WideTimestampToUnix(DatumGetTimestampTz(
+				DirectFunctionCall1(timestamp_timestamptz, d)));
+		case DATEOID:
+			return WideTimestampToUnix(DatumGetTimestampTz(
+				DirectFunctionCall1(date_timestamptz, d)));
+		case INT8OID:
+			return DatumGetInt64(d);
+		case INT4OID:
+			return DatumGetInt32(d);
+		case UNKNOWNOID:
+		case TEXTOID:
+			{
+				char	   *s = (type == UNKNOWNOID) ? DatumGetCString(d) :
+					TextDatumGetCString(d);
+
+				return WideTimestampToUnix(DatumGetTimestampTz(
+					DirectFunctionCall3(timestamptz_in, CStringGetDatum(s),
+										ObjectIdGetDatum(InvalidOid),
+										Int32GetDatum(-1))));
+			}
+		default:
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("a cell timestamp must be timestamptz, timestamp, date or int8 microseconds, not %s",
+							format_type_be(type))));
+	}
+	return 0;
+}
+
+/*
+ * WideArgValue -- an argument of type "any" as a datum of the table's value
+ * type (converted through text if the types differ).
+ */
+Datum
+WideArgValue(FunctionCallInfo fcinfo, int argno, Oid valtype)
+{
+	Oid			type = get_fn_expr_argtype(fcinfo->flinfo, argno);
+	Datum		d = PG_GETARG_DATUM(argno);
+	Oid			infunc,
+				ioparam,
+				outfunc;
+	bool		varlena;
+	char	   *s;
+
+	if (PG_ARGISNULL(argno))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("a cell value cannot be NULL")));
+	if (type == valtype)
+		return d;
+	if (type == UNKNOWNOID || type == CSTRINGOID)
+		s = DatumGetCString(d);
+	else
+	{
+		getTypeOutputInfo(type, &outfunc, &varlena);
+		s = OidOutputFunctionCall(outfunc, d);
+	}
+	getTypeInputInfo(valtype, &infunc, &ioparam);
+	return OidInputFunctionCall(infunc, s, ioparam, -1);
+}
+
+/*
+ * WideOpenForWrite -- open a wide table for a mutation by the current user.
+ */
+Relation
+WideOpenForWrite(Oid relid, AclMode mode)
+{
+	Relation	rel = WideOpenWide(relid, RowExclusiveLock);
+	AclResult	acl = pg_class_aclcheck(relid, GetUserId(), mode);
+
+	if (acl != ACLCHECK_OK)
+		aclcheck_error(acl, OBJECT_TABLE, RelationGetRelationName(rel));
+	PreventCommandIfReadOnly("a wide mutation");
+	return rel;
+}
+
+/*
+ * WideWriteRecords -- append records of the current transaction and
+ * command.
+ */
+void
+WideWriteRecords(Relation rel, WideCell *cells, int n)
+{
+	int			i;
+
+	for (i = 0; i < n; i++)
+	{
+		cells[i].xmin = GetCurrentTransactionId();
+		cells[i].cmin = GetCurrentCommandId(true);
+	}
+	WideMaybeFlush(rel, WideWriteAreaInsert(rel, cells, n));
+}
+
+/* a tombstone of the given kind for a row */
+static void
+tombstone(FunctionCallInfo fcinfo, WideKind kind, WideCell *c,
+		  const WideSchema *schema, Relation rel)
+{
+	memset(c, 0, sizeof(WideCell));
+	c->kind = kind;
+	WideArgBytes(fcinfo, 1, "row_key", &c->key, &c->keylen);
+	if (c->keylen == 0 || c->keylen > WIDE_MAX_ROW_KEY)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("row key must be 1 to %d bytes long", WIDE_MAX_ROW_KEY)));
+	c->family = "";
+	c->qual = "";
+	c->ts_to = PG_INT64_MAX;
+	if (kind != WIDE_KIND_DEL_ROW)
+	{
+		const WideFamily *f;
+		uint32		len;
+
+		WideArgBytes(fcinfo, 2, "family", &c->family, &len);
+		f = WideFamilyForWrite(rel, schema, c->family, len);
+		c->famlen = len;
+		c->famid = f->id;
+	}
+}
+
+/*
+ * wide.set_cell(tbl, row_key, family, qualifier, value, ts)
+ */
+Datum
+wide_set_cell(PG_FUNCTION_ARGS)
+{
+	Relation	rel;
+	const WideSchema *schema;
+	Datum		values[5];
+	bool		isnull[5] = {0};
+	WideCell	cell;
+	int64		ts;
+	bool		tsnull;
+	const char *p;
+	uint32		len;
+
+	if (PG_ARGISNULL(0))
+		ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+						errmsg("table cannot be NULL")));
+	rel = WideOpenForWrite(PG_GETARG_OID(0), ACL_INSERT);
+	schema = WideGetSchema(rel);
+
+	/* build the row as an INSERT would see it, and reuse its checks */
+	WideArgBytes(fcinfo, 1, "row_key", &p, &len);
+	values[0] = PointerGetDatum(cstring_to_text_with_len(p, len));
+	WideArgBytes(fcinfo, 2, "family", &p, &len);
+	values[1] = PointerGetDatum(cstring_to_text_with_len(p, len));
+	WideArgBytes(fcinfo, 3, "qualifier", &p, &len);
+	values[2] = PointerGetDatum(cstring_to_text_with_len(p, len));
+	ts = WideArgTimestamp(fcinfo, 5, &tsnull);
+	isnull[3] = tsnull;
+	values[3] = schema->tstype == TIMESTAMPTZOID ?
+		TimestampTzGetDatum(WideUnixToTimestamp(ts)) : Int64GetDatum(ts);
+	values[4] = WideArgValue(fcinfo, 4, schema->valtype);
+	WideCellFromValues(rel, schema, values, isnull, &cell);
+	WideWriteRecords(rel, &cell, 1);
+	relation_close(rel, NoLock);
+	PG_RETURN_VOID();
+}
+
+/*
+ * wide.delete_cells(tbl, row_key, family, qualifier, ts_from, ts_to)
+ */
+Datum
+wide_delete_cells(PG_FUNCTION_ARGS)
+{
+	Relation	rel;
+	WideCell	c;
+	bool		isnull;
+	int64		from,
+				to;
+
+	rel = WideOpenForWrite(PG_GETARG_OID(0), ACL_DELETE);
+	tombstone(fcinfo, WIDE_KIND_DEL_CELLS, &c, WideGetSchema(rel), rel);
+	WideArgBytes(fcinfo, 3, "qualifier", &c.qual, &c.quallen);
+	if (c.quallen > WIDE_MAX_QUALIFIER)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("qualifier of %u bytes is too long", c.quallen)));
+	from = WideArgTimestamp(fcinfo, 4, &isnull);
+	c.ts = isnull ? 0 : from;
+	to = WideArgTimestamp(fcinfo, 5, &isnull);
+	c.ts_to = isnull ? PG_INT64_MAX : to;
+	if (c.ts < 0 || c.ts_to < c.ts)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("timestamp range [%lld, %lld) is invalid",
+						(long long) c.ts, (long long) c.ts_to),
+				 errhint("ts_from must not be after ts_to; the range includes ts_from and excludes ts_to.")));
+	WideWriteRecords(rel, &c, 1);
+	relation_close(rel, NoLock);
+	PG_RETURN_VOID();
+}
+
+/*
+ * wide.delete_family(tbl, row_key, family)
+ */
+Datum
+wide_delete_family(PG_FUNCTION_ARGS)
+{
+	Relation	rel = WideOpenForWrite(PG_GETARG_OID(0), ACL_DELETE);
+	WideCell	c;
+
+	tombstone(fcinfo, WIDE_KIND_DEL_FAMILY, &c, WideGetSchema(rel), rel);
+	WideWriteRecords(rel, &c, 1);
+	relation_close(rel, NoLock);
+	PG_RETURN_VOID();
+}
+
+/*
+ * wide.delete_row(tbl, row_key)
+ */
+Datum
+wide_delete_row(PG_FUNCTION_ARGS)
+{
+	Relation	rel = WideOpenForWrite(PG_GETARG_OID(0), ACL_DELETE);
+	WideCell	c;
+
+	tombstone(fcinfo, WIDE_KIND_DEL_ROW, &c, WideGetSchema(rel), rel);
+	WideWriteRecords(rel, &c, 1);
+	relation_close(rel, NoLock);
+	PG_RETURN_VOID();
+}
