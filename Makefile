@@ -45,7 +45,7 @@ SHLIB_LINK = -lzstd
 
 REGRESS = wide_ddl families cells mvcc segments
 REGRESS_OPTS = --load-extension=wide
-ISOLATION = snapshot write_order
+ISOLATION = snapshot write_order compaction
 ISOLATION_OPTS = --load-extension=wide
 
 PG_CONFIG ?= pg_config

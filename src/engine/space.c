@@ -14,8 +14,8 @@
  * Queue entries, oldest stamp first:
  *	  EXTENT   pages start .. start+npages-1
  *	  CHAIN    npages pages linked by their "next" field (a write-area lane)
- *	  SEGMENT  a whole segment, identified by its header page; expanded into
- *	           EXTENT entries when it reaches the front of the queue
+ *	  SEGMENT  a whole segment, identified by its first header page; its
+ *	           extents and header pages are handed out in turn
  *
  * When the queue is full, further freed pages are forgotten; VACUUM's sweep
  * (sweep.c) finds every page that nothing refers to and queues it again.
@@ -87,57 +87,62 @@ WideSpaceFree(WideMetaPage meta, uint32 kind, BlockNumber start,
 }
 
 /*
- * Expand the SEGMENT entry at index i into extents, as far as the queue has
- * room; the entry stays until all its extents have been queued.
+ * Take up to "want" pages straight from the SEGMENT entry at index i: its
+ * extents in order, then its header pages, the first one last (it is what
+ * identifies the entry).  "npages" counts the pieces used up, "pad" the
+ * pages taken from the current piece.  Returns InvalidBlockNumber if the
+ * current piece cannot serve a contiguous request; removes the entry when
+ * it is used up.  (The segment's blobs are not freed here: a compaction
+ * may have handed them to its output, and frees the others itself.)
  */
-static void
-expand_segment(Relation rel, WideMetaPage meta, uint32 i)
+static BlockNumber
+take_from_segment(Relation rel, WideMetaPage meta, uint32 i, uint32 want,
+				  bool contiguous, uint32 *got)
 {
-	WideFreeEntry seg = meta->free[i];
-	WideSegment *ext = WideSegmentLoad(rel, seg.start, false);
-	uint32		room = WIDE_FREE_SLOTS - meta->nfree;
-	uint32		k = seg.npages;	/* extents already queued */
-	WideFreeEntry *add;
-	uint32		nadd = 0;
+	WideFreeEntry *e = &meta->free[i];
+	WideSegment *seg = WideSegmentLoad(rel, e->start, false);
+	uint32		total = seg->nextents + seg->nroots;
+	BlockNumber result = InvalidBlockNumber;
 
-	/*
-	 * New entries go right after i, keeping the queue ordered by stamp.  The
-	 * segment's blobs are not freed here: a compaction may have handed them
-	 * to its output, and frees the others itself.
-	 */
-	add = palloc(sizeof(WideFreeEntry) * (ext->nextents + ext->nroots));
-	for (; k < ext->nextents + ext->nroots && nadd < room; k++)
+	*got = 0;
+	while (e->npages < total)
 	{
-		WideFreeEntry *e = &add[nadd++];
+		uint32		k = e->npages;
+		BlockNumber start;
+		uint32		len;
 
-		e->kind = WIDE_FREE_EXTENT;
-		e->pad = 0;
-		e->stamp = seg.stamp;
-		if (k < ext->nextents)
+		if (k < (uint32) seg->nextents)
 		{
-			e->start = ext->extents[k].start;
-			e->npages = ext->extents[k].npages;
+			start = seg->extents[k].start;
+			len = seg->extents[k].npages;
 		}
 		else
 		{
-			e->start = ext->roots[k - ext->nextents];
-			e->npages = 1;
+			start = seg->roots[seg->nroots - 1 - (k - seg->nextents)];
+			len = 1;
 		}
+		if (e->pad >= len)
+		{
+			e->npages++;
+			e->pad = 0;
+			continue;
+		}
+		if (contiguous && len - e->pad < want)
+			break;
+		*got = Min(want, len - e->pad);
+		result = start + e->pad;
+		e->pad += *got;
+		if (e->pad >= len)
+		{
+			e->npages++;
+			e->pad = 0;
+		}
+		break;
 	}
-
-	if (k == ext->nextents + ext->nroots)
-		queue_remove(meta, i);	/* fully expanded */
-	else
-	{
-		meta->free[i].npages = k;
-		i++;
-	}
-	memmove(&meta->free[i + nadd], &meta->free[i],
-			sizeof(WideFreeEntry) * (meta->nfree - i));
-	memcpy(&meta->free[i], add, sizeof(WideFreeEntry) * nadd);
-	meta->nfree += nadd;
-	pfree(add);
-	WideSegmentFree(ext);
+	WideSegmentFree(seg);
+	if (e->npages >= total)
+		queue_remove(meta, i);
+	return result;
 }
 
 /*
@@ -202,7 +207,19 @@ WideSpaceAlloc(Relation rel, WideMetaPage meta, uint32 want, bool contiguous,
 			break;
 		if (e->kind == WIDE_FREE_SEGMENT)
 		{
-			expand_segment(rel, meta, i);
+			uint32		n;
+			BlockNumber seg_root = e->start;
+
+			start = take_from_segment(rel, meta, i, want, contiguous, &n);
+			if (start != InvalidBlockNumber)
+			{
+				*got = n;
+				return start;
+			}
+			/* nothing that fits here: unless the entry is gone, skip it */
+			if (i < meta->nfree && meta->free[i].kind == WIDE_FREE_SEGMENT &&
+				meta->free[i].start == seg_root)
+				i++;
 			continue;
 		}
 		if (contiguous && e->kind == WIDE_FREE_CHAIN && want > 1)

@@ -36,7 +36,7 @@ for my $round (1 .. $rounds)
 	}
 	my ($a_out, $a_err) = ('', '');
 	my $a = IPC::Run::start(
-		[ 'psql', '-X', '-d', $node->connstr('postgres'), '-f', '-' ],
+		[ 'stdbuf', '-oL', 'psql', '-X', '-d', $node->connstr('postgres'), '-f', '-' ],
 		'<', \$script, '>', \$a_out, '2>', \$a_err);
 
 	# writer B: a transaction left open
