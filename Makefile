@@ -51,3 +51,6 @@ ISOLATION_OPTS = --load-extension=wide
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+# every object depends on the shared headers
+$(OBJS): src/wide.h src/engine/coding.h

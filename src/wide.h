@@ -115,6 +115,10 @@ typedef struct WideCell
 	TransactionId xmin;			/* FrozenTransactionId once visible to all */
 	CommandId	cmin;
 	WideBlobRef blob;			/* valid when WIDE_REC_VALUE_BLOB */
+	/* the same bytes as a varlena datum, when available without a copy */
+	const char *key_datum;
+	const char *qual_datum;
+	const char *value_datum;
 } WideCell;
 
 /* ----------------------------------------------------------------
@@ -365,12 +369,48 @@ struct WideIndex
 	uint8		nprobes;
 };
 
-typedef struct WideDecodedBlock
+/* values up to this long are stored (and returned) with a 1-byte header */
+#define WIDE_SHORT_VALUE	126
+
+typedef struct WideBlockIter
 {
+	const char *k,
+			   *kend,
+			   *t,
+			   *tend,
+			   *a,
+			   *aend,
+			   *v,
+			   *end;
 	int			ncells;
-	char	   *arena;
-	WideCell	cells[FLEXIBLE_ARRAY_MEMBER];
-} WideDecodedBlock;
+	int			i;
+	int16		fixed;
+	bool		error;
+	bool		have_row;
+	bool		have_qual;
+	uint64		default_seq;
+	char	   *rowbuf;
+	uint32		rowcap;
+	uint32		rowlen;
+	const char *row_datum;
+	char	   *qualbuf;
+	uint32		qualcap;
+	uint32		quallen;
+	const char *qual_datum;
+	const char *fam;
+	uint32		famlen;
+	uint32		famid;
+	int64		ts;
+	uint64		seq;
+	MemoryContext cxt;			/* where the buffers live */
+} WideBlockIter;
+
+/* a decompressed data block, as cached */
+typedef struct WideRawBlock
+{
+	Size		len;
+	char	   *data;
+} WideRawBlock;
 
 /* a range of row keys; has_start/has_end false: unbounded */
 typedef struct WideKeyRange
@@ -497,8 +537,9 @@ extern bool WideRunOverlapsRange(const WideRunData *run, const WideKeyRange *r);
 /* engine/merge.c */
 typedef struct WideMerger WideMerger;
 extern WideMerger *WideMergerCreate(const WideSchema *schema, int64 now);
-extern bool WideMergerPush(WideMerger *m, const WideCell *cell, WideCell *out);
-extern bool WideMergerFinish(WideMerger *m, WideCell *out);
+extern void WideMergerPush(WideMerger *m, const WideCell *cell);
+extern void WideMergerFinish(WideMerger *m);
+extern bool WideMergerPop(WideMerger *m, WideCell *out);
 
 /* engine/sorter.c */
 typedef struct WideSorter WideSorter;
@@ -528,9 +569,10 @@ extern Size WideBlockBuilderSize(const WideBlockBuilder *b);
 extern void WideBlockAdd(WideBlockBuilder *b, const WideCell *c, bool store_seq,
 						 bool frozen);
 extern void WideBlockFinish(WideBlockBuilder *b, StringInfo out);
-extern WideDecodedBlock *WideBlockDecode(const char *data, Size len,
-										 int16 typlen, uint64 default_seq);
-extern void WideDecodedBlockFree(WideDecodedBlock *blk);
+extern bool WideBlockIterInit(WideBlockIter *it, const char *data, Size len,
+							  int16 typlen, uint64 default_seq);
+extern bool WideBlockIterNext(WideBlockIter *it, WideCell *c);
+extern void WideBlockIterEnd(WideBlockIter *it);
 
 /* engine/indexblock.c */
 extern uint64 WideRowHash(const char *key, uint32 len);
@@ -560,9 +602,9 @@ extern void WideSegmentReadBytes(Relation rel, const WideSegment *seg,
 								 uint64 off, uint32 len, char *dst);
 extern char *WideSegmentReadBlock(Relation rel, const WideSegment *seg,
 								  uint64 off, uint32 len, Size *rawlen);
-extern WideDecodedBlock *WideSegmentOpenBlock(Relation rel, const WideSegment *seg,
-											  const WideIndexEntry *e,
-											  WideCacheEntry **pin);
+extern WideRawBlock *WideSegmentOpenBlock(Relation rel, const WideSegment *seg,
+										  const WideIndexEntry *e,
+										  WideCacheEntry **pin);
 extern WideSegIter *WideSegIterBegin(Relation rel, const WideRunData *run,
 									 const WideKeyRange *range);
 extern bool WideSegIterNext(WideSegIter *it, WideCell *cell);
@@ -640,7 +682,7 @@ extern Datum WideAggToValue(const WideSchema *schema, int64 acc);
 extern void WideCellFromValues(Relation rel, const WideSchema *schema,
 							   Datum *values, bool *isnull, WideCell *cell);
 extern void WideCellToValues(const WideSchema *schema, const WideCell *cell,
-							 Datum *values, bool *isnull);
+							 Datum *values, bool *isnull, const bool *needed);
 
 /* api/families.c */
 extern Relation WideOpenWide(Oid relid, LOCKMODE lockmode);

@@ -335,34 +335,47 @@ bytes_datum(const char *data, uint32 len)
 }
 
 /*
- * WideCellToValues -- the five column values of a cell, allocated in the
- * current memory context.  A value kept in a blob must have been read
- * (cell->value set) by the caller.
+ * WideCellToValues -- the column values of a cell.  Only the columns with
+ * needed[i] (all, if needed is NULL) are filled in; the others are NULL.
+ * Keys, qualifiers and short values are returned in place when the cell
+ * carries them as varlenas; everything else is allocated in the current
+ * memory context.  A value kept in a blob must have been read (cell->value
+ * set) by the caller.
  */
 void
 WideCellToValues(const WideSchema *schema, const WideCell *cell,
-				 Datum *values, bool *isnull)
+				 Datum *values, bool *isnull, const bool *needed)
 {
-	const WideFamily *fam;
+	int			i;
 
-	values[0] = bytes_datum(cell->key, cell->keylen);
-	values[1] = bytes_datum(cell->family, cell->famlen);
-	values[2] = bytes_datum(cell->qual, cell->quallen);
-	if (schema->tstype == TIMESTAMPTZOID)
-		values[3] = TimestampTzGetDatum(WideUnixToTimestamp(cell->ts));
-	else
-		values[3] = Int64GetDatum(cell->ts);
+	for (i = 0; i < 5; i++)
+		isnull[i] = needed != NULL && !needed[i];
 
-	fam = WideSchemaFindFamily(schema, cell->family, cell->famlen);
-	if (fam != NULL && fam->aggregate != WIDE_AGG_NONE &&
-		fam->aggregate != WIDE_AGG_HLL)
+	if (!isnull[0])
+		values[0] = cell->key_datum ? PointerGetDatum(cell->key_datum) :
+			bytes_datum(cell->key, cell->keylen);
+	if (!isnull[1])
+		values[1] = bytes_datum(cell->family, cell->famlen);
+	if (!isnull[2])
+		values[2] = cell->qual_datum ? PointerGetDatum(cell->qual_datum) :
+			bytes_datum(cell->qual, cell->quallen);
+	if (!isnull[3])
+		values[3] = (schema->tstype == TIMESTAMPTZOID) ?
+			TimestampTzGetDatum(WideUnixToTimestamp(cell->ts)) :
+			Int64GetDatum(cell->ts);
+	if (!isnull[4])
 	{
-		int64		acc;
+		if (cell->kind == WIDE_KIND_MERGE || cell->kind == WIDE_KIND_ADD)
+		{
+			/* an accumulator of sum, min or max */
+			int64		acc;
 
-		memcpy(&acc, cell->value, sizeof(int64));
-		values[4] = WideAggToValue(schema, acc);
+			memcpy(&acc, cell->value, sizeof(int64));
+			values[4] = WideAggToValue(schema, acc);
+		}
+		else if (cell->value_datum && schema->vallen == -1)
+			values[4] = PointerGetDatum(cell->value_datum);
+		else
+			values[4] = WideBytesToValue(schema, cell->value, cell->vallen);
 	}
-	else
-		values[4] = WideBytesToValue(schema, cell->value, cell->vallen);
-	memset(isnull, 0, sizeof(bool) * 5);
 }

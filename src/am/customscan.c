@@ -11,10 +11,10 @@
  *	  work, evaluated when the scan starts;
  *	- declares its output sorted by (row_key, family, qualifier, ts desc),
  *	  so ORDER BY on them costs no sort.
- * All conditions stay quals, checked on every cell: the range only decides
- * where reading starts and stops.  Text keys compare bytewise only under
- * the "C" collation, which wide text key columns have; a condition under
- * another collation is just a filter.
+ * Conditions the range enforces exactly (comparisons, IN lists, a constant
+ * LIKE 'prefix%') are not checked again; the others are quals.  Text keys
+ * compare bytewise only under the "C" collation, which wide text key
+ * columns have; a condition under another collation is just a filter.
  *
  * IDENTIFICATION
  *	  src/am/customscan.c
@@ -37,6 +37,7 @@
 #include "nodes/extensible.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "access/sysattr.h"
 #include "optimizer/clauses.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
@@ -110,6 +111,9 @@ typedef struct WideScanState
 	StringInfoData lo;
 	StringInfoData hi;
 	WideReaderStats stats;
+	bool		needed[5];		/* columns the plan uses */
+	bool		tupcxt_used;
+	const WideSchema *schema;	/* copied at the start of the scan */
 } WideScanState;
 
 /* ----------------------------------------------------------------
@@ -146,13 +150,40 @@ key_strategy(Oid opno, Oid keytype, Oid inputcollid)
 	return get_op_opfamily_strategy(opno, family);
 }
 
+/* is the pattern a constant 'prefix%' whose only wildcard is the last %? */
+static bool
+like_is_prefix(Node *pattern)
+{
+	Const	   *c;
+	struct varlena *v;
+	const char *p;
+	int			len,
+				i;
+
+	if (!IsA(pattern, Const) || ((Const *) pattern)->constisnull)
+		return false;
+	c = (Const *) pattern;
+	v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(c->constvalue));
+	p = VARDATA_ANY(v);
+	len = VARSIZE_ANY_EXHDR(v);
+	if (len < 2 || p[len - 1] != '%')
+		return false;
+	for (i = 0; i < len - 1; i++)
+		if (p[i] == '%' || p[i] == '_' || p[i] == '\\')
+			return false;
+	/* a prefix ending in 0xFF bytes has no exact upper bound */
+	return (uint8) p[len - 2] != 0xFF;
+}
+
 /*
  * Does the clause bound row_key?  If so, append its kind and bound
  * expression.
  */
 static bool
-match_clause(Expr *clause, Index relid, Oid keytype, List **kinds, List **exprs)
+match_clause(Expr *clause, Index relid, Oid keytype, List **kinds, List **exprs,
+			 bool *exact)
 {
+	*exact = true;
 	if (IsA(clause, OpExpr) && list_length(((OpExpr *) clause)->args) == 2)
 	{
 		OpExpr	   *op = (OpExpr *) clause;
@@ -181,6 +212,7 @@ match_clause(Expr *clause, Index relid, Oid keytype, List **kinds, List **exprs)
 		{
 			*kinds = lappend_int(*kinds, BOUND_PREFIX);
 			*exprs = lappend(*exprs, right);
+			*exact = like_is_prefix(right);
 			return true;
 		}
 
@@ -272,6 +304,7 @@ wide_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	List	   *kinds = NIL;
 	List	   *exprs = NIL;
 	List	   *range_clauses = NIL;
+	List	   *exact_clauses = NIL;
 	ListCell   *lc;
 	Oid			keytype;
 	Selectivity sel = 1.0;
@@ -294,9 +327,14 @@ wide_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	foreach(lc, rel->baserestrictinfo)
 	{
 		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+		bool		exact;
 
-		if (match_clause(ri->clause, rel->relid, keytype, &kinds, &exprs))
+		if (match_clause(ri->clause, rel->relid, keytype, &kinds, &exprs, &exact))
+		{
 			range_clauses = lappend(range_clauses, ri);
+			if (exact)
+				exact_clauses = lappend(exact_clauses, ri);
+		}
 	}
 	if (range_clauses)
 		sel = clauselist_selectivity(root, range_clauses, rel->relid,
@@ -312,7 +350,7 @@ wide_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	cpath->path.rows = rel->rows;
 	cpath->path.pathkeys = wide_pathkeys(root, rel, r);
 	cpath->flags = 0;
-	cpath->custom_private = list_make2(kinds, exprs);
+	cpath->custom_private = list_make3(kinds, exprs, exact_clauses);
 	cpath->methods = &wide_path_methods;
 
 	/* a seek costs a few pages; then a share of the table's pages */
@@ -339,9 +377,20 @@ plan_wide_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	CustomScan *cscan = makeNode(CustomScan);
 	List	   *kinds = linitial(best_path->custom_private);
 	List	   *exprs = lsecond(best_path->custom_private);
+	List	   *exact = lthird(best_path->custom_private);
+	List	   *quals = NIL;
+	ListCell   *lc;
 
+	/* conditions the key range enforces exactly need no recheck */
+	foreach(lc, clauses)
+	{
+		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+
+		if (!list_member_ptr(exact, ri) && !ri->pseudoconstant)
+			quals = lappend(quals, ri->clause);
+	}
 	cscan->scan.plan.targetlist = tlist;
-	cscan->scan.plan.qual = extract_actual_clauses(clauses, false);
+	cscan->scan.plan.qual = quals;
 	cscan->scan.scanrelid = rel->relid;
 	cscan->flags = best_path->flags;
 	cscan->custom_exprs = exprs;
@@ -373,7 +422,16 @@ begin_wide_scan(CustomScanState *node, EState *estate, int eflags)
 	WideScanState *s = (WideScanState *) node;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
 
+	Bitmapset  *attrs = NULL;
+	int			i;
+
 	s->bound_exprs = ExecInitExprList(cscan->custom_exprs, &node->ss.ps);
+	pull_varattnos((Node *) cscan->scan.plan.targetlist, cscan->scan.scanrelid, &attrs);
+	pull_varattnos((Node *) cscan->scan.plan.qual, cscan->scan.scanrelid, &attrs);
+	for (i = 0; i < 5; i++)
+		s->needed[i] = bms_is_member(i + 1 - FirstLowInvalidHeapAttributeNumber, attrs) ||
+			bms_is_member(0 - FirstLowInvalidHeapAttributeNumber, attrs);
+	s->schema = WideSchemaCopy(node->ss.ss_currentRelation);
 	s->tupcxt = AllocSetContextCreate(estate->es_query_cxt, "wide scan tuple",
 									  ALLOCSET_DEFAULT_SIZES);
 	initStringInfo(&s->lo);
@@ -654,7 +712,6 @@ wide_scan_next(ScanState *ss)
 {
 	WideScanState *s = (WideScanState *) ss;
 	TupleTableSlot *slot = ss->ss_ScanTupleSlot;
-	const WideSchema *schema;
 	WideCell	cell;
 	MemoryContext old;
 
@@ -677,12 +734,13 @@ wide_scan_next(ScanState *ss)
 		}
 	}
 
-	schema = WideGetSchema(ss->ss_currentRelation);
 	ExecClearTuple(slot);
-	MemoryContextReset(s->tupcxt);
+	if (s->tupcxt_used)
+		MemoryContextReset(s->tupcxt);
 	old = MemoryContextSwitchTo(s->tupcxt);
-	WideCellToValues(schema, &cell, slot->tts_values, slot->tts_isnull);
+	WideCellToValues(s->schema, &cell, slot->tts_values, slot->tts_isnull, s->needed);
 	MemoryContextSwitchTo(old);
+	s->tupcxt_used = true;
 	return ExecStoreVirtualTuple(slot);
 }
 

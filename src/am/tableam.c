@@ -150,7 +150,7 @@ store_cell(WideScanDesc scan, const WideSchema *schema, WideCell *cell,
 	ExecClearTuple(slot);
 	MemoryContextReset(scan->tupcxt);
 	old = MemoryContextSwitchTo(scan->tupcxt);
-	WideCellToValues(schema, cell, slot->tts_values, slot->tts_isnull);
+	WideCellToValues(schema, cell, slot->tts_values, slot->tts_isnull, NULL);
 	MemoryContextSwitchTo(old);
 	ExecStoreVirtualTuple(slot);
 

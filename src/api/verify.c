@@ -172,6 +172,20 @@ verify_blob(Verify *v, const char *object, WideBlobRef ref)
 	UnlockReleaseBuffer(buf);
 }
 
+/* a blob a record refers to must be one the segment owns */
+static void
+verify_blob_ref(Verify *v, const char *object, const WideSegment *seg,
+				WideBlobRef ref)
+{
+	int			i;
+
+	for (i = 0; i < seg->nblobs; i++)
+		if (seg->blobs[i].first == ref.first && seg->blobs[i].length == ref.length)
+			return;
+	report(v, object, "a record refers to a value at block %u the segment does not list",
+		   ref.first);
+}
+
 static void
 verify_segment(Verify *v, const char *object, const WideRunData *run)
 {
@@ -182,8 +196,7 @@ verify_segment(Verify *v, const char *object, const WideRunData *run)
 	uint64		ncells = 0;
 	uint64		max_seq = 0;
 	int			i,
-				j,
-				k;
+				j;
 
 	initStringInfo(&prevbuf);
 	if (seg->segid != run->segid)
@@ -218,25 +231,26 @@ verify_segment(Verify *v, const char *object, const WideRunData *run)
 			const WideIndexEntry *e = &idx->entries[j];
 			Size		blen;
 			char	   *braw = WideSegmentReadBlock(v->rel, seg, e->offset, e->length, &blen);
-			WideDecodedBlock *blk = WideBlockDecode(braw, blen, seg->typlen, seg->max_seq);
+			WideBlockIter bi = {0};
+			WideCell	cc;
+			WideCell   *c = &cc;
+			uint64		n = 0;
+			bool		bad_order = false;
 
-			if (blk == NULL)
+			if (!WideBlockIterInit(&bi, braw, blen, seg->typlen, seg->max_seq))
 			{
 				report(v, object, "data block at %llu does not decode",
 					   (unsigned long long) e->offset);
 				continue;
 			}
-			if ((uint64) blk->ncells != e->ncells || blk->ncells == 0)
-				report(v, object, "data block at %llu has %d cells, its index says %llu",
-					   (unsigned long long) e->offset, blk->ncells,
-					   (unsigned long long) e->ncells);
-			for (k = 0; k < blk->ncells; k++)
+			while (WideBlockIterNext(&bi, c))
 			{
-				WideCell   *c = &blk->cells[k];
-
-				if (have_prev && WideCellCompare(&prev, c) >= 0)
+				if (have_prev && WideCellCompare(&prev, c) >= 0 && !bad_order)
+				{
 					report(v, object, "records out of order in the data block at %llu",
 						   (unsigned long long) e->offset);
+					bad_order = true;
+				}
 				if ((!have_prev || WideKeyCompare(prev.key, prev.keylen, c->key, c->keylen) != 0) &&
 					!WideIndexMayContain(idx, WideRowHash(c->key, c->keylen)))
 					report(v, object, "a row of the data block at %llu is missing from the row filter",
@@ -245,6 +259,8 @@ verify_segment(Verify *v, const char *object, const WideRunData *run)
 					if (c->ts < e->ts_min || c->ts > e->ts_max)
 						report(v, object, "a timestamp of the data block at %llu is outside its index bounds",
 							   (unsigned long long) e->offset);
+				if (c->flags & WIDE_REC_VALUE_BLOB)
+					verify_blob_ref(v, object, seg, c->blob);
 				max_seq = Max(max_seq, c->seq);
 				resetStringInfo(&prevbuf);
 				appendBinaryStringInfo(&prevbuf, c->key, c->keylen);
@@ -255,14 +271,21 @@ verify_segment(Verify *v, const char *object, const WideRunData *run)
 				prev.family = prevbuf.data + c->keylen;
 				prev.qual = prevbuf.data + c->keylen + c->famlen;
 				have_prev = true;
+				n++;
 			}
-			if (blk->ncells > 0 &&
-				WideKeyCompare(blk->cells[blk->ncells - 1].key, blk->cells[blk->ncells - 1].keylen,
-							   e->lastrow, e->lastrowlen) != 0)
+			if (bi.error)
+				report(v, object, "data block at %llu does not decode",
+					   (unsigned long long) e->offset);
+			if (n != e->ncells || n == 0)
+				report(v, object, "data block at %llu has %llu cells, its index says %llu",
+					   (unsigned long long) e->offset, (unsigned long long) n,
+					   (unsigned long long) e->ncells);
+			if (n > 0 && WideKeyCompare(prev.key, prev.keylen, e->lastrow, e->lastrowlen) != 0)
 				report(v, object, "index entry of the data block at %llu names another last row",
 					   (unsigned long long) e->offset);
-			icells += blk->ncells;
-			ncells += blk->ncells;
+			WideBlockIterEnd(&bi);
+			icells += n;
+			ncells += n;
 		}
 		if (icells != re->ncells)
 			report(v, object, "root entry %d counts %llu cells, its blocks hold %llu", i,

@@ -18,8 +18,13 @@
  *	  ts       := (zigzag(prev_ts - ts) [zigzag(ts_to - ts)])*  ts_to: DEL_CELLS
  *	  aux      := ([zigzag(seq - prev_seq)] [xmin:varint cmin:varint])*
  *	  values   := value*                  PUT, ADD, MERGE only
- *	      fixed-length value type:  typlen bytes
- *	      otherwise:  (len << 1 | blob):varint  (blob ? first:varint : bytes)
+ *	      fixed-length value type:  typlen bytes (ADD, MERGE: 8 bytes)
+ *	      otherwise, by the first byte b:
+ *	        b odd:   a value of (b >> 1) - 1 bytes (at most 126) follows; b
+ *	                 is also a PostgreSQL one-byte varlena header, so on
+ *	                 little-endian machines the value is returned in place
+ *	        b == 0:  len:varint, then len bytes
+ *	        b == 2:  a blob: len:varint first:varint
  *
  * "arena" is the number of bytes needed to rebuild the row keys and
  * qualifiers.  A record without HAS_SEQ takes the segment's largest
@@ -214,13 +219,22 @@ WideBlockAdd(WideBlockBuilder *b, const WideCell *c, bool store_seq,
 								 (uint32) b->fixed_len : sizeof(int64)));
 			put_bytes(&b->vals, c->value, c->vallen);
 		}
+		else if (blob)
+		{
+			put_byte(&b->vals, 2);
+			put_varint(&b->vals, c->vallen);
+			put_varint(&b->vals, c->blob.first);
+		}
+		else if (c->vallen <= WIDE_SHORT_VALUE)
+		{
+			put_byte(&b->vals, (uint8) (((c->vallen + 1) << 1) | 1));
+			put_bytes(&b->vals, c->value, c->vallen);
+		}
 		else
 		{
-			put_varint(&b->vals, ((uint64) c->vallen << 1) | (blob ? 1 : 0));
-			if (blob)
-				put_varint(&b->vals, c->blob.first);
-			else
-				put_bytes(&b->vals, c->value, c->vallen);
+			put_byte(&b->vals, 0);
+			put_varint(&b->vals, c->vallen);
+			put_bytes(&b->vals, c->value, c->vallen);
 		}
 	}
 	b->ncells++;
@@ -244,18 +258,52 @@ WideBlockFinish(WideBlockBuilder *b, StringInfo out)
 }
 
 /* ----------------------------------------------------------------
- *	Decoding
+ *	Decoding: an iterator, one record at a time
+ *
+ * Row keys and qualifiers are rebuilt in buffers of the iterator, each
+ * preceded by room for a varlena header, which is filled in when the key is
+ * short: such keys (and short values, see above) can be handed to the
+ * executor as datums without a copy.
  * ----------------------------------------------------------------
  */
 
+/* a key buffer: [4 bytes header room][key] */
+static char *
+keybuf_reserve(MemoryContext cxt, char **buf, uint32 *cap, uint32 len)
+{
+	if (*buf == NULL || *cap < len + VARHDRSZ)
+	{
+		uint32		newcap = Max(len + VARHDRSZ, 64);
+
+		newcap = Max(newcap, *cap * 2);
+		*buf = *buf ? repalloc(*buf, newcap) : MemoryContextAlloc(cxt, newcap);
+		*cap = newcap;
+	}
+	return *buf + VARHDRSZ;
+}
+
+/* the datum pointer of a rebuilt key, or NULL if it needs a long header */
+static const char *
+keybuf_datum(char *buf, uint32 len)
+{
+	if (len > WIDE_SHORT_VALUE)
+	{
+		SET_VARSIZE(buf, len + VARHDRSZ);
+		return buf;
+	}
+	SET_VARSIZE_SHORT(buf + VARHDRSZ - 1, len + 1);
+	return buf + VARHDRSZ - 1;
+}
+
 /*
- * WideBlockDecode -- decode a block into an array of cells.  The cells point
- * into "data" (which must outlive them) and into a palloc'd arena.
- * default_seq is given to records stored without a sequence number.
- * Returns NULL if the block is malformed.
+ * WideBlockIterInit -- start iterating a block.  Returns false if its header
+ * is malformed.  The iterator's buffers are kept across blocks (in it->cxt,
+ * or the current context if it is not set: zero the iterator before the
+ * first use); the block's bytes must outlive the records returned.
  */
-WideDecodedBlock *
-WideBlockDecode(const char *data, Size len, int16 typlen, uint64 default_seq)
+bool
+WideBlockIterInit(WideBlockIter *it, const char *data, Size len, int16 typlen,
+				  uint64 default_seq)
 {
 	const char *end = data + len;
 	const char *p = data;
@@ -264,220 +312,251 @@ WideBlockDecode(const char *data, Size len, int16 typlen, uint64 default_seq)
 				keylen,
 				tslen,
 				auxlen;
-	const char *k,
-			   *kend,
-			   *t,
-			   *tend,
-			   *a,
-			   *aend,
-			   *v;
-	WideDecodedBlock *blk;
-	char	   *ap;
-	const char *row = NULL,
-			   *qual = NULL,
-			   *fam = NULL;
-	uint32		rowlen = 0,
-				quallen = 0,
-				famlen = 0,
-				famid = 0;
-	int64		ts = 0;
-	uint64		seq = 0;
-	int16		fixed = typlen > 0 ? typlen : 0;
-	uint64		i;
 
+	if (it->cxt == NULL)
+		it->cxt = CurrentMemoryContext;
+	it->error = false;
+	it->fixed = typlen > 0 ? typlen : 0;
+	it->default_seq = default_seq;
+	it->i = 0;
+	it->rowlen = 0;
+	it->quallen = 0;
+	it->have_row = false;
+	it->have_qual = false;
+	it->fam = NULL;
+	it->famlen = 0;
+	it->famid = 0;
+	it->ts = 0;
+	it->seq = 0;
 	if (!(p = get_varint(p, end, &ncells)) || !(p = get_varint(p, end, &arena)) ||
 		!(p = get_varint(p, end, &keylen)) || !(p = get_varint(p, end, &tslen)) ||
-		!(p = get_varint(p, end, &auxlen)))
-		return NULL;
-	if (keylen > (uint64) (end - p) || tslen > (uint64) (end - p) - keylen ||
-		auxlen > (uint64) (end - p) - keylen - tslen ||
-		ncells > len || arena > 64 * (uint64) len + 1024 * 1024)
-		return NULL;
-	k = p;
-	kend = k + keylen;
-	t = kend;
-	tend = t + tslen;
-	a = tend;
-	aend = a + auxlen;
-	v = aend;
-
-	blk = palloc(offsetof(WideDecodedBlock, cells) + sizeof(WideCell) * Max(ncells, 1));
-	blk->ncells = (int) ncells;
-	blk->arena = palloc(Max(arena, 1));
-	ap = blk->arena;
-
-	for (i = 0; i < ncells; i++)
+		!(p = get_varint(p, end, &auxlen)) ||
+		keylen > (uint64) (end - p) || tslen > (uint64) (end - p) - keylen ||
+		auxlen > (uint64) (end - p) - keylen - tslen || ncells > len)
 	{
-		WideCell   *c = &blk->cells[i];
-		uint8		flags;
-		uint64		shared,
-					unshared;
-		int64		delta;
+		it->error = true;
+		it->ncells = 0;
+		return false;
+	}
+	it->ncells = (int) ncells;
+	it->k = p;
+	it->kend = p + keylen;
+	it->t = it->kend;
+	it->tend = it->t + tslen;
+	it->a = it->tend;
+	it->aend = it->a + auxlen;
+	it->v = it->aend;
+	it->end = end;
+	return true;
+}
 
+#define BAD()	do { it->error = true; return false; } while (0)
+
+/*
+ * WideBlockIterNext -- the next record, or false at the end (check
+ * it->error for a malformed block).  The record points into the block and
+ * the iterator's buffers, valid until the next call.
+ */
+bool
+WideBlockIterNext(WideBlockIter *it, WideCell *c)
+{
+	const char *k = it->k;
+	const char *kend = it->kend;
+	uint8		flags;
+	uint64		shared,
+				unshared;
+	int64		delta;
+	char	   *dst;
+
+	if (it->error || it->i >= it->ncells)
+	{
+		if (!it->error && (it->k != it->kend || it->t != it->tend ||
+						   it->a != it->aend || it->v != it->end))
+			it->error = true;
+		return false;
+	}
+	if (k >= kend)
+		BAD();
+	flags = (uint8) *k++;
+	memset(c, 0, sizeof(WideCell));
+	c->kind = flags & F_KIND;
+	if (c->kind < WIDE_KIND_DEL_ROW || c->kind > WIDE_KIND_MERGE)
+		BAD();
+
+	if (flags & F_NEW_ROW)
+	{
+		if (!(k = get_varint(k, kend, &shared)) ||
+			!(k = get_varint(k, kend, &unshared)) ||
+			shared > it->rowlen || unshared > (uint64) (kend - k) ||
+			shared + unshared > WIDE_MAX_ROW_KEY)
+			BAD();
+		dst = keybuf_reserve(it->cxt, &it->rowbuf, &it->rowcap, shared + unshared);
+		memcpy(dst + shared, k, unshared);
+		k += unshared;
+		it->rowlen = shared + unshared;
+		it->row_datum = keybuf_datum(it->rowbuf, it->rowlen);
+		it->have_row = true;
+		it->fam = NULL;
+		it->famlen = 0;
+		it->have_qual = false;
+		it->quallen = 0;
+	}
+	else if (!it->have_row)
+		BAD();
+	if (flags & F_NEW_FAM)
+	{
 		if (k >= kend)
-			goto bad;
-		flags = (uint8) *k++;
-		memset(c, 0, sizeof(WideCell));
-		c->kind = flags & F_KIND;
-		if (c->kind < WIDE_KIND_DEL_ROW || c->kind > WIDE_KIND_MERGE)
-			goto bad;
+			BAD();
+		it->famlen = (uint8) *k++;
+		if (it->famlen > (uint64) (kend - k))
+			BAD();
+		it->fam = k;
+		k += it->famlen;
+		if (!(k = get_u32v(k, kend, &it->famid)))
+			BAD();
+		it->have_qual = false;
+		it->quallen = 0;
+	}
+	if (flags & F_NEW_QUAL)
+	{
+		if (!(k = get_varint(k, kend, &shared)) ||
+			!(k = get_varint(k, kend, &unshared)) ||
+			shared > it->quallen || unshared > (uint64) (kend - k) ||
+			shared + unshared > WIDE_MAX_QUALIFIER)
+			BAD();
+		dst = keybuf_reserve(it->cxt, &it->qualbuf, &it->qualcap, shared + unshared);
+		memcpy(dst + shared, k, unshared);
+		k += unshared;
+		it->quallen = shared + unshared;
+		it->qual_datum = keybuf_datum(it->qualbuf, it->quallen);
+		it->have_qual = true;
+	}
+	it->k = k;
 
-		if (flags & F_NEW_ROW)
-		{
-			if (!(k = get_varint(k, kend, &shared)) ||
-				!(k = get_varint(k, kend, &unshared)) ||
-				shared > rowlen || unshared > (uint64) (kend - k) ||
-				(uint64) (ap - blk->arena) + shared + unshared > arena)
-				goto bad;
-			if (shared > 0)
-				memcpy(ap, row, shared);
-			memcpy(ap + shared, k, unshared);
-			k += unshared;
-			row = ap;
-			rowlen = shared + unshared;
-			ap += rowlen;
-			fam = NULL;
-			famlen = 0;
-			qual = NULL;
-			quallen = 0;
-		}
-		else if (row == NULL)
-			goto bad;
-		if (flags & F_NEW_FAM)
-		{
-			if (k >= kend)
-				goto bad;
-			famlen = (uint8) *k++;
-			if (famlen > (uint64) (kend - k))
-				goto bad;
-			fam = k;
-			k += famlen;
-			if (!(k = get_u32v(k, kend, &famid)))
-				goto bad;
-			qual = NULL;
-			quallen = 0;
-		}
-		if (flags & F_NEW_QUAL)
-		{
-			if (!(k = get_varint(k, kend, &shared)) ||
-				!(k = get_varint(k, kend, &unshared)) ||
-				shared > quallen || unshared > (uint64) (kend - k) ||
-				(uint64) (ap - blk->arena) + shared + unshared > arena)
-				goto bad;
-			if (shared > 0)
-				memcpy(ap, qual, shared);
-			memcpy(ap + shared, k, unshared);
-			k += unshared;
-			qual = ap;
-			quallen = shared + unshared;
-			ap += quallen;
-		}
+	c->key = it->rowbuf + VARHDRSZ;
+	c->keylen = it->rowlen;
+	c->key_datum = it->row_datum;
+	c->family = "";
+	c->qual = "";
+	if (c->kind != WIDE_KIND_DEL_ROW)
+	{
+		if (it->fam == NULL)
+			BAD();
+		c->family = it->fam;
+		c->famlen = it->famlen;
+		c->famid = it->famid;
+	}
+	if (c->kind >= WIDE_KIND_DEL_CELLS)
+	{
+		if (!it->have_qual)
+			BAD();
+		c->qual = it->qualbuf + VARHDRSZ;
+		c->quallen = it->quallen;
+		c->qual_datum = it->qual_datum;
+	}
 
-		c->key = row;
-		c->keylen = rowlen;
-		if (c->kind != WIDE_KIND_DEL_ROW)
+	if (!(it->t = get_zigzag(it->t, it->tend, &delta)))
+		BAD();
+	it->ts -= delta;
+	c->ts = it->ts;
+	c->ts_to = PG_INT64_MAX;
+	if (c->kind == WIDE_KIND_DEL_CELLS)
+	{
+		if (!(it->t = get_zigzag(it->t, it->tend, &delta)))
+			BAD();
+		c->ts_to = it->ts + delta;
+	}
+
+	if (flags & F_HAS_SEQ)
+	{
+		if (!(it->a = get_zigzag(it->a, it->aend, &delta)))
+			BAD();
+		it->seq += (uint64) delta;
+		c->seq = it->seq;
+	}
+	else
+		c->seq = it->default_seq;
+	if (flags & F_HAS_XMIN)
+	{
+		if (!(it->a = get_u32v(it->a, it->aend, &c->xmin)) ||
+			!(it->a = get_u32v(it->a, it->aend, &c->cmin)))
+			BAD();
+	}
+	else
+		c->xmin = FrozenTransactionId;
+
+	if (!WIDE_KIND_IS_TOMBSTONE(c->kind))
+	{
+		const char *v = it->v;
+		const char *end = it->end;
+
+		if (it->fixed > 0)
 		{
-			if (fam == NULL)
-				goto bad;
-			c->family = fam;
-			c->famlen = famlen;
-			c->famid = famid;
+			int			n = (c->kind == WIDE_KIND_PUT) ? it->fixed : sizeof(int64);
+
+			if (end - v < n)
+				BAD();
+			c->value = v;
+			c->vallen = n;
+			v += n;
 		}
 		else
-			c->family = "";
-		if (c->kind >= WIDE_KIND_DEL_CELLS)
 		{
-			if (qual == NULL && !(flags & F_NEW_QUAL))
-				goto bad;
-			c->qual = qual ? qual : "";
-			c->quallen = quallen;
-		}
-		else
-			c->qual = "";
+			uint8		b;
+			uint64		len;
 
-		if (!(t = get_zigzag(t, tend, &delta)))
-			goto bad;
-		ts -= delta;
-		c->ts = ts;
-		c->ts_to = PG_INT64_MAX;
-		if (c->kind == WIDE_KIND_DEL_CELLS)
-		{
-			if (!(t = get_zigzag(t, tend, &delta)))
-				goto bad;
-			c->ts_to = ts + delta;
-		}
-
-		if (flags & F_HAS_SEQ)
-		{
-			if (!(a = get_zigzag(a, aend, &delta)))
-				goto bad;
-			seq += (uint64) delta;
-			c->seq = seq;
-		}
-		else
-			c->seq = default_seq;
-		if (flags & F_HAS_XMIN)
-		{
-			if (!(a = get_u32v(a, aend, &c->xmin)) ||
-				!(a = get_u32v(a, aend, &c->cmin)))
-				goto bad;
-		}
-		else
-			c->xmin = FrozenTransactionId;
-
-		if (!WIDE_KIND_IS_TOMBSTONE(c->kind))
-		{
-			if (fixed > 0)
+			if (v >= end)
+				BAD();
+			b = (uint8) *v;
+			if (b & 1)
 			{
-				int			n = (c->kind == WIDE_KIND_PUT) ? fixed : sizeof(int64);
-
-				if (end - v < n)
-					goto bad;
+				len = (b >> 1) - 1;
+				if (len > (uint64) (end - v - 1))
+					BAD();
+#ifndef WORDS_BIGENDIAN
+				c->value_datum = v;
+#endif
+				c->value = v + 1;
+				c->vallen = (uint32) len;
+				v += 1 + len;
+			}
+			else if (b == 0)
+			{
+				if (!(v = get_varint(v + 1, end, &len)) || len > (uint64) (end - v))
+					BAD();
 				c->value = v;
-				c->vallen = n;
-				v += n;
+				c->vallen = (uint32) len;
+				v += len;
+			}
+			else if (b == 2)
+			{
+				if (!(v = get_varint(v + 1, end, &len)) || len > PG_UINT32_MAX ||
+					!(v = get_u32v(v, end, &c->blob.first)))
+					BAD();
+				c->flags |= WIDE_REC_VALUE_BLOB;
+				c->vallen = (uint32) len;
+				c->blob.length = (uint32) len;
+				c->value = NULL;
 			}
 			else
-			{
-				uint64		lb;
-
-				if (!(v = get_varint(v, end, &lb)))
-					goto bad;
-				c->vallen = (uint32) (lb >> 1);
-				if (lb & 1)
-				{
-					c->flags |= WIDE_REC_VALUE_BLOB;
-					c->blob.length = c->vallen;
-					if (!(v = get_u32v(v, end, &c->blob.first)))
-						goto bad;
-					c->value = NULL;
-				}
-				else
-				{
-					if (c->vallen > (uint64) (end - v))
-						goto bad;
-					c->value = v;
-					v += c->vallen;
-				}
-			}
+				BAD();
 		}
+		it->v = v;
 	}
-	if (k != kend || t != tend || a != aend || v != end)
-		goto bad;
-	return blk;
-
-bad:
-	pfree(blk->arena);
-	pfree(blk);
-	return NULL;
+	it->i++;
+	return true;
 }
 
 /*
- * WideDecodedBlockFree -- release a decoded block.
+ * WideBlockIterEnd -- release the iterator's buffers.
  */
 void
-WideDecodedBlockFree(WideDecodedBlock *blk)
+WideBlockIterEnd(WideBlockIter *it)
 {
-	pfree(blk->arena);
-	pfree(blk);
+	if (it->rowbuf)
+		pfree(it->rowbuf);
+	if (it->qualbuf)
+		pfree(it->qualbuf);
+	it->rowbuf = it->qualbuf = NULL;
+	it->rowcap = it->qualcap = 0;
 }

@@ -20,14 +20,17 @@
  * Deletes and versions are counted only among records that survive the
  * earlier steps, so the result is deterministic for a given snapshot.
  *
+ * A cell of a plain family is passed through as it came (no copy: it stays
+ * valid until the next record is pushed); only aggregates, whose value is
+ * known once all inputs are seen, are copied.  Push a record, then Pop the
+ * cells it completed (at most two).
+ *
  * IDENTIFICATION
  *	  src/engine/merge.c
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
-
-#include "lib/stringinfo.h"
 
 #include "wide.h"
 
@@ -38,56 +41,73 @@ typedef struct ColumnTombstone
 	uint64		seq;
 } ColumnTombstone;
 
-/* An owned copy of a cell. */
-typedef struct OwnedCell
+/* a growable byte buffer for the current row, family, qualifier */
+typedef struct Bytes
 {
-	WideCell	cell;
-	StringInfoData buf;
-} OwnedCell;
+	char	   *data;
+	uint32		len;
+	uint32		cap;
+} Bytes;
 
 struct WideMerger
 {
 	const WideSchema *schema;
 	int64		now;
+	MemoryContext cxt;
 
 	/* current row */
 	bool		have_row;
-	StringInfoData row;
+	Bytes		row;
 	uint64		row_del;
 
 	/* current family of the row */
 	bool		have_family;
-	StringInfoData family;
+	Bytes		family;
 	const WideFamily *def;		/* NULL: unknown family */
 	uint64		family_del;
 
 	/* current column of the family */
 	bool		have_column;
-	StringInfoData qual;
+	Bytes		qual;
 	int			nversions;
 	ColumnTombstone *tombs;
 	int			ntombs;
 	int			maxtombs;
+	bool		have_ts;		/* a version of this column was seen */
+	int64		cur_ts;
 
-	/* the version being built, and the one last returned */
+	/* an aggregate being folded */
 	bool		pending;
 	bool		pending_collected;
-	int64		acc;			/* aggregate accumulator */
-	OwnedCell	cells[2];
-	int			cur;			/* cells[cur] is pending */
+	int64		acc;
+	WideCell	acc_cell;
+	Bytes		acc_buf[2];
+	int			acc_cur;
+
+	/* cells completed by the last push */
+	WideCell	out[2];
+	int			nout;
+	int			outpos;
 };
 
-static void
-set_string(StringInfo s, const char *data, int len)
+static inline void
+set_bytes(MemoryContext cxt, Bytes *b, const char *data, uint32 len)
 {
-	resetStringInfo(s);
-	appendBinaryStringInfo(s, data, len);
+	if (b->cap < len)
+	{
+		uint32		cap = Max(len, Max(64, b->cap * 2));
+
+		b->data = b->data ? repalloc(b->data, cap) : MemoryContextAlloc(cxt, cap);
+		b->cap = cap;
+	}
+	memcpy(b->data, data, len);
+	b->len = len;
 }
 
-static bool
-same_string(StringInfo s, const char *data, int len)
+static inline bool
+same_bytes(const Bytes *b, const char *data, uint32 len)
 {
-	return s->len == len && memcmp(s->data, data, len) == 0;
+	return b->len == len && memcmp(b->data, data, len) == 0;
 }
 
 /*
@@ -101,43 +121,10 @@ WideMergerCreate(const WideSchema *schema, int64 now)
 
 	m->schema = schema;
 	m->now = now;
-	initStringInfo(&m->row);
-	initStringInfo(&m->family);
-	initStringInfo(&m->qual);
-	initStringInfo(&m->cells[0].buf);
-	initStringInfo(&m->cells[1].buf);
+	m->cxt = CurrentMemoryContext;
 	m->maxtombs = 8;
 	m->tombs = palloc(sizeof(ColumnTombstone) * m->maxtombs);
 	return m;
-}
-
-/* copy a cell into an owned buffer */
-static void
-own_cell(OwnedCell *dst, const WideCell *src)
-{
-	StringInfo	b = &dst->buf;
-	int			off_key,
-				off_fam,
-				off_qual,
-				off_val = -1;
-
-	resetStringInfo(b);
-	off_key = b->len;
-	appendBinaryStringInfo(b, src->key, src->keylen);
-	off_fam = b->len;
-	appendBinaryStringInfo(b, src->family, src->famlen);
-	off_qual = b->len;
-	appendBinaryStringInfo(b, src->qual, src->quallen);
-	if (src->value != NULL)
-	{
-		off_val = b->len;
-		appendBinaryStringInfo(b, src->value, src->vallen);
-	}
-	dst->cell = *src;
-	dst->cell.key = b->data + off_key;
-	dst->cell.family = b->data + off_fam;
-	dst->cell.qual = b->data + off_qual;
-	dst->cell.value = (off_val >= 0) ? b->data + off_val : NULL;
 }
 
 /* is the version with this index and timestamp collected by the policy? */
@@ -182,31 +169,53 @@ agg_fold(WideAggregate agg, int64 acc, int64 v)
 	return 0;					/* keep compiler quiet */
 }
 
-/*
- * Finish the pending version: if it is to be returned, point *out at it and
- * return true.
- */
-static bool
-flush_pending(WideMerger *m, WideCell *out)
+static void
+emit(WideMerger *m, const WideCell *cell)
 {
-	OwnedCell  *p;
+	Assert(m->nout < 2);
+	m->out[m->nout++] = *cell;
+}
 
+/* the pending aggregate is complete: emit it unless collected */
+static void
+flush_pending(WideMerger *m)
+{
 	if (!m->pending)
-		return false;
+		return;
 	m->pending = false;
 	if (m->pending_collected)
-		return false;
+		return;
+	memcpy((char *) m->acc_cell.value, &m->acc, sizeof(int64));
+	m->acc_cell.kind = WIDE_KIND_MERGE;
+	emit(m, &m->acc_cell);
+	m->acc_cur = 1 - m->acc_cur;	/* the emitted copy stays valid */
+}
 
-	p = &m->cells[m->cur];
-	if (m->def->aggregate != WIDE_AGG_NONE)
+/* copy an aggregate input into the pending buffer */
+static void
+start_pending(WideMerger *m, const WideCell *c)
+{
+	Bytes	   *b = &m->acc_buf[m->acc_cur];
+	uint32		len = c->keylen + c->famlen + c->quallen + sizeof(int64);
+
+	if (b->cap < len)
 	{
-		/* the accumulator replaces the value of the newest input */
-		memcpy((char *) p->cell.value, &m->acc, sizeof(int64));
-		p->cell.kind = WIDE_KIND_MERGE;
+		uint32		cap = Max(len, 128);
+
+		b->data = b->data ? repalloc(b->data, cap) : MemoryContextAlloc(m->cxt, cap);
+		b->cap = cap;
 	}
-	*out = p->cell;
-	m->cur = 1 - m->cur;
-	return true;
+	memcpy(b->data, c->key, c->keylen);
+	memcpy(b->data + c->keylen, c->family, c->famlen);
+	memcpy(b->data + c->keylen + c->famlen, c->qual, c->quallen);
+	m->acc_cell = *c;
+	m->acc_cell.key = b->data;
+	m->acc_cell.family = b->data + c->keylen;
+	m->acc_cell.qual = b->data + c->keylen + c->famlen;
+	m->acc_cell.value = b->data + c->keylen + c->famlen + c->quallen;
+	m->acc_cell.key_datum = m->acc_cell.qual_datum = m->acc_cell.value_datum = NULL;
+	m->acc = agg_value(c);
+	m->pending = true;
 }
 
 static bool
@@ -227,20 +236,22 @@ covered(const WideMerger *m, const WideCell *cell)
 }
 
 /*
- * WideMergerPush -- feed the next record.  Returns true, with *out set, when
- * a cell is complete; *out stays valid until the next call.
+ * WideMergerPush -- feed the next record; then take the cells it completed
+ * with WideMergerPop.
  */
-bool
-WideMergerPush(WideMerger *m, const WideCell *cell, WideCell *out)
+void
+WideMergerPush(WideMerger *m, const WideCell *cell)
 {
 	int			level = WideCellLevel(cell);
-	bool		emitted = false;
+
+	m->nout = 0;
+	m->outpos = 0;
 
 	/* a new row? */
-	if (!m->have_row || !same_string(&m->row, cell->key, cell->keylen))
+	if (!m->have_row || !same_bytes(&m->row, cell->key, cell->keylen))
 	{
-		emitted = flush_pending(m, out);
-		set_string(&m->row, cell->key, cell->keylen);
+		flush_pending(m);
+		set_bytes(m->cxt, &m->row, cell->key, cell->keylen);
 		m->have_row = true;
 		m->row_del = 0;
 		m->have_family = false;
@@ -249,15 +260,14 @@ WideMergerPush(WideMerger *m, const WideCell *cell, WideCell *out)
 	if (level == WIDE_LEVEL_ROW)
 	{
 		m->row_del = Max(m->row_del, cell->seq);
-		return emitted;
+		return;
 	}
 
 	/* a new family? */
-	if (!m->have_family || !same_string(&m->family, cell->family, cell->famlen))
+	if (!m->have_family || !same_bytes(&m->family, cell->family, cell->famlen))
 	{
-		if (!emitted)
-			emitted = flush_pending(m, out);
-		set_string(&m->family, cell->family, cell->famlen);
+		flush_pending(m);
+		set_bytes(m->cxt, &m->family, cell->family, cell->famlen);
 		m->have_family = true;
 		m->def = WideSchemaFindFamily(m->schema, cell->family, cell->famlen);
 		m->family_del = 0;
@@ -266,18 +276,18 @@ WideMergerPush(WideMerger *m, const WideCell *cell, WideCell *out)
 	if (level == WIDE_LEVEL_FAMILY)
 	{
 		m->family_del = Max(m->family_del, cell->seq);
-		return emitted;
+		return;
 	}
 
 	/* a new column? */
-	if (!m->have_column || !same_string(&m->qual, cell->qual, cell->quallen))
+	if (!m->have_column || !same_bytes(&m->qual, cell->qual, cell->quallen))
 	{
-		if (!emitted)
-			emitted = flush_pending(m, out);
-		set_string(&m->qual, cell->qual, cell->quallen);
+		flush_pending(m);
+		set_bytes(m->cxt, &m->qual, cell->qual, cell->quallen);
 		m->have_column = true;
 		m->nversions = 0;
 		m->ntombs = 0;
+		m->have_ts = false;
 	}
 	if (level == WIDE_LEVEL_COLUMN)
 	{
@@ -290,38 +300,53 @@ WideMergerPush(WideMerger *m, const WideCell *cell, WideCell *out)
 		m->tombs[m->ntombs].to = cell->ts_to;
 		m->tombs[m->ntombs].seq = cell->seq;
 		m->ntombs++;
-		return emitted;
+		return;
 	}
 
 	/* a cell: of a live incarnation of its family, and not deleted? */
 	if (m->def == NULL || cell->famid != m->def->id || covered(m, cell))
-		return emitted;
+		return;
 
-	if (m->pending && m->cells[m->cur].cell.ts == cell->ts)
+	if (m->have_ts && m->cur_ts == cell->ts)
 	{
 		/* an older write of the same version */
-		if (m->def->aggregate != WIDE_AGG_NONE)
+		if (m->pending)
 			m->acc = agg_fold(m->def->aggregate, m->acc, agg_value(cell));
-		return emitted;
+		return;
 	}
 
 	/* a new version */
-	if (!emitted)
-		emitted = flush_pending(m, out);
-	own_cell(&m->cells[m->cur], cell);
-	m->pending = true;
-	m->pending_collected = gc_collects(m, m->def, m->nversions, cell->ts);
-	m->nversions++;
+	flush_pending(m);
+	m->have_ts = true;
+	m->cur_ts = cell->ts;
 	if (m->def->aggregate != WIDE_AGG_NONE)
-		m->acc = agg_value(cell);
-	return emitted;
+	{
+		start_pending(m, cell);
+		m->pending_collected = gc_collects(m, m->def, m->nversions++, cell->ts);
+	}
+	else if (!gc_collects(m, m->def, m->nversions++, cell->ts))
+		emit(m, cell);
 }
 
 /*
- * WideMergerFinish -- after the last record: returns the last cell, if any.
+ * WideMergerFinish -- after the last record: completes the last cell.
+ */
+void
+WideMergerFinish(WideMerger *m)
+{
+	m->nout = 0;
+	m->outpos = 0;
+	flush_pending(m);
+}
+
+/*
+ * WideMergerPop -- the next completed cell; valid until the next push.
  */
 bool
-WideMergerFinish(WideMerger *m, WideCell *out)
+WideMergerPop(WideMerger *m, WideCell *out)
 {
-	return flush_pending(m, out);
+	if (m->outpos >= m->nout)
+		return false;
+	*out = m->out[m->outpos++];
+	return true;
 }

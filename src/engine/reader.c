@@ -42,7 +42,9 @@ struct WideReader
 	WideSegIter *its[WIDE_MAX_RUNS];
 	int			nits;
 	WideMerger *merger;
-	bool		done;
+	bool		finished;		/* all records pushed */
+	bool		done;			/* all cells returned */
+	bool		blobvalues;		/* valcxt holds something */
 	MemoryContext valcxt;		/* values read from blobs */
 	WideReaderStats stats;
 };
@@ -176,14 +178,22 @@ bool
 WideReaderNext(WideReader *r, WideCell *cell)
 {
 	WideCell	in;
-	bool		found = false;
 
 	if (r->done)
 		return false;
-	MemoryContextReset(r->valcxt);
-
-	while (!found)
+	if (r->blobvalues)
 	{
+		MemoryContextReset(r->valcxt);
+		r->blobvalues = false;
+	}
+
+	while (!WideMergerPop(r->merger, cell))
+	{
+		if (r->finished)
+		{
+			r->done = true;
+			return false;
+		}
 		if (WideMergeIterNext(r->merge, &in))
 		{
 			uint8		hint;
@@ -193,14 +203,12 @@ WideReaderNext(WideReader *r, WideCell *cell)
 			if (TransactionIdIsNormal(in.xmin) &&
 				!WideRecordVisible(&in, r->snapshot, &hint))
 				continue;
-			found = WideMergerPush(r->merger, &in, cell);
+			WideMergerPush(r->merger, &in);
 		}
 		else
 		{
-			found = WideMergerFinish(r->merger, cell);
-			r->done = true;
-			if (!found)
-				return false;
+			WideMergerFinish(r->merger);
+			r->finished = true;
 		}
 	}
 
@@ -209,7 +217,9 @@ WideReaderNext(WideReader *r, WideCell *cell)
 		MemoryContext old = MemoryContextSwitchTo(r->valcxt);
 
 		cell->value = WideBlobRead(r->rel, cell->blob);
+		cell->value_datum = NULL;
 		MemoryContextSwitchTo(old);
+		r->blobvalues = true;
 	}
 	r->stats.cells++;
 	return true;

@@ -310,37 +310,30 @@ open_index(Relation rel, const WideSegment *seg, const WideIndexEntry *e,
 }
 
 /*
- * WideSegmentOpenBlock -- a cached decoded data block.
+ * WideSegmentOpenBlock -- a cached, decompressed and checked data block.
  */
-WideDecodedBlock *
+WideRawBlock *
 WideSegmentOpenBlock(Relation rel, const WideSegment *seg,
 					 const WideIndexEntry *e, WideCacheEntry **pin)
 {
 	void	   *obj;
 	MemoryContext cxt,
 				old;
-	Size		rawlen;
-	char	   *raw;
-	WideDecodedBlock *blk;
+	WideRawBlock *blk;
 
 	*pin = WideCacheLookup(rel->rd_node, seg->segid, seg->max_seq,
 						   CACHE_DATA, e->offset, &obj);
 	if (*pin)
-		return (WideDecodedBlock *) obj;
+		return (WideRawBlock *) obj;
 	cxt = WideCacheNewContext();
 	old = MemoryContextSwitchTo(cxt);
-	raw = WideSegmentReadBlock(rel, seg, e->offset, e->length, &rawlen);
-	blk = WideBlockDecode(raw, rawlen, seg->typlen, seg->max_seq);
+	blk = palloc(sizeof(WideRawBlock));
+	blk->data = WideSegmentReadBlock(rel, seg, e->offset, e->length, &blk->len);
 	MemoryContextSwitchTo(old);
-	if (blk == NULL || (uint64) blk->ncells != e->ncells)
-	{
-		MemoryContextDelete(cxt);
-		segment_corrupt(rel, seg->segid, "bad data block", e->offset);
-	}
 	obj = blk;
 	*pin = WideCacheInsert(rel->rd_node, seg->segid, seg->max_seq,
 						   CACHE_DATA, e->offset, cxt, &obj);
-	return (WideDecodedBlock *) obj;
+	return (WideRawBlock *) obj;
 }
 
 /* ----------------------------------------------------------------
@@ -359,9 +352,10 @@ struct WideSegIter
 	WideIndex  *idx;
 	WideCacheEntry *idxpin;
 	int			ii;				/* entry of the index block */
-	WideDecodedBlock *blk;
+	WideRawBlock *blk;
 	WideCacheEntry *blkpin;
-	int			ci;				/* cell of the data block */
+	WideBlockIter bi;			/* records of the data block */
+	uint64		want_cells;		/* the index entry's count, to check */
 	uint64		blocks;			/* data blocks opened */
 	bool		started;
 	bool		done;
@@ -378,6 +372,7 @@ WideSegIterBegin(Relation rel, const WideRunData *run, const WideKeyRange *range
 
 	it->rel = rel;
 	it->range = *range;
+	it->bi.cxt = CurrentMemoryContext;
 	it->seg = WideSegmentOpen(rel, run, &it->segpin);
 	if (range->is_point)
 		it->point_hash = WideRowHash(range->start, range->startlen);
@@ -423,13 +418,14 @@ seek_start(WideSegIter *it)
 		return;
 	}
 	it->blk = NULL;
-	it->ci = 0;
 }
 
 /* the next data block in order; false at the end of the segment */
 static bool
 next_block(WideSegIter *it)
 {
+	const WideIndexEntry *e;
+
 	drop_block(it);
 	for (;;)
 	{
@@ -446,39 +442,22 @@ next_block(WideSegIter *it)
 		drop_index(it);
 		it->ri++;
 	}
-	{
-		const WideIndexEntry *e = &it->idx->entries[it->ii];
-
-		it->blk = WideSegmentOpenBlock(it->rel, it->seg, e, &it->blkpin);
-		it->blocks++;
-		it->ii++;
-		it->ci = 0;
-	}
-	/* first block: binary search to the start of the range */
-	if (it->range.has_start && it->blk->ncells > 0 &&
-		WideRowBeforeRange(&it->range, it->blk->cells[0].key, it->blk->cells[0].keylen))
-	{
-		int			lo = 0,
-					hi = it->blk->ncells;
-
-		while (lo < hi)
-		{
-			int			mid = lo + (hi - lo) / 2;
-			const WideCell *c = &it->blk->cells[mid];
-
-			if (WideRowBeforeRange(&it->range, c->key, c->keylen))
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		it->ci = lo;
-	}
+	e = &it->idx->entries[it->ii];
+	it->blk = WideSegmentOpenBlock(it->rel, it->seg, e, &it->blkpin);
+	it->blocks++;
+	it->ii++;
+	it->want_cells = e->ncells;
+	if (!WideBlockIterInit(&it->bi, it->blk->data, it->blk->len,
+						   it->seg->typlen, it->seg->max_seq) ||
+		(uint64) it->bi.ncells != e->ncells)
+		segment_corrupt(it->rel, it->seg->segid, "bad data block", e->offset);
 	return true;
 }
 
 /*
  * WideSegIterNext -- the next record in range, in cell order.  The record
- * points into cached memory pinned until the next call.
+ * points into cached memory and the iterator's buffers, valid until the
+ * next call.
  */
 bool
 WideSegIterNext(WideSegIter *it, WideCell *cell)
@@ -493,8 +472,11 @@ WideSegIterNext(WideSegIter *it, WideCell *cell)
 	}
 	for (;;)
 	{
-		if (it->blk == NULL || it->ci >= it->blk->ncells)
+		if (it->blk == NULL || !WideBlockIterNext(&it->bi, cell))
 		{
+			if (it->blk != NULL && it->bi.error)
+				segment_corrupt(it->rel, it->seg->segid, "bad data block",
+								it->idx->entries[it->ii - 1].offset);
 			CHECK_FOR_INTERRUPTS();
 			if (!next_block(it))
 			{
@@ -503,7 +485,8 @@ WideSegIterNext(WideSegIter *it, WideCell *cell)
 			}
 			continue;
 		}
-		*cell = it->blk->cells[it->ci++];
+		if (WideRowBeforeRange(&it->range, cell->key, cell->keylen))
+			continue;
 		if (WideRowAfterRange(&it->range, cell->key, cell->keylen))
 		{
 			it->done = true;
@@ -538,6 +521,7 @@ void
 WideSegIterEnd(WideSegIter *it)
 {
 	drop_index(it);
+	WideBlockIterEnd(&it->bi);
 	WideCacheRelease(it->segpin);
 	pfree(it);
 }
