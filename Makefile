@@ -15,6 +15,7 @@ OBJS = \
 	src/engine/blob.o \
 	src/engine/block.o \
 	src/engine/blockcache.o \
+	src/engine/bulk.o \
 	src/engine/cell.o \
 	src/engine/compaction.o \
 	src/engine/compress.o \

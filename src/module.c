@@ -30,6 +30,10 @@ define_settings(void)
 							"Size of the write area at which a write flushes it into a segment.",
 							NULL, &wide_flush_threshold, 2048, 16, INT_MAX / 2,
 							PGC_USERSET, GUC_UNIT_BLOCKS, NULL, NULL, NULL);
+	DefineCustomIntVariable("wide.bulk_memory",
+							"Memory a COPY into a wide table sorts before writing a run.",
+							NULL, &wide_bulk_memory, 64 * 1024, 1024, INT_MAX / 2,
+							PGC_USERSET, GUC_UNIT_KB, NULL, NULL, NULL);
 	DefineCustomIntVariable("wide.block_size",
 							"Target size of a segment data block before compression.",
 							"Smaller blocks make point reads cheaper, larger ones compress better.",

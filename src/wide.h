@@ -85,6 +85,11 @@ typedef enum WideKind
 #define WIDE_REC_VALUE_BLOB		0x04	/* value stored in blob pages */
 #define WIDE_REC_BODY_BLOB		0x08	/* key/qualifier/value in blob pages */
 
+/* WideCell.same: hints from a sorted stream (a block iterator) */
+#define WIDE_SAME_ROW		0x01
+#define WIDE_SAME_FAMILY	0x02
+#define WIDE_SAME_QUAL		0x04
+
 /* Reference to a value kept out of line, in a chain of blob pages. */
 typedef struct WideBlobRef
 {
@@ -115,6 +120,8 @@ typedef struct WideCell
 	TransactionId xmin;			/* FrozenTransactionId once visible to all */
 	CommandId	cmin;
 	WideBlobRef blob;			/* valid when WIDE_REC_VALUE_BLOB */
+	/* what this record shares with the previous one of the same stream */
+	uint8		same;			/* WIDE_SAME_* */
 	/* the same bytes as a varlena datum, when available without a copy */
 	const char *key_datum;
 	const char *qual_datum;
@@ -204,7 +211,8 @@ typedef WidePageOpaqueData *WidePageOpaque;
 #define WIDE_FORMAT_VERSION		1
 #define WIDE_NLANES				4			/* write-area insertion lanes */
 #define WIDE_MAX_RUNS			24			/* segments listed in the metapage */
-#define WIDE_FREE_SLOTS			150			/* free-space queue entries */
+#define WIDE_MAX_WA_RUNS		8			/* bulk-loaded runs of the write area */
+#define WIDE_FREE_SLOTS			100			/* free-space queue entries */
 #define WIDE_RUN_KEY_PREFIX		32			/* bytes of bounding row keys kept */
 
 /*
@@ -227,6 +235,9 @@ typedef struct WideRunData
 {
 	uint32		segid;			/* segment id, never reused */
 	BlockNumber root;			/* first page of the segment's header chain */
+	uint32		gen;			/* write-area runs: their generation */
+	uint32		pad;
+	uint64		seq_base;		/* added to the sequence numbers stored */
 	uint64		ncells;			/* records in the segment */
 	uint64		raw_bytes;		/* encoded size before compression */
 	uint32		npages;			/* pages the segment occupies */
@@ -270,6 +281,8 @@ typedef struct WideMetaPageData
 	WideLane	flush_lanes[WIDE_NLANES];
 
 	uint32		next_segid;
+	uint32		nwaruns;		/* write-area runs, of any generation */
+	WideRunData waruns[WIDE_MAX_WA_RUNS];
 	uint32		nruns;
 	uint64		version_counter;	/* bumped whenever the runs change */
 	uint64		flushes;
@@ -389,6 +402,7 @@ typedef struct WideBlockIter
 	bool		have_row;
 	bool		have_qual;
 	uint64		default_seq;
+	uint64		seq_base;		/* added to stored sequence numbers */
 	char	   *rowbuf;
 	uint32		rowcap;
 	uint32		rowlen;
@@ -488,7 +502,7 @@ extern BlockNumber WideSpaceAlloc(Relation rel, WideMetaPage meta, uint32 want,
 extern Buffer WideSpaceAllocOne(Relation rel, WideMetaPage meta);
 
 /* engine/seq.c */
-extern uint64 WideSeqNext(Relation rel, int n);
+extern uint64 WideSeqNext(Relation rel, uint64 n);
 extern void WideSeqAfterWrite(Relation rel, uint64 last, XLogRecPtr end);
 
 /* engine/record.c */
@@ -537,9 +551,9 @@ extern bool WideRunOverlapsRange(const WideRunData *run, const WideKeyRange *r);
 /* engine/merge.c */
 typedef struct WideMerger WideMerger;
 extern WideMerger *WideMergerCreate(const WideSchema *schema, int64 now);
-extern void WideMergerPush(WideMerger *m, const WideCell *cell);
+extern void WideMergerPush(WideMerger *m, const WideCell *cell, bool hints);
 extern void WideMergerFinish(WideMerger *m);
-extern bool WideMergerPop(WideMerger *m, WideCell *out);
+extern const WideCell *WideMergerPop(WideMerger *m);
 
 /* engine/sorter.c */
 typedef struct WideSorter WideSorter;
@@ -548,13 +562,14 @@ extern WideSorter *WideSorterBegin(void);
 extern void WideSorterAdd(WideSorter *s, const WideCell *cell);
 extern void WideSorterDone(WideSorter *s);
 extern bool WideSorterNext(WideSorter *s, WideCell *cell);
+extern void WideSorterReset(WideSorter *s);
 extern void WideSorterEnd(WideSorter *s);
 
 /* engine/iterator.c */
 extern WideMergeIter *WideMergeIterCreate(int maxsources);
 extern void WideMergeIterAdd(WideMergeIter *m, WideSourceNext next, void *arg,
 							 int order);
-extern bool WideMergeIterNext(WideMergeIter *m, WideCell *cell);
+extern const WideCell *WideMergeIterNext(WideMergeIter *m);
 
 /* engine/compress.c */
 extern void WideBlockStore(const char *raw, Size len, StringInfo out);
@@ -570,7 +585,7 @@ extern void WideBlockAdd(WideBlockBuilder *b, const WideCell *c, bool store_seq,
 						 bool frozen);
 extern void WideBlockFinish(WideBlockBuilder *b, StringInfo out);
 extern bool WideBlockIterInit(WideBlockIter *it, const char *data, Size len,
-							  int16 typlen, uint64 default_seq);
+							  int16 typlen, uint64 default_seq, uint64 seq_base);
 extern bool WideBlockIterNext(WideBlockIter *it, WideCell *c);
 extern void WideBlockIterEnd(WideBlockIter *it);
 
@@ -631,6 +646,11 @@ extern WideResolver *WideResolverCreate(Relation rel, const WideSchema *schema,
 extern void WideResolverPush(WideResolver *r, const WideCell *c);
 extern WideResolveStats WideResolverFinish(WideResolver *r);
 
+/* engine/bulk.c */
+extern int	wide_bulk_memory;
+extern void WideBulkAdd(Relation rel, WideCell *cells, int n);
+extern void WideBulkFinish(Relation rel);
+
 /* engine/flush.c */
 extern bool WideFlush(Relation rel);
 extern void WideFreeBlobsNotKept(WideMetaPage meta, WideBlobRef *had, int nhad,
@@ -639,7 +659,7 @@ extern void WideFreeBlobsNotKept(WideMetaPage meta, WideBlobRef *had, int nhad,
 /* engine/compaction.c */
 extern bool WideCompactStep(Relation rel, bool major, uint64 cap);
 extern void WideCompactRange(Relation rel, int lo, int hi);
-extern void WideCompactForRoom(Relation rel);
+extern void WideCompactForRoom(Relation rel, int slots);
 
 /* am/ddl.c */
 extern bool WideRelationIsWide(Oid relid);
@@ -660,7 +680,7 @@ extern const WideFamily *WideSchemaFindFamily(const WideSchema *schema,
 typedef struct WideReader WideReader;
 extern WideReader *WideReaderBegin(Relation rel, Snapshot snapshot, int64 now,
 								   const WideKeyRange *range);
-extern bool WideReaderNext(WideReader *r, WideCell *cell);
+extern const WideCell *WideReaderNext(WideReader *r);
 extern WideReaderStats WideReaderGetStats(const WideReader *r);
 extern void WideReaderEnd(WideReader *r);
 extern int64 WideReaderNow(void);
@@ -681,7 +701,7 @@ extern int64 WideAggInputFromValue(Relation rel, const WideSchema *schema,
 extern Datum WideAggToValue(const WideSchema *schema, int64 acc);
 extern void WideCellFromValues(Relation rel, const WideSchema *schema,
 							   Datum *values, bool *isnull, WideCell *cell);
-extern void WideCellToValues(const WideSchema *schema, const WideCell *cell,
+extern bool WideCellToValues(const WideSchema *schema, const WideCell *cell,
 							 Datum *values, bool *isnull, const bool *needed);
 
 /* api/families.c */

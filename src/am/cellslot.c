@@ -339,26 +339,44 @@ bytes_datum(const char *data, uint32 len)
  * needed[i] (all, if needed is NULL) are filled in; the others are NULL.
  * Keys, qualifiers and short values are returned in place when the cell
  * carries them as varlenas; everything else is allocated in the current
- * memory context.  A value kept in a blob must have been read (cell->value
- * set) by the caller.
+ * memory context (returns whether anything was).  A value kept in a blob
+ * must have been read (cell->value set) by the caller.
  */
-void
+bool
 WideCellToValues(const WideSchema *schema, const WideCell *cell,
 				 Datum *values, bool *isnull, const bool *needed)
 {
 	int			i;
+	bool		allocated = false;
 
 	for (i = 0; i < 5; i++)
 		isnull[i] = needed != NULL && !needed[i];
 
 	if (!isnull[0])
-		values[0] = cell->key_datum ? PointerGetDatum(cell->key_datum) :
-			bytes_datum(cell->key, cell->keylen);
+	{
+		if (cell->key_datum)
+			values[0] = PointerGetDatum(cell->key_datum);
+		else
+		{
+			values[0] = bytes_datum(cell->key, cell->keylen);
+			allocated = true;
+		}
+	}
 	if (!isnull[1])
+	{
 		values[1] = bytes_datum(cell->family, cell->famlen);
+		allocated = true;
+	}
 	if (!isnull[2])
-		values[2] = cell->qual_datum ? PointerGetDatum(cell->qual_datum) :
-			bytes_datum(cell->qual, cell->quallen);
+	{
+		if (cell->qual_datum)
+			values[2] = PointerGetDatum(cell->qual_datum);
+		else
+		{
+			values[2] = bytes_datum(cell->qual, cell->quallen);
+			allocated = true;
+		}
+	}
 	if (!isnull[3])
 		values[3] = (schema->tstype == TIMESTAMPTZOID) ?
 			TimestampTzGetDatum(WideUnixToTimestamp(cell->ts)) :
@@ -372,10 +390,15 @@ WideCellToValues(const WideSchema *schema, const WideCell *cell,
 
 			memcpy(&acc, cell->value, sizeof(int64));
 			values[4] = WideAggToValue(schema, acc);
+			allocated = true;
 		}
 		else if (cell->value_datum && schema->vallen == -1)
 			values[4] = PointerGetDatum(cell->value_datum);
 		else
+		{
 			values[4] = WideBytesToValue(schema, cell->value, cell->vallen);
+			allocated |= !schema->valbyval;
+		}
 	}
+	return allocated;
 }

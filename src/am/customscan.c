@@ -257,6 +257,38 @@ match_clause(Expr *clause, Index relid, Oid keytype, List **kinds, List **exprs,
 	return false;
 }
 
+/* the btree operator of a type for a strategy, cached (GetDefaultOpClass
+ * scans pg_opclass) */
+static Oid
+sort_operator(Oid type, int16 strategy)
+{
+	static struct
+	{
+		Oid			type;
+		int16		strategy;
+		Oid			opno;
+	}			cache[16];
+	static int	ncache = 0;
+	Oid			opclass;
+	Oid			opno = InvalidOid;
+	int			i;
+
+	for (i = 0; i < ncache; i++)
+		if (cache[i].type == type && cache[i].strategy == strategy)
+			return cache[i].opno;
+	opclass = GetDefaultOpClass(type, BTREE_AM_OID);
+	if (OidIsValid(opclass))
+		opno = get_opfamily_member(get_opclass_family(opclass), type, type, strategy);
+	if (ncache < lengthof(cache))
+	{
+		cache[ncache].type = type;
+		cache[ncache].strategy = strategy;
+		cache[ncache].opno = opno;
+		ncache++;
+	}
+	return opno;
+}
+
 /* pathkeys: (row_key, family, qualifier) ascending, ts descending */
 static List *
 wide_pathkeys(PlannerInfo *root, RelOptInfo *rel, Relation r)
@@ -268,20 +300,14 @@ wide_pathkeys(PlannerInfo *root, RelOptInfo *rel, Relation r)
 	for (attno = 1; attno <= 4; attno++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, attno - 1);
-		Oid			opclass = GetDefaultOpClass(att->atttypid, BTREE_AM_OID);
-		Oid			family;
 		Oid			opno;
 		Var		   *var;
 		List	   *pk;
 
-		if (!OidIsValid(opclass))
-			break;
 		if (att->atttypid == TEXTOID && att->attcollation != C_COLLATION_OID)
 			break;
-		family = get_opclass_family(opclass);
-		opno = get_opfamily_member(family, att->atttypid, att->atttypid,
-								   attno == 4 ? BTGreaterStrategyNumber :
-								   BTLessStrategyNumber);
+		opno = sort_operator(att->atttypid, attno == 4 ? BTGreaterStrategyNumber :
+							 BTLessStrategyNumber);
 		if (!OidIsValid(opno))
 			break;
 		var = makeVar(rel->relid, attno, att->atttypid, att->atttypmod,
@@ -365,7 +391,7 @@ wide_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 		seq_total = rel->pages * seq_page_cost + rel->tuples * cpu_tuple_cost;
 	/* never more than a sequential scan: it is one, with a start and end */
 	cpath->path.startup_cost = 0;
-	cpath->path.total_cost = seq_total * Min(sel * 1.1 + 0.001, 0.99);
+	cpath->path.total_cost = seq_total * Min(sel * 1.1 + 0.001, 0.9);
 	add_path(rel, &cpath->path);
 	relation_close(r, NoLock);
 }
@@ -712,7 +738,7 @@ wide_scan_next(ScanState *ss)
 {
 	WideScanState *s = (WideScanState *) ss;
 	TupleTableSlot *slot = ss->ss_ScanTupleSlot;
-	WideCell	cell;
+	const WideCell *cell;
 	MemoryContext old;
 
 	if (s->empty)
@@ -724,7 +750,7 @@ wide_scan_next(ScanState *ss)
 			s->empty = true;
 			return ExecClearTuple(slot);
 		}
-		if (WideReaderNext(s->reader, &cell))
+		if ((cell = WideReaderNext(s->reader)) != NULL)
 			break;
 		close_reader(s);
 		if (s->keys == NULL)
@@ -738,9 +764,9 @@ wide_scan_next(ScanState *ss)
 	if (s->tupcxt_used)
 		MemoryContextReset(s->tupcxt);
 	old = MemoryContextSwitchTo(s->tupcxt);
-	WideCellToValues(s->schema, &cell, slot->tts_values, slot->tts_isnull, s->needed);
+	s->tupcxt_used = WideCellToValues(s->schema, cell, slot->tts_values,
+									  slot->tts_isnull, s->needed);
 	MemoryContextSwitchTo(old);
-	s->tupcxt_used = true;
 	return ExecStoreVirtualTuple(slot);
 }
 

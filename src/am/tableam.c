@@ -142,7 +142,7 @@ wide_scan_rescan(TableScanDesc sscan, struct ScanKeyData *key,
 
 /* store a cell in a virtual slot */
 static void
-store_cell(WideScanDesc scan, const WideSchema *schema, WideCell *cell,
+store_cell(WideScanDesc scan, const WideSchema *schema, const WideCell *cell,
 		   TupleTableSlot *slot)
 {
 	MemoryContext old;
@@ -166,7 +166,7 @@ wide_scan_getnextslot(TableScanDesc sscan, ScanDirection direction,
 					  TupleTableSlot *slot)
 {
 	WideScanDesc scan = (WideScanDesc) sscan;
-	WideCell	cell;
+	const WideCell *cell;
 
 	if (direction == BackwardScanDirection)
 		not_supported(scan->base.rs_rd, "a backward scan",
@@ -175,12 +175,12 @@ wide_scan_getnextslot(TableScanDesc sscan, ScanDirection direction,
 		scan->reader = WideReaderBegin(scan->base.rs_rd,
 									   scan->base.rs_snapshot,
 									   WideReaderNow(), NULL);
-	if (!WideReaderNext(scan->reader, &cell))
+	if ((cell = WideReaderNext(scan->reader)) == NULL)
 	{
 		ExecClearTuple(slot);
 		return false;
 	}
-	store_cell(scan, WideGetSchema(scan->base.rs_rd), &cell, slot);
+	store_cell(scan, WideGetSchema(scan->base.rs_rd), cell, slot);
 	pgstat_count_heap_getnext(scan->base.rs_rd);
 	return true;
 }
@@ -305,7 +305,6 @@ wide_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
 	MemoryContext old = MemoryContextSwitchTo(cxt);
 	WideSchema *schema = WideSchemaCopy(rel);
 	WideCell   *cells = palloc(sizeof(WideCell) * nslots);
-	uint32		wa_pages;
 	int			i;
 
 	for (i = 0; i < nslots; i++)
@@ -314,11 +313,11 @@ wide_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
 		slots[i]->tts_tableOid = RelationGetRelid(rel);
 		ItemPointerSet(&slots[i]->tts_tid, 0, 1);
 	}
-	wa_pages = WideWriteAreaInsert(rel, cells, nslots);
+	/* COPY: sorted in memory, written as runs of the write area (bulk.c) */
+	WideBulkAdd(rel, cells, nslots);
 	pgstat_count_heap_insert(rel, nslots);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
-	WideMaybeFlush(rel, wa_pages);
 }
 
 static void
@@ -368,6 +367,7 @@ wide_tuple_lock(Relation rel, ItemPointer tid, Snapshot snapshot,
 static void
 wide_finish_bulk_insert(Relation rel, int options)
 {
+	WideBulkFinish(rel);
 }
 
 /* ----------------------------------------------------------------
@@ -517,18 +517,18 @@ wide_scan_analyze_next_tuple(TableScanDesc sscan, TransactionId OldestXmin,
 							 TupleTableSlot *slot)
 {
 	WideScanDesc scan = (WideScanDesc) sscan;
-	WideCell	cell;
+	const WideCell *cell;
 
 	while (scan->ntuples < scan->analyze_to)
 	{
-		if (!WideReaderNext(scan->reader, &cell))
+		if ((cell = WideReaderNext(scan->reader)) == NULL)
 			return false;
 		if (scan->ntuples < scan->analyze_from)
 		{
 			scan->ntuples++;
 			continue;
 		}
-		store_cell(scan, WideGetSchema(sscan->rs_rd), &cell, slot);
+		store_cell(scan, WideGetSchema(sscan->rs_rd), cell, slot);
 		*liverows += 1;
 		return true;
 	}

@@ -67,7 +67,9 @@ current_runs(Relation rel, WideRunData *runs, uint64 *wa_pages)
 	n = meta->nruns;
 	memcpy(runs, meta->runs, sizeof(WideRunData) * n);
 	for (i = 0; i < WIDE_NLANES; i++)
-		*wa_pages += meta->lanes[i].npages;
+		*wa_pages += meta->lanes[i].npages + meta->flush_lanes[i].npages;
+	for (i = 0; i < (int) meta->nwaruns; i++)
+		*wa_pages += meta->waruns[i].ncells / (BLCKSZ / 100);
 	UnlockReleaseBuffer(metabuf);
 	return n;
 }

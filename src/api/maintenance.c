@@ -124,6 +124,8 @@ wide_stats(PG_FUNCTION_ARGS)
 	for (i = 0; i < (int) meta.nfree; i++)
 		if (meta.free[i].kind != WIDE_FREE_SEGMENT)
 			free_pages += meta.free[i].npages;
+	for (i = 0; i < (int) meta.nwaruns; i++)
+		wa_pages += meta.waruns[i].npages;
 
 	values[0] = Int64GetDatum(wa_pages);
 	values[1] = Int32GetDatum(meta.nruns);

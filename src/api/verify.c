@@ -237,7 +237,8 @@ verify_segment(Verify *v, const char *object, const WideRunData *run)
 			uint64		n = 0;
 			bool		bad_order = false;
 
-			if (!WideBlockIterInit(&bi, braw, blen, seg->typlen, seg->max_seq))
+			if (!WideBlockIterInit(&bi, braw, blen, seg->typlen,
+								   seg->max_seq + run->seq_base, run->seq_base))
 			{
 				report(v, object, "data block at %llu does not decode",
 					   (unsigned long long) e->offset);
@@ -294,7 +295,7 @@ verify_segment(Verify *v, const char *object, const WideRunData *run)
 	if (ncells != run->ncells || ncells != seg->ncells)
 		report(v, object, "holds %llu cells, the metapage says %llu",
 			   (unsigned long long) ncells, (unsigned long long) run->ncells);
-	if (max_seq > seg->max_seq)
+	if (max_seq > seg->max_seq + run->seq_base)
 		report(v, object, "a record's sequence number exceeds the segment's largest");
 }
 
@@ -416,6 +417,12 @@ wide_verify(PG_FUNCTION_ARGS)
 	{
 		snprintf(object, sizeof(object), "run %d (segment %u)", i + 1, meta.runs[i].segid);
 		guarded(&v, object, check_segment, &meta.runs[i]);
+	}
+	for (i = 0; i < (int) meta.nwaruns && i < WIDE_MAX_WA_RUNS; i++)
+	{
+		snprintf(object, sizeof(object), "write area run %d (segment %u)", i + 1,
+				 meta.waruns[i].segid);
+		guarded(&v, object, check_segment, &meta.waruns[i]);
 	}
 	for (i = 0; i < (int) meta.nfree; i++)
 	{

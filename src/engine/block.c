@@ -296,14 +296,16 @@ keybuf_datum(char *buf, uint32 len)
 }
 
 /*
- * WideBlockIterInit -- start iterating a block.  Returns false if its header
- * is malformed.  The iterator's buffers are kept across blocks (in it->cxt,
+ * WideBlockIterInit -- start iterating a block.  Records stored without a
+ * sequence number get default_seq; seq_base is added to the stored ones
+ * (runs bulk-loaded into the write area store them relative to a base).
+ * Returns false if the block's header is malformed.  The iterator's buffers are kept across blocks (in it->cxt,
  * or the current context if it is not set: zero the iterator before the
  * first use); the block's bytes must outlive the records returned.
  */
 bool
 WideBlockIterInit(WideBlockIter *it, const char *data, Size len, int16 typlen,
-				  uint64 default_seq)
+				  uint64 default_seq, uint64 seq_base)
 {
 	const char *end = data + len;
 	const char *p = data;
@@ -318,6 +320,7 @@ WideBlockIterInit(WideBlockIter *it, const char *data, Size len, int16 typlen,
 	it->error = false;
 	it->fixed = typlen > 0 ? typlen : 0;
 	it->default_seq = default_seq;
+	it->seq_base = seq_base;
 	it->i = 0;
 	it->rowlen = 0;
 	it->quallen = 0;
@@ -436,6 +439,11 @@ WideBlockIterNext(WideBlockIter *it, WideCell *c)
 	c->key = it->rowbuf + VARHDRSZ;
 	c->keylen = it->rowlen;
 	c->key_datum = it->row_datum;
+	if (it->i > 0)
+		c->same = (flags & F_NEW_ROW) ? 0 :
+			(flags & F_NEW_FAM) ? WIDE_SAME_ROW :
+			(flags & F_NEW_QUAL) ? (WIDE_SAME_ROW | WIDE_SAME_FAMILY) :
+			(WIDE_SAME_ROW | WIDE_SAME_FAMILY | WIDE_SAME_QUAL);
 	c->family = "";
 	c->qual = "";
 	if (c->kind != WIDE_KIND_DEL_ROW)
@@ -472,7 +480,7 @@ WideBlockIterNext(WideBlockIter *it, WideCell *c)
 		if (!(it->a = get_zigzag(it->a, it->aend, &delta)))
 			BAD();
 		it->seq += (uint64) delta;
-		c->seq = it->seq;
+		c->seq = it->seq + it->seq_base;
 	}
 	else
 		c->seq = it->default_seq;

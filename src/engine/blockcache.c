@@ -11,8 +11,8 @@
  * reused within a relfilenode, and the sequence number tells a segment of a
  * dropped table from one of a new table that got the same relfilenode.
  *
- * An entry in use is pinned; pins are released by their users, and all of
- * them at the end of a transaction (an error may skip the release).
+ * An entry in use is pinned; pins are released by their users, and any
+ * left (an error may skip a release) at the end of the transaction.
  *
  * IDENTIFICATION
  *	  src/engine/blockcache.c
@@ -47,28 +47,39 @@ struct WideCacheEntry
 	Size		size;
 	int			pins;
 	dlist_node	lru;
+	dlist_node	pinned;			/* in pinned_list while pins > 0 */
 };
 
 static HTAB *cache = NULL;
 static dlist_head lru = DLIST_STATIC_INIT(lru);
+static dlist_head pinned_list = DLIST_STATIC_INIT(pinned_list);
 static Size cached_bytes = 0;
 static MemoryContext cache_cxt = NULL;
 
 static void
+pin(WideCacheEntry *e)
+{
+	if (e->pins++ == 0)
+		dlist_push_tail(&pinned_list, &e->pinned);
+}
+
+static void
 at_xact_end(XactEvent event, void *arg)
 {
-	HASH_SEQ_STATUS status;
-	WideCacheEntry *e;
+	dlist_mutable_iter it;
 
-	if (cache == NULL)
-		return;
 	if (event != XACT_EVENT_COMMIT && event != XACT_EVENT_ABORT &&
 		event != XACT_EVENT_PARALLEL_COMMIT && event != XACT_EVENT_PARALLEL_ABORT &&
 		event != XACT_EVENT_PREPARE)
 		return;
-	hash_seq_init(&status, cache);
-	while ((e = hash_seq_search(&status)) != NULL)
+	/* normally empty: an error may have skipped some releases */
+	dlist_foreach_modify(it, &pinned_list)
+	{
+		WideCacheEntry *e = dlist_container(WideCacheEntry, pinned, it.cur);
+
 		e->pins = 0;
+		dlist_delete(&e->pinned);
+	}
 }
 
 static void
@@ -128,7 +139,7 @@ WideCacheLookup(RelFileNode node, uint32 segid, uint64 max_seq, uint32 kind,
 	e = hash_search(cache, &key, HASH_FIND, NULL);
 	if (e == NULL)
 		return NULL;
-	e->pins++;
+	pin(e);
 	dlist_move_tail(&lru, &e->lru);
 	*object = e->object;
 	return e;
@@ -169,7 +180,7 @@ WideCacheInsert(RelFileNode node, uint32 segid, uint64 max_seq, uint32 kind,
 	if (found)
 	{
 		MemoryContextDelete(cxt);
-		e->pins++;
+		pin(e);
 		dlist_move_tail(&lru, &e->lru);
 		*object = e->object;
 		return e;
@@ -177,7 +188,8 @@ WideCacheInsert(RelFileNode node, uint32 segid, uint64 max_seq, uint32 kind,
 	e->cxt = cxt;
 	e->object = *object;
 	e->size = MemoryContextMemAllocated(cxt, true);
-	e->pins = 1;
+	e->pins = 0;
+	pin(e);
 	dlist_push_tail(&lru, &e->lru);
 	cached_bytes += e->size;
 	evict((Size) wide_block_cache_size * 1024);
@@ -190,6 +202,6 @@ WideCacheInsert(RelFileNode node, uint32 segid, uint64 max_seq, uint32 kind,
 void
 WideCacheRelease(WideCacheEntry *e)
 {
-	if (e != NULL && e->pins > 0)
-		e->pins--;
+	if (e != NULL && e->pins > 0 && --e->pins == 0)
+		dlist_delete(&e->pinned);
 }

@@ -121,7 +121,7 @@ compact_runs(Relation rel, const WideRunData *runs, int lo, int hi)
 	WideSegIter **its = palloc(sizeof(WideSegIter *) * (hi - lo + 1));
 	WideSegmentWriter *w;
 	WideResolver *resolver;
-	WideCell	cell;
+	const WideCell *cell;
 	WideRunData run;
 	bool		have_run;
 	const WideBlobRef *kept;
@@ -151,10 +151,10 @@ compact_runs(Relation rel, const WideRunData *runs, int lo, int hi)
 
 	w = WideSegmentWriterBegin(rel, schema->vallen);
 	resolver = WideResolverCreate(rel, schema, lo == 0, WideGCNow(), w);
-	while (WideMergeIterNext(merge, &cell))
+	while ((cell = WideMergeIterNext(merge)) != NULL)
 	{
 		CHECK_FOR_INTERRUPTS();
-		WideResolverPush(resolver, &cell);
+		WideResolverPush(resolver, cell);
 	}
 	(void) WideResolverFinish(resolver);
 	have_run = WideSegmentWriterFinish(w, &run);
@@ -244,14 +244,15 @@ WideCompactRange(Relation rel, int lo, int hi)
 }
 
 /*
- * WideCompactForRoom -- make sure a flush has a free slot in the run list.
+ * WideCompactForRoom -- make sure the run list has "slots" free slots, by
+ * merging the newest runs.
  */
 void
-WideCompactForRoom(Relation rel)
+WideCompactForRoom(Relation rel, int slots)
 {
 	WideRunData runs[WIDE_MAX_RUNS];
-	int			n = read_runs(rel, runs);
+	int			n;
 
-	if (n >= WIDE_MAX_RUNS - 1)
-		compact_runs(rel, runs, n - 4, n - 1);
+	while ((n = read_runs(rel, runs)) > WIDE_MAX_RUNS - slots)
+		compact_runs(rel, runs, Max(0, WIDE_MAX_RUNS - slots - 2), n - 1);
 }

@@ -5,15 +5,18 @@
  *
  * 1. Under an exclusive metapage lock, the current generation of the write
  *    area is sealed: its lanes move to "flush_lanes", the lanes start empty
- *    and the generation number goes up.  Appenders take their sequence
- *    numbers under the metapage lock (writearea.c), so every sealed record
- *    is older, in write order, than every record appended afterwards.
- * 2. The sealed records are read, sorted, and written through the resolver
+ *    and the generation number goes up.  Appenders (and bulk loads
+ *    registering a run, bulk.c) take their sequence numbers under the
+ *    metapage lock, so every sealed record is older, in write order, than
+ *    every record written afterwards.
+ * 2. If the generation has no lane records, its bulk-loaded runs simply
+ *    become runs.  Otherwise its lane records are read and sorted, merged
+ *    with its bulk-loaded runs, and written through the resolver
  *    (resolve.c) into a new segment.  Readers meanwhile read the sealed
- *    lanes as part of the write area.
- * 3. Under the metapage lock again, in one WAL record: the segment becomes
- *    the newest run, the sealed lanes and the blobs of dropped records go to
- *    the free queue, "flush_lanes" is cleared.
+ *    generation as part of the write area.
+ * 3. Under the metapage lock again, in one WAL record: the new run(s) are
+ *    listed, the sealed lanes, the merged bulk runs and the blobs of
+ *    dropped records go to the free queue, "flush_lanes" is cleared.
  * A crash or error between 1 and 3 leaves the sealed lanes in place (still
  * read, flushed again next time); the pages of the unpublished segment are
  * reclaimed by VACUUM's sweep.
@@ -90,6 +93,27 @@ blob_add(BlobList *l, WideBlobRef ref)
 	l->refs[l->n++] = ref;
 }
 
+static bool
+sorter_next(void *arg, WideCell *cell)
+{
+	return WideSorterNext((WideSorter *) arg, cell);
+}
+
+static bool
+seg_next(void *arg, WideCell *cell)
+{
+	return WideSegIterNext((WideSegIter *) arg, cell);
+}
+
+/* remove waruns[i] from the metapage */
+static void
+remove_warun(WideMetaPage meta, int i)
+{
+	memmove(&meta->waruns[i], &meta->waruns[i + 1],
+			sizeof(WideRunData) * (meta->nwaruns - i - 1));
+	meta->nwaruns--;
+}
+
 /*
  * WideFlush -- move the write area into a new run.  Returns false if there
  * was nothing to flush.
@@ -107,17 +131,24 @@ WideFlush(Relation rel)
 	WideLane	sealed[WIDE_NLANES];
 	BlockNumber heads[WIDE_NLANES];
 	uint32		gens[WIDE_NLANES];
+	WideRunData waruns[WIDE_MAX_WA_RUNS];
+	int			nwaruns = 0;
+	uint32		gen;
 	bool		bottom;
+	bool		lanes_empty = true;
 	WideWAScan *scan;
 	WideSorter *sorter;
-	WideSegmentWriter *w;
+	WideSegmentWriter *w = NULL;
 	WideResolver *resolver;
+	WideMergeIter *merge;
+	WideSegIter *its[WIDE_MAX_WA_RUNS];
 	WideCell	cell;
 	BlobList	had = {0};
 	WideRunData run;
-	bool		have_run;
-	const WideBlobRef *kept;
-	int			nkept;
+	bool		have_run = false;
+	const WideBlobRef *kept = NULL;
+	int			nkept = 0;
+	WideKeyRange all = {0};
 	int			i;
 
 	metabuf = WideReadMeta(rel, BUFFER_LOCK_SHARE);
@@ -129,8 +160,8 @@ WideFlush(Relation rel)
 	}
 	UnlockReleaseBuffer(metabuf);
 
-	/* leave room for one more run */
-	WideCompactForRoom(rel);
+	/* leave room for the runs this flush may add */
+	WideCompactForRoom(rel, WIDE_MAX_WA_RUNS + 1);
 
 	/* 1. seal the current generation (or take one a failed flush sealed) */
 	metabuf = WideReadMeta(rel, BUFFER_LOCK_EXCLUSIVE);
@@ -142,6 +173,8 @@ WideFlush(Relation rel)
 
 		for (i = 0; i < WIDE_NLANES; i++)
 			any |= meta->lanes[i].head != InvalidBlockNumber;
+		for (i = 0; i < (int) meta->nwaruns; i++)
+			any |= meta->waruns[i].gen == meta->generation;
 		if (!any)
 		{
 			GenericXLogAbort(state);
@@ -159,60 +192,104 @@ WideFlush(Relation rel)
 		}
 		meta->generation++;
 	}
+	gen = meta->flushing;
 	for (i = 0; i < WIDE_NLANES; i++)
 	{
 		sealed[i] = meta->flush_lanes[i];
 		heads[i] = sealed[i].head;
-		gens[i] = meta->flushing;
+		gens[i] = gen;
+		lanes_empty &= (heads[i] == InvalidBlockNumber);
 	}
+	for (i = 0; i < (int) meta->nwaruns; i++)
+		if (meta->waruns[i].gen == gen)
+			waruns[nwaruns++] = meta->waruns[i];
 	bottom = (meta->nruns == 0);
 	GenericXLogFinish(state);
 	UnlockReleaseBuffer(metabuf);
 
-	/* 2. read, sort, resolve and write */
-	sorter = WideSorterBegin();
-	scan = WideWAScanBegin(rel, NULL, heads, gens, WIDE_NLANES);
-	while (WideWAScanNext(scan, &cell))
+	/*
+	 * 2. Without lane records, the generation's bulk-loaded runs become runs
+	 * as they are (each is one write, in order).  Otherwise everything is
+	 * read, sorted, resolved and written as one run.
+	 */
+	if (!lanes_empty)
 	{
-		if (cell.flags & WIDE_REC_BODY_BLOB)
+		sorter = WideSorterBegin();
+		scan = WideWAScanBegin(rel, NULL, heads, gens, WIDE_NLANES);
+		while (WideWAScanNext(scan, &cell))
 		{
-			/* the body was read; its blob is consumed by this flush */
-			blob_add(&had, cell.blob);
-			cell.flags &= ~WIDE_REC_BODY_BLOB;
-			if (cell.vallen > WIDE_WA_MAX_INLINE)
+			if (cell.flags & WIDE_REC_BODY_BLOB)
 			{
-				cell.blob = WideBlobWrite(rel, cell.value, cell.vallen);
-				cell.flags |= WIDE_REC_VALUE_BLOB;
-				cell.value = NULL;
+				/* the body was read; its blob is consumed by this flush */
 				blob_add(&had, cell.blob);
+				cell.flags &= ~WIDE_REC_BODY_BLOB;
+				if (cell.vallen > WIDE_WA_MAX_INLINE)
+				{
+					cell.blob = WideBlobWrite(rel, cell.value, cell.vallen);
+					cell.flags |= WIDE_REC_VALUE_BLOB;
+					cell.value = NULL;
+					blob_add(&had, cell.blob);
+				}
 			}
+			else if (cell.flags & WIDE_REC_VALUE_BLOB)
+				blob_add(&had, cell.blob);
+			WideSorterAdd(sorter, &cell);
 		}
-		else if (cell.flags & WIDE_REC_VALUE_BLOB)
-			blob_add(&had, cell.blob);
-		WideSorterAdd(sorter, &cell);
-	}
-	WideWAScanEnd(scan);
-	WideSorterDone(sorter);
+		WideWAScanEnd(scan);
+		WideSorterDone(sorter);
 
-	w = WideSegmentWriterBegin(rel, schema->vallen);
-	resolver = WideResolverCreate(rel, schema, bottom, WideGCNow(), w);
-	while (WideSorterNext(sorter, &cell))
-		WideResolverPush(resolver, &cell);
-	(void) WideResolverFinish(resolver);
-	have_run = WideSegmentWriterFinish(w, &run);
-	kept = WideSegmentWriterBlobs(w, &nkept);
+		merge = WideMergeIterCreate(nwaruns + 1);
+		WideMergeIterAdd(merge, sorter_next, sorter, WIDE_MAX_WA_RUNS + 1);
+		for (i = 0; i < nwaruns; i++)
+		{
+			WideSegment *seg;
+			int			j;
+
+			its[i] = WideSegIterBegin(rel, &waruns[i], &all);
+			WideMergeIterAdd(merge, seg_next, its[i], i);
+			seg = WideSegIterSegment(its[i]);
+			for (j = 0; j < seg->nblobs; j++)
+				blob_add(&had, seg->blobs[j]);
+		}
+
+		w = WideSegmentWriterBegin(rel, schema->vallen);
+		resolver = WideResolverCreate(rel, schema, bottom, WideGCNow(), w);
+		{
+			const WideCell *c;
+
+			while ((c = WideMergeIterNext(merge)) != NULL)
+				WideResolverPush(resolver, c);
+		}
+		(void) WideResolverFinish(resolver);
+		have_run = WideSegmentWriterFinish(w, &run);
+		kept = WideSegmentWriterBlobs(w, &nkept);
+		for (i = 0; i < nwaruns; i++)
+			WideSegIterEnd(its[i]);
+		WideSorterEnd(sorter);
+	}
 
 	/* 3. publish */
 	metabuf = WideReadMeta(rel, BUFFER_LOCK_EXCLUSIVE);
 	state = GenericXLogStart(rel);
 	meta = WidePageGetMeta(GenericXLogRegisterBuffer(state, metabuf, 0));
-	if (have_run)
+	if (meta->nruns + (have_run ? 1 : 0) + (lanes_empty ? nwaruns : 0) > WIDE_MAX_RUNS)
+		elog(ERROR, "no room for more runs in \"%s\"", RelationGetRelationName(rel));
+	if (lanes_empty)
 	{
-		if (meta->nruns >= WIDE_MAX_RUNS)
-			elog(ERROR, "no room for another run in \"%s\"",
-				 RelationGetRelationName(rel));
-		meta->runs[meta->nruns++] = run;
+		for (i = 0; i < nwaruns; i++)
+			meta->runs[meta->nruns++] = waruns[i];
 	}
+	else
+	{
+		if (have_run)
+			meta->runs[meta->nruns++] = run;
+		for (i = 0; i < nwaruns; i++)
+			(void) WideSpaceFree(meta, WIDE_FREE_SEGMENT, waruns[i].root, 0);
+		WideFreeBlobsNotKept(meta, had.refs, had.n, kept, nkept);
+	}
+	for (i = (int) meta->nwaruns - 1; i >= 0; i--)
+		if (meta->waruns[i].gen == gen)
+			remove_warun(meta, i);
 	for (i = 0; i < WIDE_NLANES; i++)
 	{
 		if (sealed[i].head != InvalidBlockNumber)
@@ -221,15 +298,14 @@ WideFlush(Relation rel)
 		meta->flush_lanes[i].head = InvalidBlockNumber;
 		meta->flush_lanes[i].npages = 0;
 	}
-	WideFreeBlobsNotKept(meta, had.refs, had.n, kept, nkept);
 	meta->flushing = 0;
 	meta->version_counter++;
 	meta->flushes++;
 	GenericXLogFinish(state);
 	UnlockReleaseBuffer(metabuf);
 
-	WideSegmentWriterEnd(w);
-	WideSorterEnd(sorter);
+	if (w)
+		WideSegmentWriterEnd(w);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
 	return true;

@@ -33,6 +33,7 @@ struct WideMergeIter
 	int		   *heap;			/* indexes into src */
 	int			nheap;
 	int			returned;		/* source of the last record, or -1 */
+	int			last;			/* source of the record before, or -1 */
 };
 
 /* does source a come before source b? */
@@ -80,6 +81,7 @@ WideMergeIterCreate(int maxsources)
 	m->src = palloc(sizeof(Source) * Max(maxsources, 1));
 	m->heap = palloc(sizeof(int) * Max(maxsources, 1));
 	m->returned = -1;
+	m->last = -1;
 	return m;
 }
 
@@ -118,25 +120,36 @@ WideMergeIterAdd(WideMergeIter *m, WideSourceNext next, void *arg, int order)
 }
 
 /*
- * WideMergeIterNext -- the next record of all sources, in order.
+ * WideMergeIterNext -- the next record of all sources, in order, or NULL.
+ * It stays valid until the next call.
  */
-bool
-WideMergeIterNext(WideMergeIter *m, WideCell *cell)
+const WideCell *
+WideMergeIterNext(WideMergeIter *m)
 {
+	WideCell   *cell;
+
 	if (m->returned >= 0)
 	{
 		Source	   *s = &m->src[m->returned];
 
 		Assert(m->heap[0] == m->returned);
 		if (!s->next(s->arg, &s->cur))
+		{
 			m->heap[0] = m->heap[--m->nheap];
-		if (m->nheap > 0)
+			if (m->nheap > 0)
+				sift_down(m, 0);
+		}
+		else if (m->nheap > 1)
 			sift_down(m, 0);
 		m->returned = -1;
 	}
 	if (m->nheap == 0)
-		return false;
+		return NULL;
 	m->returned = m->heap[0];
-	*cell = m->src[m->returned].cur;
-	return true;
+	cell = &m->src[m->returned].cur;
+	/* "same as the previous record" holds only within one source */
+	if (m->returned != m->last)
+		cell->same = 0;
+	m->last = m->returned;
+	return cell;
 }

@@ -76,16 +76,16 @@ struct WideMerger
 	bool		have_ts;		/* a version of this column was seen */
 	int64		cur_ts;
 
-	/* an aggregate being folded */
+	/* an aggregate being folded (two copies: one may be out) */
 	bool		pending;
 	bool		pending_collected;
 	int64		acc;
-	WideCell	acc_cell;
+	WideCell	acc_cell[2];
 	Bytes		acc_buf[2];
 	int			acc_cur;
 
 	/* cells completed by the last push */
-	WideCell	out[2];
+	const WideCell *out[2];
 	int			nout;
 	int			outpos;
 };
@@ -173,7 +173,7 @@ static void
 emit(WideMerger *m, const WideCell *cell)
 {
 	Assert(m->nout < 2);
-	m->out[m->nout++] = *cell;
+	m->out[m->nout++] = cell;
 }
 
 /* the pending aggregate is complete: emit it unless collected */
@@ -185,9 +185,9 @@ flush_pending(WideMerger *m)
 	m->pending = false;
 	if (m->pending_collected)
 		return;
-	memcpy((char *) m->acc_cell.value, &m->acc, sizeof(int64));
-	m->acc_cell.kind = WIDE_KIND_MERGE;
-	emit(m, &m->acc_cell);
+	memcpy((char *) m->acc_cell[m->acc_cur].value, &m->acc, sizeof(int64));
+	m->acc_cell[m->acc_cur].kind = WIDE_KIND_MERGE;
+	emit(m, &m->acc_cell[m->acc_cur]);
 	m->acc_cur = 1 - m->acc_cur;	/* the emitted copy stays valid */
 }
 
@@ -196,6 +196,7 @@ static void
 start_pending(WideMerger *m, const WideCell *c)
 {
 	Bytes	   *b = &m->acc_buf[m->acc_cur];
+	WideCell   *a = &m->acc_cell[m->acc_cur];
 	uint32		len = c->keylen + c->famlen + c->quallen + sizeof(int64);
 
 	if (b->cap < len)
@@ -208,12 +209,12 @@ start_pending(WideMerger *m, const WideCell *c)
 	memcpy(b->data, c->key, c->keylen);
 	memcpy(b->data + c->keylen, c->family, c->famlen);
 	memcpy(b->data + c->keylen + c->famlen, c->qual, c->quallen);
-	m->acc_cell = *c;
-	m->acc_cell.key = b->data;
-	m->acc_cell.family = b->data + c->keylen;
-	m->acc_cell.qual = b->data + c->keylen + c->famlen;
-	m->acc_cell.value = b->data + c->keylen + c->famlen + c->quallen;
-	m->acc_cell.key_datum = m->acc_cell.qual_datum = m->acc_cell.value_datum = NULL;
+	*a = *c;
+	a->key = b->data;
+	a->family = b->data + c->keylen;
+	a->qual = b->data + c->keylen + c->famlen;
+	a->value = b->data + c->keylen + c->famlen + c->quallen;
+	a->key_datum = a->qual_datum = a->value_datum = NULL;
 	m->acc = agg_value(c);
 	m->pending = true;
 }
@@ -237,18 +238,24 @@ covered(const WideMerger *m, const WideCell *cell)
 
 /*
  * WideMergerPush -- feed the next record; then take the cells it completed
- * with WideMergerPop.
+ * with WideMergerPop.  "hints": the record's "same" flags are relative to
+ * the record pushed before.
  */
 void
-WideMergerPush(WideMerger *m, const WideCell *cell)
+WideMergerPush(WideMerger *m, const WideCell *cell, bool hints)
 {
 	int			level = WideCellLevel(cell);
+	uint8		same = hints ? cell->same : 0;
 
 	m->nout = 0;
 	m->outpos = 0;
 
-	/* a new row? */
-	if (!m->have_row || !same_bytes(&m->row, cell->key, cell->keylen))
+	/*
+	 * A new row?  (The stream's hints spare the comparison; the bytes are
+	 * still kept for records that come without hints.)
+	 */
+	if (!(same & WIDE_SAME_ROW) &&
+		(!m->have_row || !same_bytes(&m->row, cell->key, cell->keylen)))
 	{
 		flush_pending(m);
 		set_bytes(m->cxt, &m->row, cell->key, cell->keylen);
@@ -264,7 +271,8 @@ WideMergerPush(WideMerger *m, const WideCell *cell)
 	}
 
 	/* a new family? */
-	if (!m->have_family || !same_bytes(&m->family, cell->family, cell->famlen))
+	if (!(same & WIDE_SAME_FAMILY) &&
+		(!m->have_family || !same_bytes(&m->family, cell->family, cell->famlen)))
 	{
 		flush_pending(m);
 		set_bytes(m->cxt, &m->family, cell->family, cell->famlen);
@@ -280,7 +288,8 @@ WideMergerPush(WideMerger *m, const WideCell *cell)
 	}
 
 	/* a new column? */
-	if (!m->have_column || !same_bytes(&m->qual, cell->qual, cell->quallen))
+	if (!(same & WIDE_SAME_QUAL) &&
+		(!m->have_column || !same_bytes(&m->qual, cell->qual, cell->quallen)))
 	{
 		flush_pending(m);
 		set_bytes(m->cxt, &m->qual, cell->qual, cell->quallen);
@@ -340,13 +349,13 @@ WideMergerFinish(WideMerger *m)
 }
 
 /*
- * WideMergerPop -- the next completed cell; valid until the next push.
+ * WideMergerPop -- the next completed cell, or NULL; valid until the next
+ * push (and while the record it came from is).
  */
-bool
-WideMergerPop(WideMerger *m, WideCell *out)
+const WideCell *
+WideMergerPop(WideMerger *m)
 {
 	if (m->outpos >= m->nout)
-		return false;
-	*out = m->out[m->outpos++];
-	return true;
+		return NULL;
+	return m->out[m->outpos++];
 }

@@ -6,8 +6,9 @@
  * A reader reads the metapage once, and with that one state:
  *	- gathers the write-area records (current and sealed generation) whose
  *	  row lies in the key range and that the snapshot sees, and sorts them;
- *	- opens an iterator on every run that may hold the range, which seeks
- *	  to its start and stops at its end (segment_reader.c);
+ *	- opens an iterator on every run that may hold the range (and on the
+ *	  runs bulk loads put in the write area), which seeks to its start and
+ *	  stops at its end (segment_reader.c);
  *	- merges them all (iterator.c), drops segment records the snapshot does
  *	  not see, and passes the rest through the merger (merge.c), which
  *	  applies deletes, last-write-wins, aggregates, families and GC.
@@ -39,12 +40,14 @@ struct WideReader
 	WideKeyRange range;
 	WideSorter *sorter;
 	WideMergeIter *merge;
-	WideSegIter *its[WIDE_MAX_RUNS];
+	WideSegIter *its[WIDE_MAX_RUNS + WIDE_MAX_WA_RUNS];
 	int			nits;
 	WideMerger *merger;
 	bool		finished;		/* all records pushed */
+	bool		skipped;		/* the last record was not pushed */
 	bool		done;			/* all cells returned */
 	bool		blobvalues;		/* valcxt holds something */
+	WideCell	blobcell;		/* a cell whose value was read from a blob */
 	MemoryContext valcxt;		/* values read from blobs */
 	WideReaderStats stats;
 };
@@ -96,6 +99,8 @@ WideReaderBegin(Relation rel, Snapshot snapshot, int64 now,
 	Buffer		metabuf;
 	WideRunData runs[WIDE_MAX_RUNS];
 	int			nruns = 0;
+	WideRunData waruns[WIDE_MAX_WA_RUNS];
+	int			nwaruns = 0;
 	BlockNumber heads[2 * WIDE_NLANES];
 	uint32		gens[2 * WIDE_NLANES];
 	int			nlanes = 0;
@@ -124,6 +129,8 @@ WideReaderBegin(Relation rel, Snapshot snapshot, int64 now,
 
 		nruns = meta->nruns;
 		memcpy(runs, meta->runs, sizeof(WideRunData) * nruns);
+		nwaruns = meta->nwaruns;
+		memcpy(waruns, meta->waruns, sizeof(WideRunData) * nwaruns);
 		for (i = 0; i < WIDE_NLANES; i++)
 		{
 			heads[nlanes] = meta->lanes[i].head;
@@ -156,9 +163,19 @@ WideReaderBegin(Relation rel, Snapshot snapshot, int64 now,
 	}
 	WideSorterDone(r->sorter);
 
-	/* merge it with every run that may hold the range */
-	r->merge = WideMergeIterCreate(nruns + 1);
-	WideMergeIterAdd(r->merge, sorter_next, r->sorter, WIDE_MAX_RUNS + 1);
+	/* merge it with every run (bulk-loaded ones too) that may hold the range */
+	r->merge = WideMergeIterCreate(nruns + nwaruns + 1);
+	WideMergeIterAdd(r->merge, sorter_next, r->sorter,
+					 WIDE_MAX_RUNS + WIDE_MAX_WA_RUNS + 1);
+	for (i = nwaruns - 1; i >= 0; i--)
+	{
+		if (!WideRunOverlapsRange(&waruns[i], &r->range))
+			continue;
+		r->its[r->nits] = WideSegIterBegin(rel, &waruns[i], &r->range);
+		WideMergeIterAdd(r->merge, seg_next, r->its[r->nits], WIDE_MAX_RUNS + i);
+		r->nits++;
+		r->stats.runs_read++;
+	}
 	for (i = nruns - 1; i >= 0; i--)
 	{
 		if (!WideRunOverlapsRange(&runs[i], &r->range))
@@ -172,38 +189,45 @@ WideReaderBegin(Relation rel, Snapshot snapshot, int64 now,
 }
 
 /*
- * WideReaderNext -- the next cell, with its value; valid until the next call.
+ * WideReaderNext -- the next cell, with its value, or NULL at the end; it
+ * stays valid until the next call.
  */
-bool
-WideReaderNext(WideReader *r, WideCell *cell)
+const WideCell *
+WideReaderNext(WideReader *r)
 {
-	WideCell	in;
+	const WideCell *in;
+	const WideCell *cell;
 
 	if (r->done)
-		return false;
+		return NULL;
 	if (r->blobvalues)
 	{
 		MemoryContextReset(r->valcxt);
 		r->blobvalues = false;
 	}
 
-	while (!WideMergerPop(r->merger, cell))
+	while ((cell = WideMergerPop(r->merger)) == NULL)
 	{
 		if (r->finished)
 		{
 			r->done = true;
-			return false;
+			return NULL;
 		}
-		if (WideMergeIterNext(r->merge, &in))
+		if ((in = WideMergeIterNext(r->merge)) != NULL)
 		{
 			uint8		hint;
 
 			r->stats.records++;
 			/* write-area records were checked; segment records may not be */
-			if (TransactionIdIsNormal(in.xmin) &&
-				!WideRecordVisible(&in, r->snapshot, &hint))
+			if (TransactionIdIsNormal(in->xmin) &&
+				!WideRecordVisible(in, r->snapshot, &hint))
+			{
+				r->skipped = true;
 				continue;
-			WideMergerPush(r->merger, &in);
+			}
+			/* hints are relative to the previous record, unless it was skipped */
+			WideMergerPush(r->merger, in, !r->skipped);
+			r->skipped = false;
 		}
 		else
 		{
@@ -216,13 +240,15 @@ WideReaderNext(WideReader *r, WideCell *cell)
 	{
 		MemoryContext old = MemoryContextSwitchTo(r->valcxt);
 
-		cell->value = WideBlobRead(r->rel, cell->blob);
-		cell->value_datum = NULL;
+		r->blobcell = *cell;
+		r->blobcell.value = WideBlobRead(r->rel, cell->blob);
+		r->blobcell.value_datum = NULL;
 		MemoryContextSwitchTo(old);
 		r->blobvalues = true;
+		cell = &r->blobcell;
 	}
 	r->stats.cells++;
-	return true;
+	return cell;
 }
 
 /*

@@ -186,7 +186,7 @@ WideSegmentOpen(Relation rel, const WideRunData *run, WideCacheEntry **pin)
 	}
 	PG_END_TRY();
 	MemoryContextSwitchTo(old);
-	if (seg->segid != run->segid || seg->max_seq != run->max_seq)
+	if (seg->segid != run->segid || seg->max_seq + run->seq_base != run->max_seq)
 		segment_corrupt(rel, run->segid, "header does not match the metapage",
 						run->root);
 	obj = seg;
@@ -346,6 +346,7 @@ struct WideSegIter
 	Relation	rel;
 	WideSegment *seg;
 	WideCacheEntry *segpin;
+	uint64		seq_base;
 	WideKeyRange range;
 	uint64		point_hash;		/* row hash, for a point read */
 	int			ri;				/* root entry */
@@ -372,6 +373,7 @@ WideSegIterBegin(Relation rel, const WideRunData *run, const WideKeyRange *range
 
 	it->rel = rel;
 	it->range = *range;
+	it->seq_base = run->seq_base;
 	it->bi.cxt = CurrentMemoryContext;
 	it->seg = WideSegmentOpen(rel, run, &it->segpin);
 	if (range->is_point)
@@ -448,7 +450,8 @@ next_block(WideSegIter *it)
 	it->ii++;
 	it->want_cells = e->ncells;
 	if (!WideBlockIterInit(&it->bi, it->blk->data, it->blk->len,
-						   it->seg->typlen, it->seg->max_seq) ||
+						   it->seg->typlen, it->seg->max_seq + it->seq_base,
+						   it->seq_base) ||
 		(uint64) it->bi.ncells != e->ncells)
 		segment_corrupt(it->rel, it->seg->segid, "bad data block", e->offset);
 	return true;

@@ -15,17 +15,13 @@
  *
  *		seq = max(GetXLogInsertRecPtr() << 8, last seq of this backend + 1)
  *
- * A write takes a block of n <= 256 numbers and then WAL-logs the page it
- * changed.  That WAL record is at least 24 bytes long, so afterwards every
- * backend reads an insert position at least 24 * 256 numbers further on:
- * past our block.  Where no WAL was written (wal_level = minimal for a
- * relation created in this transaction), WideSeqAfterWrite pads the WAL
- * with an XLOG_NOOP record to get the same guarantee.
- *
- * Unlogged tables take their numbers from the unlogged-LSN counter instead,
- * so that writing them never generates WAL; that counter restarts after a
- * crash, when unlogged tables are emptied anyway.  Temporary tables have a
- * single writer and need no padding.
+ * A write takes a block of n numbers and then WAL-logs the page (or the
+ * metapage) it changed.  Once that WAL record is inserted, every backend
+ * must read an insert position past the block: WideSeqAfterWrite checks
+ * that, and where the record was too short (a block of more than 256 x its
+ * length) or not written at all (unlogged tables, wal_level = minimal for a
+ * relation created in this transaction) it pads the WAL with XLOG_NOOP
+ * records.  Temporary tables have a single writer and need no padding.
  *
  * The shift by 8 leaves room for 2^56 bytes of WAL (64 PiB).
  *
@@ -44,7 +40,6 @@
 #include "wide.h"
 
 #define WIDE_SEQ_SHIFT		8
-#define WIDE_SEQ_BLOCK		(1 << WIDE_SEQ_SHIFT)
 
 static uint64 last_seq = 0;
 
@@ -52,17 +47,12 @@ static uint64 last_seq = 0;
  * WideSeqNext -- reserve n consecutive sequence numbers; return the first.
  */
 uint64
-WideSeqNext(Relation rel, int n)
+WideSeqNext(Relation rel, uint64 n)
 {
-	XLogRecPtr	pos;
+	XLogRecPtr	pos = GetXLogInsertRecPtr();
 	uint64		first;
 
-	Assert(n > 0 && n <= WIDE_SEQ_BLOCK);
-
-	if (rel->rd_rel->relpersistence == RELPERSISTENCE_UNLOGGED)
-		return (uint64) GetFakeLSNForUnloggedRel() << WIDE_SEQ_SHIFT;
-
-	pos = GetXLogInsertRecPtr();
+	Assert(n > 0);
 	if (pos >= (UINT64CONST(1) << (64 - WIDE_SEQ_SHIFT)))
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -76,29 +66,32 @@ WideSeqNext(Relation rel, int n)
 
 /*
  * WideSeqAfterWrite -- called once the WAL record holding records numbered
- * up to "last" has been inserted (end = its end position, or InvalidXLogRecPtr
- * if none was written).  Makes sure the numbers other backends take from now
- * on are larger.
+ * up to "last" has been inserted (end = its end position, or
+ * InvalidXLogRecPtr if none was written).  Makes sure the numbers other
+ * backends take from now on are larger.
  */
 void
 WideSeqAfterWrite(Relation rel, uint64 last, XLogRecPtr end)
 {
-	XLogRecPtr	pos;
-	char		pad[WIDE_SEQ_BLOCK];
-	Size		need;
+	char		pad[1024];
 
-	if (rel->rd_rel->relpersistence != RELPERSISTENCE_PERMANENT)
+	if (rel->rd_rel->relpersistence == RELPERSISTENCE_TEMP)
 		return;
 	if (end != InvalidXLogRecPtr && ((uint64) end << WIDE_SEQ_SHIFT) > last)
 		return;
 
-	pos = GetXLogInsertRecPtr();
-	if (((uint64) pos << WIDE_SEQ_SHIFT) > last)
-		return;
-	need = (last >> WIDE_SEQ_SHIFT) + 1 - pos;
-	need = Min(Max(need, 1), sizeof(pad));
-	memset(pad, 0, need);
-	XLogBeginInsert();
-	XLogRegisterData(pad, need);
-	(void) XLogInsert(RM_XLOG_ID, XLOG_NOOP);
+	for (;;)
+	{
+		XLogRecPtr	pos = GetXLogInsertRecPtr();
+		Size		need;
+
+		if (((uint64) pos << WIDE_SEQ_SHIFT) > last)
+			return;
+		need = (last >> WIDE_SEQ_SHIFT) + 1 - pos;
+		need = Min(Max(need, 1), sizeof(pad));
+		memset(pad, 0, need);
+		XLogBeginInsert();
+		XLogRegisterData(pad, need);
+		(void) XLogInsert(RM_XLOG_ID, XLOG_NOOP);
+	}
 }

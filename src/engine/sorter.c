@@ -3,11 +3,16 @@
  * sorter.c
  *	  Sorting records into cell order.
  *
- * The write area is unsorted; a reader copies the records it can see into
- * a sorter, which returns them in the order of cell.c.  Records with equal
- * order keys (concurrent writes of the same cell that drew the same
- * sequence number) are ordered by their value bytes, so that every reader,
- * and every later compaction, picks the same winner.
+ * The write area is unsorted, and so are the rows of a bulk load; a
+ * sorter copies records into its own memory and returns them in the order
+ * of cell.c.  Records with equal order keys (concurrent writes of the same
+ * cell that drew the same sequence number) are ordered by their value
+ * bytes, so that every reader, and every later compaction, picks the same
+ * winner.
+ *
+ * Records are packed into large chunks (a bump allocator); WideSorterReset
+ * keeps the chunks for the next batch, so a bulk load reuses the same
+ * memory for every run it writes.
  *
  * IDENTIFICATION
  *	  src/engine/sorter.c
@@ -20,9 +25,21 @@
 
 #include "wide.h"
 
+#define CHUNK_SIZE		(1024 * 1024)
+
+typedef struct Chunk
+{
+	struct Chunk *next;
+	Size		size;
+	Size		used;
+	char		data[FLEXIBLE_ARRAY_MEMBER];
+} Chunk;
+
 struct WideSorter
 {
 	MemoryContext cxt;
+	Chunk	   *chunks;			/* all chunks */
+	Chunk	   *cur;			/* the one being filled */
 	WideCell  **cells;
 	int64		ncells;
 	int64		maxcells;
@@ -50,7 +67,7 @@ cmp_cellp(const void *a, const void *b)
 }
 
 /*
- * WideSorterBegin -- a new, empty sorter.
+ * WideSorterBegin -- a new, empty sorter, in the current memory context.
  */
 WideSorter *
 WideSorterBegin(void)
@@ -62,6 +79,52 @@ WideSorterBegin(void)
 	s->maxcells = 1024;
 	s->cells = MemoryContextAlloc(s->cxt, sizeof(WideCell *) * s->maxcells);
 	return s;
+}
+
+/* a new chunk for at least size bytes, linked after "after" (or first) */
+static Chunk *
+new_chunk(WideSorter *s, Chunk *after, Size size)
+{
+	Size		csize = Max(CHUNK_SIZE, size + offsetof(Chunk, data));
+	Chunk	   *n = MemoryContextAllocHuge(s->cxt, csize);
+
+	n->size = csize - offsetof(Chunk, data);
+	n->used = 0;
+	if (after == NULL)
+	{
+		n->next = s->chunks;
+		s->chunks = n;
+	}
+	else
+	{
+		n->next = after->next;
+		after->next = n;
+	}
+	return n;
+}
+
+/* bump-allocate size bytes (MAXALIGNed) */
+static char *
+sorter_alloc(WideSorter *s, Size size)
+{
+	Chunk	   *c = s->cur;
+
+	size = MAXALIGN(size);
+	if (c == NULL)
+		c = s->chunks ? s->chunks : new_chunk(s, NULL, size);
+	while (c->used + size > c->size)
+	{
+		if (c->next != NULL)
+		{
+			c = c->next;
+			c->used = 0;
+		}
+		else
+			c = new_chunk(s, c, size);
+	}
+	s->cur = c;
+	c->used += size;
+	return c->data + c->used - size;
 }
 
 /*
@@ -80,8 +143,9 @@ WideSorterAdd(WideSorter *s, const WideCell *cell)
 		s->maxcells *= 2;
 		s->cells = repalloc_huge(s->cells, sizeof(WideCell *) * s->maxcells);
 	}
-	c = MemoryContextAlloc(s->cxt, sizeof(WideCell) + body);
+	c = (WideCell *) sorter_alloc(s, sizeof(WideCell) + body);
 	*c = *cell;
+	c->key_datum = c->qual_datum = c->value_datum = NULL;
 	p = (char *) (c + 1);
 	memcpy(p, cell->key, cell->keylen);
 	c->key = p;
@@ -112,7 +176,7 @@ WideSorterDone(WideSorter *s)
 
 /*
  * WideSorterNext -- the next record in order; its memory belongs to the
- * sorter and lives until WideSorterEnd.
+ * sorter and lives until WideSorterReset or WideSorterEnd.
  */
 bool
 WideSorterNext(WideSorter *s, WideCell *cell)
@@ -121,6 +185,19 @@ WideSorterNext(WideSorter *s, WideCell *cell)
 		return false;
 	*cell = *s->cells[s->next++];
 	return true;
+}
+
+/*
+ * WideSorterReset -- empty the sorter, keeping its memory for reuse.
+ */
+void
+WideSorterReset(WideSorter *s)
+{
+	s->ncells = 0;
+	s->next = 0;
+	s->cur = s->chunks;
+	if (s->cur)
+		s->cur->used = 0;
 }
 
 /*

@@ -7,8 +7,14 @@
  * before publishing its segment; freed pages forgotten because the free
  * queue was full.  The sweep (run by VACUUM) marks every page something
  * refers to -- the metapage, the write-area lanes (current and sealed) and
- * their records' blobs, every run's segment (header pages, extents, owned
- * blobs), and every page in the free queue -- and queues the rest.
+ * their records' blobs, every run's segment, bulk-loaded runs of the write
+ * area included (header pages, extents, owned blobs), and every page in the
+ * free queue -- and queues the rest.
+ *
+ * Bulk-loaded runs are registered without ShareUpdateExclusiveLock, so a
+ * run can appear after the sweep read the metapage: its pages were taken
+ * from the queue (marked) or by extending the relation (beyond the end the
+ * sweep looked at), so it is safe too.
  *
  * Concurrency.  The caller holds ShareUpdateExclusiveLock, so no flush or
  * compaction changes the runs or retires pages meanwhile.  Appenders may
@@ -129,7 +135,7 @@ WideSweep(Relation rel)
 	Marks		m;
 	Buffer		metabuf;
 	WideMetaPage meta;
-	WideRunData runs[WIDE_MAX_RUNS];
+	WideRunData runs[WIDE_MAX_RUNS + WIDE_MAX_WA_RUNS];
 	int			nruns;
 	BlockNumber *segs;
 	int			nsegs = 0;
@@ -169,6 +175,8 @@ WideSweep(Relation rel)
 	}
 	nruns = meta->nruns;
 	memcpy(runs, meta->runs, sizeof(WideRunData) * nruns);
+	memcpy(runs + nruns, meta->waruns, sizeof(WideRunData) * meta->nwaruns);
+	nruns += meta->nwaruns;
 	UnlockReleaseBuffer(metabuf);
 
 	/* phase 2: segments (they do not change under our lock) */

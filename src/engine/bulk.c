@@ -1,0 +1,213 @@
+/*-------------------------------------------------------------------------
+ *
+ * bulk.c
+ *	  COPY's bulk path: rows sorted in memory and written as runs of the
+ *	  write area.
+ *
+ * Appending a bulk load to the write area record by record and sorting it
+ * again at the flush would write and log every cell twice.  Instead, the
+ * rows a COPY hands over (multi_insert) are collected in backend memory, up
+ * to wide.bulk_memory, sorted, and written as a segment: a *write-area run*.
+ * Its records carry the loading transaction's xmin and command id, like any
+ * write-area record, so they are invisible until commit and gone on abort.
+ *
+ * Write order.  Inside the run, records keep their order of arrival as
+ * sequence numbers 0..n-1.  When the run is registered in the metapage
+ * (under the exclusive metapage lock, like an append), it is given n real
+ * sequence numbers at once: its base.  So the whole run is one write in the
+ * write order, and the flush of its generation keeps the invariant of
+ * runs (compaction.c): a generation made only of such runs becomes runs
+ * as is, without a rewrite.
+ *
+ * Nothing is written until a buffer is full or the COPY ends
+ * (finish_bulk_insert); an error discards the buffer.  A run written but not
+ * registered (error, crash) is reclaimed by VACUUM's sweep.
+ *
+ * IDENTIFICATION
+ *	  src/engine/bulk.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/generic_xlog.h"
+#include "access/relation.h"
+#include "access/xact.h"
+#include "storage/bufmgr.h"
+#include "storage/lmgr.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "wide.h"
+
+int			wide_bulk_memory = 64 * 1024;	/* kB */
+
+typedef struct WideBulk
+{
+	Oid			relid;
+	SubTransactionId subxid;
+	MemoryContext cxt;
+	WideSorter *sorter;
+	uint64		n;				/* records, numbered in arrival order */
+	Size		bytes;
+	int16		typlen;
+} WideBulk;
+
+static WideBulk *bulk = NULL;
+static bool callbacks_registered = false;
+
+static void
+bulk_xact_callback(XactEvent event, void *arg)
+{
+	/* the memory belonged to the transaction */
+	bulk = NULL;
+}
+
+static void
+bulk_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+					  SubTransactionId parentSubid, void *arg)
+{
+	if (event == SUBXACT_EVENT_ABORT_SUB && bulk != NULL && bulk->subxid == mySubid)
+		bulk = NULL;
+}
+
+/* register the run: sequence numbers, generation, metapage entry */
+static void
+register_run(Relation rel, WideRunData *run, uint64 n)
+{
+	for (;;)
+	{
+		Buffer		metabuf = WideReadMeta(rel, BUFFER_LOCK_EXCLUSIVE);
+		GenericXLogState *state = GenericXLogStart(rel);
+		WideMetaPage meta = WidePageGetMeta(GenericXLogRegisterBuffer(state, metabuf, 0));
+		uint64		base;
+		XLogRecPtr	lsn;
+
+		if (meta->nwaruns < WIDE_MAX_WA_RUNS)
+		{
+			base = WideSeqNext(rel, n);
+			run->seq_base = base;
+			run->min_seq += base;
+			run->max_seq += base;
+			run->gen = meta->generation;
+			meta->waruns[meta->nwaruns++] = *run;
+			lsn = GenericXLogFinish(state);
+			WideSeqAfterWrite(rel, base + n - 1, lsn);
+			UnlockReleaseBuffer(metabuf);
+			return;
+		}
+
+		/* no room: flush the write area (waiting for a flush under way) */
+		GenericXLogAbort(state);
+		UnlockReleaseBuffer(metabuf);
+		LockRelation(rel, ShareUpdateExclusiveLock);
+		WideFlush(rel);
+		UnlockRelation(rel, ShareUpdateExclusiveLock);
+	}
+}
+
+/* sort what was collected and write it as a run of the write area */
+static void
+write_run(Relation rel, WideBulk *b)
+{
+	WideSegmentWriter *w;
+	WideCell	cell;
+	WideRunData run;
+
+	if (b->n == 0)
+		return;
+	WideSorterDone(b->sorter);
+	w = WideSegmentWriterBegin(rel, b->typlen);
+	while (WideSorterNext(b->sorter, &cell))
+		WideSegmentWriterAdd(w, &cell, false);
+	if (WideSegmentWriterFinish(w, &run))
+		register_run(rel, &run, b->n);
+	WideSegmentWriterEnd(w);
+	WideSorterReset(b->sorter);
+	b->n = 0;
+	b->bytes = 0;
+}
+
+/*
+ * WideBulkAdd -- take rows of the current transaction and command (xmin,
+ * cmin set); they are written when the buffer is full or at WideBulkFinish.
+ */
+void
+WideBulkAdd(Relation rel, WideCell *cells, int n)
+{
+	SubTransactionId subxid = GetCurrentSubTransactionId();
+	MemoryContext old;
+	int			i;
+
+	if (!callbacks_registered)
+	{
+		RegisterXactCallback(bulk_xact_callback, NULL);
+		RegisterSubXactCallback(bulk_subxact_callback, NULL);
+		callbacks_registered = true;
+	}
+	if (bulk != NULL && (bulk->relid != RelationGetRelid(rel) || bulk->subxid != subxid))
+	{
+		Relation	other = relation_open(bulk->relid, NoLock);
+
+		WideBulkFinish(other);
+		relation_close(other, NoLock);
+	}
+	if (bulk == NULL)
+	{
+		MemoryContext cxt = AllocSetContextCreate(CurTransactionContext, "wide bulk load",
+												  ALLOCSET_DEFAULT_SIZES);
+
+		old = MemoryContextSwitchTo(cxt);
+		bulk = palloc0(sizeof(WideBulk));
+		bulk->relid = RelationGetRelid(rel);
+		bulk->subxid = subxid;
+		bulk->cxt = cxt;
+		bulk->typlen = WideGetSchema(rel)->vallen;
+		bulk->sorter = WideSorterBegin();
+		MemoryContextSwitchTo(old);
+	}
+
+	old = MemoryContextSwitchTo(bulk->cxt);
+	for (i = 0; i < n; i++)
+	{
+		WideCell   *c = &cells[i];
+
+		/* large values go to blobs owned by the run */
+		if (c->vallen > WIDE_WA_MAX_INLINE && c->value != NULL)
+		{
+			c->blob = WideBlobWrite(rel, c->value, c->vallen);
+			c->flags |= WIDE_REC_VALUE_BLOB;
+			c->value = NULL;
+		}
+		c->seq = bulk->n++;
+		WideSorterAdd(bulk->sorter, c);
+		bulk->bytes += sizeof(WideCell) + c->keylen + c->famlen + c->quallen +
+			(c->value ? c->vallen : 0);
+	}
+	MemoryContextSwitchTo(old);
+
+	if (bulk->bytes >= (Size) wide_bulk_memory * 1024)
+	{
+		old = MemoryContextSwitchTo(bulk->cxt);
+		write_run(rel, bulk);
+		MemoryContextSwitchTo(old);
+	}
+}
+
+/*
+ * WideBulkFinish -- write what the bulk load of this relation collected.
+ */
+void
+WideBulkFinish(Relation rel)
+{
+	MemoryContext old;
+	WideBulk   *b = bulk;
+
+	if (b == NULL || b->relid != RelationGetRelid(rel))
+		return;
+	old = MemoryContextSwitchTo(b->cxt);
+	write_run(rel, b);
+	MemoryContextSwitchTo(old);
+	bulk = NULL;
+	MemoryContextDelete(b->cxt);
+}
