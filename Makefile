@@ -44,7 +44,7 @@ PGFILEDESC = "wide - wide-column store"
 PG_CPPFLAGS = -I$(srcdir)/src
 SHLIB_LINK = -lzstd
 
-REGRESS = wide_ddl families cells mvcc segments
+REGRESS = wide_ddl families cells mvcc segments bulk
 REGRESS_OPTS = --load-extension=wide
 ISOLATION = snapshot write_order compaction
 ISOLATION_OPTS = --load-extension=wide

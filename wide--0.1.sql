@@ -228,7 +228,7 @@ CREATE FUNCTION wide.stats(tbl regclass,
                            OUT stored_bytes bigint, OUT compression_ratio float8,
                            OUT table_pages bigint, OUT free_pages bigint,
                            OUT flushes bigint, OUT compactions bigint,
-                           OUT free_queue_entries int)
+                           OUT free_queue_entries int, OUT write_area_runs int)
 AS 'MODULE_PATHNAME', 'wide_stats'
 LANGUAGE C STRICT VOLATILE;
 COMMENT ON FUNCTION wide.stats(regclass) IS

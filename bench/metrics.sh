@@ -89,10 +89,10 @@ log "major compaction of wide (and VACUUM of both)"
 sec=$(sql "SELECT clock_timestamp() AS t0 \\gset
 SELECT wide.compact('w', major => true);
 VACUUM w;
-SELECT extract(epoch FROM clock_timestamp() - :'t0')")
+SELECT extract(epoch FROM clock_timestamp() - :'t0')" | tail -1)
 R[compact_s,wide]=$sec; R[compact_s,heap]=$(sql "SELECT clock_timestamp() AS t0 \\gset
 VACUUM ANALYZE h;
-SELECT extract(epoch FROM clock_timestamp() - :'t0')")
+SELECT extract(epoch FROM clock_timestamp() - :'t0')" | tail -1)
 sql "ANALYZE w"
 R[size,heap]=$(sql "SELECT pg_total_relation_size('h')::float8 / $CELLS")
 R[size,wide]=$(sql "SELECT (stored_bytes + write_area_pages * 8192)::float8 / $CELLS FROM wide.stats('w')")
@@ -145,31 +145,24 @@ SELECT :pid, extract(epoch FROM clock_timestamp() - :'t0'), :count")
 	R[scan_s,$tag]=$sec
 done
 
-# peak memory of a full scan in a fresh backend, at 10% and 100% of the cells
+# peak private memory (RssAnon, polled every 50 ms; shared buffers are not
+# counted) of a fresh backend that runs one query
 peak_rss() {
 	local query=$1
-	as_test_user "$PSQL" <<EOF &
-SELECT pg_backend_pid() \\gset
-\\o $BENCH/pid
-SELECT :pg_backend_pid;
-\\o
-SELECT pg_sleep(0.5);
-$query;
-SELECT pg_sleep(1);
-EOF
-	local job=$!
-	sleep 0.3
-	local pid; pid=$(cat "$BENCH/pid")
-	local peak=0
-	while kill -0 "$pid" 2>/dev/null; do
-		local kb; kb=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status" 2>/dev/null || echo 0)
-		[ -n "$kb" ] && [ "$kb" -gt "$peak" ] && peak=$kb
-		sleep 0.2
+	rm -f "$BENCH/pid"
+	as_test_user "$PSQL -c 'SELECT pg_backend_pid()' -o '$BENCH/pid' -c \"$query\" -c 'SELECT pg_sleep(3)'" >/dev/null &
+	local job=$! pid="" n=0
+	while [ -z "$pid" ] && [ $n -lt 100 ]; do
+		pid=$(cat "$BENCH/pid" 2>/dev/null | tr -d ' \n'); sleep 0.05; n=$((n + 1))
 	done
-	wait $job || true
+	local peak=0
+	while kill -0 "$job" 2>/dev/null; do
+		local kb; kb=$(awk '/RssAnon/ {print $2}' "/proc/$pid/status" 2>/dev/null)
+		[ -n "$kb" ] && [ "$kb" -gt "$peak" ] && peak=$kb
+		sleep 0.05
+	done
 	echo "$peak"
 }
-TENTH=$(( READINGS / 10 ))
 R[rss_10pct_kb,wide]=$(peak_rss "SELECT count(*), avg(value) FROM w WHERE row_key < 'server011'")
 R[rss_full_kb,wide]=$(peak_rss "SELECT count(*), avg(value) FROM w")
 R[rss_10pct_kb,heap]=$(peak_rss "SELECT count(*), avg(value) FROM h WHERE row_key < 'server011'")
@@ -213,8 +206,8 @@ rows = [
     ("one host x one hour, rows to client, ms", "range_client_ms", "lower"),
     ("latest cell of one row, ms", "point_ms", "lower"),
     ("full scan count/avg, one process, s", "scan_s", "lower"),
-    ("peak backend memory, scan of 10% of cells, kB", "rss_10pct_kb", "lower"),
-    ("peak backend memory, full scan, kB", "rss_full_kb", "lower"),
+    ("peak private memory of a backend, scan of 10% of cells, kB", "rss_10pct_kb", "lower"),
+    ("peak private memory of a backend, full scan, kB", "rss_full_kb", "lower"),
 ]
 print(f"cells: {cells:,}")
 print(f"| {'measure':58} | {'heap+btree':>12} | {'wide':>12} | {'wide/heap':>9} |")

@@ -56,7 +56,17 @@ ALTER TABLE metric ALTER COLUMN value TYPE text;
 -- the row key is the index
 CREATE INDEX ON metric (row_key);
 CREATE UNIQUE INDEX ON metric (row_key, family, qualifier, ts);
+CREATE INDEX CONCURRENTLY ON metric (row_key);
 SELECT count(*) FROM pg_index WHERE indrelid = 'metric'::regclass;
+
+-- foreign keys and AFTER ROW triggers would fetch cells by item pointer
+CREATE TABLE hosts (name text PRIMARY KEY);
+ALTER TABLE metric ADD FOREIGN KEY (row_key) REFERENCES hosts (name);
+CREATE FUNCTION pass() RETURNS trigger LANGUAGE plpgsql AS 'BEGIN RETURN NEW; END';
+CREATE TRIGGER after_row AFTER INSERT ON metric FOR EACH ROW EXECUTE FUNCTION pass();
+-- BEFORE ROW and statement-level triggers work
+CREATE TRIGGER before_row BEFORE INSERT ON metric FOR EACH ROW EXECUTE FUNCTION pass();
+CREATE TRIGGER after_stmt AFTER INSERT ON metric FOR EACH STATEMENT EXECUTE FUNCTION pass();
 
 SELECT wide.create_family('metric', 'm');
 INSERT INTO metric VALUES ('r1', 'm', 'q', '2030-01-01', 1);
@@ -105,4 +115,5 @@ COMMIT;
 SELECT row_key, value FROM t2;
 
 -- DROP
-DROP TABLE metric, raw, docs, ids, scratch, tmp, t2;
+DROP TABLE metric, raw, docs, ids, scratch, tmp, t2, hosts;
+DROP FUNCTION pass();

@@ -6,6 +6,9 @@
  *	- ALTER TABLE ... ADD COLUMN / DROP COLUMN on a wide table fails: its
  *	  columns are fixed (schema.c).  Other column changes are checked when
  *	  the table is next rewritten or used.
+ *	- Indexes, foreign keys and AFTER ROW triggers are refused when they are
+ *	  created (for CREATE INDEX CONCURRENTLY, before its first commit):
+ *	  they would need cells fetched again by item pointer.
  *	- The planner never plans a parallel scan of a wide table.
  *
  * IDENTIFICATION
@@ -17,10 +20,20 @@
 
 #include "access/htup_details.h"
 #include "catalog/objectaccess.h"
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "catalog/index.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_index.h"
+#include "catalog/pg_constraint.h"
+#include "catalog/pg_trigger.h"
+#include "commands/trigger.h"
 #include "commands/defrem.h"
 #include "optimizer/plancat.h"
 #include "utils/lsyscache.h"
+#include "utils/fmgroids.h"
+#include "utils/snapmgr.h"
 #include "utils/syscache.h"
 
 #include "wide.h"
@@ -50,6 +63,91 @@ WideRelationIsWide(Oid relid)
 	return OidIsValid(wide_am) && am == wide_am;
 }
 
+/*
+ * A just-created catalog row, by OID: looked up with SnapshotSelf, which sees
+ * the current command's own changes (as sepgsql does).  Returns a copy, or
+ * NULL.
+ */
+static HeapTuple
+fetch_new_row(Oid catalog, Oid index, AttrNumber oidattr, Oid objectId)
+{
+	Relation	rel = table_open(catalog, AccessShareLock);
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+
+	ScanKeyInit(&key, oidattr, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(objectId));
+	scan = systable_beginscan(rel, index, true, SnapshotSelf, 1, &key);
+	tup = systable_getnext(scan);
+	if (HeapTupleIsValid(tup))
+		tup = heap_copytuple(tup);
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return tup;
+}
+
+/* refuse what would later need a cell fetched by item pointer, or an index */
+static void
+check_new_object(Oid classId, Oid objectId)
+{
+	HeapTuple	tup;
+
+	if (classId == RelationRelationId)
+	{
+		Form_pg_index idx;
+
+		tup = fetch_new_row(IndexRelationId, IndexRelidIndexId,
+							Anum_pg_index_indexrelid, objectId);
+		if (tup == NULL)
+			return;
+		idx = (Form_pg_index) GETSTRUCT(tup);
+		if (WideRelationIsWide(idx->indrelid))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("cannot create index on wide table \"%s\"",
+							get_rel_name(idx->indrelid)),
+					 errdetail("Cells are stored sorted by (row_key, family, qualifier, ts); the row key is the only index."),
+					 errhint("Design the row key for the queries, or keep a second wide table keyed for them.")));
+	}
+	else if (classId == ConstraintRelationId)
+	{
+		Form_pg_constraint con;
+
+		tup = fetch_new_row(ConstraintRelationId, ConstraintOidIndexId,
+							Anum_pg_constraint_oid, objectId);
+		if (tup == NULL)
+			return;
+		con = (Form_pg_constraint) GETSTRUCT(tup);
+		if (con->contype == CONSTRAINT_FOREIGN &&
+			(WideRelationIsWide(con->conrelid) || WideRelationIsWide(con->confrelid)))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("foreign keys are not supported on wide table \"%s\"",
+							get_rel_name(WideRelationIsWide(con->conrelid) ?
+										 con->conrelid : con->confrelid)),
+					 errdetail("Foreign-key checks fetch cells by item pointer, which wide tables do not keep.")));
+	}
+	else if (classId == TriggerRelationId)
+	{
+		Form_pg_trigger trig;
+
+		tup = fetch_new_row(TriggerRelationId, TriggerOidIndexId,
+							Anum_pg_trigger_oid, objectId);
+		if (tup == NULL)
+			return;
+		trig = (Form_pg_trigger) GETSTRUCT(tup);
+		if (TRIGGER_FOR_ROW(trig->tgtype) && TRIGGER_FOR_AFTER(trig->tgtype) &&
+			WideRelationIsWide(trig->tgrelid))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("AFTER ... FOR EACH ROW triggers are not supported on wide table \"%s\"",
+							get_rel_name(trig->tgrelid)),
+					 errdetail("They fetch cells by item pointer, which wide tables do not keep."),
+					 errhint("Use a BEFORE ... FOR EACH ROW or a statement-level trigger.")));
+	}
+}
+
 static void
 wide_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 				   int subId, void *arg)
@@ -57,6 +155,11 @@ wide_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 	if (prev_object_access_hook)
 		prev_object_access_hook(access, classId, objectId, subId, arg);
 
+	if (access == OAT_POST_CREATE && subId == 0)
+	{
+		check_new_object(classId, objectId);
+		return;
+	}
 	if (classId != RelationRelationId || subId <= 0)
 		return;
 	if ((access == OAT_POST_CREATE || access == OAT_DROP) &&

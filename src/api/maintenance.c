@@ -101,8 +101,8 @@ wide_stats(PG_FUNCTION_ARGS)
 	Relation	rel = open_for_reading(relid);
 	WideMetaPageData meta;
 	TupleDesc	desc;
-	Datum		values[11];
-	bool		nulls[11] = {0};
+	Datum		values[12];
+	bool		nulls[12] = {0};
 	int64		wa_pages = 0;
 	int64		cells = 0;
 	int64		raw = 0;
@@ -141,6 +141,7 @@ wide_stats(PG_FUNCTION_ARGS)
 	values[8] = Int64GetDatum(meta.flushes);
 	values[9] = Int64GetDatum(meta.compactions);
 	values[10] = Int32GetDatum(meta.nfree);
+	values[11] = Int32GetDatum(meta.nwaruns);
 	relation_close(rel, AccessShareLock);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
 }

@@ -51,15 +51,33 @@ for my $round (1 .. $rounds)
 		  "INSERT INTO t SELECT 'bulk$round#' || i, 'g', 'q', '2030-01-01', i::text FROM generate_series(1, 3000000) i" ],
 		'>', \$c_out, '2>', \$c_err);
 
+	# writer D: a COPY that has written several runs of the write area
+	my $copy = "COPY t FROM STDIN (FORMAT csv);\n";
+	$copy .= "copy$round#$_,f,q,2030-01-01 00:00:00+00,$_\n" for 1 .. 300000;
+	my ($d_out, $d_err) = ('', '');
+	my $d = IPC::Run::start(
+		[ 'psql', '-X', '-d', $node->connstr('postgres') ],
+		'<', \$copy, '>', \$d_out, '2>', \$d_err,
+		init => sub { $ENV{PGOPTIONS} = '-c wide.bulk_memory=1MB'; });
+
 	# let A get well into its work
 	my $acked = 0;
 	for (my $n = 0; $n < 600 && $acked < 3000; $n++)
 	{
 		$a->pump_nb;
+		$d->pump_nb;
 		$acked = () = $a_out =~ /^INSERT 0 1$/mg;
 		usleep(50_000);
 	}
 	ok($acked >= 3000, "round $round: writer acknowledged $acked commits before the crash");
+	for (my $n = 0; $n < 200; $n++)
+	{
+		last if $node->safe_psql('postgres', 'SELECT write_area_runs FROM wide.stats(\'t\')') > 0;
+		$d->pump_nb;
+		usleep(50_000);
+	}
+	cmp_ok($node->safe_psql('postgres', 'SELECT write_area_runs FROM wide.stats(\'t\')'), '>', 0,
+		"round $round: the COPY in flight has written runs of the write area");
 
 	# kill -9 the postmaster and, like a machine crash would, every child
 	my @pids = split /\n/, $node->safe_psql('postgres',
@@ -75,6 +93,7 @@ for my $round (1 .. $rounds)
 	# the clients lose their server; their exit status does not matter
 	eval { $a->kill_kill; $a->finish; };
 	eval { $c->kill_kill; $c->finish; };
+	eval { $d->kill_kill; $d->finish; };
 	eval { $b->{run}->kill_kill; };
 	$acked = () = $a_out =~ /^INSERT 0 1$/mg;
 	note "round $round: $acked acknowledged commits";
@@ -101,8 +120,10 @@ for my $round (1 .. $rounds)
 		"round $round: acknowledged large values came back whole");
 
 	is($node->safe_psql('postgres',
-		"SELECT count(*) FROM t WHERE row_key LIKE 'open$round#%' OR row_key LIKE 'bulk$round#%'"),
+		"SELECT count(*) FROM t WHERE row_key LIKE 'open$round#%' OR row_key LIKE 'bulk$round#%' OR row_key LIKE 'copy$round#%'"),
 		'0', "round $round: nothing uncommitted survived");
+	is($node->safe_psql('postgres', "SELECT count(*) FROM wide.verify('t')"), '0',
+		"round $round: verify finds nothing wrong");
 
 	# the table keeps working after recovery
 	$node->safe_psql('postgres',

@@ -1,0 +1,85 @@
+--
+-- bulk: COPY sorts rows in memory and writes them as runs of the write area
+--
+\set SHOW_CONTEXT never
+CREATE TABLE b (row_key text, family text, qualifier text, ts int8, value text) USING wide;
+SELECT wide.create_family('b', 'f');
+SELECT wide.create_family('b', 'v', max_versions => 1);
+CREATE TABLE n (row_key text, family text, qualifier text, ts int8, value int8) USING wide;
+SELECT wide.create_family('n', 'sum', aggregate => 'sum');
+
+-- a COPY is one run of the write area, in key order
+COPY b FROM STDIN (FORMAT csv);
+r3,f,q,1,three
+r1,f,q,1,one
+r2,f,q,1,two
+r1,f,q,1,one again
+r1,v,q,5,v5
+r1,v,q,7,v7
+\.
+SELECT * FROM b;
+SELECT write_area_pages > 0 AS in_write_area, runs FROM wide.stats('b');
+
+-- invisible until commit, gone on rollback, also in a savepoint
+BEGIN;
+COPY b FROM STDIN (FORMAT csv);
+x1,f,q,1,rolled back
+\.
+SELECT count(*) FROM b WHERE row_key = 'x1';
+ROLLBACK;
+SELECT count(*) FROM b WHERE row_key = 'x1';
+BEGIN;
+SAVEPOINT s;
+COPY b FROM STDIN (FORMAT csv);
+x2,f,q,1,rolled back to savepoint
+\.
+ROLLBACK TO s;
+COPY b FROM STDIN (FORMAT csv);
+x3,f,q,1,kept
+\.
+COMMIT;
+SELECT row_key, value FROM b WHERE row_key LIKE 'x%';
+
+-- a bad row aborts the whole COPY
+COPY b FROM STDIN (FORMAT csv);
+y1,f,q,1,fine
+y2,nope,q,1,unknown family
+\.
+SELECT count(*) FROM b WHERE row_key LIKE 'y%';
+
+-- aggregates and large values through the bulk path
+COPY n FROM STDIN (FORMAT csv);
+hits,sum,a,100,1
+hits,sum,a,100,2
+hits,sum,a,200,5
+hits,sum,a,100,3
+\.
+SELECT ts, value FROM n;
+COPY b FROM PROGRAM 'printf "big,f,q,1,%070000d\n" 7' (FORMAT csv);
+SELECT row_key, length(value), right(value, 3) FROM b WHERE row_key = 'big';
+
+-- runs of the write area become runs at the flush (no rewrite when the
+-- generation has nothing else), or are merged with the other records
+SELECT wide.compact('b');
+SELECT runs, write_area_pages FROM wide.stats('b');
+SELECT row_key, qualifier, value FROM b WHERE row_key LIKE 'r%';
+INSERT INTO b VALUES ('r2', 'f', 'q', 1, 'two by insert');
+COPY b FROM STDIN (FORMAT csv);
+r4,f,q,1,four
+\.
+SELECT wide.compact('b');
+SELECT row_key, value FROM b WHERE row_key LIKE 'r%' AND family = 'f';
+
+-- many runs: a small wide.bulk_memory writes a run per few rows, and a full
+-- list of write-area runs is flushed
+SET wide.bulk_memory = '1MB';
+COPY b FROM PROGRAM 'seq 1 100000 | sed "s/.*/k&,f,q,1,v&/"' (FORMAT csv);
+RESET wide.bulk_memory;
+SELECT count(*), min(value), max(value) FROM b WHERE row_key LIKE 'k%';
+SELECT wide.compact('b', major => true);
+SELECT count(*) FROM b WHERE row_key LIKE 'k%';
+SELECT row_key, length(value) FROM b WHERE row_key = 'big';
+SELECT * FROM wide.verify('b');
+SELECT * FROM wide.verify('n');
+
+DROP TABLE b, n;
