@@ -8,10 +8,12 @@ OBJS = \
 	src/am/ddl.o \
 	src/am/tableam.o \
 	src/am/vacuum.o \
+	src/api/aggregates.o \
 	src/api/families.o \
 	src/api/maintenance.o \
 	src/api/mutate.o \
 	src/api/verify.o \
+	src/engine/aggregate.o \
 	src/engine/blob.o \
 	src/engine/block.o \
 	src/engine/blockcache.o \
@@ -44,9 +46,9 @@ PGFILEDESC = "wide - wide-column store"
 PG_CPPFLAGS = -I$(srcdir)/src
 SHLIB_LINK = -lzstd
 
-REGRESS = wide_ddl families cells mvcc segments bulk
+REGRESS = wide_ddl families cells mvcc segments bulk aggregates
 REGRESS_OPTS = --load-extension=wide
-ISOLATION = snapshot write_order compaction
+ISOLATION = snapshot write_order compaction adders
 ISOLATION_OPTS = --load-extension=wide
 
 PG_CONFIG ?= pg_config

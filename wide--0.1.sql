@@ -72,12 +72,14 @@ BEGIN
         USING ERRCODE = 'invalid_parameter_value',
               HINT = 'Aggregate families are sum, min, max or hll.';
     END IF;
-    IF aggregate = 'hll' THEN
-      RAISE EXCEPTION 'HyperLogLog families are not supported yet'
-        USING ERRCODE = 'feature_not_supported';
-    END IF;
     SELECT a.atttypid INTO valtype FROM pg_attribute a
       WHERE a.attrelid = tbl AND a.attnum = 5;
+    IF aggregate = 'hll' AND valtype <> 'bytea'::regtype THEN
+      RAISE EXCEPTION 'hll family "%" needs a value column of type bytea', family
+        USING ERRCODE = 'datatype_mismatch',
+              DETAIL = format('The value column of %s has type %s.', tbl, valtype),
+              HINT = 'An hll cell holds a HyperLogLog sketch; read its estimate with wide.hll_count(value).';
+    END IF;
     IF valtype NOT IN ('int8'::regtype, 'bytea'::regtype) THEN
       RAISE EXCEPTION 'aggregate family "%" needs a value column of type int8 or bytea', family
         USING ERRCODE = 'datatype_mismatch',
@@ -291,3 +293,74 @@ AS 'MODULE_PATHNAME', 'wide_delete_row'
 LANGUAGE C STRICT;
 COMMENT ON FUNCTION wide.delete_row(regclass, "any") IS
   'delete every cell of a row (DeleteFromRow)';
+
+-- ----------------------------------------------------------------
+-- Aggregates
+--
+-- An aggregate cell (row, family, qualifier, ts) folds every input written
+-- to it since its last delete: sum, min, max over int8, or a HyperLogLog
+-- sketch (precision 14, about 0.8% standard error).  The timestamp is the
+-- cell's bucket and is required.  INSERT and COPY into an aggregate family
+-- are add_to_cell.
+-- ----------------------------------------------------------------
+
+CREATE FUNCTION wide.add_to_cell(tbl regclass, row_key "any", family "any",
+                                 qualifier "any", ts "any", input "any")
+RETURNS void
+AS 'MODULE_PATHNAME', 'wide_add_to_cell'
+LANGUAGE C;
+COMMENT ON FUNCTION wide.add_to_cell(regclass, "any", "any", "any", "any", "any") IS
+  'fold an input into an aggregate cell (AddToCell): int8 for sum/min/max, any value for hll';
+
+CREATE FUNCTION wide.merge_to_cell(tbl regclass, row_key "any", family "any",
+                                   qualifier "any", ts "any", accumulator "any")
+RETURNS void
+AS 'MODULE_PATHNAME', 'wide_merge_to_cell'
+LANGUAGE C;
+COMMENT ON FUNCTION wide.merge_to_cell(regclass, "any", "any", "any", "any", "any") IS
+  'fold an accumulator, as read back from a cell, into an aggregate cell (MergeToCell)';
+
+CREATE FUNCTION wide.hll_count(sketch bytea)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'wide_hll_count'
+LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION wide.hll_count(bytea) IS
+  'the estimated number of distinct inputs of a HyperLogLog sketch';
+
+CREATE FUNCTION wide.hll_union(a bytea, b bytea)
+RETURNS bytea
+AS 'MODULE_PATHNAME', 'wide_hll_union'
+LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION wide.hll_union(bytea, bytea) IS
+  'the HyperLogLog sketch of the union of two sketches'' inputs';
+
+CREATE FUNCTION wide._hll_add_trans(internal, anyelement)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'wide_hll_add_trans'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION wide._hll_union_trans(internal, bytea)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'wide_hll_union_trans'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION wide._hll_final(internal)
+RETURNS bytea
+AS 'MODULE_PATHNAME', 'wide_hll_final'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE AGGREGATE wide.hll_add_agg(anyelement) (
+  SFUNC = wide._hll_add_trans,
+  STYPE = internal,
+  FINALFUNC = wide._hll_final
+);
+COMMENT ON AGGREGATE wide.hll_add_agg(anyelement) IS
+  'the HyperLogLog sketch of a column''s values, hashed as hll families hash inputs';
+
+CREATE AGGREGATE wide.hll_union_agg(bytea) (
+  SFUNC = wide._hll_union_trans,
+  STYPE = internal,
+  FINALFUNC = wide._hll_final
+);
+COMMENT ON AGGREGATE wide.hll_union_agg(bytea) IS
+  'the HyperLogLog sketch of the union of a column of sketches';

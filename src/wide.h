@@ -141,6 +141,24 @@ typedef enum WideAggregate
 	WIDE_AGG_HLL
 } WideAggregate;
 
+/*
+ * An accumulator being folded (aggregate.c).  sum/min/max keep an int64;
+ * hll keeps WIDE_HLL_M one-byte registers.
+ */
+#define WIDE_HLL_P			14
+#define WIDE_HLL_M			(1 << WIDE_HLL_P)
+#define WIDE_HLL_SPARSE_MAX	2048	/* non-zero registers of a sparse sketch */
+
+typedef struct WideAcc
+{
+	WideAggregate agg;
+	bool		empty;			/* nothing folded yet */
+	int64		i;				/* sum, min, max */
+	uint8	   *regs;			/* hll registers */
+	uint32		nonzero;		/* hll: set by WideAccSize */
+	MemoryContext cxt;
+} WideAcc;
+
 typedef struct WideFamily
 {
 	char		name[WIDE_MAX_FAMILY_NAME + 1];
@@ -550,7 +568,7 @@ extern bool WideRunOverlapsRange(const WideRunData *run, const WideKeyRange *r);
 
 /* engine/merge.c */
 typedef struct WideMerger WideMerger;
-extern WideMerger *WideMergerCreate(const WideSchema *schema, int64 now);
+extern WideMerger *WideMergerCreate(Relation rel, const WideSchema *schema, int64 now);
 extern void WideMergerPush(WideMerger *m, const WideCell *cell, bool hints);
 extern void WideMergerFinish(WideMerger *m);
 extern const WideCell *WideMergerPop(WideMerger *m);
@@ -619,7 +637,8 @@ extern char *WideSegmentReadBlock(Relation rel, const WideSegment *seg,
 								  uint64 off, uint32 len, Size *rawlen);
 extern WideRawBlock *WideSegmentOpenBlock(Relation rel, const WideSegment *seg,
 										  const WideIndexEntry *e,
-										  WideCacheEntry **pin);
+										  WideCacheEntry **pin, bool cache);
+extern void WideSegmentCloseBlock(WideRawBlock *blk, WideCacheEntry *pin);
 extern WideSegIter *WideSegIterBegin(Relation rel, const WideRunData *run,
 									 const WideKeyRange *range);
 extern bool WideSegIterNext(WideSegIter *it, WideCell *cell);
@@ -637,6 +656,16 @@ extern WideCacheEntry *WideCacheInsert(RelFileNode node, uint32 segid,
 									   uint64 offset, MemoryContext cxt,
 									   void **object);
 extern void WideCacheRelease(WideCacheEntry *e);
+
+/* engine/aggregate.c */
+extern uint64 WideHllHash(const char *data, uint32 len);
+extern const char *WideHllCheck(const char *data, uint32 len);
+extern double WideHllEstimate(const char *data, uint32 len);
+extern void WideAccInit(WideAcc *a, MemoryContext cxt);
+extern void WideAccStart(WideAcc *a, WideAggregate agg);
+extern void WideAccFold(WideAcc *a, uint8 kind, const char *value, uint32 len);
+extern uint32 WideAccSize(WideAcc *a);
+extern void WideAccWrite(const WideAcc *a, char *out);
 
 /* engine/resolve.c */
 extern int64 WideGCNow(void);
@@ -696,9 +725,13 @@ extern const char *WideValueToBytes(const WideSchema *schema, Datum value,
 									uint32 *len);
 extern Datum WideBytesToValue(const WideSchema *schema, const char *bytes,
 							  uint32 len);
-extern int64 WideAggInputFromValue(Relation rel, const WideSchema *schema,
-								   const WideFamily *fam, Datum value);
-extern Datum WideAggToValue(const WideSchema *schema, int64 acc);
+extern int64 WideAggInt(Relation rel, const WideFamily *fam, Oid type,
+					   Datum value);
+extern uint64 WideHllInputHash(Oid type, Datum value);
+extern Datum WideAggToValue(const WideSchema *schema, const WideCell *cell);
+extern const WideFamily *WideCellCoordinates(Relation rel, const WideSchema *schema,
+											 Datum *values, bool *isnull,
+											 WideCell *cell);
 extern void WideCellFromValues(Relation rel, const WideSchema *schema,
 							   Datum *values, bool *isnull, WideCell *cell);
 extern bool WideCellToValues(const WideSchema *schema, const WideCell *cell,

@@ -6,9 +6,9 @@
  *
  * Values are kept as the bytes of their binary form: a varlena's contents
  * (detoasted, without header), or the typlen bytes of a fixed-length type.
- * Aggregate families keep an int64 accumulator whatever the value column's
- * type: int8 columns carry it as is, bytea columns as 8 big-endian bytes
- * (Bigtable's encoding).
+ * Aggregate families keep an accumulator (aggregate.c): sum, min and max an
+ * int64, which int8 columns carry as is and bytea columns as 8 big-endian
+ * bytes (Bigtable's encoding); hll a sketch, in a bytea column.
  *
  * IDENTIFICATION
  *	  src/am/cellslot.c
@@ -22,6 +22,7 @@
 #include "datatype/timestamp.h"
 #include "port/pg_bswap.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/timestamp.h"
 
@@ -206,123 +207,6 @@ WideBytesToValue(const WideSchema *schema, const char *bytes, uint32 len)
 	}
 }
 
-/*
- * WideAggInputFromValue -- the int64 input of an aggregate write.
- */
-int64
-WideAggInputFromValue(Relation rel, const WideSchema *schema,
-					  const WideFamily *fam, Datum value)
-{
-	if (schema->valtype == INT8OID)
-		return DatumGetInt64(value);
-	if (schema->valtype == BYTEAOID)
-	{
-		uint32		len;
-		const char *b = varlena_bytes(value, &len);
-		uint64		be;
-
-		if (len == sizeof(int64))
-		{
-			memcpy(&be, b, sizeof(int64));
-			return (int64) pg_ntoh64(be);
-		}
-	}
-	ereport(ERROR,
-			(errcode(ERRCODE_DATATYPE_MISMATCH),
-			 errmsg("input to aggregate family \"%s\" must be a 64-bit integer",
-					fam->name),
-			 errdetail("Wide table \"%s\" keeps values of type %s.",
-					   RelationGetRelationName(rel),
-					   format_type_be(schema->valtype)),
-			 errhint("Use an int8 value column, or a bytea value of 8 big-endian bytes.")));
-	return 0;					/* keep compiler quiet */
-}
-
-/*
- * WideAggToValue -- the datum of an aggregate accumulator.
- */
-Datum
-WideAggToValue(const WideSchema *schema, int64 acc)
-{
-	if (schema->valtype == BYTEAOID)
-	{
-		bytea	   *b = palloc(VARHDRSZ + sizeof(int64));
-		uint64		be = pg_hton64((uint64) acc);
-
-		SET_VARSIZE(b, VARHDRSZ + sizeof(int64));
-		memcpy(VARDATA(b), &be, sizeof(int64));
-		return PointerGetDatum(b);
-	}
-	return Int64GetDatum(acc);
-}
-
-/*
- * WideCellFromValues -- a PUT (or, for an aggregate family, ADD) record from
- * the five column values of a row; fails with a clear error on bad input.
- * The cell points into memory allocated in the current context.
- */
-void
-WideCellFromValues(Relation rel, const WideSchema *schema,
-				   Datum *values, bool *isnull, WideCell *cell)
-{
-	const WideFamily *fam;
-	int			i;
-
-	memset(cell, 0, sizeof(WideCell));
-	for (i = 0; i < 5; i++)
-		if (i != 3)
-			check_not_null(rel, isnull[i], i);
-
-	cell->key = varlena_bytes(values[0], &cell->keylen);
-	if (cell->keylen == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("row key cannot be empty"),
-				 errdetail("Bigtable row keys are one byte or longer.")));
-	check_length(rel, "row key", cell->keylen, WIDE_MAX_ROW_KEY);
-
-	{
-		uint32		famlen;
-
-		cell->family = varlena_bytes(values[1], &famlen);
-		fam = WideFamilyForWrite(rel, schema, cell->family, famlen);
-		cell->famlen = famlen;
-		cell->famid = fam->id;
-	}
-
-	cell->qual = varlena_bytes(values[2], &cell->quallen);
-	check_length(rel, "qualifier", cell->quallen, WIDE_MAX_QUALIFIER);
-
-	if (isnull[3])
-		cell->ts = WideNowUnix();
-	else if (schema->tstype == TIMESTAMPTZOID)
-		cell->ts = WideTimestampToUnix(DatumGetTimestampTz(values[3]));
-	else
-		cell->ts = DatumGetInt64(values[3]);
-	WideCheckTimestamp(cell->ts);
-	cell->ts_to = PG_INT64_MAX;
-
-	if (fam->aggregate == WIDE_AGG_NONE)
-	{
-		cell->kind = WIDE_KIND_PUT;
-		cell->value = WideValueToBytes(schema, values[4], &cell->vallen);
-		check_length(rel, "value", cell->vallen, WIDE_MAX_VALUE);
-	}
-	else if (fam->aggregate == WIDE_AGG_HLL)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("HyperLogLog families are not supported yet")));
-	else
-	{
-		int64	   *input = palloc(sizeof(int64));
-
-		*input = WideAggInputFromValue(rel, schema, fam, values[4]);
-		cell->kind = WIDE_KIND_ADD;
-		cell->value = (const char *) input;
-		cell->vallen = sizeof(int64);
-	}
-}
-
 /* a text or bytea datum of the given bytes */
 static Datum
 bytes_datum(const char *data, uint32 len)
@@ -333,6 +217,243 @@ bytes_datum(const char *data, uint32 len)
 	memcpy(VARDATA(v), data, len);
 	return PointerGetDatum(v);
 }
+
+/*
+ * WideAggInt -- the int64 input or accumulator of a sum, min or max family
+ * from a datum of any type: integers as they are, bytea as 8 big-endian
+ * bytes (Bigtable's encoding), anything else through its text form.
+ */
+int64
+WideAggInt(Relation rel, const WideFamily *fam, Oid type, Datum value)
+{
+	switch (type)
+	{
+		case INT8OID:
+			return DatumGetInt64(value);
+		case INT4OID:
+			return DatumGetInt32(value);
+		case INT2OID:
+			return DatumGetInt16(value);
+		case BYTEAOID:
+			{
+				uint32		len;
+				const char *b = varlena_bytes(value, &len);
+				uint64		be;
+
+				if (len != sizeof(int64))
+					ereport(ERROR,
+							(errcode(ERRCODE_DATATYPE_MISMATCH),
+							 errmsg("input to aggregate family \"%s\" must be a 64-bit integer",
+									fam->name),
+							 errdetail("A bytea input has 8 big-endian bytes, not %u.", len)));
+				memcpy(&be, b, sizeof(int64));
+				return (int64) pg_ntoh64(be);
+			}
+		default:
+			{
+				Oid			outfunc;
+				bool		varlena;
+				char	   *s;
+				char	   *end;
+				int64		v;
+
+				if (type == UNKNOWNOID || type == CSTRINGOID)
+					s = DatumGetCString(value);
+				else
+				{
+					getTypeOutputInfo(type, &outfunc, &varlena);
+					s = OidOutputFunctionCall(outfunc, value);
+				}
+				errno = 0;
+				v = strtoi64(s, &end, 10);
+				while (*end == ' ')
+					end++;
+				if (errno != 0 || end == s || *end != '\0')
+					ereport(ERROR,
+							(errcode(ERRCODE_DATATYPE_MISMATCH),
+							 errmsg("input to aggregate family \"%s\" must be a 64-bit integer, not \"%s\"",
+									fam->name, s),
+							 errdetail("Aggregate family \"%s\" of wide table \"%s\" keeps %s over int8.",
+									   fam->name, RelationGetRelationName(rel),
+									   fam->aggregate == WIDE_AGG_SUM ? "a sum" :
+									   fam->aggregate == WIDE_AGG_MIN ? "a minimum" :
+									   "a maximum")));
+				return v;
+			}
+	}
+}
+
+/*
+ * WideHllInputHash -- the hash of a HyperLogLog input: integers hash as
+ * their 8 little-endian bytes, text and bytea as their bytes, anything else
+ * as its text form (so that a uuid and its text hash alike).
+ */
+uint64
+WideHllInputHash(Oid type, Datum value)
+{
+	switch (type)
+	{
+		case INT8OID:
+		case INT4OID:
+		case INT2OID:
+			{
+				int64		v = type == INT8OID ? DatumGetInt64(value) :
+					type == INT4OID ? DatumGetInt32(value) : DatumGetInt16(value);
+				char		le[8];
+				int			i;
+
+				for (i = 0; i < 8; i++)
+					le[i] = (char) (((uint64) v >> (8 * i)) & 0xff);
+				return WideHllHash(le, 8);
+			}
+		case TEXTOID:
+		case VARCHAROID:
+		case BPCHAROID:
+		case BYTEAOID:
+			{
+				uint32		len;
+				const char *b = varlena_bytes(value, &len);
+
+				return WideHllHash(b, len);
+			}
+		case UNKNOWNOID:
+		case CSTRINGOID:
+			return WideHllHash(DatumGetCString(value), strlen(DatumGetCString(value)));
+		default:
+			{
+				Oid			outfunc;
+				bool		varlena;
+				char	   *s;
+
+				getTypeOutputInfo(type, &outfunc, &varlena);
+				s = OidOutputFunctionCall(outfunc, value);
+				return WideHllHash(s, strlen(s));
+			}
+	}
+}
+
+/*
+ * WideAggToValue -- the datum of an aggregate cell's value (a MERGE
+ * record's): sum/min/max as int8, or 8 big-endian bytes in a bytea column;
+ * hll as its sketch (hll families need a bytea column).
+ */
+Datum
+WideAggToValue(const WideSchema *schema, const WideCell *cell)
+{
+	const WideFamily *f = WideSchemaFindFamily(schema, cell->family, cell->famlen);
+	int64		acc;
+
+	if (f != NULL && f->aggregate == WIDE_AGG_HLL)
+	{
+		if (schema->valtype != BYTEAOID)
+			elog(ERROR, "HyperLogLog cell in a wide table without a bytea value column");
+		return bytes_datum(cell->value, cell->vallen);
+	}
+	if (cell->vallen != sizeof(int64))
+		elog(ERROR, "aggregate cell value of %u bytes", cell->vallen);
+	memcpy(&acc, cell->value, sizeof(int64));
+	if (schema->valtype == BYTEAOID)
+	{
+		uint64		be = pg_hton64((uint64) acc);
+
+		return bytes_datum((const char *) &be, sizeof(int64));
+	}
+	return Int64GetDatum(acc);
+}
+
+/*
+ * WideCellCoordinates -- check the row key, family, qualifier and
+ * timestamp of a row (values 0 to 3) and set them in the cell; returns the
+ * family.  The cell points into the values' memory.
+ */
+const WideFamily *
+WideCellCoordinates(Relation rel, const WideSchema *schema,
+					Datum *values, bool *isnull, WideCell *cell)
+{
+	const WideFamily *fam;
+	uint32		famlen;
+	int			i;
+
+	memset(cell, 0, sizeof(WideCell));
+	for (i = 0; i < 3; i++)
+		check_not_null(rel, isnull[i], i);
+
+	cell->key = varlena_bytes(values[0], &cell->keylen);
+	if (cell->keylen == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("row key cannot be empty"),
+				 errdetail("Bigtable row keys are one byte or longer.")));
+	check_length(rel, "row key", cell->keylen, WIDE_MAX_ROW_KEY);
+
+	cell->family = varlena_bytes(values[1], &famlen);
+	fam = WideFamilyForWrite(rel, schema, cell->family, famlen);
+	cell->famlen = famlen;
+	cell->famid = fam->id;
+
+	cell->qual = varlena_bytes(values[2], &cell->quallen);
+	check_length(rel, "qualifier", cell->quallen, WIDE_MAX_QUALIFIER);
+
+	if (isnull[3] && fam->aggregate != WIDE_AGG_NONE)
+		ereport(ERROR,
+				(errcode(ERRCODE_NOT_NULL_VIOLATION),
+				 errmsg("a write to aggregate family \"%s\" needs a timestamp", fam->name),
+				 errdetail("The timestamp is the cell's bucket: every input with the same timestamp is merged into one cell."),
+				 errhint("Truncate it to the bucket you want, e.g. date_trunc('day', now()).")));
+	if (isnull[3])
+		cell->ts = WideNowUnix();
+	else if (schema->tstype == TIMESTAMPTZOID)
+		cell->ts = WideTimestampToUnix(DatumGetTimestampTz(values[3]));
+	else
+		cell->ts = DatumGetInt64(values[3]);
+	WideCheckTimestamp(cell->ts);
+	cell->ts_to = PG_INT64_MAX;
+	return fam;
+}
+
+/*
+ * WideCellFromValues -- the record of an INSERTed row: a PUT, or for an
+ * aggregate family an ADD (AddToCell) -- a MERGE for a HyperLogLog sketch
+ * written into an hll family; fails with a clear error on bad input.  The cell points into memory allocated in the current context.
+ */
+void
+WideCellFromValues(Relation rel, const WideSchema *schema,
+				   Datum *values, bool *isnull, WideCell *cell)
+{
+	const WideFamily *fam = WideCellCoordinates(rel, schema, values, isnull, cell);
+
+	check_not_null(rel, isnull[4], 4);
+	if (fam->aggregate == WIDE_AGG_NONE)
+	{
+		cell->kind = WIDE_KIND_PUT;
+		cell->value = WideValueToBytes(schema, values[4], &cell->vallen);
+		check_length(rel, "value", cell->vallen, WIDE_MAX_VALUE);
+	}
+	else if (fam->aggregate == WIDE_AGG_HLL && schema->valtype == BYTEAOID &&
+			 (cell->value = varlena_bytes(values[4], &cell->vallen)) != NULL &&
+			 WideHllCheck(cell->value, cell->vallen) == NULL)
+	{
+		/*
+		 * A well-formed sketch written into an hll family is merged
+		 * (MergeToCell), so that what SELECT or pg_dump read back restores
+		 * the same cell; any other value is an input.
+		 */
+		cell->kind = WIDE_KIND_MERGE;
+	}
+	else
+	{
+		int64	   *input = palloc(sizeof(int64));
+
+		if (fam->aggregate == WIDE_AGG_HLL)
+			*(uint64 *) input = WideHllInputHash(schema->valtype, values[4]);
+		else
+			*input = WideAggInt(rel, fam, schema->valtype, values[4]);
+		cell->kind = WIDE_KIND_ADD;
+		cell->value = (const char *) input;
+		cell->vallen = sizeof(int64);
+	}
+}
+
 
 /*
  * WideCellToValues -- the column values of a cell.  Only the columns with
@@ -385,11 +506,8 @@ WideCellToValues(const WideSchema *schema, const WideCell *cell,
 	{
 		if (cell->kind == WIDE_KIND_MERGE || cell->kind == WIDE_KIND_ADD)
 		{
-			/* an accumulator of sum, min or max */
-			int64		acc;
-
-			memcpy(&acc, cell->value, sizeof(int64));
-			values[4] = WideAggToValue(schema, acc);
+			/* an accumulator */
+			values[4] = WideAggToValue(schema, cell);
 			allocated = true;
 		}
 		else if (cell->value_datum && schema->vallen == -1)

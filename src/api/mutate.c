@@ -252,6 +252,12 @@ wide_set_cell(PG_FUNCTION_ARGS)
 	values[0] = PointerGetDatum(cstring_to_text_with_len(p, len));
 	WideArgBytes(fcinfo, 2, "family", &p, &len);
 	values[1] = PointerGetDatum(cstring_to_text_with_len(p, len));
+	if (WideFamilyForWrite(rel, schema, p, len)->aggregate != WIDE_AGG_NONE)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("cannot set a cell of aggregate family \"%.*s\"", (int) len, p),
+				 errdetail("Cells of an aggregate family are merged from inputs, never replaced."),
+				 errhint("Use wide.add_to_cell() or wide.merge_to_cell(); to reset a cell, delete it first.")));
 	WideArgBytes(fcinfo, 3, "qualifier", &p, &len);
 	values[2] = PointerGetDatum(cstring_to_text_with_len(p, len));
 	ts = WideArgTimestamp(fcinfo, 5, &tsnull);

@@ -51,6 +51,7 @@ typedef struct Bytes
 
 struct WideMerger
 {
+	Relation	rel;
 	const WideSchema *schema;
 	int64		now;
 	MemoryContext cxt;
@@ -79,7 +80,7 @@ struct WideMerger
 	/* an aggregate being folded (two copies: one may be out) */
 	bool		pending;
 	bool		pending_collected;
-	int64		acc;
+	WideAcc		acc;
 	WideCell	acc_cell[2];
 	Bytes		acc_buf[2];
 	int			acc_cur;
@@ -111,19 +112,22 @@ same_bytes(const Bytes *b, const char *data, uint32 len)
 }
 
 /*
- * WideMergerCreate -- a merger for a table's schema; "now" (microseconds
+ * WideMergerCreate -- a merger for a table and its schema (the relation is
+ * needed to read aggregate inputs kept in blobs); "now" (microseconds
  * since 1970) is the reference time of max-age policies.
  */
 WideMerger *
-WideMergerCreate(const WideSchema *schema, int64 now)
+WideMergerCreate(Relation rel, const WideSchema *schema, int64 now)
 {
 	WideMerger *m = palloc0(sizeof(WideMerger));
 
+	m->rel = rel;
 	m->schema = schema;
 	m->now = now;
 	m->cxt = CurrentMemoryContext;
 	m->maxtombs = 8;
 	m->tombs = palloc(sizeof(ColumnTombstone) * m->maxtombs);
+	WideAccInit(&m->acc, m->cxt);
 	return m;
 }
 
@@ -141,34 +145,6 @@ gc_collects(const WideMerger *m, const WideFamily *def, int index, int64 ts)
 	return by_v || by_a;
 }
 
-static int64
-agg_value(const WideCell *cell)
-{
-	int64		v;
-
-	Assert(cell->vallen == sizeof(int64) && cell->value != NULL);
-	memcpy(&v, cell->value, sizeof(int64));
-	return v;
-}
-
-static int64
-agg_fold(WideAggregate agg, int64 acc, int64 v)
-{
-	switch (agg)
-	{
-		case WIDE_AGG_SUM:
-			/* wraps around on overflow, as Bigtable's sum does */
-			return (int64) ((uint64) acc + (uint64) v);
-		case WIDE_AGG_MIN:
-			return Min(acc, v);
-		case WIDE_AGG_MAX:
-			return Max(acc, v);
-		default:
-			elog(ERROR, "unexpected aggregate %d", (int) agg);
-	}
-	return 0;					/* keep compiler quiet */
-}
-
 static void
 emit(WideMerger *m, const WideCell *cell)
 {
@@ -176,46 +152,80 @@ emit(WideMerger *m, const WideCell *cell)
 	m->out[m->nout++] = cell;
 }
 
+/* fold an aggregate input or accumulator into the pending one */
+static void
+fold(WideMerger *m, const WideCell *c)
+{
+	if (c->value == NULL && (c->flags & WIDE_REC_VALUE_BLOB))
+	{
+		char	   *v = WideBlobRead(m->rel, c->blob);
+
+		WideAccFold(&m->acc, c->kind, v, c->vallen);
+		pfree(v);
+	}
+	else
+		WideAccFold(&m->acc, c->kind, c->value, c->vallen);
+}
+
+/* make room for len bytes in a pending buffer */
+static void
+reserve(MemoryContext cxt, Bytes *b, uint32 len)
+{
+	if (b->cap < len)
+	{
+		uint32		cap = Max(len, 128);
+
+		b->data = b->data ? repalloc(b->data, cap) : MemoryContextAlloc(cxt, cap);
+		b->cap = cap;
+	}
+}
+
 /* the pending aggregate is complete: emit it unless collected */
 static void
 flush_pending(WideMerger *m)
 {
+	WideCell   *a;
+	Bytes	   *b;
+	uint32		head;
+
 	if (!m->pending)
 		return;
 	m->pending = false;
 	if (m->pending_collected)
 		return;
-	memcpy((char *) m->acc_cell[m->acc_cur].value, &m->acc, sizeof(int64));
-	m->acc_cell[m->acc_cur].kind = WIDE_KIND_MERGE;
-	emit(m, &m->acc_cell[m->acc_cur]);
+	a = &m->acc_cell[m->acc_cur];
+	b = &m->acc_buf[m->acc_cur];
+	head = a->keylen + a->famlen + a->quallen;
+	a->vallen = WideAccSize(&m->acc);
+	reserve(m->cxt, b, head + a->vallen);
+	a->key = b->data;
+	a->family = b->data + a->keylen;
+	a->qual = b->data + a->keylen + a->famlen;
+	a->value = b->data + head;
+	WideAccWrite(&m->acc, b->data + head);
+	a->kind = WIDE_KIND_MERGE;
+	emit(m, a);
 	m->acc_cur = 1 - m->acc_cur;	/* the emitted copy stays valid */
 }
 
-/* copy an aggregate input into the pending buffer */
+/* copy an aggregate's coordinates and start folding its inputs */
 static void
 start_pending(WideMerger *m, const WideCell *c)
 {
 	Bytes	   *b = &m->acc_buf[m->acc_cur];
 	WideCell   *a = &m->acc_cell[m->acc_cur];
-	uint32		len = c->keylen + c->famlen + c->quallen + sizeof(int64);
+	uint32		len = c->keylen + c->famlen + c->quallen;
 
-	if (b->cap < len)
-	{
-		uint32		cap = Max(len, 128);
-
-		b->data = b->data ? repalloc(b->data, cap) : MemoryContextAlloc(m->cxt, cap);
-		b->cap = cap;
-	}
+	reserve(m->cxt, b, len + sizeof(int64));
 	memcpy(b->data, c->key, c->keylen);
 	memcpy(b->data + c->keylen, c->family, c->famlen);
 	memcpy(b->data + c->keylen + c->famlen, c->qual, c->quallen);
 	*a = *c;
-	a->key = b->data;
-	a->family = b->data + c->keylen;
-	a->qual = b->data + c->keylen + c->famlen;
-	a->value = b->data + c->keylen + c->famlen + c->quallen;
 	a->key_datum = a->qual_datum = a->value_datum = NULL;
-	m->acc = agg_value(c);
+	a->same = 0;
+	a->flags &= ~(WIDE_REC_VALUE_BLOB | WIDE_REC_BODY_BLOB);
+	WideAccStart(&m->acc, m->def->aggregate);
+	fold(m, c);
 	m->pending = true;
 }
 
@@ -320,7 +330,7 @@ WideMergerPush(WideMerger *m, const WideCell *cell, bool hints)
 	{
 		/* an older write of the same version */
 		if (m->pending)
-			m->acc = agg_fold(m->def->aggregate, m->acc, agg_value(cell));
+			fold(m, cell);
 		return;
 	}
 

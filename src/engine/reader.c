@@ -109,7 +109,7 @@ WideReaderBegin(Relation rel, Snapshot snapshot, int64 now,
 	r->rel = rel;
 	r->snapshot = snapshot;
 	r->schema = WideSchemaCopy(rel);
-	r->merger = WideMergerCreate(r->schema, now);
+	r->merger = WideMergerCreate(rel, r->schema, now);
 	r->valcxt = AllocSetContextCreate(CurrentMemoryContext, "wide reader values",
 									  ALLOCSET_DEFAULT_SIZES);
 	if (range)

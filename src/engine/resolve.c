@@ -92,7 +92,7 @@ struct WideResolver
 
 	/* an aggregate being folded */
 	bool		acc_pending;
-	int64		acc;
+	WideAcc		acc;
 	WideCell	acc_cell;
 	StringInfoData acc_buf;
 };
@@ -154,6 +154,7 @@ WideResolverCreate(Relation rel, const WideSchema *schema, bool bottom,
 	initStringInfo(&r->fam);
 	initStringInfo(&r->qual);
 	initStringInfo(&r->acc_buf);
+	WideAccInit(&r->acc, CurrentMemoryContext);
 	r->maxtombs = 8;
 	r->tombs = palloc(sizeof(ColTomb) * r->maxtombs);
 	return r;
@@ -169,11 +170,38 @@ emit(WideResolver *r, const WideCell *c, bool frozen)
 static void
 flush_acc(WideResolver *r)
 {
+	StringInfo	b = &r->acc_buf;
+	uint32		head;
+
 	if (!r->acc_pending)
 		return;
 	r->acc_pending = false;
-	memcpy((char *) r->acc_cell.value, &r->acc, sizeof(int64));
+	head = r->acc_cell.keylen + r->acc_cell.famlen + r->acc_cell.quallen;
+	r->acc_cell.vallen = WideAccSize(&r->acc);
+	enlargeStringInfo(b, r->acc_cell.vallen);
+	WideAccWrite(&r->acc, b->data + head);
+	b->len = head + r->acc_cell.vallen;
+	r->acc_cell.key = b->data;
+	r->acc_cell.family = b->data + r->acc_cell.keylen;
+	r->acc_cell.qual = b->data + r->acc_cell.keylen + r->acc_cell.famlen;
+	r->acc_cell.value = b->data + head;
 	emit(r, &r->acc_cell, true);
+}
+
+/* fold an input (its value possibly in a blob) into the pending aggregate */
+static void
+fold(WideResolver *r, const WideCell *c)
+{
+	if (c->value == NULL && (c->flags & WIDE_REC_VALUE_BLOB))
+	{
+		char	   *v = WideBlobRead(r->rel, c->blob);
+
+		WideAccFold(&r->acc, c->kind, v, c->vallen);
+		pfree(v);
+	}
+	else
+		WideAccFold(&r->acc, c->kind, c->value, c->vallen);
+	r->stats.folded++;
 }
 
 static void
@@ -185,33 +213,16 @@ start_acc(WideResolver *r, const WideCell *c)
 	appendBinaryStringInfo(b, c->key, c->keylen);
 	appendBinaryStringInfo(b, c->family, c->famlen);
 	appendBinaryStringInfo(b, c->qual, c->quallen);
-	appendBinaryStringInfo(b, c->value, sizeof(int64));
 	r->acc_cell = *c;
-	r->acc_cell.key = b->data;
-	r->acc_cell.family = b->data + c->keylen;
-	r->acc_cell.qual = b->data + c->keylen + c->famlen;
-	r->acc_cell.value = b->data + c->keylen + c->famlen + c->quallen;
 	r->acc_cell.kind = WIDE_KIND_MERGE;
+	r->acc_cell.flags &= ~(WIDE_REC_VALUE_BLOB | WIDE_REC_BODY_BLOB |
+						   WIDE_REC_XMIN_INVALID);
 	r->acc_cell.xmin = FrozenTransactionId;
-	memcpy(&r->acc, c->value, sizeof(int64));
+	r->acc_cell.key_datum = r->acc_cell.qual_datum = r->acc_cell.value_datum = NULL;
+	WideAccStart(&r->acc, r->def->aggregate);
+	fold(r, c);
+	r->stats.folded--;			/* the first input is not folded away */
 	r->acc_pending = true;
-}
-
-static int64
-fold(WideAggregate agg, int64 acc, int64 v)
-{
-	switch (agg)
-	{
-		case WIDE_AGG_SUM:
-			return (int64) ((uint64) acc + (uint64) v);
-		case WIDE_AGG_MIN:
-			return Min(acc, v);
-		case WIDE_AGG_MAX:
-			return Max(acc, v);
-		default:
-			elog(ERROR, "cannot fold aggregate %d", (int) agg);
-	}
-	return 0;
 }
 
 /* was the record written by a transaction that aborted (or crashed)? */
@@ -418,13 +429,7 @@ WideResolverPush(WideResolver *r, const WideCell *c)
 			!(r->row_unfrozen || r->fam_unfrozen || r->col_unfrozen))
 		{
 			if (r->acc_pending)
-			{
-				int64		v;
-
-				memcpy(&v, c->value, sizeof(int64));
-				r->acc = fold(r->def->aggregate, r->acc, v);
-				r->stats.folded++;
-			}
+				fold(r, c);
 			else
 				start_acc(r, c);
 			return;

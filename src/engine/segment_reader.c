@@ -12,6 +12,13 @@
  * absent.  Only the blocks that can hold the range are read; memory is one
  * index block and one data block at a time.
  *
+ * Data blocks go through the backend's block cache, except in long scans:
+ * after WIDE_SCAN_CACHED_BLOCKS blocks an iterator still uses blocks it
+ * finds cached but no longer inserts the ones it reads (as the heap's
+ * sequential scans use a small buffer ring), so that a full scan neither
+ * evicts the blocks point reads keep hot nor grows the backend to the
+ * cache's size: its memory stays constant, whatever the table's size.
+ *
  * Every page read is checked to belong to the expected segment: a page
  * reused after a compaction (as can happen to a hot standby's reader when
  * the primary does not know its snapshot; see docs/architecture.md) is an
@@ -34,6 +41,9 @@
 #define CACHE_SEGMENT	1
 #define CACHE_INDEX		2
 #define CACHE_DATA		3
+
+/* data blocks an iterator caches before it reads as a scan (see above) */
+#define WIDE_SCAN_CACHED_BLOCKS	16
 
 static void
 segment_corrupt(Relation rel, uint32 segid, const char *what, uint64 where)
@@ -310,11 +320,14 @@ open_index(Relation rel, const WideSegment *seg, const WideIndexEntry *e,
 }
 
 /*
- * WideSegmentOpenBlock -- a cached, decompressed and checked data block.
+ * WideSegmentOpenBlock -- a decompressed and checked data block: from the
+ * block cache if it is there; else read, and cached if "cache" is true.
+ * An uncached block is returned with *pin NULL, allocated in the current
+ * memory context (WideSegmentCloseBlock frees it).
  */
 WideRawBlock *
 WideSegmentOpenBlock(Relation rel, const WideSegment *seg,
-					 const WideIndexEntry *e, WideCacheEntry **pin)
+					 const WideIndexEntry *e, WideCacheEntry **pin, bool cache)
 {
 	void	   *obj;
 	MemoryContext cxt,
@@ -325,6 +338,12 @@ WideSegmentOpenBlock(Relation rel, const WideSegment *seg,
 						   CACHE_DATA, e->offset, &obj);
 	if (*pin)
 		return (WideRawBlock *) obj;
+	if (!cache)
+	{
+		blk = palloc(sizeof(WideRawBlock));
+		blk->data = WideSegmentReadBlock(rel, seg, e->offset, e->length, &blk->len);
+		return blk;
+	}
 	cxt = WideCacheNewContext();
 	old = MemoryContextSwitchTo(cxt);
 	blk = palloc(sizeof(WideRawBlock));
@@ -334,6 +353,21 @@ WideSegmentOpenBlock(Relation rel, const WideSegment *seg,
 	*pin = WideCacheInsert(rel->rd_node, seg->segid, seg->max_seq,
 						   CACHE_DATA, e->offset, cxt, &obj);
 	return (WideRawBlock *) obj;
+}
+
+/*
+ * WideSegmentCloseBlock -- release a block from WideSegmentOpenBlock.
+ */
+void
+WideSegmentCloseBlock(WideRawBlock *blk, WideCacheEntry *pin)
+{
+	if (pin != NULL)
+		WideCacheRelease(pin);
+	else if (blk != NULL)
+	{
+		pfree(blk->data);
+		pfree(blk);
+	}
 }
 
 /* ----------------------------------------------------------------
@@ -384,7 +418,7 @@ WideSegIterBegin(Relation rel, const WideRunData *run, const WideKeyRange *range
 static void
 drop_block(WideSegIter *it)
 {
-	WideCacheRelease(it->blkpin);
+	WideSegmentCloseBlock(it->blk, it->blkpin);
 	it->blkpin = NULL;
 	it->blk = NULL;
 }
@@ -445,7 +479,14 @@ next_block(WideSegIter *it)
 		it->ri++;
 	}
 	e = &it->idx->entries[it->ii];
-	it->blk = WideSegmentOpenBlock(it->rel, it->seg, e, &it->blkpin);
+	/* a long scan stops filling the cache: it would only evict (see top) */
+	{
+		MemoryContext old = MemoryContextSwitchTo(it->bi.cxt);
+
+		it->blk = WideSegmentOpenBlock(it->rel, it->seg, e, &it->blkpin,
+									   it->blocks < WIDE_SCAN_CACHED_BLOCKS);
+		MemoryContextSwitchTo(old);
+	}
 	it->blocks++;
 	it->ii++;
 	it->want_cells = e->ncells;

@@ -27,12 +27,20 @@ $node->safe_psql('postgres', q{
 	                            ts int8, value int8) USING wide;
 	SELECT wide.create_family('counts', 'n', aggregate => 'sum');
 	INSERT INTO counts SELECT 'k' || (i % 3), 'n', 'c', 0, i FROM generate_series(1, 100) i;
+	CREATE TABLE public.visits (row_key text, family text, qualifier text,
+	                            ts timestamptz, value bytea) USING wide;
+	SELECT wide.create_family('visits', 'u', aggregate => 'hll');
+	SELECT count(*) FROM (SELECT wide.add_to_cell('visits', 'store' || (i % 3), 'u', 'v',
+	                                              '2030-01-01', 'visitor' || i)
+	                        FROM generate_series(1, 20000) i) s;
+	SELECT wide.add_to_cell('visits', 'small', 'u', 'v', '2030-01-01', 'one visitor');
 });
 $node->safe_psql('postgres', 'CREATE DATABASE restored');
 
 my $q = q{SELECT count(*), md5(string_agg(row_key || family || qualifier || ts || value, ',')) FROM %s};
 my $before = $node->safe_psql('postgres', sprintf($q, 'aaa.metric'));
 my $before_n = $node->safe_psql('postgres', sprintf($q, 'counts'));
+my $before_v = $node->safe_psql('postgres', sprintf($q, 'visits'));
 my $fams = $node->safe_psql('postgres', q{SELECT * FROM wide.families('aaa.metric')});
 
 my $dump = $node->basedir . '/wide.dump';
@@ -43,6 +51,8 @@ $node->command_ok([ 'pg_restore', '-d', $node->connstr('restored'), $dump ],
 
 is($node->safe_psql('restored', sprintf($q, 'aaa.metric')), $before, 'cells restored');
 is($node->safe_psql('restored', sprintf($q, 'counts')), $before_n, 'aggregate cells restored');
+is($node->safe_psql('restored', sprintf($q, 'visits')), $before_v,
+	'HyperLogLog sketches restored byte for byte');
 is($node->safe_psql('restored', q{SELECT * FROM wide.families('aaa.metric')}), $fams,
 	'families restored');
 
@@ -53,6 +63,7 @@ $node->safe_psql('postgres', 'CREATE DATABASE restored2');
 $node->command_ok([ 'psql', '-X', '-v', 'ON_ERROR_STOP=1', '-q', '-f', $plain,
 	'-d', $node->connstr('restored2') ], 'psql replays the plain dump');
 is($node->safe_psql('restored2', sprintf($q, 'aaa.metric')), $before, 'cells restored from plain dump');
+is($node->safe_psql('restored2', sprintf($q, 'visits')), $before_v, 'sketches restored from plain dump');
 
 $node->stop;
 done_testing();

@@ -1,0 +1,271 @@
+/*-------------------------------------------------------------------------
+ *
+ * aggregates.c
+ *	  Writes to aggregate families, and HyperLogLog sketches in SQL.
+ *
+ *	  wide.add_to_cell(tbl, row_key, family, qualifier, ts, input)
+ *	      AddToCell: fold one input into the cell (row, family, qualifier,
+ *	      ts).  sum/min/max take an integer (int2/4/8, a bytea of 8
+ *	      big-endian bytes, or text that reads as an int8); hll takes any
+ *	      value, hashed as aggregate.c says.
+ *	  wide.merge_to_cell(tbl, row_key, family, qualifier, ts, accumulator)
+ *	      MergeToCell: fold an accumulator, as read back from a cell (an
+ *	      int8 or 8-byte bytea; for hll a sketch).
+ *	  wide.hll_count(sketch bytea) -> bigint          the estimate
+ *	  wide.hll_union(a bytea, b bytea) -> bytea        merge of two sketches
+ *	  wide.hll_add_agg(anyelement) -> bytea            sketch of a column
+ *	  wide.hll_union_agg(bytea) -> bytea               merge of a column
+ *
+ * Both mutations are ordinary records of the caller's transaction, appended
+ * to the write area without reading or locking the cell: concurrent adders
+ * never wait for each other, an aborted input is never seen, and readers,
+ * flushes and compactions fold what they can see.  The timestamp is the
+ * cell's bucket and is required.
+ *
+ * IDENTIFICATION
+ *	  src/api/aggregates.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "access/relation.h"
+#include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "utils/builtins.h"
+#include "utils/rel.h"
+#include "utils/timestamp.h"
+
+#include "wide.h"
+
+PG_FUNCTION_INFO_V1(wide_add_to_cell);
+PG_FUNCTION_INFO_V1(wide_merge_to_cell);
+PG_FUNCTION_INFO_V1(wide_hll_count);
+PG_FUNCTION_INFO_V1(wide_hll_union);
+PG_FUNCTION_INFO_V1(wide_hll_add_trans);
+PG_FUNCTION_INFO_V1(wide_hll_union_trans);
+PG_FUNCTION_INFO_V1(wide_hll_final);
+
+/* a sketch argument, checked */
+static bytea *
+sketch_arg(FunctionCallInfo fcinfo, int argno)
+{
+	bytea	   *b = PG_GETARG_BYTEA_PP(argno);
+	const char *problem = WideHllCheck(VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b));
+
+	if (problem)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("invalid HyperLogLog sketch"),
+				 errdetail_internal("%s", problem),
+				 errhint("Sketches come from cells of an hll family, wide.hll_add_agg() or wide.hll_union().")));
+	return b;
+}
+
+/* an accumulator as a bytea */
+static bytea *
+acc_bytea(WideAcc *a)
+{
+	uint32		len = WideAccSize(a);
+	bytea	   *b = palloc(VARHDRSZ + len);
+
+	SET_VARSIZE(b, VARHDRSZ + len);
+	WideAccWrite(a, VARDATA(b));
+	return b;
+}
+
+/*
+ * aggregate_write -- add_to_cell and merge_to_cell: one ADD or MERGE record.
+ */
+static void
+aggregate_write(FunctionCallInfo fcinfo, WideKind kind)
+{
+	const char *fname = kind == WIDE_KIND_ADD ? "add_to_cell" : "merge_to_cell";
+	Relation	rel;
+	const WideSchema *schema;
+	const WideFamily *fam;
+	Datum		values[5];
+	bool		isnull[5] = {0};
+	WideCell	cell;
+	int64		ts;
+	bool		tsnull;
+	const char *p;
+	uint32		len;
+	Oid			intype = get_fn_expr_argtype(fcinfo->flinfo, 5);
+	Datum		input = PG_GETARG_DATUM(5);
+
+	if (PG_ARGISNULL(0))
+		ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+						errmsg("table cannot be NULL")));
+	rel = WideOpenForWrite(PG_GETARG_OID(0), ACL_INSERT);
+	schema = WideGetSchema(rel);
+
+	/* the coordinates, checked as an INSERT's */
+	WideArgBytes(fcinfo, 1, "row_key", &p, &len);
+	values[0] = PointerGetDatum(cstring_to_text_with_len(p, len));
+	WideArgBytes(fcinfo, 2, "family", &p, &len);
+	values[1] = PointerGetDatum(cstring_to_text_with_len(p, len));
+	fam = WideFamilyForWrite(rel, schema, p, len);
+	if (fam->aggregate == WIDE_AGG_NONE)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("column family \"%s\" is not an aggregate family", fam->name),
+				 errdetail("%s() writes to families created with an aggregate (sum, min, max or hll).",
+						   fname),
+				 errhint("Use wide.set_cell() for a plain family.")));
+	WideArgBytes(fcinfo, 3, "qualifier", &p, &len);
+	values[2] = PointerGetDatum(cstring_to_text_with_len(p, len));
+	ts = WideArgTimestamp(fcinfo, 4, &tsnull);
+	isnull[3] = tsnull;
+	values[3] = schema->tstype == TIMESTAMPTZOID ?
+		TimestampTzGetDatum(WideUnixToTimestamp(ts)) : Int64GetDatum(ts);
+	(void) WideCellCoordinates(rel, schema, values, isnull, &cell);
+
+	if (PG_ARGISNULL(5))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s of %s() cannot be NULL",
+						kind == WIDE_KIND_ADD ? "input" : "accumulator", fname)));
+
+	cell.kind = kind;
+	if (fam->aggregate == WIDE_AGG_HLL && kind == WIDE_KIND_MERGE)
+	{
+		bytea	   *b;
+
+		if (intype != BYTEAOID)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("accumulator of hll family \"%s\" must be a bytea sketch, not %s",
+							fam->name, format_type_be(intype))));
+		b = sketch_arg(fcinfo, 5);
+		cell.value = VARDATA_ANY(b);
+		cell.vallen = VARSIZE_ANY_EXHDR(b);
+	}
+	else
+	{
+		int64	   *v = palloc(sizeof(int64));
+
+		if (fam->aggregate == WIDE_AGG_HLL)
+			*(uint64 *) v = WideHllInputHash(intype, input);
+		else
+			*v = WideAggInt(rel, fam, intype, input);
+		cell.value = (const char *) v;
+		cell.vallen = sizeof(int64);
+	}
+	WideWriteRecords(rel, &cell, 1);
+	relation_close(rel, NoLock);
+}
+
+/*
+ * wide.add_to_cell(tbl, row_key, family, qualifier, ts, input)
+ */
+Datum
+wide_add_to_cell(PG_FUNCTION_ARGS)
+{
+	aggregate_write(fcinfo, WIDE_KIND_ADD);
+	PG_RETURN_VOID();
+}
+
+/*
+ * wide.merge_to_cell(tbl, row_key, family, qualifier, ts, accumulator)
+ */
+Datum
+wide_merge_to_cell(PG_FUNCTION_ARGS)
+{
+	aggregate_write(fcinfo, WIDE_KIND_MERGE);
+	PG_RETURN_VOID();
+}
+
+/*
+ * wide.hll_count(sketch) -- the estimated number of distinct inputs.
+ */
+Datum
+wide_hll_count(PG_FUNCTION_ARGS)
+{
+	bytea	   *b = sketch_arg(fcinfo, 0);
+
+	PG_RETURN_INT64((int64) llround(WideHllEstimate(VARDATA_ANY(b),
+													VARSIZE_ANY_EXHDR(b))));
+}
+
+/*
+ * wide.hll_union(a, b) -- the sketch of the union of two sketches' inputs.
+ */
+Datum
+wide_hll_union(PG_FUNCTION_ARGS)
+{
+	bytea	   *a = sketch_arg(fcinfo, 0);
+	bytea	   *b = sketch_arg(fcinfo, 1);
+	WideAcc		acc;
+
+	WideAccInit(&acc, CurrentMemoryContext);
+	WideAccStart(&acc, WIDE_AGG_HLL);
+	WideAccFold(&acc, WIDE_KIND_MERGE, VARDATA_ANY(a), VARSIZE_ANY_EXHDR(a));
+	WideAccFold(&acc, WIDE_KIND_MERGE, VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b));
+	PG_RETURN_BYTEA_P(acc_bytea(&acc));
+}
+
+/* the state of hll_add_agg and hll_union_agg, in the aggregate's context */
+static WideAcc *
+agg_state(FunctionCallInfo fcinfo)
+{
+	MemoryContext aggcxt;
+	WideAcc    *a;
+
+	if (!AggCheckCallContext(fcinfo, &aggcxt))
+		elog(ERROR, "HyperLogLog aggregate called in a non-aggregate context");
+	if (!PG_ARGISNULL(0))
+		return (WideAcc *) PG_GETARG_POINTER(0);
+	a = MemoryContextAlloc(aggcxt, sizeof(WideAcc));
+	WideAccInit(a, aggcxt);
+	WideAccStart(a, WIDE_AGG_HLL);
+	return a;
+}
+
+/*
+ * wide._hll_add_trans(state, value) -- hll_add_agg: add a value's hash.
+ */
+Datum
+wide_hll_add_trans(PG_FUNCTION_ARGS)
+{
+	WideAcc    *a = agg_state(fcinfo);
+
+	if (!PG_ARGISNULL(1))
+	{
+		uint64		h = WideHllInputHash(get_fn_expr_argtype(fcinfo->flinfo, 1),
+										 PG_GETARG_DATUM(1));
+
+		WideAccFold(a, WIDE_KIND_ADD, (const char *) &h, sizeof(h));
+	}
+	PG_RETURN_POINTER(a);
+}
+
+/*
+ * wide._hll_union_trans(state, sketch) -- hll_union_agg: merge a sketch.
+ */
+Datum
+wide_hll_union_trans(PG_FUNCTION_ARGS)
+{
+	WideAcc    *a = agg_state(fcinfo);
+
+	if (!PG_ARGISNULL(1))
+	{
+		bytea	   *b = sketch_arg(fcinfo, 1);
+
+		WideAccFold(a, WIDE_KIND_MERGE, VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b));
+	}
+	PG_RETURN_POINTER(a);
+}
+
+/*
+ * wide._hll_final(state) -- the sketch.
+ */
+Datum
+wide_hll_final(PG_FUNCTION_ARGS)
+{
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	PG_RETURN_BYTEA_P(acc_bytea((WideAcc *) PG_GETARG_POINTER(0)));
+}
