@@ -9,9 +9,13 @@ OBJS = \
 	src/am/tableam.o \
 	src/am/vacuum.o \
 	src/api/aggregates.o \
+	src/api/conditional.o \
 	src/api/families.o \
+	src/api/filter.o \
 	src/api/maintenance.o \
 	src/api/mutate.o \
+	src/api/mutate_row.o \
+	src/api/read.o \
 	src/api/verify.o \
 	src/engine/aggregate.o \
 	src/engine/blob.o \
@@ -46,9 +50,9 @@ PGFILEDESC = "wide - wide-column store"
 PG_CPPFLAGS = -I$(srcdir)/src
 SHLIB_LINK = -lzstd
 
-REGRESS = wide_ddl families cells mvcc segments bulk aggregates
+REGRESS = wide_ddl families cells mvcc segments bulk aggregates reads mutate_row conditional
 REGRESS_OPTS = --load-extension=wide
-ISOLATION = snapshot write_order compaction adders
+ISOLATION = snapshot write_order compaction adders conditional
 ISOLATION_OPTS = --load-extension=wide
 
 PG_CONFIG ?= pg_config
@@ -56,4 +60,4 @@ PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
 # every object depends on the shared headers
-$(OBJS): src/wide.h src/engine/coding.h
+$(OBJS): src/wide.h src/engine/coding.h src/api/wide_filter.h

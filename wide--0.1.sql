@@ -294,6 +294,39 @@ LANGUAGE C STRICT;
 COMMENT ON FUNCTION wide.delete_row(regclass, "any") IS
   'delete every cell of a row (DeleteFromRow)';
 
+CREATE FUNCTION wide.mutate_row(tbl regclass, row_key "any", mutations jsonb)
+RETURNS int
+AS 'MODULE_PATHNAME', 'wide_mutate_row'
+LANGUAGE C;
+COMMENT ON FUNCTION wide.mutate_row(regclass, "any", jsonb) IS
+  'apply a JSON array of Bigtable mutations to a row, all or nothing (MutateRow); returns their number';
+
+CREATE FUNCTION wide.mutate_rows(tbl regclass, entries jsonb)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'wide_mutate_rows'
+LANGUAGE C;
+COMMENT ON FUNCTION wide.mutate_rows(regclass, jsonb) IS
+  'apply [{"row_key": k, "mutations": [...]}, ...], all or nothing (MutateRows); returns the number of mutations';
+
+CREATE FUNCTION wide.check_and_mutate_row(tbl regclass, row_key "any",
+                                          predicate jsonb DEFAULT NULL,
+                                          on_match jsonb DEFAULT NULL,
+                                          on_no_match jsonb DEFAULT NULL)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'wide_check_and_mutate_row'
+LANGUAGE C;
+COMMENT ON FUNCTION wide.check_and_mutate_row(regclass, "any", jsonb, jsonb, jsonb) IS
+  'under the row lock, apply on_match if the predicate filter outputs a cell of the row, else on_no_match (CheckAndMutateRow)';
+
+CREATE FUNCTION wide.read_modify_write_row(tbl anyelement, row_key text, family text,
+                                           qualifier text, append bytea DEFAULT NULL,
+                                           increment bigint DEFAULT NULL)
+RETURNS anyelement
+AS 'MODULE_PATHNAME', 'wide_read_modify_write_row'
+LANGUAGE C;
+COMMENT ON FUNCTION wide.read_modify_write_row(anyelement, text, text, text, bytea, bigint) IS
+  'under the row lock, append to or increment the newest cell of a column and return the new cell (ReadModifyWriteRow)';
+
 -- ----------------------------------------------------------------
 -- Aggregates
 --
@@ -364,3 +397,55 @@ CREATE AGGREGATE wide.hll_union_agg(bytea) (
 );
 COMMENT ON AGGREGATE wide.hll_union_agg(bytea) IS
   'the HyperLogLog sketch of the union of a column of sketches';
+
+-- ----------------------------------------------------------------
+-- Reads (Bigtable ReadRows)
+--
+-- The table is named by a value of its row type (NULL::tablename), so that
+-- cells come back as the table's own rows.  Row set: the union of keys,
+-- start_key/end_key, prefix and ranges (JSON RowRange objects); none of
+-- them: the whole table.  "limit" counts rows.  filter: a JSON RowFilter
+-- (docs/sql.md).
+-- ----------------------------------------------------------------
+
+CREATE FUNCTION wide.read_rows(tbl anyelement,
+                               keys text[] DEFAULT NULL,
+                               start_key text DEFAULT NULL,
+                               end_key text DEFAULT NULL,
+                               start_inclusive boolean DEFAULT true,
+                               end_inclusive boolean DEFAULT false,
+                               prefix text DEFAULT NULL,
+                               ranges jsonb DEFAULT NULL,
+                               "limit" bigint DEFAULT NULL,
+                               reversed boolean DEFAULT false,
+                               filter jsonb DEFAULT NULL)
+RETURNS SETOF anyelement
+AS 'MODULE_PATHNAME', 'wide_read_rows'
+LANGUAGE C STABLE;
+COMMENT ON FUNCTION wide.read_rows(anyelement, text[], text, text, boolean, boolean, text, jsonb, bigint, boolean, jsonb) IS
+  'the cells of a set of rows, in key order, through a row filter (ReadRows)';
+
+CREATE FUNCTION wide.read_rows_labeled(tbl anyelement,
+                                       keys text[] DEFAULT NULL,
+                                       start_key text DEFAULT NULL,
+                                       end_key text DEFAULT NULL,
+                                       start_inclusive boolean DEFAULT true,
+                                       end_inclusive boolean DEFAULT false,
+                                       prefix text DEFAULT NULL,
+                                       ranges jsonb DEFAULT NULL,
+                                       "limit" bigint DEFAULT NULL,
+                                       reversed boolean DEFAULT false,
+                                       filter jsonb DEFAULT NULL,
+                                       OUT cell anyelement, OUT labels text[])
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'wide_read_rows'
+LANGUAGE C STABLE;
+COMMENT ON FUNCTION wide.read_rows_labeled(anyelement, text[], text, text, boolean, boolean, text, jsonb, bigint, boolean, jsonb) IS
+  'read_rows, with the labels apply_label_transformer gave each cell';
+
+CREATE FUNCTION wide.read_row(tbl anyelement, row_key text, filter jsonb DEFAULT NULL)
+RETURNS SETOF anyelement
+LANGUAGE sql STABLE
+AS $$ SELECT * FROM wide.read_rows(tbl, keys => ARRAY[row_key], filter => filter) $$;
+COMMENT ON FUNCTION wide.read_row(anyelement, text, jsonb) IS
+  'the cells of one row, through a row filter (ReadRows of one key)';

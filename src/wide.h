@@ -748,6 +748,11 @@ extern Datum WideArgValue(FunctionCallInfo fcinfo, int argno, Oid valtype);
 extern Relation WideOpenForWrite(Oid relid, AclMode mode);
 extern void WideWriteRecords(Relation rel, WideCell *cells, int n);
 
+/* api/mutate_row.c */
+extern void WideMutationCell(Relation rel, const WideSchema *schema, const char *key,
+							 uint32 keylen, JsonbValue *m, const char *where,
+							 WideCell *cell);
+
 /* am/customscan.c */
 extern void WideInstallPlanner(void);
 

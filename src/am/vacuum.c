@@ -43,7 +43,17 @@ WideMaybeFlush(Relation rel, uint32 wa_pages)
 	if (wa_pages < (uint32) wide_flush_threshold)
 		return;
 	if (!ConditionalLockRelation(rel, ShareUpdateExclusiveLock))
-		return;
+	{
+		/*
+		 * Another backend is flushing or compacting.  Past twice the
+		 * threshold, wait for it and flush (back-pressure): so the write
+		 * area, and with it the memory a flush sorts, stays bounded by
+		 * wide.flush_threshold however fast writers are.
+		 */
+		if (wa_pages < 2 * (uint32) wide_flush_threshold)
+			return;
+		LockRelation(rel, ShareUpdateExclusiveLock);
+	}
 	WideFlush(rel);
 	cap = (uint64) wide_flush_threshold * BLCKSZ * 4;
 	while (steps++ < MAX_STEPS && WideCompactStep(rel, false, cap))

@@ -21,8 +21,11 @@
  * read, flushed again next time); the pages of the unpublished segment are
  * reclaimed by VACUUM's sweep.
  *
- * Memory: the sealed records are sorted in memory; the write area is
- * flushed when it reaches wide.flush_threshold, which bounds it.
+ * Memory: the sealed records are sorted in memory.  Writers flush the
+ * write area when it reaches wide.flush_threshold, and past twice that they
+ * wait for a running flush or compaction and flush themselves (vacuum.c),
+ * so a generation, and the memory its flush sorts, stays within about twice
+ * wide.flush_threshold (16 MB by default) whatever the table's size.
  *
  * REQUIRES: the caller holds ShareUpdateExclusiveLock on the relation (the
  * lock VACUUM takes), so flushes and compactions never run concurrently.

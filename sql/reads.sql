@@ -1,0 +1,146 @@
+--
+-- reads: read_row, read_rows (row sets, limit), row filters, bad input
+--
+\set SHOW_CONTEXT never
+CREATE TABLE m (row_key text, family text, qualifier text, ts timestamptz,
+                value float8) USING wide;
+SELECT wide.create_family('m', 'cpu');
+SELECT wide.create_family('m', 'mem');
+-- 3 hosts x 3 minutes, 3 columns, 2 versions each
+INSERT INTO m
+SELECT 'host' || h || '#' || t, f, q,
+       '2030-01-01'::timestamptz + t * interval '1 minute' + v * interval '1 second',
+       h * 100 + t + v
+  FROM generate_series(1, 3) h, generate_series(1, 3) t,
+       (VALUES ('cpu', 'usr'), ('cpu', 'sys'), ('mem', 'used')) fq(f, q),
+       generate_series(0, 1) v;
+
+-- read_row: one row, every version, in (family, qualifier, ts desc) order
+SELECT * FROM wide.read_row(NULL::m, 'host1#2');
+SELECT count(*) FROM wide.read_row(NULL::m, 'host9#9');
+
+-- row sets: prefix, start/end (half-open by default), keys, ranges; the
+-- union, each row once, in key order
+SELECT row_key, count(*) FROM wide.read_rows(NULL::m, prefix => 'host2') GROUP BY 1 ORDER BY 1;
+SELECT DISTINCT row_key FROM wide.read_rows(NULL::m, start_key => 'host1#3', end_key => 'host2#2') ORDER BY 1;
+SELECT DISTINCT row_key FROM wide.read_rows(NULL::m, start_key => 'host1#3', end_key => 'host2#2',
+                                            start_inclusive => false, end_inclusive => true) ORDER BY 1;
+SELECT DISTINCT row_key FROM wide.read_rows(NULL::m, start_key => 'host3#2') ORDER BY 1;
+SELECT DISTINCT row_key FROM wide.read_rows(NULL::m, end_key => 'host1#2') ORDER BY 1;
+SELECT row_key, count(*) FROM wide.read_rows(NULL::m, keys => ARRAY['host3#1', 'host1#1', 'nope', 'host1#1'],
+                                             prefix => 'host2#', start_key => 'host1#1', end_key => 'host1#3')
+ GROUP BY 1 ORDER BY 1;
+SELECT DISTINCT row_key FROM wide.read_rows(NULL::m, ranges =>
+  '[{"start_key_closed": "host2#2", "end_key_closed": "host3#1"},
+    {"start_key_open": "host1#1", "end_key_open": "host1#3"},
+    {"start_key_closed": "host2#3", "end_key_open": "host2#4"}]') ORDER BY 1;
+-- the result comes in key order, each row once, across overlapping ranges
+SELECT row_key, qualifier, value FROM wide.read_rows(NULL::m, prefix => 'host3#3');
+SELECT string_agg(DISTINCT row_key, ' ') AS rows, count(*) AS cells,
+       bool_and(ok) AS ordered
+  FROM (SELECT row_key, row_key >= lag(row_key, 1, '') OVER () AS ok
+          FROM wide.read_rows(NULL::m, keys => ARRAY['host2#1', 'host1#2'],
+                              prefix => 'host1', start_key => 'host1#3', end_key => 'host2#2')) s;
+-- limit counts rows, not cells
+SELECT row_key, count(*) FROM wide.read_rows(NULL::m, "limit" => 2) GROUP BY 1 ORDER BY 1;
+SELECT count(*) FROM wide.read_rows(NULL::m, "limit" => 0);
+-- a read sees its snapshot, own writes included; aborted never
+BEGIN;
+INSERT INTO m VALUES ('host1#1', 'cpu', 'usr', '2031-01-01', -1);
+SELECT ts, value FROM wide.read_row(NULL::m, 'host1#1', '{"column_qualifier_regex_filter": "usr"}');
+ROLLBACK;
+SELECT ts, value FROM wide.read_row(NULL::m, 'host1#1', '{"column_qualifier_regex_filter": "usr"}');
+
+-- filters
+-- latest version of every column
+SELECT * FROM wide.read_rows(NULL::m, prefix => 'host1#1', filter => '{"cells_per_column_limit_filter": 1}');
+-- chain: each filter's output feeds the next
+SELECT row_key, family, qualifier, value FROM wide.read_rows(NULL::m, prefix => 'host1',
+  filter => '{"chain": [{"family_name_regex_filter": "cpu"},
+                        {"column_qualifier_regex_filter": "s.*"},
+                        {"cells_per_column_limit_filter": 1}]}');
+-- regexes match the whole string
+SELECT count(*) FROM wide.read_rows(NULL::m, filter => '{"family_name_regex_filter": "cp"}');
+SELECT count(*) FROM wide.read_rows(NULL::m, filter => '{"family_name_regex_filter": "cp."}');
+-- interleave: the union of the branches' outputs, in cell order, duplicates
+-- kept; labels tell the branches apart
+SELECT (cell).row_key, (cell).qualifier, (cell).value, labels
+  FROM wide.read_rows_labeled(NULL::m, keys => ARRAY['host1#1'],
+  filter => '{"interleave": [
+    {"chain": [{"family_name_regex_filter": "mem"}, {"apply_label_transformer": "m"}]},
+    {"chain": [{"column_qualifier_regex_filter": "u.*"}, {"cells_per_column_limit_filter": 1},
+               {"apply_label_transformer": "u"}]}]}');
+-- condition: rows with a value >= 300 give their first cell, others nothing
+SELECT row_key, qualifier, value FROM wide.read_rows(NULL::m,
+  filter => '{"condition": {"predicate_filter": {"value_range_filter": {"start_value_closed": 300}},
+                            "true_filter": {"cells_per_row_limit_filter": 1},
+                            "false_filter": {"block_all_filter": true}}}');
+-- a condition without the branch taken gives nothing
+SELECT count(*) FROM wide.read_rows(NULL::m,
+  filter => '{"condition": {"predicate_filter": {"block_all_filter": true},
+                            "true_filter": {"pass_all_filter": true}}}');
+-- row key regex, timestamp range [start, end), strip value
+SELECT * FROM wide.read_rows(NULL::m,
+  filter => jsonb_build_object('chain', jsonb_build_array(
+              '{"row_key_regex_filter": "host2#.*"}'::jsonb,
+              jsonb_build_object('timestamp_range_filter', jsonb_build_object(
+                'start_timestamp_micros', extract(epoch FROM '2030-01-01 00:03'::timestamptz) * 1000000,
+                'end_timestamp_micros', extract(epoch FROM '2030-01-01 00:03:01'::timestamptz) * 1000000)),
+              '{"strip_value_transformer": true}'::jsonb)));
+-- column range, value range (typed: numbers compare as numbers), value regex
+SELECT DISTINCT family, qualifier FROM wide.read_rows(NULL::m,
+  filter => '{"column_range_filter": {"family_name": "cpu", "start_qualifier_open": "sys"}}');
+SELECT DISTINCT family, qualifier FROM wide.read_rows(NULL::m,
+  filter => '{"column_range_filter": {"family_name": "cpu", "end_qualifier_closed": "sys"}}');
+SELECT DISTINCT value FROM wide.read_rows(NULL::m,
+  filter => '{"value_range_filter": {"start_value_open": 203, "end_value_closed": "301"}}') ORDER BY 1;
+SELECT DISTINCT value FROM wide.read_rows(NULL::m, filter => '{"value_regex_filter": "1.[24]"}') ORDER BY 1;
+-- per-row offset and limit
+SELECT qualifier, ts, value FROM wide.read_row(NULL::m, 'host1#1',
+  '{"chain": [{"cells_per_row_offset_filter": 2}, {"cells_per_row_limit_filter": 3}]}');
+-- row sample: some of the rows, each whole
+SELECT count(*) % 6 AS whole_rows FROM wide.read_rows(NULL::m, filter => '{"row_sample_filter": 0.5}');
+-- pass all and block all
+SELECT count(*) FROM wide.read_rows(NULL::m, filter => '{"pass_all_filter": true}');
+SELECT count(*) FROM wide.read_rows(NULL::m, filter => '{"block_all_filter": true}');
+-- composes with SQL: the newest cpu value per host, by a lateral read
+SELECT h.host, r.qualifier, r.value
+  FROM (VALUES ('host1'), ('host3')) h(host),
+       LATERAL wide.read_rows(NULL::m, prefix => h.host || '#',
+                              filter => '{"chain": [{"family_name_regex_filter": "cpu"},
+                                                    {"cells_per_column_limit_filter": 1}]}') r
+ WHERE r.row_key = h.host || '#3';
+
+-- bad input: each a clear error before anything is read
+SELECT * FROM wide.read_rows(NULL::m, filter => '[]');
+SELECT * FROM wide.read_rows(NULL::m, filter => '"pass"');
+SELECT * FROM wide.read_rows(NULL::m, filter => '{}');
+SELECT * FROM wide.read_rows(NULL::m, filter => '{"pass_all_filter": true, "block_all_filter": true}');
+SELECT * FROM wide.read_rows(NULL::m, filter => '{"no_such_filter": 1}');
+SELECT * FROM wide.read_rows(NULL::m, filter => '{"chain": [1]}');
+SELECT * FROM wide.read_rows(NULL::m, filter => '{"chain": {"pass_all_filter": true}}');
+SELECT * FROM wide.read_rows(NULL::m, filter => '{"family_name_regex_filter": "("}');
+SELECT * FROM wide.read_rows(NULL::m, filter => '{"chain": [{"pass_all_filter": true}, {"value_regex_filter": "[z-a]"}]}');
+SELECT * FROM wide.read_rows(NULL::m, filter => '{"cells_per_row_limit_filter": -1}');
+SELECT * FROM wide.read_rows(NULL::m, filter => '{"cells_per_column_limit_filter": 0}');
+SELECT * FROM wide.read_rows(NULL::m, filter => '{"cells_per_row_offset_filter": 1.5}');
+SELECT * FROM wide.read_rows(NULL::m, filter => '{"row_sample_filter": 1.5}');
+SELECT * FROM wide.read_rows(NULL::m, filter => '{"timestamp_range_filter": {"start_timestamp_micros": 10, "end_timestamp_micros": 5}}');
+SELECT * FROM wide.read_rows(NULL::m, filter => '{"timestamp_range_filter": {"start": 10}}');
+SELECT * FROM wide.read_rows(NULL::m, filter => '{"column_range_filter": {"start_qualifier_closed": "a"}}');
+SELECT * FROM wide.read_rows(NULL::m, filter => '{"value_range_filter": {"start_value_closed": "abc"}}');
+SELECT * FROM wide.read_rows(NULL::m, filter => '{"condition": {"true_filter": {"pass_all_filter": true}}}');
+SELECT * FROM wide.read_rows(NULL::m, filter => '{"sink": true}');
+SELECT * FROM wide.read_rows(NULL::m, start_key => 'b', end_key => 'a');
+SELECT * FROM wide.read_rows(NULL::m, ranges => '[{"start_key_closed": "b", "end_key_open": "a"}]');
+SELECT * FROM wide.read_rows(NULL::m, ranges => '{"start_key_closed": "a"}');
+SELECT * FROM wide.read_rows(NULL::m, ranges => '[{"start_key": "a"}]');
+SELECT * FROM wide.read_rows(NULL::m, ranges => '[{"start_key_closed": "a", "start_key_open": "b"}]');
+SELECT * FROM wide.read_rows(NULL::m, ranges => '[{"start_key_closed": 1}]');
+SELECT * FROM wide.read_rows(NULL::m, "limit" => -1);
+SELECT * FROM wide.read_rows(NULL::m, keys => ARRAY[NULL]);
+SELECT * FROM wide.read_rows(NULL::m, keys => ARRAY[repeat('k', 5000)]);
+SELECT * FROM wide.read_rows(NULL::m, reversed => true);
+SELECT * FROM wide.read_rows(NULL::pg_class);
+SELECT * FROM wide.read_rows(NULL::int);
+DROP TABLE m;

@@ -1,0 +1,383 @@
+/*-------------------------------------------------------------------------
+ *
+ * conditional.c
+ *	  Mutations that read the row first, race-free: CheckAndMutateRow and
+ *	  ReadModifyWriteRow.
+ *
+ *	  wide.check_and_mutate_row(tbl, row_key, predicate jsonb, on_match jsonb,
+ *	                            on_no_match jsonb) -> boolean
+ *	  wide.read_modify_write_row(tbl anyelement, row_key, family, qualifier,
+ *	                             append bytea, increment bigint) -> anyelement
+ *
+ * Both take the row lock: a transaction-scoped heavyweight lock on (table,
+ * hash of the row key), held until commit, so two of them on the same row
+ * run one after the other.  After getting the lock they read the row with a
+ * fresh snapshot (READ COMMITTED), which sees whatever the previous holder
+ * committed; under REPEATABLE READ or SERIALIZABLE, a row changed by a
+ * transaction the snapshot does not see is a serialization failure, as an
+ * UPDATE of a concurrently updated heap row is.  Plain writes (INSERT,
+ * set_cell, add_to_cell, ...) do not take the row lock: they never wait,
+ * and are ordered by write order as always (docs/bigtable-compatibility.md).
+ *
+ * CheckAndMutateRow: the predicate is a row filter (filter.c); it matches
+ * when it outputs at least one cell (no predicate: when the row has any
+ * cell).  Then on_match, else on_no_match, is applied as mutate_row would
+ * (mutate_row.c).  Returns whether the predicate matched.
+ *
+ * ReadModifyWriteRow: the newest cell of the column is read (none: empty,
+ * or 0), "append" concatenates bytes to it, "increment" adds to its value
+ * as a 64-bit big-endian integer (int8 value columns: the int8) -- any
+ * other value is an error, as in Bigtable.  The new cell is written at
+ * max(now, the old cell's ts) and returned.
+ *
+ * IDENTIFICATION
+ *	  src/api/conditional.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "access/xact.h"
+#include "catalog/pg_type.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "port/pg_bswap.h"
+#include "storage/lmgr.h"
+#include "storage/lock.h"
+#include "utils/builtins.h"
+#include "utils/datum.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+#include "wide.h"
+#include "wide_filter.h"
+
+PG_FUNCTION_INFO_V1(wide_check_and_mutate_row);
+PG_FUNCTION_INFO_V1(wide_read_modify_write_row);
+
+/* the lock tag's last field; user advisory locks use 1 and 2 */
+#define WIDE_ROW_LOCK_KIND	0x5744
+
+/*
+ * lock_row -- take the row lock until the end of the transaction and
+ * return the snapshot to read the row with.
+ */
+static Snapshot
+lock_row(Relation rel, const char *key, uint32 keylen)
+{
+	LOCKTAG		tag;
+	uint64		h = WideRowHash(key, keylen);
+
+	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, RelationGetRelid(rel),
+						 (uint32) (h ^ (h >> 32)), WIDE_ROW_LOCK_KIND);
+	(void) LockAcquire(&tag, ExclusiveLock, false, false);
+	if (IsolationUsesXactSnapshot())
+		return GetTransactionSnapshot();
+	return GetLatestSnapshot();
+}
+
+/* two reads of a row: the same cells? */
+static bool
+same_row(const WideRowCell *a, int na, const WideRowCell *b, int nb, TupleDesc desc)
+{
+	int			i,
+				j;
+
+	if (na != nb)
+		return false;
+	for (i = 0; i < na; i++)
+		for (j = 0; j < 5; j++)
+		{
+			Form_pg_attribute att = TupleDescAttr(desc, j);
+
+			if (a[i].nulls[j] != b[i].nulls[j])
+				return false;
+			if (!a[i].nulls[j] &&
+				!datumIsEqual(a[i].values[j], b[i].values[j], att->attbyval, att->attlen))
+				return false;
+		}
+	return true;
+}
+
+/*
+ * read_locked_row -- the row, read under its lock; under a transaction
+ * snapshot, fail if a transaction it does not see has changed the row.
+ */
+static int
+read_locked_row(Relation rel, const WideSchema *schema, const char *key,
+				uint32 keylen, WideRowCell **cells)
+{
+	Snapshot	snap = lock_row(rel, key, keylen);
+	int			n = WideReadRow(rel, schema, snap, key, keylen, cells);
+
+	if (IsolationUsesXactSnapshot())
+	{
+		WideRowCell *latest;
+		int			m = WideReadRow(rel, schema, GetLatestSnapshot(), key, keylen, &latest);
+
+		if (!same_row(*cells, n, latest, m, RelationGetDescr(rel)))
+			ereport(ERROR,
+					(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+					 errmsg("could not serialize access due to concurrent update of row \"%.*s\"",
+							(int) Min(keylen, 64), key),
+					 errhint("Retry the transaction.")));
+	}
+	return n;
+}
+
+/* the mutations of a JSON array, checked; NULL json: none */
+static int
+build_mutations(Relation rel, const WideSchema *schema, const char *key, uint32 keylen,
+				Jsonb *json, const char *what, WideCell **cells)
+{
+	JsonbIterator *it;
+	JsonbValue	e;
+	JsonbIteratorToken tok;
+	int			n = 0,
+				cap = 8;
+
+	*cells = palloc(sizeof(WideCell) * cap);
+	if (json == NULL)
+		return 0;
+	if (!JB_ROOT_IS_ARRAY(json) || JB_ROOT_IS_SCALAR(json))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must be a JSON array of mutations", what),
+				 errhint("As in mutate_row: [{\"set_cell\": {...}}, {\"delete_from_row\": {}}].")));
+	it = JsonbIteratorInit(&json->root);
+	while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
+	{
+		if (tok != WJB_ELEM)
+			continue;
+		if (n == cap)
+			*cells = repalloc(*cells, sizeof(WideCell) * (cap *= 2));
+		WideMutationCell(rel, schema, key, keylen, &e, psprintf("%s[%d]", what, n),
+						 &(*cells)[n]);
+		n++;
+	}
+	return n;
+}
+
+/*
+ * wide.check_and_mutate_row(tbl, row_key, predicate, on_match, on_no_match)
+ */
+Datum
+wide_check_and_mutate_row(PG_FUNCTION_ARGS)
+{
+	Relation	rel;
+	const WideSchema *schema;
+	const char *key;
+	uint32		keylen;
+	WideFilterContext fc;
+	WideFilter *predicate = NULL;
+	WideCell   *match_cells,
+			   *nomatch_cells;
+	int			nmatch,
+				nnomatch;
+	WideRowCell *cells;
+	int			ncells;
+	bool		matched;
+	bool		isvarlena;
+
+	if (PG_ARGISNULL(0))
+		ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+						errmsg("table cannot be NULL")));
+	rel = WideOpenForWrite(PG_GETARG_OID(0), ACL_INSERT | ACL_DELETE | ACL_SELECT);
+	schema = WideGetSchema(rel);
+	WideArgBytes(fcinfo, 1, "row_key", &key, &keylen);
+	if (keylen == 0 || keylen > WIDE_MAX_ROW_KEY)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("row key must be 1 to %d bytes long", WIDE_MAX_ROW_KEY)));
+
+	/* everything is checked before the row is locked or read */
+	memset(&fc, 0, sizeof(fc));
+	fc.valtype = schema->valtype;
+	getTypeOutputInfo(fc.valtype, &fc.valout, &isvarlena);
+	if (!PG_ARGISNULL(2))
+		predicate = WideFilterParse(&fc, PG_GETARG_JSONB_P(2));
+	nmatch = build_mutations(rel, schema, key, keylen,
+							 PG_ARGISNULL(3) ? NULL : PG_GETARG_JSONB_P(3),
+							 "on_match", &match_cells);
+	nnomatch = build_mutations(rel, schema, key, keylen,
+							   PG_ARGISNULL(4) ? NULL : PG_GETARG_JSONB_P(4),
+							   "on_no_match", &nomatch_cells);
+
+	ncells = read_locked_row(rel, schema, key, keylen, &cells);
+	fc.row = key;
+	fc.rowlen = keylen;
+	if (predicate == NULL)
+		matched = ncells > 0;
+	else
+	{
+		int			nout;
+
+		(void) WideFilterApply(&fc, predicate, cells, ncells, &nout);
+		matched = nout > 0;
+	}
+
+	/*
+	 * Mutations whose ts is "now" were given the time they were built; the
+	 * lock may have been waited for, which only makes them older than the
+	 * commit, as any write's time is.
+	 */
+	if (matched && nmatch > 0)
+		WideWriteRecords(rel, match_cells, nmatch);
+	else if (!matched && nnomatch > 0)
+		WideWriteRecords(rel, nomatch_cells, nnomatch);
+	relation_close(rel, NoLock);
+	PG_RETURN_BOOL(matched);
+}
+
+/*
+ * wide.read_modify_write_row(tbl, row_key, family, qualifier, append,
+ *                            increment)
+ */
+Datum
+wide_read_modify_write_row(PG_FUNCTION_ARGS)
+{
+	Oid			rowtype = get_fn_expr_argtype(fcinfo->flinfo, 0);
+	Oid			relid = get_typ_typrelid(rowtype);
+	Relation	rel;
+	const WideSchema *schema;
+	const WideFamily *fam;
+	text	   *keyt,
+			   *famt,
+			   *qualt;
+	bool		append = !PG_ARGISNULL(4);
+	bool		increment = !PG_ARGISNULL(5);
+	WideRowCell *cells;
+	int			ncells,
+				i;
+	const WideRowCell *old = NULL;
+	Datum		values[5];
+	bool		isnull[5] = {0};
+	WideCell	cell;
+	int64		now = WideNowUnix();
+	int64		ts;
+	HeapTuple	tup;
+
+	if (!OidIsValid(relid) || !WideRelationIsWide(relid))
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("the first argument of read_modify_write_row must be a row of a wide table, not %s",
+						format_type_be(rowtype)),
+				 errhint("Name the table by its row type: wide.read_modify_write_row(NULL::tablename, ...).")));
+	if (PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3))
+		ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+						errmsg("row key, family and qualifier cannot be NULL")));
+	if (append == increment)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("read_modify_write_row needs exactly one of append and increment")));
+
+	rel = WideOpenForWrite(relid, ACL_INSERT | ACL_SELECT);
+	schema = WideGetSchema(rel);
+	keyt = PG_GETARG_TEXT_PP(1);
+	famt = PG_GETARG_TEXT_PP(2);
+	qualt = PG_GETARG_TEXT_PP(3);
+	fam = WideFamilyForWrite(rel, schema, VARDATA_ANY(famt), VARSIZE_ANY_EXHDR(famt));
+	if (fam->aggregate != WIDE_AGG_NONE)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("cannot read-modify-write a cell of aggregate family \"%s\"", fam->name),
+				 errhint("Use wide.add_to_cell(), which needs no read.")));
+	if (append && schema->valtype != BYTEAOID && schema->valtype != TEXTOID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("append needs a text or bytea value column, not %s",
+						format_type_be(schema->valtype))));
+	if (increment && schema->valtype != BYTEAOID && schema->valtype != INT8OID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("increment needs an int8 or bytea value column, not %s",
+						format_type_be(schema->valtype))));
+
+	ncells = read_locked_row(rel, schema, VARDATA_ANY(keyt), VARSIZE_ANY_EXHDR(keyt), &cells);
+	for (i = 0; i < ncells; i++)
+		if (cells[i].familylen == (int) VARSIZE_ANY_EXHDR(famt) &&
+			memcmp(cells[i].family, VARDATA_ANY(famt), cells[i].familylen) == 0 &&
+			cells[i].quallen == (int) VARSIZE_ANY_EXHDR(qualt) &&
+			memcmp(cells[i].qual, VARDATA_ANY(qualt), cells[i].quallen) == 0)
+		{
+			old = &cells[i];	/* the newest version comes first */
+			break;
+		}
+
+	if (append)
+	{
+		bytea	   *add = PG_GETARG_BYTEA_PP(4);
+		uint32		oldlen = 0,
+					addlen = VARSIZE_ANY_EXHDR(add);
+		const char *oldp = NULL;
+		struct varlena *nv;
+
+		if (old)
+		{
+			struct varlena *ov = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(old->value));
+
+			oldp = VARDATA_ANY(ov);
+			oldlen = VARSIZE_ANY_EXHDR(ov);
+		}
+		if ((uint64) oldlen + addlen > WIDE_MAX_VALUE)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("appended value of %llu bytes is too long",
+							(unsigned long long) oldlen + addlen)));
+		nv = palloc(VARHDRSZ + oldlen + addlen);
+		SET_VARSIZE(nv, VARHDRSZ + oldlen + addlen);
+		if (oldlen)
+			memcpy(VARDATA(nv), oldp, oldlen);
+		memcpy(VARDATA(nv) + oldlen, VARDATA_ANY(add), addlen);
+		values[4] = PointerGetDatum(nv);
+	}
+	else
+	{
+		int64		v = 0;
+		int64		inc = PG_GETARG_INT64(5);
+
+		if (old && schema->valtype == INT8OID)
+			v = DatumGetInt64(old->value);
+		else if (old)
+		{
+			struct varlena *ov = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(old->value));
+			uint64		be;
+
+			if (VARSIZE_ANY_EXHDR(ov) != sizeof(int64))
+				ereport(ERROR,
+						(errcode(ERRCODE_DATATYPE_MISMATCH),
+						 errmsg("cannot increment a value of %u bytes",
+								(unsigned) VARSIZE_ANY_EXHDR(ov)),
+						 errdetail("Increment needs a 64-bit big-endian signed integer, as in Bigtable.")));
+			memcpy(&be, VARDATA_ANY(ov), sizeof(int64));
+			v = (int64) pg_ntoh64(be);
+		}
+		v = (int64) ((uint64) v + (uint64) inc);	/* wraps, as Bigtable's */
+		if (schema->valtype == INT8OID)
+			values[4] = Int64GetDatum(v);
+		else
+		{
+			bytea	   *b = palloc(VARHDRSZ + sizeof(int64));
+			uint64		be = pg_hton64((uint64) v);
+
+			SET_VARSIZE(b, VARHDRSZ + sizeof(int64));
+			memcpy(VARDATA(b), &be, sizeof(int64));
+			values[4] = PointerGetDatum(b);
+		}
+	}
+
+	ts = old ? Max(now, old->ts) : now;
+	values[0] = PointerGetDatum(keyt);
+	values[1] = PointerGetDatum(famt);
+	values[2] = PointerGetDatum(qualt);
+	values[3] = schema->tstype == TIMESTAMPTZOID ?
+		TimestampTzGetDatum(WideUnixToTimestamp(ts)) : Int64GetDatum(ts);
+	WideCellFromValues(rel, schema, values, isnull, &cell);
+	WideWriteRecords(rel, &cell, 1);
+
+	tup = heap_form_tuple(RelationGetDescr(rel), values, isnull);
+	relation_close(rel, NoLock);
+	PG_RETURN_DATUM(HeapTupleGetDatum(tup));
+}

@@ -1,0 +1,477 @@
+/*-------------------------------------------------------------------------
+ *
+ * mutate_row.c
+ *	  Batches of mutations in JSON, as Bigtable's MutateRow and MutateRows.
+ *
+ *	  wide.mutate_row(tbl, row_key, mutations jsonb) -> int (mutations)
+ *	  wide.mutate_rows(tbl, entries jsonb) -> bigint (mutations)
+ *
+ * "mutations" is a JSON array of Bigtable Mutation objects, one key each:
+ *
+ *	{"set_cell": {"family_name": f, "column_qualifier": q,
+ *	              "timestamp_micros": ts, "value": v}}       ts -1 or absent: now
+ *	{"add_to_cell": {"family_name", "column_qualifier", "timestamp_micros",
+ *	                 "input": v}}
+ *	{"merge_to_cell": {"family_name", "column_qualifier", "timestamp_micros",
+ *	                   "input": v}}
+ *	{"delete_from_column": {"family_name", "column_qualifier",
+ *	                        "time_range": {"start_timestamp_micros",
+ *	                                       "end_timestamp_micros"}}}
+ *	{"delete_from_family": {"family_name": f}}
+ *	{"delete_from_row": {}}
+ *
+ * "entries" is a JSON array of {"row_key": k, "mutations": [...]}.
+ * Timestamps are integers (microseconds since 1970) or strings a timestamptz
+ * reads.  Values are JSON strings or numbers read by the value column's
+ * input function (bytea as '\x...'); an hll sketch to merge is a bytea
+ * string.  Every mutation is checked before any is written, then all are
+ * appended in order in the caller's transaction: the batch is all or
+ * nothing, and a later mutation of the batch applies after an earlier one
+ * (a delete after a set in the same batch deletes it).
+ *
+ * IDENTIFICATION
+ *	  src/api/mutate_row.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+#include "utils/lsyscache.h"
+#include "utils/numeric.h"
+#include "utils/rel.h"
+#include "utils/timestamp.h"
+
+#include "wide.h"
+
+PG_FUNCTION_INFO_V1(wide_mutate_row);
+PG_FUNCTION_INFO_V1(wide_mutate_rows);
+
+static void
+bad_mutation(const char *where, const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("invalid mutation at %s", where),
+			 errdetail("%s", detail),
+			 errhint("A mutation is a JSON object with one key, as in Bigtable's Mutation message, e.g. {\"set_cell\": {\"family_name\": \"cf\", \"column_qualifier\": \"q\", \"value\": \"v\"}}.")));
+}
+
+static JsonbValue *
+get_field(JsonbValue *obj, const char *name)
+{
+	return getKeyJsonValueFromContainer(obj->val.binary.data, name, strlen(name), NULL);
+}
+
+static void
+check_fields(JsonbValue *obj, const char *where, const char *const *allowed)
+{
+	JsonbIterator *it;
+	JsonbValue	k;
+	JsonbIteratorToken tok;
+
+	if (obj->type != jbvBinary || !JsonContainerIsObject(obj->val.binary.data))
+		bad_mutation(where, "This mutation takes a JSON object.");
+	it = JsonbIteratorInit(obj->val.binary.data);
+	while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
+	{
+		const char *const *a;
+
+		if (tok != WJB_KEY)
+			continue;
+		for (a = allowed; *a; a++)
+			if (strlen(*a) == (size_t) k.val.string.len &&
+				memcmp(*a, k.val.string.val, k.val.string.len) == 0)
+				break;
+		if (*a == NULL)
+			bad_mutation(where, psprintf("Unknown field \"%.*s\".",
+										 k.val.string.len, k.val.string.val));
+	}
+}
+
+static text *
+string_field(JsonbValue *obj, const char *name, const char *where, bool required)
+{
+	JsonbValue *v = get_field(obj, name);
+
+	if (v == NULL)
+	{
+		if (required)
+			bad_mutation(where, psprintf("The field \"%s\" is required.", name));
+		return NULL;
+	}
+	if (v->type != jbvString)
+		bad_mutation(where, psprintf("\"%s\" must be a JSON string.", name));
+	return cstring_to_text_with_len(v->val.string.val, v->val.string.len);
+}
+
+/* a timestamp field: *isnull when absent or -1 (server time) */
+static int64
+ts_field(JsonbValue *obj, const char *name, const char *where, bool *isnull)
+{
+	JsonbValue *v = get_field(obj, name);
+
+	*isnull = false;
+	if (v == NULL || v->type == jbvNull)
+	{
+		*isnull = true;
+		return 0;
+	}
+	if (v->type == jbvNumeric)
+	{
+		Numeric		n = v->val.numeric;
+		int64		ts;
+
+		if (numeric_is_nan(n) || numeric_is_inf(n) ||
+			!DatumGetBool(DirectFunctionCall2(numeric_eq, NumericGetDatum(n),
+											  DirectFunctionCall2(numeric_trunc, NumericGetDatum(n),
+																  Int32GetDatum(0)))))
+			bad_mutation(where, psprintf("\"%s\" must be an integer of microseconds.", name));
+		ts = DatumGetInt64(DirectFunctionCall1(numeric_int8, NumericGetDatum(n)));
+		if (ts == -1)
+			*isnull = true;
+		return ts;
+	}
+	if (v->type == jbvString)
+	{
+		char	   *s = pnstrdup(v->val.string.val, v->val.string.len);
+
+		return WideTimestampToUnix(DatumGetTimestampTz(
+			DirectFunctionCall3(timestamptz_in, CStringGetDatum(s),
+								ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1))));
+	}
+	bad_mutation(where, psprintf("\"%s\" must be a number of microseconds or a timestamp string.", name));
+	return 0;
+}
+
+/* a JSON value as a datum of the given type, through its text form */
+static Datum
+value_field(JsonbValue *obj, const char *name, const char *where, Oid type)
+{
+	JsonbValue *v = get_field(obj, name);
+	char	   *s;
+	Oid			infunc,
+				ioparam;
+
+	if (v == NULL || v->type == jbvNull)
+		bad_mutation(where, psprintf("The field \"%s\" is required.", name));
+	if (v->type == jbvString)
+		s = pnstrdup(v->val.string.val, v->val.string.len);
+	else if (v->type == jbvNumeric)
+		s = DatumGetCString(DirectFunctionCall1(numeric_out, NumericGetDatum(v->val.numeric)));
+	else if (v->type == jbvBool)
+		s = v->val.boolean ? "true" : "false";
+	else
+	{
+		bad_mutation(where, psprintf("\"%s\" must be a JSON string, number or boolean.", name));
+		return (Datum) 0;
+	}
+	getTypeInputInfo(type, &infunc, &ioparam);
+	return OidInputFunctionCall(infunc, s, ioparam, -1);
+}
+
+/*
+ * WideMutationCell -- the record of one JSON mutation of a row; checks
+ * everything (family, types, limits) and fails with a clear error.
+ */
+void
+WideMutationCell(Relation rel, const WideSchema *schema, const char *key,
+				 uint32 keylen, JsonbValue *m, const char *where, WideCell *cell)
+{
+	JsonbIterator *it;
+	JsonbValue	k,
+				arg;
+	JsonbIteratorToken tok;
+	char	   *name = NULL;
+	int			nkeys = 0;
+	Datum		values[5];
+	bool		isnull[5] = {0};
+	const WideFamily *fam = NULL;
+	bool		tsnull;
+	int64		ts = 0;
+	char	   *sub;
+
+	if (m->type != jbvBinary || !JsonContainerIsObject(m->val.binary.data))
+		bad_mutation(where, "A mutation must be a JSON object.");
+	it = JsonbIteratorInit(m->val.binary.data);
+	while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
+		if (tok == WJB_KEY)
+		{
+			nkeys++;
+			name = pnstrdup(k.val.string.val, k.val.string.len);
+			(void) JsonbIteratorNext(&it, &arg, true);
+		}
+	if (nkeys != 1)
+		bad_mutation(where, psprintf("A mutation object has exactly one key, not %d.", nkeys));
+	sub = psprintf("%s.%s", where, name);
+
+	values[0] = PointerGetDatum(cstring_to_text_with_len(key, keylen));
+
+	if (strcmp(name, "delete_from_row") == 0)
+	{
+		static const char *const ok[] = {NULL};
+
+		check_fields(&arg, sub, ok);
+		memset(cell, 0, sizeof(WideCell));
+		if (keylen == 0 || keylen > WIDE_MAX_ROW_KEY)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("row key must be 1 to %d bytes long", WIDE_MAX_ROW_KEY)));
+		cell->kind = WIDE_KIND_DEL_ROW;
+		cell->key = key;
+		cell->keylen = keylen;
+		cell->family = cell->qual = "";
+		cell->ts_to = PG_INT64_MAX;
+		return;
+	}
+	if (strcmp(name, "delete_from_family") == 0)
+	{
+		static const char *const ok[] = {"family_name", NULL};
+
+		check_fields(&arg, sub, ok);
+		values[1] = PointerGetDatum(string_field(&arg, "family_name", sub, true));
+		values[2] = PointerGetDatum(cstring_to_text(""));
+		values[3] = schema->tstype == TIMESTAMPTZOID ?
+			TimestampTzGetDatum(WideUnixToTimestamp(0)) : Int64GetDatum(0);
+		fam = WideCellCoordinates(rel, schema, values, isnull, cell);
+		cell->kind = WIDE_KIND_DEL_FAMILY;
+		cell->qual = "";
+		cell->quallen = 0;
+		cell->ts = 0;
+		return;
+	}
+	if (strcmp(name, "delete_from_column") == 0)
+	{
+		static const char *const ok[] = {"family_name", "column_qualifier", "time_range", NULL};
+		JsonbValue *r;
+		int64		from = 0,
+					to = PG_INT64_MAX;
+
+		check_fields(&arg, sub, ok);
+		values[1] = PointerGetDatum(string_field(&arg, "family_name", sub, true));
+		values[2] = PointerGetDatum(string_field(&arg, "column_qualifier", sub, true));
+		if ((r = get_field(&arg, "time_range")) != NULL)
+		{
+			static const char *const rok[] = {"start_timestamp_micros", "end_timestamp_micros", NULL};
+			char	   *rsub = psprintf("%s.time_range", sub);
+
+			check_fields(r, rsub, rok);
+			from = ts_field(r, "start_timestamp_micros", rsub, &tsnull);
+			if (tsnull)
+				from = 0;
+			to = ts_field(r, "end_timestamp_micros", rsub, &tsnull);
+			if (tsnull || to == 0)
+				to = PG_INT64_MAX;	/* 0: no end, as in Bigtable */
+			if (from < 0 || to < from)
+				bad_mutation(rsub, "The time range must start at 0 or later and not end before it starts.");
+		}
+		values[3] = schema->tstype == TIMESTAMPTZOID ?
+			TimestampTzGetDatum(WideUnixToTimestamp(0)) : Int64GetDatum(0);
+		fam = WideCellCoordinates(rel, schema, values, isnull, cell);
+		cell->kind = WIDE_KIND_DEL_CELLS;
+		cell->ts = from;
+		cell->ts_to = to;
+		return;
+	}
+	if (strcmp(name, "set_cell") == 0 || strcmp(name, "add_to_cell") == 0 ||
+		strcmp(name, "merge_to_cell") == 0)
+	{
+		static const char *const set_ok[] = {"family_name", "column_qualifier",
+		"timestamp_micros", "value", NULL};
+		static const char *const agg_ok[] = {"family_name", "column_qualifier",
+		"timestamp_micros", "input", NULL};
+		bool		set = name[0] == 's';
+
+		check_fields(&arg, sub, set ? set_ok : agg_ok);
+		values[1] = PointerGetDatum(string_field(&arg, "family_name", sub, true));
+		values[2] = PointerGetDatum(string_field(&arg, "column_qualifier", sub, true));
+		ts = ts_field(&arg, "timestamp_micros", sub, &tsnull);
+		isnull[3] = tsnull;
+		values[3] = schema->tstype == TIMESTAMPTZOID ?
+			TimestampTzGetDatum(WideUnixToTimestamp(ts)) : Int64GetDatum(ts);
+		fam = WideCellCoordinates(rel, schema, values, isnull, cell);
+		if (set)
+		{
+			Datum		v;
+
+			if (fam->aggregate != WIDE_AGG_NONE)
+				ereport(ERROR,
+						(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+						 errmsg("cannot set a cell of aggregate family \"%s\"", fam->name),
+						 errdetail("At %s.", sub),
+						 errhint("Use add_to_cell or merge_to_cell mutations.")));
+			v = value_field(&arg, "value", sub, schema->valtype);
+			cell->kind = WIDE_KIND_PUT;
+			cell->value = WideValueToBytes(schema, v, &cell->vallen);
+			if (cell->vallen > WIDE_MAX_VALUE)
+				ereport(ERROR,
+						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+						 errmsg("value of %u bytes is too long", cell->vallen),
+						 errdetail("Values are at most %d bytes.", WIDE_MAX_VALUE)));
+			return;
+		}
+		if (fam->aggregate == WIDE_AGG_NONE)
+			ereport(ERROR,
+					(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+					 errmsg("column family \"%s\" is not an aggregate family", fam->name),
+					 errdetail("At %s.", sub),
+					 errhint("Use set_cell mutations for a plain family.")));
+		cell->kind = name[0] == 'a' ? WIDE_KIND_ADD : WIDE_KIND_MERGE;
+		if (fam->aggregate == WIDE_AGG_HLL && cell->kind == WIDE_KIND_MERGE)
+		{
+			bytea	   *b = DatumGetByteaPP(value_field(&arg, "input", sub, BYTEAOID));
+			const char *problem = WideHllCheck(VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b));
+
+			if (problem)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+						 errmsg("invalid HyperLogLog sketch at %s", sub),
+						 errdetail_internal("%s", problem)));
+			cell->value = VARDATA_ANY(b);
+			cell->vallen = VARSIZE_ANY_EXHDR(b);
+		}
+		else
+		{
+			int64	   *v = palloc(sizeof(int64));
+			JsonbValue *in = get_field(&arg, "input");
+
+			if (fam->aggregate == WIDE_AGG_HLL)
+			{
+				if (in != NULL && in->type == jbvNumeric)
+					*(uint64 *) v = WideHllInputHash(INT8OID,
+													 value_field(&arg, "input", sub, INT8OID));
+				else
+					*(uint64 *) v = WideHllInputHash(TEXTOID,
+													 value_field(&arg, "input", sub, TEXTOID));
+			}
+			else
+				*v = WideAggInt(rel, fam, TEXTOID, value_field(&arg, "input", sub, TEXTOID));
+			cell->value = (const char *) v;
+			cell->vallen = sizeof(int64);
+		}
+		return;
+	}
+	bad_mutation(sub, psprintf("Unknown mutation \"%s\".", name));
+}
+
+/* the cells of a JSON array of mutations of one row, appended to *cells */
+static void
+row_mutations(Relation rel, const WideSchema *schema, const char *key, uint32 keylen,
+			  JsonbValue *arr, const char *where, WideCell **cells, int *n, int *cap)
+{
+	JsonbIterator *it;
+	JsonbValue	e;
+	JsonbIteratorToken tok;
+	int			i = 0;
+
+	if (arr->type != jbvBinary || !JsonContainerIsArray(arr->val.binary.data))
+		bad_mutation(where, "Mutations are a JSON array.");
+	it = JsonbIteratorInit(arr->val.binary.data);
+	while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
+	{
+		if (tok != WJB_ELEM)
+			continue;
+		if (*n == *cap)
+			*cells = repalloc(*cells, sizeof(WideCell) * (*cap *= 2));
+		WideMutationCell(rel, schema, key, keylen, &e, psprintf("%s[%d]", where, i),
+						 &(*cells)[*n]);
+		(*n)++;
+		i++;
+	}
+	if (i == 0)
+		bad_mutation(where, "A row needs at least one mutation.");
+}
+
+static JsonbValue
+jsonb_root(Jsonb *j)
+{
+	JsonbValue	v;
+
+	v.type = jbvBinary;
+	v.val.binary.data = &j->root;
+	v.val.binary.len = VARSIZE(j) - VARHDRSZ;
+	return v;
+}
+
+/*
+ * wide.mutate_row(tbl, row_key, mutations)
+ */
+Datum
+wide_mutate_row(PG_FUNCTION_ARGS)
+{
+	Relation	rel;
+	const WideSchema *schema;
+	const char *key;
+	uint32		keylen;
+	JsonbValue	arr;
+	int			n = 0,
+				cap = 8;
+	WideCell   *cells;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(2))
+		ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+						errmsg("table and mutations cannot be NULL")));
+	rel = WideOpenForWrite(PG_GETARG_OID(0), ACL_INSERT | ACL_DELETE);
+	schema = WideGetSchema(rel);
+	WideArgBytes(fcinfo, 1, "row_key", &key, &keylen);
+	arr = jsonb_root(PG_GETARG_JSONB_P(2));
+	cells = palloc(sizeof(WideCell) * cap);
+	row_mutations(rel, schema, key, keylen, &arr, "$", &cells, &n, &cap);
+	WideWriteRecords(rel, cells, n);
+	relation_close(rel, NoLock);
+	PG_RETURN_INT32(n);
+}
+
+/*
+ * wide.mutate_rows(tbl, entries)
+ */
+Datum
+wide_mutate_rows(PG_FUNCTION_ARGS)
+{
+	Relation	rel;
+	const WideSchema *schema;
+	JsonbValue	root;
+	JsonbIterator *it;
+	JsonbValue	e;
+	JsonbIteratorToken tok;
+	int			n = 0,
+				cap = 64,
+				i = 0;
+	WideCell   *cells;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+						errmsg("table and entries cannot be NULL")));
+	rel = WideOpenForWrite(PG_GETARG_OID(0), ACL_INSERT | ACL_DELETE);
+	schema = WideGetSchema(rel);
+	root = jsonb_root(PG_GETARG_JSONB_P(1));
+	if (!JsonContainerIsArray(root.val.binary.data) || JsonContainerIsScalar(root.val.binary.data))
+		bad_mutation("$", "Entries are a JSON array of {\"row_key\": k, \"mutations\": [...]}.");
+	cells = palloc(sizeof(WideCell) * cap);
+	it = JsonbIteratorInit(root.val.binary.data);
+	while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
+	{
+		static const char *const ok[] = {"row_key", "mutations", NULL};
+		char	   *where;
+		text	   *key;
+		JsonbValue *muts;
+
+		if (tok != WJB_ELEM)
+			continue;
+		where = psprintf("$[%d]", i++);
+		check_fields(&e, where, ok);
+		key = string_field(&e, "row_key", where, true);
+		if ((muts = get_field(&e, "mutations")) == NULL)
+			bad_mutation(where, "The field \"mutations\" is required.");
+		row_mutations(rel, schema, VARDATA_ANY(key), VARSIZE_ANY_EXHDR(key), muts,
+					  psprintf("%s.mutations", where), &cells, &n, &cap);
+	}
+	if (n > 0)
+		WideWriteRecords(rel, cells, n);
+	relation_close(rel, NoLock);
+	PG_RETURN_INT64(n);
+}
