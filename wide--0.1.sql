@@ -425,6 +425,13 @@ LANGUAGE C STABLE;
 COMMENT ON FUNCTION wide.read_rows(anyelement, text[], text, text, boolean, boolean, text, jsonb, bigint, boolean, jsonb) IS
   'the cells of a set of rows, in key order, through a row filter (ReadRows)';
 
+CREATE FUNCTION wide.sample_row_keys(tbl regclass, OUT row_key bytea, OUT offset_bytes bigint)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'wide_sample_row_keys'
+LANGUAGE C STRICT STABLE;
+COMMENT ON FUNCTION wide.sample_row_keys(regclass) IS
+  'row keys splitting the table into stretches of similar size, with approximate byte offsets (SampleRowKeys)';
+
 CREATE FUNCTION wide.read_rows_labeled(tbl anyelement,
                                        keys text[] DEFAULT NULL,
                                        start_key text DEFAULT NULL,
@@ -445,7 +452,7 @@ COMMENT ON FUNCTION wide.read_rows_labeled(anyelement, text[], text, text, boole
 
 CREATE FUNCTION wide.read_row(tbl anyelement, row_key text, filter jsonb DEFAULT NULL)
 RETURNS SETOF anyelement
-LANGUAGE sql STABLE
-AS $$ SELECT * FROM wide.read_rows(tbl, keys => ARRAY[row_key], filter => filter) $$;
+AS 'MODULE_PATHNAME', 'wide_read_row'
+LANGUAGE C STABLE;
 COMMENT ON FUNCTION wide.read_row(anyelement, text, jsonb) IS
   'the cells of one row, through a row filter (ReadRows of one key)';

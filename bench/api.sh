@@ -5,7 +5,7 @@
 # family "p", qualifiers a..e, text values).  Latencies (pgbench, one
 # client, $DURATION s each, default 10) of
 #   point read      wide.read_row(NULL::w, key)    vs  WHERE row_key = key
-#   10-row prefix   read_rows(prefix => ...)       vs  WHERE row_key LIKE 'p%'
+#   10-row prefix   read_rows(prefix => ...)       vs  WHERE row_key >= p AND < p+1
 #   1000-row range  read_rows(start_key, end_key)  vs  WHERE row_key >= .. AND < ..
 # (count(*) of the cells, server side), and the throughput of mutate_rows
 # batches (100 rows x 5 set_cell mutations) against INSERT ... SELECT of the
@@ -76,7 +76,8 @@ SELECT count(*) FROM h WHERE row_key = format('user#%s', lpad(:r::text, 6, '0'))
 R[point,wide]=$(latency "$(script pw "$KEY
 SELECT count(*) FROM wide.read_row(NULL::w, format('user#%s', lpad(:r::text, 6, '0')));")")
 R[prefix,heap]=$(latency "$(script xh "$R10
-SELECT count(*) FROM h WHERE row_key LIKE format('user#%s', lpad(:r::text, 5, '0')) || '%';")")
+SELECT count(*) FROM h WHERE row_key >= format('user#%s', lpad(:r::text, 5, '0'))
+                         AND row_key < format('user#%s', lpad((:r + 1)::text, 5, '0'));")")
 R[prefix,wide]=$(latency "$(script xw "$R10
 SELECT count(*) FROM wide.read_rows(NULL::w, prefix => format('user#%s', lpad(:r::text, 5, '0')));")")
 R[range,heap]=$(latency "$(script rh "$R1000

@@ -144,3 +144,31 @@ SELECT * FROM wide.read_rows(NULL::m, reversed => true);
 SELECT * FROM wide.read_rows(NULL::pg_class);
 SELECT * FROM wide.read_rows(NULL::int);
 DROP TABLE m;
+
+-- sample_row_keys: split keys in order, offsets growing, the last row the
+-- whole table under an empty key
+CREATE TABLE big (row_key text, family text, qualifier text, ts int8, value text) USING wide;
+SELECT wide.create_family('big', 'f');
+INSERT INTO big SELECT 'k' || lpad(g::text, 7, '0'), 'f', 'q', 1, md5(g::text)
+  FROM generate_series(1, 200000) g;
+SELECT count(*) > 0 AS has_samples FROM wide.sample_row_keys('big');
+SELECT wide.compact('big', major => true);
+SELECT count(*) > 2 AS several,
+       bool_and(ok_key) AS keys_increase, bool_and(ok_off) AS offsets_increase
+  FROM (SELECT row_key > lag(row_key, 1, '') OVER w OR row_key = '' AS ok_key,
+               offset_bytes > lag(offset_bytes, 1, 0::bigint) OVER w AS ok_off
+          FROM wide.sample_row_keys('big') WINDOW w AS ()) s;
+SELECT row_key = '' AS last_is_empty,
+       offset_bytes BETWEEN (SELECT stored_bytes FROM wide.stats('big')) / 2
+                        AND (SELECT stored_bytes FROM wide.stats('big')) * 2 AS about_the_size
+  FROM wide.sample_row_keys('big') ORDER BY offset_bytes DESC LIMIT 1;
+-- the split keys cut the table into ranges that read every cell once
+SELECT sum(n) AS cells FROM (
+  SELECT (SELECT count(*) FROM wide.read_rows(NULL::big,
+            start_key => CASE WHEN lo = '' THEN NULL ELSE convert_from(lo, 'UTF8') END,
+            start_inclusive => false,
+            end_key => CASE WHEN hi = '' THEN NULL ELSE convert_from(hi, 'UTF8') END,
+            end_inclusive => true)) AS n
+    FROM (SELECT lag(row_key, 1, ''::bytea) OVER (ORDER BY offset_bytes) AS lo, row_key AS hi
+            FROM wide.sample_row_keys('big')) s) t;
+DROP TABLE big;

@@ -12,6 +12,8 @@
  *		  compression, pages, flushes and compactions.
  *	  wide.runs(tbl)
  *		  one row per run, oldest first.
+ *	  wide.sample_row_keys(tbl)
+ *		  split keys with approximate byte offsets (SampleRowKeys).
  *
  * IDENTIFICATION
  *	  src/api/maintenance.c
@@ -35,6 +37,7 @@
 PG_FUNCTION_INFO_V1(wide_compact);
 PG_FUNCTION_INFO_V1(wide_stats);
 PG_FUNCTION_INFO_V1(wide_runs);
+PG_FUNCTION_INFO_V1(wide_sample_row_keys);
 
 /*
  * wide.compact(tbl regclass, major bool) RETURNS void
@@ -190,6 +193,103 @@ wide_runs(PG_FUNCTION_ARGS)
 		values[8] = bytes_datum(r->hi_key, r->hi_len);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
+	relation_close(rel, AccessShareLock);
+	return (Datum) 0;
+}
+
+/* a sample of sample_row_keys: the last row of a stretch of a run */
+typedef struct KeySample
+{
+	char	   *key;
+	uint32		len;
+	int64		bytes;			/* stored bytes of the stretch */
+} KeySample;
+
+static int
+key_sample_cmp(const void *a, const void *b)
+{
+	const KeySample *x = (const KeySample *) a;
+	const KeySample *y = (const KeySample *) b;
+	int			c = memcmp(x->key, y->key, Min(x->len, y->len));
+
+	return c != 0 ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+/* one sample per root index entry (about 128 data blocks) of a run */
+static void
+sample_run(Relation rel, const WideRunData *run, KeySample **s, int *n, int *cap)
+{
+	WideCacheEntry *pin;
+	WideSegment *seg = WideSegmentOpen(rel, run, &pin);
+	uint64		prev = 0;
+	int			i;
+
+	for (i = 0; i < seg->root->n; i++)
+	{
+		const WideIndexEntry *e = &seg->root->entries[i];
+		uint64		end = e->offset + e->length;
+
+		if (*n == *cap)
+			*s = repalloc(*s, sizeof(KeySample) * (*cap *= 2));
+		(*s)[*n].key = palloc(Max(e->lastrowlen, 1));
+		memcpy((*s)[*n].key, e->lastrow, e->lastrowlen);
+		(*s)[*n].len = e->lastrowlen;
+		(*s)[*n].bytes = (int64) (end - prev);
+		(*n)++;
+		prev = end;
+	}
+	WideCacheRelease(pin);
+}
+
+/*
+ * wide.sample_row_keys(tbl regclass) RETURNS TABLE (row_key bytea,
+ * offset_bytes bigint) -- SampleRowKeys: row keys that split the table into
+ * stretches of similar size, each with the approximate stored bytes of the
+ * table up to and including it, in key order; the last row has an empty
+ * key and the whole size (write area included).  For splitting work into
+ * parallel key ranges.
+ */
+Datum
+wide_sample_row_keys(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Relation	rel = open_for_reading(PG_GETARG_OID(0));
+	WideMetaPageData meta;
+	KeySample  *s;
+	int			n = 0,
+				cap = 64,
+				i;
+	int64		total = 0;
+	Datum		values[2];
+	bool		nulls[2] = {false, false};
+
+	InitMaterializedSRF(fcinfo, 0);
+	copy_meta(rel, &meta);
+	s = palloc(sizeof(KeySample) * cap);
+	for (i = 0; i < (int) meta.nruns; i++)
+		sample_run(rel, &meta.runs[i], &s, &n, &cap);
+	for (i = 0; i < (int) meta.nwaruns; i++)
+		sample_run(rel, &meta.waruns[i], &s, &n, &cap);
+	if (n > 1)
+		qsort(s, n, sizeof(KeySample), key_sample_cmp);
+	for (i = 0; i < n; i++)
+	{
+		total += s[i].bytes;
+		/*
+		 * One row per distinct key; the table's last key is not a split
+		 * (the empty key below ends the table)
+		 */
+		if (i + 1 == n || key_sample_cmp(&s[i], &s[i + 1]) == 0)
+			continue;
+		values[0] = bytes_datum(s[i].key, s[i].len);
+		values[1] = Int64GetDatum(total);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	for (i = 0; i < WIDE_NLANES; i++)
+		total += (int64) (meta.lanes[i].npages + meta.flush_lanes[i].npages) * BLCKSZ;
+	values[0] = bytes_datum("", 0);
+	values[1] = Int64GetDatum(total);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	relation_close(rel, AccessShareLock);
 	return (Datum) 0;
 }

@@ -20,7 +20,7 @@
  * point reads (row filters first).  Rows come in key order, each once, with
  * their cells in (family, qualifier, ts desc) order; "limit" counts rows
  * returned, after the filter.  A row's cells are held in memory while the
- * filter runs (filter.c); without a filter cells stream.
+ * filter runs (filter.c); without a filter, cells stream.
  *
  * IDENTIFICATION
  *	  src/api/read.c
@@ -47,6 +47,7 @@
 #include "wide_filter.h"
 
 PG_FUNCTION_INFO_V1(wide_read_rows);
+PG_FUNCTION_INFO_V1(wide_read_row);
 
 /* argument positions of read_rows */
 enum
@@ -499,6 +500,33 @@ read_range(ReadState *st, const WideKeyRange *range)
 		if (st->have_last &&
 			cmp_bytes(cell->key, cell->keylen, st->last.data, st->last.len) <= 0)
 			continue;
+		if (st->filter == NULL && !st->labeled)
+		{
+			/* no filter: cells stream, rows are only counted */
+			Datum		values[5];
+			bool		nulls[5];
+			MemoryContext old;
+
+			if (!st->have_row ||
+				cmp_bytes(cell->key, cell->keylen, st->row.data, st->row.len) != 0)
+			{
+				if (st->limit >= 0 && st->rows >= st->limit)
+				{
+					st->full = true;
+					break;
+				}
+				st->rows++;
+				resetStringInfo(&st->row);
+				appendBinaryStringInfo(&st->row, cell->key, cell->keylen);
+				st->have_row = true;
+			}
+			old = MemoryContextSwitchTo(st->rowcxt);
+			WideCellToValues(st->schema, cell, values, nulls, NULL);
+			tuplestore_putvalues(st->rsinfo->setResult, st->rsinfo->setDesc, values, nulls);
+			MemoryContextSwitchTo(old);
+			MemoryContextReset(st->rowcxt);
+			continue;
+		}
 		if (!st->have_row ||
 			cmp_bytes(cell->key, cell->keylen, st->row.data, st->row.len) != 0)
 		{
@@ -511,7 +539,18 @@ read_range(ReadState *st, const WideKeyRange *range)
 		}
 		add_cell(st, cell);
 	}
-	finish_row(st);
+	if (st->filter == NULL && !st->labeled)
+	{
+		/* remember the last row, for overlapping ranges */
+		if (st->have_row)
+		{
+			resetStringInfo(&st->last);
+			appendBinaryStringInfo(&st->last, st->row.data, st->row.len);
+			st->have_last = true;
+		}
+	}
+	else
+		finish_row(st);
 	WideReaderEnd(r);
 }
 
@@ -519,17 +558,16 @@ read_range(ReadState *st, const WideKeyRange *range)
  * wide.read_rows(tbl, keys, start_key, end_key, start_inclusive,
  *                end_inclusive, prefix, ranges, limit, reversed, filter)
  */
-Datum
-wide_read_rows(PG_FUNCTION_ARGS)
+static Datum read_rows(FunctionCallInfo fcinfo, Oid relid, int64 limit,
+					   Jsonb *filter, WideKeyRange *ranges, int nranges,
+					   bool whole);
+
+/* the table a read names by its row type (argument 0) */
+static Oid
+read_table(FunctionCallInfo fcinfo)
 {
-	Oid			rowtype = get_fn_expr_argtype(fcinfo->flinfo, A_TBL);
+	Oid			rowtype = get_fn_expr_argtype(fcinfo->flinfo, 0);
 	Oid			relid = get_typ_typrelid(rowtype);
-	ReadState	st;
-	WideKeyRange *ranges;
-	int			nranges,
-				i;
-	bool		whole;
-	bool		isvarlena;
 
 	if (!OidIsValid(relid) || !WideRelationIsWide(relid))
 		ereport(ERROR,
@@ -537,11 +575,67 @@ wide_read_rows(PG_FUNCTION_ARGS)
 				 errmsg("the first argument of a wide read must be a row of a wide table, not %s",
 						format_type_be(rowtype)),
 				 errhint("Name the table by its row type: wide.read_rows(NULL::tablename, ...).")));
+	return relid;
+}
+
+Datum
+wide_read_rows(PG_FUNCTION_ARGS)
+{
+	Oid			relid = read_table(fcinfo);
+	WideKeyRange *ranges;
+	int			nranges;
+	bool		whole;
+	int64		limit = -1;
+
 	if (!PG_ARGISNULL(A_REVERSED) && PG_GETARG_BOOL(A_REVERSED))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("reversed reads are not supported yet"),
 				 errhint("Use ORDER BY row_key DESC on the result.")));
+	if (!PG_ARGISNULL(A_LIMIT))
+	{
+		limit = PG_GETARG_INT64(A_LIMIT);
+		if (limit < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("limit must not be negative, not " INT64_FORMAT, limit),
+					 errhint("Pass NULL for no limit.")));
+	}
+	ranges = row_set(fcinfo, &nranges, &whole);
+	return read_rows(fcinfo, relid, limit,
+					 PG_ARGISNULL(A_FILTER) ? NULL : PG_GETARG_JSONB_P(A_FILTER),
+					 ranges, nranges, whole);
+}
+
+/*
+ * wide.read_row(tbl, row_key, filter)
+ */
+Datum
+wide_read_row(PG_FUNCTION_ARGS)
+{
+	Oid			relid = read_table(fcinfo);
+	WideKeyRange r;
+
+	if (PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("row keys cannot be NULL")));
+	memset(&r, 0, sizeof(r));
+	r.has_start = r.has_end = r.start_incl = r.end_incl = r.is_point = true;
+	r.start = r.end = text_arg_bytes(fcinfo, 1, &r.startlen);
+	r.endlen = r.startlen;
+	check_key_length(r.startlen, "a row key");
+	return read_rows(fcinfo, relid, -1, PG_ARGISNULL(2) ? NULL : PG_GETARG_JSONB_P(2),
+					 &r, 1, false);
+}
+
+static Datum
+read_rows(FunctionCallInfo fcinfo, Oid relid, int64 limit, Jsonb *filter,
+		  WideKeyRange *ranges, int nranges, bool whole)
+{
+	ReadState	st;
+	int			i;
+	bool		isvarlena;
 
 	memset(&st, 0, sizeof(st));
 	st.rel = relation_open(relid, AccessShareLock);
@@ -553,21 +647,11 @@ wide_read_rows(PG_FUNCTION_ARGS)
 	}
 	st.schema = WideSchemaCopy(st.rel);
 	st.rowdesc = RelationGetDescr(st.rel);
-	st.limit = -1;
-	if (!PG_ARGISNULL(A_LIMIT))
-	{
-		st.limit = PG_GETARG_INT64(A_LIMIT);
-		if (st.limit < 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("limit must not be negative, not " INT64_FORMAT, st.limit),
-					 errhint("Pass NULL for no limit.")));
-	}
+	st.limit = limit;
 	st.fc.valtype = st.schema->valtype;
 	getTypeOutputInfo(st.fc.valtype, &st.fc.valout, &isvarlena);
-	if (!PG_ARGISNULL(A_FILTER))
-		st.filter = WideFilterParse(&st.fc, PG_GETARG_JSONB_P(A_FILTER));
-	ranges = row_set(fcinfo, &nranges, &whole);
+	if (filter)
+		st.filter = WideFilterParse(&st.fc, filter);
 
 	InitMaterializedSRF(fcinfo, 0);
 	st.rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
