@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 #
 # test/run-all.sh -- build wide and run every test: the pg_regress suites
-# (sql/, expected/), the isolation specs (test/isolation/) and the TAP
-# tests (test/t/).  Run it as root on a fresh Debian 12 machine (it installs
+# (sql/, expected/), the isolation specs (test/isolation/), the TAP
+# tests (test/t/) and the conformance suite against the Bigtable emulator
+# (test/conformance/, skipped where the emulator is absent).  Run it as root on a fresh Debian 12 machine (it installs
 # what it needs), or as a user who has the build dependencies.
 #
 # Exit status is 0 only if every suite passed.  Failing suites leave their
@@ -49,6 +50,11 @@ if ! as_test_user "TESTDIR='$OUT/tap' PG_REGRESS='$PGXS_DIR/test/regress/pg_regr
 		prove -I '$PGXS_DIR/test/perl' -I '$WIDE_ROOT/test/t' test/t/*.pl"; then
 	failed+=(tap)
 	tail -n 50 "$OUT"/tap/tmp_check/log/*.log 2>/dev/null | tail -200
+fi
+
+log "conformance with the Bigtable emulator: test/conformance"
+if ! "$WIDE_ROOT/test/conformance/run.sh"; then
+	failed+=(conformance)
 fi
 
 if [ ${#failed[@]} -gt 0 ]; then

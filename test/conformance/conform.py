@@ -1,0 +1,233 @@
+#!/usr/bin/env python3
+"""Conformance of wide with the Bigtable emulator, cell by cell.
+
+Usage: conform.py --psql "psql -h HOST -p PORT -U USER -d DB" --emulator HOST:PORT
+                  scenario.scn ...
+
+Each scenario is replayed against the Bigtable emulator (through `cbt`) and
+against a wide table (through psql); after every `read` line, both sides'
+results (row key, family, qualifier, timestamp, value, all as bytes) must be
+equal, or the script reports the difference and fails.
+
+Scenario lines (shell words; a line starting with '#' is a comment):
+
+    table families=f,g:maxversions=2,s:never:intsum   new table for the scenario
+    set ROW fam:qual=value@ts ...                     SetCell (one MutateRow)
+    addtocell ROW fam:qual=int@ts ...                 AddToCell
+    deletecolumn ROW fam qual                         DeleteFromColumn, all versions
+    deleterow ROW                                     DeleteFromRow
+    read [start=K] [end=K] [prefix=P] [count=N] [regex=RE] [columns=SPEC]
+         [cells-per-column=N] [keys-only=true]        compare a read
+    gc                                                wait for the emulator's lazy GC
+
+Reads map to wide.read_rows the way cbt builds its request: a row range or
+prefix, rows_limit = count, and a chain of cells_per_column_limit, row key
+regex, the columns filter (family and qualifier regexes, an interleave for
+several) and strip_value, in that order.  Timestamps are microseconds and
+must be whole milliseconds (the emulator refuses others).
+"""
+import argparse
+import json
+import os
+import shlex
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class Side:
+    def __init__(self, args):
+        self.args = args
+        self.table = None
+
+    # ---------------------------------------------------------- emulator
+    def cbt(self, *words, check=True):
+        env = dict(os.environ, BIGTABLE_EMULATOR_HOST=self.args.emulator, TZ='UTC')
+        p = subprocess.run(['cbt', '-project', 'p', '-instance', 'i'] + list(words),
+                           env=env, capture_output=True)
+        if check and p.returncode != 0:
+            raise RuntimeError('cbt %s: %s' % (' '.join(words), p.stderr.decode(errors='replace')))
+        return p
+
+    def emu_read(self, opts):
+        env = dict(os.environ, BIGTABLE_EMULATOR_HOST=self.args.emulator)
+        cmd = [sys.executable, os.path.join(HERE, 'cbt_dump.py'), '--hex',
+               '--project', 'p', '--instance', 'i', self.table]
+        cmd += ['%s=%s' % kv for kv in opts]
+        p = subprocess.run(cmd, env=env, capture_output=True)
+        if p.returncode != 0:
+            raise RuntimeError('cbt_dump: ' + p.stderr.decode(errors='replace'))
+        return [tuple(l.split('\t')) for l in p.stdout.decode().splitlines() if l]
+
+    # ---------------------------------------------------------- wide
+    def psql(self, sql):
+        p = subprocess.run(shlex.split(self.args.psql) + ['-X', '-q', '-At', '-F', '\t',
+                                                          '-v', 'ON_ERROR_STOP=1', '-c', sql],
+                           capture_output=True)
+        if p.returncode != 0:
+            raise RuntimeError('psql: %s\n%s' % (p.stderr.decode(errors='replace'), sql))
+        return p.stdout.decode()
+
+    def wide_read(self, opts):
+        args = []
+        chain = []
+        for k, v in opts:
+            if k == 'start':
+                args.append('start_key => %s' % lit(v))
+            elif k == 'end':
+                args.append('end_key => %s' % lit(v))
+            elif k == 'prefix':
+                args.append('prefix => %s' % lit(v))
+            elif k == 'count':
+                args.append('"limit" => %d' % int(v))
+        d = dict(opts)
+        if 'cells-per-column' in d:
+            chain.append({'cells_per_column_limit_filter': int(d['cells-per-column'])})
+        if 'regex' in d:
+            chain.append({'row_key_regex_filter': d['regex']})
+        if 'columns' in d:
+            parts = []
+            for spec in d['columns'].split(','):
+                if ':' in spec:
+                    fam, qual = spec.split(':', 1)
+                else:
+                    fam, qual = '', spec
+                sub = []
+                if fam:
+                    sub.append({'family_name_regex_filter': fam})
+                if qual:
+                    sub.append({'column_qualifier_regex_filter': qual})
+                parts.append(sub[0] if len(sub) == 1 else {'chain': sub})
+            chain.append(parts[0] if len(parts) == 1 else {'interleave': parts})
+        if d.get('keys-only') == 'true':
+            chain.append({'strip_value_transformer': True})
+        if chain:
+            f = chain[0] if len(chain) == 1 else {'chain': chain}
+            args.append('filter => %s::jsonb' % lit(json.dumps(f)))
+        sql = ("SELECT encode(convert_to(row_key, 'UTF8'), 'hex'), family, "
+               "encode(convert_to(qualifier, 'UTF8'), 'hex'), ts, encode(value, 'hex') "
+               "FROM wide.read_rows(%s)" % ', '.join(['NULL::%s' % self.table] + args))
+        return [tuple(l.split('\t')) for l in self.psql(sql).splitlines() if l]
+
+
+def lit(s):
+    return "'" + s.replace("'", "''") + "'"
+
+
+def split_cell(arg):
+    """fam:qual=value@ts -> (fam, qual, value, ts)"""
+    fam, rest = arg.split(':', 1)
+    qual, rest = rest.split('=', 1)
+    value, ts = rest.rsplit('@', 1)
+    return fam, qual, value, int(ts)
+
+
+def family_sql(table, spec):
+    """fam[:policy[:type]] as create_family"""
+    parts = spec.split(':')
+    args = [lit(table), lit(parts[0])]
+    if len(parts) > 1 and parts[1] not in ('', 'never'):
+        rules = parts[1].replace(' ', '').replace('||', 'or')
+        for rule in rules.split('or'):
+            k, v = rule.split('=')
+            if k == 'maxversions':
+                args.append('max_versions => %d' % int(v))
+            elif k == 'maxage':
+                args.append("max_age => %s" % lit(v.replace('h', ' hours').replace('d', ' days')))
+    if len(parts) > 2:
+        args.append("aggregate => %s" % lit({'intsum': 'sum', 'intmin': 'min',
+                                            'intmax': 'max', 'inthll': 'hll'}[parts[2]]))
+    return 'SELECT wide.create_family(%s);' % ', '.join(args)
+
+
+def run_scenario(side, path):
+    name = os.path.splitext(os.path.basename(path))[0]
+    failures = 0
+    reads = 0
+    for lineno, line in enumerate(open(path, encoding='utf-8'), 1):
+        if line.lstrip().startswith('#'):
+            continue
+        words = shlex.split(line)
+        if not words:
+            continue
+        op, rest = words[0], words[1:]
+        where = '%s:%d' % (os.path.basename(path), lineno)
+        if op == 'table':
+            side.table = 'conf_%s_%d' % (name, lineno)
+            fams = dict(w.split('=', 1) for w in rest).get('families', '')
+            side.cbt('deletetable', side.table, check=False)
+            side.cbt('createtable', side.table, 'families=' + fams)
+            # the emulator starts collecting only after a ModifyColumnFamilies
+            for spec in fams.split(','):
+                parts = spec.split(':')
+                if len(parts) == 2 and parts[1] not in ('', 'never'):
+                    side.cbt('setgcpolicy', side.table, parts[0],
+                             *parts[1].replace('||', ' or ').split())
+            sql = ('DROP TABLE IF EXISTS %s; ' % side.table) + ('CREATE TABLE %s (row_key text, family text, qualifier text, ts int8, '
+                   'value bytea) USING wide;' % side.table)
+            for spec in fams.split(','):
+                sql += family_sql(side.table, spec)
+            side.psql(sql)
+        elif op == 'set':
+            side.cbt('set', side.table, rest[0], *rest[1:])
+            values = []
+            for c in rest[1:]:
+                fam, qual, value, ts = split_cell(c)
+                values.append('(%s, %s, %s, %d, convert_to(%s, \'UTF8\'))'
+                              % (lit(rest[0]), lit(fam), lit(qual), ts, lit(value)))
+            side.psql('INSERT INTO %s VALUES %s;' % (side.table, ', '.join(values)))
+        elif op == 'addtocell':
+            side.cbt('addtocell', side.table, rest[0], *rest[1:])
+            sql = ''
+            for c in rest[1:]:
+                fam, qual, value, ts = split_cell(c)
+                sql += 'SELECT wide.add_to_cell(%s, %s, %s, %s, %d, %d);' % (
+                    lit(side.table), lit(rest[0]), lit(fam), lit(qual), ts, int(value))
+            side.psql(sql)
+        elif op == 'deletecolumn':
+            side.cbt('deletecolumn', side.table, *rest)
+            side.psql('SELECT wide.delete_cells(%s, %s, %s, %s);'
+                      % (lit(side.table), lit(rest[0]), lit(rest[1]), lit(rest[2])))
+        elif op == 'deleterow':
+            side.cbt('deleterow', side.table, rest[0])
+            side.psql('SELECT wide.delete_row(%s, %s);' % (lit(side.table), lit(rest[0])))
+        elif op == 'gc':
+            time.sleep(2.0)		# the emulator collects 0.5-1.5 s after a write
+        elif op == 'read':
+            opts = [tuple(w.split('=', 1)) for w in rest]
+            emu = side.emu_read(opts)
+            wide = side.wide_read(opts)
+            reads += 1
+            if emu != wide:
+                failures += 1
+                print('MISMATCH at %s: read %s' % (where, ' '.join(rest)))
+                print('  emulator (%d cells):' % len(emu))
+                for c in emu:
+                    print('    ' + '\t'.join(c))
+                print('  wide (%d cells):' % len(wide))
+                for c in wide:
+                    print('    ' + '\t'.join(c))
+        else:
+            raise RuntimeError('%s: unknown operation %r' % (where, op))
+    print('%-28s %3d reads, %s' % (name, reads, 'ok' if failures == 0 else
+                                   '%d MISMATCHED' % failures))
+    return failures
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--psql', required=True)
+    ap.add_argument('--emulator', required=True)
+    ap.add_argument('scenarios', nargs='+')
+    args = ap.parse_args()
+    side = Side(args)
+    failures = 0
+    for path in args.scenarios:
+        failures += run_scenario(side, path)
+    return 1 if failures else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
