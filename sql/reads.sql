@@ -111,6 +111,12 @@ SELECT h.host, r.qualifier, r.value
                                                     {"cells_per_column_limit_filter": 1}]}') r
  WHERE r.row_key = h.host || '#3';
 
+-- reversed reads: rows last first, cells inside a row in their order
+SELECT row_key, qualifier, ts, value FROM wide.read_rows(NULL::m, prefix => 'host1', reversed => true,
+  filter => '{"cells_per_column_limit_filter": 1}');
+SELECT string_agg(DISTINCT row_key, ' ') FROM wide.read_rows(NULL::m, reversed => true, "limit" => 2);
+SELECT row_key FROM wide.read_rows(NULL::m, reversed => true, "limit" => 2,
+  filter => '{"cells_per_row_limit_filter": 1}');
 -- bad input: each a clear error before anything is read
 SELECT * FROM wide.read_rows(NULL::m, filter => '[]');
 SELECT * FROM wide.read_rows(NULL::m, filter => '"pass"');
@@ -140,10 +146,50 @@ SELECT * FROM wide.read_rows(NULL::m, ranges => '[{"start_key_closed": 1}]');
 SELECT * FROM wide.read_rows(NULL::m, "limit" => -1);
 SELECT * FROM wide.read_rows(NULL::m, keys => ARRAY[NULL]);
 SELECT * FROM wide.read_rows(NULL::m, keys => ARRAY[repeat('k', 5000)]);
-SELECT * FROM wide.read_rows(NULL::m, reversed => true);
 SELECT * FROM wide.read_rows(NULL::pg_class);
 SELECT * FROM wide.read_rows(NULL::int);
 DROP TABLE m;
+
+-- reversed equals forward, rows reversed, over runs, the write area, deletes
+-- and overlapping ranges
+CREATE TABLE rv (row_key text, family text, qualifier text, ts int8, value int8) USING wide;
+SELECT wide.create_family('rv', 'f');
+INSERT INTO rv SELECT 'r' || lpad((g % 700)::text, 4, '0'), 'f', 'q' || (g % 3), g, g
+  FROM generate_series(1, 3000) g;
+SELECT wide.compact('rv');
+INSERT INTO rv SELECT 'r' || lpad((g * 7 % 1000)::text, 4, '0'), 'f', 'q', g, -g
+  FROM generate_series(1, 500) g;
+SELECT wide.delete_row('rv', 'r0' || lpad(g::text, 3, '0')) FROM generate_series(10, 60) g \g /dev/null
+CREATE FUNCTION rows_of(VARIADIC args text[]) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE r text;
+BEGIN
+  EXECUTE format('SELECT string_agg(row_key || '':'' || n, '','' ORDER BY o) FROM
+                    (SELECT row_key, count(*) AS n, min(o) AS o FROM
+                       (SELECT row_key, row_number() OVER () AS o FROM wide.read_rows(NULL::rv, %s)) s
+                     GROUP BY row_key) t', array_to_string(args, ', ')) INTO r;
+  RETURN r;
+END $$;
+CREATE FUNCTION rev_ok(VARIADIC args text[]) RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE fwd text[]; rev text[];
+BEGIN
+  fwd := string_to_array(rows_of(VARIADIC args), ',');
+  rev := string_to_array(rows_of(VARIADIC args || ARRAY['reversed => true']), ',');
+  RETURN fwd IS NOT NULL AND fwd = ARRAY(SELECT rev[i] FROM generate_subscripts(rev, 1) i ORDER BY i DESC);
+END $$;
+SELECT rev_ok('prefix => ''r0''') AS whole_prefix,
+       rev_ok('start_key => ''r0100''', 'end_key => ''r0200''') AS range,
+       rev_ok('start_key => ''r0100''', 'end_key => ''r0200''', 'start_inclusive => false', 'end_inclusive => true') AS bounds,
+       rev_ok('ranges => ''[{"start_key_closed": "r0300", "end_key_open": "r0450"}, {"start_key_open": "r0400", "end_key_closed": "r0600"}]''') AS overlapping,
+       rev_ok('keys => ARRAY[''r0005'', ''r0999'', ''r0020'', ''r0500'']') AS keys,
+       rev_ok('prefix => ''r'''::text, 'filter => ''{"cells_per_column_limit_filter": 1}''') AS filtered;
+SELECT count(DISTINCT row_key) AS rows, count(*) AS cells FROM wide.read_rows(NULL::rv, reversed => true);
+SELECT count(DISTINCT row_key) AS rows, count(*) AS cells FROM wide.read_rows(NULL::rv);
+SELECT row_key FROM wide.read_rows(NULL::rv, reversed => true, "limit" => 3,
+  filter => '{"cells_per_row_limit_filter": 1}');
+SELECT row_key FROM wide.read_rows(NULL::rv, end_key => 'r0062', reversed => true, "limit" => 3,
+  filter => '{"cells_per_row_limit_filter": 1}');
+DROP TABLE rv;
+DROP FUNCTION rev_ok, rows_of;
 
 -- sample_row_keys: split keys in order, offsets growing, the last row the
 -- whole table under an empty key

@@ -645,6 +645,8 @@ extern bool WideSegIterNext(WideSegIter *it, WideCell *cell);
 extern WideSegment *WideSegIterSegment(WideSegIter *it);
 extern uint64 WideSegIterBlocks(const WideSegIter *it);
 extern void WideSegIterEnd(WideSegIter *it);
+extern bool WideSegmentRowBefore(Relation rel, const WideRunData *run,
+								 const char *key, uint32 keylen, StringInfo out);
 
 /* engine/blockcache.c */
 extern WideCacheEntry *WideCacheLookup(RelFileNode node, uint32 segid,
@@ -713,6 +715,11 @@ extern const WideCell *WideReaderNext(WideReader *r);
 extern WideReaderStats WideReaderGetStats(const WideReader *r);
 extern void WideReaderEnd(WideReader *r);
 extern int64 WideReaderNow(void);
+typedef struct WideRowCursor WideRowCursor;
+extern WideRowCursor *WideRowCursorBegin(Relation rel, Snapshot snapshot,
+										 const WideKeyRange *range);
+extern bool WideRowCursorPrev(WideRowCursor *c, const char **key, uint32 *keylen);
+extern void WideRowCursorEnd(WideRowCursor *c);
 
 /* am/cellslot.c */
 extern int64 WideTimestampToUnix(TimestampTz ts);

@@ -554,13 +554,162 @@ read_range(ReadState *st, const WideKeyRange *range)
 	WideReaderEnd(r);
 }
 
+/* rows of a reversed read gathered at a time (bounds its memory) */
+#define REVERSE_CHUNK_ROWS	64
+
+typedef struct ChunkRow
+{
+	char	   *key;
+	uint32		keylen;
+	WideRowCell *cells;
+	int			ncells;
+} ChunkRow;
+
+/* filter and emit one row of a chunk (reversed reads) */
+static void
+emit_chunk_row(ReadState *st, ChunkRow *r)
+{
+	WideRowOut *out;
+	int			nout,
+				i;
+
+	st->fc.row = r->key;
+	st->fc.rowlen = r->keylen;
+	out = WideFilterApply(&st->fc, st->filter, r->cells, r->ncells, &nout);
+	if (nout == 0 || st->full)
+		return;
+	for (i = 0; i < nout; i++)
+		emit_cell(st, &r->cells[out[i].cell], &out[i]);
+	st->rows++;
+	if (st->limit >= 0 && st->rows >= st->limit)
+		st->full = true;
+}
+
+/*
+ * read_range_reversed -- the rows of a range, last row first (cells inside
+ * a row keep their order, as in Bigtable).  The row cursor finds up to
+ * REVERSE_CHUNK_ROWS row keys going backwards; one forward reader over
+ * just those rows reads them; they are emitted in reverse.  Memory is one
+ * chunk of rows, whatever the range.
+ */
+static void
+read_range_reversed(ReadState *st, const WideKeyRange *range)
+{
+	WideRowCursor *cur = WideRowCursorBegin(st->rel, GetActiveSnapshot(), range);
+	MemoryContext chunkcxt = AllocSetContextCreate(CurrentMemoryContext,
+												   "wide reversed chunk",
+												   ALLOCSET_DEFAULT_SIZES);
+	char	   *hi = NULL;
+	uint32		hilen = 0;
+	bool		more = true;
+
+	while (more && !st->full)
+	{
+		MemoryContext old = MemoryContextSwitchTo(chunkcxt);
+		const char *k;
+		uint32		klen;
+		char	   *lo = NULL;
+		uint32		lolen = 0;
+		int			nkeys = 0;
+		WideKeyRange r;
+		WideReader *reader;
+		const WideCell *cell;
+		ChunkRow   *rows = palloc(sizeof(ChunkRow) * REVERSE_CHUNK_ROWS);
+		int			nrows = 0,
+					cap = 0,
+					i;
+
+		/* the next chunk of row keys, backwards */
+		while (nkeys < REVERSE_CHUNK_ROWS && (more = WideRowCursorPrev(cur, &k, &klen)))
+		{
+			/* rows an earlier (higher) range returned */
+			if (st->have_last &&
+				cmp_bytes(k, klen, st->last.data, st->last.len) >= 0)
+				continue;
+			if (nkeys == 0)
+			{
+				hi = pnstrdup(k, klen);
+				hilen = klen;
+			}
+			lo = pnstrdup(k, klen);
+			lolen = klen;
+			nkeys++;
+		}
+		if (nkeys == 0)
+		{
+			MemoryContextSwitchTo(old);
+			break;
+		}
+
+		/* read them forward */
+		memset(&r, 0, sizeof(r));
+		r.has_start = r.has_end = r.start_incl = r.end_incl = true;
+		r.start = lo;
+		r.startlen = lolen;
+		r.end = hi;
+		r.endlen = hilen;
+		r.is_point = (nkeys == 1);
+		reader = WideReaderBegin(st->rel, GetActiveSnapshot(), WideReaderNow(), &r);
+		while ((cell = WideReaderNext(reader)) != NULL)
+		{
+			ChunkRow   *row;
+
+			CHECK_FOR_INTERRUPTS();
+			if (nrows == 0 ||
+				cmp_bytes(cell->key, cell->keylen, rows[nrows - 1].key,
+						  rows[nrows - 1].keylen) != 0)
+			{
+				if (nrows == REVERSE_CHUNK_ROWS)
+					rows = repalloc(rows, sizeof(ChunkRow) * (nrows + REVERSE_CHUNK_ROWS));
+				row = &rows[nrows++];
+				row->key = pnstrdup(cell->key, cell->keylen);
+				row->keylen = cell->keylen;
+				row->ncells = 0;
+				cap = 16;
+				row->cells = palloc(sizeof(WideRowCell) * cap);
+			}
+			row = &rows[nrows - 1];
+			if (row->ncells == cap)
+				row->cells = repalloc(row->cells, sizeof(WideRowCell) * (cap *= 2));
+			copy_cell(st->schema, st->rowdesc, cell, &row->cells[row->ncells++]);
+		}
+		WideReaderEnd(reader);
+
+		for (i = nrows - 1; i >= 0 && !st->full; i--)
+			emit_chunk_row(st, &rows[i]);
+		resetStringInfo(&st->last);
+		appendBinaryStringInfo(&st->last, lo, lolen);
+		st->have_last = true;
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(chunkcxt);
+	}
+	MemoryContextDelete(chunkcxt);
+	WideRowCursorEnd(cur);
+}
+
+/* order of ranges for a reversed read: by end, highest (or none) first */
+static int
+rowset_order_reversed(const void *a, const void *b)
+{
+	const WideKeyRange *x = (const WideKeyRange *) a;
+	const WideKeyRange *y = (const WideKeyRange *) b;
+	int			c;
+
+	if (!x->has_end || !y->has_end)
+		return (int) x->has_end - (int) y->has_end;
+	c = cmp_bytes(x->end, x->endlen, y->end, y->endlen);
+	if (c != 0)
+		return -c;
+	return (int) y->end_incl - (int) x->end_incl;
+}
+
 /*
  * wide.read_rows(tbl, keys, start_key, end_key, start_inclusive,
  *                end_inclusive, prefix, ranges, limit, reversed, filter)
  */
 static Datum read_rows(FunctionCallInfo fcinfo, Oid relid, int64 limit,
 					   Jsonb *filter, WideKeyRange *ranges, int nranges,
-					   bool whole);
+					   bool whole, bool reversed);
 
 /* the table a read names by its row type (argument 0) */
 static Oid
@@ -587,11 +736,6 @@ wide_read_rows(PG_FUNCTION_ARGS)
 	bool		whole;
 	int64		limit = -1;
 
-	if (!PG_ARGISNULL(A_REVERSED) && PG_GETARG_BOOL(A_REVERSED))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("reversed reads are not supported yet"),
-				 errhint("Use ORDER BY row_key DESC on the result.")));
 	if (!PG_ARGISNULL(A_LIMIT))
 	{
 		limit = PG_GETARG_INT64(A_LIMIT);
@@ -604,7 +748,8 @@ wide_read_rows(PG_FUNCTION_ARGS)
 	ranges = row_set(fcinfo, &nranges, &whole);
 	return read_rows(fcinfo, relid, limit,
 					 PG_ARGISNULL(A_FILTER) ? NULL : PG_GETARG_JSONB_P(A_FILTER),
-					 ranges, nranges, whole);
+					 ranges, nranges, whole,
+					 !PG_ARGISNULL(A_REVERSED) && PG_GETARG_BOOL(A_REVERSED));
 }
 
 /*
@@ -626,12 +771,12 @@ wide_read_row(PG_FUNCTION_ARGS)
 	r.endlen = r.startlen;
 	check_key_length(r.startlen, "a row key");
 	return read_rows(fcinfo, relid, -1, PG_ARGISNULL(2) ? NULL : PG_GETARG_JSONB_P(2),
-					 &r, 1, false);
+					 &r, 1, false, false);
 }
 
 static Datum
 read_rows(FunctionCallInfo fcinfo, Oid relid, int64 limit, Jsonb *filter,
-		  WideKeyRange *ranges, int nranges, bool whole)
+		  WideKeyRange *ranges, int nranges, bool whole, bool reversed)
 {
 	ReadState	st;
 	int			i;
@@ -671,10 +816,21 @@ read_rows(FunctionCallInfo fcinfo, Oid relid, int64 limit, Jsonb *filter,
 		WideKeyRange all;
 
 		memset(&all, 0, sizeof(all));
-		read_range(&st, &all);
+		if (reversed)
+			read_range_reversed(&st, &all);
+		else
+			read_range(&st, &all);
 	}
-	for (i = 0; i < nranges && !st.full; i++)
-		read_range(&st, &ranges[i]);
+	if (reversed)
+	{
+		if (nranges > 1)
+			qsort(ranges, nranges, sizeof(WideKeyRange), rowset_order_reversed);
+		for (i = 0; i < nranges && !st.full; i++)
+			read_range_reversed(&st, &ranges[i]);
+	}
+	else
+		for (i = 0; i < nranges && !st.full; i++)
+			read_range(&st, &ranges[i]);
 
 	MemoryContextDelete(st.rowcxt);
 	relation_close(st.rel, NoLock);

@@ -280,3 +280,230 @@ WideReaderEnd(WideReader *r)
 	pfree(r->schema);
 	pfree(r);
 }
+
+/* ----------------------------------------------------------------
+ *	Row keys backwards (reversed reads)
+ *
+ * A row cursor walks the row keys of a range from the end to the start
+ * without reading the range: each step asks every run for its greatest
+ * row before the current one (WideSegmentRowBefore: one index block and
+ * one data block, usually cached) and takes the greatest; the write area's
+ * keys in range are collected once, sorted (bounded by the write area,
+ * like every reader's).  A key it returns may have no visible cells (only
+ * tombstones, or records of other transactions): callers read the rows
+ * forward and skip empty ones.
+ * ----------------------------------------------------------------
+ */
+struct WideRowCursor
+{
+	Relation	rel;
+	WideKeyRange range;
+	WideRunData runs[WIDE_MAX_RUNS + WIDE_MAX_WA_RUNS];
+	int			nruns;
+	char	  **wakeys;			/* write-area row keys in range, sorted */
+	uint32	   *walens;
+	int			nwakeys;
+	StringInfoData cur;			/* the last key returned */
+	bool		started;
+	StringInfoData cand;
+	StringInfoData best;
+};
+
+static int
+key_ptr_cmp(const void *a, const void *b, void *arg)
+{
+	int			i = *(const int *) a;
+	int			j = *(const int *) b;
+	WideRowCursor *c = (WideRowCursor *) arg;
+
+	return WideKeyCompare(c->wakeys[i], c->walens[i], c->wakeys[j], c->walens[j]);
+}
+
+/*
+ * WideRowCursorBegin -- a cursor over the row keys of a range, backwards.
+ */
+WideRowCursor *
+WideRowCursorBegin(Relation rel, Snapshot snapshot, const WideKeyRange *range)
+{
+	WideRowCursor *c = palloc0(sizeof(WideRowCursor));
+	Buffer		metabuf;
+	BlockNumber heads[2 * WIDE_NLANES];
+	uint32		gens[2 * WIDE_NLANES];
+	int			nlanes = 0;
+	int			cap = 64;
+	int			i;
+	char	  **keys;
+	uint32	   *lens;
+	int		   *order;
+	int			n = 0;
+
+	c->rel = rel;
+	c->range = *range;
+	if (range->has_start)
+		copy_bound(&c->range.start, range->start, range->startlen);
+	if (range->has_end)
+		copy_bound(&c->range.end, range->end, range->endlen);
+	initStringInfo(&c->cur);
+	initStringInfo(&c->cand);
+	initStringInfo(&c->best);
+
+	metabuf = WideReadMeta(rel, BUFFER_LOCK_SHARE);
+	if (BufferIsValid(metabuf))
+	{
+		WideMetaPage meta = WidePageGetMeta(BufferGetPage(metabuf));
+
+		for (i = 0; i < (int) meta->nruns; i++)
+			if (WideRunOverlapsRange(&meta->runs[i], &c->range))
+				c->runs[c->nruns++] = meta->runs[i];
+		for (i = 0; i < (int) meta->nwaruns; i++)
+			if (WideRunOverlapsRange(&meta->waruns[i], &c->range))
+				c->runs[c->nruns++] = meta->waruns[i];
+		for (i = 0; i < WIDE_NLANES; i++)
+		{
+			heads[nlanes] = meta->lanes[i].head;
+			gens[nlanes++] = meta->generation;
+			if (meta->flushing != 0)
+			{
+				heads[nlanes] = meta->flush_lanes[i].head;
+				gens[nlanes++] = meta->flushing;
+			}
+		}
+		UnlockReleaseBuffer(metabuf);
+	}
+
+	/* the write area's row keys in range */
+	keys = palloc(sizeof(char *) * cap);
+	lens = palloc(sizeof(uint32) * cap);
+	if (nlanes > 0)
+	{
+		WideWAScan *wa = WideWAScanBegin(rel, snapshot, heads, gens, nlanes);
+		WideCell	cell;
+
+		while (WideWAScanNext(wa, &cell))
+		{
+			if (WideRowBeforeRange(&c->range, cell.key, cell.keylen) ||
+				WideRowAfterRange(&c->range, cell.key, cell.keylen))
+				continue;
+			if (n == cap)
+			{
+				cap *= 2;
+				keys = repalloc(keys, sizeof(char *) * cap);
+				lens = repalloc(lens, sizeof(uint32) * cap);
+			}
+			keys[n] = palloc(Max(cell.keylen, 1));
+			memcpy(keys[n], cell.key, cell.keylen);
+			lens[n++] = cell.keylen;
+		}
+		WideWAScanEnd(wa);
+	}
+	c->wakeys = keys;
+	c->walens = lens;
+	order = palloc(sizeof(int) * Max(n, 1));
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	qsort_arg(order, n, sizeof(int), key_ptr_cmp, c);
+	c->wakeys = palloc(sizeof(char *) * Max(n, 1));
+	c->walens = palloc(sizeof(uint32) * Max(n, 1));
+	c->nwakeys = 0;
+	for (i = 0; i < n; i++)
+	{
+		int			k = order[i];
+
+		if (c->nwakeys > 0 &&
+			WideKeyCompare(c->wakeys[c->nwakeys - 1], c->walens[c->nwakeys - 1],
+						   keys[k], lens[k]) == 0)
+			continue;
+		c->wakeys[c->nwakeys] = keys[k];
+		c->walens[c->nwakeys++] = lens[k];
+	}
+	return c;
+}
+
+/* keep the greater of best and cand */
+static void
+take_greater(WideRowCursor *c, bool *have)
+{
+	if (!*have || WideKeyCompare(c->cand.data, c->cand.len, c->best.data, c->best.len) > 0)
+	{
+		resetStringInfo(&c->best);
+		appendBinaryStringInfo(&c->best, c->cand.data, c->cand.len);
+		*have = true;
+	}
+}
+
+/*
+ * WideRowCursorPrev -- the next row key going backwards (the greatest key
+ * in range below the last one returned); false at the start of the range.
+ * The key stays valid until the next call.
+ */
+bool
+WideRowCursorPrev(WideRowCursor *c, const char **key, uint32 *keylen)
+{
+	const char *before = NULL;
+	uint32		beforelen = 0;
+	char	   *endplus = NULL;
+	bool		have = false;
+	int			i;
+
+	if (c->started)
+	{
+		before = c->cur.data;
+		beforelen = c->cur.len;
+	}
+	else if (c->range.has_end)
+	{
+		/* rows < end, or <= end: < end followed by a zero byte */
+		beforelen = c->range.endlen + (c->range.end_incl ? 1 : 0);
+		endplus = palloc(beforelen);
+		memcpy(endplus, c->range.end, c->range.endlen);
+		if (c->range.end_incl)
+			endplus[c->range.endlen] = '\0';
+		before = endplus;
+	}
+	c->started = true;
+
+	for (i = 0; i < c->nruns; i++)
+		if (WideSegmentRowBefore(c->rel, &c->runs[i], before, beforelen, &c->cand))
+			take_greater(c, &have);
+
+	/* the write area: binary search for the greatest key < before */
+	{
+		int			lo = 0,
+					hi = c->nwakeys;
+
+		while (lo < hi)
+		{
+			int			mid = lo + (hi - lo) / 2;
+
+			if (before == NULL ||
+				WideKeyCompare(c->wakeys[mid], c->walens[mid], before, beforelen) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo > 0)
+		{
+			resetStringInfo(&c->cand);
+			appendBinaryStringInfo(&c->cand, c->wakeys[lo - 1], c->walens[lo - 1]);
+			take_greater(c, &have);
+		}
+	}
+	if (endplus)
+		pfree(endplus);
+	if (!have || WideRowBeforeRange(&c->range, c->best.data, c->best.len))
+		return false;
+	resetStringInfo(&c->cur);
+	appendBinaryStringInfo(&c->cur, c->best.data, c->best.len);
+	*key = c->cur.data;
+	*keylen = c->cur.len;
+	return true;
+}
+
+/*
+ * WideRowCursorEnd -- release the cursor.
+ */
+void
+WideRowCursorEnd(WideRowCursor *c)
+{
+	pfree(c);
+}

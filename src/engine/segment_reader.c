@@ -569,3 +569,92 @@ WideSegIterEnd(WideSegIter *it)
 	WideCacheRelease(it->segpin);
 	pfree(it);
 }
+
+/*
+ * WideSegmentRowBefore -- the greatest row key of a run that is smaller
+ * than "key" (key NULL: the run's greatest), copied into *out; false if
+ * there is none.  Reads at most one index block and one data block: the
+ * row before "key" is either in the first block whose last row is >= key,
+ * or is the last row of the block before it.  The row may hold only
+ * tombstones or invisible records: it is a candidate for the caller to
+ * read, in key order, not a promise of cells.
+ */
+bool
+WideSegmentRowBefore(Relation rel, const WideRunData *run, const char *key,
+					 uint32 keylen, StringInfo out)
+{
+	WideCacheEntry *segpin,
+			   *idxpin = NULL,
+			   *blkpin = NULL;
+	WideSegment *seg = WideSegmentOpen(rel, run, &segpin);
+	WideIndex  *root = seg->root;
+	WideIndex  *idx;
+	WideRawBlock *blk;
+	WideBlockIter bi;
+	WideCell	cell;
+	const WideIndexEntry *e;
+	bool		found = false;
+	int			ri,
+				ii;
+
+	if (root->n == 0)
+	{
+		WideCacheRelease(segpin);
+		return false;
+	}
+	ri = key ? WideIndexSeek(root, key, keylen) : root->n;
+	if (ri >= root->n)
+	{
+		/* every row of the run is before the key */
+		e = &root->entries[root->n - 1];
+		resetStringInfo(out);
+		appendBinaryStringInfo(out, e->lastrow, e->lastrowlen);
+		WideCacheRelease(segpin);
+		return true;
+	}
+	if (ri > 0)
+	{
+		e = &root->entries[ri - 1];
+		resetStringInfo(out);
+		appendBinaryStringInfo(out, e->lastrow, e->lastrowlen);
+		found = true;
+	}
+	idx = open_index(rel, seg, &root->entries[ri], &idxpin);
+	ii = WideIndexSeek(idx, key, keylen);
+	if (ii >= idx->n)
+		ii = idx->n - 1;		/* cannot happen: the block's last row >= key */
+	if (ii > 0)
+	{
+		e = &idx->entries[ii - 1];
+		resetStringInfo(out);
+		appendBinaryStringInfo(out, e->lastrow, e->lastrowlen);
+		found = true;
+	}
+
+	/* rows of the block that holds the key, before it */
+	e = &idx->entries[ii];
+	blk = WideSegmentOpenBlock(rel, seg, e, &blkpin, true);
+	memset(&bi, 0, sizeof(bi));
+	bi.cxt = CurrentMemoryContext;
+	if (!WideBlockIterInit(&bi, blk->data, blk->len, seg->typlen,
+						   seg->max_seq + run->seq_base, run->seq_base))
+		segment_corrupt(rel, seg->segid, "bad data block", e->offset);
+	while (WideBlockIterNext(&bi, &cell))
+	{
+		if (WideKeyCompare(cell.key, cell.keylen, key, keylen) >= 0)
+			break;
+		if (!(cell.same & WIDE_SAME_ROW) || !found)
+		{
+			resetStringInfo(out);
+			appendBinaryStringInfo(out, cell.key, cell.keylen);
+			found = true;
+		}
+	}
+	if (bi.error)
+		segment_corrupt(rel, seg->segid, "bad data block", e->offset);
+	WideBlockIterEnd(&bi);
+	WideSegmentCloseBlock(blk, blkpin);
+	WideCacheRelease(idxpin);
+	WideCacheRelease(segpin);
+	return found;
+}

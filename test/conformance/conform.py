@@ -17,7 +17,8 @@ Scenario lines (shell words; a line starting with '#' is a comment):
     deletecolumn ROW fam qual                         DeleteFromColumn, all versions
     deleterow ROW                                     DeleteFromRow
     read [start=K] [end=K] [prefix=P] [count=N] [regex=RE] [columns=SPEC]
-         [cells-per-column=N] [keys-only=true]        compare a read
+         [cells-per-column=N] [keys-only=true] [reversed=true]
+                                                      compare a read
     gc                                                wait for the emulator's lazy GC
 
 Reads map to wide.read_rows the way cbt builds its request: a row range or
@@ -82,6 +83,8 @@ class Side:
                 args.append('prefix => %s' % lit(v))
             elif k == 'count':
                 args.append('"limit" => %d' % int(v))
+            elif k == 'reversed' and v == 'true':
+                args.append('reversed => true')
         d = dict(opts)
         if 'cells-per-column' in d:
             chain.append({'cells_per_column_limit_filter': int(d['cells-per-column'])})
