@@ -6,6 +6,7 @@ OBJS = \
 	src/am/cellslot.o \
 	src/am/customscan.o \
 	src/am/ddl.o \
+	src/am/delete.o \
 	src/am/tableam.o \
 	src/am/vacuum.o \
 	src/api/aggregates.o \
@@ -50,7 +51,7 @@ PGFILEDESC = "wide - wide-column store"
 PG_CPPFLAGS = -I$(srcdir)/src
 SHLIB_LINK = -lzstd
 
-REGRESS = wide_ddl families cells mvcc segments bulk aggregates reads mutate_row conditional
+REGRESS = wide_ddl families cells mvcc segments bulk aggregates reads mutate_row conditional delete
 REGRESS_OPTS = --load-extension=wide
 ISOLATION = snapshot write_order compaction adders conditional
 ISOLATION_OPTS = --load-extension=wide

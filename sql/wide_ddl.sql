@@ -73,7 +73,6 @@ INSERT INTO metric VALUES ('r1', 'm', 'q', '2030-01-01', 1);
 
 -- not supported: each a clear error
 UPDATE metric SET value = 2;
-DELETE FROM metric WHERE row_key = 'r1';
 -- (without an index ON CONFLICT has no arbiter: a plain insert, which
 -- replaces the cell)
 INSERT INTO metric VALUES ('r1', 'm', 'q', '2030-01-01', 1)

@@ -67,4 +67,5 @@ _PG_init(void)
 	define_settings();
 	WideInstallHooks();
 	WideInstallPlanner();
+	WideInstallDeleteHooks();
 }

@@ -692,6 +692,16 @@ extern bool WideCompactStep(Relation rel, bool major, uint64 cap);
 extern void WideCompactRange(Relation rel, int lo, int hi);
 extern void WideCompactForRoom(Relation rel, int slots);
 
+/* am/delete.c */
+extern void WideInstallDeleteHooks(void);
+#define WIDE_DELETE_KEYS		1
+#define WIDE_DELETE_WITH_VALUES	2
+extern int	WideDeleteTracking(Relation rel);
+extern void WideDeleteRemember(Relation rel, const WideCell *cell, ItemPointer tid,
+							   int track);
+extern void WideDeleteCell(Relation rel, ItemPointer tid);
+extern bool WideDeleteFetch(Relation rel, ItemPointer tid, TupleTableSlot *slot);
+
 /* am/ddl.c */
 extern bool WideRelationIsWide(Oid relid);
 extern void WideInstallHooks(void);

@@ -113,6 +113,7 @@ typedef struct WideScanState
 	WideReaderStats stats;
 	bool		needed[5];		/* columns the plan uses */
 	bool		tupcxt_used;
+	int			for_delete;		/* WideDeleteTracking: a running DELETE's target */
 	const WideSchema *schema;	/* copied at the start of the scan */
 } WideScanState;
 
@@ -458,6 +459,7 @@ begin_wide_scan(CustomScanState *node, EState *estate, int eflags)
 		s->needed[i] = bms_is_member(i + 1 - FirstLowInvalidHeapAttributeNumber, attrs) ||
 			bms_is_member(0 - FirstLowInvalidHeapAttributeNumber, attrs);
 	s->schema = WideSchemaCopy(node->ss.ss_currentRelation);
+	s->for_delete = WideDeleteTracking(node->ss.ss_currentRelation);
 	s->tupcxt = AllocSetContextCreate(estate->es_query_cxt, "wide scan tuple",
 									  ALLOCSET_DEFAULT_SIZES);
 	initStringInfo(&s->lo);
@@ -767,7 +769,11 @@ wide_scan_next(ScanState *ss)
 	s->tupcxt_used = WideCellToValues(s->schema, cell, slot->tts_values,
 									  slot->tts_isnull, s->needed);
 	MemoryContextSwitchTo(old);
-	return ExecStoreVirtualTuple(slot);
+	ExecStoreVirtualTuple(slot);
+	if (s->for_delete)
+		WideDeleteRemember(s->css.ss.ss_currentRelation, cell, &slot->tts_tid,
+						   s->for_delete);
+	return slot;
 }
 
 static bool

@@ -47,6 +47,7 @@ typedef struct WideScanDescData
 	WideReader *reader;
 	MemoryContext tupcxt;		/* datums of the current tuple */
 	uint64		ntuples;		/* cells returned, for synthetic TIDs */
+	int			for_delete;		/* WideDeleteTracking: a running DELETE's target */
 
 	/* ANALYZE: cells [analyze_from, analyze_to) belong to the current block */
 	double		analyze_total;
@@ -103,6 +104,7 @@ wide_scan_begin(Relation rel, Snapshot snapshot, int nkeys,
 	}
 
 	scan = palloc0(sizeof(WideScanDescData));
+	scan->for_delete = WideDeleteTracking(rel);
 	scan->base.rs_rd = rel;
 	scan->base.rs_snapshot = snapshot;
 	scan->base.rs_nkeys = nkeys;
@@ -155,9 +157,12 @@ store_cell(WideScanDesc scan, const WideSchema *schema, const WideCell *cell,
 	ExecStoreVirtualTuple(slot);
 
 	scan->ntuples++;
-	ItemPointerSet(&slot->tts_tid,
-				   (BlockNumber) (scan->ntuples / MaxHeapTuplesPerPage),
-				   (OffsetNumber) (scan->ntuples % MaxHeapTuplesPerPage) + 1);
+	if (scan->for_delete)
+		WideDeleteRemember(scan->base.rs_rd, cell, &slot->tts_tid, scan->for_delete);
+	else
+		ItemPointerSet(&slot->tts_tid,
+					   (BlockNumber) (scan->ntuples / MaxHeapTuplesPerPage),
+					   (OffsetNumber) (scan->ntuples % MaxHeapTuplesPerPage) + 1);
 	slot->tts_tableOid = RelationGetRelid(scan->base.rs_rd);
 }
 
@@ -236,6 +241,8 @@ static bool
 wide_tuple_fetch_row_version(Relation rel, ItemPointer tid,
 							 Snapshot snapshot, TupleTableSlot *slot)
 {
+	if (WideDeleteFetch(rel, tid, slot))
+		return true;			/* DELETE ... RETURNING */
 	not_supported(rel, "UPDATE, and fetching a cell again by its item pointer,",
 				  "Row-level triggers, foreign keys and WHERE CURRENT OF fetch cells again; wide tables do not have them.  A write to an existing cell replaces it: INSERT the new value.");
 }
@@ -342,7 +349,8 @@ wide_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 				  Snapshot snapshot, Snapshot crosscheck, bool wait,
 				  TM_FailureData *tmfd, bool changingPart)
 {
-	not_supported(rel, "DELETE", NULL);
+	WideDeleteCell(rel, tid);
+	return TM_Ok;
 }
 
 static TM_Result

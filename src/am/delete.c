@@ -1,0 +1,307 @@
+/*-------------------------------------------------------------------------
+ *
+ * delete.c
+ *	  SQL DELETE on a wide table: each deleted cell becomes a tombstone.
+ *
+ * The executor deletes by item pointer: a scan returns rows with a TID,
+ * ModifyTable hands the TID to tuple_delete.  A cell has no address that
+ * fits in a TID (it may live in a compressed segment block), so while a
+ * DELETE runs on a wide table (noticed by the ExecutorStart hook), scans
+ * of that table number the cells they return and remember the coordinates
+ * of the last WIDE_DELETE_RING of them; tuple_delete finds the cell by its
+ * number and writes a DeleteFromColumn tombstone for exactly that version,
+ * [ts, ts + 1).  Deleting is thus Bigtable's delete: it removes what was
+ * written before it.  The scan does not see its own statement's tombstones
+ * (they carry the statement's command id).
+ *
+ * A plan that scans more than WIDE_DELETE_RING cells of the table before
+ * deleting one of them (say, a hash join that builds on the wide table)
+ * gets a clear error for that cell, never a wrong delete; plain DELETE ...
+ * WHERE deletes each cell right after the scan returns it.
+ *
+ * IDENTIFICATION
+ *	  src/am/delete.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "catalog/pg_class.h"
+#include "executor/executor.h"
+#include "nodes/pg_list.h"
+#include "parser/parsetree.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "wide.h"
+
+#define WIDE_DELETE_RING	65536
+#define TIDS_PER_BLOCK		2000	/* offsets 1..2000 */
+
+typedef struct RememberedCell
+{
+	uint64		id;				/* 0: empty */
+	Oid			relid;
+	char	   *bytes;			/* key, family, qualifier */
+	uint32		keylen;
+	uint16		famlen;
+	uint32		quallen;
+	int64		ts;
+	uint8		kind;			/* for RETURNING: the cell's record kind */
+	char	   *value;			/* for RETURNING: its value, or NULL */
+	uint32		vallen;
+} RememberedCell;
+
+typedef struct DeleteTarget
+{
+	Oid			relid;
+	QueryDesc  *query;			/* the DELETE that targets it */
+	bool		returning;		/* DELETE ... RETURNING: keep values too */
+} DeleteTarget;
+
+static List *targets = NIL;		/* of DeleteTarget *, in TopMemoryContext */
+static RememberedCell *ring = NULL;
+static MemoryContext ringcxt = NULL;
+static uint64 next_id = 1;
+static ExecutorStart_hook_type prev_ExecutorStart = NULL;
+static ExecutorEnd_hook_type prev_ExecutorEnd = NULL;
+static bool callback_registered = false;
+
+static void
+forget_all(void)
+{
+	ListCell   *lc;
+
+	foreach(lc, targets)
+		pfree(lfirst(lc));
+	list_free(targets);
+	targets = NIL;
+	if (ringcxt)
+		MemoryContextReset(ringcxt);
+	ring = NULL;
+}
+
+static void
+xact_callback(XactEvent event, void *arg)
+{
+	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_COMMIT ||
+		event == XACT_EVENT_PARALLEL_ABORT || event == XACT_EVENT_PREPARE)
+		forget_all();
+}
+
+static void
+wide_ExecutorStart(QueryDesc *query, int eflags)
+{
+	/* before the plan's scans begin, which ask WideDeleteTracking */
+	if (query->operation == CMD_DELETE && !(eflags & EXEC_FLAG_EXPLAIN_ONLY))
+	{
+		ListCell   *lc;
+
+		foreach(lc, query->plannedstmt->resultRelations)
+		{
+			RangeTblEntry *rte = rt_fetch(lfirst_int(lc), query->plannedstmt->rtable);
+
+			if (rte->relkind == RELKIND_RELATION && WideRelationIsWide(rte->relid))
+			{
+				DeleteTarget *t = MemoryContextAlloc(TopMemoryContext, sizeof(DeleteTarget));
+
+				MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+				t->relid = rte->relid;
+				t->query = query;
+				t->returning = query->plannedstmt->hasReturning;
+				targets = lappend(targets, t);
+				MemoryContextSwitchTo(old);
+			}
+		}
+	}
+	if (prev_ExecutorStart)
+		prev_ExecutorStart(query, eflags);
+	else
+		standard_ExecutorStart(query, eflags);
+}
+
+static void
+wide_ExecutorEnd(QueryDesc *query)
+{
+	ListCell   *lc;
+
+	foreach(lc, targets)
+	{
+		DeleteTarget *t = lfirst(lc);
+
+		if (t->query == query)
+		{
+			targets = foreach_delete_current(targets, lc);
+			pfree(t);
+		}
+	}
+	if (targets == NIL && ringcxt)
+	{
+		MemoryContextReset(ringcxt);
+		ring = NULL;
+	}
+	if (prev_ExecutorEnd)
+		prev_ExecutorEnd(query);
+	else
+		standard_ExecutorEnd(query);
+}
+
+/*
+ * WideInstallDeleteHooks -- called once, at load.
+ */
+void
+WideInstallDeleteHooks(void)
+{
+	prev_ExecutorStart = ExecutorStart_hook;
+	ExecutorStart_hook = wide_ExecutorStart;
+	prev_ExecutorEnd = ExecutorEnd_hook;
+	ExecutorEnd_hook = wide_ExecutorEnd;
+}
+
+/*
+ * WideDeleteTracking -- is a DELETE of this relation running?  0 if not;
+ * WIDE_DELETE_KEYS, or WIDE_DELETE_WITH_VALUES when it has RETURNING.
+ */
+int
+WideDeleteTracking(Relation rel)
+{
+	ListCell   *lc;
+	int			track = 0;
+
+	if (targets == NIL)
+		return 0;
+	foreach(lc, targets)
+	{
+		DeleteTarget *t = lfirst(lc);
+
+		if (t->relid == RelationGetRelid(rel))
+			track = Max(track, t->returning ? WIDE_DELETE_WITH_VALUES : WIDE_DELETE_KEYS);
+	}
+	return track;
+}
+
+/*
+ * WideDeleteRemember -- give a cell a scan returns for a DELETE its TID,
+ * and remember its coordinates.
+ */
+void
+WideDeleteRemember(Relation rel, const WideCell *cell, ItemPointer tid, int track)
+{
+	uint64		id = next_id++;
+	RememberedCell *r;
+
+	if (!callback_registered)
+	{
+		RegisterXactCallback(xact_callback, NULL);
+		callback_registered = true;
+	}
+	if (ringcxt == NULL)
+		ringcxt = AllocSetContextCreate(TopMemoryContext, "wide DELETE cells",
+										ALLOCSET_DEFAULT_SIZES);
+	if (ring == NULL)
+		ring = MemoryContextAllocZero(ringcxt, sizeof(RememberedCell) * WIDE_DELETE_RING);
+	r = &ring[id % WIDE_DELETE_RING];
+	if (r->bytes)
+		pfree(r->bytes);
+	if (r->value)
+		pfree(r->value);
+	r->value = NULL;
+	r->vallen = 0;
+	r->kind = cell->kind;
+	if (track == WIDE_DELETE_WITH_VALUES && cell->value != NULL)
+	{
+		r->value = MemoryContextAlloc(ringcxt, Max(cell->vallen, 1));
+		memcpy(r->value, cell->value, cell->vallen);
+		r->vallen = cell->vallen;
+	}
+	r->bytes = MemoryContextAlloc(ringcxt, Max(cell->keylen + cell->famlen + cell->quallen, 1));
+	memcpy(r->bytes, cell->key, cell->keylen);
+	memcpy(r->bytes + cell->keylen, cell->family, cell->famlen);
+	memcpy(r->bytes + cell->keylen + cell->famlen, cell->qual, cell->quallen);
+	r->keylen = cell->keylen;
+	r->famlen = cell->famlen;
+	r->quallen = cell->quallen;
+	r->ts = cell->ts;
+	r->relid = RelationGetRelid(rel);
+	r->kind = cell->kind;
+	r->id = id;
+	ItemPointerSet(tid, (BlockNumber) (id / TIDS_PER_BLOCK),
+				   (OffsetNumber) (id % TIDS_PER_BLOCK) + 1);
+}
+
+/*
+ * WideDeleteCell -- tuple_delete: a tombstone for the cell a scan of this
+ * DELETE returned with this TID.
+ */
+void
+WideDeleteCell(Relation rel, ItemPointer tid)
+{
+	uint64		id = (uint64) ItemPointerGetBlockNumber(tid) * TIDS_PER_BLOCK +
+		(ItemPointerGetOffsetNumber(tid) - 1);
+	RememberedCell *r = ring ? &ring[id % WIDE_DELETE_RING] : NULL;
+	const WideSchema *schema = WideGetSchema(rel);
+	const WideFamily *fam;
+	WideCell	c;
+
+	if (r == NULL || r->id != id || r->relid != RelationGetRelid(rel))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot DELETE this cell of wide table \"%s\": it was scanned too long before",
+						RelationGetRelationName(rel)),
+				 errdetail("A DELETE deletes each cell by the coordinates its scan remembered; this plan read more than %d cells of the table before deleting one.",
+						   WIDE_DELETE_RING),
+				 errhint("Delete with a simpler WHERE clause, or with wide.delete_cells() or wide.mutate_rows().")));
+
+	memset(&c, 0, sizeof(c));
+	c.kind = WIDE_KIND_DEL_CELLS;
+	c.key = r->bytes;
+	c.keylen = r->keylen;
+	c.family = r->bytes + r->keylen;
+	c.famlen = r->famlen;
+	c.qual = r->bytes + r->keylen + r->famlen;
+	c.quallen = r->quallen;
+	c.ts = r->ts;
+	c.ts_to = r->ts == PG_INT64_MAX ? PG_INT64_MAX : r->ts + 1;
+	fam = WideFamilyForWrite(rel, schema, c.family, c.famlen);
+	c.famid = fam->id;
+	c.xmin = GetCurrentTransactionId();
+	c.cmin = GetCurrentCommandId(true);
+	WideMaybeFlush(rel, WideWriteAreaInsert(rel, &c, 1));
+}
+
+/*
+ * WideDeleteFetch -- tuple_fetch_row_version for DELETE ... RETURNING: the
+ * cell a scan of the running DELETE returned with this TID; false if it is
+ * not known.
+ */
+bool
+WideDeleteFetch(Relation rel, ItemPointer tid, TupleTableSlot *slot)
+{
+	uint64		id = (uint64) ItemPointerGetBlockNumber(tid) * TIDS_PER_BLOCK +
+		(ItemPointerGetOffsetNumber(tid) - 1);
+	RememberedCell *r = ring ? &ring[id % WIDE_DELETE_RING] : NULL;
+	WideCell	c;
+
+	if (r == NULL || r->id != id || r->relid != RelationGetRelid(rel) ||
+		r->value == NULL)
+		return false;
+	memset(&c, 0, sizeof(c));
+	c.kind = r->kind;
+	c.key = r->bytes;
+	c.keylen = r->keylen;
+	c.family = r->bytes + r->keylen;
+	c.famlen = r->famlen;
+	c.qual = r->bytes + r->keylen + r->famlen;
+	c.quallen = r->quallen;
+	c.ts = r->ts;
+	c.value = r->value;
+	c.vallen = r->vallen;
+	ExecClearTuple(slot);
+	WideCellToValues(WideGetSchema(rel), &c, slot->tts_values, slot->tts_isnull, NULL);
+	ExecStoreVirtualTuple(slot);
+	slot->tts_tid = *tid;
+	slot->tts_tableOid = RelationGetRelid(rel);
+	return true;
+}
