@@ -456,3 +456,92 @@ AS 'MODULE_PATHNAME', 'wide_read_row'
 LANGUAGE C STABLE;
 COMMENT ON FUNCTION wide.read_row(anyelement, text, jsonb) IS
   'the cells of one row, through a row filter (ReadRows of one key)';
+
+-- ----------------------------------------------------------------
+-- Filter shortcuts: SQL functions that build the JSON row filters
+-- ----------------------------------------------------------------
+
+CREATE FUNCTION wide.chain(VARIADIC filters jsonb[])
+RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT jsonb_build_object('chain', to_jsonb(filters)) $$;
+COMMENT ON FUNCTION wide.chain(jsonb[]) IS 'row filter: each filter''s output feeds the next';
+
+CREATE FUNCTION wide.interleave(VARIADIC filters jsonb[])
+RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT jsonb_build_object('interleave', to_jsonb(filters)) $$;
+COMMENT ON FUNCTION wide.interleave(jsonb[]) IS 'row filter: the union of the filters'' outputs';
+
+CREATE FUNCTION wide.condition(predicate jsonb, true_filter jsonb DEFAULT NULL,
+                               false_filter jsonb DEFAULT NULL)
+RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT jsonb_build_object('condition', jsonb_strip_nulls(jsonb_build_object(
+       'predicate_filter', predicate, 'true_filter', true_filter, 'false_filter', false_filter))) $$;
+COMMENT ON FUNCTION wide.condition(jsonb, jsonb, jsonb) IS
+  'row filter: true_filter if the predicate outputs a cell of the row, else false_filter';
+
+CREATE FUNCTION wide.family_filter(regex text)
+RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT jsonb_build_object('family_name_regex_filter', regex) $$;
+
+CREATE FUNCTION wide.qualifier_filter(regex text)
+RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT jsonb_build_object('column_qualifier_regex_filter', regex) $$;
+
+CREATE FUNCTION wide.row_key_filter(regex text)
+RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT jsonb_build_object('row_key_regex_filter', regex) $$;
+
+CREATE FUNCTION wide.value_filter(regex text)
+RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT jsonb_build_object('value_regex_filter', regex) $$;
+
+CREATE FUNCTION wide.column_range(family text, start_qualifier text DEFAULT NULL,
+                                  end_qualifier text DEFAULT NULL,
+                                  start_inclusive boolean DEFAULT true,
+                                  end_inclusive boolean DEFAULT false)
+RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT jsonb_build_object('column_range_filter', jsonb_strip_nulls(jsonb_build_object(
+       'family_name', family,
+       CASE WHEN start_inclusive THEN 'start_qualifier_closed' ELSE 'start_qualifier_open' END, start_qualifier,
+       CASE WHEN end_inclusive THEN 'end_qualifier_closed' ELSE 'end_qualifier_open' END, end_qualifier))) $$;
+
+CREATE FUNCTION wide.value_range(start_value text DEFAULT NULL, end_value text DEFAULT NULL,
+                                 start_inclusive boolean DEFAULT true,
+                                 end_inclusive boolean DEFAULT false)
+RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT jsonb_build_object('value_range_filter', jsonb_strip_nulls(jsonb_build_object(
+       CASE WHEN start_inclusive THEN 'start_value_closed' ELSE 'start_value_open' END, start_value,
+       CASE WHEN end_inclusive THEN 'end_value_closed' ELSE 'end_value_open' END, end_value))) $$;
+
+CREATE FUNCTION wide.ts_range(ts_from timestamptz DEFAULT NULL, ts_to timestamptz DEFAULT NULL)
+RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT jsonb_build_object('timestamp_range_filter', jsonb_strip_nulls(jsonb_build_object(
+       'start_timestamp_micros', (extract(epoch FROM ts_from) * 1000000)::bigint,
+       'end_timestamp_micros', (extract(epoch FROM ts_to) * 1000000)::bigint))) $$;
+COMMENT ON FUNCTION wide.ts_range(timestamptz, timestamptz) IS
+  'row filter: cells with ts in [ts_from, ts_to)';
+
+CREATE FUNCTION wide.latest(n int DEFAULT 1)
+RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT jsonb_build_object('cells_per_column_limit_filter', n) $$;
+COMMENT ON FUNCTION wide.latest(int) IS 'row filter: the newest n versions of each column';
+
+CREATE FUNCTION wide.cells_per_row(n int, "offset" int DEFAULT 0)
+RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT CASE WHEN "offset" > 0
+         THEN jsonb_build_object('chain', jsonb_build_array(
+                jsonb_build_object('cells_per_row_offset_filter', "offset"),
+                jsonb_build_object('cells_per_row_limit_filter', n)))
+         ELSE jsonb_build_object('cells_per_row_limit_filter', n) END $$;
+
+CREATE FUNCTION wide.strip_value()
+RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT '{"strip_value_transformer": true}'::jsonb $$;
+
+CREATE FUNCTION wide.label(label text)
+RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT jsonb_build_object('apply_label_transformer', label) $$;
+
+CREATE FUNCTION wide.row_sample(probability float8)
+RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT jsonb_build_object('row_sample_filter', probability) $$;

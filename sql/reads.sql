@@ -218,3 +218,23 @@ SELECT sum(n) AS cells FROM (
     FROM (SELECT lag(row_key, 1, ''::bytea) OVER (ORDER BY offset_bytes) AS lo, row_key AS hi
             FROM wide.sample_row_keys('big')) s) t;
 DROP TABLE big;
+
+-- SQL shortcuts build the same filters
+SELECT wide.chain(wide.family_filter('cpu'), wide.qualifier_filter('s.*'), wide.latest(1)) =
+       '{"chain": [{"family_name_regex_filter": "cpu"}, {"column_qualifier_regex_filter": "s.*"},
+                   {"cells_per_column_limit_filter": 1}]}'::jsonb AS same;
+SELECT wide.ts_range('2030-01-01 00:00:00+00', '2030-01-01 00:03:01+00');
+SELECT wide.column_range('cf', 'a', 'c', end_inclusive => true), wide.value_range(end_value => '10');
+SELECT wide.condition(wide.value_filter('queued'), wide.cells_per_row(1, 2));
+SELECT wide.interleave(wide.chain(wide.row_key_filter('k.*'), wide.label('x')), wide.strip_value(),
+                       wide.row_sample(0.5));
+CREATE TABLE s (row_key text, family text, qualifier text, ts timestamptz, value float8) USING wide;
+SELECT wide.create_family('s', 'm');
+INSERT INTO s SELECT 'h#' || g, 'm', q, '2030-01-01'::timestamptz + v * interval '1 minute', g * 10 + v
+  FROM generate_series(1, 3) g, unnest(ARRAY['cpu', 'mem']) q, generate_series(0, 3) v;
+SELECT row_key, qualifier, value
+  FROM wide.read_rows(NULL::s, prefix => 'h#',
+                      filter => wide.chain(wide.qualifier_filter('cpu'),
+                                           wide.ts_range('2030-01-01', '2030-01-01 00:02'),
+                                           wide.latest(1)));
+DROP TABLE s;

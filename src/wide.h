@@ -730,6 +730,8 @@ extern WideRowCursor *WideRowCursorBegin(Relation rel, Snapshot snapshot,
 										 const WideKeyRange *range);
 extern bool WideRowCursorPrev(WideRowCursor *c, const char **key, uint32 *keylen);
 extern void WideRowCursorEnd(WideRowCursor *c);
+extern int	WideRowWriters(Relation rel, const char *key, uint32 keylen,
+						   TransactionId **xids, uint64 **seqs);
 
 /* am/cellslot.c */
 extern int64 WideTimestampToUnix(TimestampTz ts);

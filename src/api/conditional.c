@@ -15,9 +15,17 @@
  * fresh snapshot (READ COMMITTED), which sees whatever the previous holder
  * committed; under REPEATABLE READ or SERIALIZABLE, a row changed by a
  * transaction the snapshot does not see is a serialization failure, as an
- * UPDATE of a concurrently updated heap row is.  Plain writes (INSERT,
- * set_cell, add_to_cell, ...) do not take the row lock: they never wait,
- * and are ordered by write order as always (docs/bigtable-compatibility.md).
+ * UPDATE of a concurrently updated heap row is.
+ *
+ * Plain writes (INSERT, set_cell, add_to_cell, ...) take no row lock: a
+ * lock per written row held to commit would cost ingest its speed and a
+ * COPY its lock table.  Instead the conditional side does the work: before
+ * reading it waits for every running transaction that has written to the
+ * row (WideRowWriters), and after writing it checks for writers that
+ * slipped in between: one that wrote to the row before our writes but is
+ * not seen by our read is waited for, and if it commits we fail with a
+ * serialization error.  So the outcome is always that of some serial
+ * order, or an error to retry.
  *
  * CheckAndMutateRow: the predicate is a row filter (filter.c); it matches
  * when it outputs at least one cell (no predicate: when the row has any
@@ -50,6 +58,8 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
+#include "storage/procarray.h"
+#include "access/transam.h"
 
 #include "wide.h"
 #include "wide_filter.h"
@@ -102,15 +112,46 @@ same_row(const WideRowCell *a, int na, const WideRowCell *b, int nb, TupleDesc d
 }
 
 /*
- * read_locked_row -- the row, read under its lock; under a transaction
+ * wait_for_writers -- wait until no transaction that wrote to the row is
+ * still running (a plain write takes no row lock: see the top).
+ */
+static void
+wait_for_writers(Relation rel, const char *key, uint32 keylen)
+{
+	for (;;)
+	{
+		TransactionId *xids;
+		uint64	   *seqs;
+		int			n = WideRowWriters(rel, key, keylen, &xids, &seqs);
+		bool		waited = false;
+		int			i;
+
+		for (i = 0; i < n; i++)
+			if (TransactionIdIsInProgress(xids[i]))
+			{
+				XactLockTableWait(xids[i], rel, NULL, XLTW_None);
+				waited = true;
+			}
+		if (!waited)
+			return;
+	}
+}
+
+/*
+ * read_locked_row -- take the row lock, wait for the row's running
+ * writers, and read the row with the snapshot *snap; under a transaction
  * snapshot, fail if a transaction it does not see has changed the row.
  */
 static int
 read_locked_row(Relation rel, const WideSchema *schema, const char *key,
-				uint32 keylen, WideRowCell **cells)
+				uint32 keylen, WideRowCell **cells, Snapshot *snap)
 {
-	Snapshot	snap = lock_row(rel, key, keylen);
-	int			n = WideReadRow(rel, schema, snap, key, keylen, cells);
+	int			n;
+
+	(void) lock_row(rel, key, keylen);
+	wait_for_writers(rel, key, keylen);
+	*snap = IsolationUsesXactSnapshot() ? GetTransactionSnapshot() : GetLatestSnapshot();
+	n = WideReadRow(rel, schema, *snap, key, keylen, cells);
 
 	if (IsolationUsesXactSnapshot())
 	{
@@ -125,6 +166,48 @@ read_locked_row(Relation rel, const WideSchema *schema, const char *key,
 					 errhint("Retry the transaction.")));
 	}
 	return n;
+}
+
+/*
+ * check_no_race -- after our writes (the last numbered "myseq"): a plain
+ * writer that wrote to the row before them but unseen by our read (it
+ * started writing after we waited) would make the outcome depend on a
+ * read that missed it.  Wait for such writers; if one commits, fail with a
+ * serialization error, as a heap UPDATE does on a concurrent update.
+ */
+static void
+check_no_race(Relation rel, const char *key, uint32 keylen, Snapshot snap,
+			  uint64 myseq)
+{
+	for (;;)
+	{
+		TransactionId *xids;
+		uint64	   *seqs;
+		int			n = WideRowWriters(rel, key, keylen, &xids, &seqs);
+		bool		waited = false;
+		int			i;
+
+		for (i = 0; i < n; i++)
+		{
+			if (seqs[i] > myseq)
+				continue;		/* wrote after us: it comes after us */
+			if (TransactionIdIsInProgress(xids[i]))
+			{
+				XactLockTableWait(xids[i], rel, NULL, XLTW_None);
+				waited = true;
+				continue;
+			}
+			if (TransactionIdDidCommit(xids[i]) && XidInMVCCSnapshot(xids[i], snap))
+				ereport(ERROR,
+						(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+						 errmsg("could not serialize access due to concurrent write to row \"%.*s\"",
+								(int) Min(keylen, 64), key),
+						 errdetail("Another transaction wrote to the row while this one read and changed it."),
+						 errhint("Retry the transaction.")));
+		}
+		if (!waited)
+			return;
+	}
 }
 
 /* the mutations of a JSON array, checked; NULL json: none */
@@ -180,6 +263,7 @@ wide_check_and_mutate_row(PG_FUNCTION_ARGS)
 	int			ncells;
 	bool		matched;
 	bool		isvarlena;
+	Snapshot	snap;
 
 	if (PG_ARGISNULL(0))
 		ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -205,7 +289,7 @@ wide_check_and_mutate_row(PG_FUNCTION_ARGS)
 							   PG_ARGISNULL(4) ? NULL : PG_GETARG_JSONB_P(4),
 							   "on_no_match", &nomatch_cells);
 
-	ncells = read_locked_row(rel, schema, key, keylen, &cells);
+	ncells = read_locked_row(rel, schema, key, keylen, &cells, &snap);
 	fc.row = key;
 	fc.rowlen = keylen;
 	if (predicate == NULL)
@@ -224,9 +308,15 @@ wide_check_and_mutate_row(PG_FUNCTION_ARGS)
 	 * commit, as any write's time is.
 	 */
 	if (matched && nmatch > 0)
+	{
 		WideWriteRecords(rel, match_cells, nmatch);
+		check_no_race(rel, key, keylen, snap, match_cells[nmatch - 1].seq);
+	}
 	else if (!matched && nnomatch > 0)
+	{
 		WideWriteRecords(rel, nomatch_cells, nnomatch);
+		check_no_race(rel, key, keylen, snap, nomatch_cells[nnomatch - 1].seq);
+	}
 	relation_close(rel, NoLock);
 	PG_RETURN_BOOL(matched);
 }
@@ -258,6 +348,7 @@ wide_read_modify_write_row(PG_FUNCTION_ARGS)
 	int64		now = WideNowUnix();
 	int64		ts;
 	HeapTuple	tup;
+	Snapshot	snap;
 
 	if (!OidIsValid(relid) || !WideRelationIsWide(relid))
 		ereport(ERROR,
@@ -295,7 +386,8 @@ wide_read_modify_write_row(PG_FUNCTION_ARGS)
 				 errmsg("increment needs an int8 or bytea value column, not %s",
 						format_type_be(schema->valtype))));
 
-	ncells = read_locked_row(rel, schema, VARDATA_ANY(keyt), VARSIZE_ANY_EXHDR(keyt), &cells);
+	ncells = read_locked_row(rel, schema, VARDATA_ANY(keyt), VARSIZE_ANY_EXHDR(keyt),
+							 &cells, &snap);
 	for (i = 0; i < ncells; i++)
 		if (cells[i].familylen == (int) VARSIZE_ANY_EXHDR(famt) &&
 			memcmp(cells[i].family, VARDATA_ANY(famt), cells[i].familylen) == 0 &&
@@ -376,6 +468,7 @@ wide_read_modify_write_row(PG_FUNCTION_ARGS)
 		TimestampTzGetDatum(WideUnixToTimestamp(ts)) : Int64GetDatum(ts);
 	WideCellFromValues(rel, schema, values, isnull, &cell);
 	WideWriteRecords(rel, &cell, 1);
+	check_no_race(rel, VARDATA_ANY(keyt), VARSIZE_ANY_EXHDR(keyt), snap, cell.seq);
 
 	tup = heap_form_tuple(RelationGetDescr(rel), values, isnull);
 	relation_close(rel, NoLock);

@@ -507,3 +507,105 @@ WideRowCursorEnd(WideRowCursor *c)
 {
 	pfree(c);
 }
+
+/*
+ * WideRowWriters -- the transactions other than ours that wrote records
+ * of a row that are not yet frozen, whatever their state, each with the
+ * smallest sequence number it wrote there (for conditional mutations,
+ * which must not race with plain writers: api/conditional.c).  Reads the
+ * write area and the runs' blocks of that row, ignoring visibility.
+ * Returns the number of writers; *xids and *seqs are palloc'd.
+ */
+int
+WideRowWriters(Relation rel, const char *key, uint32 keylen,
+			   TransactionId **xids, uint64 **seqs)
+{
+	Buffer		metabuf;
+	WideRunData runs[WIDE_MAX_RUNS + WIDE_MAX_WA_RUNS];
+	int			nruns = 0;
+	BlockNumber heads[2 * WIDE_NLANES];
+	uint32		gens[2 * WIDE_NLANES];
+	int			nlanes = 0;
+	WideKeyRange range;
+	int			n = 0,
+				cap = 8,
+				i;
+	WideCell	cell;
+
+	memset(&range, 0, sizeof(range));
+	range.has_start = range.has_end = range.start_incl = range.end_incl = true;
+	range.is_point = true;
+	range.start = range.end = key;
+	range.startlen = range.endlen = keylen;
+	*xids = palloc(sizeof(TransactionId) * cap);
+	*seqs = palloc(sizeof(uint64) * cap);
+
+	metabuf = WideReadMeta(rel, BUFFER_LOCK_SHARE);
+	if (BufferIsValid(metabuf))
+	{
+		WideMetaPage meta = WidePageGetMeta(BufferGetPage(metabuf));
+
+		for (i = 0; i < (int) meta->nruns; i++)
+			if (WideRunOverlapsRange(&meta->runs[i], &range))
+				runs[nruns++] = meta->runs[i];
+		for (i = 0; i < (int) meta->nwaruns; i++)
+			if (WideRunOverlapsRange(&meta->waruns[i], &range))
+				runs[nruns++] = meta->waruns[i];
+		for (i = 0; i < WIDE_NLANES; i++)
+		{
+			heads[nlanes] = meta->lanes[i].head;
+			gens[nlanes++] = meta->generation;
+			if (meta->flushing != 0)
+			{
+				heads[nlanes] = meta->flush_lanes[i].head;
+				gens[nlanes++] = meta->flushing;
+			}
+		}
+		UnlockReleaseBuffer(metabuf);
+	}
+
+#define ADD_WRITER(c) \
+	do { \
+		TransactionId x = (c).xmin; \
+		int			j; \
+		if (!TransactionIdIsNormal(x) || ((c).flags & WIDE_REC_XMIN_INVALID) || \
+			TransactionIdIsCurrentTransactionId(x)) \
+			break; \
+		for (j = 0; j < n; j++) \
+			if ((*xids)[j] == x) \
+				break; \
+		if (j < n) \
+		{ \
+			(*seqs)[j] = Min((*seqs)[j], (c).seq); \
+			break; \
+		} \
+		if (n == cap) \
+		{ \
+			cap *= 2; \
+			*xids = repalloc(*xids, sizeof(TransactionId) * cap); \
+			*seqs = repalloc(*seqs, sizeof(uint64) * cap); \
+		} \
+		(*xids)[n] = x; \
+		(*seqs)[n++] = (c).seq; \
+	} while (0)
+
+	if (nlanes > 0)
+	{
+		WideWAScan *wa = WideWAScanBegin(rel, NULL, heads, gens, nlanes);
+
+		while (WideWAScanNext(wa, &cell))
+			if (WideKeyCompare(cell.key, cell.keylen, key, keylen) == 0)
+				ADD_WRITER(cell);
+		WideWAScanEnd(wa);
+	}
+	for (i = 0; i < nruns; i++)
+	{
+		WideSegIter *it = WideSegIterBegin(rel, &runs[i], &range);
+
+		while (WideSegIterNext(it, &cell))
+			ADD_WRITER(cell);
+		WideSegIterEnd(it);
+	}
+#undef ADD_WRITER
+	return n;
+}
