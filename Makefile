@@ -13,6 +13,7 @@ OBJS = \
 	src/api/conditional.o \
 	src/api/families.o \
 	src/api/filter.o \
+	src/api/jsonargs.o \
 	src/api/maintenance.o \
 	src/api/mutate.o \
 	src/api/mutate_row.o \

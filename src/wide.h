@@ -765,6 +765,9 @@ extern void WideArgBytes(FunctionCallInfo fcinfo, int argno, const char *what,
 extern int64 WideArgTimestamp(FunctionCallInfo fcinfo, int argno, bool *isnull);
 extern Datum WideArgValue(FunctionCallInfo fcinfo, int argno, Oid valtype);
 extern Relation WideOpenForWrite(Oid relid, AclMode mode);
+extern const WideFamily *WideArgCoordinates(FunctionCallInfo fcinfo, Relation rel,
+											const WideSchema *schema, int tsarg,
+											Datum *values, bool *isnull);
 extern void WideWriteRecords(Relation rel, WideCell *cells, int n);
 
 /* api/mutate_row.c */

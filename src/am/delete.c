@@ -225,10 +225,36 @@ WideDeleteRemember(Relation rel, const WideCell *cell, ItemPointer tid, int trac
 	r->quallen = cell->quallen;
 	r->ts = cell->ts;
 	r->relid = RelationGetRelid(rel);
-	r->kind = cell->kind;
 	r->id = id;
 	ItemPointerSet(tid, (BlockNumber) (id / TIDS_PER_BLOCK),
 				   (OffsetNumber) (id % TIDS_PER_BLOCK) + 1);
+}
+
+/*
+ * remembered -- the cell remembered under a TID, as a cell (value NULL
+ * unless kept for RETURNING); false if it is not known.
+ */
+static bool
+remembered(Relation rel, ItemPointer tid, WideCell *c)
+{
+	uint64		id = (uint64) ItemPointerGetBlockNumber(tid) * TIDS_PER_BLOCK +
+		(ItemPointerGetOffsetNumber(tid) - 1);
+	RememberedCell *r = ring ? &ring[id % WIDE_DELETE_RING] : NULL;
+
+	if (r == NULL || r->id != id || r->relid != RelationGetRelid(rel))
+		return false;
+	memset(c, 0, sizeof(WideCell));
+	c->kind = r->kind;
+	c->key = r->bytes;
+	c->keylen = r->keylen;
+	c->family = r->bytes + r->keylen;
+	c->famlen = r->famlen;
+	c->qual = r->bytes + r->keylen + r->famlen;
+	c->quallen = r->quallen;
+	c->ts = r->ts;
+	c->value = r->value;
+	c->vallen = r->vallen;
+	return true;
 }
 
 /*
@@ -238,14 +264,10 @@ WideDeleteRemember(Relation rel, const WideCell *cell, ItemPointer tid, int trac
 void
 WideDeleteCell(Relation rel, ItemPointer tid)
 {
-	uint64		id = (uint64) ItemPointerGetBlockNumber(tid) * TIDS_PER_BLOCK +
-		(ItemPointerGetOffsetNumber(tid) - 1);
-	RememberedCell *r = ring ? &ring[id % WIDE_DELETE_RING] : NULL;
 	const WideSchema *schema = WideGetSchema(rel);
-	const WideFamily *fam;
 	WideCell	c;
 
-	if (r == NULL || r->id != id || r->relid != RelationGetRelid(rel))
+	if (!remembered(rel, tid, &c))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("cannot DELETE this cell of wide table \"%s\": it was scanned too long before",
@@ -254,18 +276,12 @@ WideDeleteCell(Relation rel, ItemPointer tid)
 						   WIDE_DELETE_RING),
 				 errhint("Delete with a simpler WHERE clause, or with wide.delete_cells() or wide.mutate_rows().")));
 
-	memset(&c, 0, sizeof(c));
+	/* a tombstone of exactly this version */
 	c.kind = WIDE_KIND_DEL_CELLS;
-	c.key = r->bytes;
-	c.keylen = r->keylen;
-	c.family = r->bytes + r->keylen;
-	c.famlen = r->famlen;
-	c.qual = r->bytes + r->keylen + r->famlen;
-	c.quallen = r->quallen;
-	c.ts = r->ts;
-	c.ts_to = r->ts == PG_INT64_MAX ? PG_INT64_MAX : r->ts + 1;
-	fam = WideFamilyForWrite(rel, schema, c.family, c.famlen);
-	c.famid = fam->id;
+	c.value = NULL;
+	c.vallen = 0;
+	c.ts_to = c.ts == PG_INT64_MAX ? PG_INT64_MAX : c.ts + 1;
+	c.famid = WideFamilyForWrite(rel, schema, c.family, c.famlen)->id;
 	c.xmin = GetCurrentTransactionId();
 	c.cmin = GetCurrentCommandId(true);
 	WideMaybeFlush(rel, WideWriteAreaInsert(rel, &c, 1));
@@ -279,25 +295,10 @@ WideDeleteCell(Relation rel, ItemPointer tid)
 bool
 WideDeleteFetch(Relation rel, ItemPointer tid, TupleTableSlot *slot)
 {
-	uint64		id = (uint64) ItemPointerGetBlockNumber(tid) * TIDS_PER_BLOCK +
-		(ItemPointerGetOffsetNumber(tid) - 1);
-	RememberedCell *r = ring ? &ring[id % WIDE_DELETE_RING] : NULL;
 	WideCell	c;
 
-	if (r == NULL || r->id != id || r->relid != RelationGetRelid(rel) ||
-		r->value == NULL)
+	if (!remembered(rel, tid, &c) || c.value == NULL)
 		return false;
-	memset(&c, 0, sizeof(c));
-	c.kind = r->kind;
-	c.key = r->bytes;
-	c.keylen = r->keylen;
-	c.family = r->bytes + r->keylen;
-	c.famlen = r->famlen;
-	c.qual = r->bytes + r->keylen + r->famlen;
-	c.quallen = r->quallen;
-	c.ts = r->ts;
-	c.value = r->value;
-	c.vallen = r->vallen;
 	ExecClearTuple(slot);
 	WideCellToValues(WideGetSchema(rel), &c, slot->tts_values, slot->tts_isnull, NULL);
 	ExecStoreVirtualTuple(slot);

@@ -89,10 +89,6 @@ aggregate_write(FunctionCallInfo fcinfo, WideKind kind)
 	Datum		values[5];
 	bool		isnull[5] = {0};
 	WideCell	cell;
-	int64		ts;
-	bool		tsnull;
-	const char *p;
-	uint32		len;
 	Oid			intype = get_fn_expr_argtype(fcinfo->flinfo, 5);
 	Datum		input = PG_GETARG_DATUM(5);
 
@@ -103,11 +99,7 @@ aggregate_write(FunctionCallInfo fcinfo, WideKind kind)
 	schema = WideGetSchema(rel);
 
 	/* the coordinates, checked as an INSERT's */
-	WideArgBytes(fcinfo, 1, "row_key", &p, &len);
-	values[0] = PointerGetDatum(cstring_to_text_with_len(p, len));
-	WideArgBytes(fcinfo, 2, "family", &p, &len);
-	values[1] = PointerGetDatum(cstring_to_text_with_len(p, len));
-	fam = WideFamilyForWrite(rel, schema, p, len);
+	fam = WideArgCoordinates(fcinfo, rel, schema, 4, values, isnull);
 	if (fam->aggregate == WIDE_AGG_NONE)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
@@ -115,12 +107,6 @@ aggregate_write(FunctionCallInfo fcinfo, WideKind kind)
 				 errdetail("%s() writes to families created with an aggregate (sum, min, max or hll).",
 						   fname),
 				 errhint("Use wide.set_cell() for a plain family.")));
-	WideArgBytes(fcinfo, 3, "qualifier", &p, &len);
-	values[2] = PointerGetDatum(cstring_to_text_with_len(p, len));
-	ts = WideArgTimestamp(fcinfo, 4, &tsnull);
-	isnull[3] = tsnull;
-	values[3] = schema->tstype == TIMESTAMPTZOID ?
-		TimestampTzGetDatum(WideUnixToTimestamp(ts)) : Int64GetDatum(ts);
 	(void) WideCellCoordinates(rel, schema, values, isnull, &cell);
 
 	if (PG_ARGISNULL(5))

@@ -71,10 +71,9 @@ PG_FUNCTION_INFO_V1(wide_read_modify_write_row);
 #define WIDE_ROW_LOCK_KIND	0x5744
 
 /*
- * lock_row -- take the row lock until the end of the transaction and
- * return the snapshot to read the row with.
+ * lock_row -- take the row lock until the end of the transaction.
  */
-static Snapshot
+static void
 lock_row(Relation rel, const char *key, uint32 keylen)
 {
 	LOCKTAG		tag;
@@ -83,9 +82,6 @@ lock_row(Relation rel, const char *key, uint32 keylen)
 	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, RelationGetRelid(rel),
 						 (uint32) (h ^ (h >> 32)), WIDE_ROW_LOCK_KIND);
 	(void) LockAcquire(&tag, ExclusiveLock, false, false);
-	if (IsolationUsesXactSnapshot())
-		return GetTransactionSnapshot();
-	return GetLatestSnapshot();
 }
 
 /* two reads of a row: the same cells? */
@@ -148,7 +144,7 @@ read_locked_row(Relation rel, const WideSchema *schema, const char *key,
 {
 	int			n;
 
-	(void) lock_row(rel, key, keylen);
+	lock_row(rel, key, keylen);
 	wait_for_writers(rel, key, keylen);
 	*snap = IsolationUsesXactSnapshot() ? GetTransactionSnapshot() : GetLatestSnapshot();
 	n = WideReadRow(rel, schema, *snap, key, keylen, cells);

@@ -63,6 +63,7 @@
 #include "utils/numeric.h"
 #include "utils/typcache.h"
 
+#include "wide.h"
 #include "wide_filter.h"
 
 static void
@@ -101,14 +102,8 @@ json_int(JsonbValue *v, const char *path, const char *what, int64 min)
 {
 	int64		n;
 
-	if (v->type != jbvNumeric || numeric_is_nan(v->val.numeric) ||
-		numeric_is_inf(v->val.numeric) ||
-		!DatumGetBool(DirectFunctionCall2(numeric_eq, NumericGetDatum(v->val.numeric),
-										  DirectFunctionCall2(numeric_trunc,
-															  NumericGetDatum(v->val.numeric),
-															  Int32GetDatum(0)))))
+	if (!WideJsonInt64(v, &n))
 		bad_filter(path, psprintf("%s must be an integer.", what));
-	n = DatumGetInt64(DirectFunctionCall1(numeric_int8, NumericGetDatum(v->val.numeric)));
 	if (n < min)
 		bad_filter(path, psprintf("%s must be at least " INT64_FORMAT ", not " INT64_FORMAT ".",
 								  what, min, n));
@@ -242,39 +237,16 @@ parse_list(const WideFilterContext *fc, WideFilter *f, JsonbValue *v, const char
 	f->nchildren = n;
 }
 
-/* the object fields of a filter's argument */
-static JsonbValue *
-field(JsonbValue *obj, const char *name)
-{
-	if (obj->type != jbvBinary)
-		return NULL;
-	return getKeyJsonValueFromContainer(obj->val.binary.data, name, strlen(name), NULL);
-}
 
 static void
 check_fields(JsonbValue *obj, const char *path, const char *const *allowed)
 {
-	JsonbIterator *it;
-	JsonbValue	k;
-	JsonbIteratorToken tok;
+	char	   *bad;
 
 	if (obj->type != jbvBinary || !JsonContainerIsObject(obj->val.binary.data))
 		bad_filter(path, "This filter takes a JSON object.");
-	it = JsonbIteratorInit(obj->val.binary.data);
-	while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
-	{
-		const char *const *a;
-
-		if (tok != WJB_KEY)
-			continue;
-		for (a = allowed; *a; a++)
-			if (strlen(*a) == (size_t) k.val.string.len &&
-				memcmp(*a, k.val.string.val, k.val.string.len) == 0)
-				break;
-		if (*a == NULL)
-			bad_filter(path, psprintf("Unknown field \"%.*s\".",
-									  k.val.string.len, k.val.string.val));
-	}
+	if ((bad = WideJsonUnknownField(obj, allowed)) != NULL)
+		bad_filter(path, psprintf("Unknown field \"%s\".", bad));
 }
 
 static WideFilter *
@@ -322,15 +294,15 @@ parse(const WideFilterContext *fc, JsonbValue *v, const char *path)
 		f->kind = WF_CONDITION;
 		f->nchildren = 3;
 		f->children = palloc0(sizeof(WideFilter *) * 3);
-		p = field(&arg, "predicate_filter");
+		p = WideJsonField(&arg, "predicate_filter");
 		if (p == NULL)
-			p = field(&arg, "predicate");
+			p = WideJsonField(&arg, "predicate");
 		if (p == NULL)
 			bad_filter(sub, "A condition needs a predicate_filter.");
 		f->children[0] = parse(fc, p, psprintf("%s.predicate_filter", sub));
-		if ((p = field(&arg, "true_filter")) != NULL)
+		if ((p = WideJsonField(&arg, "true_filter")) != NULL)
 			f->children[1] = parse(fc, p, psprintf("%s.true_filter", sub));
-		if ((p = field(&arg, "false_filter")) != NULL)
+		if ((p = WideJsonField(&arg, "false_filter")) != NULL)
 			f->children[2] = parse(fc, p, psprintf("%s.false_filter", sub));
 	}
 	else if (strcmp(name, "pass_all_filter") == 0 || strcmp(name, "block_all_filter") == 0 ||
@@ -379,9 +351,9 @@ parse(const WideFilterContext *fc, JsonbValue *v, const char *path)
 		f->kind = WF_TS_RANGE;
 		f->ts_from = 0;
 		f->ts_to = PG_INT64_MAX;
-		if ((p = field(&arg, "start_timestamp_micros")) != NULL)
+		if ((p = WideJsonField(&arg, "start_timestamp_micros")) != NULL)
 			f->ts_from = json_int(p, sub, "start_timestamp_micros", 0);
-		if ((p = field(&arg, "end_timestamp_micros")) != NULL)
+		if ((p = WideJsonField(&arg, "end_timestamp_micros")) != NULL)
 		{
 			f->ts_to = json_int(p, sub, "end_timestamp_micros", 0);
 			if (f->ts_to == 0)
@@ -398,20 +370,20 @@ parse(const WideFilterContext *fc, JsonbValue *v, const char *path)
 
 		check_fields(&arg, sub, ok);
 		f->kind = WF_COL_RANGE;
-		if ((p = field(&arg, "family_name")) == NULL)
+		if ((p = WideJsonField(&arg, "family_name")) == NULL)
 			bad_filter(sub, "A column range needs a family_name.");
 		f->family = json_string(p, sub, "family_name", &f->familylen);
-		if ((p = field(&arg, "start_qualifier_closed")) != NULL)
+		if ((p = WideJsonField(&arg, "start_qualifier_closed")) != NULL)
 			f->lo = json_string(p, sub, "A qualifier", &f->lolen), f->has_lo = f->lo_incl = true;
-		if ((p = field(&arg, "start_qualifier_open")) != NULL)
+		if ((p = WideJsonField(&arg, "start_qualifier_open")) != NULL)
 		{
 			if (f->has_lo)
 				bad_filter(sub, "A range has one start.");
 			f->lo = json_string(p, sub, "A qualifier", &f->lolen), f->has_lo = true;
 		}
-		if ((p = field(&arg, "end_qualifier_closed")) != NULL)
+		if ((p = WideJsonField(&arg, "end_qualifier_closed")) != NULL)
 			f->hi = json_string(p, sub, "A qualifier", &f->hilen), f->has_hi = f->hi_incl = true;
-		if ((p = field(&arg, "end_qualifier_open")) != NULL)
+		if ((p = WideJsonField(&arg, "end_qualifier_open")) != NULL)
 		{
 			if (f->has_hi)
 				bad_filter(sub, "A range has one end.");
@@ -431,17 +403,17 @@ parse(const WideFilterContext *fc, JsonbValue *v, const char *path)
 									 format_type_be(fc->valtype)));
 		f->kind = WF_VALUE_RANGE;
 		f->cmp = &tc->cmp_proc_finfo;
-		if ((p = field(&arg, "start_value_closed")) != NULL)
+		if ((p = WideJsonField(&arg, "start_value_closed")) != NULL)
 			f->vlo = value_bound(fc, p, sub), f->has_lo = f->lo_incl = true;
-		if ((p = field(&arg, "start_value_open")) != NULL)
+		if ((p = WideJsonField(&arg, "start_value_open")) != NULL)
 		{
 			if (f->has_lo)
 				bad_filter(sub, "A range has one start.");
 			f->vlo = value_bound(fc, p, sub), f->has_lo = true;
 		}
-		if ((p = field(&arg, "end_value_closed")) != NULL)
+		if ((p = WideJsonField(&arg, "end_value_closed")) != NULL)
 			f->vhi = value_bound(fc, p, sub), f->has_hi = f->hi_incl = true;
-		if ((p = field(&arg, "end_value_open")) != NULL)
+		if ((p = WideJsonField(&arg, "end_value_open")) != NULL)
 		{
 			if (f->has_hi)
 				bad_filter(sub, "A range has one end.");
@@ -482,13 +454,6 @@ WideFilterParse(const WideFilterContext *fc, Jsonb *json)
  * ----------------------------------------------------------------
  */
 
-static int
-cmp_bytes(const char *a, int alen, const char *b, int blen)
-{
-	int			c = memcmp(a, b, Min(alen, blen));
-
-	return c != 0 ? c : (alen > blen) - (alen < blen);
-}
 
 static bool
 value_in_range(const WideFilter *f, const WideRowCell *c)
@@ -526,17 +491,17 @@ cell_passes(const WideFilterContext *fc, const WideFilter *f, const WideRowCell 
 			{
 				int			r;
 
-				if (cmp_bytes(c->family, c->familylen, f->family, f->familylen) != 0)
+				if (WideKeyCompare(c->family, c->familylen, f->family, f->familylen) != 0)
 					return false;
 				if (f->has_lo)
 				{
-					r = cmp_bytes(c->qual, c->quallen, f->lo, f->lolen);
+					r = WideKeyCompare(c->qual, c->quallen, f->lo, f->lolen);
 					if (r < 0 || (r == 0 && !f->lo_incl))
 						return false;
 				}
 				if (f->has_hi)
 				{
-					r = cmp_bytes(c->qual, c->quallen, f->hi, f->hilen);
+					r = WideKeyCompare(c->qual, c->quallen, f->hi, f->hilen);
 					if (r > 0 || (r == 0 && !f->hi_incl))
 						return false;
 				}
@@ -685,8 +650,8 @@ apply(const WideFilterContext *fc, const WideFilter *f, const WideRowCell *cells
 					const WideRowCell *c = &cells[in[i].cell];
 
 					if (prev == NULL ||
-						cmp_bytes(c->family, c->familylen, prev->family, prev->familylen) != 0 ||
-						cmp_bytes(c->qual, c->quallen, prev->qual, prev->quallen) != 0)
+						WideKeyCompare(c->family, c->familylen, prev->family, prev->familylen) != 0 ||
+						WideKeyCompare(c->qual, c->quallen, prev->qual, prev->quallen) != 0)
 						count = 0;
 					prev = c;
 					if (count++ < f->n)

@@ -210,9 +210,8 @@ key_sample_cmp(const void *a, const void *b)
 {
 	const KeySample *x = (const KeySample *) a;
 	const KeySample *y = (const KeySample *) b;
-	int			c = memcmp(x->key, y->key, Min(x->len, y->len));
 
-	return c != 0 ? c : (x->len > y->len) - (x->len < y->len);
+	return WideKeyCompare(x->key, x->len, y->key, y->len);
 }
 
 /* one sample per root index entry (about 128 data blocks) of a run */

@@ -167,6 +167,34 @@ WideArgValue(FunctionCallInfo fcinfo, int argno, Oid valtype)
 }
 
 /*
+ * WideArgCoordinates -- the row key, family, qualifier (arguments 1 to 3)
+ * and timestamp (argument tsarg) of a mutation function as the first four
+ * columns of a row, as an INSERT would have them; returns the family,
+ * which must exist.
+ */
+const WideFamily *
+WideArgCoordinates(FunctionCallInfo fcinfo, Relation rel, const WideSchema *schema,
+				   int tsarg, Datum *values, bool *isnull)
+{
+	const char *p;
+	uint32		len;
+	const WideFamily *fam;
+	int64		ts;
+
+	WideArgBytes(fcinfo, 1, "row_key", &p, &len);
+	values[0] = PointerGetDatum(cstring_to_text_with_len(p, len));
+	WideArgBytes(fcinfo, 2, "family", &p, &len);
+	values[1] = PointerGetDatum(cstring_to_text_with_len(p, len));
+	fam = WideFamilyForWrite(rel, schema, p, len);
+	WideArgBytes(fcinfo, 3, "qualifier", &p, &len);
+	values[2] = PointerGetDatum(cstring_to_text_with_len(p, len));
+	ts = WideArgTimestamp(fcinfo, tsarg, &isnull[3]);
+	values[3] = schema->tstype == TIMESTAMPTZOID ?
+		TimestampTzGetDatum(WideUnixToTimestamp(ts)) : Int64GetDatum(ts);
+	return fam;
+}
+
+/*
  * WideOpenForWrite -- open a wide table for a mutation by the current user.
  */
 Relation
@@ -236,10 +264,7 @@ wide_set_cell(PG_FUNCTION_ARGS)
 	Datum		values[5];
 	bool		isnull[5] = {0};
 	WideCell	cell;
-	int64		ts;
-	bool		tsnull;
-	const char *p;
-	uint32		len;
+	const WideFamily *fam;
 
 	if (PG_ARGISNULL(0))
 		ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -248,22 +273,13 @@ wide_set_cell(PG_FUNCTION_ARGS)
 	schema = WideGetSchema(rel);
 
 	/* build the row as an INSERT would see it, and reuse its checks */
-	WideArgBytes(fcinfo, 1, "row_key", &p, &len);
-	values[0] = PointerGetDatum(cstring_to_text_with_len(p, len));
-	WideArgBytes(fcinfo, 2, "family", &p, &len);
-	values[1] = PointerGetDatum(cstring_to_text_with_len(p, len));
-	if (WideFamilyForWrite(rel, schema, p, len)->aggregate != WIDE_AGG_NONE)
+	fam = WideArgCoordinates(fcinfo, rel, schema, 5, values, isnull);
+	if (fam->aggregate != WIDE_AGG_NONE)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("cannot set a cell of aggregate family \"%.*s\"", (int) len, p),
+				 errmsg("cannot set a cell of aggregate family \"%s\"", fam->name),
 				 errdetail("Cells of an aggregate family are merged from inputs, never replaced."),
 				 errhint("Use wide.add_to_cell() or wide.merge_to_cell(); to reset a cell, delete it first.")));
-	WideArgBytes(fcinfo, 3, "qualifier", &p, &len);
-	values[2] = PointerGetDatum(cstring_to_text_with_len(p, len));
-	ts = WideArgTimestamp(fcinfo, 5, &tsnull);
-	isnull[3] = tsnull;
-	values[3] = schema->tstype == TIMESTAMPTZOID ?
-		TimestampTzGetDatum(WideUnixToTimestamp(ts)) : Int64GetDatum(ts);
 	values[4] = WideArgValue(fcinfo, 4, schema->valtype);
 	WideCellFromValues(rel, schema, values, isnull, &cell);
 	WideWriteRecords(rel, &cell, 1);

@@ -47,6 +47,7 @@
 #include "utils/timestamp.h"
 
 #include "wide.h"
+#include "wide_filter.h"
 
 PG_FUNCTION_INFO_V1(wide_mutate_row);
 PG_FUNCTION_INFO_V1(wide_mutate_rows);
@@ -61,42 +62,22 @@ bad_mutation(const char *where, const char *detail)
 			 errhint("A mutation is a JSON object with one key, as in Bigtable's Mutation message, e.g. {\"set_cell\": {\"family_name\": \"cf\", \"column_qualifier\": \"q\", \"value\": \"v\"}}.")));
 }
 
-static JsonbValue *
-get_field(JsonbValue *obj, const char *name)
-{
-	return getKeyJsonValueFromContainer(obj->val.binary.data, name, strlen(name), NULL);
-}
 
 static void
-check_fields(JsonbValue *obj, const char *where, const char *const *allowed)
+check_fields(JsonbValue *obj, const char *path, const char *const *allowed)
 {
-	JsonbIterator *it;
-	JsonbValue	k;
-	JsonbIteratorToken tok;
+	char	   *bad;
 
 	if (obj->type != jbvBinary || !JsonContainerIsObject(obj->val.binary.data))
-		bad_mutation(where, "This mutation takes a JSON object.");
-	it = JsonbIteratorInit(obj->val.binary.data);
-	while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
-	{
-		const char *const *a;
-
-		if (tok != WJB_KEY)
-			continue;
-		for (a = allowed; *a; a++)
-			if (strlen(*a) == (size_t) k.val.string.len &&
-				memcmp(*a, k.val.string.val, k.val.string.len) == 0)
-				break;
-		if (*a == NULL)
-			bad_mutation(where, psprintf("Unknown field \"%.*s\".",
-										 k.val.string.len, k.val.string.val));
-	}
+		bad_mutation(path, "This mutation takes a JSON object.");
+	if ((bad = WideJsonUnknownField(obj, allowed)) != NULL)
+		bad_mutation(path, psprintf("Unknown field \"%s\".", bad));
 }
 
 static text *
 string_field(JsonbValue *obj, const char *name, const char *where, bool required)
 {
-	JsonbValue *v = get_field(obj, name);
+	JsonbValue *v = WideJsonField(obj, name);
 
 	if (v == NULL)
 	{
@@ -113,7 +94,7 @@ string_field(JsonbValue *obj, const char *name, const char *where, bool required
 static int64
 ts_field(JsonbValue *obj, const char *name, const char *where, bool *isnull)
 {
-	JsonbValue *v = get_field(obj, name);
+	JsonbValue *v = WideJsonField(obj, name);
 
 	*isnull = false;
 	if (v == NULL || v->type == jbvNull)
@@ -123,15 +104,10 @@ ts_field(JsonbValue *obj, const char *name, const char *where, bool *isnull)
 	}
 	if (v->type == jbvNumeric)
 	{
-		Numeric		n = v->val.numeric;
 		int64		ts;
 
-		if (numeric_is_nan(n) || numeric_is_inf(n) ||
-			!DatumGetBool(DirectFunctionCall2(numeric_eq, NumericGetDatum(n),
-											  DirectFunctionCall2(numeric_trunc, NumericGetDatum(n),
-																  Int32GetDatum(0)))))
+		if (!WideJsonInt64(v, &ts))
 			bad_mutation(where, psprintf("\"%s\" must be an integer of microseconds.", name));
-		ts = DatumGetInt64(DirectFunctionCall1(numeric_int8, NumericGetDatum(n)));
 		if (ts == -1)
 			*isnull = true;
 		return ts;
@@ -152,7 +128,7 @@ ts_field(JsonbValue *obj, const char *name, const char *where, bool *isnull)
 static Datum
 value_field(JsonbValue *obj, const char *name, const char *where, Oid type)
 {
-	JsonbValue *v = get_field(obj, name);
+	JsonbValue *v = WideJsonField(obj, name);
 	char	   *s;
 	Oid			infunc,
 				ioparam;
@@ -254,7 +230,7 @@ WideMutationCell(Relation rel, const WideSchema *schema, const char *key,
 		check_fields(&arg, sub, ok);
 		values[1] = PointerGetDatum(string_field(&arg, "family_name", sub, true));
 		values[2] = PointerGetDatum(string_field(&arg, "column_qualifier", sub, true));
-		if ((r = get_field(&arg, "time_range")) != NULL)
+		if ((r = WideJsonField(&arg, "time_range")) != NULL)
 		{
 			static const char *const rok[] = {"start_timestamp_micros", "end_timestamp_micros", NULL};
 			char	   *rsub = psprintf("%s.time_range", sub);
@@ -337,7 +313,7 @@ WideMutationCell(Relation rel, const WideSchema *schema, const char *key,
 		else
 		{
 			int64	   *v = palloc(sizeof(int64));
-			JsonbValue *in = get_field(&arg, "input");
+			JsonbValue *in = WideJsonField(&arg, "input");
 
 			if (fam->aggregate == WIDE_AGG_HLL)
 			{
@@ -465,7 +441,7 @@ wide_mutate_rows(PG_FUNCTION_ARGS)
 		where = psprintf("$[%d]", i++);
 		check_fields(&e, where, ok);
 		key = string_field(&e, "row_key", where, true);
-		if ((muts = get_field(&e, "mutations")) == NULL)
+		if ((muts = WideJsonField(&e, "mutations")) == NULL)
 			bad_mutation(where, "The field \"mutations\" is required.");
 		row_mutations(rel, schema, VARDATA_ANY(key), VARSIZE_ANY_EXHDR(key), muts,
 					  psprintf("%s.mutations", where), &cells, &n, &cap);

@@ -56,13 +56,6 @@ enum
 	A_RANGES, A_LIMIT, A_REVERSED, A_FILTER
 };
 
-static int
-cmp_bytes(const char *a, uint32 alen, const char *b, uint32 blen)
-{
-	int			c = memcmp(a, b, Min(alen, blen));
-
-	return c != 0 ? c : (alen > blen) - (alen < blen);
-}
 
 /* order of ranges by start: unbounded first, then bytes, closed first */
 static int
@@ -74,7 +67,7 @@ rowset_order(const void *a, const void *b)
 
 	if (!x->has_start || !y->has_start)
 		return (int) x->has_start - (int) y->has_start;
-	c = cmp_bytes(x->start, x->startlen, y->start, y->startlen);
+	c = WideKeyCompare(x->start, x->startlen, y->start, y->startlen);
 	if (c != 0)
 		return c;
 	return (int) y->start_incl - (int) x->start_incl;
@@ -84,7 +77,7 @@ static void
 check_range(const WideKeyRange *r)
 {
 	if (r->has_start && r->has_end &&
-		cmp_bytes(r->start, r->startlen, r->end, r->endlen) > 0)
+		WideKeyCompare(r->start, r->startlen, r->end, r->endlen) > 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("row range [\"%.*s\", \"%.*s\") is inverted",
@@ -498,7 +491,7 @@ read_range(ReadState *st, const WideKeyRange *range)
 		CHECK_FOR_INTERRUPTS();
 		/* a row an earlier, overlapping range returned */
 		if (st->have_last &&
-			cmp_bytes(cell->key, cell->keylen, st->last.data, st->last.len) <= 0)
+			WideKeyCompare(cell->key, cell->keylen, st->last.data, st->last.len) <= 0)
 			continue;
 		if (st->filter == NULL && !st->labeled)
 		{
@@ -508,7 +501,7 @@ read_range(ReadState *st, const WideKeyRange *range)
 			MemoryContext old;
 
 			if (!st->have_row ||
-				cmp_bytes(cell->key, cell->keylen, st->row.data, st->row.len) != 0)
+				WideKeyCompare(cell->key, cell->keylen, st->row.data, st->row.len) != 0)
 			{
 				if (st->limit >= 0 && st->rows >= st->limit)
 				{
@@ -528,7 +521,7 @@ read_range(ReadState *st, const WideKeyRange *range)
 			continue;
 		}
 		if (!st->have_row ||
-			cmp_bytes(cell->key, cell->keylen, st->row.data, st->row.len) != 0)
+			WideKeyCompare(cell->key, cell->keylen, st->row.data, st->row.len) != 0)
 		{
 			finish_row(st);
 			if (st->full)
@@ -624,7 +617,7 @@ read_range_reversed(ReadState *st, const WideKeyRange *range)
 		{
 			/* rows an earlier (higher) range returned */
 			if (st->have_last &&
-				cmp_bytes(k, klen, st->last.data, st->last.len) >= 0)
+				WideKeyCompare(k, klen, st->last.data, st->last.len) >= 0)
 				continue;
 			if (nkeys == 0)
 			{
@@ -656,7 +649,7 @@ read_range_reversed(ReadState *st, const WideKeyRange *range)
 
 			CHECK_FOR_INTERRUPTS();
 			if (nrows == 0 ||
-				cmp_bytes(cell->key, cell->keylen, rows[nrows - 1].key,
+				WideKeyCompare(cell->key, cell->keylen, rows[nrows - 1].key,
 						  rows[nrows - 1].keylen) != 0)
 			{
 				if (nrows == REVERSE_CHUNK_ROWS)
@@ -697,7 +690,7 @@ rowset_order_reversed(const void *a, const void *b)
 
 	if (!x->has_end || !y->has_end)
 		return (int) x->has_end - (int) y->has_end;
-	c = cmp_bytes(x->end, x->endlen, y->end, y->endlen);
+	c = WideKeyCompare(x->end, x->endlen, y->end, y->endlen);
 	if (c != 0)
 		return -c;
 	return (int) y->end_incl - (int) x->end_incl;

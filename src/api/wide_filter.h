@@ -100,6 +100,11 @@ typedef struct WideRowOut
 	const char **labels;
 } WideRowOut;
 
+/* jsonargs.c */
+extern JsonbValue *WideJsonField(JsonbValue *obj, const char *name);
+extern char *WideJsonUnknownField(JsonbValue *obj, const char *const *allowed);
+extern bool WideJsonInt64(JsonbValue *v, int64 *out);
+
 /* read.c */
 extern int	WideReadRow(Relation rel, const struct WideSchema *schema, Snapshot snapshot,
 						const char *key, uint32 keylen, WideRowCell **cells);

@@ -87,6 +87,65 @@ copy_bound(const char **dst, const char *src, uint32 len)
 	*dst = p;
 }
 
+/* one consistent state of a table: its runs and write-area lanes */
+typedef struct TableState
+{
+	WideRunData runs[WIDE_MAX_RUNS];
+	int			nruns;
+	WideRunData waruns[WIDE_MAX_WA_RUNS];
+	int			nwaruns;
+	BlockNumber heads[2 * WIDE_NLANES];
+	uint32		gens[2 * WIDE_NLANES];
+	int			nlanes;
+} TableState;
+
+/* copy the table's state from its metapage (nothing if it has none) */
+static void
+table_state(Relation rel, TableState *ts)
+{
+	Buffer		metabuf = WideReadMeta(rel, BUFFER_LOCK_SHARE);
+	int			i;
+
+	ts->nruns = ts->nwaruns = ts->nlanes = 0;
+	if (!BufferIsValid(metabuf))
+		return;
+	{
+		WideMetaPage meta = WidePageGetMeta(BufferGetPage(metabuf));
+
+		ts->nruns = meta->nruns;
+		memcpy(ts->runs, meta->runs, sizeof(WideRunData) * ts->nruns);
+		ts->nwaruns = meta->nwaruns;
+		memcpy(ts->waruns, meta->waruns, sizeof(WideRunData) * ts->nwaruns);
+		for (i = 0; i < WIDE_NLANES; i++)
+		{
+			ts->heads[ts->nlanes] = meta->lanes[i].head;
+			ts->gens[ts->nlanes++] = meta->generation;
+			if (meta->flushing != 0)
+			{
+				ts->heads[ts->nlanes] = meta->flush_lanes[i].head;
+				ts->gens[ts->nlanes++] = meta->flushing;
+			}
+		}
+	}
+	UnlockReleaseBuffer(metabuf);
+}
+
+/* the runs (bulk-loaded ones too) that may hold a range */
+static int
+runs_in_range(const TableState *ts, const WideKeyRange *range, WideRunData *out)
+{
+	int			n = 0,
+				i;
+
+	for (i = 0; i < ts->nruns; i++)
+		if (WideRunOverlapsRange(&ts->runs[i], range))
+			out[n++] = ts->runs[i];
+	for (i = 0; i < ts->nwaruns; i++)
+		if (WideRunOverlapsRange(&ts->waruns[i], range))
+			out[n++] = ts->waruns[i];
+	return n;
+}
+
 /*
  * WideReaderBegin -- start reading the cells whose row key lies in range
  * (NULL: all).
@@ -96,14 +155,7 @@ WideReaderBegin(Relation rel, Snapshot snapshot, int64 now,
 				const WideKeyRange *range)
 {
 	WideReader *r = palloc0(sizeof(WideReader));
-	Buffer		metabuf;
-	WideRunData runs[WIDE_MAX_RUNS];
-	int			nruns = 0;
-	WideRunData waruns[WIDE_MAX_WA_RUNS];
-	int			nwaruns = 0;
-	BlockNumber heads[2 * WIDE_NLANES];
-	uint32		gens[2 * WIDE_NLANES];
-	int			nlanes = 0;
+	TableState	ts;
 	int			i;
 
 	r->rel = rel;
@@ -122,33 +174,13 @@ WideReaderBegin(Relation rel, Snapshot snapshot, int64 now,
 	}
 
 	/* one consistent state of the table */
-	metabuf = WideReadMeta(rel, BUFFER_LOCK_SHARE);
-	if (BufferIsValid(metabuf))
-	{
-		WideMetaPage meta = WidePageGetMeta(BufferGetPage(metabuf));
-
-		nruns = meta->nruns;
-		memcpy(runs, meta->runs, sizeof(WideRunData) * nruns);
-		nwaruns = meta->nwaruns;
-		memcpy(waruns, meta->waruns, sizeof(WideRunData) * nwaruns);
-		for (i = 0; i < WIDE_NLANES; i++)
-		{
-			heads[nlanes] = meta->lanes[i].head;
-			gens[nlanes++] = meta->generation;
-			if (meta->flushing != 0)
-			{
-				heads[nlanes] = meta->flush_lanes[i].head;
-				gens[nlanes++] = meta->flushing;
-			}
-		}
-		UnlockReleaseBuffer(metabuf);
-	}
+	table_state(rel, &ts);
 
 	/* the write area: visible records in range, sorted */
 	r->sorter = WideSorterBegin();
-	if (nlanes > 0)
+	if (ts.nlanes > 0)
 	{
-		WideWAScan *wa = WideWAScanBegin(rel, snapshot, heads, gens, nlanes);
+		WideWAScan *wa = WideWAScanBegin(rel, snapshot, ts.heads, ts.gens, ts.nlanes);
 		WideCell	cell;
 
 		while (WideWAScanNext(wa, &cell))
@@ -164,23 +196,23 @@ WideReaderBegin(Relation rel, Snapshot snapshot, int64 now,
 	WideSorterDone(r->sorter);
 
 	/* merge it with every run (bulk-loaded ones too) that may hold the range */
-	r->merge = WideMergeIterCreate(nruns + nwaruns + 1);
+	r->merge = WideMergeIterCreate(ts.nruns + ts.nwaruns + 1);
 	WideMergeIterAdd(r->merge, sorter_next, r->sorter,
 					 WIDE_MAX_RUNS + WIDE_MAX_WA_RUNS + 1);
-	for (i = nwaruns - 1; i >= 0; i--)
+	for (i = ts.nwaruns - 1; i >= 0; i--)
 	{
-		if (!WideRunOverlapsRange(&waruns[i], &r->range))
+		if (!WideRunOverlapsRange(&ts.waruns[i], &r->range))
 			continue;
-		r->its[r->nits] = WideSegIterBegin(rel, &waruns[i], &r->range);
+		r->its[r->nits] = WideSegIterBegin(rel, &ts.waruns[i], &r->range);
 		WideMergeIterAdd(r->merge, seg_next, r->its[r->nits], WIDE_MAX_RUNS + i);
 		r->nits++;
 		r->stats.runs_read++;
 	}
-	for (i = nruns - 1; i >= 0; i--)
+	for (i = ts.nruns - 1; i >= 0; i--)
 	{
-		if (!WideRunOverlapsRange(&runs[i], &r->range))
+		if (!WideRunOverlapsRange(&ts.runs[i], &r->range))
 			continue;
-		r->its[r->nits] = WideSegIterBegin(rel, &runs[i], &r->range);
+		r->its[r->nits] = WideSegIterBegin(rel, &ts.runs[i], &r->range);
 		WideMergeIterAdd(r->merge, seg_next, r->its[r->nits], i);
 		r->nits++;
 		r->stats.runs_read++;
@@ -326,10 +358,7 @@ WideRowCursor *
 WideRowCursorBegin(Relation rel, Snapshot snapshot, const WideKeyRange *range)
 {
 	WideRowCursor *c = palloc0(sizeof(WideRowCursor));
-	Buffer		metabuf;
-	BlockNumber heads[2 * WIDE_NLANES];
-	uint32		gens[2 * WIDE_NLANES];
-	int			nlanes = 0;
+	TableState	ts;
 	int			cap = 64;
 	int			i;
 	char	  **keys;
@@ -347,36 +376,15 @@ WideRowCursorBegin(Relation rel, Snapshot snapshot, const WideKeyRange *range)
 	initStringInfo(&c->cand);
 	initStringInfo(&c->best);
 
-	metabuf = WideReadMeta(rel, BUFFER_LOCK_SHARE);
-	if (BufferIsValid(metabuf))
-	{
-		WideMetaPage meta = WidePageGetMeta(BufferGetPage(metabuf));
-
-		for (i = 0; i < (int) meta->nruns; i++)
-			if (WideRunOverlapsRange(&meta->runs[i], &c->range))
-				c->runs[c->nruns++] = meta->runs[i];
-		for (i = 0; i < (int) meta->nwaruns; i++)
-			if (WideRunOverlapsRange(&meta->waruns[i], &c->range))
-				c->runs[c->nruns++] = meta->waruns[i];
-		for (i = 0; i < WIDE_NLANES; i++)
-		{
-			heads[nlanes] = meta->lanes[i].head;
-			gens[nlanes++] = meta->generation;
-			if (meta->flushing != 0)
-			{
-				heads[nlanes] = meta->flush_lanes[i].head;
-				gens[nlanes++] = meta->flushing;
-			}
-		}
-		UnlockReleaseBuffer(metabuf);
-	}
+	table_state(rel, &ts);
+	c->nruns = runs_in_range(&ts, &c->range, c->runs);
 
 	/* the write area's row keys in range */
 	keys = palloc(sizeof(char *) * cap);
 	lens = palloc(sizeof(uint32) * cap);
-	if (nlanes > 0)
+	if (ts.nlanes > 0)
 	{
-		WideWAScan *wa = WideWAScanBegin(rel, snapshot, heads, gens, nlanes);
+		WideWAScan *wa = WideWAScanBegin(rel, snapshot, ts.heads, ts.gens, ts.nlanes);
 		WideCell	cell;
 
 		while (WideWAScanNext(wa, &cell))
@@ -520,12 +528,9 @@ int
 WideRowWriters(Relation rel, const char *key, uint32 keylen,
 			   TransactionId **xids, uint64 **seqs)
 {
-	Buffer		metabuf;
+	TableState	ts;
 	WideRunData runs[WIDE_MAX_RUNS + WIDE_MAX_WA_RUNS];
-	int			nruns = 0;
-	BlockNumber heads[2 * WIDE_NLANES];
-	uint32		gens[2 * WIDE_NLANES];
-	int			nlanes = 0;
+	int			nruns;
 	WideKeyRange range;
 	int			n = 0,
 				cap = 8,
@@ -539,30 +544,8 @@ WideRowWriters(Relation rel, const char *key, uint32 keylen,
 	range.startlen = range.endlen = keylen;
 	*xids = palloc(sizeof(TransactionId) * cap);
 	*seqs = palloc(sizeof(uint64) * cap);
-
-	metabuf = WideReadMeta(rel, BUFFER_LOCK_SHARE);
-	if (BufferIsValid(metabuf))
-	{
-		WideMetaPage meta = WidePageGetMeta(BufferGetPage(metabuf));
-
-		for (i = 0; i < (int) meta->nruns; i++)
-			if (WideRunOverlapsRange(&meta->runs[i], &range))
-				runs[nruns++] = meta->runs[i];
-		for (i = 0; i < (int) meta->nwaruns; i++)
-			if (WideRunOverlapsRange(&meta->waruns[i], &range))
-				runs[nruns++] = meta->waruns[i];
-		for (i = 0; i < WIDE_NLANES; i++)
-		{
-			heads[nlanes] = meta->lanes[i].head;
-			gens[nlanes++] = meta->generation;
-			if (meta->flushing != 0)
-			{
-				heads[nlanes] = meta->flush_lanes[i].head;
-				gens[nlanes++] = meta->flushing;
-			}
-		}
-		UnlockReleaseBuffer(metabuf);
-	}
+	table_state(rel, &ts);
+	nruns = runs_in_range(&ts, &range, runs);
 
 #define ADD_WRITER(c) \
 	do { \
@@ -589,9 +572,9 @@ WideRowWriters(Relation rel, const char *key, uint32 keylen,
 		(*seqs)[n++] = (c).seq; \
 	} while (0)
 
-	if (nlanes > 0)
+	if (ts.nlanes > 0)
 	{
-		WideWAScan *wa = WideWAScanBegin(rel, NULL, heads, gens, nlanes);
+		WideWAScan *wa = WideWAScanBegin(rel, NULL, ts.heads, ts.gens, ts.nlanes);
 
 		while (WideWAScanNext(wa, &cell))
 			if (WideKeyCompare(cell.key, cell.keylen, key, keylen) == 0)

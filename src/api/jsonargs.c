@@ -1,0 +1,76 @@
+/*-------------------------------------------------------------------------
+ *
+ * jsonargs.c
+ *	  Reading the JSON arguments of the data API (filters, mutations):
+ *	  a field of an object, the fields an object must not have, integers.
+ *
+ * IDENTIFICATION
+ *	  src/api/jsonargs.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "utils/builtins.h"
+#include "utils/numeric.h"
+
+#include "wide_filter.h"
+
+/*
+ * WideJsonField -- the value of a field of a JSON object, or NULL.
+ */
+JsonbValue *
+WideJsonField(JsonbValue *obj, const char *name)
+{
+	if (obj->type != jbvBinary || !JsonContainerIsObject(obj->val.binary.data))
+		return NULL;
+	return getKeyJsonValueFromContainer(obj->val.binary.data, name, strlen(name), NULL);
+}
+
+/*
+ * WideJsonUnknownField -- the first field of a JSON object that is not in
+ * the NULL-terminated list "allowed", or NULL if there is none.
+ */
+char *
+WideJsonUnknownField(JsonbValue *obj, const char *const *allowed)
+{
+	JsonbIterator *it = JsonbIteratorInit(obj->val.binary.data);
+	JsonbValue	k;
+	JsonbIteratorToken tok;
+
+	while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
+	{
+		const char *const *a;
+
+		if (tok != WJB_KEY)
+			continue;
+		for (a = allowed; *a; a++)
+			if (strlen(*a) == (size_t) k.val.string.len &&
+				memcmp(*a, k.val.string.val, k.val.string.len) == 0)
+				break;
+		if (*a == NULL)
+			return pnstrdup(k.val.string.val, k.val.string.len);
+	}
+	return NULL;
+}
+
+/*
+ * WideJsonInt64 -- a JSON number that is a whole number, as int64; false
+ * if the value is not one (numeric_int8 still fails beyond int64's range).
+ */
+bool
+WideJsonInt64(JsonbValue *v, int64 *out)
+{
+	Datum		n;
+
+	if (v->type != jbvNumeric || numeric_is_nan(v->val.numeric) ||
+		numeric_is_inf(v->val.numeric))
+		return false;
+	n = NumericGetDatum(v->val.numeric);
+	if (!DatumGetBool(DirectFunctionCall2(numeric_eq, n,
+										  DirectFunctionCall2(numeric_trunc, n,
+															  Int32GetDatum(0)))))
+		return false;
+	*out = DatumGetInt64(DirectFunctionCall1(numeric_int8, n));
+	return true;
+}
