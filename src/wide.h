@@ -70,6 +70,20 @@ typedef enum WideKind
 #define WIDE_KIND_IS_TOMBSTONE(k)	((k) <= WIDE_KIND_DEL_CELLS)
 
 /*
+ * A DEL_CELLS range is [ts, ts_to); ts_to = WIDE_TS_NO_END means "no end":
+ * every version from ts on, including ts = PG_INT64_MAX, which no exclusive
+ * end could cover.
+ */
+#define WIDE_TS_NO_END	PG_INT64_MAX
+
+/* is ts in the timestamp range [from, to) (to may be WIDE_TS_NO_END)? */
+static inline bool
+WideTsInRange(int64 ts, int64 from, int64 to)
+{
+	return ts >= from && (to == WIDE_TS_NO_END || ts < to);
+}
+
+/*
  * Scope level of a record inside its row, used by the comparator: a row
  * tombstone sorts before every cell of its row, a family tombstone before
  * every cell of its family, a column tombstone before every version.
@@ -115,7 +129,7 @@ typedef struct WideCell
 	const char *qual;
 	const char *value;			/* NULL while the value is only in a blob */
 	int64		ts;				/* microseconds since 1970; DEL_CELLS: from */
-	int64		ts_to;			/* DEL_CELLS: exclusive end */
+	int64		ts_to;			/* DEL_CELLS: exclusive end, or WIDE_TS_NO_END */
 	uint64		seq;			/* write order */
 	TransactionId xmin;			/* FrozenTransactionId once visible to all */
 	CommandId	cmin;

@@ -25,7 +25,8 @@
  *	                                "start_qualifier_open", "end_qualifier_closed"
  *	                                | "end_qualifier_open"}
  *	timestamp_range_filter         {"start_timestamp_micros" (included),
- *	                                "end_timestamp_micros" (excluded)}
+ *	                                "end_timestamp_micros" (excluded; 0 or
+ *	                                absent: no end)}
  *	value_regex_filter             regex
  *	value_range_filter             {"start_value_closed" | "start_value_open",
  *	                                "end_value_closed" | "end_value_open"}
@@ -45,6 +46,18 @@
  * matches a value's text form.  Everything is checked when the filter is
  * parsed, before a cell is read.
  *
+ * Limits and resources: parsing takes time and memory linear in the size
+ * of the JSON (error paths such as $.chain[1].condition.true_filter are
+ * only built when an error is reported); parsing and applying recurse, so
+ * nesting deeper than max_stack_depth allows fails with a clean error.
+ * Compiled regexes (malloc'd by PostgreSQL's regex library) are freed when
+ * the memory context the filter was parsed in is reset or deleted, error
+ * or not.  Applying a filter to a row costs memory linear in the row's
+ * cells times the nesting depth; interleave copies its input once per
+ * branch, so nested interleaves multiply the output: a row's output is
+ * limited to Max(cells of the row, WIDE_FILTER_MAX_OUT) entries.
+ *
+ *
  * IDENTIFICATION
  *	  src/api/filter.c
  *
@@ -55,23 +68,75 @@
 #include "catalog/pg_collation.h"
 #include "catalog/pg_type.h"
 #include "common/pg_prng.h"
+#include "lib/stringinfo.h"
 #include "mb/pg_wchar.h"
+#include "miscadmin.h"
 #include "regex/regex.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/numeric.h"
 #include "utils/typcache.h"
 
 #include "wide.h"
 #include "wide_filter.h"
 
-static void
-bad_filter(const char *path, const char *detail)
+/*
+ * Where a part of the filter is: a chain of steps from the root, on the
+ * stack of parse().  The text form ($.chain[1].condition) is only built
+ * for an error message, so that parsing stays linear in the nesting depth.
+ */
+typedef struct FilterPath
 {
+	const struct FilterPath *parent;
+	const char *key;			/* a field name, or NULL: */
+	int			index;			/* an array element */
+} FilterPath;
+
+/* the regexes of a parsed filter, freed with the memory they live in */
+typedef struct FilterRegexes
+{
+	MemoryContextCallback cb;
+	regex_t   **re;
+	int			n;
+	int			cap;
+} FilterRegexes;
+
+/* what parse() carries down */
+typedef struct ParseState
+{
+	const WideFilterContext *fc;
+	FilterRegexes *regexes;
+} ParseState;
+
+/* the text form of a path */
+static void
+append_path(StringInfo buf, const FilterPath *path)
+{
+	if (path == NULL)
+	{
+		appendStringInfoChar(buf, '$');
+		return;
+	}
+	append_path(buf, path->parent);
+	if (path->key)
+		appendStringInfo(buf, ".%s", path->key);
+	else
+		appendStringInfo(buf, "[%d]", path->index);
+}
+
+/* report a bad filter: the path of the bad part, and why */
+static void
+bad_filter(const FilterPath *path, const char *detail)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	append_path(&buf, path);
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("invalid row filter at %s", path),
+			 errmsg("invalid row filter at %s", buf.data),
 			 errdetail("%s", detail),
 			 errhint("A filter is a JSON object with one key, as in Bigtable's RowFilter message, e.g. {\"family_name_regex_filter\": \"cf.*\"}.")));
 }
@@ -83,7 +148,7 @@ bad_filter(const char *path, const char *detail)
 
 /* a JSON string as a palloc'd C string */
 static char *
-json_string(JsonbValue *v, const char *path, const char *what, int *len)
+json_string(JsonbValue *v, const FilterPath *path, const char *what, int *len)
 {
 	char	   *s;
 
@@ -97,8 +162,9 @@ json_string(JsonbValue *v, const char *path, const char *what, int *len)
 	return s;
 }
 
+/* a JSON whole number of at least min */
 static int64
-json_int(JsonbValue *v, const char *path, const char *what, int64 min)
+json_int(JsonbValue *v, const FilterPath *path, const char *what, int64 min)
 {
 	int64		n;
 
@@ -110,15 +176,33 @@ json_int(JsonbValue *v, const char *path, const char *what, int64 min)
 	return n;
 }
 
+/* memory context callback: free the regexes of a filter */
+static void
+free_regexes(void *arg)
+{
+	FilterRegexes *rs = (FilterRegexes *) arg;
+	int			i;
+
+	for (i = 0; i < rs->n; i++)
+		pg_regfree(rs->re[i]);
+	rs->n = 0;
+}
+
 /*
  * compile a regex for whole-string matching; a leading embedded-options
- * group such as (?s) stays in front
+ * group such as (?s) stays in front.  The regex is freed with the current
+ * memory context (see free_regexes).
  */
 static regex_t *
-compile_regex(const char *pattern, int len)
+compile_regex(ParseState *ps, const char *pattern, int len)
 {
 	StringInfoData buf;
 	int			opts = 0;
+	regex_t    *re;
+	pg_wchar   *w;
+	int			wlen;
+	int			rc;
+	FilterRegexes *rs = ps->regexes;
 
 	if (len >= 3 && pattern[0] == '(' && pattern[1] == '?')
 	{
@@ -135,31 +219,42 @@ compile_regex(const char *pattern, int len)
 	appendBinaryStringInfo(&buf, pattern + opts, len - opts);
 	appendStringInfoString(&buf, ")$");
 
+	/* room to remember it first: nothing may fail once it is compiled */
+	if (rs->n == rs->cap)
+	{
+		rs->cap = rs->cap == 0 ? 8 : rs->cap * 2;
+		rs->re = rs->re == NULL ? palloc(sizeof(regex_t *) * rs->cap) :
+			repalloc(rs->re, sizeof(regex_t *) * rs->cap);
+	}
+
 	/*
 	 * Compiled here rather than through RE_compile_and_cache, whose results
 	 * move in its cache as other regexes are compiled.
 	 */
+	re = palloc(sizeof(regex_t));
+	w = palloc((buf.len + 1) * sizeof(pg_wchar));
+	wlen = pg_mb2wchar_with_len(buf.data, w, buf.len);
+	rc = pg_regcomp(re, w, wlen, REG_ADVANCED | REG_NLSTOP, C_COLLATION_OID);
+	pfree(w);
+	pfree(buf.data);
+	if (rc != REG_OKAY)
 	{
-		regex_t    *re = palloc(sizeof(regex_t));
-		pg_wchar   *w = palloc((buf.len + 1) * sizeof(pg_wchar));
-		int			wlen = pg_mb2wchar_with_len(buf.data, w, buf.len);
-		int			rc = pg_regcomp(re, w, wlen, REG_ADVANCED | REG_NLSTOP,
-									C_COLLATION_OID);
+		char		msg[100];
 
-		if (rc != REG_OKAY)
-		{
-			char		msg[100];
-
-			pg_regerror(rc, re, msg, sizeof(msg));
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_REGULAR_EXPRESSION),
-					 errmsg("invalid regular expression \"%.*s\": %s", len, pattern, msg)));
-		}
-		pfree(w);
-		return re;
+		/* a failed pg_regcomp has freed what it allocated */
+		pg_regerror(rc, re, msg, sizeof(msg));
+		if (rc == REG_CANCEL)
+			CHECK_FOR_INTERRUPTS();
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_REGULAR_EXPRESSION),
+				 errmsg("invalid regular expression \"%.*s\": %s",
+						Min(len, 200), pattern, msg)));
 	}
+	rs->re[rs->n++] = re;
+	return re;
 }
 
+/* does the whole of data match? */
 static bool
 regex_matches(regex_t *re, const char *data, int len)
 {
@@ -179,6 +274,8 @@ regex_matches(regex_t *re, const char *data, int len)
 	{
 		char		msg[100];
 
+		if (rc == REG_CANCEL)
+			CHECK_FOR_INTERRUPTS();
 		pg_regerror(rc, re, msg, sizeof(msg));
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_REGULAR_EXPRESSION),
@@ -189,7 +286,7 @@ regex_matches(regex_t *re, const char *data, int len)
 
 /* a value bound, converted to the value column's type */
 static Datum
-value_bound(const WideFilterContext *fc, JsonbValue *v, const char *path)
+value_bound(const WideFilterContext *fc, JsonbValue *v, const FilterPath *path)
 {
 	Oid			infunc,
 				ioparam;
@@ -209,37 +306,42 @@ value_bound(const WideFilterContext *fc, JsonbValue *v, const char *path)
 	return OidInputFunctionCall(infunc, s, ioparam, -1);
 }
 
-static WideFilter *parse(const WideFilterContext *fc, JsonbValue *v, const char *path);
+static WideFilter *parse(ParseState *ps, JsonbValue *v, const FilterPath *path);
 
 /* the sub-filters of chain or interleave */
 static void
-parse_list(const WideFilterContext *fc, WideFilter *f, JsonbValue *v, const char *path)
+parse_list(ParseState *ps, WideFilter *f, JsonbValue *v, const FilterPath *path)
 {
 	JsonbIterator *it;
 	JsonbValue	e;
 	JsonbIteratorToken tok;
 	int			n = 0;
 
-	if (v->type != jbvBinary)
+	if (v->type != jbvBinary || !JsonContainerIsArray(v->val.binary.data))
 		bad_filter(path, "chain and interleave take a JSON array of filters.");
 	it = JsonbIteratorInit(v->val.binary.data);
 	tok = JsonbIteratorNext(&it, &e, false);
 	if (tok != WJB_BEGIN_ARRAY)
 		bad_filter(path, "chain and interleave take a JSON array of filters.");
 	f->children = palloc(sizeof(WideFilter *) * Max(e.val.array.nElems, 1));
-	while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_END_ARRAY)
+	while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
 	{
+		FilterPath	sub;
+
 		if (tok != WJB_ELEM)
 			continue;
-		f->children[n] = parse(fc, &e, psprintf("%s[%d]", path, n));
+		sub.parent = path;
+		sub.key = NULL;
+		sub.index = n;
+		f->children[n] = parse(ps, &e, &sub);
 		n++;
 	}
 	f->nchildren = n;
 }
 
-
+/* the argument of a filter must be an object with only these fields */
 static void
-check_fields(JsonbValue *obj, const char *path, const char *const *allowed)
+check_fields(JsonbValue *obj, const FilterPath *path, const char *const *allowed)
 {
 	char	   *bad;
 
@@ -249,22 +351,132 @@ check_fields(JsonbValue *obj, const char *path, const char *const *allowed)
 		bad_filter(path, psprintf("Unknown field \"%s\".", bad));
 }
 
+/* a sub-filter of a condition, NULL if absent */
 static WideFilter *
-parse(const WideFilterContext *fc, JsonbValue *v, const char *path)
+parse_field(ParseState *ps, JsonbValue *obj, const char *name, const FilterPath *path)
 {
-	WideFilter *f = palloc0(sizeof(WideFilter));
+	JsonbValue *p = WideJsonField(obj, name);
+	FilterPath	sub;
+
+	if (p == NULL)
+		return NULL;
+	sub.parent = path;
+	sub.key = name;
+	sub.index = -1;
+	return parse(ps, p, &sub);
+}
+
+/* the bounds of a column_range_filter */
+static void
+parse_column_range(WideFilter *f, JsonbValue *arg, const FilterPath *sub)
+{
+	static const char *const ok[] = {"family_name", "start_qualifier_closed",
+	"start_qualifier_open", "end_qualifier_closed", "end_qualifier_open", NULL};
+	JsonbValue *p;
+
+	check_fields(arg, sub, ok);
+	f->kind = WF_COL_RANGE;
+	if ((p = WideJsonField(arg, "family_name")) == NULL)
+		bad_filter(sub, "A column range needs a family_name.");
+	f->family = json_string(p, sub, "family_name", &f->familylen);
+	if ((p = WideJsonField(arg, "start_qualifier_closed")) != NULL)
+		f->lo = json_string(p, sub, "A qualifier", &f->lolen), f->has_lo = f->lo_incl = true;
+	if ((p = WideJsonField(arg, "start_qualifier_open")) != NULL)
+	{
+		if (f->has_lo)
+			bad_filter(sub, "A range has one start.");
+		f->lo = json_string(p, sub, "A qualifier", &f->lolen), f->has_lo = true;
+	}
+	if ((p = WideJsonField(arg, "end_qualifier_closed")) != NULL)
+		f->hi = json_string(p, sub, "A qualifier", &f->hilen), f->has_hi = f->hi_incl = true;
+	if ((p = WideJsonField(arg, "end_qualifier_open")) != NULL)
+	{
+		if (f->has_hi)
+			bad_filter(sub, "A range has one end.");
+		f->hi = json_string(p, sub, "A qualifier", &f->hilen), f->has_hi = true;
+	}
+}
+
+/* the bounds of a value_range_filter */
+static void
+parse_value_range(ParseState *ps, WideFilter *f, JsonbValue *arg, const FilterPath *sub)
+{
+	static const char *const ok[] = {"start_value_closed", "start_value_open",
+	"end_value_closed", "end_value_open", NULL};
+	const WideFilterContext *fc = ps->fc;
+	JsonbValue *p;
+	TypeCacheEntry *tc = lookup_type_cache(fc->valtype, TYPECACHE_CMP_PROC_FINFO);
+
+	check_fields(arg, sub, ok);
+	if (!OidIsValid(tc->cmp_proc_finfo.fn_oid))
+		bad_filter(sub, psprintf("Values of type %s have no order.",
+								 format_type_be(fc->valtype)));
+	f->kind = WF_VALUE_RANGE;
+	f->cmp = &tc->cmp_proc_finfo;
+	if ((p = WideJsonField(arg, "start_value_closed")) != NULL)
+		f->vlo = value_bound(fc, p, sub), f->has_lo = f->lo_incl = true;
+	if ((p = WideJsonField(arg, "start_value_open")) != NULL)
+	{
+		if (f->has_lo)
+			bad_filter(sub, "A range has one start.");
+		f->vlo = value_bound(fc, p, sub), f->has_lo = true;
+	}
+	if ((p = WideJsonField(arg, "end_value_closed")) != NULL)
+		f->vhi = value_bound(fc, p, sub), f->has_hi = f->hi_incl = true;
+	if ((p = WideJsonField(arg, "end_value_open")) != NULL)
+	{
+		if (f->has_hi)
+			bad_filter(sub, "A range has one end.");
+		f->vhi = value_bound(fc, p, sub), f->has_hi = true;
+	}
+}
+
+/* the range of a timestamp_range_filter */
+static void
+parse_ts_range(WideFilter *f, JsonbValue *arg, const FilterPath *sub)
+{
+	static const char *const ok[] = {"start_timestamp_micros", "end_timestamp_micros", NULL};
+	JsonbValue *p;
+
+	check_fields(arg, sub, ok);
+	f->kind = WF_TS_RANGE;
+	f->ts_from = 0;
+	f->ts_to = WIDE_TS_NO_END;
+	if ((p = WideJsonField(arg, "start_timestamp_micros")) != NULL)
+		f->ts_from = json_int(p, sub, "start_timestamp_micros", 0);
+	if ((p = WideJsonField(arg, "end_timestamp_micros")) != NULL)
+	{
+		f->ts_to = json_int(p, sub, "end_timestamp_micros", 0);
+		if (f->ts_to == 0)
+			f->ts_to = WIDE_TS_NO_END;	/* 0: no end, as in Bigtable */
+	}
+	if (f->ts_to < f->ts_from)
+		bad_filter(sub, "The timestamp range ends before it starts.");
+}
+
+/* one filter object, and everything under it */
+static WideFilter *
+parse(ParseState *ps, JsonbValue *v, const FilterPath *path)
+{
+	WideFilter *f;
 	JsonbIterator *it;
 	JsonbValue	k,
 				arg;
 	JsonbIteratorToken tok;
 	char	   *name;
-	char	   *sub;
 	int			nkeys = 0;
+	FilterPath	subpath;
+	const FilterPath *sub = &subpath;
+
+	/* nesting is bounded by the stack only */
+	check_stack_depth();
+	CHECK_FOR_INTERRUPTS();
 
 	if (v->type != jbvBinary || !JsonContainerIsObject(v->val.binary.data))
 		bad_filter(path, "A filter must be a JSON object.");
 	it = JsonbIteratorInit(v->val.binary.data);
 	name = NULL;
+	memset(&arg, 0, sizeof(arg));
 	while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
 	{
 		if (tok == WJB_KEY)
@@ -277,33 +489,33 @@ parse(const WideFilterContext *fc, JsonbValue *v, const char *path)
 	}
 	if (nkeys != 1)
 		bad_filter(path, psprintf("A filter object has exactly one key, not %d.", nkeys));
-	sub = psprintf("%s.%s", path, name);
+	subpath.parent = path;
+	subpath.key = name;
+	subpath.index = -1;
 
+	f = palloc0(sizeof(WideFilter));
 	if (strcmp(name, "chain") == 0 || strcmp(name, "interleave") == 0)
 	{
 		f->kind = name[0] == 'c' ? WF_CHAIN : WF_INTERLEAVE;
-		parse_list(fc, f, &arg, sub);
+		parse_list(ps, f, &arg, sub);
 	}
 	else if (strcmp(name, "condition") == 0)
 	{
 		static const char *const ok[] = {"predicate_filter", "predicate", "true_filter",
 		"false_filter", NULL};
-		JsonbValue *p;
 
 		check_fields(&arg, sub, ok);
 		f->kind = WF_CONDITION;
 		f->nchildren = 3;
 		f->children = palloc0(sizeof(WideFilter *) * 3);
-		p = WideJsonField(&arg, "predicate_filter");
-		if (p == NULL)
-			p = WideJsonField(&arg, "predicate");
-		if (p == NULL)
+		if (WideJsonField(&arg, "predicate_filter") != NULL)
+			f->children[0] = parse_field(ps, &arg, "predicate_filter", sub);
+		else
+			f->children[0] = parse_field(ps, &arg, "predicate", sub);
+		if (f->children[0] == NULL)
 			bad_filter(sub, "A condition needs a predicate_filter.");
-		f->children[0] = parse(fc, p, psprintf("%s.predicate_filter", sub));
-		if ((p = WideJsonField(&arg, "true_filter")) != NULL)
-			f->children[1] = parse(fc, p, psprintf("%s.true_filter", sub));
-		if ((p = WideJsonField(&arg, "false_filter")) != NULL)
-			f->children[2] = parse(fc, p, psprintf("%s.false_filter", sub));
+		f->children[1] = parse_field(ps, &arg, "true_filter", sub);
+		f->children[2] = parse_field(ps, &arg, "false_filter", sub);
 	}
 	else if (strcmp(name, "pass_all_filter") == 0 || strcmp(name, "block_all_filter") == 0 ||
 			 strcmp(name, "strip_value_transformer") == 0)
@@ -322,7 +534,7 @@ parse(const WideFilterContext *fc, JsonbValue *v, const char *path)
 
 		f->kind = name[0] == 'r' ? WF_ROW_KEY_RE : name[0] == 'f' ? WF_FAMILY_RE :
 			name[0] == 'c' ? WF_QUAL_RE : WF_VALUE_RE;
-		f->re = compile_regex(re, len);
+		f->re = compile_regex(ps, re, len);
 	}
 	else if (strcmp(name, "row_sample_filter") == 0)
 	{
@@ -343,83 +555,11 @@ parse(const WideFilterContext *fc, JsonbValue *v, const char *path)
 		f->n = json_int(&arg, sub, name, f->kind == WF_ROW_OFFSET ? 0 : 1);
 	}
 	else if (strcmp(name, "timestamp_range_filter") == 0)
-	{
-		static const char *const ok[] = {"start_timestamp_micros", "end_timestamp_micros", NULL};
-		JsonbValue *p;
-
-		check_fields(&arg, sub, ok);
-		f->kind = WF_TS_RANGE;
-		f->ts_from = 0;
-		f->ts_to = PG_INT64_MAX;
-		if ((p = WideJsonField(&arg, "start_timestamp_micros")) != NULL)
-			f->ts_from = json_int(p, sub, "start_timestamp_micros", 0);
-		if ((p = WideJsonField(&arg, "end_timestamp_micros")) != NULL)
-		{
-			f->ts_to = json_int(p, sub, "end_timestamp_micros", 0);
-			if (f->ts_to == 0)
-				f->ts_to = PG_INT64_MAX;	/* 0: no end, as in Bigtable */
-		}
-		if (f->ts_to < f->ts_from)
-			bad_filter(sub, "The timestamp range ends before it starts.");
-	}
+		parse_ts_range(f, &arg, sub);
 	else if (strcmp(name, "column_range_filter") == 0)
-	{
-		static const char *const ok[] = {"family_name", "start_qualifier_closed",
-			"start_qualifier_open", "end_qualifier_closed", "end_qualifier_open", NULL};
-		JsonbValue *p;
-
-		check_fields(&arg, sub, ok);
-		f->kind = WF_COL_RANGE;
-		if ((p = WideJsonField(&arg, "family_name")) == NULL)
-			bad_filter(sub, "A column range needs a family_name.");
-		f->family = json_string(p, sub, "family_name", &f->familylen);
-		if ((p = WideJsonField(&arg, "start_qualifier_closed")) != NULL)
-			f->lo = json_string(p, sub, "A qualifier", &f->lolen), f->has_lo = f->lo_incl = true;
-		if ((p = WideJsonField(&arg, "start_qualifier_open")) != NULL)
-		{
-			if (f->has_lo)
-				bad_filter(sub, "A range has one start.");
-			f->lo = json_string(p, sub, "A qualifier", &f->lolen), f->has_lo = true;
-		}
-		if ((p = WideJsonField(&arg, "end_qualifier_closed")) != NULL)
-			f->hi = json_string(p, sub, "A qualifier", &f->hilen), f->has_hi = f->hi_incl = true;
-		if ((p = WideJsonField(&arg, "end_qualifier_open")) != NULL)
-		{
-			if (f->has_hi)
-				bad_filter(sub, "A range has one end.");
-			f->hi = json_string(p, sub, "A qualifier", &f->hilen), f->has_hi = true;
-		}
-	}
+		parse_column_range(f, &arg, sub);
 	else if (strcmp(name, "value_range_filter") == 0)
-	{
-		static const char *const ok[] = {"start_value_closed", "start_value_open",
-		"end_value_closed", "end_value_open", NULL};
-		JsonbValue *p;
-		TypeCacheEntry *tc = lookup_type_cache(fc->valtype, TYPECACHE_CMP_PROC_FINFO);
-
-		check_fields(&arg, sub, ok);
-		if (!OidIsValid(tc->cmp_proc_finfo.fn_oid))
-			bad_filter(sub, psprintf("Values of type %s have no order.",
-									 format_type_be(fc->valtype)));
-		f->kind = WF_VALUE_RANGE;
-		f->cmp = &tc->cmp_proc_finfo;
-		if ((p = WideJsonField(&arg, "start_value_closed")) != NULL)
-			f->vlo = value_bound(fc, p, sub), f->has_lo = f->lo_incl = true;
-		if ((p = WideJsonField(&arg, "start_value_open")) != NULL)
-		{
-			if (f->has_lo)
-				bad_filter(sub, "A range has one start.");
-			f->vlo = value_bound(fc, p, sub), f->has_lo = true;
-		}
-		if ((p = WideJsonField(&arg, "end_value_closed")) != NULL)
-			f->vhi = value_bound(fc, p, sub), f->has_hi = f->hi_incl = true;
-		if ((p = WideJsonField(&arg, "end_value_open")) != NULL)
-		{
-			if (f->has_hi)
-				bad_filter(sub, "A range has one end.");
-			f->vhi = value_bound(fc, p, sub), f->has_hi = true;
-		}
-	}
+		parse_value_range(ps, f, &arg, sub);
 	else if (strcmp(name, "apply_label_transformer") == 0)
 	{
 		f->kind = WF_LABEL;
@@ -434,19 +574,31 @@ parse(const WideFilterContext *fc, JsonbValue *v, const char *path)
 
 /*
  * WideFilterParse -- a filter from its JSON form; errors name the path of
- * the bad part ($.chain[1].column_range_filter, ...).
+ * the bad part ($.chain[1].column_range_filter, ...).  The filter lives in
+ * the current memory context; its regexes are freed when that context is
+ * reset or deleted.
  */
 WideFilter *
 WideFilterParse(const WideFilterContext *fc, Jsonb *json)
 {
 	JsonbValue	v;
+	ParseState	ps;
+	FilterRegexes *rs;
+
+	/* registered first, so that an error while parsing frees them too */
+	rs = palloc0(sizeof(FilterRegexes));
+	rs->cb.func = free_regexes;
+	rs->cb.arg = rs;
+	MemoryContextRegisterResetCallback(CurrentMemoryContext, &rs->cb);
+	ps.fc = fc;
+	ps.regexes = rs;
 
 	v.type = jbvBinary;
 	v.val.binary.data = &json->root;
 	v.val.binary.len = VARSIZE(json) - VARHDRSZ;
 	if (JB_ROOT_IS_SCALAR(json))
-		bad_filter("$", "A filter must be a JSON object.");
-	return parse(fc, &v, "$");
+		bad_filter(NULL, "A filter must be a JSON object.");
+	return parse(&ps, &v, NULL);
 }
 
 /* ----------------------------------------------------------------
@@ -454,7 +606,15 @@ WideFilterParse(const WideFilterContext *fc, Jsonb *json)
  * ----------------------------------------------------------------
  */
 
+/* what apply() carries down */
+typedef struct ApplyState
+{
+	const WideFilterContext *fc;
+	const WideRowCell *cells;
+	int64		maxout;			/* most output entries of one step */
+} ApplyState;
 
+/* is a cell's value in a value_range_filter's range? */
 static bool
 value_in_range(const WideFilter *f, const WideRowCell *c)
 {
@@ -508,7 +668,7 @@ cell_passes(const WideFilterContext *fc, const WideFilter *f, const WideRowCell 
 				return true;
 			}
 		case WF_TS_RANGE:
-			return c->ts >= f->ts_from && c->ts < f->ts_to;
+			return WideTsInRange(c->ts, f->ts_from, f->ts_to);
 		case WF_VALUE_RE:
 			{
 				char	   *s;
@@ -533,18 +693,7 @@ cell_passes(const WideFilterContext *fc, const WideFilter *f, const WideRowCell 
 	return false;
 }
 
-/* an output entry with an added label */
-static void
-add_label(WideRowOut *o, const char *label)
-{
-	const char **l = palloc(sizeof(char *) * (o->nlabels + 1));
-
-	if (o->nlabels > 0)
-		memcpy(l, o->labels, sizeof(char *) * o->nlabels);
-	l[o->nlabels++] = label;
-	o->labels = l;
-}
-
+/* order of interleaved outputs: by cell, then by branch and place */
 static int
 out_cmp(const void *a, const void *b)
 {
@@ -553,21 +702,46 @@ out_cmp(const void *a, const void *b)
 
 	if (x->cell != y->cell)
 		return x->cell < y->cell ? -1 : 1;
-	return (x->branch > y->branch) - (x->branch < y->branch);
+	return (x->order > y->order) - (x->order < y->order);
 }
+
+/* a palloc'd copy of n output entries (n > 0) */
+static WideRowOut *
+copy_out(const WideRowOut *in, int n)
+{
+	WideRowOut *copy = MemoryContextAllocHuge(CurrentMemoryContext,
+											  sizeof(WideRowOut) * (Size) n);
+
+	memcpy(copy, in, sizeof(WideRowOut) * (Size) n);
+	return copy;
+}
+
+/* the outputs of an interleave: every branch sees the input */
+static WideRowOut *
+apply_interleave(ApplyState *as, const WideFilter *f, WideRowOut *in, int n,
+				 int *nout);
 
 /*
  * apply -- the output of filter f on input in[0..n): *nout entries, in
- * cell order.  Memory comes from the current (per-row) context.
+ * cell order.  "in" belongs to the call, which may change it, free it or
+ * return it; the result is a palloc'd array (never a pointer into one)
+ * that belongs to the caller.  Memory comes from the current (per-row)
+ * context.
  */
 static WideRowOut *
-apply(const WideFilterContext *fc, const WideFilter *f, const WideRowCell *cells,
-	  WideRowOut *in, int n, int *nout)
+apply(ApplyState *as, const WideFilter *f, WideRowOut *in, int n, int *nout)
 {
-	WideRowOut *out;
+	const WideFilterContext *fc = as->fc;
 	int			i,
 				k = 0;
 
+	check_stack_depth();
+	if (n == 0)
+	{
+		/* nothing in, nothing out: no filter makes cells */
+		*nout = 0;
+		return in;
+	}
 	switch (f->kind)
 	{
 		case WF_PASS:
@@ -578,53 +752,30 @@ apply(const WideFilterContext *fc, const WideFilter *f, const WideRowCell *cells
 			return in;
 		case WF_CHAIN:
 			for (i = 0; i < f->nchildren && n > 0; i++)
-				in = apply(fc, f->children[i], cells, in, n, &n);
+				in = apply(as, f->children[i], in, n, &n);
 			*nout = n;
 			return in;
 		case WF_INTERLEAVE:
-			{
-				int			total = 0;
-
-				out = palloc(sizeof(WideRowOut) * Max(1, n * f->nchildren));
-				for (i = 0; i < f->nchildren; i++)
-				{
-					WideRowOut *copy = palloc(sizeof(WideRowOut) * Max(n, 1));
-					WideRowOut *o;
-					int			m,
-								j;
-
-					memcpy(copy, in, sizeof(WideRowOut) * n);
-					o = apply(fc, f->children[i], cells, copy, n, &m);
-					for (j = 0; j < m; j++)
-					{
-						out[total] = o[j];
-						out[total].branch = i;
-						total++;
-					}
-				}
-				qsort(out, total, sizeof(WideRowOut), out_cmp);
-				*nout = total;
-				return out;
-			}
+			return apply_interleave(as, f, in, n, nout);
 		case WF_CONDITION:
 			{
-				WideRowOut *copy = palloc(sizeof(WideRowOut) * Max(n, 1));
+				WideRowOut *o;
 				int			m;
 				const WideFilter *branch;
 
-				memcpy(copy, in, sizeof(WideRowOut) * n);
-				(void) apply(fc, f->children[0], cells, copy, n, &m);
+				o = apply(as, f->children[0], copy_out(in, n), n, &m);
+				pfree(o);
 				branch = m > 0 ? f->children[1] : f->children[2];
 				if (branch == NULL)
 				{
 					*nout = 0;
 					return in;
 				}
-				return apply(fc, branch, cells, in, n, nout);
+				return apply(as, branch, in, n, nout);
 			}
 		case WF_ROW_KEY_RE:
 			/* every cell of a row has the row's key */
-			*nout = (n > 0 && regex_matches(f->re, fc->row, fc->rowlen)) ? n : 0;
+			*nout = regex_matches(f->re, fc->row, fc->rowlen) ? n : 0;
 			return in;
 		case WF_ROW_SAMPLE:
 			*nout = (pg_prng_double(&pg_global_prng_state) < f->p) ? n : 0;
@@ -636,18 +787,19 @@ apply(const WideFilterContext *fc, const WideFilter *f, const WideRowCell *cells
 				return in;
 			}
 			*nout = n - (int) f->n;
-			return in + f->n;
+			memmove(in, in + f->n, sizeof(WideRowOut) * (Size) * nout);
+			return in;
 		case WF_ROW_LIMIT:
-			*nout = Min(n, f->n);
+			*nout = (int) Min((int64) n, f->n);
 			return in;
 		case WF_COL_LIMIT:
 			{
-				int			count = 0;
+				int64		count = 0;
 				const WideRowCell *prev = NULL;
 
 				for (i = 0; i < n; i++)
 				{
-					const WideRowCell *c = &cells[in[i].cell];
+					const WideRowCell *c = &as->cells[in[i].cell];
 
 					if (prev == NULL ||
 						WideKeyCompare(c->family, c->familylen, prev->family, prev->familylen) != 0 ||
@@ -666,17 +818,99 @@ apply(const WideFilterContext *fc, const WideFilter *f, const WideRowCell *cells
 			*nout = n;
 			return in;
 		case WF_LABEL:
-			for (i = 0; i < n; i++)
-				add_label(&in[i], f->label);
-			*nout = n;
-			return in;
+			{
+				WideLabel  *l = MemoryContextAllocHuge(CurrentMemoryContext,
+													   sizeof(WideLabel) * (Size) n);
+
+				for (i = 0; i < n; i++)
+				{
+					l[i].label = f->label;
+					l[i].prev = in[i].labels;
+					in[i].labels = &l[i];
+					in[i].nlabels++;
+				}
+				*nout = n;
+				return in;
+			}
 		default:
 			for (i = 0; i < n; i++)
-				if (cell_passes(fc, f, &cells[in[i].cell]))
+			{
+				CHECK_FOR_INTERRUPTS();
+				if (cell_passes(fc, f, &as->cells[in[i].cell]))
 					in[k++] = in[i];
+			}
 			*nout = k;
 			return in;
 	}
+}
+
+/*
+ * apply_interleave -- each branch filters its own copy of the input (the
+ * last one the input itself); the outputs are merged in cell order, the
+ * cells of earlier branches first.  Outputs can outnumber the input (a
+ * branch may itself interleave), so the result grows as needed, up to
+ * as->maxout entries.
+ */
+static WideRowOut *
+apply_interleave(ApplyState *as, const WideFilter *f, WideRowOut *in, int n,
+				 int *nout)
+{
+	WideRowOut *out = NULL;
+	int64		total = 0,
+				cap = 0;
+	int			i,
+				j;
+
+	if (f->nchildren == 0)
+	{
+		*nout = 0;
+		return in;
+	}
+	if (f->nchildren == 1)
+		return apply(as, f->children[0], in, n, nout);
+	for (i = 0; i < f->nchildren; i++)
+	{
+		bool		last = (i == f->nchildren - 1);
+		WideRowOut *o;
+		int			m;
+
+		CHECK_FOR_INTERRUPTS();
+		o = apply(as, f->children[i], last ? in : copy_out(in, n), n, &m);
+		if (total + m > as->maxout)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("row filter output for row \"%.*s\" exceeds " INT64_FORMAT " cells",
+							Min(as->fc->rowlen, 64), as->fc->row, as->maxout),
+					 errdetail("An interleave outputs each cell once per branch that passes it; nested interleaves multiply the output."),
+					 errhint("Use fewer or less nested interleave branches.")));
+		if (total + m > cap)
+		{
+			int64		newcap = Min(Max(total + m, cap * 2), as->maxout);
+
+			if (out == NULL)
+				out = MemoryContextAllocHuge(CurrentMemoryContext,
+											 sizeof(WideRowOut) * (Size) Max(newcap, 1));
+			else
+				out = repalloc_huge(out, sizeof(WideRowOut) * (Size) newcap);
+			cap = newcap;
+		}
+		for (j = 0; j < m; j++)
+		{
+			out[total] = o[j];
+			out[total].order = (int) total;
+			total++;
+		}
+		pfree(o);
+	}
+	if (out == NULL)
+	{
+		/* every branch was empty; "in" was freed with the last one */
+		out = palloc(sizeof(WideRowOut));
+	}
+	else
+		qsort(out, (size_t) total, sizeof(WideRowOut), out_cmp);
+	*nout = (int) total;
+	return out;
 }
 
 /*
@@ -688,15 +922,26 @@ WideRowOut *
 WideFilterApply(const WideFilterContext *fc, const WideFilter *f,
 				const WideRowCell *cells, int n, int *nout)
 {
-	WideRowOut *in = palloc0(sizeof(WideRowOut) * Max(n, 1));
+	WideRowOut *in = MemoryContextAllocHuge(CurrentMemoryContext,
+											sizeof(WideRowOut) * (Size) Max(n, 1));
+	ApplyState	as;
 	int			i;
 
 	for (i = 0; i < n; i++)
+	{
 		in[i].cell = i;
+		in[i].order = 0;
+		in[i].strip = false;
+		in[i].nlabels = 0;
+		in[i].labels = NULL;
+	}
 	if (f == NULL)
 	{
 		*nout = n;
 		return in;
 	}
-	return apply(fc, f, cells, in, n, nout);
+	as.fc = fc;
+	as.cells = cells;
+	as.maxout = Max((int64) n, WIDE_FILTER_MAX_OUT);
+	return apply(&as, f, in, n, nout);
 }

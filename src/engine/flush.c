@@ -261,7 +261,10 @@ WideFlush(Relation rel)
 			const WideCell *c;
 
 			while ((c = WideMergeIterNext(merge)) != NULL)
+			{
+				CHECK_FOR_INTERRUPTS();
 				WideResolverPush(resolver, c);
+			}
 		}
 		(void) WideResolverFinish(resolver);
 		have_run = WideSegmentWriterFinish(w, &run);

@@ -249,8 +249,8 @@ covered(const WideResolver *r, const WideCell *c)
 	if (c->seq < r->row_del || c->seq < r->fam_del)
 		return true;
 	for (i = 0; i < r->ntombs; i++)
-		if (c->seq < r->tombs[i].seq && c->ts >= r->tombs[i].from &&
-			c->ts < r->tombs[i].to)
+		if (c->seq < r->tombs[i].seq &&
+			WideTsInRange(c->ts, r->tombs[i].from, r->tombs[i].to))
 			return true;
 	return false;
 }
