@@ -309,7 +309,7 @@ value_bound(const WideFilterContext *fc, JsonbValue *v, const FilterPath *path)
 static WideFilter *parse(ParseState *ps, JsonbValue *v, const FilterPath *path);
 
 /* the sub-filters of chain or interleave */
-static void
+static pg_noinline void
 parse_list(ParseState *ps, WideFilter *f, JsonbValue *v, const FilterPath *path)
 {
 	JsonbIterator *it;
@@ -349,21 +349,6 @@ check_fields(JsonbValue *obj, const FilterPath *path, const char *const *allowed
 		bad_filter(path, "This filter takes a JSON object.");
 	if ((bad = WideJsonUnknownField(obj, allowed)) != NULL)
 		bad_filter(path, psprintf("Unknown field \"%s\".", bad));
-}
-
-/* a sub-filter of a condition, NULL if absent */
-static WideFilter *
-parse_field(ParseState *ps, JsonbValue *obj, const char *name, const FilterPath *path)
-{
-	JsonbValue *p = WideJsonField(obj, name);
-	FilterPath	sub;
-
-	if (p == NULL)
-		return NULL;
-	sub.parent = path;
-	sub.key = name;
-	sub.index = -1;
-	return parse(ps, p, &sub);
 }
 
 /* the bounds of a column_range_filter */
@@ -454,73 +439,49 @@ parse_ts_range(WideFilter *f, JsonbValue *arg, const FilterPath *sub)
 		bad_filter(sub, "The timestamp range ends before it starts.");
 }
 
-/* one filter object, and everything under it */
-static WideFilter *
-parse(ParseState *ps, JsonbValue *v, const FilterPath *path)
+/* a condition's sub-filters */
+static pg_noinline void
+parse_condition(ParseState *ps, WideFilter *f, JsonbValue *arg, const FilterPath *path)
 {
-	WideFilter *f;
-	JsonbIterator *it;
-	JsonbValue	k,
-				arg;
-	JsonbIteratorToken tok;
-	char	   *name;
-	int			nkeys = 0;
-	FilterPath	subpath;
-	const FilterPath *sub = &subpath;
+	static const char *const ok[] = {"predicate_filter", "predicate", "true_filter",
+	"false_filter", NULL};
+	static const char *const fields[] = {"predicate_filter", "true_filter", "false_filter"};
+	FilterPath	sub;
+	int			i;
 
-	/* nesting is bounded by the stack only */
-	check_stack_depth();
-	CHECK_FOR_INTERRUPTS();
-
-	if (v->type != jbvBinary || !JsonContainerIsObject(v->val.binary.data))
-		bad_filter(path, "A filter must be a JSON object.");
-	it = JsonbIteratorInit(v->val.binary.data);
-	name = NULL;
-	memset(&arg, 0, sizeof(arg));
-	while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
+	check_fields(arg, path, ok);
+	f->kind = WF_CONDITION;
+	f->nchildren = 3;
+	f->children = palloc0(sizeof(WideFilter *) * 3);
+	sub.parent = path;
+	sub.index = -1;
+	for (i = 0; i < 3; i++)
 	{
-		if (tok == WJB_KEY)
+		JsonbValue *p;
+
+		sub.key = fields[i];
+		p = WideJsonField(arg, sub.key);
+		if (p == NULL && i == 0)
 		{
-			nkeys++;
-			name = pnstrdup(k.val.string.val, k.val.string.len);
-			tok = JsonbIteratorNext(&it, &arg, true);
-			Assert(tok == WJB_VALUE);
+			sub.key = "predicate";
+			p = WideJsonField(arg, sub.key);
 		}
+		if (p == NULL && i == 0)
+			bad_filter(path, "A condition needs a predicate_filter.");
+		if (p != NULL)
+			f->children[i] = parse(ps, p, &sub);
 	}
-	if (nkeys != 1)
-		bad_filter(path, psprintf("A filter object has exactly one key, not %d.", nkeys));
-	subpath.parent = path;
-	subpath.key = name;
-	subpath.index = -1;
+}
 
-	f = palloc0(sizeof(WideFilter));
-	if (strcmp(name, "chain") == 0 || strcmp(name, "interleave") == 0)
+/* a filter that has no sub-filters */
+static pg_noinline void
+parse_leaf(ParseState *ps, WideFilter *f, const char *name, JsonbValue *arg,
+		   const FilterPath *sub)
+{
+	if (strcmp(name, "pass_all_filter") == 0 || strcmp(name, "block_all_filter") == 0 ||
+		strcmp(name, "strip_value_transformer") == 0)
 	{
-		f->kind = name[0] == 'c' ? WF_CHAIN : WF_INTERLEAVE;
-		parse_list(ps, f, &arg, sub);
-	}
-	else if (strcmp(name, "condition") == 0)
-	{
-		static const char *const ok[] = {"predicate_filter", "predicate", "true_filter",
-		"false_filter", NULL};
-
-		check_fields(&arg, sub, ok);
-		f->kind = WF_CONDITION;
-		f->nchildren = 3;
-		f->children = palloc0(sizeof(WideFilter *) * 3);
-		if (WideJsonField(&arg, "predicate_filter") != NULL)
-			f->children[0] = parse_field(ps, &arg, "predicate_filter", sub);
-		else
-			f->children[0] = parse_field(ps, &arg, "predicate", sub);
-		if (f->children[0] == NULL)
-			bad_filter(sub, "A condition needs a predicate_filter.");
-		f->children[1] = parse_field(ps, &arg, "true_filter", sub);
-		f->children[2] = parse_field(ps, &arg, "false_filter", sub);
-	}
-	else if (strcmp(name, "pass_all_filter") == 0 || strcmp(name, "block_all_filter") == 0 ||
-			 strcmp(name, "strip_value_transformer") == 0)
-	{
-		if (arg.type != jbvBool || !arg.val.boolean)
+		if (arg->type != jbvBool || !arg->val.boolean)
 			bad_filter(sub, "This filter takes the value true.");
 		f->kind = name[0] == 'p' ? WF_PASS : name[0] == 'b' ? WF_BLOCK : WF_STRIP;
 	}
@@ -530,7 +491,7 @@ parse(ParseState *ps, JsonbValue *v, const FilterPath *path)
 			 strcmp(name, "value_regex_filter") == 0)
 	{
 		int			len;
-		char	   *re = json_string(&arg, sub, "A regex", &len);
+		char	   *re = json_string(arg, sub, "A regex", &len);
 
 		f->kind = name[0] == 'r' ? WF_ROW_KEY_RE : name[0] == 'f' ? WF_FAMILY_RE :
 			name[0] == 'c' ? WF_QUAL_RE : WF_VALUE_RE;
@@ -538,11 +499,11 @@ parse(ParseState *ps, JsonbValue *v, const FilterPath *path)
 	}
 	else if (strcmp(name, "row_sample_filter") == 0)
 	{
-		if (arg.type != jbvNumeric)
+		if (arg->type != jbvNumeric)
 			bad_filter(sub, "row_sample_filter takes a probability.");
 		f->kind = WF_ROW_SAMPLE;
 		f->p = DatumGetFloat8(DirectFunctionCall1(numeric_float8,
-												  NumericGetDatum(arg.val.numeric)));
+												  NumericGetDatum(arg->val.numeric)));
 		if (!(f->p > 0.0 && f->p < 1.0))
 			bad_filter(sub, "A row sample probability is greater than 0 and less than 1.");
 	}
@@ -552,23 +513,81 @@ parse(ParseState *ps, JsonbValue *v, const FilterPath *path)
 	{
 		f->kind = strcmp(name, "cells_per_row_offset_filter") == 0 ? WF_ROW_OFFSET :
 			strcmp(name, "cells_per_row_limit_filter") == 0 ? WF_ROW_LIMIT : WF_COL_LIMIT;
-		f->n = json_int(&arg, sub, name, f->kind == WF_ROW_OFFSET ? 0 : 1);
+		f->n = json_int(arg, sub, name, f->kind == WF_ROW_OFFSET ? 0 : 1);
 	}
 	else if (strcmp(name, "timestamp_range_filter") == 0)
-		parse_ts_range(f, &arg, sub);
+		parse_ts_range(f, arg, sub);
 	else if (strcmp(name, "column_range_filter") == 0)
-		parse_column_range(f, &arg, sub);
+		parse_column_range(f, arg, sub);
 	else if (strcmp(name, "value_range_filter") == 0)
-		parse_value_range(ps, f, &arg, sub);
+		parse_value_range(ps, f, arg, sub);
 	else if (strcmp(name, "apply_label_transformer") == 0)
 	{
 		f->kind = WF_LABEL;
-		f->label = json_string(&arg, sub, "A label", NULL);
+		f->label = json_string(arg, sub, "A label", NULL);
 	}
 	else if (strcmp(name, "sink") == 0)
 		bad_filter(sub, "The sink filter is not supported.");
 	else
 		bad_filter(sub, psprintf("Unknown filter \"%s\".", name));
+}
+
+/* the one key of a filter object, and its value in *arg */
+static pg_noinline char *
+filter_key(JsonbValue *v, const FilterPath *path, JsonbValue *arg)
+{
+	JsonbIterator *it;
+	JsonbValue	k;
+	JsonbIteratorToken tok;
+	char	   *name = NULL;
+	int			nkeys = 0;
+
+	if (v->type != jbvBinary || !JsonContainerIsObject(v->val.binary.data))
+		bad_filter(path, "A filter must be a JSON object.");
+	it = JsonbIteratorInit(v->val.binary.data);
+	while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
+	{
+		if (tok == WJB_KEY)
+		{
+			nkeys++;
+			name = pnstrdup(k.val.string.val, k.val.string.len);
+			tok = JsonbIteratorNext(&it, arg, true);
+			Assert(tok == WJB_VALUE);
+		}
+	}
+	if (nkeys != 1)
+		bad_filter(path, psprintf("A filter object has exactly one key, not %d.", nkeys));
+	return name;
+}
+
+/*
+ * parse -- one filter object, and everything under it.  It recurses once
+ * per level of nesting, through small frames: a 6,000 deep condition fits
+ * in the default max_stack_depth; deeper nesting fails cleanly.
+ */
+static WideFilter *
+parse(ParseState *ps, JsonbValue *v, const FilterPath *path)
+{
+	WideFilter *f;
+	JsonbValue	arg;
+	FilterPath	sub;
+
+	check_stack_depth();
+	CHECK_FOR_INTERRUPTS();
+
+	sub.key = filter_key(v, path, &arg);
+	sub.parent = path;
+	sub.index = -1;
+	f = palloc0(sizeof(WideFilter));
+	if (strcmp(sub.key, "chain") == 0 || strcmp(sub.key, "interleave") == 0)
+	{
+		f->kind = sub.key[0] == 'c' ? WF_CHAIN : WF_INTERLEAVE;
+		parse_list(ps, f, &arg, &sub);
+	}
+	else if (strcmp(sub.key, "condition") == 0)
+		parse_condition(ps, f, &arg, &sub);
+	else
+		parse_leaf(ps, f, sub.key, &arg, &sub);
 	return f;
 }
 
@@ -705,101 +724,126 @@ out_cmp(const void *a, const void *b)
 	return (x->order > y->order) - (x->order < y->order);
 }
 
-/* a palloc'd copy of n output entries (n > 0) */
-static WideRowOut *
-copy_out(const WideRowOut *in, int n)
+/*
+ * The entries a filter step works on.  "owned": e is a palloc'd array the
+ * step may change, shrink or free; otherwise it belongs to a caller that
+ * still needs it (a condition's predicate and every interleave branch see
+ * their input this way), and a step that changes entries copies them
+ * first.  So nesting costs no copies unless a step changes something.
+ */
+typedef struct Outs
 {
-	WideRowOut *copy = MemoryContextAllocHuge(CurrentMemoryContext,
-											  sizeof(WideRowOut) * (Size) n);
+	WideRowOut *e;
+	int			n;
+	bool		owned;
+} Outs;
 
-	memcpy(copy, in, sizeof(WideRowOut) * (Size) n);
-	return copy;
+/* make the entries the step's own to change */
+static void
+make_writable(Outs *io)
+{
+	WideRowOut *copy;
+
+	if (io->owned)
+		return;
+	copy = MemoryContextAllocHuge(CurrentMemoryContext,
+								  sizeof(WideRowOut) * (Size) Max(io->n, 1));
+	memcpy(copy, io->e, sizeof(WideRowOut) * (Size) io->n);
+	io->e = copy;
+	io->owned = true;
 }
 
-/* the outputs of an interleave: every branch sees the input */
-static WideRowOut *
-apply_interleave(ApplyState *as, const WideFilter *f, WideRowOut *in, int n,
-				 int *nout);
+/* done with a step's output */
+static void
+release(Outs *o)
+{
+	if (o->owned)
+		pfree(o->e);
+	o->e = NULL;
+	o->n = 0;
+	o->owned = false;
+}
+
+static void apply_interleave(ApplyState *as, const WideFilter *f, Outs *io);
 
 /*
- * apply -- the output of filter f on input in[0..n): *nout entries, in
- * cell order.  "in" belongs to the call, which may change it, free it or
- * return it; the result is a palloc'd array (never a pointer into one)
- * that belongs to the caller.  Memory comes from the current (per-row)
+ * apply -- replace the entries *io (in cell order) by the output of filter
+ * f on them, in cell order.  Memory comes from the current (per-row)
  * context.
  */
-static WideRowOut *
-apply(ApplyState *as, const WideFilter *f, WideRowOut *in, int n, int *nout)
+static void
+apply(ApplyState *as, const WideFilter *f, Outs *io)
 {
 	const WideFilterContext *fc = as->fc;
 	int			i,
 				k = 0;
 
 	check_stack_depth();
-	if (n == 0)
-	{
-		/* nothing in, nothing out: no filter makes cells */
-		*nout = 0;
-		return in;
-	}
+	if (io->n == 0)
+		return;					/* nothing in, nothing out */
 	switch (f->kind)
 	{
 		case WF_PASS:
-			*nout = n;
-			return in;
+			return;
 		case WF_BLOCK:
-			*nout = 0;
-			return in;
+			io->n = 0;
+			return;
 		case WF_CHAIN:
-			for (i = 0; i < f->nchildren && n > 0; i++)
-				in = apply(as, f->children[i], in, n, &n);
-			*nout = n;
-			return in;
+			for (i = 0; i < f->nchildren && io->n > 0; i++)
+				apply(as, f->children[i], io);
+			return;
 		case WF_INTERLEAVE:
-			return apply_interleave(as, f, in, n, nout);
+			apply_interleave(as, f, io);
+			return;
 		case WF_CONDITION:
 			{
-				WideRowOut *o;
-				int			m;
+				Outs		p = {io->e, io->n, false};
 				const WideFilter *branch;
 
-				o = apply(as, f->children[0], copy_out(in, n), n, &m);
-				pfree(o);
-				branch = m > 0 ? f->children[1] : f->children[2];
+				apply(as, f->children[0], &p);
+				branch = p.n > 0 ? f->children[1] : f->children[2];
+				release(&p);
 				if (branch == NULL)
-				{
-					*nout = 0;
-					return in;
-				}
-				return apply(as, branch, in, n, nout);
+					io->n = 0;
+				else
+					apply(as, branch, io);
+				return;
 			}
 		case WF_ROW_KEY_RE:
 			/* every cell of a row has the row's key */
-			*nout = regex_matches(f->re, fc->row, fc->rowlen) ? n : 0;
-			return in;
+			if (!regex_matches(f->re, fc->row, fc->rowlen))
+				io->n = 0;
+			return;
 		case WF_ROW_SAMPLE:
-			*nout = (pg_prng_double(&pg_global_prng_state) < f->p) ? n : 0;
-			return in;
+			if (!(pg_prng_double(&pg_global_prng_state) < f->p))
+				io->n = 0;
+			return;
 		case WF_ROW_OFFSET:
-			if (f->n >= n)
+			if (f->n >= io->n)
+				io->n = 0;
+			else if (io->owned)
 			{
-				*nout = 0;
-				return in;
+				io->n -= (int) f->n;
+				memmove(io->e, io->e + f->n, sizeof(WideRowOut) * (Size) io->n);
 			}
-			*nout = n - (int) f->n;
-			memmove(in, in + f->n, sizeof(WideRowOut) * (Size) * nout);
-			return in;
+			else
+			{
+				io->e += f->n;
+				io->n -= (int) f->n;
+			}
+			return;
 		case WF_ROW_LIMIT:
-			*nout = (int) Min((int64) n, f->n);
-			return in;
+			io->n = (int) Min((int64) io->n, f->n);
+			return;
 		case WF_COL_LIMIT:
 			{
 				int64		count = 0;
 				const WideRowCell *prev = NULL;
 
-				for (i = 0; i < n; i++)
+				make_writable(io);
+				for (i = 0; i < io->n; i++)
 				{
-					const WideRowCell *c = &as->cells[in[i].cell];
+					const WideRowCell *c = &as->cells[io->e[i].cell];
 
 					if (prev == NULL ||
 						WideKeyCompare(c->family, c->familylen, prev->family, prev->familylen) != 0 ||
@@ -807,53 +851,53 @@ apply(ApplyState *as, const WideFilter *f, WideRowOut *in, int n, int *nout)
 						count = 0;
 					prev = c;
 					if (count++ < f->n)
-						in[k++] = in[i];
+						io->e[k++] = io->e[i];
 				}
-				*nout = k;
-				return in;
+				io->n = k;
+				return;
 			}
 		case WF_STRIP:
-			for (i = 0; i < n; i++)
-				in[i].strip = true;
-			*nout = n;
-			return in;
+			make_writable(io);
+			for (i = 0; i < io->n; i++)
+				io->e[i].strip = true;
+			return;
 		case WF_LABEL:
 			{
-				WideLabel  *l = MemoryContextAllocHuge(CurrentMemoryContext,
-													   sizeof(WideLabel) * (Size) n);
+				WideLabel  *l;
 
-				for (i = 0; i < n; i++)
+				make_writable(io);
+				l = MemoryContextAllocHuge(CurrentMemoryContext,
+										   sizeof(WideLabel) * (Size) io->n);
+				for (i = 0; i < io->n; i++)
 				{
 					l[i].label = f->label;
-					l[i].prev = in[i].labels;
-					in[i].labels = &l[i];
-					in[i].nlabels++;
+					l[i].prev = io->e[i].labels;
+					io->e[i].labels = &l[i];
+					io->e[i].nlabels++;
 				}
-				*nout = n;
-				return in;
+				return;
 			}
 		default:
-			for (i = 0; i < n; i++)
+			make_writable(io);
+			for (i = 0; i < io->n; i++)
 			{
 				CHECK_FOR_INTERRUPTS();
-				if (cell_passes(fc, f, &as->cells[in[i].cell]))
-					in[k++] = in[i];
+				if (cell_passes(fc, f, &as->cells[io->e[i].cell]))
+					io->e[k++] = io->e[i];
 			}
-			*nout = k;
-			return in;
+			io->n = k;
+			return;
 	}
 }
 
 /*
- * apply_interleave -- each branch filters its own copy of the input (the
- * last one the input itself); the outputs are merged in cell order, the
- * cells of earlier branches first.  Outputs can outnumber the input (a
- * branch may itself interleave), so the result grows as needed, up to
- * as->maxout entries.
+ * apply_interleave -- each branch filters the input; the outputs are
+ * merged in cell order, the cells of earlier branches first.  Outputs can
+ * outnumber the input (a branch may itself interleave), so the result
+ * grows as needed, up to as->maxout entries.
  */
-static WideRowOut *
-apply_interleave(ApplyState *as, const WideFilter *f, WideRowOut *in, int n,
-				 int *nout)
+static void
+apply_interleave(ApplyState *as, const WideFilter *f, Outs *io)
 {
 	WideRowOut *out = NULL;
 	int64		total = 0,
@@ -863,54 +907,54 @@ apply_interleave(ApplyState *as, const WideFilter *f, WideRowOut *in, int n,
 
 	if (f->nchildren == 0)
 	{
-		*nout = 0;
-		return in;
+		io->n = 0;
+		return;
 	}
 	if (f->nchildren == 1)
-		return apply(as, f->children[0], in, n, nout);
+	{
+		apply(as, f->children[0], io);
+		return;
+	}
 	for (i = 0; i < f->nchildren; i++)
 	{
-		bool		last = (i == f->nchildren - 1);
-		WideRowOut *o;
-		int			m;
+		Outs		b = {io->e, io->n, false};
 
 		CHECK_FOR_INTERRUPTS();
-		o = apply(as, f->children[i], last ? in : copy_out(in, n), n, &m);
-		if (total + m > as->maxout)
+		apply(as, f->children[i], &b);
+		if (total + b.n > as->maxout)
 			ereport(ERROR,
 					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 					 errmsg("row filter output for row \"%.*s\" exceeds " INT64_FORMAT " cells",
 							Min(as->fc->rowlen, 64), as->fc->row, as->maxout),
 					 errdetail("An interleave outputs each cell once per branch that passes it; nested interleaves multiply the output."),
 					 errhint("Use fewer or less nested interleave branches.")));
-		if (total + m > cap)
+		if (total + b.n > cap)
 		{
-			int64		newcap = Min(Max(total + m, cap * 2), as->maxout);
+			int64		newcap = Min(Max(total + b.n, cap * 2), as->maxout);
 
 			if (out == NULL)
 				out = MemoryContextAllocHuge(CurrentMemoryContext,
-											 sizeof(WideRowOut) * (Size) Max(newcap, 1));
+											 sizeof(WideRowOut) * (Size) newcap);
 			else
 				out = repalloc_huge(out, sizeof(WideRowOut) * (Size) newcap);
 			cap = newcap;
 		}
-		for (j = 0; j < m; j++)
+		for (j = 0; j < b.n; j++)
 		{
-			out[total] = o[j];
+			out[total] = b.e[j];
 			out[total].order = (int) total;
 			total++;
 		}
-		pfree(o);
+		release(&b);
 	}
-	if (out == NULL)
+	release(io);
+	if (out != NULL)
 	{
-		/* every branch was empty; "in" was freed with the last one */
-		out = palloc(sizeof(WideRowOut));
-	}
-	else
 		qsort(out, (size_t) total, sizeof(WideRowOut), out_cmp);
-	*nout = (int) total;
-	return out;
+		io->e = out;
+		io->n = (int) total;
+		io->owned = true;
+	}
 }
 
 /*
@@ -925,6 +969,7 @@ WideFilterApply(const WideFilterContext *fc, const WideFilter *f,
 	WideRowOut *in = MemoryContextAllocHuge(CurrentMemoryContext,
 											sizeof(WideRowOut) * (Size) Max(n, 1));
 	ApplyState	as;
+	Outs		io;
 	int			i;
 
 	for (i = 0; i < n; i++)
@@ -935,13 +980,16 @@ WideFilterApply(const WideFilterContext *fc, const WideFilter *f,
 		in[i].nlabels = 0;
 		in[i].labels = NULL;
 	}
+	*nout = n;
 	if (f == NULL)
-	{
-		*nout = n;
 		return in;
-	}
 	as.fc = fc;
 	as.cells = cells;
 	as.maxout = Max((int64) n, WIDE_FILTER_MAX_OUT);
-	return apply(&as, f, in, n, nout);
+	io.e = in;
+	io.n = n;
+	io.owned = true;
+	apply(&as, f, &io);
+	*nout = io.n;
+	return io.e ? io.e : palloc(sizeof(WideRowOut));
 }
