@@ -55,7 +55,7 @@ SHLIB_LINK = -lzstd
 
 REGRESS = wide_ddl families cells mvcc segments bulk aggregates reads mutate_row conditional delete privileges rls validation
 REGRESS_OPTS = --load-extension=wide
-ISOLATION = snapshot write_order compaction adders conditional
+ISOLATION = snapshot write_order compaction adders conditional privileges
 ISOLATION_OPTS = --load-extension=wide
 
 PG_CONFIG ?= pg_config
