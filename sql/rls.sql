@@ -13,6 +13,7 @@ RESET client_min_messages;
 CREATE ROLE regress_rls_alice;
 CREATE ROLE regress_rls_bob;
 CREATE ROLE regress_rls_owner;
+GRANT USAGE ON SCHEMA wide TO PUBLIC;	-- a no-op: the extension grants it
 
 CREATE TABLE docs (row_key text, family text, qualifier text, ts int8, value text) USING wide;
 SELECT wide.create_family('docs', 'cf');
