@@ -4,12 +4,16 @@
 -- Every call below is tried by every role in a subtransaction that is then
 -- rolled back (so all roles see the same table); a cell says "ok", "-" for
 -- insufficient_privilege (42501), or the SQLSTATE of any other error.
+-- Roles: none, sel(ect), ins(ert), del(ete) and all three on the table;
+-- SELECT and INSERT granted on every column (cols) or SELECT on row_key
+-- only (col1); members of pg_read_all_data and pg_write_all_data
+-- (all_data); the owner.
 --
 \set SHOW_CONTEXT never
 SET client_min_messages = warning;
 DROP ROLE IF EXISTS regress_wide_none, regress_wide_select, regress_wide_insert,
   regress_wide_delete, regress_wide_sid, regress_wide_owner, regress_wide_cols,
-  regress_wide_col1;
+  regress_wide_col1, regress_wide_all_data;
 RESET client_min_messages;
 CREATE ROLE regress_wide_none;
 CREATE ROLE regress_wide_select;
@@ -19,6 +23,7 @@ CREATE ROLE regress_wide_sid;		-- SELECT, INSERT and DELETE, not the owner
 CREATE ROLE regress_wide_owner;
 CREATE ROLE regress_wide_cols;		-- SELECT and INSERT on every column
 CREATE ROLE regress_wide_col1;		-- SELECT on row_key only
+CREATE ROLE regress_wide_all_data IN ROLE pg_read_all_data, pg_write_all_data;
 -- the schema is open to all (the functions check the tables); the GRANT is
 -- a no-op, there so that this test runs on versions before the grant
 SELECT has_schema_privilege('regress_wide_none', 'wide', 'USAGE');
@@ -85,6 +90,7 @@ INSERT INTO priv_calls (label, stmt) VALUES
   ('mutate_rows delete', $$SELECT wide.mutate_rows('pt', '[{"row_key": "r1", "mutations": [{"delete_from_column": {"family_name": "cf", "column_qualifier": "q"}}]}]')$$),
   ('check_and_mutate no-op', $$SELECT wide.check_and_mutate_row('pt', 'r1')$$),
   ('check_and_mutate set', $$SELECT wide.check_and_mutate_row('pt', 'r1', '{"value_regex_filter": "secret"}', on_match => '[{"set_cell": {"family_name": "cf", "column_qualifier": "q", "value": "\\x01"}}]')$$),
+  ('check_and_mutate set|del', $$SELECT wide.check_and_mutate_row('pt', 'r1', '{"value_regex_filter": "secret"}', on_match => '[{"set_cell": {"family_name": "cf", "column_qualifier": "q", "value": "\\x01"}}]', on_no_match => '[{"delete_from_row": {}}]')$$),
   ('check_and_mutate delete', $$SELECT wide.check_and_mutate_row('pt', 'r1', on_no_match => '[{"delete_from_row": {}}]')$$),
   ('read_modify_write', $$SELECT wide.read_modify_write_row(NULL::pt, 'r1', 'cf', 'q', append => '\x21')$$),
   ('delete_cells', $$SELECT wide.delete_cells('pt', 'r1', 'cf', 'q')$$),
@@ -106,6 +112,7 @@ SELECT label,
        priv_try('regress_wide_sid', stmt) AS "sel+ins+del",
        priv_try('regress_wide_cols', stmt) AS "cols",
        priv_try('regress_wide_col1', stmt) AS "col1",
+       priv_try('regress_wide_all_data', stmt) AS "all_data",
        priv_try('regress_wide_owner', stmt) AS "owner"
 FROM priv_calls ORDER BY n;
 
@@ -151,4 +158,4 @@ DROP TABLE priv_calls;
 DROP FUNCTION priv_try(text, text);
 DROP ROLE regress_wide_none, regress_wide_select, regress_wide_insert,
   regress_wide_delete, regress_wide_sid, regress_wide_owner, regress_wide_cols,
-  regress_wide_col1;
+  regress_wide_col1, regress_wide_all_data;
