@@ -35,6 +35,7 @@
 #include "utils/rel.h"
 
 #include "wide.h"
+#include "wide_access.h"
 
 PG_FUNCTION_INFO_V1(wide_verify);
 
@@ -367,9 +368,7 @@ wide_verify(PG_FUNCTION_ARGS)
 
 	InitMaterializedSRF(fcinfo, 0);
 	v.rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	v.rel = WideOpenWide(relid, AccessShareLock);
-	if (!pg_class_ownercheck(relid, GetUserId()))
-		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, RelationGetRelationName(v.rel));
+	v.rel = WideOpenOwned(relid, AccessShareLock);
 
 	v.nblocks = RelationGetNumberOfBlocks(v.rel);
 	if (v.nblocks == 0)
