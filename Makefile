@@ -53,7 +53,7 @@ PGFILEDESC = "wide - wide-column store"
 PG_CPPFLAGS = -I$(srcdir)/src
 SHLIB_LINK = -lzstd
 
-REGRESS = wide_ddl families cells mvcc segments bulk aggregates reads mutate_row conditional delete filters privileges rls validation
+REGRESS = wide_ddl families cells mvcc segments bulk aggregates reads mutate_row conditional delete filters privileges rls validation scan_pushdown
 REGRESS_OPTS = --load-extension=wide
 ISOLATION = snapshot write_order compaction adders conditional privileges
 ISOLATION_OPTS = --load-extension=wide
