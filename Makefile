@@ -52,7 +52,7 @@ PGFILEDESC = "wide - wide-column store"
 PG_CPPFLAGS = -I$(srcdir)/src
 SHLIB_LINK = -lzstd
 
-REGRESS = wide_ddl families cells mvcc segments bulk aggregates reads mutate_row conditional delete
+REGRESS = wide_ddl families cells mvcc segments bulk aggregates reads mutate_row conditional delete txn_families
 REGRESS_OPTS = --load-extension=wide
 ISOLATION = snapshot write_order compaction adders conditional
 ISOLATION_OPTS = --load-extension=wide

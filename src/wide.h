@@ -713,6 +713,7 @@ extern uint64 WideSweep(Relation rel);
 extern void WideCheckTableShape(Relation rel);
 extern const WideSchema *WideGetSchema(Relation rel);
 extern WideSchema *WideSchemaCopy(Relation rel);
+extern WideSchema *WideSchemaCommitted(Relation rel);
 extern Jsonb *WideCatalogDocument(Relation rel);
 extern const WideFamily *WideSchemaFindFamily(const WideSchema *schema,
 											  const char *name, int len);
