@@ -52,9 +52,9 @@ PGFILEDESC = "wide - wide-column store"
 PG_CPPFLAGS = -I$(srcdir)/src
 SHLIB_LINK = -lzstd
 
-REGRESS = wide_ddl families cells mvcc segments bulk aggregates reads mutate_row conditional delete txn_families
+REGRESS = wide_ddl families cells mvcc segments bulk aggregates reads mutate_row conditional delete txn_families rewrite
 REGRESS_OPTS = --load-extension=wide
-ISOLATION = snapshot write_order compaction adders conditional
+ISOLATION = snapshot write_order compaction adders conditional serializable
 ISOLATION_OPTS = --load-extension=wide
 
 PG_CONFIG ?= pg_config
