@@ -568,6 +568,10 @@ extern void WideWAScanEnd(WideWAScan *scan);
 /* engine/visibility.c */
 extern bool WideRecordVisible(const WideCell *cell, Snapshot snapshot,
 							  uint8 *hint);
+extern void WideSerializableRead(Relation rel, Snapshot snapshot);
+extern void WideSerializableUnseen(Relation rel, const WideCell *cell,
+								   Snapshot snapshot, uint8 hint);
+extern void WideSerializableWrite(Relation rel);
 extern bool WideRecordVisibleToAll(Relation rel, const WideCell *cell);
 extern void WideSetHint(Buffer buf, char *rec, TransactionId xmin, uint8 hint);
 
@@ -727,6 +731,7 @@ extern uint64 WideSweep(Relation rel);
 extern void WideCheckTableShape(Relation rel);
 extern const WideSchema *WideGetSchema(Relation rel);
 extern WideSchema *WideSchemaCopy(Relation rel);
+extern WideSchema *WideSchemaCommitted(Relation rel);
 extern Jsonb *WideCatalogDocument(Relation rel);
 extern const WideFamily *WideSchemaFindFamily(const WideSchema *schema,
 											  const char *name, int len);

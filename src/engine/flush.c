@@ -127,7 +127,7 @@ WideFlush(Relation rel)
 	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "wide flush",
 											  ALLOCSET_DEFAULT_SIZES);
 	MemoryContext old = MemoryContextSwitchTo(cxt);
-	WideSchema *schema = WideSchemaCopy(rel);
+	WideSchema *schema = WideSchemaCommitted(rel);
 	Buffer		metabuf;
 	GenericXLogState *state;
 	WideMetaPage meta;
