@@ -248,6 +248,7 @@ row_set(FunctionCallInfo fcinfo, int *nranges, bool *whole)
 			text	   *t;
 			WideKeyRange *r;
 
+			CHECK_FOR_INTERRUPTS();
 			if (nulls[i])
 				ereport(ERROR,
 						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
