@@ -53,9 +53,9 @@ PGFILEDESC = "wide - wide-column store"
 PG_CPPFLAGS = -I$(srcdir)/src
 SHLIB_LINK = -lzstd
 
-REGRESS = wide_ddl families cells mvcc segments bulk aggregates reads mutate_row conditional delete privileges rls validation
+REGRESS = wide_ddl families cells mvcc segments bulk aggregates reads mutate_row conditional delete filters privileges rls validation scan_pushdown txn_families rewrite
 REGRESS_OPTS = --load-extension=wide
-ISOLATION = snapshot write_order compaction adders conditional privileges
+ISOLATION = snapshot write_order compaction adders conditional privileges serializable
 ISOLATION_OPTS = --load-extension=wide
 
 PG_CONFIG ?= pg_config

@@ -70,6 +70,20 @@ typedef enum WideKind
 #define WIDE_KIND_IS_TOMBSTONE(k)	((k) <= WIDE_KIND_DEL_CELLS)
 
 /*
+ * A DEL_CELLS range is [ts, ts_to); ts_to = WIDE_TS_NO_END means "no end":
+ * every version from ts on, including ts = PG_INT64_MAX, which no exclusive
+ * end could cover.
+ */
+#define WIDE_TS_NO_END	PG_INT64_MAX
+
+/* is ts in the timestamp range [from, to) (to may be WIDE_TS_NO_END)? */
+static inline bool
+WideTsInRange(int64 ts, int64 from, int64 to)
+{
+	return ts >= from && (to == WIDE_TS_NO_END || ts < to);
+}
+
+/*
  * Scope level of a record inside its row, used by the comparator: a row
  * tombstone sorts before every cell of its row, a family tombstone before
  * every cell of its family, a column tombstone before every version.
@@ -115,7 +129,7 @@ typedef struct WideCell
 	const char *qual;
 	const char *value;			/* NULL while the value is only in a blob */
 	int64		ts;				/* microseconds since 1970; DEL_CELLS: from */
-	int64		ts_to;			/* DEL_CELLS: exclusive end */
+	int64		ts_to;			/* DEL_CELLS: exclusive end, or WIDE_TS_NO_END */
 	uint64		seq;			/* write order */
 	TransactionId xmin;			/* FrozenTransactionId once visible to all */
 	CommandId	cmin;
@@ -554,6 +568,10 @@ extern void WideWAScanEnd(WideWAScan *scan);
 /* engine/visibility.c */
 extern bool WideRecordVisible(const WideCell *cell, Snapshot snapshot,
 							  uint8 *hint);
+extern void WideSerializableRead(Relation rel, Snapshot snapshot);
+extern void WideSerializableUnseen(Relation rel, const WideCell *cell,
+								   Snapshot snapshot, uint8 hint);
+extern void WideSerializableWrite(Relation rel);
 extern bool WideRecordVisibleToAll(Relation rel, const WideCell *cell);
 extern void WideSetHint(Buffer buf, char *rec, TransactionId xmin, uint8 hint);
 
@@ -713,6 +731,7 @@ extern uint64 WideSweep(Relation rel);
 extern void WideCheckTableShape(Relation rel);
 extern const WideSchema *WideGetSchema(Relation rel);
 extern WideSchema *WideSchemaCopy(Relation rel);
+extern WideSchema *WideSchemaCommitted(Relation rel);
 extern Jsonb *WideCatalogDocument(Relation rel);
 extern const WideFamily *WideSchemaFindFamily(const WideSchema *schema,
 											  const char *name, int len);

@@ -139,6 +139,8 @@ WideBulkAdd(Relation rel, WideCell *cells, int n)
 	MemoryContext old;
 	int			i;
 
+	WideSerializableWrite(rel);
+
 	if (!callbacks_registered)
 	{
 		RegisterXactCallback(bulk_xact_callback, NULL);

@@ -115,7 +115,7 @@ compact_runs(Relation rel, const WideRunData *runs, int lo, int hi)
 	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "wide compaction",
 											  ALLOCSET_DEFAULT_SIZES);
 	MemoryContext old = MemoryContextSwitchTo(cxt);
-	WideSchema *schema = WideSchemaCopy(rel);
+	WideSchema *schema = WideSchemaCommitted(rel);
 	WideKeyRange all = {0};
 	WideMergeIter *merge = WideMergeIterCreate(hi - lo + 1);
 	WideSegIter **its = palloc(sizeof(WideSegIter *) * (hi - lo + 1));

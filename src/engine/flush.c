@@ -127,7 +127,7 @@ WideFlush(Relation rel)
 	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "wide flush",
 											  ALLOCSET_DEFAULT_SIZES);
 	MemoryContext old = MemoryContextSwitchTo(cxt);
-	WideSchema *schema = WideSchemaCopy(rel);
+	WideSchema *schema = WideSchemaCommitted(rel);
 	Buffer		metabuf;
 	GenericXLogState *state;
 	WideMetaPage meta;
@@ -261,7 +261,10 @@ WideFlush(Relation rel)
 			const WideCell *c;
 
 			while ((c = WideMergeIterNext(merge)) != NULL)
+			{
+				CHECK_FOR_INTERRUPTS();
 				WideResolverPush(resolver, c);
+			}
 		}
 		(void) WideResolverFinish(resolver);
 		have_run = WideSegmentWriterFinish(w, &run);

@@ -240,7 +240,7 @@ covered(const WideMerger *m, const WideCell *cell)
 	{
 		const ColumnTombstone *t = &m->tombs[i];
 
-		if (cell->seq < t->seq && cell->ts >= t->from && cell->ts < t->to)
+		if (cell->seq < t->seq && WideTsInRange(cell->ts, t->from, t->to))
 			return true;
 	}
 	return false;

@@ -72,9 +72,7 @@ struct WideResolver
 	/* family */
 	bool		have_fam;
 	StringInfoData fam;
-	uint32		famid;
-	const WideFamily *def;
-	bool		fam_dead;
+	const WideFamily *def;		/* the family of that name, or NULL */
 	uint64		fam_del;
 	bool		fam_unfrozen;
 
@@ -241,6 +239,21 @@ aborted(const WideCell *c)
 	return !TransactionIdDidCommit(xmin);
 }
 
+/* what a record's family incarnation is to the catalog */
+#define INCARNATION_LIVE	0	/* the family's current incarnation: r->def */
+#define INCARNATION_DEAD	1	/* dropped, or an earlier one of the name */
+#define INCARNATION_UNKNOWN 2	/* no catalog, or newer than the catalog */
+
+static int
+family_incarnation(const WideResolver *r, const WideCell *c)
+{
+	if (r->def != NULL && r->def->id == c->famid)
+		return INCARNATION_LIVE;
+	if (r->schema->has_catalog && c->famid < r->schema->next_id)
+		return INCARNATION_DEAD;
+	return INCARNATION_UNKNOWN;
+}
+
 static bool
 covered(const WideResolver *r, const WideCell *c)
 {
@@ -249,8 +262,8 @@ covered(const WideResolver *r, const WideCell *c)
 	if (c->seq < r->row_del || c->seq < r->fam_del)
 		return true;
 	for (i = 0; i < r->ntombs; i++)
-		if (c->seq < r->tombs[i].seq && c->ts >= r->tombs[i].from &&
-			c->ts < r->tombs[i].to)
+		if (c->seq < r->tombs[i].seq &&
+			WideTsInRange(c->ts, r->tombs[i].from, r->tombs[i].to))
 			return true;
 	return false;
 }
@@ -276,6 +289,7 @@ void
 WideResolverPush(WideResolver *r, const WideCell *c)
 {
 	int			level = WideCellLevel(c);
+	int			incarnation = INCARNATION_UNKNOWN;
 	bool		frozen;
 
 	r->stats.seen++;
@@ -292,19 +306,17 @@ WideResolverPush(WideResolver *r, const WideCell *c)
 		r->have_col = false;
 	}
 	if (level >= WIDE_LEVEL_FAMILY &&
-		(!r->have_fam || r->famid != c->famid ||
-		 !same_string(&r->fam, c->family, c->famlen)))
+		(!r->have_fam || !same_string(&r->fam, c->family, c->famlen)))
 	{
+		/*
+		 * The scope is the family's name, not its incarnation: records of a
+		 * dropped incarnation sort among the live one's (cell.c compares
+		 * names only), and a tombstone must keep its scope across them.
+		 */
 		flush_acc(r);
 		set_string(&r->fam, c->family, c->famlen);
 		r->have_fam = true;
-		r->famid = c->famid;
 		r->def = WideSchemaFindFamily(r->schema, c->family, c->famlen);
-		if (r->def && r->def->id != c->famid)
-			r->def = NULL;
-		/* a family the catalog no longer has: only with a catalog to trust */
-		r->fam_dead = r->def == NULL && r->schema->has_catalog &&
-			c->famid < r->schema->next_id;
 		r->fam_del = 0;
 		r->fam_unfrozen = false;
 		r->have_col = false;
@@ -326,10 +338,14 @@ WideResolverPush(WideResolver *r, const WideCell *c)
 		r->stats.aborted++;
 		return;
 	}
-	if (level >= WIDE_LEVEL_FAMILY && r->fam_dead)
+	if (level >= WIDE_LEVEL_FAMILY)
 	{
-		r->stats.dropped_family++;
-		return;
+		incarnation = family_incarnation(r, c);
+		if (incarnation == INCARNATION_DEAD)
+		{
+			r->stats.dropped_family++;
+			return;
+		}
 	}
 	frozen = WideRecordVisibleToAll(r->rel, c);
 
@@ -398,22 +414,22 @@ WideResolverPush(WideResolver *r, const WideCell *c)
 			return;
 	}
 
-	/* a cell */
-	if (r->def == NULL && !r->schema->has_catalog)
-	{
-		/* without a catalog nothing can be judged: keep as is */
-		emit(r, c, frozen);
-		return;
-	}
-	if (r->def == NULL)
-	{
-		/* an incarnation newer than the catalog knows: keep */
-		emit(r, c, frozen);
-		return;
-	}
+	/* a cell: deleted whatever its family's policies */
 	if (covered(r, c))
 	{
 		r->stats.covered++;
+		return;
+	}
+	if (incarnation == INCARNATION_UNKNOWN)
+	{
+		/*
+		 * No catalog to judge by, or an incarnation newer than the catalog
+		 * knows (created by our own uncommitted transaction): keep as is.
+		 * It sorts before the live incarnation's writes of its version (it
+		 * is newer), so a pending aggregate is complete.
+		 */
+		flush_acc(r);
+		emit(r, c, frozen);
 		return;
 	}
 

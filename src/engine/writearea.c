@@ -296,6 +296,7 @@ WideWriteAreaInsert(Relation rel, WideCell *cells, int ncells)
 	uint32		wa_pages = 0;
 	int			done = 0;
 
+	WideSerializableWrite(rel);
 	while (done < ncells)
 	{
 		WideCell   *c = &cells[done];
@@ -460,7 +461,10 @@ WideWAScanNext(WideWAScan *scan, WideCell *cell)
 
 			WideSetHint(scan->buf, rec, cell->xmin, hint);
 			if (!visible)
+			{
+				WideSerializableUnseen(scan->rel, cell, scan->snapshot, hint);
 				continue;
+			}
 			cell->flags |= hint;
 		}
 
