@@ -110,6 +110,23 @@ SELECT * FROM fam WHERE family = 'h';
 COMMIT;
 SELECT * FROM fam WHERE family = 'h';
 
+-- a policy our transaction relaxed: compaction inside it collects nothing
+-- the transaction can still read (only what both policies collect)
+CREATE TABLE gc (row_key text, family text, qualifier text, ts int8, value text) USING wide;
+SELECT wide.create_family('gc', 'g', max_versions => 2);
+INSERT INTO gc SELECT 'r', 'g', 'q', i, 'v' || i FROM generate_series(1, 5) i;
+SELECT count(*) FROM gc;
+BEGIN;
+SELECT wide.alter_family('gc', 'g', max_versions => 4);
+SELECT count(*) FROM gc;
+SELECT wide.compact('gc', true);
+SELECT count(*) FROM gc;
+COMMIT;
+SELECT count(*) FROM gc;
+SELECT wide.compact('gc', true);
+SELECT cells FROM wide.stats('gc');
+DROP TABLE gc;
+
 -- committed DDL is applied: a committed drop is collected
 SELECT wide.drop_family('fam', 'f');
 SELECT wide.compact('fam', true);

@@ -57,7 +57,8 @@ typedef struct ColTomb
 struct WideResolver
 {
 	Relation	rel;
-	const WideSchema *schema;
+	const WideSchema *schema;	/* the committed catalog */
+	const WideSchema *current;	/* the catalog our transaction sees */
 	bool		bottom;
 	int64		gc_now;			/* 0: no age-based collection */
 	WideSegmentWriter *w;
@@ -73,6 +74,7 @@ struct WideResolver
 	bool		have_fam;
 	StringInfoData fam;
 	const WideFamily *def;		/* the family of that name, or NULL */
+	const WideFamily *cur_def;	/* the same in our transaction's catalog */
 	uint64		fam_del;
 	bool		fam_unfrozen;
 
@@ -145,6 +147,7 @@ WideResolverCreate(Relation rel, const WideSchema *schema, bool bottom,
 
 	r->rel = rel;
 	r->schema = schema;
+	r->current = WideSchemaCopy(rel);
 	r->bottom = bottom;
 	r->gc_now = gc_now;
 	r->w = w;
@@ -283,6 +286,30 @@ collects(const WideResolver *r, const WideFamily *def, int index, int64 ts,
 }
 
 /*
+ * policies_collect -- does GC collect this version of a live family's cell?
+ *
+ * Only if the committed policy collects it and so does the one our own
+ * transaction sees, when it has changed the family: a rolled-back change
+ * must not have lost cells, and our transaction must not see a version it
+ * could read disappear because the committed policy is stricter.  (A family
+ * our transaction dropped does not keep anything.)
+ */
+static bool
+policies_collect(const WideResolver *r, const WideCell *c, bool versions_ok)
+{
+	const WideFamily *cur = r->cur_def;
+
+	if (!collects(r, r->def, r->nversions, c->ts, versions_ok))
+		return false;
+	if (cur == NULL || cur->id != c->famid ||
+		(cur->max_versions == r->def->max_versions &&
+		 cur->max_age == r->def->max_age &&
+		 cur->gc_intersection == r->def->gc_intersection))
+		return true;
+	return collects(r, cur, r->nversions, c->ts, versions_ok);
+}
+
+/*
  * WideResolverPush -- take the next record of the input.
  */
 void
@@ -317,6 +344,7 @@ WideResolverPush(WideResolver *r, const WideCell *c)
 		set_string(&r->fam, c->family, c->famlen);
 		r->have_fam = true;
 		r->def = WideSchemaFindFamily(r->schema, c->family, c->famlen);
+		r->cur_def = WideSchemaFindFamily(r->current, c->family, c->famlen);
 		r->fam_del = 0;
 		r->fam_unfrozen = false;
 		r->have_col = false;
@@ -464,7 +492,7 @@ WideResolverPush(WideResolver *r, const WideCell *c)
 		r->ts_decided = false;
 		if (frozen)
 		{
-			if (collects(r, r->def, r->nversions, c->ts, !scope_unfrozen))
+			if (policies_collect(r, c, !scope_unfrozen))
 			{
 				r->nversions++;
 				r->ts_decided = true;	/* its older writes go too */

@@ -124,7 +124,19 @@ sub operation
 		return ("SELECT wide.drop_family('t', '$n')$then",
 			"DELETE FROM model WHERE family = '$n'; DELETE FROM mfam WHERE name = '$n'");
 	}
-	if ($p < 17 && @plain)
+	if ($p < 21 && @plain)
+	{
+		# drop and re-create: the new incarnation starts empty, while the
+		# old one's cells may stay in runs until a compaction drops them
+		my $n = $plain[ rnd(@plain) ];
+		my $mv = rnd(2) ? rnd(3) + 1 : undef;
+		return (
+			"SELECT wide.drop_family('t', '$n'); SELECT wide.create_family('t', '$n'"
+			  . (defined $mv ? ", max_versions => $mv" : '') . ')',
+			"DELETE FROM model WHERE family = '$n'; UPDATE mfam SET max_versions = "
+			  . ($mv // 'NULL') . " WHERE name = '$n'");
+	}
+	if ($p < 25 && @plain)
 	{
 		# lower max_versions (never raise: collected versions stay collected)
 		my $n = $plain[ rnd(@plain) ];
@@ -137,9 +149,9 @@ sub operation
 				"UPDATE mfam SET max_versions = $new WHERE name = '$n'");
 		}
 	}
-	return ("SELECT wide.compact('t')", 'SELECT 1') if $p < 23;
-	return ("SELECT wide.compact('t', true)", 'SELECT 1') if $p < 26;
-	return ('VACUUM t', 'SELECT 1') if $p < 28 && !$in_txn;
+	return ("SELECT wide.compact('t')", 'SELECT 1') if $p < 29;
+	return ("SELECT wide.compact('t', true)", 'SELECT 1') if $p < 31;
+	return ('VACUUM t', 'SELECT 1') if $p < 32 && !$in_txn;
 
 	return ('SELECT 1', 'SELECT 1') unless @names;
 	my $fam = $names[ rnd(@names) ];
