@@ -98,6 +98,7 @@ WideTsInRange(int64 ts, int64 from, int64 to)
 #define WIDE_REC_XMIN_INVALID	0x02	/* hint: xmin known aborted */
 #define WIDE_REC_VALUE_BLOB		0x04	/* value stored in blob pages */
 #define WIDE_REC_BODY_BLOB		0x08	/* key/qualifier/value in blob pages */
+#define WIDE_REC_ALL_FLAGS		0x0f
 
 /* WideCell.same: hints from a sorted stream (a block iterator) */
 #define WIDE_SAME_ROW		0x01
@@ -448,6 +449,7 @@ typedef struct WideBlockIter
 	uint32		famid;
 	int64		ts;
 	uint64		seq;
+	TransactionId next_xid;		/* every stored xmin precedes it */
 	MemoryContext cxt;			/* where the buffers live */
 } WideBlockIter;
 
@@ -542,6 +544,8 @@ extern Size WideRecordSize(const WideCell *cell);
 extern void WideRecordEncode(const WideCell *cell, char *dst);
 extern bool WideRecordDecode(const char *src, Size len, WideCell *cell);
 extern void WideRecordDecodeBody(WideCell *cell, const char *body);
+extern const char *WideRecordItem(Page page, OffsetNumber off, Size *len,
+								  bool *bad);
 extern uint8 WideRecordGetFlags(const char *rec);
 extern void WideRecordSetHint(char *rec, uint8 flag);
 
@@ -552,6 +556,7 @@ extern void WideBlobFillPage(Page page, BlockNumber first, uint32 i,
 extern void WideBlobWriteRest(Relation rel, WideBlobRef ref, uint32 from,
 							  const char *data);
 extern WideBlobRef WideBlobWrite(Relation rel, const char *data, uint32 len);
+extern void WideBlobCheckRef(Relation rel, WideBlobRef ref);
 extern char *WideBlobRead(Relation rel, WideBlobRef ref);
 
 /* engine/writearea.c */
@@ -609,8 +614,8 @@ extern const WideCell *WideMergeIterNext(WideMergeIter *m);
 
 /* engine/compress.c */
 extern void WideBlockStore(const char *raw, Size len, StringInfo out);
-extern char *WideBlockLoad(const char *stored, Size len, Size *rawlen,
-						   const char **why);
+extern char *WideBlockLoad(const char *stored, Size len, Size maxraw,
+						   Size *rawlen, const char **why);
 
 /* engine/block.c */
 extern WideBlockBuilder *WideBlockBuilderCreate(int16 typlen);

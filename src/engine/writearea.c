@@ -38,6 +38,7 @@
 #include "postgres.h"
 
 #include "access/generic_xlog.h"
+#include "access/transam.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
 #include "storage/bufpage.h"
@@ -351,6 +352,9 @@ struct WideWAScan
 	OffsetNumber off;
 	OffsetNumber maxoff;
 	MemoryContext cxt;			/* for blob bodies of the current page */
+	BlockNumber nblocks;		/* the table's size, to bound the chains */
+	TransactionId next_xid;		/* no record's xmin is at or after it */
+	uint64		pages;			/* pages read so far */
 };
 
 /*
@@ -375,7 +379,20 @@ WideWAScanBegin(Relation rel, Snapshot snapshot, const BlockNumber *heads,
 	scan->next = nlanes > 0 ? heads[0] : InvalidBlockNumber;
 	scan->cxt = AllocSetContextCreate(CurrentMemoryContext, "wide write-area scan",
 									  ALLOCSET_DEFAULT_SIZES);
+	scan->nblocks = RelationGetNumberOfBlocks(rel);
+	scan->next_xid = XidFromFullTransactionId(ReadNextFullTransactionId());
 	return scan;
+}
+
+/* a damaged write area */
+static void
+wa_corrupt(WideWAScan *scan, BlockNumber blkno, const char *what)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("wide table \"%s\" has a damaged write area at block %u: %s",
+					RelationGetRelationName(scan->rel), blkno, what),
+			 errhint("Run wide.verify() on the table, and restore it from a backup if it reports corruption.")));
 }
 
 /* move to the next page of the write area; false at the end */
@@ -399,6 +416,13 @@ next_page(WideWAScan *scan)
 	}
 
 	CHECK_FOR_INTERRUPTS();
+	/* a lane is a chain of distinct pages of the table: no loops */
+	if (scan->next >= scan->nblocks)
+		scan->nblocks = RelationGetNumberOfBlocks(scan->rel);
+	if (scan->next >= scan->nblocks)
+		wa_corrupt(scan, scan->next, "a lane links to a block beyond the end of the table");
+	if (++scan->pages > scan->nblocks)
+		wa_corrupt(scan, scan->next, "a lane's chain of pages loops");
 	scan->buf = WideReadPage(scan->rel, scan->next, BUFFER_LOCK_SHARE,
 							 WIDE_PAGE_WRITE);
 	page = BufferGetPage(scan->buf);
@@ -425,8 +449,9 @@ WideWAScanNext(WideWAScan *scan, WideCell *cell)
 	for (;;)
 	{
 		Page		page;
-		ItemId		itemid;
 		char	   *rec;
+		Size		len;
+		bool		bad;
 		uint8		hint;
 
 		if (!BufferIsValid(scan->buf) || scan->off > scan->maxoff)
@@ -437,18 +462,26 @@ WideWAScanNext(WideWAScan *scan, WideCell *cell)
 		}
 
 		page = BufferGetPage(scan->buf);
-		itemid = PageGetItemId(page, scan->off);
+		rec = (char *) WideRecordItem(page, scan->off, &len, &bad);
 		scan->off++;
-		if (!ItemIdIsNormal(itemid))
+		if (rec == NULL && !bad)
 			continue;
-		rec = (char *) PageGetItem(page, itemid);
-		if (!WideRecordDecode(rec, ItemIdGetLength(itemid), cell))
+		if (rec == NULL || !WideRecordDecode(rec, len, cell))
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_CORRUPTED),
 					 errmsg("wide table \"%s\" has a malformed record at block %u, item %u",
 							RelationGetRelationName(scan->rel),
 							BufferGetBlockNumber(scan->buf), scan->off - 1),
 					 errhint("Run wide.verify() on the table, and restore it from a backup if it reports corruption.")));
+		/* an xmin from the future would send the visibility check to clog */
+		if (TransactionIdIsNormal(cell->xmin) &&
+			!TransactionIdPrecedes(cell->xmin, scan->next_xid))
+		{
+			scan->next_xid = XidFromFullTransactionId(ReadNextFullTransactionId());
+			if (!TransactionIdPrecedes(cell->xmin, scan->next_xid))
+				wa_corrupt(scan, BufferGetBlockNumber(scan->buf),
+						   "a record's transaction id is in the future");
+		}
 
 		if (scan->snapshot != NULL)
 		{
