@@ -12,8 +12,9 @@
 #
 # The server itself is not instrumented, only wide.so:
 #
-#  - UBSan needs nothing else: libubsan is an ordinary dependency of
-#    wide.so.  It sees misaligned loads, signed overflow, bad shifts,
+#  - UBSan: libubsan is an ordinary dependency of wide.so, preloaded only so
+#    that it reads its options before the postmaster overwrites its
+#    environment with the process title.  It sees misaligned loads, signed overflow, bad shifts,
 #    out-of-range enum and bool values, NULL passed to memcpy, in our code.
 #  - ASan must be the first library of every process, so libasan is
 #    preloaded (LD_PRELOAD) into every process the test user starts; it
@@ -50,7 +51,11 @@ if [ "$SANITIZE" = valgrind ]; then
 	exec "$WIDE_ROOT/test/valgrind.sh" "$SANDIR"
 fi
 export PG_CFLAGS="-fsanitize=$SANITIZE -fno-sanitize-recover=all -fno-omit-frame-pointer -g"
-WIDE_TEST_ENV="UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:log_path=$SANDIR/ubsan"
+# the runtimes are preloaded: one that starts later, when wide.so is loaded,
+# reads its options from /proc/self/environ, which the postmaster has
+# overwritten with its process title by then
+LIBUBSAN=$(gcc -print-file-name=libubsan.so)
+WIDE_TEST_ENV="LD_PRELOAD=$LIBUBSAN UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:log_path=$SANDIR/ubsan"
 case "$SANITIZE" in
 *address*)
 	LIBASAN=$(gcc -print-file-name=libasan.so)
@@ -64,9 +69,9 @@ case "$SANITIZE" in
 			"ASan cannot run here (use the default, UBSan)" >&2
 		exit 1
 	fi
-	WIDE_TEST_ENV="LD_PRELOAD=$LIBASAN \
+	WIDE_TEST_ENV="LD_PRELOAD=$LIBASAN:$LIBUBSAN \
 ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:disable_coredump=1:log_path=$SANDIR/asan \
-$WIDE_TEST_ENV"
+UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:log_path=$SANDIR/ubsan"
 	;;
 esac
 export WIDE_TEST_ENV
