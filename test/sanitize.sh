@@ -12,9 +12,8 @@
 #
 # The server itself is not instrumented, only wide.so:
 #
-#  - UBSan: libubsan is an ordinary dependency of wide.so, preloaded only so
-#    that it reads its options before the postmaster overwrites its
-#    environment with the process title.  It sees misaligned loads, signed overflow, bad shifts,
+#  - UBSan: libubsan is an ordinary dependency of wide.so (a preloaded hook
+#    gives it its options, see below).  It sees misaligned loads, signed overflow, bad shifts,
 #    out-of-range enum and bool values, NULL passed to memcpy, in our code.
 #  - ASan must be the first library of every process, so libasan is
 #    preloaded (LD_PRELOAD) into every process the test user starts; it
@@ -51,11 +50,20 @@ if [ "$SANITIZE" = valgrind ]; then
 	exec "$WIDE_ROOT/test/valgrind.sh" "$SANDIR"
 fi
 export PG_CFLAGS="-fsanitize=$SANITIZE -fno-sanitize-recover=all -fno-omit-frame-pointer -g"
-# the runtimes are preloaded: one that starts later, when wide.so is loaded,
-# reads its options from /proc/self/environ, which the postmaster has
-# overwritten with its process title by then
-LIBUBSAN=$(gcc -print-file-name=libubsan.so)
-WIDE_TEST_ENV="LD_PRELOAD=$LIBUBSAN UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:log_path=$SANDIR/ubsan"
+# UBSan's runtime starts at its first report and reads its options from
+# /proc/self/environ, which the postmaster has overwritten with its process
+# title by then; this preloaded hook hands it the options from getenv(),
+# which still works
+cat > "$SANDIR/options.c" <<'CODE'
+#include <stdlib.h>
+const char *__ubsan_default_options(void);
+const char *__asan_default_options(void);
+const char *__ubsan_default_options(void) { const char *o = getenv("UBSAN_OPTIONS"); return o ? o : ""; }
+const char *__asan_default_options(void) { const char *o = getenv("ASAN_OPTIONS"); return o ? o : ""; }
+CODE
+gcc -shared -fPIC -O2 -o "$SANDIR/options.so" "$SANDIR/options.c" || exit 1
+chmod 755 "$SANDIR/options.so"
+WIDE_TEST_ENV="LD_PRELOAD=$SANDIR/options.so UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:log_path=$SANDIR/ubsan"
 case "$SANITIZE" in
 *address*)
 	LIBASAN=$(gcc -print-file-name=libasan.so)
@@ -69,7 +77,7 @@ case "$SANITIZE" in
 			"ASan cannot run here (use the default, UBSan)" >&2
 		exit 1
 	fi
-	WIDE_TEST_ENV="LD_PRELOAD=$LIBASAN:$LIBUBSAN \
+	WIDE_TEST_ENV="LD_PRELOAD=$LIBASAN:$SANDIR/options.so \
 ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:disable_coredump=1:log_path=$SANDIR/asan \
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:log_path=$SANDIR/ubsan"
 	;;
