@@ -29,6 +29,7 @@ OBJS = \
 	src/engine/compress.o \
 	src/engine/flush.o \
 	src/engine/indexblock.o \
+	src/engine/manifest.o \
 	src/engine/iterator.o \
 	src/engine/merge.o \
 	src/engine/reader.o \
@@ -52,7 +53,7 @@ PGFILEDESC = "wide - wide-column store"
 PG_CPPFLAGS = -I$(srcdir)/src
 SHLIB_LINK = -lzstd
 
-REGRESS = wide_ddl families cells mvcc segments bulk aggregates reads mutate_row conditional delete
+REGRESS = wide_ddl families cells mvcc segments bulk aggregates reads mutate_row conditional delete space_reuse
 REGRESS_OPTS = --load-extension=wide
 ISOLATION = snapshot write_order compaction adders conditional
 ISOLATION_OPTS = --load-extension=wide

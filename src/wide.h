@@ -707,7 +707,7 @@ extern bool WideRelationIsWide(Oid relid);
 extern void WideInstallHooks(void);
 
 /* engine/sweep.c */
-extern uint64 WideSweep(Relation rel);
+extern int64 WideSweep(Relation rel);
 
 /* engine/schema.c */
 extern void WideCheckTableShape(Relation rel);

@@ -29,6 +29,7 @@
 #include "utils/rel.h"
 
 #include "wide.h"
+#include "manifest.h"
 
 /*
  * WideBlobPages -- pages of a blob of len bytes.
@@ -82,16 +83,14 @@ WideBlobWriteRest(Relation rel, WideBlobRef ref, uint32 from, const char *data)
 WideBlobRef
 WideBlobWrite(Relation rel, const char *data, uint32 len)
 {
-	Buffer		metabuf = WideReadMeta(rel, BUFFER_LOCK_EXCLUSIVE);
-	GenericXLogState *state = GenericXLogStart(rel);
-	WideMetaPage meta = WidePageGetMeta(GenericXLogRegisterBuffer(state, metabuf, 0));
+	WideManifestTx tx;
+	WideMetaPage meta = WideManifestBegin(rel, &tx);
 	WideBlobRef ref;
 	uint32		got;
 
 	ref.length = len;
 	ref.first = WideSpaceAlloc(rel, meta, WideBlobPages(len), true, &got);
-	GenericXLogFinish(state);
-	UnlockReleaseBuffer(metabuf);
+	(void) WideManifestCommit(&tx);
 	WideBlobWriteRest(rel, ref, 0, data);
 	return ref;
 }

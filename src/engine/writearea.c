@@ -45,6 +45,7 @@
 #include "utils/rel.h"
 
 #include "wide.h"
+#include "manifest.h"
 
 StaticAssertDecl(WIDE_WA_MAX_INLINE * 4 < BLCKSZ, "four records fit a page");
 
@@ -191,28 +192,25 @@ static int
 append_to_new_page(Relation rel, int lane, WideCell *cells, int n,
 				   char *scratch)
 {
-	Buffer		metabuf;
+	WideManifestTx tx;
 	Buffer		buf;
 	WideMetaPage meta;
 	Page		page;
 	int			k;
 	uint64		seq;
-	GenericXLogState *state;
 	XLogRecPtr	lsn;
 
-	metabuf = WideReadMeta(rel, BUFFER_LOCK_EXCLUSIVE);
-	state = GenericXLogStart(rel);
-	meta = WidePageGetMeta(GenericXLogRegisterBuffer(state, metabuf, 0));
-	page = head_page_for(rel, state, meta, lane, cells, 1, &buf);
+	meta = WideManifestBegin(rel, &tx);
+	page = head_page_for(rel, tx.state, meta, lane, cells, 1, &buf);
 	k = records_that_fit(page, cells, n);
 	Assert(k > 0);
 	seq = WideSeqNext(rel, k);
 	add_records(rel, page, cells, k, seq, scratch);
-	lsn = GenericXLogFinish(state);
+	lsn = WideManifestLog(&tx);
 	WideSeqAfterWrite(rel, seq + k - 1, lsn);
 
 	UnlockReleaseBuffer(buf);
-	UnlockReleaseBuffer(metabuf);
+	WideManifestRelease(&tx);
 	return k;
 }
 
@@ -225,35 +223,32 @@ static void
 append_with_blob(Relation rel, int lane, WideCell *cell, const char *data,
 				 uint32 len, char *scratch)
 {
-	Buffer		metabuf;
+	WideManifestTx tx;
 	Buffer		blobbuf;
 	Buffer		buf;
 	WideMetaPage meta;
 	Page		page;
 	uint64		seq;
 	uint32		got;
-	GenericXLogState *state;
 	XLogRecPtr	lsn;
 
-	metabuf = WideReadMeta(rel, BUFFER_LOCK_EXCLUSIVE);
-	state = GenericXLogStart(rel);
-	meta = WidePageGetMeta(GenericXLogRegisterBuffer(state, metabuf, 0));
+	meta = WideManifestBegin(rel, &tx);
 
 	cell->blob.length = len;
 	cell->blob.first = WideSpaceAlloc(rel, meta, WideBlobPages(len), true, &got);
 	blobbuf = ReadBufferExtended(rel, MAIN_FORKNUM, cell->blob.first,
 								 RBM_ZERO_AND_LOCK, NULL);
-	WideBlobFillPage(GenericXLogRegisterBuffer(state, blobbuf, GENERIC_XLOG_FULL_IMAGE),
+	WideBlobFillPage(GenericXLogRegisterBuffer(tx.state, blobbuf, GENERIC_XLOG_FULL_IMAGE),
 					 cell->blob.first, 0, data, len);
 
-	page = head_page_for(rel, state, meta, lane, cell, 1, &buf);
+	page = head_page_for(rel, tx.state, meta, lane, cell, 1, &buf);
 	seq = WideSeqNext(rel, 1);
 	add_records(rel, page, cell, 1, seq, scratch);
-	lsn = GenericXLogFinish(state);
+	lsn = WideManifestLog(&tx);
 	WideSeqAfterWrite(rel, seq, lsn);
 	UnlockReleaseBuffer(buf);
 	UnlockReleaseBuffer(blobbuf);
-	UnlockReleaseBuffer(metabuf);
+	WideManifestRelease(&tx);
 
 	WideBlobWriteRest(rel, cell->blob, 1, data);
 }
