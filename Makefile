@@ -63,5 +63,12 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-# every object depends on the shared headers
-$(OBJS): src/wide.h src/engine/coding.h src/api/wide_filter.h src/api/wide_access.h
+# every object depends on the extension's headers
+WIDE_HEADERS = $(wildcard $(srcdir)/src/*.h $(srcdir)/src/*/*.h)
+$(OBJS): $(WIDE_HEADERS)
+
+# the layering rules of src/ (engine/ includes no executor, planner, fmgr,
+# jsonb or tableam header, nor any of am/ or api/); also run by run-all.sh
+.PHONY: check-layers
+check-layers:
+	@bash $(srcdir)/test/check-layers.sh

@@ -14,10 +14,14 @@
  */
 #include "postgres.h"
 
+#include <limits.h>
+
 #include "fmgr.h"
 #include "utils/guc.h"
 
 #include "wide.h"
+#include "engine/format.h"
+#include "am/am.h"
 
 PG_MODULE_MAGIC;
 

@@ -17,10 +17,16 @@ wide_test_user
 wide_build_install || exit 1
 
 OUT=$(wide_tmpdir results)
+failed=()
+
+log "layering: test/check-layers.sh"
+if ! bash "$WIDE_ROOT/test/check-layers.sh"; then
+	failed+=(layers)
+fi
+
 PGXS_DIR=$(dirname "$(pg_config --pgxs)")/..
 REGRESS_TESTS=$(sed -n 's/^REGRESS = //p' "$WIDE_ROOT/Makefile")
 ISOLATION_TESTS=$(sed -n 's/^ISOLATION = //p' "$WIDE_ROOT/Makefile")
-failed=()
 
 log "pg_regress: $REGRESS_TESTS"
 if ! as_test_user "'$PGXS_DIR/test/regress/pg_regress' --bindir='$PG_BINDIR' \

@@ -18,6 +18,7 @@
 #include "postgres.h"
 
 #include "access/detoast.h"
+#include "access/tupmacs.h"
 #include "catalog/pg_type.h"
 #include "datatype/timestamp.h"
 #include "port/pg_bswap.h"
@@ -26,41 +27,15 @@
 #include "utils/rel.h"
 #include "utils/timestamp.h"
 
-#include "wide.h"
-
-#define UNIX_EPOCH_OFFSET_US \
-	((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY)
+#include "engine/format.h"
+#include "engine/cell.h"
+#include "engine/aggregate.h"
+#include "engine/schema.h"
+#include "am/am.h"
 
 static const char *const column_names[] = {
 	"row_key", "family", "qualifier", "ts", "value"
 };
-
-/*
- * WideTimestampToUnix -- timestamptz to microseconds since 1970.
- */
-int64
-WideTimestampToUnix(TimestampTz ts)
-{
-	if (TIMESTAMP_NOT_FINITE(ts))
-		ereport(ERROR,
-				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
-				 errmsg("cell timestamp cannot be infinite"),
-				 errhint("Use a finite timestamp, or NULL for the current time.")));
-	if (ts > PG_INT64_MAX - UNIX_EPOCH_OFFSET_US)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
-				 errmsg("cell timestamp is out of range")));
-	return ts + UNIX_EPOCH_OFFSET_US;
-}
-
-/*
- * WideUnixToTimestamp -- microseconds since 1970 to timestamptz.
- */
-TimestampTz
-WideUnixToTimestamp(int64 us)
-{
-	return us - UNIX_EPOCH_OFFSET_US;
-}
 
 /*
  * WideNowUnix -- the server's current time, microseconds since 1970.

@@ -57,7 +57,10 @@
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
 
-#include "wide.h"
+#include "engine/cell.h"
+#include "engine/schema.h"
+#include "engine/reader.h"
+#include "am/am.h"
 
 /* kinds of bounds, in custom_private, one per custom_exprs entry */
 #define BOUND_EQ		1

@@ -36,7 +36,7 @@
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
 
-#include "wide.h"
+#include "am/am.h"
 
 static object_access_hook_type prev_object_access_hook = NULL;
 static get_relation_info_hook_type prev_get_relation_info_hook = NULL;

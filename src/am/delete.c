@@ -34,7 +34,11 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
-#include "wide.h"
+#include "engine/format.h"
+#include "engine/cell.h"
+#include "engine/schema.h"
+#include "engine/writearea.h"
+#include "am/am.h"
 
 #define WIDE_DELETE_RING	65536
 #define TIDS_PER_BLOCK		2000	/* offsets 1..2000 */

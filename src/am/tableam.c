@@ -37,7 +37,11 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
-#include "wide.h"
+#include "engine/cell.h"
+#include "engine/schema.h"
+#include "engine/writearea.h"
+#include "engine/reader.h"
+#include "am/am.h"
 
 PG_FUNCTION_INFO_V1(wide_tableam_handler);
 

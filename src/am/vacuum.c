@@ -28,6 +28,10 @@
 #include "utils/rel.h"
 
 #include "wide.h"
+#include "engine/format.h"
+#include "engine/storage.h"
+#include "engine/maintenance.h"
+#include "am/am.h"
 
 #define MAX_STEPS	16
 

@@ -51,8 +51,11 @@
 #include "utils/rel.h"
 #include "utils/rls.h"
 
-#include "wide.h"
-#include "wide_access.h"
+#include "engine/format.h"
+#include "engine/cell.h"
+#include "engine/schema.h"
+#include "am/am.h"
+#include "api/api.h"
 
 PG_FUNCTION_INFO_V1(wide_check_owner);
 

@@ -38,8 +38,12 @@
 #include "utils/rel.h"
 #include "utils/timestamp.h"
 
-#include "wide.h"
-#include "wide_access.h"
+#include "engine/format.h"
+#include "engine/cell.h"
+#include "engine/aggregate.h"
+#include "engine/schema.h"
+#include "am/am.h"
+#include "api/api.h"
 
 PG_FUNCTION_INFO_V1(wide_add_to_cell);
 PG_FUNCTION_INFO_V1(wide_merge_to_cell);

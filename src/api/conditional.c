@@ -61,9 +61,15 @@
 #include "storage/procarray.h"
 #include "access/transam.h"
 
-#include "wide.h"
-#include "wide_access.h"
-#include "wide_filter.h"
+#include "engine/format.h"
+#include "engine/cell.h"
+#include "engine/aggregate.h"
+#include "engine/schema.h"
+#include "engine/segment.h"
+#include "engine/reader.h"
+#include "am/am.h"
+#include "api/api.h"
+#include "api/filter.h"
 
 PG_FUNCTION_INFO_V1(wide_check_and_mutate_row);
 PG_FUNCTION_INFO_V1(wide_read_modify_write_row);

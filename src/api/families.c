@@ -29,8 +29,10 @@
 #include "utils/jsonb.h"
 #include "utils/rel.h"
 
-#include "wide.h"
-#include "wide_access.h"
+#include "engine/schema.h"
+#include "engine/catalog.h"
+#include "am/am.h"
+#include "api/api.h"
 
 PG_FUNCTION_INFO_V1(wide_family_catalog);
 PG_FUNCTION_INFO_V1(wide_family_catalog_of);

@@ -79,8 +79,10 @@
 #include "utils/numeric.h"
 #include "utils/typcache.h"
 
-#include "wide.h"
-#include "wide_filter.h"
+#include "engine/format.h"
+#include "engine/cell.h"
+#include "api/api.h"
+#include "api/filter.h"
 
 /*
  * Where a part of the filter is: a chain of steps from the root, on the

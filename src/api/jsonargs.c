@@ -14,7 +14,7 @@
 #include "utils/builtins.h"
 #include "utils/numeric.h"
 
-#include "wide_filter.h"
+#include "api/api.h"
 
 /*
  * WideJsonField -- the value of a field of a JSON object, or NULL.

@@ -32,8 +32,12 @@
 #include "utils/builtins.h"
 #include "utils/rel.h"
 
-#include "wide.h"
-#include "wide_access.h"
+#include "engine/format.h"
+#include "engine/cell.h"
+#include "engine/storage.h"
+#include "engine/segment.h"
+#include "engine/maintenance.h"
+#include "api/api.h"
 
 PG_FUNCTION_INFO_V1(wide_compact);
 PG_FUNCTION_INFO_V1(wide_stats);

@@ -36,8 +36,13 @@
 #include "utils/rel.h"
 #include "utils/timestamp.h"
 
-#include "wide.h"
-#include "wide_access.h"
+#include "engine/format.h"
+#include "engine/cell.h"
+#include "engine/aggregate.h"
+#include "engine/schema.h"
+#include "engine/writearea.h"
+#include "am/am.h"
+#include "api/api.h"
 
 PG_FUNCTION_INFO_V1(wide_set_cell);
 PG_FUNCTION_INFO_V1(wide_delete_cells);

@@ -43,9 +43,13 @@
 #include "utils/snapmgr.h"
 #include "utils/typcache.h"
 
-#include "wide.h"
-#include "wide_access.h"
-#include "wide_filter.h"
+#include "engine/format.h"
+#include "engine/cell.h"
+#include "engine/schema.h"
+#include "engine/reader.h"
+#include "am/am.h"
+#include "api/api.h"
+#include "api/filter.h"
 
 PG_FUNCTION_INFO_V1(wide_read_rows);
 PG_FUNCTION_INFO_V1(wide_read_row);

@@ -34,8 +34,14 @@
 #include "utils/resowner.h"
 #include "utils/rel.h"
 
-#include "wide.h"
-#include "wide_access.h"
+#include "engine/format.h"
+#include "engine/cell.h"
+#include "engine/aggregate.h"
+#include "engine/schema.h"
+#include "engine/storage.h"
+#include "engine/record.h"
+#include "engine/segment.h"
+#include "api/api.h"
 
 PG_FUNCTION_INFO_V1(wide_verify);
 

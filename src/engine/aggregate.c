@@ -53,8 +53,10 @@
 #include <math.h>
 
 #include "port/pg_bitutils.h"
+#include "port/pg_bswap.h"
 
-#include "wide.h"
+#include "engine/format.h"
+#include "engine/aggregate.h"
 
 #define HLL_MAGIC		0x48
 #define HLL_VERSION		1

@@ -28,8 +28,9 @@
 #include "storage/bufmgr.h"
 #include "utils/rel.h"
 
-#include "wide.h"
-#include "manifest.h"
+#include "engine/format.h"
+#include "engine/storage.h"
+#include "engine/manifest.h"
 
 /*
  * WideBlobPages -- pages of a blob of len bytes.

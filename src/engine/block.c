@@ -40,8 +40,10 @@
 
 #include "access/transam.h"
 
+#include "engine/format.h"
+#include "engine/cell.h"
+#include "engine/segment.h"
 #include "engine/coding.h"
-#include "wide.h"
 
 #define F_KIND		0x07
 #define F_NEW_ROW	0x08

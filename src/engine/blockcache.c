@@ -27,6 +27,7 @@
 #include "utils/memutils.h"
 
 #include "wide.h"
+#include "engine/segment.h"
 
 int			wide_block_cache_size = 64 * 1024;	/* kB */
 

@@ -43,7 +43,16 @@
 #include "utils/rel.h"
 
 #include "wide.h"
-#include "manifest.h"
+#include "engine/format.h"
+#include "engine/cell.h"
+#include "engine/sort.h"
+#include "engine/schema.h"
+#include "engine/storage.h"
+#include "engine/record.h"
+#include "engine/writearea.h"
+#include "engine/segment.h"
+#include "engine/maintenance.h"
+#include "engine/manifest.h"
 
 int			wide_bulk_memory = 64 * 1024;	/* kB */
 

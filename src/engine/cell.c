@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * cell.c
- *	  The order of cells and tombstones.
+ *	  The order of cells and tombstones, and cell timestamps.
  *
  * Cells sort as Bigtable returns them: by row key, family, qualifier (all
  * bytewise, memcmp order, a shorter string before its extensions), then
@@ -18,7 +18,10 @@
  */
 #include "postgres.h"
 
-#include "wide.h"
+#include "engine/cell.h"
+
+#define UNIX_EPOCH_OFFSET_US \
+	((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY)
 
 /*
  * WideKeyCompare -- bytewise comparison of two strings.
@@ -164,4 +167,31 @@ WideRunOverlapsRange(const WideRunData *run, const WideKeyRange *r)
 			return false;
 	}
 	return true;
+}
+
+/*
+ * WideTimestampToUnix -- timestamptz to microseconds since 1970.
+ */
+int64
+WideTimestampToUnix(TimestampTz ts)
+{
+	if (TIMESTAMP_NOT_FINITE(ts))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+				 errmsg("cell timestamp cannot be infinite"),
+				 errhint("Use a finite timestamp, or NULL for the current time.")));
+	if (ts > PG_INT64_MAX - UNIX_EPOCH_OFFSET_US)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+				 errmsg("cell timestamp is out of range")));
+	return ts + UNIX_EPOCH_OFFSET_US;
+}
+
+/*
+ * WideUnixToTimestamp -- microseconds since 1970 to timestamptz.
+ */
+TimestampTz
+WideUnixToTimestamp(int64 us)
+{
+	return us - UNIX_EPOCH_OFFSET_US;
 }

@@ -40,7 +40,14 @@
 #include "utils/rel.h"
 
 #include "wide.h"
-#include "manifest.h"
+#include "engine/format.h"
+#include "engine/cell.h"
+#include "engine/sort.h"
+#include "engine/schema.h"
+#include "engine/storage.h"
+#include "engine/segment.h"
+#include "engine/maintenance.h"
+#include "engine/manifest.h"
 
 int			wide_max_runs = 8;
 double		wide_compaction_ratio = 2.0;

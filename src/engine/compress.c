@@ -23,6 +23,7 @@
 #include "utils/memutils.h"
 
 #include "wide.h"
+#include "engine/segment.h"
 
 #define BLOCK_RAW	0
 #define BLOCK_ZSTD	1

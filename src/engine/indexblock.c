@@ -32,8 +32,10 @@
 #include "common/hashfn.h"
 #include "utils/memutils.h"
 
+#include "engine/format.h"
+#include "engine/cell.h"
+#include "engine/segment.h"
 #include "engine/coding.h"
-#include "wide.h"
 
 #define BLOOM_BITS_PER_KEY	10
 #define BLOOM_PROBES		7

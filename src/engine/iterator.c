@@ -16,7 +16,8 @@
  */
 #include "postgres.h"
 
-#include "wide.h"
+#include "engine/cell.h"
+#include "engine/sort.h"
 
 typedef struct Source
 {

@@ -92,13 +92,15 @@
 #include "access/nbtxlog.h"
 #include "access/xlog.h"
 #include "access/xloginsert.h"
+#include "storage/bufmgr.h"
 #include "storage/lmgr.h"
 #include "storage/standby.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
-#include "wide.h"
-#include "manifest.h"
+#include "engine/format.h"
+#include "engine/storage.h"
+#include "engine/manifest.h"
 
 /* the block whose heavyweight page lock is the allocation guard */
 #define WIDE_GUARD_BLKNO	WIDE_META_BLKNO

@@ -32,7 +32,12 @@
  */
 #include "postgres.h"
 
-#include "wide.h"
+#include "engine/format.h"
+#include "engine/cell.h"
+#include "engine/aggregate.h"
+#include "engine/schema.h"
+#include "engine/storage.h"
+#include "engine/reader.h"
 
 typedef struct ColumnTombstone
 {

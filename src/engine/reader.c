@@ -30,7 +30,15 @@
 #include "storage/bufmgr.h"
 #include "utils/memutils.h"
 
-#include "wide.h"
+#include "engine/format.h"
+#include "engine/cell.h"
+#include "engine/sort.h"
+#include "engine/schema.h"
+#include "engine/storage.h"
+#include "engine/record.h"
+#include "engine/writearea.h"
+#include "engine/segment.h"
+#include "engine/reader.h"
 
 struct WideReader
 {

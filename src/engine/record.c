@@ -28,7 +28,9 @@
 
 #include "storage/bufpage.h"
 
-#include "wide.h"
+#include "engine/format.h"
+#include "engine/cell.h"
+#include "engine/record.h"
 
 typedef struct WideRecordHeader
 {

@@ -45,7 +45,14 @@
 #include "storage/procarray.h"
 #include "utils/backend_status.h"
 
-#include "wide.h"
+#include "engine/format.h"
+#include "engine/cell.h"
+#include "engine/aggregate.h"
+#include "engine/schema.h"
+#include "engine/storage.h"
+#include "engine/record.h"
+#include "engine/segment.h"
+#include "engine/maintenance.h"
 
 typedef struct ColTomb
 {

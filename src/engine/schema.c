@@ -47,7 +47,6 @@
 #include "postgres.h"
 
 #include "access/genam.h"
-#include "access/heapam.h"
 #include "access/htup_details.h"
 #include "access/stratnum.h"
 #include "access/table.h"
@@ -67,7 +66,11 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
-#include "wide.h"
+#include "engine/format.h"
+#include "engine/cell.h"
+#include "engine/aggregate.h"
+#include "engine/schema.h"
+#include "engine/catalog.h"
 
 static const char *const column_names[] = {
 	"row_key", "family", "qualifier", "ts", "value"

@@ -36,7 +36,11 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
-#include "wide.h"
+#include "engine/format.h"
+#include "engine/cell.h"
+#include "engine/schema.h"
+#include "engine/storage.h"
+#include "engine/segment.h"
 
 #define CACHE_SEGMENT	1
 #define CACHE_INDEX		2

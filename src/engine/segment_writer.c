@@ -46,9 +46,12 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
-#include "engine/coding.h"
 #include "wide.h"
-#include "manifest.h"
+#include "engine/format.h"
+#include "engine/cell.h"
+#include "engine/storage.h"
+#include "engine/segment.h"
+#include "engine/manifest.h"
 
 int			wide_block_size = 16384;
 

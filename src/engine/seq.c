@@ -37,7 +37,7 @@
 #include "catalog/pg_control.h"
 #include "utils/rel.h"
 
-#include "wide.h"
+#include "engine/storage.h"
 
 #define WIDE_SEQ_SHIFT		8
 

@@ -23,7 +23,8 @@
 
 #include "utils/memutils.h"
 
-#include "wide.h"
+#include "engine/cell.h"
+#include "engine/sort.h"
 
 #define CHUNK_SIZE		(1024 * 1024)
 

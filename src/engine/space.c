@@ -41,8 +41,10 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
-#include "wide.h"
-#include "manifest.h"
+#include "engine/format.h"
+#include "engine/storage.h"
+#include "engine/segment.h"
+#include "engine/manifest.h"
 
 /* remove entry i of the queue */
 static void

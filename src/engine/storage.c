@@ -35,8 +35,10 @@
 #include "storage/lmgr.h"
 #include "utils/rel.h"
 
-#include "wide.h"
-#include "manifest.h"
+#include "engine/format.h"
+#include "engine/schema.h"
+#include "engine/storage.h"
+#include "engine/manifest.h"
 
 /*
  * WideInitPage -- format a page of the given type.

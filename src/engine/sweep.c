@@ -39,8 +39,13 @@
 #include "storage/bufmgr.h"
 #include "utils/rel.h"
 
-#include "wide.h"
-#include "manifest.h"
+#include "engine/format.h"
+#include "engine/cell.h"
+#include "engine/storage.h"
+#include "engine/record.h"
+#include "engine/segment.h"
+#include "engine/maintenance.h"
+#include "engine/manifest.h"
 
 typedef struct Marks
 {

@@ -32,7 +32,9 @@
 #include "storage/procarray.h"
 #include "utils/snapmgr.h"
 
-#include "wide.h"
+#include "engine/format.h"
+#include "engine/cell.h"
+#include "engine/record.h"
 
 /*
  * WideRecordVisible -- is the record visible to the snapshot?

@@ -45,8 +45,12 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
-#include "wide.h"
-#include "manifest.h"
+#include "engine/format.h"
+#include "engine/cell.h"
+#include "engine/storage.h"
+#include "engine/record.h"
+#include "engine/writearea.h"
+#include "engine/manifest.h"
 
 StaticAssertDecl(WIDE_WA_MAX_INLINE * 4 < BLCKSZ, "four records fit a page");
 

@@ -31,7 +31,7 @@ $node->safe_psql('postgres', q{
 my $file = $node->data_dir . '/' . $node->safe_psql('postgres', "SELECT pg_relation_filepath('t')");
 $node->stop;
 
-# offsets in block 0 (page header, then WideMetaPageData; see src/wide.h)
+# offsets in block 0 (page header, then WideMetaPageData; see src/engine/format.h)
 my %field = (
 	nlanes => 36,
 	lane0_head => 40,

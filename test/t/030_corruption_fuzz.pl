@@ -604,7 +604,7 @@ sub mutate_meta
 {
 	my ($tbl) = @_;
 	# counts: nlanes, nwaruns, nruns, nfree, and the lanes' heads
-	# (offsets as in WideMetaPageData, src/wide.h)
+	# (offsets as in WideMetaPageData, src/engine/format.h)
 	my $m = $HDR;
 	my %f = (nlanes => [ $m + 12, 4 ], 'lane head' => [ $m + 16 + 8 * int(rand(4)), 4 ],
 		generation => [ $m + 8, 4 ], nwaruns => [ $m + 88, 4 ],

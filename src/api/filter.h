@@ -1,23 +1,23 @@
 /*-------------------------------------------------------------------------
  *
- * wide_filter.h
+ * filter.h
  *	  Row filters (filter.c) and the rows they apply to (read.c).
  *
  * IDENTIFICATION
- *	  src/api/wide_filter.h
+ *	  src/api/filter.h
  *
  *-------------------------------------------------------------------------
  */
-#ifndef WIDE_FILTER_H
-#define WIDE_FILTER_H
+#ifndef WIDE_API_FILTER_H
+#define WIDE_API_FILTER_H
 
 #include "fmgr.h"
 #include "regex/regex.h"
 #include "utils/jsonb.h"
 #include "utils/relcache.h"
 #include "utils/snapshot.h"
+#include "engine/schema.h"
 
-struct WideSchema;
 
 typedef enum WideFilterKind
 {
@@ -113,17 +113,13 @@ typedef struct WideRowOut
  */
 #define WIDE_FILTER_MAX_OUT		((int64) 1 << 22)
 
-/* jsonargs.c */
-extern JsonbValue *WideJsonField(JsonbValue *obj, const char *name);
-extern char *WideJsonUnknownField(JsonbValue *obj, const char *const *allowed);
-extern bool WideJsonInt64(JsonbValue *v, int64 *out);
-
-/* read.c */
-extern int	WideReadRow(Relation rel, const struct WideSchema *schema, Snapshot snapshot,
+/* read.c: the cells of one row */
+extern int	WideReadRow(Relation rel, const WideSchema *schema, Snapshot snapshot,
 						const char *key, uint32 keylen, WideRowCell **cells);
 
+/* filter.c */
 extern WideFilter *WideFilterParse(const WideFilterContext *fc, Jsonb *json);
 extern WideRowOut *WideFilterApply(const WideFilterContext *fc, const WideFilter *f,
 								   const struct WideRowCell *cells, int n, int *nout);
 
-#endif							/* WIDE_FILTER_H */
+#endif							/* WIDE_API_FILTER_H */

@@ -1,0 +1,75 @@
+/*-------------------------------------------------------------------------
+ *
+ * am.h
+ *	  PostgreSQL glue of the wide table access method: the TableAmRoutine
+ *	  (tableam.c), SQL values <-> cells (cellslot.c), DELETE (delete.c),
+ *	  DDL checks (ddl.c), the planner (customscan.c), VACUUM (vacuum.c).
+ *
+ *	  Executor and tableam types are only forward-declared here.
+ *
+ * IDENTIFICATION
+ *	  src/am/am.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef WIDE_AM_H
+#define WIDE_AM_H
+
+#include "storage/buf.h"
+#include "storage/itemptr.h"
+#include "utils/relcache.h"
+#include "engine/cell.h"
+#include "engine/schema.h"
+
+struct TupleTableSlot;
+
+/* delete.c */
+extern void WideInstallDeleteHooks(void);
+#define WIDE_DELETE_KEYS		1
+#define WIDE_DELETE_WITH_VALUES	2
+extern int	WideDeleteTracking(Relation rel);
+extern void WideDeleteRemember(Relation rel, const WideCell *cell, ItemPointer tid,
+							   int track);
+extern void WideDeleteCell(Relation rel, ItemPointer tid);
+extern bool WideDeleteFetch(Relation rel, ItemPointer tid, struct TupleTableSlot *slot);
+
+/* ddl.c */
+extern bool WideRelationIsWide(Oid relid);
+extern void WideInstallHooks(void);
+
+/* cellslot.c: SQL values <-> cells */
+extern int64 WideNowUnix(void);
+extern void WideCheckTimestamp(int64 ts);
+extern const WideFamily *WideFamilyForWrite(Relation rel, const WideSchema *schema,
+											const char *name, uint32 len);
+extern const char *WideValueToBytes(const WideSchema *schema, Datum value,
+									uint32 *len);
+extern Datum WideBytesToValue(const WideSchema *schema, const char *bytes,
+							  uint32 len);
+extern int64 WideAggInt(Relation rel, const WideFamily *fam, Oid type,
+					   Datum value);
+extern uint64 WideHllInputHash(Oid type, Datum value);
+extern Datum WideAggToValue(const WideSchema *schema, const WideCell *cell);
+extern const WideFamily *WideCellCoordinates(Relation rel, const WideSchema *schema,
+											 Datum *values, bool *isnull,
+											 WideCell *cell);
+extern void WideCellFromValues(Relation rel, const WideSchema *schema,
+							   Datum *values, bool *isnull, WideCell *cell);
+extern bool WideCellToValues(const WideSchema *schema, const WideCell *cell,
+							 Datum *values, bool *isnull, const bool *needed);
+
+/* customscan.c */
+extern void WideInstallPlanner(void);
+
+/* vacuum.c */
+struct VacuumParams;
+extern void WideMaybeFlush(Relation rel, uint32 wa_pages);
+extern double WideEstimateCells(Relation rel);
+extern void WideVacuum(Relation rel, struct VacuumParams *params,
+					   BufferAccessStrategy bstrategy);
+
+/* tableam.c */
+struct TableAmRoutine;
+extern const struct TableAmRoutine *WideTableAmRoutine(void);
+
+#endif							/* WIDE_AM_H */

@@ -1,0 +1,64 @@
+/*-------------------------------------------------------------------------
+ *
+ * api.h
+ *	  Shared code of the SQL-callable wide.* functions: opening a table
+ *	  with its privileges and row-level security checked (access.c,
+ *	  families.c), function arguments (mutate.c, jsonargs.c), and turning
+ *	  mutations into records (mutate.c, mutate_row.c).
+ *
+ *	  Row filters and reading rows are in filter.h.
+ *
+ * IDENTIFICATION
+ *	  src/api/api.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef WIDE_API_H
+#define WIDE_API_H
+
+#include "fmgr.h"
+#include "nodes/parsenodes.h"
+#include "storage/lockdefs.h"
+#include "utils/jsonb.h"
+#include "utils/relcache.h"
+#include "engine/cell.h"
+#include "engine/schema.h"
+
+/* access.c: opening a table for a wide.* function */
+extern Oid	WideTableArg(FunctionCallInfo fcinfo, int argno);
+extern void WideCheckPrivileges(Oid relid, AclMode need);
+extern void WideCheckOwner(Oid relid);
+extern void WideCheckAnyPrivilege(Oid relid);
+extern Relation WideOpenTable(FunctionCallInfo fcinfo, Oid relid, AclMode need,
+							  LOCKMODE lockmode);
+extern Relation WideOpenOwned(Oid relid, LOCKMODE lockmode);
+extern AclMode WideMutationsPrivileges(JsonbContainer *arr);
+extern AclMode WideCellsPrivileges(const WideCell *cells, int n);
+extern void WideCheckText(Oid type, const char *p, uint32 len, const char *what);
+extern void WideCheckCellText(const WideSchema *schema, const WideCell *cell);
+
+/* families.c */
+extern Relation WideOpenWide(Oid relid, LOCKMODE lockmode);
+
+/* jsonargs.c: fields of jsonb arguments */
+extern JsonbValue *WideJsonField(JsonbValue *obj, const char *name);
+extern char *WideJsonUnknownField(JsonbValue *obj, const char *const *allowed);
+extern bool WideJsonInt64(JsonbValue *v, int64 *out);
+
+/* mutate.c */
+extern void WideArgBytes(FunctionCallInfo fcinfo, int argno, const char *what,
+						 const char **p, uint32 *len);
+extern int64 WideArgTimestamp(FunctionCallInfo fcinfo, int argno, bool *isnull);
+extern Datum WideArgValue(FunctionCallInfo fcinfo, int argno, Oid valtype);
+extern Relation WideOpenForWrite(Oid relid, AclMode mode);
+extern const WideFamily *WideArgCoordinates(FunctionCallInfo fcinfo, Relation rel,
+											const WideSchema *schema, int tsarg,
+											Datum *values, bool *isnull);
+extern void WideWriteRecords(Relation rel, WideCell *cells, int n);
+
+/* mutate_row.c */
+extern void WideMutationCell(Relation rel, const WideSchema *schema, const char *key,
+							 uint32 keylen, JsonbValue *m, const char *where,
+							 WideCell *cell);
+
+#endif							/* WIDE_API_H */

@@ -1,0 +1,91 @@
+/*-------------------------------------------------------------------------
+ *
+ * cell.h
+ *	  A cell (a decoded record) and the order of cells: the comparator, row
+ *	  key ranges, cell timestamps (cell.c).
+ *
+ * IDENTIFICATION
+ *	  src/engine/cell.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef WIDE_CELL_H
+#define WIDE_CELL_H
+
+#include "datatype/timestamp.h"
+#include "engine/format.h"
+
+/*
+ * Scope level of a record inside its row, used by the comparator: a row
+ * tombstone sorts before every cell of its row, a family tombstone before
+ * every cell of its family, a column tombstone before every version.
+ */
+#define WIDE_LEVEL_ROW		0
+#define WIDE_LEVEL_FAMILY	1
+#define WIDE_LEVEL_COLUMN	2
+#define WIDE_LEVEL_CELL		3
+
+/* WideCell.same: hints from a sorted stream (a block iterator) */
+#define WIDE_SAME_ROW		0x01
+#define WIDE_SAME_FAMILY	0x02
+#define WIDE_SAME_QUAL		0x04
+
+/*
+ * A decoded record.  Pointers refer to memory owned by whoever decoded it
+ * (a pinned page, a decoded block, or palloc'd memory).
+ */
+typedef struct WideCell
+{
+	uint8		kind;			/* WideKind */
+	uint8		flags;			/* WIDE_REC_* */
+	uint16		famlen;
+	uint32		keylen;
+	uint32		quallen;
+	uint32		vallen;			/* length of the value, even if in a blob */
+	uint32		famid;			/* family incarnation, see families.c */
+	const char *key;
+	const char *family;
+	const char *qual;
+	const char *value;			/* NULL while the value is only in a blob */
+	int64		ts;				/* microseconds since 1970; DEL_CELLS: from */
+	int64		ts_to;			/* DEL_CELLS: exclusive end, or WIDE_TS_NO_END */
+	uint64		seq;			/* write order */
+	TransactionId xmin;			/* FrozenTransactionId once visible to all */
+	CommandId	cmin;
+	WideBlobRef blob;			/* valid when WIDE_REC_VALUE_BLOB */
+	/* what this record shares with the previous one of the same stream */
+	uint8		same;			/* WIDE_SAME_* */
+	/* the same bytes as a varlena datum, when available without a copy */
+	const char *key_datum;
+	const char *qual_datum;
+	const char *value_datum;
+} WideCell;
+
+/* a range of row keys; has_start/has_end false: unbounded */
+typedef struct WideKeyRange
+{
+	bool		has_start;
+	bool		start_incl;
+	bool		has_end;
+	bool		end_incl;
+	bool		is_point;		/* start == end, both included: one row */
+	uint32		startlen;
+	uint32		endlen;
+	const char *start;
+	const char *end;
+} WideKeyRange;
+
+/* cell.c: order of cells, row key ranges */
+extern int	WideCellLevel(const WideCell *cell);
+extern int	WideCellCompare(const WideCell *a, const WideCell *b);
+extern int	WideKeyCompare(const char *a, uint32 alen, const char *b, uint32 blen);
+extern bool WideCellSameColumn(const WideCell *a, const WideCell *b);
+extern bool WideRowBeforeRange(const WideKeyRange *r, const char *key, uint32 keylen);
+extern bool WideRowAfterRange(const WideKeyRange *r, const char *key, uint32 keylen);
+extern bool WideRunOverlapsRange(const WideRunData *run, const WideKeyRange *r);
+
+/* cell.c: cell timestamps, microseconds since 1970 */
+extern int64 WideTimestampToUnix(TimestampTz ts);
+extern TimestampTz WideUnixToTimestamp(int64 us);
+
+#endif							/* WIDE_CELL_H */

@@ -1,0 +1,52 @@
+/*-------------------------------------------------------------------------
+ *
+ * reader.h
+ *	  The read path: a snapshot of the runs and the write area, merged
+ *	  (reader.c), with deletes, versions and aggregates applied (merge.c).
+ *
+ * IDENTIFICATION
+ *	  src/engine/reader.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef WIDE_READER_H
+#define WIDE_READER_H
+
+#include "utils/relcache.h"
+#include "utils/snapshot.h"
+#include "engine/cell.h"
+#include "engine/schema.h"
+
+typedef struct WideReaderStats
+{
+	uint64		wa_records;		/* write-area records read */
+	uint64		runs_read;		/* runs opened */
+	uint64		blocks_read;	/* segment data blocks opened */
+	uint64		records;		/* records merged */
+	uint64		cells;			/* cells returned */
+} WideReaderStats;
+
+/* merge.c: the rules of the read path */
+typedef struct WideMerger WideMerger;
+extern WideMerger *WideMergerCreate(Relation rel, const WideSchema *schema, int64 now);
+extern void WideMergerPush(WideMerger *m, const WideCell *cell, bool hints);
+extern void WideMergerFinish(WideMerger *m);
+extern const WideCell *WideMergerPop(WideMerger *m);
+
+/* reader.c */
+typedef struct WideReader WideReader;
+extern WideReader *WideReaderBegin(Relation rel, Snapshot snapshot, int64 now,
+								   const WideKeyRange *range);
+extern const WideCell *WideReaderNext(WideReader *r);
+extern WideReaderStats WideReaderGetStats(const WideReader *r);
+extern void WideReaderEnd(WideReader *r);
+extern int64 WideReaderNow(void);
+typedef struct WideRowCursor WideRowCursor;
+extern WideRowCursor *WideRowCursorBegin(Relation rel, Snapshot snapshot,
+										 const WideKeyRange *range);
+extern bool WideRowCursorPrev(WideRowCursor *c, const char **key, uint32 *keylen);
+extern void WideRowCursorEnd(WideRowCursor *c);
+extern int	WideRowWriters(Relation rel, const char *key, uint32 keylen,
+						   TransactionId **xids, uint64 **seqs);
+
+#endif							/* WIDE_READER_H */

@@ -1,0 +1,182 @@
+/*-------------------------------------------------------------------------
+ *
+ * segment.h
+ *	  Segments: sorted immutable runs of records.  Data blocks (block.c,
+ *	  compress.c), index blocks (indexblock.c), writing (segment_writer.c),
+ *	  reading (segment_reader.c) and the block cache (blockcache.c).
+ *
+ * IDENTIFICATION
+ *	  src/engine/segment.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef WIDE_SEGMENT_H
+#define WIDE_SEGMENT_H
+
+#include "lib/stringinfo.h"
+#include "storage/relfilenode.h"
+#include "utils/relcache.h"
+#include "engine/cell.h"
+
+/* an open segment: its header, and (if loaded) its root index */
+typedef struct WideIndex WideIndex;
+typedef struct WideSegment
+{
+	uint32		segid;
+	int16		typlen;
+	uint64		stream_len;
+	uint64		root_off;
+	uint32		root_len;
+	uint64		ncells;
+	uint64		max_seq;
+	int			nextents;
+	WideExtent *extents;
+	uint64	   *cum;			/* pages before extent i */
+	int			nroots;
+	BlockNumber *roots;			/* header pages */
+	int			nblobs;
+	WideBlobRef *blobs;			/* blobs the records own */
+	WideIndex  *root;
+} WideSegment;
+
+typedef struct WideIndexEntry
+{
+	const char *lastrow;		/* last row key covered */
+	uint32		lastrowlen;
+	uint32		length;			/* stored block length */
+	uint64		offset;			/* stored block offset in the stream */
+	uint64		ncells;
+	int64		ts_min;
+	int64		ts_max;
+	uint8		flags;
+} WideIndexEntry;
+
+#define WIDE_INDEX_HAS_TOMBSTONES	0x01
+
+struct WideIndex
+{
+	int			n;
+	WideIndexEntry *entries;
+	char	   *arena;
+	const uint8 *bits;			/* row filter, or NULL */
+	uint32		nbits;
+	uint8		nprobes;
+};
+
+typedef struct WideBlockIter
+{
+	const char *k,
+			   *kend,
+			   *t,
+			   *tend,
+			   *a,
+			   *aend,
+			   *v,
+			   *end;
+	int			ncells;
+	int			i;
+	int16		fixed;
+	bool		error;
+	bool		have_row;
+	bool		have_qual;
+	uint64		default_seq;
+	uint64		seq_base;		/* added to stored sequence numbers */
+	char	   *rowbuf;
+	uint32		rowcap;
+	uint32		rowlen;
+	const char *row_datum;
+	char	   *qualbuf;
+	uint32		qualcap;
+	uint32		quallen;
+	const char *qual_datum;
+	const char *fam;
+	uint32		famlen;
+	uint32		famid;
+	int64		ts;
+	uint64		seq;
+	TransactionId next_xid;		/* every stored xmin precedes it */
+	MemoryContext cxt;			/* where the buffers live */
+} WideBlockIter;
+
+/* a decompressed data block, as cached */
+typedef struct WideRawBlock
+{
+	Size		len;
+	char	   *data;
+} WideRawBlock;
+typedef struct WideBlockBuilder WideBlockBuilder;
+typedef struct WideSegmentWriter WideSegmentWriter;
+typedef struct WideSegIter WideSegIter;
+typedef struct WideCacheEntry WideCacheEntry;
+
+/* compress.c */
+extern void WideBlockStore(const char *raw, Size len, StringInfo out);
+extern char *WideBlockLoad(const char *stored, Size len, Size maxraw,
+						   Size *rawlen, const char **why);
+
+/* block.c */
+extern WideBlockBuilder *WideBlockBuilderCreate(int16 typlen);
+extern void WideBlockBuilderReset(WideBlockBuilder *b);
+extern int	WideBlockBuilderCount(const WideBlockBuilder *b);
+extern Size WideBlockBuilderSize(const WideBlockBuilder *b);
+extern void WideBlockAdd(WideBlockBuilder *b, const WideCell *c, bool store_seq,
+						 bool frozen);
+extern void WideBlockFinish(WideBlockBuilder *b, StringInfo out);
+extern bool WideBlockIterInit(WideBlockIter *it, const char *data, Size len,
+							  int16 typlen, uint64 default_seq, uint64 seq_base);
+extern bool WideBlockIterNext(WideBlockIter *it, WideCell *c);
+extern void WideBlockIterEnd(WideBlockIter *it);
+
+/* indexblock.c */
+extern uint64 WideRowHash(const char *key, uint32 len);
+extern void WideIndexEncode(const WideIndexEntry *entries, int n,
+							const uint64 *hashes, int nhashes, StringInfo out);
+extern WideIndex *WideIndexDecode(const char *data, Size len, bool has_filter);
+extern bool WideIndexMayContain(const WideIndex *idx, uint64 h);
+extern int	WideIndexSeek(const WideIndex *idx, const char *key, uint32 keylen);
+extern void WideIndexFree(WideIndex *idx);
+
+/* segment_writer.c */
+extern WideSegmentWriter *WideSegmentWriterBegin(Relation rel, int16 typlen);
+extern void WideSegmentWriterAdd(WideSegmentWriter *w, const WideCell *c,
+								 bool frozen);
+extern bool WideSegmentWriterFinish(WideSegmentWriter *w, WideRunData *run);
+extern const WideBlobRef *WideSegmentWriterBlobs(const WideSegmentWriter *w,
+												 int *n);
+extern void WideSegmentWriterEnd(WideSegmentWriter *w);
+
+/* segment_reader.c */
+extern WideSegment *WideSegmentLoad(Relation rel, BlockNumber root,
+									bool with_index);
+extern void WideSegmentFree(WideSegment *seg);
+extern WideSegment *WideSegmentOpen(Relation rel, const WideRunData *run,
+									WideCacheEntry **pin);
+extern void WideSegmentReadBytes(Relation rel, const WideSegment *seg,
+								 uint64 off, uint32 len, char *dst);
+extern char *WideSegmentReadBlock(Relation rel, const WideSegment *seg,
+								  uint64 off, uint32 len, Size *rawlen);
+extern WideRawBlock *WideSegmentOpenBlock(Relation rel, const WideSegment *seg,
+										  const WideIndexEntry *e,
+										  WideCacheEntry **pin, bool cache);
+extern void WideSegmentCloseBlock(WideRawBlock *blk, WideCacheEntry *pin);
+extern WideSegIter *WideSegIterBegin(Relation rel, const WideRunData *run,
+									 const WideKeyRange *range);
+extern bool WideSegIterNext(WideSegIter *it, WideCell *cell);
+extern WideSegment *WideSegIterSegment(WideSegIter *it);
+extern uint64 WideSegIterBlocks(const WideSegIter *it);
+extern void WideSegIterEnd(WideSegIter *it);
+extern bool WideSegmentRowBefore(Relation rel, const WideRunData *run,
+								 const char *key, uint32 keylen, StringInfo out);
+
+/* blockcache.c */
+extern WideCacheEntry *WideCacheLookup(RelFileNode node, uint32 segid,
+									   uint64 max_seq, uint32 kind,
+									   uint64 offset, void **object);
+extern MemoryContext WideCacheNewContext(void);
+extern WideCacheEntry *WideCacheInsert(RelFileNode node, uint32 segid,
+									   uint64 max_seq, uint32 kind,
+									   uint64 offset, MemoryContext cxt,
+									   void **object);
+extern void WideCacheRelease(WideCacheEntry *e);
+
+#endif							/* WIDE_SEGMENT_H */

@@ -1,0 +1,36 @@
+/*-------------------------------------------------------------------------
+ *
+ * sort.h
+ *	  Sorted streams of cells: the in-memory sorter (sorter.c) and the k-way
+ *	  merge of sorted sources (iterator.c).
+ *
+ * IDENTIFICATION
+ *	  src/engine/sort.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef WIDE_SORT_H
+#define WIDE_SORT_H
+
+#include "engine/cell.h"
+
+/* iterator.c: k-way merge of sorted sources */
+typedef struct WideMergeIter WideMergeIter;
+typedef bool (*WideSourceNext) (void *arg, WideCell *cell);
+
+extern WideMergeIter *WideMergeIterCreate(int maxsources);
+extern void WideMergeIterAdd(WideMergeIter *m, WideSourceNext next, void *arg,
+							 int order);
+extern const WideCell *WideMergeIterNext(WideMergeIter *m);
+
+/* sorter.c: sorting cells in memory */
+typedef struct WideSorter WideSorter;
+extern int	WideCellCompareStable(const WideCell *a, const WideCell *b);
+extern WideSorter *WideSorterBegin(void);
+extern void WideSorterAdd(WideSorter *s, const WideCell *cell);
+extern void WideSorterDone(WideSorter *s);
+extern bool WideSorterNext(WideSorter *s, WideCell *cell);
+extern void WideSorterReset(WideSorter *s);
+extern void WideSorterEnd(WideSorter *s);
+
+#endif							/* WIDE_SORT_H */

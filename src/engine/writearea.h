@@ -1,0 +1,33 @@
+/*-------------------------------------------------------------------------
+ *
+ * writearea.h
+ *	  The write paths: single records into the write area (writearea.c),
+ *	  COPY into sorted runs (bulk.c).
+ *
+ * IDENTIFICATION
+ *	  src/engine/writearea.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef WIDE_WRITEAREA_H
+#define WIDE_WRITEAREA_H
+
+#include "utils/relcache.h"
+#include "utils/snapshot.h"
+#include "engine/cell.h"
+
+/* writearea.c: the write area */
+extern uint32 WideWriteAreaInsert(Relation rel, WideCell *cells, int ncells);
+
+typedef struct WideWAScan WideWAScan;
+extern WideWAScan *WideWAScanBegin(Relation rel, Snapshot snapshot,
+								   const BlockNumber *heads, const uint32 *gens,
+								   int nlanes);
+extern bool WideWAScanNext(WideWAScan *scan, WideCell *cell);
+extern void WideWAScanEnd(WideWAScan *scan);
+
+/* bulk.c: COPY into sorted runs */
+extern void WideBulkAdd(Relation rel, WideCell *cells, int n);
+extern void WideBulkFinish(Relation rel);
+
+#endif							/* WIDE_WRITEAREA_H */
