@@ -525,6 +525,20 @@ sub bytea_query
 		  . bwhere('a') . " GROUP BY a.row_key", 0);
 }
 
+# prepared statements on bytea keys: (template, types, [argument lists], ordered)
+sub bytea_prepared
+{
+	my $arg = sub { return no_subquery(\&bkey_const); };
+	if (rnd(2))
+	{
+		my ($o1, $o2) = (pick(@cmp), pick(@cmp));
+		return ("SELECT * FROM {T} a WHERE row_key $o1 \$1 AND row_key $o2 \$2 AND " . bpred('a'),
+			'bytea, bytea', [ map { $arg->() . ', ' . $arg->() } 1 .. 3 ], 0);
+	}
+	return ("SELECT row_key, qualifier FROM {T} a WHERE row_key = ANY(\$1) ORDER BY row_key, family, qualifier, ts DESC",
+		'bytea[]', [ map { 'ARRAY[' . join(', ', map { $arg->() } 0 .. rnd(3)) . ']' } 1 .. 3 ], 1);
+}
+
 # ----------------------------------------------------------------
 # Run
 # ----------------------------------------------------------------
@@ -546,8 +560,16 @@ for my $i (1 .. $nqueries)
 		my ($q, $ord) = text_query();
 		push @queries, [ $q, 'wt', 'ht', $ord, $set, '', [] ];
 	}
-	my ($q, $ord) = bytea_query();
-	push @queries, [ $q, 'wb', 'hb', $ord, $set, '', [] ];
+	if (rnd(8) == 0)
+	{
+		my ($q, $types, $args, $ord) = bytea_prepared();
+		push @queries, [ $q, 'wb', 'hb', $ord, $set, $types, $args ];
+	}
+	else
+	{
+		my ($q, $ord) = bytea_query();
+		push @queries, [ $q, 'wb', 'hb', $ord, $set, '', [] ];
+	}
 }
 
 sub dollar { my $s = shift; my $t = 'fzq'; $t .= 'x' while $s =~ /\$$t\$/; return "\$$t\$$s\$$t\$"; }
