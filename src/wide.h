@@ -98,6 +98,7 @@ WideTsInRange(int64 ts, int64 from, int64 to)
 #define WIDE_REC_XMIN_INVALID	0x02	/* hint: xmin known aborted */
 #define WIDE_REC_VALUE_BLOB		0x04	/* value stored in blob pages */
 #define WIDE_REC_BODY_BLOB		0x08	/* key/qualifier/value in blob pages */
+#define WIDE_REC_ALL_FLAGS		0x0f
 
 /* WideCell.same: hints from a sorted stream (a block iterator) */
 #define WIDE_SAME_ROW		0x01
@@ -448,6 +449,7 @@ typedef struct WideBlockIter
 	uint32		famid;
 	int64		ts;
 	uint64		seq;
+	TransactionId next_xid;		/* every stored xmin precedes it */
 	MemoryContext cxt;			/* where the buffers live */
 } WideBlockIter;
 
@@ -542,6 +544,8 @@ extern Size WideRecordSize(const WideCell *cell);
 extern void WideRecordEncode(const WideCell *cell, char *dst);
 extern bool WideRecordDecode(const char *src, Size len, WideCell *cell);
 extern void WideRecordDecodeBody(WideCell *cell, const char *body);
+extern const char *WideRecordItem(Page page, OffsetNumber off, Size *len,
+								  bool *bad);
 extern uint8 WideRecordGetFlags(const char *rec);
 extern void WideRecordSetHint(char *rec, uint8 flag);
 
@@ -552,6 +556,7 @@ extern void WideBlobFillPage(Page page, BlockNumber first, uint32 i,
 extern void WideBlobWriteRest(Relation rel, WideBlobRef ref, uint32 from,
 							  const char *data);
 extern WideBlobRef WideBlobWrite(Relation rel, const char *data, uint32 len);
+extern void WideBlobCheckRef(Relation rel, WideBlobRef ref);
 extern char *WideBlobRead(Relation rel, WideBlobRef ref);
 
 /* engine/writearea.c */
@@ -568,6 +573,10 @@ extern void WideWAScanEnd(WideWAScan *scan);
 /* engine/visibility.c */
 extern bool WideRecordVisible(const WideCell *cell, Snapshot snapshot,
 							  uint8 *hint);
+extern void WideSerializableRead(Relation rel, Snapshot snapshot);
+extern void WideSerializableUnseen(Relation rel, const WideCell *cell,
+								   Snapshot snapshot, uint8 hint);
+extern void WideSerializableWrite(Relation rel);
 extern bool WideRecordVisibleToAll(Relation rel, const WideCell *cell);
 extern void WideSetHint(Buffer buf, char *rec, TransactionId xmin, uint8 hint);
 
@@ -605,8 +614,8 @@ extern const WideCell *WideMergeIterNext(WideMergeIter *m);
 
 /* engine/compress.c */
 extern void WideBlockStore(const char *raw, Size len, StringInfo out);
-extern char *WideBlockLoad(const char *stored, Size len, Size *rawlen,
-						   const char **why);
+extern char *WideBlockLoad(const char *stored, Size len, Size maxraw,
+						   Size *rawlen, const char **why);
 
 /* engine/block.c */
 extern WideBlockBuilder *WideBlockBuilderCreate(int16 typlen);
@@ -721,12 +730,13 @@ extern bool WideRelationIsWide(Oid relid);
 extern void WideInstallHooks(void);
 
 /* engine/sweep.c */
-extern uint64 WideSweep(Relation rel);
+extern int64 WideSweep(Relation rel);
 
 /* engine/schema.c */
 extern void WideCheckTableShape(Relation rel);
 extern const WideSchema *WideGetSchema(Relation rel);
 extern WideSchema *WideSchemaCopy(Relation rel);
+extern WideSchema *WideSchemaCommitted(Relation rel);
 extern Jsonb *WideCatalogDocument(Relation rel);
 extern const WideFamily *WideSchemaFindFamily(const WideSchema *schema,
 											  const char *name, int len);

@@ -44,6 +44,7 @@
 #include "utils/typcache.h"
 
 #include "wide.h"
+#include "wide_access.h"
 #include "wide_filter.h"
 
 PG_FUNCTION_INFO_V1(wide_read_rows);
@@ -809,13 +810,7 @@ read_rows(FunctionCallInfo fcinfo, Oid relid, int64 limit, Jsonb *filter,
 	callcxt = AllocSetContextCreate(CurrentMemoryContext, "wide read",
 									ALLOCSET_DEFAULT_SIZES);
 	memset(&st, 0, sizeof(st));
-	st.rel = relation_open(relid, AccessShareLock);
-	{
-		AclResult	acl = pg_class_aclcheck(relid, GetUserId(), ACL_SELECT);
-
-		if (acl != ACLCHECK_OK)
-			aclcheck_error(acl, OBJECT_TABLE, RelationGetRelationName(st.rel));
-	}
+	st.rel = WideOpenTable(fcinfo, relid, ACL_SELECT, AccessShareLock);
 	old = MemoryContextSwitchTo(callcxt);
 	st.schema = WideSchemaCopy(st.rel);
 	st.rowdesc = RelationGetDescr(st.rel);

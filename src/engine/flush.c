@@ -44,6 +44,7 @@
 #include "utils/rel.h"
 
 #include "wide.h"
+#include "manifest.h"
 
 int			wide_flush_threshold = 2048;	/* pages (16 MB) */
 
@@ -127,9 +128,9 @@ WideFlush(Relation rel)
 	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "wide flush",
 											  ALLOCSET_DEFAULT_SIZES);
 	MemoryContext old = MemoryContextSwitchTo(cxt);
-	WideSchema *schema = WideSchemaCopy(rel);
+	WideSchema *schema = WideSchemaCommitted(rel);
 	Buffer		metabuf;
-	GenericXLogState *state;
+	WideManifestTx tx;
 	WideMetaPage meta;
 	WideLane	sealed[WIDE_NLANES];
 	BlockNumber heads[WIDE_NLANES];
@@ -167,9 +168,7 @@ WideFlush(Relation rel)
 	WideCompactForRoom(rel, WIDE_MAX_WA_RUNS + 1);
 
 	/* 1. seal the current generation (or take one a failed flush sealed) */
-	metabuf = WideReadMeta(rel, BUFFER_LOCK_EXCLUSIVE);
-	state = GenericXLogStart(rel);
-	meta = WidePageGetMeta(GenericXLogRegisterBuffer(state, metabuf, 0));
+	meta = WideManifestBegin(rel, &tx);
 	if (meta->flushing == 0)
 	{
 		bool		any = false;
@@ -180,8 +179,7 @@ WideFlush(Relation rel)
 			any |= meta->waruns[i].gen == meta->generation;
 		if (!any)
 		{
-			GenericXLogAbort(state);
-			UnlockReleaseBuffer(metabuf);
+			WideManifestAbort(&tx);
 			MemoryContextSwitchTo(old);
 			MemoryContextDelete(cxt);
 			return false;
@@ -207,8 +205,7 @@ WideFlush(Relation rel)
 		if (meta->waruns[i].gen == gen)
 			waruns[nwaruns++] = meta->waruns[i];
 	bottom = (meta->nruns == 0);
-	GenericXLogFinish(state);
-	UnlockReleaseBuffer(metabuf);
+	(void) WideManifestCommit(&tx);
 
 	/*
 	 * 2. Without lane records, the generation's bulk-loaded runs become runs
@@ -275,9 +272,9 @@ WideFlush(Relation rel)
 	}
 
 	/* 3. publish */
-	metabuf = WideReadMeta(rel, BUFFER_LOCK_EXCLUSIVE);
-	state = GenericXLogStart(rel);
-	meta = WidePageGetMeta(GenericXLogRegisterBuffer(state, metabuf, 0));
+	/* standby snapshots older than the horizon used (manifest.c, M5) */
+	WideManifestLogHorizon(rel);
+	meta = WideManifestBegin(rel, &tx);
 	if (meta->nruns + (have_run ? 1 : 0) + (lanes_empty ? nwaruns : 0) > WIDE_MAX_RUNS)
 		elog(ERROR, "no room for more runs in \"%s\"", RelationGetRelationName(rel));
 	if (lanes_empty)
@@ -307,8 +304,7 @@ WideFlush(Relation rel)
 	meta->flushing = 0;
 	meta->version_counter++;
 	meta->flushes++;
-	GenericXLogFinish(state);
-	UnlockReleaseBuffer(metabuf);
+	(void) WideManifestCommit(&tx);
 
 	if (w)
 		WideSegmentWriterEnd(w);

@@ -57,7 +57,8 @@ typedef struct ColTomb
 struct WideResolver
 {
 	Relation	rel;
-	const WideSchema *schema;
+	const WideSchema *schema;	/* the committed catalog */
+	const WideSchema *current;	/* the catalog our transaction sees */
 	bool		bottom;
 	int64		gc_now;			/* 0: no age-based collection */
 	WideSegmentWriter *w;
@@ -72,9 +73,8 @@ struct WideResolver
 	/* family */
 	bool		have_fam;
 	StringInfoData fam;
-	uint32		famid;
-	const WideFamily *def;
-	bool		fam_dead;
+	const WideFamily *def;		/* the family of that name, or NULL */
+	const WideFamily *cur_def;	/* the same in our transaction's catalog */
 	uint64		fam_del;
 	bool		fam_unfrozen;
 
@@ -147,6 +147,7 @@ WideResolverCreate(Relation rel, const WideSchema *schema, bool bottom,
 
 	r->rel = rel;
 	r->schema = schema;
+	r->current = WideSchemaCopy(rel);
 	r->bottom = bottom;
 	r->gc_now = gc_now;
 	r->w = w;
@@ -241,6 +242,21 @@ aborted(const WideCell *c)
 	return !TransactionIdDidCommit(xmin);
 }
 
+/* what a record's family incarnation is to the catalog */
+#define INCARNATION_LIVE	0	/* the family's current incarnation: r->def */
+#define INCARNATION_DEAD	1	/* dropped, or an earlier one of the name */
+#define INCARNATION_UNKNOWN 2	/* no catalog, or newer than the catalog */
+
+static int
+family_incarnation(const WideResolver *r, const WideCell *c)
+{
+	if (r->def != NULL && r->def->id == c->famid)
+		return INCARNATION_LIVE;
+	if (r->schema->has_catalog && c->famid < r->schema->next_id)
+		return INCARNATION_DEAD;
+	return INCARNATION_UNKNOWN;
+}
+
 static bool
 covered(const WideResolver *r, const WideCell *c)
 {
@@ -270,12 +286,37 @@ collects(const WideResolver *r, const WideFamily *def, int index, int64 ts,
 }
 
 /*
+ * policies_collect -- does GC collect this version of a live family's cell?
+ *
+ * Only if the committed policy collects it and so does the one our own
+ * transaction sees, when it has changed the family: a rolled-back change
+ * must not have lost cells, and our transaction must not see a version it
+ * could read disappear because the committed policy is stricter.  (A family
+ * our transaction dropped does not keep anything.)
+ */
+static bool
+policies_collect(const WideResolver *r, const WideCell *c, bool versions_ok)
+{
+	const WideFamily *cur = r->cur_def;
+
+	if (!collects(r, r->def, r->nversions, c->ts, versions_ok))
+		return false;
+	if (cur == NULL || cur->id != c->famid ||
+		(cur->max_versions == r->def->max_versions &&
+		 cur->max_age == r->def->max_age &&
+		 cur->gc_intersection == r->def->gc_intersection))
+		return true;
+	return collects(r, cur, r->nversions, c->ts, versions_ok);
+}
+
+/*
  * WideResolverPush -- take the next record of the input.
  */
 void
 WideResolverPush(WideResolver *r, const WideCell *c)
 {
 	int			level = WideCellLevel(c);
+	int			incarnation = INCARNATION_UNKNOWN;
 	bool		frozen;
 
 	r->stats.seen++;
@@ -292,19 +333,18 @@ WideResolverPush(WideResolver *r, const WideCell *c)
 		r->have_col = false;
 	}
 	if (level >= WIDE_LEVEL_FAMILY &&
-		(!r->have_fam || r->famid != c->famid ||
-		 !same_string(&r->fam, c->family, c->famlen)))
+		(!r->have_fam || !same_string(&r->fam, c->family, c->famlen)))
 	{
+		/*
+		 * The scope is the family's name, not its incarnation: records of a
+		 * dropped incarnation sort among the live one's (cell.c compares
+		 * names only), and a tombstone must keep its scope across them.
+		 */
 		flush_acc(r);
 		set_string(&r->fam, c->family, c->famlen);
 		r->have_fam = true;
-		r->famid = c->famid;
 		r->def = WideSchemaFindFamily(r->schema, c->family, c->famlen);
-		if (r->def && r->def->id != c->famid)
-			r->def = NULL;
-		/* a family the catalog no longer has: only with a catalog to trust */
-		r->fam_dead = r->def == NULL && r->schema->has_catalog &&
-			c->famid < r->schema->next_id;
+		r->cur_def = WideSchemaFindFamily(r->current, c->family, c->famlen);
 		r->fam_del = 0;
 		r->fam_unfrozen = false;
 		r->have_col = false;
@@ -326,10 +366,14 @@ WideResolverPush(WideResolver *r, const WideCell *c)
 		r->stats.aborted++;
 		return;
 	}
-	if (level >= WIDE_LEVEL_FAMILY && r->fam_dead)
+	if (level >= WIDE_LEVEL_FAMILY)
 	{
-		r->stats.dropped_family++;
-		return;
+		incarnation = family_incarnation(r, c);
+		if (incarnation == INCARNATION_DEAD)
+		{
+			r->stats.dropped_family++;
+			return;
+		}
 	}
 	frozen = WideRecordVisibleToAll(r->rel, c);
 
@@ -398,22 +442,22 @@ WideResolverPush(WideResolver *r, const WideCell *c)
 			return;
 	}
 
-	/* a cell */
-	if (r->def == NULL && !r->schema->has_catalog)
-	{
-		/* without a catalog nothing can be judged: keep as is */
-		emit(r, c, frozen);
-		return;
-	}
-	if (r->def == NULL)
-	{
-		/* an incarnation newer than the catalog knows: keep */
-		emit(r, c, frozen);
-		return;
-	}
+	/* a cell: deleted whatever its family's policies */
 	if (covered(r, c))
 	{
 		r->stats.covered++;
+		return;
+	}
+	if (incarnation == INCARNATION_UNKNOWN)
+	{
+		/*
+		 * No catalog to judge by, or an incarnation newer than the catalog
+		 * knows (created by our own uncommitted transaction): keep as is.
+		 * It sorts before the live incarnation's writes of its version (it
+		 * is newer), so a pending aggregate is complete.
+		 */
+		flush_acc(r);
+		emit(r, c, frozen);
 		return;
 	}
 
@@ -448,7 +492,7 @@ WideResolverPush(WideResolver *r, const WideCell *c)
 		r->ts_decided = false;
 		if (frozen)
 		{
-			if (collects(r, r->def, r->nversions, c->ts, !scope_unfrozen))
+			if (policies_collect(r, c, !scope_unfrozen))
 			{
 				r->nversions++;
 				r->ts_decided = true;	/* its older writes go too */
