@@ -589,6 +589,30 @@ extern bool WideRowBeforeRange(const WideKeyRange *r, const char *key, uint32 ke
 extern bool WideRowAfterRange(const WideKeyRange *r, const char *key, uint32 keylen);
 extern bool WideRunOverlapsRange(const WideRunData *run, const WideKeyRange *r);
 
+/* engine/rules.c: deletes and GC, for merge.c and resolve.c */
+typedef struct WideTombstone
+{
+	int64		from;			/* a column tombstone's ts range [from, to) */
+	int64		to;
+	uint64		seq;
+} WideTombstone;
+
+typedef struct WideDeletes
+{
+	uint64		row_del;		/* newest row tombstone in effect */
+	uint64		fam_del;		/* newest family tombstone in effect */
+	WideTombstone *tombs;		/* column tombstones in effect */
+	int			ntombs;
+	int			maxtombs;
+} WideDeletes;
+
+extern void WideDeletesInit(WideDeletes *d);
+extern void WideDeletesEnter(WideDeletes *d, int level);
+extern void WideDeletesAdd(WideDeletes *d, const WideCell *tomb);
+extern bool WideDeletesCover(const WideDeletes *d, const WideCell *c);
+extern bool WideGCCollects(const WideFamily *def, int index, int64 ts,
+						   int64 now, bool versions_ok);
+
 /* engine/merge.c */
 typedef struct WideMerger WideMerger;
 extern WideMerger *WideMergerCreate(Relation rel, const WideSchema *schema, int64 now);
