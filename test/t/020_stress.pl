@@ -127,7 +127,7 @@ sub unexplained_errors
 	my @bad;
 	while (my $line = <$fh>)
 	{
-		if ($line =~ / (\S{5}) [^:]*: (ERROR|FATAL|PANIC):  (.*)/)
+		if ($line =~ /\[\d+\] (\S{5}) [^:]*: (ERROR|FATAL|PANIC):  /)
 		{
 			push @bad, $line unless $allowed{$1} && $2 ne 'PANIC';
 		}
