@@ -36,6 +36,7 @@ OBJS = \
 	src/engine/reader.o \
 	src/engine/record.o \
 	src/engine/resolve.o \
+	src/engine/rules.o \
 	src/engine/schema.o \
 	src/engine/segment_reader.o \
 	src/engine/segment_writer.o \

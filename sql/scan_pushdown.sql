@@ -46,6 +46,16 @@ EXPLAIN (COSTS OFF) SELECT * FROM pk WHERE row_key = current_user;
 SELECT row_key, qualifier FROM pk WHERE row_key = current_user;
 SELECT row_key, qualifier FROM pk WHERE current_user = row_key;
 RESET ROLE;
+-- the usual row-level security policy
+ALTER TABLE pk ENABLE ROW LEVEL SECURITY;
+CREATE POLICY pk_own ON pk USING (row_key = current_user);
+SET ROLE regress_pk_user;
+EXPLAIN (COSTS OFF) SELECT * FROM pk WHERE row_key >= 'a';
+SELECT row_key, qualifier FROM pk WHERE row_key >= 'a';
+SELECT row_key, qualifier FROM pk WHERE row_key = 'k1';
+RESET ROLE;
+ALTER TABLE pk DISABLE ROW LEVEL SECURITY;
+DROP POLICY pk_own ON pk;
 SELECT pk_check('row_key = ''k1''::name');
 SELECT pk_check('row_key = ''regress_pk_user''::name');
 SELECT pk_check('row_key > ''k1''::name AND row_key <= ''k3''::name');

@@ -122,6 +122,7 @@ typedef struct WideScanState
 	WideReader *reader;
 	MemoryContext tupcxt;
 	MemoryContext keycxt;		/* the keys of the current (re)scan */
+	MemoryContext readcxt;		/* the open reader's memory */
 	/* point reads: the keys of row_key = ANY(...), sorted, and the next one */
 	WideKeyRef *keys;
 	int			nkeys;
@@ -535,6 +536,8 @@ begin_wide_scan(CustomScanState *node, EState *estate, int eflags)
 									  ALLOCSET_DEFAULT_SIZES);
 	s->keycxt = AllocSetContextCreate(estate->es_query_cxt, "wide scan keys",
 									  ALLOCSET_SMALL_SIZES);
+	s->readcxt = AllocSetContextCreate(estate->es_query_cxt, "wide scan reader",
+									   ALLOCSET_DEFAULT_SIZES);
 	initStringInfo(&s->lo);
 	initStringInfo(&s->hi);
 }
@@ -807,6 +810,7 @@ open_reader(WideScanState *s)
 	Relation	rel = s->css.ss.ss_currentRelation;
 	EState	   *estate = s->css.ss.ps.state;
 	WideKeyRange r = s->range;
+	MemoryContext old;
 
 	if (s->keys != NULL)
 	{
@@ -829,7 +833,14 @@ open_reader(WideScanState *s)
 		r.start = r.end = k;
 		r.startlen = r.endlen = len;
 	}
+	/*
+	 * The reader lives in readcxt, reset when it is closed: a scan opens one
+	 * per key of an IN list and one per rescan, and what a reader leaves
+	 * behind must not pile up in the query's memory.
+	 */
+	old = MemoryContextSwitchTo(s->readcxt);
 	s->reader = WideReaderBegin(rel, estate->es_snapshot, WideReaderNow(), &r);
+	MemoryContextSwitchTo(old);
 	return true;
 }
 
@@ -837,6 +848,7 @@ static void
 close_reader(WideScanState *s)
 {
 	WideReaderStats st;
+	MemoryContext old;
 
 	if (s->reader == NULL)
 		return;
@@ -846,8 +858,11 @@ close_reader(WideScanState *s)
 	s->stats.blocks_read += st.blocks_read;
 	s->stats.records += st.records;
 	s->stats.cells += st.cells;
+	old = MemoryContextSwitchTo(s->readcxt);
 	WideReaderEnd(s->reader);
+	MemoryContextSwitchTo(old);
 	s->reader = NULL;
+	MemoryContextReset(s->readcxt);
 }
 
 static TupleTableSlot *
@@ -867,7 +882,10 @@ wide_scan_next(ScanState *ss)
 			s->empty = true;
 			return ExecClearTuple(slot);
 		}
-		if ((cell = WideReaderNext(s->reader)) != NULL)
+		old = MemoryContextSwitchTo(s->readcxt);
+		cell = WideReaderNext(s->reader);
+		MemoryContextSwitchTo(old);
+		if (cell != NULL)
 			break;
 		close_reader(s);
 		if (s->keys == NULL)

@@ -266,7 +266,8 @@ regex_matches(regex_t *re, const char *data, int len)
 
 	if (pg_verifymbstr(data, len, true) == false)
 		return false;			/* not text in the database encoding */
-	w = palloc((len + 1) * sizeof(pg_wchar));
+	/* a value may be longer than MaxAllocSize / sizeof(pg_wchar) */
+	w = MemoryContextAllocHuge(CurrentMemoryContext, ((Size) len + 1) * sizeof(pg_wchar));
 	wlen = pg_mb2wchar_with_len(data, w, len);
 	rc = pg_regexec(re, w, wlen, 0, NULL, 0, NULL, 0);
 	pfree(w);

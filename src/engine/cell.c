@@ -18,6 +18,7 @@
  */
 #include "postgres.h"
 
+#include "engine/format.h"
 #include "engine/cell.h"
 
 #define UNIX_EPOCH_OFFSET_US \

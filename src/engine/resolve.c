@@ -27,6 +27,12 @@
  * MERGE record (not under an unfrozen tombstone, which may still delete
  * some of them and not the others).
  *
+ * The delete and GC rules themselves are in rules.c, shared with the read
+ * path (merge.c): compaction must never keep what a reader hides, nor
+ * drop what a reader shows.  The family catalog is the committed one
+ * (WideSchemaCommitted); GC collects only what both it and the catalog our
+ * own transaction sees collect (policies_collect).
+ *
  * Why partial compactions may apply these rules: runs are ordered by write
  * order (see compaction.c), so every record outside the input that could
  * interact with a record inside is newer than all of the input -- it can
@@ -53,13 +59,7 @@
 #include "engine/record.h"
 #include "engine/segment.h"
 #include "engine/maintenance.h"
-
-typedef struct ColTomb
-{
-	int64		from;
-	int64		to;
-	uint64		seq;
-} ColTomb;
+#include "engine/rules.h"
 
 struct WideResolver
 {
@@ -71,10 +71,12 @@ struct WideResolver
 	WideSegmentWriter *w;
 	WideResolveStats stats;
 
+	/* frozen deletes in effect (rules.c) */
+	WideDeletes dels;
+
 	/* row */
 	bool		have_row;
 	StringInfoData row;
-	uint64		row_del;
 	bool		row_unfrozen;
 
 	/* family */
@@ -82,15 +84,11 @@ struct WideResolver
 	StringInfoData fam;
 	const WideFamily *def;		/* the family of that name, or NULL */
 	const WideFamily *cur_def;	/* the same in our transaction's catalog */
-	uint64		fam_del;
 	bool		fam_unfrozen;
 
 	/* column */
 	bool		have_col;
 	StringInfoData qual;
-	ColTomb    *tombs;
-	int			ntombs;
-	int			maxtombs;
 	bool		col_unfrozen;
 	int			nversions;		/* frozen live versions seen */
 	bool		have_ts;
@@ -163,8 +161,7 @@ WideResolverCreate(Relation rel, const WideSchema *schema, bool bottom,
 	initStringInfo(&r->qual);
 	initStringInfo(&r->acc_buf);
 	WideAccInit(&r->acc, CurrentMemoryContext);
-	r->maxtombs = 8;
-	r->tombs = palloc(sizeof(ColTomb) * r->maxtombs);
+	WideDeletesInit(&r->dels);
 	return r;
 }
 
@@ -264,34 +261,6 @@ family_incarnation(const WideResolver *r, const WideCell *c)
 	return INCARNATION_UNKNOWN;
 }
 
-static bool
-covered(const WideResolver *r, const WideCell *c)
-{
-	int			i;
-
-	if (c->seq < r->row_del || c->seq < r->fam_del)
-		return true;
-	for (i = 0; i < r->ntombs; i++)
-		if (c->seq < r->tombs[i].seq &&
-			WideTsInRange(c->ts, r->tombs[i].from, r->tombs[i].to))
-			return true;
-	return false;
-}
-
-static bool
-collects(const WideResolver *r, const WideFamily *def, int index, int64 ts,
-		 bool versions_ok)
-{
-	bool		has_v = def->max_versions > 0 && versions_ok;
-	bool		has_a = def->max_age > 0 && r->gc_now > 0;
-	bool		by_v = has_v && index >= def->max_versions;
-	bool		by_a = has_a && ts < r->gc_now - def->max_age;
-
-	if (def->max_versions > 0 && def->max_age > 0 && def->gc_intersection)
-		return has_v && has_a && by_v && by_a;
-	return by_v || by_a;
-}
-
 /*
  * policies_collect -- does GC collect this version of a live family's cell?
  *
@@ -306,14 +275,14 @@ policies_collect(const WideResolver *r, const WideCell *c, bool versions_ok)
 {
 	const WideFamily *cur = r->cur_def;
 
-	if (!collects(r, r->def, r->nversions, c->ts, versions_ok))
+	if (!WideGCCollects(r->def, r->nversions, c->ts, r->gc_now, versions_ok))
 		return false;
 	if (cur == NULL || cur->id != c->famid ||
 		(cur->max_versions == r->def->max_versions &&
 		 cur->max_age == r->def->max_age &&
 		 cur->gc_intersection == r->def->gc_intersection))
 		return true;
-	return collects(r, cur, r->nversions, c->ts, versions_ok);
+	return WideGCCollects(cur, r->nversions, c->ts, r->gc_now, versions_ok);
 }
 
 /*
@@ -334,7 +303,7 @@ WideResolverPush(WideResolver *r, const WideCell *c)
 		flush_acc(r);
 		set_string(&r->row, c->key, c->keylen);
 		r->have_row = true;
-		r->row_del = 0;
+		WideDeletesEnter(&r->dels, WIDE_LEVEL_ROW);
 		r->row_unfrozen = false;
 		r->have_fam = false;
 		r->have_col = false;
@@ -352,7 +321,7 @@ WideResolverPush(WideResolver *r, const WideCell *c)
 		r->have_fam = true;
 		r->def = WideSchemaFindFamily(r->schema, c->family, c->famlen);
 		r->cur_def = WideSchemaFindFamily(r->current, c->family, c->famlen);
-		r->fam_del = 0;
+		WideDeletesEnter(&r->dels, WIDE_LEVEL_FAMILY);
 		r->fam_unfrozen = false;
 		r->have_col = false;
 	}
@@ -362,7 +331,7 @@ WideResolverPush(WideResolver *r, const WideCell *c)
 		flush_acc(r);
 		set_string(&r->qual, c->qual, c->quallen);
 		r->have_col = true;
-		r->ntombs = 0;
+		WideDeletesEnter(&r->dels, WIDE_LEVEL_COLUMN);
 		r->col_unfrozen = false;
 		r->nversions = 0;
 		r->have_ts = false;
@@ -384,73 +353,46 @@ WideResolverPush(WideResolver *r, const WideCell *c)
 	}
 	frozen = WideRecordVisibleToAll(r->rel, c);
 
-	switch (level)
+	/*
+	 * A tombstone.  Only frozen ones delete here (and are added to the
+	 * deletes in effect); a frozen one is dropped if a newer one of its
+	 * scope makes it redundant, or at the bottom, where nothing older is
+	 * left for it to delete.
+	 */
+	if (level != WIDE_LEVEL_CELL)
 	{
-		case WIDE_LEVEL_ROW:
-			if (!frozen)
+		bool		redundant;
+
+		if (level != WIDE_LEVEL_ROW && WideDeletesCover(&r->dels, c))
+		{
+			r->stats.covered++;
+			return;
+		}
+		if (!frozen)
+		{
+			if (level == WIDE_LEVEL_ROW)
 				r->row_unfrozen = true;
-			else if (c->seq < r->row_del || r->bottom)
-			{
-				/* redundant, or nothing older left to delete */
-				r->row_del = Max(r->row_del, c->seq);
-				r->stats.tombstones_dropped++;
-				return;
-			}
-			else
-				r->row_del = c->seq;
-			emit(r, c, frozen);
-			return;
-
-		case WIDE_LEVEL_FAMILY:
-			if (c->seq < r->row_del)
-			{
-				r->stats.covered++;
-				return;
-			}
-			if (!frozen)
+			else if (level == WIDE_LEVEL_FAMILY)
 				r->fam_unfrozen = true;
-			else if (c->seq < r->fam_del || r->bottom)
-			{
-				r->fam_del = Max(r->fam_del, c->seq);
-				r->stats.tombstones_dropped++;
-				return;
-			}
 			else
-				r->fam_del = c->seq;
-			emit(r, c, frozen);
-			return;
-
-		case WIDE_LEVEL_COLUMN:
-			if (c->seq < r->row_del || c->seq < r->fam_del)
-			{
-				r->stats.covered++;
-				return;
-			}
-			if (!frozen)
 				r->col_unfrozen = true;
-			else
-			{
-				if (r->ntombs == r->maxtombs)
-				{
-					r->maxtombs *= 2;
-					r->tombs = repalloc(r->tombs, sizeof(ColTomb) * r->maxtombs);
-				}
-				r->tombs[r->ntombs].from = c->ts;
-				r->tombs[r->ntombs].to = c->ts_to;
-				r->tombs[r->ntombs].seq = c->seq;
-				r->ntombs++;
-				if (r->bottom)
-				{
-					r->stats.tombstones_dropped++;
-					return;
-				}
-			}
 			emit(r, c, frozen);
 			return;
+		}
+		redundant = (level == WIDE_LEVEL_ROW && c->seq < r->dels.row_del) ||
+			(level == WIDE_LEVEL_FAMILY && c->seq < r->dels.fam_del);
+		WideDeletesAdd(&r->dels, c);
+		if (redundant || r->bottom)
+		{
+			r->stats.tombstones_dropped++;
+			return;
+		}
+		emit(r, c, frozen);
+		return;
 	}
 
 	/* a cell: deleted whatever its family's policies */
-	if (covered(r, c))
+	if (WideDeletesCover(&r->dels, c))
 	{
 		r->stats.covered++;
 		return;

@@ -18,7 +18,7 @@
 # lowered by a committed alter_family (a rolled-back one changes nothing).
 #
 # Seeds: WIDE_TXN_SEED=<n> runs that one seed, WIDE_TXN_OPS=<n> sets the
-# operations per seed (default: seeds 1..3, 500 operations each).
+# operations per seed (default: seeds 1..3, 400 operations each).
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -26,7 +26,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 
 my @seeds = defined $ENV{WIDE_TXN_SEED} ? ($ENV{WIDE_TXN_SEED}) : (1, 2, 3);
-my $nops = $ENV{WIDE_TXN_OPS} // 500;
+my $nops = $ENV{WIDE_TXN_OPS} // 400;
 
 my $node = PostgreSQL::Test::Cluster->new('txn_model');
 $node->init;
@@ -181,6 +181,18 @@ sub operation
 		  . " FROM generate_series(1, $n) g";
 		return (
 			"INSERT INTO t SELECT k, '$fam', q, ts, v FROM ($sel) s",
+			"DELETE FROM model m USING ($sel) s WHERE m.row_key = s.k AND m.family = '$fam' AND m.qualifier = s.q AND m.ts = s.ts;"
+			  . " INSERT INTO model SELECT DISTINCT ON (k, q, ts) k, '$fam', q, ts, v FROM ($sel) s ORDER BY k, q, ts, v DESC");
+	}
+	if (!$isagg && $p < 57)
+	{
+		# COPY: sorted in memory and written as a run of its own
+		my $n = 100 + rnd(1500);
+		my $sel = "SELECT 'r' || lpad((g * 5 % 6)::text, 2, '0') AS k, 'q' || (g % 3) AS q, g % 5 AS ts, g AS v"
+		  . " FROM generate_series(1, $n) g";
+		my $awk = "awk 'BEGIN { for (g = 1; g <= $n; g++) printf \"r%02d,$fam,q%d,%d,%d\\n\", g * 5 % 6, g % 3, g % 5, g }'";
+		return (
+			"COPY t FROM PROGRAM \$\$$awk\$\$ WITH (FORMAT csv)",
 			"DELETE FROM model m USING ($sel) s WHERE m.row_key = s.k AND m.family = '$fam' AND m.qualifier = s.q AND m.ts = s.ts;"
 			  . " INSERT INTO model SELECT DISTINCT ON (k, q, ts) k, '$fam', q, ts, v FROM ($sel) s ORDER BY k, q, ts, v DESC");
 	}

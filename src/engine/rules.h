@@ -1,0 +1,41 @@
+/*-------------------------------------------------------------------------
+ *
+ * rules.h
+ *	  The delete and GC rules, one implementation for the read path
+ *	  (merge.c) and for rewrites (resolve.c): rules.c.
+ *
+ * IDENTIFICATION
+ *	  src/engine/rules.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef WIDE_RULES_H
+#define WIDE_RULES_H
+
+#include "engine/cell.h"
+#include "engine/schema.h"
+
+typedef struct WideTombstone
+{
+	int64		from;			/* a column tombstone's ts range [from, to) */
+	int64		to;
+	uint64		seq;
+} WideTombstone;
+
+typedef struct WideDeletes
+{
+	uint64		row_del;		/* newest row tombstone in effect */
+	uint64		fam_del;		/* newest family tombstone in effect */
+	WideTombstone *tombs;		/* column tombstones in effect */
+	int			ntombs;
+	int			maxtombs;
+} WideDeletes;
+
+extern void WideDeletesInit(WideDeletes *d);
+extern void WideDeletesEnter(WideDeletes *d, int level);
+extern void WideDeletesAdd(WideDeletes *d, const WideCell *tomb);
+extern bool WideDeletesCover(const WideDeletes *d, const WideCell *c);
+extern bool WideGCCollects(const WideFamily *def, int index, int64 ts,
+						   int64 now, bool versions_ok);
+
+#endif							/* WIDE_RULES_H */
