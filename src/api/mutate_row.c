@@ -154,6 +154,157 @@ value_field(JsonbValue *obj, const char *name, const char *where, Oid type)
 	return OidInputFunctionCall(infunc, s, ioparam, -1);
 }
 
+/* the timestamp column's value for microseconds since 1970 */
+static Datum
+ts_datum(const WideSchema *schema, int64 ts)
+{
+	return schema->tstype == TIMESTAMPTZOID ?
+		TimestampTzGetDatum(WideUnixToTimestamp(ts)) : Int64GetDatum(ts);
+}
+
+/* a delete_from_row mutation */
+static void
+delete_from_row(JsonbValue *arg, const char *sub, const char *key,
+				uint32 keylen, WideCell *cell)
+{
+	static const char *const ok[] = {NULL};
+
+	check_fields(arg, sub, ok);
+	memset(cell, 0, sizeof(WideCell));
+	if (keylen == 0 || keylen > WIDE_MAX_ROW_KEY)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("row key must be 1 to %d bytes long", WIDE_MAX_ROW_KEY)));
+	cell->kind = WIDE_KIND_DEL_ROW;
+	cell->key = key;
+	cell->keylen = keylen;
+	cell->family = cell->qual = "";
+	cell->ts_to = PG_INT64_MAX;
+}
+
+/* a delete_from_family mutation; values[0] is the row key */
+static void
+delete_from_family(Relation rel, const WideSchema *schema, JsonbValue *arg,
+				   const char *sub, Datum *values, bool *isnull, WideCell *cell)
+{
+	static const char *const ok[] = {"family_name", NULL};
+
+	check_fields(arg, sub, ok);
+	values[1] = PointerGetDatum(string_field(arg, "family_name", sub, true));
+	values[2] = PointerGetDatum(cstring_to_text(""));
+	values[3] = ts_datum(schema, 0);
+	(void) WideCellCoordinates(rel, schema, values, isnull, cell);
+	cell->kind = WIDE_KIND_DEL_FAMILY;
+	cell->qual = "";
+	cell->quallen = 0;
+	cell->ts = 0;
+}
+
+/* a delete_from_column mutation; values[0] is the row key */
+static void
+delete_from_column(Relation rel, const WideSchema *schema, JsonbValue *arg,
+				   const char *sub, Datum *values, bool *isnull, WideCell *cell)
+{
+	static const char *const ok[] = {"family_name", "column_qualifier", "time_range", NULL};
+	JsonbValue *r;
+	int64		from = 0,
+				to = PG_INT64_MAX;
+	bool		tsnull;
+
+	check_fields(arg, sub, ok);
+	values[1] = PointerGetDatum(string_field(arg, "family_name", sub, true));
+	values[2] = PointerGetDatum(string_field(arg, "column_qualifier", sub, true));
+	if ((r = WideJsonField(arg, "time_range")) != NULL)
+	{
+		static const char *const rok[] = {"start_timestamp_micros", "end_timestamp_micros", NULL};
+		char	   *rsub = psprintf("%s.time_range", sub);
+
+		check_fields(r, rsub, rok);
+		from = ts_field(r, "start_timestamp_micros", rsub, &tsnull);
+		if (tsnull)
+			from = 0;
+		to = ts_field(r, "end_timestamp_micros", rsub, &tsnull);
+		if (tsnull || to == 0)
+			to = PG_INT64_MAX;	/* 0: no end, as in Bigtable */
+		if (from < 0 || to < from)
+			bad_mutation(rsub, "The time range must start at 0 or later and not end before it starts.");
+	}
+	values[3] = ts_datum(schema, 0);
+	(void) WideCellCoordinates(rel, schema, values, isnull, cell);
+	cell->kind = WIDE_KIND_DEL_CELLS;
+	cell->ts = from;
+	cell->ts_to = to;
+}
+
+/* the value of a set_cell mutation */
+static void
+set_cell_value(const WideSchema *schema, const WideFamily *fam,
+			   JsonbValue *arg, const char *sub, WideCell *cell)
+{
+	Datum		v;
+
+	if (fam->aggregate != WIDE_AGG_NONE)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("cannot set a cell of aggregate family \"%s\"", fam->name),
+				 errdetail("At %s.", sub),
+				 errhint("Use add_to_cell or merge_to_cell mutations.")));
+	v = value_field(arg, "value", sub, schema->valtype);
+	cell->kind = WIDE_KIND_PUT;
+	cell->value = WideValueToBytes(schema, v, &cell->vallen);
+	if (cell->vallen > WIDE_MAX_VALUE)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("value of %u bytes is too long", cell->vallen),
+				 errdetail("Values are at most %d bytes.", WIDE_MAX_VALUE)));
+}
+
+/* the input of an add_to_cell ("add") or merge_to_cell mutation */
+static void
+aggregate_input(Relation rel, const WideFamily *fam, bool add,
+				JsonbValue *arg, const char *sub, WideCell *cell)
+{
+	if (fam->aggregate == WIDE_AGG_NONE)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("column family \"%s\" is not an aggregate family", fam->name),
+				 errdetail("At %s.", sub),
+				 errhint("Use set_cell mutations for a plain family.")));
+	cell->kind = add ? WIDE_KIND_ADD : WIDE_KIND_MERGE;
+	if (fam->aggregate == WIDE_AGG_HLL && cell->kind == WIDE_KIND_MERGE)
+	{
+		bytea	   *b = DatumGetByteaPP(value_field(arg, "input", sub, BYTEAOID));
+		const char *problem = WideHllCheck(VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b));
+
+		if (problem)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+					 errmsg("invalid HyperLogLog sketch at %s", sub),
+					 errdetail_internal("%s", problem)));
+		cell->value = VARDATA_ANY(b);
+		cell->vallen = VARSIZE_ANY_EXHDR(b);
+	}
+	else
+	{
+		int64	   *v = palloc(sizeof(int64));
+		JsonbValue *in = WideJsonField(arg, "input");
+
+		if (fam->aggregate == WIDE_AGG_HLL)
+		{
+			if (in != NULL && in->type == jbvNumeric)
+				*(uint64 *) v = WideHllInputHash(INT8OID,
+												 value_field(arg, "input", sub, INT8OID));
+			else
+				*(uint64 *) v = WideHllInputHash(TEXTOID,
+												 value_field(arg, "input", sub, TEXTOID));
+		}
+		else
+			*v = WideAggInt(rel, fam, TEXTOID, value_field(arg, "input", sub, TEXTOID));
+		cell->value = (const char *) v;
+		cell->vallen = sizeof(int64);
+	}
+}
+
 /*
  * WideMutationCell -- the record of one JSON mutation of a row; checks
  * everything (family, types, limits) and fails with a clear error.
@@ -170,9 +321,6 @@ WideMutationCell(Relation rel, const WideSchema *schema, const char *key,
 	int			nkeys = 0;
 	Datum		values[5];
 	bool		isnull[5] = {0};
-	const WideFamily *fam = NULL;
-	bool		tsnull;
-	int64		ts = 0;
 	char	   *sub;
 
 	if (m->type != jbvBinary || !JsonContainerIsObject(m->val.binary.data))
@@ -192,150 +340,37 @@ WideMutationCell(Relation rel, const WideSchema *schema, const char *key,
 	values[0] = PointerGetDatum(cstring_to_text_with_len(key, keylen));
 
 	if (strcmp(name, "delete_from_row") == 0)
-	{
-		static const char *const ok[] = {NULL};
-
-		check_fields(&arg, sub, ok);
-		memset(cell, 0, sizeof(WideCell));
-		if (keylen == 0 || keylen > WIDE_MAX_ROW_KEY)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("row key must be 1 to %d bytes long", WIDE_MAX_ROW_KEY)));
-		cell->kind = WIDE_KIND_DEL_ROW;
-		cell->key = key;
-		cell->keylen = keylen;
-		cell->family = cell->qual = "";
-		cell->ts_to = PG_INT64_MAX;
-		return;
-	}
-	if (strcmp(name, "delete_from_family") == 0)
-	{
-		static const char *const ok[] = {"family_name", NULL};
-
-		check_fields(&arg, sub, ok);
-		values[1] = PointerGetDatum(string_field(&arg, "family_name", sub, true));
-		values[2] = PointerGetDatum(cstring_to_text(""));
-		values[3] = schema->tstype == TIMESTAMPTZOID ?
-			TimestampTzGetDatum(WideUnixToTimestamp(0)) : Int64GetDatum(0);
-		fam = WideCellCoordinates(rel, schema, values, isnull, cell);
-		cell->kind = WIDE_KIND_DEL_FAMILY;
-		cell->qual = "";
-		cell->quallen = 0;
-		cell->ts = 0;
-		return;
-	}
-	if (strcmp(name, "delete_from_column") == 0)
-	{
-		static const char *const ok[] = {"family_name", "column_qualifier", "time_range", NULL};
-		JsonbValue *r;
-		int64		from = 0,
-					to = PG_INT64_MAX;
-
-		check_fields(&arg, sub, ok);
-		values[1] = PointerGetDatum(string_field(&arg, "family_name", sub, true));
-		values[2] = PointerGetDatum(string_field(&arg, "column_qualifier", sub, true));
-		if ((r = WideJsonField(&arg, "time_range")) != NULL)
-		{
-			static const char *const rok[] = {"start_timestamp_micros", "end_timestamp_micros", NULL};
-			char	   *rsub = psprintf("%s.time_range", sub);
-
-			check_fields(r, rsub, rok);
-			from = ts_field(r, "start_timestamp_micros", rsub, &tsnull);
-			if (tsnull)
-				from = 0;
-			to = ts_field(r, "end_timestamp_micros", rsub, &tsnull);
-			if (tsnull || to == 0)
-				to = PG_INT64_MAX;	/* 0: no end, as in Bigtable */
-			if (from < 0 || to < from)
-				bad_mutation(rsub, "The time range must start at 0 or later and not end before it starts.");
-		}
-		values[3] = schema->tstype == TIMESTAMPTZOID ?
-			TimestampTzGetDatum(WideUnixToTimestamp(0)) : Int64GetDatum(0);
-		fam = WideCellCoordinates(rel, schema, values, isnull, cell);
-		cell->kind = WIDE_KIND_DEL_CELLS;
-		cell->ts = from;
-		cell->ts_to = to;
-		return;
-	}
-	if (strcmp(name, "set_cell") == 0 || strcmp(name, "add_to_cell") == 0 ||
-		strcmp(name, "merge_to_cell") == 0)
+		delete_from_row(&arg, sub, key, keylen, cell);
+	else if (strcmp(name, "delete_from_family") == 0)
+		delete_from_family(rel, schema, &arg, sub, values, isnull, cell);
+	else if (strcmp(name, "delete_from_column") == 0)
+		delete_from_column(rel, schema, &arg, sub, values, isnull, cell);
+	else if (strcmp(name, "set_cell") == 0 || strcmp(name, "add_to_cell") == 0 ||
+			 strcmp(name, "merge_to_cell") == 0)
 	{
 		static const char *const set_ok[] = {"family_name", "column_qualifier",
 		"timestamp_micros", "value", NULL};
 		static const char *const agg_ok[] = {"family_name", "column_qualifier",
 		"timestamp_micros", "input", NULL};
 		bool		set = name[0] == 's';
+		const WideFamily *fam;
+		bool		tsnull;
+		int64		ts;
 
 		check_fields(&arg, sub, set ? set_ok : agg_ok);
 		values[1] = PointerGetDatum(string_field(&arg, "family_name", sub, true));
 		values[2] = PointerGetDatum(string_field(&arg, "column_qualifier", sub, true));
 		ts = ts_field(&arg, "timestamp_micros", sub, &tsnull);
 		isnull[3] = tsnull;
-		values[3] = schema->tstype == TIMESTAMPTZOID ?
-			TimestampTzGetDatum(WideUnixToTimestamp(ts)) : Int64GetDatum(ts);
+		values[3] = ts_datum(schema, ts);
 		fam = WideCellCoordinates(rel, schema, values, isnull, cell);
 		if (set)
-		{
-			Datum		v;
-
-			if (fam->aggregate != WIDE_AGG_NONE)
-				ereport(ERROR,
-						(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-						 errmsg("cannot set a cell of aggregate family \"%s\"", fam->name),
-						 errdetail("At %s.", sub),
-						 errhint("Use add_to_cell or merge_to_cell mutations.")));
-			v = value_field(&arg, "value", sub, schema->valtype);
-			cell->kind = WIDE_KIND_PUT;
-			cell->value = WideValueToBytes(schema, v, &cell->vallen);
-			if (cell->vallen > WIDE_MAX_VALUE)
-				ereport(ERROR,
-						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-						 errmsg("value of %u bytes is too long", cell->vallen),
-						 errdetail("Values are at most %d bytes.", WIDE_MAX_VALUE)));
-			return;
-		}
-		if (fam->aggregate == WIDE_AGG_NONE)
-			ereport(ERROR,
-					(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-					 errmsg("column family \"%s\" is not an aggregate family", fam->name),
-					 errdetail("At %s.", sub),
-					 errhint("Use set_cell mutations for a plain family.")));
-		cell->kind = name[0] == 'a' ? WIDE_KIND_ADD : WIDE_KIND_MERGE;
-		if (fam->aggregate == WIDE_AGG_HLL && cell->kind == WIDE_KIND_MERGE)
-		{
-			bytea	   *b = DatumGetByteaPP(value_field(&arg, "input", sub, BYTEAOID));
-			const char *problem = WideHllCheck(VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b));
-
-			if (problem)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-						 errmsg("invalid HyperLogLog sketch at %s", sub),
-						 errdetail_internal("%s", problem)));
-			cell->value = VARDATA_ANY(b);
-			cell->vallen = VARSIZE_ANY_EXHDR(b);
-		}
+			set_cell_value(schema, fam, &arg, sub, cell);
 		else
-		{
-			int64	   *v = palloc(sizeof(int64));
-			JsonbValue *in = WideJsonField(&arg, "input");
-
-			if (fam->aggregate == WIDE_AGG_HLL)
-			{
-				if (in != NULL && in->type == jbvNumeric)
-					*(uint64 *) v = WideHllInputHash(INT8OID,
-													 value_field(&arg, "input", sub, INT8OID));
-				else
-					*(uint64 *) v = WideHllInputHash(TEXTOID,
-													 value_field(&arg, "input", sub, TEXTOID));
-			}
-			else
-				*v = WideAggInt(rel, fam, TEXTOID, value_field(&arg, "input", sub, TEXTOID));
-			cell->value = (const char *) v;
-			cell->vallen = sizeof(int64);
-		}
-		return;
+			aggregate_input(rel, fam, name[0] == 'a', &arg, sub, cell);
 	}
-	bad_mutation(sub, psprintf("Unknown mutation \"%s\".", name));
+	else
+		bad_mutation(sub, psprintf("Unknown mutation \"%s\".", name));
 }
 
 /* the cells of a JSON array of mutations of one row, appended to *cells */

@@ -362,35 +362,17 @@ WideBlockIterInit(WideBlockIter *it, const char *data, Size len, int16 typlen,
 #define BAD()	do { it->error = true; return false; } while (0)
 
 /*
- * WideBlockIterNext -- the next record, or false at the end (check
- * it->error for a malformed block).  The record points into the block and
- * the iterator's buffers, valid until the next call.
+ * read_keys -- decode the record's row key, family and qualifier from the
+ * key stream (each only where flags say it changed) into c.
  */
-bool
-WideBlockIterNext(WideBlockIter *it, WideCell *c)
+static bool
+read_keys(WideBlockIter *it, uint8 flags, WideCell *c)
 {
 	const char *k = it->k;
 	const char *kend = it->kend;
-	uint8		flags;
 	uint64		shared,
 				unshared;
-	int64		delta;
 	char	   *dst;
-
-	if (it->error || it->i >= it->ncells)
-	{
-		if (!it->error && (it->k != it->kend || it->t != it->tend ||
-						   it->a != it->aend || it->v != it->end))
-			it->error = true;
-		return false;
-	}
-	if (k >= kend)
-		BAD();
-	flags = (uint8) *k++;
-	memset(c, 0, sizeof(WideCell));
-	c->kind = flags & F_KIND;
-	if (c->kind < WIDE_KIND_DEL_ROW || c->kind > WIDE_KIND_MERGE)
-		BAD();
 
 	if (flags & F_NEW_ROW)
 	{
@@ -468,6 +450,17 @@ WideBlockIterNext(WideBlockIter *it, WideCell *c)
 		c->quallen = it->quallen;
 		c->qual_datum = it->qual_datum;
 	}
+	return true;
+}
+
+/*
+ * read_times -- decode the record's timestamp (and a DEL_CELLS range's end)
+ * from the timestamp stream.
+ */
+static bool
+read_times(WideBlockIter *it, WideCell *c)
+{
+	int64		delta;
 
 	/* (wrapping arithmetic: a damaged delta must not be undefined) */
 	if (!(it->t = get_zigzag(it->t, it->tend, &delta)))
@@ -481,6 +474,17 @@ WideBlockIterNext(WideBlockIter *it, WideCell *c)
 			BAD();
 		c->ts_to = (int64) ((uint64) it->ts + (uint64) delta);
 	}
+	return true;
+}
+
+/*
+ * read_aux -- decode the record's sequence number and xmin/cmin from the
+ * auxiliary stream, or take the defaults when flags say they are absent.
+ */
+static bool
+read_aux(WideBlockIter *it, uint8 flags, WideCell *c)
+{
+	int64		delta;
 
 	if (flags & F_HAS_SEQ)
 	{
@@ -503,65 +507,103 @@ WideBlockIterNext(WideBlockIter *it, WideCell *c)
 	}
 	else
 		c->xmin = FrozenTransactionId;
+	return true;
+}
 
-	if (!WIDE_KIND_IS_TOMBSTONE(c->kind))
+/*
+ * read_value -- decode a cell's value from the value stream: fixed length,
+ * short, long, or a reference to a blob.
+ */
+static bool
+read_value(WideBlockIter *it, WideCell *c)
+{
+	const char *v = it->v;
+	const char *end = it->end;
+
+	if (it->fixed > 0)
 	{
-		const char *v = it->v;
-		const char *end = it->end;
+		int			n = (c->kind == WIDE_KIND_PUT) ? it->fixed : sizeof(int64);
 
-		if (it->fixed > 0)
+		if (end - v < n)
+			BAD();
+		c->value = v;
+		c->vallen = n;
+		v += n;
+	}
+	else
+	{
+		uint8		b;
+		uint64		len;
+
+		if (v >= end)
+			BAD();
+		b = (uint8) *v;
+		if (b & 1)
 		{
-			int			n = (c->kind == WIDE_KIND_PUT) ? it->fixed : sizeof(int64);
-
-			if (end - v < n)
+			len = (b >> 1) - 1;
+			if (len > (uint64) (end - v - 1))
+				BAD();
+#ifndef WORDS_BIGENDIAN
+			c->value_datum = v;
+#endif
+			c->value = v + 1;
+			c->vallen = (uint32) len;
+			v += 1 + len;
+		}
+		else if (b == 0)
+		{
+			if (!(v = get_varint(v + 1, end, &len)) || len > (uint64) (end - v))
 				BAD();
 			c->value = v;
-			c->vallen = n;
-			v += n;
+			c->vallen = (uint32) len;
+			v += len;
+		}
+		else if (b == 2)
+		{
+			if (!(v = get_varint(v + 1, end, &len)) || len > PG_UINT32_MAX ||
+				!(v = get_u32v(v, end, &c->blob.first)))
+				BAD();
+			c->flags |= WIDE_REC_VALUE_BLOB;
+			c->vallen = (uint32) len;
+			c->blob.length = (uint32) len;
+			c->value = NULL;
 		}
 		else
-		{
-			uint8		b;
-			uint64		len;
-
-			if (v >= end)
-				BAD();
-			b = (uint8) *v;
-			if (b & 1)
-			{
-				len = (b >> 1) - 1;
-				if (len > (uint64) (end - v - 1))
-					BAD();
-#ifndef WORDS_BIGENDIAN
-				c->value_datum = v;
-#endif
-				c->value = v + 1;
-				c->vallen = (uint32) len;
-				v += 1 + len;
-			}
-			else if (b == 0)
-			{
-				if (!(v = get_varint(v + 1, end, &len)) || len > (uint64) (end - v))
-					BAD();
-				c->value = v;
-				c->vallen = (uint32) len;
-				v += len;
-			}
-			else if (b == 2)
-			{
-				if (!(v = get_varint(v + 1, end, &len)) || len > PG_UINT32_MAX ||
-					!(v = get_u32v(v, end, &c->blob.first)))
-					BAD();
-				c->flags |= WIDE_REC_VALUE_BLOB;
-				c->vallen = (uint32) len;
-				c->blob.length = (uint32) len;
-				c->value = NULL;
-			}
-			else
-				BAD();
-		}
-		it->v = v;
+			BAD();
 	}
+	it->v = v;
+	return true;
+}
+
+/*
+ * WideBlockIterNext -- the next record, or false at the end (check
+ * it->error for a malformed block).  The record points into the block and
+ * the iterator's buffers, valid until the next call.
+ */
+bool
+WideBlockIterNext(WideBlockIter *it, WideCell *c)
+{
+	uint8		flags;
+
+	if (it->error || it->i >= it->ncells)
+	{
+		if (!it->error && (it->k != it->kend || it->t != it->tend ||
+						   it->a != it->aend || it->v != it->end))
+			it->error = true;
+		return false;
+	}
+	if (it->k >= it->kend)
+		BAD();
+	flags = (uint8) *it->k++;
+	memset(c, 0, sizeof(WideCell));
+	c->kind = flags & F_KIND;
+	if (c->kind < WIDE_KIND_DEL_ROW || c->kind > WIDE_KIND_MERGE)
+		BAD();
+
+	if (!read_keys(it, flags, c) || !read_times(it, c) || !read_aux(it, flags, c))
+		return false;
+	if (!WIDE_KIND_IS_TOMBSTONE(c->kind) && !read_value(it, c))
+		return false;
 	it->i++;
 	return true;
 }

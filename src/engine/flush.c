@@ -117,6 +117,213 @@ seg_next(void *arg, WideCell *cell)
 	return WideSegIterNext((WideSegIter *) arg, cell);
 }
 
+/* what a flush carries from one step to the next */
+typedef struct FlushState
+{
+	Relation	rel;
+	WideSchema *schema;			/* the committed catalog */
+	uint32		gen;			/* the sealed generation */
+	bool		bottom;			/* no run existed when it was sealed */
+	bool		lanes_empty;	/* it has no lane records */
+	WideLane	sealed[WIDE_NLANES];
+	WideRunData waruns[WIDE_MAX_WA_RUNS];	/* its bulk-loaded runs */
+	int			nwaruns;
+	BlobList	had;			/* blobs of the input */
+	WideSegmentWriter *w;		/* the new segment, if one was written */
+	WideRunData run;
+	bool		have_run;
+	const WideBlobRef *kept;	/* blobs of the new segment */
+	int			nkept;
+} FlushState;
+
+/*
+ * seal_generation -- step 1: seal the current generation (or take one a
+ * failed flush sealed) and note what it holds.  Returns false if the write
+ * area is empty.
+ */
+static bool
+seal_generation(FlushState *fs)
+{
+	WideManifestTx tx;
+	WideMetaPage meta;
+	int			i;
+
+	meta = WideManifestBegin(fs->rel, &tx);
+	if (meta->flushing == 0)
+	{
+		bool		any = false;
+
+		for (i = 0; i < WIDE_NLANES; i++)
+			any |= meta->lanes[i].head != InvalidBlockNumber;
+		for (i = 0; i < (int) meta->nwaruns; i++)
+			any |= meta->waruns[i].gen == meta->generation;
+		if (!any)
+		{
+			WideManifestAbort(&tx);
+			return false;
+		}
+		meta->flushing = meta->generation;
+		for (i = 0; i < WIDE_NLANES; i++)
+		{
+			meta->flush_lanes[i] = meta->lanes[i];
+			meta->lanes[i].head = InvalidBlockNumber;
+			meta->lanes[i].npages = 0;
+		}
+		meta->generation++;
+	}
+	fs->gen = meta->flushing;
+	fs->lanes_empty = true;
+	for (i = 0; i < WIDE_NLANES; i++)
+	{
+		fs->sealed[i] = meta->flush_lanes[i];
+		fs->lanes_empty &= (fs->sealed[i].head == InvalidBlockNumber);
+	}
+	fs->nwaruns = 0;
+	for (i = 0; i < (int) meta->nwaruns; i++)
+		if (meta->waruns[i].gen == fs->gen)
+			fs->waruns[fs->nwaruns++] = meta->waruns[i];
+	fs->bottom = (meta->nruns == 0);
+	(void) WideManifestCommit(&tx);
+	return true;
+}
+
+/*
+ * sort_lanes -- read the sealed lanes' records into a sorter, noting the
+ * blobs they own; a body read from a blob is written back as a value blob
+ * when its value is too long to stay inline.
+ */
+static WideSorter *
+sort_lanes(FlushState *fs)
+{
+	WideSorter *sorter = WideSorterBegin();
+	BlockNumber heads[WIDE_NLANES];
+	uint32		gens[WIDE_NLANES];
+	WideWAScan *scan;
+	WideCell	cell;
+	int			i;
+
+	for (i = 0; i < WIDE_NLANES; i++)
+	{
+		heads[i] = fs->sealed[i].head;
+		gens[i] = fs->gen;
+	}
+	scan = WideWAScanBegin(fs->rel, NULL, heads, gens, WIDE_NLANES);
+	while (WideWAScanNext(scan, &cell))
+	{
+		if (cell.flags & WIDE_REC_BODY_BLOB)
+		{
+			/* the body was read; its blob is consumed by this flush */
+			blob_add(&fs->had, cell.blob);
+			cell.flags &= ~WIDE_REC_BODY_BLOB;
+			if (cell.vallen > WIDE_WA_MAX_INLINE)
+			{
+				cell.blob = WideBlobWrite(fs->rel, cell.value, cell.vallen);
+				cell.flags |= WIDE_REC_VALUE_BLOB;
+				cell.value = NULL;
+				blob_add(&fs->had, cell.blob);
+			}
+		}
+		else if (cell.flags & WIDE_REC_VALUE_BLOB)
+			blob_add(&fs->had, cell.blob);
+		WideSorterAdd(sorter, &cell);
+	}
+	WideWAScanEnd(scan);
+	WideSorterDone(sorter);
+	return sorter;
+}
+
+/*
+ * write_generation -- step 2 with lane records: merge the sorted lane
+ * records with the generation's bulk-loaded runs and write them, resolved,
+ * as one new segment.
+ */
+static void
+write_generation(FlushState *fs)
+{
+	WideSorter *sorter = sort_lanes(fs);
+	WideMergeIter *merge;
+	WideSegIter *its[WIDE_MAX_WA_RUNS];
+	WideResolver *resolver;
+	WideKeyRange all = {0};
+	const WideCell *c;
+	int			i;
+
+	merge = WideMergeIterCreate(fs->nwaruns + 1);
+	WideMergeIterAdd(merge, sorter_next, sorter, WIDE_MAX_WA_RUNS + 1);
+	for (i = 0; i < fs->nwaruns; i++)
+	{
+		WideSegment *seg;
+		int			j;
+
+		its[i] = WideSegIterBegin(fs->rel, &fs->waruns[i], &all);
+		WideMergeIterAdd(merge, seg_next, its[i], i);
+		seg = WideSegIterSegment(its[i]);
+		for (j = 0; j < seg->nblobs; j++)
+			blob_add(&fs->had, seg->blobs[j]);
+	}
+
+	fs->w = WideSegmentWriterBegin(fs->rel, fs->schema->vallen);
+	resolver = WideResolverCreate(fs->rel, fs->schema, fs->bottom, WideGCNow(),
+								  fs->w);
+	while ((c = WideMergeIterNext(merge)) != NULL)
+	{
+		CHECK_FOR_INTERRUPTS();
+		WideResolverPush(resolver, c);
+	}
+	(void) WideResolverFinish(resolver);
+	fs->have_run = WideSegmentWriterFinish(fs->w, &fs->run);
+	fs->kept = WideSegmentWriterBlobs(fs->w, &fs->nkept);
+	for (i = 0; i < fs->nwaruns; i++)
+		WideSegIterEnd(its[i]);
+	WideSorterEnd(sorter);
+}
+
+/*
+ * publish_flush -- step 3: list the new run(s) and free what the flush
+ * consumed, in one WAL record.
+ */
+static void
+publish_flush(FlushState *fs)
+{
+	WideManifestTx tx;
+	WideMetaPage meta;
+	int			i;
+
+	/* standby snapshots older than the horizon used (manifest.c, M5) */
+	WideManifestLogHorizon(fs->rel);
+	meta = WideManifestBegin(fs->rel, &tx);
+	if (meta->nruns + (fs->have_run ? 1 : 0) +
+		(fs->lanes_empty ? fs->nwaruns : 0) > WIDE_MAX_RUNS)
+		elog(ERROR, "no room for more runs in \"%s\"",
+			 RelationGetRelationName(fs->rel));
+	if (fs->lanes_empty)
+	{
+		for (i = 0; i < fs->nwaruns; i++)
+			WideManifestAppendRun(fs->rel, meta, &fs->waruns[i]);
+	}
+	else
+	{
+		if (fs->have_run)
+			WideManifestAppendRun(fs->rel, meta, &fs->run);
+		for (i = 0; i < fs->nwaruns; i++)
+			(void) WideSpaceFree(meta, WIDE_FREE_SEGMENT, fs->waruns[i].root, 0);
+		WideFreeBlobsNotKept(meta, fs->had.refs, fs->had.n, fs->kept, fs->nkept);
+	}
+	WideManifestDropWARuns(meta, fs->gen);
+	for (i = 0; i < WIDE_NLANES; i++)
+	{
+		if (fs->sealed[i].head != InvalidBlockNumber)
+			(void) WideSpaceFree(meta, WIDE_FREE_CHAIN, fs->sealed[i].head,
+								 fs->sealed[i].npages);
+		meta->flush_lanes[i].head = InvalidBlockNumber;
+		meta->flush_lanes[i].npages = 0;
+	}
+	meta->flushing = 0;
+	meta->version_counter++;
+	meta->flushes++;
+	(void) WideManifestCommit(&tx);
+}
+
 /*
  * WideFlush -- move the write area into a new run.  Returns false if there
  * was nothing to flush.
@@ -127,32 +334,11 @@ WideFlush(Relation rel)
 	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "wide flush",
 											  ALLOCSET_DEFAULT_SIZES);
 	MemoryContext old = MemoryContextSwitchTo(cxt);
-	WideSchema *schema = WideSchemaCommitted(rel);
+	FlushState	fs = {0};
 	Buffer		metabuf;
-	WideManifestTx tx;
-	WideMetaPage meta;
-	WideLane	sealed[WIDE_NLANES];
-	BlockNumber heads[WIDE_NLANES];
-	uint32		gens[WIDE_NLANES];
-	WideRunData waruns[WIDE_MAX_WA_RUNS];
-	int			nwaruns = 0;
-	uint32		gen;
-	bool		bottom;
-	bool		lanes_empty = true;
-	WideWAScan *scan;
-	WideSorter *sorter;
-	WideSegmentWriter *w = NULL;
-	WideResolver *resolver;
-	WideMergeIter *merge;
-	WideSegIter *its[WIDE_MAX_WA_RUNS];
-	WideCell	cell;
-	BlobList	had = {0};
-	WideRunData run;
-	bool		have_run = false;
-	const WideBlobRef *kept = NULL;
-	int			nkept = 0;
-	WideKeyRange all = {0};
-	int			i;
+
+	fs.rel = rel;
+	fs.schema = WideSchemaCommitted(rel);
 
 	metabuf = WideReadMeta(rel, BUFFER_LOCK_SHARE);
 	if (!BufferIsValid(metabuf))
@@ -167,144 +353,26 @@ WideFlush(Relation rel)
 	WideCompactForRoom(rel, WIDE_MAX_WA_RUNS + 1);
 
 	/* 1. seal the current generation (or take one a failed flush sealed) */
-	meta = WideManifestBegin(rel, &tx);
-	if (meta->flushing == 0)
+	if (!seal_generation(&fs))
 	{
-		bool		any = false;
-
-		for (i = 0; i < WIDE_NLANES; i++)
-			any |= meta->lanes[i].head != InvalidBlockNumber;
-		for (i = 0; i < (int) meta->nwaruns; i++)
-			any |= meta->waruns[i].gen == meta->generation;
-		if (!any)
-		{
-			WideManifestAbort(&tx);
-			MemoryContextSwitchTo(old);
-			MemoryContextDelete(cxt);
-			return false;
-		}
-		meta->flushing = meta->generation;
-		for (i = 0; i < WIDE_NLANES; i++)
-		{
-			meta->flush_lanes[i] = meta->lanes[i];
-			meta->lanes[i].head = InvalidBlockNumber;
-			meta->lanes[i].npages = 0;
-		}
-		meta->generation++;
+		MemoryContextSwitchTo(old);
+		MemoryContextDelete(cxt);
+		return false;
 	}
-	gen = meta->flushing;
-	for (i = 0; i < WIDE_NLANES; i++)
-	{
-		sealed[i] = meta->flush_lanes[i];
-		heads[i] = sealed[i].head;
-		gens[i] = gen;
-		lanes_empty &= (heads[i] == InvalidBlockNumber);
-	}
-	for (i = 0; i < (int) meta->nwaruns; i++)
-		if (meta->waruns[i].gen == gen)
-			waruns[nwaruns++] = meta->waruns[i];
-	bottom = (meta->nruns == 0);
-	(void) WideManifestCommit(&tx);
 
 	/*
 	 * 2. Without lane records, the generation's bulk-loaded runs become runs
 	 * as they are (each is one write, in order).  Otherwise everything is
 	 * read, sorted, resolved and written as one run.
 	 */
-	if (!lanes_empty)
-	{
-		sorter = WideSorterBegin();
-		scan = WideWAScanBegin(rel, NULL, heads, gens, WIDE_NLANES);
-		while (WideWAScanNext(scan, &cell))
-		{
-			if (cell.flags & WIDE_REC_BODY_BLOB)
-			{
-				/* the body was read; its blob is consumed by this flush */
-				blob_add(&had, cell.blob);
-				cell.flags &= ~WIDE_REC_BODY_BLOB;
-				if (cell.vallen > WIDE_WA_MAX_INLINE)
-				{
-					cell.blob = WideBlobWrite(rel, cell.value, cell.vallen);
-					cell.flags |= WIDE_REC_VALUE_BLOB;
-					cell.value = NULL;
-					blob_add(&had, cell.blob);
-				}
-			}
-			else if (cell.flags & WIDE_REC_VALUE_BLOB)
-				blob_add(&had, cell.blob);
-			WideSorterAdd(sorter, &cell);
-		}
-		WideWAScanEnd(scan);
-		WideSorterDone(sorter);
-
-		merge = WideMergeIterCreate(nwaruns + 1);
-		WideMergeIterAdd(merge, sorter_next, sorter, WIDE_MAX_WA_RUNS + 1);
-		for (i = 0; i < nwaruns; i++)
-		{
-			WideSegment *seg;
-			int			j;
-
-			its[i] = WideSegIterBegin(rel, &waruns[i], &all);
-			WideMergeIterAdd(merge, seg_next, its[i], i);
-			seg = WideSegIterSegment(its[i]);
-			for (j = 0; j < seg->nblobs; j++)
-				blob_add(&had, seg->blobs[j]);
-		}
-
-		w = WideSegmentWriterBegin(rel, schema->vallen);
-		resolver = WideResolverCreate(rel, schema, bottom, WideGCNow(), w);
-		{
-			const WideCell *c;
-
-			while ((c = WideMergeIterNext(merge)) != NULL)
-			{
-				CHECK_FOR_INTERRUPTS();
-				WideResolverPush(resolver, c);
-			}
-		}
-		(void) WideResolverFinish(resolver);
-		have_run = WideSegmentWriterFinish(w, &run);
-		kept = WideSegmentWriterBlobs(w, &nkept);
-		for (i = 0; i < nwaruns; i++)
-			WideSegIterEnd(its[i]);
-		WideSorterEnd(sorter);
-	}
+	if (!fs.lanes_empty)
+		write_generation(&fs);
 
 	/* 3. publish */
-	/* standby snapshots older than the horizon used (manifest.c, M5) */
-	WideManifestLogHorizon(rel);
-	meta = WideManifestBegin(rel, &tx);
-	if (meta->nruns + (have_run ? 1 : 0) + (lanes_empty ? nwaruns : 0) > WIDE_MAX_RUNS)
-		elog(ERROR, "no room for more runs in \"%s\"", RelationGetRelationName(rel));
-	if (lanes_empty)
-	{
-		for (i = 0; i < nwaruns; i++)
-			WideManifestAppendRun(rel, meta, &waruns[i]);
-	}
-	else
-	{
-		if (have_run)
-			WideManifestAppendRun(rel, meta, &run);
-		for (i = 0; i < nwaruns; i++)
-			(void) WideSpaceFree(meta, WIDE_FREE_SEGMENT, waruns[i].root, 0);
-		WideFreeBlobsNotKept(meta, had.refs, had.n, kept, nkept);
-	}
-	WideManifestDropWARuns(meta, gen);
-	for (i = 0; i < WIDE_NLANES; i++)
-	{
-		if (sealed[i].head != InvalidBlockNumber)
-			(void) WideSpaceFree(meta, WIDE_FREE_CHAIN, sealed[i].head,
-								 sealed[i].npages);
-		meta->flush_lanes[i].head = InvalidBlockNumber;
-		meta->flush_lanes[i].npages = 0;
-	}
-	meta->flushing = 0;
-	meta->version_counter++;
-	meta->flushes++;
-	(void) WideManifestCommit(&tx);
+	publish_flush(&fs);
 
-	if (w)
-		WideSegmentWriterEnd(w);
+	if (fs.w)
+		WideSegmentWriterEnd(fs.w);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
 	return true;

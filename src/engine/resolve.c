@@ -286,18 +286,12 @@ policies_collect(const WideResolver *r, const WideCell *c, bool versions_ok)
 }
 
 /*
- * WideResolverPush -- take the next record of the input.
+ * enter_scopes -- start a new row, family or column scope when c leaves the
+ * current one, emitting a pending aggregate first.
  */
-void
-WideResolverPush(WideResolver *r, const WideCell *c)
+static void
+enter_scopes(WideResolver *r, const WideCell *c, int level)
 {
-	int			level = WideCellLevel(c);
-	int			incarnation = INCARNATION_UNKNOWN;
-	bool		frozen;
-
-	r->stats.seen++;
-
-	/* scope changes */
 	if (!r->have_row || !same_string(&r->row, c->key, c->keylen))
 	{
 		flush_acc(r);
@@ -336,61 +330,53 @@ WideResolverPush(WideResolver *r, const WideCell *c)
 		r->nversions = 0;
 		r->have_ts = false;
 	}
+}
 
-	if (aborted(c))
+/*
+ * push_tombstone -- a row, family or column tombstone.  Only frozen ones
+ * delete here (and are added to the deletes in effect); a frozen one is
+ * dropped if a newer one of its scope makes it redundant, or at the bottom,
+ * where nothing older is left for it to delete.
+ */
+static void
+push_tombstone(WideResolver *r, const WideCell *c, int level, bool frozen)
+{
+	bool		redundant;
+
+	if (level != WIDE_LEVEL_ROW && WideDeletesCover(&r->dels, c))
 	{
-		r->stats.aborted++;
+		r->stats.covered++;
 		return;
 	}
-	if (level >= WIDE_LEVEL_FAMILY)
+	if (!frozen)
 	{
-		incarnation = family_incarnation(r, c);
-		if (incarnation == INCARNATION_DEAD)
-		{
-			r->stats.dropped_family++;
-			return;
-		}
-	}
-	frozen = WideRecordVisibleToAll(r->rel, c);
-
-	/*
-	 * A tombstone.  Only frozen ones delete here (and are added to the
-	 * deletes in effect); a frozen one is dropped if a newer one of its
-	 * scope makes it redundant, or at the bottom, where nothing older is
-	 * left for it to delete.
-	 */
-	if (level != WIDE_LEVEL_CELL)
-	{
-		bool		redundant;
-
-		if (level != WIDE_LEVEL_ROW && WideDeletesCover(&r->dels, c))
-		{
-			r->stats.covered++;
-			return;
-		}
-		if (!frozen)
-		{
-			if (level == WIDE_LEVEL_ROW)
-				r->row_unfrozen = true;
-			else if (level == WIDE_LEVEL_FAMILY)
-				r->fam_unfrozen = true;
-			else
-				r->col_unfrozen = true;
-			emit(r, c, frozen);
-			return;
-		}
-		redundant = (level == WIDE_LEVEL_ROW && c->seq < r->dels.row_del) ||
-			(level == WIDE_LEVEL_FAMILY && c->seq < r->dels.fam_del);
-		WideDeletesAdd(&r->dels, c);
-		if (redundant || r->bottom)
-		{
-			r->stats.tombstones_dropped++;
-			return;
-		}
+		if (level == WIDE_LEVEL_ROW)
+			r->row_unfrozen = true;
+		else if (level == WIDE_LEVEL_FAMILY)
+			r->fam_unfrozen = true;
+		else
+			r->col_unfrozen = true;
 		emit(r, c, frozen);
 		return;
 	}
+	redundant = (level == WIDE_LEVEL_ROW && c->seq < r->dels.row_del) ||
+		(level == WIDE_LEVEL_FAMILY && c->seq < r->dels.fam_del);
+	WideDeletesAdd(&r->dels, c);
+	if (redundant || r->bottom)
+	{
+		r->stats.tombstones_dropped++;
+		return;
+	}
+	emit(r, c, frozen);
+}
 
+/*
+ * push_cell -- a cell (PUT, ADD or MERGE) of a family that is not dropped:
+ * apply deletes, last-write-wins, GC and aggregate folding.
+ */
+static void
+push_cell(WideResolver *r, const WideCell *c, int incarnation, bool frozen)
+{
 	/* a cell: deleted whatever its family's policies */
 	if (WideDeletesCover(&r->dels, c))
 	{
@@ -461,6 +447,42 @@ WideResolverPush(WideResolver *r, const WideCell *c)
 		return;
 	}
 	emit(r, c, frozen);
+}
+
+/*
+ * WideResolverPush -- take the next record of the input.
+ */
+void
+WideResolverPush(WideResolver *r, const WideCell *c)
+{
+	int			level = WideCellLevel(c);
+	int			incarnation = INCARNATION_UNKNOWN;
+	bool		frozen;
+
+	r->stats.seen++;
+
+	enter_scopes(r, c, level);
+
+	if (aborted(c))
+	{
+		r->stats.aborted++;
+		return;
+	}
+	if (level >= WIDE_LEVEL_FAMILY)
+	{
+		incarnation = family_incarnation(r, c);
+		if (incarnation == INCARNATION_DEAD)
+		{
+			r->stats.dropped_family++;
+			return;
+		}
+	}
+	frozen = WideRecordVisibleToAll(r->rel, c);
+
+	if (level != WIDE_LEVEL_CELL)
+		push_tombstone(r, c, level, frozen);
+	else
+		push_cell(r, c, incarnation, frozen);
 }
 
 /*
