@@ -338,22 +338,6 @@ check_segment(Verify *v, const char *object, const void *arg)
 	verify_segment(v, object, (const WideRunData *) arg);
 }
 
-/*
- * A freed segment in the free queue is read from its header pages until its
- * extents are used up (space.c): the chain must load, and its pages must
- * be used by nothing else.
- */
-static void
-check_free_segment(Verify *v, const char *object, const void *arg)
-{
-	WideSegment *seg = WideSegmentLoad(v->rel, *(const BlockNumber *) arg, false);
-	int			i;
-
-	for (i = 0; i < seg->nroots; i++)
-		claim(v, object, seg->roots[i], 1);
-	WideSegmentFree(seg);
-}
-
 typedef struct LaneArg
 {
 	BlockNumber head;
@@ -449,8 +433,6 @@ wide_verify(PG_FUNCTION_ARGS)
 			claim(&v, object, e->start, e->npages);
 		else if (e->start >= v.nblocks)
 			report(&v, object, "refers to block %u beyond the end of the table", e->start);
-		else if (e->kind == WIDE_FREE_SEGMENT)
-			guarded(&v, object, check_free_segment, &e->start);
 	}
 
 	relation_close(v.rel, AccessShareLock);
