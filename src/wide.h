@@ -70,6 +70,20 @@ typedef enum WideKind
 #define WIDE_KIND_IS_TOMBSTONE(k)	((k) <= WIDE_KIND_DEL_CELLS)
 
 /*
+ * A DEL_CELLS range is [ts, ts_to); ts_to = WIDE_TS_NO_END means "no end":
+ * every version from ts on, including ts = PG_INT64_MAX, which no exclusive
+ * end could cover.
+ */
+#define WIDE_TS_NO_END	PG_INT64_MAX
+
+/* is ts in the timestamp range [from, to) (to may be WIDE_TS_NO_END)? */
+static inline bool
+WideTsInRange(int64 ts, int64 from, int64 to)
+{
+	return ts >= from && (to == WIDE_TS_NO_END || ts < to);
+}
+
+/*
  * Scope level of a record inside its row, used by the comparator: a row
  * tombstone sorts before every cell of its row, a family tombstone before
  * every cell of its family, a column tombstone before every version.
@@ -84,6 +98,7 @@ typedef enum WideKind
 #define WIDE_REC_XMIN_INVALID	0x02	/* hint: xmin known aborted */
 #define WIDE_REC_VALUE_BLOB		0x04	/* value stored in blob pages */
 #define WIDE_REC_BODY_BLOB		0x08	/* key/qualifier/value in blob pages */
+#define WIDE_REC_ALL_FLAGS		0x0f
 
 /* WideCell.same: hints from a sorted stream (a block iterator) */
 #define WIDE_SAME_ROW		0x01
@@ -115,7 +130,7 @@ typedef struct WideCell
 	const char *qual;
 	const char *value;			/* NULL while the value is only in a blob */
 	int64		ts;				/* microseconds since 1970; DEL_CELLS: from */
-	int64		ts_to;			/* DEL_CELLS: exclusive end */
+	int64		ts_to;			/* DEL_CELLS: exclusive end, or WIDE_TS_NO_END */
 	uint64		seq;			/* write order */
 	TransactionId xmin;			/* FrozenTransactionId once visible to all */
 	CommandId	cmin;
@@ -434,6 +449,7 @@ typedef struct WideBlockIter
 	uint32		famid;
 	int64		ts;
 	uint64		seq;
+	TransactionId next_xid;		/* every stored xmin precedes it */
 	MemoryContext cxt;			/* where the buffers live */
 } WideBlockIter;
 
@@ -528,6 +544,8 @@ extern Size WideRecordSize(const WideCell *cell);
 extern void WideRecordEncode(const WideCell *cell, char *dst);
 extern bool WideRecordDecode(const char *src, Size len, WideCell *cell);
 extern void WideRecordDecodeBody(WideCell *cell, const char *body);
+extern const char *WideRecordItem(Page page, OffsetNumber off, Size *len,
+								  bool *bad);
 extern uint8 WideRecordGetFlags(const char *rec);
 extern void WideRecordSetHint(char *rec, uint8 flag);
 
@@ -538,6 +556,7 @@ extern void WideBlobFillPage(Page page, BlockNumber first, uint32 i,
 extern void WideBlobWriteRest(Relation rel, WideBlobRef ref, uint32 from,
 							  const char *data);
 extern WideBlobRef WideBlobWrite(Relation rel, const char *data, uint32 len);
+extern void WideBlobCheckRef(Relation rel, WideBlobRef ref);
 extern char *WideBlobRead(Relation rel, WideBlobRef ref);
 
 /* engine/writearea.c */
@@ -554,6 +573,10 @@ extern void WideWAScanEnd(WideWAScan *scan);
 /* engine/visibility.c */
 extern bool WideRecordVisible(const WideCell *cell, Snapshot snapshot,
 							  uint8 *hint);
+extern void WideSerializableRead(Relation rel, Snapshot snapshot);
+extern void WideSerializableUnseen(Relation rel, const WideCell *cell,
+								   Snapshot snapshot, uint8 hint);
+extern void WideSerializableWrite(Relation rel);
 extern bool WideRecordVisibleToAll(Relation rel, const WideCell *cell);
 extern void WideSetHint(Buffer buf, char *rec, TransactionId xmin, uint8 hint);
 
@@ -565,6 +588,30 @@ extern bool WideCellSameColumn(const WideCell *a, const WideCell *b);
 extern bool WideRowBeforeRange(const WideKeyRange *r, const char *key, uint32 keylen);
 extern bool WideRowAfterRange(const WideKeyRange *r, const char *key, uint32 keylen);
 extern bool WideRunOverlapsRange(const WideRunData *run, const WideKeyRange *r);
+
+/* engine/rules.c: deletes and GC, for merge.c and resolve.c */
+typedef struct WideTombstone
+{
+	int64		from;			/* a column tombstone's ts range [from, to) */
+	int64		to;
+	uint64		seq;
+} WideTombstone;
+
+typedef struct WideDeletes
+{
+	uint64		row_del;		/* newest row tombstone in effect */
+	uint64		fam_del;		/* newest family tombstone in effect */
+	WideTombstone *tombs;		/* column tombstones in effect */
+	int			ntombs;
+	int			maxtombs;
+} WideDeletes;
+
+extern void WideDeletesInit(WideDeletes *d);
+extern void WideDeletesEnter(WideDeletes *d, int level);
+extern void WideDeletesAdd(WideDeletes *d, const WideCell *tomb);
+extern bool WideDeletesCover(const WideDeletes *d, const WideCell *c);
+extern bool WideGCCollects(const WideFamily *def, int index, int64 ts,
+						   int64 now, bool versions_ok);
 
 /* engine/merge.c */
 typedef struct WideMerger WideMerger;
@@ -591,8 +638,8 @@ extern const WideCell *WideMergeIterNext(WideMergeIter *m);
 
 /* engine/compress.c */
 extern void WideBlockStore(const char *raw, Size len, StringInfo out);
-extern char *WideBlockLoad(const char *stored, Size len, Size *rawlen,
-						   const char **why);
+extern char *WideBlockLoad(const char *stored, Size len, Size maxraw,
+						   Size *rawlen, const char **why);
 
 /* engine/block.c */
 extern WideBlockBuilder *WideBlockBuilderCreate(int16 typlen);
@@ -707,12 +754,13 @@ extern bool WideRelationIsWide(Oid relid);
 extern void WideInstallHooks(void);
 
 /* engine/sweep.c */
-extern uint64 WideSweep(Relation rel);
+extern int64 WideSweep(Relation rel);
 
 /* engine/schema.c */
 extern void WideCheckTableShape(Relation rel);
 extern const WideSchema *WideGetSchema(Relation rel);
 extern WideSchema *WideSchemaCopy(Relation rel);
+extern WideSchema *WideSchemaCommitted(Relation rel);
 extern Jsonb *WideCatalogDocument(Relation rel);
 extern const WideFamily *WideSchemaFindFamily(const WideSchema *schema,
 											  const char *name, int len);

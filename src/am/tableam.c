@@ -45,6 +45,7 @@ typedef struct WideScanDescData
 {
 	TableScanDescData base;
 	WideReader *reader;
+	MemoryContext scancxt;		/* the reader and its state */
 	MemoryContext tupcxt;		/* datums of the current tuple */
 	uint64		ntuples;		/* cells returned, for synthetic TIDs */
 	int			for_delete;		/* WideDeleteTracking: a running DELETE's target */
@@ -111,6 +112,13 @@ wide_scan_begin(Relation rel, Snapshot snapshot, int nkeys,
 	scan->base.rs_key = key;
 	scan->base.rs_flags = flags;
 	scan->base.rs_parallel = NULL;
+	/*
+	 * The reader is created at the first fetch and lives as long as the
+	 * scan, whatever context the caller fetches in: ALTER TABLE's rewrite
+	 * fetches in a per-tuple context that it resets after every tuple.
+	 */
+	scan->scancxt = AllocSetContextCreate(CurrentMemoryContext, "wide scan",
+										  ALLOCSET_DEFAULT_SIZES);
 	scan->tupcxt = AllocSetContextCreate(CurrentMemoryContext, "wide tuple",
 										 ALLOCSET_DEFAULT_SIZES);
 	return (TableScanDesc) scan;
@@ -123,6 +131,7 @@ wide_scan_end(TableScanDesc sscan)
 
 	if (scan->reader)
 		WideReaderEnd(scan->reader);
+	MemoryContextDelete(scan->scancxt);
 	MemoryContextDelete(scan->tupcxt);
 	if (scan->base.rs_flags & SO_TEMP_SNAPSHOT)
 		UnregisterSnapshot(scan->base.rs_snapshot);
@@ -139,6 +148,7 @@ wide_scan_rescan(TableScanDesc sscan, struct ScanKeyData *key,
 	if (scan->reader)
 		WideReaderEnd(scan->reader);
 	scan->reader = NULL;
+	MemoryContextReset(scan->scancxt);
 	scan->ntuples = 0;
 }
 
@@ -172,15 +182,19 @@ wide_scan_getnextslot(TableScanDesc sscan, ScanDirection direction,
 {
 	WideScanDesc scan = (WideScanDesc) sscan;
 	const WideCell *cell;
+	MemoryContext old;
 
 	if (direction == BackwardScanDirection)
 		not_supported(scan->base.rs_rd, "a backward scan",
 					  "Declare the cursor without SCROLL.");
+	old = MemoryContextSwitchTo(scan->scancxt);
 	if (scan->reader == NULL)
 		scan->reader = WideReaderBegin(scan->base.rs_rd,
 									   scan->base.rs_snapshot,
 									   WideReaderNow(), NULL);
-	if ((cell = WideReaderNext(scan->reader)) == NULL)
+	cell = WideReaderNext(scan->reader);
+	MemoryContextSwitchTo(old);
+	if (cell == NULL)
 	{
 		ExecClearTuple(slot);
 		return false;
@@ -506,11 +520,14 @@ wide_scan_analyze_next_block(TableScanDesc sscan, BlockNumber blockno,
 
 	if (scan->reader == NULL)
 	{
+		MemoryContext old = MemoryContextSwitchTo(scan->scancxt);
+
 		/* the cells the runs and the write area hold, without reading them */
 		scan->analyze_total = WideEstimateCells(sscan->rs_rd);
 		scan->analyze_nblocks = Max(RelationGetNumberOfBlocks(sscan->rs_rd), 1);
 		scan->reader = WideReaderBegin(sscan->rs_rd, sscan->rs_snapshot,
 									   WideReaderNow(), NULL);
+		MemoryContextSwitchTo(old);
 	}
 	scan->analyze_from = (uint64) (scan->analyze_total * blockno /
 								   scan->analyze_nblocks);
@@ -529,7 +546,11 @@ wide_scan_analyze_next_tuple(TableScanDesc sscan, TransactionId OldestXmin,
 
 	while (scan->ntuples < scan->analyze_to)
 	{
-		if ((cell = WideReaderNext(scan->reader)) == NULL)
+		MemoryContext old = MemoryContextSwitchTo(scan->scancxt);
+
+		cell = WideReaderNext(scan->reader);
+		MemoryContextSwitchTo(old);
+		if (cell == NULL)
 			return false;
 		if (scan->ntuples < scan->analyze_from)
 		{

@@ -17,6 +17,9 @@
  *	- GC policies: max versions (counted over live versions, newest first)
  *	  and max age (against the reader's "now"), their union or intersection.
  *
+ * The delete and GC rules themselves are in rules.c, shared with flush and
+ * compaction (resolve.c), so that both decide alike.
+ *
  * Deletes and versions are counted only among records that survive the
  * earlier steps, so the result is deterministic for a given snapshot.
  *
@@ -34,13 +37,6 @@
 
 #include "wide.h"
 
-typedef struct ColumnTombstone
-{
-	int64		from;
-	int64		to;
-	uint64		seq;
-} ColumnTombstone;
-
 /* a growable byte buffer for the current row, family, qualifier */
 typedef struct Bytes
 {
@@ -56,24 +52,22 @@ struct WideMerger
 	int64		now;
 	MemoryContext cxt;
 
+	/* deletes in effect (rules.c) */
+	WideDeletes dels;
+
 	/* current row */
 	bool		have_row;
 	Bytes		row;
-	uint64		row_del;
 
 	/* current family of the row */
 	bool		have_family;
 	Bytes		family;
 	const WideFamily *def;		/* NULL: unknown family */
-	uint64		family_del;
 
 	/* current column of the family */
 	bool		have_column;
 	Bytes		qual;
 	int			nversions;
-	ColumnTombstone *tombs;
-	int			ntombs;
-	int			maxtombs;
 	bool		have_ts;		/* a version of this column was seen */
 	int64		cur_ts;
 
@@ -101,14 +95,15 @@ set_bytes(MemoryContext cxt, Bytes *b, const char *data, uint32 len)
 		b->data = b->data ? repalloc(b->data, cap) : MemoryContextAlloc(cxt, cap);
 		b->cap = cap;
 	}
-	memcpy(b->data, data, len);
+	if (len > 0)				/* data and b->data may be NULL then */
+		memcpy(b->data, data, len);
 	b->len = len;
 }
 
 static inline bool
 same_bytes(const Bytes *b, const char *data, uint32 len)
 {
-	return b->len == len && memcmp(b->data, data, len) == 0;
+	return b->len == len && (len == 0 || memcmp(b->data, data, len) == 0);
 }
 
 /*
@@ -125,24 +120,9 @@ WideMergerCreate(Relation rel, const WideSchema *schema, int64 now)
 	m->schema = schema;
 	m->now = now;
 	m->cxt = CurrentMemoryContext;
-	m->maxtombs = 8;
-	m->tombs = palloc(sizeof(ColumnTombstone) * m->maxtombs);
+	WideDeletesInit(&m->dels);
 	WideAccInit(&m->acc, m->cxt);
 	return m;
-}
-
-/* is the version with this index and timestamp collected by the policy? */
-static bool
-gc_collects(const WideMerger *m, const WideFamily *def, int index, int64 ts)
-{
-	bool		has_v = def->max_versions > 0;
-	bool		has_a = def->max_age > 0;
-	bool		by_v = has_v && index >= def->max_versions;
-	bool		by_a = has_a && ts < m->now - def->max_age;
-
-	if (has_v && has_a && def->gc_intersection)
-		return by_v && by_a;
-	return by_v || by_a;
 }
 
 static void
@@ -229,23 +209,6 @@ start_pending(WideMerger *m, const WideCell *c)
 	m->pending = true;
 }
 
-static bool
-covered(const WideMerger *m, const WideCell *cell)
-{
-	int			i;
-
-	if (cell->seq < m->row_del || cell->seq < m->family_del)
-		return true;
-	for (i = 0; i < m->ntombs; i++)
-	{
-		const ColumnTombstone *t = &m->tombs[i];
-
-		if (cell->seq < t->seq && cell->ts >= t->from && cell->ts < t->to)
-			return true;
-	}
-	return false;
-}
-
 /*
  * WideMergerPush -- feed the next record; then take the cells it completed
  * with WideMergerPop.  "hints": the record's "same" flags are relative to
@@ -270,13 +233,13 @@ WideMergerPush(WideMerger *m, const WideCell *cell, bool hints)
 		flush_pending(m);
 		set_bytes(m->cxt, &m->row, cell->key, cell->keylen);
 		m->have_row = true;
-		m->row_del = 0;
+		WideDeletesEnter(&m->dels, WIDE_LEVEL_ROW);
 		m->have_family = false;
 		m->have_column = false;
 	}
 	if (level == WIDE_LEVEL_ROW)
 	{
-		m->row_del = Max(m->row_del, cell->seq);
+		WideDeletesAdd(&m->dels, cell);
 		return;
 	}
 
@@ -288,12 +251,12 @@ WideMergerPush(WideMerger *m, const WideCell *cell, bool hints)
 		set_bytes(m->cxt, &m->family, cell->family, cell->famlen);
 		m->have_family = true;
 		m->def = WideSchemaFindFamily(m->schema, cell->family, cell->famlen);
-		m->family_del = 0;
+		WideDeletesEnter(&m->dels, WIDE_LEVEL_FAMILY);
 		m->have_column = false;
 	}
 	if (level == WIDE_LEVEL_FAMILY)
 	{
-		m->family_del = Max(m->family_del, cell->seq);
+		WideDeletesAdd(&m->dels, cell);
 		return;
 	}
 
@@ -305,25 +268,18 @@ WideMergerPush(WideMerger *m, const WideCell *cell, bool hints)
 		set_bytes(m->cxt, &m->qual, cell->qual, cell->quallen);
 		m->have_column = true;
 		m->nversions = 0;
-		m->ntombs = 0;
+		WideDeletesEnter(&m->dels, WIDE_LEVEL_COLUMN);
 		m->have_ts = false;
 	}
 	if (level == WIDE_LEVEL_COLUMN)
 	{
-		if (m->ntombs == m->maxtombs)
-		{
-			m->maxtombs *= 2;
-			m->tombs = repalloc(m->tombs, sizeof(ColumnTombstone) * m->maxtombs);
-		}
-		m->tombs[m->ntombs].from = cell->ts;
-		m->tombs[m->ntombs].to = cell->ts_to;
-		m->tombs[m->ntombs].seq = cell->seq;
-		m->ntombs++;
+		WideDeletesAdd(&m->dels, cell);
 		return;
 	}
 
 	/* a cell: of a live incarnation of its family, and not deleted? */
-	if (m->def == NULL || cell->famid != m->def->id || covered(m, cell))
+	if (m->def == NULL || cell->famid != m->def->id ||
+		WideDeletesCover(&m->dels, cell))
 		return;
 
 	if (m->have_ts && m->cur_ts == cell->ts)
@@ -341,9 +297,10 @@ WideMergerPush(WideMerger *m, const WideCell *cell, bool hints)
 	if (m->def->aggregate != WIDE_AGG_NONE)
 	{
 		start_pending(m, cell);
-		m->pending_collected = gc_collects(m, m->def, m->nversions++, cell->ts);
+		m->pending_collected = WideGCCollects(m->def, m->nversions++,
+											  cell->ts, m->now, true);
 	}
-	else if (!gc_collects(m, m->def, m->nversions++, cell->ts))
+	else if (!WideGCCollects(m->def, m->nversions++, cell->ts, m->now, true))
 		emit(m, cell);
 }
 

@@ -173,6 +173,9 @@ WideReaderBegin(Relation rel, Snapshot snapshot, int64 now,
 			copy_bound(&r->range.end, range->end, range->endlen);
 	}
 
+	/* under SERIALIZABLE: a predicate lock on the relation */
+	WideSerializableRead(rel, snapshot);
+
 	/* one consistent state of the table */
 	table_state(rel, &ts);
 
@@ -254,6 +257,7 @@ WideReaderNext(WideReader *r)
 			if (TransactionIdIsNormal(in->xmin) &&
 				!WideRecordVisible(in, r->snapshot, &hint))
 			{
+				WideSerializableUnseen(r->rel, in, r->snapshot, hint);
 				r->skipped = true;
 				continue;
 			}
@@ -368,6 +372,7 @@ WideRowCursorBegin(Relation rel, Snapshot snapshot, const WideKeyRange *range)
 
 	c->rel = rel;
 	c->range = *range;
+	WideSerializableRead(rel, snapshot);
 	if (range->has_start)
 		copy_bound(&c->range.start, range->start, range->startlen);
 	if (range->has_end)

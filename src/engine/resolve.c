@@ -27,6 +27,12 @@
  * MERGE record (not under an unfrozen tombstone, which may still delete
  * some of them and not the others).
  *
+ * The delete and GC rules themselves are in rules.c, shared with the read
+ * path (merge.c): compaction must never keep what a reader hides, nor
+ * drop what a reader shows.  The family catalog is the committed one
+ * (WideSchemaCommitted); GC collects only what both it and the catalog our
+ * own transaction sees collect (policies_collect).
+ *
  * Why partial compactions may apply these rules: runs are ordered by write
  * order (see compaction.c), so every record outside the input that could
  * interact with a record inside is newer than all of the input -- it can
@@ -47,43 +53,34 @@
 
 #include "wide.h"
 
-typedef struct ColTomb
-{
-	int64		from;
-	int64		to;
-	uint64		seq;
-} ColTomb;
-
 struct WideResolver
 {
 	Relation	rel;
-	const WideSchema *schema;
+	const WideSchema *schema;	/* the committed catalog */
+	const WideSchema *current;	/* the catalog our transaction sees */
 	bool		bottom;
 	int64		gc_now;			/* 0: no age-based collection */
 	WideSegmentWriter *w;
 	WideResolveStats stats;
 
+	/* frozen deletes in effect (rules.c) */
+	WideDeletes dels;
+
 	/* row */
 	bool		have_row;
 	StringInfoData row;
-	uint64		row_del;
 	bool		row_unfrozen;
 
 	/* family */
 	bool		have_fam;
 	StringInfoData fam;
-	uint32		famid;
-	const WideFamily *def;
-	bool		fam_dead;
-	uint64		fam_del;
+	const WideFamily *def;		/* the family of that name, or NULL */
+	const WideFamily *cur_def;	/* the same in our transaction's catalog */
 	bool		fam_unfrozen;
 
 	/* column */
 	bool		have_col;
 	StringInfoData qual;
-	ColTomb    *tombs;
-	int			ntombs;
-	int			maxtombs;
 	bool		col_unfrozen;
 	int			nversions;		/* frozen live versions seen */
 	bool		have_ts;
@@ -147,6 +144,7 @@ WideResolverCreate(Relation rel, const WideSchema *schema, bool bottom,
 
 	r->rel = rel;
 	r->schema = schema;
+	r->current = WideSchemaCopy(rel);
 	r->bottom = bottom;
 	r->gc_now = gc_now;
 	r->w = w;
@@ -155,8 +153,7 @@ WideResolverCreate(Relation rel, const WideSchema *schema, bool bottom,
 	initStringInfo(&r->qual);
 	initStringInfo(&r->acc_buf);
 	WideAccInit(&r->acc, CurrentMemoryContext);
-	r->maxtombs = 8;
-	r->tombs = palloc(sizeof(ColTomb) * r->maxtombs);
+	WideDeletesInit(&r->dels);
 	return r;
 }
 
@@ -241,32 +238,43 @@ aborted(const WideCell *c)
 	return !TransactionIdDidCommit(xmin);
 }
 
-static bool
-covered(const WideResolver *r, const WideCell *c)
-{
-	int			i;
+/* what a record's family incarnation is to the catalog */
+#define INCARNATION_LIVE	0	/* the family's current incarnation: r->def */
+#define INCARNATION_DEAD	1	/* dropped, or an earlier one of the name */
+#define INCARNATION_UNKNOWN 2	/* no catalog, or newer than the catalog */
 
-	if (c->seq < r->row_del || c->seq < r->fam_del)
-		return true;
-	for (i = 0; i < r->ntombs; i++)
-		if (c->seq < r->tombs[i].seq && c->ts >= r->tombs[i].from &&
-			c->ts < r->tombs[i].to)
-			return true;
-	return false;
+static int
+family_incarnation(const WideResolver *r, const WideCell *c)
+{
+	if (r->def != NULL && r->def->id == c->famid)
+		return INCARNATION_LIVE;
+	if (r->schema->has_catalog && c->famid < r->schema->next_id)
+		return INCARNATION_DEAD;
+	return INCARNATION_UNKNOWN;
 }
 
+/*
+ * policies_collect -- does GC collect this version of a live family's cell?
+ *
+ * Only if the committed policy collects it and so does the one our own
+ * transaction sees, when it has changed the family: a rolled-back change
+ * must not have lost cells, and our transaction must not see a version it
+ * could read disappear because the committed policy is stricter.  (A family
+ * our transaction dropped does not keep anything.)
+ */
 static bool
-collects(const WideResolver *r, const WideFamily *def, int index, int64 ts,
-		 bool versions_ok)
+policies_collect(const WideResolver *r, const WideCell *c, bool versions_ok)
 {
-	bool		has_v = def->max_versions > 0 && versions_ok;
-	bool		has_a = def->max_age > 0 && r->gc_now > 0;
-	bool		by_v = has_v && index >= def->max_versions;
-	bool		by_a = has_a && ts < r->gc_now - def->max_age;
+	const WideFamily *cur = r->cur_def;
 
-	if (def->max_versions > 0 && def->max_age > 0 && def->gc_intersection)
-		return has_v && has_a && by_v && by_a;
-	return by_v || by_a;
+	if (!WideGCCollects(r->def, r->nversions, c->ts, r->gc_now, versions_ok))
+		return false;
+	if (cur == NULL || cur->id != c->famid ||
+		(cur->max_versions == r->def->max_versions &&
+		 cur->max_age == r->def->max_age &&
+		 cur->gc_intersection == r->def->gc_intersection))
+		return true;
+	return WideGCCollects(cur, r->nversions, c->ts, r->gc_now, versions_ok);
 }
 
 /*
@@ -276,6 +284,7 @@ void
 WideResolverPush(WideResolver *r, const WideCell *c)
 {
 	int			level = WideCellLevel(c);
+	int			incarnation = INCARNATION_UNKNOWN;
 	bool		frozen;
 
 	r->stats.seen++;
@@ -286,26 +295,25 @@ WideResolverPush(WideResolver *r, const WideCell *c)
 		flush_acc(r);
 		set_string(&r->row, c->key, c->keylen);
 		r->have_row = true;
-		r->row_del = 0;
+		WideDeletesEnter(&r->dels, WIDE_LEVEL_ROW);
 		r->row_unfrozen = false;
 		r->have_fam = false;
 		r->have_col = false;
 	}
 	if (level >= WIDE_LEVEL_FAMILY &&
-		(!r->have_fam || r->famid != c->famid ||
-		 !same_string(&r->fam, c->family, c->famlen)))
+		(!r->have_fam || !same_string(&r->fam, c->family, c->famlen)))
 	{
+		/*
+		 * The scope is the family's name, not its incarnation: records of a
+		 * dropped incarnation sort among the live one's (cell.c compares
+		 * names only), and a tombstone must keep its scope across them.
+		 */
 		flush_acc(r);
 		set_string(&r->fam, c->family, c->famlen);
 		r->have_fam = true;
-		r->famid = c->famid;
 		r->def = WideSchemaFindFamily(r->schema, c->family, c->famlen);
-		if (r->def && r->def->id != c->famid)
-			r->def = NULL;
-		/* a family the catalog no longer has: only with a catalog to trust */
-		r->fam_dead = r->def == NULL && r->schema->has_catalog &&
-			c->famid < r->schema->next_id;
-		r->fam_del = 0;
+		r->cur_def = WideSchemaFindFamily(r->current, c->family, c->famlen);
+		WideDeletesEnter(&r->dels, WIDE_LEVEL_FAMILY);
 		r->fam_unfrozen = false;
 		r->have_col = false;
 	}
@@ -315,7 +323,7 @@ WideResolverPush(WideResolver *r, const WideCell *c)
 		flush_acc(r);
 		set_string(&r->qual, c->qual, c->quallen);
 		r->have_col = true;
-		r->ntombs = 0;
+		WideDeletesEnter(&r->dels, WIDE_LEVEL_COLUMN);
 		r->col_unfrozen = false;
 		r->nversions = 0;
 		r->have_ts = false;
@@ -326,94 +334,71 @@ WideResolverPush(WideResolver *r, const WideCell *c)
 		r->stats.aborted++;
 		return;
 	}
-	if (level >= WIDE_LEVEL_FAMILY && r->fam_dead)
+	if (level >= WIDE_LEVEL_FAMILY)
 	{
-		r->stats.dropped_family++;
-		return;
+		incarnation = family_incarnation(r, c);
+		if (incarnation == INCARNATION_DEAD)
+		{
+			r->stats.dropped_family++;
+			return;
+		}
 	}
 	frozen = WideRecordVisibleToAll(r->rel, c);
 
-	switch (level)
+	/*
+	 * A tombstone.  Only frozen ones delete here (and are added to the
+	 * deletes in effect); a frozen one is dropped if a newer one of its
+	 * scope makes it redundant, or at the bottom, where nothing older is
+	 * left for it to delete.
+	 */
+	if (level != WIDE_LEVEL_CELL)
 	{
-		case WIDE_LEVEL_ROW:
-			if (!frozen)
+		bool		redundant;
+
+		if (level != WIDE_LEVEL_ROW && WideDeletesCover(&r->dels, c))
+		{
+			r->stats.covered++;
+			return;
+		}
+		if (!frozen)
+		{
+			if (level == WIDE_LEVEL_ROW)
 				r->row_unfrozen = true;
-			else if (c->seq < r->row_del || r->bottom)
-			{
-				/* redundant, or nothing older left to delete */
-				r->row_del = Max(r->row_del, c->seq);
-				r->stats.tombstones_dropped++;
-				return;
-			}
-			else
-				r->row_del = c->seq;
-			emit(r, c, frozen);
-			return;
-
-		case WIDE_LEVEL_FAMILY:
-			if (c->seq < r->row_del)
-			{
-				r->stats.covered++;
-				return;
-			}
-			if (!frozen)
+			else if (level == WIDE_LEVEL_FAMILY)
 				r->fam_unfrozen = true;
-			else if (c->seq < r->fam_del || r->bottom)
-			{
-				r->fam_del = Max(r->fam_del, c->seq);
-				r->stats.tombstones_dropped++;
-				return;
-			}
 			else
-				r->fam_del = c->seq;
-			emit(r, c, frozen);
-			return;
-
-		case WIDE_LEVEL_COLUMN:
-			if (c->seq < r->row_del || c->seq < r->fam_del)
-			{
-				r->stats.covered++;
-				return;
-			}
-			if (!frozen)
 				r->col_unfrozen = true;
-			else
-			{
-				if (r->ntombs == r->maxtombs)
-				{
-					r->maxtombs *= 2;
-					r->tombs = repalloc(r->tombs, sizeof(ColTomb) * r->maxtombs);
-				}
-				r->tombs[r->ntombs].from = c->ts;
-				r->tombs[r->ntombs].to = c->ts_to;
-				r->tombs[r->ntombs].seq = c->seq;
-				r->ntombs++;
-				if (r->bottom)
-				{
-					r->stats.tombstones_dropped++;
-					return;
-				}
-			}
 			emit(r, c, frozen);
 			return;
+		}
+		redundant = (level == WIDE_LEVEL_ROW && c->seq < r->dels.row_del) ||
+			(level == WIDE_LEVEL_FAMILY && c->seq < r->dels.fam_del);
+		WideDeletesAdd(&r->dels, c);
+		if (redundant || r->bottom)
+		{
+			r->stats.tombstones_dropped++;
+			return;
+		}
+		emit(r, c, frozen);
+		return;
 	}
 
-	/* a cell */
-	if (r->def == NULL && !r->schema->has_catalog)
-	{
-		/* without a catalog nothing can be judged: keep as is */
-		emit(r, c, frozen);
-		return;
-	}
-	if (r->def == NULL)
-	{
-		/* an incarnation newer than the catalog knows: keep */
-		emit(r, c, frozen);
-		return;
-	}
-	if (covered(r, c))
+	/* a cell: deleted whatever its family's policies */
+	if (WideDeletesCover(&r->dels, c))
 	{
 		r->stats.covered++;
+		return;
+	}
+	if (incarnation == INCARNATION_UNKNOWN)
+	{
+		/*
+		 * No catalog to judge by, or an incarnation newer than the catalog
+		 * knows (created by our own uncommitted transaction): keep as is.
+		 * It sorts before the live incarnation's writes of its version (it
+		 * is newer), so a pending aggregate is complete.
+		 */
+		flush_acc(r);
+		emit(r, c, frozen);
 		return;
 	}
 
@@ -448,7 +433,7 @@ WideResolverPush(WideResolver *r, const WideCell *c)
 		r->ts_decided = false;
 		if (frozen)
 		{
-			if (collects(r, r->def, r->nversions, c->ts, !scope_unfrozen))
+			if (policies_collect(r, c, !scope_unfrozen))
 			{
 				r->nversions++;
 				r->ts_decided = true;	/* its older writes go too */

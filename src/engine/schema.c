@@ -46,15 +46,26 @@
  */
 #include "postgres.h"
 
+#include "access/genam.h"
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "access/stratnum.h"
+#include "access/table.h"
+#include "access/transam.h"
+#include "access/xact.h"
+#include "catalog/pg_attrdef.h"
 #include "catalog/pg_collation.h"
 #include "catalog/pg_type.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/primnodes.h"
+#include "storage/procarray.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 
 #include "wide.h"
 
@@ -156,24 +167,18 @@ WideCheckTableShape(Relation rel)
  */
 
 /*
- * WideCatalogDocument -- the jsonb constant of the family column's default,
- * or NULL if the table has no family catalog.
+ * catalog_of_default -- the jsonb constant of a family column default given
+ * as its stored node tree (pg_attrdef.adbin), or NULL if it is not
+ * wide.family_catalog('...'::jsonb).
  */
-Jsonb *
-WideCatalogDocument(Relation rel)
+static Jsonb *
+catalog_of_default(const char *adbin)
 {
-	TupleConstr *constr = RelationGetDescr(rel)->constr;
-	Node	   *expr = NULL;
+	Node	   *expr = stringToNode(adbin);
 	FuncExpr   *fexpr;
 	Const	   *arg;
 	char	   *fname;
-	int			i;
 
-	if (constr == NULL)
-		return NULL;
-	for (i = 0; i < constr->num_defval; i++)
-		if (constr->defval[i].adnum == 2)
-			expr = stringToNode(constr->defval[i].adbin);
 	if (expr == NULL || !IsA(expr, FuncExpr))
 		return NULL;
 	fexpr = (FuncExpr *) expr;
@@ -185,6 +190,110 @@ WideCatalogDocument(Relation rel)
 		arg->consttype != JSONBOID || arg->constisnull)
 		return NULL;
 	return DatumGetJsonbP(arg->constvalue);
+}
+
+/*
+ * WideCatalogDocument -- the jsonb constant of the family column's default,
+ * or NULL if the table has no family catalog.
+ */
+Jsonb *
+WideCatalogDocument(Relation rel)
+{
+	TupleConstr *constr = RelationGetDescr(rel)->constr;
+	int			i;
+
+	if (constr == NULL)
+		return NULL;
+	for (i = 0; i < constr->num_defval; i++)
+		if (constr->defval[i].adnum == 2)
+			return catalog_of_default(constr->defval[i].adbin);
+	return NULL;
+}
+
+/*
+ * xid_committed_elsewhere -- did xid commit, in a transaction other than
+ * ours?  (Our own transaction and its subtransactions have not committed,
+ * whatever the clog says of a subcommitted one.)
+ */
+static bool
+xid_committed_elsewhere(TransactionId xid)
+{
+	if (!TransactionIdIsNormal(xid))
+		return xid == FrozenTransactionId || xid == BootstrapTransactionId;
+	if (TransactionIdIsCurrentTransactionId(xid) ||
+		TransactionIdIsInProgress(xid))
+		return false;
+	return TransactionIdDidCommit(xid);
+}
+
+/*
+ * attrdef_committed -- is this version of a pg_attrdef row the committed
+ * one: inserted by a committed transaction and not deleted by one?  A
+ * deletion by our own (in-progress) transaction does not count.
+ */
+static bool
+attrdef_committed(HeapTupleHeader tup)
+{
+	uint16		mask = tup->t_infomask;
+	TransactionId xmax;
+
+	if (!HeapTupleHeaderXminFrozen(tup))
+	{
+		if (HeapTupleHeaderXminInvalid(tup))
+			return false;
+		if (!HeapTupleHeaderXminCommitted(tup) &&
+			!xid_committed_elsewhere(HeapTupleHeaderGetRawXmin(tup)))
+			return false;
+	}
+	if ((mask & HEAP_XMAX_INVALID) || HEAP_XMAX_IS_LOCKED_ONLY(mask))
+		return true;
+	xmax = HeapTupleHeaderGetUpdateXid(tup);
+	if (!TransactionIdIsValid(xmax))
+		return true;
+	if (mask & HEAP_XMAX_COMMITTED)
+		return false;
+	return !xid_committed_elsewhere(xmax);
+}
+
+/*
+ * committed_catalog -- the family catalog as the last committed transaction
+ * left it, ignoring changes our own transaction has made (and may still
+ * roll back); NULL if there is none.  *ambiguous is set if more than one
+ * version qualifies, which the table's locks should make impossible.
+ */
+static Jsonb *
+committed_catalog(Relation rel, bool *ambiguous)
+{
+	Relation	attrdef = table_open(AttrDefaultRelationId, AccessShareLock);
+	ScanKeyData keys[2];
+	SysScanDesc scan;
+	HeapTuple	tup;
+	Jsonb	   *doc = NULL;
+	int			found = 0;
+
+	ScanKeyInit(&keys[0], Anum_pg_attrdef_adrelid, BTEqualStrategyNumber,
+				F_OIDEQ, ObjectIdGetDatum(RelationGetRelid(rel)));
+	ScanKeyInit(&keys[1], Anum_pg_attrdef_adnum, BTEqualStrategyNumber,
+				F_INT2EQ, Int16GetDatum(2));
+	scan = systable_beginscan(attrdef, AttrDefaultIndexId, true, SnapshotAny,
+							  2, keys);
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		Datum		adbin;
+		bool		isnull;
+
+		if (!attrdef_committed(tup->t_data))
+			continue;
+		found++;
+		adbin = heap_getattr(tup, Anum_pg_attrdef_adbin,
+							 RelationGetDescr(attrdef), &isnull);
+		if (!isnull)
+			doc = catalog_of_default(TextDatumGetCString(adbin));
+	}
+	systable_endscan(scan);
+	table_close(attrdef, AccessShareLock);
+	*ambiguous = found > 1;
+	return *ambiguous ? NULL : doc;
 }
 
 static bool
@@ -259,12 +368,14 @@ cmp_family(const void *a, const void *b)
 	return WideKeyCompare(fa->name, fa->namelen, fb->name, fb->namelen);
 }
 
-/* build the schema in a single palloc'd chunk of the given context */
+/*
+ * build_schema -- the schema of the table with the given family catalog
+ * document (NULL: none), in a single palloc'd chunk of the given context.
+ */
 static WideSchema *
-build_schema(Relation rel, MemoryContext cxt)
+build_schema(Relation rel, Jsonb *doc, MemoryContext cxt)
 {
 	TupleDesc	desc = RelationGetDescr(rel);
-	Jsonb	   *doc;
 	WideFamily *fams = NULL;
 	int			nfams = 0;
 	uint32		next_id = 1;
@@ -273,7 +384,6 @@ build_schema(Relation rel, MemoryContext cxt)
 
 	WideCheckTableShape(rel);
 
-	doc = WideCatalogDocument(rel);
 	if (doc != NULL)
 	{
 		JsonbValue	v;
@@ -335,7 +445,8 @@ WideGetSchema(Relation rel)
 {
 	if (rel->rd_amcache == NULL)
 	{
-		WideSchema *schema = build_schema(rel, CacheMemoryContext);
+		WideSchema *schema = build_schema(rel, WideCatalogDocument(rel),
+										  CacheMemoryContext);
 
 		/* the families array lives in the same chunk */
 		rel->rd_amcache = schema;
@@ -356,6 +467,39 @@ WideSchemaCopy(Relation rel)
 	memcpy(copy, s, size);
 	copy->families = (WideFamily *) (copy + 1);
 	return copy;
+}
+
+/*
+ * WideSchemaCommitted -- a palloc'd definition of the table with its last
+ * committed family catalog, for the code that physically drops cells (flush
+ * and compaction).
+ *
+ * The relcache shows our own transaction's uncommitted family changes.
+ * Applying them to what is written to disk would make them permanent even
+ * if the transaction (or a subtransaction) rolls back: a dropped family's
+ * cells, or versions beyond a lowered max_versions, would be gone.  Other
+ * transactions' uncommitted changes cannot be in the way: family DDL holds
+ * the AccessExclusiveLock until its transaction ends, and flush and
+ * compaction run under a lock that conflicts with it.  So the committed
+ * catalog is the version of the pg_attrdef row whose insertion committed
+ * and whose deletion, if any, is ours.  Without one (the table was created,
+ * or given its catalog, in this transaction) the schema has no catalog,
+ * which makes the resolver keep every family's cells.
+ */
+WideSchema *
+WideSchemaCommitted(Relation rel)
+{
+	bool		ambiguous;
+	Jsonb	   *doc;
+
+	/* a transaction without an xid has changed no catalog */
+	if (!TransactionIdIsValid(GetTopTransactionIdIfAny()))
+		return WideSchemaCopy(rel);
+	doc = committed_catalog(rel, &ambiguous);
+	if (ambiguous)
+		elog(WARNING, "wide table \"%s\" has more than one committed family catalog; no family is collected",
+			 RelationGetRelationName(rel));
+	return build_schema(rel, doc, CurrentMemoryContext);
 }
 
 /*

@@ -9,6 +9,14 @@
  * snapshot's own transaction and inserted the record in an earlier command.
  * This is the xmin half of HeapTupleSatisfiesMVCC, with the same hint bits.
  *
+ * Serializable transactions (SSI) take the heap's coarsest predicate lock:
+ * every read locks the whole relation, every write checks for a conflict
+ * with such locks, and a reader that meets a record it cannot see because
+ * its writer is concurrent records the conflict with that writer.  That is
+ * exact for full scans and over-cautious for point reads (a concurrent
+ * write to another row fails a transaction the heap, locking tuples and
+ * pages, might let through), never wrong.
+ *
  * IDENTIFICATION
  *	  src/engine/visibility.c
  *
@@ -20,6 +28,7 @@
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "storage/bufmgr.h"
+#include "storage/predicate.h"
 #include "storage/procarray.h"
 #include "utils/snapmgr.h"
 
@@ -65,6 +74,41 @@ WideRecordVisible(const WideCell *cell, Snapshot snapshot, uint8 *hint)
 
 	/* committed: visible unless after the snapshot */
 	return !XidInMVCCSnapshot(xmin, snapshot);
+}
+
+/*
+ * WideSerializableRead -- a read of the relation is about to start: under
+ * SERIALIZABLE, take a predicate lock on the whole relation.
+ */
+void
+WideSerializableRead(Relation rel, Snapshot snapshot)
+{
+	if (snapshot != NULL)
+		PredicateLockRelation(rel, snapshot);
+}
+
+/*
+ * WideSerializableUnseen -- a reader skipped a record its snapshot does not
+ * see ("hint" as WideRecordVisible set it): if its writer is concurrent,
+ * that is a read-write conflict with it.
+ */
+void
+WideSerializableUnseen(Relation rel, const WideCell *cell, Snapshot snapshot,
+					   uint8 hint)
+{
+	if (hint != WIDE_REC_XMIN_INVALID && TransactionIdIsNormal(cell->xmin) &&
+		snapshot->snapshot_type == SNAPSHOT_MVCC)
+		CheckForSerializableConflictOut(rel, cell->xmin, snapshot);
+}
+
+/*
+ * WideSerializableWrite -- a write to the relation is about to be made:
+ * under SERIALIZABLE, check for conflicts with readers' predicate locks.
+ */
+void
+WideSerializableWrite(Relation rel)
+{
+	CheckForSerializableConflictIn(rel, NULL, InvalidBlockNumber);
 }
 
 /*

@@ -1,0 +1,147 @@
+/*-------------------------------------------------------------------------
+ *
+ * rules.c
+ *	  The meaning of deletes and GC policies, shared by the read path
+ *	  (merge.c) and by flush and compaction (resolve.c).
+ *
+ * Both walk records in cell order (cell.c): within a row, tombstones come
+ * first in their scope (row, then each family, then each column), then the
+ * versions of each column newest first.  What deletes a record and what a
+ * GC policy collects must be decided by the same rule in both, or a cell
+ * a reader no longer sees could come back once compaction rewrote it (or
+ * the other way round).  The callers differ only in which records they
+ * feed: a reader every tombstone its snapshot sees; compaction only
+ * tombstones every snapshot sees (frozen), because only those may delete
+ * physically.
+ *
+ * Deletes: a tombstone removes the records of its scope written before it
+ * (smaller sequence number), whatever their timestamps and whatever
+ * incarnation of the family they belong to.  A column tombstone covers the
+ * timestamps [from, to).
+ *
+ * GC: max_versions collects versions beyond the newest max_versions live
+ * ones; max_age collects versions older than "now" minus max_age; with both,
+ * "union" collects what either does and "intersection" only what both do.
+ * A rule that cannot be judged (versions not countable, now unknown) does
+ * not collect, and under intersection neither does the other.
+ *
+ * IDENTIFICATION
+ *	  src/engine/rules.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "wide.h"
+
+/*
+ * WideDeletesInit -- an empty set of deletes, allocated in the current
+ * memory context.
+ */
+void
+WideDeletesInit(WideDeletes *d)
+{
+	memset(d, 0, sizeof(WideDeletes));
+	d->maxtombs = 8;
+	d->tombs = palloc(sizeof(WideTombstone) * d->maxtombs);
+}
+
+/*
+ * WideDeletesEnter -- the walk enters a new row, family or column
+ * (WIDE_LEVEL_*): forget the deletes whose scope ended.
+ */
+void
+WideDeletesEnter(WideDeletes *d, int level)
+{
+	switch (level)
+	{
+		case WIDE_LEVEL_ROW:
+			d->row_del = 0;
+			/* FALLTHROUGH */
+		case WIDE_LEVEL_FAMILY:
+			d->fam_del = 0;
+			/* FALLTHROUGH */
+		default:
+			d->ntombs = 0;
+	}
+}
+
+/*
+ * WideDeletesAdd -- a tombstone of the current scope takes effect.
+ */
+void
+WideDeletesAdd(WideDeletes *d, const WideCell *tomb)
+{
+	switch (WideCellLevel(tomb))
+	{
+		case WIDE_LEVEL_ROW:
+			d->row_del = Max(d->row_del, tomb->seq);
+			break;
+		case WIDE_LEVEL_FAMILY:
+			d->fam_del = Max(d->fam_del, tomb->seq);
+			break;
+		case WIDE_LEVEL_COLUMN:
+			if (d->ntombs == d->maxtombs)
+			{
+				d->maxtombs *= 2;
+				d->tombs = repalloc(d->tombs, sizeof(WideTombstone) * d->maxtombs);
+			}
+			d->tombs[d->ntombs].from = tomb->ts;
+			d->tombs[d->ntombs].to = tomb->ts_to;
+			d->tombs[d->ntombs].seq = tomb->seq;
+			d->ntombs++;
+			break;
+		default:
+			Assert(false);
+	}
+}
+
+/*
+ * WideDeletesCover -- is the record deleted by a tombstone of its scope?
+ * (For a family tombstone only the row's deletes apply, for a column
+ * tombstone the row's and the family's; a cell meets all three.)
+ */
+bool
+WideDeletesCover(const WideDeletes *d, const WideCell *c)
+{
+	int			level = WideCellLevel(c);
+	int			i;
+
+	if (c->seq < d->row_del)
+		return true;
+	if (level == WIDE_LEVEL_ROW || level == WIDE_LEVEL_FAMILY)
+		return false;
+	if (c->seq < d->fam_del)
+		return true;
+	if (level == WIDE_LEVEL_COLUMN)
+		return false;
+	for (i = 0; i < d->ntombs; i++)
+	{
+		const WideTombstone *t = &d->tombs[i];
+
+		if (c->seq < t->seq && WideTsInRange(c->ts, t->from, t->to))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * WideGCCollects -- does the family's policy collect the version with this
+ * index (0: the newest live version) and timestamp?  "now": the reference
+ * time of max_age in microseconds since 1970, 0 if unknown;
+ * "versions_ok": may versions be counted (compaction: no unfrozen
+ * tombstone in scope, which could still delete some of the newer ones).
+ */
+bool
+WideGCCollects(const WideFamily *def, int index, int64 ts, int64 now,
+			   bool versions_ok)
+{
+	bool		has_v = def->max_versions > 0 && versions_ok;
+	bool		has_a = def->max_age > 0 && now > 0;
+	bool		by_v = has_v && index >= def->max_versions;
+	bool		by_a = has_a && ts < now - def->max_age;
+
+	if (def->max_versions > 0 && def->max_age > 0 && def->gc_intersection)
+		return by_v && by_a;
+	return by_v || by_a;
+}
