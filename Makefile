@@ -9,6 +9,7 @@ OBJS = \
 	src/am/delete.o \
 	src/am/tableam.o \
 	src/am/vacuum.o \
+	src/api/access.o \
 	src/api/aggregates.o \
 	src/api/conditional.o \
 	src/api/families.o \
@@ -29,6 +30,7 @@ OBJS = \
 	src/engine/compress.o \
 	src/engine/flush.o \
 	src/engine/indexblock.o \
+	src/engine/manifest.o \
 	src/engine/iterator.o \
 	src/engine/merge.o \
 	src/engine/reader.o \
@@ -53,9 +55,9 @@ PGFILEDESC = "wide - wide-column store"
 PG_CPPFLAGS = -I$(srcdir)/src
 SHLIB_LINK = -lzstd
 
-REGRESS = wide_ddl families cells mvcc segments bulk aggregates reads mutate_row conditional delete txn_families rewrite
+REGRESS = wide_ddl families cells mvcc segments bulk aggregates reads mutate_row conditional delete filters privileges rls validation scan_pushdown txn_families rewrite space_reuse
 REGRESS_OPTS = --load-extension=wide
-ISOLATION = snapshot write_order compaction adders conditional serializable
+ISOLATION = snapshot write_order compaction adders conditional privileges serializable
 ISOLATION_OPTS = --load-extension=wide
 
 PG_CONFIG ?= pg_config
@@ -63,4 +65,4 @@ PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
 # every object depends on the shared headers
-$(OBJS): src/wide.h src/engine/coding.h src/api/wide_filter.h
+$(OBJS): src/wide.h src/engine/coding.h src/api/wide_filter.h src/api/wide_access.h

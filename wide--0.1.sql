@@ -16,6 +16,19 @@ CREATE ACCESS METHOD wide TYPE TABLE HANDLER wide.handler;
 COMMENT ON ACCESS METHOD wide IS 'wide-column store: cells sorted by row key, family, qualifier, ts';
 
 -- ----------------------------------------------------------------
+-- Privileges (docs/security.md)
+--
+-- Every function below that names a table checks the caller's privileges
+-- on it (SELECT to read, INSERT to write, DELETE to delete, ownership for
+-- family DDL and maintenance) and refuses tables whose row-level security
+-- applies to the caller; none is SECURITY DEFINER.  So the schema is open
+-- to all, as pg_catalog's functions are; REVOKE USAGE ON SCHEMA wide FROM
+-- PUBLIC to keep the functions from roles that should not use them.
+-- ----------------------------------------------------------------
+
+GRANT USAGE ON SCHEMA wide TO PUBLIC;
+
+-- ----------------------------------------------------------------
 -- Column families
 --
 -- The family catalog of a wide table is the default expression of its
@@ -97,6 +110,13 @@ BEGIN
 END
 $$;
 
+-- Fail unless the current user owns the wide table (NULL: an error); the
+-- family functions call it before they lock anything.
+CREATE FUNCTION wide._check_owner(tbl regclass)
+RETURNS void
+AS 'MODULE_PATHNAME', 'wide_check_owner'
+LANGUAGE C STABLE;
+
 -- Lock a wide table for a family change and return its catalog document.
 CREATE FUNCTION wide._lock_catalog(tbl regclass)
 RETURNS jsonb
@@ -104,7 +124,9 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-  -- fails cleanly on a table that is not wide
+  -- only the owner, checked before a lock is queued; fails cleanly on a
+  -- table that is not wide
+  PERFORM wide._check_owner(tbl);
   PERFORM wide.family_catalog_of(tbl);
   EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', tbl);
   RETURN coalesce(wide.family_catalog_of(tbl),
@@ -118,6 +140,7 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
+  PERFORM wide._check_owner(tbl);
   EXECUTE format('ALTER TABLE %s ALTER COLUMN %I SET DEFAULT wide.family_catalog(%L::jsonb)',
                  tbl,
                  (SELECT attname FROM pg_attribute WHERE attrelid = tbl AND attnum = 2),
@@ -283,14 +306,14 @@ COMMENT ON FUNCTION wide.delete_cells(regclass, "any", "any", "any", "any", "any
 CREATE FUNCTION wide.delete_family(tbl regclass, row_key "any", family "any")
 RETURNS void
 AS 'MODULE_PATHNAME', 'wide_delete_family'
-LANGUAGE C STRICT;
+LANGUAGE C;
 COMMENT ON FUNCTION wide.delete_family(regclass, "any", "any") IS
   'delete the cells of one family in a row (DeleteFromFamily)';
 
 CREATE FUNCTION wide.delete_row(tbl regclass, row_key "any")
 RETURNS void
 AS 'MODULE_PATHNAME', 'wide_delete_row'
-LANGUAGE C STRICT;
+LANGUAGE C;
 COMMENT ON FUNCTION wide.delete_row(regclass, "any") IS
   'delete every cell of a row (DeleteFromRow)';
 

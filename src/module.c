@@ -64,8 +64,9 @@ define_settings(void)
 void
 _PG_init(void)
 {
+	/* defines wide.enable_customscan: before define_settings reserves "wide." */
+	WideInstallPlanner();
 	define_settings();
 	WideInstallHooks();
-	WideInstallPlanner();
 	WideInstallDeleteHooks();
 }

@@ -70,6 +70,20 @@ typedef enum WideKind
 #define WIDE_KIND_IS_TOMBSTONE(k)	((k) <= WIDE_KIND_DEL_CELLS)
 
 /*
+ * A DEL_CELLS range is [ts, ts_to); ts_to = WIDE_TS_NO_END means "no end":
+ * every version from ts on, including ts = PG_INT64_MAX, which no exclusive
+ * end could cover.
+ */
+#define WIDE_TS_NO_END	PG_INT64_MAX
+
+/* is ts in the timestamp range [from, to) (to may be WIDE_TS_NO_END)? */
+static inline bool
+WideTsInRange(int64 ts, int64 from, int64 to)
+{
+	return ts >= from && (to == WIDE_TS_NO_END || ts < to);
+}
+
+/*
  * Scope level of a record inside its row, used by the comparator: a row
  * tombstone sorts before every cell of its row, a family tombstone before
  * every cell of its family, a column tombstone before every version.
@@ -84,6 +98,7 @@ typedef enum WideKind
 #define WIDE_REC_XMIN_INVALID	0x02	/* hint: xmin known aborted */
 #define WIDE_REC_VALUE_BLOB		0x04	/* value stored in blob pages */
 #define WIDE_REC_BODY_BLOB		0x08	/* key/qualifier/value in blob pages */
+#define WIDE_REC_ALL_FLAGS		0x0f
 
 /* WideCell.same: hints from a sorted stream (a block iterator) */
 #define WIDE_SAME_ROW		0x01
@@ -115,7 +130,7 @@ typedef struct WideCell
 	const char *qual;
 	const char *value;			/* NULL while the value is only in a blob */
 	int64		ts;				/* microseconds since 1970; DEL_CELLS: from */
-	int64		ts_to;			/* DEL_CELLS: exclusive end */
+	int64		ts_to;			/* DEL_CELLS: exclusive end, or WIDE_TS_NO_END */
 	uint64		seq;			/* write order */
 	TransactionId xmin;			/* FrozenTransactionId once visible to all */
 	CommandId	cmin;
@@ -434,6 +449,7 @@ typedef struct WideBlockIter
 	uint32		famid;
 	int64		ts;
 	uint64		seq;
+	TransactionId next_xid;		/* every stored xmin precedes it */
 	MemoryContext cxt;			/* where the buffers live */
 } WideBlockIter;
 
@@ -528,6 +544,8 @@ extern Size WideRecordSize(const WideCell *cell);
 extern void WideRecordEncode(const WideCell *cell, char *dst);
 extern bool WideRecordDecode(const char *src, Size len, WideCell *cell);
 extern void WideRecordDecodeBody(WideCell *cell, const char *body);
+extern const char *WideRecordItem(Page page, OffsetNumber off, Size *len,
+								  bool *bad);
 extern uint8 WideRecordGetFlags(const char *rec);
 extern void WideRecordSetHint(char *rec, uint8 flag);
 
@@ -538,6 +556,7 @@ extern void WideBlobFillPage(Page page, BlockNumber first, uint32 i,
 extern void WideBlobWriteRest(Relation rel, WideBlobRef ref, uint32 from,
 							  const char *data);
 extern WideBlobRef WideBlobWrite(Relation rel, const char *data, uint32 len);
+extern void WideBlobCheckRef(Relation rel, WideBlobRef ref);
 extern char *WideBlobRead(Relation rel, WideBlobRef ref);
 
 /* engine/writearea.c */
@@ -619,8 +638,8 @@ extern const WideCell *WideMergeIterNext(WideMergeIter *m);
 
 /* engine/compress.c */
 extern void WideBlockStore(const char *raw, Size len, StringInfo out);
-extern char *WideBlockLoad(const char *stored, Size len, Size *rawlen,
-						   const char **why);
+extern char *WideBlockLoad(const char *stored, Size len, Size maxraw,
+						   Size *rawlen, const char **why);
 
 /* engine/block.c */
 extern WideBlockBuilder *WideBlockBuilderCreate(int16 typlen);
@@ -735,7 +754,7 @@ extern bool WideRelationIsWide(Oid relid);
 extern void WideInstallHooks(void);
 
 /* engine/sweep.c */
-extern uint64 WideSweep(Relation rel);
+extern int64 WideSweep(Relation rel);
 
 /* engine/schema.c */
 extern void WideCheckTableShape(Relation rel);

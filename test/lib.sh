@@ -57,12 +57,14 @@ wide_test_user() {
 		useradd --system --create-home --shell /bin/bash "$WIDE_TEST_USER"
 }
 
-# as_test_user CMD... -- run a shell command line as the test user
+# as_test_user CMD... -- run a shell command line as the test user;
+# WIDE_TEST_ENV ("VAR=value ...", set by test/sanitize.sh) is exported to it
 as_test_user() {
+	local env=${WIDE_TEST_ENV:+export $WIDE_TEST_ENV && }
 	if [ "$(id -u)" -eq 0 ]; then
-		su "$WIDE_TEST_USER" -s /bin/bash -c "cd '$WIDE_ROOT' && PATH='$PG_BINDIR':\$PATH && $*"
+		su "$WIDE_TEST_USER" -s /bin/bash -c "cd '$WIDE_ROOT' && PATH='$PG_BINDIR':\$PATH && $env$*"
 	else
-		bash -c "cd '$WIDE_ROOT' && PATH='$PG_BINDIR':\$PATH && $*"
+		bash -c "cd '$WIDE_ROOT' && PATH='$PG_BINDIR':\$PATH && $env$*"
 	fi
 }
 

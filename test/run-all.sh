@@ -2,7 +2,9 @@
 #
 # test/run-all.sh -- build wide and run every test: the pg_regress suites
 # (sql/, expected/), the isolation specs (test/isolation/), the TAP
-# tests (test/t/) and the conformance suite against the Bigtable emulator
+# tests (test/t/; 020_stress.pl is the short stress run with faults, its
+# seed printed; WIDE_STRESS_ROUNDS etc. are passed through, see
+# docs/testing.md) and the conformance suite against the Bigtable emulator
 # (test/conformance/, skipped where the emulator is absent).  Run it as root on a fresh Debian 12 machine (it installs
 # what it needs), or as a user who has the build dependencies.
 #

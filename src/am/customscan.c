@@ -15,6 +15,11 @@
  * LIKE 'prefix%') are not checked again; the others are quals.  Text keys
  * compare bytewise only under the "C" collation, which wide text key
  * columns have; a condition under another collation is just a filter.
+ * A bound must have the key's type, or be a name compared with a text key
+ * (converted exactly); other types (bpchar, ...) are cast by the parser or
+ * the condition stays a filter.  Bounds are evaluated in per-tuple memory;
+ * what the scan keeps of them is copied into keycxt, reset on rescan.
+ * wide.enable_customscan = off removes the path, for testing.
  *
  * IDENTIFICATION
  *	  src/am/customscan.c
@@ -46,6 +51,7 @@
 #include "optimizer/restrictinfo.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -63,6 +69,9 @@
 #define BOUND_IN		7		/* expr is an array of keys */
 
 static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
+
+/* wide.enable_customscan: offer the planner the Wide Scan path */
+static bool wide_enable_customscan = true;
 
 static Plan *plan_wide_path(PlannerInfo *root, RelOptInfo *rel,
 							CustomPath *best_path, List *tlist,
@@ -94,15 +103,25 @@ static const CustomExecMethods wide_exec_methods = {
 	.ExplainCustomScan = explain_wide_scan,
 };
 
+/* a key's bytes, for IN lists */
+typedef struct WideKeyRef
+{
+	const char *data;
+	uint32		len;
+} WideKeyRef;
+
 typedef struct WideScanState
 {
 	CustomScanState css;
 	List	   *bound_kinds;	/* BOUND_* per bound expression */
 	List	   *bound_exprs;	/* ExprState per bound expression */
+	List	   *bound_types;	/* type of each bound (of its elements for IN) */
 	WideReader *reader;
 	MemoryContext tupcxt;
+	MemoryContext keycxt;		/* the keys of the current (re)scan */
+	MemoryContext readcxt;		/* the open reader's memory */
 	/* point reads: the keys of row_key = ANY(...), sorted, and the next one */
-	Datum	   *keys;
+	WideKeyRef *keys;
 	int			nkeys;
 	int			nextkey;
 	bool		started;		/* bounds evaluated */
@@ -177,8 +196,23 @@ like_is_prefix(Node *pattern)
 }
 
 /*
+ * May a bound of this type be compared with the key bytewise?  The key's own
+ * type may; so may name against a text key: the btree text family has
+ * text-name operators, and a name's bytes (up to its NUL) are the text it
+ * equals under the "C" collation, so key_bytes() converts it exactly.
+ * Anything else (bpchar, say) reaches the key through a cast to its type,
+ * or is not a bound.
+ */
+static bool
+bound_type_ok(Oid type, Oid keytype)
+{
+	return type == keytype || (keytype == TEXTOID && type == NAMEOID);
+}
+
+/*
  * Does the clause bound row_key?  If so, append its kind and bound
- * expression.
+ * expression, and say whether the bound enforces the clause exactly (else
+ * the clause stays a qual, checked on every row).
  */
 static bool
 match_clause(Expr *clause, Index relid, Oid keytype, List **kinds, List **exprs,
@@ -191,6 +225,8 @@ match_clause(Expr *clause, Index relid, Oid keytype, List **kinds, List **exprs,
 		Node	   *left = linitial(op->args);
 		Node	   *right = lsecond(op->args);
 		Oid			opno = op->opno;
+		Oid			ltype,
+					rtype;
 		int			strategy;
 		bool		commuted = false;
 
@@ -207,9 +243,21 @@ match_clause(Expr *clause, Index relid, Oid keytype, List **kinds, List **exprs,
 		if (!is_scan_constant(right))
 			return false;
 
-		/* LIKE 'prefix%' on a C-collated text key */
-		if (!commuted && (opno == OID_TEXT_LIKE_OP || opno == OID_BYTEA_LIKE_OP) &&
-			(keytype == BYTEAOID || op->inputcollid == C_COLLATION_OID))
+		/*
+		 * The operator must take the key's type on the left, and a type
+		 * whose bytes compare as the key's on the right; the expression
+		 * must have that type (the parser relabels binary-compatible
+		 * arguments, such as varchar, to it).
+		 */
+		op_input_types(opno, &ltype, &rtype);
+		if (ltype != keytype || !bound_type_ok(rtype, keytype) ||
+			exprType(right) != rtype)
+			return false;
+
+		/* LIKE 'prefix%' on a C-collated text key, or a bytea key */
+		if (!commuted &&
+			((opno == OID_TEXT_LIKE_OP && op->inputcollid == C_COLLATION_OID) ||
+			 opno == OID_BYTEA_LIKE_OP))
 		{
 			*kinds = lappend_int(*kinds, BOUND_PREFIX);
 			*exprs = lappend(*exprs, right);
@@ -244,16 +292,24 @@ match_clause(Expr *clause, Index relid, Oid keytype, List **kinds, List **exprs,
 	if (IsA(clause, ScalarArrayOpExpr))
 	{
 		ScalarArrayOpExpr *sa = (ScalarArrayOpExpr *) clause;
+		Node	   *arr;
+		Oid			ltype,
+					rtype;
 
-		if (sa->useOr && list_length(sa->args) == 2 &&
-			is_row_key(linitial(sa->args), relid) &&
-			is_scan_constant(lsecond(sa->args)) &&
-			key_strategy(sa->opno, keytype, sa->inputcollid) == BTEqualStrategyNumber)
-		{
-			*kinds = lappend_int(*kinds, BOUND_IN);
-			*exprs = lappend(*exprs, lsecond(sa->args));
-			return true;
-		}
+		if (!sa->useOr || list_length(sa->args) != 2 ||
+			!is_row_key(linitial(sa->args), relid))
+			return false;
+		arr = lsecond(sa->args);
+		if (!is_scan_constant(arr))
+			return false;
+		op_input_types(sa->opno, &ltype, &rtype);
+		if (ltype != keytype || !bound_type_ok(rtype, keytype) ||
+			get_element_type(exprType(arr)) != rtype ||
+			key_strategy(sa->opno, keytype, sa->inputcollid) != BTEqualStrategyNumber)
+			return false;
+		*kinds = lappend_int(*kinds, BOUND_IN);
+		*exprs = lappend(*exprs, arr);
+		return true;
 	}
 	return false;
 }
@@ -340,6 +396,8 @@ wide_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	if (prev_set_rel_pathlist_hook)
 		prev_set_rel_pathlist_hook(root, rel, rti, rte);
 
+	if (!wide_enable_customscan)
+		return;
 	if (rel->reloptkind != RELOPT_BASEREL || rte->rtekind != RTE_RELATION ||
 		rte->relkind != RELKIND_RELATION || rte->inh || rte->tablesample)
 		return;
@@ -450,9 +508,20 @@ begin_wide_scan(CustomScanState *node, EState *estate, int eflags)
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
 
 	Bitmapset  *attrs = NULL;
+	ListCell   *lc,
+			   *lk;
 	int			i;
 
 	s->bound_exprs = ExecInitExprList(cscan->custom_exprs, &node->ss.ps);
+	s->bound_types = NIL;
+	forboth(lc, cscan->custom_exprs, lk, s->bound_kinds)
+	{
+		Oid			type = exprType(lfirst(lc));
+
+		if (lfirst_int(lk) == BOUND_IN)
+			type = get_element_type(type);
+		s->bound_types = lappend_oid(s->bound_types, type);
+	}
 	pull_varattnos((Node *) cscan->scan.plan.targetlist, cscan->scan.scanrelid, &attrs);
 	pull_varattnos((Node *) cscan->scan.plan.qual, cscan->scan.scanrelid, &attrs);
 	for (i = 0; i < 5; i++)
@@ -462,16 +531,32 @@ begin_wide_scan(CustomScanState *node, EState *estate, int eflags)
 	s->for_delete = WideDeleteTracking(node->ss.ss_currentRelation);
 	s->tupcxt = AllocSetContextCreate(estate->es_query_cxt, "wide scan tuple",
 									  ALLOCSET_DEFAULT_SIZES);
+	s->keycxt = AllocSetContextCreate(estate->es_query_cxt, "wide scan keys",
+									  ALLOCSET_SMALL_SIZES);
+	s->readcxt = AllocSetContextCreate(estate->es_query_cxt, "wide scan reader",
+									   ALLOCSET_DEFAULT_SIZES);
 	initStringInfo(&s->lo);
 	initStringInfo(&s->hi);
 }
 
-/* the bytes of a text or bytea key datum */
+/*
+ * The bytes of a bound: a text or bytea datum, or a name (its bytes up to
+ * the NUL: the text it equals).  The planner admits no other type
+ * (bound_type_ok).  May detoast into the current memory context.
+ */
 static void
-key_bytes(Datum d, const char **p, uint32 *len)
+key_bytes(Datum d, Oid type, const char **p, uint32 *len)
 {
-	struct varlena *v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(d));
+	struct varlena *v;
 
+	if (type == NAMEOID)
+	{
+		*p = NameStr(*DatumGetName(d));
+		*len = strlen(*p);
+		return;
+	}
+	Assert(type == TEXTOID || type == BYTEAOID);
+	v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(d));
 	*p = VARDATA_ANY(v);
 	*len = VARSIZE_ANY_EXHDR(v);
 }
@@ -541,26 +626,28 @@ set_prefix(WideScanState *s, const char *pat, uint32 len)
 	pfree(prefix.data);
 }
 
+/* qsort comparator of WideKeyRefs */
 static int
-cmp_key_datum(const void *a, const void *b)
+cmp_key_ref(const void *a, const void *b)
 {
-	const char *pa,
-			   *pb;
-	uint32		la,
-				lb;
+	const WideKeyRef *ka = (const WideKeyRef *) a;
+	const WideKeyRef *kb = (const WideKeyRef *) b;
 
-	key_bytes(*(const Datum *) a, &pa, &la);
-	key_bytes(*(const Datum *) b, &pb, &lb);
-	return WideKeyCompare(pa, la, pb, lb);
+	return WideKeyCompare(ka->data, ka->len, kb->data, kb->len);
 }
 
-/* the keys of an array bound, intersected with previous IN lists */
+/*
+ * The keys of an array bound, intersected with previous IN lists.  The
+ * array lives in per-tuple memory, which every tuple resets: the keys are
+ * copied into keycxt, which lasts until the next (re)scan.
+ */
 static void
-set_in_list(WideScanState *s, Datum arr)
+set_in_list(WideScanState *s, Datum arr, Oid elemtype)
 {
 	ArrayType  *a = DatumGetArrayTypeP(arr);
 	Datum	   *elems;
 	bool	   *nulls;
+	WideKeyRef *keys;
 	int			n;
 	int			i,
 				k = 0;
@@ -568,22 +655,37 @@ set_in_list(WideScanState *s, Datum arr)
 	bool		typbyval;
 	char		typalign;
 
-	get_typlenbyvalalign(ARR_ELEMTYPE(a), &typlen, &typbyval, &typalign);
-	deconstruct_array(a, ARR_ELEMTYPE(a), typlen, typbyval, typalign,
+	Assert(ARR_ELEMTYPE(a) == elemtype);
+	get_typlenbyvalalign(elemtype, &typlen, &typbyval, &typalign);
+	deconstruct_array(a, elemtype, typlen, typbyval, typalign,
 					  &elems, &nulls, &n);
+	keys = MemoryContextAlloc(s->keycxt, Max(n, 1) * sizeof(WideKeyRef));
 	for (i = 0; i < n; i++)
-		if (!nulls[i])
-			elems[k++] = elems[i];
-	qsort(elems, k, sizeof(Datum), cmp_key_datum);
+	{
+		const char *p;
+		uint32		len;
+		char	   *copy;
+
+		/* "row_key = NULL" is never true */
+		if (nulls[i])
+			continue;
+		key_bytes(elems[i], elemtype, &p, &len);
+		copy = MemoryContextAlloc(s->keycxt, len + 1);
+		memcpy(copy, p, len);
+		keys[k].data = copy;
+		keys[k].len = len;
+		k++;
+	}
+	qsort(keys, k, sizeof(WideKeyRef), cmp_key_ref);
 	/* drop duplicates */
 	n = k;
 	k = 0;
 	for (i = 0; i < n; i++)
-		if (k == 0 || cmp_key_datum(&elems[k - 1], &elems[i]) != 0)
-			elems[k++] = elems[i];
+		if (k == 0 || cmp_key_ref(&keys[k - 1], &keys[i]) != 0)
+			keys[k++] = keys[i];
 	if (s->keys == NULL)
 	{
-		s->keys = elems;
+		s->keys = keys;
 		s->nkeys = k;
 	}
 	else
@@ -594,7 +696,7 @@ set_in_list(WideScanState *s, Datum arr)
 
 		for (i = 0; i < s->nkeys && j < k;)
 		{
-			int			c = cmp_key_datum(&s->keys[i], &elems[j]);
+			int			c = cmp_key_ref(&s->keys[i], &keys[j]);
 
 			if (c == 0)
 			{
@@ -616,9 +718,12 @@ compute_range(WideScanState *s)
 {
 	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
 	ListCell   *lk,
-			   *le;
+			   *le,
+			   *lt;
+	MemoryContext old;
 
 	memset(&s->range, 0, sizeof(s->range));
+	MemoryContextReset(s->keycxt);
 	s->keys = NULL;
 	s->nkeys = 0;
 	s->nextkey = 0;
@@ -626,12 +731,17 @@ compute_range(WideScanState *s)
 	resetStringInfo(&s->lo);
 	resetStringInfo(&s->hi);
 
-	forboth(lk, s->bound_kinds, le, s->bound_exprs)
+	/*
+	 * Bounds are evaluated, and detoasted, in per-tuple memory; set_lower,
+	 * set_upper and set_in_list copy what they keep.
+	 */
+	ResetExprContext(econtext);
+	old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+	forthree(lk, s->bound_kinds, le, s->bound_exprs, lt, s->bound_types)
 	{
 		int			kind = lfirst_int(lk);
 		bool		isnull;
-		Datum		d = ExecEvalExprSwitchContext((ExprState *) lfirst(le),
-												  econtext, &isnull);
+		Datum		d = ExecEvalExpr((ExprState *) lfirst(le), econtext, &isnull);
 		const char *k;
 		uint32		len;
 
@@ -639,14 +749,14 @@ compute_range(WideScanState *s)
 		{
 			/* "row_key op NULL" is never true */
 			s->empty = true;
-			return;
+			break;
 		}
 		if (kind == BOUND_IN)
 		{
-			set_in_list(s, d);
+			set_in_list(s, d, lfirst_oid(lt));
 			continue;
 		}
-		key_bytes(d, &k, &len);
+		key_bytes(d, lfirst_oid(lt), &k, &len);
 		switch (kind)
 		{
 			case BOUND_EQ:
@@ -670,6 +780,9 @@ compute_range(WideScanState *s)
 				break;
 		}
 	}
+	MemoryContextSwitchTo(old);
+	if (s->empty)
+		return;
 	s->range.start = s->lo.data;
 	s->range.startlen = s->lo.len;
 	s->range.end = s->hi.data;
@@ -694,6 +807,7 @@ open_reader(WideScanState *s)
 	Relation	rel = s->css.ss.ss_currentRelation;
 	EState	   *estate = s->css.ss.ps.state;
 	WideKeyRange r = s->range;
+	MemoryContext old;
 
 	if (s->keys != NULL)
 	{
@@ -705,7 +819,9 @@ open_reader(WideScanState *s)
 		{
 			if (s->nextkey >= s->nkeys)
 				return false;
-			key_bytes(s->keys[s->nextkey++], &k, &len);
+			k = s->keys[s->nextkey].data;
+			len = s->keys[s->nextkey].len;
+			s->nextkey++;
 			if (!WideRowBeforeRange(&s->range, k, len) &&
 				!WideRowAfterRange(&s->range, k, len))
 				break;
@@ -714,7 +830,14 @@ open_reader(WideScanState *s)
 		r.start = r.end = k;
 		r.startlen = r.endlen = len;
 	}
+	/*
+	 * The reader lives in readcxt, reset when it is closed: a scan opens one
+	 * per key of an IN list and one per rescan, and what a reader leaves
+	 * behind must not pile up in the query's memory.
+	 */
+	old = MemoryContextSwitchTo(s->readcxt);
 	s->reader = WideReaderBegin(rel, estate->es_snapshot, WideReaderNow(), &r);
+	MemoryContextSwitchTo(old);
 	return true;
 }
 
@@ -722,6 +845,7 @@ static void
 close_reader(WideScanState *s)
 {
 	WideReaderStats st;
+	MemoryContext old;
 
 	if (s->reader == NULL)
 		return;
@@ -731,8 +855,11 @@ close_reader(WideScanState *s)
 	s->stats.blocks_read += st.blocks_read;
 	s->stats.records += st.records;
 	s->stats.cells += st.cells;
+	old = MemoryContextSwitchTo(s->readcxt);
 	WideReaderEnd(s->reader);
+	MemoryContextSwitchTo(old);
 	s->reader = NULL;
+	MemoryContextReset(s->readcxt);
 }
 
 static TupleTableSlot *
@@ -752,7 +879,10 @@ wide_scan_next(ScanState *ss)
 			s->empty = true;
 			return ExecClearTuple(slot);
 		}
-		if ((cell = WideReaderNext(s->reader)) != NULL)
+		old = MemoryContextSwitchTo(s->readcxt);
+		cell = WideReaderNext(s->reader);
+		MemoryContextSwitchTo(old);
+		if (cell != NULL)
 			break;
 		close_reader(s);
 		if (s->keys == NULL)
@@ -867,6 +997,11 @@ explain_wide_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 void
 WideInstallPlanner(void)
 {
+	DefineCustomBoolVariable("wide.enable_customscan",
+							 "Lets the planner read wide tables with Wide Scan (key ranges, sorted output).",
+							 "Off, wide tables are read by plain sequential scans that check every condition on every cell; for testing and for comparing plans.",
+							 &wide_enable_customscan, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
 	RegisterCustomScanMethods(&wide_scan_methods);
 	prev_set_rel_pathlist_hook = set_rel_pathlist_hook;
 	set_rel_pathlist_hook = wide_set_rel_pathlist;

@@ -100,7 +100,7 @@ WideVacuum(Relation rel, VacuumParams *params, BufferAccessStrategy bstrategy)
 	int			n;
 	int			i;
 	int			steps = 0;
-	uint64		swept;
+	int64		swept;
 	uint64		wa_pages;
 	double		ncells = 0;
 	TransactionId frozenxid;
@@ -149,11 +149,16 @@ WideVacuum(Relation rel, VacuumParams *params, BufferAccessStrategy bstrategy)
 	vac_update_relstats(rel, RelationGetNumberOfBlocks(rel), ncells, 0, false,
 						frozenxid, oldest_mxact, NULL, NULL, false);
 
-	if (params->options & VACOPT_VERBOSE)
+	if ((params->options & VACOPT_VERBOSE) && swept < 0)
 		ereport(INFO,
-				(errmsg("vacuuming wide table \"%s\": %d runs, %.0f cells, %llu orphaned pages reclaimed",
+				(errmsg("vacuuming wide table \"%s\": %d runs, %.0f cells, orphaned pages not swept",
+						RelationGetRelationName(rel), n, ncells),
+				 errdetail("A bulk load held pages it had not registered yet.")));
+	else if (params->options & VACOPT_VERBOSE)
+		ereport(INFO,
+				(errmsg("vacuuming wide table \"%s\": %d runs, %.0f cells, %lld orphaned pages reclaimed",
 						RelationGetRelationName(rel), n, ncells,
-						(unsigned long long) swept)));
+						(long long) swept)));
 }
 
 /*

@@ -39,6 +39,7 @@
 #include "utils/timestamp.h"
 
 #include "wide.h"
+#include "wide_access.h"
 
 PG_FUNCTION_INFO_V1(wide_add_to_cell);
 PG_FUNCTION_INFO_V1(wide_merge_to_cell);
@@ -92,10 +93,7 @@ aggregate_write(FunctionCallInfo fcinfo, WideKind kind)
 	Oid			intype = get_fn_expr_argtype(fcinfo->flinfo, 5);
 	Datum		input = PG_GETARG_DATUM(5);
 
-	if (PG_ARGISNULL(0))
-		ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-						errmsg("table cannot be NULL")));
-	rel = WideOpenForWrite(PG_GETARG_OID(0), ACL_INSERT);
+	rel = WideOpenTable(fcinfo, WideTableArg(fcinfo, 0), ACL_INSERT, RowExclusiveLock);
 	schema = WideGetSchema(rel);
 
 	/* the coordinates, checked as an INSERT's */

@@ -62,6 +62,7 @@
 #include "access/transam.h"
 
 #include "wide.h"
+#include "wide_access.h"
 #include "wide_filter.h"
 
 PG_FUNCTION_INFO_V1(wide_check_and_mutate_row);
@@ -260,13 +261,25 @@ wide_check_and_mutate_row(PG_FUNCTION_ARGS)
 	bool		matched;
 	bool		isvarlena;
 	Snapshot	snap;
+	Oid			relid;
+	AclMode		need;
 
-	if (PG_ARGISNULL(0))
-		ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-						errmsg("table cannot be NULL")));
-	rel = WideOpenForWrite(PG_GETARG_OID(0), ACL_INSERT | ACL_DELETE | ACL_SELECT);
+	relid = WideTableArg(fcinfo, 0);
+
+	/*
+	 * The row is read (SELECT), and either branch may be applied: its
+	 * mutations need INSERT or DELETE whichever branch the row takes, or a
+	 * privilege error would tell whether the predicate matched.
+	 */
+	need = ACL_SELECT;
+	if (!PG_ARGISNULL(3))
+		need |= WideMutationsPrivileges(&PG_GETARG_JSONB_P(3)->root);
+	if (!PG_ARGISNULL(4))
+		need |= WideMutationsPrivileges(&PG_GETARG_JSONB_P(4)->root);
+	rel = WideOpenTable(fcinfo, relid, need, RowExclusiveLock);
 	schema = WideGetSchema(rel);
 	WideArgBytes(fcinfo, 1, "row_key", &key, &keylen);
+	WideCheckText(schema->keytype, key, keylen, "row_key");
 	if (keylen == 0 || keylen > WIDE_MAX_ROW_KEY)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -284,6 +297,8 @@ wide_check_and_mutate_row(PG_FUNCTION_ARGS)
 	nnomatch = build_mutations(rel, schema, key, keylen,
 							   PG_ARGISNULL(4) ? NULL : PG_GETARG_JSONB_P(4),
 							   "on_no_match", &nomatch_cells);
+	WideCheckPrivileges(relid, WideCellsPrivileges(match_cells, nmatch) |
+						WideCellsPrivileges(nomatch_cells, nnomatch));
 
 	ncells = read_locked_row(rel, schema, key, keylen, &cells, &snap);
 	fc.row = key;
@@ -360,7 +375,7 @@ wide_read_modify_write_row(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("read_modify_write_row needs exactly one of append and increment")));
 
-	rel = WideOpenForWrite(relid, ACL_INSERT | ACL_SELECT);
+	rel = WideOpenTable(fcinfo, relid, ACL_SELECT | ACL_INSERT, RowExclusiveLock);
 	schema = WideGetSchema(rel);
 	keyt = PG_GETARG_TEXT_PP(1);
 	famt = PG_GETARG_TEXT_PP(2);
@@ -401,6 +416,9 @@ wide_read_modify_write_row(PG_FUNCTION_ARGS)
 					addlen = VARSIZE_ANY_EXHDR(add);
 		const char *oldp = NULL;
 		struct varlena *nv;
+
+		/* text stays text: the old value is valid, so must the tail be */
+		WideCheckText(schema->valtype, VARDATA_ANY(add), addlen, "value");
 
 		if (old)
 		{

@@ -30,6 +30,7 @@
 #include "utils/rel.h"
 
 #include "wide.h"
+#include "wide_access.h"
 
 PG_FUNCTION_INFO_V1(wide_family_catalog);
 PG_FUNCTION_INFO_V1(wide_family_catalog_of);
@@ -72,10 +73,17 @@ Datum
 wide_family_catalog_of(PG_FUNCTION_ARGS)
 {
 	Oid			relid = PG_GETARG_OID(0);
-	Relation	rel = WideOpenWide(relid, AccessShareLock);
+	Relation	rel;
 	Jsonb	   *doc;
 	Datum		result = (Datum) 0;
 
+	/*
+	 * Any privilege on the table will do, as for information_schema.columns:
+	 * the catalog is a column default, in pg_attrdef for all to read anyway.
+	 */
+	WideCheckAnyPrivilege(relid);
+	rel = WideOpenWide(relid, AccessShareLock);
+	WideCheckAnyPrivilege(relid);
 	(void) WideGetSchema(rel);	/* checks the table's shape */
 	doc = WideCatalogDocument(rel);
 	if (doc != NULL)

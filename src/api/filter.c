@@ -25,7 +25,8 @@
  *	                                "start_qualifier_open", "end_qualifier_closed"
  *	                                | "end_qualifier_open"}
  *	timestamp_range_filter         {"start_timestamp_micros" (included),
- *	                                "end_timestamp_micros" (excluded)}
+ *	                                "end_timestamp_micros" (excluded; 0 or
+ *	                                absent: no end)}
  *	value_regex_filter             regex
  *	value_range_filter             {"start_value_closed" | "start_value_open",
  *	                                "end_value_closed" | "end_value_open"}
@@ -45,6 +46,18 @@
  * matches a value's text form.  Everything is checked when the filter is
  * parsed, before a cell is read.
  *
+ * Limits and resources: parsing takes time and memory linear in the size
+ * of the JSON (error paths such as $.chain[1].condition.true_filter are
+ * only built when an error is reported); parsing and applying recurse, so
+ * nesting deeper than max_stack_depth allows fails with a clean error.
+ * Compiled regexes (malloc'd by PostgreSQL's regex library) are freed when
+ * the memory context the filter was parsed in is reset or deleted, error
+ * or not.  Applying a filter to a row costs memory linear in the row's
+ * cells times the nesting depth; interleave copies its input once per
+ * branch, so nested interleaves multiply the output: a row's output is
+ * limited to Max(cells of the row, WIDE_FILTER_MAX_OUT) entries.
+ *
+ *
  * IDENTIFICATION
  *	  src/api/filter.c
  *
@@ -55,23 +68,75 @@
 #include "catalog/pg_collation.h"
 #include "catalog/pg_type.h"
 #include "common/pg_prng.h"
+#include "lib/stringinfo.h"
 #include "mb/pg_wchar.h"
+#include "miscadmin.h"
 #include "regex/regex.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/numeric.h"
 #include "utils/typcache.h"
 
 #include "wide.h"
 #include "wide_filter.h"
 
-static void
-bad_filter(const char *path, const char *detail)
+/*
+ * Where a part of the filter is: a chain of steps from the root, on the
+ * stack of parse().  The text form ($.chain[1].condition) is only built
+ * for an error message, so that parsing stays linear in the nesting depth.
+ */
+typedef struct FilterPath
 {
+	const struct FilterPath *parent;
+	const char *key;			/* a field name, or NULL: */
+	int			index;			/* an array element */
+} FilterPath;
+
+/* the regexes of a parsed filter, freed with the memory they live in */
+typedef struct FilterRegexes
+{
+	MemoryContextCallback cb;
+	regex_t   **re;
+	int			n;
+	int			cap;
+} FilterRegexes;
+
+/* what parse() carries down */
+typedef struct ParseState
+{
+	const WideFilterContext *fc;
+	FilterRegexes *regexes;
+} ParseState;
+
+/* the text form of a path */
+static void
+append_path(StringInfo buf, const FilterPath *path)
+{
+	if (path == NULL)
+	{
+		appendStringInfoChar(buf, '$');
+		return;
+	}
+	append_path(buf, path->parent);
+	if (path->key)
+		appendStringInfo(buf, ".%s", path->key);
+	else
+		appendStringInfo(buf, "[%d]", path->index);
+}
+
+/* report a bad filter: the path of the bad part, and why */
+static void
+bad_filter(const FilterPath *path, const char *detail)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	append_path(&buf, path);
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("invalid row filter at %s", path),
+			 errmsg("invalid row filter at %s", buf.data),
 			 errdetail("%s", detail),
 			 errhint("A filter is a JSON object with one key, as in Bigtable's RowFilter message, e.g. {\"family_name_regex_filter\": \"cf.*\"}.")));
 }
@@ -83,7 +148,7 @@ bad_filter(const char *path, const char *detail)
 
 /* a JSON string as a palloc'd C string */
 static char *
-json_string(JsonbValue *v, const char *path, const char *what, int *len)
+json_string(JsonbValue *v, const FilterPath *path, const char *what, int *len)
 {
 	char	   *s;
 
@@ -97,8 +162,9 @@ json_string(JsonbValue *v, const char *path, const char *what, int *len)
 	return s;
 }
 
+/* a JSON whole number of at least min */
 static int64
-json_int(JsonbValue *v, const char *path, const char *what, int64 min)
+json_int(JsonbValue *v, const FilterPath *path, const char *what, int64 min)
 {
 	int64		n;
 
@@ -110,15 +176,33 @@ json_int(JsonbValue *v, const char *path, const char *what, int64 min)
 	return n;
 }
 
+/* memory context callback: free the regexes of a filter */
+static void
+free_regexes(void *arg)
+{
+	FilterRegexes *rs = (FilterRegexes *) arg;
+	int			i;
+
+	for (i = 0; i < rs->n; i++)
+		pg_regfree(rs->re[i]);
+	rs->n = 0;
+}
+
 /*
  * compile a regex for whole-string matching; a leading embedded-options
- * group such as (?s) stays in front
+ * group such as (?s) stays in front.  The regex is freed with the current
+ * memory context (see free_regexes).
  */
 static regex_t *
-compile_regex(const char *pattern, int len)
+compile_regex(ParseState *ps, const char *pattern, int len)
 {
 	StringInfoData buf;
 	int			opts = 0;
+	regex_t    *re;
+	pg_wchar   *w;
+	int			wlen;
+	int			rc;
+	FilterRegexes *rs = ps->regexes;
 
 	if (len >= 3 && pattern[0] == '(' && pattern[1] == '?')
 	{
@@ -135,31 +219,42 @@ compile_regex(const char *pattern, int len)
 	appendBinaryStringInfo(&buf, pattern + opts, len - opts);
 	appendStringInfoString(&buf, ")$");
 
+	/* room to remember it first: nothing may fail once it is compiled */
+	if (rs->n == rs->cap)
+	{
+		rs->cap = rs->cap == 0 ? 8 : rs->cap * 2;
+		rs->re = rs->re == NULL ? palloc(sizeof(regex_t *) * rs->cap) :
+			repalloc(rs->re, sizeof(regex_t *) * rs->cap);
+	}
+
 	/*
 	 * Compiled here rather than through RE_compile_and_cache, whose results
 	 * move in its cache as other regexes are compiled.
 	 */
+	re = palloc(sizeof(regex_t));
+	w = palloc((buf.len + 1) * sizeof(pg_wchar));
+	wlen = pg_mb2wchar_with_len(buf.data, w, buf.len);
+	rc = pg_regcomp(re, w, wlen, REG_ADVANCED | REG_NLSTOP, C_COLLATION_OID);
+	pfree(w);
+	pfree(buf.data);
+	if (rc != REG_OKAY)
 	{
-		regex_t    *re = palloc(sizeof(regex_t));
-		pg_wchar   *w = palloc((buf.len + 1) * sizeof(pg_wchar));
-		int			wlen = pg_mb2wchar_with_len(buf.data, w, buf.len);
-		int			rc = pg_regcomp(re, w, wlen, REG_ADVANCED | REG_NLSTOP,
-									C_COLLATION_OID);
+		char		msg[100];
 
-		if (rc != REG_OKAY)
-		{
-			char		msg[100];
-
-			pg_regerror(rc, re, msg, sizeof(msg));
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_REGULAR_EXPRESSION),
-					 errmsg("invalid regular expression \"%.*s\": %s", len, pattern, msg)));
-		}
-		pfree(w);
-		return re;
+		/* a failed pg_regcomp has freed what it allocated */
+		pg_regerror(rc, re, msg, sizeof(msg));
+		if (rc == REG_CANCEL)
+			CHECK_FOR_INTERRUPTS();
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_REGULAR_EXPRESSION),
+				 errmsg("invalid regular expression \"%.*s\": %s",
+						Min(len, 200), pattern, msg)));
 	}
+	rs->re[rs->n++] = re;
+	return re;
 }
 
+/* does the whole of data match? */
 static bool
 regex_matches(regex_t *re, const char *data, int len)
 {
@@ -169,7 +264,8 @@ regex_matches(regex_t *re, const char *data, int len)
 
 	if (pg_verifymbstr(data, len, true) == false)
 		return false;			/* not text in the database encoding */
-	w = palloc((len + 1) * sizeof(pg_wchar));
+	/* a value may be longer than MaxAllocSize / sizeof(pg_wchar) */
+	w = MemoryContextAllocHuge(CurrentMemoryContext, ((Size) len + 1) * sizeof(pg_wchar));
 	wlen = pg_mb2wchar_with_len(data, w, len);
 	rc = pg_regexec(re, w, wlen, 0, NULL, 0, NULL, 0);
 	pfree(w);
@@ -179,6 +275,8 @@ regex_matches(regex_t *re, const char *data, int len)
 	{
 		char		msg[100];
 
+		if (rc == REG_CANCEL)
+			CHECK_FOR_INTERRUPTS();
 		pg_regerror(rc, re, msg, sizeof(msg));
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_REGULAR_EXPRESSION),
@@ -189,7 +287,7 @@ regex_matches(regex_t *re, const char *data, int len)
 
 /* a value bound, converted to the value column's type */
 static Datum
-value_bound(const WideFilterContext *fc, JsonbValue *v, const char *path)
+value_bound(const WideFilterContext *fc, JsonbValue *v, const FilterPath *path)
 {
 	Oid			infunc,
 				ioparam;
@@ -209,37 +307,42 @@ value_bound(const WideFilterContext *fc, JsonbValue *v, const char *path)
 	return OidInputFunctionCall(infunc, s, ioparam, -1);
 }
 
-static WideFilter *parse(const WideFilterContext *fc, JsonbValue *v, const char *path);
+static WideFilter *parse(ParseState *ps, JsonbValue *v, const FilterPath *path);
 
 /* the sub-filters of chain or interleave */
-static void
-parse_list(const WideFilterContext *fc, WideFilter *f, JsonbValue *v, const char *path)
+static pg_noinline void
+parse_list(ParseState *ps, WideFilter *f, JsonbValue *v, const FilterPath *path)
 {
 	JsonbIterator *it;
 	JsonbValue	e;
 	JsonbIteratorToken tok;
 	int			n = 0;
 
-	if (v->type != jbvBinary)
+	if (v->type != jbvBinary || !JsonContainerIsArray(v->val.binary.data))
 		bad_filter(path, "chain and interleave take a JSON array of filters.");
 	it = JsonbIteratorInit(v->val.binary.data);
 	tok = JsonbIteratorNext(&it, &e, false);
 	if (tok != WJB_BEGIN_ARRAY)
 		bad_filter(path, "chain and interleave take a JSON array of filters.");
 	f->children = palloc(sizeof(WideFilter *) * Max(e.val.array.nElems, 1));
-	while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_END_ARRAY)
+	while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
 	{
+		FilterPath	sub;
+
 		if (tok != WJB_ELEM)
 			continue;
-		f->children[n] = parse(fc, &e, psprintf("%s[%d]", path, n));
+		sub.parent = path;
+		sub.key = NULL;
+		sub.index = n;
+		f->children[n] = parse(ps, &e, &sub);
 		n++;
 	}
 	f->nchildren = n;
 }
 
-
+/* the argument of a filter must be an object with only these fields */
 static void
-check_fields(JsonbValue *obj, const char *path, const char *const *allowed)
+check_fields(JsonbValue *obj, const FilterPath *path, const char *const *allowed)
 {
 	char	   *bad;
 
@@ -249,66 +352,137 @@ check_fields(JsonbValue *obj, const char *path, const char *const *allowed)
 		bad_filter(path, psprintf("Unknown field \"%s\".", bad));
 }
 
-static WideFilter *
-parse(const WideFilterContext *fc, JsonbValue *v, const char *path)
+/* the bounds of a column_range_filter */
+static void
+parse_column_range(WideFilter *f, JsonbValue *arg, const FilterPath *sub)
 {
-	WideFilter *f = palloc0(sizeof(WideFilter));
-	JsonbIterator *it;
-	JsonbValue	k,
-				arg;
-	JsonbIteratorToken tok;
-	char	   *name;
-	char	   *sub;
-	int			nkeys = 0;
+	static const char *const ok[] = {"family_name", "start_qualifier_closed",
+	"start_qualifier_open", "end_qualifier_closed", "end_qualifier_open", NULL};
+	JsonbValue *p;
 
-	if (v->type != jbvBinary || !JsonContainerIsObject(v->val.binary.data))
-		bad_filter(path, "A filter must be a JSON object.");
-	it = JsonbIteratorInit(v->val.binary.data);
-	name = NULL;
-	while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
+	check_fields(arg, sub, ok);
+	f->kind = WF_COL_RANGE;
+	if ((p = WideJsonField(arg, "family_name")) == NULL)
+		bad_filter(sub, "A column range needs a family_name.");
+	f->family = json_string(p, sub, "family_name", &f->familylen);
+	if ((p = WideJsonField(arg, "start_qualifier_closed")) != NULL)
+		f->lo = json_string(p, sub, "A qualifier", &f->lolen), f->has_lo = f->lo_incl = true;
+	if ((p = WideJsonField(arg, "start_qualifier_open")) != NULL)
 	{
-		if (tok == WJB_KEY)
-		{
-			nkeys++;
-			name = pnstrdup(k.val.string.val, k.val.string.len);
-			tok = JsonbIteratorNext(&it, &arg, true);
-			Assert(tok == WJB_VALUE);
-		}
+		if (f->has_lo)
+			bad_filter(sub, "A range has one start.");
+		f->lo = json_string(p, sub, "A qualifier", &f->lolen), f->has_lo = true;
 	}
-	if (nkeys != 1)
-		bad_filter(path, psprintf("A filter object has exactly one key, not %d.", nkeys));
-	sub = psprintf("%s.%s", path, name);
+	if ((p = WideJsonField(arg, "end_qualifier_closed")) != NULL)
+		f->hi = json_string(p, sub, "A qualifier", &f->hilen), f->has_hi = f->hi_incl = true;
+	if ((p = WideJsonField(arg, "end_qualifier_open")) != NULL)
+	{
+		if (f->has_hi)
+			bad_filter(sub, "A range has one end.");
+		f->hi = json_string(p, sub, "A qualifier", &f->hilen), f->has_hi = true;
+	}
+}
 
-	if (strcmp(name, "chain") == 0 || strcmp(name, "interleave") == 0)
+/* the bounds of a value_range_filter */
+static void
+parse_value_range(ParseState *ps, WideFilter *f, JsonbValue *arg, const FilterPath *sub)
+{
+	static const char *const ok[] = {"start_value_closed", "start_value_open",
+	"end_value_closed", "end_value_open", NULL};
+	const WideFilterContext *fc = ps->fc;
+	JsonbValue *p;
+	TypeCacheEntry *tc = lookup_type_cache(fc->valtype, TYPECACHE_CMP_PROC_FINFO);
+
+	check_fields(arg, sub, ok);
+	if (!OidIsValid(tc->cmp_proc_finfo.fn_oid))
+		bad_filter(sub, psprintf("Values of type %s have no order.",
+								 format_type_be(fc->valtype)));
+	f->kind = WF_VALUE_RANGE;
+	f->cmp = &tc->cmp_proc_finfo;
+	if ((p = WideJsonField(arg, "start_value_closed")) != NULL)
+		f->vlo = value_bound(fc, p, sub), f->has_lo = f->lo_incl = true;
+	if ((p = WideJsonField(arg, "start_value_open")) != NULL)
 	{
-		f->kind = name[0] == 'c' ? WF_CHAIN : WF_INTERLEAVE;
-		parse_list(fc, f, &arg, sub);
+		if (f->has_lo)
+			bad_filter(sub, "A range has one start.");
+		f->vlo = value_bound(fc, p, sub), f->has_lo = true;
 	}
-	else if (strcmp(name, "condition") == 0)
+	if ((p = WideJsonField(arg, "end_value_closed")) != NULL)
+		f->vhi = value_bound(fc, p, sub), f->has_hi = f->hi_incl = true;
+	if ((p = WideJsonField(arg, "end_value_open")) != NULL)
 	{
-		static const char *const ok[] = {"predicate_filter", "predicate", "true_filter",
-		"false_filter", NULL};
+		if (f->has_hi)
+			bad_filter(sub, "A range has one end.");
+		f->vhi = value_bound(fc, p, sub), f->has_hi = true;
+	}
+}
+
+/* the range of a timestamp_range_filter */
+static void
+parse_ts_range(WideFilter *f, JsonbValue *arg, const FilterPath *sub)
+{
+	static const char *const ok[] = {"start_timestamp_micros", "end_timestamp_micros", NULL};
+	JsonbValue *p;
+
+	check_fields(arg, sub, ok);
+	f->kind = WF_TS_RANGE;
+	f->ts_from = 0;
+	f->ts_to = WIDE_TS_NO_END;
+	if ((p = WideJsonField(arg, "start_timestamp_micros")) != NULL)
+		f->ts_from = json_int(p, sub, "start_timestamp_micros", 0);
+	if ((p = WideJsonField(arg, "end_timestamp_micros")) != NULL)
+	{
+		f->ts_to = json_int(p, sub, "end_timestamp_micros", 0);
+		if (f->ts_to == 0)
+			f->ts_to = WIDE_TS_NO_END;	/* 0: no end, as in Bigtable */
+	}
+	if (f->ts_to < f->ts_from)
+		bad_filter(sub, "The timestamp range ends before it starts.");
+}
+
+/* a condition's sub-filters */
+static pg_noinline void
+parse_condition(ParseState *ps, WideFilter *f, JsonbValue *arg, const FilterPath *path)
+{
+	static const char *const ok[] = {"predicate_filter", "predicate", "true_filter",
+	"false_filter", NULL};
+	static const char *const fields[] = {"predicate_filter", "true_filter", "false_filter"};
+	FilterPath	sub;
+	int			i;
+
+	check_fields(arg, path, ok);
+	f->kind = WF_CONDITION;
+	f->nchildren = 3;
+	f->children = palloc0(sizeof(WideFilter *) * 3);
+	sub.parent = path;
+	sub.index = -1;
+	for (i = 0; i < 3; i++)
+	{
 		JsonbValue *p;
 
-		check_fields(&arg, sub, ok);
-		f->kind = WF_CONDITION;
-		f->nchildren = 3;
-		f->children = palloc0(sizeof(WideFilter *) * 3);
-		p = WideJsonField(&arg, "predicate_filter");
-		if (p == NULL)
-			p = WideJsonField(&arg, "predicate");
-		if (p == NULL)
-			bad_filter(sub, "A condition needs a predicate_filter.");
-		f->children[0] = parse(fc, p, psprintf("%s.predicate_filter", sub));
-		if ((p = WideJsonField(&arg, "true_filter")) != NULL)
-			f->children[1] = parse(fc, p, psprintf("%s.true_filter", sub));
-		if ((p = WideJsonField(&arg, "false_filter")) != NULL)
-			f->children[2] = parse(fc, p, psprintf("%s.false_filter", sub));
+		sub.key = fields[i];
+		p = WideJsonField(arg, sub.key);
+		if (p == NULL && i == 0)
+		{
+			sub.key = "predicate";
+			p = WideJsonField(arg, sub.key);
+		}
+		if (p == NULL && i == 0)
+			bad_filter(path, "A condition needs a predicate_filter.");
+		if (p != NULL)
+			f->children[i] = parse(ps, p, &sub);
 	}
-	else if (strcmp(name, "pass_all_filter") == 0 || strcmp(name, "block_all_filter") == 0 ||
-			 strcmp(name, "strip_value_transformer") == 0)
+}
+
+/* a filter that has no sub-filters */
+static pg_noinline void
+parse_leaf(ParseState *ps, WideFilter *f, const char *name, JsonbValue *arg,
+		   const FilterPath *sub)
+{
+	if (strcmp(name, "pass_all_filter") == 0 || strcmp(name, "block_all_filter") == 0 ||
+		strcmp(name, "strip_value_transformer") == 0)
 	{
-		if (arg.type != jbvBool || !arg.val.boolean)
+		if (arg->type != jbvBool || !arg->val.boolean)
 			bad_filter(sub, "This filter takes the value true.");
 		f->kind = name[0] == 'p' ? WF_PASS : name[0] == 'b' ? WF_BLOCK : WF_STRIP;
 	}
@@ -318,19 +492,19 @@ parse(const WideFilterContext *fc, JsonbValue *v, const char *path)
 			 strcmp(name, "value_regex_filter") == 0)
 	{
 		int			len;
-		char	   *re = json_string(&arg, sub, "A regex", &len);
+		char	   *re = json_string(arg, sub, "A regex", &len);
 
 		f->kind = name[0] == 'r' ? WF_ROW_KEY_RE : name[0] == 'f' ? WF_FAMILY_RE :
 			name[0] == 'c' ? WF_QUAL_RE : WF_VALUE_RE;
-		f->re = compile_regex(re, len);
+		f->re = compile_regex(ps, re, len);
 	}
 	else if (strcmp(name, "row_sample_filter") == 0)
 	{
-		if (arg.type != jbvNumeric)
+		if (arg->type != jbvNumeric)
 			bad_filter(sub, "row_sample_filter takes a probability.");
 		f->kind = WF_ROW_SAMPLE;
 		f->p = DatumGetFloat8(DirectFunctionCall1(numeric_float8,
-												  NumericGetDatum(arg.val.numeric)));
+												  NumericGetDatum(arg->val.numeric)));
 		if (!(f->p > 0.0 && f->p < 1.0))
 			bad_filter(sub, "A row sample probability is greater than 0 and less than 1.");
 	}
@@ -340,113 +514,111 @@ parse(const WideFilterContext *fc, JsonbValue *v, const char *path)
 	{
 		f->kind = strcmp(name, "cells_per_row_offset_filter") == 0 ? WF_ROW_OFFSET :
 			strcmp(name, "cells_per_row_limit_filter") == 0 ? WF_ROW_LIMIT : WF_COL_LIMIT;
-		f->n = json_int(&arg, sub, name, f->kind == WF_ROW_OFFSET ? 0 : 1);
+		f->n = json_int(arg, sub, name, f->kind == WF_ROW_OFFSET ? 0 : 1);
 	}
 	else if (strcmp(name, "timestamp_range_filter") == 0)
-	{
-		static const char *const ok[] = {"start_timestamp_micros", "end_timestamp_micros", NULL};
-		JsonbValue *p;
-
-		check_fields(&arg, sub, ok);
-		f->kind = WF_TS_RANGE;
-		f->ts_from = 0;
-		f->ts_to = PG_INT64_MAX;
-		if ((p = WideJsonField(&arg, "start_timestamp_micros")) != NULL)
-			f->ts_from = json_int(p, sub, "start_timestamp_micros", 0);
-		if ((p = WideJsonField(&arg, "end_timestamp_micros")) != NULL)
-		{
-			f->ts_to = json_int(p, sub, "end_timestamp_micros", 0);
-			if (f->ts_to == 0)
-				f->ts_to = PG_INT64_MAX;	/* 0: no end, as in Bigtable */
-		}
-		if (f->ts_to < f->ts_from)
-			bad_filter(sub, "The timestamp range ends before it starts.");
-	}
+		parse_ts_range(f, arg, sub);
 	else if (strcmp(name, "column_range_filter") == 0)
-	{
-		static const char *const ok[] = {"family_name", "start_qualifier_closed",
-			"start_qualifier_open", "end_qualifier_closed", "end_qualifier_open", NULL};
-		JsonbValue *p;
-
-		check_fields(&arg, sub, ok);
-		f->kind = WF_COL_RANGE;
-		if ((p = WideJsonField(&arg, "family_name")) == NULL)
-			bad_filter(sub, "A column range needs a family_name.");
-		f->family = json_string(p, sub, "family_name", &f->familylen);
-		if ((p = WideJsonField(&arg, "start_qualifier_closed")) != NULL)
-			f->lo = json_string(p, sub, "A qualifier", &f->lolen), f->has_lo = f->lo_incl = true;
-		if ((p = WideJsonField(&arg, "start_qualifier_open")) != NULL)
-		{
-			if (f->has_lo)
-				bad_filter(sub, "A range has one start.");
-			f->lo = json_string(p, sub, "A qualifier", &f->lolen), f->has_lo = true;
-		}
-		if ((p = WideJsonField(&arg, "end_qualifier_closed")) != NULL)
-			f->hi = json_string(p, sub, "A qualifier", &f->hilen), f->has_hi = f->hi_incl = true;
-		if ((p = WideJsonField(&arg, "end_qualifier_open")) != NULL)
-		{
-			if (f->has_hi)
-				bad_filter(sub, "A range has one end.");
-			f->hi = json_string(p, sub, "A qualifier", &f->hilen), f->has_hi = true;
-		}
-	}
+		parse_column_range(f, arg, sub);
 	else if (strcmp(name, "value_range_filter") == 0)
-	{
-		static const char *const ok[] = {"start_value_closed", "start_value_open",
-		"end_value_closed", "end_value_open", NULL};
-		JsonbValue *p;
-		TypeCacheEntry *tc = lookup_type_cache(fc->valtype, TYPECACHE_CMP_PROC_FINFO);
-
-		check_fields(&arg, sub, ok);
-		if (!OidIsValid(tc->cmp_proc_finfo.fn_oid))
-			bad_filter(sub, psprintf("Values of type %s have no order.",
-									 format_type_be(fc->valtype)));
-		f->kind = WF_VALUE_RANGE;
-		f->cmp = &tc->cmp_proc_finfo;
-		if ((p = WideJsonField(&arg, "start_value_closed")) != NULL)
-			f->vlo = value_bound(fc, p, sub), f->has_lo = f->lo_incl = true;
-		if ((p = WideJsonField(&arg, "start_value_open")) != NULL)
-		{
-			if (f->has_lo)
-				bad_filter(sub, "A range has one start.");
-			f->vlo = value_bound(fc, p, sub), f->has_lo = true;
-		}
-		if ((p = WideJsonField(&arg, "end_value_closed")) != NULL)
-			f->vhi = value_bound(fc, p, sub), f->has_hi = f->hi_incl = true;
-		if ((p = WideJsonField(&arg, "end_value_open")) != NULL)
-		{
-			if (f->has_hi)
-				bad_filter(sub, "A range has one end.");
-			f->vhi = value_bound(fc, p, sub), f->has_hi = true;
-		}
-	}
+		parse_value_range(ps, f, arg, sub);
 	else if (strcmp(name, "apply_label_transformer") == 0)
 	{
 		f->kind = WF_LABEL;
-		f->label = json_string(&arg, sub, "A label", NULL);
+		f->label = json_string(arg, sub, "A label", NULL);
 	}
 	else if (strcmp(name, "sink") == 0)
 		bad_filter(sub, "The sink filter is not supported.");
 	else
 		bad_filter(sub, psprintf("Unknown filter \"%s\".", name));
+}
+
+/* the one key of a filter object, and its value in *arg */
+static pg_noinline char *
+filter_key(JsonbValue *v, const FilterPath *path, JsonbValue *arg)
+{
+	JsonbIterator *it;
+	JsonbValue	k;
+	JsonbIteratorToken tok;
+	char	   *name = NULL;
+	int			nkeys = 0;
+
+	if (v->type != jbvBinary || !JsonContainerIsObject(v->val.binary.data))
+		bad_filter(path, "A filter must be a JSON object.");
+	it = JsonbIteratorInit(v->val.binary.data);
+	while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
+	{
+		if (tok == WJB_KEY)
+		{
+			nkeys++;
+			name = pnstrdup(k.val.string.val, k.val.string.len);
+			tok = JsonbIteratorNext(&it, arg, true);
+			Assert(tok == WJB_VALUE);
+		}
+	}
+	if (nkeys != 1)
+		bad_filter(path, psprintf("A filter object has exactly one key, not %d.", nkeys));
+	return name;
+}
+
+/*
+ * parse -- one filter object, and everything under it.  It recurses once
+ * per level of nesting, through small frames: a 6,000 deep condition fits
+ * in the default max_stack_depth; deeper nesting fails cleanly.
+ */
+static WideFilter *
+parse(ParseState *ps, JsonbValue *v, const FilterPath *path)
+{
+	WideFilter *f;
+	JsonbValue	arg;
+	FilterPath	sub;
+
+	check_stack_depth();
+	CHECK_FOR_INTERRUPTS();
+
+	sub.key = filter_key(v, path, &arg);
+	sub.parent = path;
+	sub.index = -1;
+	f = palloc0(sizeof(WideFilter));
+	if (strcmp(sub.key, "chain") == 0 || strcmp(sub.key, "interleave") == 0)
+	{
+		f->kind = sub.key[0] == 'c' ? WF_CHAIN : WF_INTERLEAVE;
+		parse_list(ps, f, &arg, &sub);
+	}
+	else if (strcmp(sub.key, "condition") == 0)
+		parse_condition(ps, f, &arg, &sub);
+	else
+		parse_leaf(ps, f, sub.key, &arg, &sub);
 	return f;
 }
 
 /*
  * WideFilterParse -- a filter from its JSON form; errors name the path of
- * the bad part ($.chain[1].column_range_filter, ...).
+ * the bad part ($.chain[1].column_range_filter, ...).  The filter lives in
+ * the current memory context; its regexes are freed when that context is
+ * reset or deleted.
  */
 WideFilter *
 WideFilterParse(const WideFilterContext *fc, Jsonb *json)
 {
 	JsonbValue	v;
+	ParseState	ps;
+	FilterRegexes *rs;
+
+	/* registered first, so that an error while parsing frees them too */
+	rs = palloc0(sizeof(FilterRegexes));
+	rs->cb.func = free_regexes;
+	rs->cb.arg = rs;
+	MemoryContextRegisterResetCallback(CurrentMemoryContext, &rs->cb);
+	ps.fc = fc;
+	ps.regexes = rs;
 
 	v.type = jbvBinary;
 	v.val.binary.data = &json->root;
 	v.val.binary.len = VARSIZE(json) - VARHDRSZ;
 	if (JB_ROOT_IS_SCALAR(json))
-		bad_filter("$", "A filter must be a JSON object.");
-	return parse(fc, &v, "$");
+		bad_filter(NULL, "A filter must be a JSON object.");
+	return parse(&ps, &v, NULL);
 }
 
 /* ----------------------------------------------------------------
@@ -454,7 +626,15 @@ WideFilterParse(const WideFilterContext *fc, Jsonb *json)
  * ----------------------------------------------------------------
  */
 
+/* what apply() carries down */
+typedef struct ApplyState
+{
+	const WideFilterContext *fc;
+	const WideRowCell *cells;
+	int64		maxout;			/* most output entries of one step */
+} ApplyState;
 
+/* is a cell's value in a value_range_filter's range? */
 static bool
 value_in_range(const WideFilter *f, const WideRowCell *c)
 {
@@ -508,7 +688,7 @@ cell_passes(const WideFilterContext *fc, const WideFilter *f, const WideRowCell 
 				return true;
 			}
 		case WF_TS_RANGE:
-			return c->ts >= f->ts_from && c->ts < f->ts_to;
+			return WideTsInRange(c->ts, f->ts_from, f->ts_to);
 		case WF_VALUE_RE:
 			{
 				char	   *s;
@@ -533,18 +713,7 @@ cell_passes(const WideFilterContext *fc, const WideFilter *f, const WideRowCell 
 	return false;
 }
 
-/* an output entry with an added label */
-static void
-add_label(WideRowOut *o, const char *label)
-{
-	const char **l = palloc(sizeof(char *) * (o->nlabels + 1));
-
-	if (o->nlabels > 0)
-		memcpy(l, o->labels, sizeof(char *) * o->nlabels);
-	l[o->nlabels++] = label;
-	o->labels = l;
-}
-
+/* order of interleaved outputs: by cell, then by branch and place */
 static int
 out_cmp(const void *a, const void *b)
 {
@@ -553,101 +722,129 @@ out_cmp(const void *a, const void *b)
 
 	if (x->cell != y->cell)
 		return x->cell < y->cell ? -1 : 1;
-	return (x->branch > y->branch) - (x->branch < y->branch);
+	return (x->order > y->order) - (x->order < y->order);
 }
 
 /*
- * apply -- the output of filter f on input in[0..n): *nout entries, in
- * cell order.  Memory comes from the current (per-row) context.
+ * The entries a filter step works on.  "owned": e is a palloc'd array the
+ * step may change, shrink or free; otherwise it belongs to a caller that
+ * still needs it (a condition's predicate and every interleave branch see
+ * their input this way), and a step that changes entries copies them
+ * first.  So nesting costs no copies unless a step changes something.
  */
-static WideRowOut *
-apply(const WideFilterContext *fc, const WideFilter *f, const WideRowCell *cells,
-	  WideRowOut *in, int n, int *nout)
+typedef struct Outs
 {
-	WideRowOut *out;
+	WideRowOut *e;
+	int			n;
+	bool		owned;
+} Outs;
+
+/* make the entries the step's own to change */
+static void
+make_writable(Outs *io)
+{
+	WideRowOut *copy;
+
+	if (io->owned)
+		return;
+	copy = MemoryContextAllocHuge(CurrentMemoryContext,
+								  sizeof(WideRowOut) * (Size) Max(io->n, 1));
+	memcpy(copy, io->e, sizeof(WideRowOut) * (Size) io->n);
+	io->e = copy;
+	io->owned = true;
+}
+
+/* done with a step's output */
+static void
+release(Outs *o)
+{
+	if (o->owned)
+		pfree(o->e);
+	o->e = NULL;
+	o->n = 0;
+	o->owned = false;
+}
+
+static void apply_interleave(ApplyState *as, const WideFilter *f, Outs *io);
+
+/*
+ * apply -- replace the entries *io (in cell order) by the output of filter
+ * f on them, in cell order.  Memory comes from the current (per-row)
+ * context.
+ */
+static void
+apply(ApplyState *as, const WideFilter *f, Outs *io)
+{
+	const WideFilterContext *fc = as->fc;
 	int			i,
 				k = 0;
 
+	check_stack_depth();
+	if (io->n == 0)
+		return;					/* nothing in, nothing out */
 	switch (f->kind)
 	{
 		case WF_PASS:
-			*nout = n;
-			return in;
+			return;
 		case WF_BLOCK:
-			*nout = 0;
-			return in;
+			io->n = 0;
+			return;
 		case WF_CHAIN:
-			for (i = 0; i < f->nchildren && n > 0; i++)
-				in = apply(fc, f->children[i], cells, in, n, &n);
-			*nout = n;
-			return in;
+			for (i = 0; i < f->nchildren && io->n > 0; i++)
+				apply(as, f->children[i], io);
+			return;
 		case WF_INTERLEAVE:
-			{
-				int			total = 0;
-
-				out = palloc(sizeof(WideRowOut) * Max(1, n * f->nchildren));
-				for (i = 0; i < f->nchildren; i++)
-				{
-					WideRowOut *copy = palloc(sizeof(WideRowOut) * Max(n, 1));
-					WideRowOut *o;
-					int			m,
-								j;
-
-					memcpy(copy, in, sizeof(WideRowOut) * n);
-					o = apply(fc, f->children[i], cells, copy, n, &m);
-					for (j = 0; j < m; j++)
-					{
-						out[total] = o[j];
-						out[total].branch = i;
-						total++;
-					}
-				}
-				qsort(out, total, sizeof(WideRowOut), out_cmp);
-				*nout = total;
-				return out;
-			}
+			apply_interleave(as, f, io);
+			return;
 		case WF_CONDITION:
 			{
-				WideRowOut *copy = palloc(sizeof(WideRowOut) * Max(n, 1));
-				int			m;
+				Outs		p = {io->e, io->n, false};
 				const WideFilter *branch;
 
-				memcpy(copy, in, sizeof(WideRowOut) * n);
-				(void) apply(fc, f->children[0], cells, copy, n, &m);
-				branch = m > 0 ? f->children[1] : f->children[2];
+				apply(as, f->children[0], &p);
+				branch = p.n > 0 ? f->children[1] : f->children[2];
+				release(&p);
 				if (branch == NULL)
-				{
-					*nout = 0;
-					return in;
-				}
-				return apply(fc, branch, cells, in, n, nout);
+					io->n = 0;
+				else
+					apply(as, branch, io);
+				return;
 			}
 		case WF_ROW_KEY_RE:
 			/* every cell of a row has the row's key */
-			*nout = (n > 0 && regex_matches(f->re, fc->row, fc->rowlen)) ? n : 0;
-			return in;
+			if (!regex_matches(f->re, fc->row, fc->rowlen))
+				io->n = 0;
+			return;
 		case WF_ROW_SAMPLE:
-			*nout = (pg_prng_double(&pg_global_prng_state) < f->p) ? n : 0;
-			return in;
+			if (!(pg_prng_double(&pg_global_prng_state) < f->p))
+				io->n = 0;
+			return;
 		case WF_ROW_OFFSET:
-			if (f->n >= n)
+			if (f->n >= io->n)
+				io->n = 0;
+			else if (io->owned)
 			{
-				*nout = 0;
-				return in;
+				io->n -= (int) f->n;
+				memmove(io->e, io->e + f->n, sizeof(WideRowOut) * (Size) io->n);
 			}
-			*nout = n - (int) f->n;
-			return in + f->n;
+			else
+			{
+				io->e += f->n;
+				io->n -= (int) f->n;
+			}
+			return;
 		case WF_ROW_LIMIT:
-			*nout = Min(n, f->n);
-			return in;
+			io->n = (int) Min((int64) io->n, f->n);
+			return;
 		case WF_COL_LIMIT:
 			{
-				int			count = 0;
+				int64		count = 0;
 				const WideRowCell *prev = NULL;
 
-				for (i = 0; i < n; i++)
+				make_writable(io);
+				for (i = 0; i < io->n; i++)
 				{
-					const WideRowCell *c = &cells[in[i].cell];
+					const WideRowCell *c = &as->cells[io->e[i].cell];
 
 					if (prev == NULL ||
 						WideKeyCompare(c->family, c->familylen, prev->family, prev->familylen) != 0 ||
@@ -655,27 +852,109 @@ apply(const WideFilterContext *fc, const WideFilter *f, const WideRowCell *cells
 						count = 0;
 					prev = c;
 					if (count++ < f->n)
-						in[k++] = in[i];
+						io->e[k++] = io->e[i];
 				}
-				*nout = k;
-				return in;
+				io->n = k;
+				return;
 			}
 		case WF_STRIP:
-			for (i = 0; i < n; i++)
-				in[i].strip = true;
-			*nout = n;
-			return in;
+			make_writable(io);
+			for (i = 0; i < io->n; i++)
+				io->e[i].strip = true;
+			return;
 		case WF_LABEL:
-			for (i = 0; i < n; i++)
-				add_label(&in[i], f->label);
-			*nout = n;
-			return in;
+			{
+				WideLabel  *l;
+
+				make_writable(io);
+				l = MemoryContextAllocHuge(CurrentMemoryContext,
+										   sizeof(WideLabel) * (Size) io->n);
+				for (i = 0; i < io->n; i++)
+				{
+					l[i].label = f->label;
+					l[i].prev = io->e[i].labels;
+					io->e[i].labels = &l[i];
+					io->e[i].nlabels++;
+				}
+				return;
+			}
 		default:
-			for (i = 0; i < n; i++)
-				if (cell_passes(fc, f, &cells[in[i].cell]))
-					in[k++] = in[i];
-			*nout = k;
-			return in;
+			make_writable(io);
+			for (i = 0; i < io->n; i++)
+			{
+				CHECK_FOR_INTERRUPTS();
+				if (cell_passes(fc, f, &as->cells[io->e[i].cell]))
+					io->e[k++] = io->e[i];
+			}
+			io->n = k;
+			return;
+	}
+}
+
+/*
+ * apply_interleave -- each branch filters the input; the outputs are
+ * merged in cell order, the cells of earlier branches first.  Outputs can
+ * outnumber the input (a branch may itself interleave), so the result
+ * grows as needed, up to as->maxout entries.
+ */
+static void
+apply_interleave(ApplyState *as, const WideFilter *f, Outs *io)
+{
+	WideRowOut *out = NULL;
+	int64		total = 0,
+				cap = 0;
+	int			i,
+				j;
+
+	if (f->nchildren == 0)
+	{
+		io->n = 0;
+		return;
+	}
+	if (f->nchildren == 1)
+	{
+		apply(as, f->children[0], io);
+		return;
+	}
+	for (i = 0; i < f->nchildren; i++)
+	{
+		Outs		b = {io->e, io->n, false};
+
+		CHECK_FOR_INTERRUPTS();
+		apply(as, f->children[i], &b);
+		if (total + b.n > as->maxout)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("row filter output for row \"%.*s\" exceeds " INT64_FORMAT " cells",
+							Min(as->fc->rowlen, 64), as->fc->row, as->maxout),
+					 errdetail("An interleave outputs each cell once per branch that passes it; nested interleaves multiply the output."),
+					 errhint("Use fewer or less nested interleave branches.")));
+		if (total + b.n > cap)
+		{
+			int64		newcap = Min(Max(total + b.n, cap * 2), as->maxout);
+
+			if (out == NULL)
+				out = MemoryContextAllocHuge(CurrentMemoryContext,
+											 sizeof(WideRowOut) * (Size) newcap);
+			else
+				out = repalloc_huge(out, sizeof(WideRowOut) * (Size) newcap);
+			cap = newcap;
+		}
+		for (j = 0; j < b.n; j++)
+		{
+			out[total] = b.e[j];
+			out[total].order = (int) total;
+			total++;
+		}
+		release(&b);
+	}
+	release(io);
+	if (out != NULL)
+	{
+		qsort(out, (size_t) total, sizeof(WideRowOut), out_cmp);
+		io->e = out;
+		io->n = (int) total;
+		io->owned = true;
 	}
 }
 
@@ -688,15 +967,30 @@ WideRowOut *
 WideFilterApply(const WideFilterContext *fc, const WideFilter *f,
 				const WideRowCell *cells, int n, int *nout)
 {
-	WideRowOut *in = palloc0(sizeof(WideRowOut) * Max(n, 1));
+	WideRowOut *in = MemoryContextAllocHuge(CurrentMemoryContext,
+											sizeof(WideRowOut) * (Size) Max(n, 1));
+	ApplyState	as;
+	Outs		io;
 	int			i;
 
 	for (i = 0; i < n; i++)
-		in[i].cell = i;
-	if (f == NULL)
 	{
-		*nout = n;
-		return in;
+		in[i].cell = i;
+		in[i].order = 0;
+		in[i].strip = false;
+		in[i].nlabels = 0;
+		in[i].labels = NULL;
 	}
-	return apply(fc, f, cells, in, n, nout);
+	*nout = n;
+	if (f == NULL)
+		return in;
+	as.fc = fc;
+	as.cells = cells;
+	as.maxout = Max((int64) n, WIDE_FILTER_MAX_OUT);
+	io.e = in;
+	io.n = n;
+	io.owned = true;
+	apply(&as, f, &io);
+	*nout = io.n;
+	return io.e ? io.e : palloc(sizeof(WideRowOut));
 }

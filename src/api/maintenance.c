@@ -33,6 +33,7 @@
 #include "utils/rel.h"
 
 #include "wide.h"
+#include "wide_access.h"
 
 PG_FUNCTION_INFO_V1(wide_compact);
 PG_FUNCTION_INFO_V1(wide_stats);
@@ -47,12 +48,9 @@ wide_compact(PG_FUNCTION_ARGS)
 {
 	Oid			relid = PG_GETARG_OID(0);
 	bool		major = PG_GETARG_BOOL(1);
-	Relation	rel = WideOpenWide(relid, ShareUpdateExclusiveLock);
+	Relation	rel = WideOpenOwned(relid, ShareUpdateExclusiveLock);
 	int			steps = 0;
 
-	if (!pg_class_ownercheck(relid, GetUserId()))
-		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE,
-					   RelationGetRelationName(rel));
 	if (RecoveryInProgress())
 		ereport(ERROR,
 				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
@@ -83,15 +81,24 @@ copy_meta(Relation rel, WideMetaPageData *meta)
 	return true;
 }
 
+/*
+ * open_for_reading -- stats, runs and sample_row_keys need SELECT; runs and
+ * sample_row_keys return row keys, so they are refused where row-level
+ * security applies (fcinfo given), stats returns only sizes.
+ */
 static Relation
-open_for_reading(Oid relid)
+open_for_reading(FunctionCallInfo fcinfo, Oid relid, bool keys)
 {
-	Relation	rel = WideOpenWide(relid, AccessShareLock);
-	AclResult	acl = pg_class_aclcheck(relid, GetUserId(), ACL_SELECT);
+	if (!keys)
+	{
+		Relation	rel;
 
-	if (acl != ACLCHECK_OK)
-		aclcheck_error(acl, OBJECT_TABLE, RelationGetRelationName(rel));
-	return rel;
+		WideCheckPrivileges(relid, ACL_SELECT);
+		rel = WideOpenWide(relid, AccessShareLock);
+		WideCheckPrivileges(relid, ACL_SELECT);
+		return rel;
+	}
+	return WideOpenTable(fcinfo, relid, ACL_SELECT, AccessShareLock);
 }
 
 /*
@@ -101,7 +108,7 @@ Datum
 wide_stats(PG_FUNCTION_ARGS)
 {
 	Oid			relid = PG_GETARG_OID(0);
-	Relation	rel = open_for_reading(relid);
+	Relation	rel = open_for_reading(fcinfo, relid, false);
 	WideMetaPageData meta;
 	TupleDesc	desc;
 	Datum		values[12];
@@ -167,7 +174,7 @@ wide_runs(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	Oid			relid = PG_GETARG_OID(0);
-	Relation	rel = open_for_reading(relid);
+	Relation	rel = open_for_reading(fcinfo, relid, true);
 	WideMetaPageData meta;
 	int			i;
 
@@ -252,7 +259,7 @@ Datum
 wide_sample_row_keys(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	Relation	rel = open_for_reading(PG_GETARG_OID(0));
+	Relation	rel = open_for_reading(fcinfo, PG_GETARG_OID(0), true);
 	WideMetaPageData meta;
 	KeySample  *s;
 	int			n = 0,

@@ -37,6 +37,7 @@
 #include "utils/timestamp.h"
 
 #include "wide.h"
+#include "wide_access.h"
 
 PG_FUNCTION_INFO_V1(wide_set_cell);
 PG_FUNCTION_INFO_V1(wide_delete_cells);
@@ -182,11 +183,14 @@ WideArgCoordinates(FunctionCallInfo fcinfo, Relation rel, const WideSchema *sche
 	int64		ts;
 
 	WideArgBytes(fcinfo, 1, "row_key", &p, &len);
+	WideCheckText(schema->keytype, p, len, "row_key");
 	values[0] = PointerGetDatum(cstring_to_text_with_len(p, len));
 	WideArgBytes(fcinfo, 2, "family", &p, &len);
+	WideCheckText(TEXTOID, p, len, "family");
 	values[1] = PointerGetDatum(cstring_to_text_with_len(p, len));
 	fam = WideFamilyForWrite(rel, schema, p, len);
 	WideArgBytes(fcinfo, 3, "qualifier", &p, &len);
+	WideCheckText(schema->qualtype, p, len, "qualifier");
 	values[2] = PointerGetDatum(cstring_to_text_with_len(p, len));
 	ts = WideArgTimestamp(fcinfo, tsarg, &isnull[3]);
 	values[3] = schema->tstype == TIMESTAMPTZOID ?
@@ -195,29 +199,29 @@ WideArgCoordinates(FunctionCallInfo fcinfo, Relation rel, const WideSchema *sche
 }
 
 /*
- * WideOpenForWrite -- open a wide table for a mutation by the current user.
+ * WideOpenForWrite -- open a wide table for a mutation by the current user,
+ * who must hold every privilege in "mode" (see access.c).
  */
 Relation
 WideOpenForWrite(Oid relid, AclMode mode)
 {
-	Relation	rel = WideOpenWide(relid, RowExclusiveLock);
-	AclResult	acl = pg_class_aclcheck(relid, GetUserId(), mode);
-
-	if (acl != ACLCHECK_OK)
-		aclcheck_error(acl, OBJECT_TABLE, RelationGetRelationName(rel));
-	PreventCommandIfReadOnly("a wide mutation");
-	return rel;
+	return WideOpenTable(NULL, relid, mode, RowExclusiveLock);
 }
 
 /*
  * WideWriteRecords -- append records of the current transaction and
- * command.
+ * command, after checking them all: the caller opened the table for the
+ * privileges these records need, and their text is valid.
  */
 void
 WideWriteRecords(Relation rel, WideCell *cells, int n)
 {
+	const WideSchema *schema = WideGetSchema(rel);
 	int			i;
 
+	WideCheckPrivileges(RelationGetRelid(rel), WideCellsPrivileges(cells, n));
+	for (i = 0; i < n; i++)
+		WideCheckCellText(schema, &cells[i]);
 	for (i = 0; i < n; i++)
 	{
 		cells[i].xmin = GetCurrentTransactionId();
@@ -234,6 +238,7 @@ tombstone(FunctionCallInfo fcinfo, WideKind kind, WideCell *c,
 	memset(c, 0, sizeof(WideCell));
 	c->kind = kind;
 	WideArgBytes(fcinfo, 1, "row_key", &c->key, &c->keylen);
+	WideCheckText(schema->keytype, c->key, c->keylen, "row_key");
 	if (c->keylen == 0 || c->keylen > WIDE_MAX_ROW_KEY)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -247,6 +252,7 @@ tombstone(FunctionCallInfo fcinfo, WideKind kind, WideCell *c,
 		uint32		len;
 
 		WideArgBytes(fcinfo, 2, "family", &c->family, &len);
+		WideCheckText(TEXTOID, c->family, len, "family");
 		f = WideFamilyForWrite(rel, schema, c->family, len);
 		c->famlen = len;
 		c->famid = f->id;
@@ -266,10 +272,7 @@ wide_set_cell(PG_FUNCTION_ARGS)
 	WideCell	cell;
 	const WideFamily *fam;
 
-	if (PG_ARGISNULL(0))
-		ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-						errmsg("table cannot be NULL")));
-	rel = WideOpenForWrite(PG_GETARG_OID(0), ACL_INSERT);
+	rel = WideOpenTable(fcinfo, WideTableArg(fcinfo, 0), ACL_INSERT, RowExclusiveLock);
 	schema = WideGetSchema(rel);
 
 	/* build the row as an INSERT would see it, and reuse its checks */
@@ -299,9 +302,10 @@ wide_delete_cells(PG_FUNCTION_ARGS)
 	int64		from,
 				to;
 
-	rel = WideOpenForWrite(PG_GETARG_OID(0), ACL_DELETE);
+	rel = WideOpenTable(fcinfo, WideTableArg(fcinfo, 0), ACL_DELETE, RowExclusiveLock);
 	tombstone(fcinfo, WIDE_KIND_DEL_CELLS, &c, WideGetSchema(rel), rel);
 	WideArgBytes(fcinfo, 3, "qualifier", &c.qual, &c.quallen);
+	WideCheckText(WideGetSchema(rel)->qualtype, c.qual, c.quallen, "qualifier");
 	if (c.quallen > WIDE_MAX_QUALIFIER)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -327,7 +331,8 @@ wide_delete_cells(PG_FUNCTION_ARGS)
 Datum
 wide_delete_family(PG_FUNCTION_ARGS)
 {
-	Relation	rel = WideOpenForWrite(PG_GETARG_OID(0), ACL_DELETE);
+	Relation	rel = WideOpenTable(fcinfo, WideTableArg(fcinfo, 0), ACL_DELETE,
+									RowExclusiveLock);
 	WideCell	c;
 
 	tombstone(fcinfo, WIDE_KIND_DEL_FAMILY, &c, WideGetSchema(rel), rel);
@@ -342,7 +347,8 @@ wide_delete_family(PG_FUNCTION_ARGS)
 Datum
 wide_delete_row(PG_FUNCTION_ARGS)
 {
-	Relation	rel = WideOpenForWrite(PG_GETARG_OID(0), ACL_DELETE);
+	Relation	rel = WideOpenTable(fcinfo, WideTableArg(fcinfo, 0), ACL_DELETE,
+									RowExclusiveLock);
 	WideCell	c;
 
 	tombstone(fcinfo, WIDE_KIND_DEL_ROW, &c, WideGetSchema(rel), rel);

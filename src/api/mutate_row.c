@@ -47,6 +47,7 @@
 #include "utils/timestamp.h"
 
 #include "wide.h"
+#include "wide_access.h"
 #include "wide_filter.h"
 
 PG_FUNCTION_INFO_V1(wide_mutate_row);
@@ -373,6 +374,39 @@ jsonb_root(Jsonb *j)
 	return v;
 }
 
+/* the privileges the mutations of mutate_rows' entries need */
+static AclMode
+entries_privileges(JsonbContainer *entries)
+{
+	JsonbIterator *it;
+	JsonbValue	e;
+	JsonbIteratorToken tok;
+	AclMode		need = 0;
+
+	if (!JsonContainerIsArray(entries) || JsonContainerIsScalar(entries))
+		return 0;
+	it = JsonbIteratorInit(entries);
+	while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
+	{
+		JsonbValue *muts;
+
+		if (tok != WJB_ELEM || e.type != jbvBinary ||
+			!JsonContainerIsObject(e.val.binary.data))
+			continue;
+		muts = WideJsonField(&e, "mutations");
+		if (muts != NULL && muts->type == jbvBinary)
+			need |= WideMutationsPrivileges(muts->val.binary.data);
+	}
+	return need;
+}
+
+/* what opening for a batch needs: an empty or malformed one, INSERT */
+static AclMode
+batch_privileges(AclMode need)
+{
+	return need != 0 ? need : ACL_INSERT;
+}
+
 /*
  * wide.mutate_row(tbl, row_key, mutations)
  */
@@ -387,14 +421,19 @@ wide_mutate_row(PG_FUNCTION_ARGS)
 	int			n = 0,
 				cap = 8;
 	WideCell   *cells;
+	Oid			relid;
 
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(2))
+	relid = WideTableArg(fcinfo, 0);
+	if (PG_ARGISNULL(2))
 		ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 						errmsg("table and mutations cannot be NULL")));
-	rel = WideOpenForWrite(PG_GETARG_OID(0), ACL_INSERT | ACL_DELETE);
+	arr = jsonb_root(PG_GETARG_JSONB_P(2));
+	rel = WideOpenTable(fcinfo, relid,
+						batch_privileges(WideMutationsPrivileges(arr.val.binary.data)),
+						RowExclusiveLock);
 	schema = WideGetSchema(rel);
 	WideArgBytes(fcinfo, 1, "row_key", &key, &keylen);
-	arr = jsonb_root(PG_GETARG_JSONB_P(2));
+	WideCheckText(schema->keytype, key, keylen, "row_key");
 	cells = palloc(sizeof(WideCell) * cap);
 	row_mutations(rel, schema, key, keylen, &arr, "$", &cells, &n, &cap);
 	WideWriteRecords(rel, cells, n);
@@ -418,13 +457,17 @@ wide_mutate_rows(PG_FUNCTION_ARGS)
 				cap = 64,
 				i = 0;
 	WideCell   *cells;
+	Oid			relid;
 
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+	relid = WideTableArg(fcinfo, 0);
+	if (PG_ARGISNULL(1))
 		ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 						errmsg("table and entries cannot be NULL")));
-	rel = WideOpenForWrite(PG_GETARG_OID(0), ACL_INSERT | ACL_DELETE);
-	schema = WideGetSchema(rel);
 	root = jsonb_root(PG_GETARG_JSONB_P(1));
+	rel = WideOpenTable(fcinfo, relid,
+						batch_privileges(entries_privileges(root.val.binary.data)),
+						RowExclusiveLock);
+	schema = WideGetSchema(rel);
 	if (!JsonContainerIsArray(root.val.binary.data) || JsonContainerIsScalar(root.val.binary.data))
 		bad_mutation("$", "Entries are a JSON array of {\"row_key\": k, \"mutations\": [...]}.");
 	cells = palloc(sizeof(WideCell) * cap);

@@ -44,6 +44,7 @@
 #include "utils/typcache.h"
 
 #include "wide.h"
+#include "wide_access.h"
 #include "wide_filter.h"
 
 PG_FUNCTION_INFO_V1(wide_read_rows);
@@ -247,6 +248,7 @@ row_set(FunctionCallInfo fcinfo, int *nranges, bool *whole)
 			text	   *t;
 			WideKeyRange *r;
 
+			CHECK_FOR_INTERRUPTS();
 			if (nulls[i])
 				ereport(ERROR,
 						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -362,11 +364,13 @@ emit_cell(ReadState *st, WideRowCell *c, const WideRowOut *o)
 		Datum	   *labels;
 		int			i,
 					n = o ? o->nlabels : 0;
+		const WideLabel *l;
 
 		out[0] = HeapTupleGetDatum(tup);
 		labels = palloc(sizeof(Datum) * Max(n, 1));
-		for (i = 0; i < n; i++)
-			labels[i] = CStringGetTextDatum(o->labels[i]);
+		/* the list has the last label first; the array, the first */
+		for (i = n - 1, l = o ? o->labels : NULL; i >= 0; i--, l = l->prev)
+			labels[i] = CStringGetTextDatum(l->label);
 		out[1] = PointerGetDatum(construct_array(labels, n, TEXTOID, -1, false,
 												 TYPALIGN_INT));
 		tuplestore_putvalues(st->rsinfo->setResult, st->rsinfo->setDesc, out, outnull);
@@ -438,10 +442,9 @@ add_cell(ReadState *st, const WideCell *cell)
 
 	if (st->ncells == st->maxcells)
 	{
-		old = MemoryContextSwitchTo(st->rsinfo->econtext->ecxt_per_query_memory);
+		/* grows in the context of the read (st->cells was allocated there) */
 		st->maxcells *= 2;
-		st->cells = repalloc(st->cells, sizeof(WideRowCell) * st->maxcells);
-		MemoryContextSwitchTo(old);
+		st->cells = repalloc_huge(st->cells, sizeof(WideRowCell) * (Size) st->maxcells);
 	}
 	old = MemoryContextSwitchTo(st->rowcxt);
 	copy_cell(st->schema, st->rowdesc, cell, &st->cells[st->ncells++]);
@@ -462,20 +465,38 @@ WideReadRow(Relation rel, const WideSchema *schema, Snapshot snapshot,
 	int			n = 0,
 				cap = 16;
 
+	MemoryContext readcxt,
+				old;
+
 	memset(&range, 0, sizeof(range));
 	range.has_start = range.has_end = range.start_incl = range.end_incl = true;
 	range.is_point = true;
 	range.start = range.end = key;
 	range.startlen = range.endlen = keylen;
 	*cells = palloc(sizeof(WideRowCell) * cap);
+
+	/* the reader's own memory goes with it; the cells stay */
+	readcxt = AllocSetContextCreate(CurrentMemoryContext, "wide read row",
+									ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(readcxt);
 	r = WideReaderBegin(rel, snapshot, WideReaderNow(), &range);
-	while ((cell = WideReaderNext(r)) != NULL)
+	MemoryContextSwitchTo(old);
+	for (;;)
 	{
+		CHECK_FOR_INTERRUPTS();
+		MemoryContextSwitchTo(readcxt);
+		cell = WideReaderNext(r);
+		MemoryContextSwitchTo(old);
+		if (cell == NULL)
+			break;
 		if (n == cap)
-			*cells = repalloc(*cells, sizeof(WideRowCell) * (cap *= 2));
+			*cells = repalloc_huge(*cells, sizeof(WideRowCell) * (Size) (cap *= 2));
 		copy_cell(schema, RelationGetDescr(rel), cell, &(*cells)[n++]);
 	}
+	MemoryContextSwitchTo(readcxt);
 	WideReaderEnd(r);
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(readcxt);
 	return n;
 }
 
@@ -767,6 +788,14 @@ wide_read_row(PG_FUNCTION_ARGS)
 					 &r, 1, false, false);
 }
 
+/*
+ * read_rows -- the read itself.  Everything it allocates lives in a
+ * context of the call, deleted at its end (a read_row per row of a LATERAL
+ * join must not pile up in per-query memory); each range of the row set
+ * is read in a context reset after it (a million point reads cost the
+ * memory of one), and each row in a context reset after it.  Only the
+ * result tuplestore outlives the call.
+ */
 static Datum
 read_rows(FunctionCallInfo fcinfo, Oid relid, int64 limit, Jsonb *filter,
 		  WideKeyRange *ranges, int nranges, bool whole, bool reversed)
@@ -774,15 +803,15 @@ read_rows(FunctionCallInfo fcinfo, Oid relid, int64 limit, Jsonb *filter,
 	ReadState	st;
 	int			i;
 	bool		isvarlena;
+	MemoryContext callcxt,
+				rangecxt,
+				old;
 
+	callcxt = AllocSetContextCreate(CurrentMemoryContext, "wide read",
+									ALLOCSET_DEFAULT_SIZES);
 	memset(&st, 0, sizeof(st));
-	st.rel = relation_open(relid, AccessShareLock);
-	{
-		AclResult	acl = pg_class_aclcheck(relid, GetUserId(), ACL_SELECT);
-
-		if (acl != ACLCHECK_OK)
-			aclcheck_error(acl, OBJECT_TABLE, RelationGetRelationName(st.rel));
-	}
+	st.rel = WideOpenTable(fcinfo, relid, ACL_SELECT, AccessShareLock);
+	old = MemoryContextSwitchTo(callcxt);
 	st.schema = WideSchemaCopy(st.rel);
 	st.rowdesc = RelationGetDescr(st.rel);
 	st.limit = limit;
@@ -797,10 +826,11 @@ read_rows(FunctionCallInfo fcinfo, Oid relid, int64 limit, Jsonb *filter,
 	initStringInfo(&st.last);
 	initStringInfo(&st.row);
 	st.maxcells = 64;
-	st.cells = MemoryContextAlloc(st.rsinfo->econtext->ecxt_per_query_memory,
-								  sizeof(WideRowCell) * st.maxcells);
-	st.rowcxt = AllocSetContextCreate(CurrentMemoryContext, "wide read row",
+	st.cells = palloc(sizeof(WideRowCell) * st.maxcells);
+	st.rowcxt = AllocSetContextCreate(callcxt, "wide read row",
 									  ALLOCSET_DEFAULT_SIZES);
+	rangecxt = AllocSetContextCreate(callcxt, "wide read range",
+									 ALLOCSET_DEFAULT_SIZES);
 	if (st.limit == 0)
 		st.full = true;
 
@@ -809,23 +839,30 @@ read_rows(FunctionCallInfo fcinfo, Oid relid, int64 limit, Jsonb *filter,
 		WideKeyRange all;
 
 		memset(&all, 0, sizeof(all));
+		MemoryContextSwitchTo(rangecxt);
 		if (reversed)
 			read_range_reversed(&st, &all);
 		else
 			read_range(&st, &all);
+		MemoryContextSwitchTo(callcxt);
+		MemoryContextReset(rangecxt);
 	}
-	if (reversed)
+	if (reversed && nranges > 1)
+		qsort(ranges, nranges, sizeof(WideKeyRange), rowset_order_reversed);
+	for (i = 0; i < nranges && !st.full; i++)
 	{
-		if (nranges > 1)
-			qsort(ranges, nranges, sizeof(WideKeyRange), rowset_order_reversed);
-		for (i = 0; i < nranges && !st.full; i++)
+		CHECK_FOR_INTERRUPTS();
+		MemoryContextSwitchTo(rangecxt);
+		if (reversed)
 			read_range_reversed(&st, &ranges[i]);
-	}
-	else
-		for (i = 0; i < nranges && !st.full; i++)
+		else
 			read_range(&st, &ranges[i]);
+		MemoryContextSwitchTo(callcxt);
+		MemoryContextReset(rangecxt);
+	}
 
-	MemoryContextDelete(st.rowcxt);
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(callcxt);
 	relation_close(st.rel, NoLock);
 	return (Datum) 0;
 }

@@ -35,6 +35,7 @@
 #include "utils/rel.h"
 
 #include "wide.h"
+#include "wide_access.h"
 
 PG_FUNCTION_INFO_V1(wide_verify);
 
@@ -99,6 +100,33 @@ claim(Verify *v, const char *object, BlockNumber start, uint32 n)
 	}
 }
 
+static void verify_blob(Verify *v, const char *object, WideBlobRef ref);
+
+/* the value of an aggregate record must be one its family can fold */
+static bool
+acc_value_ok(Verify *v, const WideCell *c)
+{
+	const WideSchema *schema = WideGetSchema(v->rel);
+	int			i;
+
+	if (c->kind != WIDE_KIND_ADD && c->kind != WIDE_KIND_MERGE)
+		return true;
+	if (c->value == NULL)
+		return true;			/* in a blob: not read here */
+	for (i = 0; i < schema->nfamilies; i++)
+	{
+		const WideFamily *f = &schema->families[i];
+
+		if (f->id != c->famid)
+			continue;
+		if (f->aggregate == WIDE_AGG_HLL && c->kind == WIDE_KIND_MERGE)
+			return WideHllCheck(c->value, c->vallen) == NULL;
+		if (f->aggregate != WIDE_AGG_NONE)
+			return c->vallen == sizeof(int64);
+	}
+	return true;
+}
+
 /* ----------------------------------------------------------------
  *	Write area
  * ----------------------------------------------------------------
@@ -120,7 +148,6 @@ verify_lane(Verify *v, const char *object, BlockNumber head, uint32 gen)
 			report(v, object, "chain reaches invalid block %u", blk);
 			return;
 		}
-		claim(v, object, blk, 1);
 		buf = ReadBuffer(v->rel, blk);
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		page = BufferGetPage(buf);
@@ -135,15 +162,25 @@ verify_lane(Verify *v, const char *object, BlockNumber head, uint32 gen)
 				   WidePageGetOpaque(page)->owner, gen);
 		for (off = FirstOffsetNumber; off <= PageGetMaxOffsetNumber(page); off++)
 		{
-			ItemId		id = PageGetItemId(page, off);
 			WideCell	c;
+			Size		len;
+			bool		bad;
+			const char *rec = WideRecordItem(page, off, &len, &bad);
 
-			if (!ItemIdIsNormal(id))
+			if (bad)
+			{
+				report(v, object, "item %u of block %u lies outside the page", off, blk);
+				break;
+			}
+			if (rec == NULL)
 				continue;
-			if (!WideRecordDecode(PageGetItem(page, id), ItemIdGetLength(id), &c))
+			if (!WideRecordDecode(rec, len, &c))
 				report(v, object, "record %u of block %u does not decode", off, blk);
+			else if (!acc_value_ok(v, &c))
+				report(v, object, "record %u of block %u holds a malformed aggregate value",
+					   off, blk);
 			else if (c.flags & (WIDE_REC_VALUE_BLOB | WIDE_REC_BODY_BLOB))
-				claim(v, object, c.blob.first, WideBlobPages(c.blob.length));
+				verify_blob(v, object, c.blob);
 		}
 		blk = WidePageGetOpaque(page)->next;
 		UnlockReleaseBuffer(buf);
@@ -157,19 +194,35 @@ verify_lane(Verify *v, const char *object, BlockNumber head, uint32 gen)
 static void
 verify_blob(Verify *v, const char *object, WideBlobRef ref)
 {
-	Buffer		buf;
-	Page		page;
+	uint32		n = WideBlobPages(ref.length);
+	uint32		i;
 
-	claim(v, object, ref.first, WideBlobPages(ref.length));
-	if (ref.first >= v->nblocks)
+	claim(v, object, ref.first, n);
+	if (ref.first == WIDE_META_BLKNO || (uint64) ref.first + n > v->nblocks)
 		return;
-	buf = ReadBuffer(v->rel, ref.first);
-	LockBuffer(buf, BUFFER_LOCK_SHARE);
-	page = BufferGetPage(buf);
-	if (PageIsNew(page) || WidePageGetOpaque(page)->page_type != WIDE_PAGE_BLOB ||
-		WidePageGetOpaque(page)->owner != ref.first)
-		report(v, object, "value at block %u is not a blob", ref.first);
-	UnlockReleaseBuffer(buf);
+	for (i = 0; i < n; i++)
+	{
+		Buffer		buf = ReadBuffer(v->rel, ref.first + i);
+		Page		page;
+		const char *problem = NULL;
+
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		if (PageIsNew(page) || WidePageGetOpaque(page)->page_type != WIDE_PAGE_BLOB)
+			problem = "is not a blob page";
+		else if (WidePageGetOpaque(page)->owner != ref.first)
+			problem = "belongs to another value";
+		else if (((PageHeader) page)->pd_lower - MAXALIGN(SizeOfPageHeaderData) !=
+				 Min(ref.length - i * WIDE_PAGE_CAPACITY, WIDE_PAGE_CAPACITY))
+			problem = "holds the wrong number of bytes";
+		UnlockReleaseBuffer(buf);
+		if (problem)
+		{
+			report(v, object, "block %u of the value at block %u %s",
+				   ref.first + i, ref.first, problem);
+			return;
+		}
+	}
 }
 
 /* a blob a record refers to must be one the segment owns */
@@ -201,6 +254,8 @@ verify_segment(Verify *v, const char *object, const WideRunData *run)
 	initStringInfo(&prevbuf);
 	if (seg->segid != run->segid)
 		report(v, object, "header names segment %u", seg->segid);
+	if (seg->max_seq + run->seq_base != run->max_seq)
+		report(v, object, "header's largest sequence number does not match the metapage");
 	for (i = 0; i < seg->nroots; i++)
 		claim(v, object, seg->roots[i], 1);
 	for (i = 0; i < seg->nextents; i++)
@@ -262,6 +317,9 @@ verify_segment(Verify *v, const char *object, const WideRunData *run)
 							   (unsigned long long) e->offset);
 				if (c->flags & WIDE_REC_VALUE_BLOB)
 					verify_blob_ref(v, object, seg, c->blob);
+				if (!acc_value_ok(v, c))
+					report(v, object, "a record of the data block at %llu holds a malformed aggregate value",
+						   (unsigned long long) e->offset);
 				max_seq = Max(max_seq, c->seq);
 				resetStringInfo(&prevbuf);
 				appendBinaryStringInfo(&prevbuf, c->key, c->keylen);
@@ -338,6 +396,38 @@ check_segment(Verify *v, const char *object, const void *arg)
 	verify_segment(v, object, (const WideRunData *) arg);
 }
 
+/* a freed segment: its header chain must still load (space.c reuses it) */
+static void
+check_free_segment(Verify *v, const char *object, const void *arg)
+{
+	WideSegmentFree(WideSegmentLoad(v->rel, *(const BlockNumber *) arg, false));
+}
+
+/* a freed chain of pages: npages links within the table */
+static void
+check_free_chain(Verify *v, const char *object, const void *arg)
+{
+	const WideFreeEntry *e = arg;
+	BlockNumber blk = e->start;
+	uint32		i;
+
+	for (i = 0; i < e->npages; i++)
+	{
+		Buffer		buf;
+
+		if (blk == WIDE_META_BLKNO || blk >= v->nblocks)
+		{
+			report(v, object, "chain reaches invalid block %u", blk);
+			return;
+		}
+		buf = ReadBuffer(v->rel, blk);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		blk = PageIsNew(BufferGetPage(buf)) ? InvalidBlockNumber :
+			WidePageGetOpaque(BufferGetPage(buf))->next;
+		UnlockReleaseBuffer(buf);
+	}
+}
+
 typedef struct LaneArg
 {
 	BlockNumber head;
@@ -367,9 +457,7 @@ wide_verify(PG_FUNCTION_ARGS)
 
 	InitMaterializedSRF(fcinfo, 0);
 	v.rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	v.rel = WideOpenWide(relid, AccessShareLock);
-	if (!pg_class_ownercheck(relid, GetUserId()))
-		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, RelationGetRelationName(v.rel));
+	v.rel = WideOpenOwned(relid, AccessShareLock);
 
 	v.nblocks = RelationGetNumberOfBlocks(v.rel);
 	if (v.nblocks == 0)
@@ -433,6 +521,10 @@ wide_verify(PG_FUNCTION_ARGS)
 			claim(&v, object, e->start, e->npages);
 		else if (e->start >= v.nblocks)
 			report(&v, object, "refers to block %u beyond the end of the table", e->start);
+		else if (e->kind == WIDE_FREE_SEGMENT)
+			guarded(&v, object, check_free_segment, &e->start);
+		else if (e->kind == WIDE_FREE_CHAIN)
+			guarded(&v, object, check_free_chain, e);
 	}
 
 	relation_close(v.rel, AccessShareLock);

@@ -50,7 +50,7 @@ typedef struct WideFilter
 	int64		n;				/* offset or limit */
 	double		p;				/* row sample probability */
 	int64		ts_from;		/* included */
-	int64		ts_to;			/* excluded */
+	int64		ts_to;			/* excluded; WIDE_TS_NO_END: no end */
 	char	   *family;			/* column range */
 	int			familylen;
 	bool		has_lo,
@@ -90,15 +90,28 @@ typedef struct WideRowCell
 	bool		nulls[5];
 } WideRowCell;
 
+/* a label of an output entry; entries share their older labels */
+typedef struct WideLabel
+{
+	const char *label;
+	const struct WideLabel *prev;	/* the label applied before, or NULL */
+} WideLabel;
+
 /* an output of a filter: which cell, with what labels */
 typedef struct WideRowOut
 {
 	int			cell;			/* index into the row's cells */
-	int			branch;			/* interleave: which branch (for order) */
+	int			order;			/* interleave: place before merging */
 	bool		strip;			/* strip_value_transformer */
 	int			nlabels;
-	const char **labels;
+	const WideLabel *labels;	/* the last label applied first */
 } WideRowOut;
+
+/*
+ * most output entries of a filter for one row, unless the row has more
+ * cells (interleave multiplies its input)
+ */
+#define WIDE_FILTER_MAX_OUT		((int64) 1 << 22)
 
 /* jsonargs.c */
 extern JsonbValue *WideJsonField(JsonbValue *obj, const char *name);

@@ -266,21 +266,31 @@ WideHllCheck(const char *data, uint32 len)
 	return "Its encoding is neither sparse nor dense.";
 }
 
-/* fold a sketch (checked) into dense registers */
+/* an accumulator as stored is malformed: the table is damaged */
+static void
+acc_corrupt(const char *what, uint32 len, const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("wide aggregate cell holds a malformed %s of %u bytes", what, len),
+			 detail ? errdetail_internal("%s", detail) : 0,
+			 errhint("Run wide.verify() on the table, and restore it from a backup if it reports corruption.")));
+}
+
+/* fold a sketch into dense registers; a malformed one is corruption */
 static void
 hll_merge_sketch(uint8 *regs, const char *data, uint32 len)
 {
 	const uint8 *p = (const uint8 *) data;
+	const char *problem = WideHllCheck(data, len);
 	uint32		i;
 
-	if (len < HLL_HEADER)
-		elog(ERROR, "HyperLogLog sketch of %u bytes is too short", len);
+	if (problem != NULL)
+		acc_corrupt("HyperLogLog sketch", len, problem);
 	if (p[3] == HLL_DENSE)
 	{
 		const uint8 *src = p + HLL_HEADER;
 
-		if (len != HLL_HEADER + WIDE_HLL_M)
-			elog(ERROR, "dense HyperLogLog sketch of %u bytes", len);
 		for (i = 0; i < WIDE_HLL_M; i++)
 			regs[i] = Max(regs[i], src[i]);
 	}
@@ -455,7 +465,7 @@ WideAccFold(WideAcc *a, uint8 kind, const char *value, uint32 len)
 			uint64		h;
 
 			if (len != sizeof(uint64))
-				elog(ERROR, "HyperLogLog input record of %u bytes", len);
+				acc_corrupt("HyperLogLog input", len, NULL);
 			memcpy(&h, value, sizeof(uint64));
 			hll_add_hash(a->regs, h);
 		}
@@ -469,7 +479,7 @@ WideAccFold(WideAcc *a, uint8 kind, const char *value, uint32 len)
 		int64		v;
 
 		if (len != sizeof(int64))
-			elog(ERROR, "aggregate record of %u bytes", len);
+			acc_corrupt("accumulator", len, NULL);
 		memcpy(&v, value, sizeof(int64));
 		if (a->empty)
 			a->i = v;

@@ -29,6 +29,7 @@
 #include "utils/rel.h"
 
 #include "wide.h"
+#include "manifest.h"
 
 /*
  * WideBlobPages -- pages of a blob of len bytes.
@@ -82,30 +83,62 @@ WideBlobWriteRest(Relation rel, WideBlobRef ref, uint32 from, const char *data)
 WideBlobRef
 WideBlobWrite(Relation rel, const char *data, uint32 len)
 {
-	Buffer		metabuf = WideReadMeta(rel, BUFFER_LOCK_EXCLUSIVE);
-	GenericXLogState *state = GenericXLogStart(rel);
-	WideMetaPage meta = WidePageGetMeta(GenericXLogRegisterBuffer(state, metabuf, 0));
+	WideManifestTx tx;
+	WideMetaPage meta;
 	WideBlobRef ref;
 	uint32		got;
 
+	/* unregistered until its segment is published (manifest.c, M2) */
+	Assert(WideManifestMayAllocate(rel));
+	meta = WideManifestBegin(rel, &tx);
+
 	ref.length = len;
 	ref.first = WideSpaceAlloc(rel, meta, WideBlobPages(len), true, &got);
-	GenericXLogFinish(state);
-	UnlockReleaseBuffer(metabuf);
+	(void) WideManifestCommit(&tx);
 	WideBlobWriteRest(rel, ref, 0, data);
 	return ref;
 }
 
+/* a blob that cannot be read: the table is damaged */
+static void
+blob_corrupt(Relation rel, WideBlobRef ref, BlockNumber blkno, const char *why)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("wide table \"%s\" has a broken value at block %u",
+					RelationGetRelationName(rel), blkno),
+			 errdetail("The value of %u bytes starting at block %u could not be read: %s.",
+					   ref.length, ref.first, why),
+			 errhint("Run wide.verify() on the table, and restore it from a backup if it reports corruption.")));
+}
+
 /*
- * WideBlobRead -- return a palloc'd copy of a blob's bytes.
+ * WideBlobCheckRef -- fail unless a reference (as read from disk) names
+ * pages within the table: checked before anything is allocated for it.
+ */
+void
+WideBlobCheckRef(Relation rel, WideBlobRef ref)
+{
+	uint64		end = (uint64) ref.first + WideBlobPages(ref.length);
+
+	if (ref.first == WIDE_META_BLKNO || ref.first == InvalidBlockNumber ||
+		end > RelationGetNumberOfBlocks(rel))
+		blob_corrupt(rel, ref, ref.first, "it lies outside the table");
+}
+
+/*
+ * WideBlobRead -- return a palloc'd copy of a blob's bytes.  Every page
+ * must be a blob page of this blob holding exactly its share of the bytes.
  */
 char *
 WideBlobRead(Relation rel, WideBlobRef ref)
 {
-	char	   *out = palloc(Max(ref.length, 1));
+	char	   *out;
 	uint32		n = WideBlobPages(ref.length);
 	uint32		i;
 
+	WideBlobCheckRef(rel, ref);
+	out = palloc(Max(ref.length, 1));
 	for (i = 0; i < n; i++)
 	{
 		Buffer		buf;
@@ -118,13 +151,14 @@ WideBlobRead(Relation rel, WideBlobRef ref)
 		page = BufferGetPage(buf);
 		have = ((PageHeader) page)->pd_lower - MAXALIGN(SizeOfPageHeaderData);
 		if (WidePageGetOpaque(page)->owner != ref.first || have != want)
-			ereport(ERROR,
-					(errcode(ERRCODE_DATA_CORRUPTED),
-					 errmsg("wide table \"%s\" has a broken value at block %u",
-							RelationGetRelationName(rel), ref.first + i),
-					 errdetail("The value of %u bytes starting at block %u could not be read.",
-							   ref.length, ref.first),
-					 errhint("Run wide.verify() on the table, and restore it from a backup if it reports corruption.")));
+		{
+			bool		other = WidePageGetOpaque(page)->owner != ref.first;
+
+			UnlockReleaseBuffer(buf);
+			blob_corrupt(rel, ref, ref.first + i,
+						 other ? "a page belongs to another value" :
+						 "a page holds the wrong number of bytes");
+		}
 		memcpy(out + i * WIDE_PAGE_CAPACITY, PageGetContents(page), have);
 		UnlockReleaseBuffer(buf);
 	}

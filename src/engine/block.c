@@ -38,6 +38,8 @@
  */
 #include "postgres.h"
 
+#include "access/transam.h"
+
 #include "engine/coding.h"
 #include "wide.h"
 
@@ -331,6 +333,8 @@ WideBlockIterInit(WideBlockIter *it, const char *data, Size len, int16 typlen,
 	it->famid = 0;
 	it->ts = 0;
 	it->seq = 0;
+	/* blocks are written after their records' transactions started */
+	it->next_xid = XidFromFullTransactionId(ReadNextFullTransactionId());
 	if (!(p = get_varint(p, end, &ncells)) || !(p = get_varint(p, end, &arena)) ||
 		!(p = get_varint(p, end, &keylen)) || !(p = get_varint(p, end, &tslen)) ||
 		!(p = get_varint(p, end, &auxlen)) ||
@@ -463,16 +467,17 @@ WideBlockIterNext(WideBlockIter *it, WideCell *c)
 		c->qual_datum = it->qual_datum;
 	}
 
+	/* (wrapping arithmetic: a damaged delta must not be undefined) */
 	if (!(it->t = get_zigzag(it->t, it->tend, &delta)))
 		BAD();
-	it->ts -= delta;
+	it->ts = (int64) ((uint64) it->ts - (uint64) delta);
 	c->ts = it->ts;
 	c->ts_to = PG_INT64_MAX;
 	if (c->kind == WIDE_KIND_DEL_CELLS)
 	{
 		if (!(it->t = get_zigzag(it->t, it->tend, &delta)))
 			BAD();
-		c->ts_to = it->ts + delta;
+		c->ts_to = (int64) ((uint64) it->ts + (uint64) delta);
 	}
 
 	if (flags & F_HAS_SEQ)
@@ -488,6 +493,10 @@ WideBlockIterNext(WideBlockIter *it, WideCell *c)
 	{
 		if (!(it->a = get_u32v(it->a, it->aend, &c->xmin)) ||
 			!(it->a = get_u32v(it->a, it->aend, &c->cmin)))
+			BAD();
+		/* an xmin from the future would send visibility checks to clog */
+		if (TransactionIdIsNormal(c->xmin) &&
+			!TransactionIdPrecedes(c->xmin, it->next_xid))
 			BAD();
 	}
 	else

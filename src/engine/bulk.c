@@ -20,8 +20,12 @@
  * as is, without a rewrite.
  *
  * Nothing is written until a buffer is full or the COPY ends
- * (finish_bulk_insert); an error discards the buffer.  A run written but not
- * registered (error, crash) is reclaimed by VACUUM's sweep.
+ * (finish_bulk_insert); an error discards the buffer.  Pages written and not
+ * registered yet (the run's blobs, then its segment) are not referenced by
+ * the metapage, so the load holds the allocation guard (manifest.c, M2)
+ * from its first row to the end of its transaction: VACUUM's sweep does not
+ * free them under it.  A run written but never registered (error, crash) is
+ * reclaimed by a later sweep.
  *
  * IDENTIFICATION
  *	  src/engine/bulk.c
@@ -39,6 +43,7 @@
 #include "utils/rel.h"
 
 #include "wide.h"
+#include "manifest.h"
 
 int			wide_bulk_memory = 64 * 1024;	/* kB */
 
@@ -77,9 +82,8 @@ register_run(Relation rel, WideRunData *run, uint64 n)
 {
 	for (;;)
 	{
-		Buffer		metabuf = WideReadMeta(rel, BUFFER_LOCK_EXCLUSIVE);
-		GenericXLogState *state = GenericXLogStart(rel);
-		WideMetaPage meta = WidePageGetMeta(GenericXLogRegisterBuffer(state, metabuf, 0));
+		WideManifestTx tx;
+		WideMetaPage meta = WideManifestBegin(rel, &tx);
 		uint64		base;
 		XLogRecPtr	lsn;
 
@@ -90,16 +94,16 @@ register_run(Relation rel, WideRunData *run, uint64 n)
 			run->min_seq += base;
 			run->max_seq += base;
 			run->gen = meta->generation;
-			meta->waruns[meta->nwaruns++] = *run;
-			lsn = GenericXLogFinish(state);
+			if (!WideManifestAddWARun(meta, run))
+				elog(ERROR, "no room for a write-area run");	/* checked above */
+			lsn = WideManifestLog(&tx);
 			WideSeqAfterWrite(rel, base + n - 1, lsn);
-			UnlockReleaseBuffer(metabuf);
+			WideManifestRelease(&tx);
 			return;
 		}
 
 		/* no room: flush the write area (waiting for a flush under way) */
-		GenericXLogAbort(state);
-		UnlockReleaseBuffer(metabuf);
+		WideManifestAbort(&tx);
 		LockRelation(rel, ShareUpdateExclusiveLock);
 		WideFlush(rel);
 		UnlockRelation(rel, ShareUpdateExclusiveLock);
@@ -168,6 +172,9 @@ WideBulkAdd(Relation rel, WideCell *cells, int n)
 		bulk->sorter = WideSorterBegin();
 		MemoryContextSwitchTo(old);
 	}
+
+	/* before the first page this load owns unregistered */
+	WideManifestGuardAllocations(rel);
 
 	old = MemoryContextSwitchTo(bulk->cxt);
 	for (i = 0; i < n; i++)

@@ -40,6 +40,7 @@
 #include "utils/rel.h"
 
 #include "wide.h"
+#include "manifest.h"
 
 int			wide_max_runs = 8;
 double		wide_compaction_ratio = 2.0;
@@ -126,8 +127,7 @@ compact_runs(Relation rel, const WideRunData *runs, int lo, int hi)
 	bool		have_run;
 	const WideBlobRef *kept;
 	int			nkept;
-	Buffer		metabuf;
-	GenericXLogState *state;
+	WideManifestTx tx;
 	WideMetaPage meta;
 	int			i;
 	int			nblobs = 0;
@@ -161,30 +161,15 @@ compact_runs(Relation rel, const WideRunData *runs, int lo, int hi)
 	kept = WideSegmentWriterBlobs(w, &nkept);
 
 	/* publish: the new run replaces the inputs */
-	metabuf = WideReadMeta(rel, BUFFER_LOCK_EXCLUSIVE);
-	state = GenericXLogStart(rel);
-	meta = WidePageGetMeta(GenericXLogRegisterBuffer(state, metabuf, 0));
-	for (i = lo; i <= hi; i++)
-		if (i >= (int) meta->nruns || meta->runs[i].segid != runs[i].segid)
-			elog(ERROR, "runs of \"%s\" changed during compaction",
-				 RelationGetRelationName(rel));
+	WideManifestLogHorizon(rel);	/* manifest.c, M5 */
+	meta = WideManifestBegin(rel, &tx);
+	WideManifestReplaceRuns(rel, meta, lo, hi, runs + lo, have_run ? &run : NULL);
 	for (i = lo; i <= hi; i++)
 		(void) WideSpaceFree(meta, WIDE_FREE_SEGMENT, runs[i].root, 0);
 	WideFreeBlobsNotKept(meta, blobs, nblobs, kept, nkept);
-	{
-		int			nnew = have_run ? 1 : 0;
-		int			tail = meta->nruns - hi - 1;
-
-		if (have_run)
-			meta->runs[lo] = run;
-		memmove(&meta->runs[lo + nnew], &meta->runs[hi + 1],
-				sizeof(WideRunData) * tail);
-		meta->nruns = lo + nnew + tail;
-	}
 	meta->version_counter++;
 	meta->compactions++;
-	GenericXLogFinish(state);
-	UnlockReleaseBuffer(metabuf);
+	(void) WideManifestCommit(&tx);
 
 	for (i = lo; i <= hi; i++)
 		WideSegIterEnd(its[i - lo]);

@@ -80,10 +80,13 @@ WideBlockStore(const char *raw, Size len, StringInfo out)
 /*
  * WideBlockLoad -- check and unframe a stored block.  Returns the raw bytes
  * (palloc'd, or "stored" itself when kept raw) and their length, or NULL
- * with *why set if the block is damaged.
+ * with *why set if the block is damaged.  A frame declaring more than
+ * maxraw bytes (what a block of its kind can hold) is damaged: nothing is
+ * allocated for it.
  */
 char *
-WideBlockLoad(const char *stored, Size len, Size *rawlen, const char **why)
+WideBlockLoad(const char *stored, Size len, Size maxraw, Size *rawlen,
+			  const char **why)
 {
 	uint32		crc;
 	uint8		type;
@@ -115,7 +118,7 @@ WideBlockLoad(const char *stored, Size len, Size *rawlen, const char **why)
 	}
 	size = ZSTD_getFrameContentSize(stored, len - 5);
 	if (size == ZSTD_CONTENTSIZE_UNKNOWN || size == ZSTD_CONTENTSIZE_ERROR ||
-		size > MaxAllocSize)
+		size > maxraw || size > MaxAllocSize)
 	{
 		*why = "bad compressed frame";
 		return NULL;

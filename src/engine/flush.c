@@ -44,6 +44,7 @@
 #include "utils/rel.h"
 
 #include "wide.h"
+#include "manifest.h"
 
 int			wide_flush_threshold = 2048;	/* pages (16 MB) */
 
@@ -108,15 +109,6 @@ seg_next(void *arg, WideCell *cell)
 	return WideSegIterNext((WideSegIter *) arg, cell);
 }
 
-/* remove waruns[i] from the metapage */
-static void
-remove_warun(WideMetaPage meta, int i)
-{
-	memmove(&meta->waruns[i], &meta->waruns[i + 1],
-			sizeof(WideRunData) * (meta->nwaruns - i - 1));
-	meta->nwaruns--;
-}
-
 /*
  * WideFlush -- move the write area into a new run.  Returns false if there
  * was nothing to flush.
@@ -129,7 +121,7 @@ WideFlush(Relation rel)
 	MemoryContext old = MemoryContextSwitchTo(cxt);
 	WideSchema *schema = WideSchemaCommitted(rel);
 	Buffer		metabuf;
-	GenericXLogState *state;
+	WideManifestTx tx;
 	WideMetaPage meta;
 	WideLane	sealed[WIDE_NLANES];
 	BlockNumber heads[WIDE_NLANES];
@@ -167,9 +159,7 @@ WideFlush(Relation rel)
 	WideCompactForRoom(rel, WIDE_MAX_WA_RUNS + 1);
 
 	/* 1. seal the current generation (or take one a failed flush sealed) */
-	metabuf = WideReadMeta(rel, BUFFER_LOCK_EXCLUSIVE);
-	state = GenericXLogStart(rel);
-	meta = WidePageGetMeta(GenericXLogRegisterBuffer(state, metabuf, 0));
+	meta = WideManifestBegin(rel, &tx);
 	if (meta->flushing == 0)
 	{
 		bool		any = false;
@@ -180,8 +170,7 @@ WideFlush(Relation rel)
 			any |= meta->waruns[i].gen == meta->generation;
 		if (!any)
 		{
-			GenericXLogAbort(state);
-			UnlockReleaseBuffer(metabuf);
+			WideManifestAbort(&tx);
 			MemoryContextSwitchTo(old);
 			MemoryContextDelete(cxt);
 			return false;
@@ -207,8 +196,7 @@ WideFlush(Relation rel)
 		if (meta->waruns[i].gen == gen)
 			waruns[nwaruns++] = meta->waruns[i];
 	bottom = (meta->nruns == 0);
-	GenericXLogFinish(state);
-	UnlockReleaseBuffer(metabuf);
+	(void) WideManifestCommit(&tx);
 
 	/*
 	 * 2. Without lane records, the generation's bulk-loaded runs become runs
@@ -261,7 +249,10 @@ WideFlush(Relation rel)
 			const WideCell *c;
 
 			while ((c = WideMergeIterNext(merge)) != NULL)
+			{
+				CHECK_FOR_INTERRUPTS();
 				WideResolverPush(resolver, c);
+			}
 		}
 		(void) WideResolverFinish(resolver);
 		have_run = WideSegmentWriterFinish(w, &run);
@@ -272,27 +263,25 @@ WideFlush(Relation rel)
 	}
 
 	/* 3. publish */
-	metabuf = WideReadMeta(rel, BUFFER_LOCK_EXCLUSIVE);
-	state = GenericXLogStart(rel);
-	meta = WidePageGetMeta(GenericXLogRegisterBuffer(state, metabuf, 0));
+	/* standby snapshots older than the horizon used (manifest.c, M5) */
+	WideManifestLogHorizon(rel);
+	meta = WideManifestBegin(rel, &tx);
 	if (meta->nruns + (have_run ? 1 : 0) + (lanes_empty ? nwaruns : 0) > WIDE_MAX_RUNS)
 		elog(ERROR, "no room for more runs in \"%s\"", RelationGetRelationName(rel));
 	if (lanes_empty)
 	{
 		for (i = 0; i < nwaruns; i++)
-			meta->runs[meta->nruns++] = waruns[i];
+			WideManifestAppendRun(rel, meta, &waruns[i]);
 	}
 	else
 	{
 		if (have_run)
-			meta->runs[meta->nruns++] = run;
+			WideManifestAppendRun(rel, meta, &run);
 		for (i = 0; i < nwaruns; i++)
 			(void) WideSpaceFree(meta, WIDE_FREE_SEGMENT, waruns[i].root, 0);
 		WideFreeBlobsNotKept(meta, had.refs, had.n, kept, nkept);
 	}
-	for (i = (int) meta->nwaruns - 1; i >= 0; i--)
-		if (meta->waruns[i].gen == gen)
-			remove_warun(meta, i);
+	WideManifestDropWARuns(meta, gen);
 	for (i = 0; i < WIDE_NLANES; i++)
 	{
 		if (sealed[i].head != InvalidBlockNumber)
@@ -304,8 +293,7 @@ WideFlush(Relation rel)
 	meta->flushing = 0;
 	meta->version_counter++;
 	meta->flushes++;
-	GenericXLogFinish(state);
-	UnlockReleaseBuffer(metabuf);
+	(void) WideManifestCommit(&tx);
 
 	if (w)
 		WideSegmentWriterEnd(w);

@@ -30,6 +30,7 @@
 #include "postgres.h"
 
 #include "common/hashfn.h"
+#include "utils/memutils.h"
 
 #include "engine/coding.h"
 #include "wide.h"
@@ -131,9 +132,10 @@ WideIndexDecode(const char *data, Size len, bool has_filter)
 	uint32		prevlen = 0;
 	uint64		i;
 
-	if (!(p = get_varint(p, end, &n)) || n > len ||
+	/* an entry takes at least 8 bytes, a last row at most WIDE_MAX_ROW_KEY */
+	if (!(p = get_varint(p, end, &n)) || n > len / 8 ||
 		!(p = get_varint(p, end, &arenalen)) ||
-		arenalen > n * WIDE_MAX_ROW_KEY)
+		arenalen > n * WIDE_MAX_ROW_KEY || arenalen > MaxAllocSize)
 		return NULL;
 	idx = palloc(sizeof(WideIndex));
 	idx->n = (int) n;
@@ -156,6 +158,7 @@ WideIndexDecode(const char *data, Size len, bool has_filter)
 		if (!(p = get_varint(p, end, &shared)) ||
 			!(p = get_varint(p, end, &unshared)) ||
 			shared > prevlen || unshared > (uint64) (end - p) ||
+			shared + unshared > WIDE_MAX_ROW_KEY ||
 			(uint64) (ap - arena) + shared + unshared > arenalen)
 			goto bad;
 		memcpy(ap, prev, shared);

@@ -95,14 +95,15 @@ set_bytes(MemoryContext cxt, Bytes *b, const char *data, uint32 len)
 		b->data = b->data ? repalloc(b->data, cap) : MemoryContextAlloc(cxt, cap);
 		b->cap = cap;
 	}
-	memcpy(b->data, data, len);
+	if (len > 0)				/* data and b->data may be NULL then */
+		memcpy(b->data, data, len);
 	b->len = len;
 }
 
 static inline bool
 same_bytes(const Bytes *b, const char *data, uint32 len)
 {
-	return b->len == len && memcmp(b->data, data, len) == 0;
+	return b->len == len && (len == 0 || memcmp(b->data, data, len) == 0);
 }
 
 /*

@@ -26,6 +26,8 @@
  */
 #include "postgres.h"
 
+#include "storage/bufpage.h"
+
 #include "wide.h"
 
 typedef struct WideRecordHeader
@@ -136,6 +138,7 @@ WideRecordDecode(const char *src, Size len, WideCell *cell)
 {
 	const WideRecordHeader *h = (const WideRecordHeader *) src;
 	const char *p = src + sizeof(WideRecordHeader);
+	uint64		body;
 
 	if (len < sizeof(WideRecordHeader))
 		return false;
@@ -153,6 +156,9 @@ WideRecordDecode(const char *src, Size len, WideCell *cell)
 	cell->ts = h->ts;
 	cell->ts_to = PG_INT64_MAX;
 	if (cell->kind < WIDE_KIND_DEL_ROW || cell->kind > WIDE_KIND_MERGE ||
+		(cell->flags & ~WIDE_REC_ALL_FLAGS) != 0 ||
+		cell->keylen > WIDE_MAX_ROW_KEY || cell->famlen > WIDE_MAX_FAMILY_NAME ||
+		cell->quallen > WIDE_MAX_QUALIFIER ||
 		len < record_fixed_size(cell))
 		return false;
 	if (cell->kind == WIDE_KIND_DEL_CELLS)
@@ -165,10 +171,13 @@ WideRecordDecode(const char *src, Size len, WideCell *cell)
 		memcpy(&cell->blob, p, sizeof(WideBlobRef));
 		p += sizeof(WideBlobRef);
 	}
+	body = (uint64) cell->keylen + cell->famlen + cell->quallen;
 	if (cell->flags & WIDE_REC_BODY_BLOB)
 		return !(cell->flags & WIDE_REC_VALUE_BLOB) &&
-			cell->blob.length ==
-			cell->keylen + cell->famlen + cell->quallen + cell->vallen;
+			cell->blob.length == body + cell->vallen;
+	/* a value in a blob is exactly the blob */
+	if ((cell->flags & WIDE_REC_VALUE_BLOB) && cell->blob.length != cell->vallen)
+		return false;
 	if (len < WideRecordSize(cell))
 		return false;
 	cell->key = p;
@@ -180,6 +189,41 @@ WideRecordDecode(const char *src, Size len, WideCell *cell)
 	if (!(cell->flags & WIDE_REC_VALUE_BLOB))
 		cell->value = p;
 	return true;
+}
+
+/*
+ * WideRecordItem -- the record of item "off" of a write-area page, with its
+ * length in *len; NULL if the item is unused, or if its line pointer does
+ * not lie within the page's item space (a damaged page: the caller reports
+ * it).  Sets *bad for the latter.
+ */
+const char *
+WideRecordItem(Page page, OffsetNumber off, Size *len, bool *bad)
+{
+	PageHeader	ph = (PageHeader) page;
+	ItemId		id;
+	Size		start;
+
+	*bad = false;
+	if (ph->pd_lower > ph->pd_upper || ph->pd_upper > ph->pd_special ||
+		ph->pd_special > BLCKSZ ||
+		off < FirstOffsetNumber || off > PageGetMaxOffsetNumber(page))
+	{
+		*bad = true;
+		return NULL;
+	}
+	id = PageGetItemId(page, off);
+	if (!ItemIdIsNormal(id))
+		return NULL;
+	start = ItemIdGetOffset(id);
+	*len = ItemIdGetLength(id);
+	if (start < ph->pd_upper || start % MAXIMUM_ALIGNOF != 0 ||
+		start > ph->pd_special || *len > (Size) ph->pd_special - start)
+	{
+		*bad = true;
+		return NULL;
+	}
+	return (const char *) page + start;
 }
 
 /*

@@ -119,7 +119,7 @@ WideDeletesCover(const WideDeletes *d, const WideCell *c)
 	{
 		const WideTombstone *t = &d->tombs[i];
 
-		if (c->seq < t->seq && c->ts >= t->from && c->ts < t->to)
+		if (c->seq < t->seq && WideTsInRange(c->ts, t->from, t->to))
 			return true;
 	}
 	return false;

@@ -56,42 +56,117 @@ segment_corrupt(Relation rel, uint32 segid, const char *what, uint64 where)
 			 errhint("Run wide.verify() on the table; on a hot standby, set hot_standby_feedback = on.")));
 }
 
+/* damage in a stored block: name the block that holds its first byte */
+static void
+stream_corrupt(Relation rel, const WideSegment *seg, const char *what,
+			   uint64 off)
+{
+	uint64		pageno = off / WIDE_PAGE_CAPACITY;
+	int			i;
+
+	for (i = seg->nextents - 1; i >= 0; i--)
+		if (seg->cum[i] <= pageno && pageno < seg->cum[i + 1])
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("wide table \"%s\": segment %u is damaged: %s at %llu",
+							RelationGetRelationName(rel), seg->segid, what,
+							(unsigned long long) off),
+					 errdetail("The stored block at offset %llu of the segment begins in block %u.",
+							   (unsigned long long) off,
+							   seg->extents[i].start + (BlockNumber) (pageno - seg->cum[i])),
+					 errhint("Run wide.verify() on the table; on a hot standby, set hot_standby_feedback = on.")));
+	segment_corrupt(rel, seg->segid, what, off);
+}
+
+/*
+ * Raw bytes a stored block may hold: data blocks are cut at four times the
+ * largest wide.block_size plus one record, index blocks cover 128 data
+ * blocks; the root has an entry (at most a row key and a few numbers) per
+ * index block, each of which takes at least 5 bytes of the stream.  A frame
+ * declaring more is damaged, and is never allocated for.
+ */
+#define WIDE_MAX_RAW_BLOCK	((Size) 64 * 1024 * 1024)
+
+static Size
+max_raw(const WideSegment *seg, uint64 off)
+{
+	uint64		root;
+
+	if (off != seg->root_off)
+		return WIDE_MAX_RAW_BLOCK;
+	root = WIDE_MAX_RAW_BLOCK + (seg->stream_len / 5 + 1) * (WIDE_MAX_ROW_KEY + 64);
+	return (Size) Min(root, (uint64) MaxAllocSize);
+}
+
 /* ----------------------------------------------------------------
  *	Opening
  * ----------------------------------------------------------------
  */
 
+/* entries (extents and blobs) a header page holds */
+#define HEADER_ENTRIES	((WIDE_PAGE_CAPACITY - sizeof(WideSegHeader)) / 8)
+
 /*
  * WideSegmentLoad -- read a segment's header chain (and, if with_index, its
  * root index) into memory allocated in the current context.
+ *
+ * Everything read is checked before it is used: the chain has the number
+ * of pages its first page says and no loops, the counts fit those pages,
+ * extents and blobs lie within the table, the stream fits its extents and
+ * the root block lies within the stream, so that a damaged header is an
+ * error, never a wild read, a loop or an allocation sized by garbage.
  */
 WideSegment *
 WideSegmentLoad(Relation rel, BlockNumber root, bool with_index)
 {
 	WideSegment *seg = palloc0(sizeof(WideSegment));
+	BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
 	BlockNumber blkno = root;
+	uint32		nheaders = 0;
 	int			maxroots = 4;
-	int			done = 0;
-	int			nentries = 0;
+	uint64		done = 0;
+	uint64		nentries = 0;
 	uint64		pages = 0;
 	int			i;
 
 	seg->roots = palloc(sizeof(BlockNumber) * maxroots);
 	while (blkno != InvalidBlockNumber)
 	{
-		Buffer		buf = WideReadPage(rel, blkno, BUFFER_LOCK_SHARE, WIDE_PAGE_SEGROOT);
-		Page		page = BufferGetPage(buf);
-		WideSegHeader *h = (WideSegHeader *) PageGetContents(page);
-		const uint32 *e = (const uint32 *) (h + 1);
+		Buffer		buf;
+		Page		page;
+		WideSegHeader *h;
+		const uint32 *e;
 		int			j;
 
+		if (blkno >= nblocks || (seg->nroots > 0 && (uint32) seg->nroots >= nheaders))
+			segment_corrupt(rel, seg->segid, "header chain runs past its pages", blkno);
+		buf = WideReadPage(rel, blkno, BUFFER_LOCK_SHARE, WIDE_PAGE_SEGROOT);
+		page = BufferGetPage(buf);
+		h = (WideSegHeader *) PageGetContents(page);
+		e = (const uint32 *) (h + 1);
 		if (h->magic != WIDE_SEG_MAGIC ||
 			(seg->nroots > 0 && h->segid != seg->segid) ||
-			h->nentries_here > (WIDE_PAGE_CAPACITY - sizeof(WideSegHeader)) / 8)
-			segment_corrupt(rel, h->segid, "bad header page", blkno);
+			h->nentries_here > HEADER_ENTRIES)
+		{
+			uint32		segid = seg->nroots > 0 ? seg->segid : h->segid;
+
+			UnlockReleaseBuffer(buf);
+			segment_corrupt(rel, segid, "bad header page", blkno);
+		}
 		if (seg->nroots == 0)
 		{
 			seg->segid = h->segid;
+			nheaders = h->nheaders;
+			nentries = (uint64) h->nextents + h->nblobs;
+			if (nheaders == 0 || nheaders > nblocks ||
+				nentries > (uint64) nheaders * HEADER_ENTRIES ||
+				h->nextents > nblocks || h->nblobs > nblocks ||
+				h->root_len < 5 || h->root_off > h->stream_len ||
+				h->root_len > h->stream_len - h->root_off)
+			{
+				UnlockReleaseBuffer(buf);
+				segment_corrupt(rel, seg->segid, "bad header page", blkno);
+			}
 			seg->nextents = h->nextents;
 			seg->nblobs = h->nblobs;
 			seg->typlen = h->typlen;
@@ -100,7 +175,6 @@ WideSegmentLoad(Relation rel, BlockNumber root, bool with_index)
 			seg->root_len = h->root_len;
 			seg->ncells = h->ncells;
 			seg->max_seq = h->max_seq;
-			nentries = seg->nextents + seg->nblobs;
 			seg->extents = palloc(sizeof(WideExtent) * Max(seg->nextents, 1));
 			seg->cum = palloc(sizeof(uint64) * (seg->nextents + 1));
 			seg->blobs = palloc(sizeof(WideBlobRef) * Max(seg->nblobs, 1));
@@ -113,7 +187,7 @@ WideSegmentLoad(Relation rel, BlockNumber root, bool with_index)
 		seg->roots[seg->nroots++] = blkno;
 		for (j = 0; j < (int) h->nentries_here && done < nentries; j++, done++)
 		{
-			if (done < seg->nextents)
+			if (done < (uint64) seg->nextents)
 			{
 				seg->extents[done].start = e[2 * j];
 				seg->extents[done].npages = e[2 * j + 1];
@@ -127,27 +201,43 @@ WideSegmentLoad(Relation rel, BlockNumber root, bool with_index)
 		blkno = WidePageGetOpaque(page)->next;
 		UnlockReleaseBuffer(buf);
 	}
-	if (done != nentries)
+	if (done != nentries || (uint32) seg->nroots != nheaders)
 		segment_corrupt(rel, seg->segid, "header lists too few extents", root);
 
 	for (i = 0; i < seg->nextents; i++)
 	{
+		const WideExtent *x = &seg->extents[i];
+
+		if (x->start == WIDE_META_BLKNO || x->npages == 0 ||
+			(uint64) x->start + x->npages > nblocks)
+			segment_corrupt(rel, seg->segid, "extent outside the table", root);
 		seg->cum[i] = pages;
-		pages += seg->extents[i].npages;
+		pages += x->npages;
 	}
 	seg->cum[seg->nextents] = pages;
 	if (pages * WIDE_PAGE_CAPACITY < seg->stream_len)
 		segment_corrupt(rel, seg->segid, "extents shorter than the stream", root);
+	for (i = 0; i < seg->nblobs; i++)
+	{
+		const WideBlobRef *b = &seg->blobs[i];
+
+		if (b->first == WIDE_META_BLKNO ||
+			(uint64) b->first + WideBlobPages(b->length) > nblocks)
+			segment_corrupt(rel, seg->segid, "blob outside the table", root);
+	}
 
 	if (with_index)
 	{
 		Size		rawlen;
-		char	   *raw = WideSegmentReadBlock(rel, seg, seg->root_off,
-											   seg->root_len, &rawlen);
+		char	   *raw;
 
+		if (seg->typlen != WideGetSchema(rel)->vallen)
+			segment_corrupt(rel, seg->segid, "header names another value type", root);
+		raw = WideSegmentReadBlock(rel, seg, seg->root_off, seg->root_len, &rawlen);
 		seg->root = WideIndexDecode(raw, rawlen, false);
-		if (seg->root == NULL)
-			segment_corrupt(rel, seg->segid, "bad root index", seg->root_off);
+		/* (an empty segment is never written) */
+		if (seg->root == NULL || seg->root->n == 0)
+			stream_corrupt(rel, seg, "bad root index", seg->root_off);
 	}
 	return seg;
 }
@@ -238,7 +328,7 @@ void
 WideSegmentReadBytes(Relation rel, const WideSegment *seg, uint64 off,
 					 uint32 len, char *dst)
 {
-	if (off + len > seg->stream_len)
+	if (off > seg->stream_len || len > seg->stream_len - off)
 		segment_corrupt(rel, seg->segid, "block past the end of the stream", off);
 	while (len > 0)
 	{
@@ -274,14 +364,18 @@ char *
 WideSegmentReadBlock(Relation rel, const WideSegment *seg, uint64 off,
 					 uint32 len, Size *rawlen)
 {
-	char	   *stored = palloc(len);
+	char	   *stored;
 	const char *why = NULL;
 	char	   *raw;
 
+	/* checked before the allocation: len comes from disk */
+	if (off > seg->stream_len || len > seg->stream_len - off)
+		segment_corrupt(rel, seg->segid, "block past the end of the stream", off);
+	stored = palloc(Max(len, 1));
 	WideSegmentReadBytes(rel, seg, off, len, stored);
-	raw = WideBlockLoad(stored, len, rawlen, &why);
+	raw = WideBlockLoad(stored, len, max_raw(seg, off), rawlen, &why);
 	if (raw == NULL)
-		segment_corrupt(rel, seg->segid, why, off);
+		stream_corrupt(rel, seg, why, off);
 	if (raw != stored)
 		pfree(stored);
 	return raw;
@@ -308,10 +402,10 @@ open_index(Relation rel, const WideSegment *seg, const WideIndexEntry *e,
 	raw = WideSegmentReadBlock(rel, seg, e->offset, e->length, &rawlen);
 	idx = WideIndexDecode(raw, rawlen, true);
 	MemoryContextSwitchTo(old);
-	if (idx == NULL)
+	if (idx == NULL || idx->n == 0)
 	{
 		MemoryContextDelete(cxt);
-		segment_corrupt(rel, seg->segid, "bad index block", e->offset);
+		stream_corrupt(rel, seg, "bad index block", e->offset);
 	}
 	obj = idx;
 	*pin = WideCacheInsert(rel->rd_node, seg->segid, seg->max_seq,
@@ -494,7 +588,7 @@ next_block(WideSegIter *it)
 						   it->seg->typlen, it->seg->max_seq + it->seq_base,
 						   it->seq_base) ||
 		(uint64) it->bi.ncells != e->ncells)
-		segment_corrupt(it->rel, it->seg->segid, "bad data block", e->offset);
+		stream_corrupt(it->rel, it->seg, "bad data block", e->offset);
 	return true;
 }
 
@@ -519,8 +613,8 @@ WideSegIterNext(WideSegIter *it, WideCell *cell)
 		if (it->blk == NULL || !WideBlockIterNext(&it->bi, cell))
 		{
 			if (it->blk != NULL && it->bi.error)
-				segment_corrupt(it->rel, it->seg->segid, "bad data block",
-								it->idx->entries[it->ii - 1].offset);
+				stream_corrupt(it->rel, it->seg, "bad data block",
+							   it->idx->entries[it->ii - 1].offset);
 			CHECK_FOR_INTERRUPTS();
 			if (!next_block(it))
 			{
@@ -620,9 +714,11 @@ WideSegmentRowBefore(Relation rel, const WideRunData *run, const char *key,
 		found = true;
 	}
 	idx = open_index(rel, seg, &root->entries[ri], &idxpin);
+	if (idx->n == 0)
+		stream_corrupt(rel, seg, "empty index block", root->entries[ri].offset);
 	ii = WideIndexSeek(idx, key, keylen);
 	if (ii >= idx->n)
-		ii = idx->n - 1;		/* cannot happen: the block's last row >= key */
+		ii = idx->n - 1;		/* only if damaged: the block's last row >= key */
 	if (ii > 0)
 	{
 		e = &idx->entries[ii - 1];
@@ -638,7 +734,7 @@ WideSegmentRowBefore(Relation rel, const WideRunData *run, const char *key,
 	bi.cxt = CurrentMemoryContext;
 	if (!WideBlockIterInit(&bi, blk->data, blk->len, seg->typlen,
 						   seg->max_seq + run->seq_base, run->seq_base))
-		segment_corrupt(rel, seg->segid, "bad data block", e->offset);
+		stream_corrupt(rel, seg, "bad data block", e->offset);
 	while (WideBlockIterNext(&bi, &cell))
 	{
 		if (WideKeyCompare(cell.key, cell.keylen, key, keylen) >= 0)
@@ -651,7 +747,7 @@ WideSegmentRowBefore(Relation rel, const WideRunData *run, const char *key,
 		}
 	}
 	if (bi.error)
-		segment_corrupt(rel, seg->segid, "bad data block", e->offset);
+		stream_corrupt(rel, seg, "bad data block", e->offset);
 	WideBlockIterEnd(&bi);
 	WideSegmentCloseBlock(blk, blkpin);
 	WideCacheRelease(idxpin);

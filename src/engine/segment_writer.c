@@ -48,6 +48,7 @@
 
 #include "engine/coding.h"
 #include "wide.h"
+#include "manifest.h"
 
 int			wide_block_size = 16384;
 
@@ -125,6 +126,8 @@ WideSegmentWriterBegin(Relation rel, int16 typlen)
 	MemoryContext old = MemoryContextSwitchTo(cxt);
 	WideSegmentWriter *w = palloc0(sizeof(WideSegmentWriter));
 
+	/* its pages are unregistered until the caller publishes (manifest.c) */
+	Assert(WideManifestMayAllocate(rel));
 	w->rel = rel;
 	w->cxt = cxt;
 	w->strategy = GetAccessStrategy(BAS_BULKWRITE);
@@ -166,17 +169,15 @@ WideSegmentWriterBegin(Relation rel, int16 typlen)
 static void
 add_extent(WideSegmentWriter *w)
 {
-	Buffer		metabuf = WideReadMeta(w->rel, BUFFER_LOCK_EXCLUSIVE);
-	GenericXLogState *state = GenericXLogStart(w->rel);
-	WideMetaPage meta = WidePageGetMeta(GenericXLogRegisterBuffer(state, metabuf, 0));
+	WideManifestTx tx;
+	WideMetaPage meta = WideManifestBegin(w->rel, &tx);
 	uint32		got;
 	BlockNumber start;
 
 	if (w->segid == 0)
 		w->segid = meta->next_segid++;
 	start = WideSpaceAlloc(w->rel, meta, w->next_extent_size, false, &got);
-	GenericXLogFinish(state);
-	UnlockReleaseBuffer(metabuf);
+	(void) WideManifestCommit(&tx);
 
 	if (w->nextents == w->maxextents)
 	{
@@ -454,17 +455,14 @@ write_header(WideSegmentWriter *w, uint64 root_off, uint32 root_len,
 	int			npages = 1 + (nentries > first_cap ?
 							  (nentries - first_cap + more_cap - 1) / more_cap : 0);
 	BlockNumber *blk = palloc(sizeof(BlockNumber) * npages);
-	Buffer		metabuf;
-	GenericXLogState *state;
+	WideManifestTx tx;
 	WideMetaPage meta;
 	int			done = 0;
 	int			i;
 	char	   *image = palloc(BLCKSZ);
 
 	/* header pages, and the unused end of the last extent back to the queue */
-	metabuf = WideReadMeta(w->rel, BUFFER_LOCK_EXCLUSIVE);
-	state = GenericXLogStart(w->rel);
-	meta = WidePageGetMeta(GenericXLogRegisterBuffer(state, metabuf, 0));
+	meta = WideManifestBegin(w->rel, &tx);
 	for (i = 0; i < npages; i++)
 	{
 		uint32		got;
@@ -483,8 +481,7 @@ write_header(WideSegmentWriter *w, uint64 root_off, uint32 root_len,
 			last->npages = w->ext_used;
 		}
 	}
-	GenericXLogFinish(state);
-	UnlockReleaseBuffer(metabuf);
+	(void) WideManifestCommit(&tx);
 
 	for (i = 0; i < npages; i++)
 	{

@@ -15,7 +15,9 @@
  *	  EXTENT   pages start .. start+npages-1
  *	  CHAIN    npages pages linked by their "next" field (a write-area lane)
  *	  SEGMENT  a whole segment, identified by its first header page; its
- *	           extents and header pages are handed out in turn
+ *	           extents are handed out in turn, then the entry becomes the
+ *	           CHAIN of its header pages (never the other way round: the
+ *	           entry is read from its header pages)
  *
  * When the queue is full, further freed pages are forgotten; VACUUM's sweep
  * (sweep.c) finds every page that nothing refers to and queues it again.
@@ -40,6 +42,7 @@
 #include "utils/snapmgr.h"
 
 #include "wide.h"
+#include "manifest.h"
 
 /* remove entry i of the queue */
 static void
@@ -88,12 +91,17 @@ WideSpaceFree(WideMetaPage meta, uint32 kind, BlockNumber start,
 
 /*
  * Take up to "want" pages straight from the SEGMENT entry at index i: its
- * extents in order, then its header pages, the first one last (it is what
- * identifies the entry).  "npages" counts the pieces used up, "pad" the
- * pages taken from the current piece.  Returns InvalidBlockNumber if the
- * current piece cannot serve a contiguous request; removes the entry when
- * it is used up.  (The segment's blobs are not freed here: a compaction
- * may have handed them to its output, and frees the others itself.)
+ * extents in order.  "npages" counts the extents used up, "pad" the pages
+ * taken from the current one.  Returns InvalidBlockNumber if the current
+ * extent cannot serve a contiguous request.  (The segment's blobs are not
+ * freed here: a compaction may have handed them to its output, and frees
+ * the others itself.)
+ *
+ * The header pages are what the entry is read from, so none of them may be
+ * reused while the entry is a SEGMENT entry: once the extents are used up,
+ * the entry becomes a CHAIN of the header pages (they are linked by their
+ * "next" field in order, root first), which take_from() hands out one by
+ * one, reading each page's link before the page is reused.
  */
 static BlockNumber
 take_from_segment(Relation rel, WideMetaPage meta, uint32 i, uint32 want,
@@ -101,26 +109,15 @@ take_from_segment(Relation rel, WideMetaPage meta, uint32 i, uint32 want,
 {
 	WideFreeEntry *e = &meta->free[i];
 	WideSegment *seg = WideSegmentLoad(rel, e->start, false);
-	uint32		total = seg->nextents + seg->nroots;
 	BlockNumber result = InvalidBlockNumber;
 
 	*got = 0;
-	while (e->npages < total)
+	while (e->npages < (uint32) seg->nextents)
 	{
 		uint32		k = e->npages;
-		BlockNumber start;
-		uint32		len;
+		BlockNumber start = seg->extents[k].start;
+		uint32		len = seg->extents[k].npages;
 
-		if (k < (uint32) seg->nextents)
-		{
-			start = seg->extents[k].start;
-			len = seg->extents[k].npages;
-		}
-		else
-		{
-			start = seg->roots[seg->nroots - 1 - (k - seg->nextents)];
-			len = 1;
-		}
 		if (e->pad >= len)
 		{
 			e->npages++;
@@ -139,9 +136,15 @@ take_from_segment(Relation rel, WideMetaPage meta, uint32 i, uint32 want,
 		}
 		break;
 	}
+	if (e->npages >= (uint32) seg->nextents)
+	{
+		/* extents used up: the header chain remains, root first */
+		Assert(seg->nroots > 0 && seg->roots[0] == e->start);
+		e->kind = WIDE_FREE_CHAIN;
+		e->npages = seg->nroots;
+		e->pad = 0;
+	}
 	WideSegmentFree(seg);
-	if (e->npages >= total)
-		queue_remove(meta, i);
 	return result;
 }
 
@@ -185,7 +188,10 @@ take_from(Relation rel, WideMetaPage meta, uint32 i, uint32 want,
  * REQUIRES: the metapage is exclusively locked and "meta" is its image in
  * the caller's Generic WAL record.  The pages' contents are undefined: the
  * caller initialises each page (ReadBufferExtended with RBM_ZERO_AND_LOCK)
- * and WAL-logs it as a full image.
+ * and WAL-logs it as a full image.  A caller that does not register the
+ * pages in the same WAL record holds ShareUpdateExclusiveLock or the
+ * allocation guard (manifest.c, M2).  Reusing queued pages first logs a
+ * hot-standby conflict with their stamp (M4).
  */
 BlockNumber
 WideSpaceAlloc(Relation rel, WideMetaPage meta, uint32 want, bool contiguous,
@@ -207,18 +213,16 @@ WideSpaceAlloc(Relation rel, WideMetaPage meta, uint32 want, bool contiguous,
 			break;
 		if (e->kind == WIDE_FREE_SEGMENT)
 		{
-			uint32		n;
-			BlockNumber seg_root = e->start;
+			FullTransactionId stamp = e->stamp;
 
-			start = take_from_segment(rel, meta, i, want, contiguous, &n);
+			start = take_from_segment(rel, meta, i, want, contiguous, got);
 			if (start != InvalidBlockNumber)
 			{
-				*got = n;
+				WideManifestLogReuse(rel, start, stamp);
 				return start;
 			}
-			/* nothing that fits here: unless the entry is gone, skip it */
-			if (i < meta->nfree && meta->free[i].kind == WIDE_FREE_SEGMENT &&
-				meta->free[i].start == seg_root)
+			/* nothing that fits here: unless it became a chain, skip it */
+			if (e->kind == WIDE_FREE_SEGMENT)
 				i++;
 			continue;
 		}
@@ -227,9 +231,16 @@ WideSpaceAlloc(Relation rel, WideMetaPage meta, uint32 want, bool contiguous,
 			i++;
 			continue;
 		}
-		start = take_from(rel, meta, i, want, contiguous, got);
-		if (start != InvalidBlockNumber)
-			return start;
+		{
+			FullTransactionId stamp = e->stamp;
+
+			start = take_from(rel, meta, i, want, contiguous, got);
+			if (start != InvalidBlockNumber)
+			{
+				WideManifestLogReuse(rel, start, stamp);
+				return start;
+			}
+		}
 		i++;
 	}
 

@@ -36,6 +36,7 @@
 #include "utils/rel.h"
 
 #include "wide.h"
+#include "manifest.h"
 
 /*
  * WideInitPage -- format a page of the given type.
@@ -84,7 +85,8 @@ WideInitMetaPage(Page page)
 
 /*
  * WideCheckMeta -- return the metadata of a locked metapage, or fail if
- * the page is not a wide metapage of a version we understand.
+ * the page is not a wide metapage of a version we understand, or if its
+ * contents are inconsistent (manifest.c, M1).
  */
 WideMetaPage
 WideCheckMeta(Relation rel, Buffer metabuf)
@@ -109,6 +111,7 @@ WideCheckMeta(Relation rel, Buffer metabuf)
 				 errdetail("This version of wide reads format version %d.",
 						   WIDE_FORMAT_VERSION),
 				 errhint("Install the version of wide that wrote the table.")));
+	WideManifestValidate(rel, meta);
 	return meta;
 }
 

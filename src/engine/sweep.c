@@ -11,19 +11,20 @@
  * area included (header pages, extents, owned blobs), and every page in the
  * free queue -- and queues the rest.
  *
- * Bulk-loaded runs are registered without ShareUpdateExclusiveLock, so a
- * run can appear after the sweep read the metapage: its pages were taken
- * from the queue (marked) or by extending the relation (beyond the end the
- * sweep looked at), so it is safe too.
- *
- * Concurrency.  The caller holds ShareUpdateExclusiveLock, so no flush or
- * compaction changes the runs or retires pages meanwhile.  Appenders may
- * take pages from the free queue or extend the relation; the first phase
- * (lanes and queue) runs under the exclusive metapage lock so that no page
- * moves from the queue into a lane unseen.  A page never reached is not in
- * the queue and not reachable, so nobody can allocate it while the sweep
- * runs; it is queued stamped with the current transaction id, which covers
- * any old snapshot that might still read it.
+ * Concurrency (manifest.c, M2 and M3).  The caller holds ShareUpdate-
+ * ExclusiveLock, so no flush or compaction changes the runs or owns
+ * unregistered pages meanwhile.  A bulk load (COPY) owns pages before it
+ * registers its run, and holds the allocation guard in share mode while it
+ * does: the sweep takes the guard exclusively, and is skipped if a bulk load
+ * holds it (it runs again at the next VACUUM).  Appenders may take pages
+ * from the free queue or extend the relation; the first phase (lanes and
+ * the whole queue, SEGMENT entries' header chains and extents included)
+ * runs under the exclusive metapage lock, so that no page moves from the
+ * queue into a lane unseen and no queue entry is used up before it is
+ * read.  A page never reached is not in the queue, not reachable and owned
+ * by no live writer, so nobody can allocate it while the sweep runs; it is
+ * queued stamped with the current transaction id, which covers any old
+ * snapshot that might still read it.
  *
  * IDENTIFICATION
  *	  src/engine/sweep.c
@@ -36,9 +37,11 @@
 #include "miscadmin.h"
 #include "nodes/bitmapset.h"
 #include "storage/bufmgr.h"
+#include "storage/lmgr.h"
 #include "utils/rel.h"
 
 #include "wide.h"
+#include "manifest.h"
 
 typedef struct Marks
 {
@@ -126,10 +129,11 @@ mark_segment(Relation rel, Marks *m, BlockNumber root, bool blobs)
 }
 
 /*
- * WideSweep -- queue every page nothing refers to; returns how many.
+ * WideSweep -- queue every page nothing refers to; returns how many, or -1
+ * if a bulk load holding unregistered pages made it skip the table.
  * REQUIRES: ShareUpdateExclusiveLock on the relation.
  */
-uint64
+int64
 WideSweep(Relation rel)
 {
 	Marks		m;
@@ -137,10 +141,8 @@ WideSweep(Relation rel)
 	WideMetaPage meta;
 	WideRunData runs[WIDE_MAX_RUNS + WIDE_MAX_WA_RUNS];
 	int			nruns;
-	BlockNumber *segs;
-	int			nsegs = 0;
-	GenericXLogState *state;
-	uint64		freed = 0;
+	WideManifestTx tx;
+	int64		freed = 0;
 	BlockNumber blk;
 	int			i;
 
@@ -148,6 +150,9 @@ WideSweep(Relation rel)
 	if (!BufferIsValid(metabuf))
 		return 0;
 	UnlockReleaseBuffer(metabuf);
+	Assert(CheckRelationLockedByMe(rel, ShareUpdateExclusiveLock, true));
+	if (!WideManifestTrySweepLock(rel))
+		return -1;
 
 	/* phase 1, under the metapage lock: lanes and the free queue */
 	metabuf = WideReadMeta(rel, BUFFER_LOCK_EXCLUSIVE);
@@ -161,7 +166,6 @@ WideSweep(Relation rel)
 		if (meta->flushing != 0)
 			mark_lane(rel, &m, meta->flush_lanes[i].head);
 	}
-	segs = palloc(sizeof(BlockNumber) * (meta->nfree + 1));
 	for (i = 0; i < (int) meta->nfree; i++)
 	{
 		WideFreeEntry *e = &meta->free[i];
@@ -171,7 +175,7 @@ WideSweep(Relation rel)
 		else if (e->kind == WIDE_FREE_CHAIN)
 			mark_chain(rel, &m, e->start, e->npages);
 		else
-			segs[nsegs++] = e->start;
+			mark_segment(rel, &m, e->start, false);
 	}
 	nruns = meta->nruns;
 	memcpy(runs, meta->runs, sizeof(WideRunData) * nruns);
@@ -185,13 +189,9 @@ WideSweep(Relation rel)
 		CHECK_FOR_INTERRUPTS();
 		mark_segment(rel, &m, runs[i].root, true);
 	}
-	for (i = 0; i < nsegs; i++)
-		mark_segment(rel, &m, segs[i], false);
 
 	/* phase 3: queue what nobody refers to */
-	metabuf = WideReadMeta(rel, BUFFER_LOCK_EXCLUSIVE);
-	state = GenericXLogStart(rel);
-	meta = WidePageGetMeta(GenericXLogRegisterBuffer(state, metabuf, 0));
+	meta = WideManifestBegin(rel, &tx);
 	for (blk = 1; blk < m.nblocks;)
 	{
 		BlockNumber end = blk;
@@ -208,8 +208,8 @@ WideSweep(Relation rel)
 		freed += end - blk;
 		blk = end;
 	}
-	GenericXLogFinish(state);
-	UnlockReleaseBuffer(metabuf);
+	(void) WideManifestCommit(&tx);
+	WideManifestSweepUnlock(rel);
 	pfree(m.bits);
 	return freed;
 }

@@ -38,6 +38,7 @@
 #include "postgres.h"
 
 #include "access/generic_xlog.h"
+#include "access/transam.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
 #include "storage/bufpage.h"
@@ -45,6 +46,7 @@
 #include "utils/rel.h"
 
 #include "wide.h"
+#include "manifest.h"
 
 StaticAssertDecl(WIDE_WA_MAX_INLINE * 4 < BLCKSZ, "four records fit a page");
 
@@ -191,28 +193,25 @@ static int
 append_to_new_page(Relation rel, int lane, WideCell *cells, int n,
 				   char *scratch)
 {
-	Buffer		metabuf;
+	WideManifestTx tx;
 	Buffer		buf;
 	WideMetaPage meta;
 	Page		page;
 	int			k;
 	uint64		seq;
-	GenericXLogState *state;
 	XLogRecPtr	lsn;
 
-	metabuf = WideReadMeta(rel, BUFFER_LOCK_EXCLUSIVE);
-	state = GenericXLogStart(rel);
-	meta = WidePageGetMeta(GenericXLogRegisterBuffer(state, metabuf, 0));
-	page = head_page_for(rel, state, meta, lane, cells, 1, &buf);
+	meta = WideManifestBegin(rel, &tx);
+	page = head_page_for(rel, tx.state, meta, lane, cells, 1, &buf);
 	k = records_that_fit(page, cells, n);
 	Assert(k > 0);
 	seq = WideSeqNext(rel, k);
 	add_records(rel, page, cells, k, seq, scratch);
-	lsn = GenericXLogFinish(state);
+	lsn = WideManifestLog(&tx);
 	WideSeqAfterWrite(rel, seq + k - 1, lsn);
 
 	UnlockReleaseBuffer(buf);
-	UnlockReleaseBuffer(metabuf);
+	WideManifestRelease(&tx);
 	return k;
 }
 
@@ -225,35 +224,32 @@ static void
 append_with_blob(Relation rel, int lane, WideCell *cell, const char *data,
 				 uint32 len, char *scratch)
 {
-	Buffer		metabuf;
+	WideManifestTx tx;
 	Buffer		blobbuf;
 	Buffer		buf;
 	WideMetaPage meta;
 	Page		page;
 	uint64		seq;
 	uint32		got;
-	GenericXLogState *state;
 	XLogRecPtr	lsn;
 
-	metabuf = WideReadMeta(rel, BUFFER_LOCK_EXCLUSIVE);
-	state = GenericXLogStart(rel);
-	meta = WidePageGetMeta(GenericXLogRegisterBuffer(state, metabuf, 0));
+	meta = WideManifestBegin(rel, &tx);
 
 	cell->blob.length = len;
 	cell->blob.first = WideSpaceAlloc(rel, meta, WideBlobPages(len), true, &got);
 	blobbuf = ReadBufferExtended(rel, MAIN_FORKNUM, cell->blob.first,
 								 RBM_ZERO_AND_LOCK, NULL);
-	WideBlobFillPage(GenericXLogRegisterBuffer(state, blobbuf, GENERIC_XLOG_FULL_IMAGE),
+	WideBlobFillPage(GenericXLogRegisterBuffer(tx.state, blobbuf, GENERIC_XLOG_FULL_IMAGE),
 					 cell->blob.first, 0, data, len);
 
-	page = head_page_for(rel, state, meta, lane, cell, 1, &buf);
+	page = head_page_for(rel, tx.state, meta, lane, cell, 1, &buf);
 	seq = WideSeqNext(rel, 1);
 	add_records(rel, page, cell, 1, seq, scratch);
-	lsn = GenericXLogFinish(state);
+	lsn = WideManifestLog(&tx);
 	WideSeqAfterWrite(rel, seq, lsn);
 	UnlockReleaseBuffer(buf);
 	UnlockReleaseBuffer(blobbuf);
-	UnlockReleaseBuffer(metabuf);
+	WideManifestRelease(&tx);
 
 	WideBlobWriteRest(rel, cell->blob, 1, data);
 }
@@ -356,6 +352,9 @@ struct WideWAScan
 	OffsetNumber off;
 	OffsetNumber maxoff;
 	MemoryContext cxt;			/* for blob bodies of the current page */
+	BlockNumber nblocks;		/* the table's size, to bound the chains */
+	TransactionId next_xid;		/* no record's xmin is at or after it */
+	uint64		pages;			/* pages read so far */
 };
 
 /*
@@ -380,7 +379,20 @@ WideWAScanBegin(Relation rel, Snapshot snapshot, const BlockNumber *heads,
 	scan->next = nlanes > 0 ? heads[0] : InvalidBlockNumber;
 	scan->cxt = AllocSetContextCreate(CurrentMemoryContext, "wide write-area scan",
 									  ALLOCSET_DEFAULT_SIZES);
+	scan->nblocks = RelationGetNumberOfBlocks(rel);
+	scan->next_xid = XidFromFullTransactionId(ReadNextFullTransactionId());
 	return scan;
+}
+
+/* a damaged write area */
+static void
+wa_corrupt(WideWAScan *scan, BlockNumber blkno, const char *what)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("wide table \"%s\" has a damaged write area at block %u: %s",
+					RelationGetRelationName(scan->rel), blkno, what),
+			 errhint("Run wide.verify() on the table, and restore it from a backup if it reports corruption.")));
 }
 
 /* move to the next page of the write area; false at the end */
@@ -404,6 +416,13 @@ next_page(WideWAScan *scan)
 	}
 
 	CHECK_FOR_INTERRUPTS();
+	/* a lane is a chain of distinct pages of the table: no loops */
+	if (scan->next >= scan->nblocks)
+		scan->nblocks = RelationGetNumberOfBlocks(scan->rel);
+	if (scan->next >= scan->nblocks)
+		wa_corrupt(scan, scan->next, "a lane links to a block beyond the end of the table");
+	if (++scan->pages > scan->nblocks)
+		wa_corrupt(scan, scan->next, "a lane's chain of pages loops");
 	scan->buf = WideReadPage(scan->rel, scan->next, BUFFER_LOCK_SHARE,
 							 WIDE_PAGE_WRITE);
 	page = BufferGetPage(scan->buf);
@@ -430,8 +449,9 @@ WideWAScanNext(WideWAScan *scan, WideCell *cell)
 	for (;;)
 	{
 		Page		page;
-		ItemId		itemid;
 		char	   *rec;
+		Size		len;
+		bool		bad;
 		uint8		hint;
 
 		if (!BufferIsValid(scan->buf) || scan->off > scan->maxoff)
@@ -442,18 +462,26 @@ WideWAScanNext(WideWAScan *scan, WideCell *cell)
 		}
 
 		page = BufferGetPage(scan->buf);
-		itemid = PageGetItemId(page, scan->off);
+		rec = (char *) WideRecordItem(page, scan->off, &len, &bad);
 		scan->off++;
-		if (!ItemIdIsNormal(itemid))
+		if (rec == NULL && !bad)
 			continue;
-		rec = (char *) PageGetItem(page, itemid);
-		if (!WideRecordDecode(rec, ItemIdGetLength(itemid), cell))
+		if (rec == NULL || !WideRecordDecode(rec, len, cell))
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_CORRUPTED),
 					 errmsg("wide table \"%s\" has a malformed record at block %u, item %u",
 							RelationGetRelationName(scan->rel),
 							BufferGetBlockNumber(scan->buf), scan->off - 1),
 					 errhint("Run wide.verify() on the table, and restore it from a backup if it reports corruption.")));
+		/* an xmin from the future would send the visibility check to clog */
+		if (TransactionIdIsNormal(cell->xmin) &&
+			!TransactionIdPrecedes(cell->xmin, scan->next_xid))
+		{
+			scan->next_xid = XidFromFullTransactionId(ReadNextFullTransactionId());
+			if (!TransactionIdPrecedes(cell->xmin, scan->next_xid))
+				wa_corrupt(scan, BufferGetBlockNumber(scan->buf),
+						   "a record's transaction id is in the future");
+		}
 
 		if (scan->snapshot != NULL)
 		{

@@ -1,0 +1,457 @@
+/*-------------------------------------------------------------------------
+ *
+ * manifest.c
+ *	  The owner of the metapage: what it may contain, which pages the sweep
+ *	  may free, when a freed page may be reused, and what a crash leaves.
+ *
+ * The metapage (block 0) is the table's manifest, in the sense of LevelDB's
+ * VersionSet: the write-area lanes, the run list and the free queue.  This
+ * file states the rules every change of it follows and holds the code that
+ * enforces the ones that are not local to one caller; the allocator and the
+ * queue are in space.c, the sweep in sweep.c.
+ *
+ * Invariants
+ * ----------
+ * M1 (validity).  Every metapage read is checked (WideManifestValidate,
+ *	  called by WideCheckMeta for every WideReadMeta): the counts are within
+ *	  their arrays, the lanes are the compiled number, every block number
+ *	  is a real block (not 0, not invalid), every free entry has a known
+ *	  kind.  A damaged metapage fails with ERRCODE_DATA_CORRUPTED naming the
+ *	  table and block 0; nothing copies a count it has not checked.
+ *
+ * M2 (ownership of a page).  Every block past 0 is, at any time, exactly
+ *	  one of: (a) reachable from the metapage -- a lane page, a record's
+ *	  blob, a run's or write-area run's segment (header pages, extents,
+ *	  owned blobs); (b) in the free queue, including the header chain and
+ *	  not yet handed out extents of a SEGMENT entry; (c) allocated by a live
+ *	  writer and not yet registered; (d) orphaned: allocated by a writer that
+ *	  failed or crashed before registering it.
+ *	  Writers of kind (c) are exactly: flush and compaction (they hold the
+ *	  table's ShareUpdateExclusiveLock), and bulk loads (COPY), which hold
+ *	  the *allocation guard* (WideManifestGuardAllocations) in share mode
+ *	  from before their first allocation until their transaction ends.
+ *	  Appends to the write area allocate a page and link it (or a blob and
+ *	  the record referring to it) under one exclusive metapage lock, in one
+ *	  WAL record: they never own an unregistered page.
+ *
+ * M3 (the sweep frees only orphans).  The sweep holds ShareUpdateExclusive-
+ *	  Lock and the allocation guard in exclusive mode (taken conditionally:
+ *	  a sweep that would wait is skipped, to run at the next VACUUM), so no
+ *	  page of kind (c) exists while it runs.  It marks the lanes and the
+ *	  whole free queue (SEGMENT entries' header chains and extents included)
+ *	  under the exclusive metapage lock, then the runs, which cannot change
+ *	  under its locks.  A page allocated after that from the queue was
+ *	  marked; one allocated by extending the table is past the end the
+ *	  sweep looked at.  So what it did not mark is of kind (d).
+ *
+ * M4 (reuse).  A freed page is queued stamped with the next transaction id
+ *	  and handed out only when the stamp is older than every snapshot on
+ *	  the primary (GlobalVisTestIsRemovableFullXid), nbtree's rule.  Before
+ *	  it is handed out, a recovery-conflict record carrying the stamp is
+ *	  logged (WideManifestLogReuse), so a hot standby cancels every query
+ *	  whose snapshot might still read the page.  A SEGMENT entry is read
+ *	  from its header pages, so these are handed out only after the entry
+ *	  has become a CHAIN of them (space.c).
+ *
+ * M6 (one way to change it).  Every change goes through WideManifestBegin
+ *	  and WideManifestCommit: exclusive metapage lock, one Generic WAL
+ *	  record, and the new image checked against M1 (and, in assert-enabled
+ *	  builds, the queue's stamp order) before it is logged.  A change that
+ *	  would break M1 is a bug: it fails with an internal error and nothing is
+ *	  written.  Inside it, the run list changes only through the functions
+ *	  below (WideManifestAddWARun, WideManifestAppendRun,
+ *	  WideManifestReplaceRuns, WideManifestDropWARuns) and the free queue
+ *	  only through space.c (WideSpaceAlloc, WideSpaceFree).
+ *
+ * M5 (publication).  A flush or compaction publishes its run and queues
+ *	  the pages it replaces in one WAL record under the exclusive metapage
+ *	  lock.  Its output dropped or froze records by the primary's xid
+ *	  horizon, which a standby's snapshots are not part of: before it
+ *	  publishes, it logs a conflict at that horizon (WideManifestLogHorizon)
+ *	  so that standby snapshots older than it are cancelled rather than
+ *	  shown cells that are already frozen or collected.
+ *
+ * Crashes.  Every metapage change is one Generic WAL record together with
+ * the pages it makes reachable.  A crash between allocating pages and
+ * registering them leaves them orphaned (M2 d); the crashed backend's guard
+ * lock is gone, so the next sweep reclaims them.  A crash after publication
+ * leaves the replaced pages in the queue with their stamp; a crash before
+ * leaves the old runs intact and the new pages orphaned.
+ *
+ * Conflict records.  A standby resolves snapshot conflicts only from the
+ * records of built-in resource managers (a custom one needs
+ * shared_preload_libraries on the standby).  nbtree's XLOG_BTREE_REUSE_PAGE
+ * is exactly the record needed: its redo only calls
+ * ResolveRecoveryConflictWithSnapshotFullXid(latestRemovedFullXid, node)
+ * and touches no page, so wide logs it with its own relfilenode.
+ *
+ * IDENTIFICATION
+ *	  src/engine/manifest.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/nbtxlog.h"
+#include "access/xlog.h"
+#include "access/xloginsert.h"
+#include "storage/lmgr.h"
+#include "storage/standby.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+#include "wide.h"
+#include "manifest.h"
+
+/* the block whose heavyweight page lock is the allocation guard */
+#define WIDE_GUARD_BLKNO	WIDE_META_BLKNO
+
+/* a block number the metapage may hold: a real page past the metapage */
+#define BLOCK_OK(b)	((b) != WIDE_META_BLKNO && (b) != InvalidBlockNumber)
+
+/* as BLOCK_OK, or invalid (an empty lane) */
+#define LANE_OK(b)	((b) != WIDE_META_BLKNO)
+
+/*
+ * WideManifestProblem -- describe what is wrong with a metapage image, or
+ * return NULL if it is consistent (M1).  The description is written to buf.
+ */
+const char *
+WideManifestProblem(const WideMetaPageData *meta, char *buf, size_t buflen)
+{
+	uint32		i;
+
+	if (meta->nlanes != WIDE_NLANES)
+		snprintf(buf, buflen, "nlanes is %u, expected %d",
+				 meta->nlanes, WIDE_NLANES);
+	else if (meta->nruns > WIDE_MAX_RUNS)
+		snprintf(buf, buflen, "nruns is %u, at most %d",
+				 meta->nruns, WIDE_MAX_RUNS);
+	else if (meta->nwaruns > WIDE_MAX_WA_RUNS)
+		snprintf(buf, buflen, "nwaruns is %u, at most %d",
+				 meta->nwaruns, WIDE_MAX_WA_RUNS);
+	else if (meta->nfree > WIDE_FREE_SLOTS)
+		snprintf(buf, buflen, "nfree is %u, at most %d",
+				 meta->nfree, WIDE_FREE_SLOTS);
+	else if (meta->generation == 0 ||
+			 (meta->flushing != 0 && meta->flushing >= meta->generation))
+		snprintf(buf, buflen, "generation %u and flushing %u are inconsistent",
+				 meta->generation, meta->flushing);
+	else
+	{
+		for (i = 0; i < WIDE_NLANES; i++)
+			if (!LANE_OK(meta->lanes[i].head) ||
+				(meta->flushing != 0 && !LANE_OK(meta->flush_lanes[i].head)))
+			{
+				snprintf(buf, buflen, "write-area lane %u refers to block 0", i);
+				return buf;
+			}
+		for (i = 0; i < meta->nruns; i++)
+			if (!BLOCK_OK(meta->runs[i].root))
+			{
+				snprintf(buf, buflen, "run %u has root block %u",
+						 i + 1, meta->runs[i].root);
+				return buf;
+			}
+		for (i = 0; i < meta->nwaruns; i++)
+			if (!BLOCK_OK(meta->waruns[i].root))
+			{
+				snprintf(buf, buflen, "write-area run %u has root block %u",
+						 i + 1, meta->waruns[i].root);
+				return buf;
+			}
+		for (i = 0; i < meta->nfree; i++)
+		{
+			const WideFreeEntry *e = &meta->free[i];
+
+			if ((e->kind != WIDE_FREE_EXTENT && e->kind != WIDE_FREE_CHAIN &&
+				 e->kind != WIDE_FREE_SEGMENT) ||
+				!BLOCK_OK(e->start) ||
+				(e->kind == WIDE_FREE_EXTENT &&
+				 (e->npages == 0 || e->start + e->npages < e->start)))
+			{
+				snprintf(buf, buflen,
+						 "free queue entry %u (kind %u, block %u, %u pages) is invalid",
+						 i + 1, e->kind, e->start, e->npages);
+				return buf;
+			}
+		}
+		return NULL;
+	}
+	return buf;
+}
+
+/*
+ * WideManifestValidate -- fail cleanly unless the metapage is consistent.
+ */
+void
+WideManifestValidate(Relation rel, const WideMetaPageData *meta)
+{
+	char		problem[128];
+
+	if (WideManifestProblem(meta, problem, sizeof(problem)) != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("wide table \"%s\" has an invalid metapage",
+						RelationGetRelationName(rel)),
+				 errdetail("Block %u: %s.", WIDE_META_BLKNO, problem),
+				 errhint("Restore the table from a backup.")));
+}
+
+/*
+ * WideManifestBegin -- lock the metapage exclusively (creating it if the
+ * table has none) and start a WAL record holding it; returns the image to
+ * change.  The caller may register other pages in tx->state, and ends with
+ * WideManifestCommit or WideManifestAbort.
+ */
+WideMetaPageData *
+WideManifestBegin(Relation rel, WideManifestTx *tx)
+{
+	tx->rel = rel;
+	tx->metabuf = WideReadMeta(rel, BUFFER_LOCK_EXCLUSIVE);
+	tx->state = GenericXLogStart(rel);
+	tx->meta = WidePageGetMeta(GenericXLogRegisterBuffer(tx->state, tx->metabuf, 0));
+	return tx->meta;
+}
+
+#ifdef USE_ASSERT_CHECKING
+/* the free queue is in stamp order (space.c relies on it) */
+static void
+assert_queue_order(const WideMetaPageData *meta)
+{
+	uint32		i;
+
+	for (i = 1; i < meta->nfree; i++)
+		Assert(FullTransactionIdPrecedesOrEquals(meta->free[i - 1].stamp,
+												 meta->free[i].stamp));
+}
+#endif
+
+/*
+ * WideManifestLog -- check the changed image and log the record; the
+ * metapage stays locked until WideManifestRelease.  Returns the record's
+ * LSN.  Other buffers the caller registered stay locked and pinned.
+ */
+XLogRecPtr
+WideManifestLog(WideManifestTx *tx)
+{
+	char		problem[128];
+
+	if (WideManifestProblem(tx->meta, problem, sizeof(problem)) != NULL)
+		elog(ERROR, "refusing to write an invalid metapage for \"%s\": %s",
+			 RelationGetRelationName(tx->rel), problem);
+#ifdef USE_ASSERT_CHECKING
+	assert_queue_order(tx->meta);
+#endif
+	tx->meta = NULL;
+	return GenericXLogFinish(tx->state);
+}
+
+/*
+ * WideManifestRelease -- unlock the metapage after WideManifestLog.
+ */
+void
+WideManifestRelease(WideManifestTx *tx)
+{
+	UnlockReleaseBuffer(tx->metabuf);
+	tx->metabuf = InvalidBuffer;
+}
+
+/*
+ * WideManifestCommit -- WideManifestLog, then WideManifestRelease.
+ */
+XLogRecPtr
+WideManifestCommit(WideManifestTx *tx)
+{
+	XLogRecPtr	lsn = WideManifestLog(tx);
+
+	WideManifestRelease(tx);
+	return lsn;
+}
+
+/*
+ * WideManifestAbort -- drop the change and unlock.
+ */
+void
+WideManifestAbort(WideManifestTx *tx)
+{
+	GenericXLogAbort(tx->state);
+	UnlockReleaseBuffer(tx->metabuf);
+	tx->metabuf = InvalidBuffer;
+	tx->meta = NULL;
+}
+
+/*
+ * WideManifestAddWARun -- register a bulk-loaded run in the write area;
+ * false if the write area has no room for another (flush first).
+ */
+bool
+WideManifestAddWARun(WideMetaPageData *meta, const WideRunData *run)
+{
+	Assert(meta->nwaruns <= WIDE_MAX_WA_RUNS);
+	if (meta->nwaruns >= WIDE_MAX_WA_RUNS)
+		return false;
+	meta->waruns[meta->nwaruns++] = *run;
+	return true;
+}
+
+/*
+ * WideManifestDropWARuns -- forget the write-area runs of a generation (the
+ * flush that publishes them has made them runs, or queued their pages).
+ */
+void
+WideManifestDropWARuns(WideMetaPageData *meta, uint32 gen)
+{
+	uint32		i;
+	uint32		n = 0;
+
+	for (i = 0; i < meta->nwaruns; i++)
+		if (meta->waruns[i].gen != gen)
+			meta->waruns[n++] = meta->waruns[i];
+	meta->nwaruns = n;
+}
+
+/*
+ * WideManifestAppendRun -- add the newest run.
+ */
+void
+WideManifestAppendRun(Relation rel, WideMetaPageData *meta,
+					  const WideRunData *run)
+{
+	if (meta->nruns >= WIDE_MAX_RUNS)
+		elog(ERROR, "no room for more runs in \"%s\"",
+			 RelationGetRelationName(rel));
+	Assert(BLOCK_OK(run->root));
+	meta->runs[meta->nruns++] = *run;
+}
+
+/*
+ * WideManifestReplaceRuns -- replace runs lo..hi, which must still be the
+ * runs "expect" (the caller read them before compacting), by "run", or by
+ * nothing if it is NULL.  The caller queues the replaced pages.
+ */
+void
+WideManifestReplaceRuns(Relation rel, WideMetaPageData *meta, int lo, int hi,
+						const WideRunData *expect, const WideRunData *run)
+{
+	int			nnew = run ? 1 : 0;
+	int			tail;
+	int			i;
+
+	Assert(lo >= 0 && lo <= hi);
+	for (i = lo; i <= hi; i++)
+		if (i >= (int) meta->nruns || meta->runs[i].segid != expect[i - lo].segid)
+			elog(ERROR, "runs of \"%s\" changed during compaction",
+				 RelationGetRelationName(rel));
+	tail = meta->nruns - hi - 1;
+	if (run)
+		meta->runs[lo] = *run;
+	memmove(&meta->runs[lo + nnew], &meta->runs[hi + 1],
+			sizeof(WideRunData) * tail);
+	meta->nruns = lo + nnew + tail;
+}
+
+/*
+ * WideManifestGuardAllocations -- declare that this transaction is about to
+ * own pages it has not registered yet (M2 c); they stay safe from the sweep
+ * until the transaction ends.
+ */
+void
+WideManifestGuardAllocations(Relation rel)
+{
+	LockPage(rel, WIDE_GUARD_BLKNO, ShareLock);
+}
+
+/*
+ * WideManifestMayAllocate -- may this backend own pages it has not
+ * registered (M2 c)?  It may if it holds ShareUpdateExclusiveLock or
+ * stronger (flush, compaction) or the allocation guard (bulk loads).  For
+ * assertions.
+ */
+bool
+WideManifestMayAllocate(Relation rel)
+{
+	LOCKTAG		tag;
+
+	if (CheckRelationLockedByMe(rel, ShareUpdateExclusiveLock, true))
+		return true;
+	SET_LOCKTAG_PAGE(tag, rel->rd_lockInfo.lockRelId.dbId,
+					 rel->rd_lockInfo.lockRelId.relId, WIDE_GUARD_BLKNO);
+	return LockHeldByMe(&tag, ShareLock);
+}
+
+/*
+ * WideManifestTrySweepLock -- take the allocation guard exclusively, without
+ * waiting (M3).  False if a bulk load holds unregistered pages.
+ */
+bool
+WideManifestTrySweepLock(Relation rel)
+{
+	return ConditionalLockPage(rel, WIDE_GUARD_BLKNO, ExclusiveLock);
+}
+
+/*
+ * WideManifestSweepUnlock -- release what WideManifestTrySweepLock took.
+ */
+void
+WideManifestSweepUnlock(Relation rel)
+{
+	UnlockPage(rel, WIDE_GUARD_BLKNO, ExclusiveLock);
+}
+
+/* the newest conflict this backend logged, to log each one once */
+static RelFileNode last_node;
+static FullTransactionId last_conflict = {0};
+
+/* log a recovery conflict for snapshots with xmin <= latest */
+static void
+log_conflict(Relation rel, BlockNumber blkno, FullTransactionId latest)
+{
+	xl_btree_reuse_page xlrec;
+
+	if (!XLogStandbyInfoActive() || !RelationNeedsWAL(rel) ||
+		!FullTransactionIdIsNormal(latest))
+		return;
+	/* a conflict at a newer xid, logged before, covers this one */
+	if (RelFileNodeEquals(last_node, rel->rd_node) &&
+		FullTransactionIdFollowsOrEquals(last_conflict, latest))
+		return;
+
+	xlrec.node = rel->rd_node;
+	xlrec.block = blkno;
+	xlrec.latestRemovedFullXid = latest;
+	XLogBeginInsert();
+	XLogRegisterData((char *) &xlrec, SizeOfBtreeReusePage);
+	(void) XLogInsert(RM_BTREE_ID, XLOG_BTREE_REUSE_PAGE);
+
+	last_node = rel->rd_node;
+	last_conflict = latest;
+}
+
+/*
+ * WideManifestLogReuse -- before a freed page (or the first of an extent)
+ * stamped "stamp" is handed out again (M4).
+ */
+void
+WideManifestLogReuse(Relation rel, BlockNumber blkno, FullTransactionId stamp)
+{
+	log_conflict(rel, blkno, stamp);
+}
+
+/*
+ * WideManifestLogHorizon -- before a flush or compaction publishes output
+ * that dropped or froze records by the current xid horizon (M5).
+ */
+void
+WideManifestLogHorizon(Relation rel)
+{
+	FullTransactionId horizon;
+
+	if (!XLogStandbyInfoActive() || !RelationNeedsWAL(rel))
+		return;
+	horizon = GlobalVisTestNonRemovableFullHorizon(GlobalVisTestFor(rel));
+	if (!FullTransactionIdIsNormal(horizon))
+		return;
+	FullTransactionIdRetreat(&horizon);
+	log_conflict(rel, InvalidBlockNumber, horizon);
+}

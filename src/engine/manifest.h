@@ -1,0 +1,72 @@
+/*-------------------------------------------------------------------------
+ *
+ * manifest.h
+ *	  The owner of the metapage: validation, the allocation guard, and the
+ *	  hot-standby conflicts of page reuse (see manifest.c for the rules).
+ *
+ * IDENTIFICATION
+ *	  src/engine/manifest.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef WIDE_MANIFEST_H
+#define WIDE_MANIFEST_H
+
+#include "access/generic_xlog.h"
+#include "access/transam.h"
+#include "storage/block.h"
+#include "storage/buf.h"
+#include "utils/relcache.h"
+
+struct WideMetaPageData;
+
+/*
+ * A change of the metapage: exclusively locked, registered in a Generic WAL
+ * record that the caller may add other pages to (state), checked when it is
+ * committed.
+ */
+typedef struct WideManifestTx
+{
+	Relation	rel;
+	Buffer		metabuf;
+	GenericXLogState *state;
+	struct WideMetaPageData *meta;	/* the image to change */
+} WideManifestTx;
+
+extern struct WideMetaPageData *WideManifestBegin(Relation rel,
+												  WideManifestTx *tx);
+extern XLogRecPtr WideManifestCommit(WideManifestTx *tx);
+extern XLogRecPtr WideManifestLog(WideManifestTx *tx);
+extern void WideManifestRelease(WideManifestTx *tx);
+extern void WideManifestAbort(WideManifestTx *tx);
+
+/* checking a metapage image */
+extern const char *WideManifestProblem(const struct WideMetaPageData *meta,
+									   char *buf, size_t buflen);
+extern void WideManifestValidate(Relation rel,
+								 const struct WideMetaPageData *meta);
+
+/* the run list (inside a WideManifestTx) */
+struct WideRunData;
+extern bool WideManifestAddWARun(struct WideMetaPageData *meta,
+								 const struct WideRunData *run);
+extern void WideManifestDropWARuns(struct WideMetaPageData *meta, uint32 gen);
+extern void WideManifestAppendRun(Relation rel, struct WideMetaPageData *meta,
+								  const struct WideRunData *run);
+extern void WideManifestReplaceRuns(Relation rel, struct WideMetaPageData *meta,
+									int lo, int hi,
+									const struct WideRunData *expect,
+									const struct WideRunData *run);
+
+/* the allocation guard: unregistered pages versus the sweep */
+extern void WideManifestGuardAllocations(Relation rel);
+extern bool WideManifestMayAllocate(Relation rel);
+extern bool WideManifestTrySweepLock(Relation rel);
+extern void WideManifestSweepUnlock(Relation rel);
+
+/* hot-standby conflicts */
+extern void WideManifestLogReuse(Relation rel, BlockNumber blkno,
+								 FullTransactionId stamp);
+extern void WideManifestLogHorizon(Relation rel);
+
+#endif							/* WIDE_MANIFEST_H */

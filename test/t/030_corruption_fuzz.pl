@@ -1,0 +1,794 @@
+# Corruption fuzzer: damage one page of a wide table at a time (random
+# bytes, or targeted fields: lengths, counts, offsets, block links, page
+# types; inside stored segment blocks with their CRC fixed up, so that the
+# decoders behind the checksum are exercised too), then run every read,
+# compaction, VACUUM and wide.verify().  Each must succeed or fail cleanly
+# with ERRCODE_DATA_CORRUPTED (XX001) -- never crash the server -- and when
+# a read fails, wide.verify() must report the damage.  The relation files
+# are restored between cases, so each case is independent.
+#
+# Environment:
+#	WIDE_FUZZ_SEED		random seed (default 20261123; printed)
+#	WIDE_FUZZ_CASES		number of cases (default 90)
+#	WIDE_FUZZ_META		1: also damage the metapage's counts
+#
+# The cluster runs without data checksums (initdb's default), or PostgreSQL
+# would reject most damaged pages before wide sees them.  Cases inside a
+# stored block need the zstd command line tool to decompress and recompress
+# blocks; without it they are skipped.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use File::Copy;
+
+my $seed = $ENV{WIDE_FUZZ_SEED} // 20261123;
+my $ncases = $ENV{WIDE_FUZZ_CASES} // 90;
+my $with_meta = $ENV{WIDE_FUZZ_META} // 0;
+srand($seed);
+diag("corruption fuzzer: seed $seed, $ncases cases"
+	  . ($with_meta ? ', metapage cases included' : ''));
+my $have_zstd = system('zstd --version >/dev/null 2>&1') == 0;
+diag('zstd not found: no cases inside stored blocks') unless $have_zstd;
+
+my $BLCKSZ = 8192;
+my $HDR = 24;						# MAXALIGN(SizeOfPageHeaderData)
+my $CAP = $BLCKSZ - $HDR - 16;		# WIDE_PAGE_CAPACITY
+my %TYPE = (0x5701 => 'meta', 0x5702 => 'write', 0x5703 => 'blob',
+	0x5704 => 'segment', 0x5705 => 'segheader');
+
+my $node = PostgreSQL::Test::Cluster->new('fuzz');
+$node->init;
+$node->append_conf('postgresql.conf', qq{
+autovacuum = off
+fsync = off
+shared_buffers = 16MB
+wide.block_size = 1024
+restart_after_crash = off
+statement_timeout = '10s'
+});
+$node->start;
+is($node->safe_psql('postgres', 'SHOW data_checksums'), 'off',
+	'the cluster has no page checksums: wide checks the pages itself');
+
+# ----------------------------------------------------------------
+# The tables: every page type of wide, and aggregates
+# ----------------------------------------------------------------
+my $csv = $node->basedir . '/bulk.csv';
+open my $cf, '>', $csv or die;
+printf $cf "bulk#%06d,f,q,%d,value-%d\n", $_, $_, $_ * 7 for 1 .. 20000;
+close $cf;
+
+$node->safe_psql('postgres', qq{
+	CREATE EXTENSION wide;
+	CREATE TABLE t (row_key text, family text, qualifier text, ts int8, value text) USING wide;
+	SELECT wide.create_family('t', 'f');
+	SELECT wide.create_family('t', 'g', max_versions => 2);
+	-- many small cells: segments with several index blocks
+	INSERT INTO t SELECT 'row#' || lpad(i::text, 6, '0'), 'f', 'q' || (i % 3), i, md5(i::text)
+	  FROM generate_series(1, 30000) i;
+	SELECT wide.compact('t', true);
+	-- a bulk load (a run in the write area), then deletes and a flush
+	COPY t FROM '$csv' (FORMAT csv);
+	INSERT INTO t SELECT 'row#' || lpad(i::text, 6, '0'), 'g', 'x', i, 'v2-' || i
+	  FROM generate_series(1, 30000, 7) i;
+	DELETE FROM t WHERE row_key LIKE 'row#0001%';
+	SELECT wide.delete_cells('t', 'row#000200', 'f', 'q2');
+	-- large values, each in a blob: a segment header of several pages
+	INSERT INTO t SELECT 'big#' || lpad(i::text, 5, '0'), 'g', 'v', i, repeat(md5(i::text), 66)
+	  FROM generate_series(1, 1100) i;
+	SELECT wide.compact('t');
+	-- the write area: records in line, values in blobs, bodies in blobs
+	INSERT INTO t SELECT 'wa#' || lpad(i::text, 5, '0'), 'f', 'q', i, md5(i::text)
+	  FROM generate_series(1, 3000) i;
+	INSERT INTO t SELECT 'wab#' || i, 'f', 'q', i, repeat(md5(i::text), 70)
+	  FROM generate_series(1, 6) i;
+	INSERT INTO t SELECT 'wbb#' || i, 'f', repeat('Q', 2500) || i, i, 'x'
+	  FROM generate_series(1, 3) i;
+	SELECT wide.delete_row('t', 'row#000300');
+
+	CREATE TABLE g (row_key text, family text, qualifier text, ts int8, value int8) USING wide;
+	SELECT wide.create_family('g', 'total', aggregate => 'sum');
+	SELECT wide.create_family('g', 'top', aggregate => 'max');
+	INSERT INTO g SELECT 'c#' || (i % 200), f, 'n', i % 4, i
+	  FROM generate_series(1, 6000) i, unnest(ARRAY['total', 'top']) f;
+	SELECT wide.compact('g', true);
+	INSERT INTO g SELECT 'c#' || (i % 200), 'total', 'n', i % 4, i FROM generate_series(1, 600) i;
+
+	CREATE TABLE h (row_key text, family text, qualifier text, ts int8, value bytea) USING wide;
+	SELECT wide.create_family('h', 'uniq', aggregate => 'hll');
+	SELECT count(*) FROM (SELECT wide.add_to_cell('h', 'store#' || (v % 40), 'uniq', 'visitors',
+	  v % 2, 'visitor-' || v) FROM generate_series(1, 40000) v) s;
+	SELECT wide.compact('h', true);
+	SELECT count(*) FROM (SELECT wide.add_to_cell('h', 'store#' || (v % 40), 'uniq', 'visitors',
+	  v % 2, 'visitor-' || v) FROM generate_series(1, 400) v) s;
+
+	-- each statement of a case runs through this, so that one psql call
+	-- reports them all
+	CREATE FUNCTION try(q text) RETURNS text LANGUAGE plpgsql AS \$\$
+	BEGIN
+		EXECUTE q;
+		RETURN 'ok';
+	EXCEPTION WHEN OTHERS THEN
+		RETURN SQLSTATE || ' ' || SQLERRM;
+	END \$\$;
+	CHECKPOINT;
+});
+
+my %reads = (
+	t => [
+		'SELECT count(*) FROM t',
+		q{SELECT count(*), sum(length(value)) FROM t WHERE row_key >= 'row#012000' AND row_key < 'row#019000'},
+		q{SELECT count(*) FROM t WHERE row_key = 'big#00500'},
+		q{SELECT count(*) FROM wide.read_rows(NULL::t, start_key => 'bulk#', end_key => 'wbb#z',
+			filter => '{"chain": [{"family_name_regex_filter": "f|g"}, {"cells_per_column_limit_filter": 1}]}')},
+		q{SELECT count(*) FROM (SELECT * FROM wide.read_rows(NULL::t, reversed => true, "limit" => 2000)) s},
+		q{SELECT count(*) FROM (SELECT * FROM t ORDER BY row_key DESC LIMIT 5000) s},
+		q{SELECT wide.compact('t', true)},
+	],
+	g => [
+		'SELECT count(*), sum(value) FROM g',
+		q{SELECT sum(value) FROM g WHERE row_key = 'c#17'},
+		q{SELECT count(*) FROM wide.read_rows(NULL::g, reversed => true)},
+		q{SELECT wide.compact('g', true)},
+	],
+	h => [
+		'SELECT sum(wide.hll_count(value)) FROM h',
+		q{SELECT wide.hll_count(wide.hll_union_agg(value)) FROM h WHERE row_key >= 'store#1' AND row_key < 'store#2'},
+		q{SELECT count(*) FROM wide.read_rows(NULL::h, reversed => true)},
+		q{SELECT wide.compact('h', true)},
+	],
+);
+
+# every statement of the table's case, then VACUUM, then verify
+sub run_reads
+{
+	my ($tbl) = @_;
+	my @res;
+	my $sql = join(",\n", map { my $q = $_; $q =~ s/'/''/g; "try('$q')" } @{ $reads{$tbl} });
+	my ($ret, $out, $err) = $node->psql('postgres', "SELECT $sql", extra_params => [ '-A', '-t', '-F', "\t" ]);
+	return (undef, "psql failed ($ret): $err") if $ret != 0;
+	@res = split /\t/, $out;
+	($ret, $out, $err) = $node->psql('postgres', "VACUUM $tbl", extra_params => [ '-v', 'VERBOSITY=verbose' ]);
+	if ($ret == 0) { push @res, 'ok' }
+	elsif ($err =~ /ERROR:\s+(\w{5}):\s*(.*)/) { push @res, "$1 $2" }
+	else { return (undef, "VACUUM failed ($ret): $err") }
+	($ret, $out, $err) = $node->psql('postgres',
+		"SELECT count(*) || ' ' || coalesce(string_agg(object || ': ' || problem, '; '), '') FROM wide.verify('$tbl')");
+	return (undef, "verify failed ($ret): $err") if $ret != 0;
+	return (\@res, $out);
+}
+
+# ----------------------------------------------------------------
+# Relation files and pages
+# ----------------------------------------------------------------
+my %file;
+for my $tbl (qw(t g h))
+{
+	$file{$tbl} = $node->data_dir . '/'
+	  . $node->safe_psql('postgres', "SELECT pg_relation_filepath('$tbl')");
+}
+# the pristine images (before the checks below compact the tables)
+$node->stop;
+for my $tbl (qw(t g h))
+{
+	copy($file{$tbl}, "$file{$tbl}.orig") or die "copy: $!";
+	die "table $tbl has more than one segment file" if -e "$file{$tbl}.1";
+}
+$node->start;
+for my $tbl (qw(t g h))
+{
+	my ($res, $verify) = run_reads($tbl);
+	ok($res && !grep({ $_ ne 'ok' } @$res), "table $tbl reads cleanly before damage")
+	  or diag(explain($res), $verify);
+	like($verify, qr/^0 /, "table $tbl verifies before damage");
+}
+$node->stop;
+copy("$file{$_}.orig", $file{$_}) or die "copy back: $!" for qw(t g h);
+
+sub read_file_raw
+{
+	my ($path) = @_;
+	open my $fh, '<:raw', $path or die "open $path: $!";
+	local $/;
+	my $d = <$fh>;
+	close $fh;
+	return $d;
+}
+
+my %image;
+$image{$_} = read_file_raw("$file{$_}.orig") for qw(t g h);
+
+sub page { my ($tbl, $blk) = @_; return substr($image{$tbl}, $blk * $BLCKSZ, $BLCKSZ); }
+sub page_type { my ($p) = @_; return unpack('v', substr($p, 8190, 2)); }
+
+my (%pages, %count);
+for my $tbl (qw(t g h))
+{
+	my $n = length($image{$tbl}) / $BLCKSZ;
+	for my $blk (0 .. $n - 1)
+	{
+		my $type = $TYPE{ page_type(page($tbl, $blk)) } // 'other';
+		push @{ $pages{$tbl}{$type} }, $blk;
+		$count{$type}++;
+	}
+}
+diag('pages: ' . join(', ', map { "$_ $count{$_}" } sort keys %count));
+for my $type (qw(meta write blob segment segheader))
+{
+	ok($count{$type}, "the tables have $type pages");
+}
+ok(grep({ $_->{multi} && $_->{live} } segments('t')),
+	'a segment has a header of several pages');
+
+# ----------------------------------------------------------------
+# Segments: header chains, streams and stored blocks (for the cases
+# inside blocks)
+# ----------------------------------------------------------------
+sub u32 { my ($s, $o) = @_; return unpack('V', substr($s, $o, 4)); }
+sub u64 { my ($s, $o) = @_; return unpack('Q<', substr($s, $o, 8)); }
+
+my %segcache;
+
+sub segments
+{
+	my ($tbl) = @_;
+	return @{ $segcache{$tbl} } if $segcache{$tbl};
+	my @segs;
+	# live segments: the metapage's runs and write-area runs (offsets as in
+	# WideMetaPageData)
+	my $meta = page($tbl, 0);
+	my %live;
+	$live{ u32($meta, $HDR + 1216 + 136 * $_ + 4) } = 1 for 0 .. u32($meta, $HDR + 1184) - 1;
+	$live{ u32($meta, $HDR + 96 + 136 * $_ + 4) } = 1 for 0 .. u32($meta, $HDR + 88) - 1;
+	# a header chain starts at a header page nobody links to
+	my %linked;
+	for my $blk (@{ $pages{$tbl}{segheader} || [] })
+	{
+		my $next = u32(page($tbl, $blk), 8176);
+		$linked{$next} = 1;
+	}
+	for my $root (@{ $pages{$tbl}{segheader} || [] })
+	{
+		next if $linked{$root};
+		my $p = page($tbl, $root);
+		my %s = (root => $root, segid => u32($p, $HDR + 4),
+			nextents => u32($p, $HDR + 12), root_len => u32($p, $HDR + 28),
+			stream_len => u64($p, $HDR + 32), root_off => u64($p, $HDR + 40));
+		my @entries;
+		my $blk = $root;
+		my $hops = 0;
+		while ($blk != 0xffffffff && $hops++ < 100)
+		{
+			my $hp = page($tbl, $blk);
+			my $n = u32($hp, $HDR + 8);
+			push @entries, [ u32($hp, $HDR + 64 + 8 * $_), u32($hp, $HDR + 68 + 8 * $_) ]
+			  for 0 .. $n - 1;
+			$blk = u32($hp, 8176);
+		}
+		$s{multi} = $hops > 1;
+		$s{live} = $live{$root};
+		$s{extents} = [ @entries[ 0 .. $s{nextents} - 1 ] ];
+		# stream page i -> block
+		$s{blocks} = [ map { my ($st, $np) = @$_; ($st .. $st + $np - 1) } @{ $s{extents} } ];
+		$s{stream} = join('', map { substr(page($tbl, $_), $HDR, $CAP) } @{ $s{blocks} });
+		push @segs, \%s;
+	}
+	$segcache{$tbl} = \@segs;
+	return @segs;
+}
+
+sub get_varint
+{
+	my ($s, $pos) = @_;
+	my ($v, $shift) = (0, 0);
+	while (1)
+	{
+		my $b = ord(substr($s, $$pos++, 1));
+		$v |= ($b & 0x7f) << $shift;
+		return $v unless $b & 0x80;
+		$shift += 7;
+	}
+}
+
+sub zstd_run
+{
+	my ($args, $in) = @_;
+	my $dir = $node->basedir;
+	open my $fh, '>:raw', "$dir/zin" or die;
+	print $fh $in;
+	close $fh;
+	unlink "$dir/zout";
+	return undef if system("zstd -q $args '$dir/zin' -o '$dir/zout' 2>/dev/null") != 0;
+	return read_file_raw("$dir/zout");
+}
+
+# the raw bytes of a stored block
+sub unframe
+{
+	my ($stored) = @_;
+	my $type = ord(substr($stored, -5, 1));
+	my $payload = substr($stored, 0, length($stored) - 5);
+	return ($type, $type == 0 ? $payload : zstd_run('-d', $payload));
+}
+
+# index entries of an index or root block: [offset, length]
+sub index_entries
+{
+	my ($raw) = @_;
+	my $pos = 0;
+	my $n = get_varint($raw, \$pos);
+	get_varint($raw, \$pos);
+	my @e;
+	for (1 .. $n)
+	{
+		get_varint($raw, \$pos);
+		my $unshared = get_varint($raw, \$pos);
+		$pos += $unshared;
+		my $off = get_varint($raw, \$pos);
+		my $len = get_varint($raw, \$pos);
+		get_varint($raw, \$pos) for 1 .. 3;
+		$pos++;
+		push @e, [ $off, $len ];
+	}
+	return @e;
+}
+
+# stored blocks of a segment: [kind, offset, length]
+sub stored_blocks
+{
+	my ($s) = @_;
+	return @{ $s->{stored} } if $s->{stored};
+	my @b = ([ 'root', $s->{root_off}, $s->{root_len} ]);
+	my (undef, $root) = unframe(substr($s->{stream}, $s->{root_off}, $s->{root_len}));
+	for my $ie (index_entries($root))
+	{
+		push @b, [ 'index', @$ie ];
+		my (undef, $idx) = unframe(substr($s->{stream}, $ie->[0], $ie->[1]));
+		push @b, [ 'data', @$_ ] for index_entries($idx);
+	}
+	$s->{stored} = \@b;
+	return @b;
+}
+
+# CRC-32C, as src/port/pg_crc32c computes it
+my @crctab;
+for my $i (0 .. 255)
+{
+	my $c = $i;
+	$c = ($c & 1) ? (($c >> 1) ^ 0x82F63B78) : ($c >> 1) for 1 .. 8;
+	$crctab[$i] = $c;
+}
+
+sub crc32c
+{
+	my ($s) = @_;
+	my $crc = 0xffffffff;
+	$crc = $crctab[ ($crc ^ $_) & 0xff ] ^ ($crc >> 8) for unpack('C*', $s);
+	return $crc ^ 0xffffffff;
+}
+
+sub frame
+{
+	my ($payload, $type) = @_;
+	my $body = $payload . chr($type);
+	return $body . pack('V', crc32c($body));
+}
+
+# ----------------------------------------------------------------
+# Mutations: each returns a list of [block, offset, bytes] and a label
+# ----------------------------------------------------------------
+my @interesting = (0, 1, 2, 3, 7, 8, 0x7f, 0x80, 0xff, 0x100, 0x7fff, 0x8000,
+	0xffff, 0x10000, 0x7fffffff, 0x80000000, 0xfffffffe, 0xffffffff);
+
+sub pick { return $_[ int(rand(@_)) ]; }
+
+sub u32_value
+{
+	my ($tbl, $orig) = @_;
+	my $nblocks = length($image{$tbl}) / $BLCKSZ;
+	my $r = rand();
+	return pick(@interesting) if $r < 0.4;
+	return ($orig + pick(-2, -1, 1, 2)) & 0xffffffff if $r < 0.6;
+	return pick($nblocks - 1, $nblocks, $nblocks + 1, int(rand($nblocks))) if $r < 0.85;
+	return int(rand(2**32));
+}
+
+sub field
+{
+	my ($tbl, $blk, $off, $size, $label) = @_;
+	my $p = page($tbl, $blk);
+	my $orig = $size == 4 ? u32($p, $off) : $size == 2 ? unpack('v', substr($p, $off, 2))
+	  : $size == 8 ? u64($p, $off) : ord(substr($p, $off, 1));
+	my $v = u32_value($tbl, $orig);
+	$v = $v & ((1 << (8 * $size)) - 1) if $size < 4;
+	my $bytes = $size == 4 ? pack('V', $v) : $size == 2 ? pack('v', $v)
+	  : $size == 8 ? pack('Q<', $v * (rand() < 0.3 ? 2**32 : 1)) : chr($v);
+	return ([ [ $blk, $off, $bytes ] ], sprintf('%s %#x -> %#x', $label, $orig, $v));
+}
+
+sub random_bytes
+{
+	my ($tbl, $blk, $from, $to) = @_;
+	my $n = 1 + int(rand(8));
+	my $off = $from + int(rand($to - $from - $n));
+	my $bytes = join('', map { chr(int(rand(256))) } 1 .. $n);
+	return ([ [ $blk, $off, $bytes ] ], "$n random bytes at $off");
+}
+
+# the opaque special space: next, link, owner, flags, type
+sub opaque_field
+{
+	my ($tbl, $blk) = @_;
+	my $r = rand();
+	if ($r < 0.15)
+	{
+		# another page type
+		my $t = pick(0x5701 .. 0x5705, 0, 0xffff);
+		return ([ [ $blk, 8190, pack('v', $t) ] ], sprintf('page type -> %#x', $t));
+	}
+	if ($r < 0.4)
+	{
+		# a link to a page of the same type (a cycle, or a skip)
+		my $type = $TYPE{ page_type(page($tbl, $blk)) };
+		my $to = rand() < 0.5 ? $blk : pick(@{ $pages{$tbl}{$type} });
+		return ([ [ $blk, 8176, pack('V', $to) ] ], "next -> $to (a $type page)");
+	}
+	return field($tbl, $blk, pick(8176, 8184), 4, 'opaque next/owner');
+}
+
+sub mutate_write
+{
+	my ($tbl, $blk) = @_;
+	my $p = page($tbl, $blk);
+	my $lower = unpack('v', substr($p, 12, 2));
+	my $nitems = int(($lower - $HDR) / 4);
+	my $r = rand();
+	return opaque_field($tbl, $blk) if $r < 0.15 || $nitems < 1;
+	my $item = int(rand($nitems));
+	my $lp = u32($p, $HDR + 4 * $item);
+	my ($off, $len) = ($lp & 0x7fff, ($lp >> 17) & 0x7fff);
+	if ($r < 0.3)
+	{
+		# the line pointer: offset, length, flags
+		my $v = pick(($lp & ~0x7fff) | int(rand(0x8000)),
+			($lp & 0x1ffff) | (int(rand(0x8000)) << 17), $lp ^ (1 << (15 + int(rand(2)))),
+			int(rand(2**32)));
+		return ([ [ $blk, $HDR + 4 * $item, pack('V', $v) ] ],
+			sprintf('item %d pointer %#x -> %#x', $item + 1, $lp, $v));
+	}
+	return random_bytes($tbl, $blk, $off, $off + $len) if $r < 0.45 && $len > 10;
+	# a header field of the record: kind flags famlen pad keylen quallen vallen
+	# famid xmin cmin seq ts [ts_to] [blob first length]
+	my $kind = ord(substr($p, $off, 1));
+	my $flags = ord(substr($p, $off + 1, 1));
+	my @f = ([ 0, 1, 'kind' ], [ 1, 1, 'flags' ], [ 2, 1, 'famlen' ],
+		[ 4, 2, 'keylen' ], [ 6, 2, 'quallen' ], [ 8, 4, 'vallen' ]);
+	my $boff = 40 + ($kind == 3 ? 8 : 0);
+	if ($flags & 0x0c)
+	{
+		push @f, ([ $boff, 4, 'blob first' ], [ $boff + 4, 4, 'blob length' ])
+		  for 1 .. 3;
+	}
+	my $fd = pick(@f);
+	return field($tbl, $blk, $off + $fd->[0], $fd->[1], "item " . ($item + 1) . " $fd->[2]");
+}
+
+# write-area pages holding records whose value or body is in a blob
+sub blob_items
+{
+	my ($tbl, $blk) = @_;
+	my $p = page($tbl, $blk);
+	my $lower = unpack('v', substr($p, 12, 2));
+	my @items;
+	for my $item (0 .. int(($lower - $HDR) / 4) - 1)
+	{
+		my $lp = u32($p, $HDR + 4 * $item);
+		my $off = $lp & 0x7fff;
+		next unless (($lp >> 15) & 3) == 1 && $off >= $HDR && $off < 8176;
+		push @items, [ $item, $off ] if ord(substr($p, $off + 1, 1)) & 0x0c;
+	}
+	return @items;
+}
+
+sub mutate_wablob
+{
+	my ($tbl, $blk) = @_;
+	my ($item, $off) = @{ pick(blob_items($tbl, $blk)) };
+	my $p = page($tbl, $blk);
+	my $boff = 40 + (ord(substr($p, $off, 1)) == 3 ? 8 : 0);
+	my $fd = pick([ 8, 4, 'vallen' ], [ $boff, 4, 'blob first' ], [ $boff + 4, 4, 'blob length' ],
+		[ 1, 1, 'flags' ], [ 4, 2, 'keylen' ], [ 6, 2, 'quallen' ]);
+	return field($tbl, $blk, $off + $fd->[0], $fd->[1], 'item ' . ($item + 1) . " $fd->[2]");
+}
+
+sub mutate_blob
+{
+	my ($tbl, $blk) = @_;
+	my $r = rand();
+	return opaque_field($tbl, $blk) if $r < 0.3;
+	return field($tbl, $blk, 12, 2, 'pd_lower') if $r < 0.6;
+	return random_bytes($tbl, $blk, $HDR, 8176);
+}
+
+sub mutate_segheader
+{
+	my ($tbl, $blk) = @_;
+	my $p = page($tbl, $blk);
+	my $r = rand();
+	return opaque_field($tbl, $blk) if $r < 0.15;
+	if ($r < 0.75)
+	{
+		my $fd = pick([ 0, 4, 'magic' ], [ 4, 4, 'segid' ], [ 8, 4, 'nentries_here' ],
+			[ 12, 4, 'nextents' ], [ 16, 4, 'nblobs' ], [ 20, 4, 'nheaders' ],
+			[ 24, 2, 'typlen' ], [ 28, 4, 'root_len' ], [ 32, 8, 'stream_len' ],
+			[ 40, 8, 'root_off' ], [ 48, 8, 'ncells' ], [ 56, 8, 'max_seq' ]);
+		return field($tbl, $blk, $HDR + $fd->[0], $fd->[1], $fd->[2]);
+	}
+	my $n = u32($p, $HDR + 8);
+	$n = 1 if $n < 1 || $n > 1000;
+	my $e = int(rand($n));
+	return field($tbl, $blk, $HDR + 64 + 8 * $e + pick(0, 4), 4, "entry $e");
+}
+
+# inside a stored block, with its CRC fixed
+sub mutate_stored
+{
+	my ($tbl) = @_;
+	my @segs = grep { $_->{live} } segments($tbl);
+	return () unless @segs && $have_zstd;
+	my $s = pick(@segs);
+	my @blocks = stored_blocks($s);
+	my $b = pick(@blocks);
+	my ($kind, $off, $len) = @$b;
+	my $stored = substr($s->{stream}, $off, $len);
+	my ($type, $raw) = unframe($stored);
+	return () unless defined $raw;
+	my $r = rand();
+	my ($new, $label);
+	my $mangle = sub {
+		my ($bytes) = @_;
+		my $n = 1 + int(rand(3));
+		for (1 .. $n)
+		{
+			my $at = int(rand(length($bytes)));
+			my $v = rand() < 0.5 ? pick(0, 0x7f, 0x80, 0xff, 1, 2) : int(rand(256));
+			substr($bytes, $at, 1) = chr($v);
+		}
+		return $bytes;
+	};
+	if ($r < 0.3 || $type == 0)
+	{
+		# the payload as stored (a zstd frame, or raw bytes)
+		$new = frame($mangle->(substr($stored, 0, $len - 5)), $type);
+		$label = "stored bytes";
+	}
+	elsif ($r < 0.4)
+	{
+		$new = frame(substr($stored, 0, $len - 5), 1 - $type);
+		$label = "block type";
+	}
+	else
+	{
+		# the decompressed block, recompressed into the same length
+		my $z = zstd_run('-19 --no-check', $mangle->($raw));
+		return () unless defined $z && length($z) + 8 <= $len - 5;
+		my $pad = $len - 5 - length($z) - 8;
+		$new = frame($z . pack('VV', 0x184D2A50, $pad) . ("\0" x $pad), 1);
+		$label = "decoded bytes";
+	}
+	return ([ stream_writes($s, $off, $new) ], "segment $s->{segid} $kind block at $off+$len: $label");
+}
+
+# writes that put bytes at an offset of a segment's stream
+sub stream_writes
+{
+	my ($s, $off, $new) = @_;
+	my $len = length($new);
+	my @w;
+	for (my $i = 0; $i < $len;)
+	{
+		my $so = $off + $i;
+		my $pg = int($so / $CAP);
+		my $in = $so % $CAP;
+		my $n = $CAP - $in;
+		$n = $len - $i if $n > $len - $i;
+		push @w, [ $s->{blocks}[$pg], $HDR + $in, substr($new, $i, $n) ];
+		$i += $n;
+	}
+	return @w;
+}
+
+sub mutate_meta
+{
+	my ($tbl) = @_;
+	# counts: nlanes, nwaruns, nruns, nfree, and the lanes' heads
+	# (offsets as in WideMetaPageData, src/wide.h)
+	my $m = $HDR;
+	my %f = (nlanes => [ $m + 12, 4 ], 'lane head' => [ $m + 16 + 8 * int(rand(4)), 4 ],
+		generation => [ $m + 8, 4 ], nwaruns => [ $m + 88, 4 ],
+		nruns => [ $m + 1184, 4 ], nfree => [ $m + 4480, 4 ]);
+	my $fd = pick(keys %f);
+	return field($tbl, 0, $f{$fd}[0], $f{$fd}[1], "metapage $fd");
+}
+
+sub mutate_segment_page
+{
+	my ($tbl, $blk) = @_;
+	return rand() < 0.5 ? random_bytes($tbl, $blk, $HDR, 8176) : opaque_field($tbl, $blk);
+}
+
+# (only pages of the current write area: freed ones may linger unread)
+for my $tbl (qw(t g h))
+{
+	my $gen = u32(page($tbl, 0), $HDR + 8);
+	$pages{$tbl}{wablob} = [ grep { u32(page($tbl, $_), 8184) == $gen && blob_items($tbl, $_) }
+		  @{ $pages{$tbl}{write} || [] } ];
+}
+ok(scalar(@{ $pages{t}{wablob} }), 'the write area has records with values in blobs');
+
+my %mutators = (write => \&mutate_write, blob => \&mutate_blob, wablob => \&mutate_wablob,
+	segheader => \&mutate_segheader, segment => \&mutate_segment_page,
+	meta => \&mutate_meta);
+
+# ----------------------------------------------------------------
+# The cases
+# ----------------------------------------------------------------
+my @kinds = (qw(write wablob blob segheader segheader segment stored stored stored));
+push @kinds, 'meta' if $with_meta;
+my (%ran, %bad, @failures);
+
+sub apply
+{
+	my ($tbl, $writes) = @_;
+	open my $fh, '+<:raw', $file{$tbl} or die "open: $!";
+	for my $w (@$writes)
+	{
+		my ($blk, $off, $bytes) = @$w;
+		seek($fh, $blk * $BLCKSZ + $off, 0);
+		print $fh $bytes;
+	}
+	close $fh;
+}
+
+# run one case: damage, start, read, check, stop, restore.  Returns the
+# statements' results and verify's report (for the targeted cases).
+sub run_case
+{
+	my ($tbl, $kind, $writes, $desc) = @_;
+	apply($tbl, $writes);
+	$node->start;
+	my ($res, $verify) = run_reads($tbl);
+	my $log = slurp_file($node->logfile);
+	my $crashed = $log =~ /terminated by signal|server process .* was terminated/
+	  || $node->psql('postgres', 'SELECT 1') != 0;
+	my @unclean = $res ? grep { !/^(ok|XX001 )/ } @$res : ($verify);
+	my $failed_reads = $res ? grep({ /^XX001 / } @$res) : 0;
+	$ran{$kind}++;
+	if ($crashed || @unclean || ($failed_reads && $verify =~ /^0 /))
+	{
+		$bad{$kind}++;
+		my $why = $crashed ? 'CRASH ' . ($res ? '' : $verify)
+		  : @unclean ? 'unclean error: ' . join(' | ', @unclean)
+		  : 'reads failed but verify is silent: ' . join(' | ', @$res);
+		push @failures, "$desc\n    $why";
+		diag("FAIL $desc\n    $why");
+	}
+	elsif ($ENV{WIDE_FUZZ_VERBOSE})
+	{
+		diag("$desc\n    " . join(' | ', @$res) . "\n    verify: " . substr($verify, 0, 300));
+	}
+	$node->stop('immediate', fail_ok => 1) if $crashed;
+	$node->stop('fast', fail_ok => 1);
+	copy("$file{$tbl}.orig", $file{$tbl}) or die "copy back: $!";
+	if ($crashed)
+	{
+		# recovery replays what the crashed case wrote: settle, restore again
+		$node->start;
+		$node->stop;
+		copy("$file{$tbl}.orig", $file{$tbl}) or die "copy back: $!";
+	}
+	truncate($node->logfile, 0);
+	return ($crashed ? undef : $res, $verify);
+}
+
+# ----------------------------------------------------------------
+# Targeted cases: each crashed, hung or failed uncleanly before the
+# checks it tests were added
+# ----------------------------------------------------------------
+sub targeted
+{
+	my ($name, $tbl, $writes, $expect) = @_;
+	my $nfail = @failures;
+	my ($res, $verify) = run_case($tbl, 'targeted', $writes, "targeted: $name");
+	ok($res && @failures == $nfail && grep({ /^XX001 .*$expect/ } @$res),
+		"$name: a clean error ($expect), verify reports it")
+	  or diag(join(' | ', @{ $res || [] }), "\n", substr($verify, 0, 300));
+}
+
+{
+	# a value in a blob whose record claims a longer value (issue 9)
+	my ($blk, $item, $off);
+	for my $b (@{ $pages{t}{wablob} })
+	{
+		my @vb = grep { ord(substr(page('t', $b), $_->[1] + 1, 1)) & 0x04 } blob_items('t', $b);
+		($blk, $item, $off) = ($b, @{ $vb[0] }) and last if @vb;
+	}
+	targeted('value-in-blob record longer than its blob', 't',
+		[ [ $blk, $off + 8, pack('V', 0x7fffffff) ] ], 'malformed record');
+	# ... and both lengths huge: nothing is allocated for them
+	targeted('value-in-blob record of 2 GB', 't',
+		[ [ $blk, $off + 8, pack('V', 0x7fffffff) ], [ $blk, $off + 44, pack('V', 0x7fffffff) ] ],
+		'broken value');
+	# a lane whose page links to itself
+	targeted('write-area lane that loops', 't', [ [ $blk, 8176, pack('V', $blk) ] ], 'loops');
+	# a line pointer far outside the page
+	targeted('record outside its page', 't',
+		[ [ $blk, $HDR + 4 * $item, pack('V', (0x7ff8) | (1 << 15) | (200 << 17)) ] ],
+		'malformed record');
+}
+{
+	# a segment header chain that loops, and counts no page can hold
+	my ($s) = grep { $_->{multi} && $_->{live} } segments('t');
+	targeted('segment header chain that loops', 't', [ [ $s->{root}, 8176, pack('V', $s->{root}) ] ],
+		'header chain');
+	targeted('segment header with 2^31 extents', 't', [ [ $s->{root}, $HDR + 12, pack('V', 0x7fffffff) ] ],
+		'bad header page');
+}
+SKIP:
+{
+	skip 'no zstd', 2 unless $have_zstd;
+	# every index block of a segment replaced by an empty one (a frame of
+	# one raw zstd block, padded to the stored length with a skippable frame)
+	my ($s) = grep { $_->{multi} && $_->{live} } segments('t');
+	my @w;
+	for my $b (grep { $_->[0] eq 'index' } stored_blocks($s))
+	{
+		my $z = "\x28\xb5\x2f\xfd\x20\x03\x19\x00\x00\x00\x00\x00";
+		my $pad = $b->[2] - 5 - length($z) - 8;
+		push @w, stream_writes($s, $b->[1], frame($z . pack('VV', 0x184D2A50, $pad) . ("\0" x $pad), 1));
+	}
+	targeted('index blocks without entries', 't', \@w, 'damaged');
+	# a data block whose frame declares 1 GB
+	my ($d) = grep { $_->[0] eq 'data' } stored_blocks($s);
+	my $stored = substr($s->{stream}, $d->[1], $d->[2]);
+	my $z = "\x28\xb5\x2f\xfd\xa0" . pack('V', 0x3fff0000) . "\x19\x00\x00\x00\x00\x00";
+	my $pad = $d->[2] - 5 - length($z) - 8;
+	targeted('data block declaring 1 GB', 't',
+		[ stream_writes($s, $d->[1], frame($z . pack('VV', 0x184D2A50, $pad) . ("\0" x $pad), 1)) ],
+		'bad compressed frame');
+}
+
+# ----------------------------------------------------------------
+# Random cases
+# ----------------------------------------------------------------
+for my $case (1 .. $ncases)
+{
+	my $tbl = pick(qw(t t t g h));
+	my $kind = pick(@kinds);
+	my ($writes, $label);
+	if ($kind eq 'stored')
+	{
+		($writes, $label) = mutate_stored($tbl);
+		($kind, $writes) = ('segment', undef) unless $writes;
+	}
+	if (!$writes)
+	{
+		my @blks = $kind eq 'meta' ? (0) : @{ $pages{$tbl}{$kind} || [] };
+		next unless @blks;
+		my $blk = pick(@blks);
+		($writes, $label) = $mutators{$kind}->($tbl, $blk);
+		$label = "block $blk: $label";
+	}
+	run_case($tbl, $kind, $writes, "case $case ($kind, table $tbl): $label");
+}
+
+diag('cases by kind: ' . join(', ', map { "$_ $ran{$_}" . ($bad{$_} ? " ($bad{$_} failed)" : '') } sort keys %ran));
+is(scalar(@failures), 0, 'every damaged page gives a clean error or a correct answer, and verify reports it')
+  or diag(join("\n", @failures));
+
+$node->start;
+is($node->safe_psql('postgres', 'SELECT count(*) FROM g'), '400', 'the restored tables read again');
+$node->stop;
+done_testing();
