@@ -84,9 +84,13 @@ WideBlobRef
 WideBlobWrite(Relation rel, const char *data, uint32 len)
 {
 	WideManifestTx tx;
-	WideMetaPage meta = WideManifestBegin(rel, &tx);
+	WideMetaPage meta;
 	WideBlobRef ref;
 	uint32		got;
+
+	/* unregistered until its segment is published (manifest.c, M2) */
+	Assert(WideManifestMayAllocate(rel));
+	meta = WideManifestBegin(rel, &tx);
 
 	ref.length = len;
 	ref.first = WideSpaceAlloc(rel, meta, WideBlobPages(len), true, &got);

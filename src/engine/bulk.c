@@ -94,7 +94,8 @@ register_run(Relation rel, WideRunData *run, uint64 n)
 			run->min_seq += base;
 			run->max_seq += base;
 			run->gen = meta->generation;
-			meta->waruns[meta->nwaruns++] = *run;
+			if (!WideManifestAddWARun(meta, run))
+				elog(ERROR, "no room for a write-area run");	/* checked above */
 			lsn = WideManifestLog(&tx);
 			WideSeqAfterWrite(rel, base + n - 1, lsn);
 			WideManifestRelease(&tx);

@@ -163,23 +163,10 @@ compact_runs(Relation rel, const WideRunData *runs, int lo, int hi)
 	/* publish: the new run replaces the inputs */
 	WideManifestLogHorizon(rel);	/* manifest.c, M5 */
 	meta = WideManifestBegin(rel, &tx);
-	for (i = lo; i <= hi; i++)
-		if (i >= (int) meta->nruns || meta->runs[i].segid != runs[i].segid)
-			elog(ERROR, "runs of \"%s\" changed during compaction",
-				 RelationGetRelationName(rel));
+	WideManifestReplaceRuns(rel, meta, lo, hi, runs + lo, have_run ? &run : NULL);
 	for (i = lo; i <= hi; i++)
 		(void) WideSpaceFree(meta, WIDE_FREE_SEGMENT, runs[i].root, 0);
 	WideFreeBlobsNotKept(meta, blobs, nblobs, kept, nkept);
-	{
-		int			nnew = have_run ? 1 : 0;
-		int			tail = meta->nruns - hi - 1;
-
-		if (have_run)
-			meta->runs[lo] = run;
-		memmove(&meta->runs[lo + nnew], &meta->runs[hi + 1],
-				sizeof(WideRunData) * tail);
-		meta->nruns = lo + nnew + tail;
-	}
 	meta->version_counter++;
 	meta->compactions++;
 	(void) WideManifestCommit(&tx);

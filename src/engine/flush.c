@@ -109,15 +109,6 @@ seg_next(void *arg, WideCell *cell)
 	return WideSegIterNext((WideSegIter *) arg, cell);
 }
 
-/* remove waruns[i] from the metapage */
-static void
-remove_warun(WideMetaPage meta, int i)
-{
-	memmove(&meta->waruns[i], &meta->waruns[i + 1],
-			sizeof(WideRunData) * (meta->nwaruns - i - 1));
-	meta->nwaruns--;
-}
-
 /*
  * WideFlush -- move the write area into a new run.  Returns false if there
  * was nothing to flush.
@@ -277,19 +268,17 @@ WideFlush(Relation rel)
 	if (lanes_empty)
 	{
 		for (i = 0; i < nwaruns; i++)
-			meta->runs[meta->nruns++] = waruns[i];
+			WideManifestAppendRun(rel, meta, &waruns[i]);
 	}
 	else
 	{
 		if (have_run)
-			meta->runs[meta->nruns++] = run;
+			WideManifestAppendRun(rel, meta, &run);
 		for (i = 0; i < nwaruns; i++)
 			(void) WideSpaceFree(meta, WIDE_FREE_SEGMENT, waruns[i].root, 0);
 		WideFreeBlobsNotKept(meta, had.refs, had.n, kept, nkept);
 	}
-	for (i = (int) meta->nwaruns - 1; i >= 0; i--)
-		if (meta->waruns[i].gen == gen)
-			remove_warun(meta, i);
+	WideManifestDropWARuns(meta, gen);
 	for (i = 0; i < WIDE_NLANES; i++)
 	{
 		if (sealed[i].head != InvalidBlockNumber)

@@ -58,7 +58,10 @@
  *	  record, and the new image checked against M1 (and, in assert-enabled
  *	  builds, the queue's stamp order) before it is logged.  A change that
  *	  would break M1 is a bug: it fails with an internal error and nothing is
- *	  written.
+ *	  written.  Inside it, the run list changes only through the functions
+ *	  below (WideManifestAddWARun, WideManifestAppendRun,
+ *	  WideManifestReplaceRuns, WideManifestDropWARuns) and the free queue
+ *	  only through space.c (WideSpaceAlloc, WideSpaceFree).
  *
  * M5 (publication).  A flush or compaction publishes its run and queues
  *	  the pages it replaces in one WAL record under the exclusive metapage
@@ -279,6 +282,76 @@ WideManifestAbort(WideManifestTx *tx)
 }
 
 /*
+ * WideManifestAddWARun -- register a bulk-loaded run in the write area;
+ * false if the write area has no room for another (flush first).
+ */
+bool
+WideManifestAddWARun(WideMetaPageData *meta, const WideRunData *run)
+{
+	Assert(meta->nwaruns <= WIDE_MAX_WA_RUNS);
+	if (meta->nwaruns >= WIDE_MAX_WA_RUNS)
+		return false;
+	meta->waruns[meta->nwaruns++] = *run;
+	return true;
+}
+
+/*
+ * WideManifestDropWARuns -- forget the write-area runs of a generation (the
+ * flush that publishes them has made them runs, or queued their pages).
+ */
+void
+WideManifestDropWARuns(WideMetaPageData *meta, uint32 gen)
+{
+	uint32		i;
+	uint32		n = 0;
+
+	for (i = 0; i < meta->nwaruns; i++)
+		if (meta->waruns[i].gen != gen)
+			meta->waruns[n++] = meta->waruns[i];
+	meta->nwaruns = n;
+}
+
+/*
+ * WideManifestAppendRun -- add the newest run.
+ */
+void
+WideManifestAppendRun(Relation rel, WideMetaPageData *meta,
+					  const WideRunData *run)
+{
+	if (meta->nruns >= WIDE_MAX_RUNS)
+		elog(ERROR, "no room for more runs in \"%s\"",
+			 RelationGetRelationName(rel));
+	Assert(BLOCK_OK(run->root));
+	meta->runs[meta->nruns++] = *run;
+}
+
+/*
+ * WideManifestReplaceRuns -- replace runs lo..hi, which must still be the
+ * runs "expect" (the caller read them before compacting), by "run", or by
+ * nothing if it is NULL.  The caller queues the replaced pages.
+ */
+void
+WideManifestReplaceRuns(Relation rel, WideMetaPageData *meta, int lo, int hi,
+						const WideRunData *expect, const WideRunData *run)
+{
+	int			nnew = run ? 1 : 0;
+	int			tail;
+	int			i;
+
+	Assert(lo >= 0 && lo <= hi);
+	for (i = lo; i <= hi; i++)
+		if (i >= (int) meta->nruns || meta->runs[i].segid != expect[i - lo].segid)
+			elog(ERROR, "runs of \"%s\" changed during compaction",
+				 RelationGetRelationName(rel));
+	tail = meta->nruns - hi - 1;
+	if (run)
+		meta->runs[lo] = *run;
+	memmove(&meta->runs[lo + nnew], &meta->runs[hi + 1],
+			sizeof(WideRunData) * tail);
+	meta->nruns = lo + nnew + tail;
+}
+
+/*
  * WideManifestGuardAllocations -- declare that this transaction is about to
  * own pages it has not registered yet (M2 c); they stay safe from the sweep
  * until the transaction ends.
@@ -287,6 +360,24 @@ void
 WideManifestGuardAllocations(Relation rel)
 {
 	LockPage(rel, WIDE_GUARD_BLKNO, ShareLock);
+}
+
+/*
+ * WideManifestMayAllocate -- may this backend own pages it has not
+ * registered (M2 c)?  It may if it holds ShareUpdateExclusiveLock or
+ * stronger (flush, compaction) or the allocation guard (bulk loads).  For
+ * assertions.
+ */
+bool
+WideManifestMayAllocate(Relation rel)
+{
+	LOCKTAG		tag;
+
+	if (CheckRelationLockedByMe(rel, ShareUpdateExclusiveLock, true))
+		return true;
+	SET_LOCKTAG_PAGE(tag, rel->rd_lockInfo.lockRelId.dbId,
+					 rel->rd_lockInfo.lockRelId.relId, WIDE_GUARD_BLKNO);
+	return LockHeldByMe(&tag, ShareLock);
 }
 
 /*

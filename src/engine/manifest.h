@@ -46,8 +46,21 @@ extern const char *WideManifestProblem(const struct WideMetaPageData *meta,
 extern void WideManifestValidate(Relation rel,
 								 const struct WideMetaPageData *meta);
 
+/* the run list (inside a WideManifestTx) */
+struct WideRunData;
+extern bool WideManifestAddWARun(struct WideMetaPageData *meta,
+								 const struct WideRunData *run);
+extern void WideManifestDropWARuns(struct WideMetaPageData *meta, uint32 gen);
+extern void WideManifestAppendRun(Relation rel, struct WideMetaPageData *meta,
+								  const struct WideRunData *run);
+extern void WideManifestReplaceRuns(Relation rel, struct WideMetaPageData *meta,
+									int lo, int hi,
+									const struct WideRunData *expect,
+									const struct WideRunData *run);
+
 /* the allocation guard: unregistered pages versus the sweep */
 extern void WideManifestGuardAllocations(Relation rel);
+extern bool WideManifestMayAllocate(Relation rel);
 extern bool WideManifestTrySweepLock(Relation rel);
 extern void WideManifestSweepUnlock(Relation rel);
 

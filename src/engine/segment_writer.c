@@ -126,6 +126,8 @@ WideSegmentWriterBegin(Relation rel, int16 typlen)
 	MemoryContext old = MemoryContextSwitchTo(cxt);
 	WideSegmentWriter *w = palloc0(sizeof(WideSegmentWriter));
 
+	/* its pages are unregistered until the caller publishes (manifest.c) */
+	Assert(WideManifestMayAllocate(rel));
 	w->rel = rel;
 	w->cxt = cxt;
 	w->strategy = GetAccessStrategy(BAS_BULKWRITE);

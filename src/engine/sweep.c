@@ -37,6 +37,7 @@
 #include "miscadmin.h"
 #include "nodes/bitmapset.h"
 #include "storage/bufmgr.h"
+#include "storage/lmgr.h"
 #include "utils/rel.h"
 
 #include "wide.h"
@@ -149,6 +150,7 @@ WideSweep(Relation rel)
 	if (!BufferIsValid(metabuf))
 		return 0;
 	UnlockReleaseBuffer(metabuf);
+	Assert(CheckRelationLockedByMe(rel, ShareUpdateExclusiveLock, true));
 	if (!WideManifestTrySweepLock(rel))
 		return -1;
 
