@@ -658,7 +658,9 @@ set_in_list(WideScanState *s, Datum arr, Oid elemtype)
 	bool		typbyval;
 	char		typalign;
 
-	Assert(ARR_ELEMTYPE(a) == elemtype);
+	if (ARR_ELEMTYPE(a) != elemtype)
+		elog(ERROR, "wide scan: array of type %u where %u was planned",
+			 ARR_ELEMTYPE(a), elemtype);
 	get_typlenbyvalalign(elemtype, &typlen, &typbyval, &typalign);
 	deconstruct_array(a, elemtype, typlen, typbyval, typalign,
 					  &elems, &nulls, &n);

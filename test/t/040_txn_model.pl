@@ -17,6 +17,9 @@
 # families, rows (never of some versions), and its max_versions is only ever
 # lowered by a committed alter_family (a rolled-back one changes nothing).
 #
+# A second session now and then holds a REPEATABLE READ snapshot through
+# ~25 operations: its reads of wide and of the model must not change.
+#
 # Seeds: WIDE_TXN_SEED=<n> runs that one seed, WIDE_TXN_OPS=<n> sets the
 # operations per seed (default: seeds 1..3, 400 operations each).
 use strict;
@@ -93,7 +96,7 @@ sub add_model
 # one data or DDL operation: (statement on wide, statement on the model)
 sub operation
 {
-	my ($in_txn) = @_;
+	my ($in_txn, $no_ddl) = @_;
 	my $fams = families();
 	my @names = sort keys %$fams;
 	my @plain = grep { !$fams->{$_}[1] } @names;
@@ -106,7 +109,7 @@ sub operation
 	# where a rollback must undo what they did
 	$p = int($p / 2) if $in_txn && rnd(2);
 
-	if ($p < 8 && @free)
+	if ($p < 8 && @free && !$no_ddl)
 	{
 		my $n = $free[ rnd(@free) ];
 		return ("SELECT wide.create_family('t', '$n', aggregate => 'sum')",
@@ -117,14 +120,14 @@ sub operation
 			"SELECT wide.create_family('t', '$n'" . (defined $mv ? ", max_versions => $mv" : '') . ')',
 			"INSERT INTO mfam VALUES ('$n', " . ($mv // 'NULL') . ', false)');
 	}
-	if ($p < 13 && @names)
+	if ($p < 13 && @names && !$no_ddl)
 	{
 		my $n = $names[ rnd(@names) ];
 		my $then = ('', "; SELECT wide.compact('t')", "; SELECT wide.compact('t', true)")[ rnd(3) ];
 		return ("SELECT wide.drop_family('t', '$n')$then",
 			"DELETE FROM model WHERE family = '$n'; DELETE FROM mfam WHERE name = '$n'");
 	}
-	if ($p < 21 && @plain)
+	if ($p < 21 && @plain && !$no_ddl)
 	{
 		# drop and re-create: the new incarnation starts empty, while the
 		# old one's cells may stay in runs until a compaction drops them
@@ -136,7 +139,7 @@ sub operation
 			"DELETE FROM model WHERE family = '$n'; UPDATE mfam SET max_versions = "
 			  . ($mv // 'NULL') . " WHERE name = '$n'");
 	}
-	if ($p < 25 && @plain)
+	if ($p < 25 && @plain && !$no_ddl)
 	{
 		# lower max_versions (never raise: collected versions stay collected)
 		my $n = $plain[ rnd(@plain) ];
@@ -286,6 +289,41 @@ sub check
 	return 1;
 }
 
+# the reader session with an old snapshot
+my $reader = $node->background_psql('postgres', on_error_stop => 0);
+my ($snap_until, $snap_wide, $snap_model) = (0, '', '');
+
+sub snapshot_begin
+{
+	$reader->query_safe('BEGIN ISOLATION LEVEL REPEATABLE READ');
+	$snap_wide = $reader->query_safe($read_wide);
+	$snap_model = $reader->query_safe($read_model);
+	return 1 if $snap_wide eq $snap_model;
+	diag("$where: wide and the model differ for a new snapshot");
+	diag("wide:  $snap_wide");
+	diag("model: $snap_model");
+	$failed++;
+	return 0;
+}
+
+sub snapshot_end
+{
+	my $w = $reader->query_safe($read_wide);
+	my $f = $reader->query_safe($read_fn);
+	my $m = $reader->query_safe($read_model);
+
+	$reader->query_safe('COMMIT');
+	$snap_until = 0;
+	return 1 if $m eq $snap_model && $w eq $snap_wide && $f eq $snap_wide;
+	diag("$where: a snapshot's view changed");
+	diag("then: $snap_wide");
+	diag("wide: $w");
+	diag("read_rows: $f");
+	diag("model: $m");
+	$failed++;
+	return 0;
+}
+
 for my $seed (@seeds)
 {
 	note("seed $seed");
@@ -337,7 +375,7 @@ for my $seed (@seeds)
 				}
 				else
 				{
-					both(operation(1)) or last OP;
+					both(operation(1, $snap_until)) or last OP;
 				}
 				check('inside') or last OP if rnd(4) == 0;
 			}
@@ -349,9 +387,36 @@ for my $seed (@seeds)
 		{
 			$i++;
 			$where = "seed $seed, operation $i";
-			both(operation(0)) or last OP;
+			both(operation(0, $snap_until)) or last OP;
 			check('autocommit') or last OP if $i % 5 == 0;
 		}
+
+		# now and then a REPEATABLE READ reader in another session keeps a
+		# snapshot through ~25 operations (compactions, VACUUM, deletes,
+		# flushes): what it reads must not change, on wide as on the heap
+		# (no family DDL meanwhile: it would wait for the reader's lock)
+		if ($snap_until && $i >= $snap_until)
+		{
+			$where = "seed $seed, operation $i (the old snapshot)";
+			snapshot_end() or last OP;
+		}
+		elsif (!$snap_until && $i % 60 >= 30)
+		{
+			$where = "seed $seed, operation $i (an old snapshot)";
+			snapshot_begin() or last OP;
+			$snap_until = $i + 25;
+		}
+	}
+	if ($snap_until && !$failed)
+	{
+		$where = "seed $seed, end (the old snapshot)";
+		snapshot_end();
+	}
+	if ($snap_until)
+	{
+		$reader->query('ROLLBACK');
+		$reader->{stderr} = '';
+		$snap_until = 0;
 	}
 	$psql->query('ROLLBACK') if $failed;
 	$where = "seed $seed, end";
@@ -365,6 +430,7 @@ for my $seed (@seeds)
 		"seed $seed: verify finds nothing wrong");
 }
 
+$reader->quit;
 $psql->quit;
 $node->stop;
 done_testing();

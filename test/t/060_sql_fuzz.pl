@@ -20,7 +20,7 @@
 # some are deleted.
 #
 #   WIDE_FUZZ_SEED=<n>      the seed (default 20261123); printed
-#   WIDE_FUZZ_QUERIES=<n>   queries per table (default 450)
+#   WIDE_FUZZ_QUERIES=<n>   queries per table (default 350)
 #   test/sql_fuzz.sh SEED N runs this file alone with those set
 #
 # A mismatch prints the seed, the query and both results.
@@ -31,7 +31,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 
 my $seed = $ENV{WIDE_FUZZ_SEED} || 20261123;
-my $nqueries = $ENV{WIDE_FUZZ_QUERIES} || 450;
+my $nqueries = $ENV{WIDE_FUZZ_QUERIES} || 350;
 srand($seed);
 note "WIDE_FUZZ_SEED=$seed WIDE_FUZZ_QUERIES=$nqueries";
 diag "sql fuzz seed $seed, $nqueries queries per table";
