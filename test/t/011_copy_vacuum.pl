@@ -26,6 +26,7 @@ my $node = PostgreSQL::Test::Cluster->new('copyvac');
 $node->init;
 $node->append_conf('postgresql.conf', qq{
 autovacuum = off
+restart_after_crash = on
 wide.bulk_memory = $ENV{WIDE_BULK_KB}
 });
 $node->start;
@@ -72,6 +73,44 @@ for my $round (1 .. $rounds)
 		"SELECT wide.compact('r', true); VACUUM r; SELECT count(*) FROM wide.verify('r')");
 	is($ret, 0, "round $round: compaction and VACUUM work afterwards") or diag($err);
 }
+
+# A COPY killed (kill -9, so the server restarts) before registering its
+# runs leaves orphaned pages; its allocation guard dies with it, so the next
+# VACUUM reclaims them.
+my $rows_before = $node->safe_psql('postgres', 'SELECT count(*) FROM r');
+my $size_before = $node->safe_psql('postgres', "SELECT pg_relation_size('r')");
+# values of 3,000 bytes go to blobs at once, long before their run is
+# written and registered
+my $big = 'x' x 3000;
+my $copy_sql = "SET wide.bulk_memory = 65536; "
+  . "COPY r FROM PROGRAM 'seq -f z-%08g,cf,q,1,$big 1 1000000' (FORMAT csv);";
+my ($cout, $cerr) = ('', '');
+my $copy = IPC::Run::start(
+	[ 'psql', '-X', '-h', $node->host, '-p', $node->port, '-d', 'postgres',
+	  '-c', $copy_sql ],
+	'>', \$cout, '2>', \$cerr);
+$node->poll_query_until('postgres',
+	"SELECT pg_relation_size('r') > $size_before + 4 * 1024 * 1024")
+  or die 'the COPY did not write';
+my $pid = $node->safe_psql('postgres',
+	"SELECT pid FROM pg_stat_activity WHERE query LIKE 'SET wide.bulk_memory%' AND pid <> pg_backend_pid()");
+ok($pid, 'the COPY is running');
+kill 'KILL', $pid;
+$copy->finish;
+# the server restarts after the crash
+for (1 .. 180)
+{
+	last if eval { $node->safe_psql('postgres', 'SELECT 1') eq '1' };
+	sleep 1;
+}
+is($node->safe_psql('postgres', 'SELECT count(*) FROM r'), $rows_before,
+	'the killed COPY left no rows');
+my $vac = $node->psql('postgres', 'VACUUM (VERBOSE) r', stderr => \my $vacinfo);
+like($vacinfo, qr/(\d+) orphaned pages reclaimed/, 'VACUUM swept the table');
+my ($reclaimed) = $vacinfo =~ /(\d+) orphaned pages reclaimed/;
+cmp_ok($reclaimed // 0, '>', 100, "it reclaimed the killed COPY's pages ($reclaimed)");
+is($node->safe_psql('postgres', "SELECT count(*) FROM wide.verify('r')"), '0',
+	'and wide.verify finds nothing');
 
 $node->stop;
 done_testing();
