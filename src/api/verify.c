@@ -41,6 +41,7 @@
 #include "engine/storage.h"
 #include "engine/record.h"
 #include "engine/segment.h"
+#include "engine/manifest.h"
 #include "api/api.h"
 
 PG_FUNCTION_INFO_V1(wide_verify);
@@ -460,6 +461,7 @@ wide_verify(PG_FUNCTION_ARGS)
 	WideMetaPageData meta;
 	int			i;
 	char		object[64];
+	char		problem[128];
 
 	InitMaterializedSRF(fcinfo, 0);
 	v.rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
@@ -486,9 +488,10 @@ wide_verify(PG_FUNCTION_ARGS)
 	}
 	UnlockReleaseBuffer(metabuf);
 	claim(&v, "metapage", WIDE_META_BLKNO, 1);
-	if (meta.nruns > WIDE_MAX_RUNS || meta.nfree > WIDE_FREE_SLOTS)
+	/* the checks every reader makes (manifest.c) */
+	if (WideManifestProblem(&meta, problem, sizeof(problem)) != NULL)
 	{
-		report(&v, "metapage", "run list or free queue is too long");
+		report(&v, "metapage", "%s", problem);
 		relation_close(v.rel, AccessShareLock);
 		return (Datum) 0;
 	}

@@ -135,7 +135,7 @@ WideManifestProblem(const WideMetaPageData *meta, char *buf, size_t buflen)
 	else if (meta->nfree > WIDE_FREE_SLOTS)
 		snprintf(buf, buflen, "nfree is %u, at most %d",
 				 meta->nfree, WIDE_FREE_SLOTS);
-	else if (meta->generation == 0 ||
+	else if (meta->generation == 0 || meta->generation == PG_UINT32_MAX ||
 			 (meta->flushing != 0 && meta->flushing >= meta->generation))
 		snprintf(buf, buflen, "generation %u and flushing %u are inconsistent",
 				 meta->generation, meta->flushing);

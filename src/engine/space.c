@@ -151,6 +151,29 @@ take_from_segment(Relation rel, WideMetaPage meta, uint32 i, uint32 want,
 }
 
 /*
+ * Fail unless the pages a queue entry hands out next lie within the table.
+ * (A damaged entry would otherwise zero a buffer far past the end, which
+ * the checkpointer cannot write and recovery extends the table to.)
+ */
+static void
+check_entry(Relation rel, const WideFreeEntry *e, uint32 i)
+{
+	uint64		end = (uint64) e->start +
+		(e->kind == WIDE_FREE_CHAIN ? 1 : e->npages);
+	BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
+
+	if (end > nblocks)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("wide table \"%s\" has an invalid metapage",
+						RelationGetRelationName(rel)),
+				 errdetail("Block %u: free queue entry %u refers to block %llu beyond the end of the table (%u blocks).",
+						   WIDE_META_BLKNO, i + 1,
+						   (unsigned long long) (end - 1), nblocks),
+				 errhint("Run wide.verify() on the table, and restore it from a backup if it reports corruption.")));
+}
+
+/*
  * Take up to "want" pages from the queue entry i (reusable, not SEGMENT).
  */
 static BlockNumber
@@ -160,6 +183,7 @@ take_from(Relation rel, WideMetaPage meta, uint32 i, uint32 want,
 	WideFreeEntry *e = &meta->free[i];
 	BlockNumber start = e->start;
 
+	check_entry(rel, e, i);
 	if (e->kind == WIDE_FREE_CHAIN)
 	{
 		Buffer		buf = ReadBuffer(rel, start);

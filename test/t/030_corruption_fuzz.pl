@@ -9,8 +9,11 @@
 #
 # Environment:
 #	WIDE_FUZZ_SEED		random seed (default 20261123; printed)
-#	WIDE_FUZZ_CASES		number of cases (default 90)
-#	WIDE_FUZZ_META		1: also damage the metapage's counts
+#	WIDE_FUZZ_CASES		number of random cases (default 60)
+#	WIDE_FUZZ_META		0: leave the metapage alone (default: damage its
+#						counts, lane heads, runs and free queue too)
+#	WIDE_FUZZ_KINDS		only these kinds of case, e.g. "meta,stored"
+#	WIDE_FUZZ_VERBOSE	1: print every case and its outcome
 #
 # The cluster runs without data checksums (initdb's default), or PostgreSQL
 # would reject most damaged pages before wide sees them.  Cases inside a
@@ -22,10 +25,11 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 use File::Copy;
+use File::Path qw(rmtree);
 
 my $seed = $ENV{WIDE_FUZZ_SEED} // 20261123;
-my $ncases = $ENV{WIDE_FUZZ_CASES} // 90;
-my $with_meta = $ENV{WIDE_FUZZ_META} // 0;
+my $ncases = $ENV{WIDE_FUZZ_CASES} // 60;
+my $with_meta = $ENV{WIDE_FUZZ_META} // 1;
 srand($seed);
 diag("corruption fuzzer: seed $seed, $ncases cases"
 	  . ($with_meta ? ', metapage cases included' : ''));
@@ -186,6 +190,10 @@ for my $tbl (qw(t g h))
 }
 $node->stop;
 copy("$file{$_}.orig", $file{$_}) or die "copy back: $!" for qw(t g h);
+# after a crash, the whole data directory is restored: recovery would
+# replay what the case wrote onto the restored pages
+my $pristine = $node->basedir . '/pristine';
+system('cp', '-a', $node->data_dir, $pristine) == 0 or die "cp: $!";
 
 sub read_file_raw
 {
@@ -492,6 +500,28 @@ sub blob_items
 	return @items;
 }
 
+# the first record of the current write area whose kind passes the test:
+# (block, offset)
+sub live_record
+{
+	my ($tbl, $test) = @_;
+	my $gen = u32(page($tbl, 0), $HDR + 8);
+	for my $blk (@{ $pages{$tbl}{write} || [] })
+	{
+		my $p = page($tbl, $blk);
+		next unless u32($p, 8184) == $gen;
+		my $lower = unpack('v', substr($p, 12, 2));
+		for my $item (0 .. int(($lower - $HDR) / 4) - 1)
+		{
+			my $lp = u32($p, $HDR + 4 * $item);
+			my $off = $lp & 0x7fff;
+			next unless (($lp >> 15) & 3) == 1 && $off >= $HDR && $off < 8176;
+			return ($blk, $off) if $test->(ord(substr($p, $off, 1)));
+		}
+	}
+	die "no such record in table $tbl";
+}
+
 sub mutate_wablob
 {
 	my ($tbl, $blk) = @_;
@@ -603,13 +633,22 @@ sub stream_writes
 sub mutate_meta
 {
 	my ($tbl) = @_;
-	# counts: nlanes, nwaruns, nruns, nfree, and the lanes' heads
-	# (offsets as in WideMetaPageData, src/engine/format.h)
+	# counts, lane heads, runs' roots, free queue entries (offsets as in
+	# WideMetaPageData, src/engine/format.h)
 	my $m = $HDR;
+	my $meta = page($tbl, 0);
+	my $nruns = u32($meta, $m + 1184) || 1;
+	my $nfree = u32($meta, $m + 4480) || 1;
+	my $run = $m + 1216 + 136 * int(rand($nruns));
+	my $free = $m + 4488 + 24 * int(rand($nfree));
 	my %f = (nlanes => [ $m + 12, 4 ], 'lane head' => [ $m + 16 + 8 * int(rand(4)), 4 ],
 		generation => [ $m + 8, 4 ], nwaruns => [ $m + 88, 4 ],
-		nruns => [ $m + 1184, 4 ], nfree => [ $m + 4480, 4 ]);
-	my $fd = pick(keys %f);
+		nruns => [ $m + 1184, 4 ], nfree => [ $m + 4480, 4 ],
+		'run segid' => [ $run, 4 ], 'run root' => [ $run + 4, 4 ],
+		'run seq_base' => [ $run + 16, 8 ], 'run ncells' => [ $run + 24, 8 ],
+		'free kind' => [ $free, 4 ], 'free start' => [ $free + 4, 4 ],
+		'free npages' => [ $free + 8, 4 ]);
+	my $fd = pick(sort keys %f);
 	return field($tbl, 0, $f{$fd}[0], $f{$fd}[1], "metapage $fd");
 }
 
@@ -637,6 +676,7 @@ my %mutators = (write => \&mutate_write, blob => \&mutate_blob, wablob => \&muta
 # ----------------------------------------------------------------
 my @kinds = (qw(write wablob blob segheader segheader segment stored stored stored));
 push @kinds, 'meta' if $with_meta;
+@kinds = split(/,/, $ENV{WIDE_FUZZ_KINDS}) if $ENV{WIDE_FUZZ_KINDS};
 my (%ran, %bad, @failures);
 
 sub apply
@@ -657,6 +697,7 @@ sub apply
 sub run_case
 {
 	my ($tbl, $kind, $writes, $desc) = @_;
+	note($desc);
 	apply($tbl, $writes);
 	$node->start;
 	my ($res, $verify) = run_reads($tbl);
@@ -679,16 +720,33 @@ sub run_case
 	{
 		diag("$desc\n    " . join(' | ', @$res) . "\n    verify: " . substr($verify, 0, 300));
 	}
-	$node->stop('immediate', fail_ok => 1) if $crashed;
-	$node->stop('fast', fail_ok => 1);
-	copy("$file{$tbl}.orig", $file{$tbl}) or die "copy back: $!";
+	# a clean shutdown too: a checkpoint that cannot write a buffer the case
+	# dirtied fails
+	if (!$node->stop('fast', fail_ok => 1)
+		|| slurp_file($node->logfile) =~ /abnormal database system shutdown|PANIC:/)
+	{
+		if (!$crashed)
+		{
+			$bad{$kind}++;
+			push @failures, "$desc\n    the server did not shut down cleanly";
+			diag("FAIL $desc\n    the server did not shut down cleanly");
+		}
+		$crashed = 1;
+	}
 	if ($crashed)
 	{
-		# recovery replays what the crashed case wrote: settle, restore again
-		$node->start;
-		$node->stop;
+		$node->stop('immediate', fail_ok => 1);
+		rmtree($node->data_dir);
+		system('cp', '-a', $pristine, $node->data_dir) == 0 or die "cp: $!";
+	}
+	else
+	{
 		copy("$file{$tbl}.orig", $file{$tbl}) or die "copy back: $!";
 	}
+	# the server logs of all cases, for a post-mortem
+	open my $all, '>>', $node->basedir . '/cases.log' or die;
+	print $all "==== $desc\n", slurp_file($node->logfile);
+	close $all;
 	truncate($node->logfile, 0);
 	return ($crashed ? undef : $res, $verify);
 }
@@ -727,6 +785,32 @@ sub targeted
 	targeted('record outside its page', 't',
 		[ [ $blk, $HDR + 4 * $item, pack('V', (0x7ff8) | (1 << 15) | (200 << 17)) ] ],
 		'malformed record');
+}
+{
+	# a free queue entry past the end of the table: an allocation zeroed
+	# buffers there (far past it, the checkpointer could not write them and
+	# recovery extended the table to reach them)
+	my $nblocks = length($image{t}) / $BLCKSZ;
+	my $free = $HDR + 4488;
+	if (u32(page('t', 0), $HDR + 4480) > 0)
+	{
+		targeted('free queue extent past the end of the table', 't',
+			[ [ 0, $free, pack('VVV', 1, $nblocks + 5, 3) ] ], 'invalid metapage');
+	}
+	else
+	{
+		fail('table t has a free queue');
+	}
+}
+{
+	# aggregate inputs of the wrong length (were elog's XX000)
+	for my $c ([ 'g', 'malformed accumulator' ], [ 'h', 'malformed HyperLogLog input' ])
+	{
+		my ($tbl, $expect) = @$c;
+		my ($blk, $off) = live_record($tbl, sub { $_[0] == 5 });
+		targeted("aggregate input of 5 bytes in table $tbl", $tbl,
+			[ [ $blk, $off + 8, pack('V', 5) ] ], $expect);
+	}
 }
 {
 	# a segment header chain that loops, and counts no page can hold
