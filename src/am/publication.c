@@ -166,7 +166,7 @@ cmp_names(const void *a, const void *b)
 	return strcmp(*(char *const *) a, *(char *const *) b);
 }
 
-/* "a", "b", "c": sorted, so that messages do not depend on catalog order */
+/* "a", "s.b", "c": sorted, so that messages do not depend on catalog order */
 static char *
 quoted_names(List *relids)
 {
@@ -176,11 +176,19 @@ quoted_names(List *relids)
 	int			i;
 	ListCell   *lc;
 
+	/* qualified by the schema unless the search path finds the table */
 	foreach(lc, relids)
 	{
-		char	   *name = get_rel_name(lfirst_oid(lc));
+		Oid			relid = lfirst_oid(lc);
+		char	   *name = get_rel_name(relid);
+		char	   *nspname = get_namespace_name(get_rel_namespace(relid));
 
-		names[n++] = name ? name : "?";
+		if (name == NULL)
+			names[n++] = "?";
+		else if (RelationIsVisible(relid) || nspname == NULL)
+			names[n++] = name;
+		else
+			names[n++] = psprintf("%s.%s", nspname, name);
 	}
 	qsort(names, n, sizeof(char *), cmp_names);
 	initStringInfo(&buf);
