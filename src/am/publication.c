@@ -209,8 +209,8 @@ refuse(Oid pubid, List *relids)
 			 errmsg_plural("cannot publish wide table %s",
 						   "cannot publish wide tables %s",
 						   n, quoted_names(relids)),
-			 errdetail_plural("Publication \"%s\" would include it, but logical decoding cannot read changes to wide tables yet: its subscribers would silently receive none of the table's cells.",
-							  "Publication \"%s\" would include them, but logical decoding cannot read changes to wide tables yet: its subscribers would silently receive none of their cells.",
+			 errdetail_plural("Publication \"%s\" would include it, but logical decoding cannot read changes to wide tables yet: its subscribers would silently miss every change to the table after the initial copy.",
+							  "Publication \"%s\" would include them, but logical decoding cannot read changes to wide tables yet: its subscribers would silently miss every change to the tables after the initial copy.",
 							  n, pubname ? pubname : "?"),
 			 errhint("Publish the other tables by name or by a schema without wide tables; replicate wide tables with streaming replication or pg_dump.")));
 }
@@ -226,7 +226,7 @@ warn_all_tables(const char *pubname, List *relids)
 			 errmsg_plural("publication \"%s\" does not replicate wide table %s",
 						   "publication \"%s\" does not replicate wide tables %s",
 						   n, pubname, quoted_names(relids)),
-			 errdetail("Logical decoding cannot read changes to wide tables yet: subscribers of a FOR ALL TABLES publication receive none of their cells."),
+			 errdetail("Logical decoding cannot read changes to wide tables yet: subscribers of a FOR ALL TABLES publication get at most their initial copy, never their changes."),
 			 errhint("Replicate wide tables with streaming replication or pg_dump.")));
 }
 
@@ -317,7 +317,7 @@ WideCheckNotPublished(Relation rel)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("cannot write to wide table \"%s\"",
 						RelationGetRelationName(rel)),
-				 errdetail("Publication \"%s\" includes it, but logical decoding cannot read changes to wide tables yet: its subscribers would silently receive none of the table's cells.",
+				 errdetail("Publication \"%s\" includes it, but logical decoding cannot read changes to wide tables yet: its subscribers would silently miss this change.",
 						   pubname ? pubname : "?"),
 				 errhint("Remove the table (or its schema, or its partitioned table) from the publication.")));
 	}

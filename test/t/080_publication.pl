@@ -4,7 +4,8 @@
 # writes decode to nothing); a publication that names a wide table is
 # refused; and a schema publication made by a backend that had not loaded
 # wide (so no DDL check ran) makes every write to the wide table fail
-# rather than be lost.
+# rather than be lost.  A subscriber of the FOR ALL TABLES publication gets
+# the wide table's initial copy and none of its later changes.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -95,6 +96,36 @@ like($err, qr/WARNING:  publication "pall" does not replicate wide tables "s.w",
   $node->psql('postgres', 'CREATE PUBLICATION ps FOR TABLES IN SCHEMA s');
 isnt($ret, 0, 'with session_preload_libraries the schema publication is refused');
 like($err, qr/ERROR:  cannot publish wide table "s.w"/, 'naming the table');
+
+# a subscriber of FOR ALL TABLES (heap tables of the same names) gets the
+# wide tables' initial copy, then none of their changes: the warning's point
+my $sub = PostgreSQL::Test::Cluster->new('subscriber');
+$sub->init;
+$sub->start;
+$sub->safe_psql('postgres', q{
+	CREATE SCHEMA s;
+	CREATE TABLE w (row_key text, family text, qualifier text,
+	                ts timestamptz, value int8);
+	CREATE TABLE w2 (LIKE w);
+	CREATE TABLE h (LIKE w);
+	CREATE TABLE s.w (LIKE w);
+});
+my $connstr = $node->connstr . ' dbname=postgres';
+$sub->safe_psql('postgres',
+	"CREATE SUBSCRIPTION sub CONNECTION '$connstr' PUBLICATION pall");
+$sub->wait_for_subscription_sync($node, 'sub');
+is($sub->safe_psql('postgres', 'SELECT count(*) FROM w'),
+	'1', 'the initial copy includes the wide table');
+$node->safe_psql('postgres', q{
+	INSERT INTO w VALUES ('c', 'm', 'q', '2026-01-01', 3);
+	INSERT INTO h VALUES ('c', 'm', 'q', '2026-01-01', 3);
+});
+$node->wait_for_catchup('sub');
+is($sub->safe_psql('postgres', 'SELECT count(*) FROM h'),
+	'2', 'the heap table\'s later insert arrives');
+is($sub->safe_psql('postgres', 'SELECT count(*) FROM w'),
+	'1', 'the wide table\'s later insert does not (as the warning says)');
+$sub->stop;
 
 $node->stop;
 done_testing();
