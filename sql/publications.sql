@@ -128,6 +128,21 @@ DROP PUBLICATION pall;
 -- the check (the relcache calls the access method's handler)
 \c
 CREATE PUBLICATION pf FOR TABLE w;
+-- in a transaction block, the statement that loaded wide is checked at
+-- COMMIT; what a rolled-back savepoint undid is not
+\c
+BEGIN;
+ALTER PUBLICATION p ADD TABLE w;
+SELECT 1;
+COMMIT;
+\c
+BEGIN;
+SAVEPOINT a;
+ALTER PUBLICATION p ADD TABLE w;
+ROLLBACK TO a;
+COMMIT;
+SELECT pubname, tablename FROM pg_publication_tables WHERE pubname = 'p'
+ ORDER BY 1, 2;
 -- but a schema publication is not checked until wide is loaded in the
 -- session (shared_preload_libraries or session_preload_libraries closes
 -- this gap; docs/sql.md)

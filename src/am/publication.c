@@ -79,6 +79,7 @@ typedef struct PendingCheck
 	PendingKind kind;
 	Oid			pubid;			/* the publication, if any */
 	Oid			objid;			/* the relation or schema */
+	Oid			rowid;			/* pg_publication_rel/_namespace row */
 	bool		became_wide;	/* relation: newly a wide table */
 } PendingCheck;
 
@@ -98,7 +99,8 @@ static HTAB *write_checks = NULL;
 
 /* note a check for the end of the statement */
 static void
-add_pending(PendingKind kind, Oid pubid, Oid objid, bool became_wide)
+add_pending(PendingKind kind, Oid pubid, Oid objid, Oid rowid,
+			bool became_wide)
 {
 	MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
 	PendingCheck *p = palloc(sizeof(PendingCheck));
@@ -106,6 +108,7 @@ add_pending(PendingKind kind, Oid pubid, Oid objid, bool became_wide)
 	p->kind = kind;
 	p->pubid = pubid;
 	p->objid = objid;
+	p->rowid = rowid;
 	p->became_wide = became_wide;
 	pending = lappend(pending, p);
 	MemoryContextSwitchTo(old);
@@ -396,11 +399,18 @@ run_pending_checks(void)
 				check_publication(p->pubid);
 				break;
 			case PENDING_PUBLICATION_REL:
+				/* gone with a rolled-back subtransaction? */
+				if (!SearchSysCacheExists1(PUBLICATIONREL,
+										   ObjectIdGetDatum(p->rowid)))
+					break;
 				wide = wide_leaves(p->objid);
 				if (wide != NIL)
 					refuse(p->pubid, wide);
 				break;
 			case PENDING_PUBLICATION_NSP:
+				if (!SearchSysCacheExists1(PUBLICATIONNAMESPACE,
+										   ObjectIdGetDatum(p->rowid)))
+					break;
 				wide = wide_among(GetSchemaPublicationRelations(p->objid,
 																PUBLICATION_PART_LEAF));
 				if (wide != NIL)
@@ -439,14 +449,15 @@ note_new_relation(Oid relid)
 		char	   *end;
 		unsigned long target;
 
-		add_pending(PENDING_RELATION, InvalidOid, relid, true);
+		add_pending(PENDING_RELATION, InvalidOid, relid, InvalidOid, true);
 		if (strncmp(name, "pg_temp_", 8) == 0)
 		{
 			target = strtoul(name + 8, &end, 10);
 			if (*end == '\0' && target > 0 && target <= PG_UINT32_MAX &&
 				get_rel_relkind((Oid) target) == RELKIND_RELATION &&
 				!WideRelationIsWide((Oid) target))
-				add_pending(PENDING_RELATION, InvalidOid, (Oid) target, true);
+				add_pending(PENDING_RELATION, InvalidOid, (Oid) target,
+							InvalidOid, true);
 		}
 	}
 	heap_freetuple(tup);
@@ -466,7 +477,7 @@ WidePublicationObjectAccess(ObjectAccessType access, Oid classId,
 		return;
 	if (access == OAT_POST_ALTER && classId == RelationRelationId)
 	{
-		add_pending(PENDING_RELATION, InvalidOid, objectId, false);
+		add_pending(PENDING_RELATION, InvalidOid, objectId, InvalidOid, false);
 		return;
 	}
 	if (access != OAT_POST_CREATE)
@@ -478,7 +489,8 @@ WidePublicationObjectAccess(ObjectAccessType access, Oid classId,
 			note_new_relation(objectId);
 			break;
 		case PublicationRelationId:
-			add_pending(PENDING_PUBLICATION, objectId, InvalidOid, false);
+			add_pending(PENDING_PUBLICATION, objectId, InvalidOid, InvalidOid,
+						false);
 			break;
 		case PublicationRelRelationId:
 			tup = WideFetchNewCatalogRow(PublicationRelRelationId,
@@ -488,7 +500,8 @@ WidePublicationObjectAccess(ObjectAccessType access, Oid classId,
 			{
 				Form_pg_publication_rel pr = (Form_pg_publication_rel) GETSTRUCT(tup);
 
-				add_pending(PENDING_PUBLICATION_REL, pr->prpubid, pr->prrelid, false);
+				add_pending(PENDING_PUBLICATION_REL, pr->prpubid, pr->prrelid,
+							objectId, false);
 				heap_freetuple(tup);
 			}
 			break;
@@ -502,7 +515,8 @@ WidePublicationObjectAccess(ObjectAccessType access, Oid classId,
 				Form_pg_publication_namespace pn =
 				(Form_pg_publication_namespace) GETSTRUCT(tup);
 
-				add_pending(PENDING_PUBLICATION_NSP, pn->pnpubid, pn->pnnspid, false);
+				add_pending(PENDING_PUBLICATION_NSP, pn->pnpubid, pn->pnnspid,
+							objectId, false);
 				heap_freetuple(tup);
 			}
 			break;
@@ -541,7 +555,8 @@ wide_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 				Oid			relid = RangeVarGetRelid(stmt->relation, NoLock, true);
 
 				if (OidIsValid(relid))
-					add_pending(PENDING_RELATION, InvalidOid, relid, false);
+					add_pending(PENDING_RELATION, InvalidOid, relid,
+								InvalidOid, false);
 				break;
 			}
 		}

@@ -125,6 +125,12 @@ is($sub->safe_psql('postgres', 'SELECT count(*) FROM h'),
 	'2', 'the heap table\'s later insert arrives');
 is($sub->safe_psql('postgres', 'SELECT count(*) FROM w'),
 	'1', 'the wide table\'s later insert does not (as the warning says)');
+# TRUNCATE is logged by PostgreSQL itself, whatever the access method: it
+# does reach the subscriber
+$node->safe_psql('postgres', 'TRUNCATE w');
+$node->wait_for_catchup('sub');
+is($sub->safe_psql('postgres', 'SELECT count(*) FROM w'),
+	'0', 'a TRUNCATE of the wide table does arrive');
 $sub->stop;
 
 $node->stop;
