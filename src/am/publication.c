@@ -318,8 +318,8 @@ WideCheckNotPublished(Relation rel)
 
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("cannot write to wide table \"%s\"",
-						RelationGetRelationName(rel)),
+				 errmsg("cannot write to wide table %s",
+						quoted_names(list_make1_oid(relid))),
 				 errdetail("Publication \"%s\" includes it, but logical decoding cannot read changes to wide tables yet: its subscribers would silently miss this change.",
 						   pubname ? pubname : "?"),
 				 errhint("Remove the table (or its schema, or its partitioned table) from the publication.")));

@@ -70,10 +70,10 @@ like($err, qr/ERROR:  cannot publish wide table "w"/, 'naming the table');
 is($ret, 0, 'schema publication from a backend without wide loaded');
 ($ret, $out, $err) = $node->psql('postgres',
 	q{INSERT INTO s.w VALUES ('b', 'm', 'q', '2026-01-01', 2)});
-like($err, qr/ERROR:  cannot write to wide table "w"/, 'writes to it fail');
+like($err, qr/ERROR:  cannot write to wide table "s.w"/, 'writes to it fail');
 ($ret, $out, $err) = $node->psql('postgres',
 	q{SELECT wide.set_cell('s.w', 'b', 'm', 'q', 2::int8)});
-like($err, qr/ERROR:  cannot write to wide table "w"/, 'API writes fail too');
+like($err, qr/ERROR:  cannot write to wide table "s.w"/, 'API writes fail too');
 $node->safe_psql('postgres', 'DROP PUBLICATION ps');
 is( $node->safe_psql('postgres', q{
 		INSERT INTO s.w VALUES ('b', 'm', 'q', '2026-01-01', 2);
