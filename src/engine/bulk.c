@@ -43,6 +43,7 @@
 #include "utils/rel.h"
 
 #include "wide.h"
+#include "am/publication.h"
 #include "manifest.h"
 
 int			wide_bulk_memory = 64 * 1024;	/* kB */
@@ -144,6 +145,7 @@ WideBulkAdd(Relation rel, WideCell *cells, int n)
 	int			i;
 
 	WideSerializableWrite(rel);
+	WideCheckNotPublished(rel);
 
 	if (!callbacks_registered)
 	{

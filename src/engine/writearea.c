@@ -46,6 +46,7 @@
 #include "utils/rel.h"
 
 #include "wide.h"
+#include "am/publication.h"
 #include "manifest.h"
 
 StaticAssertDecl(WIDE_WA_MAX_INLINE * 4 < BLCKSZ, "four records fit a page");
@@ -293,6 +294,7 @@ WideWriteAreaInsert(Relation rel, WideCell *cells, int ncells)
 	int			done = 0;
 
 	WideSerializableWrite(rel);
+	WideCheckNotPublished(rel);
 	while (done < ncells)
 	{
 		WideCell   *c = &cells[done];
