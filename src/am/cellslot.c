@@ -324,8 +324,13 @@ WideAggToValue(const WideSchema *schema, const WideCell *cell)
 			elog(ERROR, "HyperLogLog cell in a wide table without a bytea value column");
 		return bytes_datum(cell->value, cell->vallen);
 	}
+	/* read from disk: a damaged record may claim to be an aggregate */
 	if (cell->vallen != sizeof(int64))
-		elog(ERROR, "aggregate cell value of %u bytes", cell->vallen);
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("wide aggregate cell holds a malformed accumulator of %u bytes",
+						cell->vallen),
+				 errhint("Run wide.verify() on the table, and restore it from a backup if it reports corruption.")));
 	memcpy(&acc, cell->value, sizeof(int64));
 	if (schema->valtype == BYTEAOID)
 	{

@@ -10,6 +10,7 @@
  *	  created (for CREATE INDEX CONCURRENTLY, before its first commit):
  *	  they would need cells fetched again by item pointer.
  *	- The planner never plans a parallel scan of a wide table.
+ *	- Publications never include a wide table (publication.c).
  *
  * IDENTIFICATION
  *	  src/am/ddl.c
@@ -37,6 +38,7 @@
 #include "utils/syscache.h"
 
 #include "am/am.h"
+#include "am/publication.h"
 
 static object_access_hook_type prev_object_access_hook = NULL;
 static get_relation_info_hook_type prev_get_relation_info_hook = NULL;
@@ -64,12 +66,12 @@ WideRelationIsWide(Oid relid)
 }
 
 /*
- * A just-created catalog row, by OID: looked up with SnapshotSelf, which sees
- * the current command's own changes (as sepgsql does).  Returns a copy, or
- * NULL.
+ * WideFetchNewCatalogRow -- a just-created catalog row, by OID: looked up
+ * with SnapshotSelf, which sees the current command's own changes (as
+ * sepgsql does).  Returns a copy, or NULL.
  */
-static HeapTuple
-fetch_new_row(Oid catalog, Oid index, AttrNumber oidattr, Oid objectId)
+HeapTuple
+WideFetchNewCatalogRow(Oid catalog, Oid index, AttrNumber oidattr, Oid objectId)
 {
 	Relation	rel = table_open(catalog, AccessShareLock);
 	ScanKeyData key;
@@ -97,7 +99,7 @@ check_new_object(Oid classId, Oid objectId)
 	{
 		Form_pg_index idx;
 
-		tup = fetch_new_row(IndexRelationId, IndexRelidIndexId,
+		tup = WideFetchNewCatalogRow(IndexRelationId, IndexRelidIndexId,
 							Anum_pg_index_indexrelid, objectId);
 		if (tup == NULL)
 			return;
@@ -114,7 +116,7 @@ check_new_object(Oid classId, Oid objectId)
 	{
 		Form_pg_constraint con;
 
-		tup = fetch_new_row(ConstraintRelationId, ConstraintOidIndexId,
+		tup = WideFetchNewCatalogRow(ConstraintRelationId, ConstraintOidIndexId,
 							Anum_pg_constraint_oid, objectId);
 		if (tup == NULL)
 			return;
@@ -132,7 +134,7 @@ check_new_object(Oid classId, Oid objectId)
 	{
 		Form_pg_trigger trig;
 
-		tup = fetch_new_row(TriggerRelationId, TriggerOidIndexId,
+		tup = WideFetchNewCatalogRow(TriggerRelationId, TriggerOidIndexId,
 							Anum_pg_trigger_oid, objectId);
 		if (tup == NULL)
 			return;
@@ -154,6 +156,8 @@ wide_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 {
 	if (prev_object_access_hook)
 		prev_object_access_hook(access, classId, objectId, subId, arg);
+
+	WidePublicationObjectAccess(access, classId, objectId, subId);
 
 	if (access == OAT_POST_CREATE && subId == 0)
 	{
@@ -194,4 +198,5 @@ WideInstallHooks(void)
 	object_access_hook = wide_object_access;
 	prev_get_relation_info_hook = get_relation_info_hook;
 	get_relation_info_hook = wide_get_relation_info;
+	WideInstallPublicationHooks();
 }

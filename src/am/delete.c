@@ -241,10 +241,15 @@ WideDeleteRemember(Relation rel, const WideCell *cell, ItemPointer tid, int trac
 static bool
 remembered(Relation rel, ItemPointer tid, WideCell *c)
 {
-	uint64		id = (uint64) ItemPointerGetBlockNumber(tid) * TIDS_PER_BLOCK +
-		(ItemPointerGetOffsetNumber(tid) - 1);
-	RememberedCell *r = ring ? &ring[id % WIDE_DELETE_RING] : NULL;
+	uint64		id;
+	RememberedCell *r;
 
+	/* a TID no scan of ours handed out (the executor may pass an unset one) */
+	if (!ItemPointerIsValid(tid))
+		return false;
+	id = (uint64) ItemPointerGetBlockNumber(tid) * TIDS_PER_BLOCK +
+		(ItemPointerGetOffsetNumber(tid) - 1);
+	r = ring ? &ring[id % WIDE_DELETE_RING] : NULL;
 	if (r == NULL || r->id != id || r->relid != RelationGetRelid(rel))
 		return false;
 	memset(c, 0, sizeof(WideCell));

@@ -128,8 +128,8 @@ acc_value_ok(Verify *v, const WideCell *c)
 			continue;
 		if (f->aggregate == WIDE_AGG_HLL && c->kind == WIDE_KIND_MERGE)
 			return WideHllCheck(c->value, c->vallen) == NULL;
-		if (f->aggregate != WIDE_AGG_NONE)
-			return c->vallen == sizeof(int64);
+		/* an aggregate record in a plain family must hold an accumulator too */
+		return c->vallen == sizeof(int64);
 	}
 	return true;
 }

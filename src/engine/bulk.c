@@ -153,6 +153,7 @@ WideBulkAdd(Relation rel, WideCell *cells, int n)
 	int			i;
 
 	WideSerializableWrite(rel);
+	WideCheckWrite(rel);
 
 	if (!callbacks_registered)
 	{

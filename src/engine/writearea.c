@@ -54,6 +54,9 @@
 
 StaticAssertDecl(WIDE_WA_MAX_INLINE * 4 < BLCKSZ, "four records fit a page");
 
+/* set by am/publication.c (see writearea.h) */
+WideWriteCheck wide_write_check = NULL;
+
 /* number of records from cells[0..n) that fit in the free space of page */
 static int
 records_that_fit(Page page, WideCell *cells, int n)
@@ -297,6 +300,7 @@ WideWriteAreaInsert(Relation rel, WideCell *cells, int ncells)
 	int			done = 0;
 
 	WideSerializableWrite(rel);
+	WideCheckWrite(rel);
 	while (done < ncells)
 	{
 		WideCell   *c = &cells[done];

@@ -16,6 +16,22 @@
 #include "utils/snapshot.h"
 #include "engine/cell.h"
 
+/*
+ * writearea.c: a check every write path (the write area, COPY runs) makes
+ * before writing; set by am/publication.c (when the library is loaded) to
+ * refuse writes to published tables.  A hook, so that the engine does not
+ * call up into am/.
+ */
+typedef void (*WideWriteCheck) (Relation rel);
+extern WideWriteCheck wide_write_check;
+
+static inline void
+WideCheckWrite(Relation rel)
+{
+	if (wide_write_check != NULL)
+		wide_write_check(rel);
+}
+
 /* writearea.c: the write area */
 extern uint32 WideWriteAreaInsert(Relation rel, WideCell *cells, int ncells);
 

@@ -71,11 +71,26 @@ my (%total, $kills_backend, $kills_postmaster);
 my $log_offset = 0;
 
 # wait until the server takes connections again (after a crash restart)
+# $node->psql, but a psql that exits before it has read its input (the
+# server is still in crash recovery) is a failed attempt, not a die of
+# IPC::Run's "ack Broken pipe"
+sub try_psql
+{
+	my ($sql, %opts) = @_;
+	my $rc = eval { $node->psql('postgres', $sql, %opts) };
+	if (!defined $rc)
+	{
+		${ $opts{stderr} } = "psql did not run: $@" if $opts{stderr};
+		return 1;
+	}
+	return $rc;
+}
+
 sub wait_ready
 {
 	for (1 .. 600)
 	{
-		return 1 if $node->psql('postgres', 'SELECT 1') == 0;
+		return 1 if try_psql('SELECT 1') == 0;
 		usleep(100_000);
 	}
 	return 0;
@@ -85,7 +100,7 @@ sub wait_ready
 sub kill_backend
 {
 	my $out = '';
-	$node->psql('postgres', q{
+	try_psql(q{
 		SELECT pid || ' ' || coalesce(nullif(application_name, ''), backend_type)
 		  FROM pg_stat_activity
 		 WHERE application_name LIKE 'stress-%' OR backend_type = 'autovacuum worker'},
@@ -150,7 +165,7 @@ sub query
 {
 	my ($sql) = @_;
 	my ($out, $err) = ('', '');
-	my $rc = $node->psql('postgres', $sql, stdout => \$out, stderr => \$err);
+	my $rc = try_psql($sql, stdout => \$out, stderr => \$err);
 	return $rc == 0 ? $out : "failed: $err";
 }
 

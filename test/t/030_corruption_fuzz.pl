@@ -811,6 +811,10 @@ sub targeted
 		targeted("aggregate input of 5 bytes in table $tbl", $tbl,
 			[ [ $blk, $off + 8, pack('V', 5) ] ], $expect);
 	}
+	# a plain cell turned into an aggregate input (was elog's XX000)
+	my ($blk, $off) = live_record('t', sub { $_[0] == 4 });
+	targeted('plain cell that claims to be an aggregate input', 't',
+		[ [ $blk, $off, chr(5) ] ], 'malformed accumulator');
 }
 {
 	# a segment header chain that loops, and counts no page can hold
