@@ -42,6 +42,7 @@ extern Relation WideOpenWide(Oid relid, LOCKMODE lockmode);
 
 /* jsonargs.c: fields of jsonb arguments */
 extern JsonbValue *WideJsonField(JsonbValue *obj, const char *name);
+extern char *WideJsonOneKey(JsonbValue *obj, JsonbValue *arg, int *nkeys);
 extern char *WideJsonUnknownField(JsonbValue *obj, const char *const *allowed);
 extern bool WideJsonInt64(JsonbValue *v, int64 *out);
 

@@ -539,25 +539,11 @@ parse_leaf(ParseState *ps, WideFilter *f, const char *name, JsonbValue *arg,
 static pg_noinline char *
 filter_key(JsonbValue *v, const FilterPath *path, JsonbValue *arg)
 {
-	JsonbIterator *it;
-	JsonbValue	k;
-	JsonbIteratorToken tok;
-	char	   *name = NULL;
-	int			nkeys = 0;
+	int			nkeys;
+	char	   *name = WideJsonOneKey(v, arg, &nkeys);
 
-	if (v->type != jbvBinary || !JsonContainerIsObject(v->val.binary.data))
+	if (nkeys < 0)
 		bad_filter(path, "A filter must be a JSON object.");
-	it = JsonbIteratorInit(v->val.binary.data);
-	while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
-	{
-		if (tok == WJB_KEY)
-		{
-			nkeys++;
-			name = pnstrdup(k.val.string.val, k.val.string.len);
-			tok = JsonbIteratorNext(&it, arg, true);
-			Assert(tok == WJB_VALUE);
-		}
-	}
 	if (nkeys != 1)
 		bad_filter(path, psprintf("A filter object has exactly one key, not %d.", nkeys));
 	return name;

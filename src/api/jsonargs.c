@@ -28,6 +28,36 @@ WideJsonField(JsonbValue *obj, const char *name)
 }
 
 /*
+ * WideJsonOneKey -- the key of a JSON object that should have exactly one
+ * (a filter, a mutation), with its value in *arg.  *nkeys is the number of
+ * keys, or -1 if "obj" is not an object; the caller reports anything but 1.
+ */
+char *
+WideJsonOneKey(JsonbValue *obj, JsonbValue *arg, int *nkeys)
+{
+	JsonbIterator *it;
+	JsonbIteratorToken tok;
+	JsonbValue	k;
+	char	   *name = NULL;
+
+	*nkeys = -1;
+	if (obj->type != jbvBinary || !JsonContainerIsObject(obj->val.binary.data))
+		return NULL;
+	*nkeys = 0;
+	it = JsonbIteratorInit(obj->val.binary.data);
+	while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
+	{
+		if (tok != WJB_KEY)
+			continue;
+		(*nkeys)++;
+		name = pnstrdup(k.val.string.val, k.val.string.len);
+		tok = JsonbIteratorNext(&it, arg, true);
+		Assert(tok == WJB_VALUE);
+	}
+	return name;
+}
+
+/*
  * WideJsonUnknownField -- the first field of a JSON object that is not in
  * the NULL-terminated list "allowed", or NULL if there is none.
  */

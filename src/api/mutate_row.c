@@ -313,26 +313,16 @@ void
 WideMutationCell(Relation rel, const WideSchema *schema, const char *key,
 				 uint32 keylen, JsonbValue *m, const char *where, WideCell *cell)
 {
-	JsonbIterator *it;
-	JsonbValue	k,
-				arg;
-	JsonbIteratorToken tok;
-	char	   *name = NULL;
-	int			nkeys = 0;
+	JsonbValue	arg;
+	char	   *name;
+	int			nkeys;
 	Datum		values[5];
 	bool		isnull[5] = {0};
 	char	   *sub;
 
-	if (m->type != jbvBinary || !JsonContainerIsObject(m->val.binary.data))
+	name = WideJsonOneKey(m, &arg, &nkeys);
+	if (nkeys < 0)
 		bad_mutation(where, "A mutation must be a JSON object.");
-	it = JsonbIteratorInit(m->val.binary.data);
-	while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
-		if (tok == WJB_KEY)
-		{
-			nkeys++;
-			name = pnstrdup(k.val.string.val, k.val.string.len);
-			(void) JsonbIteratorNext(&it, &arg, true);
-		}
 	if (nkeys != 1)
 		bad_mutation(where, psprintf("A mutation object has exactly one key, not %d.", nkeys));
 	sub = psprintf("%s.%s", where, name);

@@ -550,25 +550,21 @@ my @queries;
 for my $i (1 .. $nqueries)
 {
 	my $set = pick(@settings);
-	if (rnd(8) == 0)
+	# one query on each pair of tables: text keys, then bytea keys
+	for my $kind ([ 'wt', 'ht', \&text_prepared, \&text_query ],
+		[ 'wb', 'hb', \&bytea_prepared, \&bytea_query ])
 	{
-		my ($q, $types, $args, $ord) = text_prepared();
-		push @queries, [ $q, 'wt', 'ht', $ord, $set, $types, $args ];
-	}
-	else
-	{
-		my ($q, $ord) = text_query();
-		push @queries, [ $q, 'wt', 'ht', $ord, $set, '', [] ];
-	}
-	if (rnd(8) == 0)
-	{
-		my ($q, $types, $args, $ord) = bytea_prepared();
-		push @queries, [ $q, 'wb', 'hb', $ord, $set, $types, $args ];
-	}
-	else
-	{
-		my ($q, $ord) = bytea_query();
-		push @queries, [ $q, 'wb', 'hb', $ord, $set, '', [] ];
+		my ($wide, $heap, $prepared, $plain) = @$kind;
+		if (rnd(8) == 0)
+		{
+			my ($q, $types, $args, $ord) = $prepared->();
+			push @queries, [ $q, $wide, $heap, $ord, $set, $types, $args ];
+		}
+		else
+		{
+			my ($q, $ord) = $plain->();
+			push @queries, [ $q, $wide, $heap, $ord, $set, '', [] ];
+		}
 	}
 }
 
