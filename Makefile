@@ -8,6 +8,7 @@ OBJS = \
 	src/am/ddl.o \
 	src/am/delete.o \
 	src/am/publication.o \
+	src/am/scan_tswindow.o \
 	src/am/tableam.o \
 	src/am/vacuum.o \
 	src/api/access.o \
@@ -46,6 +47,7 @@ OBJS = \
 	src/engine/space.o \
 	src/engine/storage.o \
 	src/engine/sweep.o \
+	src/engine/tsprune.o \
 	src/engine/visibility.o \
 	src/engine/writearea.o
 
