@@ -287,6 +287,12 @@ WideReaderNext(WideReader *r)
 			uint8		hint;
 
 			r->stats.records++;
+			/* outside the window, and nothing the merger needs (tsprune.c) */
+			if (r->pruning && WideTsPruneRecord(&r->prune, in))
+			{
+				r->skipped = true;
+				continue;
+			}
 			/* write-area records were checked; segment records may not be */
 			if (TransactionIdIsNormal(in->xmin) &&
 				!WideRecordVisible(in, r->snapshot, &hint))
