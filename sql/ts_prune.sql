@@ -4,7 +4,8 @@
 -- of timestamps; runs, index blocks, data blocks and write-area records
 -- outside it are skipped, except where the merger needs them (tombstones;
 -- newer versions when a family counts versions).  read_rows skips them
--- for a timestamp_range_filter.  The conditions stay filters.
+-- for a timestamp_range_filter.  The reader returns exactly the window's
+-- cells, so the conditions are no Filter.
 --
 \set SHOW_CONTEXT never
 SET wide.block_size = 1024;
@@ -21,7 +22,7 @@ SELECT format('host%s#%s', lpad(h::text, 2, '0'), lpad(mi::text, 3, '0')), 'm', 
 INSERT INTO tsm SELECT * FROM tsh;
 SELECT wide.compact('tsm', major => true);
 
--- the window is shown; the conditions stay filters
+-- the window is shown; the scan enforces it (no Filter)
 EXPLAIN (COSTS OFF) SELECT * FROM tsm WHERE ts > 1014000;
 EXPLAIN (COSTS OFF) SELECT * FROM tsm WHERE ts BETWEEN 1000600 AND 1001200;
 EXPLAIN (COSTS OFF) SELECT * FROM tsm WHERE 1001200 >= ts AND ts = 1001140;

@@ -431,8 +431,8 @@ wide_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 			if (exact)
 				exact_clauses = lappend(exact_clauses, ri);
 		}
-		else
-			WideTsMatchClause(ri->clause, rel->relid, tstype, &tskinds, &tsexprs);
+		else if (WideTsMatchClause(ri->clause, rel->relid, tstype, &tskinds, &tsexprs))
+			exact_clauses = lappend(exact_clauses, ri);	/* the reader enforces it */
 	}
 	if (range_clauses)
 		sel = clauselist_selectivity(root, range_clauses, rel->relid,
@@ -493,7 +493,7 @@ plan_wide_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->scan.plan.qual = quals;
 	cscan->scan.scanrelid = rel->relid;
 	cscan->flags = best_path->flags;
-	/* the window's bounds follow the key's (the ts conditions stay quals) */
+	/* the window's bounds follow the key's */
 	cscan->custom_exprs = list_concat(list_copy(exprs), lsecond(ts));
 	cscan->custom_private = list_make2(kinds, linitial(ts));
 	cscan->custom_scan_tlist = NIL;

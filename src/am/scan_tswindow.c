@@ -12,8 +12,11 @@
  * casts or stay filters) and int8 (compared with int2, int4 or int8).
  * The window is evaluated when the scan starts and on every rescan, like
  * the key range; a NULL bound makes the scan empty (the condition is never
- * true).  The conditions stay quals, checked on every cell: the reader
- * returns every cell in the window but may return others too.
+ * true).  The reader returns exactly the cells in the window (with
+ * what the merger decides about them unchanged), so the conditions are not
+ * checked again: the conversion of a bound to microseconds since 1970 is
+ * exact (timestamptz: its microseconds plus the epoch shift, a bound past
+ * every int64 handled by the operator; int2, int4: widened).
  *
  * IDENTIFICATION
  *	  src/am/scan_tswindow.c

@@ -170,9 +170,9 @@ WideReaderBegin(Relation rel, Snapshot snapshot, int64 now,
 
 /*
  * WideReaderBeginTs -- the same, for a caller that wants only the cells
- * whose timestamp lies in a window (NULL: all): what time pruning allows
- * is skipped (tsprune.c), so some cells outside the window may be returned
- * and some not; every cell inside it is returned as without the window.
+ * whose timestamp lies in a window (NULL: all): exactly those are
+ * returned, as a read without the window returns them, and what time
+ * pruning allows is never read (tsprune.c).
  */
 WideReader *
 WideReaderBeginTs(Relation rel, Snapshot snapshot, int64 now,
@@ -275,6 +275,7 @@ WideReaderNext(WideReader *r)
 		r->blobvalues = false;
 	}
 
+next:
 	while ((cell = WideMergerPop(r->merger)) == NULL)
 	{
 		if (r->finished)
@@ -311,6 +312,10 @@ WideReaderNext(WideReader *r)
 			r->finished = true;
 		}
 	}
+
+	/* with a window, exactly its cells */
+	if (r->pruning && !WideTsPruneWants(&r->prune, cell))
+		goto next;
 
 	if (cell->value == NULL && !WIDE_KIND_IS_TOMBSTONE(cell->kind))
 	{

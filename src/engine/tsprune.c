@@ -6,8 +6,9 @@
  *
  * A read given a window [lo, hi] (conditions on ts, or a
  * timestamp_range_filter) must return every cell whose timestamp lies in
- * the window exactly as a read without the window would; cells outside it
- * may come or not (the caller filters them).  Segment index entries carry
+ * the window exactly as a read without the window would, and no other
+ * (the reader drops the merger's cells outside it, so a Wide Scan need not
+ * check its ts conditions again).  Segment index entries carry
  * the smallest and largest timestamp of the PUT, ADD, MERGE and DEL_CELLS
  * records of what they cover (a data block, or an index block in the root)
  * and a flag for tombstones, so whole index blocks and data blocks can be
@@ -84,6 +85,7 @@ WideTsPruneInit(WideTsPrune *p, const WideTsWindow *w, const WideSchema *schema)
 			counts_versions = true;
 	p->lo = w->lo;
 	p->hi = counts_versions ? PG_INT64_MAX : w->hi;
+	p->window = *w;
 }
 
 /*
@@ -107,4 +109,13 @@ WideTsPruneRecord(const WideTsPrune *p, const WideCell *c)
 	if (WIDE_KIND_IS_TOMBSTONE(c->kind))
 		return false;
 	return c->ts < p->lo || c->ts > p->hi;
+}
+
+/*
+ * WideTsPruneWants -- is a cell the merger returned inside the window?
+ */
+bool
+WideTsPruneWants(const WideTsPrune *p, const WideCell *c)
+{
+	return c->ts >= p->window.lo && c->ts <= p->window.hi;
 }

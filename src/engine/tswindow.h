@@ -18,9 +18,8 @@
 
 /*
  * The timestamps a read wants: [lo, hi], microseconds since 1970, both
- * included.  A reader given a window may still return cells outside it
- * (the caller filters); it returns every cell inside it exactly as a read
- * without the window would.
+ * included.  A reader given a window returns the cells inside it exactly
+ * as a read without the window would, and no others.
  */
 typedef struct WideTsWindow
 {
@@ -33,6 +32,7 @@ typedef struct WideTsPrune
 {
 	int64		lo;				/* skip what is entirely older */
 	int64		hi;				/* skip what is entirely newer */
+	WideTsWindow window;		/* the cells wanted */
 } WideTsPrune;
 
 extern void WideTsWindowInit(WideTsWindow *w);
@@ -42,5 +42,6 @@ extern void WideTsPruneInit(WideTsPrune *p, const WideTsWindow *w,
 extern bool WideTsPruneBlock(const WideTsPrune *p, int64 ts_min, int64 ts_max,
 							 uint8 flags);
 extern bool WideTsPruneRecord(const WideTsPrune *p, const WideCell *c);
+extern bool WideTsPruneWants(const WideTsPrune *p, const WideCell *c);
 
 #endif							/* WIDE_TSWINDOW_H */
