@@ -31,7 +31,8 @@
  * Hence the rule: skip what holds no tombstone and is entirely older than
  * the window (ts_max < lo) -- always safe; and skip what holds no
  * tombstone and is entirely newer (ts_min > hi) only when no family of the
- * reader's schema counts versions (max_versions, alone or with max_age).
+ * reader's schema counts versions (max_versions, alone or with max_age,
+ * or anywhere in a nested GC rule).
  * Skipping a block in the middle of a row is harmless: a data block's first
  * record carries no "same row" hint, so the merger compares keys again
  * (merge.c), and its per-column state only sees fewer old versions.
@@ -81,8 +82,17 @@ WideTsPruneInit(WideTsPrune *p, const WideTsWindow *w, const WideSchema *schema)
 	int			i;
 
 	for (i = 0; i < schema->nfamilies; i++)
-		if (schema->families[i].max_versions > 0)
+	{
+		const WideFamily *f = &schema->families[i];
+		int			j;
+
+		if (f->max_versions > 0)
 			counts_versions = true;
+		/* a version rule anywhere in a nested GC rule (schema.c) */
+		for (j = 0; j < f->ngc; j++)
+			if (f->gc[j].kind == WIDE_GC_VERSIONS)
+				counts_versions = true;
+	}
 	p->lo = w->lo;
 	p->hi = counts_versions ? PG_INT64_MAX : w->hi;
 	p->window = *w;

@@ -10,7 +10,7 @@
 # later batches, cells far from their bucket.  Families cover every rule
 # the merger applies across timestamps: plain, max_versions (newer versions
 # above a window decide what is visible in it), max_age, max_versions with
-# max_age (intersection), a sum aggregate (inputs share the cell's ts), and
+# max_age (intersection), nested GC rules, a sum aggregate (inputs share the cell's ts), and
 # overwrites (last write wins).  Every kind of tombstone is written in a
 # later run than the cells it covers: DEL_ROW, DEL_FAMILY, DEL_CELLS ranges
 # and SQL DELETE of single versions.  Cells sit in a major-compacted run,
@@ -60,7 +60,7 @@ my $MIN = 60_000_000;
 my $now = int(time()) * 1_000_000;
 my $base = $now - 240 * $MIN;
 my @hosts = map { "h$_" } 0 .. 9;
-my @fams = ('p', 'v', 'a', 'i', 's');
+my @fams = ('p', 'v', 'a', 'i', 's', 'n');
 my @quals = ('q0', 'q1', 'q2');
 
 sub ts_of
@@ -110,7 +110,7 @@ for my $bi (0 .. 4)
 		{
 			my $key = pick(@rows);
 			push @{ $batches[$bi] },
-			  [ $key, pick('v', 'i', 'v', 'p', 's'), pick(@quals), ts_of(48 * $bi + rnd(48)), rnd(1000) ];
+			  [ $key, pick('v', 'i', 'v', 'n', 'p', 's'), pick(@quals), ts_of(48 * $bi + rnd(48)), rnd(1000) ];
 		}
 	}
 }
@@ -153,6 +153,9 @@ $setup .= q{
 	SELECT wide.create_family('wt', 'i', max_versions => 1, max_age => '2 hours', gc => 'intersection');
 	SELECT wide.create_family('wz', 'v');
 	SELECT wide.create_family('wz', 'i', max_age => '2 hours');
+	SELECT wide.create_family('wt', 'n', gc_rule => '{"intersection": [{"max_num_versions": 1},
+		{"union": [{"max_age": "2 hours"}, {"max_num_versions": 2}]}]}');
+	SELECT wide.create_family('wz', 'n', gc_rule => '{"union": [{"max_age": "2 hours"}, {"max_age": "3 days"}]}');
 };
 
 sub tz { return "to_timestamp($_[0] / 1000000.0)"; }
