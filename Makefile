@@ -8,6 +8,7 @@ OBJS = \
 	src/am/ddl.o \
 	src/am/delete.o \
 	src/am/publication.o \
+	src/am/scan_parallel.o \
 	src/am/tableam.o \
 	src/am/vacuum.o \
 	src/api/access.o \
@@ -43,6 +44,7 @@ OBJS = \
 	src/engine/segment_writer.o \
 	src/engine/seq.o \
 	src/engine/sorter.o \
+	src/engine/split.o \
 	src/engine/space.o \
 	src/engine/storage.o \
 	src/engine/sweep.o \
@@ -56,7 +58,7 @@ PGFILEDESC = "wide - wide-column store"
 PG_CPPFLAGS = -I$(srcdir)/src
 SHLIB_LINK = -lzstd
 
-REGRESS = wide_ddl families cells mvcc segments bulk aggregates reads mutate_row conditional delete filters privileges rls validation scan_pushdown txn_families rewrite space_reuse publications
+REGRESS = wide_ddl families cells mvcc segments bulk aggregates reads mutate_row conditional delete filters privileges rls validation scan_pushdown txn_families rewrite space_reuse publications parallel_scan
 REGRESS_OPTS = --load-extension=wide
 ISOLATION = snapshot write_order compaction adders conditional privileges serializable publication_race
 ISOLATION_OPTS = --load-extension=wide

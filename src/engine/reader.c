@@ -58,6 +58,10 @@ struct WideReader
 	WideCell	blobcell;		/* a cell whose value was read from a blob */
 	MemoryContext valcxt;		/* values read from blobs */
 	WideReaderStats stats;
+	/* WideReaderBeginRanges: the table's state, kept for each sub-range */
+	struct TableState *state;
+	int64		now;
+	MemoryContext rangecxt;		/* the current sub-range's merge */
 };
 
 /*
@@ -78,6 +82,15 @@ static bool
 sorter_next(void *arg, WideCell *cell)
 {
 	return WideSorterNext((WideSorter *) arg, cell);
+}
+
+/* the write-area records of the reader's current sub-range */
+static bool
+sorter_next_range(void *arg, WideCell *cell)
+{
+	WideReader *r = (WideReader *) arg;
+
+	return WideSorterNextInRange(r->sorter, &r->range, cell);
 }
 
 static bool
@@ -155,21 +168,20 @@ runs_in_range(const TableState *ts, const WideKeyRange *range, WideRunData *out)
 }
 
 /*
- * WideReaderBegin -- start reading the cells whose row key lies in range
- * (NULL: all).
+ * Everything a reader needs before it merges: the schema, the range, the
+ * predicate lock, one state of the table (into *ts) and its visible
+ * write-area records in range, sorted.
  */
-WideReader *
-WideReaderBegin(Relation rel, Snapshot snapshot, int64 now,
-				const WideKeyRange *range)
+static WideReader *
+reader_prepare(Relation rel, Snapshot snapshot, int64 now,
+			   const WideKeyRange *range, TableState *ts)
 {
 	WideReader *r = palloc0(sizeof(WideReader));
-	TableState	ts;
-	int			i;
 
 	r->rel = rel;
 	r->snapshot = snapshot;
+	r->now = now;
 	r->schema = WideSchemaCopy(rel);
-	r->merger = WideMergerCreate(rel, r->schema, now);
 	r->valcxt = AllocSetContextCreate(CurrentMemoryContext, "wide reader values",
 									  ALLOCSET_DEFAULT_SIZES);
 	if (range)
@@ -185,13 +197,13 @@ WideReaderBegin(Relation rel, Snapshot snapshot, int64 now,
 	WideSerializableRead(rel, snapshot);
 
 	/* one consistent state of the table */
-	table_state(rel, &ts);
+	table_state(rel, ts);
 
 	/* the write area: visible records in range, sorted */
 	r->sorter = WideSorterBegin();
-	if (ts.nlanes > 0)
+	if (ts->nlanes > 0)
 	{
-		WideWAScan *wa = WideWAScanBegin(rel, snapshot, ts.heads, ts.gens, ts.nlanes);
+		WideWAScan *wa = WideWAScanBegin(rel, snapshot, ts->heads, ts->gens, ts->nlanes);
 		WideCell	cell;
 
 		while (WideWAScanNext(wa, &cell))
@@ -205,30 +217,106 @@ WideReaderBegin(Relation rel, Snapshot snapshot, int64 now,
 		WideWAScanEnd(wa);
 	}
 	WideSorterDone(r->sorter);
+	return r;
+}
 
-	/* merge it with every run (bulk-loaded ones too) that may hold the range */
-	r->merge = WideMergeIterCreate(ts.nruns + ts.nwaruns + 1);
-	WideMergeIterAdd(r->merge, sorter_next, r->sorter,
+/*
+ * Start merging r->range: the merger, and the write area merged with every
+ * run (bulk-loaded ones too) that may hold the range.
+ */
+static void
+reader_open(WideReader *r, const TableState *ts, WideSourceNext wa_next)
+{
+	int			i;
+
+	r->merger = WideMergerCreate(r->rel, r->schema, r->now);
+	r->merge = WideMergeIterCreate(ts->nruns + ts->nwaruns + 1);
+	WideMergeIterAdd(r->merge, wa_next, wa_next == sorter_next ? (void *) r->sorter : (void *) r,
 					 WIDE_MAX_RUNS + WIDE_MAX_WA_RUNS + 1);
-	for (i = ts.nwaruns - 1; i >= 0; i--)
+	for (i = ts->nwaruns - 1; i >= 0; i--)
 	{
-		if (!WideRunOverlapsRange(&ts.waruns[i], &r->range))
+		if (!WideRunOverlapsRange(&ts->waruns[i], &r->range))
 			continue;
-		r->its[r->nits] = WideSegIterBegin(rel, &ts.waruns[i], &r->range);
+		r->its[r->nits] = WideSegIterBegin(r->rel, &ts->waruns[i], &r->range);
 		WideMergeIterAdd(r->merge, seg_next, r->its[r->nits], WIDE_MAX_RUNS + i);
 		r->nits++;
 		r->stats.runs_read++;
 	}
-	for (i = ts.nruns - 1; i >= 0; i--)
+	for (i = ts->nruns - 1; i >= 0; i--)
 	{
-		if (!WideRunOverlapsRange(&ts.runs[i], &r->range))
+		if (!WideRunOverlapsRange(&ts->runs[i], &r->range))
 			continue;
-		r->its[r->nits] = WideSegIterBegin(rel, &ts.runs[i], &r->range);
+		r->its[r->nits] = WideSegIterBegin(r->rel, &ts->runs[i], &r->range);
 		WideMergeIterAdd(r->merge, seg_next, r->its[r->nits], i);
 		r->nits++;
 		r->stats.runs_read++;
 	}
+}
+
+/*
+ * WideReaderBegin -- start reading the cells whose row key lies in range
+ * (NULL: all).
+ */
+WideReader *
+WideReaderBegin(Relation rel, Snapshot snapshot, int64 now,
+				const WideKeyRange *range)
+{
+	TableState	ts;
+	WideReader *r = reader_prepare(rel, snapshot, now, range, &ts);
+
+	reader_open(r, &ts, sorter_next);
 	return r;
+}
+
+/*
+ * WideReaderBeginRanges -- a reader of range (NULL: all) that reads
+ * nothing until WideReaderNextRange names a part of it; for parallel
+ * scans, each of whose processes reads the stretches it claims one after
+ * the other.  The state of the table and the write area are read once,
+ * here, and serve every stretch.
+ */
+WideReader *
+WideReaderBeginRanges(Relation rel, Snapshot snapshot, int64 now,
+					  const WideKeyRange *range)
+{
+	TableState	ts;
+	WideReader *r = reader_prepare(rel, snapshot, now, range, &ts);
+
+	r->state = palloc(sizeof(TableState));
+	memcpy(r->state, &ts, sizeof(TableState));
+	r->rangecxt = AllocSetContextCreate(CurrentMemoryContext, "wide reader range",
+										ALLOCSET_DEFAULT_SIZES);
+	r->done = true;
+	return r;
+}
+
+/*
+ * WideReaderNextRange -- read next the cells of "range", a part of the
+ * reader's range (of WideReaderBeginRanges) after every part read before.
+ */
+void
+WideReaderNextRange(WideReader *r, const WideKeyRange *range)
+{
+	MemoryContext old;
+	int			i;
+
+	Assert(r->state != NULL);
+	for (i = 0; i < r->nits; i++)
+	{
+		r->stats.blocks_read += WideSegIterBlocks(r->its[i]);
+		WideSegIterEnd(r->its[i]);
+	}
+	r->nits = 0;
+	MemoryContextReset(r->rangecxt);
+	old = MemoryContextSwitchTo(r->rangecxt);
+	r->range = *range;
+	if (range->has_start)
+		copy_bound(&r->range.start, range->start, range->startlen);
+	if (range->has_end)
+		copy_bound(&r->range.end, range->end, range->endlen);
+	reader_open(r, r->state, sorter_next_range);
+	MemoryContextSwitchTo(old);
+	r->finished = r->skipped = r->done = false;
 }
 
 /*
@@ -321,6 +409,10 @@ WideReaderEnd(WideReader *r)
 		WideSegIterEnd(r->its[i]);
 	WideSorterEnd(r->sorter);
 	MemoryContextDelete(r->valcxt);
+	if (r->rangecxt)
+		MemoryContextDelete(r->rangecxt);
+	if (r->state)
+		pfree(r->state);
 	pfree(r->schema);
 	pfree(r);
 }

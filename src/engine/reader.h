@@ -37,6 +37,9 @@ extern const WideCell *WideMergerPop(WideMerger *m);
 typedef struct WideReader WideReader;
 extern WideReader *WideReaderBegin(Relation rel, Snapshot snapshot, int64 now,
 								   const WideKeyRange *range);
+extern WideReader *WideReaderBeginRanges(Relation rel, Snapshot snapshot,
+										 int64 now, const WideKeyRange *range);
+extern void WideReaderNextRange(WideReader *r, const WideKeyRange *range);
 extern const WideCell *WideReaderNext(WideReader *r);
 extern WideReaderStats WideReaderGetStats(const WideReader *r);
 extern void WideReaderEnd(WideReader *r);

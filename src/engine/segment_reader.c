@@ -418,6 +418,17 @@ open_index(Relation rel, const WideSegment *seg, const WideIndexEntry *e,
 }
 
 /*
+ * WideSegmentOpenIndex -- the decoded index block of a root entry, pinned
+ * in the block cache until WideCacheRelease(*pin).
+ */
+WideIndex *
+WideSegmentOpenIndex(Relation rel, const WideSegment *seg,
+					 const WideIndexEntry *e, WideCacheEntry **pin)
+{
+	return open_index(rel, seg, e, pin);
+}
+
+/*
  * WideSegmentOpenBlock -- a decompressed and checked data block: from the
  * block cache if it is there; else read, and cached if "cache" is true.
  * An uncached block is returned with *pin NULL, allocated in the current

@@ -30,6 +30,8 @@ extern WideSorter *WideSorterBegin(void);
 extern void WideSorterAdd(WideSorter *s, const WideCell *cell);
 extern void WideSorterDone(WideSorter *s);
 extern bool WideSorterNext(WideSorter *s, WideCell *cell);
+extern bool WideSorterNextInRange(WideSorter *s, const WideKeyRange *r,
+								  WideCell *cell);
 extern void WideSorterReset(WideSorter *s);
 extern void WideSorterEnd(WideSorter *s);
 

@@ -189,6 +189,29 @@ WideSorterNext(WideSorter *s, WideCell *cell)
 }
 
 /*
+ * WideSorterNextInRange -- the next record whose row lies in the range,
+ * skipping those before it; false, without consuming it, at a record after
+ * it.  Successive ranges must be ascending.
+ */
+bool
+WideSorterNextInRange(WideSorter *s, const WideKeyRange *r, WideCell *cell)
+{
+	while (s->next < s->ncells)
+	{
+		const WideCell *c = s->cells[s->next];
+
+		if (WideRowAfterRange(r, c->key, c->keylen))
+			return false;
+		s->next++;
+		if (WideRowBeforeRange(r, c->key, c->keylen))
+			continue;
+		*cell = *c;
+		return true;
+	}
+	return false;
+}
+
+/*
  * WideSorterReset -- empty the sorter, keeping its memory for reuse.
  */
 void
