@@ -152,3 +152,38 @@ RESET min_parallel_table_scan_size;
 EXPLAIN (COSTS OFF) SELECT count(*) FROM ps;
 
 DROP TABLE ps, serial_answers, outer_keys;
+
+-- A range held by one frozen run without tombstones, with nothing of it in
+-- the write area, is read straight from the run (reader.c, run_is_plain):
+-- it must still hide cells of dropped families, of an earlier incarnation
+-- of a family, and past a family's max age.
+CREATE TABLE pr (row_key text, family text, qualifier text, ts timestamptz, value int8) USING wide;
+SELECT wide.create_family('pr', 'keep');
+SELECT wide.create_family('pr', 'gone');
+SELECT wide.create_family('pr', 'again');
+SELECT wide.create_family('pr', 'young', max_age => '10 seconds');
+INSERT INTO pr SELECT 'r' || lpad(i::text, 4, '0'), f, 'q', '2030-01-01', i
+  FROM generate_series(1, 500) i, unnest(ARRAY['keep', 'gone', 'again']) f;
+-- 3 seconds younger than the max age when written, expired 4 seconds later
+INSERT INTO pr SELECT 'r' || lpad(i::text, 4, '0'), 'young', 'q',
+       statement_timestamp() - interval '7 seconds', i
+  FROM generate_series(1, 500) i;
+SELECT wide.compact('pr', true);
+SELECT wide.drop_family('pr', 'gone');
+SELECT wide.drop_family('pr', 'again');
+SELECT wide.create_family('pr', 'again');
+SELECT count(*) AS runs, bool_or(has_tombstones) AS tombstones,
+       bool_or(oldest_xid IS NOT NULL) AS unfrozen FROM wide.runs('pr');
+SELECT write_area_pages FROM wide.stats('pr');
+SELECT pg_sleep(4);
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SELECT family, count(*), sum(value) FROM pr GROUP BY family ORDER BY family;
+SELECT count(*) FROM pr WHERE row_key >= 'r0100' AND row_key < 'r0200';
+SET max_parallel_workers_per_gather = 0;
+SELECT family, count(*), sum(value) FROM pr GROUP BY family ORDER BY family;
+SET wide.enable_customscan = off;
+SELECT family, count(*), sum(value) FROM pr GROUP BY family ORDER BY family;
+RESET wide.enable_customscan;
+DROP TABLE pr;

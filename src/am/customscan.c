@@ -1050,6 +1050,9 @@ explain_wide_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyInteger("Runs Read", NULL, st.runs_read, es);
 		ExplainPropertyInteger("Blocks Read", NULL, st.blocks_read, es);
 		ExplainPropertyInteger("Records Merged", NULL, st.records, es);
+		/* a parallel scan: its key range was cut into this many stretches */
+		if (s->nsplits >= 0 && node->ss.ps.plan->parallel_aware && s->splitcxt)
+			ExplainPropertyInteger("Stretches", NULL, s->nsplits + 1, es);
 	}
 }
 

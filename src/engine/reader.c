@@ -39,6 +39,7 @@
 #include "engine/writearea.h"
 #include "engine/segment.h"
 #include "engine/reader.h"
+#include "engine/rules.h"
 
 struct WideReader
 {
@@ -62,6 +63,12 @@ struct WideReader
 	struct TableState *state;
 	int64		now;
 	MemoryContext rangecxt;		/* the current sub-range's merge */
+	/* one frozen run without tombstones: its cells need no merge */
+	bool		fast;
+	WideCell	fastcell;
+	const WideFamily *fastdef;
+	char		fastfam[WIDE_MAX_FAMILY_NAME + 1];
+	int			fastfamlen;		/* -1: no family looked up yet */
 };
 
 /*
@@ -221,13 +228,58 @@ reader_prepare(Relation rel, Snapshot snapshot, int64 now,
 }
 
 /*
+ * May the cells of this run, the only source of a range, be returned as
+ * they are stored?  Yes if every record is frozen (visible to every
+ * snapshot; flush and compaction then left one record per cell), the run
+ * holds no tombstones, and no family folds aggregates or counts versions:
+ * the merger would only drop cells of unknown families and cells past a
+ * max age, which the fast path does too (reader_next_fast).
+ */
+static bool
+run_is_plain(const WideReader *r, const WideRunData *run)
+{
+	int			i;
+
+	if ((run->flags & WIDE_RUN_HAS_TOMBSTONES) ||
+		TransactionIdIsValid(run->min_xmin))
+		return false;
+	for (i = 0; i < r->schema->nfamilies; i++)
+		if (r->schema->families[i].aggregate != WIDE_AGG_NONE ||
+			r->schema->families[i].max_versions > 0)
+			return false;
+	return true;
+}
+
+/*
  * Start merging r->range: the merger, and the write area merged with every
- * run (bulk-loaded ones too) that may hold the range.
+ * run (bulk-loaded ones too) that may hold the range.  A range that only
+ * one plain run holds (run_is_plain), with no write-area record in it, is
+ * read straight from that run.
  */
 static void
 reader_open(WideReader *r, const TableState *ts, WideSourceNext wa_next)
 {
+	const WideRunData *only = NULL;
+	int			nover = 0;
 	int			i;
+
+	for (i = 0; i < ts->nwaruns; i++)
+		if (WideRunOverlapsRange(&ts->waruns[i], &r->range))
+			nover++, only = &ts->waruns[i];
+	for (i = 0; i < ts->nruns; i++)
+		if (WideRunOverlapsRange(&ts->runs[i], &r->range))
+			nover++, only = &ts->runs[i];
+	r->fast = false;
+	if (nover == 1 && run_is_plain(r, only) &&
+		!WideSorterPeekInRange(r->sorter, &r->range))
+	{
+		r->its[0] = WideSegIterBegin(r->rel, only, &r->range);
+		r->nits = 1;
+		r->stats.runs_read++;
+		r->fast = true;
+		r->fastfamlen = -1;
+		return;
+	}
 
 	r->merger = WideMergerCreate(r->rel, r->schema, r->now);
 	r->merge = WideMergeIterCreate(ts->nruns + ts->nwaruns + 1);
@@ -319,6 +371,36 @@ WideReaderNextRange(WideReader *r, const WideKeyRange *range)
 	r->finished = r->skipped = r->done = false;
 }
 
+/* the next cell of a plain run (run_is_plain), or NULL at the end */
+static const WideCell *
+reader_next_fast(WideReader *r)
+{
+	WideCell   *c = &r->fastcell;
+
+	while (WideSegIterNext(r->its[0], c))
+	{
+		const WideFamily *def;
+
+		r->stats.records++;
+		if (c->famlen != r->fastfamlen ||
+			memcmp(c->family, r->fastfam, c->famlen) != 0)
+		{
+			if (c->famlen > WIDE_MAX_FAMILY_NAME)
+				continue;		/* no such family */
+			memcpy(r->fastfam, c->family, c->famlen);
+			r->fastfamlen = c->famlen;
+			r->fastdef = WideSchemaFindFamily(r->schema, c->family, c->famlen);
+		}
+		def = r->fastdef;
+		/* a live incarnation of its family, and not past its max age */
+		if (def == NULL || c->famid != def->id || c->kind != WIDE_KIND_PUT ||
+			WideGCCollects(def, 0, c->ts, r->now, true))
+			continue;
+		return c;
+	}
+	return NULL;
+}
+
 /*
  * WideReaderNext -- the next cell, with its value, or NULL at the end; it
  * stays valid until the next call.
@@ -337,7 +419,16 @@ WideReaderNext(WideReader *r)
 		r->blobvalues = false;
 	}
 
-	while ((cell = WideMergerPop(r->merger)) == NULL)
+	if (r->fast)
+	{
+		if ((cell = reader_next_fast(r)) == NULL)
+		{
+			r->done = true;
+			return NULL;
+		}
+	}
+	else
+		while ((cell = WideMergerPop(r->merger)) == NULL)
 	{
 		if (r->finished)
 		{

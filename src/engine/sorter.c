@@ -212,6 +212,24 @@ WideSorterNextInRange(WideSorter *s, const WideKeyRange *r, WideCell *cell)
 }
 
 /*
+ * WideSorterPeekInRange -- is the next record (after those before the
+ * range, which are skipped) in the range?  It is not consumed.
+ */
+bool
+WideSorterPeekInRange(WideSorter *s, const WideKeyRange *r)
+{
+	while (s->next < s->ncells)
+	{
+		const WideCell *c = s->cells[s->next];
+
+		if (!WideRowBeforeRange(r, c->key, c->keylen))
+			return !WideRowAfterRange(r, c->key, c->keylen);
+		s->next++;
+	}
+	return false;
+}
+
+/*
  * WideSorterReset -- empty the sorter, keeping its memory for reuse.
  */
 void
