@@ -187,3 +187,26 @@ SET wide.enable_customscan = off;
 SELECT family, count(*), sum(value) FROM pr GROUP BY family ORDER BY family;
 RESET wide.enable_customscan;
 DROP TABLE pr;
+
+-- HyperLogLog aggregates combine partial states: Partial/Finalize plans
+-- whose sketches equal the serial ones
+CREATE TABLE ph (row_key text, family text, qualifier text, ts int8, value bytea) USING wide;
+SELECT wide.create_family('ph', 'u', aggregate => 'hll');
+SELECT wide.create_family('ph', 'f');
+INSERT INTO ph SELECT 'k' || lpad((i % 2000)::text, 5, '0'), 'f', 'q', i / 2000,
+       ('visitor' || (i % 7919))::bytea FROM generate_series(1, 20000) i;
+INSERT INTO ph SELECT 'k' || lpad((i % 300)::text, 5, '0'), 'u', 'q', 0,
+       ('visitor' || (i % 5000))::bytea FROM generate_series(1, 20000) i;
+SELECT wide.compact('ph', true);
+SET max_parallel_workers_per_gather = 2;
+EXPLAIN (COSTS OFF) SELECT wide.hll_union_agg(value) FROM ph WHERE family = 'u';
+SELECT wide.hll_count(wide.hll_add_agg(value)) AS nf, md5(wide.hll_add_agg(value)) AS hf
+  FROM ph WHERE family = 'f' \gset
+SELECT wide.hll_count(wide.hll_union_agg(value)) AS nu, md5(wide.hll_union_agg(value)) AS hu
+  FROM ph WHERE family = 'u' \gset
+SET max_parallel_workers_per_gather = 0;
+SELECT :nf AS estimate, :'hf' = md5(wide.hll_add_agg(value)) AS same_sketch
+  FROM ph WHERE family = 'f';
+SELECT :nu AS estimate, :'hu' = md5(wide.hll_union_agg(value)) AS same_sketch
+  FROM ph WHERE family = 'u';
+DROP TABLE ph;
