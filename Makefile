@@ -60,7 +60,7 @@ SHLIB_LINK = -lzstd
 
 REGRESS = wide_ddl families cells mvcc segments bulk aggregates reads mutate_row conditional delete filters privileges rls validation scan_pushdown txn_families rewrite space_reuse publications parallel_scan
 REGRESS_OPTS = --load-extension=wide
-ISOLATION = snapshot write_order compaction adders conditional privileges serializable publication_race parallel_serializable
+ISOLATION = snapshot write_order compaction adders conditional privileges serializable publication_race parallel_serializable parallel_snapshot
 ISOLATION_OPTS = --load-extension=wide
 
 PG_CONFIG ?= pg_config
