@@ -244,9 +244,17 @@ run_is_plain(const WideReader *r, const WideRunData *run)
 		TransactionIdIsValid(run->min_xmin))
 		return false;
 	for (i = 0; i < r->schema->nfamilies; i++)
-		if (r->schema->families[i].aggregate != WIDE_AGG_NONE ||
-			r->schema->families[i].max_versions > 0)
+	{
+		const WideFamily *f = &r->schema->families[i];
+		int			j;
+
+		if (f->aggregate != WIDE_AGG_NONE || f->max_versions > 0)
 			return false;
+		/* (a policy of ages only: judged cell by cell, reader_next_fast) */
+		for (j = 0; j < f->ngc; j++)
+			if (f->gc[j].kind == WIDE_GC_VERSIONS)
+				return false;
+	}
 	return true;
 }
 
