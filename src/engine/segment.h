@@ -155,6 +155,9 @@ extern void WideSegmentReadBytes(Relation rel, const WideSegment *seg,
 								 uint64 off, uint32 len, char *dst);
 extern char *WideSegmentReadBlock(Relation rel, const WideSegment *seg,
 								  uint64 off, uint32 len, Size *rawlen);
+extern WideIndex *WideSegmentOpenIndex(Relation rel, const WideSegment *seg,
+									   const WideIndexEntry *e,
+									   WideCacheEntry **pin);
 extern WideRawBlock *WideSegmentOpenBlock(Relation rel, const WideSegment *seg,
 										  const WideIndexEntry *e,
 										  WideCacheEntry **pin, bool cache);

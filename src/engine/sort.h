@@ -30,6 +30,9 @@ extern WideSorter *WideSorterBegin(void);
 extern void WideSorterAdd(WideSorter *s, const WideCell *cell);
 extern void WideSorterDone(WideSorter *s);
 extern bool WideSorterNext(WideSorter *s, WideCell *cell);
+extern bool WideSorterPeekInRange(WideSorter *s, const WideKeyRange *r);
+extern bool WideSorterNextInRange(WideSorter *s, const WideKeyRange *r,
+								  WideCell *cell);
 extern void WideSorterReset(WideSorter *s);
 extern void WideSorterEnd(WideSorter *s);
 
