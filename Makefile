@@ -46,6 +46,7 @@ OBJS = \
 	src/engine/space.o \
 	src/engine/storage.o \
 	src/engine/sweep.o \
+	src/engine/truncate.o \
 	src/engine/visibility.o \
 	src/engine/writearea.o
 
@@ -56,9 +57,9 @@ PGFILEDESC = "wide - wide-column store"
 PG_CPPFLAGS = -I$(srcdir)/src
 SHLIB_LINK = -lzstd
 
-REGRESS = wide_ddl families cells mvcc segments bulk aggregates reads mutate_row conditional delete filters privileges rls validation scan_pushdown txn_families rewrite space_reuse publications
+REGRESS = wide_ddl families cells mvcc segments bulk aggregates reads mutate_row conditional delete filters privileges rls validation scan_pushdown txn_families rewrite space_reuse publications space_truncate
 REGRESS_OPTS = --load-extension=wide
-ISOLATION = snapshot write_order compaction adders conditional privileges serializable publication_race
+ISOLATION = snapshot write_order compaction adders conditional privileges serializable publication_race space_truncate
 ISOLATION_OPTS = --load-extension=wide
 
 PG_CONFIG ?= pg_config
