@@ -48,17 +48,130 @@ RETURNS jsonb
 AS 'MODULE_PATHNAME', 'wide_family_catalog_of'
 LANGUAGE C STRICT STABLE;
 
+-- A nested GC rule in Bigtable's GcRule JSON (max_num_versions or
+-- maxNumVersions; max_age or maxAge as "86400s" or an interval; union and
+-- intersection as an array or {"rules": [...]}), checked and written in the
+-- catalog's form: {"max_num_versions": n}, {"max_age": text, "max_age_us":
+-- n}, {"union": [...]}, {"intersection": [...]}.
+CREATE FUNCTION wide._gc_rule(rule jsonb, depth int DEFAULT 1)
+RETURNS jsonb
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  k text;
+  v jsonb;
+  n numeric;
+  age interval;
+  parts jsonb := '[]';
+  e jsonb;
+BEGIN
+  IF depth > 8 THEN
+    RAISE EXCEPTION 'GC rule is nested too deep'
+      USING ERRCODE = 'invalid_parameter_value',
+            DETAIL = 'A GC rule may nest unions and intersections 8 deep.';
+  END IF;
+  IF jsonb_typeof(rule) IS DISTINCT FROM 'object' OR (SELECT count(*) FROM jsonb_object_keys(rule)) <> 1 THEN
+    RAISE EXCEPTION 'invalid GC rule %', coalesce(rule::text, 'NULL')
+      USING ERRCODE = 'invalid_parameter_value',
+            DETAIL = 'A GC rule is an object with one key: max_num_versions, max_age, union or intersection.',
+            HINT = 'For example {"union": [{"max_num_versions": 3}, {"max_age": "86400s"}]}.';
+  END IF;
+  SELECT key, value INTO k, v FROM jsonb_each(rule);
+  IF k IN ('max_num_versions', 'maxNumVersions') THEN
+    IF jsonb_typeof(v) = 'string' AND v #>> '{}' ~ '^[0-9]+$' THEN
+      v := to_jsonb((v #>> '{}')::numeric);
+    END IF;
+    IF jsonb_typeof(v) IS DISTINCT FROM 'number' OR v::numeric < 1 OR v::numeric > 2147483647
+       OR v::numeric <> trunc(v::numeric) THEN
+      RAISE EXCEPTION 'max_num_versions must be a whole number from 1 to 2147483647, not %', v
+        USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    RETURN jsonb_build_object('max_num_versions', v::numeric::int);
+  ELSIF k IN ('max_age', 'maxAge') THEN
+    BEGIN
+      IF jsonb_typeof(v) = 'number' THEN
+        age := make_interval(secs => v::numeric::float8);
+      ELSIF jsonb_typeof(v) = 'string' AND v #>> '{}' ~ '^[0-9]+(\.[0-9]+)?s$' THEN
+        age := make_interval(secs => rtrim(v #>> '{}', 's')::float8);
+      ELSIF jsonb_typeof(v) = 'string' THEN
+        age := (v #>> '{}')::interval;
+      END IF;
+    EXCEPTION WHEN invalid_datetime_format OR datetime_field_overflow OR interval_field_overflow THEN
+      age := NULL;
+    END;
+    IF age IS NULL OR age <= interval '0' THEN
+      RAISE EXCEPTION 'max_age must be a positive duration, not %', v
+        USING ERRCODE = 'invalid_parameter_value',
+              HINT = 'Write it as Bigtable does ("86400s") or as an interval ("1 day").';
+    END IF;
+    RETURN jsonb_build_object('max_age', age::text,
+                              'max_age_us', (extract(epoch FROM age) * 1000000)::bigint);
+  ELSIF k IN ('union', 'intersection') THEN
+    IF jsonb_typeof(v) = 'object' AND v ? 'rules' AND (SELECT count(*) FROM jsonb_object_keys(v)) = 1 THEN
+      v := v->'rules';
+    END IF;
+    IF jsonb_typeof(v) IS DISTINCT FROM 'array' OR jsonb_array_length(v) = 0 THEN
+      RAISE EXCEPTION '% must be a non-empty array of GC rules, not %', k, v
+        USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    FOR e IN SELECT value FROM jsonb_array_elements(v) LOOP
+      parts := parts || jsonb_build_array(wide._gc_rule(e, depth + 1));
+    END LOOP;
+    rule := jsonb_build_object(k, parts);
+    IF depth = 1 AND (SELECT count(*) FROM jsonb_path_query(rule, 'strict $.** ? (@.type() == "object")')) > 32 THEN
+      RAISE EXCEPTION 'GC rule has too many parts'
+        USING ERRCODE = 'invalid_parameter_value',
+              DETAIL = 'A GC rule may have at most 32 rules, unions and intersections in all.';
+    END IF;
+    RETURN rule;
+  END IF;
+  RAISE EXCEPTION 'unknown GC rule "%"', k
+    USING ERRCODE = 'invalid_parameter_value',
+          HINT = 'A GC rule is max_num_versions, max_age, union or intersection.';
+END
+$$;
+
 -- Validate family options; returns the family's entry of the catalog.
 CREATE FUNCTION wide._family_entry(tbl regclass, family text, id bigint,
                                    max_versions int, max_age interval,
-                                   gc text, aggregate text)
+                                   gc text, aggregate text, gc_rule jsonb DEFAULT NULL)
 RETURNS jsonb
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
   valtype regtype;
+  r jsonb;
+  a jsonb;
+  b jsonb;
 BEGIN
+  IF gc_rule IS NOT NULL THEN
+    IF max_versions IS NOT NULL OR max_age IS NOT NULL OR gc IS DISTINCT FROM 'union' THEN
+      RAISE EXCEPTION 'a family takes either gc_rule or max_versions, max_age and gc'
+        USING ERRCODE = 'invalid_parameter_value',
+              HINT = 'Write the whole policy as gc_rule, e.g. {"union": [{"max_num_versions": 3}, {"max_age": "86400s"}]}.';
+    END IF;
+    r := wide._gc_rule(gc_rule);
+    -- the flat policies stay flat: one rule, or one of each joined
+    IF r ? 'max_num_versions' THEN
+      max_versions := (r->>'max_num_versions')::int;
+      r := NULL;
+    ELSIF r ? 'max_age_us' THEN
+      max_age := (r->>'max_age')::interval;
+      r := NULL;
+    ELSE
+      a := r->(SELECT k FROM jsonb_object_keys(r) k)->0;
+      b := r->(SELECT k FROM jsonb_object_keys(r) k)->1;
+      IF jsonb_array_length(r->(SELECT k FROM jsonb_object_keys(r) k)) = 2 AND
+         ((a ? 'max_num_versions' AND b ? 'max_age_us') OR (b ? 'max_num_versions' AND a ? 'max_age_us')) THEN
+        max_versions := coalesce((a->>'max_num_versions')::int, (b->>'max_num_versions')::int);
+        max_age := coalesce((a->>'max_age')::interval, (b->>'max_age')::interval);
+        gc := CASE WHEN r ? 'union' THEN 'union' ELSE 'intersection' END;
+        r := NULL;
+      END IF;
+    END IF;
+  END IF;
   IF family IS NULL OR family !~ '^[-_.a-zA-Z0-9]+$' OR octet_length(family) > 64 THEN
     RAISE EXCEPTION 'invalid column family name "%"', family
       USING ERRCODE = 'invalid_name',
@@ -105,7 +218,8 @@ BEGIN
     'max_versions', max_versions,
     'max_age', max_age::text,
     'max_age_us', (extract(epoch FROM max_age) * 1000000)::bigint,
-    'gc', gc,
+    'gc', CASE WHEN r IS NULL THEN gc END,
+    'gc_rule', r,
     'aggregate', aggregate));
 END
 $$;
@@ -152,7 +266,8 @@ CREATE FUNCTION wide.create_family(tbl regclass, family text,
                                    max_versions int DEFAULT NULL,
                                    max_age interval DEFAULT NULL,
                                    gc text DEFAULT 'union',
-                                   aggregate text DEFAULT NULL)
+                                   aggregate text DEFAULT NULL,
+                                   gc_rule jsonb DEFAULT NULL)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -160,7 +275,7 @@ AS $$
 DECLARE
   doc jsonb := wide._lock_catalog(tbl);
   id bigint := (doc->>'next_id')::bigint;
-  entry jsonb := wide._family_entry(tbl, family, id, max_versions, max_age, gc, aggregate);
+  entry jsonb := wide._family_entry(tbl, family, id, max_versions, max_age, gc, aggregate, gc_rule);
 BEGIN
   IF doc->'families' ? family THEN
     RAISE EXCEPTION 'column family "%" already exists in wide table %', family, tbl
@@ -172,13 +287,14 @@ BEGIN
   PERFORM wide._store_catalog(tbl, doc);
 END
 $$;
-COMMENT ON FUNCTION wide.create_family(regclass, text, int, interval, text, text) IS
+COMMENT ON FUNCTION wide.create_family(regclass, text, int, interval, text, text, jsonb) IS
   'create a column family with a garbage-collection policy or an aggregate type';
 
 CREATE FUNCTION wide.alter_family(tbl regclass, family text,
                                   max_versions int DEFAULT NULL,
                                   max_age interval DEFAULT NULL,
-                                  gc text DEFAULT 'union')
+                                  gc text DEFAULT 'union',
+                                  gc_rule jsonb DEFAULT NULL)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -193,11 +309,12 @@ BEGIN
   END IF;
   doc := jsonb_set(doc, ARRAY['families', family],
                    wide._family_entry(tbl, family, (old->>'id')::bigint,
-                                      max_versions, max_age, gc, old->>'aggregate'));
+                                      max_versions, max_age, gc, old->>'aggregate',
+                                      gc_rule));
   PERFORM wide._store_catalog(tbl, doc);
 END
 $$;
-COMMENT ON FUNCTION wide.alter_family(regclass, text, int, interval, text) IS
+COMMENT ON FUNCTION wide.alter_family(regclass, text, int, interval, text, jsonb) IS
   'replace the garbage-collection policy of a column family';
 
 CREATE FUNCTION wide.drop_family(tbl regclass, family text)
@@ -228,7 +345,8 @@ AS $$
   SELECT f.key COLLATE "C",
          (f.value->>'max_versions')::int,
          (f.value->>'max_age')::interval,
-         CASE WHEN f.value ? 'max_versions' AND f.value ? 'max_age'
+         CASE WHEN f.value ? 'gc_rule' THEN f.value->>'gc_rule'
+              WHEN f.value ? 'max_versions' AND f.value ? 'max_age'
               THEN f.value->>'gc' END,
          f.value->>'aggregate'
   FROM jsonb_each(coalesce(wide.family_catalog_of(tbl)->'families', '{}'::jsonb)) AS f
