@@ -195,7 +195,7 @@ free_tail(const FreeMarks *m)
 	return end;
 }
 
-/* queued pages below "end" */
+/* marked pages below "end" */
 static BlockNumber
 count_marked(const FreeMarks *m, BlockNumber end)
 {
