@@ -76,3 +76,25 @@ SELECT pg_relation_size('sb') <= 8192 * (600 + stored_bytes / 8192 + 8) AS packe
 SELECT count(*), sum(length(value)), count(DISTINCT md5(value)) FROM sb;
 SELECT count(*) AS problems FROM wide.verify('sb');
 DROP TABLE sb;
+-- delete everything and VACUUM, no compaction asked for: the tombstones
+-- are half the records, so VACUUM merges down to the oldest run itself
+CREATE TABLE sd (row_key text, family text, qualifier text, ts int8, value int8) USING wide;
+ALTER TABLE sd SET (autovacuum_enabled = off);
+SELECT wide.create_family('sd', 'cf');
+INSERT INTO sd SELECT 'r' || (i % 97) || '#' || i, 'cf', 'q', i, i FROM generate_series(1, 100000) i;
+VACUUM sd;
+INSERT INTO sd SELECT 's' || i, 'cf', 'q', i, i FROM generate_series(1, 20000) i;
+VACUUM sd;
+SELECT pg_total_relation_size('sd') > 256 * 1024 AS loaded;
+DELETE FROM sd;
+VACUUM sd;
+SELECT pg_total_relation_size('sd') <= 64 * 1024 AS at_most_64_kb, runs, cells FROM wide.stats('sd');
+-- a few deletes do not make VACUUM rewrite the table: their tombstones
+-- stay (50,000 cells and 1,112 tombstones)
+INSERT INTO sd SELECT 'r' || i, 'cf', 'q', i, i FROM generate_series(1, 50000) i;
+VACUUM sd;
+DELETE FROM sd WHERE row_key < 'r11';
+VACUUM sd;
+SELECT runs, cells FROM wide.stats('sd');
+SELECT count(*) FROM sd;
+DROP TABLE sd;

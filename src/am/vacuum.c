@@ -9,7 +9,9 @@
  * small compactions the policy asks for (at most 4 times the flush size).
  *
  * VACUUM (and autovacuum, which the inserts trigger) flushes, compacts per
- * policy without a size limit, rewrites runs holding transaction ids older
+ * policy without a size limit, merges down to the oldest run when frozen
+ * tombstones are a tenth of the records (so that deletes free space),
+ * rewrites runs holding transaction ids older
  * than the freeze limit (all of them with FREEZE) so that relfrozenxid can
  * advance, sweeps orphaned pages, gives the free end of the table back to
  * the file system (engine/truncate.c: under a conditional AccessExclusive-
@@ -151,6 +153,44 @@ truncate_tail(Relation rel, VacuumParams *params)
 	return removed;
 }
 
+/* frozen tombstones in runs, in tenths of all records, that merit a merge */
+#define DELETES_MERGE_TENTHS	1
+
+/*
+ * Deletes give space back only when a merge that includes the oldest run
+ * drops their tombstones and what they cover; the size-tiered policy may
+ * never merge a large old run with the small ones that delete it.  So when
+ * runs whose records are all older than every snapshot (their oldest xmin
+ * precedes oldest_xmin) hold tombstones amounting to a tenth of all records,
+ * merge every run from the oldest to the newest such run.
+ */
+static void
+compact_for_deletes(Relation rel, TransactionId oldest_xmin)
+{
+	WideRunData runs[WIDE_MAX_RUNS];
+	uint64		wa_pages;
+	int			n = current_runs(rel, runs, &wa_pages);
+	uint64		total = 0;
+	uint64		tombstones = 0;
+	int			last = -1;
+	int			i;
+
+	for (i = 0; i < n; i++)
+	{
+		TransactionId x = runs[i].min_xmin;
+
+		total += runs[i].ncells;
+		if (runs[i].ntombstones > 0 &&
+			(!TransactionIdIsValid(x) || TransactionIdPrecedes(x, oldest_xmin)))
+		{
+			tombstones += runs[i].ntombstones;
+			last = i;
+		}
+	}
+	if (last >= 0 && tombstones * 10 >= total * DELETES_MERGE_TENTHS)
+		WideCompactRange(rel, 0, last);
+}
+
 /*
  * WideVacuum -- the relation_vacuum callback.
  */
@@ -185,6 +225,7 @@ WideVacuum(Relation rel, VacuumParams *params, BufferAccessStrategy bstrategy)
 	WideFlush(rel);
 	while (steps++ < MAX_STEPS && WideCompactStep(rel, false, 0))
 		;
+	compact_for_deletes(rel, oldest_xmin);
 
 	/* rewrite runs with old transaction ids, so relfrozenxid can advance */
 	n = current_runs(rel, runs, &wa_pages);

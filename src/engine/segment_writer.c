@@ -415,6 +415,8 @@ WideSegmentWriterAdd(WideSegmentWriter *w, const WideCell *c, bool frozen)
 	{
 		w->cur.flags |= WIDE_INDEX_HAS_TOMBSTONES;
 		w->run.flags |= WIDE_RUN_HAS_TOMBSTONES;
+		if (w->run.ntombstones < PG_UINT32_MAX)
+			w->run.ntombstones++;
 	}
 
 	/* row filter */
