@@ -51,6 +51,7 @@ OBJS = \
 	src/engine/storage.o \
 	src/engine/sweep.o \
 	src/engine/tsprune.o \
+	src/engine/truncate.o \
 	src/engine/visibility.o \
 	src/engine/writearea.o
 
@@ -61,8 +62,8 @@ PGFILEDESC = "wide - wide-column store"
 PG_CPPFLAGS = -I$(srcdir)/src
 SHLIB_LINK = -lzstd -lre2 -lstdc++
 
-REGRESS = wide_ddl families gc_rules cells mvcc segments bulk aggregates reads mutate_row conditional delete filters privileges prepared rls validation scan_pushdown txn_families rewrite space_reuse publications toolkit ts_prune parallel_scan
-ISOLATION = snapshot write_order compaction adders conditional privileges serializable publication_race parallel_serializable parallel_snapshot
+REGRESS = wide_ddl families gc_rules cells mvcc segments bulk aggregates reads mutate_row conditional delete filters privileges prepared rls validation scan_pushdown txn_families rewrite space_reuse publications toolkit ts_prune parallel_scan space_truncate
+ISOLATION = snapshot write_order compaction adders conditional privileges serializable publication_race parallel_serializable parallel_snapshot space_truncate
 
 # `make installcheck` runs both lists against the running server that
 # PGHOST/PGPORT name, with its default settings (tests that need more, such
