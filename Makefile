@@ -8,6 +8,7 @@ OBJS = \
 	src/am/ddl.o \
 	src/am/delete.o \
 	src/am/publication.o \
+	src/am/stmtwrite.o \
 	src/am/tableam.o \
 	src/am/vacuum.o \
 	src/api/access.o \
@@ -34,6 +35,7 @@ OBJS = \
 	src/engine/manifest.o \
 	src/engine/iterator.o \
 	src/engine/merge.o \
+	src/engine/pending.o \
 	src/engine/reader.o \
 	src/engine/record.o \
 	src/engine/resolve.o \
@@ -56,9 +58,9 @@ PGFILEDESC = "wide - wide-column store"
 PG_CPPFLAGS = -I$(srcdir)/src
 SHLIB_LINK = -lzstd
 
-REGRESS = wide_ddl families cells mvcc segments bulk aggregates reads mutate_row conditional delete filters privileges rls validation scan_pushdown txn_families rewrite space_reuse publications
+REGRESS = wide_ddl families cells mvcc segments bulk aggregates reads mutate_row conditional delete filters privileges rls validation scan_pushdown txn_families rewrite space_reuse publications ingest_statement stats_counts
 REGRESS_OPTS = --load-extension=wide
-ISOLATION = snapshot write_order compaction adders conditional privileges serializable publication_race
+ISOLATION = snapshot write_order compaction adders conditional privileges serializable publication_race ingest_visibility
 ISOLATION_OPTS = --load-extension=wide
 
 PG_CONFIG ?= pg_config

@@ -313,7 +313,8 @@ wide_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,
 	WideCell	cell;
 
 	slot_to_cell(rel, WideGetSchema(rel), slot, cid, &cell);
-	WideMaybeFlush(rel, WideWriteAreaInsert(rel, &cell, 1));
+	/* held until the statement ends (engine/pending.c) */
+	WideMaybeFlush(rel, WidePendingAdd(rel, &cell, 1, WideStatementLevel()));
 	slot->tts_tableOid = RelationGetRelid(rel);
 	ItemPointerSet(&slot->tts_tid, 0, 1);
 	pgstat_count_heap_insert(rel, 1);
@@ -393,6 +394,7 @@ wide_tuple_lock(Relation rel, ItemPointer tid, Snapshot snapshot,
 static void
 wide_finish_bulk_insert(Relation rel, int options)
 {
+	WideMaybeFlush(rel, WidePendingWrite(rel));
 	WideBulkFinish(rel);
 }
 
