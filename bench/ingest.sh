@@ -130,7 +130,7 @@ SQL
 	as_test_user "$PSQL -f '$BENCH/timed.sql'" >/dev/null &
 	local job=$! pid="" n=0 peak=0 kb
 	while [ -z "$pid" ] && [ $n -lt 500 ]; do
-		pid=$(cat "$BENCH/pid" 2>/dev/null | tr -d ' \n'); sleep 0.02; n=$((n + 1))
+		pid=$(cat "$BENCH/pid" 2>/dev/null | tr -d ' \n' || true); sleep 0.02; n=$((n + 1))
 	done
 	while kill -0 "$job" 2>/dev/null; do
 		kb=$(awk '/RssAnon/ {print $2}' "/proc/$pid/status" 2>/dev/null || true)
