@@ -115,6 +115,8 @@ write_buffer(Relation rel, bool as_run)
 	WideCell  **cells;
 	uint32		wa_pages = 0;
 	int16		typlen = pending.typlen;
+	MemoryContext wcxt;
+	MemoryContext old;
 	bool		run = as_run ||
 		pending.wa_bytes >= (Size) wide_statement_run_size * 1024;
 
@@ -128,6 +130,10 @@ write_buffer(Relation rel, bool as_run)
 		return 0;
 	}
 
+	/* the writers' memory is given back after each write */
+	wcxt = AllocSetContextCreate(CurrentMemoryContext, "wide pending write",
+								 ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(wcxt);
 	write_failed = true;
 	if (run)
 	{
@@ -160,6 +166,8 @@ write_buffer(Relation rel, bool as_run)
 		pfree(arr);
 	}
 	write_failed = false;
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(wcxt);
 	/* a statement going on after a full buffer keeps the memory */
 	discard(!as_run);
 	return wa_pages;
