@@ -10,6 +10,7 @@ OBJS = \
 	src/am/publication.o \
 	src/am/scan_tswindow.o \
 	src/am/scan_parallel.o \
+	src/am/stmtwrite.o \
 	src/am/tableam.o \
 	src/am/vacuum.o \
 	src/api/access.o \
@@ -37,6 +38,7 @@ OBJS = \
 	src/engine/manifest.o \
 	src/engine/iterator.o \
 	src/engine/merge.o \
+	src/engine/pending.o \
 	src/engine/reader.o \
 	src/engine/record.o \
 	src/engine/resolve.o \
@@ -62,8 +64,8 @@ PGFILEDESC = "wide - wide-column store"
 PG_CPPFLAGS = -I$(srcdir)/src
 SHLIB_LINK = -lzstd -lre2 -lstdc++
 
-REGRESS = wide_ddl families gc_rules cells mvcc segments bulk aggregates reads mutate_row conditional delete filters privileges prepared rls validation scan_pushdown txn_families rewrite space_reuse publications toolkit ts_prune parallel_scan space_truncate
-ISOLATION = snapshot write_order compaction adders conditional privileges serializable publication_race parallel_serializable parallel_snapshot space_truncate
+REGRESS = wide_ddl families gc_rules cells mvcc segments bulk aggregates reads mutate_row conditional delete filters privileges prepared rls validation scan_pushdown txn_families rewrite space_reuse publications toolkit ts_prune parallel_scan space_truncate ingest_statement stats_counts
+ISOLATION = snapshot write_order compaction adders conditional privileges serializable publication_race parallel_serializable parallel_snapshot space_truncate ingest_visibility
 
 # `make installcheck` runs both lists against the running server that
 # PGHOST/PGPORT name, with its default settings (tests that need more, such

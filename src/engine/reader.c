@@ -134,9 +134,12 @@ typedef struct TableState
 static void
 table_state(Relation rel, TableState *ts)
 {
-	Buffer		metabuf = WideReadMeta(rel, BUFFER_LOCK_SHARE);
+	Buffer		metabuf;
 	int			i;
 
+	/* this backend's running statement's cells first (pending.c) */
+	WidePendingWrite(rel);
+	metabuf = WideReadMeta(rel, BUFFER_LOCK_SHARE);
 	ts->nruns = ts->nwaruns = ts->nlanes = 0;
 	if (!BufferIsValid(metabuf))
 		return;

@@ -28,6 +28,8 @@ typedef struct WideSorter WideSorter;
 extern int	WideCellCompareStable(const WideCell *a, const WideCell *b);
 extern WideSorter *WideSorterBegin(void);
 extern void WideSorterAdd(WideSorter *s, const WideCell *cell);
+extern WideCell **WideSorterCells(WideSorter *s, int64 *n);
+extern Size WideSorterBytes(WideSorter *s);
 extern void WideSorterDone(WideSorter *s);
 extern bool WideSorterNext(WideSorter *s, WideCell *cell);
 extern bool WideSorterPeekInRange(WideSorter *s, const WideKeyRange *r);

@@ -166,6 +166,26 @@ WideSorterAdd(WideSorter *s, const WideCell *cell)
 }
 
 /*
+ * WideSorterCells -- the records added so far, in the order they were
+ * added (before WideSorterDone); they belong to the sorter.
+ */
+WideCell  **
+WideSorterCells(WideSorter *s, int64 *n)
+{
+	*n = s->ncells;
+	return s->cells;
+}
+
+/*
+ * WideSorterBytes -- memory the sorter holds.
+ */
+Size
+WideSorterBytes(WideSorter *s)
+{
+	return MemoryContextMemAllocated(s->cxt, true);
+}
+
+/*
  * WideSorterDone -- no more records: sort.
  */
 void
