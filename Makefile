@@ -8,6 +8,7 @@ OBJS = \
 	src/am/ddl.o \
 	src/am/delete.o \
 	src/am/publication.o \
+	src/am/scan_pushdown.o \
 	src/am/tableam.o \
 	src/am/vacuum.o \
 	src/api/access.o \

@@ -51,6 +51,7 @@
 #include "optimizer/restrictinfo.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -61,6 +62,7 @@
 #include "engine/schema.h"
 #include "engine/reader.h"
 #include "am/am.h"
+#include "am/scan.h"
 
 /* kinds of bounds, in custom_private, one per custom_exprs entry */
 #define BOUND_EQ		1
@@ -70,6 +72,15 @@
 #define BOUND_GE		5
 #define BOUND_PREFIX	6		/* expr is the LIKE pattern */
 #define BOUND_IN		7		/* expr is an array of keys */
+#define BOUND_STARTS	8		/* expr is a prefix of the keys */
+#define BOUND_IPREFIX_C	9		/* expr is an ILIKE pattern, "C" collation */
+#define BOUND_IPREFIX	10		/* expr is an ILIKE pattern, other collation */
+/* not bounds of the key: sets of the families and qualifiers kept */
+#define FILTER_FAMILY	11		/* expr is a family */
+#define FILTER_FAMILY_IN 12		/* expr is an array of families */
+#define FILTER_QUAL		13		/* expr is a qualifier */
+#define FILTER_QUAL_IN	14		/* expr is an array of qualifiers */
+#define IS_FILTER(kind)	((kind) >= FILTER_FAMILY)
 
 static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
 
@@ -130,6 +141,7 @@ typedef struct WideScanState
 	bool		started;		/* bounds evaluated */
 	bool		empty;			/* the bounds exclude every row */
 	WideKeyRange range;
+	WideColumnFilter columns;	/* the families and qualifiers kept */
 	StringInfoData lo;
 	StringInfoData hi;
 	WideReaderStats stats;
@@ -154,11 +166,29 @@ is_row_key(Node *expr, Index relid)
 		((Var *) expr)->varattno == 1 && ((Var *) expr)->varlevelsup == 0;
 }
 
-/* may the expression be evaluated once when the scan starts? */
+/* does the expression use a column of the relation (or a placeholder)? */
 static bool
-is_scan_constant(Node *expr)
+uses_rel_walker(Node *node, Index *relid)
 {
-	return !contain_var_clause(expr) && !contain_volatile_functions(expr) &&
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+		return ((Var *) node)->varno == *relid &&
+			((Var *) node)->varlevelsup == 0;
+	if (IsA(node, PlaceHolderVar))
+		return true;
+	return expression_tree_walker(node, uses_rel_walker, (void *) relid);
+}
+
+/*
+ * May the expression be evaluated once when the scan starts?  It may use
+ * columns of other relations: those of a nested loop's outer side, which
+ * are parameters of a parameterized path (see add_join_paths).
+ */
+static bool
+is_scan_constant(Node *expr, Index relid)
+{
+	return !uses_rel_walker(expr, &relid) && !contain_volatile_functions(expr) &&
 		!contain_subplans(expr);
 }
 
@@ -212,16 +242,219 @@ bound_type_ok(Oid type, Oid keytype)
 	return type == keytype || (keytype == TEXTOID && type == NAMEOID);
 }
 
+/* what the clauses of one path push down into the scan */
+typedef struct WideMatch
+{
+	Index		relid;
+	Oid			keytype;
+	TupleDesc	desc;
+	List	   *kinds;			/* BOUND_* and FILTER_* */
+	List	   *exprs;			/* their expressions */
+	List	   *sels;			/* clauses whose selectivity is the range's */
+	bool		has_range;		/* some bound narrows the keys */
+	double		nseeks;			/* ranges or keys the scan seeks to */
+} WideMatch;
+
+static Oid	sort_operator(Oid type, int16 strategy);
+
+/* append a bound (or filter) */
+static void
+add_bound(WideMatch *m, int kind, Node *expr)
+{
+	m->kinds = lappend_int(m->kinds, kind);
+	m->exprs = lappend(m->exprs, expr);
+	if (!IS_FILTER(kind))
+		m->has_range = true;
+}
+
+/* a constant of the key's type */
+static Const *
+key_const(WideMatch *m, StringInfo bytes)
+{
+	return makeConst(m->keytype, -1,
+					 m->keytype == TEXTOID ? DEFAULT_COLLATION_OID : InvalidOid, -1,
+					 PointerGetDatum(cstring_to_text_with_len(bytes->data, bytes->len)),
+					 false, false);
+}
+
+/* "row_key <op> bound", for the planner's selectivity of a range */
+static Expr *
+key_opclause(WideMatch *m, int16 strategy, Const *bound)
+{
+	Oid			coll = m->keytype == TEXTOID ? C_COLLATION_OID : InvalidOid;
+
+	return make_opclause(sort_operator(m->keytype, strategy), BOOLOID, false,
+						 (Expr *) makeVar(m->relid, 1, m->keytype, -1, coll, 0),
+						 (Expr *) bound, InvalidOid, coll);
+}
+
 /*
- * Does the clause bound row_key?  If so, append its kind and bound
- * expression, and say whether the bound enforces the clause exactly (else
- * the clause stays a qual, checked on every row).
+ * A pattern on the key (LIKE, ILIKE, starts_with): a constant one becomes
+ * the range of its literal prefix now, shown as such by EXPLAIN, or no
+ * bound at all if it begins with a wildcard; another is read when the scan
+ * starts.  Sets *exact when the range is the condition.
  */
 static bool
-match_clause(Expr *clause, Index relid, Oid keytype, List **kinds, List **exprs,
-			 bool *exact)
+match_pattern(WideMatch *m, Expr *clause, Node *pattern, int mode, bool *exact)
 {
+	StringInfoData lo,
+				hi;
+	bool		has_hi,
+				same;
+	struct varlena *v;
+	Const	   *c;
+
+	*exact = false;
+	if (!IsA(pattern, Const))
+	{
+		add_bound(m, mode == WIDE_PAT_LIKE ? BOUND_PREFIX :
+				  mode == WIDE_PAT_ILIKE_C ? BOUND_IPREFIX_C :
+				  mode == WIDE_PAT_ILIKE ? BOUND_IPREFIX : BOUND_STARTS, pattern);
+		m->sels = lappend(m->sels, clause);
+		m->nseeks = Max(m->nseeks, 1);
+		*exact = (mode == WIDE_PAT_STARTS);
+		return true;
+	}
+	if (((Const *) pattern)->constisnull)
+		return false;
+	v = pg_detoast_datum_packed((struct varlena *)
+								DatumGetPointer(((Const *) pattern)->constvalue));
+	initStringInfo(&lo);
+	initStringInfo(&hi);
+	if (!WidePatternRange(VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v), mode, &lo, &hi,
+						  &has_hi, &same))
+		return false;
+	c = key_const(m, &lo);
+	if (same)
+		add_bound(m, BOUND_STARTS, (Node *) c);
+	else
+		add_bound(m, BOUND_GE, (Node *) c);
+	m->sels = lappend(m->sels, key_opclause(m, BTGreaterEqualStrategyNumber, c));
+	if (has_hi)
+	{
+		c = key_const(m, &hi);
+		if (!same)
+			add_bound(m, BOUND_LT, (Node *) c);
+		m->sels = lappend(m->sels, key_opclause(m, BTLessStrategyNumber, c));
+	}
+	m->nseeks = Max(m->nseeks, 1);
+	*exact = mode == WIDE_PAT_STARTS ||
+		(mode == WIDE_PAT_LIKE && like_is_prefix(pattern));
+	return true;
+}
+
+/* is node the column attno of the relation? */
+static bool
+is_column(Node *node, Index relid, AttrNumber attno)
+{
+	if (node && IsA(node, RelabelType))
+		node = (Node *) ((RelabelType *) node)->arg;
+	return node && IsA(node, Var) && ((Var *) node)->varno == relid &&
+		((Var *) node)->varattno == attno && ((Var *) node)->varlevelsup == 0;
+}
+
+/*
+ * family = x, family = ANY(array), and the same on qualifier: the sets of
+ * columns the scan keeps, checked exactly on every merged cell.  Text
+ * compares bytewise for equality under every deterministic collation.
+ */
+static bool
+match_column(WideMatch *m, Expr *clause)
+{
+	List	   *args;
+	Oid			opno,
+				collid;
+	bool		is_array = IsA(clause, ScalarArrayOpExpr);
+	Node	   *col,
+			   *arg;
+	AttrNumber attno;
+	Oid			coltype,
+				ltype,
+				rtype;
+
+	if (IsA(clause, OpExpr))
+	{
+		args = ((OpExpr *) clause)->args;
+		opno = ((OpExpr *) clause)->opno;
+		collid = ((OpExpr *) clause)->inputcollid;
+	}
+	else if (is_array && ((ScalarArrayOpExpr *) clause)->useOr)
+	{
+		args = ((ScalarArrayOpExpr *) clause)->args;
+		opno = ((ScalarArrayOpExpr *) clause)->opno;
+		collid = ((ScalarArrayOpExpr *) clause)->inputcollid;
+	}
+	else
+		return false;
+	if (list_length(args) != 2)
+		return false;
+	col = linitial(args);
+	arg = lsecond(args);
+	if (!is_array && !is_column(col, m->relid, 2) && !is_column(col, m->relid, 3))
+	{
+		/* x = family */
+		col = arg;
+		arg = linitial(args);
+		opno = get_commutator(opno);
+		if (!OidIsValid(opno))
+			return false;
+	}
+	if (is_column(col, m->relid, 2))
+		attno = 2;
+	else if (is_column(col, m->relid, 3))
+		attno = 3;
+	else
+		return false;
+	if (!is_scan_constant(arg, m->relid))
+		return false;
+	coltype = TupleDescAttr(m->desc, attno - 1)->atttypid;
+	if (coltype != TEXTOID && coltype != BYTEAOID)
+		return false;
+	op_input_types(opno, &ltype, &rtype);
+	if (ltype != coltype || !bound_type_ok(rtype, coltype) ||
+		(is_array ? get_element_type(exprType(arg)) : exprType(arg)) != rtype)
+		return false;
+	if (get_op_opfamily_strategy(opno, coltype == BYTEAOID ? BYTEA_BTREE_FAM_OID :
+								 TEXT_BTREE_FAM_OID) != BTEqualStrategyNumber)
+		return false;
+	if (coltype == TEXTOID &&
+		(!OidIsValid(collid) || !get_collation_isdeterministic(collid)))
+		return false;
+	add_bound(m, attno == 2 ? (is_array ? FILTER_FAMILY_IN : FILTER_FAMILY) :
+			  (is_array ? FILTER_QUAL_IN : FILTER_QUAL), arg);
+	return true;
+}
+
+/*
+ * Does the clause bound row_key (or pick families or qualifiers)?  If so,
+ * append its kinds and bound expressions, and say whether the bounds
+ * enforce the clause exactly (else the clause stays a qual, checked on
+ * every row).
+ */
+static bool
+match_clause(WideMatch *m, Expr *clause, bool *exact)
+{
+	Index		relid = m->relid;
+	Oid			keytype = m->keytype;
+
 	*exact = true;
+	if (match_column(m, clause))
+		return true;
+
+	/* starts_with(row_key, prefix): bytewise under deterministic collations */
+	if (IsA(clause, FuncExpr) && ((FuncExpr *) clause)->funcid == F_STARTS_WITH &&
+		list_length(((FuncExpr *) clause)->args) == 2)
+	{
+		FuncExpr   *f = (FuncExpr *) clause;
+
+		if (keytype != TEXTOID || !is_row_key(linitial(f->args), relid) ||
+			!is_scan_constant(lsecond(f->args), relid) ||
+			!OidIsValid(f->inputcollid) ||
+			!get_collation_isdeterministic(f->inputcollid))
+			return false;
+		return match_pattern(m, clause, lsecond(f->args), WIDE_PAT_STARTS, exact);
+	}
+
 	if (IsA(clause, OpExpr) && list_length(((OpExpr *) clause)->args) == 2)
 	{
 		OpExpr	   *op = (OpExpr *) clause;
@@ -243,7 +476,7 @@ match_clause(Expr *clause, Index relid, Oid keytype, List **kinds, List **exprs,
 			right = left;
 			commuted = true;
 		}
-		if (!is_scan_constant(right))
+		if (!is_scan_constant(right, relid))
 			return false;
 
 		/*
@@ -261,35 +494,41 @@ match_clause(Expr *clause, Index relid, Oid keytype, List **kinds, List **exprs,
 		if (!commuted &&
 			((opno == OID_TEXT_LIKE_OP && op->inputcollid == C_COLLATION_OID) ||
 			 opno == OID_BYTEA_LIKE_OP))
-		{
-			*kinds = lappend_int(*kinds, BOUND_PREFIX);
-			*exprs = lappend(*exprs, right);
-			*exact = like_is_prefix(right);
-			return true;
-		}
+			return match_pattern(m, clause, right, WIDE_PAT_LIKE, exact);
+		/* ILIKE: the range of the prefix's case variants, then the filter */
+		if (!commuted && opno == OID_TEXT_ICLIKE_OP && OidIsValid(op->inputcollid) &&
+			get_collation_isdeterministic(op->inputcollid))
+			return match_pattern(m, clause, right,
+								 op->inputcollid == C_COLLATION_OID ?
+								 WIDE_PAT_ILIKE_C : WIDE_PAT_ILIKE, exact);
+		/* row_key ^@ prefix */
+		if (!commuted && opno == TextPrefixOperator && OidIsValid(op->inputcollid) &&
+			get_collation_isdeterministic(op->inputcollid))
+			return match_pattern(m, clause, right, WIDE_PAT_STARTS, exact);
 
 		strategy = key_strategy(opno, keytype, op->inputcollid);
 		switch (strategy)
 		{
 			case BTEqualStrategyNumber:
-				*kinds = lappend_int(*kinds, BOUND_EQ);
+				add_bound(m, BOUND_EQ, right);
 				break;
 			case BTLessStrategyNumber:
-				*kinds = lappend_int(*kinds, BOUND_LT);
+				add_bound(m, BOUND_LT, right);
 				break;
 			case BTLessEqualStrategyNumber:
-				*kinds = lappend_int(*kinds, BOUND_LE);
+				add_bound(m, BOUND_LE, right);
 				break;
 			case BTGreaterStrategyNumber:
-				*kinds = lappend_int(*kinds, BOUND_GT);
+				add_bound(m, BOUND_GT, right);
 				break;
 			case BTGreaterEqualStrategyNumber:
-				*kinds = lappend_int(*kinds, BOUND_GE);
+				add_bound(m, BOUND_GE, right);
 				break;
 			default:
 				return false;
 		}
-		*exprs = lappend(*exprs, right);
+		m->sels = lappend(m->sels, clause);
+		m->nseeks = Max(m->nseeks, 1);
 		return true;
 	}
 	if (IsA(clause, ScalarArrayOpExpr))
@@ -298,20 +537,28 @@ match_clause(Expr *clause, Index relid, Oid keytype, List **kinds, List **exprs,
 		Node	   *arr;
 		Oid			ltype,
 					rtype;
+		double		nkeys = 10;
 
 		if (!sa->useOr || list_length(sa->args) != 2 ||
 			!is_row_key(linitial(sa->args), relid))
 			return false;
 		arr = lsecond(sa->args);
-		if (!is_scan_constant(arr))
+		if (!is_scan_constant(arr, relid))
 			return false;
 		op_input_types(sa->opno, &ltype, &rtype);
 		if (ltype != keytype || !bound_type_ok(rtype, keytype) ||
 			get_element_type(exprType(arr)) != rtype ||
 			key_strategy(sa->opno, keytype, sa->inputcollid) != BTEqualStrategyNumber)
 			return false;
-		*kinds = lappend_int(*kinds, BOUND_IN);
-		*exprs = lappend(*exprs, arr);
+		add_bound(m, BOUND_IN, arr);
+		m->sels = lappend(m->sels, clause);
+		if (IsA(arr, Const) && !((Const *) arr)->constisnull)
+			nkeys = ArrayGetNItems(ARR_NDIM(DatumGetArrayTypeP(((Const *) arr)->constvalue)),
+								   ARR_DIMS(DatumGetArrayTypeP(((Const *) arr)->constvalue)));
+		else if (IsA(arr, ArrayExpr))
+			nkeys = list_length(((ArrayExpr *) arr)->elements);
+		/* one point read per key (of the shortest IN list) */
+		m->nseeks = m->nseeks > 1 ? Min(m->nseeks, Max(nkeys, 1)) : Max(nkeys, 1);
 		return true;
 	}
 	return false;
@@ -381,20 +628,142 @@ wide_pathkeys(PlannerInfo *root, RelOptInfo *rel, Relation r)
 	return pathkeys;
 }
 
+/*
+ * Add a Wide Scan path with the relation's conditions, and the join
+ * clauses of required_outer if any (a parameterized path: the inner side of
+ * a nested loop, its bounds read from each outer row).
+ */
+static void
+add_wide_path(PlannerInfo *root, RelOptInfo *rel, Relation r, List *pathkeys,
+			  Relids required_outer)
+{
+	ParamPathInfo *ppi = get_baserel_parampathinfo(root, rel, required_outer);
+	List	   *clauses = rel->baserestrictinfo;
+	List	   *exact_clauses = NIL;
+	List	   *quals = NIL;
+	CustomPath *cpath;
+	WideMatch	m;
+	ListCell   *lc;
+	bool		joins = false;
+	Selectivity sel = 1.0;
+
+	memset(&m, 0, sizeof(m));
+	m.relid = rel->relid;
+	m.desc = RelationGetDescr(r);
+	m.keytype = TupleDescAttr(m.desc, 0)->atttypid;
+	if (ppi)
+		clauses = list_concat_copy(clauses, ppi->ppi_clauses);
+	foreach(lc, clauses)
+	{
+		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+		bool		exact;
+
+		if (match_clause(&m, ri->clause, &exact) && exact)
+			exact_clauses = lappend(exact_clauses, ri);
+		else if (!ri->pseudoconstant)
+			quals = lappend(quals, ri->clause);
+	}
+	/* a parameterized path is for point reads or ranges from the outer row */
+	if (ppi)
+	{
+		foreach(lc, ppi->ppi_clauses)
+		{
+			WideMatch	probe = m;
+			bool		exact;
+
+			probe.kinds = probe.exprs = probe.sels = NIL;
+			probe.has_range = false;
+			if (match_clause(&probe, lfirst_node(RestrictInfo, lc)->clause, &exact) &&
+				probe.has_range)
+				joins = true;
+		}
+		if (!joins)
+			return;
+	}
+	if (m.sels)
+		sel = clauselist_selectivity(root, m.sels, rel->relid, JOIN_INNER, NULL);
+
+	cpath = makeNode(CustomPath);
+	cpath->path.pathtype = T_CustomScan;
+	cpath->path.parent = rel;
+	cpath->path.pathtarget = rel->reltarget;
+	cpath->path.param_info = ppi;
+	cpath->path.parallel_aware = false;
+	cpath->path.parallel_safe = false;
+	cpath->path.rows = ppi ? ppi->ppi_rows : rel->rows;
+	cpath->path.pathkeys = pathkeys;
+	cpath->flags = 0;
+	cpath->custom_private = list_make3(m.kinds, m.exprs, exact_clauses);
+	cpath->methods = &wide_path_methods;
+	WideScanCost(root, rel, &cpath->path, m.has_range, sel, m.nseeks, quals);
+	add_path(rel, &cpath->path);
+}
+
+/* is em the relation's row_key?  (for generate_implied_equalities_for_column) */
+static bool
+ec_member_is_row_key(PlannerInfo *root, RelOptInfo *rel, EquivalenceClass *ec,
+					 EquivalenceMember *em, void *arg)
+{
+	return is_row_key((Node *) em->em_expr, rel->relid);
+}
+
+/*
+ * Parameterized paths: for every set of other relations whose columns
+ * bound row_key in a join clause (t.row_key = o.k, t.row_key >= o.lo, ...),
+ * a path that a nested loop runs once per outer row, as a point read or a
+ * range read.
+ */
+static void
+add_join_paths(PlannerInfo *root, RelOptInfo *rel, Relation r, List *pathkeys)
+{
+	List	   *candidates;
+	List	   *outers = NIL;
+	ListCell   *lc;
+	WideMatch	probe;
+
+	candidates = generate_implied_equalities_for_column(root, rel,
+														ec_member_is_row_key,
+														NULL,
+														rel->lateral_referencers);
+	candidates = list_concat(candidates, rel->joininfo);
+	memset(&probe, 0, sizeof(probe));
+	probe.relid = rel->relid;
+	probe.desc = RelationGetDescr(r);
+	probe.keytype = TupleDescAttr(probe.desc, 0)->atttypid;
+	foreach(lc, candidates)
+	{
+		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+		Relids		outer;
+		bool		exact;
+		ListCell   *lo;
+		bool		seen = false;
+
+		if (!join_clause_is_movable_to(ri, rel))
+			continue;
+		outer = bms_difference(ri->clause_relids, rel->relids);
+		if (bms_is_empty(outer) || bms_overlap(outer, rel->lateral_referencers))
+			continue;
+		probe.kinds = probe.exprs = probe.sels = NIL;
+		probe.has_range = false;
+		if (!match_clause(&probe, ri->clause, &exact) || !probe.has_range)
+			continue;
+		outer = bms_union(outer, rel->lateral_relids);
+		foreach(lo, outers)
+			if (bms_equal(lfirst(lo), outer))
+				seen = true;
+		if (!seen)
+			outers = lappend(outers, outer);
+	}
+	foreach(lc, outers)
+		add_wide_path(root, rel, r, pathkeys, (Relids) lfirst(lc));
+}
+
 static void
 wide_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 					  RangeTblEntry *rte)
 {
 	Relation	r;
-	CustomPath *cpath;
-	List	   *kinds = NIL;
-	List	   *exprs = NIL;
-	List	   *range_clauses = NIL;
-	List	   *exact_clauses = NIL;
-	ListCell   *lc;
-	Oid			keytype;
-	Selectivity sel = 1.0;
-	Cost		seq_total = 0;
+	List	   *pathkeys;
 
 	if (prev_set_rel_pathlist_hook)
 		prev_set_rel_pathlist_hook(root, rel, rti, rte);
@@ -410,51 +779,9 @@ wide_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 		relation_close(r, NoLock);
 		return;
 	}
-	keytype = TupleDescAttr(RelationGetDescr(r), 0)->atttypid;
-
-	foreach(lc, rel->baserestrictinfo)
-	{
-		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
-		bool		exact;
-
-		if (match_clause(ri->clause, rel->relid, keytype, &kinds, &exprs, &exact))
-		{
-			range_clauses = lappend(range_clauses, ri);
-			if (exact)
-				exact_clauses = lappend(exact_clauses, ri);
-		}
-	}
-	if (range_clauses)
-		sel = clauselist_selectivity(root, range_clauses, rel->relid,
-									 JOIN_INNER, NULL);
-
-	cpath = makeNode(CustomPath);
-	cpath->path.pathtype = T_CustomScan;
-	cpath->path.parent = rel;
-	cpath->path.pathtarget = rel->reltarget;
-	cpath->path.param_info = NULL;
-	cpath->path.parallel_aware = false;
-	cpath->path.parallel_safe = false;
-	cpath->path.rows = rel->rows;
-	cpath->path.pathkeys = wide_pathkeys(root, rel, r);
-	cpath->flags = 0;
-	cpath->custom_private = list_make3(kinds, exprs, exact_clauses);
-	cpath->methods = &wide_path_methods;
-
-	/* a seek costs a few pages; then a share of the table's pages */
-	foreach(lc, rel->pathlist)
-	{
-		Path	   *p = (Path *) lfirst(lc);
-
-		if (p->pathtype == T_SeqScan)
-			seq_total = p->total_cost;
-	}
-	if (seq_total <= 0)
-		seq_total = rel->pages * seq_page_cost + rel->tuples * cpu_tuple_cost;
-	/* never more than a sequential scan: it is one, with a start and end */
-	cpath->path.startup_cost = 0;
-	cpath->path.total_cost = seq_total * Min(sel * 1.1 + 0.001, 0.9);
-	add_path(rel, &cpath->path);
+	pathkeys = wide_pathkeys(root, rel, r);
+	add_wide_path(root, rel, r, pathkeys, rel->lateral_relids);
+	add_join_paths(root, rel, r, pathkeys);
 	relation_close(r, NoLock);
 }
 
@@ -521,7 +848,8 @@ begin_wide_scan(CustomScanState *node, EState *estate, int eflags)
 	{
 		Oid			type = exprType(lfirst(lc));
 
-		if (lfirst_int(lk) == BOUND_IN)
+		if (lfirst_int(lk) == BOUND_IN || lfirst_int(lk) == FILTER_FAMILY_IN ||
+			lfirst_int(lk) == FILTER_QUAL_IN)
 			type = get_element_type(type);
 		s->bound_types = lappend_oid(s->bound_types, type);
 	}
@@ -596,37 +924,25 @@ set_upper(WideScanState *s, const char *k, uint32 len, bool incl)
 	}
 }
 
-/* bound from LIKE 'prefix%': [prefix, prefix with its last byte + 1) */
+/* bound from a pattern: the range of its literal prefix (WidePatternRange) */
 static void
-set_prefix(WideScanState *s, const char *pat, uint32 len)
+set_pattern(WideScanState *s, const char *pat, uint32 len, int mode)
 {
-	StringInfoData prefix;
-	uint32		i;
+	StringInfoData lo,
+				hi;
+	bool		has_hi,
+				same;
 
-	initStringInfo(&prefix);
-	for (i = 0; i < len; i++)
+	initStringInfo(&lo);
+	initStringInfo(&hi);
+	if (WidePatternRange(pat, len, mode, &lo, &hi, &has_hi, &same))
 	{
-		if (pat[i] == '%' || pat[i] == '_')
-			break;
-		if (pat[i] == '\\')
-		{
-			if (++i >= len)
-				break;
-		}
-		appendStringInfoChar(&prefix, pat[i]);
+		set_lower(s, lo.data, lo.len, true);
+		if (has_hi)
+			set_upper(s, hi.data, hi.len, false);
 	}
-	if (prefix.len == 0)
-		return;
-	set_lower(s, prefix.data, prefix.len, true);
-	/* the smallest key greater than every key with this prefix */
-	while (prefix.len > 0 && (uint8) prefix.data[prefix.len - 1] == 0xFF)
-		prefix.len--;
-	if (prefix.len > 0)
-	{
-		prefix.data[prefix.len - 1]++;
-		set_upper(s, prefix.data, prefix.len, false);
-	}
-	pfree(prefix.data);
+	pfree(lo.data);
+	pfree(hi.data);
 }
 
 /* qsort comparator of WideKeyRefs */
@@ -728,6 +1044,7 @@ compute_range(WideScanState *s)
 	MemoryContext old;
 
 	memset(&s->range, 0, sizeof(s->range));
+	WideColumnFilterReset(&s->columns);
 	MemoryContextReset(s->keycxt);
 	s->keys = NULL;
 	s->nkeys = 0;
@@ -761,6 +1078,14 @@ compute_range(WideScanState *s)
 			set_in_list(s, d, lfirst_oid(lt));
 			continue;
 		}
+		if (IS_FILTER(kind))
+		{
+			WideColumnFilterAdd(&s->columns, s->keycxt,
+								kind == FILTER_QUAL || kind == FILTER_QUAL_IN, d,
+								lfirst_oid(lt),
+								kind == FILTER_FAMILY_IN || kind == FILTER_QUAL_IN);
+			continue;
+		}
 		key_bytes(d, lfirst_oid(lt), &k, &len);
 		switch (kind)
 		{
@@ -781,7 +1106,16 @@ compute_range(WideScanState *s)
 				set_lower(s, k, len, true);
 				break;
 			case BOUND_PREFIX:
-				set_prefix(s, k, len);
+				set_pattern(s, k, len, WIDE_PAT_LIKE);
+				break;
+			case BOUND_STARTS:
+				set_pattern(s, k, len, WIDE_PAT_STARTS);
+				break;
+			case BOUND_IPREFIX_C:
+				set_pattern(s, k, len, WIDE_PAT_ILIKE_C);
+				break;
+			case BOUND_IPREFIX:
+				set_pattern(s, k, len, WIDE_PAT_ILIKE);
 				break;
 		}
 	}
@@ -802,6 +1136,8 @@ compute_range(WideScanState *s)
 			s->range.is_point = true;
 	}
 	if (s->keys != NULL && s->nkeys == 0)
+		s->empty = true;
+	if (WideColumnFilterEmpty(&s->columns))
 		s->empty = true;
 }
 
@@ -888,7 +1224,13 @@ wide_scan_next(ScanState *ss)
 		cell = WideReaderNext(s->reader);
 		MemoryContextSwitchTo(old);
 		if (cell != NULL)
-			break;
+		{
+			/* cells of other families or qualifiers form no tuple */
+			if (WideColumnFilterMatch(&s->columns, cell))
+				break;
+			CHECK_FOR_INTERRUPTS();
+			continue;
+		}
 		close_reader(s);
 		if (s->keys == NULL)
 		{
@@ -951,33 +1293,42 @@ explain_wide_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 {
 	WideScanState *s = (WideScanState *) node;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
-	List	   *context;
+	List	   *context = NIL;
 	ListCell   *lk,
 			   *le;
-	StringInfoData buf;
-	bool		first = true;
+	StringInfoData keys,
+				fams,
+				quals;
 
-	if (cscan->custom_exprs == NIL)
-		ExplainPropertyText("Row Keys", "all", es);
-	else
-	{
+	/* the key range, then the families and qualifiers kept */
+	initStringInfo(&keys);
+	initStringInfo(&fams);
+	initStringInfo(&quals);
+	if (cscan->custom_exprs != NIL)
 		context = set_deparse_context_plan(es->deparse_cxt, node->ss.ps.plan,
 										   ancestors);
-		initStringInfo(&buf);
-		forboth(lk, s->bound_kinds, le, cscan->custom_exprs)
-		{
-			static const char *const names[] = {
-				"", "=", "<", "<=", ">", ">=", "LIKE", "= ANY"
-			};
+	forboth(lk, s->bound_kinds, le, cscan->custom_exprs)
+	{
+		static const char *const names[] = {
+			"", "row_key =", "row_key <", "row_key <=", "row_key >",
+			"row_key >=", "prefix of row_key LIKE", "row_key = ANY",
+			"row_key ^@", "prefix of row_key ILIKE", "prefix of row_key ILIKE",
+			"family =", "family = ANY", "qualifier =", "qualifier = ANY"
+		};
+		int			kind = lfirst_int(lk);
+		StringInfo	buf = kind == FILTER_FAMILY || kind == FILTER_FAMILY_IN ? &fams :
+			kind == FILTER_QUAL || kind == FILTER_QUAL_IN ? &quals : &keys;
 
-			if (!first)
-				appendStringInfoString(&buf, " AND ");
-			first = false;
-			appendStringInfo(&buf, "row_key %s %s", names[lfirst_int(lk)],
-							 deparse_expression(lfirst(le), context, false, false));
-		}
-		ExplainPropertyText("Row Keys", buf.data, es);
+		if (buf->len > 0)
+			appendStringInfoString(buf, " AND ");
+		appendStringInfo(buf, "%s %s", names[kind],
+						 deparse_expression(lfirst(le), context, false, false));
 	}
+	ExplainPropertyText("Row Keys", keys.len > 0 ? keys.data : "all", es);
+	if (fams.len > 0)
+		ExplainPropertyText("Families", fams.data, es);
+	if (quals.len > 0)
+		ExplainPropertyText("Qualifiers", quals.data, es);
 	if (es->analyze)
 	{
 		WideReaderStats st = s->stats;

@@ -1,0 +1,324 @@
+/*-------------------------------------------------------------------------
+ *
+ * scan_pushdown.c
+ *	  What the Wide Scan pushes down besides row_key comparisons, and its
+ *	  cost model.
+ *
+ * Patterns.  LIKE 'prefix...', starts_with(row_key, s) (and ^@) and ILIKE
+ * with a literal prefix become key ranges.  For ILIKE the range must hold
+ * every key whose prefix equals the pattern's case-insensitively: under
+ * the "C" collation only ASCII letters fold, so the prefix with its letters
+ * upper-cased is the least such key, and the prefix lower-cased the
+ * greatest ('A' < 'a'); under another collation a letter may fold to or
+ * from a non-ASCII character (KELVIN SIGN is a 'k'), so the prefix ends at
+ * the first letter.  A non-ASCII byte ends it in either case.  A pattern
+ * that begins with a wildcard gives no range: it is a filter, and the scan
+ * reads every row.
+ *
+ * Columns.  family = x, family = ANY(array), and the same on qualifier,
+ * become sets the scan checks on every merged cell before it forms a
+ * tuple: the merge rules (tombstones of every scope, versions, ages,
+ * aggregates) have been applied by then, so a row tombstone still hides
+ * the cells of every family.
+ *
+ * Costs.  A key range costs a seek (an index block and a data block per
+ * run, mostly cached: one random page) per range or per key of an IN
+ * list, then its share of the table's pages and cells, the share being
+ * the selectivity of the range clauses, which ANALYZE's row_key
+ * histogram gives.  Without a range it costs what a sequential scan
+ * costs, a little less (its output is sorted), and with one never more
+ * (on a small table a seek may cost more than reading every block).
+ *
+ * IDENTIFICATION
+ *	  src/am/scan_pushdown.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "catalog/pg_type.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+
+#include "am/scan.h"
+
+/*
+ * WidePatternRange -- the key range of a pattern's literal prefix: lo, and
+ * (when *has_hi) the exclusive upper bound hi.  False when the prefix is
+ * empty: the pattern bounds nothing.  *same says lo is the prefix itself
+ * (no letter folded), so the range is exactly the keys with that prefix.
+ */
+bool
+WidePatternRange(const char *pat, uint32 len, int mode, StringInfo lo,
+				 StringInfo hi, bool *has_hi, bool *same)
+{
+	uint32		i;
+
+	resetStringInfo(lo);
+	resetStringInfo(hi);
+	*same = true;
+	*has_hi = false;
+	for (i = 0; i < len; i++)
+	{
+		unsigned char c = (unsigned char) pat[i];
+
+		if (mode != WIDE_PAT_STARTS)
+		{
+			if (c == '%' || c == '_')
+				break;
+			if (c == '\\')
+			{
+				if (++i >= len)
+					break;
+				c = (unsigned char) pat[i];
+			}
+		}
+		if (mode == WIDE_PAT_ILIKE_C || mode == WIDE_PAT_ILIKE)
+		{
+			bool		letter = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+
+			if (c >= 0x80 || (letter && mode == WIDE_PAT_ILIKE))
+				break;
+			if (letter)
+			{
+				appendStringInfoChar(lo, (char) pg_ascii_toupper(c));
+				appendStringInfoChar(hi, (char) pg_ascii_tolower(c));
+				*same = false;
+				continue;
+			}
+		}
+		appendStringInfoChar(lo, (char) c);
+		appendStringInfoChar(hi, (char) c);
+	}
+	if (lo->len == 0)
+		return false;
+	/* the least key greater than every key that begins with hi */
+	while (hi->len > 0 && (uint8) hi->data[hi->len - 1] == 0xFF)
+		hi->len--;
+	if (hi->len > 0)
+	{
+		hi->data[hi->len - 1]++;
+		hi->data[hi->len] = '\0';
+		*has_hi = true;
+	}
+	return true;
+}
+
+/* ----------------------------------------------------------------
+ *	Family and qualifier sets
+ * ----------------------------------------------------------------
+ */
+
+/* the bytes of a text, bytea or name datum (may detoast) */
+static void
+datum_bytes(Datum d, Oid type, const char **p, uint32 *len)
+{
+	struct varlena *v;
+
+	if (type == NAMEOID)
+	{
+		*p = NameStr(*DatumGetName(d));
+		*len = strlen(*p);
+		return;
+	}
+	v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(d));
+	*p = VARDATA_ANY(v);
+	*len = VARSIZE_ANY_EXHDR(v);
+}
+
+/* qsort and bsearch comparator of WideBytes */
+static int
+cmp_bytes(const void *a, const void *b)
+{
+	const WideBytes *x = (const WideBytes *) a;
+	const WideBytes *y = (const WideBytes *) b;
+
+	return WideKeyCompare(x->data, x->len, y->data, y->len);
+}
+
+/*
+ * WideColumnFilterReset -- keep every family and qualifier.
+ */
+void
+WideColumnFilterReset(WideColumnFilter *f)
+{
+	memset(f, 0, sizeof(*f));
+}
+
+/*
+ * WideColumnFilterAdd -- keep only the families (or qualifiers) equal to d,
+ * or to an element of the array d; the values are copied into cxt.
+ * Conditions on the same column intersect.
+ */
+void
+WideColumnFilterAdd(WideColumnFilter *f, MemoryContext cxt, bool qualifier,
+					Datum d, Oid type, bool is_array)
+{
+	WideBytes  *set;
+	Datum	   *elems = &d;
+	bool	   *nulls = NULL;
+	int			n = 1;
+	int			i,
+				k = 0;
+	WideBytes **cur = qualifier ? &f->quals : &f->fams;
+	int		   *ncur = qualifier ? &f->nquals : &f->nfams;
+	bool	   *active = qualifier ? &f->qual_active : &f->fam_active;
+
+	if (is_array)
+	{
+		ArrayType  *a = DatumGetArrayTypeP(d);
+		int16		typlen;
+		bool		typbyval;
+		char		typalign;
+
+		if (ARR_ELEMTYPE(a) != type)
+			elog(ERROR, "wide scan: array of type %u where %u was planned",
+				 ARR_ELEMTYPE(a), type);
+		get_typlenbyvalalign(type, &typlen, &typbyval, &typalign);
+		deconstruct_array(a, type, typlen, typbyval, typalign,
+						  &elems, &nulls, &n);
+	}
+	set = MemoryContextAlloc(cxt, Max(n, 1) * sizeof(WideBytes));
+	for (i = 0; i < n; i++)
+	{
+		const char *p;
+		uint32		len;
+		char	   *copy;
+
+		/* "= NULL" is never true */
+		if (nulls && nulls[i])
+			continue;
+		datum_bytes(elems[i], type, &p, &len);
+		copy = MemoryContextAlloc(cxt, len + 1);
+		memcpy(copy, p, len);
+		set[k].data = copy;
+		set[k].len = len;
+		k++;
+	}
+	qsort(set, k, sizeof(WideBytes), cmp_bytes);
+	n = k;
+	k = 0;
+	for (i = 0; i < n; i++)
+		if (k == 0 || cmp_bytes(&set[k - 1], &set[i]) != 0)
+			set[k++] = set[i];
+	if (!*active)
+	{
+		*cur = set;
+		*ncur = k;
+		*active = true;
+	}
+	else
+	{
+		/* both conditions hold: keep the values in both sets */
+		int			m = 0,
+					j = 0;
+
+		for (i = 0; i < *ncur && j < k;)
+		{
+			int			c = cmp_bytes(&(*cur)[i], &set[j]);
+
+			if (c == 0)
+			{
+				(*cur)[m++] = (*cur)[i];
+				i++, j++;
+			}
+			else if (c < 0)
+				i++;
+			else
+				j++;
+		}
+		*ncur = m;
+	}
+}
+
+/*
+ * WideColumnFilterEmpty -- does the filter reject every cell?
+ */
+bool
+WideColumnFilterEmpty(const WideColumnFilter *f)
+{
+	return (f->fam_active && f->nfams == 0) ||
+		(f->qual_active && f->nquals == 0);
+}
+
+/*
+ * WideColumnFilterMatch -- does the cell's family and qualifier pass?
+ */
+bool
+WideColumnFilterMatch(const WideColumnFilter *f, const WideCell *cell)
+{
+	WideBytes	b;
+
+	if (f->fam_active)
+	{
+		b.data = cell->family;
+		b.len = cell->famlen;
+		if (f->nfams == 1 ? cmp_bytes(&b, f->fams) != 0 :
+			bsearch(&b, f->fams, f->nfams, sizeof(WideBytes), cmp_bytes) == NULL)
+			return false;
+	}
+	if (f->qual_active)
+	{
+		b.data = cell->qual;
+		b.len = cell->quallen;
+		if (f->nquals == 1 ? cmp_bytes(&b, f->quals) != 0 :
+			bsearch(&b, f->quals, f->nquals, sizeof(WideBytes), cmp_bytes) == NULL)
+			return false;
+	}
+	return true;
+}
+
+/* ----------------------------------------------------------------
+ *	Costs
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * WideScanCost -- set the path's costs: a scan of range_sel of the table
+ * after nseeks seeks (has_range), or of all of it; quals are the
+ * conditions still checked on every cell read.
+ */
+void
+WideScanCost(PlannerInfo *root, RelOptInfo *rel, Path *path, bool has_range,
+			 Selectivity range_sel, double nseeks, List *quals)
+{
+	QualCost	qcost;
+	Cost		seek = random_page_cost + 20 * cpu_operator_cost;
+	double		pages,
+				cells;
+	Cost		full;
+	Cost		startup,
+				run;
+
+	cost_qual_eval(&qcost, quals, root);
+	/* a sequential scan whose output is sorted */
+	full = 0.99 * (rel->pages * seq_page_cost +
+				   rel->tuples * (cpu_tuple_cost + qcost.per_tuple));
+	if (!has_range)
+	{
+		range_sel = 1.0;
+		nseeks = 0;
+	}
+	range_sel = Max(Min(range_sel, 1.0), 0.0);
+	pages = ceil(rel->pages * range_sel);
+	cells = rel->tuples * range_sel;
+	startup = qcost.startup + (nseeks > 0 ? seek : 0);
+	run = (nseeks > 1 ? (nseeks - 1) * seek : 0) +
+		pages * seq_page_cost +
+		cells * (cpu_tuple_cost + qcost.per_tuple);
+	/* a range is never more work than the whole table (small tables) */
+	if (startup + run > full)
+	{
+		startup = Min(startup, full);
+		run = full - startup;
+	}
+	run += path->rows * path->pathtarget->cost.per_tuple;
+	path->startup_cost = startup + path->pathtarget->cost.startup;
+	path->total_cost = path->startup_cost + run;
+}
