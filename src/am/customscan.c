@@ -80,7 +80,8 @@
 #define FILTER_FAMILY_IN 12		/* expr is an array of families */
 #define FILTER_QUAL		13		/* expr is a qualifier */
 #define FILTER_QUAL_IN	14		/* expr is an array of qualifiers */
-#define IS_FILTER(kind)	((kind) >= FILTER_FAMILY)
+#define IS_FILTER(kind)	((kind) >= FILTER_FAMILY && (kind) <= FILTER_QUAL_IN)
+#define BOUND_ICASE		15		/* expr is a prefix, ASCII letters in any case */
 
 static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
 
@@ -142,6 +143,11 @@ typedef struct WideScanState
 	bool		empty;			/* the bounds exclude every row */
 	WideKeyRange range;
 	WideColumnFilter columns;	/* the families and qualifiers kept */
+	/* ILIKE: one range per case variant of a prefix, sorted, and the next */
+	WideBytes  *prefixes;
+	int			nprefixes;
+	int			nextprefix;
+	StringInfoData prefix_end;
 	StringInfoData lo;
 	StringInfoData hi;
 	WideReaderStats stats;
@@ -321,6 +327,20 @@ match_pattern(WideMatch *m, Expr *clause, Node *pattern, int mode, bool *exact)
 								DatumGetPointer(((Const *) pattern)->constvalue));
 	initStringInfo(&lo);
 	initStringInfo(&hi);
+	if (mode == WIDE_PAT_ILIKE_C)
+	{
+		/* a few letters: a range per case variant (set_icase) */
+		int			letters = WidePatternPrefix(VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v),
+												mode, &lo);
+
+		if (letters > 0 && (1 << letters) <= WIDE_MAX_CASE_VARIANTS)
+		{
+			add_bound(m, BOUND_ICASE, (Node *) key_const(m, &lo));
+			m->sels = lappend(m->sels, clause);
+			m->nseeks = Max(m->nseeks, 1 << letters);
+			return true;
+		}
+	}
 	if (!WidePatternRange(VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v), mode, &lo, &hi,
 						  &has_hi, &same))
 		return false;
@@ -868,6 +888,7 @@ begin_wide_scan(CustomScanState *node, EState *estate, int eflags)
 									   ALLOCSET_DEFAULT_SIZES);
 	initStringInfo(&s->lo);
 	initStringInfo(&s->hi);
+	initStringInfo(&s->prefix_end);
 }
 
 /*
@@ -943,6 +964,23 @@ set_pattern(WideScanState *s, const char *pat, uint32 len, int mode)
 	}
 	pfree(lo.data);
 	pfree(hi.data);
+}
+
+/*
+ * bound from ILIKE under "C": the keys that begin with a case variant of
+ * the prefix; a range per variant when there are few (open_reader)
+ */
+static void
+set_icase(WideScanState *s, const char *prefix, uint32 len)
+{
+	set_pattern(s, prefix, len, WIDE_PAT_ISTARTS);
+	if (s->prefixes == NULL && len > 0)
+	{
+		s->prefixes = WideCaseVariants(prefix, len, WIDE_MAX_CASE_VARIANTS,
+									   &s->nprefixes, s->keycxt);
+		if (s->prefixes != NULL && s->nprefixes == 1)
+			s->prefixes = NULL;
+	}
 }
 
 /* qsort comparator of WideKeyRefs */
@@ -1049,6 +1087,9 @@ compute_range(WideScanState *s)
 	s->keys = NULL;
 	s->nkeys = 0;
 	s->nextkey = 0;
+	s->prefixes = NULL;
+	s->nprefixes = 0;
+	s->nextprefix = 0;
 	s->empty = false;
 	resetStringInfo(&s->lo);
 	resetStringInfo(&s->hi);
@@ -1112,7 +1153,16 @@ compute_range(WideScanState *s)
 				set_pattern(s, k, len, WIDE_PAT_STARTS);
 				break;
 			case BOUND_IPREFIX_C:
-				set_pattern(s, k, len, WIDE_PAT_ILIKE_C);
+				{
+					StringInfoData prefix;
+
+					initStringInfo(&prefix);
+					WidePatternPrefix(k, len, WIDE_PAT_ILIKE_C, &prefix);
+					set_icase(s, prefix.data, prefix.len);
+					break;
+				}
+			case BOUND_ICASE:
+				set_icase(s, k, len);
 				break;
 			case BOUND_IPREFIX:
 				set_pattern(s, k, len, WIDE_PAT_ILIKE);
@@ -1139,6 +1189,58 @@ compute_range(WideScanState *s)
 		s->empty = true;
 	if (WideColumnFilterEmpty(&s->columns))
 		s->empty = true;
+}
+
+/*
+ * The range of the next case variant of an ILIKE prefix that meets the
+ * scan's range, into *r (which holds the scan's range); false after the
+ * last one.
+ */
+static bool
+next_prefix_range(WideScanState *s, WideKeyRange *r)
+{
+	while (s->nextprefix < s->nprefixes)
+	{
+		const WideBytes *p = &s->prefixes[s->nextprefix++];
+		WideKeyRange v = s->range;
+		int			cmp;
+
+		v.is_point = false;
+		/* [p, the least key after every key that begins with p) */
+		if (!v.has_start ||
+			(cmp = WideKeyCompare(v.start, v.startlen, p->data, p->len)) < 0 ||
+			(cmp == 0 && v.start_incl))
+		{
+			v.has_start = v.start_incl = true;
+			v.start = p->data;
+			v.startlen = p->len;
+		}
+		resetStringInfo(&s->prefix_end);
+		appendBinaryStringInfo(&s->prefix_end, p->data, p->len);
+		while (s->prefix_end.len > 0 &&
+			   (uint8) s->prefix_end.data[s->prefix_end.len - 1] == 0xFF)
+			s->prefix_end.len--;
+		if (s->prefix_end.len > 0)
+		{
+			s->prefix_end.data[s->prefix_end.len - 1]++;
+			if (!v.has_end ||
+				(cmp = WideKeyCompare(s->prefix_end.data, s->prefix_end.len,
+									  v.end, v.endlen)) <= 0)
+			{
+				v.has_end = true;
+				v.end_incl = false;
+				v.end = s->prefix_end.data;
+				v.endlen = s->prefix_end.len;
+			}
+		}
+		if (v.has_start && v.has_end &&
+			((cmp = WideKeyCompare(v.start, v.startlen, v.end, v.endlen)) > 0 ||
+			 (cmp == 0 && !(v.start_incl && v.end_incl))))
+			continue;
+		*r = v;
+		return true;
+	}
+	return false;
 }
 
 /* open the reader for the next range: the whole range, or the next key */
@@ -1171,6 +1273,8 @@ open_reader(WideScanState *s)
 		r.start = r.end = k;
 		r.startlen = r.endlen = len;
 	}
+	else if (s->prefixes != NULL && !next_prefix_range(s, &r))
+		return false;
 	/*
 	 * The reader lives in readcxt, reset when it is closed: a scan opens one
 	 * per key of an IN list and one per rescan, and what a reader leaves
@@ -1232,7 +1336,7 @@ wide_scan_next(ScanState *ss)
 			continue;
 		}
 		close_reader(s);
-		if (s->keys == NULL)
+		if (s->keys == NULL && s->prefixes == NULL)
 		{
 			s->empty = true;
 			return ExecClearTuple(slot);
@@ -1313,7 +1417,8 @@ explain_wide_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 			"", "row_key =", "row_key <", "row_key <=", "row_key >",
 			"row_key >=", "prefix of row_key LIKE", "row_key = ANY",
 			"row_key ^@", "prefix of row_key ILIKE", "prefix of row_key ILIKE",
-			"family =", "family = ANY", "qualifier =", "qualifier = ANY"
+			"family =", "family = ANY", "qualifier =", "qualifier = ANY",
+			"row_key ^@ any case of"
 		};
 		int			kind = lfirst_int(lk);
 		StringInfo	buf = kind == FILTER_FAMILY || kind == FILTER_FAMILY_IN ? &fams :

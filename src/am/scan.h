@@ -23,17 +23,25 @@
 #define WIDE_PAT_ILIKE_C	2	/* ILIKE under "C": ASCII letters fold */
 #define WIDE_PAT_ILIKE		3	/* ILIKE under another collation */
 #define WIDE_PAT_STARTS		4	/* starts_with: the string is the prefix */
+#define WIDE_PAT_ISTARTS	5	/* the string is the prefix, ASCII letters fold */
 
-extern bool WidePatternRange(const char *pat, uint32 len, int mode,
-							 StringInfo lo, StringInfo hi, bool *has_hi,
-							 bool *same);
+/* ILIKE under "C": one range per case variant of a prefix, up to */
+#define WIDE_MAX_CASE_VARIANTS	64
 
-/* a sorted set of byte strings (families or qualifiers a scan keeps) */
+/* a byte string (sorted sets of them: families, qualifiers, prefixes) */
 typedef struct WideBytes
 {
 	const char *data;
 	uint32		len;
 } WideBytes;
+
+extern int	WidePatternPrefix(const char *pat, uint32 len, int mode,
+							  StringInfo prefix);
+extern bool WidePatternRange(const char *pat, uint32 len, int mode,
+							 StringInfo lo, StringInfo hi, bool *has_hi,
+							 bool *same);
+extern WideBytes *WideCaseVariants(const char *prefix, uint32 len, int max,
+								   int *n, MemoryContext cxt);
 
 typedef struct WideColumnFilter
 {

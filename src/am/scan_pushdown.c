@@ -49,26 +49,23 @@
 #include "am/scan.h"
 
 /*
- * WidePatternRange -- the key range of a pattern's literal prefix: lo, and
- * (when *has_hi) the exclusive upper bound hi.  False when the prefix is
- * empty: the pattern bounds nothing.  *same says lo is the prefix itself
- * (no letter folded), so the range is exactly the keys with that prefix.
+ * WidePatternPrefix -- the literal prefix of a pattern, escapes resolved:
+ * the bytes every match begins with (up to the case of ASCII letters for
+ * WIDE_PAT_ILIKE_C).  Returns the number of ASCII letters in it.
  */
-bool
-WidePatternRange(const char *pat, uint32 len, int mode, StringInfo lo,
-				 StringInfo hi, bool *has_hi, bool *same)
+int
+WidePatternPrefix(const char *pat, uint32 len, int mode, StringInfo prefix)
 {
 	uint32		i;
+	int			letters = 0;
 
-	resetStringInfo(lo);
-	resetStringInfo(hi);
-	*same = true;
-	*has_hi = false;
+	resetStringInfo(prefix);
 	for (i = 0; i < len; i++)
 	{
 		unsigned char c = (unsigned char) pat[i];
+		bool		letter;
 
-		if (mode != WIDE_PAT_STARTS)
+		if (mode != WIDE_PAT_STARTS && mode != WIDE_PAT_ISTARTS)
 		{
 			if (c == '%' || c == '_')
 				break;
@@ -79,25 +76,49 @@ WidePatternRange(const char *pat, uint32 len, int mode, StringInfo lo,
 				c = (unsigned char) pat[i];
 			}
 		}
+		letter = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
 		if (mode == WIDE_PAT_ILIKE_C || mode == WIDE_PAT_ILIKE)
 		{
-			bool		letter = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
-
 			if (c >= 0x80 || (letter && mode == WIDE_PAT_ILIKE))
 				break;
-			if (letter)
-			{
-				appendStringInfoChar(lo, (char) pg_ascii_toupper(c));
-				appendStringInfoChar(hi, (char) pg_ascii_tolower(c));
-				*same = false;
-				continue;
-			}
 		}
-		appendStringInfoChar(lo, (char) c);
-		appendStringInfoChar(hi, (char) c);
+		if (letter)
+			letters++;
+		appendStringInfoChar(prefix, (char) c);
 	}
+	return letters;
+}
+
+/*
+ * WidePatternRange -- the key range of a pattern's literal prefix: lo, and
+ * (when *has_hi) the exclusive upper bound hi.  False when the prefix is
+ * empty: the pattern bounds nothing.  *same says lo is the prefix itself
+ * (no letter folded), so the range is exactly the keys with that prefix.
+ * For ILIKE under "C", lo is the prefix upper-cased and hi follows it
+ * lower-cased: every case variant lies between.
+ */
+bool
+WidePatternRange(const char *pat, uint32 len, int mode, StringInfo lo,
+				 StringInfo hi, bool *has_hi, bool *same)
+{
+	int			letters = WidePatternPrefix(pat, len, mode, lo);
+	int			i;
+
+	resetStringInfo(hi);
+	*has_hi = false;
+	*same = true;
 	if (lo->len == 0)
 		return false;
+	appendBinaryStringInfo(hi, lo->data, lo->len);
+	if (letters > 0 && (mode == WIDE_PAT_ILIKE_C || mode == WIDE_PAT_ISTARTS))
+	{
+		for (i = 0; i < lo->len; i++)
+		{
+			lo->data[i] = (char) pg_ascii_toupper((unsigned char) lo->data[i]);
+			hi->data[i] = (char) pg_ascii_tolower((unsigned char) hi->data[i]);
+		}
+		*same = false;
+	}
 	/* the least key greater than every key that begins with hi */
 	while (hi->len > 0 && (uint8) hi->data[hi->len - 1] == 0xFF)
 		hi->len--;
@@ -108,6 +129,57 @@ WidePatternRange(const char *pat, uint32 len, int mode, StringInfo lo,
 		*has_hi = true;
 	}
 	return true;
+}
+
+/*
+ * WideCaseVariants -- every ASCII case variant of a prefix, sorted, in cxt;
+ * NULL if there would be more than max.
+ */
+WideBytes *
+WideCaseVariants(const char *prefix, uint32 len, int max, int *n,
+				 MemoryContext cxt)
+{
+	int			letters = 0;
+	int			pos[31];
+	uint32		i;
+	int			v,
+				j;
+	WideBytes  *out;
+
+	for (i = 0; i < len; i++)
+	{
+		unsigned char c = (unsigned char) prefix[i];
+
+		if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'))
+		{
+			if (letters == lengthof(pos) || (1 << (letters + 1)) > max)
+				return NULL;
+			pos[letters++] = i;
+		}
+	}
+	*n = 1 << letters;
+	out = MemoryContextAlloc(cxt, *n * sizeof(WideBytes));
+	/*
+	 * Variant v has letter j lower-cased when bit (letters - 1 - j) of v is
+	 * set: the first letter is the most significant bit, and upper case
+	 * sorts first ('A' < 'a'), so the variants come out sorted.
+	 */
+	for (v = 0; v < *n; v++)
+	{
+		char	   *b = MemoryContextAlloc(cxt, len + 1);
+
+		memcpy(b, prefix, len);
+		for (j = 0; j < letters; j++)
+		{
+			unsigned char c = (unsigned char) b[pos[j]];
+
+			b[pos[j]] = (v & (1 << (letters - 1 - j))) ?
+				(char) pg_ascii_tolower(c) : (char) pg_ascii_toupper(c);
+		}
+		out[v].data = b;
+		out[v].len = len;
+	}
+	return out;
 }
 
 /* ----------------------------------------------------------------
