@@ -1282,6 +1282,8 @@ open_reader(WideScanState *s)
 	 */
 	old = MemoryContextSwitchTo(s->readcxt);
 	s->reader = WideReaderBegin(rel, estate->es_snapshot, WideReaderNow(), &r);
+	if (s->columns.fam_active || s->columns.qual_active)
+		WideReaderSetFilter(s->reader, WideColumnFilterKeep, &s->columns);
 	MemoryContextSwitchTo(old);
 	return true;
 }

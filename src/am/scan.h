@@ -58,6 +58,7 @@ extern void WideColumnFilterAdd(WideColumnFilter *f, MemoryContext cxt,
 								bool qualifier, Datum d, Oid type, bool is_array);
 extern bool WideColumnFilterEmpty(const WideColumnFilter *f);
 extern bool WideColumnFilterMatch(const WideColumnFilter *f, const WideCell *cell);
+extern bool WideColumnFilterKeep(const WideCell *cell, void *arg);
 
 /* the cost of a Wide Scan */
 extern void WideScanCost(PlannerInfo *root, RelOptInfo *rel, Path *path,

@@ -16,10 +16,12 @@
  * reads every row.
  *
  * Columns.  family = x, family = ANY(array), and the same on qualifier,
- * become sets the scan checks on every merged cell before it forms a
- * tuple: the merge rules (tombstones of every scope, versions, ages,
- * aggregates) have been applied by then, so a row tombstone still hides
- * the cells of every family.
+ * become sets.  The reader merges only the records of kept columns, the
+ * family tombstones of kept families and every row tombstone
+ * (WideColumnFilterKeep): versions, ages and aggregates are rules of one
+ * column, so dropping the others changes nothing of the kept ones, and a
+ * row tombstone still hides the cells of every family.  The scan checks
+ * the merged cells again before it forms a tuple.
  *
  * Costs.  A key range costs a seek (an index block and a data block per
  * run, mostly cached: one random page) per range or per key of an IN
@@ -344,6 +346,27 @@ WideColumnFilterMatch(const WideColumnFilter *f, const WideCell *cell)
 			return false;
 	}
 	return true;
+}
+
+/*
+ * WideColumnFilterKeep -- WideReaderSetFilter's test: the records of a kept
+ * column, and the family tombstones of a kept family, are merged.
+ */
+bool
+WideColumnFilterKeep(const WideCell *cell, void *arg)
+{
+	const WideColumnFilter *f = (const WideColumnFilter *) arg;
+	WideBytes	b;
+
+	if (cell->kind == WIDE_KIND_DEL_FAMILY)
+	{
+		if (!f->fam_active)
+			return true;
+		b.data = cell->family;
+		b.len = cell->famlen;
+		return bsearch(&b, f->fams, f->nfams, sizeof(WideBytes), cmp_bytes) != NULL;
+	}
+	return WideColumnFilterMatch(f, cell);
 }
 
 /* ----------------------------------------------------------------

@@ -58,6 +58,9 @@ struct WideReader
 	WideCell	blobcell;		/* a cell whose value was read from a blob */
 	MemoryContext valcxt;		/* values read from blobs */
 	WideReaderStats stats;
+	/* WideReaderSetFilter: the records of columns the caller wants */
+	WideRecordFilter keep;
+	void	   *keep_arg;
 };
 
 /*
@@ -269,6 +272,12 @@ WideReaderNext(WideReader *r)
 				r->skipped = true;
 				continue;
 			}
+			/* records of columns nobody wants need no merging */
+			if (r->keep && in->kind != WIDE_KIND_DEL_ROW && !r->keep(in, r->keep_arg))
+			{
+				r->skipped = true;
+				continue;
+			}
 			/* hints are relative to the previous record, unless it was skipped */
 			WideMergerPush(r->merger, in, !r->skipped);
 			r->skipped = false;
@@ -293,6 +302,18 @@ WideReaderNext(WideReader *r)
 	}
 	r->stats.cells++;
 	return cell;
+}
+
+/*
+ * WideReaderSetFilter -- merge only the records keep() accepts, besides row
+ * tombstones; keep() sees family tombstones (no qualifier) and the records
+ * of one column, whose merge no other column's records change.
+ */
+void
+WideReaderSetFilter(WideReader *r, WideRecordFilter keep, void *arg)
+{
+	r->keep = keep;
+	r->keep_arg = arg;
 }
 
 /*
