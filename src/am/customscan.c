@@ -655,7 +655,7 @@ wide_pathkeys(PlannerInfo *root, RelOptInfo *rel, Relation r)
  */
 static void
 add_wide_path(PlannerInfo *root, RelOptInfo *rel, Relation r, List *pathkeys,
-			  Relids required_outer)
+			  Relids required_outer, bool for_join)
 {
 	ParamPathInfo *ppi = get_baserel_parampathinfo(root, rel, required_outer);
 	List	   *clauses = rel->baserestrictinfo;
@@ -683,8 +683,8 @@ add_wide_path(PlannerInfo *root, RelOptInfo *rel, Relation r, List *pathkeys,
 		else if (!ri->pseudoconstant)
 			quals = lappend(quals, ri->clause);
 	}
-	/* a parameterized path is for point reads or ranges from the outer row */
-	if (ppi)
+	/* a join's path is for point reads or ranges from the outer row */
+	if (for_join)
 	{
 		foreach(lc, ppi->ppi_clauses)
 		{
@@ -775,7 +775,7 @@ add_join_paths(PlannerInfo *root, RelOptInfo *rel, Relation r, List *pathkeys)
 			outers = lappend(outers, outer);
 	}
 	foreach(lc, outers)
-		add_wide_path(root, rel, r, pathkeys, (Relids) lfirst(lc));
+		add_wide_path(root, rel, r, pathkeys, (Relids) lfirst(lc), true);
 }
 
 static void
@@ -800,7 +800,7 @@ wide_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 		return;
 	}
 	pathkeys = wide_pathkeys(root, rel, r);
-	add_wide_path(root, rel, r, pathkeys, rel->lateral_relids);
+	add_wide_path(root, rel, r, pathkeys, rel->lateral_relids, false);
 	add_join_paths(root, rel, r, pathkeys);
 	relation_close(r, NoLock);
 }
