@@ -8,6 +8,7 @@ OBJS = \
 	src/am/ddl.o \
 	src/am/delete.o \
 	src/am/publication.o \
+	src/am/scan_pushdown.o \
 	src/am/scan_tswindow.o \
 	src/am/scan_parallel.o \
 	src/am/stmtwrite.o \
@@ -64,7 +65,7 @@ PGFILEDESC = "wide - wide-column store"
 PG_CPPFLAGS = -I$(srcdir)/src
 SHLIB_LINK = -lzstd -lre2 -lstdc++
 
-REGRESS = wide_ddl families gc_rules cells mvcc segments bulk aggregates reads mutate_row conditional delete filters privileges prepared rls validation scan_pushdown txn_families rewrite space_reuse publications toolkit ts_prune parallel_scan space_truncate ingest_statement stats_counts
+REGRESS = wide_ddl families gc_rules cells mvcc segments bulk aggregates reads mutate_row conditional delete filters privileges prepared rls validation scan_pushdown txn_families rewrite space_reuse publications toolkit ts_prune parallel_scan space_truncate ingest_statement stats_counts plan_pushdown
 ISOLATION = snapshot write_order compaction adders conditional privileges serializable publication_race parallel_serializable parallel_snapshot space_truncate ingest_visibility
 
 # `make installcheck` runs both lists against the running server that
