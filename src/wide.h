@@ -41,4 +41,7 @@ extern int	wide_bulk_memory;
 /* engine/pending.c */
 extern int	wide_statement_run_size;
 
+/* engine/truncate.c */
+extern char *wide_debug_crash;
+
 #endif							/* WIDE_H */

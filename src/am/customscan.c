@@ -29,6 +29,7 @@
 #include "postgres.h"
 
 #include "access/nbtree.h"
+#include "access/parallel.h"
 #include "access/relation.h"
 #include "access/table.h"
 #include "catalog/pg_collation.h"
@@ -61,6 +62,8 @@
 #include "engine/schema.h"
 #include "engine/reader.h"
 #include "am/am.h"
+#include "am/scan_tswindow.h"
+#include "am/scan_parallel.h"
 
 /* kinds of bounds, in custom_private, one per custom_exprs entry */
 #define BOUND_EQ		1
@@ -86,6 +89,14 @@ static void end_wide_scan(CustomScanState *node);
 static void rescan_wide_scan(CustomScanState *node);
 static void explain_wide_scan(CustomScanState *node, List *ancestors,
 							  ExplainState *es);
+static Size estimate_wide_scan_dsm(CustomScanState *node, ParallelContext *pcxt);
+static void initialize_wide_scan_dsm(CustomScanState *node,
+									 ParallelContext *pcxt, void *coordinate);
+static void reinitialize_wide_scan_dsm(CustomScanState *node,
+									   ParallelContext *pcxt, void *coordinate);
+static void initialize_wide_scan_worker(CustomScanState *node, shm_toc *toc,
+										void *coordinate);
+static void shutdown_wide_scan(CustomScanState *node);
 
 static const CustomPathMethods wide_path_methods = {
 	.CustomName = "WideScan",
@@ -104,6 +115,11 @@ static const CustomExecMethods wide_exec_methods = {
 	.EndCustomScan = end_wide_scan,
 	.ReScanCustomScan = rescan_wide_scan,
 	.ExplainCustomScan = explain_wide_scan,
+	.EstimateDSMCustomScan = estimate_wide_scan_dsm,
+	.InitializeDSMCustomScan = initialize_wide_scan_dsm,
+	.ReInitializeDSMCustomScan = reinitialize_wide_scan_dsm,
+	.InitializeWorkerCustomScan = initialize_wide_scan_worker,
+	.ShutdownCustomScan = shutdown_wide_scan,
 };
 
 /* a key's bytes, for IN lists */
@@ -133,10 +149,21 @@ typedef struct WideScanState
 	StringInfoData lo;
 	StringInfoData hi;
 	WideReaderStats stats;
+	List	   *ts_kinds;		/* the window of timestamps (scan_tswindow.c) */
+	List	   *ts_exprs;
+	WideTsWindow window;
 	bool		needed[5];		/* columns the plan uses */
 	bool		tupcxt_used;
 	int			for_delete;		/* WideDeleteTracking: a running DELETE's target */
 	const WideSchema *schema;	/* copied at the start of the scan */
+	/* parallel scans (scan_parallel.c) */
+	WideParallelScan *pscan;	/* the shared state, or NULL: read it all */
+	WideSplitKey *splits;		/* the leader's split keys, in splitcxt */
+	MemoryContext splitcxt;
+	int			nsplits;
+	StringInfoData plo;			/* the bounds of the current stretch */
+	StringInfoData phi;
+	WideReaderStats wstats;		/* the workers', for EXPLAIN ANALYZE */
 } WideScanState;
 
 /* ----------------------------------------------------------------
@@ -393,6 +420,9 @@ wide_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	List	   *exact_clauses = NIL;
 	ListCell   *lc;
 	Oid			keytype;
+	Oid			tstype;
+	List	   *tskinds = NIL;
+	List	   *tsexprs = NIL;
 	Selectivity sel = 1.0;
 	Cost		seq_total = 0;
 
@@ -411,6 +441,7 @@ wide_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 		return;
 	}
 	keytype = TupleDescAttr(RelationGetDescr(r), 0)->atttypid;
+	tstype = TupleDescAttr(RelationGetDescr(r), 3)->atttypid;
 
 	foreach(lc, rel->baserestrictinfo)
 	{
@@ -423,6 +454,8 @@ wide_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 			if (exact)
 				exact_clauses = lappend(exact_clauses, ri);
 		}
+		else if (WideTsMatchClause(ri->clause, rel->relid, tstype, &tskinds, &tsexprs))
+			exact_clauses = lappend(exact_clauses, ri);	/* the reader enforces it */
 	}
 	if (range_clauses)
 		sel = clauselist_selectivity(root, range_clauses, rel->relid,
@@ -438,7 +471,8 @@ wide_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	cpath->path.rows = rel->rows;
 	cpath->path.pathkeys = wide_pathkeys(root, rel, r);
 	cpath->flags = 0;
-	cpath->custom_private = list_make3(kinds, exprs, exact_clauses);
+	cpath->custom_private = list_make4(kinds, exprs, exact_clauses,
+									   list_make2(tskinds, tsexprs));
 	cpath->methods = &wide_path_methods;
 
 	/* a seek costs a few pages; then a share of the table's pages */
@@ -455,6 +489,9 @@ wide_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	cpath->path.startup_cost = 0;
 	cpath->path.total_cost = seq_total * Min(sel * 1.1 + 0.001, 0.9);
 	add_path(rel, &cpath->path);
+	/* a large range (not a point read or a list of keys) may go parallel */
+	if (!list_member_int(kinds, BOUND_IN) && !list_member_int(kinds, BOUND_EQ))
+		WideAddPartialPath(root, rel, cpath, sel);
 	relation_close(r, NoLock);
 }
 
@@ -466,6 +503,7 @@ plan_wide_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	List	   *kinds = linitial(best_path->custom_private);
 	List	   *exprs = lsecond(best_path->custom_private);
 	List	   *exact = lthird(best_path->custom_private);
+	List	   *ts = lfourth(best_path->custom_private);
 	List	   *quals = NIL;
 	ListCell   *lc;
 
@@ -481,8 +519,9 @@ plan_wide_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->scan.plan.qual = quals;
 	cscan->scan.scanrelid = rel->relid;
 	cscan->flags = best_path->flags;
-	cscan->custom_exprs = exprs;
-	cscan->custom_private = list_make1(kinds);
+	/* the window's bounds follow the key's */
+	cscan->custom_exprs = list_concat(list_copy(exprs), lsecond(ts));
+	cscan->custom_private = list_make2(kinds, linitial(ts));
 	cscan->custom_scan_tlist = NIL;
 	cscan->methods = &wide_scan_methods;
 	return &cscan->scan.plan;
@@ -501,6 +540,7 @@ create_wide_scan_state(CustomScan *cscan)
 
 	s->css.methods = &wide_exec_methods;
 	s->bound_kinds = linitial(cscan->custom_private);
+	s->ts_kinds = lsecond(cscan->custom_private);
 	return (Node *) s;
 }
 
@@ -515,7 +555,12 @@ begin_wide_scan(CustomScanState *node, EState *estate, int eflags)
 			   *lk;
 	int			i;
 
-	s->bound_exprs = ExecInitExprList(cscan->custom_exprs, &node->ss.ps);
+	s->bound_exprs = ExecInitExprList(list_truncate(list_copy(cscan->custom_exprs),
+													list_length(s->bound_kinds)),
+									  &node->ss.ps);
+	s->ts_exprs = ExecInitExprList(list_copy_tail(cscan->custom_exprs,
+												  list_length(s->bound_kinds)),
+								   &node->ss.ps);
 	s->bound_types = NIL;
 	forboth(lc, cscan->custom_exprs, lk, s->bound_kinds)
 	{
@@ -540,6 +585,8 @@ begin_wide_scan(CustomScanState *node, EState *estate, int eflags)
 									   ALLOCSET_DEFAULT_SIZES);
 	initStringInfo(&s->lo);
 	initStringInfo(&s->hi);
+	initStringInfo(&s->plo);
+	initStringInfo(&s->phi);
 }
 
 /*
@@ -805,6 +852,21 @@ compute_range(WideScanState *s)
 		s->empty = true;
 }
 
+/* a parallel scan's reader goes on with the next stretch it claims */
+static bool
+next_stretch(WideScanState *s)
+{
+	WideKeyRange stretch;
+	MemoryContext old;
+
+	if (!WideParallelClaim(s->pscan, &s->range, &stretch, &s->plo, &s->phi))
+		return false;
+	old = MemoryContextSwitchTo(s->readcxt);
+	WideReaderNextRange(s->reader, &stretch);
+	MemoryContextSwitchTo(old);
+	return true;
+}
+
 /* open the reader for the next range: the whole range, or the next key */
 static bool
 open_reader(WideScanState *s)
@@ -841,7 +903,18 @@ open_reader(WideScanState *s)
 	 * behind must not pile up in the query's memory.
 	 */
 	old = MemoryContextSwitchTo(s->readcxt);
-	s->reader = WideReaderBegin(rel, estate->es_snapshot, WideReaderNow(), &r);
+	if (s->pscan != NULL)
+	{
+		/* a parallel scan: the range, read by the stretches it claims */
+		s->reader = WideReaderBeginRanges(rel, estate->es_snapshot,
+										  WideParallelNow(s->pscan), &r,
+										  s->ts_kinds ? &s->window : NULL);
+		MemoryContextSwitchTo(old);
+		next_stretch(s);
+		return true;
+	}
+	s->reader = WideReaderBeginTs(rel, estate->es_snapshot, WideReaderNow(), &r,
+								  s->ts_kinds ? &s->window : NULL);
 	MemoryContextSwitchTo(old);
 	return true;
 }
@@ -858,6 +931,8 @@ close_reader(WideScanState *s)
 	s->stats.wa_records += st.wa_records;
 	s->stats.runs_read += st.runs_read;
 	s->stats.blocks_read += st.blocks_read;
+	s->stats.blocks_skipped += st.blocks_skipped;
+	s->stats.index_skipped += st.index_skipped;
 	s->stats.records += st.records;
 	s->stats.cells += st.cells;
 	old = MemoryContextSwitchTo(s->readcxt);
@@ -889,6 +964,8 @@ wide_scan_next(ScanState *ss)
 		MemoryContextSwitchTo(old);
 		if (cell != NULL)
 			break;
+		if (s->pscan != NULL && next_stretch(s))
+			continue;
 		close_reader(s);
 		if (s->keys == NULL)
 		{
@@ -917,16 +994,24 @@ wide_scan_recheck(ScanState *ss, TupleTableSlot *slot)
 	return true;
 }
 
+/* evaluate the key range and the window of timestamps, once per (re)scan */
+static void
+start_scan(WideScanState *s)
+{
+	compute_range(s);
+	if (!s->empty && s->ts_kinds)
+		s->empty = !WideTsWindowEval(s->ts_kinds, s->ts_exprs,
+									 s->css.ss.ps.ps_ExprContext, &s->window);
+	s->started = true;
+}
+
 static TupleTableSlot *
 exec_wide_scan(CustomScanState *node)
 {
 	WideScanState *s = (WideScanState *) node;
 
 	if (!s->started)
-	{
-		compute_range(s);
-		s->started = true;
-	}
+		start_scan(s);
 	return ExecScan(&node->ss, (ExecScanAccessMtd) wide_scan_next,
 					(ExecScanRecheckMtd) wide_scan_recheck);
 }
@@ -957,7 +1042,7 @@ explain_wide_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 	StringInfoData buf;
 	bool		first = true;
 
-	if (cscan->custom_exprs == NIL)
+	if (s->bound_kinds == NIL)
 		ExplainPropertyText("Row Keys", "all", es);
 	else
 	{
@@ -978,7 +1063,108 @@ explain_wide_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 		}
 		ExplainPropertyText("Row Keys", buf.data, es);
 	}
+	WideTsWindowExplain(&node->ss.ps, s->ts_kinds,
+						list_copy_tail(cscan->custom_exprs, list_length(s->bound_kinds)),
+						ancestors, es);
 	if (es->analyze)
+	{
+		WideReaderStats st = s->stats;
+
+		if (s->reader)
+		{
+			WideReaderStats cur = WideReaderGetStats(s->reader);
+
+			st.runs_read += cur.runs_read;
+			st.blocks_read += cur.blocks_read;
+			st.blocks_skipped += cur.blocks_skipped;
+			st.index_skipped += cur.index_skipped;
+			st.records += cur.records;
+		}
+		st.runs_read += s->wstats.runs_read;
+		st.blocks_read += s->wstats.blocks_read;
+		st.records += s->wstats.records;
+		ExplainPropertyInteger("Runs Read", NULL, st.runs_read, es);
+		ExplainPropertyInteger("Blocks Read", NULL, st.blocks_read, es);
+		if (s->ts_kinds)
+		{
+			ExplainPropertyInteger("Blocks Skipped by ts", NULL, st.blocks_skipped, es);
+			ExplainPropertyInteger("Index Blocks Skipped by ts", NULL, st.index_skipped, es);
+		}
+		ExplainPropertyInteger("Records Merged", NULL, st.records, es);
+		/* a parallel scan: its key range was cut into this many stretches */
+		if (s->nsplits >= 0 && node->ss.ps.plan->parallel_aware && s->splitcxt)
+			ExplainPropertyInteger("Stretches", NULL, s->nsplits + 1, es);
+	}
+}
+
+/* ----------------------------------------------------------------
+ *	Parallel scans (the stretches: scan_parallel.c)
+ * ----------------------------------------------------------------
+ */
+
+/* the leader, as the parallel query starts: the split keys and their size */
+static Size
+estimate_wide_scan_dsm(CustomScanState *node, ParallelContext *pcxt)
+{
+	WideScanState *s = (WideScanState *) node;
+	MemoryContext old;
+
+	/* the range this scan reads (every participant computes the same) */
+	if (!s->started)
+		start_scan(s);
+	s->nsplits = 0;
+	if (s->splitcxt == NULL)
+		s->splitcxt = AllocSetContextCreate(node->ss.ps.state->es_query_cxt,
+											"wide scan splits",
+											ALLOCSET_SMALL_SIZES);
+	MemoryContextReset(s->splitcxt);
+	if (!s->empty && s->keys == NULL)
+	{
+		old = MemoryContextSwitchTo(s->splitcxt);
+		s->nsplits = WideParallelSplits(node->ss.ss_currentRelation, &s->range,
+										pcxt->nworkers, &s->splits);
+		MemoryContextSwitchTo(old);
+	}
+	return WideParallelSize(s->nsplits, s->splits);
+}
+
+static void
+initialize_wide_scan_dsm(CustomScanState *node, ParallelContext *pcxt,
+						 void *coordinate)
+{
+	WideScanState *s = (WideScanState *) node;
+
+	WideParallelInit(coordinate, s->nsplits, s->splits, WideReaderNow());
+	s->pscan = coordinate;
+}
+
+static void
+reinitialize_wide_scan_dsm(CustomScanState *node, ParallelContext *pcxt,
+						   void *coordinate)
+{
+	WideScanState *s = (WideScanState *) node;
+
+	WideParallelReinit(coordinate);
+	s->pscan = coordinate;
+	memset(&s->wstats, 0, sizeof(WideReaderStats));
+}
+
+static void
+initialize_wide_scan_worker(CustomScanState *node, shm_toc *toc,
+							void *coordinate)
+{
+	((WideScanState *) node)->pscan = coordinate;
+}
+
+/* a worker adds its statistics to the shared ones; the leader takes them */
+static void
+shutdown_wide_scan(CustomScanState *node)
+{
+	WideScanState *s = (WideScanState *) node;
+
+	if (s->pscan == NULL)
+		return;
+	if (IsParallelWorker())
 	{
 		WideReaderStats st = s->stats;
 
@@ -990,10 +1176,12 @@ explain_wide_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 			st.blocks_read += cur.blocks_read;
 			st.records += cur.records;
 		}
-		ExplainPropertyInteger("Runs Read", NULL, st.runs_read, es);
-		ExplainPropertyInteger("Blocks Read", NULL, st.blocks_read, es);
-		ExplainPropertyInteger("Records Merged", NULL, st.records, es);
+		WideParallelAddStats(s->pscan, &st);
 	}
+	else
+		WideParallelGetStats(s->pscan, &s->wstats);
+	/* the shared memory goes away with the Gather */
+	s->pscan = NULL;
 }
 
 /*
@@ -1007,6 +1195,7 @@ WideInstallPlanner(void)
 							 "Off, wide tables are read by plain sequential scans that check every condition on every cell; for testing and for comparing plans.",
 							 &wide_enable_customscan, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
+	WideParallelDefineSettings();
 	RegisterCustomScanMethods(&wide_scan_methods);
 	prev_set_rel_pathlist_hook = set_rel_pathlist_hook;
 	set_rel_pathlist_hook = wide_set_rel_pathlist;

@@ -138,6 +138,7 @@ extern void WideIndexFree(WideIndex *idx);
 
 /* segment_writer.c */
 extern WideSegmentWriter *WideSegmentWriterBegin(Relation rel, int16 typlen);
+extern void WideSegmentWriterMoveBlobs(WideSegmentWriter *w, BlockNumber from);
 extern void WideSegmentWriterAdd(WideSegmentWriter *w, const WideCell *c,
 								 bool frozen);
 extern bool WideSegmentWriterFinish(WideSegmentWriter *w, WideRunData *run);
@@ -155,6 +156,9 @@ extern void WideSegmentReadBytes(Relation rel, const WideSegment *seg,
 								 uint64 off, uint32 len, char *dst);
 extern char *WideSegmentReadBlock(Relation rel, const WideSegment *seg,
 								  uint64 off, uint32 len, Size *rawlen);
+extern WideIndex *WideSegmentOpenIndex(Relation rel, const WideSegment *seg,
+									   const WideIndexEntry *e,
+									   WideCacheEntry **pin);
 extern WideRawBlock *WideSegmentOpenBlock(Relation rel, const WideSegment *seg,
 										  const WideIndexEntry *e,
 										  WideCacheEntry **pin, bool cache);
@@ -164,6 +168,10 @@ extern WideSegIter *WideSegIterBegin(Relation rel, const WideRunData *run,
 extern bool WideSegIterNext(WideSegIter *it, WideCell *cell);
 extern WideSegment *WideSegIterSegment(WideSegIter *it);
 extern uint64 WideSegIterBlocks(const WideSegIter *it);
+struct WideTsPrune;
+extern void WideSegIterSetPrune(WideSegIter *it, const struct WideTsPrune *prune);
+extern void WideSegIterSkipped(const WideSegIter *it, uint64 *blocks,
+							   uint64 *indexes);
 extern void WideSegIterEnd(WideSegIter *it);
 extern bool WideSegmentRowBefore(Relation rel, const WideRunData *run,
 								 const char *key, uint32 keylen, StringInfo out);

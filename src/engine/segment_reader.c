@@ -41,6 +41,7 @@
 #include "engine/schema.h"
 #include "engine/storage.h"
 #include "engine/segment.h"
+#include "engine/tswindow.h"
 
 #define CACHE_SEGMENT	1
 #define CACHE_INDEX		2
@@ -418,6 +419,17 @@ open_index(Relation rel, const WideSegment *seg, const WideIndexEntry *e,
 }
 
 /*
+ * WideSegmentOpenIndex -- the decoded index block of a root entry, pinned
+ * in the block cache until WideCacheRelease(*pin).
+ */
+WideIndex *
+WideSegmentOpenIndex(Relation rel, const WideSegment *seg,
+					 const WideIndexEntry *e, WideCacheEntry **pin)
+{
+	return open_index(rel, seg, e, pin);
+}
+
+/*
  * WideSegmentOpenBlock -- a decompressed and checked data block: from the
  * block cache if it is there; else read, and cached if "cache" is true.
  * An uncached block is returned with *pin NULL, allocated in the current
@@ -490,8 +502,13 @@ struct WideSegIter
 	WideBlockIter bi;			/* records of the data block */
 	uint64		want_cells;		/* the index entry's count, to check */
 	uint64		blocks;			/* data blocks opened */
+	const WideTsPrune *prune;	/* time pruning (tsprune.c), or NULL */
+	uint64		skipped;		/* data blocks skipped by it */
+	uint64		index_skipped;	/* index blocks skipped by it */
 	bool		started;
 	bool		done;
+	bool		check_start;	/* records of the block may be before the range */
+	bool		check_end;		/* ... or after it */
 };
 
 /*
@@ -544,6 +561,11 @@ seek_start(WideSegIter *it)
 		it->done = true;
 		return;
 	}
+	/* an index block time pruning skips: next_block goes on after it */
+	if (it->prune && WideTsPruneBlock(it->prune, root->entries[it->ri].ts_min,
+									  root->entries[it->ri].ts_max,
+									  root->entries[it->ri].flags))
+		return;
 	it->idx = open_index(it->rel, it->seg, &root->entries[it->ri], &it->idxpin);
 	it->ii = r->has_start ? WideIndexSeek(it->idx, r->start, r->startlen) : 0;
 	if (r->is_point && !WideIndexMayContain(it->idx, it->point_hash))
@@ -567,12 +589,30 @@ next_block(WideSegIter *it)
 		{
 			if (it->ri >= it->seg->root->n)
 				return false;
-			it->idx = open_index(it->rel, it->seg, &it->seg->root->entries[it->ri],
-								 &it->idxpin);
+			e = &it->seg->root->entries[it->ri];
+			if (it->prune && WideTsPruneBlock(it->prune, e->ts_min, e->ts_max, e->flags))
+			{
+				/* skipped; the rows after its last one are past the range? */
+				it->index_skipped++;
+				it->ri++;
+				if (WideRowAfterRange(&it->range, e->lastrow, e->lastrowlen))
+					return false;
+				continue;
+			}
+			it->idx = open_index(it->rel, it->seg, e, &it->idxpin);
 			it->ii = 0;
 		}
 		if (it->ii < it->idx->n)
-			break;
+		{
+			e = &it->idx->entries[it->ii];
+			if (!it->prune || !WideTsPruneBlock(it->prune, e->ts_min, e->ts_max, e->flags))
+				break;
+			it->skipped++;
+			it->ii++;
+			if (WideRowAfterRange(&it->range, e->lastrow, e->lastrowlen))
+				return false;
+			continue;
+		}
 		drop_index(it);
 		it->ri++;
 	}
@@ -588,6 +628,9 @@ next_block(WideSegIter *it)
 	it->blocks++;
 	it->ii++;
 	it->want_cells = e->ncells;
+	/* a block whose last row is in range ends before the range does */
+	it->check_start = it->range.has_start;
+	it->check_end = WideRowAfterRange(&it->range, e->lastrow, e->lastrowlen);
 	if (!WideBlockIterInit(&it->bi, it->blk->data, it->blk->len,
 						   it->seg->typlen, it->seg->max_seq + it->seq_base,
 						   it->seq_base) ||
@@ -627,9 +670,14 @@ WideSegIterNext(WideSegIter *it, WideCell *cell)
 			}
 			continue;
 		}
-		if (WideRowBeforeRange(&it->range, cell->key, cell->keylen))
-			continue;
-		if (WideRowAfterRange(&it->range, cell->key, cell->keylen))
+		/* records are sorted: once one is in range, the rest are not before */
+		if (it->check_start)
+		{
+			if (WideRowBeforeRange(&it->range, cell->key, cell->keylen))
+				continue;
+			it->check_start = false;
+		}
+		if (it->check_end && WideRowAfterRange(&it->range, cell->key, cell->keylen))
 		{
 			it->done = true;
 			return false;
@@ -645,6 +693,27 @@ uint64
 WideSegIterBlocks(const WideSegIter *it)
 {
 	return it->blocks;
+}
+
+/*
+ * WideSegIterSetPrune -- skip what time pruning allows (before the first
+ * record is read); "prune" must outlive the iterator.
+ */
+void
+WideSegIterSetPrune(WideSegIter *it, const WideTsPrune *prune)
+{
+	Assert(!it->started);
+	it->prune = prune;
+}
+
+/*
+ * WideSegIterSkipped -- data blocks and index blocks time pruning skipped.
+ */
+void
+WideSegIterSkipped(const WideSegIter *it, uint64 *blocks, uint64 *indexes)
+{
+	*blocks = it->skipped;
+	*indexes = it->index_skipped;
 }
 
 /*

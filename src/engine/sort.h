@@ -32,6 +32,9 @@ extern WideCell **WideSorterCells(WideSorter *s, int64 *n);
 extern Size WideSorterBytes(WideSorter *s);
 extern void WideSorterDone(WideSorter *s);
 extern bool WideSorterNext(WideSorter *s, WideCell *cell);
+extern bool WideSorterPeekInRange(WideSorter *s, const WideKeyRange *r);
+extern bool WideSorterNextInRange(WideSorter *s, const WideKeyRange *r,
+								  WideCell *cell);
 extern void WideSorterReset(WideSorter *s);
 extern void WideSorterEnd(WideSorter *s);
 
