@@ -8,9 +8,9 @@ OBJS = \
 	src/am/ddl.o \
 	src/am/delete.o \
 	src/am/publication.o \
-	src/am/stmtwrite.o \
 	src/am/scan_tswindow.o \
 	src/am/scan_parallel.o \
+	src/am/stmtwrite.o \
 	src/am/tableam.o \
 	src/am/vacuum.o \
 	src/api/access.o \

@@ -8,7 +8,8 @@
 --
 \set SHOW_CONTEXT never
 SET wide.block_size = 1024;
--- statements appended to the write area, not written as runs
+-- statements' cells through the write area page by page (not as sorted
+-- runs): a larger table, whose scans the planner splits
 SET wide.statement_run_size = '1GB';
 CREATE TABLE ps (row_key text, family text, qualifier text, ts int8, value int8) USING wide;
 SELECT wide.create_family('ps', 'a', max_versions => 2);

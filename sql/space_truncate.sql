@@ -9,9 +9,8 @@ CREATE TABLE st (row_key text, family text, qualifier text, ts int8, value int8)
 ALTER TABLE st SET (autovacuum_enabled = off);
 SELECT wide.create_family('st', 'cf');
 CREATE TABLE st_heap (row_key text, family text, qualifier text, ts int8, value int8);
--- one statement-sized INSERT: the write area peaks at many times the data
--- (appended to the write area, as it was before statements were written as
--- runs: engine/pending.c)
+-- one statement-sized INSERT through the write area (page by page, not as
+-- a sorted run): the write area peaks at many times the data
 SET wide.statement_run_size = '1GB';
 INSERT INTO st_heap SELECT 'host' || (i % 50) || '#' || lpad((i / 50)::text, 8, '0'), 'cf',
     'cpu', i, ('x' || substr(md5(i::text), 1, 6))::bit(24)::int
