@@ -10,7 +10,10 @@
  *	  and parameters (prepared statements, nested-loop inner sides) both
  *	  work, evaluated when the scan starts;
  *	- declares its output sorted by (row_key, family, qualifier, ts desc),
- *	  so ORDER BY on them costs no sort.
+ *	  so ORDER BY on them costs no sort; and offers the same scan backwards
+ *	  (engine/reverse.c), sorted by (row_key desc, family desc, qualifier
+ *	  desc, ts), so ORDER BY row_key DESC LIMIT n reads only the end of its
+ *	  range;
  * Conditions the range enforces exactly (comparisons, IN lists, a constant
  * LIKE 'prefix%') are not checked again; the others are quals.  Text keys
  * compare bytewise only under the "C" collation, which wide text key
@@ -120,6 +123,8 @@ typedef struct WideScanState
 	List	   *bound_exprs;	/* ExprState per bound expression */
 	List	   *bound_types;	/* type of each bound (of its elements for IN) */
 	WideReader *reader;
+	WideReverseReader *rreader; /* the reader of a backward scan */
+	bool		backward;		/* rows last first: engine/reverse.c */
 	MemoryContext tupcxt;
 	MemoryContext keycxt;		/* the keys of the current (re)scan */
 	MemoryContext readcxt;		/* the open reader's memory */
@@ -349,9 +354,12 @@ sort_operator(Oid type, int16 strategy)
 	return opno;
 }
 
-/* pathkeys: (row_key, family, qualifier) ascending, ts descending */
+/*
+ * pathkeys: (row_key, family, qualifier) ascending, ts descending; or,
+ * backward, the exact reverse
+ */
 static List *
-wide_pathkeys(PlannerInfo *root, RelOptInfo *rel, Relation r)
+wide_pathkeys(PlannerInfo *root, RelOptInfo *rel, Relation r, bool backward)
 {
 	TupleDesc	desc = RelationGetDescr(r);
 	List	   *pathkeys = NIL;
@@ -366,8 +374,8 @@ wide_pathkeys(PlannerInfo *root, RelOptInfo *rel, Relation r)
 
 		if (att->atttypid == TEXTOID && att->attcollation != C_COLLATION_OID)
 			break;
-		opno = sort_operator(att->atttypid, attno == 4 ? BTGreaterStrategyNumber :
-							 BTLessStrategyNumber);
+		opno = sort_operator(att->atttypid, (attno == 4) != backward ?
+							 BTGreaterStrategyNumber : BTLessStrategyNumber);
 		if (!OidIsValid(opno))
 			break;
 		var = makeVar(rel->relid, attno, att->atttypid, att->atttypmod,
@@ -436,7 +444,7 @@ wide_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	cpath->path.parallel_aware = false;
 	cpath->path.parallel_safe = false;
 	cpath->path.rows = rel->rows;
-	cpath->path.pathkeys = wide_pathkeys(root, rel, r);
+	cpath->path.pathkeys = wide_pathkeys(root, rel, r, false);
 	cpath->flags = 0;
 	cpath->custom_private = list_make3(kinds, exprs, exact_clauses);
 	cpath->methods = &wide_path_methods;
@@ -455,6 +463,19 @@ wide_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	cpath->path.startup_cost = 0;
 	cpath->path.total_cost = seq_total * Min(sel * 1.1 + 0.001, 0.9);
 	add_path(rel, &cpath->path);
+
+	/* the same scan backwards, a little dearer: chosen for its order only */
+	if (cpath->path.pathkeys != NIL)
+	{
+		CustomPath *rpath = makeNode(CustomPath);
+
+		memcpy(rpath, cpath, sizeof(CustomPath));
+		rpath->path.pathkeys = wide_pathkeys(root, rel, r, true);
+		rpath->path.total_cost = cpath->path.total_cost * 1.01 + 0.01;
+		rpath->custom_private = lappend(list_copy(cpath->custom_private),
+										makeInteger(1));
+		add_path(rel, &rpath->path);
+	}
 	relation_close(r, NoLock);
 }
 
@@ -466,6 +487,7 @@ plan_wide_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	List	   *kinds = linitial(best_path->custom_private);
 	List	   *exprs = lsecond(best_path->custom_private);
 	List	   *exact = lthird(best_path->custom_private);
+	bool		backward = list_length(best_path->custom_private) > 3;
 	List	   *quals = NIL;
 	ListCell   *lc;
 
@@ -482,7 +504,7 @@ plan_wide_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->scan.scanrelid = rel->relid;
 	cscan->flags = best_path->flags;
 	cscan->custom_exprs = exprs;
-	cscan->custom_private = list_make1(kinds);
+	cscan->custom_private = list_make2(kinds, makeInteger(backward ? 1 : 0));
 	cscan->custom_scan_tlist = NIL;
 	cscan->methods = &wide_scan_methods;
 	return &cscan->scan.plan;
@@ -501,6 +523,7 @@ create_wide_scan_state(CustomScan *cscan)
 
 	s->css.methods = &wide_exec_methods;
 	s->bound_kinds = linitial(cscan->custom_private);
+	s->backward = intVal(lsecond(cscan->custom_private)) != 0;
 	return (Node *) s;
 }
 
@@ -824,8 +847,9 @@ open_reader(WideScanState *s)
 		{
 			if (s->nextkey >= s->nkeys)
 				return false;
-			k = s->keys[s->nextkey].data;
-			len = s->keys[s->nextkey].len;
+			/* (backward: from the last key) */
+			k = s->keys[s->backward ? s->nkeys - 1 - s->nextkey : s->nextkey].data;
+			len = s->keys[s->backward ? s->nkeys - 1 - s->nextkey : s->nextkey].len;
 			s->nextkey++;
 			if (!WideRowBeforeRange(&s->range, k, len) &&
 				!WideRowAfterRange(&s->range, k, len))
@@ -841,7 +865,11 @@ open_reader(WideScanState *s)
 	 * behind must not pile up in the query's memory.
 	 */
 	old = MemoryContextSwitchTo(s->readcxt);
-	s->reader = WideReaderBegin(rel, estate->es_snapshot, WideReaderNow(), &r);
+	if (s->backward)
+		s->rreader = WideReverseBegin(rel, estate->es_snapshot, WideReaderNow(),
+									  &r, false);
+	else
+		s->reader = WideReaderBegin(rel, estate->es_snapshot, WideReaderNow(), &r);
 	MemoryContextSwitchTo(old);
 	return true;
 }
@@ -852,18 +880,22 @@ close_reader(WideScanState *s)
 	WideReaderStats st;
 	MemoryContext old;
 
-	if (s->reader == NULL)
+	if (s->reader == NULL && s->rreader == NULL)
 		return;
-	st = WideReaderGetStats(s->reader);
+	st = s->reader ? WideReaderGetStats(s->reader) : WideReverseGetStats(s->rreader);
 	s->stats.wa_records += st.wa_records;
 	s->stats.runs_read += st.runs_read;
 	s->stats.blocks_read += st.blocks_read;
 	s->stats.records += st.records;
 	s->stats.cells += st.cells;
 	old = MemoryContextSwitchTo(s->readcxt);
-	WideReaderEnd(s->reader);
+	if (s->reader)
+		WideReaderEnd(s->reader);
+	else
+		WideReverseEnd(s->rreader);
 	MemoryContextSwitchTo(old);
 	s->reader = NULL;
+	s->rreader = NULL;
 	MemoryContextReset(s->readcxt);
 }
 
@@ -879,13 +911,13 @@ wide_scan_next(ScanState *ss)
 		return ExecClearTuple(slot);
 	for (;;)
 	{
-		if (s->reader == NULL && !open_reader(s))
+		if (s->reader == NULL && s->rreader == NULL && !open_reader(s))
 		{
 			s->empty = true;
 			return ExecClearTuple(slot);
 		}
 		old = MemoryContextSwitchTo(s->readcxt);
-		cell = WideReaderNext(s->reader);
+		cell = s->reader ? WideReaderNext(s->reader) : WideReverseNext(s->rreader);
 		MemoryContextSwitchTo(old);
 		if (cell != NULL)
 			break;
@@ -978,13 +1010,16 @@ explain_wide_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 		}
 		ExplainPropertyText("Row Keys", buf.data, es);
 	}
+	if (s->backward)
+		ExplainPropertyText("Scan Direction", "Backward", es);
 	if (es->analyze)
 	{
 		WideReaderStats st = s->stats;
 
-		if (s->reader)
+		if (s->reader || s->rreader)
 		{
-			WideReaderStats cur = WideReaderGetStats(s->reader);
+			WideReaderStats cur = s->reader ? WideReaderGetStats(s->reader) :
+				WideReverseGetStats(s->rreader);
 
 			st.runs_read += cur.runs_read;
 			st.blocks_read += cur.blocks_read;

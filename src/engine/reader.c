@@ -325,74 +325,47 @@ WideReaderEnd(WideReader *r)
 	pfree(r);
 }
 
-/* ----------------------------------------------------------------
- *	Row keys backwards (reversed reads)
- *
- * A row cursor walks the row keys of a range from the end to the start
- * without reading the range: each step asks every run for its greatest
- * row before the current one (WideSegmentRowBefore: one index block and
- * one data block, usually cached) and takes the greatest; the write area's
- * keys in range are collected once, sorted (bounded by the write area,
- * like every reader's).  A key it returns may have no visible cells (only
- * tombstones, or records of other transactions): callers read the rows
- * forward and skip empty ones.
- * ----------------------------------------------------------------
- */
-struct WideRowCursor
+/* keys to sort by position (WideReaderLayout) */
+typedef struct WideKeyList
 {
-	Relation	rel;
-	WideKeyRange range;
-	WideRunData runs[WIDE_MAX_RUNS + WIDE_MAX_WA_RUNS];
-	int			nruns;
-	char	  **wakeys;			/* write-area row keys in range, sorted */
-	uint32	   *walens;
-	int			nwakeys;
-	StringInfoData cur;			/* the last key returned */
-	bool		started;
-	StringInfoData cand;
-	StringInfoData best;
-};
+	char	  **keys;
+	uint32	   *lens;
+} WideKeyList;
 
 static int
 key_ptr_cmp(const void *a, const void *b, void *arg)
 {
 	int			i = *(const int *) a;
 	int			j = *(const int *) b;
-	WideRowCursor *c = (WideRowCursor *) arg;
+	WideKeyList *kl = (WideKeyList *) arg;
 
-	return WideKeyCompare(c->wakeys[i], c->walens[i], c->wakeys[j], c->walens[j]);
+	return WideKeyCompare(kl->keys[i], kl->lens[i], kl->keys[j], kl->lens[j]);
 }
 
 /*
- * WideRowCursorBegin -- a cursor over the row keys of a range, backwards.
+ * WideReaderLayout -- for reading a range backwards (reverse.c): the runs
+ * (bulk-loaded ones too) that may hold it, and the distinct row keys of
+ * the write-area records in it that the snapshot sees, sorted, from one
+ * state of the table.  Returns the number of runs; *wakeys and *walens
+ * are palloc'd (the write area is bounded, as every reader's sorter).
  */
-WideRowCursor *
-WideRowCursorBegin(Relation rel, Snapshot snapshot, const WideKeyRange *range)
+int
+WideReaderLayout(Relation rel, Snapshot snapshot, const WideKeyRange *range,
+				 WideRunData *runs, char ***wakeys, uint32 **walens,
+				 int *nwakeys)
 {
-	WideRowCursor *c = palloc0(sizeof(WideRowCursor));
 	TableState	ts;
 	int			cap = 64;
-	int			i;
+	int			n = 0,
+				m = 0,
+				i;
 	char	  **keys;
 	uint32	   *lens;
 	int		   *order;
-	int			n = 0;
+	WideKeyList kl;
 
-	c->rel = rel;
-	c->range = *range;
 	WideSerializableRead(rel, snapshot);
-	if (range->has_start)
-		copy_bound(&c->range.start, range->start, range->startlen);
-	if (range->has_end)
-		copy_bound(&c->range.end, range->end, range->endlen);
-	initStringInfo(&c->cur);
-	initStringInfo(&c->cand);
-	initStringInfo(&c->best);
-
 	table_state(rel, &ts);
-	c->nruns = runs_in_range(&ts, &c->range, c->runs);
-
-	/* the write area's row keys in range */
 	keys = palloc(sizeof(char *) * cap);
 	lens = palloc(sizeof(uint32) * cap);
 	if (ts.nlanes > 0)
@@ -402,8 +375,12 @@ WideRowCursorBegin(Relation rel, Snapshot snapshot, const WideKeyRange *range)
 
 		while (WideWAScanNext(wa, &cell))
 		{
-			if (WideRowBeforeRange(&c->range, cell.key, cell.keylen) ||
-				WideRowAfterRange(&c->range, cell.key, cell.keylen))
+			if (WideRowBeforeRange(range, cell.key, cell.keylen) ||
+				WideRowAfterRange(range, cell.key, cell.keylen))
+				continue;
+			/* the records of a row usually follow one another */
+			if (n > 0 && WideKeyCompare(keys[n - 1], lens[n - 1],
+										cell.key, cell.keylen) == 0)
 				continue;
 			if (n == cap)
 			{
@@ -417,116 +394,29 @@ WideRowCursorBegin(Relation rel, Snapshot snapshot, const WideKeyRange *range)
 		}
 		WideWAScanEnd(wa);
 	}
-	c->wakeys = keys;
-	c->walens = lens;
+	kl.keys = keys;
+	kl.lens = lens;
 	order = palloc(sizeof(int) * Max(n, 1));
 	for (i = 0; i < n; i++)
 		order[i] = i;
-	qsort_arg(order, n, sizeof(int), key_ptr_cmp, c);
-	c->wakeys = palloc(sizeof(char *) * Max(n, 1));
-	c->walens = palloc(sizeof(uint32) * Max(n, 1));
-	c->nwakeys = 0;
+	qsort_arg(order, n, sizeof(int), key_ptr_cmp, &kl);
+	*wakeys = palloc(sizeof(char *) * Max(n, 1));
+	*walens = palloc(sizeof(uint32) * Max(n, 1));
 	for (i = 0; i < n; i++)
 	{
 		int			k = order[i];
 
-		if (c->nwakeys > 0 &&
-			WideKeyCompare(c->wakeys[c->nwakeys - 1], c->walens[c->nwakeys - 1],
-						   keys[k], lens[k]) == 0)
+		if (m > 0 && WideKeyCompare((*wakeys)[m - 1], (*walens)[m - 1],
+									keys[k], lens[k]) == 0)
 			continue;
-		c->wakeys[c->nwakeys] = keys[k];
-		c->walens[c->nwakeys++] = lens[k];
+		(*wakeys)[m] = keys[k];
+		(*walens)[m++] = lens[k];
 	}
-	return c;
-}
-
-/* keep the greater of best and cand */
-static void
-take_greater(WideRowCursor *c, bool *have)
-{
-	if (!*have || WideKeyCompare(c->cand.data, c->cand.len, c->best.data, c->best.len) > 0)
-	{
-		resetStringInfo(&c->best);
-		appendBinaryStringInfo(&c->best, c->cand.data, c->cand.len);
-		*have = true;
-	}
-}
-
-/*
- * WideRowCursorPrev -- the next row key going backwards (the greatest key
- * in range below the last one returned); false at the start of the range.
- * The key stays valid until the next call.
- */
-bool
-WideRowCursorPrev(WideRowCursor *c, const char **key, uint32 *keylen)
-{
-	const char *before = NULL;
-	uint32		beforelen = 0;
-	char	   *endplus = NULL;
-	bool		have = false;
-	int			i;
-
-	if (c->started)
-	{
-		before = c->cur.data;
-		beforelen = c->cur.len;
-	}
-	else if (c->range.has_end)
-	{
-		/* rows < end, or <= end: < end followed by a zero byte */
-		beforelen = c->range.endlen + (c->range.end_incl ? 1 : 0);
-		endplus = palloc(beforelen);
-		memcpy(endplus, c->range.end, c->range.endlen);
-		if (c->range.end_incl)
-			endplus[c->range.endlen] = '\0';
-		before = endplus;
-	}
-	c->started = true;
-
-	for (i = 0; i < c->nruns; i++)
-		if (WideSegmentRowBefore(c->rel, &c->runs[i], before, beforelen, &c->cand))
-			take_greater(c, &have);
-
-	/* the write area: binary search for the greatest key < before */
-	{
-		int			lo = 0,
-					hi = c->nwakeys;
-
-		while (lo < hi)
-		{
-			int			mid = lo + (hi - lo) / 2;
-
-			if (before == NULL ||
-				WideKeyCompare(c->wakeys[mid], c->walens[mid], before, beforelen) < 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo > 0)
-		{
-			resetStringInfo(&c->cand);
-			appendBinaryStringInfo(&c->cand, c->wakeys[lo - 1], c->walens[lo - 1]);
-			take_greater(c, &have);
-		}
-	}
-	if (endplus)
-		pfree(endplus);
-	if (!have || WideRowBeforeRange(&c->range, c->best.data, c->best.len))
-		return false;
-	resetStringInfo(&c->cur);
-	appendBinaryStringInfo(&c->cur, c->best.data, c->best.len);
-	*key = c->cur.data;
-	*keylen = c->cur.len;
-	return true;
-}
-
-/*
- * WideRowCursorEnd -- release the cursor.
- */
-void
-WideRowCursorEnd(WideRowCursor *c)
-{
-	pfree(c);
+	*nwakeys = m;
+	pfree(order);
+	pfree(keys);
+	pfree(lens);
+	return runs_in_range(&ts, range, runs);
 }
 
 /*

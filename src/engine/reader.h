@@ -41,11 +41,19 @@ extern const WideCell *WideReaderNext(WideReader *r);
 extern WideReaderStats WideReaderGetStats(const WideReader *r);
 extern void WideReaderEnd(WideReader *r);
 extern int64 WideReaderNow(void);
-typedef struct WideRowCursor WideRowCursor;
-extern WideRowCursor *WideRowCursorBegin(Relation rel, Snapshot snapshot,
-										 const WideKeyRange *range);
-extern bool WideRowCursorPrev(WideRowCursor *c, const char **key, uint32 *keylen);
-extern void WideRowCursorEnd(WideRowCursor *c);
+extern int	WideReaderLayout(Relation rel, Snapshot snapshot,
+							 const WideKeyRange *range, WideRunData *runs,
+							 char ***wakeys, uint32 **walens, int *nwakeys);
+
+/* reverse.c: reading a range backwards */
+typedef struct WideReverseReader WideReverseReader;
+extern WideReverseReader *WideReverseBegin(Relation rel, Snapshot snapshot,
+										   int64 now, const WideKeyRange *range,
+										   bool cells_forward);
+extern const WideCell *WideReverseNext(WideReverseReader *r);
+extern WideReaderStats WideReverseGetStats(const WideReverseReader *r);
+extern void WideReverseEnd(WideReverseReader *r);
+
 extern int	WideRowWriters(Relation rel, const char *key, uint32 keylen,
 						   TransactionId **xids, uint64 **seqs);
 
