@@ -48,6 +48,9 @@ struct WideReader
 	WideKeyRange range;
 	WideSorter *sorter;
 	WideMergeIter *merge;
+	WideCell *const *wacells;	/* WideReaderBeginAt: a read state's records */
+	int64		nwa;
+	int64		nextwa;
 	WideSegIter *its[WIDE_MAX_RUNS + WIDE_MAX_WA_RUNS];
 	int			nits;
 	WideMerger *merger;
@@ -319,58 +322,57 @@ WideReaderEnd(WideReader *r)
 
 	for (i = 0; i < r->nits; i++)
 		WideSegIterEnd(r->its[i]);
-	WideSorterEnd(r->sorter);
+	if (r->sorter)
+		WideSorterEnd(r->sorter);
 	MemoryContextDelete(r->valcxt);
 	pfree(r->schema);
 	pfree(r);
 }
 
-/* keys to sort by position (WideReaderLayout) */
-typedef struct WideKeyList
+/* ----------------------------------------------------------------
+ *	Read states: one state of a table read in pieces (reverse.c)
+ *
+ * A reverse read opens a reader per window.  They must all read one state
+ * of the table -- a flush between two windows must not show a record both
+ * in the write area and in a new run -- and scanning the write area for
+ * each would cost its size per window: the state keeps the runs and the
+ * sorted visible write-area records of the whole range, taken once.
+ * ----------------------------------------------------------------
+ */
+struct WideReadState
 {
-	char	  **keys;
-	uint32	   *lens;
-} WideKeyList;
-
-static int
-key_ptr_cmp(const void *a, const void *b, void *arg)
-{
-	int			i = *(const int *) a;
-	int			j = *(const int *) b;
-	WideKeyList *kl = (WideKeyList *) arg;
-
-	return WideKeyCompare(kl->keys[i], kl->lens[i], kl->keys[j], kl->lens[j]);
-}
+	Relation	rel;
+	Snapshot	snapshot;
+	TableState	ts;
+	WideSorter *wa;				/* visible write-area records in range */
+	WideCell *const *wacells;	/* ... sorted */
+	int64		nwa;
+};
 
 /*
- * WideReaderLayout -- for reading a range backwards (reverse.c): the runs
- * (bulk-loaded ones too) that may hold it, and the distinct row keys of
- * the write-area records in it that the snapshot sees, sorted, from one
- * state of the table.  Returns the number of runs; *wakeys and *walens
- * are palloc'd (the write area is bounded, as every reader's sorter).
+ * WideReadStateBegin -- the state of the table for reading a range (NULL:
+ * all) in pieces.
  */
-int
-WideReaderLayout(Relation rel, Snapshot snapshot, const WideKeyRange *range,
-				 WideRunData *runs, char ***wakeys, uint32 **walens,
-				 int *nwakeys)
+WideReadState *
+WideReadStateBegin(Relation rel, Snapshot snapshot, const WideKeyRange *range)
 {
-	TableState	ts;
-	int			cap = 64;
-	int			n = 0,
-				m = 0,
-				i;
-	char	  **keys;
-	uint32	   *lens;
-	int		   *order;
-	WideKeyList kl;
+	WideReadState *st = palloc0(sizeof(WideReadState));
+	WideKeyRange all;
 
-	WideSerializableRead(rel, snapshot);
-	table_state(rel, &ts);
-	keys = palloc(sizeof(char *) * cap);
-	lens = palloc(sizeof(uint32) * cap);
-	if (ts.nlanes > 0)
+	if (range == NULL)
 	{
-		WideWAScan *wa = WideWAScanBegin(rel, snapshot, ts.heads, ts.gens, ts.nlanes);
+		memset(&all, 0, sizeof(all));
+		range = &all;
+	}
+	st->rel = rel;
+	st->snapshot = snapshot;
+	WideSerializableRead(rel, snapshot);
+	table_state(rel, &st->ts);
+	st->wa = WideSorterBegin();
+	if (st->ts.nlanes > 0)
+	{
+		WideWAScan *wa = WideWAScanBegin(rel, snapshot, st->ts.heads, st->ts.gens,
+										 st->ts.nlanes);
 		WideCell	cell;
 
 		while (WideWAScanNext(wa, &cell))
@@ -378,45 +380,124 @@ WideReaderLayout(Relation rel, Snapshot snapshot, const WideKeyRange *range,
 			if (WideRowBeforeRange(range, cell.key, cell.keylen) ||
 				WideRowAfterRange(range, cell.key, cell.keylen))
 				continue;
-			/* the records of a row usually follow one another */
-			if (n > 0 && WideKeyCompare(keys[n - 1], lens[n - 1],
-										cell.key, cell.keylen) == 0)
-				continue;
-			if (n == cap)
-			{
-				cap *= 2;
-				keys = repalloc(keys, sizeof(char *) * cap);
-				lens = repalloc(lens, sizeof(uint32) * cap);
-			}
-			keys[n] = palloc(Max(cell.keylen, 1));
-			memcpy(keys[n], cell.key, cell.keylen);
-			lens[n++] = cell.keylen;
+			WideSorterAdd(st->wa, &cell);
 		}
 		WideWAScanEnd(wa);
 	}
-	kl.keys = keys;
-	kl.lens = lens;
-	order = palloc(sizeof(int) * Max(n, 1));
-	for (i = 0; i < n; i++)
-		order[i] = i;
-	qsort_arg(order, n, sizeof(int), key_ptr_cmp, &kl);
-	*wakeys = palloc(sizeof(char *) * Max(n, 1));
-	*walens = palloc(sizeof(uint32) * Max(n, 1));
-	for (i = 0; i < n; i++)
-	{
-		int			k = order[i];
+	WideSorterDone(st->wa);
+	st->wacells = WideSorterCells(st->wa, &st->nwa);
+	return st;
+}
 
-		if (m > 0 && WideKeyCompare((*wakeys)[m - 1], (*walens)[m - 1],
-									keys[k], lens[k]) == 0)
-			continue;
-		(*wakeys)[m] = keys[k];
-		(*walens)[m++] = lens[k];
+/*
+ * WideReadStateRuns -- the runs (bulk-loaded ones too) of the state that
+ * may hold a range, copied into out; returns their number.
+ */
+int
+WideReadStateRuns(const WideReadState *st, const WideKeyRange *range,
+				  WideRunData *out)
+{
+	return runs_in_range(&st->ts, range, out);
+}
+
+/*
+ * WideReadStateWA -- the state's write-area records, sorted.
+ */
+WideCell *const *
+WideReadStateWA(const WideReadState *st, int64 *n)
+{
+	*n = st->nwa;
+	return st->wacells;
+}
+
+/*
+ * WideReadStateEnd -- release the state (after its readers).
+ */
+void
+WideReadStateEnd(WideReadState *st)
+{
+	WideSorterEnd(st->wa);
+	pfree(st);
+}
+
+/* the next write-area record of a WideReaderBeginAt reader, in its range */
+static bool
+state_next(void *arg, WideCell *cell)
+{
+	WideReader *r = (WideReader *) arg;
+	const WideCell *c;
+
+	if (r->nextwa >= r->nwa)
+		return false;
+	c = r->wacells[r->nextwa];
+	if (WideRowAfterRange(&r->range, c->key, c->keylen))
+		return false;
+	*cell = *c;
+	r->nextwa++;
+	return true;
+}
+
+/*
+ * WideReaderBeginAt -- a reader of the cells of a range (within the
+ * state's) as WideReaderBegin, of the read state's table state.
+ */
+WideReader *
+WideReaderBeginAt(WideReadState *st, int64 now, const WideKeyRange *range)
+{
+	WideReader *r = palloc0(sizeof(WideReader));
+	int64		lo = 0,
+				hi = st->nwa;
+	int			i;
+
+	r->rel = st->rel;
+	r->snapshot = st->snapshot;
+	r->schema = WideSchemaCopy(st->rel);
+	r->merger = WideMergerCreate(st->rel, r->schema, now);
+	r->valcxt = AllocSetContextCreate(CurrentMemoryContext, "wide reader values",
+									  ALLOCSET_DEFAULT_SIZES);
+	r->range = *range;
+	if (range->has_start)
+		copy_bound(&r->range.start, range->start, range->startlen);
+	if (range->has_end)
+		copy_bound(&r->range.end, range->end, range->endlen);
+
+	/* the state's write-area records from the start of the range */
+	while (lo < hi)
+	{
+		int64		mid = lo + (hi - lo) / 2;
+
+		if (WideRowBeforeRange(&r->range, st->wacells[mid]->key,
+							   st->wacells[mid]->keylen))
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	*nwakeys = m;
-	pfree(order);
-	pfree(keys);
-	pfree(lens);
-	return runs_in_range(&ts, range, runs);
+	r->wacells = st->wacells;
+	r->nwa = st->nwa;
+	r->nextwa = lo;
+
+	/* merged with the state's runs that may hold the range */
+	r->merge = WideMergeIterCreate(st->ts.nruns + st->ts.nwaruns + 1);
+	WideMergeIterAdd(r->merge, state_next, r, WIDE_MAX_RUNS + WIDE_MAX_WA_RUNS + 1);
+	for (i = st->ts.nwaruns - 1; i >= 0; i--)
+	{
+		if (!WideRunOverlapsRange(&st->ts.waruns[i], &r->range))
+			continue;
+		r->its[r->nits] = WideSegIterBegin(st->rel, &st->ts.waruns[i], &r->range);
+		WideMergeIterAdd(r->merge, seg_next, r->its[r->nits], WIDE_MAX_RUNS + i);
+		r->nits++;
+		r->stats.runs_read++;
+	}
+	for (i = st->ts.nruns - 1; i >= 0; i--)
+	{
+		if (!WideRunOverlapsRange(&st->ts.runs[i], &r->range))
+			continue;
+		r->its[r->nits] = WideSegIterBegin(st->rel, &st->ts.runs[i], &r->range);
+		WideMergeIterAdd(r->merge, seg_next, r->its[r->nits], i);
+		r->nits++;
+		r->stats.runs_read++;
+	}
+	return r;
 }
 
 /*

@@ -41,9 +41,15 @@ extern const WideCell *WideReaderNext(WideReader *r);
 extern WideReaderStats WideReaderGetStats(const WideReader *r);
 extern void WideReaderEnd(WideReader *r);
 extern int64 WideReaderNow(void);
-extern int	WideReaderLayout(Relation rel, Snapshot snapshot,
-							 const WideKeyRange *range, WideRunData *runs,
-							 char ***wakeys, uint32 **walens, int *nwakeys);
+typedef struct WideReadState WideReadState;
+extern WideReadState *WideReadStateBegin(Relation rel, Snapshot snapshot,
+										 const WideKeyRange *range);
+extern int	WideReadStateRuns(const WideReadState *st, const WideKeyRange *range,
+							  WideRunData *out);
+extern WideCell *const *WideReadStateWA(const WideReadState *st, int64 *n);
+extern WideReader *WideReaderBeginAt(WideReadState *st, int64 now,
+									 const WideKeyRange *range);
+extern void WideReadStateEnd(WideReadState *st);
 
 /* reverse.c: reading a range backwards */
 typedef struct WideReverseReader WideReverseReader;

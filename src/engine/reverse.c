@@ -11,7 +11,9 @@
  * data block that holds its greatest row <= hi, that is lo is at least the
  * last row of the block before it (WideSegmentWindowStart); lo is the
  * greatest of those bounds, and of the key K rows below hi in the write
- * area (whose row keys are gathered once, sorted).  So a window costs at
+ * area.  All windows read one state of the table (reader.c: read states):
+ * its runs, and its write-area records in the range, gathered and sorted
+ * once, as any reader of the range would.  So a window costs at
  * most one index block and about one data block per run -- a LIMIT query
  * reads O(runs) blocks -- and memory is one window: about a block per run
  * and K write-area rows, or one row if a row is longer than that.
@@ -55,9 +57,10 @@ struct WideReverseReader
 	int64		now;
 	bool		cells_forward;
 	WideKeyRange range;
+	WideReadState *state;		/* the table's state (NULL: a one-row range) */
 	WideRunData runs[WIDE_MAX_RUNS + WIDE_MAX_WA_RUNS];
 	int			nruns;
-	char	  **wakeys;			/* write-area row keys in range, sorted */
+	const char **wakeys;		/* write-area row keys in range, sorted */
 	uint32	   *walens;
 	int			nwakeys;
 	int			warows;			/* K: write-area rows of the next window */
@@ -121,10 +124,29 @@ WideReverseBegin(Relation rel, Snapshot snapshot, int64 now,
 	}
 	r->warows = REVERSE_WA_FIRST;
 	r->runrows = REVERSE_RUN_FIRST;
-	/* one row is one window: the range itself */
+	/* one row is one window: the range itself, read by a plain reader */
 	if (!r->range.is_point)
-		r->nruns = WideReaderLayout(rel, snapshot, &r->range, r->runs,
-									&r->wakeys, &r->walens, &r->nwakeys);
+	{
+		WideCell *const *wa;
+		int64		nwa,
+					i;
+
+		r->state = WideReadStateBegin(rel, snapshot, &r->range);
+		r->nruns = WideReadStateRuns(r->state, &r->range, r->runs);
+		/* the distinct row keys of its write-area records */
+		wa = WideReadStateWA(r->state, &nwa);
+		r->wakeys = palloc(sizeof(char *) * Max(nwa, 1));
+		r->walens = palloc(sizeof(uint32) * Max(nwa, 1));
+		for (i = 0; i < nwa; i++)
+		{
+			if (r->nwakeys > 0 &&
+				WideKeyCompare(r->wakeys[r->nwakeys - 1], r->walens[r->nwakeys - 1],
+							   wa[i]->key, wa[i]->keylen) == 0)
+				continue;
+			r->wakeys[r->nwakeys] = wa[i]->key;
+			r->walens[r->nwakeys++] = wa[i]->keylen;
+		}
+	}
 	r->wincxt = AllocSetContextCreate(CurrentMemoryContext, "wide reverse window",
 									  ALLOCSET_DEFAULT_SIZES);
 	r->maxcells = 256;
@@ -258,7 +280,8 @@ next_window(WideReverseReader *r)
 			r->exhausted = true;
 
 		/* read it forward, keeping its cells */
-		reader = WideReaderBegin(r->rel, r->snapshot, r->now, &w);
+		reader = r->state ? WideReaderBeginAt(r->state, r->now, &w) :
+			WideReaderBegin(r->rel, r->snapshot, r->now, &w);
 		while ((cell = WideReaderNext(reader)) != NULL)
 		{
 			WideCell   *c;
@@ -348,6 +371,8 @@ void
 WideReverseEnd(WideReverseReader *r)
 {
 	MemoryContextDelete(r->wincxt);
+	if (r->state)
+		WideReadStateEnd(r->state);
 	pfree(r->cells);
 	pfree(r);
 }

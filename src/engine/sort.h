@@ -30,6 +30,7 @@ extern WideSorter *WideSorterBegin(void);
 extern void WideSorterAdd(WideSorter *s, const WideCell *cell);
 extern void WideSorterDone(WideSorter *s);
 extern bool WideSorterNext(WideSorter *s, WideCell *cell);
+extern WideCell *const *WideSorterCells(WideSorter *s, int64 *n);
 extern void WideSorterReset(WideSorter *s);
 extern void WideSorterEnd(WideSorter *s);
 

@@ -189,6 +189,17 @@ WideSorterNext(WideSorter *s, WideCell *cell)
 }
 
 /*
+ * WideSorterCells -- the sorted records (after WideSorterDone), to read
+ * in place; they belong to the sorter.
+ */
+WideCell *const *
+WideSorterCells(WideSorter *s, int64 *n)
+{
+	*n = s->ncells;
+	return s->cells;
+}
+
+/*
  * WideSorterReset -- empty the sorter, keeping its memory for reuse.
  */
 void
