@@ -28,6 +28,9 @@ EXPLAIN (COSTS OFF)
 SELECT * FROM rv WHERE row_key >= 'host7#' AND row_key < 'host7$' ORDER BY row_key DESC LIMIT 4;
 SELECT * FROM rv WHERE row_key >= 'host7#' AND row_key < 'host7$' ORDER BY row_key DESC, family DESC, qualifier DESC, ts LIMIT 6;
 SELECT * FROM rv WHERE row_key LIKE 'host7#%' ORDER BY row_key DESC, family DESC, qualifier DESC, ts LIMIT 6;
+-- two runs and the write area: one block of each run, whatever the range
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+SELECT * FROM rv WHERE row_key < 'host8' ORDER BY row_key DESC LIMIT 1;
 -- a compacted range: the first window is a few rows of one block
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
 SELECT * FROM rv WHERE row_key LIKE 'host3#%' ORDER BY row_key DESC LIMIT 3;
