@@ -38,6 +38,7 @@
 #include "engine/record.h"
 #include "engine/writearea.h"
 #include "engine/segment.h"
+#include "engine/tswindow.h"
 #include "engine/reader.h"
 
 struct WideReader
@@ -54,6 +55,8 @@ struct WideReader
 	WideSegIter *its[WIDE_MAX_RUNS + WIDE_MAX_WA_RUNS];
 	int			nits;
 	WideMerger *merger;
+	bool		pruning;		/* skipping by a window of timestamps */
+	WideTsPrune prune;
 	bool		finished;		/* all records pushed */
 	bool		skipped;		/* the last record was not pushed */
 	bool		done;			/* all cells returned */
@@ -165,6 +168,19 @@ WideReader *
 WideReaderBegin(Relation rel, Snapshot snapshot, int64 now,
 				const WideKeyRange *range)
 {
+	return WideReaderBeginTs(rel, snapshot, now, range, NULL);
+}
+
+/*
+ * WideReaderBeginTs -- the same, for a caller that wants only the cells
+ * whose timestamp lies in a window (NULL: all): exactly those are
+ * returned, as a read without the window returns them, and what time
+ * pruning allows is never read (tsprune.c).
+ */
+WideReader *
+WideReaderBeginTs(Relation rel, Snapshot snapshot, int64 now,
+				  const WideKeyRange *range, const WideTsWindow *window)
+{
 	WideReader *r = palloc0(sizeof(WideReader));
 	TableState	ts;
 	int			i;
@@ -173,6 +189,11 @@ WideReaderBegin(Relation rel, Snapshot snapshot, int64 now,
 	r->snapshot = snapshot;
 	r->schema = WideSchemaCopy(rel);
 	r->merger = WideMergerCreate(rel, r->schema, now);
+	if (window)
+	{
+		r->pruning = true;
+		WideTsPruneInit(&r->prune, window, r->schema);
+	}
 	r->valcxt = AllocSetContextCreate(CurrentMemoryContext, "wide reader values",
 									  ALLOCSET_DEFAULT_SIZES);
 	if (range)
@@ -201,7 +222,8 @@ WideReaderBegin(Relation rel, Snapshot snapshot, int64 now,
 		{
 			r->stats.wa_records++;
 			if (WideRowBeforeRange(&r->range, cell.key, cell.keylen) ||
-				WideRowAfterRange(&r->range, cell.key, cell.keylen))
+				WideRowAfterRange(&r->range, cell.key, cell.keylen) ||
+				(r->pruning && WideTsPruneRecord(&r->prune, &cell)))
 				continue;
 			WideSorterAdd(r->sorter, &cell);
 		}
@@ -218,6 +240,8 @@ WideReaderBegin(Relation rel, Snapshot snapshot, int64 now,
 		if (!WideRunOverlapsRange(&ts.waruns[i], &r->range))
 			continue;
 		r->its[r->nits] = WideSegIterBegin(rel, &ts.waruns[i], &r->range);
+		if (r->pruning)
+			WideSegIterSetPrune(r->its[r->nits], &r->prune);
 		WideMergeIterAdd(r->merge, seg_next, r->its[r->nits], WIDE_MAX_RUNS + i);
 		r->nits++;
 		r->stats.runs_read++;
@@ -227,6 +251,8 @@ WideReaderBegin(Relation rel, Snapshot snapshot, int64 now,
 		if (!WideRunOverlapsRange(&ts.runs[i], &r->range))
 			continue;
 		r->its[r->nits] = WideSegIterBegin(rel, &ts.runs[i], &r->range);
+		if (r->pruning)
+			WideSegIterSetPrune(r->its[r->nits], &r->prune);
 		WideMergeIterAdd(r->merge, seg_next, r->its[r->nits], i);
 		r->nits++;
 		r->stats.runs_read++;
@@ -252,6 +278,7 @@ WideReaderNext(WideReader *r)
 		r->blobvalues = false;
 	}
 
+next:
 	while ((cell = WideMergerPop(r->merger)) == NULL)
 	{
 		if (r->finished)
@@ -264,6 +291,12 @@ WideReaderNext(WideReader *r)
 			uint8		hint;
 
 			r->stats.records++;
+			/* outside the window, and nothing the merger needs (tsprune.c) */
+			if (r->pruning && WideTsPruneRecord(&r->prune, in))
+			{
+				r->skipped = true;
+				continue;
+			}
 			/* write-area records were checked; segment records may not be */
 			if (TransactionIdIsNormal(in->xmin) &&
 				!WideRecordVisible(in, r->snapshot, &hint))
@@ -282,6 +315,10 @@ WideReaderNext(WideReader *r)
 			r->finished = true;
 		}
 	}
+
+	/* with a window, exactly its cells */
+	if (r->pruning && !WideTsPruneWants(&r->prune, cell))
+		goto next;
 
 	if (cell->value == NULL && !WIDE_KIND_IS_TOMBSTONE(cell->kind))
 	{
@@ -308,7 +345,15 @@ WideReaderGetStats(const WideReader *r)
 	int			i;
 
 	for (i = 0; i < r->nits; i++)
+	{
+		uint64		skipped,
+					index_skipped;
+
 		st.blocks_read += WideSegIterBlocks(r->its[i]);
+		WideSegIterSkipped(r->its[i], &skipped, &index_skipped);
+		st.blocks_skipped += skipped;
+		st.index_skipped += index_skipped;
+	}
 	return st;
 }
 
@@ -439,10 +484,12 @@ state_next(void *arg, WideCell *cell)
 
 /*
  * WideReaderBeginAt -- a reader of the cells of a range (within the
- * state's) as WideReaderBegin, of the read state's table state.
+ * state's) as WideReaderBeginTs, of the read state's table state.  (The
+ * state's write-area records are pruned by the window as they are merged.)
  */
 WideReader *
-WideReaderBeginAt(WideReadState *st, int64 now, const WideKeyRange *range)
+WideReaderBeginAt(WideReadState *st, int64 now, const WideKeyRange *range,
+				  const WideTsWindow *window)
 {
 	WideReader *r = palloc0(sizeof(WideReader));
 	int64		lo = 0,
@@ -453,6 +500,11 @@ WideReaderBeginAt(WideReadState *st, int64 now, const WideKeyRange *range)
 	r->snapshot = st->snapshot;
 	r->schema = WideSchemaCopy(st->rel);
 	r->merger = WideMergerCreate(st->rel, r->schema, now);
+	if (window)
+	{
+		r->pruning = true;
+		WideTsPruneInit(&r->prune, window, r->schema);
+	}
 	r->valcxt = AllocSetContextCreate(CurrentMemoryContext, "wide reader values",
 									  ALLOCSET_DEFAULT_SIZES);
 	r->range = *range;
@@ -484,6 +536,8 @@ WideReaderBeginAt(WideReadState *st, int64 now, const WideKeyRange *range)
 		if (!WideRunOverlapsRange(&st->ts.waruns[i], &r->range))
 			continue;
 		r->its[r->nits] = WideSegIterBegin(st->rel, &st->ts.waruns[i], &r->range);
+		if (r->pruning)
+			WideSegIterSetPrune(r->its[r->nits], &r->prune);
 		WideMergeIterAdd(r->merge, seg_next, r->its[r->nits], WIDE_MAX_RUNS + i);
 		r->nits++;
 		r->stats.runs_read++;
@@ -493,6 +547,8 @@ WideReaderBeginAt(WideReadState *st, int64 now, const WideKeyRange *range)
 		if (!WideRunOverlapsRange(&st->ts.runs[i], &r->range))
 			continue;
 		r->its[r->nits] = WideSegIterBegin(st->rel, &st->ts.runs[i], &r->range);
+		if (r->pruning)
+			WideSegIterSetPrune(r->its[r->nits], &r->prune);
 		WideMergeIterAdd(r->merge, seg_next, r->its[r->nits], i);
 		r->nits++;
 		r->stats.runs_read++;

@@ -56,6 +56,8 @@ struct WideReverseReader
 	Snapshot	snapshot;
 	int64		now;
 	bool		cells_forward;
+	bool		has_window;		/* only the cells of a time window */
+	WideTsWindow window;
 	WideKeyRange range;
 	WideReadState *state;		/* the table's state (NULL: a one-row range) */
 	WideRunData runs[WIDE_MAX_RUNS + WIDE_MAX_WA_RUNS];
@@ -93,11 +95,13 @@ copy_key(const char *p, uint32 len)
 
 /*
  * WideReverseBegin -- start reading the cells of a range (NULL: all)
- * backwards.
+ * backwards; with a window, only the cells whose timestamp lies in it
+ * (reader.c: WideReaderBeginTs).
  */
 WideReverseReader *
 WideReverseBegin(Relation rel, Snapshot snapshot, int64 now,
-				 const WideKeyRange *range, bool cells_forward)
+				 const WideKeyRange *range, bool cells_forward,
+				 const WideTsWindow *window)
 {
 	WideReverseReader *r = palloc0(sizeof(WideReverseReader));
 
@@ -105,6 +109,11 @@ WideReverseBegin(Relation rel, Snapshot snapshot, int64 now,
 	r->snapshot = snapshot;
 	r->now = now;
 	r->cells_forward = cells_forward;
+	if (window)
+	{
+		r->has_window = true;
+		r->window = *window;
+	}
 	if (range)
 	{
 		r->range = *range;
@@ -280,8 +289,10 @@ next_window(WideReverseReader *r)
 			r->exhausted = true;
 
 		/* read it forward, keeping its cells */
-		reader = r->state ? WideReaderBeginAt(r->state, r->now, &w) :
-			WideReaderBegin(r->rel, r->snapshot, r->now, &w);
+		reader = r->state ?
+			WideReaderBeginAt(r->state, r->now, &w, r->has_window ? &r->window : NULL) :
+			WideReaderBeginTs(r->rel, r->snapshot, r->now, &w,
+							  r->has_window ? &r->window : NULL);
 		while ((cell = WideReaderNext(reader)) != NULL)
 		{
 			WideCell   *c;
@@ -311,6 +322,8 @@ next_window(WideReverseReader *r)
 		r->stats.runs_read += st.runs_read;
 		r->stats.blocks_read += st.blocks_read;
 		r->stats.records += st.records;
+		r->stats.blocks_skipped += st.blocks_skipped;
+		r->stats.index_skipped += st.index_skipped;
 	}
 	r->pos = r->ncells;
 	r->rowstart = r->rowend = r->ncells;

@@ -191,6 +191,10 @@ extern WideSegIter *WideSegIterBegin(Relation rel, const WideRunData *run,
 extern bool WideSegIterNext(WideSegIter *it, WideCell *cell);
 extern WideSegment *WideSegIterSegment(WideSegIter *it);
 extern uint64 WideSegIterBlocks(const WideSegIter *it);
+struct WideTsPrune;
+extern void WideSegIterSetPrune(WideSegIter *it, const struct WideTsPrune *prune);
+extern void WideSegIterSkipped(const WideSegIter *it, uint64 *blocks,
+							   uint64 *indexes);
 extern void WideSegIterEnd(WideSegIter *it);
 extern bool WideSegmentWindowStart(Relation rel, const WideRunData *run,
 								   const char *hi, uint32 hilen, int nrows,

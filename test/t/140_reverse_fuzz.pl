@@ -1,7 +1,7 @@
 # Differential test of backward Wide Scans (engine/reverse.c): random
 # queries ordered by row_key DESC (alone, or the full reverse order
 # row_key DESC, family DESC, qualifier DESC, ts), with random key bounds,
-# IN lists, LIKE prefixes, LIMITs and OFFSETs, prepared with generic plans
+# IN lists, LIKE prefixes, time windows, LIMITs and OFFSETs, prepared with generic plans
 # (parameters) and as the inner side of nested loops (rescans), must return
 # exactly what the same query returns with wide.enable_customscan = off
 # (a sequential scan and a sort), and, on a table of plain families, what a
@@ -193,6 +193,11 @@ sub where
 	my @p = (key_pred($a, $p));
 	push @p, key_pred($a) if rnd(2);
 	push @p, pick("$a.qualifier <> 'q1'", "$a.family <> 'v'", "$a.value > 20") if rnd(4) == 0;
+	# time windows (time pruning, in each window of a backward read)
+	push @p, pick("$a.ts >= now() - interval '" . rnd(60) . " days'",
+		"$a.ts < '2030-01-01 03:00'::timestamptz",
+		"$a.ts BETWEEN '2030-01-01 01:00' AND '2030-01-01 04:00'",
+		"$a.ts > now() - interval '30 days' AND $a.ts <= now() - interval '2 days'") if rnd(3) == 0;
 	return join(' AND ', @p);
 }
 
