@@ -38,4 +38,7 @@ extern double wide_compaction_ratio;
 /* engine/bulk.c */
 extern int	wide_bulk_memory;
 
+/* engine/truncate.c */
+extern char *wide_debug_crash;
+
 #endif							/* WIDE_H */

@@ -31,6 +31,9 @@ extern void WideSorterAdd(WideSorter *s, const WideCell *cell);
 extern void WideSorterDone(WideSorter *s);
 extern bool WideSorterNext(WideSorter *s, WideCell *cell);
 extern WideCell *const *WideSorterCells(WideSorter *s, int64 *n);
+extern bool WideSorterPeekInRange(WideSorter *s, const WideKeyRange *r);
+extern bool WideSorterNextInRange(WideSorter *s, const WideKeyRange *r,
+								  WideCell *cell);
 extern void WideSorterReset(WideSorter *s);
 extern void WideSorterEnd(WideSorter *s);
 

@@ -200,6 +200,47 @@ WideSorterCells(WideSorter *s, int64 *n)
 }
 
 /*
+ * WideSorterNextInRange -- the next record whose row lies in the range,
+ * skipping those before it; false, without consuming it, at a record after
+ * it.  Successive ranges must be ascending.
+ */
+bool
+WideSorterNextInRange(WideSorter *s, const WideKeyRange *r, WideCell *cell)
+{
+	while (s->next < s->ncells)
+	{
+		const WideCell *c = s->cells[s->next];
+
+		if (WideRowAfterRange(r, c->key, c->keylen))
+			return false;
+		s->next++;
+		if (WideRowBeforeRange(r, c->key, c->keylen))
+			continue;
+		*cell = *c;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * WideSorterPeekInRange -- is the next record (after those before the
+ * range, which are skipped) in the range?  It is not consumed.
+ */
+bool
+WideSorterPeekInRange(WideSorter *s, const WideKeyRange *r)
+{
+	while (s->next < s->ncells)
+	{
+		const WideCell *c = s->cells[s->next];
+
+		if (!WideRowBeforeRange(r, c->key, c->keylen))
+			return !WideRowAfterRange(r, c->key, c->keylen);
+		s->next++;
+	}
+	return false;
+}
+
+/*
  * WideSorterReset -- empty the sorter, keeping its memory for reuse.
  */
 void
