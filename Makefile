@@ -43,6 +43,7 @@ OBJS = \
 	src/engine/reader.o \
 	src/engine/record.o \
 	src/engine/resolve.o \
+	src/engine/reverse.o \
 	src/engine/rules.o \
 	src/engine/schema.o \
 	src/engine/segment_reader.o \
@@ -65,7 +66,7 @@ PGFILEDESC = "wide - wide-column store"
 PG_CPPFLAGS = -I$(srcdir)/src
 SHLIB_LINK = -lzstd -lre2 -lstdc++
 
-REGRESS = wide_ddl families gc_rules cells mvcc segments bulk aggregates reads mutate_row conditional delete filters privileges prepared rls validation scan_pushdown txn_families rewrite space_reuse publications toolkit ts_prune parallel_scan space_truncate ingest_statement stats_counts plan_pushdown
+REGRESS = wide_ddl families gc_rules cells mvcc segments bulk aggregates reads mutate_row conditional delete filters privileges prepared rls validation scan_pushdown txn_families rewrite space_reuse publications toolkit ts_prune parallel_scan space_truncate ingest_statement stats_counts plan_pushdown reverse_scan
 ISOLATION = snapshot write_order compaction adders conditional privileges serializable publication_race parallel_serializable parallel_snapshot space_truncate ingest_visibility
 
 # `make installcheck` runs both lists against the running server that

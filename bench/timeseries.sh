@@ -152,6 +152,15 @@ both "LIKE 'hostN#%' AND last hour" \
 both "latest row of a host: ORDER BY row_key DESC LIMIT 14" \
 	"SELECT * FROM @ WHERE row_key >= 'host' || :h || '#' AND row_key < 'host' || :h || '\$'
 	 ORDER BY row_key DESC LIMIT 14;"
+both "latest 14 cells of a host, full reverse order" \
+	"SELECT * FROM @ WHERE row_key >= 'host' || :h || '#' AND row_key < 'host' || :h || '\$'
+	 ORDER BY row_key DESC, family DESC, qualifier DESC, ts LIMIT 14;"
+both "latest row of a host before a minute (as of)" \
+	"SELECT * FROM @ WHERE row_key >= 'host' || :h || '#' AND row_key < 'host' || :h || '#' || ($T0 + :m * 60000)
+	 ORDER BY row_key DESC LIMIT 14;"
+query "latest row of a host: read_rows reversed, limit 1" \
+	"SELECT * FROM h WHERE row_key = (SELECT max(row_key) FROM h WHERE row_key >= 'host' || :h || '#' AND row_key < 'host' || :h || '\$');" \
+	"SELECT * FROM wide.read_rows(NULL::w, prefix => 'host' || :h || '#', \"limit\" => 1, reversed => true);"
 query "1000-row range to client: read_rows vs WHERE" \
 	"SELECT * FROM h WHERE row_key >= 'host' || :h || '#' || $T0 AND row_key < 'host' || :h || '#' || ($T0 + 1000 * 60000);" \
 	"SELECT * FROM wide.read_rows(NULL::w, start_key => 'host' || :h || '#' || $T0, end_key => 'host' || :h || '#' || ($T0 + 1000 * 60000));"

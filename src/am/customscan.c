@@ -10,7 +10,10 @@
  *	  and parameters (prepared statements, nested-loop inner sides) both
  *	  work, evaluated when the scan starts;
  *	- declares its output sorted by (row_key, family, qualifier, ts desc),
- *	  so ORDER BY on them costs no sort.
+ *	  so ORDER BY on them costs no sort; and offers the same scan backwards
+ *	  (engine/reverse.c), sorted by (row_key desc, family desc, qualifier
+ *	  desc, ts), so ORDER BY row_key DESC LIMIT n reads only the end of its
+ *	  range;
  * Conditions the range enforces exactly (comparisons, IN lists, a constant
  * LIKE 'prefix%') are not checked again; the others are quals.  Text keys
  * compare bytewise only under the "C" collation, which wide text key
@@ -148,6 +151,8 @@ typedef struct WideScanState
 	List	   *bound_exprs;	/* ExprState per bound expression */
 	List	   *bound_types;	/* type of each bound (of its elements for IN) */
 	WideReader *reader;
+	WideReverseReader *rreader; /* the reader of a backward scan */
+	bool		backward;		/* rows last first: engine/reverse.c */
 	MemoryContext tupcxt;
 	MemoryContext keycxt;		/* the keys of the current (re)scan */
 	MemoryContext readcxt;		/* the open reader's memory */
@@ -643,9 +648,12 @@ sort_operator(Oid type, int16 strategy)
 	return opno;
 }
 
-/* pathkeys: (row_key, family, qualifier) ascending, ts descending */
+/*
+ * pathkeys: (row_key, family, qualifier) ascending, ts descending; or,
+ * backward, the exact reverse
+ */
 static List *
-wide_pathkeys(PlannerInfo *root, RelOptInfo *rel, Relation r)
+wide_pathkeys(PlannerInfo *root, RelOptInfo *rel, Relation r, bool backward)
 {
 	TupleDesc	desc = RelationGetDescr(r);
 	List	   *pathkeys = NIL;
@@ -660,8 +668,8 @@ wide_pathkeys(PlannerInfo *root, RelOptInfo *rel, Relation r)
 
 		if (att->atttypid == TEXTOID && att->attcollation != C_COLLATION_OID)
 			break;
-		opno = sort_operator(att->atttypid, attno == 4 ? BTGreaterStrategyNumber :
-							 BTLessStrategyNumber);
+		opno = sort_operator(att->atttypid, (attno == 4) != backward ?
+							 BTGreaterStrategyNumber : BTLessStrategyNumber);
 		if (!OidIsValid(opno))
 			break;
 		var = makeVar(rel->relid, attno, att->atttypid, att->atttypmod,
@@ -760,6 +768,19 @@ add_wide_path(PlannerInfo *root, RelOptInfo *rel, Relation r, List *pathkeys,
 	WideScanCost(root, rel, &cpath->path, m.has_range, sel, m.nseeks, quals);
 	add_path(rel, &cpath->path);
 
+	/* the same scan backwards, a little dearer: chosen for its order only */
+	if (cpath->path.pathkeys != NIL && !for_join)
+	{
+		CustomPath *rpath = makeNode(CustomPath);
+
+		memcpy(rpath, cpath, sizeof(CustomPath));
+		rpath->path.pathkeys = wide_pathkeys(root, rel, r, true);
+		rpath->path.total_cost = cpath->path.total_cost * 1.01 + 0.01;
+		rpath->custom_private = lappend(list_copy(cpath->custom_private),
+										makeInteger(1));
+		add_path(rel, &rpath->path);
+	}
+
 	/*
 	 * A large range may go parallel: not a join's or a lateral path, not
 	 * point reads or a list of keys, not the case variants of an ILIKE
@@ -852,7 +873,7 @@ wide_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 		relation_close(r, NoLock);
 		return;
 	}
-	pathkeys = wide_pathkeys(root, rel, r);
+	pathkeys = wide_pathkeys(root, rel, r, false);
 	add_wide_path(root, rel, r, pathkeys, rel->lateral_relids, false);
 	add_join_paths(root, rel, r, pathkeys);
 	relation_close(r, NoLock);
@@ -866,6 +887,7 @@ plan_wide_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	List	   *kinds = linitial(best_path->custom_private);
 	List	   *exprs = lsecond(best_path->custom_private);
 	List	   *exact = lthird(best_path->custom_private);
+	bool		backward = list_length(best_path->custom_private) > 4;
 	List	   *ts = lfourth(best_path->custom_private);
 	List	   *quals = NIL;
 	ListCell   *lc;
@@ -884,7 +906,8 @@ plan_wide_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->flags = best_path->flags;
 	/* the window's bounds follow the key's */
 	cscan->custom_exprs = list_concat(list_copy(exprs), lsecond(ts));
-	cscan->custom_private = list_make2(kinds, linitial(ts));
+	cscan->custom_private = list_make3(kinds, linitial(ts),
+									   makeInteger(backward ? 1 : 0));
 	cscan->custom_scan_tlist = NIL;
 	cscan->methods = &wide_scan_methods;
 	return &cscan->scan.plan;
@@ -904,6 +927,7 @@ create_wide_scan_state(CustomScan *cscan)
 	s->css.methods = &wide_exec_methods;
 	s->bound_kinds = linitial(cscan->custom_private);
 	s->ts_kinds = lsecond(cscan->custom_private);
+	s->backward = intVal(lthird(cscan->custom_private)) != 0;
 	return (Node *) s;
 }
 
@@ -1264,7 +1288,10 @@ next_prefix_range(WideScanState *s, WideKeyRange *r)
 {
 	while (s->nextprefix < s->nprefixes)
 	{
-		const WideBytes *p = &s->prefixes[s->nextprefix++];
+		/* (a backward scan reads the ranges last first) */
+		const WideBytes *p = &s->prefixes[s->backward ?
+										  s->nprefixes - 1 - s->nextprefix :
+										  s->nextprefix];
 		WideKeyRange v = s->range;
 		int			cmp;
 
@@ -1299,7 +1326,11 @@ next_prefix_range(WideScanState *s, WideKeyRange *r)
 		if (v.has_start && v.has_end &&
 			((cmp = WideKeyCompare(v.start, v.startlen, v.end, v.endlen)) > 0 ||
 			 (cmp == 0 && !(v.start_incl && v.end_incl))))
+		{
+			s->nextprefix++;
 			continue;
+		}
+		s->nextprefix++;
 		*r = v;
 		return true;
 	}
@@ -1340,8 +1371,9 @@ open_reader(WideScanState *s)
 		{
 			if (s->nextkey >= s->nkeys)
 				return false;
-			k = s->keys[s->nextkey].data;
-			len = s->keys[s->nextkey].len;
+			/* (backward: from the last key) */
+			k = s->keys[s->backward ? s->nkeys - 1 - s->nextkey : s->nextkey].data;
+			len = s->keys[s->backward ? s->nkeys - 1 - s->nextkey : s->nextkey].len;
 			s->nextkey++;
 			if (!WideRowBeforeRange(&s->range, k, len) &&
 				!WideRowAfterRange(&s->range, k, len))
@@ -1373,10 +1405,19 @@ open_reader(WideScanState *s)
 		next_stretch(s);
 		return true;
 	}
-	s->reader = WideReaderBeginTs(rel, estate->es_snapshot, WideReaderNow(), &r,
-								  s->ts_kinds ? &s->window : NULL);
-	if (s->columns.fam_active || s->columns.qual_active)
-		WideReaderSetFilter(s->reader, WideColumnFilterKeep, &s->columns);
+	if (s->backward)
+	{
+		/* (the column filter is applied to its cells in wide_scan_next) */
+		s->rreader = WideReverseBegin(rel, estate->es_snapshot, WideReaderNow(),
+									  &r, false, s->ts_kinds ? &s->window : NULL);
+	}
+	else
+	{
+		s->reader = WideReaderBeginTs(rel, estate->es_snapshot, WideReaderNow(), &r,
+									  s->ts_kinds ? &s->window : NULL);
+		if (s->columns.fam_active || s->columns.qual_active)
+			WideReaderSetFilter(s->reader, WideColumnFilterKeep, &s->columns);
+	}
 	MemoryContextSwitchTo(old);
 	return true;
 }
@@ -1387,9 +1428,9 @@ close_reader(WideScanState *s)
 	WideReaderStats st;
 	MemoryContext old;
 
-	if (s->reader == NULL)
+	if (s->reader == NULL && s->rreader == NULL)
 		return;
-	st = WideReaderGetStats(s->reader);
+	st = s->reader ? WideReaderGetStats(s->reader) : WideReverseGetStats(s->rreader);
 	s->stats.wa_records += st.wa_records;
 	s->stats.runs_read += st.runs_read;
 	s->stats.blocks_read += st.blocks_read;
@@ -1398,9 +1439,13 @@ close_reader(WideScanState *s)
 	s->stats.records += st.records;
 	s->stats.cells += st.cells;
 	old = MemoryContextSwitchTo(s->readcxt);
-	WideReaderEnd(s->reader);
+	if (s->reader)
+		WideReaderEnd(s->reader);
+	else
+		WideReverseEnd(s->rreader);
 	MemoryContextSwitchTo(old);
 	s->reader = NULL;
+	s->rreader = NULL;
 	MemoryContextReset(s->readcxt);
 }
 
@@ -1416,13 +1461,13 @@ wide_scan_next(ScanState *ss)
 		return ExecClearTuple(slot);
 	for (;;)
 	{
-		if (s->reader == NULL && !open_reader(s))
+		if (s->reader == NULL && s->rreader == NULL && !open_reader(s))
 		{
 			s->empty = true;
 			return ExecClearTuple(slot);
 		}
 		old = MemoryContextSwitchTo(s->readcxt);
-		cell = WideReaderNext(s->reader);
+		cell = s->reader ? WideReaderNext(s->reader) : WideReverseNext(s->rreader);
 		MemoryContextSwitchTo(old);
 		if (cell != NULL)
 		{
@@ -1541,6 +1586,8 @@ explain_wide_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyText("Families", fams.data, es);
 	if (quals.len > 0)
 		ExplainPropertyText("Qualifiers", quals.data, es);
+	if (s->backward)
+		ExplainPropertyText("Scan Direction", "Backward", es);
 	WideTsWindowExplain(&node->ss.ps, s->ts_kinds,
 						list_copy_tail(cscan->custom_exprs, list_length(s->bound_kinds)),
 						ancestors, es);
@@ -1548,9 +1595,10 @@ explain_wide_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 	{
 		WideReaderStats st = s->stats;
 
-		if (s->reader)
+		if (s->reader || s->rreader)
 		{
-			WideReaderStats cur = WideReaderGetStats(s->reader);
+			WideReaderStats cur = s->reader ? WideReaderGetStats(s->reader) :
+				WideReverseGetStats(s->rreader);
 
 			st.runs_read += cur.runs_read;
 			st.blocks_read += cur.blocks_read;

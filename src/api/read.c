@@ -582,138 +582,41 @@ read_range(ReadState *st, const WideKeyRange *range)
 	WideReaderEnd(r);
 }
 
-/* rows of a reversed read gathered at a time (bounds its memory) */
-#define REVERSE_CHUNK_ROWS	64
-
-typedef struct ChunkRow
-{
-	char	   *key;
-	uint32		keylen;
-	WideRowCell *cells;
-	int			ncells;
-} ChunkRow;
-
-/* filter and emit one row of a chunk (reversed reads) */
-static void
-emit_chunk_row(ReadState *st, ChunkRow *r)
-{
-	WideRowOut *out;
-	int			nout,
-				i;
-
-	st->fc.row = r->key;
-	st->fc.rowlen = r->keylen;
-	out = WideFilterApply(&st->fc, st->filter, r->cells, r->ncells, &nout);
-	if (nout == 0 || st->full)
-		return;
-	for (i = 0; i < nout; i++)
-		emit_cell(st, &r->cells[out[i].cell], &out[i]);
-	st->rows++;
-	if (st->limit >= 0 && st->rows >= st->limit)
-		st->full = true;
-}
-
 /*
  * read_range_reversed -- the rows of a range, last row first (cells inside
- * a row keep their order, as in Bigtable).  The row cursor finds up to
- * REVERSE_CHUNK_ROWS row keys going backwards; one forward reader over
- * just those rows reads them; they are emitted in reverse.  Memory is one
- * chunk of rows, whatever the range.
+ * a row keep their order, as in Bigtable), from the engine's reverse
+ * reader (engine/reverse.c), which reads by windows of about a block per
+ * run: a small limit reads only the end of the range.
  */
 static void
 read_range_reversed(ReadState *st, const WideKeyRange *range)
 {
-	WideRowCursor *cur = WideRowCursorBegin(st->rel, GetActiveSnapshot(), range);
-	MemoryContext chunkcxt = AllocSetContextCreate(CurrentMemoryContext,
-												   "wide reversed chunk",
-												   ALLOCSET_DEFAULT_SIZES);
-	char	   *hi = NULL;
-	uint32		hilen = 0;
-	bool		more = true;
+	WideReverseReader *r = WideReverseBegin(st->rel, GetActiveSnapshot(),
+											WideReaderNow(), range, true,
+											st->has_window ? &st->window : NULL);
+	const WideCell *cell;
 
-	while (more && !st->full)
+	while (!st->full && (cell = WideReverseNext(r)) != NULL)
 	{
-		MemoryContext old = MemoryContextSwitchTo(chunkcxt);
-		const char *k;
-		uint32		klen;
-		char	   *lo = NULL;
-		uint32		lolen = 0;
-		int			nkeys = 0;
-		WideKeyRange r;
-		WideReader *reader;
-		const WideCell *cell;
-		ChunkRow   *rows = palloc(sizeof(ChunkRow) * REVERSE_CHUNK_ROWS);
-		int			nrows = 0,
-					cap = 0,
-					i;
-
-		/* the next chunk of row keys, backwards */
-		while (nkeys < REVERSE_CHUNK_ROWS && (more = WideRowCursorPrev(cur, &k, &klen)))
+		CHECK_FOR_INTERRUPTS();
+		/* rows an earlier (higher) range returned */
+		if (st->have_last &&
+			WideKeyCompare(cell->key, cell->keylen, st->last.data, st->last.len) >= 0)
+			continue;
+		if (!st->have_row ||
+			WideKeyCompare(cell->key, cell->keylen, st->row.data, st->row.len) != 0)
 		{
-			/* rows an earlier (higher) range returned */
-			if (st->have_last &&
-				WideKeyCompare(k, klen, st->last.data, st->last.len) >= 0)
-				continue;
-			if (nkeys == 0)
-			{
-				hi = pnstrdup(k, klen);
-				hilen = klen;
-			}
-			lo = pnstrdup(k, klen);
-			lolen = klen;
-			nkeys++;
+			finish_row(st);
+			if (st->full)
+				break;
+			resetStringInfo(&st->row);
+			appendBinaryStringInfo(&st->row, cell->key, cell->keylen);
+			st->have_row = true;
 		}
-		if (nkeys == 0)
-		{
-			MemoryContextSwitchTo(old);
-			break;
-		}
-
-		/* read them forward */
-		memset(&r, 0, sizeof(r));
-		r.has_start = r.has_end = r.start_incl = r.end_incl = true;
-		r.start = lo;
-		r.startlen = lolen;
-		r.end = hi;
-		r.endlen = hilen;
-		r.is_point = (nkeys == 1);
-		reader = WideReaderBeginTs(st->rel, GetActiveSnapshot(), WideReaderNow(), &r,
-								   st->has_window ? &st->window : NULL);
-		while ((cell = WideReaderNext(reader)) != NULL)
-		{
-			ChunkRow   *row;
-
-			CHECK_FOR_INTERRUPTS();
-			if (nrows == 0 ||
-				WideKeyCompare(cell->key, cell->keylen, rows[nrows - 1].key,
-						  rows[nrows - 1].keylen) != 0)
-			{
-				if (nrows == REVERSE_CHUNK_ROWS)
-					rows = repalloc(rows, sizeof(ChunkRow) * (nrows + REVERSE_CHUNK_ROWS));
-				row = &rows[nrows++];
-				row->key = pnstrdup(cell->key, cell->keylen);
-				row->keylen = cell->keylen;
-				row->ncells = 0;
-				cap = 16;
-				row->cells = palloc(sizeof(WideRowCell) * cap);
-			}
-			row = &rows[nrows - 1];
-			if (row->ncells == cap)
-				row->cells = repalloc(row->cells, sizeof(WideRowCell) * (cap *= 2));
-			copy_cell(st->schema, st->rowdesc, cell, &row->cells[row->ncells++]);
-		}
-		WideReaderEnd(reader);
-
-		for (i = nrows - 1; i >= 0 && !st->full; i--)
-			emit_chunk_row(st, &rows[i]);
-		resetStringInfo(&st->last);
-		appendBinaryStringInfo(&st->last, lo, lolen);
-		st->have_last = true;
-		MemoryContextSwitchTo(old);
-		MemoryContextReset(chunkcxt);
+		add_cell(st, cell);
 	}
-	MemoryContextDelete(chunkcxt);
-	WideRowCursorEnd(cur);
+	finish_row(st);
+	WideReverseEnd(r);
 }
 
 /* order of ranges for a reversed read: by end, highest (or none) first */

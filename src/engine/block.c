@@ -609,6 +609,115 @@ WideBlockIterNext(WideBlockIter *it, WideCell *c)
 }
 
 /*
+ * WideBlockRowsBuild -- where each row of a block starts: its key and the
+ * iterator's state before its first record (so that an iterator can start
+ * there: WideBlockIterSeekRow), in the current memory context; NULL if the
+ * block is damaged.  Decodes the whole block once; the directory is cached
+ * beside it (segment_reader.c), so seeks into a hot block cost a binary
+ * search instead of decoding the records before the key.
+ */
+WideBlockRows *
+WideBlockRowsBuild(const char *data, Size len, int16 typlen,
+				   uint64 default_seq, uint64 seq_base)
+{
+	WideBlockRows *rows = palloc(sizeof(WideBlockRows));
+	WideBlockIter it;
+	WideCell	c;
+	const char *kbase,
+			   *tbase,
+			   *abase,
+			   *vbase;
+	int			cap = 16;
+
+	memset(&it, 0, sizeof(it));
+	rows->n = 0;
+	rows->rows = palloc(sizeof(WideBlockRowStart) * cap);
+	if (!WideBlockIterInit(&it, data, len, typlen, default_seq, seq_base))
+		return NULL;
+	kbase = it.k;
+	tbase = it.t;
+	abase = it.a;
+	vbase = it.v;
+	for (;;)
+	{
+		WideBlockRowStart r;
+
+		r.i = it.i;
+		r.koff = it.k - kbase;
+		r.toff = it.t - tbase;
+		r.aoff = it.a - abase;
+		r.voff = it.v - vbase;
+		r.ts = it.ts;
+		r.seq = it.seq;
+		if (!WideBlockIterNext(&it, &c))
+			break;
+		if (c.same & WIDE_SAME_ROW)
+			continue;
+		if (rows->n == cap)
+			rows->rows = repalloc(rows->rows, sizeof(WideBlockRowStart) * (cap *= 2));
+		r.key = memcpy(palloc(Max(c.keylen, 1)), c.key, c.keylen);
+		r.keylen = c.keylen;
+		rows->rows[rows->n++] = r;
+	}
+	WideBlockIterEnd(&it);
+	return it.error ? NULL : rows;
+}
+
+/*
+ * WideBlockRowsSeek -- the first row of the directory whose key is >= key
+ * (> key if !incl); n if none.
+ */
+int
+WideBlockRowsSeek(const WideBlockRows *rows, const char *key, uint32 keylen,
+				  bool incl)
+{
+	int			lo = 0,
+				hi = rows->n;
+
+	while (lo < hi)
+	{
+		int			mid = lo + (hi - lo) / 2;
+		int			cmp = WideKeyCompare(rows->rows[mid].key, rows->rows[mid].keylen,
+										 key, keylen);
+
+		if (cmp < 0 || (cmp == 0 && !incl))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * WideBlockIterSeekRow -- move an iterator just initialized on the block
+ * of the directory to the start of its row j.
+ */
+void
+WideBlockIterSeekRow(WideBlockIter *it, const WideBlockRows *rows, int j)
+{
+	const WideBlockRowStart *r = &rows->rows[j];
+	char	   *dst;
+
+	it->i = r->i;
+	it->k += r->koff;
+	it->t += r->toff;
+	it->a += r->aoff;
+	it->v += r->voff;
+	it->ts = r->ts;
+	it->seq = r->seq;
+	/* (the row's first record shares a prefix with the row before it) */
+	dst = keybuf_reserve(it->cxt, &it->rowbuf, &it->rowcap, r->keylen);
+	memcpy(dst, r->key, r->keylen);
+	it->rowlen = r->keylen;
+	it->row_datum = keybuf_datum(it->rowbuf, it->rowlen);
+	it->have_row = true;
+	it->fam = NULL;
+	it->famlen = 0;
+	it->have_qual = false;
+	it->quallen = 0;
+}
+
+/*
  * WideBlockIterEnd -- release the iterator's buffers.
  */
 void

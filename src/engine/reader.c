@@ -50,6 +50,9 @@ struct WideReader
 	WideKeyRange range;
 	WideSorter *sorter;
 	WideMergeIter *merge;
+	WideCell *const *wacells;	/* WideReaderBeginAt: a read state's records */
+	int64		nwa;
+	int64		nextwa;
 	WideSegIter *its[WIDE_MAX_RUNS + WIDE_MAX_WA_RUNS];
 	int			nits;
 	WideMerger *merger;
@@ -584,7 +587,8 @@ WideReaderEnd(WideReader *r)
 
 	for (i = 0; i < r->nits; i++)
 		WideSegIterEnd(r->its[i]);
-	WideSorterEnd(r->sorter);
+	if (r->sorter)
+		WideSorterEnd(r->sorter);
 	MemoryContextDelete(r->valcxt);
 	if (r->rangecxt)
 		MemoryContextDelete(r->rangecxt);
@@ -595,207 +599,185 @@ WideReaderEnd(WideReader *r)
 }
 
 /* ----------------------------------------------------------------
- *	Row keys backwards (reversed reads)
+ *	Read states: one state of a table read in pieces (reverse.c)
  *
- * A row cursor walks the row keys of a range from the end to the start
- * without reading the range: each step asks every run for its greatest
- * row before the current one (WideSegmentRowBefore: one index block and
- * one data block, usually cached) and takes the greatest; the write area's
- * keys in range are collected once, sorted (bounded by the write area,
- * like every reader's).  A key it returns may have no visible cells (only
- * tombstones, or records of other transactions): callers read the rows
- * forward and skip empty ones.
+ * A reverse read opens a reader per window.  They must all read one state
+ * of the table -- a flush between two windows must not show a record both
+ * in the write area and in a new run -- and scanning the write area for
+ * each would cost its size per window: the state keeps the runs and the
+ * sorted visible write-area records of the whole range, taken once.
  * ----------------------------------------------------------------
  */
-struct WideRowCursor
+struct WideReadState
 {
 	Relation	rel;
-	WideKeyRange range;
-	WideRunData runs[WIDE_MAX_RUNS + WIDE_MAX_WA_RUNS];
-	int			nruns;
-	char	  **wakeys;			/* write-area row keys in range, sorted */
-	uint32	   *walens;
-	int			nwakeys;
-	StringInfoData cur;			/* the last key returned */
-	bool		started;
-	StringInfoData cand;
-	StringInfoData best;
+	Snapshot	snapshot;
+	TableState	ts;
+	WideSorter *wa;				/* visible write-area records in range */
+	WideCell *const *wacells;	/* ... sorted */
+	int64		nwa;
 };
 
-static int
-key_ptr_cmp(const void *a, const void *b, void *arg)
-{
-	int			i = *(const int *) a;
-	int			j = *(const int *) b;
-	WideRowCursor *c = (WideRowCursor *) arg;
-
-	return WideKeyCompare(c->wakeys[i], c->walens[i], c->wakeys[j], c->walens[j]);
-}
-
 /*
- * WideRowCursorBegin -- a cursor over the row keys of a range, backwards.
+ * WideReadStateBegin -- the state of the table for reading a range (NULL:
+ * all) in pieces.
  */
-WideRowCursor *
-WideRowCursorBegin(Relation rel, Snapshot snapshot, const WideKeyRange *range)
+WideReadState *
+WideReadStateBegin(Relation rel, Snapshot snapshot, const WideKeyRange *range)
 {
-	WideRowCursor *c = palloc0(sizeof(WideRowCursor));
-	TableState	ts;
-	int			cap = 64;
-	int			i;
-	char	  **keys;
-	uint32	   *lens;
-	int		   *order;
-	int			n = 0;
+	WideReadState *st = palloc0(sizeof(WideReadState));
+	WideKeyRange all;
 
-	c->rel = rel;
-	c->range = *range;
-	WideSerializableRead(rel, snapshot);
-	if (range->has_start)
-		copy_bound(&c->range.start, range->start, range->startlen);
-	if (range->has_end)
-		copy_bound(&c->range.end, range->end, range->endlen);
-	initStringInfo(&c->cur);
-	initStringInfo(&c->cand);
-	initStringInfo(&c->best);
-
-	table_state(rel, &ts);
-	c->nruns = runs_in_range(&ts, &c->range, c->runs);
-
-	/* the write area's row keys in range */
-	keys = palloc(sizeof(char *) * cap);
-	lens = palloc(sizeof(uint32) * cap);
-	if (ts.nlanes > 0)
+	if (range == NULL)
 	{
-		WideWAScan *wa = WideWAScanBegin(rel, snapshot, ts.heads, ts.gens, ts.nlanes);
+		memset(&all, 0, sizeof(all));
+		range = &all;
+	}
+	st->rel = rel;
+	st->snapshot = snapshot;
+	WideSerializableRead(rel, snapshot);
+	table_state(rel, &st->ts);
+	st->wa = WideSorterBegin();
+	if (st->ts.nlanes > 0)
+	{
+		WideWAScan *wa = WideWAScanBegin(rel, snapshot, st->ts.heads, st->ts.gens,
+										 st->ts.nlanes);
 		WideCell	cell;
 
 		while (WideWAScanNext(wa, &cell))
 		{
-			if (WideRowBeforeRange(&c->range, cell.key, cell.keylen) ||
-				WideRowAfterRange(&c->range, cell.key, cell.keylen))
+			if (WideRowBeforeRange(range, cell.key, cell.keylen) ||
+				WideRowAfterRange(range, cell.key, cell.keylen))
 				continue;
-			if (n == cap)
-			{
-				cap *= 2;
-				keys = repalloc(keys, sizeof(char *) * cap);
-				lens = repalloc(lens, sizeof(uint32) * cap);
-			}
-			keys[n] = palloc(Max(cell.keylen, 1));
-			memcpy(keys[n], cell.key, cell.keylen);
-			lens[n++] = cell.keylen;
+			WideSorterAdd(st->wa, &cell);
 		}
 		WideWAScanEnd(wa);
 	}
-	c->wakeys = keys;
-	c->walens = lens;
-	order = palloc(sizeof(int) * Max(n, 1));
-	for (i = 0; i < n; i++)
-		order[i] = i;
-	qsort_arg(order, n, sizeof(int), key_ptr_cmp, c);
-	c->wakeys = palloc(sizeof(char *) * Max(n, 1));
-	c->walens = palloc(sizeof(uint32) * Max(n, 1));
-	c->nwakeys = 0;
-	for (i = 0; i < n; i++)
-	{
-		int			k = order[i];
-
-		if (c->nwakeys > 0 &&
-			WideKeyCompare(c->wakeys[c->nwakeys - 1], c->walens[c->nwakeys - 1],
-						   keys[k], lens[k]) == 0)
-			continue;
-		c->wakeys[c->nwakeys] = keys[k];
-		c->walens[c->nwakeys++] = lens[k];
-	}
-	return c;
-}
-
-/* keep the greater of best and cand */
-static void
-take_greater(WideRowCursor *c, bool *have)
-{
-	if (!*have || WideKeyCompare(c->cand.data, c->cand.len, c->best.data, c->best.len) > 0)
-	{
-		resetStringInfo(&c->best);
-		appendBinaryStringInfo(&c->best, c->cand.data, c->cand.len);
-		*have = true;
-	}
+	WideSorterDone(st->wa);
+	st->wacells = WideSorterCells(st->wa, &st->nwa);
+	return st;
 }
 
 /*
- * WideRowCursorPrev -- the next row key going backwards (the greatest key
- * in range below the last one returned); false at the start of the range.
- * The key stays valid until the next call.
+ * WideReadStateRuns -- the runs (bulk-loaded ones too) of the state that
+ * may hold a range, copied into out; returns their number.
  */
-bool
-WideRowCursorPrev(WideRowCursor *c, const char **key, uint32 *keylen)
+int
+WideReadStateRuns(const WideReadState *st, const WideKeyRange *range,
+				  WideRunData *out)
 {
-	const char *before = NULL;
-	uint32		beforelen = 0;
-	char	   *endplus = NULL;
-	bool		have = false;
-	int			i;
+	return runs_in_range(&st->ts, range, out);
+}
 
-	if (c->started)
-	{
-		before = c->cur.data;
-		beforelen = c->cur.len;
-	}
-	else if (c->range.has_end)
-	{
-		/* rows < end, or <= end: < end followed by a zero byte */
-		beforelen = c->range.endlen + (c->range.end_incl ? 1 : 0);
-		endplus = palloc(beforelen);
-		memcpy(endplus, c->range.end, c->range.endlen);
-		if (c->range.end_incl)
-			endplus[c->range.endlen] = '\0';
-		before = endplus;
-	}
-	c->started = true;
+/*
+ * WideReadStateWA -- the state's write-area records, sorted.
+ */
+WideCell *const *
+WideReadStateWA(const WideReadState *st, int64 *n)
+{
+	*n = st->nwa;
+	return st->wacells;
+}
 
-	for (i = 0; i < c->nruns; i++)
-		if (WideSegmentRowBefore(c->rel, &c->runs[i], before, beforelen, &c->cand))
-			take_greater(c, &have);
+/*
+ * WideReadStateEnd -- release the state (after its readers).
+ */
+void
+WideReadStateEnd(WideReadState *st)
+{
+	WideSorterEnd(st->wa);
+	pfree(st);
+}
 
-	/* the write area: binary search for the greatest key < before */
-	{
-		int			lo = 0,
-					hi = c->nwakeys;
+/* the next write-area record of a WideReaderBeginAt reader, in its range */
+static bool
+state_next(void *arg, WideCell *cell)
+{
+	WideReader *r = (WideReader *) arg;
+	const WideCell *c;
 
-		while (lo < hi)
-		{
-			int			mid = lo + (hi - lo) / 2;
-
-			if (before == NULL ||
-				WideKeyCompare(c->wakeys[mid], c->walens[mid], before, beforelen) < 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo > 0)
-		{
-			resetStringInfo(&c->cand);
-			appendBinaryStringInfo(&c->cand, c->wakeys[lo - 1], c->walens[lo - 1]);
-			take_greater(c, &have);
-		}
-	}
-	if (endplus)
-		pfree(endplus);
-	if (!have || WideRowBeforeRange(&c->range, c->best.data, c->best.len))
+	if (r->nextwa >= r->nwa)
 		return false;
-	resetStringInfo(&c->cur);
-	appendBinaryStringInfo(&c->cur, c->best.data, c->best.len);
-	*key = c->cur.data;
-	*keylen = c->cur.len;
+	c = r->wacells[r->nextwa];
+	if (WideRowAfterRange(&r->range, c->key, c->keylen))
+		return false;
+	*cell = *c;
+	r->nextwa++;
 	return true;
 }
 
 /*
- * WideRowCursorEnd -- release the cursor.
+ * WideReaderBeginAt -- a reader of the cells of a range (within the
+ * state's) as WideReaderBeginTs, of the read state's table state.  (The
+ * state's write-area records are pruned by the window as they are merged.)
  */
-void
-WideRowCursorEnd(WideRowCursor *c)
+WideReader *
+WideReaderBeginAt(WideReadState *st, int64 now, const WideKeyRange *range,
+				  const WideTsWindow *window)
 {
-	pfree(c);
+	WideReader *r = palloc0(sizeof(WideReader));
+	int64		lo = 0,
+				hi = st->nwa;
+	int			i;
+
+	r->rel = st->rel;
+	r->snapshot = st->snapshot;
+	r->schema = WideSchemaCopy(st->rel);
+	r->merger = WideMergerCreate(st->rel, r->schema, now);
+	if (window)
+	{
+		r->pruning = true;
+		WideTsPruneInit(&r->prune, window, r->schema);
+	}
+	r->valcxt = AllocSetContextCreate(CurrentMemoryContext, "wide reader values",
+									  ALLOCSET_DEFAULT_SIZES);
+	r->range = *range;
+	if (range->has_start)
+		copy_bound(&r->range.start, range->start, range->startlen);
+	if (range->has_end)
+		copy_bound(&r->range.end, range->end, range->endlen);
+
+	/* the state's write-area records from the start of the range */
+	while (lo < hi)
+	{
+		int64		mid = lo + (hi - lo) / 2;
+
+		if (WideRowBeforeRange(&r->range, st->wacells[mid]->key,
+							   st->wacells[mid]->keylen))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	r->wacells = st->wacells;
+	r->nwa = st->nwa;
+	r->nextwa = lo;
+
+	/* merged with the state's runs that may hold the range */
+	r->merge = WideMergeIterCreate(st->ts.nruns + st->ts.nwaruns + 1);
+	WideMergeIterAdd(r->merge, state_next, r, WIDE_MAX_RUNS + WIDE_MAX_WA_RUNS + 1);
+	for (i = st->ts.nwaruns - 1; i >= 0; i--)
+	{
+		if (!WideRunOverlapsRange(&st->ts.waruns[i], &r->range))
+			continue;
+		r->its[r->nits] = WideSegIterBegin(st->rel, &st->ts.waruns[i], &r->range);
+		if (r->pruning)
+			WideSegIterSetPrune(r->its[r->nits], &r->prune);
+		WideMergeIterAdd(r->merge, seg_next, r->its[r->nits], WIDE_MAX_RUNS + i);
+		r->nits++;
+		r->stats.runs_read++;
+	}
+	for (i = st->ts.nruns - 1; i >= 0; i--)
+	{
+		if (!WideRunOverlapsRange(&st->ts.runs[i], &r->range))
+			continue;
+		r->its[r->nits] = WideSegIterBegin(st->rel, &st->ts.runs[i], &r->range);
+		if (r->pruning)
+			WideSegIterSetPrune(r->its[r->nits], &r->prune);
+		WideMergeIterAdd(r->merge, seg_next, r->its[r->nits], i);
+		r->nits++;
+		r->stats.runs_read++;
+	}
+	return r;
 }
 
 /*

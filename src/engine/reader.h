@@ -53,11 +53,27 @@ extern void WideReaderEnd(WideReader *r);
 typedef bool (*WideRecordFilter) (const WideCell *cell, void *arg);
 extern void WideReaderSetFilter(WideReader *r, WideRecordFilter keep, void *arg);
 extern int64 WideReaderNow(void);
-typedef struct WideRowCursor WideRowCursor;
-extern WideRowCursor *WideRowCursorBegin(Relation rel, Snapshot snapshot,
+typedef struct WideReadState WideReadState;
+extern WideReadState *WideReadStateBegin(Relation rel, Snapshot snapshot,
 										 const WideKeyRange *range);
-extern bool WideRowCursorPrev(WideRowCursor *c, const char **key, uint32 *keylen);
-extern void WideRowCursorEnd(WideRowCursor *c);
+extern int	WideReadStateRuns(const WideReadState *st, const WideKeyRange *range,
+							  WideRunData *out);
+extern WideCell *const *WideReadStateWA(const WideReadState *st, int64 *n);
+extern WideReader *WideReaderBeginAt(WideReadState *st, int64 now,
+									 const WideKeyRange *range,
+									 const WideTsWindow *window);
+extern void WideReadStateEnd(WideReadState *st);
+
+/* reverse.c: reading a range backwards */
+typedef struct WideReverseReader WideReverseReader;
+extern WideReverseReader *WideReverseBegin(Relation rel, Snapshot snapshot,
+										   int64 now, const WideKeyRange *range,
+										   bool cells_forward,
+										   const WideTsWindow *window);
+extern const WideCell *WideReverseNext(WideReverseReader *r);
+extern WideReaderStats WideReverseGetStats(const WideReverseReader *r);
+extern void WideReverseEnd(WideReverseReader *r);
+
 extern int	WideRowWriters(Relation rel, const char *key, uint32 keylen,
 						   TransactionId **xids, uint64 **seqs);
 

@@ -104,6 +104,26 @@ typedef struct WideRawBlock
 	Size		len;
 	char	   *data;
 } WideRawBlock;
+/* where a row of a data block starts (block.c), and a block's directory */
+typedef struct WideBlockRowStart
+{
+	const char *key;
+	uint32		keylen;
+	int			i;				/* its first record */
+	uint32		koff;			/* offsets in the four sections */
+	uint32		toff;
+	uint32		aoff;
+	uint32		voff;
+	int64		ts;				/* the timestamp of the record before */
+	uint64		seq;			/* the (stored) sequence number before */
+} WideBlockRowStart;
+
+typedef struct WideBlockRows
+{
+	int			n;
+	WideBlockRowStart *rows;
+} WideBlockRows;
+
 typedef struct WideBlockBuilder WideBlockBuilder;
 typedef struct WideSegmentWriter WideSegmentWriter;
 typedef struct WideSegIter WideSegIter;
@@ -125,6 +145,13 @@ extern void WideBlockFinish(WideBlockBuilder *b, StringInfo out);
 extern bool WideBlockIterInit(WideBlockIter *it, const char *data, Size len,
 							  int16 typlen, uint64 default_seq, uint64 seq_base);
 extern bool WideBlockIterNext(WideBlockIter *it, WideCell *c);
+extern WideBlockRows *WideBlockRowsBuild(const char *data, Size len,
+										 int16 typlen, uint64 default_seq,
+										 uint64 seq_base);
+extern int	WideBlockRowsSeek(const WideBlockRows *rows, const char *key,
+							  uint32 keylen, bool incl);
+extern void WideBlockIterSeekRow(WideBlockIter *it, const WideBlockRows *rows,
+								 int j);
 extern void WideBlockIterEnd(WideBlockIter *it);
 
 /* indexblock.c */
@@ -173,8 +200,9 @@ extern void WideSegIterSetPrune(WideSegIter *it, const struct WideTsPrune *prune
 extern void WideSegIterSkipped(const WideSegIter *it, uint64 *blocks,
 							   uint64 *indexes);
 extern void WideSegIterEnd(WideSegIter *it);
-extern bool WideSegmentRowBefore(Relation rel, const WideRunData *run,
-								 const char *key, uint32 keylen, StringInfo out);
+extern bool WideSegmentWindowStart(Relation rel, const WideRunData *run,
+								   const char *hi, uint32 hilen, int nrows,
+								   StringInfo out);
 
 /* blockcache.c */
 extern WideCacheEntry *WideCacheLookup(RelFileNode node, uint32 segid,

@@ -46,6 +46,7 @@
 #define CACHE_SEGMENT	1
 #define CACHE_INDEX		2
 #define CACHE_DATA		3
+#define CACHE_ROWS		4		/* a data block's row directory */
 
 /* data blocks an iterator caches before it reads as a scan (see above) */
 #define WIDE_SCAN_CACHED_BLOCKS	16
@@ -480,6 +481,43 @@ WideSegmentCloseBlock(WideRawBlock *blk, WideCacheEntry *pin)
 	}
 }
 
+/*
+ * The cached row directory of a data block (block.c: WideBlockRowsBuild),
+ * built from the block the first time.
+ */
+static WideBlockRows *
+open_rows(Relation rel, const WideSegment *seg, uint64 seq_base,
+		  const WideIndexEntry *e, WideCacheEntry **pin)
+{
+	void	   *obj;
+	MemoryContext cxt,
+				old;
+	WideCacheEntry *blkpin;
+	WideRawBlock *blk;
+	WideBlockRows *rows;
+
+	*pin = WideCacheLookup(rel->rd_node, seg->segid, seg->max_seq,
+						   CACHE_ROWS, e->offset, &obj);
+	if (*pin)
+		return (WideBlockRows *) obj;
+	blk = WideSegmentOpenBlock(rel, seg, e, &blkpin, true);
+	cxt = WideCacheNewContext();
+	old = MemoryContextSwitchTo(cxt);
+	rows = WideBlockRowsBuild(blk->data, blk->len, seg->typlen,
+							  seg->max_seq + seq_base, seq_base);
+	MemoryContextSwitchTo(old);
+	WideSegmentCloseBlock(blk, blkpin);
+	if (rows == NULL)
+	{
+		MemoryContextDelete(cxt);
+		stream_corrupt(rel, seg, "bad data block", e->offset);
+	}
+	obj = rows;
+	*pin = WideCacheInsert(rel->rd_node, seg->segid, seg->max_seq,
+						   CACHE_ROWS, e->offset, cxt, &obj);
+	return (WideBlockRows *) obj;
+}
+
 /* ----------------------------------------------------------------
  *	Iterating
  * ----------------------------------------------------------------
@@ -568,6 +606,12 @@ seek_start(WideSegIter *it)
 		return;
 	it->idx = open_index(it->rel, it->seg, &root->entries[it->ri], &it->idxpin);
 	it->ii = r->has_start ? WideIndexSeek(it->idx, r->start, r->startlen) : 0;
+	/* an exclusive start that ends a block: the range begins after it */
+	if (r->has_start && !r->start_incl && it->ii < it->idx->n &&
+		WideKeyCompare(it->idx->entries[it->ii].lastrow,
+					   it->idx->entries[it->ii].lastrowlen,
+					   r->start, r->startlen) == 0)
+		it->ii++;
 	if (r->is_point && !WideIndexMayContain(it->idx, it->point_hash))
 	{
 		it->done = true;
@@ -636,6 +680,19 @@ next_block(WideSegIter *it)
 						   it->seq_base) ||
 		(uint64) it->bi.ncells != e->ncells)
 		stream_corrupt(it->rel, it->seg, "bad data block", e->offset);
+	/* the range's first block: start at its first row (block.c) */
+	if (it->blocks == 1 && it->range.has_start)
+	{
+		WideCacheEntry *rowspin;
+		WideBlockRows *rows = open_rows(it->rel, it->seg, it->seq_base, e, &rowspin);
+		int			j = WideBlockRowsSeek(rows, it->range.start,
+										  it->range.startlen,
+										  it->range.start_incl);
+
+		if (j > 0 && j < rows->n)
+			WideBlockIterSeekRow(&it->bi, rows, j);
+		WideCacheRelease(rowspin);
+	}
 	return true;
 }
 
@@ -738,91 +795,78 @@ WideSegIterEnd(WideSegIter *it)
 }
 
 /*
- * WideSegmentRowBefore -- the greatest row key of a run that is smaller
- * than "key" (key NULL: the run's greatest), copied into *out; false if
- * there is none.  Reads at most one index block and one data block: the
- * row before "key" is either in the first block whose last row is >= key,
- * or is the last row of the block before it.  The row may hold only
- * tombstones or invisible records: it is a candidate for the caller to
- * read, in key order, not a promise of cells.
+ * The row key nrows rows below hi (counting the rows <= hi) in a data
+ * block, into *out; false if the block has no more rows than that.  Uses
+ * the block's row directory.
+ */
+static bool
+block_row_below(Relation rel, const WideSegment *seg, const WideRunData *run,
+				const WideIndexEntry *e, const char *hi, uint32 hilen,
+				int nrows, StringInfo out)
+{
+	WideCacheEntry *pin;
+	WideBlockRows *rows = open_rows(rel, seg, run->seq_base, e, &pin);
+	int			n = hi ? WideBlockRowsSeek(rows, hi, hilen, false) : rows->n;
+
+	if (n > nrows)
+	{
+		const WideBlockRowStart *r = &rows->rows[n - nrows - 1];
+
+		resetStringInfo(out);
+		appendBinaryStringInfo(out, r->key, r->keylen);
+	}
+	WideCacheRelease(pin);
+	return n > nrows;
+}
+
+/*
+ * WideSegmentWindowStart -- where a backward read of a run may stop for
+ * now: the last row of the data block before the one that holds the
+ * greatest row <= hi (hi NULL: the run's greatest row), copied into *out;
+ * false if that block is the run's first.  Every row of the run in
+ * (*out, hi] lies in that one block (or in the blocks a row longer than a
+ * block spans).  Reads the root and one index block, both cached; with
+ * nrows > 0, also the keys of that data block (cached too), to return the
+ * row nrows rows below hi instead if the block has more rows than that.
+ * The bound is < hi.
  */
 bool
-WideSegmentRowBefore(Relation rel, const WideRunData *run, const char *key,
-					 uint32 keylen, StringInfo out)
+WideSegmentWindowStart(Relation rel, const WideRunData *run, const char *hi,
+					   uint32 hilen, int nrows, StringInfo out)
 {
 	WideCacheEntry *segpin,
-			   *idxpin = NULL,
-			   *blkpin = NULL;
+			   *idxpin = NULL;
 	WideSegment *seg = WideSegmentOpen(rel, run, &segpin);
 	WideIndex  *root = seg->root;
 	WideIndex  *idx;
-	WideRawBlock *blk;
-	WideBlockIter bi;
-	WideCell	cell;
-	const WideIndexEntry *e;
+	const WideIndexEntry *e = NULL;
 	bool		found = false;
 	int			ri,
 				ii;
 
-	if (root->n == 0)
-	{
-		WideCacheRelease(segpin);
-		return false;
-	}
-	ri = key ? WideIndexSeek(root, key, keylen) : root->n;
+	ri = hi ? WideIndexSeek(root, hi, hilen) : root->n;
 	if (ri >= root->n)
-	{
-		/* every row of the run is before the key */
-		e = &root->entries[root->n - 1];
-		resetStringInfo(out);
-		appendBinaryStringInfo(out, e->lastrow, e->lastrowlen);
-		WideCacheRelease(segpin);
-		return true;
-	}
-	if (ri > 0)
-	{
-		e = &root->entries[ri - 1];
-		resetStringInfo(out);
-		appendBinaryStringInfo(out, e->lastrow, e->lastrowlen);
-		found = true;
-	}
+		ri = root->n - 1;		/* every row of the run is <= hi */
 	idx = open_index(rel, seg, &root->entries[ri], &idxpin);
-	if (idx->n == 0)
-		stream_corrupt(rel, seg, "empty index block", root->entries[ri].offset);
-	ii = WideIndexSeek(idx, key, keylen);
+	ii = hi ? WideIndexSeek(idx, hi, hilen) : idx->n;
 	if (ii >= idx->n)
-		ii = idx->n - 1;		/* only if damaged: the block's last row >= key */
-	if (ii > 0)
+		ii = idx->n - 1;
+	if (nrows > 0)
+		found = block_row_below(rel, seg, run, &idx->entries[ii], hi, hilen,
+								nrows, out);
+	if (!found)
 	{
-		e = &idx->entries[ii - 1];
-		resetStringInfo(out);
-		appendBinaryStringInfo(out, e->lastrow, e->lastrowlen);
-		found = true;
-	}
-
-	/* rows of the block that holds the key, before it */
-	e = &idx->entries[ii];
-	blk = WideSegmentOpenBlock(rel, seg, e, &blkpin, true);
-	memset(&bi, 0, sizeof(bi));
-	bi.cxt = CurrentMemoryContext;
-	if (!WideBlockIterInit(&bi, blk->data, blk->len, seg->typlen,
-						   seg->max_seq + run->seq_base, run->seq_base))
-		stream_corrupt(rel, seg, "bad data block", e->offset);
-	while (WideBlockIterNext(&bi, &cell))
-	{
-		if (WideKeyCompare(cell.key, cell.keylen, key, keylen) >= 0)
-			break;
-		if (!(cell.same & WIDE_SAME_ROW) || !found)
+		if (ii > 0)
+			e = &idx->entries[ii - 1];
+		else if (ri > 0)
+			e = &root->entries[ri - 1];
+		if (e != NULL)
 		{
 			resetStringInfo(out);
-			appendBinaryStringInfo(out, cell.key, cell.keylen);
+			appendBinaryStringInfo(out, e->lastrow, e->lastrowlen);
 			found = true;
 		}
 	}
-	if (bi.error)
-		stream_corrupt(rel, seg, "bad data block", e->offset);
-	WideBlockIterEnd(&bi);
-	WideSegmentCloseBlock(blk, blkpin);
 	WideCacheRelease(idxpin);
 	WideCacheRelease(segpin);
 	return found;

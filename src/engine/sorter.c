@@ -166,8 +166,8 @@ WideSorterAdd(WideSorter *s, const WideCell *cell)
 }
 
 /*
- * WideSorterCells -- the records added so far, in the order they were
- * added (before WideSorterDone); they belong to the sorter.
+ * WideSorterCells -- the records added so far: in the order they were
+ * added before WideSorterDone, sorted after it; they belong to the sorter.
  */
 WideCell  **
 WideSorterCells(WideSorter *s, int64 *n)

@@ -1,0 +1,391 @@
+/*-------------------------------------------------------------------------
+ *
+ * reverse.c
+ *	  Reading a range of row keys backwards: the last row first.
+ *
+ * Segments are written forward only, so a reverse read goes by windows:
+ * key ranges (lo, hi] taken from the end of the range towards its start,
+ * each read forward by an ordinary reader (reader.c) into memory and
+ * returned backwards.  A window is sized from the block indexes, without
+ * reading data: for every run, the rows of (lo, hi] must lie in the one
+ * data block that holds its greatest row <= hi, that is lo is at least the
+ * last row of the block before it (WideSegmentWindowStart); lo is the
+ * greatest of those bounds, and of the key K rows below hi in the write
+ * area.  All windows read one state of the table (reader.c: read states):
+ * its runs, and its write-area records in the range, gathered and sorted
+ * once, as any reader of the range would.  So a window costs at
+ * most one index block and about one data block per run -- a LIMIT query
+ * reads O(runs) blocks -- and memory is one window: about a block per run
+ * and K write-area rows, or one row if a row is longer than that.
+ * K starts small (a LIMIT 1 read of unflushed data sorts few rows) and
+ * grows to REVERSE_WA_ROWS.
+ *
+ * Windows split the range at row keys, so each row is read whole by one
+ * window, with all the rules of the read path; each window's reader sees
+ * the same snapshot, whatever flushes or compactions run between them
+ * (their bounds only decide how much a window reads).
+ *
+ * Cells come in the exact reverse of the forward order (row, family,
+ * qualifier descending, ts ascending), or, with cells_forward, rows
+ * backwards but the cells of a row in forward order (read_rows reversed,
+ * as Bigtable's reversed scans).
+ *
+ * IDENTIFICATION
+ *	  src/engine/reverse.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "utils/memutils.h"
+
+#include "engine/cell.h"
+#include "engine/segment.h"
+#include "engine/reader.h"
+
+/* write-area rows a window may hold: at first, and at most */
+#define REVERSE_WA_FIRST	8
+#define REVERSE_WA_ROWS		256
+/* rows of each run the first window holds (the next ones: a block) */
+#define REVERSE_RUN_FIRST	2
+
+struct WideReverseReader
+{
+	Relation	rel;
+	Snapshot	snapshot;
+	int64		now;
+	bool		cells_forward;
+	bool		has_window;		/* only the cells of a time window */
+	WideTsWindow window;
+	WideKeyRange range;
+	WideReadState *state;		/* the table's state (NULL: a one-row range) */
+	WideRunData runs[WIDE_MAX_RUNS + WIDE_MAX_WA_RUNS];
+	int			nruns;
+	const char **wakeys;		/* write-area row keys in range, sorted */
+	uint32	   *walens;
+	int			nwakeys;
+	int			warows;			/* K: write-area rows of the next window */
+	int			runrows;		/* rows of a run in the next window (0: a block) */
+	StringInfoData hi;			/* the next window's upper bound */
+	bool		has_hi;
+	bool		hi_incl;
+	bool		exhausted;		/* no window left */
+	StringInfoData bound;
+	StringInfoData cand;
+	MemoryContext wincxt;		/* the current window: reader and cells */
+	WideCell   *cells;			/* the window's cells, in forward order */
+	int			ncells;
+	int			maxcells;
+	int			pos;			/* full reverse: cells[pos - 1] is next */
+	int			rowstart;		/* cells_forward: the current row */
+	int			rowend;
+	WideReaderStats stats;
+};
+
+/* a palloc'd copy of a key (keys may hold zero bytes) */
+static char *
+copy_key(const char *p, uint32 len)
+{
+	char	   *c = palloc(Max(len, 1));
+
+	memcpy(c, p, len);
+	return c;
+}
+
+/*
+ * WideReverseBegin -- start reading the cells of a range (NULL: all)
+ * backwards; with a window, only the cells whose timestamp lies in it
+ * (reader.c: WideReaderBeginTs).
+ */
+WideReverseReader *
+WideReverseBegin(Relation rel, Snapshot snapshot, int64 now,
+				 const WideKeyRange *range, bool cells_forward,
+				 const WideTsWindow *window)
+{
+	WideReverseReader *r = palloc0(sizeof(WideReverseReader));
+
+	r->rel = rel;
+	r->snapshot = snapshot;
+	r->now = now;
+	r->cells_forward = cells_forward;
+	if (window)
+	{
+		r->has_window = true;
+		r->window = *window;
+	}
+	if (range)
+	{
+		r->range = *range;
+		if (range->has_start)
+			r->range.start = copy_key(range->start, range->startlen);
+		if (range->has_end)
+			r->range.end = copy_key(range->end, range->endlen);
+	}
+	initStringInfo(&r->hi);
+	initStringInfo(&r->bound);
+	initStringInfo(&r->cand);
+	if (r->range.has_end)
+	{
+		appendBinaryStringInfo(&r->hi, r->range.end, r->range.endlen);
+		r->has_hi = true;
+		r->hi_incl = r->range.end_incl;
+	}
+	r->warows = REVERSE_WA_FIRST;
+	r->runrows = REVERSE_RUN_FIRST;
+	/* one row is one window: the range itself, read by a plain reader */
+	if (!r->range.is_point)
+	{
+		WideCell *const *wa;
+		int64		nwa,
+					i;
+
+		r->state = WideReadStateBegin(rel, snapshot, &r->range);
+		r->nruns = WideReadStateRuns(r->state, &r->range, r->runs);
+		/* the distinct row keys of its write-area records */
+		wa = WideReadStateWA(r->state, &nwa);
+		r->wakeys = palloc(sizeof(char *) * Max(nwa, 1));
+		r->walens = palloc(sizeof(uint32) * Max(nwa, 1));
+		for (i = 0; i < nwa; i++)
+		{
+			if (r->nwakeys > 0 &&
+				WideKeyCompare(r->wakeys[r->nwakeys - 1], r->walens[r->nwakeys - 1],
+							   wa[i]->key, wa[i]->keylen) == 0)
+				continue;
+			r->wakeys[r->nwakeys] = wa[i]->key;
+			r->walens[r->nwakeys++] = wa[i]->keylen;
+		}
+	}
+	r->wincxt = AllocSetContextCreate(CurrentMemoryContext, "wide reverse window",
+									  ALLOCSET_DEFAULT_SIZES);
+	r->maxcells = 256;
+	r->cells = palloc(sizeof(WideCell) * r->maxcells);
+	return r;
+}
+
+/* keep the greater of bound and cand */
+static void
+take_greater(WideReverseReader *r, bool *have)
+{
+	if (!*have ||
+		WideKeyCompare(r->cand.data, r->cand.len, r->bound.data, r->bound.len) > 0)
+	{
+		resetStringInfo(&r->bound);
+		appendBinaryStringInfo(&r->bound, r->cand.data, r->cand.len);
+		*have = true;
+	}
+}
+
+/* the next window's lower bound (exclusive) into r->bound; false if none */
+static bool
+window_start(WideReverseReader *r)
+{
+	WideKeyRange upto;
+	bool		have = false;
+	int			lo = 0,
+				hi = r->nwakeys,
+				i;
+
+	/* the runs that hold rows <= hi */
+	memset(&upto, 0, sizeof(upto));
+	upto.has_end = r->has_hi;
+	upto.end = r->hi.data;
+	upto.endlen = r->hi.len;
+	upto.end_incl = r->hi_incl;
+	for (i = 0; i < r->nruns; i++)
+		if (WideRunOverlapsRange(&r->runs[i], &upto) &&
+			WideSegmentWindowStart(r->rel, &r->runs[i],
+								   r->has_hi ? r->hi.data : NULL, r->hi.len,
+								   r->runrows, &r->cand))
+			take_greater(r, &have);
+
+	/* the write area: the K-th row key below hi */
+	while (lo < hi)
+	{
+		int			mid = lo + (hi - lo) / 2;
+
+		if (!WideRowAfterRange(&upto, r->wakeys[mid], r->walens[mid]))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo > r->warows)
+	{
+		i = lo - r->warows - 1;
+		resetStringInfo(&r->cand);
+		appendBinaryStringInfo(&r->cand, r->wakeys[i], r->walens[i]);
+		take_greater(r, &have);
+	}
+	r->warows = Min(r->warows * 2, REVERSE_WA_ROWS);
+	r->runrows = 0;
+	return have;
+}
+
+/* copy len bytes into the window, or reuse prev if it holds the same */
+static const char *
+window_copy(const char *p, uint32 len, const char *prev, uint32 prevlen)
+{
+	char	   *c;
+
+	if (p == NULL)
+		return NULL;
+	if (prev != NULL && prevlen == len && memcmp(prev, p, len) == 0)
+		return prev;
+	c = palloc(Max(len, 1));
+	memcpy(c, p, len);
+	return c;
+}
+
+/* read the next window that holds cells; false at the start of the range */
+static bool
+next_window(WideReverseReader *r)
+{
+	MemoryContext old;
+
+	r->ncells = 0;
+	while (r->ncells == 0)
+	{
+		WideKeyRange w;
+		WideReader *reader;
+		const WideCell *cell;
+		WideReaderStats st;
+
+		if (r->exhausted)
+			return false;
+		CHECK_FOR_INTERRUPTS();
+		MemoryContextReset(r->wincxt);
+		old = MemoryContextSwitchTo(r->wincxt);
+
+		/* (lo, hi], or the rest of the range */
+		w = r->range;
+		if (r->has_hi)
+		{
+			w.has_end = true;
+			w.end = copy_key(r->hi.data, r->hi.len);
+			w.endlen = r->hi.len;
+			w.end_incl = r->hi_incl;
+			if (WideRowBeforeRange(&r->range, w.end, w.endlen))
+			{
+				/* hi lies before the range: nothing is left */
+				r->exhausted = true;
+				MemoryContextSwitchTo(old);
+				return false;
+			}
+		}
+		if (window_start(r) && !WideRowBeforeRange(&r->range, r->bound.data,
+												   r->bound.len))
+		{
+			w.has_start = true;
+			w.start = copy_key(r->bound.data, r->bound.len);
+			w.startlen = r->bound.len;
+			w.start_incl = false;
+			w.is_point = false;
+			resetStringInfo(&r->hi);
+			appendBinaryStringInfo(&r->hi, r->bound.data, r->bound.len);
+			r->has_hi = true;
+			r->hi_incl = true;
+		}
+		else
+			r->exhausted = true;
+
+		/* read it forward, keeping its cells */
+		reader = r->state ?
+			WideReaderBeginAt(r->state, r->now, &w, r->has_window ? &r->window : NULL) :
+			WideReaderBeginTs(r->rel, r->snapshot, r->now, &w,
+							  r->has_window ? &r->window : NULL);
+		while ((cell = WideReaderNext(reader)) != NULL)
+		{
+			WideCell   *c;
+			const WideCell *prev = r->ncells > 0 ? &r->cells[r->ncells - 1] : NULL;
+
+			if (r->ncells == r->maxcells)
+			{
+				/* (repalloc keeps the array in the reader's context) */
+				r->maxcells *= 2;
+				r->cells = repalloc(r->cells, sizeof(WideCell) * r->maxcells);
+				prev = &r->cells[r->ncells - 1];
+			}
+			c = &r->cells[r->ncells++];
+			*c = *cell;
+			c->key = window_copy(cell->key, cell->keylen,
+								 prev ? prev->key : NULL, prev ? prev->keylen : 0);
+			c->family = window_copy(cell->family, cell->famlen,
+									prev ? prev->family : NULL, prev ? prev->famlen : 0);
+			c->qual = window_copy(cell->qual, cell->quallen, NULL, 0);
+			c->value = window_copy(cell->value, cell->vallen, NULL, 0);
+			c->key_datum = c->qual_datum = c->value_datum = NULL;
+		}
+		st = WideReaderGetStats(reader);
+		WideReaderEnd(reader);
+		MemoryContextSwitchTo(old);
+		r->stats.wa_records += st.wa_records;
+		r->stats.runs_read += st.runs_read;
+		r->stats.blocks_read += st.blocks_read;
+		r->stats.records += st.records;
+		r->stats.blocks_skipped += st.blocks_skipped;
+		r->stats.index_skipped += st.index_skipped;
+	}
+	r->pos = r->ncells;
+	r->rowstart = r->rowend = r->ncells;
+	return true;
+}
+
+/*
+ * WideReverseNext -- the next cell going backwards, with its value, or NULL
+ * at the start of the range; it stays valid until the next call.
+ */
+const WideCell *
+WideReverseNext(WideReverseReader *r)
+{
+	const WideCell *c;
+
+	if (!r->cells_forward)
+	{
+		if (r->pos == 0 && !next_window(r))
+			return NULL;
+		c = &r->cells[--r->pos];
+	}
+	else
+	{
+		/* rows backwards, each row's cells forward */
+		if (r->pos == r->rowend)
+		{
+			if (r->rowstart == 0 && !next_window(r))
+				return NULL;
+			r->rowend = r->rowstart;
+			r->rowstart = r->rowend - 1;
+			while (r->rowstart > 0 &&
+				   WideKeyCompare(r->cells[r->rowstart - 1].key,
+								  r->cells[r->rowstart - 1].keylen,
+								  r->cells[r->rowend - 1].key,
+								  r->cells[r->rowend - 1].keylen) == 0)
+				r->rowstart--;
+			r->pos = r->rowstart;
+		}
+		c = &r->cells[r->pos++];
+	}
+	r->stats.cells++;
+	return c;
+}
+
+/*
+ * WideReverseGetStats -- what the reader has done so far.
+ */
+WideReaderStats
+WideReverseGetStats(const WideReverseReader *r)
+{
+	return r->stats;
+}
+
+/*
+ * WideReverseEnd -- release the reader.
+ */
+void
+WideReverseEnd(WideReverseReader *r)
+{
+	MemoryContextDelete(r->wincxt);
+	if (r->state)
+		WideReadStateEnd(r->state);
+	pfree(r->cells);
+	pfree(r);
+}
