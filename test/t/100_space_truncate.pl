@@ -28,11 +28,14 @@ my $standby = PostgreSQL::Test::Cluster->new('truncstandby');
 $standby->init_from_backup($primary, 'b', has_streaming => 1);
 $standby->start;
 
-# the same cells into the wide table and the heap, in one statement each
+# the same cells into the wide table and the heap, in one statement each;
+# the wide one through the write area page by page (not as one sorted run),
+# so that VACUUM's flush writes the run at the end of the table
 sub load
 {
 	my ($q, $n) = @_;
 	$primary->safe_psql('postgres', qq{
+		SET wide.statement_run_size = '1GB';
 		INSERT INTO h SELECT 'host' || (i % 40) || '#' || lpad((i / 40)::text, 8, '0'), 'cf',
 		       '$q', i, ('x' || substr(md5('$q' || i), 1, 7))::bit(28)::int
 		  FROM generate_series(1, $n) i;

@@ -119,8 +119,10 @@ is($node->safe_psql('postgres', "SELECT string_agg(value::text, ',' ORDER BY row
 	'the aggregate family has the sums of the committed statements');
 
 # VACUUM reclaims what the interrupted statements wrote; the table works
+# (TRUNCATE false: a plain VACUUM would also cut the free end of the table,
+# test/t/100_space_truncate.pl, and then fewer pages stay queued)
 my $before = $node->safe_psql('postgres', "SELECT free_pages FROM wide.stats('w')");
-$node->safe_psql('postgres', "VACUUM w");
+$node->safe_psql('postgres', "VACUUM (TRUNCATE false) w");
 cmp_ok($node->safe_psql('postgres', "SELECT free_pages FROM wide.stats('w')"), '>', $before,
 	'VACUUM freed the pages of the interrupted statements');
 $node->safe_psql('postgres', q{
