@@ -50,16 +50,11 @@
 #include "am/am.h"
 #include "api/api.h"
 #include "api/filter.h"
+#include "api/readiter.h"
 
 PG_FUNCTION_INFO_V1(wide_read_rows);
 PG_FUNCTION_INFO_V1(wide_read_row);
 
-/* argument positions of read_rows */
-enum
-{
-	A_TBL, A_KEYS, A_START, A_END, A_START_INCL, A_END_INCL, A_PREFIX,
-	A_RANGES, A_LIMIT, A_REVERSED, A_FILTER
-};
 
 
 /* order of ranges by start: unbounded first, then bytes, closed first */
@@ -217,43 +212,44 @@ prefix_range(const char *p, uint32 len, WideKeyRange *r)
 	}
 }
 
+/* the bytes of a text argument (detoasted into the current context) */
 static const char *
-text_arg_bytes(FunctionCallInfo fcinfo, int argno, uint32 *len)
+text_bytes(Datum d, uint32 *len)
 {
-	text	   *t = PG_GETARG_TEXT_PP(argno);
+	text	   *t = DatumGetTextPP(d);
 
 	*len = VARSIZE_ANY_EXHDR(t);
 	return VARDATA_ANY(t);
 }
 
-/* the row set of the arguments, sorted by start; nranges 0: the table */
+/* the row set of read_rows's arguments, sorted by start; nranges 0: the table */
 static WideKeyRange *
-row_set(FunctionCallInfo fcinfo, int *nranges, bool *whole)
+row_set(const Datum *args, const bool *nulls, int *nranges, bool *whole)
 {
 	WideKeyRange *rs = NULL;
 	int			n = 0;
 	int			cap = 8;
 
-	*whole = PG_ARGISNULL(A_KEYS) && PG_ARGISNULL(A_START) && PG_ARGISNULL(A_END) &&
-		PG_ARGISNULL(A_PREFIX) && PG_ARGISNULL(A_RANGES);
+	*whole = nulls[A_KEYS] && nulls[A_START] && nulls[A_END] &&
+		nulls[A_PREFIX] && nulls[A_RANGES];
 	rs = palloc(sizeof(WideKeyRange) * cap);
 
-	if (!PG_ARGISNULL(A_KEYS))
+	if (!nulls[A_KEYS])
 	{
-		ArrayType  *a = PG_GETARG_ARRAYTYPE_P(A_KEYS);
+		ArrayType  *a = DatumGetArrayTypeP(args[A_KEYS]);
 		Datum	   *elems;
-		bool	   *nulls;
+		bool	   *enulls;
 		int			nelems,
 					i;
 
-		deconstruct_array(a, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &nelems);
+		deconstruct_array(a, TEXTOID, -1, false, TYPALIGN_INT, &elems, &enulls, &nelems);
 		for (i = 0; i < nelems; i++)
 		{
 			text	   *t;
 			WideKeyRange *r;
 
 			CHECK_FOR_INTERRUPTS();
-			if (nulls[i])
+			if (enulls[i])
 				ereport(ERROR,
 						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 						 errmsg("row keys cannot be NULL")));
@@ -268,7 +264,7 @@ row_set(FunctionCallInfo fcinfo, int *nranges, bool *whole)
 			r->startlen = r->endlen = VARSIZE_ANY_EXHDR(t);
 		}
 	}
-	if (!PG_ARGISNULL(A_START) || !PG_ARGISNULL(A_END))
+	if (!nulls[A_START] || !nulls[A_END])
 	{
 		WideKeyRange *r;
 
@@ -276,37 +272,37 @@ row_set(FunctionCallInfo fcinfo, int *nranges, bool *whole)
 			rs = repalloc(rs, sizeof(WideKeyRange) * (cap *= 2));
 		r = &rs[n++];
 		memset(r, 0, sizeof(WideKeyRange));
-		if (!PG_ARGISNULL(A_START))
+		if (!nulls[A_START])
 		{
 			r->has_start = true;
-			r->start_incl = PG_ARGISNULL(A_START_INCL) || PG_GETARG_BOOL(A_START_INCL);
-			r->start = text_arg_bytes(fcinfo, A_START, &r->startlen);
+			r->start_incl = nulls[A_START_INCL] || DatumGetBool(args[A_START_INCL]);
+			r->start = text_bytes(args[A_START], &r->startlen);
 			check_key_length(r->startlen, "start_key");
 		}
-		if (!PG_ARGISNULL(A_END))
+		if (!nulls[A_END])
 		{
 			r->has_end = true;
-			r->end_incl = !PG_ARGISNULL(A_END_INCL) && PG_GETARG_BOOL(A_END_INCL);
-			r->end = text_arg_bytes(fcinfo, A_END, &r->endlen);
+			r->end_incl = !nulls[A_END_INCL] && DatumGetBool(args[A_END_INCL]);
+			r->end = text_bytes(args[A_END], &r->endlen);
 			check_key_length(r->endlen, "end_key");
 		}
 		check_range(r);
 	}
-	if (!PG_ARGISNULL(A_PREFIX))
+	if (!nulls[A_PREFIX])
 	{
 		const char *p;
 		uint32		len;
 
 		if (n == cap)
 			rs = repalloc(rs, sizeof(WideKeyRange) * (cap *= 2));
-		p = text_arg_bytes(fcinfo, A_PREFIX, &len);
+		p = text_bytes(args[A_PREFIX], &len);
 		check_key_length(len, "prefix");
 		prefix_range(p, len, &rs[n++]);
 	}
-	if (!PG_ARGISNULL(A_RANGES))
+	if (!nulls[A_RANGES])
 	{
 		WideKeyRange *more;
-		int			m = parse_ranges(PG_GETARG_JSONB_P(A_RANGES), &more);
+		int			m = parse_ranges(DatumGetJsonbP(args[A_RANGES]), &more);
 
 		rs = repalloc(rs, sizeof(WideKeyRange) * (n + m + 1));
 		memcpy(rs + n, more, sizeof(WideKeyRange) * m);
@@ -318,100 +314,114 @@ row_set(FunctionCallInfo fcinfo, int *nranges, bool *whole)
 	return rs;
 }
 
-/* the state of one read */
-typedef struct ReadState
+/*
+ * WideReadSpecFromArgs -- what a call of read_rows (or read_row) reads,
+ * from its arguments, checked.  The ranges point into the argument values,
+ * which must outlive the spec; allocates in the current memory context.
+ */
+void
+WideReadSpecFromArgs(bool read_row, const Datum *args, const bool *nulls,
+					 WideReadSpec *spec)
+{
+	memset(spec, 0, sizeof(*spec));
+	spec->limit = -1;
+	if (read_row)
+	{
+		WideKeyRange *r = palloc0(sizeof(WideKeyRange));
+
+		if (nulls[1])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("row keys cannot be NULL")));
+		r->has_start = r->has_end = r->start_incl = r->end_incl = r->is_point = true;
+		r->start = r->end = text_bytes(args[1], &r->startlen);
+		r->endlen = r->startlen;
+		check_key_length(r->startlen, "a row key");
+		spec->ranges = r;
+		spec->nranges = 1;
+		spec->filter = nulls[2] ? NULL : DatumGetJsonbP(args[2]);
+		return;
+	}
+	if (!nulls[A_LIMIT])
+	{
+		spec->limit = DatumGetInt64(args[A_LIMIT]);
+		if (spec->limit < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("limit must not be negative, not " INT64_FORMAT, spec->limit),
+					 errhint("Pass NULL for no limit.")));
+	}
+	spec->ranges = row_set(args, nulls, &spec->nranges, &spec->whole);
+	spec->reversed = !nulls[A_REVERSED] && DatumGetBool(args[A_REVERSED]);
+	spec->filter = nulls[A_FILTER] ? NULL : DatumGetJsonbP(args[A_FILTER]);
+}
+
+/* rows of a reversed read gathered at a time (bounds its memory) */
+#define REVERSE_CHUNK_ROWS	64
+
+typedef struct ChunkRow
+{
+	char	   *key;
+	uint32		keylen;
+	WideRowCell *cells;
+	int			ncells;
+} ChunkRow;
+
+/*
+ * The state of one read.  Without a filter, a forward read streams: each
+ * cell of the engine's reader becomes the caller's values, nothing copied
+ * but what the conversion needs.  With a filter, a row's cells are copied
+ * (rowcxt) until the row is complete, then its filter's output entries are
+ * returned one by one.  A reversed read gathers chunks of rows (chunkcxt)
+ * and returns them last row first.
+ */
+struct WideReadIter
 {
 	Relation	rel;
 	const WideSchema *schema;
 	TupleDesc	rowdesc;		/* the table's row type */
-	ReturnSetInfo *rsinfo;
-	bool		labeled;
+	Snapshot	snapshot;
+	const bool *needed;			/* columns to convert; NULL: all */
 	WideFilter *filter;
 	WideFilterContext fc;
+	Datum		stripped;		/* the value of a stripped cell, or 0: NULL */
 	int64		limit;			/* rows; -1: no limit */
-	int64		rows;
+	int64		rows;			/* rows returned */
 	bool		full;			/* the limit is reached */
-	/* the last row emitted (to skip it in overlapping ranges) */
+	bool		reversed;
+	WideKeyRange *ranges;		/* in the order they are read */
+	int			nranges;
+	int			nextrange;
+	/* the last row of a finished range or chunk (to skip overlaps) */
 	StringInfoData last;
 	bool		have_last;
 	/* the current row */
 	StringInfoData row;
 	bool		have_row;
-	WideRowCell *cells;
+	WideRowCell *cells;			/* its cells, with a filter */
 	int			ncells;
 	int			maxcells;
-	MemoryContext rowcxt;
-} ReadState;
-
-static void
-emit_cell(ReadState *st, WideRowCell *c, const WideRowOut *o)
-{
-	Datum		values[5];
-	bool		nulls[5];
-
-	memcpy(values, c->values, sizeof(values));
-	memcpy(nulls, c->nulls, sizeof(nulls));
-	if (o && o->strip)
-	{
-		if (st->schema->valtype == BYTEAOID || st->schema->valtype == TEXTOID)
-			values[4] = PointerGetDatum(cstring_to_text_with_len("", 0));
-		else
-			nulls[4] = true;
-	}
-	if (!st->labeled)
-		tuplestore_putvalues(st->rsinfo->setResult, st->rsinfo->setDesc, values, nulls);
-	else
-	{
-		HeapTuple	tup = heap_form_tuple(st->rowdesc, values, nulls);
-		Datum		out[2];
-		bool		outnull[2] = {false, false};
-		Datum	   *labels;
-		int			i,
-					n = o ? o->nlabels : 0;
-		const WideLabel *l;
-
-		out[0] = HeapTupleGetDatum(tup);
-		labels = palloc(sizeof(Datum) * Max(n, 1));
-		/* the list has the last label first; the array, the first */
-		for (i = n - 1, l = o ? o->labels : NULL; i >= 0; i--, l = l->prev)
-			labels[i] = CStringGetTextDatum(l->label);
-		out[1] = PointerGetDatum(construct_array(labels, n, TEXTOID, -1, false,
-												 TYPALIGN_INT));
-		tuplestore_putvalues(st->rsinfo->setResult, st->rsinfo->setDesc, out, outnull);
-	}
-}
-
-/* the current row is complete: filter it and emit its cells */
-static void
-finish_row(ReadState *st)
-{
-	MemoryContext old;
+	/* the output entries of the row being returned */
+	const WideRowCell *outcells;
 	WideRowOut *out;
-	int			nout,
-				i;
-
-	if (!st->have_row)
-		return;
-	st->have_row = false;
-	old = MemoryContextSwitchTo(st->rowcxt);
-	st->fc.row = st->row.data;
-	st->fc.rowlen = st->row.len;
-	out = WideFilterApply(&st->fc, st->filter, st->cells, st->ncells, &nout);
-	if (nout > 0 && !st->full)
-	{
-		for (i = 0; i < nout; i++)
-			emit_cell(st, &st->cells[out[i].cell], &out[i]);
-		st->rows++;
-		if (st->limit >= 0 && st->rows >= st->limit)
-			st->full = true;
-	}
-	MemoryContextSwitchTo(old);
-	MemoryContextReset(st->rowcxt);
-	st->ncells = 0;
-	resetStringInfo(&st->last);
-	appendBinaryStringInfo(&st->last, st->row.data, st->row.len);
-	st->have_last = true;
-}
+	int			nout;
+	int			nextout;
+	/* forward reads */
+	WideReader *reader;
+	const WideCell *pending;	/* read, not yet added: a next row's first */
+	/* reversed reads */
+	WideRowCursor *cursor;
+	bool		cursor_done;
+	ChunkRow   *chunk;
+	int			chunkpos;		/* rows of the chunk still to return */
+	WideReaderStats stats;		/* of closed readers */
+	MemoryContext itcxt;		/* everything of the read */
+	MemoryContext readcxt;		/* the open reader's or cursor's memory */
+	MemoryContext rowcxt;		/* the current row's cells */
+	MemoryContext chunkcxt;		/* the current chunk */
+	MemoryContext tupcxt;		/* conversions of the last streamed cell */
+	bool		tupcxt_used;
+};
 
 /* copy a reader's cell into a row cell, in the current memory context */
 static void
@@ -436,23 +446,6 @@ copy_cell(const WideSchema *schema, TupleDesc rowdesc, const WideCell *cell,
 	c->ts = cell->ts;
 	c->value = c->values[4];
 	c->isnull = c->nulls[4];
-}
-
-/* add a cell of the reader to the current row */
-static void
-add_cell(ReadState *st, const WideCell *cell)
-{
-	MemoryContext old;
-
-	if (st->ncells == st->maxcells)
-	{
-		/* grows in the context of the read (st->cells was allocated there) */
-		st->maxcells *= 2;
-		st->cells = repalloc_huge(st->cells, sizeof(WideRowCell) * (Size) st->maxcells);
-	}
-	old = MemoryContextSwitchTo(st->rowcxt);
-	copy_cell(st->schema, st->rowdesc, cell, &st->cells[st->ncells++]);
-	MemoryContextSwitchTo(old);
 }
 
 /*
@@ -504,207 +497,6 @@ WideReadRow(Relation rel, const WideSchema *schema, Snapshot snapshot,
 	return n;
 }
 
-/* read one range of the row set */
-static void
-read_range(ReadState *st, const WideKeyRange *range)
-{
-	WideReader *r = WideReaderBegin(st->rel, GetActiveSnapshot(), WideReaderNow(), range);
-	const WideCell *cell;
-
-	while (!st->full && (cell = WideReaderNext(r)) != NULL)
-	{
-		CHECK_FOR_INTERRUPTS();
-		/* a row an earlier, overlapping range returned */
-		if (st->have_last &&
-			WideKeyCompare(cell->key, cell->keylen, st->last.data, st->last.len) <= 0)
-			continue;
-		if (st->filter == NULL && !st->labeled)
-		{
-			/* no filter: cells stream, rows are only counted */
-			Datum		values[5];
-			bool		nulls[5];
-			MemoryContext old;
-
-			if (!st->have_row ||
-				WideKeyCompare(cell->key, cell->keylen, st->row.data, st->row.len) != 0)
-			{
-				if (st->limit >= 0 && st->rows >= st->limit)
-				{
-					st->full = true;
-					break;
-				}
-				st->rows++;
-				resetStringInfo(&st->row);
-				appendBinaryStringInfo(&st->row, cell->key, cell->keylen);
-				st->have_row = true;
-			}
-			old = MemoryContextSwitchTo(st->rowcxt);
-			WideCellToValues(st->schema, cell, values, nulls, NULL);
-			tuplestore_putvalues(st->rsinfo->setResult, st->rsinfo->setDesc, values, nulls);
-			MemoryContextSwitchTo(old);
-			MemoryContextReset(st->rowcxt);
-			continue;
-		}
-		if (!st->have_row ||
-			WideKeyCompare(cell->key, cell->keylen, st->row.data, st->row.len) != 0)
-		{
-			finish_row(st);
-			if (st->full)
-				break;
-			resetStringInfo(&st->row);
-			appendBinaryStringInfo(&st->row, cell->key, cell->keylen);
-			st->have_row = true;
-		}
-		add_cell(st, cell);
-	}
-	if (st->filter == NULL && !st->labeled)
-	{
-		/* remember the last row, for overlapping ranges */
-		if (st->have_row)
-		{
-			resetStringInfo(&st->last);
-			appendBinaryStringInfo(&st->last, st->row.data, st->row.len);
-			st->have_last = true;
-		}
-	}
-	else
-		finish_row(st);
-	WideReaderEnd(r);
-}
-
-/* rows of a reversed read gathered at a time (bounds its memory) */
-#define REVERSE_CHUNK_ROWS	64
-
-typedef struct ChunkRow
-{
-	char	   *key;
-	uint32		keylen;
-	WideRowCell *cells;
-	int			ncells;
-} ChunkRow;
-
-/* filter and emit one row of a chunk (reversed reads) */
-static void
-emit_chunk_row(ReadState *st, ChunkRow *r)
-{
-	WideRowOut *out;
-	int			nout,
-				i;
-
-	st->fc.row = r->key;
-	st->fc.rowlen = r->keylen;
-	out = WideFilterApply(&st->fc, st->filter, r->cells, r->ncells, &nout);
-	if (nout == 0 || st->full)
-		return;
-	for (i = 0; i < nout; i++)
-		emit_cell(st, &r->cells[out[i].cell], &out[i]);
-	st->rows++;
-	if (st->limit >= 0 && st->rows >= st->limit)
-		st->full = true;
-}
-
-/*
- * read_range_reversed -- the rows of a range, last row first (cells inside
- * a row keep their order, as in Bigtable).  The row cursor finds up to
- * REVERSE_CHUNK_ROWS row keys going backwards; one forward reader over
- * just those rows reads them; they are emitted in reverse.  Memory is one
- * chunk of rows, whatever the range.
- */
-static void
-read_range_reversed(ReadState *st, const WideKeyRange *range)
-{
-	WideRowCursor *cur = WideRowCursorBegin(st->rel, GetActiveSnapshot(), range);
-	MemoryContext chunkcxt = AllocSetContextCreate(CurrentMemoryContext,
-												   "wide reversed chunk",
-												   ALLOCSET_DEFAULT_SIZES);
-	char	   *hi = NULL;
-	uint32		hilen = 0;
-	bool		more = true;
-
-	while (more && !st->full)
-	{
-		MemoryContext old = MemoryContextSwitchTo(chunkcxt);
-		const char *k;
-		uint32		klen;
-		char	   *lo = NULL;
-		uint32		lolen = 0;
-		int			nkeys = 0;
-		WideKeyRange r;
-		WideReader *reader;
-		const WideCell *cell;
-		ChunkRow   *rows = palloc(sizeof(ChunkRow) * REVERSE_CHUNK_ROWS);
-		int			nrows = 0,
-					cap = 0,
-					i;
-
-		/* the next chunk of row keys, backwards */
-		while (nkeys < REVERSE_CHUNK_ROWS && (more = WideRowCursorPrev(cur, &k, &klen)))
-		{
-			/* rows an earlier (higher) range returned */
-			if (st->have_last &&
-				WideKeyCompare(k, klen, st->last.data, st->last.len) >= 0)
-				continue;
-			if (nkeys == 0)
-			{
-				hi = pnstrdup(k, klen);
-				hilen = klen;
-			}
-			lo = pnstrdup(k, klen);
-			lolen = klen;
-			nkeys++;
-		}
-		if (nkeys == 0)
-		{
-			MemoryContextSwitchTo(old);
-			break;
-		}
-
-		/* read them forward */
-		memset(&r, 0, sizeof(r));
-		r.has_start = r.has_end = r.start_incl = r.end_incl = true;
-		r.start = lo;
-		r.startlen = lolen;
-		r.end = hi;
-		r.endlen = hilen;
-		r.is_point = (nkeys == 1);
-		reader = WideReaderBegin(st->rel, GetActiveSnapshot(), WideReaderNow(), &r);
-		while ((cell = WideReaderNext(reader)) != NULL)
-		{
-			ChunkRow   *row;
-
-			CHECK_FOR_INTERRUPTS();
-			if (nrows == 0 ||
-				WideKeyCompare(cell->key, cell->keylen, rows[nrows - 1].key,
-						  rows[nrows - 1].keylen) != 0)
-			{
-				if (nrows == REVERSE_CHUNK_ROWS)
-					rows = repalloc(rows, sizeof(ChunkRow) * (nrows + REVERSE_CHUNK_ROWS));
-				row = &rows[nrows++];
-				row->key = pnstrdup(cell->key, cell->keylen);
-				row->keylen = cell->keylen;
-				row->ncells = 0;
-				cap = 16;
-				row->cells = palloc(sizeof(WideRowCell) * cap);
-			}
-			row = &rows[nrows - 1];
-			if (row->ncells == cap)
-				row->cells = repalloc(row->cells, sizeof(WideRowCell) * (cap *= 2));
-			copy_cell(st->schema, st->rowdesc, cell, &row->cells[row->ncells++]);
-		}
-		WideReaderEnd(reader);
-
-		for (i = nrows - 1; i >= 0 && !st->full; i--)
-			emit_chunk_row(st, &rows[i]);
-		resetStringInfo(&st->last);
-		appendBinaryStringInfo(&st->last, lo, lolen);
-		st->have_last = true;
-		MemoryContextSwitchTo(old);
-		MemoryContextReset(chunkcxt);
-	}
-	MemoryContextDelete(chunkcxt);
-	WideRowCursorEnd(cur);
-}
-
 /* order of ranges for a reversed read: by end, highest (or none) first */
 static int
 rowset_order_reversed(const void *a, const void *b)
@@ -721,19 +513,462 @@ rowset_order_reversed(const void *a, const void *b)
 	return (int) y->end_incl - (int) x->end_incl;
 }
 
-/*
- * wide.read_rows(tbl, keys, start_key, end_key, start_inclusive,
- *                end_inclusive, prefix, ranges, limit, reversed, filter)
- */
-static Datum read_rows(FunctionCallInfo fcinfo, Oid relid, int64 limit,
-					   Jsonb *filter, WideKeyRange *ranges, int nranges,
-					   bool whole, bool reversed);
-
-/* the table a read names by its row type (argument 0) */
-static Oid
-read_table(FunctionCallInfo fcinfo)
+/* add the statistics of a reader to the read's */
+static void
+add_stats(WideReaderStats *to, const WideReaderStats *st)
 {
-	Oid			rowtype = get_fn_expr_argtype(fcinfo->flinfo, 0);
+	to->wa_records += st->wa_records;
+	to->runs_read += st->runs_read;
+	to->blocks_read += st->blocks_read;
+	to->records += st->records;
+	to->cells += st->cells;
+}
+
+/*
+ * WideReadBegin -- start a read.  Everything it allocates lives in a
+ * context of its own, a child of the current one, deleted by WideReadEnd;
+ * the spec's keys must outlive the read.  "needed" (5 flags, or NULL for
+ * all) names the columns a streaming read converts.
+ */
+WideReadIter *
+WideReadBegin(Relation rel, const WideSchema *schema, Snapshot snapshot,
+			  const WideReadSpec *spec, const bool *needed)
+{
+	MemoryContext itcxt = AllocSetContextCreate(CurrentMemoryContext, "wide read",
+												ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(itcxt);
+	WideReadIter *it = palloc0(sizeof(WideReadIter));
+	bool		isvarlena;
+
+	it->itcxt = itcxt;
+	it->rel = rel;
+	it->schema = schema;
+	it->rowdesc = RelationGetDescr(rel);
+	it->snapshot = snapshot;
+	it->needed = needed;
+	it->limit = spec->limit;
+	it->reversed = spec->reversed;
+	it->fc.valtype = schema->valtype;
+	getTypeOutputInfo(it->fc.valtype, &it->fc.valout, &isvarlena);
+	if (spec->filter)
+		it->filter = WideFilterParse(&it->fc, spec->filter);
+	if (schema->valtype == BYTEAOID || schema->valtype == TEXTOID)
+		it->stripped = PointerGetDatum(cstring_to_text_with_len("", 0));
+	if (spec->whole)
+	{
+		it->ranges = palloc0(sizeof(WideKeyRange));
+		it->nranges = 1;
+	}
+	else
+	{
+		it->nranges = spec->nranges;
+		it->ranges = palloc(sizeof(WideKeyRange) * Max(spec->nranges, 1));
+		memcpy(it->ranges, spec->ranges, sizeof(WideKeyRange) * spec->nranges);
+		if (it->reversed && it->nranges > 1)
+			qsort(it->ranges, it->nranges, sizeof(WideKeyRange), rowset_order_reversed);
+	}
+	initStringInfo(&it->last);
+	initStringInfo(&it->row);
+	it->maxcells = 64;
+	it->cells = palloc(sizeof(WideRowCell) * it->maxcells);
+	it->readcxt = AllocSetContextCreate(itcxt, "wide read reader",
+										ALLOCSET_DEFAULT_SIZES);
+	it->rowcxt = AllocSetContextCreate(itcxt, "wide read row",
+									   ALLOCSET_DEFAULT_SIZES);
+	it->chunkcxt = AllocSetContextCreate(itcxt, "wide reversed chunk",
+										 ALLOCSET_DEFAULT_SIZES);
+	it->tupcxt = AllocSetContextCreate(itcxt, "wide read cell",
+									   ALLOCSET_SMALL_SIZES);
+	if (it->limit == 0)
+		it->full = true;
+	MemoryContextSwitchTo(old);
+	return it;
+}
+
+/* return the next output entry of the current row */
+static bool
+emit_out(WideReadIter *it, Datum *values, bool *nulls, const WideRowOut **out)
+{
+	const WideRowOut *o = &it->out[it->nextout++];
+	const WideRowCell *c = &it->outcells[o->cell];
+
+	memcpy(values, c->values, sizeof(Datum) * 5);
+	memcpy(nulls, c->nulls, sizeof(bool) * 5);
+	if (o->strip)
+	{
+		values[4] = it->stripped;
+		nulls[4] = (it->stripped == (Datum) 0);
+	}
+	*out = o;
+	return true;
+}
+
+/* filter a complete row; its output entries are returned next */
+static void
+filter_row(WideReadIter *it, const char *key, uint32 keylen,
+		   const WideRowCell *cells, int ncells)
+{
+	WideRowOut *out;
+	int			nout;
+
+	it->fc.row = key;
+	it->fc.rowlen = keylen;
+	out = WideFilterApply(&it->fc, it->filter, cells, ncells, &nout);
+	it->nout = it->nextout = 0;
+	if (nout == 0)
+		return;
+	it->out = out;
+	it->nout = nout;
+	it->outcells = cells;
+	it->rows++;
+	if (it->limit >= 0 && it->rows >= it->limit)
+		it->full = true;
+}
+
+/* the current row is complete (forward reads) */
+static void
+end_row(WideReadIter *it)
+{
+	it->have_row = false;
+	if (it->filter != NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(it->rowcxt);
+
+		filter_row(it, it->row.data, it->row.len, it->cells, it->ncells);
+		MemoryContextSwitchTo(old);
+	}
+	resetStringInfo(&it->last);
+	appendBinaryStringInfo(&it->last, it->row.data, it->row.len);
+	it->have_last = true;
+}
+
+/* add a cell of the reader to the current row */
+static void
+add_cell(WideReadIter *it, const WideCell *cell)
+{
+	MemoryContext old;
+
+	if (it->ncells == it->maxcells)
+	{
+		/* grows in the context of the read (it->cells was allocated there) */
+		it->maxcells *= 2;
+		it->cells = repalloc_huge(it->cells, sizeof(WideRowCell) * (Size) it->maxcells);
+	}
+	old = MemoryContextSwitchTo(it->rowcxt);
+	copy_cell(it->schema, it->rowdesc, cell, &it->cells[it->ncells++]);
+	MemoryContextSwitchTo(old);
+}
+
+/* close the forward reader of a range */
+static void
+close_reader(WideReadIter *it)
+{
+	WideReaderStats st;
+	MemoryContext old;
+
+	if (it->reader == NULL)
+		return;
+	st = WideReaderGetStats(it->reader);
+	add_stats(&it->stats, &st);
+	old = MemoryContextSwitchTo(it->readcxt);
+	WideReaderEnd(it->reader);
+	MemoryContextSwitchTo(old);
+	it->reader = NULL;
+	it->pending = NULL;
+	MemoryContextReset(it->readcxt);
+}
+
+/* the next cell of a forward read */
+static bool
+next_forward(WideReadIter *it, Datum *values, bool *nulls, const WideRowOut **out)
+{
+	const WideCell *cell;
+	MemoryContext old;
+
+	for (;;)
+	{
+		if (it->nextout < it->nout)
+			return emit_out(it, values, nulls, out);
+		if (it->full)
+			return false;
+		if (it->pending)
+		{
+			cell = it->pending;
+			it->pending = NULL;
+		}
+		else
+		{
+			if (it->reader == NULL)
+			{
+				/* a row does not continue into the next range */
+				if (it->have_row)
+				{
+					end_row(it);
+					continue;
+				}
+				if (it->nextrange >= it->nranges)
+					return false;
+				old = MemoryContextSwitchTo(it->readcxt);
+				it->reader = WideReaderBegin(it->rel, it->snapshot, WideReaderNow(),
+											 &it->ranges[it->nextrange++]);
+				MemoryContextSwitchTo(old);
+			}
+			CHECK_FOR_INTERRUPTS();
+			old = MemoryContextSwitchTo(it->readcxt);
+			cell = WideReaderNext(it->reader);
+			MemoryContextSwitchTo(old);
+			if (cell == NULL)
+			{
+				close_reader(it);
+				continue;
+			}
+			/* a row an earlier, overlapping range returned */
+			if (it->have_last &&
+				WideKeyCompare(cell->key, cell->keylen, it->last.data, it->last.len) <= 0)
+				continue;
+		}
+		if (!it->have_row ||
+			WideKeyCompare(cell->key, cell->keylen, it->row.data, it->row.len) != 0)
+		{
+			if (it->filter != NULL)
+			{
+				if (it->have_row)
+				{
+					/* filter the row before this cell starts the next */
+					it->pending = cell;
+					end_row(it);
+					continue;
+				}
+				MemoryContextReset(it->rowcxt);
+				it->ncells = 0;
+				it->nout = it->nextout = 0;
+			}
+			else
+			{
+				/* no filter: rows are only counted */
+				if (it->limit >= 0 && it->rows >= it->limit)
+				{
+					it->full = true;
+					return false;
+				}
+				it->rows++;
+			}
+			resetStringInfo(&it->row);
+			appendBinaryStringInfo(&it->row, cell->key, cell->keylen);
+			it->have_row = true;
+		}
+		if (it->filter != NULL)
+		{
+			add_cell(it, cell);
+			continue;
+		}
+		/* stream the cell */
+		if (it->tupcxt_used)
+			MemoryContextReset(it->tupcxt);
+		old = MemoryContextSwitchTo(it->tupcxt);
+		it->tupcxt_used = WideCellToValues(it->schema, cell, values, nulls, it->needed);
+		MemoryContextSwitchTo(old);
+		*out = NULL;
+		return true;
+	}
+}
+
+/*
+ * next_chunk -- the next chunk of a reversed read: up to REVERSE_CHUNK_ROWS
+ * row keys found going backwards by the row cursor, read by one forward
+ * reader over just those rows, to be returned last first (cells inside a
+ * row keep their order, as in Bigtable).  Memory is one chunk of rows,
+ * whatever the range.  False when the cursor has no more rows.
+ */
+static bool
+next_chunk(WideReadIter *it)
+{
+	MemoryContext old;
+	const char *k;
+	uint32		klen;
+	char	   *lo = NULL,
+			   *hi = NULL;
+	uint32		lolen = 0,
+				hilen = 0;
+	int			nkeys = 0;
+	WideKeyRange r;
+	WideReader *reader;
+	WideReaderStats st;
+	const WideCell *cell;
+	ChunkRow   *rows;
+	int			nrows = 0,
+				cap = 0;
+
+	if (it->cursor_done)
+		return false;
+	MemoryContextReset(it->chunkcxt);
+	it->nout = it->nextout = 0;
+	old = MemoryContextSwitchTo(it->chunkcxt);
+	rows = palloc(sizeof(ChunkRow) * REVERSE_CHUNK_ROWS);
+	while (nkeys < REVERSE_CHUNK_ROWS)
+	{
+		if (!WideRowCursorPrev(it->cursor, &k, &klen))
+		{
+			it->cursor_done = true;
+			break;
+		}
+		/* rows an earlier (higher) range returned */
+		if (it->have_last &&
+			WideKeyCompare(k, klen, it->last.data, it->last.len) >= 0)
+			continue;
+		if (nkeys == 0)
+		{
+			hi = pnstrdup(k, klen);
+			hilen = klen;
+		}
+		lo = pnstrdup(k, klen);
+		lolen = klen;
+		nkeys++;
+	}
+	if (nkeys == 0)
+	{
+		MemoryContextSwitchTo(old);
+		return false;
+	}
+
+	/* read them forward */
+	memset(&r, 0, sizeof(r));
+	r.has_start = r.has_end = r.start_incl = r.end_incl = true;
+	r.start = lo;
+	r.startlen = lolen;
+	r.end = hi;
+	r.endlen = hilen;
+	r.is_point = (nkeys == 1);
+	reader = WideReaderBegin(it->rel, it->snapshot, WideReaderNow(), &r);
+	while ((cell = WideReaderNext(reader)) != NULL)
+	{
+		ChunkRow   *row;
+
+		CHECK_FOR_INTERRUPTS();
+		if (nrows == 0 ||
+			WideKeyCompare(cell->key, cell->keylen, rows[nrows - 1].key,
+						   rows[nrows - 1].keylen) != 0)
+		{
+			if (nrows > 0 && nrows % REVERSE_CHUNK_ROWS == 0)
+				rows = repalloc(rows, sizeof(ChunkRow) * (nrows + REVERSE_CHUNK_ROWS));
+			row = &rows[nrows++];
+			row->key = pnstrdup(cell->key, cell->keylen);
+			row->keylen = cell->keylen;
+			row->ncells = 0;
+			cap = 16;
+			row->cells = palloc(sizeof(WideRowCell) * cap);
+		}
+		row = &rows[nrows - 1];
+		if (row->ncells == cap)
+			row->cells = repalloc(row->cells, sizeof(WideRowCell) * (cap *= 2));
+		copy_cell(it->schema, it->rowdesc, cell, &row->cells[row->ncells++]);
+	}
+	st = WideReaderGetStats(reader);
+	add_stats(&it->stats, &st);
+	WideReaderEnd(reader);
+	MemoryContextSwitchTo(old);
+
+	it->chunk = rows;
+	it->chunkpos = nrows;
+	resetStringInfo(&it->last);
+	appendBinaryStringInfo(&it->last, lo, lolen);
+	it->have_last = true;
+	return true;
+}
+
+/* the next cell of a reversed read */
+static bool
+next_reversed(WideReadIter *it, Datum *values, bool *nulls, const WideRowOut **out)
+{
+	MemoryContext old;
+
+	for (;;)
+	{
+		if (it->nextout < it->nout)
+			return emit_out(it, values, nulls, out);
+		if (it->full)
+			return false;
+		if (it->chunkpos > 0)
+		{
+			ChunkRow   *r = &it->chunk[--it->chunkpos];
+
+			old = MemoryContextSwitchTo(it->chunkcxt);
+			filter_row(it, r->key, r->keylen, r->cells, r->ncells);
+			MemoryContextSwitchTo(old);
+			continue;
+		}
+		if (it->cursor == NULL)
+		{
+			if (it->nextrange >= it->nranges)
+				return false;
+			old = MemoryContextSwitchTo(it->readcxt);
+			it->cursor = WideRowCursorBegin(it->rel, it->snapshot,
+											&it->ranges[it->nextrange++]);
+			MemoryContextSwitchTo(old);
+			it->cursor_done = false;
+		}
+		if (!next_chunk(it))
+		{
+			old = MemoryContextSwitchTo(it->readcxt);
+			WideRowCursorEnd(it->cursor);
+			MemoryContextSwitchTo(old);
+			it->cursor = NULL;
+			MemoryContextReset(it->readcxt);
+		}
+	}
+}
+
+/*
+ * WideReadNext -- the next cell of the read as a row of the table
+ * (values, nulls: 5 entries), with its filter output entry (labels,
+ * or NULL); false at the end.  The values stay valid until the next call.
+ */
+bool
+WideReadNext(WideReadIter *it, Datum *values, bool *nulls, const WideRowOut **out)
+{
+	if (it->reversed)
+		return next_reversed(it, values, nulls, out);
+	return next_forward(it, values, nulls, out);
+}
+
+/* WideReadGetStats -- what the read's readers read so far */
+WideReaderStats
+WideReadGetStats(const WideReadIter *it)
+{
+	WideReaderStats st = it->stats;
+
+	if (it->reader)
+	{
+		WideReaderStats cur = WideReaderGetStats(it->reader);
+
+		add_stats(&st, &cur);
+	}
+	return st;
+}
+
+/* WideReadEnd -- end a read, freeing its memory */
+void
+WideReadEnd(WideReadIter *it)
+{
+	MemoryContext old;
+
+	close_reader(it);
+	if (it->cursor)
+	{
+		old = MemoryContextSwitchTo(it->readcxt);
+		WideRowCursorEnd(it->cursor);
+		MemoryContextSwitchTo(old);
+	}
+	MemoryContextDelete(it->itcxt);
+}
+
+/*
+ * WideReadTable -- the wide table a read names by its row type (its first
+ * argument).
+ */
+Oid
+WideReadTable(Oid rowtype)
+{
 	Oid			relid = get_typ_typrelid(rowtype);
 
 	if (!OidIsValid(relid) || !WideRelationIsWide(relid))
@@ -745,29 +980,91 @@ read_table(FunctionCallInfo fcinfo)
 	return relid;
 }
 
+/*
+ * read_srf -- wide.read_rows, read_rows_labeled and read_row as
+ * set-returning functions: the read's cells into the result tuplestore.
+ * Everything else lives in a context of the call, deleted at its end (a
+ * read_row per row of a LATERAL join must not pile up in per-query memory).
+ */
+static Datum
+read_srf(FunctionCallInfo fcinfo, bool read_row)
+{
+	Oid			relid = WideReadTable(get_fn_expr_argtype(fcinfo->flinfo, 0));
+	int			nargs = read_row ? WIDE_READ_ROW_NARGS : WIDE_READ_ROWS_NARGS;
+	Datum		args[WIDE_READ_ROWS_NARGS];
+	bool		argnulls[WIDE_READ_ROWS_NARGS];
+	WideReadSpec spec;
+	WideReadIter *it;
+	Relation	rel;
+	ReturnSetInfo *rsinfo;
+	bool		labeled;
+	Datum		values[5];
+	bool		nulls[5];
+	const WideRowOut *o;
+	MemoryContext callcxt,
+				cellcxt,
+				old;
+	int			i;
+
+	callcxt = AllocSetContextCreate(CurrentMemoryContext, "wide read call",
+									ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(callcxt);
+	for (i = 0; i < nargs; i++)
+	{
+		args[i] = fcinfo->args[i].value;
+		argnulls[i] = fcinfo->args[i].isnull;
+	}
+	WideReadSpecFromArgs(read_row, args, argnulls, &spec);
+	rel = WideOpenTable(fcinfo, relid, ACL_SELECT, AccessShareLock);
+	it = WideReadBegin(rel, WideSchemaCopy(rel), GetActiveSnapshot(), &spec, NULL);
+
+	InitMaterializedSRF(fcinfo, 0);
+	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	labeled = rsinfo->setDesc->natts == 2;
+	cellcxt = AllocSetContextCreate(callcxt, "wide read output",
+									ALLOCSET_SMALL_SIZES);
+	while (WideReadNext(it, values, nulls, &o))
+	{
+		HeapTuple	tup;
+		Datum		out[2];
+		bool		outnull[2] = {false, false};
+		Datum	   *labels;
+		int			n = o ? o->nlabels : 0;
+		const WideLabel *l;
+
+		if (!labeled)
+		{
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+			continue;
+		}
+		MemoryContextSwitchTo(cellcxt);
+		tup = heap_form_tuple(RelationGetDescr(rel), values, nulls);
+		out[0] = HeapTupleGetDatum(tup);
+		labels = palloc(sizeof(Datum) * Max(n, 1));
+		/* the list has the last label first; the array, the first */
+		for (i = n - 1, l = o ? o->labels : NULL; i >= 0; i--, l = l->prev)
+			labels[i] = CStringGetTextDatum(l->label);
+		out[1] = PointerGetDatum(construct_array(labels, n, TEXTOID, -1, false,
+												 TYPALIGN_INT));
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, out, outnull);
+		MemoryContextSwitchTo(callcxt);
+		MemoryContextReset(cellcxt);
+	}
+	WideReadEnd(it);
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(callcxt);
+	relation_close(rel, NoLock);
+	return (Datum) 0;
+}
+
+/*
+ * wide.read_rows(tbl, keys, start_key, end_key, start_inclusive,
+ *                end_inclusive, prefix, ranges, limit, reversed, filter)
+ */
 Datum
 wide_read_rows(PG_FUNCTION_ARGS)
 {
-	Oid			relid = read_table(fcinfo);
-	WideKeyRange *ranges;
-	int			nranges;
-	bool		whole;
-	int64		limit = -1;
-
-	if (!PG_ARGISNULL(A_LIMIT))
-	{
-		limit = PG_GETARG_INT64(A_LIMIT);
-		if (limit < 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("limit must not be negative, not " INT64_FORMAT, limit),
-					 errhint("Pass NULL for no limit.")));
-	}
-	ranges = row_set(fcinfo, &nranges, &whole);
-	return read_rows(fcinfo, relid, limit,
-					 PG_ARGISNULL(A_FILTER) ? NULL : PG_GETARG_JSONB_P(A_FILTER),
-					 ranges, nranges, whole,
-					 !PG_ARGISNULL(A_REVERSED) && PG_GETARG_BOOL(A_REVERSED));
+	return read_srf(fcinfo, false);
 }
 
 /*
@@ -776,97 +1073,5 @@ wide_read_rows(PG_FUNCTION_ARGS)
 Datum
 wide_read_row(PG_FUNCTION_ARGS)
 {
-	Oid			relid = read_table(fcinfo);
-	WideKeyRange r;
-
-	if (PG_ARGISNULL(1))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("row keys cannot be NULL")));
-	memset(&r, 0, sizeof(r));
-	r.has_start = r.has_end = r.start_incl = r.end_incl = r.is_point = true;
-	r.start = r.end = text_arg_bytes(fcinfo, 1, &r.startlen);
-	r.endlen = r.startlen;
-	check_key_length(r.startlen, "a row key");
-	return read_rows(fcinfo, relid, -1, PG_ARGISNULL(2) ? NULL : PG_GETARG_JSONB_P(2),
-					 &r, 1, false, false);
-}
-
-/*
- * read_rows -- the read itself.  Everything it allocates lives in a
- * context of the call, deleted at its end (a read_row per row of a LATERAL
- * join must not pile up in per-query memory); each range of the row set
- * is read in a context reset after it (a million point reads cost the
- * memory of one), and each row in a context reset after it.  Only the
- * result tuplestore outlives the call.
- */
-static Datum
-read_rows(FunctionCallInfo fcinfo, Oid relid, int64 limit, Jsonb *filter,
-		  WideKeyRange *ranges, int nranges, bool whole, bool reversed)
-{
-	ReadState	st;
-	int			i;
-	bool		isvarlena;
-	MemoryContext callcxt,
-				rangecxt,
-				old;
-
-	callcxt = AllocSetContextCreate(CurrentMemoryContext, "wide read",
-									ALLOCSET_DEFAULT_SIZES);
-	memset(&st, 0, sizeof(st));
-	st.rel = WideOpenTable(fcinfo, relid, ACL_SELECT, AccessShareLock);
-	old = MemoryContextSwitchTo(callcxt);
-	st.schema = WideSchemaCopy(st.rel);
-	st.rowdesc = RelationGetDescr(st.rel);
-	st.limit = limit;
-	st.fc.valtype = st.schema->valtype;
-	getTypeOutputInfo(st.fc.valtype, &st.fc.valout, &isvarlena);
-	if (filter)
-		st.filter = WideFilterParse(&st.fc, filter);
-
-	InitMaterializedSRF(fcinfo, 0);
-	st.rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	st.labeled = st.rsinfo->setDesc->natts == 2;
-	initStringInfo(&st.last);
-	initStringInfo(&st.row);
-	st.maxcells = 64;
-	st.cells = palloc(sizeof(WideRowCell) * st.maxcells);
-	st.rowcxt = AllocSetContextCreate(callcxt, "wide read row",
-									  ALLOCSET_DEFAULT_SIZES);
-	rangecxt = AllocSetContextCreate(callcxt, "wide read range",
-									 ALLOCSET_DEFAULT_SIZES);
-	if (st.limit == 0)
-		st.full = true;
-
-	if (whole)
-	{
-		WideKeyRange all;
-
-		memset(&all, 0, sizeof(all));
-		MemoryContextSwitchTo(rangecxt);
-		if (reversed)
-			read_range_reversed(&st, &all);
-		else
-			read_range(&st, &all);
-		MemoryContextSwitchTo(callcxt);
-		MemoryContextReset(rangecxt);
-	}
-	if (reversed && nranges > 1)
-		qsort(ranges, nranges, sizeof(WideKeyRange), rowset_order_reversed);
-	for (i = 0; i < nranges && !st.full; i++)
-	{
-		CHECK_FOR_INTERRUPTS();
-		MemoryContextSwitchTo(rangecxt);
-		if (reversed)
-			read_range_reversed(&st, &ranges[i]);
-		else
-			read_range(&st, &ranges[i]);
-		MemoryContextSwitchTo(callcxt);
-		MemoryContextReset(rangecxt);
-	}
-
-	MemoryContextSwitchTo(old);
-	MemoryContextDelete(callcxt);
-	relation_close(st.rel, NoLock);
-	return (Datum) 0;
+	return read_srf(fcinfo, true);
 }
