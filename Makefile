@@ -20,6 +20,7 @@ OBJS = \
 	src/api/mutate.o \
 	src/api/mutate_row.o \
 	src/api/read.o \
+	src/api/read_scan.o \
 	src/api/verify.o \
 	src/engine/aggregate.o \
 	src/engine/blob.o \

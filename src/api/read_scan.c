@@ -1,0 +1,832 @@
+/*-------------------------------------------------------------------------
+ *
+ * read_scan.c
+ *	  "Wide Read Rows": a call of wide.read_rows or wide.read_row in FROM
+ *	  (LATERAL too) planned as a custom scan that streams the read.
+ *
+ * A set-returning function in FROM is a Function Scan: the function runs
+ * to its end into a tuplestore, which the scan then reads, and the planner
+ * guesses 1,000 rows.  For the read functions a path hook replaces that
+ * path with a custom scan of the function's range-table entry that
+ *	- evaluates the call's arguments when the scan starts and on every
+ *	  rescan (outer references of a LATERAL call become parameters of the
+ *	  nested loop), and opens the same iterator the functions use (read.c):
+ *	  row set, row filter, limit and reversal are all inside the read;
+ *	- returns each cell as it is read: no tuplestore, no copies of
+ *	  unfiltered cells, only the columns the plan uses converted;
+ *	- estimates its rows from the table's statistics (cells, row_key's
+ *	  distinct values and histogram) and the row set;
+ *	- shows the row set, the filter and the limit in EXPLAIN, and with
+ *	  ANALYZE the runs and blocks it read.
+ * Calls the hook does not recognize (WITH ORDINALITY, several functions in
+ * one ROWS FROM, a table argument that is not a wide table's row type,
+ * whole-row references, read_rows_labeled) stay Function Scans, as do all
+ * calls under wide.enable_read_scan = off, for testing.
+ *
+ * IDENTIFICATION
+ *	  src/api/read_scan.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/relation.h"
+#include "access/sysattr.h"
+#include "catalog/objectaccess.h"
+#include "catalog/pg_language.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_statistic.h"
+#include "catalog/pg_type.h"
+#include "commands/explain.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/extensible.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/plancat.h"
+#include "optimizer/restrictinfo.h"
+#include "parser/parsetree.h"
+#include "utils/acl.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/datum.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/ruleutils.h"
+#include "utils/selfuncs.h"
+#include "utils/syscache.h"
+#include "utils/typcache.h"
+
+#include "engine/cell.h"
+#include "engine/reader.h"
+#include "engine/schema.h"
+#include "am/am.h"
+#include "api/api.h"
+#include "api/readiter.h"
+
+/* the read functions, in custom_private */
+#define READ_ROWS	1
+#define READ_ROW	2
+
+/* without statistics: cells of a row, keys of a key array not known */
+#define DEFAULT_CELLS_PER_ROW	10.0
+#define DEFAULT_KEYS			10.0
+
+static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
+
+/* wide.enable_read_scan: plan the read functions as Wide Read Rows */
+static bool wide_enable_read_scan = true;
+
+static Plan *plan_read_path(PlannerInfo *root, RelOptInfo *rel,
+							CustomPath *best_path, List *tlist,
+							List *clauses, List *custom_plans);
+static Node *create_read_scan_state(CustomScan *cscan);
+static void begin_read_scan(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *exec_read_scan(CustomScanState *node);
+static void end_read_scan(CustomScanState *node);
+static void rescan_read_scan(CustomScanState *node);
+static void explain_read_scan(CustomScanState *node, List *ancestors,
+							  ExplainState *es);
+
+static const CustomPathMethods read_path_methods = {
+	.CustomName = "WideReadRows",
+	.PlanCustomPath = plan_read_path,
+};
+
+static const CustomScanMethods read_scan_methods = {
+	.CustomName = "WideReadRows",
+	.CreateCustomScanState = create_read_scan_state,
+};
+
+static const CustomExecMethods read_exec_methods = {
+	.CustomName = "WideReadRows",
+	.BeginCustomScan = begin_read_scan,
+	.ExecCustomScan = exec_read_scan,
+	.EndCustomScan = end_read_scan,
+	.ReScanCustomScan = rescan_read_scan,
+	.ExplainCustomScan = explain_read_scan,
+};
+
+typedef struct ReadScanState
+{
+	CustomScanState css;
+	int			kind;			/* READ_ROWS or READ_ROW */
+	Oid			funcid;
+	Oid			rowtype;		/* of the table argument */
+	List	   *args;			/* ExprState of each argument */
+	int16	   *arglens;		/* typlen and typbyval of each argument */
+	bool	   *argbyval;
+	Relation	rel;			/* opened by the first start */
+	const WideSchema *schema;
+	WideReadIter *it;
+	MemoryContext argcxt;		/* the arguments and read of this (re)scan */
+	bool		started;
+	bool		needed[5];		/* columns the plan uses */
+	WideReaderStats stats;		/* of the reads of earlier (re)scans */
+	int64		reads;			/* (re)scans started */
+} ReadScanState;
+
+/* ----------------------------------------------------------------
+ *	Planning
+ * ----------------------------------------------------------------
+ */
+
+/* READ_ROWS or READ_ROW if the function is one of the read functions */
+static int
+read_function_kind(Oid funcid)
+{
+	HeapTuple	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(funcid));
+	Form_pg_proc proc;
+	int			kind = 0;
+
+	if (!HeapTupleIsValid(tup))
+		return 0;
+	proc = (Form_pg_proc) GETSTRUCT(tup);
+	if (proc->prolang == ClanguageId && proc->proretset)
+	{
+		bool		isnull;
+		Datum		src = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_prosrc, &isnull);
+		Datum		bin = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_probin, &isnull);
+		char	   *s = isnull ? NULL : TextDatumGetCString(src);
+		char	   *b = isnull ? NULL : TextDatumGetCString(bin);
+		const char *base = b ? strrchr(b, '/') : NULL;
+
+		/* our library's (probin is "$libdir/wide", or a path to it) */
+		base = base ? base + 1 : b;
+		if (s && base && strncmp(base, "wide", 4) == 0 &&
+			(base[4] == '\0' || strcmp(base + 4, ".so") == 0))
+		{
+			if (strcmp(s, "wide_read_rows") == 0 && proc->pronargs == WIDE_READ_ROWS_NARGS)
+				kind = READ_ROWS;
+			else if (strcmp(s, "wide_read_row") == 0 && proc->pronargs == WIDE_READ_ROW_NARGS)
+				kind = READ_ROW;
+		}
+	}
+	ReleaseSysCache(tup);
+	return kind;
+}
+
+/* the argument, if it is a constant (NULL if not) */
+static Const *
+const_arg(List *args, int i)
+{
+	Node	   *n = list_nth(args, i);
+
+	if (n && IsA(n, RelabelType))
+		n = (Node *) ((RelabelType *) n)->arg;
+	return (n && IsA(n, Const)) ? (Const *) n : NULL;
+}
+
+/* is the argument the constant NULL? */
+static bool
+arg_is_null(List *args, int i)
+{
+	Const	   *c = const_arg(args, i);
+
+	return c && c->constisnull;
+}
+
+/* the share of the histogram's keys below the key (0..1) */
+static double
+key_position(Datum *hist, int nhist, const char *k, uint32 len)
+{
+	int			lo = 0,
+				hi = nhist;
+
+	while (lo < hi)
+	{
+		int			mid = (lo + hi) / 2;
+		struct varlena *v = (struct varlena *) DatumGetPointer(hist[mid]);
+
+		if (WideKeyCompare(VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v), k, len) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return nhist > 1 ? (double) lo / (nhist - 1) : 0.5;
+}
+
+/* the bytes of a constant text argument */
+static const char *
+const_bytes(Const *c, uint32 *len)
+{
+	struct varlena *v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(c->constvalue));
+
+	*len = VARSIZE_ANY_EXHDR(v);
+	return VARDATA_ANY(v);
+}
+
+/*
+ * The share of the table's cells a key range holds: from the histogram of
+ * row_key if there is one, else the planner's defaults for one or two
+ * inequalities.
+ */
+static double
+range_fraction(Datum *hist, int nhist, Const *start, Const *end, bool has_start,
+			   bool has_end)
+{
+	double		lo = 0.0,
+				hi = 1.0;
+	uint32		len;
+	const char *k;
+
+	if (!has_start && !has_end)
+		return 1.0;
+	if (nhist < 2 || (has_start && !start) || (has_end && !end))
+		return (has_start && has_end) ? DEFAULT_RANGE_INEQ_SEL : DEFAULT_INEQ_SEL;
+	if (has_start)
+	{
+		k = const_bytes(start, &len);
+		lo = key_position(hist, nhist, k, len);
+	}
+	if (has_end)
+	{
+		k = const_bytes(end, &len);
+		hi = key_position(hist, nhist, k, len);
+	}
+	/* a range inside one bucket holds some of it */
+	return Max(hi - lo, 0.5 / (nhist - 1));
+}
+
+/*
+ * estimate_read -- the cells a call reads (*rows) and the share of the
+ * table's pages it reads (*fraction), from the table's statistics: its
+ * cells and pages (reltuples, relpages, or the access method's estimate),
+ * row_key's number of distinct values (cells per row) and histogram.
+ */
+static void
+estimate_read(Oid relid, int kind, List *args, double *rows, double *fraction,
+			  double *pages_out)
+{
+	Relation	rel = relation_open(relid, AccessShareLock);
+	BlockNumber pages;
+	double		tuples,
+				allvisfrac,
+				cpr = DEFAULT_CELLS_PER_ROW,
+				frac = 0.0;
+	HeapTuple	st;
+	AttStatsSlot sslot;
+	bool		have_hist = false;
+	Datum	   *hist = NULL;
+	int			nhist = 0;
+
+	estimate_rel_size(rel, NULL, &pages, &tuples, &allvisfrac);
+	tuples = Max(tuples, 1.0);
+	st = SearchSysCache3(STATRELATTINH, ObjectIdGetDatum(relid), Int16GetDatum(1),
+						 BoolGetDatum(false));
+	if (HeapTupleIsValid(st))
+	{
+		Form_pg_statistic s = (Form_pg_statistic) GETSTRUCT(st);
+		double		nd = s->stadistinct;
+
+		if (nd < 0)
+			nd = -nd * tuples;
+		if (nd >= 1)
+			cpr = Max(tuples / nd, 1.0);
+		if (get_attstatsslot(&sslot, st, STATISTIC_KIND_HISTOGRAM, InvalidOid,
+							 ATTSTATSSLOT_VALUES))
+		{
+			have_hist = true;
+			hist = sslot.values;
+			nhist = sslot.nvalues;
+		}
+	}
+
+	if (kind == READ_ROW)
+		frac = cpr / tuples;
+	else
+	{
+		bool		whole = true;
+
+		if (!arg_is_null(args, A_KEYS))
+		{
+			Const	   *c = const_arg(args, A_KEYS);
+			double		nkeys = DEFAULT_KEYS;
+
+			if (c)
+			{
+				ArrayType  *a = DatumGetArrayTypeP(c->constvalue);
+
+				nkeys = ArrayGetNItems(ARR_NDIM(a), ARR_DIMS(a));
+			}
+			frac += nkeys * cpr / tuples;
+			whole = false;
+		}
+		if (!arg_is_null(args, A_START) || !arg_is_null(args, A_END))
+		{
+			frac += range_fraction(hist, nhist, const_arg(args, A_START),
+								   const_arg(args, A_END),
+								   !arg_is_null(args, A_START),
+								   !arg_is_null(args, A_END));
+			whole = false;
+		}
+		if (!arg_is_null(args, A_PREFIX))
+		{
+			Const	   *c = const_arg(args, A_PREFIX);
+
+			if (c && nhist >= 2)
+			{
+				uint32		len;
+				const char *p = const_bytes(c, &len);
+				char	   *end = palloc(len + 1);
+				int			n = len;
+				double		lo,
+							hi = 1.0;
+
+				memcpy(end, p, len);
+				while (n > 0 && (uint8) end[n - 1] == 0xff)
+					n--;
+				lo = key_position(hist, nhist, p, len);
+				if (n > 0)
+				{
+					end[n - 1]++;
+					hi = key_position(hist, nhist, end, n);
+				}
+				frac += Max(hi - lo, 0.5 / (nhist - 1));
+			}
+			else
+				frac += DEFAULT_MATCH_SEL;
+			whole = false;
+		}
+		if (!arg_is_null(args, A_RANGES))
+		{
+			frac += DEFAULT_RANGE_INEQ_SEL;
+			whole = false;
+		}
+		if (whole)
+			frac = 1.0;
+		if (!arg_is_null(args, A_LIMIT))
+		{
+			Const	   *c = const_arg(args, A_LIMIT);
+
+			if (c)
+				frac = Min(frac, DatumGetInt64(c->constvalue) * cpr / tuples);
+		}
+	}
+	frac = Min(frac, 1.0);
+	/* a filter drops some of them */
+	if (!arg_is_null(args, kind == READ_ROW ? 2 : A_FILTER))
+		*rows = clamp_row_est(tuples * frac * 0.5);
+	else
+		*rows = clamp_row_est(tuples * frac);
+	*fraction = frac;
+	*pages_out = Max(pages, 1);
+	if (have_hist)
+		free_attstatsslot(&sslot);
+	if (HeapTupleIsValid(st))
+		ReleaseSysCache(st);
+	relation_close(rel, NoLock);
+}
+
+/*
+ * The table a read's first argument names, if the call may be planned as
+ * a Wide Read Rows scan; InvalidOid if not.
+ */
+static Oid
+plannable_read(PlannerInfo *root, RelOptInfo *rel, RangeTblEntry *rte,
+			   FuncExpr **fexpr, int *kind)
+{
+	RangeTblFunction *rtfunc;
+	Oid			rowtype,
+				relid;
+	Bitmapset  *attrs = NULL;
+	ListCell   *lc;
+
+	if (rel->reloptkind != RELOPT_BASEREL || rte->rtekind != RTE_FUNCTION ||
+		rte->funcordinality || list_length(rte->functions) != 1)
+		return InvalidOid;
+	rtfunc = linitial_node(RangeTblFunction, rte->functions);
+	if (!IsA(rtfunc->funcexpr, FuncExpr))
+		return InvalidOid;
+	*fexpr = (FuncExpr *) rtfunc->funcexpr;
+	if ((*fexpr)->funcretset == false ||
+		!(*kind = read_function_kind((*fexpr)->funcid)) ||
+		list_length((*fexpr)->args) !=
+		(*kind == READ_ROW ? WIDE_READ_ROW_NARGS : WIDE_READ_ROWS_NARGS))
+		return InvalidOid;
+	rowtype = exprType(linitial((*fexpr)->args));
+	relid = get_typ_typrelid(rowtype);
+	/* read_rows_labeled returns records */
+	if (!OidIsValid(relid) || (*fexpr)->funcresulttype != rowtype ||
+		!WideRelationIsWide(relid) || list_length(rte->eref->colnames) != 5)
+		return InvalidOid;
+	/* the scan returns the columns, not the whole row */
+	pull_varattnos((Node *) rel->reltarget->exprs, rel->relid, &attrs);
+	foreach(lc, rel->baserestrictinfo)
+		pull_varattnos((Node *) lfirst_node(RestrictInfo, lc)->clause, rel->relid, &attrs);
+	if (bms_is_member(0 - FirstLowInvalidHeapAttributeNumber, attrs))
+		return InvalidOid;
+	return relid;
+}
+
+static void
+read_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
+					  RangeTblEntry *rte)
+{
+	FuncExpr   *fexpr = NULL;
+	int			kind = 0;
+	Oid			relid;
+	CustomPath *cpath;
+	double		rows,
+				fraction,
+				pages;
+	Cost		run;
+
+	if (prev_set_rel_pathlist_hook)
+		prev_set_rel_pathlist_hook(root, rel, rti, rte);
+	if (!wide_enable_read_scan)
+		return;
+	relid = plannable_read(root, rel, rte, &fexpr, &kind);
+	if (!OidIsValid(relid))
+		return;
+
+	/* the rel's size: the read's, then its quals */
+	estimate_read(relid, kind, fexpr->args, &rows, &fraction, &pages);
+	rel->tuples = rows;
+	rel->rows = clamp_row_est(rows * clauselist_selectivity(root, rel->baserestrictinfo,
+															0, JOIN_INNER, NULL));
+
+	cpath = makeNode(CustomPath);
+	cpath->path.pathtype = T_CustomScan;
+	cpath->path.parent = rel;
+	cpath->path.pathtarget = rel->reltarget;
+	cpath->path.param_info = get_baserel_parampathinfo(root, rel, rel->lateral_relids);
+	if (cpath->path.param_info)
+	{
+		/* computed with the Function Scan's guess */
+		cpath->path.param_info->ppi_rows =
+			get_parameterized_baserel_size(root, rel, cpath->path.param_info->ppi_clauses);
+		cpath->path.rows = cpath->path.param_info->ppi_rows;
+	}
+	else
+		cpath->path.rows = rel->rows;
+	cpath->path.parallel_aware = false;
+	cpath->path.parallel_safe = false;
+	cpath->path.pathkeys = NIL;
+	cpath->flags = 0;
+	cpath->custom_private = list_make3_int(kind, fexpr->funcid,
+										   exprType(linitial(fexpr->args)));
+	cpath->methods = &read_path_methods;
+
+	/* a seek, the share of the pages the range holds, each cell */
+	run = pages * fraction * seq_page_cost +
+		rows * (cpu_tuple_cost + cpu_operator_cost) +
+		rel->rows * list_length(rel->baserestrictinfo) * cpu_operator_cost;
+	cpath->path.startup_cost = random_page_cost;
+	cpath->path.total_cost = random_page_cost + run;
+
+	/* the Function Scan would read the same, then store and reread it */
+	rel->pathlist = NIL;
+	add_path(rel, &cpath->path);
+}
+
+/* the scan tuple: the function's columns, the table's */
+static List *
+read_scan_tlist(Index varno, Oid rowtype)
+{
+	TupleDesc	desc = lookup_rowtype_tupdesc(rowtype, -1);
+	List	   *tlist = NIL;
+	int			i;
+
+	for (i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute a = TupleDescAttr(desc, i);
+		Var		   *var = makeVar(varno, i + 1, a->atttypid, a->atttypmod,
+								  a->attcollation, 0);
+
+		tlist = lappend(tlist, makeTargetEntry((Expr *) var, i + 1,
+											   pstrdup(NameStr(a->attname)), false));
+	}
+	ReleaseTupleDesc(desc);
+	return tlist;
+}
+
+static Plan *
+plan_read_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+			   List *tlist, List *clauses, List *custom_plans)
+{
+	CustomScan *cscan = makeNode(CustomScan);
+	RangeTblEntry *rte = planner_rt_fetch(rel->relid, root);
+	RangeTblFunction *rtfunc = linitial_node(RangeTblFunction, rte->functions);
+	FuncExpr   *fexpr = (FuncExpr *) rtfunc->funcexpr;
+
+	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.plan.qual = extract_actual_clauses(clauses, false);
+	/* not a table: the executor opens no relation, the scan its table */
+	cscan->scan.scanrelid = 0;
+	cscan->flags = best_path->flags;
+	cscan->custom_exprs = copyObject(fexpr->args);
+	cscan->custom_private = best_path->custom_private;
+	cscan->custom_scan_tlist = read_scan_tlist(rel->relid,
+											   lthird_int(best_path->custom_private));
+	cscan->methods = &read_scan_methods;
+	return &cscan->scan.plan;
+}
+
+/* ----------------------------------------------------------------
+ *	Execution
+ * ----------------------------------------------------------------
+ */
+
+static Node *
+create_read_scan_state(CustomScan *cscan)
+{
+	ReadScanState *s = (ReadScanState *) newNode(sizeof(ReadScanState),
+												 T_CustomScanState);
+
+	s->css.methods = &read_exec_methods;
+	s->kind = linitial_int(cscan->custom_private);
+	s->funcid = lsecond_int(cscan->custom_private);
+	s->rowtype = lthird_int(cscan->custom_private);
+	return (Node *) s;
+}
+
+static void
+begin_read_scan(CustomScanState *node, EState *estate, int eflags)
+{
+	ReadScanState *s = (ReadScanState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	Bitmapset  *attrs = NULL;
+	AclResult	aclresult;
+	ListCell   *lc;
+	int			i;
+
+	/* what the Function Scan would check: the right to call the function */
+	aclresult = pg_proc_aclcheck(s->funcid, GetUserId(), ACL_EXECUTE);
+	if (aclresult != ACLCHECK_OK)
+		aclcheck_error(aclresult, OBJECT_FUNCTION, get_func_name(s->funcid));
+	InvokeFunctionExecuteHook(s->funcid);
+
+	s->args = ExecInitExprList(cscan->custom_exprs, &node->ss.ps);
+	s->arglens = palloc(sizeof(int16) * Max(list_length(cscan->custom_exprs), 1));
+	s->argbyval = palloc(sizeof(bool) * Max(list_length(cscan->custom_exprs), 1));
+	i = 0;
+	foreach(lc, cscan->custom_exprs)
+	{
+		get_typlenbyval(exprType(lfirst(lc)), &s->arglens[i], &s->argbyval[i]);
+		i++;
+	}
+	pull_varattnos((Node *) cscan->scan.plan.targetlist, INDEX_VAR, &attrs);
+	pull_varattnos((Node *) cscan->scan.plan.qual, INDEX_VAR, &attrs);
+	for (i = 0; i < 5; i++)
+		s->needed[i] = bms_is_member(i + 1 - FirstLowInvalidHeapAttributeNumber, attrs) ||
+			bms_is_member(0 - FirstLowInvalidHeapAttributeNumber, attrs);
+	s->argcxt = AllocSetContextCreate(estate->es_query_cxt, "wide read scan",
+									  ALLOCSET_DEFAULT_SIZES);
+}
+
+/* end the read of the current (re)scan */
+static void
+end_read(ReadScanState *s)
+{
+	WideReaderStats st;
+
+	if (s->it == NULL)
+		return;
+	st = WideReadGetStats(s->it);
+	s->stats.runs_read += st.runs_read;
+	s->stats.blocks_read += st.blocks_read;
+	s->stats.records += st.records;
+	s->stats.cells += st.cells;
+	WideReadEnd(s->it);
+	s->it = NULL;
+}
+
+/* evaluate the arguments and start the read */
+static void
+start_read(ReadScanState *s)
+{
+	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
+	EState	   *estate = s->css.ss.ps.state;
+	Datum		args[WIDE_READ_ROWS_NARGS];
+	bool		nulls[WIDE_READ_ROWS_NARGS];
+	WideReadSpec spec;
+	ListCell   *lc;
+	MemoryContext old;
+	Oid			relid;
+	int			i = 0;
+
+	end_read(s);
+	MemoryContextReset(s->argcxt);
+
+	/* evaluated in per-tuple memory, kept in argcxt until the next start */
+	ResetExprContext(econtext);
+	old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+	foreach(lc, s->args)
+	{
+		args[i] = ExecEvalExpr((ExprState *) lfirst(lc), econtext, &nulls[i]);
+		i++;
+	}
+	MemoryContextSwitchTo(s->argcxt);
+	for (i = 0; i < list_length(s->args); i++)
+		if (!nulls[i])
+			args[i] = datumCopy(args[i], s->argbyval[i], s->arglens[i]);
+
+	relid = WideReadTable(s->rowtype);
+	WideReadSpecFromArgs(s->kind == READ_ROW, args, nulls, &spec);
+	if (s->rel == NULL)
+	{
+		MemoryContextSwitchTo(estate->es_query_cxt);
+		s->rel = WideOpenTableRead(s->kind == READ_ROW ? "read_row" : "read_rows",
+								   relid, AccessShareLock);
+		s->schema = WideSchemaCopy(s->rel);
+		MemoryContextSwitchTo(s->argcxt);
+	}
+	s->it = WideReadBegin(s->rel, s->schema, estate->es_snapshot, &spec, s->needed);
+	MemoryContextSwitchTo(old);
+	s->reads++;
+}
+
+static TupleTableSlot *
+read_scan_next(ScanState *ss)
+{
+	ReadScanState *s = (ReadScanState *) ss;
+	TupleTableSlot *slot = ss->ss_ScanTupleSlot;
+	const WideRowOut *out;
+
+	ExecClearTuple(slot);
+	if (!WideReadNext(s->it, slot->tts_values, slot->tts_isnull, &out))
+		return slot;
+	return ExecStoreVirtualTuple(slot);
+}
+
+static bool
+read_scan_recheck(ScanState *ss, TupleTableSlot *slot)
+{
+	return true;
+}
+
+static TupleTableSlot *
+exec_read_scan(CustomScanState *node)
+{
+	ReadScanState *s = (ReadScanState *) node;
+
+	if (!s->started)
+	{
+		start_read(s);
+		s->started = true;
+	}
+	return ExecScan(&node->ss, (ExecScanAccessMtd) read_scan_next,
+					(ExecScanRecheckMtd) read_scan_recheck);
+}
+
+static void
+end_read_scan(CustomScanState *node)
+{
+	ReadScanState *s = (ReadScanState *) node;
+
+	end_read(s);
+	if (s->rel)
+		relation_close(s->rel, NoLock);
+	s->rel = NULL;
+}
+
+static void
+rescan_read_scan(CustomScanState *node)
+{
+	ReadScanState *s = (ReadScanState *) node;
+
+	/* the arguments may have changed: evaluated again at the next fetch */
+	end_read(s);
+	s->started = false;
+}
+
+/* append "name expr" of an argument unless it is the constant NULL */
+static bool
+explain_arg(StringInfo buf, List *args, int i, const char *fmt, List *context,
+			bool first)
+{
+	if (arg_is_null(args, i))
+		return first;
+	if (!first)
+		appendStringInfoString(buf, " OR ");
+	appendStringInfo(buf, fmt, deparse_expression(list_nth(args, i), context,
+												  false, false));
+	return false;
+}
+
+/* "row_key >= x AND row_key < y" of read_rows's start and end keys */
+static bool
+explain_range(StringInfo buf, List *args, List *context, bool first)
+{
+	Const	   *si = const_arg(args, A_START_INCL);
+	Const	   *ei = const_arg(args, A_END_INCL);
+	bool		has_start = !arg_is_null(args, A_START);
+	bool		has_end = !arg_is_null(args, A_END);
+
+	if (!has_start && !has_end)
+		return first;
+	if (!first)
+		appendStringInfoString(buf, " OR ");
+	if (has_start)
+	{
+		const char *op = ">= ";
+
+		if (si == NULL)
+			op = ">=? ";
+		else if (!si->constisnull && !DatumGetBool(si->constvalue))
+			op = "> ";
+		appendStringInfo(buf, "row_key %s%s", op,
+						 deparse_expression(list_nth(args, A_START), context, false, false));
+	}
+	if (has_end)
+	{
+		const char *op = "< ";
+
+		if (ei == NULL)
+			op = "<? ";
+		else if (!ei->constisnull && DatumGetBool(ei->constvalue))
+			op = "<= ";
+		appendStringInfo(buf, "%srow_key %s%s", has_start ? " AND " : "", op,
+						 deparse_expression(list_nth(args, A_END), context, false, false));
+	}
+	return false;
+}
+
+static void
+explain_read_scan(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	ReadScanState *s = (ReadScanState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	List	   *args = cscan->custom_exprs;
+	List	   *context;
+	StringInfoData buf;
+	bool		first = true;
+	Oid			relid = get_typ_typrelid(s->rowtype);
+	char	   *relname = OidIsValid(relid) ? get_rel_name(relid) : NULL;
+
+	context = set_deparse_context_plan(es->deparse_cxt, node->ss.ps.plan, ancestors);
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "%s(%s)", s->kind == READ_ROW ? "read_row" : "read_rows",
+					 relname ? quote_identifier(relname) : "?");
+	ExplainPropertyText("Read", buf.data, es);
+
+	resetStringInfo(&buf);
+	if (s->kind == READ_ROW)
+		first = explain_arg(&buf, args, 1, "row_key = %s", context, first);
+	else
+	{
+		first = explain_arg(&buf, args, A_KEYS, "row_key = ANY (%s)", context, first);
+		first = explain_range(&buf, args, context, first);
+		first = explain_arg(&buf, args, A_PREFIX, "prefix %s", context, first);
+		first = explain_arg(&buf, args, A_RANGES, "ranges %s", context, first);
+	}
+	ExplainPropertyText("Row Set", first ? "all" : buf.data, es);
+	if (!arg_is_null(args, s->kind == READ_ROW ? 2 : A_FILTER))
+		ExplainPropertyText("Row Filter",
+							deparse_expression(list_nth(args, s->kind == READ_ROW ? 2 : A_FILTER),
+											   context, false, false), es);
+	if (s->kind == READ_ROWS && !arg_is_null(args, A_LIMIT))
+		ExplainPropertyText("Row Limit",
+							deparse_expression(list_nth(args, A_LIMIT), context, false, false),
+							es);
+	if (s->kind == READ_ROWS && !arg_is_null(args, A_REVERSED))
+	{
+		Const	   *c = const_arg(args, A_REVERSED);
+
+		if (c == NULL || DatumGetBool(c->constvalue))
+			ExplainPropertyText("Reversed",
+								deparse_expression(list_nth(args, A_REVERSED), context,
+												   false, false), es);
+	}
+	if (es->analyze)
+	{
+		WideReaderStats st = s->stats;
+
+		if (s->it)
+		{
+			WideReaderStats cur = WideReadGetStats(s->it);
+
+			st.runs_read += cur.runs_read;
+			st.blocks_read += cur.blocks_read;
+			st.records += cur.records;
+		}
+		ExplainPropertyInteger("Reads", NULL, s->reads, es);
+		ExplainPropertyInteger("Runs Read", NULL, st.runs_read, es);
+		ExplainPropertyInteger("Blocks Read", NULL, st.blocks_read, es);
+		ExplainPropertyInteger("Records Merged", NULL, st.records, es);
+	}
+}
+
+/*
+ * WideInstallReadScan -- add the path hook (from _PG_init).
+ */
+void
+WideInstallReadScan(void)
+{
+	DefineCustomBoolVariable("wide.enable_read_scan",
+							 "Plans calls of wide.read_rows and wide.read_row in FROM as Wide Read Rows scans.",
+							 "Off, they are Function Scans: the read runs to its end into a tuplestore first; for testing and for comparing plans.",
+							 &wide_enable_read_scan, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	RegisterCustomScanMethods(&read_scan_methods);
+	prev_set_rel_pathlist_hook = set_rel_pathlist_hook;
+	set_rel_pathlist_hook = read_set_rel_pathlist;
+}
