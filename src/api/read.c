@@ -382,6 +382,10 @@ struct WideReadIter
 	TupleDesc	rowdesc;		/* the table's row type */
 	Snapshot	snapshot;
 	const bool *needed;			/* columns to convert; NULL: all */
+	bool		convert[5];		/* columns WideCellToValues converts */
+	bool		track_rows;		/* rows counted, or remembered for overlaps */
+	StringInfoData family;		/* the family of familyval */
+	Datum		familyval;		/* the last family streamed, or 0 */
 	WideFilter *filter;
 	WideFilterContext fc;
 	Datum		stripped;		/* the value of a stripped cell, or 0: NULL */
@@ -581,6 +585,17 @@ WideReadBegin(Relation rel, const WideSchema *schema, Snapshot snapshot,
 									   ALLOCSET_SMALL_SIZES);
 	if (it->limit == 0)
 		it->full = true;
+
+	/*
+	 * An unfiltered read of one range without a limit needs no row
+	 * boundaries; the family column is kept from cell to cell, not made for
+	 * each (a table has few families).
+	 */
+	it->track_rows = it->filter != NULL || it->limit >= 0 || it->nranges > 1;
+	for (int i = 0; i < 5; i++)
+		it->convert[i] = needed == NULL || needed[i];
+	it->convert[1] = false;
+	initStringInfo(&it->family);
 	MemoryContextSwitchTo(old);
 	return it;
 }
@@ -678,6 +693,26 @@ close_reader(WideReadIter *it)
 	MemoryContextReset(it->readcxt);
 }
 
+/* the family of a streamed cell as a datum, kept while it stays the same */
+static Datum
+family_datum(WideReadIter *it, const WideCell *cell)
+{
+	if (it->familyval == (Datum) 0 || it->family.len != cell->famlen ||
+		memcmp(it->family.data, cell->family, cell->famlen) != 0)
+	{
+		MemoryContext old = MemoryContextSwitchTo(it->itcxt);
+
+		if (it->familyval != (Datum) 0)
+			pfree(DatumGetPointer(it->familyval));
+		resetStringInfo(&it->family);
+		appendBinaryStringInfo(&it->family, cell->family, cell->famlen);
+		it->familyval = PointerGetDatum(cstring_to_text_with_len(cell->family,
+																  cell->famlen));
+		MemoryContextSwitchTo(old);
+	}
+	return it->familyval;
+}
+
 /* the next cell of a forward read */
 static bool
 next_forward(WideReadIter *it, Datum *values, bool *nulls, const WideRowOut **out)
@@ -727,8 +762,9 @@ next_forward(WideReadIter *it, Datum *values, bool *nulls, const WideRowOut **ou
 				WideKeyCompare(cell->key, cell->keylen, it->last.data, it->last.len) <= 0)
 				continue;
 		}
-		if (!it->have_row ||
-			WideKeyCompare(cell->key, cell->keylen, it->row.data, it->row.len) != 0)
+		if (it->track_rows &&
+			(!it->have_row ||
+			 WideKeyCompare(cell->key, cell->keylen, it->row.data, it->row.len) != 0))
 		{
 			if (it->filter != NULL)
 			{
@@ -766,8 +802,11 @@ next_forward(WideReadIter *it, Datum *values, bool *nulls, const WideRowOut **ou
 		if (it->tupcxt_used)
 			MemoryContextReset(it->tupcxt);
 		old = MemoryContextSwitchTo(it->tupcxt);
-		it->tupcxt_used = WideCellToValues(it->schema, cell, values, nulls, it->needed);
+		it->tupcxt_used = WideCellToValues(it->schema, cell, values, nulls, it->convert);
 		MemoryContextSwitchTo(old);
+		if (it->needed == NULL || it->needed[1])
+			values[1] = family_datum(it, cell);
+		nulls[1] = !(it->needed == NULL || it->needed[1]);
 		*out = NULL;
 		return true;
 	}

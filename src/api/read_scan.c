@@ -34,6 +34,7 @@
 #include "access/relation.h"
 #include "access/sysattr.h"
 #include "catalog/objectaccess.h"
+#include "catalog/pg_collation.h"
 #include "catalog/pg_language.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_statistic.h"
@@ -193,24 +194,94 @@ arg_is_null(List *args, int i)
 	return c && c->constisnull;
 }
 
+/* what ANALYZE knows of row_key: most common keys, histogram */
+typedef struct KeyStats
+{
+	bool		have;			/* any statistics */
+	Datum	   *mcv;
+	float4	   *mcvfreq;
+	int			nmcv;
+	double		mcvtotal;		/* share of the cells the MCVs hold */
+	Datum	   *hist;
+	int			nhist;
+} KeyStats;
+
+/* the bytes of a key datum of the statistics (text or bytea) */
+static void
+stat_key(Datum d, const char **p, uint32 *len)
+{
+	struct varlena *v = (struct varlena *) DatumGetPointer(d);
+
+	*p = VARDATA_ANY(v);
+	*len = VARSIZE_ANY_EXHDR(v);
+}
+
+/* is the key inside [lo, hi) (a NULL bound: none)? */
+static bool
+key_in(const char *k, uint32 len, const char *lo, uint32 lolen,
+	   const char *hi, uint32 hilen)
+{
+	return (lo == NULL || WideKeyCompare(k, len, lo, lolen) >= 0) &&
+		(hi == NULL || WideKeyCompare(k, len, hi, hilen) < 0);
+}
+
 /* the share of the histogram's keys below the key (0..1) */
 static double
-key_position(Datum *hist, int nhist, const char *k, uint32 len)
+key_position(const KeyStats *ks, const char *k, uint32 len)
 {
 	int			lo = 0,
-				hi = nhist;
+				hi = ks->nhist;
 
 	while (lo < hi)
 	{
 		int			mid = (lo + hi) / 2;
-		struct varlena *v = (struct varlena *) DatumGetPointer(hist[mid]);
+		const char *p;
+		uint32		plen;
 
-		if (WideKeyCompare(VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v), k, len) < 0)
+		stat_key(ks->hist[mid], &p, &plen);
+		if (WideKeyCompare(p, plen, k, len) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return nhist > 1 ? (double) lo / (nhist - 1) : 0.5;
+	return ks->nhist > 1 ? (double) lo / (ks->nhist - 1) : 0.5;
+}
+
+/*
+ * The share of the table's cells whose key lies in [lo, hi) (a NULL bound:
+ * none): the most common keys in it, and the histogram's share of the
+ * others; without statistics, the planner's default for one or two
+ * inequalities.
+ */
+static double
+keys_fraction(const KeyStats *ks, const char *lo, uint32 lolen,
+			  const char *hi, uint32 hilen)
+{
+	double		frac = 0.0;
+	int			i;
+
+	if (lo == NULL && hi == NULL)
+		return 1.0;
+	if (!ks->have || (ks->nmcv == 0 && ks->nhist < 2))
+		return (lo && hi) ? DEFAULT_RANGE_INEQ_SEL : DEFAULT_INEQ_SEL;
+	for (i = 0; i < ks->nmcv; i++)
+	{
+		const char *p;
+		uint32		plen;
+
+		stat_key(ks->mcv[i], &p, &plen);
+		if (key_in(p, plen, lo, lolen, hi, hilen))
+			frac += ks->mcvfreq[i];
+	}
+	if (ks->nhist >= 2)
+	{
+		double		a = lo ? key_position(ks, lo, lolen) : 0.0;
+		double		b = hi ? key_position(ks, hi, hilen) : 1.0;
+
+		/* a range inside one bucket holds some of it */
+		frac += (1.0 - ks->mcvtotal) * Max(b - a, 0.5 / (ks->nhist - 1));
+	}
+	return frac;
 }
 
 /* the bytes of a constant text argument */
@@ -224,42 +295,11 @@ const_bytes(Const *c, uint32 *len)
 }
 
 /*
- * The share of the table's cells a key range holds: from the histogram of
- * row_key if there is one, else the planner's defaults for one or two
- * inequalities.
- */
-static double
-range_fraction(Datum *hist, int nhist, Const *start, Const *end, bool has_start,
-			   bool has_end)
-{
-	double		lo = 0.0,
-				hi = 1.0;
-	uint32		len;
-	const char *k;
-
-	if (!has_start && !has_end)
-		return 1.0;
-	if (nhist < 2 || (has_start && !start) || (has_end && !end))
-		return (has_start && has_end) ? DEFAULT_RANGE_INEQ_SEL : DEFAULT_INEQ_SEL;
-	if (has_start)
-	{
-		k = const_bytes(start, &len);
-		lo = key_position(hist, nhist, k, len);
-	}
-	if (has_end)
-	{
-		k = const_bytes(end, &len);
-		hi = key_position(hist, nhist, k, len);
-	}
-	/* a range inside one bucket holds some of it */
-	return Max(hi - lo, 0.5 / (nhist - 1));
-}
-
-/*
  * estimate_read -- the cells a call reads (*rows) and the share of the
  * table's pages it reads (*fraction), from the table's statistics: its
  * cells and pages (reltuples, relpages, or the access method's estimate),
- * row_key's number of distinct values (cells per row) and histogram.
+ * row_key's number of distinct values (cells per row), most common values
+ * and histogram.
  */
 static void
 estimate_read(Oid relid, int kind, List *args, double *rows, double *fraction,
@@ -272,11 +312,13 @@ estimate_read(Oid relid, int kind, List *args, double *rows, double *fraction,
 				cpr = DEFAULT_CELLS_PER_ROW,
 				frac = 0.0;
 	HeapTuple	st;
-	AttStatsSlot sslot;
-	bool		have_hist = false;
-	Datum	   *hist = NULL;
-	int			nhist = 0;
+	AttStatsSlot mslot,
+				hslot;
+	bool		have_mcv = false,
+				have_hist = false;
+	KeyStats	ks;
 
+	memset(&ks, 0, sizeof(ks));
 	estimate_rel_size(rel, NULL, &pages, &tuples, &allvisfrac);
 	tuples = Max(tuples, 1.0);
 	st = SearchSysCache3(STATRELATTINH, ObjectIdGetDatum(relid), Int16GetDatum(1),
@@ -286,16 +328,35 @@ estimate_read(Oid relid, int kind, List *args, double *rows, double *fraction,
 		Form_pg_statistic s = (Form_pg_statistic) GETSTRUCT(st);
 		double		nd = s->stadistinct;
 
+		ks.have = true;
 		if (nd < 0)
 			nd = -nd * tuples;
 		if (nd >= 1)
 			cpr = Max(tuples / nd, 1.0);
-		if (get_attstatsslot(&sslot, st, STATISTIC_KIND_HISTOGRAM, InvalidOid,
-							 ATTSTATSSLOT_VALUES))
+		/* the key distribution places key ranges (not needed for keys) */
+		if (kind == READ_ROWS &&
+			(!arg_is_null(args, A_START) || !arg_is_null(args, A_END) ||
+			 !arg_is_null(args, A_PREFIX)))
 		{
-			have_hist = true;
-			hist = sslot.values;
-			nhist = sslot.nvalues;
+			if (get_attstatsslot(&mslot, st, STATISTIC_KIND_MCV, InvalidOid,
+								 ATTSTATSSLOT_VALUES | ATTSTATSSLOT_NUMBERS))
+			{
+				int			i;
+
+				have_mcv = true;
+				ks.mcv = mslot.values;
+				ks.mcvfreq = mslot.numbers;
+				ks.nmcv = Min(mslot.nvalues, mslot.nnumbers);
+				for (i = 0; i < ks.nmcv; i++)
+					ks.mcvtotal += ks.mcvfreq[i];
+			}
+			if (get_attstatsslot(&hslot, st, STATISTIC_KIND_HISTOGRAM, InvalidOid,
+								 ATTSTATSSLOT_VALUES))
+			{
+				have_hist = true;
+				ks.hist = hslot.values;
+				ks.nhist = hslot.nvalues;
+			}
 		}
 	}
 
@@ -321,35 +382,45 @@ estimate_read(Oid relid, int kind, List *args, double *rows, double *fraction,
 		}
 		if (!arg_is_null(args, A_START) || !arg_is_null(args, A_END))
 		{
-			frac += range_fraction(hist, nhist, const_arg(args, A_START),
-								   const_arg(args, A_END),
-								   !arg_is_null(args, A_START),
-								   !arg_is_null(args, A_END));
+			Const	   *sc = const_arg(args, A_START);
+			Const	   *ec = const_arg(args, A_END);
+			bool		has_start = !arg_is_null(args, A_START);
+			bool		has_end = !arg_is_null(args, A_END);
+
+			if ((has_start && sc == NULL) || (has_end && ec == NULL))
+				frac += (has_start && has_end) ? DEFAULT_RANGE_INEQ_SEL : DEFAULT_INEQ_SEL;
+			else
+			{
+				const char *lo = NULL,
+						   *hi = NULL;
+				uint32		lolen = 0,
+							hilen = 0;
+
+				if (has_start)
+					lo = const_bytes(sc, &lolen);
+				if (has_end)
+					hi = const_bytes(ec, &hilen);
+				frac += keys_fraction(&ks, lo, lolen, hi, hilen);
+			}
 			whole = false;
 		}
 		if (!arg_is_null(args, A_PREFIX))
 		{
 			Const	   *c = const_arg(args, A_PREFIX);
 
-			if (c && nhist >= 2)
+			if (c)
 			{
 				uint32		len;
 				const char *p = const_bytes(c, &len);
 				char	   *end = palloc(len + 1);
 				int			n = len;
-				double		lo,
-							hi = 1.0;
 
 				memcpy(end, p, len);
 				while (n > 0 && (uint8) end[n - 1] == 0xff)
 					n--;
-				lo = key_position(hist, nhist, p, len);
 				if (n > 0)
-				{
 					end[n - 1]++;
-					hi = key_position(hist, nhist, end, n);
-				}
-				frac += Max(hi - lo, 0.5 / (nhist - 1));
+				frac += keys_fraction(&ks, len > 0 ? p : NULL, len, n > 0 ? end : NULL, n);
 			}
 			else
 				frac += DEFAULT_MATCH_SEL;
@@ -378,8 +449,10 @@ estimate_read(Oid relid, int kind, List *args, double *rows, double *fraction,
 		*rows = clamp_row_est(tuples * frac);
 	*fraction = frac;
 	*pages_out = Max(pages, 1);
+	if (have_mcv)
+		free_attstatsslot(&mslot);
 	if (have_hist)
-		free_attstatsslot(&sslot);
+		free_attstatsslot(&hslot);
 	if (HeapTupleIsValid(st))
 		ReleaseSysCache(st);
 	relation_close(rel, NoLock);
@@ -426,6 +499,55 @@ plannable_read(PlannerInfo *root, RelOptInfo *rel, RangeTblEntry *rte,
 	return relid;
 }
 
+/*
+ * The order of the cells a read returns: rows in key order (reversed: the
+ * last first); without a filter, cells of a row by (family, qualifier) and
+ * newest first.  Text columns order so only under the "C" collation.
+ */
+static List *
+read_pathkeys(PlannerInfo *root, RelOptInfo *rel, Oid rowtype, int kind, List *args)
+{
+	TupleDesc	desc = lookup_rowtype_tupdesc(rowtype, -1);
+	List	   *pathkeys = NIL;
+	bool		reversed = false;
+	int			ncols = 1;
+	int			attno;
+
+	if (kind == READ_ROWS && !arg_is_null(args, A_REVERSED))
+	{
+		Const	   *c = const_arg(args, A_REVERSED);
+
+		if (c == NULL)
+		{
+			ReleaseTupleDesc(desc);
+			return NIL;
+		}
+		reversed = DatumGetBool(c->constvalue);
+	}
+	if (!reversed && arg_is_null(args, kind == READ_ROW ? 2 : A_FILTER))
+		ncols = 4;
+	for (attno = 1; attno <= ncols; attno++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, attno - 1);
+		TypeCacheEntry *tc = lookup_type_cache(att->atttypid, TYPECACHE_LT_OPR | TYPECACHE_GT_OPR);
+		Oid			opno = (attno == 4) != reversed ? tc->gt_opr : tc->lt_opr;
+		Var		   *var;
+		List	   *pk;
+
+		if ((att->atttypid == TEXTOID && att->attcollation != C_COLLATION_OID) ||
+			!OidIsValid(opno))
+			break;
+		var = makeVar(rel->relid, attno, att->atttypid, att->atttypmod,
+					  att->attcollation, 0);
+		pk = build_expression_pathkey(root, (Expr *) var, NULL, opno, rel->relids, true);
+		if (pk == NIL)
+			break;
+		pathkeys = list_concat(pathkeys, pk);
+	}
+	ReleaseTupleDesc(desc);
+	return pathkeys;
+}
+
 static void
 read_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 					  RangeTblEntry *rte)
@@ -469,7 +591,8 @@ read_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 		cpath->path.rows = rel->rows;
 	cpath->path.parallel_aware = false;
 	cpath->path.parallel_safe = false;
-	cpath->path.pathkeys = NIL;
+	cpath->path.pathkeys = read_pathkeys(root, rel, exprType(linitial(fexpr->args)),
+										 kind, fexpr->args);
 	cpath->flags = 0;
 	cpath->custom_private = list_make3_int(kind, fexpr->funcid,
 										   exprType(linitial(fexpr->args)));
