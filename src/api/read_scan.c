@@ -50,6 +50,7 @@
 #include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
 #include "optimizer/plancat.h"
+#include "optimizer/planmain.h"
 #include "optimizer/restrictinfo.h"
 #include "parser/parsetree.h"
 #include "utils/acl.h"
@@ -650,6 +651,16 @@ plan_read_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->custom_scan_tlist = read_scan_tlist(rel->relid,
 											   lthird_int(best_path->custom_private));
 	cscan->methods = &read_scan_methods;
+
+	/*
+	 * The plan no longer calls the function nor names the table in its
+	 * range table: depend on both, as the Function Scan's plan would (a
+	 * cached plan is rebuilt when either changes).
+	 */
+	record_plan_function_dependency(root, fexpr->funcid);
+	root->glob->relationOids =
+		lappend_oid(root->glob->relationOids,
+					get_typ_typrelid(lthird_int(best_path->custom_private)));
 	return &cscan->scan.plan;
 }
 
