@@ -16,7 +16,8 @@
 # (read_rows, read_row).  pgbench variables: :h a random host, :m a random
 # minute, with $T0 the first reading in ms and $TEND the last.
 #
-# Starts its own server (port 54332, data in /tmp/wide-bench-ts), stops it.
+# Starts its own server (port 54332, data in /tmp/wide-bench-ts; or
+# WIDE_BENCH_PORT, WIDE_BENCH_DIR), stops it.
 # Run as root.  `bench/timeseries.sh 500` gives the 10M-cell table.
 #
 set -euo pipefail
@@ -24,8 +25,8 @@ source "$(dirname "$0")/../test/lib.sh"
 
 HOSTS=${1:-50}
 MINUTES=${2:-1440}
-BENCH=/tmp/wide-bench-ts
-PORT=54332
+BENCH=${WIDE_BENCH_DIR:-/tmp/wide-bench-ts}
+PORT=${WIDE_BENCH_PORT:-54332}
 DURATION=${DURATION:-5}			# seconds of each pgbench run
 T0=1426535612000				# first reading, ms since 1970
 TEND=$((T0 + (MINUTES - 1) * 60000))
@@ -149,6 +150,16 @@ query "1000-row range to client: read_rows vs WHERE" \
 query "one row: read_row vs WHERE row_key =" \
 	"SELECT * FROM h WHERE row_key = 'host' || :h || '#' || ($T0 + :m * 60000);" \
 	"SELECT * FROM wide.read_row(NULL::w, 'host' || :h || '#' || ($T0 + :m * 60000));"
+# the same reads without sending 14,000 rows to the client (the read itself)
+query "1000-row range, aggregated: read_rows vs WHERE" \
+	"SELECT count(*), avg(value), max(ts) FROM h WHERE row_key >= 'host' || :h || '#' || $T0 AND row_key < 'host' || :h || '#' || ($T0 + 1000 * 60000);" \
+	"SELECT count(*), avg(value), max(ts) FROM wide.read_rows(NULL::w, start_key => 'host' || :h || '#' || $T0, end_key => 'host' || :h || '#' || ($T0 + 1000 * 60000));"
+query "1000-row range, one metric: read_rows filter vs WHERE" \
+	"SELECT * FROM h WHERE row_key >= 'host' || :h || '#' || $T0 AND row_key < 'host' || :h || '#' || ($T0 + 1000 * 60000) AND qualifier = 'cpu/usr';" \
+	"SELECT * FROM wide.read_rows(NULL::w, start_key => 'host' || :h || '#' || $T0, end_key => 'host' || :h || '#' || ($T0 + 1000 * 60000), filter => wide.qualifier_filter('cpu/usr'));"
+query "100 rows by key: LATERAL read_row vs join" \
+	"SELECT count(*), avg(h.value) FROM generate_series(0, 99) i JOIN h ON h.row_key = 'host' || :h || '#' || ($T0 + (:m + i) % $MINUTES * 60000);" \
+	"SELECT count(*), avg(r.value) FROM generate_series(0, 99) i, LATERAL wide.read_row(NULL::w, 'host' || :h || '#' || ($T0 + (:m + i) % $MINUTES * 60000)) r;"
 both "one minute, all hosts: LIKE '%#millis'" \
 	"SELECT count(*), avg(value) FROM @ WHERE row_key LIKE '%#' || ($T0 + :m * 60000);"
 both "starts_with(row_key, 'hostN#')" \

@@ -83,6 +83,20 @@ SELECT rs_check(q) FROM (VALUES
   ($$SELECT * FROM wide.read_row(NULL::rs, 'k07')$$),
   ($$SELECT * FROM wide.read_row(NULL::rs, 'k21', filter => wide.strip_value())$$)) v(q);
 
+-- read_rows_labeled: (cell, labels)
+EXPLAIN (COSTS OFF) SELECT * FROM wide.read_rows_labeled(NULL::rs, keys => ARRAY['k03']);
+SELECT (cell).row_key, (cell).qualifier, (cell).value, labels
+  FROM wide.read_rows_labeled(NULL::rs, prefix => 'k0', "limit" => 2,
+    filter => wide.interleave(wide.chain(wide.family_filter('b'), wide.label('fb')),
+                              wide.chain(wide.qualifier_filter('y'), wide.label('qy'))));
+SELECT rs_check(q) FROM (VALUES
+  ($$SELECT * FROM wide.read_rows_labeled(NULL::rs, reversed => true, "limit" => 3)$$),
+  ($$SELECT * FROM wide.read_rows_labeled(NULL::rs, prefix => 'k1',
+      filter => wide.chain(wide.qualifier_filter('x'), wide.label('x'), wide.strip_value()))$$),
+  ($$SELECT labels, (cell).ts FROM wide.read_rows_labeled(NULL::rs, keys => ARRAY['k05'],
+      filter => wide.interleave(wide.label('all'), wide.chain(wide.latest(1), wide.label('new'))))
+     WHERE cardinality(labels) > 0$$)) v(q);
+
 -- LATERAL: outer values are parameters; the scan reads again per outer row
 EXPLAIN (COSTS OFF)
 SELECT k, r.value FROM (VALUES ('k01'), ('k05'), ('k99')) v(k),
@@ -121,7 +135,6 @@ SELECT rs_rows($$SELECT * FROM wide.read_row(NULL::rs, 'k03')$$) AS one_row,
 -- calls that stay Function Scans, and still work
 EXPLAIN (COSTS OFF) SELECT * FROM wide.read_row(NULL::rs, 'k03') WITH ORDINALITY;
 EXPLAIN (COSTS OFF) SELECT r FROM wide.read_row(NULL::rs, 'k03') r;
-EXPLAIN (COSTS OFF) SELECT * FROM wide.read_rows_labeled(NULL::rs, keys => ARRAY['k03']);
 SELECT r FROM wide.read_row(NULL::rs, 'k03') r WHERE (r).family = 'b';
 SELECT (wide.read_row(NULL::rs, 'k04')).value LIMIT 1;
 SET wide.enable_read_scan = off;

@@ -41,6 +41,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
+#include "utils/timestamp.h"
 #include "utils/typcache.h"
 
 #include "engine/format.h"
@@ -407,6 +408,8 @@ struct WideReadIter
 	int			maxcells;
 	/* the output entries of the row being returned */
 	const WideRowCell *outcells;
+	const char *outkey;			/* their row's key */
+	uint32		outkeylen;
 	WideRowOut *out;
 	int			nout;
 	int			nextout;
@@ -600,15 +603,64 @@ WideReadBegin(Relation rel, const WideSchema *schema, Snapshot snapshot,
 	return it;
 }
 
+/*
+ * copy_cell_lazy -- what a filter reads of a cell (family, qualifier, ts,
+ * value), copied into the current memory context.  The other columns are
+ * made when the cell is returned (emit_out), if it is: a filter usually
+ * drops most cells.
+ */
+static void
+copy_cell_lazy(WideReadIter *it, const WideCell *cell, WideRowCell *c)
+{
+	static const bool value_only[5] = {false, false, false, false, true};
+	bool		allocated;
+
+	allocated = WideCellToValues(it->schema, cell, c->values, c->nulls, value_only);
+	if (!c->nulls[4] && !allocated)
+	{
+		Form_pg_attribute a = TupleDescAttr(it->rowdesc, 4);
+
+		/* it points into the reader's memory */
+		c->values[4] = datumCopy(c->values[4], a->attbyval, a->attlen);
+	}
+	c->family = pnstrdup(cell->family, cell->famlen);
+	c->familylen = cell->famlen;
+	c->qual = palloc(Max(cell->quallen, 1));
+	memcpy((char *) c->qual, cell->qual, cell->quallen);
+	c->quallen = cell->quallen;
+	c->ts = cell->ts;
+	c->value = c->values[4];
+	c->isnull = c->nulls[4];
+}
+
 /* return the next output entry of the current row */
 static bool
 emit_out(WideReadIter *it, Datum *values, bool *nulls, const WideRowOut **out)
 {
 	const WideRowOut *o = &it->out[it->nextout++];
 	const WideRowCell *c = &it->outcells[o->cell];
+	MemoryContext old;
+	int			i;
 
-	memcpy(values, c->values, sizeof(Datum) * 5);
-	memcpy(nulls, c->nulls, sizeof(bool) * 5);
+	/* the columns besides the value are made now (copy_cell_lazy) */
+	if (it->tupcxt_used)
+		MemoryContextReset(it->tupcxt);
+	old = MemoryContextSwitchTo(it->tupcxt);
+	for (i = 0; i < 4; i++)
+		nulls[i] = it->needed != NULL && !it->needed[i];
+	if (!nulls[0])
+		values[0] = PointerGetDatum(cstring_to_text_with_len(it->outkey, it->outkeylen));
+	if (!nulls[1])
+		values[1] = PointerGetDatum(cstring_to_text_with_len(c->family, c->familylen));
+	if (!nulls[2])
+		values[2] = PointerGetDatum(cstring_to_text_with_len(c->qual, c->quallen));
+	if (!nulls[3])
+		values[3] = (it->schema->tstype == TIMESTAMPTZOID) ?
+			TimestampTzGetDatum(WideUnixToTimestamp(c->ts)) : Int64GetDatum(c->ts);
+	MemoryContextSwitchTo(old);
+	it->tupcxt_used = true;
+	values[4] = c->values[4];
+	nulls[4] = c->nulls[4];
 	if (o->strip)
 	{
 		values[4] = it->stripped;
@@ -635,6 +687,8 @@ filter_row(WideReadIter *it, const char *key, uint32 keylen,
 	it->out = out;
 	it->nout = nout;
 	it->outcells = cells;
+	it->outkey = key;
+	it->outkeylen = keylen;
 	it->rows++;
 	if (it->limit >= 0 && it->rows >= it->limit)
 		it->full = true;
@@ -670,7 +724,7 @@ add_cell(WideReadIter *it, const WideCell *cell)
 		it->cells = repalloc_huge(it->cells, sizeof(WideRowCell) * (Size) it->maxcells);
 	}
 	old = MemoryContextSwitchTo(it->rowcxt);
-	copy_cell(it->schema, it->rowdesc, cell, &it->cells[it->ncells++]);
+	copy_cell_lazy(it, cell, &it->cells[it->ncells++]);
 	MemoryContextSwitchTo(old);
 }
 
@@ -900,7 +954,7 @@ next_chunk(WideReadIter *it)
 		row = &rows[nrows - 1];
 		if (row->ncells == cap)
 			row->cells = repalloc(row->cells, sizeof(WideRowCell) * (cap *= 2));
-		copy_cell(it->schema, it->rowdesc, cell, &row->cells[row->ncells++]);
+		copy_cell_lazy(it, cell, &row->cells[row->ncells++]);
 	}
 	st = WideReaderGetStats(reader);
 	add_stats(&it->stats, &st);

@@ -41,6 +41,7 @@
 #include "catalog/pg_type.h"
 #include "commands/explain.h"
 #include "executor/executor.h"
+#include "funcapi.h"
 #include "miscadmin.h"
 #include "nodes/extensible.h"
 #include "nodes/makefuncs.h"
@@ -76,6 +77,7 @@
 /* the read functions, in custom_private */
 #define READ_ROWS	1
 #define READ_ROW	2
+#define READ_LABELED	3		/* read_rows_labeled: (cell, labels) */
 
 /* without statistics: cells of a row, keys of a key array not known */
 #define DEFAULT_CELLS_PER_ROW	10.0
@@ -119,7 +121,7 @@ static const CustomExecMethods read_exec_methods = {
 typedef struct ReadScanState
 {
 	CustomScanState css;
-	int			kind;			/* READ_ROWS or READ_ROW */
+	int			kind;			/* READ_ROWS, READ_ROW or READ_LABELED */
 	Oid			funcid;
 	Oid			rowtype;		/* of the table argument */
 	List	   *args;			/* ExprState of each argument */
@@ -133,6 +135,9 @@ typedef struct ReadScanState
 	bool		needed[5];		/* columns the plan uses */
 	WideReaderStats stats;		/* of the reads of earlier (re)scans */
 	int64		reads;			/* (re)scans started */
+	/* read_rows_labeled: the cell as a record, its labels */
+	TupleDesc	celldesc;
+	MemoryContext outcxt;		/* the last (cell, labels) */
 } ReadScanState;
 
 /* ----------------------------------------------------------------
@@ -140,7 +145,7 @@ typedef struct ReadScanState
  * ----------------------------------------------------------------
  */
 
-/* READ_ROWS or READ_ROW if the function is one of the read functions */
+/* READ_ROWS, READ_ROW or READ_LABELED: the read function it is (or 0) */
 static int
 read_function_kind(Oid funcid)
 {
@@ -166,13 +171,20 @@ read_function_kind(Oid funcid)
 			(base[4] == '\0' || strcmp(base + 4, ".so") == 0))
 		{
 			if (strcmp(s, "wide_read_rows") == 0 && proc->pronargs == WIDE_READ_ROWS_NARGS)
-				kind = READ_ROWS;
+				kind = proc->prorettype == RECORDOID ? READ_LABELED : READ_ROWS;
 			else if (strcmp(s, "wide_read_row") == 0 && proc->pronargs == WIDE_READ_ROW_NARGS)
 				kind = READ_ROW;
 		}
 	}
 	ReleaseSysCache(tup);
 	return kind;
+}
+
+/* the name of a read function */
+static const char *
+kind_name(int kind)
+{
+	return kind == READ_ROW ? "read_row" : kind == READ_LABELED ? "read_rows_labeled" : "read_rows";
 }
 
 /* the argument, if it is a constant (NULL if not) */
@@ -335,7 +347,7 @@ estimate_read(Oid relid, int kind, List *args, double *rows, double *fraction,
 		if (nd >= 1)
 			cpr = Max(tuples / nd, 1.0);
 		/* the key distribution places key ranges (not needed for keys) */
-		if (kind == READ_ROWS &&
+		if (kind != READ_ROW &&
 			(!arg_is_null(args, A_START) || !arg_is_null(args, A_END) ||
 			 !arg_is_null(args, A_PREFIX)))
 		{
@@ -487,9 +499,11 @@ plannable_read(PlannerInfo *root, RelOptInfo *rel, RangeTblEntry *rte,
 		return InvalidOid;
 	rowtype = exprType(linitial((*fexpr)->args));
 	relid = get_typ_typrelid(rowtype);
-	/* read_rows_labeled returns records */
-	if (!OidIsValid(relid) || (*fexpr)->funcresulttype != rowtype ||
-		!WideRelationIsWide(relid) || list_length(rte->eref->colnames) != 5)
+	/* read_rows_labeled returns (cell, labels) records */
+	if (!OidIsValid(relid) || !WideRelationIsWide(relid) ||
+		(*kind == READ_LABELED ?
+		 ((*fexpr)->funcresulttype != RECORDOID || list_length(rte->eref->colnames) != 2) :
+		 ((*fexpr)->funcresulttype != rowtype || list_length(rte->eref->colnames) != 5)))
 		return InvalidOid;
 	/* the scan returns the columns, not the whole row */
 	pull_varattnos((Node *) rel->reltarget->exprs, rel->relid, &attrs);
@@ -514,6 +528,12 @@ read_pathkeys(PlannerInfo *root, RelOptInfo *rel, Oid rowtype, int kind, List *a
 	int			ncols = 1;
 	int			attno;
 
+	if (kind == READ_LABELED)
+	{
+		/* cells are records */
+		ReleaseTupleDesc(desc);
+		return NIL;
+	}
 	if (kind == READ_ROWS && !arg_is_null(args, A_REVERSED))
 	{
 		Const	   *c = const_arg(args, A_REVERSED);
@@ -611,13 +631,24 @@ read_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	add_path(rel, &cpath->path);
 }
 
-/* the scan tuple: the function's columns, the table's */
+/* the scan tuple: the function's columns, the table's (or cell, labels) */
 static List *
-read_scan_tlist(Index varno, Oid rowtype)
+read_scan_tlist(Index varno, Oid rowtype, int kind)
 {
-	TupleDesc	desc = lookup_rowtype_tupdesc(rowtype, -1);
+	TupleDesc	desc;
 	List	   *tlist = NIL;
 	int			i;
+
+	if (kind == READ_LABELED)
+	{
+		tlist = lappend(tlist, makeTargetEntry((Expr *) makeVar(varno, 1, rowtype, -1, InvalidOid, 0),
+											   1, pstrdup("cell"), false));
+		tlist = lappend(tlist, makeTargetEntry((Expr *) makeVar(varno, 2, TEXTARRAYOID, -1,
+																InvalidOid, 0),
+											   2, pstrdup("labels"), false));
+		return tlist;
+	}
+	desc = lookup_rowtype_tupdesc(rowtype, -1);
 
 	for (i = 0; i < desc->natts; i++)
 	{
@@ -649,7 +680,8 @@ plan_read_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->custom_exprs = copyObject(fexpr->args);
 	cscan->custom_private = best_path->custom_private;
 	cscan->custom_scan_tlist = read_scan_tlist(rel->relid,
-											   lthird_int(best_path->custom_private));
+											   lthird_int(best_path->custom_private),
+											   linitial_int(best_path->custom_private));
 	cscan->methods = &read_scan_methods;
 
 	/*
@@ -710,8 +742,15 @@ begin_read_scan(CustomScanState *node, EState *estate, int eflags)
 	pull_varattnos((Node *) cscan->scan.plan.targetlist, INDEX_VAR, &attrs);
 	pull_varattnos((Node *) cscan->scan.plan.qual, INDEX_VAR, &attrs);
 	for (i = 0; i < 5; i++)
-		s->needed[i] = bms_is_member(i + 1 - FirstLowInvalidHeapAttributeNumber, attrs) ||
+		s->needed[i] = s->kind == READ_LABELED ||
+			bms_is_member(i + 1 - FirstLowInvalidHeapAttributeNumber, attrs) ||
 			bms_is_member(0 - FirstLowInvalidHeapAttributeNumber, attrs);
+	if (s->kind == READ_LABELED)
+	{
+		s->celldesc = lookup_rowtype_tupdesc_copy(s->rowtype, -1);
+		s->outcxt = AllocSetContextCreate(estate->es_query_cxt, "wide read scan cell",
+										  ALLOCSET_SMALL_SIZES);
+	}
 	s->argcxt = AllocSetContextCreate(estate->es_query_cxt, "wide read scan",
 									  ALLOCSET_DEFAULT_SIZES);
 }
@@ -768,8 +807,7 @@ start_read(ReadScanState *s)
 	if (s->rel == NULL)
 	{
 		MemoryContextSwitchTo(estate->es_query_cxt);
-		s->rel = WideOpenTableRead(s->kind == READ_ROW ? "read_row" : "read_rows",
-								   relid, AccessShareLock);
+		s->rel = WideOpenTableRead(kind_name(s->kind), relid, AccessShareLock);
 		s->schema = WideSchemaCopy(s->rel);
 		MemoryContextSwitchTo(s->argcxt);
 	}
@@ -786,8 +824,36 @@ read_scan_next(ScanState *ss)
 	const WideRowOut *out;
 
 	ExecClearTuple(slot);
-	if (!WideReadNext(s->it, slot->tts_values, slot->tts_isnull, &out))
-		return slot;
+	if (s->kind != READ_LABELED)
+	{
+		if (!WideReadNext(s->it, slot->tts_values, slot->tts_isnull, &out))
+			return slot;
+	}
+	else
+	{
+		Datum		values[5];
+		bool		nulls[5];
+		Datum	   *labels;
+		const WideLabel *l;
+		int			n,
+					i;
+		MemoryContext old;
+
+		MemoryContextReset(s->outcxt);
+		if (!WideReadNext(s->it, values, nulls, &out))
+			return slot;
+		old = MemoryContextSwitchTo(s->outcxt);
+		slot->tts_values[0] = HeapTupleGetDatum(heap_form_tuple(s->celldesc, values, nulls));
+		n = out ? out->nlabels : 0;
+		labels = palloc(sizeof(Datum) * Max(n, 1));
+		/* the list has the last label first; the array, the first */
+		for (i = n - 1, l = out ? out->labels : NULL; i >= 0; i--, l = l->prev)
+			labels[i] = CStringGetTextDatum(l->label);
+		slot->tts_values[1] = PointerGetDatum(construct_array(labels, n, TEXTOID, -1, false,
+															  TYPALIGN_INT));
+		slot->tts_isnull[0] = slot->tts_isnull[1] = false;
+		MemoryContextSwitchTo(old);
+	}
 	return ExecStoreVirtualTuple(slot);
 }
 
@@ -898,7 +964,7 @@ explain_read_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 
 	context = set_deparse_context_plan(es->deparse_cxt, node->ss.ps.plan, ancestors);
 	initStringInfo(&buf);
-	appendStringInfo(&buf, "%s(%s)", s->kind == READ_ROW ? "read_row" : "read_rows",
+	appendStringInfo(&buf, "%s(%s)", kind_name(s->kind),
 					 relname ? quote_identifier(relname) : "?");
 	ExplainPropertyText("Read", buf.data, es);
 
@@ -917,11 +983,11 @@ explain_read_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyText("Row Filter",
 							deparse_expression(list_nth(args, s->kind == READ_ROW ? 2 : A_FILTER),
 											   context, false, false), es);
-	if (s->kind == READ_ROWS && !arg_is_null(args, A_LIMIT))
+	if (s->kind != READ_ROW && !arg_is_null(args, A_LIMIT))
 		ExplainPropertyText("Row Limit",
 							deparse_expression(list_nth(args, A_LIMIT), context, false, false),
 							es);
-	if (s->kind == READ_ROWS && !arg_is_null(args, A_REVERSED))
+	if (s->kind != READ_ROW && !arg_is_null(args, A_REVERSED))
 	{
 		Const	   *c = const_arg(args, A_REVERSED);
 

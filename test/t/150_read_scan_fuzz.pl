@@ -1,5 +1,5 @@
 # Randomized differential test of the Wide Read Rows scan (issue 11):
-# random calls of wide.read_rows and wide.read_row in FROM (alone, under
+# random calls of wide.read_rows, read_rows_labeled and read_row in FROM (alone, under
 # quals and aggregates, LATERAL) must return exactly what the Function Scan
 # returns (wide.enable_read_scan = off: the same read drained into a
 # tuplestore), in the same order, or fail with the same error; and without
@@ -123,6 +123,7 @@ my @filters = (
 	"wide.interleave(wide.family_filter('a'), wide.qualifier_filter('q3'))",
 	"wide.row_key_filter('r1.*')",
 	"wide.strip_value()",
+	"wide.interleave(wide.chain(wide.family_filter('a|s'), wide.label('as')), wide.chain(wide.latest(1), wide.label('new')))",
 	"wide.condition(wide.qualifier_filter('q2'), wide.family_filter('v'), wide.family_filter('s'))",
 );
 
@@ -269,7 +270,13 @@ for my $i (1 .. $count)
 {
 	my $shape = int(rand(4));
 	my ($call, $pred, $limit, $rev) = random_call($shape == 3);
-	if ($shape == 0)
+	if ($shape == 0 && $call =~ /^wide\.read_rows\(/ && rand() < 0.25)
+	{
+		# with the labels of apply_label_transformer
+		$call =~ s/^wide\.read_rows\(/wide.read_rows_labeled(/;
+		$q{$i} = "SELECT * FROM $call";
+	}
+	elsif ($shape == 0)
 	{
 		$q{$i} = "SELECT * FROM $call";
 		$hq{$i} = 'SELECT * FROM ' . heap_rows($pred, $limit, $rev) . ' s' if defined $pred;
