@@ -47,6 +47,8 @@ typedef struct WideFilter
 	int			nchildren;
 	struct WideFilter **children;	/* condition: predicate, true, false */
 	regex_t    *re;
+	const char *lit;			/* re is this literal string, or NULL */
+	int			litlen;
 	int64		n;				/* offset or limit */
 	double		p;				/* row sample probability */
 	int64		ts_from;		/* included */
