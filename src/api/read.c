@@ -392,6 +392,7 @@ struct WideReadIter
 	const bool *needed;			/* columns to convert; NULL: all */
 	bool		convert[5];		/* columns WideCellToValues converts */
 	bool		track_rows;		/* rows counted, or remembered for overlaps */
+	bool		none_needed;	/* the caller uses no column */
 	StringInfoData family;		/* the family of familyval */
 	Datum		familyval;		/* the last family streamed, or 0 */
 	WideFilter *filter;
@@ -605,6 +606,8 @@ WideReadBegin(Relation rel, const WideSchema *schema, Snapshot snapshot,
 	for (int i = 0; i < 5; i++)
 		it->convert[i] = needed == NULL || needed[i];
 	it->convert[1] = false;
+	it->none_needed = needed != NULL &&
+		!needed[0] && !needed[1] && !needed[2] && !needed[3] && !needed[4];
 	initStringInfo(&it->family);
 	MemoryContextSwitchTo(old);
 	return it;
@@ -860,6 +863,13 @@ next_forward(WideReadIter *it, Datum *values, bool *nulls, const WideRowOut **ou
 			continue;
 		}
 		/* stream the cell */
+		if (it->none_needed)
+		{
+			/* count(*): no column to make */
+			memset(nulls, true, sizeof(bool) * 5);
+			*out = NULL;
+			return true;
+		}
 		if (it->tupcxt_used)
 			MemoryContextReset(it->tupcxt);
 		old = MemoryContextSwitchTo(it->tupcxt);

@@ -491,6 +491,7 @@ struct WideSegIter
 	uint64		want_cells;		/* the index entry's count, to check */
 	uint64		blocks;			/* data blocks opened */
 	bool		started;
+	bool		past_start;		/* a record in range was returned */
 	bool		done;
 };
 
@@ -627,8 +628,13 @@ WideSegIterNext(WideSegIter *it, WideCell *cell)
 			}
 			continue;
 		}
-		if (WideRowBeforeRange(&it->range, cell->key, cell->keylen))
-			continue;
+		/* records come in key order: once one is in range, all are after its start */
+		if (!it->past_start)
+		{
+			if (WideRowBeforeRange(&it->range, cell->key, cell->keylen))
+				continue;
+			it->past_start = true;
+		}
 		if (WideRowAfterRange(&it->range, cell->key, cell->keylen))
 		{
 			it->done = true;
