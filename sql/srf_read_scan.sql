@@ -60,6 +60,9 @@ EXPLAIN (COSTS OFF) SELECT value FROM wide.read_rows(NULL::rs, prefix => 'k1') W
 -- what it read
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
 SELECT * FROM wide.read_rows(NULL::rs, start_key => 'k03', end_key => 'k05');
+-- the latest row: a reversed read with a limit reads that many rows
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+SELECT * FROM wide.read_rows(NULL::rs, end_key => 'k20', reversed => true, "limit" => 1);
 
 -- results
 SELECT * FROM wide.read_row(NULL::rs, 'k05');

@@ -429,6 +429,7 @@ struct WideReadIter
 	bool		cursor_done;
 	ChunkRow   *chunk;
 	int			chunkpos;		/* rows of the chunk still to return */
+	int			chunks;			/* chunks read in this read */
 	WideReaderStats stats;		/* of closed readers */
 	MemoryContext itcxt;		/* everything of the read */
 	MemoryContext readcxt;		/* the open reader's or cursor's memory */
@@ -908,14 +909,23 @@ next_chunk(WideReadIter *it)
 	ChunkRow   *rows;
 	int			nrows = 0,
 				cap = 0;
+	int64		want;
 
 	if (it->cursor_done)
 		return false;
 	MemoryContextReset(it->chunkcxt);
 	it->nout = it->nextout = 0;
 	old = MemoryContextSwitchTo(it->chunkcxt);
+	/*
+	 * A limit needs no more rows than it has left (the latest row of a range
+	 * is one row); a filter may drop some, so chunks grow again to the most.
+	 */
+	want = REVERSE_CHUNK_ROWS;
+	if (it->limit >= 0)
+		want = Min(want, Max(it->limit - it->rows, 1) << Min(it->chunks, 6));
+	it->chunks++;
 	rows = palloc(sizeof(ChunkRow) * REVERSE_CHUNK_ROWS);
-	while (nkeys < REVERSE_CHUNK_ROWS)
+	while (nkeys < want)
 	{
 		if (!WideRowCursorPrev(it->cursor, &k, &klen))
 		{

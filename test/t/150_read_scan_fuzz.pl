@@ -8,7 +8,8 @@
 #
 # The data: families with max_versions, max_age and aggregates (sum, max),
 # deletes of every kind (cells, cells in a ts range, family, row, DELETE),
-# three batches: one compacted fully, one compacted minor, one left in the
+# 95 row keys (reversed reads cross chunks of 64 rows), three batches:
+# one compacted fully, one compacted minor, one left in the
 # write area (small flush threshold and blocks: several runs and blocks).
 #
 # Fixed seed and count in CI; any other by environment:
@@ -41,7 +42,7 @@ $node->safe_psql('postgres', q{
 	SELECT wide.create_family('t', 'm', aggregate => 'max');
 });
 
-my @keys = ((map { sprintf('r%02d', $_) } 0 .. 29), 'r1', 'r1a', 's', 's0', 'x');
+my @keys = ((map { sprintf('r%02d', $_) } 0 .. 89), 'r1', 'r1a', 's', 's0', 'x');
 my @absent = ('r', 'r05a', 'r3', 'q', 'zz', 'r15b');
 my @fams = ('a', 'v', 'g', 's', 'm');
 my @quals = ('q1', 'q2', 'q3');
@@ -59,7 +60,7 @@ sub ts_expr
 for my $batch (0 .. 2)
 {
 	my @sql;
-	for (1 .. 120)
+	for (1 .. 250)
 	{
 		push @sql, sprintf("INSERT INTO t VALUES (%s, '%s', '%s', %s, %d);",
 			lit(pick(@keys)), pick(@fams), pick(@quals), ts_expr(), int(rand(100)) - 20);
