@@ -398,6 +398,8 @@ struct WideReadIter
 	WideFilter *filter;
 	WideFilterContext fc;
 	Datum		stripped;		/* the value of a stripped cell, or 0: NULL */
+	WideTsWindow window;		/* the filter's time window (time pruning) */
+	bool		has_window;
 	int64		limit;			/* rows; -1: no limit */
 	int64		rows;			/* rows returned */
 	bool		full;			/* the limit is reached */
@@ -568,6 +570,7 @@ WideReadBegin(Relation rel, const WideSchema *schema, Snapshot snapshot,
 	getTypeOutputInfo(it->fc.valtype, &it->fc.valout, &isvarlena);
 	if (spec->filter)
 		it->filter = WideFilterParse(&it->fc, spec->filter);
+	it->has_window = WideFilterTsWindow(it->filter, &it->window);
 	if (schema->valtype == BYTEAOID || schema->valtype == TEXTOID)
 		it->stripped = PointerGetDatum(cstring_to_text_with_len("", 0));
 	if (spec->whole)
@@ -809,8 +812,9 @@ next_forward(WideReadIter *it, Datum *values, bool *nulls, const WideRowOut **ou
 				if (it->nextrange >= it->nranges)
 					return false;
 				old = MemoryContextSwitchTo(it->readcxt);
-				it->reader = WideReaderBegin(it->rel, it->snapshot, WideReaderNow(),
-											 &it->ranges[it->nextrange++]);
+				it->reader = WideReaderBeginTs(it->rel, it->snapshot, WideReaderNow(),
+											   &it->ranges[it->nextrange++],
+											   it->has_window ? &it->window : NULL);
 				MemoryContextSwitchTo(old);
 			}
 			CHECK_FOR_INTERRUPTS();
@@ -959,7 +963,8 @@ next_chunk(WideReadIter *it)
 	r.end = hi;
 	r.endlen = hilen;
 	r.is_point = (nkeys == 1);
-	reader = WideReaderBegin(it->rel, it->snapshot, WideReaderNow(), &r);
+	reader = WideReaderBeginTs(it->rel, it->snapshot, WideReaderNow(), &r,
+							   it->has_window ? &it->window : NULL);
 	while ((cell = WideReaderNext(reader)) != NULL)
 	{
 		ChunkRow   *row;
