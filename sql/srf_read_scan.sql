@@ -178,6 +178,21 @@ REVOKE ALL ON rs FROM regress_srf_user;
 REVOKE USAGE ON SCHEMA wide FROM regress_srf_user;
 DROP ROLE regress_srf_user;
 
+-- a filter's time window skips blocks (time pruning), shown by ANALYZE
+SET wide.block_size = 1024;
+CREATE TABLE rst (row_key text, family text, qualifier text, ts timestamptz, value int8) USING wide;
+SELECT wide.create_family('rst', 'm');
+INSERT INTO rst SELECT 'r' || lpad(i::text, 4, '0'), 'm', 'q',
+       '2030-01-01'::timestamptz + i * interval '1 minute', i
+  FROM generate_series(1, 2000) i;
+SELECT wide.compact('rst', major => true);
+RESET wide.block_size;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+SELECT count(*) FROM wide.read_rows(NULL::rst, filter => wide.ts_range('2030-01-01 01:00', '2030-01-01 01:10'));
+SELECT rs_check($$SELECT * FROM wide.read_rows(NULL::rst, reversed => true,
+  filter => wide.ts_range('2030-01-01 01:00', '2030-01-01 01:10'))$$);
+DROP TABLE rst;
+
 DROP FUNCTION rs_check(text);
 DROP FUNCTION rs_rows(text);
 DROP TABLE rs;

@@ -540,6 +540,8 @@ add_stats(WideReaderStats *to, const WideReaderStats *st)
 	to->blocks_read += st->blocks_read;
 	to->records += st->records;
 	to->cells += st->cells;
+	to->blocks_skipped += st->blocks_skipped;
+	to->index_skipped += st->index_skipped;
 }
 
 /*
@@ -1069,6 +1071,13 @@ WideReadGetStats(const WideReadIter *it)
 		add_stats(&st, &cur);
 	}
 	return st;
+}
+
+/* WideReadTsWindow -- does the read's filter give its readers a time window? */
+bool
+WideReadTsWindow(const WideReadIter *it)
+{
+	return it->has_window;
 }
 
 /* WideReadEnd -- end a read, freeing its memory */

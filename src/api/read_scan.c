@@ -135,6 +135,7 @@ typedef struct ReadScanState
 	bool		needed[5];		/* columns the plan uses */
 	WideReaderStats stats;		/* of the reads of earlier (re)scans */
 	int64		reads;			/* (re)scans started */
+	bool		ts_window;		/* a read had a time window (time pruning) */
 	/* read_rows_labeled: the cell as a record, its labels */
 	TupleDesc	celldesc;
 	MemoryContext outcxt;		/* the last (cell, labels) */
@@ -768,6 +769,9 @@ end_read(ReadScanState *s)
 	s->stats.blocks_read += st.blocks_read;
 	s->stats.records += st.records;
 	s->stats.cells += st.cells;
+	s->stats.blocks_skipped += st.blocks_skipped;
+	s->stats.index_skipped += st.index_skipped;
+	s->ts_window |= WideReadTsWindow(s->it);
 	WideReadEnd(s->it);
 	s->it = NULL;
 }
@@ -1007,10 +1011,17 @@ explain_read_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 			st.runs_read += cur.runs_read;
 			st.blocks_read += cur.blocks_read;
 			st.records += cur.records;
+			st.blocks_skipped += cur.blocks_skipped;
+			st.index_skipped += cur.index_skipped;
 		}
 		ExplainPropertyInteger("Reads", NULL, s->reads, es);
 		ExplainPropertyInteger("Runs Read", NULL, st.runs_read, es);
 		ExplainPropertyInteger("Blocks Read", NULL, st.blocks_read, es);
+		if (s->ts_window || (s->it && WideReadTsWindow(s->it)))
+		{
+			ExplainPropertyInteger("Blocks Skipped by ts", NULL, st.blocks_skipped, es);
+			ExplainPropertyInteger("Index Blocks Skipped by ts", NULL, st.index_skipped, es);
+		}
 		ExplainPropertyInteger("Records Merged", NULL, st.records, es);
 	}
 }

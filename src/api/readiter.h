@@ -56,6 +56,7 @@ extern WideReadIter *WideReadBegin(Relation rel, const WideSchema *schema,
 extern bool WideReadNext(WideReadIter *it, Datum *values, bool *nulls,
 						 const WideRowOut **out);
 extern WideReaderStats WideReadGetStats(const WideReadIter *it);
+extern bool WideReadTsWindow(const WideReadIter *it);
 extern void WideReadEnd(WideReadIter *it);
 
 /* read_scan.c */
