@@ -8,7 +8,10 @@ OBJS = \
 	src/am/ddl.o \
 	src/am/delete.o \
 	src/am/publication.o \
+	src/am/scan_pushdown.o \
 	src/am/scan_tswindow.o \
+	src/am/scan_parallel.o \
+	src/am/stmtwrite.o \
 	src/am/tableam.o \
 	src/am/vacuum.o \
 	src/api/access.o \
@@ -37,6 +40,7 @@ OBJS = \
 	src/engine/manifest.o \
 	src/engine/iterator.o \
 	src/engine/merge.o \
+	src/engine/pending.o \
 	src/engine/reader.o \
 	src/engine/record.o \
 	src/engine/resolve.o \
@@ -46,10 +50,12 @@ OBJS = \
 	src/engine/segment_writer.o \
 	src/engine/seq.o \
 	src/engine/sorter.o \
+	src/engine/split.o \
 	src/engine/space.o \
 	src/engine/storage.o \
 	src/engine/sweep.o \
 	src/engine/tsprune.o \
+	src/engine/truncate.o \
 	src/engine/visibility.o \
 	src/engine/writearea.o
 
@@ -60,8 +66,8 @@ PGFILEDESC = "wide - wide-column store"
 PG_CPPFLAGS = -I$(srcdir)/src
 SHLIB_LINK = -lzstd -lre2 -lstdc++
 
-REGRESS = wide_ddl families gc_rules cells mvcc segments bulk aggregates reads mutate_row conditional delete filters privileges prepared rls validation scan_pushdown txn_families rewrite space_reuse publications toolkit ts_prune srf_read_scan
-ISOLATION = snapshot write_order compaction adders conditional privileges serializable publication_race
+REGRESS = wide_ddl families gc_rules cells mvcc segments bulk aggregates reads mutate_row conditional delete filters privileges prepared rls validation scan_pushdown txn_families rewrite space_reuse publications toolkit ts_prune parallel_scan space_truncate ingest_statement stats_counts plan_pushdown srf_read_scan
+ISOLATION = snapshot write_order compaction adders conditional privileges serializable publication_race parallel_serializable parallel_snapshot space_truncate ingest_visibility
 
 # `make installcheck` runs both lists against the running server that
 # PGHOST/PGPORT name, with its default settings (tests that need more, such
