@@ -25,6 +25,7 @@ OBJS = \
 	src/api/mutate_row.o \
 	src/api/re2_shim.o \
 	src/api/read.o \
+	src/api/read_scan.o \
 	src/api/verify.o \
 	src/engine/aggregate.o \
 	src/engine/blob.o \
@@ -66,7 +67,7 @@ PGFILEDESC = "wide - wide-column store"
 PG_CPPFLAGS = -I$(srcdir)/src
 SHLIB_LINK = -lzstd -lre2 -lstdc++
 
-REGRESS = wide_ddl families gc_rules cells mvcc segments bulk aggregates reads mutate_row conditional delete filters privileges prepared rls validation scan_pushdown txn_families rewrite space_reuse publications toolkit ts_prune parallel_scan space_truncate ingest_statement stats_counts plan_pushdown reverse_scan
+REGRESS = wide_ddl families gc_rules cells mvcc segments bulk aggregates reads mutate_row conditional delete filters privileges prepared rls validation scan_pushdown txn_families rewrite space_reuse publications toolkit ts_prune parallel_scan space_truncate ingest_statement stats_counts plan_pushdown reverse_scan srf_read_scan
 ISOLATION = snapshot write_order compaction adders conditional privileges serializable publication_race parallel_serializable parallel_snapshot space_truncate ingest_visibility
 
 # `make installcheck` runs both lists against the running server that

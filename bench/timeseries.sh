@@ -167,6 +167,16 @@ query "1000-row range to client: read_rows vs WHERE" \
 query "one row: read_row vs WHERE row_key =" \
 	"SELECT * FROM h WHERE row_key = 'host' || :h || '#' || ($T0 + :m * 60000);" \
 	"SELECT * FROM wide.read_row(NULL::w, 'host' || :h || '#' || ($T0 + :m * 60000));"
+# the same reads without sending 14,000 rows to the client (the read itself)
+query "1000-row range, aggregated: read_rows vs WHERE" \
+	"SELECT count(*), avg(value), max(ts) FROM h WHERE row_key >= 'host' || :h || '#' || $T0 AND row_key < 'host' || :h || '#' || ($T0 + 1000 * 60000);" \
+	"SELECT count(*), avg(value), max(ts) FROM wide.read_rows(NULL::w, start_key => 'host' || :h || '#' || $T0, end_key => 'host' || :h || '#' || ($T0 + 1000 * 60000));"
+query "1000-row range, one metric: read_rows filter vs WHERE" \
+	"SELECT * FROM h WHERE row_key >= 'host' || :h || '#' || $T0 AND row_key < 'host' || :h || '#' || ($T0 + 1000 * 60000) AND qualifier = 'cpu/usr';" \
+	"SELECT * FROM wide.read_rows(NULL::w, start_key => 'host' || :h || '#' || $T0, end_key => 'host' || :h || '#' || ($T0 + 1000 * 60000), filter => wide.qualifier_filter('cpu/usr'));"
+query "100 rows by key: LATERAL read_row vs join" \
+	"SELECT count(*), avg(h.value) FROM generate_series(0, 99) i JOIN h ON h.row_key = 'host' || :h || '#' || ($T0 + (:m + i) % $MINUTES * 60000);" \
+	"SELECT count(*), avg(r.value) FROM generate_series(0, 99) i, LATERAL wide.read_row(NULL::w, 'host' || :h || '#' || ($T0 + (:m + i) % $MINUTES * 60000)) r;"
 both "one minute, all hosts: LIKE '%#millis'" \
 	"SELECT count(*), avg(value) FROM @ WHERE row_key LIKE '%#' || ($T0 + :m * 60000);"
 both "starts_with(row_key, 'hostN#')" \

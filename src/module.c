@@ -22,6 +22,7 @@
 #include "wide.h"
 #include "engine/format.h"
 #include "am/am.h"
+#include "api/readiter.h"
 
 PG_MODULE_MAGIC;
 
@@ -81,6 +82,7 @@ _PG_init(void)
 {
 	/* defines wide.enable_customscan: before define_settings reserves "wide." */
 	WideInstallPlanner();
+	WideInstallReadScan();
 	define_settings();
 	WideInstallHooks();
 	WideInstallDeleteHooks();

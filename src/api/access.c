@@ -151,11 +151,10 @@ WideTableArg(FunctionCallInfo fcinfo, int argno)
 
 /* refuse a call that row-level security policies would apply to */
 static void
-refuse_rls(FunctionCallInfo fcinfo, Relation rel)
+refuse_rls(const char *fname, Relation rel)
 {
 	if (check_enable_rls(RelationGetRelid(rel), InvalidOid, false) == RLS_ENABLED)
 	{
-		char	   *fname = fcinfo ? get_func_name(fcinfo->flinfo->fn_oid) : NULL;
 
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -182,9 +181,25 @@ WideOpenTable(FunctionCallInfo fcinfo, Oid relid, AclMode need, LOCKMODE lockmod
 	WideCheckPrivileges(relid, need);
 	rel = WideOpenWide(relid, lockmode);
 	WideCheckPrivileges(relid, need);
-	refuse_rls(fcinfo, rel);
+	refuse_rls(fcinfo ? get_func_name(fcinfo->flinfo->fn_oid) : NULL, rel);
 	if (need & (ACL_INSERT | ACL_DELETE))
 		PreventCommandIfReadOnly("a wide mutation");
+	return rel;
+}
+
+/*
+ * WideOpenTableRead -- WideOpenTable for a read that is not a function
+ * call, but plays one (the Read Rows scan of wide.<fname>()).
+ */
+Relation
+WideOpenTableRead(const char *fname, Oid relid, LOCKMODE lockmode)
+{
+	Relation	rel;
+
+	WideCheckPrivileges(relid, ACL_SELECT);
+	rel = WideOpenWide(relid, lockmode);
+	WideCheckPrivileges(relid, ACL_SELECT);
+	refuse_rls(fname, rel);
 	return rel;
 }
 

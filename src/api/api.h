@@ -31,6 +31,7 @@ extern void WideCheckOwner(Oid relid);
 extern void WideCheckAnyPrivilege(Oid relid);
 extern Relation WideOpenTable(FunctionCallInfo fcinfo, Oid relid, AclMode need,
 							  LOCKMODE lockmode);
+extern Relation WideOpenTableRead(const char *fname, Oid relid, LOCKMODE lockmode);
 extern Relation WideOpenOwned(Oid relid, LOCKMODE lockmode);
 extern AclMode WideMutationsPrivileges(JsonbContainer *arr);
 extern AclMode WideCellsPrivileges(const WideCell *cells, int n);

@@ -225,6 +225,33 @@ regex_matches(const WideRe2 *re, const char *data, int len)
 	return wide_re2_full_match(re, data, len);
 }
 
+/*
+ * Is the regex a literal string (no character a regex treats specially)?
+ * Then matching the whole of a string is comparing its bytes, which is what
+ * a filter such as {"column_qualifier_regex_filter": "cpu/usr"} asks for
+ * on every cell.
+ */
+static bool
+regex_is_literal(const char *p, int len)
+{
+	int			i;
+
+	for (i = 0; i < len; i++)
+		if (strchr("\\^$.|?*+()[]{}", p[i]) != NULL || p[i] == '\0' ||
+			IS_HIGHBIT_SET(p[i]))
+			return false;
+	return true;
+}
+
+/* does the whole of data match the filter's regex? */
+static bool
+filter_re(const WideFilter *f, const char *data, int len)
+{
+	if (f->lit)
+		return len == f->litlen && memcmp(data, f->lit, len) == 0;
+	return regex_matches(f->re, data, len);
+}
+
 /* a value bound, converted to the value column's type */
 static Datum
 value_bound(const WideFilterContext *fc, JsonbValue *v, const FilterPath *path)
@@ -448,6 +475,11 @@ parse_leaf(ParseState *ps, WideFilter *f, const char *name, JsonbValue *arg,
 		f->kind = name[0] == 'r' ? WF_ROW_KEY_RE : name[0] == 'f' ? WF_FAMILY_RE :
 			name[0] == 'c' ? WF_QUAL_RE : WF_VALUE_RE;
 		f->re = compile_regex(ps, re, len);
+		if (regex_is_literal(re, len))
+		{
+			f->lit = re;
+			f->litlen = len;
+		}
 	}
 	else if (strcmp(name, "row_sample_filter") == 0)
 	{
@@ -601,9 +633,9 @@ cell_passes(const WideFilterContext *fc, const WideFilter *f, const WideRowCell 
 	switch (f->kind)
 	{
 		case WF_FAMILY_RE:
-			return regex_matches(f->re, c->family, c->familylen);
+			return filter_re(f, c->family, c->familylen);
 		case WF_QUAL_RE:
-			return regex_matches(f->re, c->qual, c->quallen);
+			return filter_re(f, c->qual, c->quallen);
 		case WF_COL_RANGE:
 			{
 				int			r;
@@ -637,10 +669,10 @@ cell_passes(const WideFilterContext *fc, const WideFilter *f, const WideRowCell 
 				{
 					struct varlena *v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(c->value));
 
-					return regex_matches(f->re, VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v));
+					return filter_re(f, VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v));
 				}
 				s = OidOutputFunctionCall(fc->valout, c->value);
-				return regex_matches(f->re, s, strlen(s));
+				return filter_re(f, s, strlen(s));
 			}
 		case WF_VALUE_RANGE:
 			return value_in_range(f, c);
@@ -749,7 +781,7 @@ apply(ApplyState *as, const WideFilter *f, Outs *io)
 			}
 		case WF_ROW_KEY_RE:
 			/* every cell of a row has the row's key */
-			if (!regex_matches(f->re, fc->row, fc->rowlen))
+			if (!filter_re(f, fc->row, fc->rowlen))
 				io->n = 0;
 			return;
 		case WF_ROW_SAMPLE:

@@ -48,6 +48,8 @@ typedef struct WideFilter
 	int			nchildren;
 	struct WideFilter **children;	/* condition: predicate, true, false */
 	WideRe2    *re;				/* regex filters (RE2) */
+	const char *lit;			/* re is this literal string, or NULL */
+	int			litlen;
 	int64		n;				/* offset or limit */
 	double		p;				/* row sample probability */
 	int64		ts_from;		/* included */

@@ -41,6 +41,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
+#include "utils/timestamp.h"
 #include "utils/typcache.h"
 
 #include "engine/format.h"
@@ -50,16 +51,11 @@
 #include "am/am.h"
 #include "api/api.h"
 #include "api/filter.h"
+#include "api/readiter.h"
 
 PG_FUNCTION_INFO_V1(wide_read_rows);
 PG_FUNCTION_INFO_V1(wide_read_row);
 
-/* argument positions of read_rows */
-enum
-{
-	A_TBL, A_KEYS, A_START, A_END, A_START_INCL, A_END_INCL, A_PREFIX,
-	A_RANGES, A_LIMIT, A_REVERSED, A_FILTER
-};
 
 
 /* order of ranges by start: unbounded first, then bytes, closed first */
@@ -224,43 +220,44 @@ prefix_range(const char *p, uint32 len, WideKeyRange *r)
 	}
 }
 
+/* the bytes of a text argument (detoasted into the current context) */
 static const char *
-text_arg_bytes(FunctionCallInfo fcinfo, int argno, uint32 *len)
+text_bytes(Datum d, uint32 *len)
 {
-	text	   *t = PG_GETARG_TEXT_PP(argno);
+	text	   *t = DatumGetTextPP(d);
 
 	*len = VARSIZE_ANY_EXHDR(t);
 	return VARDATA_ANY(t);
 }
 
-/* the row set of the arguments, sorted by start; nranges 0: the table */
+/* the row set of read_rows's arguments, sorted by start; nranges 0: the table */
 static WideKeyRange *
-row_set(FunctionCallInfo fcinfo, int *nranges, bool *whole)
+row_set(const Datum *args, const bool *nulls, int *nranges, bool *whole)
 {
 	WideKeyRange *rs = NULL;
 	int			n = 0;
 	int			cap = 8;
 
-	*whole = PG_ARGISNULL(A_KEYS) && PG_ARGISNULL(A_START) && PG_ARGISNULL(A_END) &&
-		PG_ARGISNULL(A_PREFIX) && PG_ARGISNULL(A_RANGES);
+	*whole = nulls[A_KEYS] && nulls[A_START] && nulls[A_END] &&
+		nulls[A_PREFIX] && nulls[A_RANGES];
 	rs = palloc(sizeof(WideKeyRange) * cap);
 
-	if (!PG_ARGISNULL(A_KEYS))
+	if (!nulls[A_KEYS])
 	{
-		ArrayType  *a = PG_GETARG_ARRAYTYPE_P(A_KEYS);
+		ArrayType  *a = DatumGetArrayTypeP(args[A_KEYS]);
 		Datum	   *elems;
-		bool	   *nulls;
+		bool	   *enulls;
 		int			nelems,
 					i;
 
-		deconstruct_array(a, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &nelems);
+		deconstruct_array(a, TEXTOID, -1, false, TYPALIGN_INT, &elems, &enulls, &nelems);
 		for (i = 0; i < nelems; i++)
 		{
 			text	   *t;
 			WideKeyRange *r;
 
 			CHECK_FOR_INTERRUPTS();
-			if (nulls[i])
+			if (enulls[i])
 				ereport(ERROR,
 						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 						 errmsg("row keys cannot be NULL")));
@@ -275,7 +272,7 @@ row_set(FunctionCallInfo fcinfo, int *nranges, bool *whole)
 			r->startlen = r->endlen = VARSIZE_ANY_EXHDR(t);
 		}
 	}
-	if (!PG_ARGISNULL(A_START) || !PG_ARGISNULL(A_END))
+	if (!nulls[A_START] || !nulls[A_END])
 	{
 		WideKeyRange *r;
 
@@ -283,37 +280,37 @@ row_set(FunctionCallInfo fcinfo, int *nranges, bool *whole)
 			rs = repalloc(rs, sizeof(WideKeyRange) * (cap *= 2));
 		r = &rs[n++];
 		memset(r, 0, sizeof(WideKeyRange));
-		if (!PG_ARGISNULL(A_START))
+		if (!nulls[A_START])
 		{
 			r->has_start = true;
-			r->start_incl = PG_ARGISNULL(A_START_INCL) || PG_GETARG_BOOL(A_START_INCL);
-			r->start = text_arg_bytes(fcinfo, A_START, &r->startlen);
+			r->start_incl = nulls[A_START_INCL] || DatumGetBool(args[A_START_INCL]);
+			r->start = text_bytes(args[A_START], &r->startlen);
 			check_key_length(r->startlen, "start_key");
 		}
-		if (!PG_ARGISNULL(A_END))
+		if (!nulls[A_END])
 		{
 			r->has_end = true;
-			r->end_incl = !PG_ARGISNULL(A_END_INCL) && PG_GETARG_BOOL(A_END_INCL);
-			r->end = text_arg_bytes(fcinfo, A_END, &r->endlen);
+			r->end_incl = !nulls[A_END_INCL] && DatumGetBool(args[A_END_INCL]);
+			r->end = text_bytes(args[A_END], &r->endlen);
 			check_key_length(r->endlen, "end_key");
 		}
 		check_range(r);
 	}
-	if (!PG_ARGISNULL(A_PREFIX))
+	if (!nulls[A_PREFIX])
 	{
 		const char *p;
 		uint32		len;
 
 		if (n == cap)
 			rs = repalloc(rs, sizeof(WideKeyRange) * (cap *= 2));
-		p = text_arg_bytes(fcinfo, A_PREFIX, &len);
+		p = text_bytes(args[A_PREFIX], &len);
 		check_key_length(len, "prefix");
 		prefix_range(p, len, &rs[n++]);
 	}
-	if (!PG_ARGISNULL(A_RANGES))
+	if (!nulls[A_RANGES])
 	{
 		WideKeyRange *more;
-		int			m = parse_ranges(PG_GETARG_JSONB_P(A_RANGES), &more);
+		int			m = parse_ranges(DatumGetJsonbP(args[A_RANGES]), &more);
 
 		rs = repalloc(rs, sizeof(WideKeyRange) * (n + m + 1));
 		memcpy(rs + n, more, sizeof(WideKeyRange) * m);
@@ -325,102 +322,117 @@ row_set(FunctionCallInfo fcinfo, int *nranges, bool *whole)
 	return rs;
 }
 
-/* the state of one read */
-typedef struct ReadState
+/*
+ * WideReadSpecFromArgs -- what a call of read_rows (or read_row) reads,
+ * from its arguments, checked.  The ranges point into the argument values,
+ * which must outlive the spec; allocates in the current memory context.
+ */
+void
+WideReadSpecFromArgs(bool read_row, const Datum *args, const bool *nulls,
+					 WideReadSpec *spec)
+{
+	memset(spec, 0, sizeof(*spec));
+	spec->limit = -1;
+	if (read_row)
+	{
+		WideKeyRange *r = palloc0(sizeof(WideKeyRange));
+
+		if (nulls[1])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("row keys cannot be NULL")));
+		r->has_start = r->has_end = r->start_incl = r->end_incl = r->is_point = true;
+		r->start = r->end = text_bytes(args[1], &r->startlen);
+		r->endlen = r->startlen;
+		check_key_length(r->startlen, "a row key");
+		spec->ranges = r;
+		spec->nranges = 1;
+		spec->filter = nulls[2] ? NULL : DatumGetJsonbP(args[2]);
+		return;
+	}
+	if (!nulls[A_LIMIT])
+	{
+		spec->limit = DatumGetInt64(args[A_LIMIT]);
+		if (spec->limit < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("limit must not be negative, not " INT64_FORMAT, spec->limit),
+					 errhint("Pass NULL for no limit.")));
+	}
+	spec->ranges = row_set(args, nulls, &spec->nranges, &spec->whole);
+	spec->reversed = !nulls[A_REVERSED] && DatumGetBool(args[A_REVERSED]);
+	spec->filter = nulls[A_FILTER] ? NULL : DatumGetJsonbP(args[A_FILTER]);
+}
+
+/*
+ * The state of one read.  Without a filter, a forward read streams: each
+ * cell of the engine's reader becomes the caller's values, nothing copied
+ * but what the conversion needs.  With a filter, a row's cells are copied
+ * (rowcxt) until the row is complete, then its filter's output entries are
+ * returned one by one.  A reversed read takes the rows of the engine's
+ * reverse reader (engine/reverse.c: last row first, a row's cells in
+ * order) one row at a time: the row being returned lives in one of two
+ * contexts, the next row's first cell (read to see the row end) in the
+ * other.
+ */
+struct WideReadIter
 {
 	Relation	rel;
 	const WideSchema *schema;
 	TupleDesc	rowdesc;		/* the table's row type */
-	ReturnSetInfo *rsinfo;
-	bool		labeled;
+	Snapshot	snapshot;
+	const bool *needed;			/* columns to convert; NULL: all */
+	bool		convert[5];		/* columns WideCellToValues converts */
+	bool		track_rows;		/* rows counted, or remembered for overlaps */
+	bool		none_needed;	/* the caller uses no column */
+	StringInfoData family;		/* the family of familyval */
+	Datum		familyval;		/* the last family streamed, or 0 */
 	WideFilter *filter;
 	WideFilterContext fc;
+	Datum		stripped;		/* the value of a stripped cell, or 0: NULL */
 	WideTsWindow window;		/* the filter's time window (time pruning) */
 	bool		has_window;
 	int64		limit;			/* rows; -1: no limit */
-	int64		rows;
+	int64		rows;			/* rows returned */
 	bool		full;			/* the limit is reached */
-	/* the last row emitted (to skip it in overlapping ranges) */
+	bool		reversed;
+	WideKeyRange *ranges;		/* in the order they are read */
+	int			nranges;
+	int			nextrange;
+	/* the last row of a finished range or chunk (to skip overlaps) */
 	StringInfoData last;
 	bool		have_last;
 	/* the current row */
 	StringInfoData row;
 	bool		have_row;
-	WideRowCell *cells;
+	WideRowCell *cells;			/* its cells, with a filter */
 	int			ncells;
 	int			maxcells;
-	MemoryContext rowcxt;
-} ReadState;
-
-static void
-emit_cell(ReadState *st, WideRowCell *c, const WideRowOut *o)
-{
-	Datum		values[5];
-	bool		nulls[5];
-
-	memcpy(values, c->values, sizeof(values));
-	memcpy(nulls, c->nulls, sizeof(nulls));
-	if (o && o->strip)
-	{
-		if (st->schema->valtype == BYTEAOID || st->schema->valtype == TEXTOID)
-			values[4] = PointerGetDatum(cstring_to_text_with_len("", 0));
-		else
-			nulls[4] = true;
-	}
-	if (!st->labeled)
-		tuplestore_putvalues(st->rsinfo->setResult, st->rsinfo->setDesc, values, nulls);
-	else
-	{
-		HeapTuple	tup = heap_form_tuple(st->rowdesc, values, nulls);
-		Datum		out[2];
-		bool		outnull[2] = {false, false};
-		Datum	   *labels;
-		int			i,
-					n = o ? o->nlabels : 0;
-		const WideLabel *l;
-
-		out[0] = HeapTupleGetDatum(tup);
-		labels = palloc(sizeof(Datum) * Max(n, 1));
-		/* the list has the last label first; the array, the first */
-		for (i = n - 1, l = o ? o->labels : NULL; i >= 0; i--, l = l->prev)
-			labels[i] = CStringGetTextDatum(l->label);
-		out[1] = PointerGetDatum(construct_array(labels, n, TEXTOID, -1, false,
-												 TYPALIGN_INT));
-		tuplestore_putvalues(st->rsinfo->setResult, st->rsinfo->setDesc, out, outnull);
-	}
-}
-
-/* the current row is complete: filter it and emit its cells */
-static void
-finish_row(ReadState *st)
-{
-	MemoryContext old;
+	/* the output entries of the row being returned */
+	const WideRowCell *outcells;
+	const char *outkey;			/* their row's key */
+	uint32		outkeylen;
 	WideRowOut *out;
-	int			nout,
-				i;
-
-	if (!st->have_row)
-		return;
-	st->have_row = false;
-	old = MemoryContextSwitchTo(st->rowcxt);
-	st->fc.row = st->row.data;
-	st->fc.rowlen = st->row.len;
-	out = WideFilterApply(&st->fc, st->filter, st->cells, st->ncells, &nout);
-	if (nout > 0 && !st->full)
-	{
-		for (i = 0; i < nout; i++)
-			emit_cell(st, &st->cells[out[i].cell], &out[i]);
-		st->rows++;
-		if (st->limit >= 0 && st->rows >= st->limit)
-			st->full = true;
-	}
-	MemoryContextSwitchTo(old);
-	MemoryContextReset(st->rowcxt);
-	st->ncells = 0;
-	resetStringInfo(&st->last);
-	appendBinaryStringInfo(&st->last, st->row.data, st->row.len);
-	st->have_last = true;
-}
+	int			nout;
+	int			nextout;
+	/* forward reads */
+	WideReader *reader;
+	const WideCell *pending;	/* read, not yet added: a next row's first */
+	/* reversed reads */
+	WideReverseReader *rreader;
+	MemoryContext revcxt[2];	/* a row's cells; the next row's first */
+	int			revcur;			/* the one that holds the pending cell */
+	bool		has_rpend;		/* a next row's first cell was read */
+	WideRowCell rpend;
+	char	   *rpendkey;
+	uint32		rpendkeylen;
+	WideReaderStats stats;		/* of closed readers */
+	MemoryContext itcxt;		/* everything of the read */
+	MemoryContext readcxt;		/* the open reader's or cursor's memory */
+	MemoryContext rowcxt;		/* the current row's cells */
+	MemoryContext tupcxt;		/* conversions of the last streamed cell */
+	bool		tupcxt_used;
+};
 
 /* copy a reader's cell into a row cell, in the current memory context */
 static void
@@ -445,23 +457,6 @@ copy_cell(const WideSchema *schema, TupleDesc rowdesc, const WideCell *cell,
 	c->ts = cell->ts;
 	c->value = c->values[4];
 	c->isnull = c->nulls[4];
-}
-
-/* add a cell of the reader to the current row */
-static void
-add_cell(ReadState *st, const WideCell *cell)
-{
-	MemoryContext old;
-
-	if (st->ncells == st->maxcells)
-	{
-		/* grows in the context of the read (st->cells was allocated there) */
-		st->maxcells *= 2;
-		st->cells = repalloc_huge(st->cells, sizeof(WideRowCell) * (Size) st->maxcells);
-	}
-	old = MemoryContextSwitchTo(st->rowcxt);
-	copy_cell(st->schema, st->rowdesc, cell, &st->cells[st->ncells++]);
-	MemoryContextSwitchTo(old);
 }
 
 /*
@@ -513,112 +508,6 @@ WideReadRow(Relation rel, const WideSchema *schema, Snapshot snapshot,
 	return n;
 }
 
-/* read one range of the row set */
-static void
-read_range(ReadState *st, const WideKeyRange *range)
-{
-	WideReader *r = WideReaderBeginTs(st->rel, GetActiveSnapshot(), WideReaderNow(), range,
-									  st->has_window ? &st->window : NULL);
-	const WideCell *cell;
-
-	while (!st->full && (cell = WideReaderNext(r)) != NULL)
-	{
-		CHECK_FOR_INTERRUPTS();
-		/* a row an earlier, overlapping range returned */
-		if (st->have_last &&
-			WideKeyCompare(cell->key, cell->keylen, st->last.data, st->last.len) <= 0)
-			continue;
-		if (st->filter == NULL && !st->labeled)
-		{
-			/* no filter: cells stream, rows are only counted */
-			Datum		values[5];
-			bool		nulls[5];
-			MemoryContext old;
-
-			if (!st->have_row ||
-				WideKeyCompare(cell->key, cell->keylen, st->row.data, st->row.len) != 0)
-			{
-				if (st->limit >= 0 && st->rows >= st->limit)
-				{
-					st->full = true;
-					break;
-				}
-				st->rows++;
-				resetStringInfo(&st->row);
-				appendBinaryStringInfo(&st->row, cell->key, cell->keylen);
-				st->have_row = true;
-			}
-			old = MemoryContextSwitchTo(st->rowcxt);
-			WideCellToValues(st->schema, cell, values, nulls, NULL);
-			tuplestore_putvalues(st->rsinfo->setResult, st->rsinfo->setDesc, values, nulls);
-			MemoryContextSwitchTo(old);
-			MemoryContextReset(st->rowcxt);
-			continue;
-		}
-		if (!st->have_row ||
-			WideKeyCompare(cell->key, cell->keylen, st->row.data, st->row.len) != 0)
-		{
-			finish_row(st);
-			if (st->full)
-				break;
-			resetStringInfo(&st->row);
-			appendBinaryStringInfo(&st->row, cell->key, cell->keylen);
-			st->have_row = true;
-		}
-		add_cell(st, cell);
-	}
-	if (st->filter == NULL && !st->labeled)
-	{
-		/* remember the last row, for overlapping ranges */
-		if (st->have_row)
-		{
-			resetStringInfo(&st->last);
-			appendBinaryStringInfo(&st->last, st->row.data, st->row.len);
-			st->have_last = true;
-		}
-	}
-	else
-		finish_row(st);
-	WideReaderEnd(r);
-}
-
-/*
- * read_range_reversed -- the rows of a range, last row first (cells inside
- * a row keep their order, as in Bigtable), from the engine's reverse
- * reader (engine/reverse.c), which reads by windows of about a block per
- * run: a small limit reads only the end of the range.
- */
-static void
-read_range_reversed(ReadState *st, const WideKeyRange *range)
-{
-	WideReverseReader *r = WideReverseBegin(st->rel, GetActiveSnapshot(),
-											WideReaderNow(), range, true,
-											st->has_window ? &st->window : NULL);
-	const WideCell *cell;
-
-	while (!st->full && (cell = WideReverseNext(r)) != NULL)
-	{
-		CHECK_FOR_INTERRUPTS();
-		/* rows an earlier (higher) range returned */
-		if (st->have_last &&
-			WideKeyCompare(cell->key, cell->keylen, st->last.data, st->last.len) >= 0)
-			continue;
-		if (!st->have_row ||
-			WideKeyCompare(cell->key, cell->keylen, st->row.data, st->row.len) != 0)
-		{
-			finish_row(st);
-			if (st->full)
-				break;
-			resetStringInfo(&st->row);
-			appendBinaryStringInfo(&st->row, cell->key, cell->keylen);
-			st->have_row = true;
-		}
-		add_cell(st, cell);
-	}
-	finish_row(st);
-	WideReverseEnd(r);
-}
-
 /* order of ranges for a reversed read: by end, highest (or none) first */
 static int
 rowset_order_reversed(const void *a, const void *b)
@@ -635,19 +524,561 @@ rowset_order_reversed(const void *a, const void *b)
 	return (int) y->end_incl - (int) x->end_incl;
 }
 
-/*
- * wide.read_rows(tbl, keys, start_key, end_key, start_inclusive,
- *                end_inclusive, prefix, ranges, limit, reversed, filter)
- */
-static Datum read_rows(FunctionCallInfo fcinfo, Oid relid, int64 limit,
-					   Jsonb *filter, WideKeyRange *ranges, int nranges,
-					   bool whole, bool reversed);
-
-/* the table a read names by its row type (argument 0) */
-static Oid
-read_table(FunctionCallInfo fcinfo)
+/* add the statistics of a reader to the read's */
+static void
+add_stats(WideReaderStats *to, const WideReaderStats *st)
 {
-	Oid			rowtype = get_fn_expr_argtype(fcinfo->flinfo, 0);
+	to->wa_records += st->wa_records;
+	to->runs_read += st->runs_read;
+	to->blocks_read += st->blocks_read;
+	to->records += st->records;
+	to->cells += st->cells;
+	to->blocks_skipped += st->blocks_skipped;
+	to->index_skipped += st->index_skipped;
+}
+
+/*
+ * WideReadBegin -- start a read.  Everything it allocates lives in a
+ * context of its own, a child of the current one, deleted by WideReadEnd;
+ * the spec's keys must outlive the read.  "needed" (5 flags, or NULL for
+ * all) names the columns a streaming read converts.
+ */
+WideReadIter *
+WideReadBegin(Relation rel, const WideSchema *schema, Snapshot snapshot,
+			  const WideReadSpec *spec, const bool *needed)
+{
+	MemoryContext itcxt = AllocSetContextCreate(CurrentMemoryContext, "wide read",
+												ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(itcxt);
+	WideReadIter *it = palloc0(sizeof(WideReadIter));
+	bool		isvarlena;
+
+	it->itcxt = itcxt;
+	it->rel = rel;
+	it->schema = schema;
+	it->rowdesc = RelationGetDescr(rel);
+	it->snapshot = snapshot;
+	it->needed = needed;
+	it->limit = spec->limit;
+	it->reversed = spec->reversed;
+	it->fc.valtype = schema->valtype;
+	getTypeOutputInfo(it->fc.valtype, &it->fc.valout, &isvarlena);
+	if (spec->filter)
+		it->filter = WideFilterParse(&it->fc, spec->filter);
+	it->has_window = WideFilterTsWindow(it->filter, &it->window);
+	if (schema->valtype == BYTEAOID || schema->valtype == TEXTOID)
+		it->stripped = PointerGetDatum(cstring_to_text_with_len("", 0));
+	if (spec->whole)
+	{
+		it->ranges = palloc0(sizeof(WideKeyRange));
+		it->nranges = 1;
+	}
+	else
+	{
+		it->nranges = spec->nranges;
+		it->ranges = palloc(sizeof(WideKeyRange) * Max(spec->nranges, 1));
+		memcpy(it->ranges, spec->ranges, sizeof(WideKeyRange) * spec->nranges);
+		if (it->reversed && it->nranges > 1)
+			qsort(it->ranges, it->nranges, sizeof(WideKeyRange), rowset_order_reversed);
+	}
+	initStringInfo(&it->last);
+	initStringInfo(&it->row);
+	it->maxcells = 64;
+	it->cells = palloc(sizeof(WideRowCell) * it->maxcells);
+	it->readcxt = AllocSetContextCreate(itcxt, "wide read reader",
+										ALLOCSET_DEFAULT_SIZES);
+	it->rowcxt = AllocSetContextCreate(itcxt, "wide read row",
+									   ALLOCSET_DEFAULT_SIZES);
+	it->revcxt[0] = AllocSetContextCreate(itcxt, "wide reversed row",
+										  ALLOCSET_DEFAULT_SIZES);
+	it->revcxt[1] = AllocSetContextCreate(itcxt, "wide reversed row",
+										  ALLOCSET_DEFAULT_SIZES);
+	it->tupcxt = AllocSetContextCreate(itcxt, "wide read cell",
+									   ALLOCSET_SMALL_SIZES);
+	if (it->limit == 0)
+		it->full = true;
+
+	/*
+	 * An unfiltered read of one range without a limit needs no row
+	 * boundaries; the family column is kept from cell to cell, not made for
+	 * each (a table has few families).
+	 */
+	it->track_rows = it->filter != NULL || it->limit >= 0 || it->nranges > 1;
+	for (int i = 0; i < 5; i++)
+		it->convert[i] = needed == NULL || needed[i];
+	it->convert[1] = false;
+	it->none_needed = needed != NULL &&
+		!needed[0] && !needed[1] && !needed[2] && !needed[3] && !needed[4];
+	initStringInfo(&it->family);
+	MemoryContextSwitchTo(old);
+	return it;
+}
+
+/*
+ * copy_cell_lazy -- what a filter reads of a cell (family, qualifier, ts,
+ * value), copied into the current memory context.  The other columns are
+ * made when the cell is returned (emit_out), if it is: a filter usually
+ * drops most cells.
+ */
+static void
+copy_cell_lazy(WideReadIter *it, const WideCell *cell, WideRowCell *c)
+{
+	static const bool value_only[5] = {false, false, false, false, true};
+	bool		allocated;
+
+	allocated = WideCellToValues(it->schema, cell, c->values, c->nulls, value_only);
+	if (!c->nulls[4] && !allocated)
+	{
+		Form_pg_attribute a = TupleDescAttr(it->rowdesc, 4);
+
+		/* it points into the reader's memory */
+		c->values[4] = datumCopy(c->values[4], a->attbyval, a->attlen);
+	}
+	c->family = pnstrdup(cell->family, cell->famlen);
+	c->familylen = cell->famlen;
+	c->qual = palloc(Max(cell->quallen, 1));
+	memcpy((char *) c->qual, cell->qual, cell->quallen);
+	c->quallen = cell->quallen;
+	c->ts = cell->ts;
+	c->value = c->values[4];
+	c->isnull = c->nulls[4];
+}
+
+/* return the next output entry of the current row */
+static bool
+emit_out(WideReadIter *it, Datum *values, bool *nulls, const WideRowOut **out)
+{
+	const WideRowOut *o = &it->out[it->nextout++];
+	const WideRowCell *c = &it->outcells[o->cell];
+	MemoryContext old;
+	int			i;
+
+	/* the columns besides the value are made now (copy_cell_lazy) */
+	if (it->tupcxt_used)
+		MemoryContextReset(it->tupcxt);
+	old = MemoryContextSwitchTo(it->tupcxt);
+	for (i = 0; i < 4; i++)
+		nulls[i] = it->needed != NULL && !it->needed[i];
+	if (!nulls[0])
+		values[0] = PointerGetDatum(cstring_to_text_with_len(it->outkey, it->outkeylen));
+	if (!nulls[1])
+		values[1] = PointerGetDatum(cstring_to_text_with_len(c->family, c->familylen));
+	if (!nulls[2])
+		values[2] = PointerGetDatum(cstring_to_text_with_len(c->qual, c->quallen));
+	if (!nulls[3])
+		values[3] = (it->schema->tstype == TIMESTAMPTZOID) ?
+			TimestampTzGetDatum(WideUnixToTimestamp(c->ts)) : Int64GetDatum(c->ts);
+	MemoryContextSwitchTo(old);
+	it->tupcxt_used = true;
+	values[4] = c->values[4];
+	nulls[4] = c->nulls[4];
+	if (o->strip)
+	{
+		values[4] = it->stripped;
+		nulls[4] = (it->stripped == (Datum) 0);
+	}
+	*out = o;
+	return true;
+}
+
+/* filter a complete row; its output entries are returned next */
+static void
+filter_row(WideReadIter *it, const char *key, uint32 keylen,
+		   const WideRowCell *cells, int ncells)
+{
+	WideRowOut *out;
+	int			nout;
+
+	it->fc.row = key;
+	it->fc.rowlen = keylen;
+	out = WideFilterApply(&it->fc, it->filter, cells, ncells, &nout);
+	it->nout = it->nextout = 0;
+	if (nout == 0)
+		return;
+	it->out = out;
+	it->nout = nout;
+	it->outcells = cells;
+	it->outkey = key;
+	it->outkeylen = keylen;
+	it->rows++;
+	if (it->limit >= 0 && it->rows >= it->limit)
+		it->full = true;
+}
+
+/* the current row is complete (forward reads) */
+static void
+end_row(WideReadIter *it)
+{
+	it->have_row = false;
+	if (it->filter != NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(it->rowcxt);
+
+		filter_row(it, it->row.data, it->row.len, it->cells, it->ncells);
+		MemoryContextSwitchTo(old);
+	}
+	resetStringInfo(&it->last);
+	appendBinaryStringInfo(&it->last, it->row.data, it->row.len);
+	it->have_last = true;
+}
+
+/* add a cell of the reader to the current row */
+static void
+add_cell(WideReadIter *it, const WideCell *cell)
+{
+	MemoryContext old;
+
+	if (it->ncells == it->maxcells)
+	{
+		/* grows in the context of the read (it->cells was allocated there) */
+		it->maxcells *= 2;
+		it->cells = repalloc_huge(it->cells, sizeof(WideRowCell) * (Size) it->maxcells);
+	}
+	old = MemoryContextSwitchTo(it->rowcxt);
+	copy_cell_lazy(it, cell, &it->cells[it->ncells++]);
+	MemoryContextSwitchTo(old);
+}
+
+/* close the forward reader of a range */
+static void
+close_reader(WideReadIter *it)
+{
+	WideReaderStats st;
+	MemoryContext old;
+
+	if (it->reader == NULL)
+		return;
+	st = WideReaderGetStats(it->reader);
+	add_stats(&it->stats, &st);
+	old = MemoryContextSwitchTo(it->readcxt);
+	WideReaderEnd(it->reader);
+	MemoryContextSwitchTo(old);
+	it->reader = NULL;
+	it->pending = NULL;
+	MemoryContextReset(it->readcxt);
+}
+
+/* the family of a streamed cell as a datum, kept while it stays the same */
+static Datum
+family_datum(WideReadIter *it, const WideCell *cell)
+{
+	if (it->familyval == (Datum) 0 || it->family.len != cell->famlen ||
+		memcmp(it->family.data, cell->family, cell->famlen) != 0)
+	{
+		MemoryContext old = MemoryContextSwitchTo(it->itcxt);
+
+		if (it->familyval != (Datum) 0)
+			pfree(DatumGetPointer(it->familyval));
+		resetStringInfo(&it->family);
+		appendBinaryStringInfo(&it->family, cell->family, cell->famlen);
+		it->familyval = PointerGetDatum(cstring_to_text_with_len(cell->family,
+																  cell->famlen));
+		MemoryContextSwitchTo(old);
+	}
+	return it->familyval;
+}
+
+/* the next cell of a forward read */
+static bool
+next_forward(WideReadIter *it, Datum *values, bool *nulls, const WideRowOut **out)
+{
+	const WideCell *cell;
+	MemoryContext old;
+
+	for (;;)
+	{
+		if (it->nextout < it->nout)
+			return emit_out(it, values, nulls, out);
+		if (it->full)
+			return false;
+		if (it->pending)
+		{
+			cell = it->pending;
+			it->pending = NULL;
+		}
+		else
+		{
+			if (it->reader == NULL)
+			{
+				/* a row does not continue into the next range */
+				if (it->have_row)
+				{
+					end_row(it);
+					continue;
+				}
+				if (it->nextrange >= it->nranges)
+					return false;
+				old = MemoryContextSwitchTo(it->readcxt);
+				it->reader = WideReaderBeginTs(it->rel, it->snapshot, WideReaderNow(),
+											   &it->ranges[it->nextrange++],
+											   it->has_window ? &it->window : NULL);
+				MemoryContextSwitchTo(old);
+			}
+			CHECK_FOR_INTERRUPTS();
+			old = MemoryContextSwitchTo(it->readcxt);
+			cell = WideReaderNext(it->reader);
+			MemoryContextSwitchTo(old);
+			if (cell == NULL)
+			{
+				close_reader(it);
+				continue;
+			}
+			/* a row an earlier, overlapping range returned */
+			if (it->have_last &&
+				WideKeyCompare(cell->key, cell->keylen, it->last.data, it->last.len) <= 0)
+				continue;
+		}
+		if (it->track_rows &&
+			(!it->have_row ||
+			 WideKeyCompare(cell->key, cell->keylen, it->row.data, it->row.len) != 0))
+		{
+			if (it->filter != NULL)
+			{
+				if (it->have_row)
+				{
+					/* filter the row before this cell starts the next */
+					it->pending = cell;
+					end_row(it);
+					continue;
+				}
+				MemoryContextReset(it->rowcxt);
+				it->ncells = 0;
+				it->nout = it->nextout = 0;
+			}
+			else
+			{
+				/* no filter: rows are only counted */
+				if (it->limit >= 0 && it->rows >= it->limit)
+				{
+					it->full = true;
+					return false;
+				}
+				it->rows++;
+			}
+			resetStringInfo(&it->row);
+			appendBinaryStringInfo(&it->row, cell->key, cell->keylen);
+			it->have_row = true;
+		}
+		if (it->filter != NULL)
+		{
+			add_cell(it, cell);
+			continue;
+		}
+		/* stream the cell */
+		if (it->none_needed)
+		{
+			/* count(*): no column to make */
+			memset(nulls, true, sizeof(bool) * 5);
+			*out = NULL;
+			return true;
+		}
+		if (it->tupcxt_used)
+			MemoryContextReset(it->tupcxt);
+		old = MemoryContextSwitchTo(it->tupcxt);
+		it->tupcxt_used = WideCellToValues(it->schema, cell, values, nulls, it->convert);
+		MemoryContextSwitchTo(old);
+		if (it->needed == NULL || it->needed[1])
+			values[1] = family_datum(it, cell);
+		nulls[1] = !(it->needed == NULL || it->needed[1]);
+		*out = NULL;
+		return true;
+	}
+}
+
+/* the reverse reader's next cell that no earlier (higher) range returned */
+static const WideCell *
+reverse_next(WideReadIter *it)
+{
+	const WideCell *cell;
+
+	while ((cell = WideReverseNext(it->rreader)) != NULL)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (!it->have_last ||
+			WideKeyCompare(cell->key, cell->keylen, it->last.data, it->last.len) < 0)
+			return cell;
+	}
+	return NULL;
+}
+
+/* keep a next row's first cell, in the context that is not the row's */
+static void
+keep_pending(WideReadIter *it, const WideCell *cell, int ctx)
+{
+	MemoryContext old;
+
+	MemoryContextReset(it->revcxt[ctx]);
+	old = MemoryContextSwitchTo(it->revcxt[ctx]);
+	copy_cell_lazy(it, cell, &it->rpend);
+	it->rpendkey = pnstrdup(cell->key, cell->keylen);
+	it->rpendkeylen = cell->keylen;
+	MemoryContextSwitchTo(old);
+	it->has_rpend = true;
+	it->revcur = ctx;
+}
+
+/*
+ * next_reversed_row -- gather the next row of a reversed read and filter
+ * it (its output entries are returned next); false when the current range
+ * has no more rows.
+ */
+static bool
+next_reversed_row(WideReadIter *it)
+{
+	int			cur;
+	const WideCell *cell;
+	MemoryContext old;
+
+	if (!it->has_rpend)
+	{
+		if ((cell = reverse_next(it)) == NULL)
+			return false;
+		keep_pending(it, cell, it->revcur);
+	}
+	/* the row begins with the pending cell, in its context */
+	cur = it->revcur;
+	it->has_rpend = false;
+	it->ncells = 0;
+	it->cells[it->ncells++] = it->rpend;
+	old = MemoryContextSwitchTo(it->revcxt[cur]);
+	while ((cell = reverse_next(it)) != NULL)
+	{
+		if (WideKeyCompare(cell->key, cell->keylen, it->rpendkey, it->rpendkeylen) != 0)
+		{
+			/* the next row's first cell: the other context (emitted before) */
+			char	   *key = it->rpendkey;
+			uint32		keylen = it->rpendkeylen;
+
+			MemoryContextSwitchTo(old);
+			keep_pending(it, cell, 1 - cur);
+			old = MemoryContextSwitchTo(it->revcxt[cur]);
+			filter_row(it, key, keylen, it->cells, it->ncells);
+			MemoryContextSwitchTo(old);
+			resetStringInfo(&it->last);
+			appendBinaryStringInfo(&it->last, key, keylen);
+			it->have_last = true;
+			return true;
+		}
+		if (it->ncells == it->maxcells)
+		{
+			/* (repalloc keeps it in the read's context) */
+			it->maxcells *= 2;
+			it->cells = repalloc_huge(it->cells, sizeof(WideRowCell) * (Size) it->maxcells);
+		}
+		copy_cell_lazy(it, cell, &it->cells[it->ncells++]);
+	}
+	/* the range's last (lowest) row */
+	filter_row(it, it->rpendkey, it->rpendkeylen, it->cells, it->ncells);
+	MemoryContextSwitchTo(old);
+	resetStringInfo(&it->last);
+	appendBinaryStringInfo(&it->last, it->rpendkey, it->rpendkeylen);
+	it->have_last = true;
+	return true;
+}
+
+/* end the reverse reader of a range */
+static void
+close_reverse(WideReadIter *it)
+{
+	WideReaderStats st;
+	MemoryContext old;
+
+	if (it->rreader == NULL)
+		return;
+	st = WideReverseGetStats(it->rreader);
+	add_stats(&it->stats, &st);
+	old = MemoryContextSwitchTo(it->readcxt);
+	WideReverseEnd(it->rreader);
+	MemoryContextSwitchTo(old);
+	it->rreader = NULL;
+	MemoryContextReset(it->readcxt);
+}
+
+/* the next cell of a reversed read */
+static bool
+next_reversed(WideReadIter *it, Datum *values, bool *nulls, const WideRowOut **out)
+{
+	MemoryContext old;
+
+	for (;;)
+	{
+		if (it->nextout < it->nout)
+			return emit_out(it, values, nulls, out);
+		if (it->full)
+			return false;
+		if (it->rreader == NULL)
+		{
+			if (it->nextrange >= it->nranges)
+				return false;
+			old = MemoryContextSwitchTo(it->readcxt);
+			it->rreader = WideReverseBegin(it->rel, it->snapshot, WideReaderNow(),
+										   &it->ranges[it->nextrange++], true,
+										   it->has_window ? &it->window : NULL);
+			MemoryContextSwitchTo(old);
+			it->has_rpend = false;
+		}
+		if (!next_reversed_row(it))
+			close_reverse(it);
+	}
+}
+
+/*
+ * WideReadNext -- the next cell of the read as a row of the table
+ * (values, nulls: 5 entries), with its filter output entry (labels,
+ * or NULL); false at the end.  The values stay valid until the next call.
+ */
+bool
+WideReadNext(WideReadIter *it, Datum *values, bool *nulls, const WideRowOut **out)
+{
+	if (it->reversed)
+		return next_reversed(it, values, nulls, out);
+	return next_forward(it, values, nulls, out);
+}
+
+/* WideReadGetStats -- what the read's readers read so far */
+WideReaderStats
+WideReadGetStats(const WideReadIter *it)
+{
+	WideReaderStats st = it->stats;
+
+	if (it->reader)
+	{
+		WideReaderStats cur = WideReaderGetStats(it->reader);
+
+		add_stats(&st, &cur);
+	}
+	if (it->rreader)
+	{
+		WideReaderStats cur = WideReverseGetStats(it->rreader);
+
+		add_stats(&st, &cur);
+	}
+	return st;
+}
+
+/* WideReadTsWindow -- does the read's filter give its readers a time window? */
+bool
+WideReadTsWindow(const WideReadIter *it)
+{
+	return it->has_window;
+}
+
+/* WideReadEnd -- end a read, freeing its memory */
+void
+WideReadEnd(WideReadIter *it)
+{
+	close_reader(it);
+	close_reverse(it);
+	MemoryContextDelete(it->itcxt);
+}
+
+/*
+ * WideReadTable -- the wide table a read names by its row type (its first
+ * argument).
+ */
+Oid
+WideReadTable(Oid rowtype)
+{
 	Oid			relid = get_typ_typrelid(rowtype);
 
 	if (!OidIsValid(relid) || !WideRelationIsWide(relid))
@@ -659,29 +1090,91 @@ read_table(FunctionCallInfo fcinfo)
 	return relid;
 }
 
+/*
+ * read_srf -- wide.read_rows, read_rows_labeled and read_row as
+ * set-returning functions: the read's cells into the result tuplestore.
+ * Everything else lives in a context of the call, deleted at its end (a
+ * read_row per row of a LATERAL join must not pile up in per-query memory).
+ */
+static Datum
+read_srf(FunctionCallInfo fcinfo, bool read_row)
+{
+	Oid			relid = WideReadTable(get_fn_expr_argtype(fcinfo->flinfo, 0));
+	int			nargs = read_row ? WIDE_READ_ROW_NARGS : WIDE_READ_ROWS_NARGS;
+	Datum		args[WIDE_READ_ROWS_NARGS];
+	bool		argnulls[WIDE_READ_ROWS_NARGS];
+	WideReadSpec spec;
+	WideReadIter *it;
+	Relation	rel;
+	ReturnSetInfo *rsinfo;
+	bool		labeled;
+	Datum		values[5];
+	bool		nulls[5];
+	const WideRowOut *o;
+	MemoryContext callcxt,
+				cellcxt,
+				old;
+	int			i;
+
+	callcxt = AllocSetContextCreate(CurrentMemoryContext, "wide read call",
+									ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(callcxt);
+	for (i = 0; i < nargs; i++)
+	{
+		args[i] = fcinfo->args[i].value;
+		argnulls[i] = fcinfo->args[i].isnull;
+	}
+	WideReadSpecFromArgs(read_row, args, argnulls, &spec);
+	rel = WideOpenTable(fcinfo, relid, ACL_SELECT, AccessShareLock);
+	it = WideReadBegin(rel, WideSchemaCopy(rel), GetActiveSnapshot(), &spec, NULL);
+
+	InitMaterializedSRF(fcinfo, 0);
+	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	labeled = rsinfo->setDesc->natts == 2;
+	cellcxt = AllocSetContextCreate(callcxt, "wide read output",
+									ALLOCSET_SMALL_SIZES);
+	while (WideReadNext(it, values, nulls, &o))
+	{
+		HeapTuple	tup;
+		Datum		out[2];
+		bool		outnull[2] = {false, false};
+		Datum	   *labels;
+		int			n = o ? o->nlabels : 0;
+		const WideLabel *l;
+
+		if (!labeled)
+		{
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+			continue;
+		}
+		MemoryContextSwitchTo(cellcxt);
+		tup = heap_form_tuple(RelationGetDescr(rel), values, nulls);
+		out[0] = HeapTupleGetDatum(tup);
+		labels = palloc(sizeof(Datum) * Max(n, 1));
+		/* the list has the last label first; the array, the first */
+		for (i = n - 1, l = o ? o->labels : NULL; i >= 0; i--, l = l->prev)
+			labels[i] = CStringGetTextDatum(l->label);
+		out[1] = PointerGetDatum(construct_array(labels, n, TEXTOID, -1, false,
+												 TYPALIGN_INT));
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, out, outnull);
+		MemoryContextSwitchTo(callcxt);
+		MemoryContextReset(cellcxt);
+	}
+	WideReadEnd(it);
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(callcxt);
+	relation_close(rel, NoLock);
+	return (Datum) 0;
+}
+
+/*
+ * wide.read_rows(tbl, keys, start_key, end_key, start_inclusive,
+ *                end_inclusive, prefix, ranges, limit, reversed, filter)
+ */
 Datum
 wide_read_rows(PG_FUNCTION_ARGS)
 {
-	Oid			relid = read_table(fcinfo);
-	WideKeyRange *ranges;
-	int			nranges;
-	bool		whole;
-	int64		limit = -1;
-
-	if (!PG_ARGISNULL(A_LIMIT))
-	{
-		limit = PG_GETARG_INT64(A_LIMIT);
-		if (limit < 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("limit must not be negative, not " INT64_FORMAT, limit),
-					 errhint("Pass NULL for no limit.")));
-	}
-	ranges = row_set(fcinfo, &nranges, &whole);
-	return read_rows(fcinfo, relid, limit,
-					 PG_ARGISNULL(A_FILTER) ? NULL : PG_GETARG_JSONB_P(A_FILTER),
-					 ranges, nranges, whole,
-					 !PG_ARGISNULL(A_REVERSED) && PG_GETARG_BOOL(A_REVERSED));
+	return read_srf(fcinfo, false);
 }
 
 /*
@@ -690,98 +1183,5 @@ wide_read_rows(PG_FUNCTION_ARGS)
 Datum
 wide_read_row(PG_FUNCTION_ARGS)
 {
-	Oid			relid = read_table(fcinfo);
-	WideKeyRange r;
-
-	if (PG_ARGISNULL(1))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("row keys cannot be NULL")));
-	memset(&r, 0, sizeof(r));
-	r.has_start = r.has_end = r.start_incl = r.end_incl = r.is_point = true;
-	r.start = r.end = text_arg_bytes(fcinfo, 1, &r.startlen);
-	r.endlen = r.startlen;
-	check_key_length(r.startlen, "a row key");
-	return read_rows(fcinfo, relid, -1, PG_ARGISNULL(2) ? NULL : PG_GETARG_JSONB_P(2),
-					 &r, 1, false, false);
-}
-
-/*
- * read_rows -- the read itself.  Everything it allocates lives in a
- * context of the call, deleted at its end (a read_row per row of a LATERAL
- * join must not pile up in per-query memory); each range of the row set
- * is read in a context reset after it (a million point reads cost the
- * memory of one), and each row in a context reset after it.  Only the
- * result tuplestore outlives the call.
- */
-static Datum
-read_rows(FunctionCallInfo fcinfo, Oid relid, int64 limit, Jsonb *filter,
-		  WideKeyRange *ranges, int nranges, bool whole, bool reversed)
-{
-	ReadState	st;
-	int			i;
-	bool		isvarlena;
-	MemoryContext callcxt,
-				rangecxt,
-				old;
-
-	callcxt = AllocSetContextCreate(CurrentMemoryContext, "wide read",
-									ALLOCSET_DEFAULT_SIZES);
-	memset(&st, 0, sizeof(st));
-	st.rel = WideOpenTable(fcinfo, relid, ACL_SELECT, AccessShareLock);
-	old = MemoryContextSwitchTo(callcxt);
-	st.schema = WideSchemaCopy(st.rel);
-	st.rowdesc = RelationGetDescr(st.rel);
-	st.limit = limit;
-	st.fc.valtype = st.schema->valtype;
-	getTypeOutputInfo(st.fc.valtype, &st.fc.valout, &isvarlena);
-	if (filter)
-		st.filter = WideFilterParse(&st.fc, filter);
-	st.has_window = WideFilterTsWindow(st.filter, &st.window);
-
-	InitMaterializedSRF(fcinfo, 0);
-	st.rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	st.labeled = st.rsinfo->setDesc->natts == 2;
-	initStringInfo(&st.last);
-	initStringInfo(&st.row);
-	st.maxcells = 64;
-	st.cells = palloc(sizeof(WideRowCell) * st.maxcells);
-	st.rowcxt = AllocSetContextCreate(callcxt, "wide read row",
-									  ALLOCSET_DEFAULT_SIZES);
-	rangecxt = AllocSetContextCreate(callcxt, "wide read range",
-									 ALLOCSET_DEFAULT_SIZES);
-	if (st.limit == 0)
-		st.full = true;
-
-	if (whole)
-	{
-		WideKeyRange all;
-
-		memset(&all, 0, sizeof(all));
-		MemoryContextSwitchTo(rangecxt);
-		if (reversed)
-			read_range_reversed(&st, &all);
-		else
-			read_range(&st, &all);
-		MemoryContextSwitchTo(callcxt);
-		MemoryContextReset(rangecxt);
-	}
-	if (reversed && nranges > 1)
-		qsort(ranges, nranges, sizeof(WideKeyRange), rowset_order_reversed);
-	for (i = 0; i < nranges && !st.full; i++)
-	{
-		CHECK_FOR_INTERRUPTS();
-		MemoryContextSwitchTo(rangecxt);
-		if (reversed)
-			read_range_reversed(&st, &ranges[i]);
-		else
-			read_range(&st, &ranges[i]);
-		MemoryContextSwitchTo(callcxt);
-		MemoryContextReset(rangecxt);
-	}
-
-	MemoryContextSwitchTo(old);
-	MemoryContextDelete(callcxt);
-	relation_close(st.rel, NoLock);
-	return (Datum) 0;
+	return read_srf(fcinfo, true);
 }
