@@ -37,6 +37,7 @@ OBJS = \
 	src/engine/reader.o \
 	src/engine/record.o \
 	src/engine/resolve.o \
+	src/engine/rewrite.o \
 	src/engine/rules.o \
 	src/engine/schema.o \
 	src/engine/segment_reader.o \
@@ -56,9 +57,9 @@ PGFILEDESC = "wide - wide-column store"
 PG_CPPFLAGS = -I$(srcdir)/src
 SHLIB_LINK = -lzstd
 
-REGRESS = wide_ddl families cells mvcc segments bulk aggregates reads mutate_row conditional delete filters privileges rls validation scan_pushdown txn_families rewrite space_reuse publications
+REGRESS = wide_ddl families cells mvcc segments bulk aggregates reads mutate_row conditional delete filters privileges rls validation scan_pushdown txn_families rewrite space_reuse publications vacuum_full
 REGRESS_OPTS = --load-extension=wide
-ISOLATION = snapshot write_order compaction adders conditional privileges serializable publication_race
+ISOLATION = snapshot write_order compaction adders conditional privileges serializable publication_race vacuum_full
 ISOLATION_OPTS = --load-extension=wide
 
 PG_CONFIG ?= pg_config

@@ -41,6 +41,7 @@
 #include "engine/schema.h"
 #include "engine/writearea.h"
 #include "engine/reader.h"
+#include "engine/maintenance.h"
 #include "am/am.h"
 
 PG_FUNCTION_INFO_V1(wide_tableam_handler);
@@ -460,6 +461,13 @@ wide_relation_copy_data(Relation rel, const RelFileNode *newrnode)
 	smgrclose(dstrel);
 }
 
+/*
+ * VACUUM FULL (and CLUSTER, which needs an index a wide table cannot have):
+ * the table rewritten into the new storage as one major compaction
+ * (engine/rewrite.c).  Records not visible to every snapshot keep their
+ * xmin; every other one is frozen, so the new relfrozenxid PostgreSQL
+ * passes in *xid_cutoff (at most OldestXmin) holds as it is.
+ */
 static void
 wide_relation_copy_for_cluster(Relation OldTable, Relation NewTable,
 							   Relation OldIndex, bool use_sort,
@@ -470,8 +478,15 @@ wide_relation_copy_for_cluster(Relation OldTable, Relation NewTable,
 							   double *tups_vacuumed,
 							   double *tups_recently_dead)
 {
-	not_supported(OldTable, "VACUUM FULL and CLUSTER",
-				  "Wide tables reorganise themselves; use wide.compact().");
+	WideResolveStats stats;
+
+	if (OldIndex != NULL)
+		not_supported(OldTable, "CLUSTER on an index",
+					  "Cells are always stored in row key order; use VACUUM FULL.");
+	stats = WideRewrite(OldTable, NewTable);
+	*num_tuples = (double) stats.kept;
+	*tups_vacuumed = (double) (stats.seen - stats.kept);
+	*tups_recently_dead = 0;
 }
 
 static void

@@ -51,6 +51,9 @@ extern bool WideCompactStep(Relation rel, bool major, uint64 cap);
 extern void WideCompactRange(Relation rel, int lo, int hi);
 extern void WideCompactForRoom(Relation rel, int slots);
 
+/* rewrite.c */
+extern WideResolveStats WideRewrite(Relation src, Relation dst);
+
 /* sweep.c */
 extern int64 WideSweep(Relation rel);
 

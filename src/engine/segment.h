@@ -138,6 +138,7 @@ extern void WideIndexFree(WideIndex *idx);
 
 /* segment_writer.c */
 extern WideSegmentWriter *WideSegmentWriterBegin(Relation rel, int16 typlen);
+extern void WideSegmentWriterCopyBlobs(WideSegmentWriter *w, Relation src);
 extern void WideSegmentWriterAdd(WideSegmentWriter *w, const WideCell *c,
 								 bool frozen);
 extern bool WideSegmentWriterFinish(WideSegmentWriter *w, WideRunData *run);

@@ -114,6 +114,9 @@ struct WideSegmentWriter
 	WideRunData run;
 	StringInfoData lo;
 	StringInfoData hi;
+
+	/* a rewrite into new storage: blobs are read from here (rewrite.c) */
+	Relation	blob_src;
 };
 
 /*
@@ -366,6 +369,72 @@ keeps_seq(WideSegmentWriter *w, const WideCell *c)
 }
 
 /*
+ * WideSegmentWriterCopyBlobs -- the records added come from "src", another
+ * relation: every value kept in a blob is copied into a blob of the
+ * segment's own relation (VACUUM FULL, rewrite.c).
+ */
+void
+WideSegmentWriterCopyBlobs(WideSegmentWriter *w, Relation src)
+{
+	w->blob_src = src;
+}
+
+/*
+ * place_blob -- store a value copied from the source in a blob: at the end
+ * of the extent being filled when it has room (so the rewrite leaves no
+ * hole there when it ends), else in new pages.
+ */
+static WideBlobRef
+place_blob(WideSegmentWriter *w, const char *data, uint32 len)
+{
+	uint32		n = WideBlobPages(len);
+
+	if (w->nextents > 0)
+	{
+		WideExtent *last = &w->extents[w->nextents - 1];
+
+		if (last->npages - w->ext_used >= n)
+		{
+			WideBlobRef ref;
+
+			last->npages -= n;
+			ref.first = last->start + last->npages;
+			ref.length = len;
+			WideBlobWriteRest(w->rel, ref, 0, data);
+			return ref;
+		}
+	}
+	return WideBlobWrite(w->rel, data, len);
+}
+
+/*
+ * own_value -- for a writer copying blobs: the record with its value where
+ * this relation holds it: a value the source kept in a blob (or a body
+ * blob) goes in line, or if long into a new blob here.  *copy
+ * is filled when the record changes; *tofree is what to free once added.
+ */
+static const WideCell *
+own_value(WideSegmentWriter *w, const WideCell *c, WideCell *copy,
+		  char **tofree)
+{
+	*tofree = NULL;
+	if (!(c->flags & (WIDE_REC_VALUE_BLOB | WIDE_REC_BODY_BLOB)))
+		return c;
+	*copy = *c;
+	if (c->value == NULL && (c->flags & WIDE_REC_VALUE_BLOB))
+		copy->value = *tofree = WideBlobRead(w->blob_src, c->blob);
+	copy->flags &= ~(WIDE_REC_VALUE_BLOB | WIDE_REC_BODY_BLOB);
+	copy->value_datum = NULL;
+	if (copy->vallen > WIDE_WA_MAX_INLINE)
+	{
+		copy->blob = place_blob(w, copy->value, copy->vallen);
+		copy->flags |= WIDE_REC_VALUE_BLOB;
+		copy->value = NULL;
+	}
+	return copy;
+}
+
+/*
  * WideSegmentWriterAdd -- append a record; records come in cell order.
  * "frozen": the record is visible to every snapshot (its xmin is dropped).
  */
@@ -376,6 +445,11 @@ WideSegmentWriterAdd(WideSegmentWriter *w, const WideCell *c, bool frozen)
 	bool		new_row = !w->have_prev ||
 		WideKeyCompare(w->prev.key, w->prev.keylen, c->key, c->keylen) != 0;
 	bool		keep = keeps_seq(w, c);
+	WideCell	copy;
+	char	   *tofree = NULL;
+
+	if (w->blob_src != NULL)
+		c = own_value(w, c, &copy, &tofree);
 
 	/* cut blocks at row boundaries when they can, at the size limit always */
 	if (WideBlockBuilderCount(w->block) > 0 &&
@@ -439,6 +513,8 @@ WideSegmentWriterAdd(WideSegmentWriter *w, const WideCell *c, bool frozen)
 		resetStringInfo(&w->hi);
 		appendBinaryStringInfo(&w->hi, c->key, c->keylen);
 	}
+	if (tofree)
+		pfree(tofree);
 	MemoryContextSwitchTo(old);
 }
 
@@ -464,25 +540,30 @@ write_header(WideSegmentWriter *w, uint64 root_off, uint32 root_len,
 	int			i;
 	char	   *image = palloc(BLCKSZ);
 
-	/* header pages, and the unused end of the last extent back to the queue */
+	/*
+	 * Header pages: first from the unused end of the last extent (so that no
+	 * hole is left before them), then new ones; what is still unused of the
+	 * extent goes back to the queue.
+	 */
 	meta = WideManifestBegin(w->rel, &tx);
-	for (i = 0; i < npages; i++)
+	i = 0;
+	if (w->nextents > 0)
+	{
+		WideExtent *last = &w->extents[w->nextents - 1];
+		uint32		spare = last->npages - w->ext_used;
+
+		for (; i < npages && (uint32) i < spare; i++)
+			blk[i] = last->start + w->ext_used + i;
+		if ((uint32) i < spare)
+			(void) WideSpaceFree(meta, WIDE_FREE_EXTENT,
+								 last->start + w->ext_used + i, spare - i);
+		last->npages = w->ext_used;
+	}
+	for (; i < npages; i++)
 	{
 		uint32		got;
 
 		blk[i] = WideSpaceAlloc(w->rel, meta, 1, false, &got);
-	}
-	if (w->nextents > 0)
-	{
-		WideExtent *last = &w->extents[w->nextents - 1];
-
-		if (w->ext_used < last->npages)
-		{
-			(void) WideSpaceFree(meta, WIDE_FREE_EXTENT,
-								 last->start + w->ext_used,
-								 last->npages - w->ext_used);
-			last->npages = w->ext_used;
-		}
 	}
 	(void) WideManifestCommit(&tx);
 
