@@ -7,6 +7,7 @@ OBJS = \
 	src/am/customscan.o \
 	src/am/ddl.o \
 	src/am/delete.o \
+	src/am/movein.o \
 	src/am/publication.o \
 	src/am/tableam.o \
 	src/am/vacuum.o \
@@ -57,7 +58,7 @@ PGFILEDESC = "wide - wide-column store"
 PG_CPPFLAGS = -I$(srcdir)/src
 SHLIB_LINK = -lzstd
 
-REGRESS = wide_ddl families cells mvcc segments bulk aggregates reads mutate_row conditional delete filters privileges rls validation scan_pushdown txn_families rewrite space_reuse publications vacuum_full
+REGRESS = wide_ddl families cells mvcc segments bulk aggregates reads mutate_row conditional delete filters privileges rls validation scan_pushdown txn_families rewrite space_reuse publications vacuum_full move_in
 REGRESS_OPTS = --load-extension=wide
 ISOLATION = snapshot write_order compaction adders conditional privileges serializable publication_race vacuum_full
 ISOLATION_OPTS = --load-extension=wide

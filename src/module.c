@@ -73,4 +73,5 @@ _PG_init(void)
 	define_settings();
 	WideInstallHooks();
 	WideInstallDeleteHooks();
+	WideInstallMoveIn();
 }

@@ -25,6 +25,8 @@
 #include "access/tableam.h"
 #include "access/xact.h"
 #include "catalog/index.h"
+#include "catalog/pg_collation.h"
+#include "catalog/pg_type.h"
 #include "catalog/storage.h"
 #include "catalog/storage_xlog.h"
 #include "commands/vacuum.h"
@@ -33,6 +35,7 @@
 #include "pgstat.h"
 #include "storage/bufmgr.h"
 #include "storage/smgr.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
@@ -408,6 +411,34 @@ wide_relation_set_new_filenode(Relation rel, const RelFileNode *newrnode,
 							   MultiXactId *minmulti)
 {
 	SMgrRelation srel;
+	Oid			orig;
+
+	/*
+	 * The new table of ALTER TABLE ... SET ACCESS METHOD wide: the table
+	 * keeps its own column definitions, so its keys must already sort
+	 * bytewise.
+	 */
+	if (OidIsValid(orig = WideRewriteSource(rel)))
+	{
+		for (AttrNumber attno = 1; attno <= 3; attno++)
+		{
+			Oid			typid;
+			int32		typmod;
+			Oid			collid;
+
+			if (get_attname(orig, attno, true) == NULL)
+				break;			/* not a wide table's shape: checked below */
+			get_atttypetypmodcoll(orig, attno, &typid, &typmod, &collid);
+			if (typid == TEXTOID && collid != C_COLLATION_OID)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
+						 errmsg("column \"%s\" of table \"%s\" must use the \"C\" collation to move into wide",
+								get_attname(orig, attno, false), get_rel_name(orig)),
+						 errdetail("Row keys, families and qualifiers of a wide table sort bytewise."),
+						 errhint("Change the collation in the same statement: ALTER TABLE %s ALTER COLUMN row_key TYPE text COLLATE \"C\", ALTER COLUMN family TYPE text COLLATE \"C\", ALTER COLUMN qualifier TYPE text COLLATE \"C\", SET ACCESS METHOD wide;",
+								 get_rel_name(orig))));
+		}
+	}
 
 	WideCheckTableShape(rel);
 
