@@ -96,4 +96,31 @@ SELECT row_key, ts FROM tsmax ORDER BY 1, 2;
 SELECT wide.compact('tsmax', major => true);
 SELECT row_key, ts FROM tsmax ORDER BY 1, 2;
 DROP TABLE tsmax;
+-- Regexes are RE2 over bytes, whole-string, as in Bigtable: \C is any byte,
+-- . one UTF-8 character (never \n), \x41 a byte, (?i) anywhere
+CREATE TABLE rb (row_key bytea, family text, qualifier bytea, ts int8, value bytea) USING wide;
+SELECT wide.create_family('rb', 'f');
+INSERT INTO rb VALUES ('\x61ff', 'f', 'q', 1, '\x00ff'),
+  (convert_to('aé', 'UTF8'), 'f', 'AB', 1, 'Value'),
+  ('b', 'f', '\x0a', 1, '\x0a');
+SELECT row_key FROM wide.read_rows(NULL::rb, filter => '{"row_key_regex_filter": "a\\C"}');
+SELECT row_key FROM wide.read_rows(NULL::rb, filter => '{"row_key_regex_filter": "a."}');
+SELECT row_key FROM wide.read_rows(NULL::rb, filter => '{"row_key_regex_filter": "a\\C\\C"}');
+SELECT row_key FROM wide.read_rows(NULL::rb, filter => '{"row_key_regex_filter": "a\\xff"}');
+SELECT qualifier FROM wide.read_rows(NULL::rb, filter => '{"column_qualifier_regex_filter": "\\x41B"}');
+SELECT qualifier FROM wide.read_rows(NULL::rb, filter => '{"column_qualifier_regex_filter": "."}');
+SELECT qualifier FROM wide.read_rows(NULL::rb, filter => '{"column_qualifier_regex_filter": "(?s)."}');
+SELECT value FROM wide.read_rows(NULL::rb, filter => '{"value_regex_filter": "V(?i)ALUE"}');
+SELECT value FROM wide.read_rows(NULL::rb, filter => '{"value_regex_filter": "\\x00\\C"}');
+SELECT count(*) FROM wide.read_rows(NULL::rb, filter => '{"value_regex_filter": "(?P<x>a"}');
+DROP TABLE rb;
+
+-- a mistyped name is refused with the nearest valid one, nothing read
+\set VERBOSITY default
+SELECT count(*) FROM wide.read_rows(NULL::fw, filter => '{"column_qualifer_regex_filter": "q"}');
+SELECT count(*) FROM wide.read_rows(NULL::fw, filter => '{"chain": [{"pass_all_filter": true}, {"value_regex_filtr": "x"}]}');
+SELECT count(*) FROM wide.read_rows(NULL::fw, filter => '{"intreleave": []}');
+SELECT count(*) FROM wide.read_rows(NULL::fw, filter => '{"column_range_filter": {"family_name": "f", "start_qualifer_closed": "a"}}');
+SELECT count(*) FROM wide.read_rows(NULL::fw, filter => '{"frobnicate": true}');
+SELECT count(*) FROM wide.read_rows(NULL::fw, ranges => '[{"start_key_clsed": "a"}]');
 DROP TABLE fw;

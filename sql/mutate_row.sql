@@ -99,4 +99,9 @@ SELECT wide.mutate_rows('t', '{"row_key": "e"}');
 SELECT count(*) FROM t;
 SELECT count(*) FROM t WHERE row_key = 'e';
 SELECT count(*) FROM c WHERE row_key = 'e';
+-- a mistyped mutation or field: the nearest valid name, nothing written
+SELECT wide.mutate_row('t', 'typo', '[{"set_cell": {"family_name": "cf", "column_qualifier": "q", "value": "v"}}, {"set_cel": {}}]');
+SELECT wide.mutate_row('t', 'typo', '[{"set_cell": {"family_name": "cf", "column_qualifer": "q", "value": "v"}}]');
+SELECT wide.mutate_row('t', 'typo', '[{"delete_from_colum": {"family_name": "cf", "column_qualifier": "q"}}]');
+SELECT count(*) FROM t WHERE row_key = 'typo';
 DROP TABLE t, c, v;

@@ -55,19 +55,6 @@ RELEASE a;
 COMMIT;
 SELECT value FROM t WHERE row_key = 'order';
 
--- two-phase commit: invisible until COMMIT PREPARED, gone on ROLLBACK
-BEGIN;
-INSERT INTO t VALUES ('2pc', 'f', 'q', '2030-01-01', 20);
-PREPARE TRANSACTION 'wide_2pc_1';
-SELECT count(*) FROM t WHERE row_key = '2pc';
-COMMIT PREPARED 'wide_2pc_1';
-SELECT count(*) FROM t WHERE row_key = '2pc';
-BEGIN;
-INSERT INTO t VALUES ('2pc-abort', 'f', 'q', '2030-01-01', 21);
-PREPARE TRANSACTION 'wide_2pc_2';
-ROLLBACK PREPARED 'wide_2pc_2';
-SELECT count(*) FROM t WHERE row_key = '2pc-abort';
-
 -- many small transactions and one big one
 DO $$
 BEGIN

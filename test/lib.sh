@@ -13,7 +13,7 @@ log() { printf '\n== %s\n' "$*" >&2; }
 # apt packages the build, the tests and the benchmarks need
 wide_packages() {
 	echo "postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR postgresql-contrib" \
-		"libzstd-dev zstd libipc-run-perl make gcc perl"
+		"libzstd-dev zstd libre2-dev libipc-run-perl make gcc g++ perl"
 }
 
 # install missing packages (as root); a no-op when everything is there

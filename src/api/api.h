@@ -45,6 +45,9 @@ extern JsonbValue *WideJsonField(JsonbValue *obj, const char *name);
 extern char *WideJsonOneKey(JsonbValue *obj, JsonbValue *arg, int *nkeys);
 extern char *WideJsonUnknownField(JsonbValue *obj, const char *const *allowed);
 extern bool WideJsonInt64(JsonbValue *v, int64 *out);
+extern const char *WideNearestName(const char *name, const char *const *names);
+extern char *WideUnknownNameDetail(const char *what, const char *name,
+								   const char *const *names);
 
 /* mutate.c */
 extern void WideArgBytes(FunctionCallInfo fcinfo, int argno, const char *what,

@@ -50,7 +50,7 @@
  * of the JSON (error paths such as $.chain[1].condition.true_filter are
  * only built when an error is reported); parsing and applying recurse, so
  * nesting deeper than max_stack_depth allows fails with a clean error.
- * Compiled regexes (malloc'd by PostgreSQL's regex library) are freed when
+ * Compiled regexes (RE2 objects, allocated by C++ new) are freed when
  * the memory context the filter was parsed in is reset or deleted, error
  * or not.  Applying a filter to a row costs memory linear in the row's
  * cells times the nesting depth; interleave copies its input once per
@@ -71,7 +71,6 @@
 #include "lib/stringinfo.h"
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
-#include "regex/regex.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
@@ -100,7 +99,7 @@ typedef struct FilterPath
 typedef struct FilterRegexes
 {
 	MemoryContextCallback cb;
-	regex_t   **re;
+	WideRe2   **re;
 	int			n;
 	int			cap;
 } FilterRegexes;
@@ -186,105 +185,44 @@ free_regexes(void *arg)
 	int			i;
 
 	for (i = 0; i < rs->n; i++)
-		pg_regfree(rs->re[i]);
+		wide_re2_free(rs->re[i]);
 	rs->n = 0;
 }
 
 /*
- * compile a regex for whole-string matching; a leading embedded-options
- * group such as (?s) stays in front.  The regex is freed with the current
- * memory context (see free_regexes).
+ * compile an RE2 pattern (Bigtable's syntax and semantics: re2_shim.cpp).
+ * The pattern is freed with the current memory context (see free_regexes).
  */
-static regex_t *
+static WideRe2 *
 compile_regex(ParseState *ps, const char *pattern, int len)
 {
-	StringInfoData buf;
-	int			opts = 0;
-	regex_t    *re;
-	pg_wchar   *w;
-	int			wlen;
-	int			rc;
 	FilterRegexes *rs = ps->regexes;
-
-	if (len >= 3 && pattern[0] == '(' && pattern[1] == '?')
-	{
-		int			i = 2;
-
-		while (i < len && pattern[i] >= 'a' && pattern[i] <= 'z')
-			i++;
-		if (i < len && pattern[i] == ')' && i > 2)
-			opts = i + 1;
-	}
-	initStringInfo(&buf);
-	appendBinaryStringInfo(&buf, pattern, opts);
-	appendStringInfoString(&buf, "^(?:");
-	appendBinaryStringInfo(&buf, pattern + opts, len - opts);
-	appendStringInfoString(&buf, ")$");
+	WideRe2    *re;
+	char		msg[200];
 
 	/* room to remember it first: nothing may fail once it is compiled */
 	if (rs->n == rs->cap)
 	{
 		rs->cap = rs->cap == 0 ? 8 : rs->cap * 2;
-		rs->re = rs->re == NULL ? palloc(sizeof(regex_t *) * rs->cap) :
-			repalloc(rs->re, sizeof(regex_t *) * rs->cap);
+		rs->re = rs->re == NULL ? palloc(sizeof(WideRe2 *) * rs->cap) :
+			repalloc(rs->re, sizeof(WideRe2 *) * rs->cap);
 	}
-
-	/*
-	 * Compiled here rather than through RE_compile_and_cache, whose results
-	 * move in its cache as other regexes are compiled.
-	 */
-	re = palloc(sizeof(regex_t));
-	w = palloc((buf.len + 1) * sizeof(pg_wchar));
-	wlen = pg_mb2wchar_with_len(buf.data, w, buf.len);
-	rc = pg_regcomp(re, w, wlen, REG_ADVANCED | REG_NLSTOP, C_COLLATION_OID);
-	pfree(w);
-	pfree(buf.data);
-	if (rc != REG_OKAY)
-	{
-		char		msg[100];
-
-		/* a failed pg_regcomp has freed what it allocated */
-		pg_regerror(rc, re, msg, sizeof(msg));
-		if (rc == REG_CANCEL)
-			CHECK_FOR_INTERRUPTS();
+	re = wide_re2_compile(pattern, len, msg, sizeof(msg));
+	if (re == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_REGULAR_EXPRESSION),
 				 errmsg("invalid regular expression \"%.*s\": %s",
-						Min(len, 200), pattern, msg)));
-	}
+						Min(len, 200), pattern, msg),
+				 errhint("Regex filters use RE2 syntax, as Bigtable does.")));
 	rs->re[rs->n++] = re;
 	return re;
 }
 
-/* does the whole of data match? */
-static bool
-regex_matches(regex_t *re, const char *data, int len)
+/* does the whole of data match (as bytes)? */
+static inline bool
+regex_matches(const WideRe2 *re, const char *data, int len)
 {
-	pg_wchar   *w;
-	int			wlen;
-	int			rc;
-
-	if (pg_verifymbstr(data, len, true) == false)
-		return false;			/* not text in the database encoding */
-	/* a value may be longer than MaxAllocSize / sizeof(pg_wchar) */
-	w = MemoryContextAllocHuge(CurrentMemoryContext, ((Size) len + 1) * sizeof(pg_wchar));
-	wlen = pg_mb2wchar_with_len(data, w, len);
-	rc = pg_regexec(re, w, wlen, 0, NULL, 0, NULL, 0);
-	pfree(w);
-	if (rc == REG_OKAY)
-		return true;
-	if (rc != REG_NOMATCH)
-	{
-		char		msg[100];
-
-		if (rc == REG_CANCEL)
-			CHECK_FOR_INTERRUPTS();
-		pg_regerror(rc, re, msg, sizeof(msg));
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_REGULAR_EXPRESSION),
-				 errmsg("regular expression failed: %s", msg)));
-	}
-	return false;
+	return wide_re2_full_match(re, data, len);
 }
 
 /* a value bound, converted to the value column's type */
@@ -351,7 +289,7 @@ check_fields(JsonbValue *obj, const FilterPath *path, const char *const *allowed
 	if (obj->type != jbvBinary || !JsonContainerIsObject(obj->val.binary.data))
 		bad_filter(path, "This filter takes a JSON object.");
 	if ((bad = WideJsonUnknownField(obj, allowed)) != NULL)
-		bad_filter(path, psprintf("Unknown field \"%s\".", bad));
+		bad_filter(path, WideUnknownNameDetail("field", bad, allowed));
 }
 
 /* the bounds of a column_range_filter */
@@ -477,6 +415,17 @@ parse_condition(ParseState *ps, WideFilter *f, JsonbValue *arg, const FilterPath
 }
 
 /* a filter that has no sub-filters */
+/* every filter name, for suggesting the nearest to a mistyped one */
+static const char *const filter_names[] = {
+	"chain", "interleave", "condition", "pass_all_filter", "block_all_filter",
+	"strip_value_transformer", "row_key_regex_filter", "family_name_regex_filter",
+	"column_qualifier_regex_filter", "value_regex_filter", "row_sample_filter",
+	"cells_per_row_offset_filter", "cells_per_row_limit_filter",
+	"cells_per_column_limit_filter", "timestamp_range_filter",
+	"column_range_filter", "value_range_filter", "apply_label_transformer",
+	"sink", NULL
+};
+
 static pg_noinline void
 parse_leaf(ParseState *ps, WideFilter *f, const char *name, JsonbValue *arg,
 		   const FilterPath *sub)
@@ -532,7 +481,7 @@ parse_leaf(ParseState *ps, WideFilter *f, const char *name, JsonbValue *arg,
 	else if (strcmp(name, "sink") == 0)
 		bad_filter(sub, "The sink filter is not supported.");
 	else
-		bad_filter(sub, psprintf("Unknown filter \"%s\".", name));
+		bad_filter(sub, WideUnknownNameDetail("filter", name, filter_names));
 }
 
 /* the one key of a filter object, and its value in *arg */

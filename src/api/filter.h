@@ -12,7 +12,7 @@
 #define WIDE_API_FILTER_H
 
 #include "fmgr.h"
-#include "regex/regex.h"
+#include "api/re2_shim.h"
 #include "utils/jsonb.h"
 #include "utils/relcache.h"
 #include "utils/snapshot.h"
@@ -46,7 +46,7 @@ typedef struct WideFilter
 	WideFilterKind kind;
 	int			nchildren;
 	struct WideFilter **children;	/* condition: predicate, true, false */
-	regex_t    *re;
+	WideRe2    *re;				/* regex filters (RE2) */
 	int64		n;				/* offset or limit */
 	double		p;				/* row sample probability */
 	int64		ts_from;		/* included */

@@ -2,7 +2,8 @@
  *
  * jsonargs.c
  *	  Reading the JSON arguments of the data API (filters, mutations):
- *	  a field of an object, the fields an object must not have, integers.
+ *	  a field of an object, the fields an object must not have, integers,
+ *	  and the nearest valid name to a mistyped one.
  *
  * IDENTIFICATION
  *	  src/api/jsonargs.c
@@ -13,6 +14,7 @@
 
 #include "utils/builtins.h"
 #include "utils/numeric.h"
+#include "utils/varlena.h"
 
 #include "api/api.h"
 
@@ -103,4 +105,47 @@ WideJsonInt64(JsonbValue *v, int64 *out)
 		return false;
 	*out = DatumGetInt64(DirectFunctionCall1(numeric_int8, n));
 	return true;
+}
+
+/*
+ * WideNearestName -- the name of the NULL-terminated list "names" nearest
+ * to "name" by edit distance, if it is near enough to be a typo (at most 2
+ * edits, or a third of the name's length), else NULL.  Ties go to the first.
+ */
+const char *
+WideNearestName(const char *name, const char *const *names)
+{
+	int			len = strlen(name);
+	int			max_d = Max(2, len / 3);
+	const char *best = NULL;
+	const char *const *n;
+
+	for (n = names; *n; n++)
+	{
+		int			d = varstr_levenshtein_less_equal(name, len, *n, strlen(*n),
+													  1, 1, 1, max_d, true);
+
+		if (d <= max_d)
+		{
+			best = *n;
+			max_d = d - 1;		/* later names must be strictly nearer */
+			if (max_d < 0)
+				break;
+		}
+	}
+	return best;
+}
+
+/*
+ * WideUnknownNameDetail -- "Unknown <what> "name"." with, when one is
+ * near, " Perhaps you meant "nearest"." (for errdetail).
+ */
+char *
+WideUnknownNameDetail(const char *what, const char *name, const char *const *names)
+{
+	const char *near = WideNearestName(name, names);
+
+	if (near)
+		return psprintf("Unknown %s \"%s\". Perhaps you meant \"%s\".", what, name, near);
+	return psprintf("Unknown %s \"%s\".", what, name);
 }

@@ -75,7 +75,7 @@ check_fields(JsonbValue *obj, const char *path, const char *const *allowed)
 	if (obj->type != jbvBinary || !JsonContainerIsObject(obj->val.binary.data))
 		bad_mutation(path, "This mutation takes a JSON object.");
 	if ((bad = WideJsonUnknownField(obj, allowed)) != NULL)
-		bad_mutation(path, psprintf("Unknown field \"%s\".", bad));
+		bad_mutation(path, WideUnknownNameDetail("field", bad, allowed));
 }
 
 static text *
@@ -360,7 +360,13 @@ WideMutationCell(Relation rel, const WideSchema *schema, const char *key,
 			aggregate_input(rel, fam, name[0] == 'a', &arg, sub, cell);
 	}
 	else
-		bad_mutation(sub, psprintf("Unknown mutation \"%s\".", name));
+	{
+		static const char *const mutations[] = {"set_cell", "add_to_cell",
+			"merge_to_cell", "delete_from_column", "delete_from_family",
+		"delete_from_row", NULL};
+
+		bad_mutation(sub, WideUnknownNameDetail("mutation", name, mutations));
+	}
 }
 
 /* the cells of a JSON array of mutations of one row, appended to *cells */

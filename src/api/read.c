@@ -157,10 +157,17 @@ parse_ranges(Jsonb *json, WideKeyRange **out)
 			else if (strcmp(name, "end_key_open") == 0)
 				start = false, closed = false;
 			else
+			{
+				static const char *const fields[] = {"start_key_closed",
+					"start_key_open", "end_key_closed", "end_key_open", NULL};
+				const char *near = WideNearestName(name, fields);
+
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						 errmsg("unknown field \"%s\" in row range %d", name, n),
+						 near ? errdetail("Perhaps you meant \"%s\".", near) : 0,
 						 errhint("A row range has start_key_closed or start_key_open, and end_key_closed or end_key_open.")));
+			}
 			if (fv.type != jbvString)
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -277,10 +277,7 @@ policies_collect(const WideResolver *r, const WideCell *c, bool versions_ok)
 
 	if (!WideGCCollects(r->def, r->nversions, c->ts, r->gc_now, versions_ok))
 		return false;
-	if (cur == NULL || cur->id != c->famid ||
-		(cur->max_versions == r->def->max_versions &&
-		 cur->max_age == r->def->max_age &&
-		 cur->gc_intersection == r->def->gc_intersection))
+	if (cur == NULL || cur->id != c->famid || WideGCSamePolicy(cur, r->def))
 		return true;
 	return WideGCCollects(cur, r->nversions, c->ts, r->gc_now, versions_ok);
 }

@@ -20,10 +20,11 @@
  * timestamps [from, to).
  *
  * GC: max_versions collects versions beyond the newest max_versions live
- * ones; max_age collects versions older than "now" minus max_age; with both,
- * "union" collects what either does and "intersection" only what both do.
+ * ones; max_age collects versions older than "now" minus max_age; a union
+ * collects what any of its rules does and an intersection only what all
+ * do, nested as deep as Bigtable's GcRule (schema.h: a postfix program).
  * A rule that cannot be judged (versions not countable, now unknown) does
- * not collect, and under intersection neither does the other.
+ * not collect, and under an intersection neither does the intersection.
  *
  * IDENTIFICATION
  *	  src/engine/rules.c
@@ -134,17 +135,66 @@ WideDeletesCover(const WideDeletes *d, const WideCell *c)
  * time of max_age in microseconds since 1970, 0 if unknown;
  * "versions_ok": may versions be counted (compaction: no unfrozen
  * tombstone in scope, which could still delete some of the newer ones).
+ * A leaf that cannot be judged does not collect; a union collects what any
+ * of its rules collects, an intersection what all of them do.
  */
 bool
 WideGCCollects(const WideFamily *def, int index, int64 ts, int64 now,
 			   bool versions_ok)
 {
-	bool		has_v = def->max_versions > 0 && versions_ok;
-	bool		has_a = def->max_age > 0 && now > 0;
-	bool		by_v = has_v && index >= def->max_versions;
-	bool		by_a = has_a && ts < now - def->max_age;
+	bool		stack[WIDE_GC_MAX_OPS];
+	int			top = 0;
+	int			i;
 
-	if (def->max_versions > 0 && def->max_age > 0 && def->gc_intersection)
-		return by_v && by_a;
-	return by_v || by_a;
+	for (i = 0; i < def->ngc; i++)
+	{
+		const WideGcOp *op = &def->gc[i];
+		bool		r;
+		int			k;
+
+		switch (op->kind)
+		{
+			case WIDE_GC_VERSIONS:
+				stack[top++] = versions_ok && index >= op->arg;
+				break;
+			case WIDE_GC_AGE:
+				stack[top++] = now > 0 && ts < now - op->arg;
+				break;
+			case WIDE_GC_UNION:
+			case WIDE_GC_INTERSECTION:
+				Assert(op->nargs <= top);
+				r = op->kind == WIDE_GC_INTERSECTION;
+				for (k = 0; k < op->nargs; k++)
+				{
+					if (op->kind == WIDE_GC_UNION)
+						r = r || stack[top - 1 - k];
+					else
+						r = r && stack[top - 1 - k];
+				}
+				top -= op->nargs;
+				stack[top++] = r;
+				break;
+			default:
+				Assert(false);
+		}
+	}
+	Assert(top <= 1);
+	return top == 1 && stack[0];
+}
+
+/*
+ * WideGCSamePolicy -- do two families collect exactly the same versions?
+ */
+bool
+WideGCSamePolicy(const WideFamily *a, const WideFamily *b)
+{
+	int			i;
+
+	if (a->ngc != b->ngc)
+		return false;
+	for (i = 0; i < a->ngc; i++)
+		if (a->gc[i].kind != b->gc[i].kind || a->gc[i].nargs != b->gc[i].nargs ||
+			a->gc[i].arg != b->gc[i].arg)
+			return false;
+	return true;
 }

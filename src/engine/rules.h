@@ -35,6 +35,7 @@ extern void WideDeletesInit(WideDeletes *d);
 extern void WideDeletesEnter(WideDeletes *d, int level);
 extern void WideDeletesAdd(WideDeletes *d, const WideCell *tomb);
 extern bool WideDeletesCover(const WideDeletes *d, const WideCell *c);
+extern bool WideGCSamePolicy(const WideFamily *a, const WideFamily *b);
 extern bool WideGCCollects(const WideFamily *def, int index, int64 ts,
 						   int64 now, bool versions_ok);
 

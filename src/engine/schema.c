@@ -30,7 +30,14 @@
  *	                              "max_versions": <int>,      -- optional
  *	                              "max_age_us": <int>,        -- optional
  *	                              "gc": "union"|"intersection",
+ *	                              "gc_rule": <rule>,          -- instead of the three above
  *	                              "aggregate": "sum"|"min"|"max"|"hll" } } }
+ *
+ * A <rule> is Bigtable's nested GcRule, written by wide._gc_rule:
+ * {"max_num_versions": n}, {"max_age": "<interval>", "max_age_us": n},
+ * {"union": [<rule>, ...]} or {"intersection": [<rule>, ...]}; at most
+ * WIDE_GC_MAX_OPS parts, WIDE_GC_MAX_DEPTH deep.  Both forms compile to one
+ * program (schema.h, evaluated by rules.c).
  *
  * Every create_family gives the family a new id, stored in its cells; cells
  * of an id that is no longer in the catalog (a dropped family, or an earlier
@@ -440,6 +447,90 @@ json_int(Relation rel, JsonbContainer *c, const char *key, int64 dflt)
 											 NumericGetDatum(v.val.numeric)));
 }
 
+/* a family catalog that wide's own functions could not have written */
+static void
+malformed(Relation rel, const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("family catalog of wide table \"%s\" is malformed",
+					RelationGetRelationName(rel)),
+			 errdetail("%s", detail),
+			 errhint("Recreate the families with wide.create_family().")));
+}
+
+/* append one operation to a family's GC program */
+static void
+gc_push(Relation rel, WideFamily *f, WideGcOpKind kind, int nargs, int64 arg)
+{
+	if (f->ngc >= WIDE_GC_MAX_OPS)
+		malformed(rel, psprintf("The GC rule of family \"%s\" has more than %d parts.",
+								f->name, WIDE_GC_MAX_OPS));
+	f->gc[f->ngc].kind = (uint8) kind;
+	f->gc[f->ngc].nargs = (uint8) nargs;
+	f->gc[f->ngc].arg = arg;
+	f->ngc++;
+	if (kind == WIDE_GC_VERSIONS)
+		f->max_versions = (int32) Max(f->max_versions, arg);
+	else if (kind == WIDE_GC_AGE)
+		f->max_age = Max(f->max_age, arg);
+}
+
+/*
+ * compile a nested GC rule in the catalog's form (wide._gc_rule writes it):
+ * {"max_num_versions": n} | {"max_age": "text", "max_age_us": n} |
+ * {"union": [rule, ...]} | {"intersection": [rule, ...]}
+ */
+static void
+compile_gc_rule(Relation rel, WideFamily *f, JsonbValue *rule, int depth)
+{
+	JsonbContainer *c;
+	JsonbValue	v;
+
+	if (depth > WIDE_GC_MAX_DEPTH)
+		malformed(rel, psprintf("The GC rule of family \"%s\" is nested more than %d deep.",
+								f->name, WIDE_GC_MAX_DEPTH));
+	if (rule->type != jbvBinary || !JsonContainerIsObject(rule->val.binary.data))
+		malformed(rel, psprintf("A GC rule of family \"%s\" is not an object.", f->name));
+	c = rule->val.binary.data;
+	if (json_get(c, "max_num_versions", &v) || json_get(c, "max_age_us", &v))
+	{
+		bool		versions = json_get(c, "max_num_versions", &v);
+		int64		n = json_int(rel, c, versions ? "max_num_versions" : "max_age_us", 0);
+
+		if (n < 1 || (versions && n > PG_INT32_MAX))
+			malformed(rel, psprintf("A GC rule of family \"%s\" has a limit out of range.",
+									f->name));
+		gc_push(rel, f, versions ? WIDE_GC_VERSIONS : WIDE_GC_AGE, 0, n);
+	}
+	else if (json_get(c, "union", &v) || json_get(c, "intersection", &v))
+	{
+		bool		is_union = json_get(c, "union", &v);
+		JsonbIterator *it;
+		JsonbIteratorToken tok;
+		JsonbValue	e;
+		int			n = 0;
+
+		if (v.type != jbvBinary || !JsonContainerIsArray(v.val.binary.data))
+			malformed(rel, psprintf("A union or intersection of family \"%s\" is not an array.",
+									f->name));
+		it = JsonbIteratorInit(v.val.binary.data);
+		while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
+		{
+			if (tok != WJB_ELEM)
+				continue;
+			compile_gc_rule(rel, f, &e, depth + 1);
+			n++;
+		}
+		if (n == 0 || n > 255)
+			malformed(rel, psprintf("A union or intersection of family \"%s\" has %d rules.",
+									f->name, n));
+		gc_push(rel, f, is_union ? WIDE_GC_UNION : WIDE_GC_INTERSECTION, n, 0);
+	}
+	else
+		malformed(rel, psprintf("A GC rule of family \"%s\" is of no known kind.", f->name));
+}
+
 static void
 parse_family(Relation rel, const char *name, int namelen,
 			 JsonbContainer *c, WideFamily *f)
@@ -457,11 +548,26 @@ parse_family(Relation rel, const char *name, int namelen,
 	memcpy(f->name, name, namelen);
 	f->namelen = namelen;
 	f->id = (uint32) json_int(rel, c, "id", 0);
-	f->max_versions = (int32) json_int(rel, c, "max_versions", 0);
-	f->max_age = json_int(rel, c, "max_age_us", 0);
-	if (json_get(c, "gc", &v) && v.type == jbvString)
-		f->gc_intersection = (v.val.string.len == 12 &&
-							  memcmp(v.val.string.val, "intersection", 12) == 0);
+	if (json_get(c, "gc_rule", &v))
+		compile_gc_rule(rel, f, &v, 1);
+	else
+	{
+		int64		versions = json_int(rel, c, "max_versions", 0);
+		int64		age = json_int(rel, c, "max_age_us", 0);
+
+		if (json_get(c, "gc", &v) && v.type == jbvString)
+			f->gc_intersection = (v.val.string.len == 12 &&
+								  memcmp(v.val.string.val, "intersection", 12) == 0);
+		if (versions < 0 || versions > PG_INT32_MAX || age < 0)
+			malformed(rel, psprintf("The GC policy of family \"%s\" has a limit out of range.",
+									f->name));
+		if (versions > 0)
+			gc_push(rel, f, WIDE_GC_VERSIONS, 0, versions);
+		if (age > 0)
+			gc_push(rel, f, WIDE_GC_AGE, 0, age);
+		if (versions > 0 && age > 0)
+			gc_push(rel, f, f->gc_intersection ? WIDE_GC_INTERSECTION : WIDE_GC_UNION, 2, 0);
+	}
 	f->aggregate = WIDE_AGG_NONE;
 	if (json_get(c, "aggregate", &v) && v.type == jbvString)
 	{

@@ -16,15 +16,41 @@
 #include "engine/aggregate.h"
 #include "engine/format.h"
 
+/*
+ * A GC policy as a postfix program (rules.c evaluates it): leaves push
+ * whether they collect a version, UNION/INTERSECTION pop "nargs" results
+ * and push their "or"/"and".  Flat policies (max_versions, max_age, gc)
+ * and Bigtable's nested GcRules compile to the same form (schema.c).
+ */
+#define WIDE_GC_MAX_OPS		32
+#define WIDE_GC_MAX_DEPTH	8
+
+typedef enum WideGcOpKind
+{
+	WIDE_GC_VERSIONS = 1,		/* arg: max versions */
+	WIDE_GC_AGE = 2,			/* arg: max age, microseconds */
+	WIDE_GC_UNION = 3,			/* nargs: results to "or" */
+	WIDE_GC_INTERSECTION = 4	/* nargs: results to "and" */
+} WideGcOpKind;
+
+typedef struct WideGcOp
+{
+	uint8		kind;			/* WideGcOpKind */
+	uint8		nargs;
+	int64		arg;
+} WideGcOp;
+
 /* a family: the policies of a group of columns (see api/families.c) */
 typedef struct WideFamily
 {
 	char		name[WIDE_MAX_FAMILY_NAME + 1];
 	int			namelen;
 	uint32		id;				/* incarnation: new on every create */
-	int32		max_versions;	/* 0: no version rule */
-	int64		max_age;		/* microseconds; 0: no age rule */
-	bool		gc_intersection;	/* both rules must agree to collect */
+	int32		max_versions;	/* largest version limit of the policy; 0: none */
+	int64		max_age;		/* largest age limit (microseconds); 0: none */
+	bool		gc_intersection;	/* flat policy: both rules must agree */
+	int			ngc;			/* the policy as a program; 0: keep all */
+	WideGcOp	gc[WIDE_GC_MAX_OPS];
 	WideAggregate aggregate;
 } WideFamily;
 

@@ -173,7 +173,7 @@ sub enc
 my @regexes = ('f1', 'f.', 'g', '.*', 'q[0-9]', 'q1|q2', 'a', '', 'r0[0-4]', 'r.*', 'x.y',
 	'x\\.y', 'v1', '[a-c]+', 'ab?c', '1.*', '(?:a|b)', 'q+', '.+', '\\d+', 'a.b', 'r1');
 my @bounds = ('', 'a', 'ab', 'abc', 'b', 'q', 'q1', 'q2', 'v', 'v1', 'x.y', 'z', '1', '9');
-my @bad_regexes = ('(', '[', 'a{2,1}', '*', '\\', '(?', 'a**', '[z-a]', '(?P<x>a)');
+my @bad_regexes = ('(', '[', 'a{2,1}', '*', '\\', '(?', 'a**', '[z-a]', '(?P<x>a', 'a{1001}', '\\8');
 my $nondet;    # row_sample_filter makes a filter random
 
 sub pick { return $_[ rand @_ ]; }

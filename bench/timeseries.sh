@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+#
+# bench/timeseries.sh [hosts] [minutes] -- the queries a time-series user
+# writes, on wide and on a heap table with a btree on (row_key, family,
+# qualifier, ts desc), the same data, in one run.
+#
+# Data: the server-metrics table of issue 11: hosts x minutes x 14 metrics
+# (default 50 x 1,440 = 1,008,000 cells), row key hostN#millis, one reading a
+# minute, float8 values, loaded with COPY; then wide is compacted and both
+# are VACUUM ANALYZEd.  Each query runs for $DURATION seconds in pgbench (one
+# client) on each table; the report is the mean latency and the ratio
+# wide / heap (lower is better for wide).
+#
+# Queries are declared in one place below (query NAME 'heap sql' 'wide sql'
+# [workers]); the two texts differ only where wide has its own function
+# (read_rows, read_row).  pgbench variables: :h a random host, :m a random
+# minute, with $T0 the first reading in ms and $TEND the last.
+#
+# Starts its own server (port 54332, data in /tmp/wide-bench-ts), stops it.
+# Run as root.  `bench/timeseries.sh 500` gives the 10M-cell table.
+#
+set -euo pipefail
+source "$(dirname "$0")/../test/lib.sh"
+
+HOSTS=${1:-50}
+MINUTES=${2:-1440}
+BENCH=/tmp/wide-bench-ts
+PORT=54332
+DURATION=${DURATION:-5}			# seconds of each pgbench run
+T0=1426535612000				# first reading, ms since 1970
+TEND=$((T0 + (MINUTES - 1) * 60000))
+CELLS=$((HOSTS * MINUTES * 14))
+
+wide_install_deps
+wide_test_user
+wide_build_install
+[ -f "$BENCH/data/postmaster.pid" ] && stop_cluster "$BENCH"
+rm -rf "$BENCH"; mkdir -p "$BENCH"; chmod 755 "$BENCH"
+[ "$(id -u)" -eq 0 ] && chown "$WIDE_TEST_USER" "$BENCH"
+start_cluster "$BENCH" "$PORT" "checkpoint_timeout = 1h
+max_wal_size = 16GB
+shared_buffers = 2GB
+work_mem = 64MB
+max_worker_processes = 8
+max_parallel_workers = 4
+max_parallel_workers_per_gather = 0
+autovacuum = off
+jit = off"
+trap 'stop_cluster "$BENCH"' EXIT
+
+PSQL="psql -X -q -At -h $BENCH -p $PORT -U postgres -v ON_ERROR_STOP=1"
+sql() { as_test_user "$PSQL" <<<"$1"; }
+PGBENCH="pgbench -h $BENCH -p $PORT -U postgres -n"
+
+log "generating $CELLS cells: $HOSTS hosts x $MINUTES minutes x 14 metrics"
+sql "CREATE EXTENSION wide;
+COPY (
+  SELECT 'host' || h || '#' || ($T0 + r * 60000), 'm', m.name,
+         to_timestamp(($T0 + r * 60000) / 1000.0),
+         round((50 + 40 * sin(r / 100.0 + h + m.i) + random() * 5)::numeric, 2)
+    FROM generate_series(1, $HOSTS) h,
+         generate_series(0, $MINUTES - 1) r,
+         unnest(ARRAY['cpu/usr', 'cpu/sys', 'cpu/idle', 'cpu/iowait',
+                      'mem/used', 'mem/free', 'mem/cached',
+                      'disk/read', 'disk/write', 'disk/util',
+                      'net/rx', 'net/tx', 'load/1m', 'load/5m'])
+           WITH ORDINALITY AS m(name, i)
+) TO '$BENCH/cells.csv' (FORMAT csv);
+CREATE TABLE w (row_key text, family text, qualifier text, ts timestamptz,
+                value float8) USING wide;
+SELECT wide.create_family('w', 'm');
+CREATE TABLE h (row_key text COLLATE \"C\", family text COLLATE \"C\",
+                qualifier text COLLATE \"C\", ts timestamptz, value float8);
+CREATE INDEX h_key ON h (row_key, family, qualifier, ts DESC);
+COPY w FROM '$BENCH/cells.csv' (FORMAT csv);
+COPY h FROM '$BENCH/cells.csv' (FORMAT csv);
+SELECT wide.compact('w', major => true);
+VACUUM ANALYZE w;
+VACUUM ANALYZE h;
+CHECKPOINT;"
+
+# pgbench mean latency (ms) of a script, one client
+latency() {
+	local file=$1 workers=$2
+	as_test_user "PGOPTIONS='-c max_parallel_workers_per_gather=$workers' $PGBENCH -c 1 -T $DURATION -f '$file' postgres" 2>/dev/null |
+		sed -n 's/^latency average = \([0-9.]*\) ms$/\1/p'
+}
+
+VARS="\\set h random(1, $HOSTS)
+\\set m random(0, $((MINUTES - 1)))"
+NAMES=()
+declare -A R		# R[name,heap] R[name,wide] latencies in ms
+
+# sorted rows, floats to 10 significant digits (sums in another order differ
+# in the last bits), as one checksum
+normalize() {
+	python3 -c '
+import sys, re, hashlib
+def f(x):
+    try:
+        return x if re.fullmatch(r"-?[0-9]+", x) else format(float(x), ".10g")
+    except ValueError:
+        return x
+rows = sorted("|".join(f(x) for x in l.rstrip("\n").split("|")) for l in sys.stdin)
+print(hashlib.md5("\n".join(rows).encode()).hexdigest())'
+}
+
+# query NAME HEAP_SQL WIDE_SQL [WORKERS]: time both, and check that they
+# return the same result once (a benchmark of a wrong answer is worthless)
+query() {
+	local name=$1 hsql=$2 wsql=$3 workers=${4:-0} n=${#NAMES[@]}
+	NAMES+=("$name")
+	local check="\\set h 7
+\\set m 700"
+	for t in heap wide; do
+		local q; q=$([ $t = heap ] && echo "$hsql" || echo "$wsql")
+		printf '%s\n%s\n' "$VARS" "$q" > "$BENCH/q$n-$t.sql"
+		chmod 644 "$BENCH/q$n-$t.sql"
+		R[$n,$t]=$(latency "$BENCH/q$n-$t.sql" "$workers")
+	done
+	# the same query with fixed variables, results compared as sorted text
+	local a b
+	a=$(sql "$(sed "s/:h/7/g; s/:m/700/g" <<<"$hsql")" | normalize)
+	b=$(sql "$(sed "s/:h/7/g; s/:m/700/g" <<<"$wsql")" | normalize)
+	[ "$a" = "$b" ] || { echo "DIFFERENT RESULTS: $name" >&2; R[$n,wide]=nan; }
+	log "$name: heap ${R[$n,heap]} ms, wide ${R[$n,wide]} ms"
+}
+both() { query "$1" "${2//@/h}" "${2//@/w}" "${3:-0}"; }
+
+LAST1PCT=$((TEND - (MINUTES * 60000) / 100))
+
+# ---------------------------------------------------------------- queries
+both "ts > now() - 10 s (0 rows)" \
+	"SELECT count(*) FROM @ WHERE ts > now() - interval '10 seconds';"
+both "last 1% of time, all hosts: count, max" \
+	"SELECT count(*), max(value) FROM @ WHERE ts >= to_timestamp($LAST1PCT / 1000.0);"
+both "one hour, all hosts: max" \
+	"SELECT max(value) FROM @ WHERE ts >= to_timestamp(($T0 + :m * 60000) / 1000.0)
+	   AND ts < to_timestamp(($T0 + :m * 60000) / 1000.0) + interval '1 hour';"
+both "LIKE 'hostN#%' AND last hour" \
+	"SELECT count(*), avg(value) FROM @ WHERE row_key LIKE 'host' || :h || '#%'
+	   AND ts > to_timestamp($TEND / 1000.0) - interval '1 hour';"
+both "latest row of a host: ORDER BY row_key DESC LIMIT 14" \
+	"SELECT * FROM @ WHERE row_key >= 'host' || :h || '#' AND row_key < 'host' || :h || '\$'
+	 ORDER BY row_key DESC LIMIT 14;"
+query "1000-row range to client: read_rows vs WHERE" \
+	"SELECT * FROM h WHERE row_key >= 'host' || :h || '#' || $T0 AND row_key < 'host' || :h || '#' || ($T0 + 1000 * 60000);" \
+	"SELECT * FROM wide.read_rows(NULL::w, start_key => 'host' || :h || '#' || $T0, end_key => 'host' || :h || '#' || ($T0 + 1000 * 60000));"
+query "one row: read_row vs WHERE row_key =" \
+	"SELECT * FROM h WHERE row_key = 'host' || :h || '#' || ($T0 + :m * 60000);" \
+	"SELECT * FROM wide.read_row(NULL::w, 'host' || :h || '#' || ($T0 + :m * 60000));"
+both "one minute, all hosts: LIKE '%#millis'" \
+	"SELECT count(*), avg(value) FROM @ WHERE row_key LIKE '%#' || ($T0 + :m * 60000);"
+both "starts_with(row_key, 'hostN#')" \
+	"SELECT count(*), avg(value) FROM @ WHERE starts_with(row_key, 'host' || :h || '#');"
+both "ILIKE 'hostN#%'" \
+	"SELECT count(*), avg(value) FROM @ WHERE row_key ILIKE 'host' || :h || '#%';"
+both "count/avg of everything, 1 process" "SELECT count(*), avg(value) FROM @;" 0
+both "count/avg of everything, 2 workers" "SELECT count(*), avg(value) FROM @;" 2
+
+# ---------------------------------------------------------------- report
+printf '\ncells: %s (%s hosts x %s minutes x 14 metrics)\n' "$CELLS" "$HOSTS" "$MINUTES"
+printf '| %-55s | %10s | %10s | %9s |\n' query "heap ms" "wide ms" wide/heap
+printf '|%s|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..57})" "------------" "------------" "-----------"
+for n in "${!NAMES[@]}"; do
+	h=${R[$n,heap]:-nan} w=${R[$n,wide]:-nan}
+	ratio=$(python3 -c "
+h, w = float('$h' or 'nan'), float('$w' or 'nan')
+print(f'{w / h:.2f}' if h == h and w == w and h > 0 else 'n/a')")
+	printf '| %-55s | %10s | %10s | %9s |\n' "${NAMES[$n]}" "$h" "$w" "$ratio"
+done
