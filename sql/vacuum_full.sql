@@ -57,7 +57,7 @@ SELECT qualifier, ts, value FROM vf WHERE row_key = 'r099' AND qualifier = 'q1';
 SELECT wide.add_to_cell('vf'::regclass, 'r021', 's', 'c', '2020-01-01', 1000000);
 SELECT row_key, value FROM vf WHERE family = 's' ORDER BY row_key;
 -- and another VACUUM FULL keeps them
-VACUUM (FULL, FREEZE, VERBOSE) vf;
+VACUUM (FULL, FREEZE) vf;
 SELECT count(*) FROM vf;
 SELECT * FROM wide.verify('vf');
 
