@@ -9,6 +9,7 @@ OBJS = \
 	src/am/delete.o \
 	src/am/movein.o \
 	src/am/publication.o \
+	src/am/scan_tswindow.o \
 	src/am/tableam.o \
 	src/am/vacuum.o \
 	src/api/access.o \
@@ -49,6 +50,7 @@ OBJS = \
 	src/engine/space.o \
 	src/engine/storage.o \
 	src/engine/sweep.o \
+	src/engine/tsprune.o \
 	src/engine/visibility.o \
 	src/engine/writearea.o
 
@@ -59,7 +61,7 @@ PGFILEDESC = "wide - wide-column store"
 PG_CPPFLAGS = -I$(srcdir)/src
 SHLIB_LINK = -lzstd -lre2 -lstdc++
 
-REGRESS = wide_ddl families gc_rules cells mvcc segments bulk aggregates reads mutate_row conditional delete filters privileges prepared rls validation scan_pushdown txn_families rewrite space_reuse publications toolkit vacuum_full move_in
+REGRESS = wide_ddl families gc_rules cells mvcc segments bulk aggregates reads mutate_row conditional delete filters privileges prepared rls validation scan_pushdown txn_families rewrite space_reuse publications toolkit ts_prune vacuum_full move_in
 ISOLATION = snapshot write_order compaction adders conditional privileges serializable publication_race vacuum_full
 
 # `make installcheck` runs both lists against the running server that

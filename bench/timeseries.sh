@@ -24,8 +24,8 @@ source "$(dirname "$0")/../test/lib.sh"
 
 HOSTS=${1:-50}
 MINUTES=${2:-1440}
-BENCH=/tmp/wide-bench-ts
-PORT=54332
+BENCH=${WIDE_BENCH_DIR:-/tmp/wide-bench-ts}	# overridable, for runs side by side
+PORT=${WIDE_BENCH_PORT:-54332}
 DURATION=${DURATION:-5}			# seconds of each pgbench run
 T0=1426535612000				# first reading, ms since 1970
 TEND=$((T0 + (MINUTES - 1) * 60000))
@@ -134,6 +134,9 @@ both "ts > now() - 10 s (0 rows)" \
 	"SELECT count(*) FROM @ WHERE ts > now() - interval '10 seconds';"
 both "last 1% of time, all hosts: count, max" \
 	"SELECT count(*), max(value) FROM @ WHERE ts >= to_timestamp($LAST1PCT / 1000.0);"
+query "last 1% of time: read_rows timestamp_range_filter" \
+	"SELECT count(*), max(value) FROM h WHERE ts >= to_timestamp($LAST1PCT / 1000.0);" \
+	"SELECT count(*), max(value) FROM wide.read_rows(NULL::w, filter => wide.ts_range(to_timestamp($LAST1PCT / 1000.0)));"
 both "one hour, all hosts: max" \
 	"SELECT max(value) FROM @ WHERE ts >= to_timestamp(($T0 + :m * 60000) / 1000.0)
 	   AND ts < to_timestamp(($T0 + :m * 60000) / 1000.0) + interval '1 hour';"
@@ -158,6 +161,18 @@ both "ILIKE 'hostN#%'" \
 both "count/avg of everything, 1 process" "SELECT count(*), avg(value) FROM @;" 0
 both "count/avg of everything, 2 workers" "SELECT count(*), avg(value) FROM @;" 2
 
+# time pruning: data blocks wide read and skipped for the time windows (the
+# table has no tombstones and no max_versions family, so the blocks read are
+# exactly those whose ts range overlaps the window; see engine/tsprune.c)
+blocks() {
+	sql "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $1" |
+		sed -n 's/^ *\(Blocks Read\|Blocks Skipped by ts\|Index Blocks Skipped by ts\): \([0-9]*\)$/\1 \2/p' |
+		paste -sd, -
+}
+PRUNING=("last 1% of time: $(blocks "SELECT count(*) FROM w WHERE ts >= to_timestamp($LAST1PCT / 1000.0)")"
+	"ts > now() - 10 s: $(blocks "SELECT count(*) FROM w WHERE ts > now() - interval '10 seconds'")"
+	"one hour at minute 700: $(blocks "SELECT max(value) FROM w WHERE ts >= to_timestamp(($T0 + 700 * 60000) / 1000.0) AND ts < to_timestamp(($T0 + 700 * 60000) / 1000.0) + interval '1 hour'")")
+
 # ---------------------------------------------------------------- report
 printf '\ncells: %s (%s hosts x %s minutes x 14 metrics)\n' "$CELLS" "$HOSTS" "$MINUTES"
 printf '| %-55s | %10s | %10s | %9s |\n' query "heap ms" "wide ms" wide/heap
@@ -169,3 +184,5 @@ h, w = float('$h' or 'nan'), float('$w' or 'nan')
 print(f'{w / h:.2f}' if h == h and w == w and h > 0 else 'n/a')")
 	printf '| %-55s | %10s | %10s | %9s |\n' "${NAMES[$n]}" "$h" "$w" "$ratio"
 done
+printf '\ntime pruning (wide data blocks):\n'
+printf '  %s\n' "${PRUNING[@]}"

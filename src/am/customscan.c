@@ -61,6 +61,7 @@
 #include "engine/schema.h"
 #include "engine/reader.h"
 #include "am/am.h"
+#include "am/scan_tswindow.h"
 
 /* kinds of bounds, in custom_private, one per custom_exprs entry */
 #define BOUND_EQ		1
@@ -133,6 +134,9 @@ typedef struct WideScanState
 	StringInfoData lo;
 	StringInfoData hi;
 	WideReaderStats stats;
+	List	   *ts_kinds;		/* the window of timestamps (scan_tswindow.c) */
+	List	   *ts_exprs;
+	WideTsWindow window;
 	bool		needed[5];		/* columns the plan uses */
 	bool		tupcxt_used;
 	int			for_delete;		/* WideDeleteTracking: a running DELETE's target */
@@ -393,6 +397,9 @@ wide_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	List	   *exact_clauses = NIL;
 	ListCell   *lc;
 	Oid			keytype;
+	Oid			tstype;
+	List	   *tskinds = NIL;
+	List	   *tsexprs = NIL;
 	Selectivity sel = 1.0;
 	Cost		seq_total = 0;
 
@@ -411,6 +418,7 @@ wide_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 		return;
 	}
 	keytype = TupleDescAttr(RelationGetDescr(r), 0)->atttypid;
+	tstype = TupleDescAttr(RelationGetDescr(r), 3)->atttypid;
 
 	foreach(lc, rel->baserestrictinfo)
 	{
@@ -423,6 +431,8 @@ wide_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 			if (exact)
 				exact_clauses = lappend(exact_clauses, ri);
 		}
+		else if (WideTsMatchClause(ri->clause, rel->relid, tstype, &tskinds, &tsexprs))
+			exact_clauses = lappend(exact_clauses, ri);	/* the reader enforces it */
 	}
 	if (range_clauses)
 		sel = clauselist_selectivity(root, range_clauses, rel->relid,
@@ -438,7 +448,8 @@ wide_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	cpath->path.rows = rel->rows;
 	cpath->path.pathkeys = wide_pathkeys(root, rel, r);
 	cpath->flags = 0;
-	cpath->custom_private = list_make3(kinds, exprs, exact_clauses);
+	cpath->custom_private = list_make4(kinds, exprs, exact_clauses,
+									   list_make2(tskinds, tsexprs));
 	cpath->methods = &wide_path_methods;
 
 	/* a seek costs a few pages; then a share of the table's pages */
@@ -466,6 +477,7 @@ plan_wide_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	List	   *kinds = linitial(best_path->custom_private);
 	List	   *exprs = lsecond(best_path->custom_private);
 	List	   *exact = lthird(best_path->custom_private);
+	List	   *ts = lfourth(best_path->custom_private);
 	List	   *quals = NIL;
 	ListCell   *lc;
 
@@ -481,8 +493,9 @@ plan_wide_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->scan.plan.qual = quals;
 	cscan->scan.scanrelid = rel->relid;
 	cscan->flags = best_path->flags;
-	cscan->custom_exprs = exprs;
-	cscan->custom_private = list_make1(kinds);
+	/* the window's bounds follow the key's */
+	cscan->custom_exprs = list_concat(list_copy(exprs), lsecond(ts));
+	cscan->custom_private = list_make2(kinds, linitial(ts));
 	cscan->custom_scan_tlist = NIL;
 	cscan->methods = &wide_scan_methods;
 	return &cscan->scan.plan;
@@ -501,6 +514,7 @@ create_wide_scan_state(CustomScan *cscan)
 
 	s->css.methods = &wide_exec_methods;
 	s->bound_kinds = linitial(cscan->custom_private);
+	s->ts_kinds = lsecond(cscan->custom_private);
 	return (Node *) s;
 }
 
@@ -515,7 +529,12 @@ begin_wide_scan(CustomScanState *node, EState *estate, int eflags)
 			   *lk;
 	int			i;
 
-	s->bound_exprs = ExecInitExprList(cscan->custom_exprs, &node->ss.ps);
+	s->bound_exprs = ExecInitExprList(list_truncate(list_copy(cscan->custom_exprs),
+													list_length(s->bound_kinds)),
+									  &node->ss.ps);
+	s->ts_exprs = ExecInitExprList(list_copy_tail(cscan->custom_exprs,
+												  list_length(s->bound_kinds)),
+								   &node->ss.ps);
 	s->bound_types = NIL;
 	forboth(lc, cscan->custom_exprs, lk, s->bound_kinds)
 	{
@@ -841,7 +860,8 @@ open_reader(WideScanState *s)
 	 * behind must not pile up in the query's memory.
 	 */
 	old = MemoryContextSwitchTo(s->readcxt);
-	s->reader = WideReaderBegin(rel, estate->es_snapshot, WideReaderNow(), &r);
+	s->reader = WideReaderBeginTs(rel, estate->es_snapshot, WideReaderNow(), &r,
+								  s->ts_kinds ? &s->window : NULL);
 	MemoryContextSwitchTo(old);
 	return true;
 }
@@ -858,6 +878,8 @@ close_reader(WideScanState *s)
 	s->stats.wa_records += st.wa_records;
 	s->stats.runs_read += st.runs_read;
 	s->stats.blocks_read += st.blocks_read;
+	s->stats.blocks_skipped += st.blocks_skipped;
+	s->stats.index_skipped += st.index_skipped;
 	s->stats.records += st.records;
 	s->stats.cells += st.cells;
 	old = MemoryContextSwitchTo(s->readcxt);
@@ -925,6 +947,9 @@ exec_wide_scan(CustomScanState *node)
 	if (!s->started)
 	{
 		compute_range(s);
+		if (!s->empty && s->ts_kinds)
+			s->empty = !WideTsWindowEval(s->ts_kinds, s->ts_exprs,
+										 node->ss.ps.ps_ExprContext, &s->window);
 		s->started = true;
 	}
 	return ExecScan(&node->ss, (ExecScanAccessMtd) wide_scan_next,
@@ -957,7 +982,7 @@ explain_wide_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 	StringInfoData buf;
 	bool		first = true;
 
-	if (cscan->custom_exprs == NIL)
+	if (s->bound_kinds == NIL)
 		ExplainPropertyText("Row Keys", "all", es);
 	else
 	{
@@ -978,6 +1003,9 @@ explain_wide_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 		}
 		ExplainPropertyText("Row Keys", buf.data, es);
 	}
+	WideTsWindowExplain(&node->ss.ps, s->ts_kinds,
+						list_copy_tail(cscan->custom_exprs, list_length(s->bound_kinds)),
+						ancestors, es);
 	if (es->analyze)
 	{
 		WideReaderStats st = s->stats;
@@ -988,10 +1016,17 @@ explain_wide_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 
 			st.runs_read += cur.runs_read;
 			st.blocks_read += cur.blocks_read;
+			st.blocks_skipped += cur.blocks_skipped;
+			st.index_skipped += cur.index_skipped;
 			st.records += cur.records;
 		}
 		ExplainPropertyInteger("Runs Read", NULL, st.runs_read, es);
 		ExplainPropertyInteger("Blocks Read", NULL, st.blocks_read, es);
+		if (s->ts_kinds)
+		{
+			ExplainPropertyInteger("Blocks Skipped by ts", NULL, st.blocks_skipped, es);
+			ExplainPropertyInteger("Index Blocks Skipped by ts", NULL, st.index_skipped, es);
+		}
 		ExplainPropertyInteger("Records Merged", NULL, st.records, es);
 	}
 }

@@ -931,3 +931,43 @@ WideFilterApply(const WideFilterContext *fc, const WideFilter *f,
 	*nout = io.n;
 	return io.e ? io.e : palloc(sizeof(WideRowOut));
 }
+
+/*
+ * WideFilterTsWindow -- the timestamps outside which no cell can affect the
+ * filter's output, if the filter has such a window: a
+ * timestamp_range_filter, a chain that starts with one (what follows sees
+ * only its cells), or an interleave whose every branch has a window (their
+ * hull).  A reader may then skip what time pruning allows (tsprune.c).
+ */
+bool
+WideFilterTsWindow(const WideFilter *f, WideTsWindow *w)
+{
+	int			i;
+
+	if (f == NULL)
+		return false;
+	switch (f->kind)
+	{
+		case WF_TS_RANGE:
+			w->lo = f->ts_from;
+			w->hi = f->ts_to == WIDE_TS_NO_END ? PG_INT64_MAX : f->ts_to - 1;
+			return true;
+		case WF_CHAIN:
+			return f->nchildren > 0 && WideFilterTsWindow(f->children[0], w);
+		case WF_INTERLEAVE:
+			if (f->nchildren == 0)
+				return false;
+			for (i = 0; i < f->nchildren; i++)
+			{
+				WideTsWindow b;
+
+				if (!WideFilterTsWindow(f->children[i], &b))
+					return false;
+				w->lo = i == 0 ? b.lo : Min(w->lo, b.lo);
+				w->hi = i == 0 ? b.hi : Max(w->hi, b.hi);
+			}
+			return true;
+		default:
+			return false;
+	}
+}

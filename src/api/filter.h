@@ -17,6 +17,7 @@
 #include "utils/relcache.h"
 #include "utils/snapshot.h"
 #include "engine/schema.h"
+#include "engine/tswindow.h"
 
 
 typedef enum WideFilterKind
@@ -119,6 +120,7 @@ extern int	WideReadRow(Relation rel, const WideSchema *schema, Snapshot snapshot
 
 /* filter.c */
 extern WideFilter *WideFilterParse(const WideFilterContext *fc, Jsonb *json);
+extern bool WideFilterTsWindow(const WideFilter *f, WideTsWindow *w);
 extern WideRowOut *WideFilterApply(const WideFilterContext *fc, const WideFilter *f,
 								   const struct WideRowCell *cells, int n, int *nout);
 

@@ -335,6 +335,8 @@ typedef struct ReadState
 	bool		labeled;
 	WideFilter *filter;
 	WideFilterContext fc;
+	WideTsWindow window;		/* the filter's time window (time pruning) */
+	bool		has_window;
 	int64		limit;			/* rows; -1: no limit */
 	int64		rows;
 	bool		full;			/* the limit is reached */
@@ -515,7 +517,8 @@ WideReadRow(Relation rel, const WideSchema *schema, Snapshot snapshot,
 static void
 read_range(ReadState *st, const WideKeyRange *range)
 {
-	WideReader *r = WideReaderBegin(st->rel, GetActiveSnapshot(), WideReaderNow(), range);
+	WideReader *r = WideReaderBeginTs(st->rel, GetActiveSnapshot(), WideReaderNow(), range,
+									  st->has_window ? &st->window : NULL);
 	const WideCell *cell;
 
 	while (!st->full && (cell = WideReaderNext(r)) != NULL)
@@ -674,7 +677,8 @@ read_range_reversed(ReadState *st, const WideKeyRange *range)
 		r.end = hi;
 		r.endlen = hilen;
 		r.is_point = (nkeys == 1);
-		reader = WideReaderBegin(st->rel, GetActiveSnapshot(), WideReaderNow(), &r);
+		reader = WideReaderBeginTs(st->rel, GetActiveSnapshot(), WideReaderNow(), &r,
+								   st->has_window ? &st->window : NULL);
 		while ((cell = WideReaderNext(reader)) != NULL)
 		{
 			ChunkRow   *row;
@@ -830,6 +834,7 @@ read_rows(FunctionCallInfo fcinfo, Oid relid, int64 limit, Jsonb *filter,
 	getTypeOutputInfo(st.fc.valtype, &st.fc.valout, &isvarlena);
 	if (filter)
 		st.filter = WideFilterParse(&st.fc, filter);
+	st.has_window = WideFilterTsWindow(st.filter, &st.window);
 
 	InitMaterializedSRF(fcinfo, 0);
 	st.rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;

@@ -38,6 +38,7 @@
 #include "engine/record.h"
 #include "engine/writearea.h"
 #include "engine/segment.h"
+#include "engine/tswindow.h"
 #include "engine/reader.h"
 
 struct WideReader
@@ -51,6 +52,8 @@ struct WideReader
 	WideSegIter *its[WIDE_MAX_RUNS + WIDE_MAX_WA_RUNS];
 	int			nits;
 	WideMerger *merger;
+	bool		pruning;		/* skipping by a window of timestamps */
+	WideTsPrune prune;
 	bool		finished;		/* all records pushed */
 	bool		skipped;		/* the last record was not pushed */
 	bool		done;			/* all cells returned */
@@ -162,6 +165,19 @@ WideReader *
 WideReaderBegin(Relation rel, Snapshot snapshot, int64 now,
 				const WideKeyRange *range)
 {
+	return WideReaderBeginTs(rel, snapshot, now, range, NULL);
+}
+
+/*
+ * WideReaderBeginTs -- the same, for a caller that wants only the cells
+ * whose timestamp lies in a window (NULL: all): exactly those are
+ * returned, as a read without the window returns them, and what time
+ * pruning allows is never read (tsprune.c).
+ */
+WideReader *
+WideReaderBeginTs(Relation rel, Snapshot snapshot, int64 now,
+				  const WideKeyRange *range, const WideTsWindow *window)
+{
 	WideReader *r = palloc0(sizeof(WideReader));
 	TableState	ts;
 	int			i;
@@ -170,6 +186,11 @@ WideReaderBegin(Relation rel, Snapshot snapshot, int64 now,
 	r->snapshot = snapshot;
 	r->schema = WideSchemaCopy(rel);
 	r->merger = WideMergerCreate(rel, r->schema, now);
+	if (window)
+	{
+		r->pruning = true;
+		WideTsPruneInit(&r->prune, window, r->schema);
+	}
 	r->valcxt = AllocSetContextCreate(CurrentMemoryContext, "wide reader values",
 									  ALLOCSET_DEFAULT_SIZES);
 	if (range)
@@ -198,7 +219,8 @@ WideReaderBegin(Relation rel, Snapshot snapshot, int64 now,
 		{
 			r->stats.wa_records++;
 			if (WideRowBeforeRange(&r->range, cell.key, cell.keylen) ||
-				WideRowAfterRange(&r->range, cell.key, cell.keylen))
+				WideRowAfterRange(&r->range, cell.key, cell.keylen) ||
+				(r->pruning && WideTsPruneRecord(&r->prune, &cell)))
 				continue;
 			WideSorterAdd(r->sorter, &cell);
 		}
@@ -215,6 +237,8 @@ WideReaderBegin(Relation rel, Snapshot snapshot, int64 now,
 		if (!WideRunOverlapsRange(&ts.waruns[i], &r->range))
 			continue;
 		r->its[r->nits] = WideSegIterBegin(rel, &ts.waruns[i], &r->range);
+		if (r->pruning)
+			WideSegIterSetPrune(r->its[r->nits], &r->prune);
 		WideMergeIterAdd(r->merge, seg_next, r->its[r->nits], WIDE_MAX_RUNS + i);
 		r->nits++;
 		r->stats.runs_read++;
@@ -224,6 +248,8 @@ WideReaderBegin(Relation rel, Snapshot snapshot, int64 now,
 		if (!WideRunOverlapsRange(&ts.runs[i], &r->range))
 			continue;
 		r->its[r->nits] = WideSegIterBegin(rel, &ts.runs[i], &r->range);
+		if (r->pruning)
+			WideSegIterSetPrune(r->its[r->nits], &r->prune);
 		WideMergeIterAdd(r->merge, seg_next, r->its[r->nits], i);
 		r->nits++;
 		r->stats.runs_read++;
@@ -249,6 +275,7 @@ WideReaderNext(WideReader *r)
 		r->blobvalues = false;
 	}
 
+next:
 	while ((cell = WideMergerPop(r->merger)) == NULL)
 	{
 		if (r->finished)
@@ -261,6 +288,12 @@ WideReaderNext(WideReader *r)
 			uint8		hint;
 
 			r->stats.records++;
+			/* outside the window, and nothing the merger needs (tsprune.c) */
+			if (r->pruning && WideTsPruneRecord(&r->prune, in))
+			{
+				r->skipped = true;
+				continue;
+			}
 			/* write-area records were checked; segment records may not be */
 			if (TransactionIdIsNormal(in->xmin) &&
 				!WideRecordVisible(in, r->snapshot, &hint))
@@ -279,6 +312,10 @@ WideReaderNext(WideReader *r)
 			r->finished = true;
 		}
 	}
+
+	/* with a window, exactly its cells */
+	if (r->pruning && !WideTsPruneWants(&r->prune, cell))
+		goto next;
 
 	if (cell->value == NULL && !WIDE_KIND_IS_TOMBSTONE(cell->kind))
 	{
@@ -305,7 +342,15 @@ WideReaderGetStats(const WideReader *r)
 	int			i;
 
 	for (i = 0; i < r->nits; i++)
+	{
+		uint64		skipped,
+					index_skipped;
+
 		st.blocks_read += WideSegIterBlocks(r->its[i]);
+		WideSegIterSkipped(r->its[i], &skipped, &index_skipped);
+		st.blocks_skipped += skipped;
+		st.index_skipped += index_skipped;
+	}
 	return st;
 }
 

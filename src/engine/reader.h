@@ -16,6 +16,7 @@
 #include "utils/snapshot.h"
 #include "engine/cell.h"
 #include "engine/schema.h"
+#include "engine/tswindow.h"
 
 typedef struct WideReaderStats
 {
@@ -24,6 +25,8 @@ typedef struct WideReaderStats
 	uint64		blocks_read;	/* segment data blocks opened */
 	uint64		records;		/* records merged */
 	uint64		cells;			/* cells returned */
+	uint64		blocks_skipped; /* data blocks skipped by time pruning */
+	uint64		index_skipped;	/* index blocks skipped by time pruning */
 } WideReaderStats;
 
 /* merge.c: the rules of the read path */
@@ -37,6 +40,9 @@ extern const WideCell *WideMergerPop(WideMerger *m);
 typedef struct WideReader WideReader;
 extern WideReader *WideReaderBegin(Relation rel, Snapshot snapshot, int64 now,
 								   const WideKeyRange *range);
+extern WideReader *WideReaderBeginTs(Relation rel, Snapshot snapshot, int64 now,
+									 const WideKeyRange *range,
+									 const WideTsWindow *window);
 extern const WideCell *WideReaderNext(WideReader *r);
 extern WideReaderStats WideReaderGetStats(const WideReader *r);
 extern void WideReaderEnd(WideReader *r);

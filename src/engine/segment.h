@@ -165,6 +165,10 @@ extern WideSegIter *WideSegIterBegin(Relation rel, const WideRunData *run,
 extern bool WideSegIterNext(WideSegIter *it, WideCell *cell);
 extern WideSegment *WideSegIterSegment(WideSegIter *it);
 extern uint64 WideSegIterBlocks(const WideSegIter *it);
+struct WideTsPrune;
+extern void WideSegIterSetPrune(WideSegIter *it, const struct WideTsPrune *prune);
+extern void WideSegIterSkipped(const WideSegIter *it, uint64 *blocks,
+							   uint64 *indexes);
 extern void WideSegIterEnd(WideSegIter *it);
 extern bool WideSegmentRowBefore(Relation rel, const WideRunData *run,
 								 const char *key, uint32 keylen, StringInfo out);

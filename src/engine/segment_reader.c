@@ -41,6 +41,7 @@
 #include "engine/schema.h"
 #include "engine/storage.h"
 #include "engine/segment.h"
+#include "engine/tswindow.h"
 
 #define CACHE_SEGMENT	1
 #define CACHE_INDEX		2
@@ -490,6 +491,9 @@ struct WideSegIter
 	WideBlockIter bi;			/* records of the data block */
 	uint64		want_cells;		/* the index entry's count, to check */
 	uint64		blocks;			/* data blocks opened */
+	const WideTsPrune *prune;	/* time pruning (tsprune.c), or NULL */
+	uint64		skipped;		/* data blocks skipped by it */
+	uint64		index_skipped;	/* index blocks skipped by it */
 	bool		started;
 	bool		done;
 };
@@ -544,6 +548,11 @@ seek_start(WideSegIter *it)
 		it->done = true;
 		return;
 	}
+	/* an index block time pruning skips: next_block goes on after it */
+	if (it->prune && WideTsPruneBlock(it->prune, root->entries[it->ri].ts_min,
+									  root->entries[it->ri].ts_max,
+									  root->entries[it->ri].flags))
+		return;
 	it->idx = open_index(it->rel, it->seg, &root->entries[it->ri], &it->idxpin);
 	it->ii = r->has_start ? WideIndexSeek(it->idx, r->start, r->startlen) : 0;
 	if (r->is_point && !WideIndexMayContain(it->idx, it->point_hash))
@@ -567,12 +576,30 @@ next_block(WideSegIter *it)
 		{
 			if (it->ri >= it->seg->root->n)
 				return false;
-			it->idx = open_index(it->rel, it->seg, &it->seg->root->entries[it->ri],
-								 &it->idxpin);
+			e = &it->seg->root->entries[it->ri];
+			if (it->prune && WideTsPruneBlock(it->prune, e->ts_min, e->ts_max, e->flags))
+			{
+				/* skipped; the rows after its last one are past the range? */
+				it->index_skipped++;
+				it->ri++;
+				if (WideRowAfterRange(&it->range, e->lastrow, e->lastrowlen))
+					return false;
+				continue;
+			}
+			it->idx = open_index(it->rel, it->seg, e, &it->idxpin);
 			it->ii = 0;
 		}
 		if (it->ii < it->idx->n)
-			break;
+		{
+			e = &it->idx->entries[it->ii];
+			if (!it->prune || !WideTsPruneBlock(it->prune, e->ts_min, e->ts_max, e->flags))
+				break;
+			it->skipped++;
+			it->ii++;
+			if (WideRowAfterRange(&it->range, e->lastrow, e->lastrowlen))
+				return false;
+			continue;
+		}
 		drop_index(it);
 		it->ri++;
 	}
@@ -645,6 +672,27 @@ uint64
 WideSegIterBlocks(const WideSegIter *it)
 {
 	return it->blocks;
+}
+
+/*
+ * WideSegIterSetPrune -- skip what time pruning allows (before the first
+ * record is read); "prune" must outlive the iterator.
+ */
+void
+WideSegIterSetPrune(WideSegIter *it, const WideTsPrune *prune)
+{
+	Assert(!it->started);
+	it->prune = prune;
+}
+
+/*
+ * WideSegIterSkipped -- data blocks and index blocks time pruning skipped.
+ */
+void
+WideSegIterSkipped(const WideSegIter *it, uint64 *blocks, uint64 *indexes)
+{
+	*blocks = it->skipped;
+	*indexes = it->index_skipped;
 }
 
 /*
