@@ -10,6 +10,8 @@ OBJS = \
 	src/am/movein.o \
 	src/am/publication.o \
 	src/am/scan_tswindow.o \
+	src/am/scan_parallel.o \
+	src/am/stmtwrite.o \
 	src/am/tableam.o \
 	src/am/vacuum.o \
 	src/api/access.o \
@@ -37,6 +39,7 @@ OBJS = \
 	src/engine/manifest.o \
 	src/engine/iterator.o \
 	src/engine/merge.o \
+	src/engine/pending.o \
 	src/engine/reader.o \
 	src/engine/record.o \
 	src/engine/resolve.o \
@@ -47,10 +50,12 @@ OBJS = \
 	src/engine/segment_writer.o \
 	src/engine/seq.o \
 	src/engine/sorter.o \
+	src/engine/split.o \
 	src/engine/space.o \
 	src/engine/storage.o \
 	src/engine/sweep.o \
 	src/engine/tsprune.o \
+	src/engine/truncate.o \
 	src/engine/visibility.o \
 	src/engine/writearea.o
 
@@ -61,8 +66,8 @@ PGFILEDESC = "wide - wide-column store"
 PG_CPPFLAGS = -I$(srcdir)/src
 SHLIB_LINK = -lzstd -lre2 -lstdc++
 
-REGRESS = wide_ddl families gc_rules cells mvcc segments bulk aggregates reads mutate_row conditional delete filters privileges prepared rls validation scan_pushdown txn_families rewrite space_reuse publications toolkit ts_prune vacuum_full move_in
-ISOLATION = snapshot write_order compaction adders conditional privileges serializable publication_race vacuum_full
+REGRESS = wide_ddl families gc_rules cells mvcc segments bulk aggregates reads mutate_row conditional delete filters privileges prepared rls validation scan_pushdown txn_families rewrite space_reuse publications toolkit ts_prune parallel_scan space_truncate ingest_statement stats_counts vacuum_full move_in
+ISOLATION = snapshot write_order compaction adders conditional privileges serializable publication_race parallel_serializable parallel_snapshot space_truncate ingest_visibility vacuum_full
 
 # `make installcheck` runs both lists against the running server that
 # PGHOST/PGPORT name, with its default settings (tests that need more, such

@@ -523,10 +523,30 @@ RETURNS bytea
 AS 'MODULE_PATHNAME', 'wide_hll_final'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
+-- parallel aggregation: states combine, and travel between processes, as sketches
+CREATE FUNCTION wide._hll_combine(internal, internal)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'wide_hll_combine'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION wide._hll_serialize(internal)
+RETURNS bytea
+AS 'MODULE_PATHNAME', 'wide_hll_serialize'
+LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION wide._hll_deserialize(bytea, internal)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'wide_hll_deserialize'
+LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
+
 CREATE AGGREGATE wide.hll_add_agg(anyelement) (
   SFUNC = wide._hll_add_trans,
   STYPE = internal,
-  FINALFUNC = wide._hll_final
+  FINALFUNC = wide._hll_final,
+  COMBINEFUNC = wide._hll_combine,
+  SERIALFUNC = wide._hll_serialize,
+  DESERIALFUNC = wide._hll_deserialize,
+  PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE wide.hll_add_agg(anyelement) IS
   'the HyperLogLog sketch of a column''s values, hashed as hll families hash inputs';
@@ -534,7 +554,11 @@ COMMENT ON AGGREGATE wide.hll_add_agg(anyelement) IS
 CREATE AGGREGATE wide.hll_union_agg(bytea) (
   SFUNC = wide._hll_union_trans,
   STYPE = internal,
-  FINALFUNC = wide._hll_final
+  FINALFUNC = wide._hll_final,
+  COMBINEFUNC = wide._hll_combine,
+  SERIALFUNC = wide._hll_serialize,
+  DESERIALFUNC = wide._hll_deserialize,
+  PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE wide.hll_union_agg(bytea) IS
   'the HyperLogLog sketch of the union of a column of sketches';

@@ -160,6 +160,11 @@ both "ILIKE 'hostN#%'" \
 	"SELECT count(*), avg(value) FROM @ WHERE row_key ILIKE 'host' || :h || '#%';"
 both "count/avg of everything, 1 process" "SELECT count(*), avg(value) FROM @;" 0
 both "count/avg of everything, 2 workers" "SELECT count(*), avg(value) FROM @;" 2
+both "hosts 1, 10-19 (a 22% key range): count/avg, 2 workers" \
+	"SELECT count(*), avg(value) FROM @ WHERE row_key >= 'host1#' AND row_key < 'host2#';" 2
+both "one hour, all hosts: max, 2 workers" \
+	"SELECT max(value) FROM @ WHERE ts >= to_timestamp(($T0 + :m * 60000) / 1000.0)
+	   AND ts < to_timestamp(($T0 + :m * 60000) / 1000.0) + interval '1 hour';" 2
 
 # time pruning: data blocks wide read and skipped for the time windows (the
 # table has no tombstones and no max_versions family, so the blocks read are

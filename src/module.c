@@ -38,6 +38,11 @@ define_settings(void)
 							"Memory a COPY into a wide table sorts before writing a run.",
 							NULL, &wide_bulk_memory, 64 * 1024, 1024, INT_MAX / 2,
 							PGC_USERSET, GUC_UNIT_KB, NULL, NULL, NULL);
+	DefineCustomIntVariable("wide.statement_run_size",
+							"Size of a statement's writes from which they are written as a sorted run rather than appended to the write area.",
+							"A statement's cells are held until it ends; smaller batches are appended to the write area page by page.",
+							&wide_statement_run_size, 128, 0, INT_MAX / 2,
+							PGC_USERSET, GUC_UNIT_KB, NULL, NULL, NULL);
 	DefineCustomIntVariable("wide.block_size",
 							"Target size of a segment data block before compression.",
 							"Smaller blocks make point reads cheaper, larger ones compress better.",
@@ -59,6 +64,12 @@ define_settings(void)
 							 "Size ratio of runs that compaction merges together.",
 							 NULL, &wide_compaction_ratio, 2.0, 1.0, 100.0,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomStringVariable("wide.debug_crash",
+							   "Kills the backend at the named point of VACUUM's truncation (tests only).",
+							   "Points: \"truncate\", \"relocate\".  Empty: never.",
+							   &wide_debug_crash, "",
+							   PGC_SUSET, GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL,
+							   NULL, NULL, NULL);
 	MarkGUCPrefixReserved("wide");
 }
 
@@ -74,4 +85,5 @@ _PG_init(void)
 	WideInstallHooks();
 	WideInstallDeleteHooks();
 	WideInstallMoveIn();
+	WideInstallStatementHooks();
 }

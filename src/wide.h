@@ -38,4 +38,10 @@ extern double wide_compaction_ratio;
 /* engine/bulk.c */
 extern int	wide_bulk_memory;
 
+/* engine/truncate.c */
+extern char *wide_debug_crash;
+
+/* engine/pending.c */
+extern int	wide_statement_run_size;
+
 #endif							/* WIDE_H */

@@ -33,6 +33,10 @@ extern void WideDeleteRemember(Relation rel, const WideCell *cell, ItemPointer t
 extern void WideDeleteCell(Relation rel, ItemPointer tid);
 extern bool WideDeleteFetch(Relation rel, ItemPointer tid, struct TupleTableSlot *slot);
 
+/* stmtwrite.c: when a statement's writes end */
+extern int	WideStatementLevel(void);
+extern void WideInstallStatementHooks(void);
+
 /* ddl.c */
 extern bool WideRelationIsWide(Oid relid);
 extern void WideInstallHooks(void);

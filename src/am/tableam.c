@@ -314,10 +314,25 @@ static void
 wide_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,
 				  int options, struct BulkInsertStateData *bistate)
 {
+	static MemoryContext cxt = NULL;
+	MemoryContext old;
 	WideCell	cell;
 
+	/*
+	 * The executor calls this in its per-query context: what converting the
+	 * row allocates is freed here, so a statement of any size runs in
+	 * bounded memory.
+	 */
+	if (cxt == NULL)
+		cxt = AllocSetContextCreate(TopMemoryContext, "wide tuple insert",
+									ALLOCSET_DEFAULT_SIZES);
+	MemoryContextReset(cxt);
+	old = MemoryContextSwitchTo(cxt);
 	slot_to_cell(rel, WideGetSchema(rel), slot, cid, &cell);
-	WideMaybeFlush(rel, WideWriteAreaInsert(rel, &cell, 1));
+	/* held until the statement ends (engine/pending.c) */
+	WideMaybeFlush(rel, WidePendingAdd(rel, &cell, 1, WideStatementLevel()));
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(cxt);
 	slot->tts_tableOid = RelationGetRelid(rel);
 	ItemPointerSet(&slot->tts_tid, 0, 1);
 	pgstat_count_heap_insert(rel, 1);
@@ -397,6 +412,7 @@ wide_tuple_lock(Relation rel, ItemPointer tid, Snapshot snapshot,
 static void
 wide_finish_bulk_insert(Relation rel, int options)
 {
+	WideMaybeFlush(rel, WidePendingWrite(rel));
 	WideBulkFinish(rel);
 }
 

@@ -9,9 +9,14 @@
  * small compactions the policy asks for (at most 4 times the flush size).
  *
  * VACUUM (and autovacuum, which the inserts trigger) flushes, compacts per
- * policy without a size limit, rewrites runs holding transaction ids older
+ * policy without a size limit, merges down to the oldest run when frozen
+ * tombstones are a tenth of the records (so that deletes free space),
+ * rewrites runs holding transaction ids older
  * than the freeze limit (all of them with FREEZE) so that relfrozenxid can
- * advance, sweeps orphaned pages, and updates the statistics.
+ * advance, sweeps orphaned pages, gives the free end of the table back to
+ * the file system (engine/truncate.c: under a conditional AccessExclusive-
+ * Lock, moving runs out of the tail first when that pays), and updates the
+ * statistics.
  *
  * IDENTIFICATION
  *	  src/am/vacuum.c
@@ -23,6 +28,7 @@
 #include "access/multixact.h"
 #include "access/transam.h"
 #include "commands/vacuum.h"
+#include "miscadmin.h"
 #include "storage/bufmgr.h"
 #include "storage/lmgr.h"
 #include "utils/rel.h"
@@ -88,6 +94,103 @@ current_runs(Relation rel, WideRunData *runs, uint64 *wa_pages)
 	return n;
 }
 
+/* as the heap's VACUUM: how long to try for the AccessExclusiveLock */
+#define TRUNCATE_LOCK_WAIT_INTERVAL	50		/* ms */
+#define TRUNCATE_LOCK_TIMEOUT		5000	/* ms */
+#define TRUNCATE_MINIMUM			1000	/* pages */
+#define TRUNCATE_FRACTION			16
+#define TRUNCATE_ROUNDS				3
+
+/* take the AccessExclusiveLock without queueing for it; false if not had */
+static bool
+lock_for_truncation(Relation rel)
+{
+	int			waited = 0;
+
+	while (!ConditionalLockRelation(rel, AccessExclusiveLock))
+	{
+		if (waited >= TRUNCATE_LOCK_TIMEOUT)
+			return false;
+		CHECK_FOR_INTERRUPTS();
+		pg_usleep(TRUNCATE_LOCK_WAIT_INTERVAL * 1000L);
+		waited += TRUNCATE_LOCK_WAIT_INTERVAL;
+	}
+	return true;
+}
+
+/*
+ * Give the free end of the table back (engine/truncate.c), moving runs
+ * out of the tail when that lets more go; returns the pages removed, or -1
+ * if the lock was not had.  Like the heap, only when at least 1000 pages
+ * or 1/16 of the table are free, and not with (TRUNCATE false).
+ */
+static int64
+truncate_tail(Relation rel, VacuumParams *params)
+{
+	int64		removed = 0;
+	int			round;
+
+	if (params->truncate == VACOPTVALUE_DISABLED)
+		return 0;
+	for (round = 0; round < TRUNCATE_ROUNDS; round++)
+	{
+		WideFreeSurveyData s;
+
+		WideFreeSurvey(rel, &s);
+		if (s.free_pages == 0 ||
+			(s.free_pages < TRUNCATE_MINIMUM &&
+			 s.free_pages < s.nblocks / TRUNCATE_FRACTION))
+			break;
+		if (!lock_for_truncation(rel))
+			return removed > 0 ? removed : -1;
+		removed += WideTruncateTail(rel);
+		UnlockRelation(rel, AccessExclusiveLock);
+
+		/* live data in the tail: move it down, then cut again */
+		if (round == TRUNCATE_ROUNDS - 1 || WideRelocateTail(rel) == 0)
+			break;
+	}
+	return removed;
+}
+
+/* frozen tombstones in runs, in tenths of all records, that merit a merge */
+#define DELETES_MERGE_TENTHS	1
+
+/*
+ * Deletes give space back only when a merge that includes the oldest run
+ * drops their tombstones and what they cover; the size-tiered policy may
+ * never merge a large old run with the small ones that delete it.  So when
+ * runs whose records are all older than every snapshot (their oldest xmin
+ * precedes oldest_xmin) hold tombstones amounting to a tenth of all records,
+ * merge every run from the oldest to the newest such run.
+ */
+static void
+compact_for_deletes(Relation rel, TransactionId oldest_xmin)
+{
+	WideRunData runs[WIDE_MAX_RUNS];
+	uint64		wa_pages;
+	int			n = current_runs(rel, runs, &wa_pages);
+	uint64		total = 0;
+	uint64		tombstones = 0;
+	int			last = -1;
+	int			i;
+
+	for (i = 0; i < n; i++)
+	{
+		TransactionId x = runs[i].min_xmin;
+
+		total += runs[i].ncells;
+		if (runs[i].ntombstones > 0 &&
+			(!TransactionIdIsValid(x) || TransactionIdPrecedes(x, oldest_xmin)))
+		{
+			tombstones += runs[i].ntombstones;
+			last = i;
+		}
+	}
+	if (last >= 0 && tombstones * 10 >= total * DELETES_MERGE_TENTHS)
+		WideCompactRange(rel, 0, last);
+}
+
 /*
  * WideVacuum -- the relation_vacuum callback.
  */
@@ -105,6 +208,7 @@ WideVacuum(Relation rel, VacuumParams *params, BufferAccessStrategy bstrategy)
 	int			i;
 	int			steps = 0;
 	int64		swept;
+	int64		truncated;
 	uint64		wa_pages;
 	double		ncells = 0;
 	TransactionId frozenxid;
@@ -121,6 +225,7 @@ WideVacuum(Relation rel, VacuumParams *params, BufferAccessStrategy bstrategy)
 	WideFlush(rel);
 	while (steps++ < MAX_STEPS && WideCompactStep(rel, false, 0))
 		;
+	compact_for_deletes(rel, oldest_xmin);
 
 	/* rewrite runs with old transaction ids, so relfrozenxid can advance */
 	n = current_runs(rel, runs, &wa_pages);
@@ -138,6 +243,7 @@ WideVacuum(Relation rel, VacuumParams *params, BufferAccessStrategy bstrategy)
 	}
 
 	swept = WideSweep(rel);
+	truncated = truncate_tail(rel, params);
 
 	/* statistics and the new relfrozenxid */
 	frozenxid = oldest_xmin;
@@ -163,6 +269,15 @@ WideVacuum(Relation rel, VacuumParams *params, BufferAccessStrategy bstrategy)
 				(errmsg("vacuuming wide table \"%s\": %d runs, %.0f cells, %lld orphaned pages reclaimed",
 						RelationGetRelationName(rel), n, ncells,
 						(long long) swept)));
+	if ((params->options & VACOPT_VERBOSE) && truncated > 0)
+		ereport(INFO,
+				(errmsg("wide table \"%s\": truncated %lld free pages",
+						RelationGetRelationName(rel), (long long) truncated)));
+	else if ((params->options & VACOPT_VERBOSE) && truncated < 0)
+		ereport(INFO,
+				(errmsg("wide table \"%s\": free pages not truncated",
+						RelationGetRelationName(rel)),
+				 errdetail("Another session was using the table.")));
 }
 
 /*

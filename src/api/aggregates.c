@@ -52,6 +52,9 @@ PG_FUNCTION_INFO_V1(wide_hll_union);
 PG_FUNCTION_INFO_V1(wide_hll_add_trans);
 PG_FUNCTION_INFO_V1(wide_hll_union_trans);
 PG_FUNCTION_INFO_V1(wide_hll_final);
+PG_FUNCTION_INFO_V1(wide_hll_combine);
+PG_FUNCTION_INFO_V1(wide_hll_serialize);
+PG_FUNCTION_INFO_V1(wide_hll_deserialize);
 
 /* a sketch argument, checked */
 static bytea *
@@ -256,4 +259,70 @@ wide_hll_final(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	PG_RETURN_BYTEA_P(acc_bytea((WideAcc *) PG_GETARG_POINTER(0)));
+}
+
+/*
+ * Parallel aggregation: workers' states travel as sketches and combine
+ * register-wise (the same fold as hll_union).
+ */
+
+/* a new state in the aggregate's context */
+static WideAcc *
+agg_new_state(FunctionCallInfo fcinfo)
+{
+	MemoryContext aggcxt;
+	WideAcc    *a;
+
+	if (!AggCheckCallContext(fcinfo, &aggcxt))
+		elog(ERROR, "HyperLogLog aggregate called in a non-aggregate context");
+	a = MemoryContextAlloc(aggcxt, sizeof(WideAcc));
+	WideAccInit(a, aggcxt);
+	WideAccStart(a, WIDE_AGG_HLL);
+	return a;
+}
+
+/*
+ * wide._hll_combine(state, state) -- fold the second state into the first.
+ */
+Datum
+wide_hll_combine(PG_FUNCTION_ARGS)
+{
+	WideAcc    *a;
+	WideAcc    *b;
+	bytea	   *sketch;
+
+	if (PG_ARGISNULL(1))
+	{
+		if (PG_ARGISNULL(0))
+			PG_RETURN_NULL();
+		PG_RETURN_POINTER(PG_GETARG_POINTER(0));
+	}
+	a = PG_ARGISNULL(0) ? agg_new_state(fcinfo) : (WideAcc *) PG_GETARG_POINTER(0);
+	b = (WideAcc *) PG_GETARG_POINTER(1);
+	sketch = acc_bytea(b);
+	WideAccFold(a, WIDE_KIND_MERGE, VARDATA_ANY(sketch), VARSIZE_ANY_EXHDR(sketch));
+	pfree(sketch);
+	PG_RETURN_POINTER(a);
+}
+
+/*
+ * wide._hll_serialize(state) -- the state as its sketch.
+ */
+Datum
+wide_hll_serialize(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BYTEA_P(acc_bytea((WideAcc *) PG_GETARG_POINTER(0)));
+}
+
+/*
+ * wide._hll_deserialize(sketch, internal) -- a state from its sketch.
+ */
+Datum
+wide_hll_deserialize(PG_FUNCTION_ARGS)
+{
+	bytea	   *b = sketch_arg(fcinfo, 0);
+	WideAcc    *a = agg_new_state(fcinfo);
+
+	WideAccFold(a, WIDE_KIND_MERGE, VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b));
+	PG_RETURN_POINTER(a);
 }

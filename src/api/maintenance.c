@@ -36,6 +36,7 @@
 #include "engine/cell.h"
 #include "engine/storage.h"
 #include "engine/segment.h"
+#include "engine/writearea.h"
 #include "engine/maintenance.h"
 #include "api/api.h"
 
@@ -122,11 +123,12 @@ wide_stats(PG_FUNCTION_ARGS)
 	int64		raw = 0;
 	int64		stored = 0;
 	int64		free_pages = 0;
+	bool		has_meta;
 	int			i;
 
 	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
-	copy_meta(rel, &meta);
+	has_meta = copy_meta(rel, &meta);
 	for (i = 0; i < WIDE_NLANES; i++)
 		wa_pages += meta.lanes[i].npages + (meta.flushing ? meta.flush_lanes[i].npages : 0);
 	for (i = 0; i < (int) meta.nruns; i++)
@@ -139,7 +141,29 @@ wide_stats(PG_FUNCTION_ARGS)
 		if (meta.free[i].kind != WIDE_FREE_SEGMENT)
 			free_pages += meta.free[i].npages;
 	for (i = 0; i < (int) meta.nwaruns; i++)
+	{
 		wa_pages += meta.waruns[i].npages;
+		cells += meta.waruns[i].ncells;
+	}
+	/* and the records of the write area's lanes (they are few pages) */
+	{
+		BlockNumber heads[2 * WIDE_NLANES];
+		uint32		gens[2 * WIDE_NLANES];
+		int			nlanes = 0;
+
+		for (i = 0; i < WIDE_NLANES; i++)
+		{
+			heads[nlanes] = meta.lanes[i].head;
+			gens[nlanes++] = meta.generation;
+			if (meta.flushing != 0)
+			{
+				heads[nlanes] = meta.flush_lanes[i].head;
+				gens[nlanes++] = meta.flushing;
+			}
+		}
+		if (has_meta)
+			cells += WideWACountRecords(rel, heads, gens, nlanes);
+	}
 
 	values[0] = Int64GetDatum(wa_pages);
 	values[1] = Int32GetDatum(meta.nruns);

@@ -232,7 +232,8 @@ WideWriteRecords(Relation rel, WideCell *cells, int n)
 		cells[i].xmin = GetCurrentTransactionId();
 		cells[i].cmin = GetCurrentCommandId(true);
 	}
-	WideMaybeFlush(rel, WideWriteAreaInsert(rel, cells, n));
+	/* held until the statement ends (engine/pending.c) */
+	WideMaybeFlush(rel, WidePendingAdd(rel, cells, n, WideStatementLevel()));
 }
 
 /* a tombstone of the given kind for a row */

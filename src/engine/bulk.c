@@ -119,23 +119,36 @@ register_run(Relation rel, WideRunData *run, uint64 n)
 	}
 }
 
-/* sort what was collected and write it as a run of the write area */
-static void
-write_run(Relation rel, WideBulk *b)
+/*
+ * WideBulkWriteRun -- sort the n records of a sorter (numbered 0..n-1 in
+ * their order of arrival, large values already in blobs) and write them as
+ * a run of the write area.  The caller holds the allocation guard.
+ */
+void
+WideBulkWriteRun(Relation rel, WideSorter *sorter, uint64 n, int16 typlen)
 {
 	WideSegmentWriter *w;
 	WideCell	cell;
 	WideRunData run;
 
-	if (b->n == 0)
+	if (n == 0)
 		return;
-	WideSorterDone(b->sorter);
-	w = WideSegmentWriterBegin(rel, b->typlen);
-	while (WideSorterNext(b->sorter, &cell))
+	WideSorterDone(sorter);
+	w = WideSegmentWriterBegin(rel, typlen);
+	while (WideSorterNext(sorter, &cell))
 		WideSegmentWriterAdd(w, &cell, false);
 	if (WideSegmentWriterFinish(w, &run))
-		register_run(rel, &run, b->n);
+		register_run(rel, &run, n);
 	WideSegmentWriterEnd(w);
+}
+
+/* sort what was collected and write it as a run of the write area */
+static void
+write_run(Relation rel, WideBulk *b)
+{
+	if (b->n == 0)
+		return;
+	WideBulkWriteRun(rel, b->sorter, b->n, b->typlen);
 	WideSorterReset(b->sorter);
 	b->n = 0;
 	b->bytes = 0;
@@ -154,6 +167,8 @@ WideBulkAdd(Relation rel, WideCell *cells, int n)
 
 	WideSerializableWrite(rel);
 	WideCheckWrite(rel);
+	/* a statement's cells written before, in write order (pending.c) */
+	WidePendingWrite(rel);
 
 	if (!callbacks_registered)
 	{

@@ -118,7 +118,8 @@ pick_window(const WideRunData *runs, int n, bool major, uint64 cap,
  * runs[]) into one.
  */
 static void
-compact_runs(Relation rel, const WideRunData *runs, int lo, int hi)
+compact_runs(Relation rel, const WideRunData *runs, int lo, int hi,
+			 BlockNumber move_blobs_from, const char *crash_point)
 {
 	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "wide compaction",
 											  ALLOCSET_DEFAULT_SIZES);
@@ -157,6 +158,8 @@ compact_runs(Relation rel, const WideRunData *runs, int lo, int hi)
 	}
 
 	w = WideSegmentWriterBegin(rel, schema->vallen);
+	if (move_blobs_from != InvalidBlockNumber)
+		WideSegmentWriterMoveBlobs(w, move_blobs_from);
 	resolver = WideResolverCreate(rel, schema, lo == 0, WideGCNow(), w);
 	while ((cell = WideMergeIterNext(merge)) != NULL)
 	{
@@ -168,6 +171,8 @@ compact_runs(Relation rel, const WideRunData *runs, int lo, int hi)
 	kept = WideSegmentWriterBlobs(w, &nkept);
 
 	/* publish: the new run replaces the inputs */
+	if (crash_point)
+		WideDebugCrash(crash_point);
 	WideManifestLogHorizon(rel);	/* manifest.c, M5 */
 	meta = WideManifestBegin(rel, &tx);
 	WideManifestReplaceRuns(rel, meta, lo, hi, runs + lo, have_run ? &run : NULL);
@@ -217,7 +222,7 @@ WideCompactStep(Relation rel, bool major, uint64 cap)
 
 	if (!pick_window(runs, n, major, cap, &lo, &hi))
 		return false;
-	compact_runs(rel, runs, lo, hi);
+	compact_runs(rel, runs, lo, hi, InvalidBlockNumber, NULL);
 	return true;
 }
 
@@ -232,7 +237,7 @@ WideCompactRange(Relation rel, int lo, int hi)
 	int			n = read_runs(rel, runs);
 
 	if (lo >= 0 && hi < n && lo <= hi)
-		compact_runs(rel, runs, lo, hi);
+		compact_runs(rel, runs, lo, hi, InvalidBlockNumber, NULL);
 }
 
 /*
@@ -246,5 +251,30 @@ WideCompactForRoom(Relation rel, int slots)
 	int			n;
 
 	while ((n = read_runs(rel, runs)) > WIDE_MAX_RUNS - slots)
-		compact_runs(rel, runs, Max(0, WIDE_MAX_RUNS - slots - 2), n - 1);
+		compact_runs(rel, runs, Max(0, WIDE_MAX_RUNS - slots - 2), n - 1,
+					 InvalidBlockNumber, NULL);
+}
+
+/*
+ * WideCompactRunBySegid -- rewrite the run of segment "segid" alone (to
+ * move it, truncate.c), copying its blobs that start at block
+ * move_blobs_from or beyond; false if it is no longer a run.  A set wide.debug_crash equal
+ * to crash_point kills the backend just before the result is published.
+ * REQUIRES: ShareUpdateExclusiveLock.
+ */
+bool
+WideCompactRunBySegid(Relation rel, uint32 segid, BlockNumber move_blobs_from,
+					  const char *crash_point)
+{
+	WideRunData runs[WIDE_MAX_RUNS];
+	int			n = read_runs(rel, runs);
+	int			i;
+
+	for (i = 0; i < n; i++)
+		if (runs[i].segid == segid)
+		{
+			compact_runs(rel, runs, i, i, move_blobs_from, crash_point);
+			return true;
+		}
+	return false;
 }

@@ -140,7 +140,8 @@ typedef struct WideRunData
 	uint32		segid;			/* segment id, never reused */
 	BlockNumber root;			/* first page of the segment's header chain */
 	uint32		gen;			/* write-area runs: their generation */
-	uint32		pad;
+	uint32		ntombstones;	/* tombstone records (saturating; 0 in runs
+								 * written before it was counted) */
 	uint64		seq_base;		/* added to the sequence numbers stored */
 	uint64		ncells;			/* records in the segment */
 	uint64		raw_bytes;		/* encoded size before compression */

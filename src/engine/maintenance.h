@@ -50,11 +50,29 @@ extern void WideFreeBlobsNotKept(WideMetaPage meta, WideBlobRef *had, int nhad,
 extern bool WideCompactStep(Relation rel, bool major, uint64 cap);
 extern void WideCompactRange(Relation rel, int lo, int hi);
 extern void WideCompactForRoom(Relation rel, int slots);
+extern bool WideCompactRunBySegid(Relation rel, uint32 segid,
+								  BlockNumber move_blobs_from,
+								  const char *crash_point);
 
 /* rewrite.c */
 extern WideResolveStats WideRewrite(Relation src, Relation dst);
 
 /* sweep.c */
 extern int64 WideSweep(Relation rel);
+extern void WideMarkReachable(Relation rel, const WideMetaPageData *meta,
+							  BlockNumber nblocks, uint8 *bits);
+
+/* truncate.c: free pages at the end of the table back to the file system */
+typedef struct WideFreeSurveyData
+{
+	BlockNumber nblocks;		/* pages in the table */
+	BlockNumber tail_start;		/* every page from here on is queued */
+	BlockNumber free_pages;		/* pages in the free queue */
+} WideFreeSurveyData;
+
+extern void WideFreeSurvey(Relation rel, WideFreeSurveyData *s);
+extern BlockNumber WideTruncateTail(Relation rel);
+extern int	WideRelocateTail(Relation rel);
+extern void WideDebugCrash(const char *where);
 
 #endif							/* WIDE_MAINTENANCE_H */

@@ -63,6 +63,16 @@
  *	  WideManifestReplaceRuns, WideManifestDropWARuns) and the free queue
  *	  only through space.c (WideSpaceAlloc, WideSpaceFree).
  *
+ * M7 (truncation).  VACUUM cuts free pages off the end of the table only
+ *	  while it holds the AccessExclusiveLock (truncate.c), after logging the
+ *	  queue without them.  Under that lock no scan of the table is open on
+ *	  the primary, and a standby replays the lock before the truncation, so
+ *	  every queued page is then unreachable by any reader: the rebuilt queue
+ *	  is stamped FirstNormalFullTransactionId (reusable at once, M4 holds
+ *	  trivially).  Every extension of the table WAL-logs its last page
+ *	  (space.c), so replaying an older truncation never leaves queued pages
+ *	  past the end of the recovered file.
+ *
  * M5 (publication).  A flush or compaction publishes its run and queues
  *	  the pages it replaces in one WAL record under the exclusive metapage
  *	  lock.  Its output dropped or froze records by the primary's xid

@@ -40,6 +40,7 @@
 #include "engine/segment.h"
 #include "engine/tswindow.h"
 #include "engine/reader.h"
+#include "engine/rules.h"
 
 struct WideReader
 {
@@ -61,6 +62,16 @@ struct WideReader
 	WideCell	blobcell;		/* a cell whose value was read from a blob */
 	MemoryContext valcxt;		/* values read from blobs */
 	WideReaderStats stats;
+	/* WideReaderBeginRanges: the table's state, kept for each sub-range */
+	struct TableState *state;
+	int64		now;
+	MemoryContext rangecxt;		/* the current sub-range's merge */
+	/* one frozen run without tombstones: its cells need no merge */
+	bool		fast;
+	WideCell	fastcell;
+	const WideFamily *fastdef;
+	char		fastfam[WIDE_MAX_FAMILY_NAME + 1];
+	int			fastfamlen;		/* -1: no family looked up yet */
 };
 
 /*
@@ -81,6 +92,15 @@ static bool
 sorter_next(void *arg, WideCell *cell)
 {
 	return WideSorterNext((WideSorter *) arg, cell);
+}
+
+/* the write-area records of the reader's current sub-range */
+static bool
+sorter_next_range(void *arg, WideCell *cell)
+{
+	WideReader *r = (WideReader *) arg;
+
+	return WideSorterNextInRange(r->sorter, &r->range, cell);
 }
 
 static bool
@@ -114,9 +134,12 @@ typedef struct TableState
 static void
 table_state(Relation rel, TableState *ts)
 {
-	Buffer		metabuf = WideReadMeta(rel, BUFFER_LOCK_SHARE);
+	Buffer		metabuf;
 	int			i;
 
+	/* this backend's running statement's cells first (pending.c) */
+	WidePendingWrite(rel);
+	metabuf = WideReadMeta(rel, BUFFER_LOCK_SHARE);
 	ts->nruns = ts->nwaruns = ts->nlanes = 0;
 	if (!BufferIsValid(metabuf))
 		return;
@@ -158,34 +181,21 @@ runs_in_range(const TableState *ts, const WideKeyRange *range, WideRunData *out)
 }
 
 /*
- * WideReaderBegin -- start reading the cells whose row key lies in range
- * (NULL: all).
+ * Everything a reader needs before it merges: the schema, the range, the
+ * predicate lock, one state of the table (into *ts) and its visible
+ * write-area records in range, sorted.
  */
-WideReader *
-WideReaderBegin(Relation rel, Snapshot snapshot, int64 now,
-				const WideKeyRange *range)
-{
-	return WideReaderBeginTs(rel, snapshot, now, range, NULL);
-}
-
-/*
- * WideReaderBeginTs -- the same, for a caller that wants only the cells
- * whose timestamp lies in a window (NULL: all): exactly those are
- * returned, as a read without the window returns them, and what time
- * pruning allows is never read (tsprune.c).
- */
-WideReader *
-WideReaderBeginTs(Relation rel, Snapshot snapshot, int64 now,
-				  const WideKeyRange *range, const WideTsWindow *window)
+static WideReader *
+reader_prepare(Relation rel, Snapshot snapshot, int64 now,
+			   const WideKeyRange *range, const WideTsWindow *window,
+			   TableState *ts)
 {
 	WideReader *r = palloc0(sizeof(WideReader));
-	TableState	ts;
-	int			i;
 
 	r->rel = rel;
 	r->snapshot = snapshot;
+	r->now = now;
 	r->schema = WideSchemaCopy(rel);
-	r->merger = WideMergerCreate(rel, r->schema, now);
 	if (window)
 	{
 		r->pruning = true;
@@ -206,13 +216,13 @@ WideReaderBeginTs(Relation rel, Snapshot snapshot, int64 now,
 	WideSerializableRead(rel, snapshot);
 
 	/* one consistent state of the table */
-	table_state(rel, &ts);
+	table_state(rel, ts);
 
 	/* the write area: visible records in range, sorted */
 	r->sorter = WideSorterBegin();
-	if (ts.nlanes > 0)
+	if (ts->nlanes > 0)
 	{
-		WideWAScan *wa = WideWAScanBegin(rel, snapshot, ts.heads, ts.gens, ts.nlanes);
+		WideWAScan *wa = WideWAScanBegin(rel, snapshot, ts->heads, ts->gens, ts->nlanes);
 		WideCell	cell;
 
 		while (WideWAScanNext(wa, &cell))
@@ -227,34 +237,214 @@ WideReaderBeginTs(Relation rel, Snapshot snapshot, int64 now,
 		WideWAScanEnd(wa);
 	}
 	WideSorterDone(r->sorter);
+	return r;
+}
 
-	/* merge it with every run (bulk-loaded ones too) that may hold the range */
-	r->merge = WideMergeIterCreate(ts.nruns + ts.nwaruns + 1);
-	WideMergeIterAdd(r->merge, sorter_next, r->sorter,
-					 WIDE_MAX_RUNS + WIDE_MAX_WA_RUNS + 1);
-	for (i = ts.nwaruns - 1; i >= 0; i--)
+/*
+ * May the cells of this run, the only source of a range, be returned as
+ * they are stored?  Yes if every record is frozen (visible to every
+ * snapshot; flush and compaction then left one record per cell), the run
+ * holds no tombstones, and no family folds aggregates or counts versions:
+ * the merger would only drop cells of unknown families and cells past a
+ * max age, which the fast path does too (reader_next_fast).
+ */
+static bool
+run_is_plain(const WideReader *r, const WideRunData *run)
+{
+	int			i;
+
+	if ((run->flags & WIDE_RUN_HAS_TOMBSTONES) ||
+		TransactionIdIsValid(run->min_xmin))
+		return false;
+	for (i = 0; i < r->schema->nfamilies; i++)
 	{
-		if (!WideRunOverlapsRange(&ts.waruns[i], &r->range))
+		const WideFamily *f = &r->schema->families[i];
+		int			j;
+
+		if (f->aggregate != WIDE_AGG_NONE || f->max_versions > 0)
+			return false;
+		/* (a policy of ages only: judged cell by cell, reader_next_fast) */
+		for (j = 0; j < f->ngc; j++)
+			if (f->gc[j].kind == WIDE_GC_VERSIONS)
+				return false;
+	}
+	return true;
+}
+
+/*
+ * Start merging r->range: the merger, and the write area merged with every
+ * run (bulk-loaded ones too) that may hold the range.  A range that only
+ * one plain run holds (run_is_plain), with no write-area record in it, is
+ * read straight from that run.
+ */
+static void
+reader_open(WideReader *r, const TableState *ts, WideSourceNext wa_next)
+{
+	const WideRunData *only = NULL;
+	int			nover = 0;
+	int			i;
+
+	for (i = 0; i < ts->nwaruns; i++)
+		if (WideRunOverlapsRange(&ts->waruns[i], &r->range))
+			nover++, only = &ts->waruns[i];
+	for (i = 0; i < ts->nruns; i++)
+		if (WideRunOverlapsRange(&ts->runs[i], &r->range))
+			nover++, only = &ts->runs[i];
+	r->fast = false;
+	if (nover == 1 && run_is_plain(r, only) &&
+		!WideSorterPeekInRange(r->sorter, &r->range))
+	{
+		r->its[0] = WideSegIterBegin(r->rel, only, &r->range);
+		if (r->pruning)
+			WideSegIterSetPrune(r->its[0], &r->prune);
+		r->nits = 1;
+		r->stats.runs_read++;
+		r->fast = true;
+		r->fastfamlen = -1;
+		return;
+	}
+
+	r->merger = WideMergerCreate(r->rel, r->schema, r->now);
+	r->merge = WideMergeIterCreate(ts->nruns + ts->nwaruns + 1);
+	WideMergeIterAdd(r->merge, wa_next, wa_next == sorter_next ? (void *) r->sorter : (void *) r,
+					 WIDE_MAX_RUNS + WIDE_MAX_WA_RUNS + 1);
+	for (i = ts->nwaruns - 1; i >= 0; i--)
+	{
+		if (!WideRunOverlapsRange(&ts->waruns[i], &r->range))
 			continue;
-		r->its[r->nits] = WideSegIterBegin(rel, &ts.waruns[i], &r->range);
+		r->its[r->nits] = WideSegIterBegin(r->rel, &ts->waruns[i], &r->range);
 		if (r->pruning)
 			WideSegIterSetPrune(r->its[r->nits], &r->prune);
 		WideMergeIterAdd(r->merge, seg_next, r->its[r->nits], WIDE_MAX_RUNS + i);
 		r->nits++;
 		r->stats.runs_read++;
 	}
-	for (i = ts.nruns - 1; i >= 0; i--)
+	for (i = ts->nruns - 1; i >= 0; i--)
 	{
-		if (!WideRunOverlapsRange(&ts.runs[i], &r->range))
+		if (!WideRunOverlapsRange(&ts->runs[i], &r->range))
 			continue;
-		r->its[r->nits] = WideSegIterBegin(rel, &ts.runs[i], &r->range);
+		r->its[r->nits] = WideSegIterBegin(r->rel, &ts->runs[i], &r->range);
 		if (r->pruning)
 			WideSegIterSetPrune(r->its[r->nits], &r->prune);
 		WideMergeIterAdd(r->merge, seg_next, r->its[r->nits], i);
 		r->nits++;
 		r->stats.runs_read++;
 	}
+}
+
+/*
+ * WideReaderBegin -- start reading the cells whose row key lies in range
+ * (NULL: all).
+ */
+WideReader *
+WideReaderBegin(Relation rel, Snapshot snapshot, int64 now,
+				const WideKeyRange *range)
+{
+	return WideReaderBeginTs(rel, snapshot, now, range, NULL);
+}
+
+/*
+ * WideReaderBeginTs -- the same, for a caller that wants only the cells
+ * whose timestamp lies in a window (NULL: all): exactly those are
+ * returned, as a read without the window returns them, and what time
+ * pruning allows is never read (tsprune.c).
+ */
+WideReader *
+WideReaderBeginTs(Relation rel, Snapshot snapshot, int64 now,
+				  const WideKeyRange *range, const WideTsWindow *window)
+{
+	TableState	ts;
+	WideReader *r = reader_prepare(rel, snapshot, now, range, window, &ts);
+
+	reader_open(r, &ts, sorter_next);
 	return r;
+}
+
+/*
+ * WideReaderBeginRanges -- a reader of range (NULL: all) that reads
+ * nothing until WideReaderNextRange names a part of it; for parallel
+ * scans, each of whose processes reads the stretches it claims one after
+ * the other.  The state of the table and the write area are read once,
+ * here, and serve every stretch.
+ */
+WideReader *
+WideReaderBeginRanges(Relation rel, Snapshot snapshot, int64 now,
+					  const WideKeyRange *range, const WideTsWindow *window)
+{
+	TableState	ts;
+	WideReader *r = reader_prepare(rel, snapshot, now, range, window, &ts);
+
+	r->state = palloc(sizeof(TableState));
+	memcpy(r->state, &ts, sizeof(TableState));
+	r->rangecxt = AllocSetContextCreate(CurrentMemoryContext, "wide reader range",
+										ALLOCSET_DEFAULT_SIZES);
+	r->done = true;
+	return r;
+}
+
+/*
+ * WideReaderNextRange -- read next the cells of "range", a part of the
+ * reader's range (of WideReaderBeginRanges) after every part read before.
+ */
+void
+WideReaderNextRange(WideReader *r, const WideKeyRange *range)
+{
+	MemoryContext old;
+	int			i;
+
+	Assert(r->state != NULL);
+	for (i = 0; i < r->nits; i++)
+	{
+		uint64		skipped,
+					index_skipped;
+
+		r->stats.blocks_read += WideSegIterBlocks(r->its[i]);
+		WideSegIterSkipped(r->its[i], &skipped, &index_skipped);
+		r->stats.blocks_skipped += skipped;
+		r->stats.index_skipped += index_skipped;
+		WideSegIterEnd(r->its[i]);
+	}
+	r->nits = 0;
+	MemoryContextReset(r->rangecxt);
+	old = MemoryContextSwitchTo(r->rangecxt);
+	r->range = *range;
+	if (range->has_start)
+		copy_bound(&r->range.start, range->start, range->startlen);
+	if (range->has_end)
+		copy_bound(&r->range.end, range->end, range->endlen);
+	reader_open(r, r->state, sorter_next_range);
+	MemoryContextSwitchTo(old);
+	r->finished = r->skipped = r->done = false;
+}
+
+/* the next cell of a plain run (run_is_plain), or NULL at the end */
+static const WideCell *
+reader_next_fast(WideReader *r)
+{
+	WideCell   *c = &r->fastcell;
+
+	while (WideSegIterNext(r->its[0], c))
+	{
+		const WideFamily *def;
+
+		r->stats.records++;
+		if (c->famlen != r->fastfamlen ||
+			memcmp(c->family, r->fastfam, c->famlen) != 0)
+		{
+			if (c->famlen > WIDE_MAX_FAMILY_NAME)
+				continue;		/* no such family */
+			memcpy(r->fastfam, c->family, c->famlen);
+			r->fastfamlen = c->famlen;
+			r->fastdef = WideSchemaFindFamily(r->schema, c->family, c->famlen);
+		}
+		def = r->fastdef;
+		/* a live incarnation of its family, and not past its max age */
+		if (def == NULL || c->famid != def->id || c->kind != WIDE_KIND_PUT ||
+			WideGCCollects(def, 0, c->ts, r->now, true))
+			continue;
+		return c;
+	}
+	return NULL;
 }
 
 /*
@@ -276,7 +466,16 @@ WideReaderNext(WideReader *r)
 	}
 
 next:
-	while ((cell = WideMergerPop(r->merger)) == NULL)
+	if (r->fast)
+	{
+		if ((cell = reader_next_fast(r)) == NULL)
+		{
+			r->done = true;
+			return NULL;
+		}
+	}
+	else
+		while ((cell = WideMergerPop(r->merger)) == NULL)
 	{
 		if (r->finished)
 		{
@@ -366,6 +565,10 @@ WideReaderEnd(WideReader *r)
 		WideSegIterEnd(r->its[i]);
 	WideSorterEnd(r->sorter);
 	MemoryContextDelete(r->valcxt);
+	if (r->rangecxt)
+		MemoryContextDelete(r->rangecxt);
+	if (r->state)
+		pfree(r->state);
 	pfree(r->schema);
 	pfree(r);
 }

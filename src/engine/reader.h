@@ -43,6 +43,10 @@ extern WideReader *WideReaderBegin(Relation rel, Snapshot snapshot, int64 now,
 extern WideReader *WideReaderBeginTs(Relation rel, Snapshot snapshot, int64 now,
 									 const WideKeyRange *range,
 									 const WideTsWindow *window);
+extern WideReader *WideReaderBeginRanges(Relation rel, Snapshot snapshot,
+										 int64 now, const WideKeyRange *range,
+										 const WideTsWindow *window);
+extern void WideReaderNextRange(WideReader *r, const WideKeyRange *range);
 extern const WideCell *WideReaderNext(WideReader *r);
 extern WideReaderStats WideReaderGetStats(const WideReader *r);
 extern void WideReaderEnd(WideReader *r);

@@ -139,6 +139,7 @@ extern void WideIndexFree(WideIndex *idx);
 /* segment_writer.c */
 extern WideSegmentWriter *WideSegmentWriterBegin(Relation rel, int16 typlen);
 extern void WideSegmentWriterCopyBlobs(WideSegmentWriter *w, Relation src);
+extern void WideSegmentWriterMoveBlobs(WideSegmentWriter *w, BlockNumber from);
 extern void WideSegmentWriterAdd(WideSegmentWriter *w, const WideCell *c,
 								 bool frozen);
 extern bool WideSegmentWriterFinish(WideSegmentWriter *w, WideRunData *run);
@@ -156,6 +157,9 @@ extern void WideSegmentReadBytes(Relation rel, const WideSegment *seg,
 								 uint64 off, uint32 len, char *dst);
 extern char *WideSegmentReadBlock(Relation rel, const WideSegment *seg,
 								  uint64 off, uint32 len, Size *rawlen);
+extern WideIndex *WideSegmentOpenIndex(Relation rel, const WideSegment *seg,
+									   const WideIndexEntry *e,
+									   WideCacheEntry **pin);
 extern WideRawBlock *WideSegmentOpenBlock(Relation rel, const WideSegment *seg,
 										  const WideIndexEntry *e,
 										  WideCacheEntry **pin, bool cache);

@@ -419,6 +419,17 @@ open_index(Relation rel, const WideSegment *seg, const WideIndexEntry *e,
 }
 
 /*
+ * WideSegmentOpenIndex -- the decoded index block of a root entry, pinned
+ * in the block cache until WideCacheRelease(*pin).
+ */
+WideIndex *
+WideSegmentOpenIndex(Relation rel, const WideSegment *seg,
+					 const WideIndexEntry *e, WideCacheEntry **pin)
+{
+	return open_index(rel, seg, e, pin);
+}
+
+/*
  * WideSegmentOpenBlock -- a decompressed and checked data block: from the
  * block cache if it is there; else read, and cached if "cache" is true.
  * An uncached block is returned with *pin NULL, allocated in the current
@@ -496,6 +507,8 @@ struct WideSegIter
 	uint64		index_skipped;	/* index blocks skipped by it */
 	bool		started;
 	bool		done;
+	bool		check_start;	/* records of the block may be before the range */
+	bool		check_end;		/* ... or after it */
 };
 
 /*
@@ -615,6 +628,9 @@ next_block(WideSegIter *it)
 	it->blocks++;
 	it->ii++;
 	it->want_cells = e->ncells;
+	/* a block whose last row is in range ends before the range does */
+	it->check_start = it->range.has_start;
+	it->check_end = WideRowAfterRange(&it->range, e->lastrow, e->lastrowlen);
 	if (!WideBlockIterInit(&it->bi, it->blk->data, it->blk->len,
 						   it->seg->typlen, it->seg->max_seq + it->seq_base,
 						   it->seq_base) ||
@@ -654,9 +670,14 @@ WideSegIterNext(WideSegIter *it, WideCell *cell)
 			}
 			continue;
 		}
-		if (WideRowBeforeRange(&it->range, cell->key, cell->keylen))
-			continue;
-		if (WideRowAfterRange(&it->range, cell->key, cell->keylen))
+		/* records are sorted: once one is in range, the rest are not before */
+		if (it->check_start)
+		{
+			if (WideRowBeforeRange(&it->range, cell->key, cell->keylen))
+				continue;
+			it->check_start = false;
+		}
+		if (it->check_end && WideRowAfterRange(&it->range, cell->key, cell->keylen))
 		{
 			it->done = true;
 			return false;

@@ -103,6 +103,8 @@ struct WideSegmentWriter
 	WideBlobRef *blobs;
 	int			nblobs;
 	int			maxblobs;
+	BlockNumber move_blobs_from;	/* copy blobs reaching this far (or
+									 * InvalidBlockNumber) */
 
 	/* which records keep their sequence number */
 	WideCell	prev;
@@ -136,6 +138,7 @@ WideSegmentWriterBegin(Relation rel, int16 typlen)
 	Assert(WideManifestMayAllocate(rel));
 	w->rel = rel;
 	w->cxt = cxt;
+	w->move_blobs_from = InvalidBlockNumber;
 	w->strategy = GetAccessStrategy(BAS_BULKWRITE);
 	w->typlen = typlen;
 	w->maxextents = 16;
@@ -444,12 +447,25 @@ WideSegmentWriterAdd(WideSegmentWriter *w, const WideCell *c, bool frozen)
 	MemoryContext old = MemoryContextSwitchTo(w->cxt);
 	bool		new_row = !w->have_prev ||
 		WideKeyCompare(w->prev.key, w->prev.keylen, c->key, c->keylen) != 0;
-	bool		keep = keeps_seq(w, c);
+	bool		keep;
 	WideCell	copy;
 	char	   *tofree = NULL;
+	WideCell	moved;
 
 	if (w->blob_src != NULL)
 		c = own_value(w, c, &copy, &tofree);
+	/* a blob in the tail of the table: copy it to pages lower down */
+	else if (w->move_blobs_from != InvalidBlockNumber &&
+			 (c->flags & WIDE_REC_VALUE_BLOB) && c->blob.first >= w->move_blobs_from)
+	{
+		char	   *data = WideBlobRead(w->rel, c->blob);
+
+		moved = *c;
+		moved.blob = WideBlobWrite(w->rel, data, c->blob.length);
+		pfree(data);
+		c = &moved;
+	}
+	keep = keeps_seq(w, c);
 
 	/* cut blocks at row boundaries when they can, at the size limit always */
 	if (WideBlockBuilderCount(w->block) > 0 &&
@@ -472,6 +488,8 @@ WideSegmentWriterAdd(WideSegmentWriter *w, const WideCell *c, bool frozen)
 	{
 		w->cur.flags |= WIDE_INDEX_HAS_TOMBSTONES;
 		w->run.flags |= WIDE_RUN_HAS_TOMBSTONES;
+		if (w->run.ntombstones < PG_UINT32_MAX)
+			w->run.ntombstones++;
 	}
 
 	/* row filter */
@@ -541,29 +559,30 @@ write_header(WideSegmentWriter *w, uint64 root_off, uint32 root_len,
 	char	   *image = palloc(BLCKSZ);
 
 	/*
-	 * Header pages: first from the unused end of the last extent (so that no
-	 * hole is left before them), then new ones; what is still unused of the
-	 * extent goes back to the queue.
+	 * Header pages, taken from the unused end of the last extent first (so
+	 * that they sit right after the stream, and no hole stays between them
+	 * that VACUUM could not cut off); the rest of it back to the queue.
 	 */
 	meta = WideManifestBegin(w->rel, &tx);
-	i = 0;
-	if (w->nextents > 0)
 	{
-		WideExtent *last = &w->extents[w->nextents - 1];
-		uint32		spare = last->npages - w->ext_used;
+		WideExtent *last = w->nextents > 0 ? &w->extents[w->nextents - 1] : NULL;
+		uint32		spare = last ? last->npages - w->ext_used : 0;
 
-		for (; i < npages && (uint32) i < spare; i++)
-			blk[i] = last->start + w->ext_used + i;
-		if ((uint32) i < spare)
+		for (i = 0; i < npages; i++)
+		{
+			uint32		got;
+
+			if ((uint32) i < spare)
+				blk[i] = last->start + w->ext_used + i;
+			else
+				blk[i] = WideSpaceAlloc(w->rel, meta, 1, false, &got);
+		}
+		if (spare > (uint32) npages)
 			(void) WideSpaceFree(meta, WIDE_FREE_EXTENT,
-								 last->start + w->ext_used + i, spare - i);
-		last->npages = w->ext_used;
-	}
-	for (; i < npages; i++)
-	{
-		uint32		got;
-
-		blk[i] = WideSpaceAlloc(w->rel, meta, 1, false, &got);
+								 last->start + w->ext_used + npages,
+								 spare - npages);
+		if (last)
+			last->npages = w->ext_used;
 	}
 	(void) WideManifestCommit(&tx);
 
@@ -658,6 +677,18 @@ WideSegmentWriterFinish(WideSegmentWriter *w, WideRunData *run)
 	*run = w->run;
 	MemoryContextSwitchTo(old);
 	return true;
+}
+
+/*
+ * WideSegmentWriterMoveBlobs -- copy the blobs of the records added from now
+ * on that start at block "from" or beyond into new blobs (allocated low), so
+ * that a relocated run takes its blobs along (truncate.c).  The caller
+ * frees the old ones: they are not among WideSegmentWriterBlobs.
+ */
+void
+WideSegmentWriterMoveBlobs(WideSegmentWriter *w, BlockNumber from)
+{
+	w->move_blobs_from = from;
 }
 
 /*

@@ -28,8 +28,13 @@ typedef struct WideSorter WideSorter;
 extern int	WideCellCompareStable(const WideCell *a, const WideCell *b);
 extern WideSorter *WideSorterBegin(void);
 extern void WideSorterAdd(WideSorter *s, const WideCell *cell);
+extern WideCell **WideSorterCells(WideSorter *s, int64 *n);
+extern Size WideSorterBytes(WideSorter *s);
 extern void WideSorterDone(WideSorter *s);
 extern bool WideSorterNext(WideSorter *s, WideCell *cell);
+extern bool WideSorterPeekInRange(WideSorter *s, const WideKeyRange *r);
+extern bool WideSorterNextInRange(WideSorter *s, const WideKeyRange *r,
+								  WideCell *cell);
 extern void WideSorterReset(WideSorter *s);
 extern void WideSorterEnd(WideSorter *s);
 

@@ -166,6 +166,26 @@ WideSorterAdd(WideSorter *s, const WideCell *cell)
 }
 
 /*
+ * WideSorterCells -- the records added so far, in the order they were
+ * added (before WideSorterDone); they belong to the sorter.
+ */
+WideCell  **
+WideSorterCells(WideSorter *s, int64 *n)
+{
+	*n = s->ncells;
+	return s->cells;
+}
+
+/*
+ * WideSorterBytes -- memory the sorter holds.
+ */
+Size
+WideSorterBytes(WideSorter *s)
+{
+	return MemoryContextMemAllocated(s->cxt, true);
+}
+
+/*
  * WideSorterDone -- no more records: sort.
  */
 void
@@ -186,6 +206,47 @@ WideSorterNext(WideSorter *s, WideCell *cell)
 		return false;
 	*cell = *s->cells[s->next++];
 	return true;
+}
+
+/*
+ * WideSorterNextInRange -- the next record whose row lies in the range,
+ * skipping those before it; false, without consuming it, at a record after
+ * it.  Successive ranges must be ascending.
+ */
+bool
+WideSorterNextInRange(WideSorter *s, const WideKeyRange *r, WideCell *cell)
+{
+	while (s->next < s->ncells)
+	{
+		const WideCell *c = s->cells[s->next];
+
+		if (WideRowAfterRange(r, c->key, c->keylen))
+			return false;
+		s->next++;
+		if (WideRowBeforeRange(r, c->key, c->keylen))
+			continue;
+		*cell = *c;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * WideSorterPeekInRange -- is the next record (after those before the
+ * range, which are skipped) in the range?  It is not consumed.
+ */
+bool
+WideSorterPeekInRange(WideSorter *s, const WideKeyRange *r)
+{
+	while (s->next < s->ncells)
+	{
+		const WideCell *c = s->cells[s->next];
+
+		if (!WideRowBeforeRange(r, c->key, c->keylen))
+			return !WideRowAfterRange(r, c->key, c->keylen);
+		s->next++;
+	}
+	return false;
 }
 
 /*

@@ -19,6 +19,11 @@
  *	           CHAIN of its header pages (never the other way round: the
  *	           entry is read from its header pages)
  *
+ * Allocation hands out the lowest reusable EXTENT first, then SEGMENT and
+ * CHAIN entries oldest first, and extends the table only when nothing
+ * reusable serves; VACUUM rebuilds the queue in block order and truncates
+ * the free end of the table (truncate.c).
+ *
  * When the queue is full, further freed pages are forgotten; VACUUM's sweep
  * (sweep.c) finds every page that nothing refers to and queues it again.
  * The sweep is also what reclaims pages allocated by a flush or compaction
@@ -36,6 +41,8 @@
 #include "postgres.h"
 
 #include "access/transam.h"
+#include "access/xloginsert.h"
+#include "miscadmin.h"
 #include "storage/bufmgr.h"
 #include "storage/lmgr.h"
 #include "utils/rel.h"
@@ -208,6 +215,28 @@ take_from(Relation rel, WideMetaPage meta, uint32 i, uint32 want,
 }
 
 /*
+ * WAL-log the last page of an extension (empty), so that crash recovery and
+ * a standby extend the table at least as far as the primary did.  Without
+ * it, replaying a truncation (truncate.c) leaves the table only as long as
+ * the pages later records touch, and pages queued without ever being
+ * written (the unused end of a segment's last extent, the sweep's orphans)
+ * would be queued past the end of the table.
+ */
+static void
+log_last_page(Relation rel, Buffer buf)
+{
+	if (!RelationNeedsWAL(rel))
+		return;
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	START_CRIT_SECTION();
+	PageInit(BufferGetPage(buf), BLCKSZ, sizeof(WidePageOpaqueData));
+	MarkBufferDirty(buf);
+	log_newpage_buffer(buf, true);
+	END_CRIT_SECTION();
+	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+}
+
+/*
  * WideSpaceAlloc -- allocate up to "want" pages (exactly "want" contiguous
  * pages if "contiguous"); returns the first and sets *got.
  *
@@ -229,6 +258,39 @@ WideSpaceAlloc(Relation rel, WideMetaPage meta, uint32 want, bool contiguous,
 	uint32		n;
 
 	Assert(want > 0);
+
+	/*
+	 * Low first: of the reusable EXTENT entries, the one that starts lowest
+	 * (and fits), so that the end of the table empties and VACUUM can
+	 * truncate it (truncate.c).
+	 */
+	{
+		int			best = -1;
+
+		for (i = 0; i < meta->nfree; i++)
+		{
+			WideFreeEntry *e = &meta->free[i];
+
+			if (!GlobalVisTestIsRemovableFullXid(vistest, e->stamp))
+				break;
+			if (e->kind == WIDE_FREE_EXTENT &&
+				(!contiguous || e->npages >= want) &&
+				(best < 0 || e->start < meta->free[best].start))
+				best = i;
+		}
+		if (best >= 0)
+		{
+			FullTransactionId stamp = meta->free[best].stamp;
+
+			first = take_from(rel, meta, best, want, contiguous, got);
+			Assert(first != InvalidBlockNumber);
+			WideManifestLogReuse(rel, first, stamp);
+			return first;
+		}
+		i = 0;
+	}
+
+	/* otherwise the oldest SEGMENT or CHAIN entry that serves */
 	while (i < meta->nfree)
 	{
 		WideFreeEntry *e = &meta->free[i];
@@ -281,6 +343,8 @@ WideSpaceAlloc(Relation rel, WideMetaPage meta, uint32 want, bool contiguous,
 		if (n == 0)
 			first = BufferGetBlockNumber(buf);
 		Assert(BufferGetBlockNumber(buf) == first + n);
+		if (n == want - 1)
+			log_last_page(rel, buf);
 		ReleaseBuffer(buf);
 	}
 	UnlockRelationForExtension(rel, ExclusiveLock);

@@ -134,6 +134,38 @@ mark_segment(Relation rel, Marks *m, BlockNumber root, bool blobs)
 }
 
 /*
+ * WideMarkReachable -- set, in bits (one per block, nblocks of them), every
+ * page the metapage refers to: itself, the write-area lanes (current and
+ * sealed) with their records' blobs, and every run's and write-area run's
+ * segment with its blobs.  Not the free queue.  REQUIRES: the metapage
+ * locked, and the runs stable (ShareUpdateExclusiveLock).
+ */
+void
+WideMarkReachable(Relation rel, const WideMetaPageData *meta,
+				  BlockNumber nblocks, uint8 *bits)
+{
+	Marks		m;
+	uint32		i;
+
+	m.nblocks = nblocks;
+	m.bits = bits;
+	mark(&m, WIDE_META_BLKNO, 1);
+	for (i = 0; i < WIDE_NLANES; i++)
+	{
+		mark_lane(rel, &m, meta->lanes[i].head);
+		if (meta->flushing != 0)
+			mark_lane(rel, &m, meta->flush_lanes[i].head);
+	}
+	for (i = 0; i < meta->nruns; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		mark_segment(rel, &m, meta->runs[i].root, true);
+	}
+	for (i = 0; i < meta->nwaruns; i++)
+		mark_segment(rel, &m, meta->waruns[i].root, true);
+}
+
+/*
  * WideSweep -- queue every page nothing refers to; returns how many, or -1
  * if a bulk load holding unregistered pages made it skip the table.
  * REQUIRES: ShareUpdateExclusiveLock on the relation.

@@ -301,6 +301,8 @@ WideWriteAreaInsert(Relation rel, WideCell *cells, int ncells)
 
 	WideSerializableWrite(rel);
 	WideCheckWrite(rel);
+	/* a statement's cells pending in memory go first, in write order */
+	WidePendingWrite(rel);
 	while (done < ncells)
 	{
 		WideCell   *c = &cells[done];
@@ -340,6 +342,51 @@ WideWriteAreaInsert(Relation rel, WideCell *cells, int ncells)
 	}
 	pfree(scratch);
 	return wa_pages;
+}
+
+/*
+ * WideWACountRecords -- the records in the write-area lanes given (head
+ * pages and generations, as read from one metapage).  A lane that a
+ * concurrent flush recycled meanwhile is counted up to where its pages
+ * change hands; without concurrent flushes the count is exact.
+ */
+uint64
+WideWACountRecords(Relation rel, const BlockNumber *heads, const uint32 *gens,
+				   int nlanes)
+{
+	BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
+	uint64		n = 0;
+	int			i;
+
+	for (i = 0; i < nlanes; i++)
+	{
+		BlockNumber blkno = heads[i];
+		BlockNumber seen = 0;
+
+		while (blkno != InvalidBlockNumber && blkno != WIDE_META_BLKNO &&
+			   blkno < nblocks && seen++ < nblocks)
+		{
+			Buffer		buf;
+			Page		page;
+			WidePageOpaque op;
+
+			CHECK_FOR_INTERRUPTS();
+			buf = ReadBuffer(rel, blkno);
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
+			page = BufferGetPage(buf);
+			op = WidePageGetOpaque(page);
+			if (PageIsNew(page) || PageGetSpecialSize(page) != MAXALIGN(sizeof(WidePageOpaqueData)) ||
+				op->page_type != WIDE_PAGE_WRITE || op->owner != gens[i])
+			{
+				UnlockReleaseBuffer(buf);
+				break;
+			}
+			n += PageGetMaxOffsetNumber(page);
+			blkno = op->next;
+			UnlockReleaseBuffer(buf);
+		}
+	}
+	return n;
 }
 
 /* ----------------------------------------------------------------

@@ -35,6 +35,9 @@ WideCheckWrite(Relation rel)
 /* writearea.c: the write area */
 extern uint32 WideWriteAreaInsert(Relation rel, WideCell *cells, int ncells);
 
+extern uint64 WideWACountRecords(Relation rel, const BlockNumber *heads,
+								 const uint32 *gens, int nlanes);
+
 typedef struct WideWAScan WideWAScan;
 extern WideWAScan *WideWAScanBegin(Relation rel, Snapshot snapshot,
 								   const BlockNumber *heads, const uint32 *gens,
@@ -43,7 +46,16 @@ extern bool WideWAScanNext(WideWAScan *scan, WideCell *cell);
 extern void WideWAScanEnd(WideWAScan *scan);
 
 /* bulk.c: COPY into sorted runs */
+struct WideSorter;
 extern void WideBulkAdd(Relation rel, WideCell *cells, int n);
 extern void WideBulkFinish(Relation rel);
+extern void WideBulkWriteRun(Relation rel, struct WideSorter *sorter, uint64 n,
+							 int16 typlen);
+
+/* pending.c: a running statement's cells, written when it ends */
+extern uint32 WidePendingAdd(Relation rel, const WideCell *cells, int n,
+							 int level);
+extern uint32 WidePendingWrite(Relation rel);
+extern Oid	WidePendingRelation(int above_level);
 
 #endif							/* WIDE_WRITEAREA_H */

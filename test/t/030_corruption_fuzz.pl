@@ -84,6 +84,8 @@ $node->safe_psql('postgres', qq{
 	  FROM generate_series(1, 1100) i;
 	SELECT wide.compact('t');
 	-- the write area: records in line, values in blobs, bodies in blobs
+	-- (statements appended to it, not written as runs)
+	SET wide.statement_run_size = '1GB';
 	INSERT INTO t SELECT 'wa#' || lpad(i::text, 5, '0'), 'f', 'q', i, md5(i::text)
 	  FROM generate_series(1, 3000) i;
 	INSERT INTO t SELECT 'wab#' || i, 'f', 'q', i, repeat(md5(i::text), 70)
