@@ -16,7 +16,8 @@
 # (read_rows, read_row).  pgbench variables: :h a random host, :m a random
 # minute, with $T0 the first reading in ms and $TEND the last.
 #
-# Starts its own server (port 54332, data in /tmp/wide-bench-ts), stops it.
+# Starts its own server (port $WIDE_BENCH_PORT or 54332, data in
+# $WIDE_BENCH_DIR or /tmp/wide-bench-ts), stops it.
 # Run as root.  `bench/timeseries.sh 500` gives the 10M-cell table.
 #
 set -euo pipefail
@@ -77,6 +78,11 @@ COPY h FROM '$BENCH/cells.csv' (FORMAT csv);
 SELECT wide.compact('w', major => true);
 VACUUM ANALYZE w;
 VACUUM ANALYZE h;
+-- 100 existing keys, the outer side of a join keyed by row_key
+CREATE TABLE probe AS
+  SELECT 'host' || (1 + i % $HOSTS) || '#' || ($T0 + ((i * 7919) % $MINUTES) * 60000) AS k
+    FROM generate_series(1, 100) i;
+ANALYZE probe;
 CHECKPOINT;"
 
 # pgbench mean latency (ms) of a script, one client
@@ -158,6 +164,12 @@ both "starts_with(row_key, 'hostN#')" \
 	"SELECT count(*), avg(value) FROM @ WHERE starts_with(row_key, 'host' || :h || '#');"
 both "ILIKE 'hostN#%'" \
 	"SELECT count(*), avg(value) FROM @ WHERE row_key ILIKE 'host' || :h || '#%';"
+both "one metric of a host: LIKE 'hostN#%' AND qualifier =" \
+	"SELECT count(*), avg(value) FROM @ WHERE row_key LIKE 'host' || :h || '#%' AND qualifier = 'cpu/usr';"
+both "one metric, all hosts: qualifier = (full scan)" \
+	"SELECT count(*), max(value) FROM @ WHERE qualifier = 'cpu/usr';"
+both "join on row_key: 100 probe keys" \
+	"SELECT count(*), avg(t.value) FROM probe p JOIN @ t ON t.row_key = p.k;"
 both "count/avg of everything, 1 process" "SELECT count(*), avg(value) FROM @;" 0
 both "count/avg of everything, 2 workers" "SELECT count(*), avg(value) FROM @;" 2
 both "hosts 1, 10-19 (a 22% key range): count/avg, 2 workers" \

@@ -52,6 +52,7 @@
 #include "optimizer/restrictinfo.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -62,6 +63,7 @@
 #include "engine/schema.h"
 #include "engine/reader.h"
 #include "am/am.h"
+#include "am/scan.h"
 #include "am/scan_tswindow.h"
 #include "am/scan_parallel.h"
 
@@ -73,6 +75,16 @@
 #define BOUND_GE		5
 #define BOUND_PREFIX	6		/* expr is the LIKE pattern */
 #define BOUND_IN		7		/* expr is an array of keys */
+#define BOUND_STARTS	8		/* expr is a prefix of the keys */
+#define BOUND_IPREFIX_C	9		/* expr is an ILIKE pattern, "C" collation */
+#define BOUND_IPREFIX	10		/* expr is an ILIKE pattern, other collation */
+/* not bounds of the key: sets of the families and qualifiers kept */
+#define FILTER_FAMILY	11		/* expr is a family */
+#define FILTER_FAMILY_IN 12		/* expr is an array of families */
+#define FILTER_QUAL		13		/* expr is a qualifier */
+#define FILTER_QUAL_IN	14		/* expr is an array of qualifiers */
+#define IS_FILTER(kind)	((kind) >= FILTER_FAMILY && (kind) <= FILTER_QUAL_IN)
+#define BOUND_ICASE		15		/* expr is a prefix, ASCII letters in any case */
 
 static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
 
@@ -146,6 +158,12 @@ typedef struct WideScanState
 	bool		started;		/* bounds evaluated */
 	bool		empty;			/* the bounds exclude every row */
 	WideKeyRange range;
+	WideColumnFilter columns;	/* the families and qualifiers kept */
+	/* ILIKE: one range per case variant of a prefix, sorted, and the next */
+	WideBytes  *prefixes;
+	int			nprefixes;
+	int			nextprefix;
+	StringInfoData prefix_end;
 	StringInfoData lo;
 	StringInfoData hi;
 	WideReaderStats stats;
@@ -181,11 +199,29 @@ is_row_key(Node *expr, Index relid)
 		((Var *) expr)->varattno == 1 && ((Var *) expr)->varlevelsup == 0;
 }
 
-/* may the expression be evaluated once when the scan starts? */
+/* does the expression use a column of the relation (or a placeholder)? */
 static bool
-is_scan_constant(Node *expr)
+uses_rel_walker(Node *node, Index *relid)
 {
-	return !contain_var_clause(expr) && !contain_volatile_functions(expr) &&
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+		return ((Var *) node)->varno == *relid &&
+			((Var *) node)->varlevelsup == 0;
+	if (IsA(node, PlaceHolderVar))
+		return true;
+	return expression_tree_walker(node, uses_rel_walker, (void *) relid);
+}
+
+/*
+ * May the expression be evaluated once when the scan starts?  It may use
+ * columns of other relations: those of a nested loop's outer side, which
+ * are parameters of a parameterized path (see add_join_paths).
+ */
+static bool
+is_scan_constant(Node *expr, Index relid)
+{
+	return !uses_rel_walker(expr, &relid) && !contain_volatile_functions(expr) &&
 		!contain_subplans(expr);
 }
 
@@ -239,16 +275,233 @@ bound_type_ok(Oid type, Oid keytype)
 	return type == keytype || (keytype == TEXTOID && type == NAMEOID);
 }
 
+/* what the clauses of one path push down into the scan */
+typedef struct WideMatch
+{
+	Index		relid;
+	Oid			keytype;
+	TupleDesc	desc;
+	List	   *kinds;			/* BOUND_* and FILTER_* */
+	List	   *exprs;			/* their expressions */
+	List	   *sels;			/* clauses whose selectivity is the range's */
+	bool		has_range;		/* some bound narrows the keys */
+	double		nseeks;			/* ranges or keys the scan seeks to */
+} WideMatch;
+
+static Oid	sort_operator(Oid type, int16 strategy);
+
+/* append a bound (or filter) */
+static void
+add_bound(WideMatch *m, int kind, Node *expr)
+{
+	m->kinds = lappend_int(m->kinds, kind);
+	m->exprs = lappend(m->exprs, expr);
+	if (!IS_FILTER(kind))
+		m->has_range = true;
+}
+
+/* a constant of the key's type */
+static Const *
+key_const(WideMatch *m, StringInfo bytes)
+{
+	return makeConst(m->keytype, -1,
+					 m->keytype == TEXTOID ? DEFAULT_COLLATION_OID : InvalidOid, -1,
+					 PointerGetDatum(cstring_to_text_with_len(bytes->data, bytes->len)),
+					 false, false);
+}
+
+/* "row_key <op> bound", for the planner's selectivity of a range */
+static Expr *
+key_opclause(WideMatch *m, int16 strategy, Const *bound)
+{
+	Oid			coll = m->keytype == TEXTOID ? C_COLLATION_OID : InvalidOid;
+
+	return make_opclause(sort_operator(m->keytype, strategy), BOOLOID, false,
+						 (Expr *) makeVar(m->relid, 1, m->keytype, -1, coll, 0),
+						 (Expr *) bound, InvalidOid, coll);
+}
+
 /*
- * Does the clause bound row_key?  If so, append its kind and bound
- * expression, and say whether the bound enforces the clause exactly (else
- * the clause stays a qual, checked on every row).
+ * A pattern on the key (LIKE, ILIKE, starts_with): a constant one becomes
+ * the range of its literal prefix now, shown as such by EXPLAIN, or no
+ * bound at all if it begins with a wildcard; another is read when the scan
+ * starts.  Sets *exact when the range is the condition.
  */
 static bool
-match_clause(Expr *clause, Index relid, Oid keytype, List **kinds, List **exprs,
-			 bool *exact)
+match_pattern(WideMatch *m, Expr *clause, Node *pattern, int mode, bool *exact)
 {
+	StringInfoData lo,
+				hi;
+	bool		has_hi,
+				same;
+	struct varlena *v;
+	Const	   *c;
+
+	*exact = false;
+	if (!IsA(pattern, Const))
+	{
+		add_bound(m, mode == WIDE_PAT_LIKE ? BOUND_PREFIX :
+				  mode == WIDE_PAT_ILIKE_C ? BOUND_IPREFIX_C :
+				  mode == WIDE_PAT_ILIKE ? BOUND_IPREFIX : BOUND_STARTS, pattern);
+		m->sels = lappend(m->sels, clause);
+		m->nseeks = Max(m->nseeks, 1);
+		*exact = (mode == WIDE_PAT_STARTS);
+		return true;
+	}
+	if (((Const *) pattern)->constisnull)
+		return false;
+	v = pg_detoast_datum_packed((struct varlena *)
+								DatumGetPointer(((Const *) pattern)->constvalue));
+	initStringInfo(&lo);
+	initStringInfo(&hi);
+	if (mode == WIDE_PAT_ILIKE_C)
+	{
+		/* a few letters: a range per case variant (set_icase) */
+		int			letters = WidePatternPrefix(VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v),
+												mode, &lo);
+
+		if (letters > 0 && (1 << letters) <= WIDE_MAX_CASE_VARIANTS)
+		{
+			add_bound(m, BOUND_ICASE, (Node *) key_const(m, &lo));
+			m->sels = lappend(m->sels, clause);
+			m->nseeks = Max(m->nseeks, 1 << letters);
+			return true;
+		}
+	}
+	if (!WidePatternRange(VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v), mode, &lo, &hi,
+						  &has_hi, &same))
+		return false;
+	c = key_const(m, &lo);
+	if (same)
+		add_bound(m, BOUND_STARTS, (Node *) c);
+	else
+		add_bound(m, BOUND_GE, (Node *) c);
+	m->sels = lappend(m->sels, key_opclause(m, BTGreaterEqualStrategyNumber, c));
+	if (has_hi)
+	{
+		c = key_const(m, &hi);
+		if (!same)
+			add_bound(m, BOUND_LT, (Node *) c);
+		m->sels = lappend(m->sels, key_opclause(m, BTLessStrategyNumber, c));
+	}
+	m->nseeks = Max(m->nseeks, 1);
+	*exact = mode == WIDE_PAT_STARTS ||
+		(mode == WIDE_PAT_LIKE && like_is_prefix(pattern));
+	return true;
+}
+
+/* is node the column attno of the relation? */
+static bool
+is_column(Node *node, Index relid, AttrNumber attno)
+{
+	if (node && IsA(node, RelabelType))
+		node = (Node *) ((RelabelType *) node)->arg;
+	return node && IsA(node, Var) && ((Var *) node)->varno == relid &&
+		((Var *) node)->varattno == attno && ((Var *) node)->varlevelsup == 0;
+}
+
+/*
+ * family = x, family = ANY(array), and the same on qualifier: the sets of
+ * columns the scan keeps, checked exactly on every merged cell.  Text
+ * compares bytewise for equality under every deterministic collation.
+ */
+static bool
+match_column(WideMatch *m, Expr *clause)
+{
+	List	   *args;
+	Oid			opno,
+				collid;
+	bool		is_array = IsA(clause, ScalarArrayOpExpr);
+	Node	   *col,
+			   *arg;
+	AttrNumber attno;
+	Oid			coltype,
+				ltype,
+				rtype;
+
+	if (IsA(clause, OpExpr))
+	{
+		args = ((OpExpr *) clause)->args;
+		opno = ((OpExpr *) clause)->opno;
+		collid = ((OpExpr *) clause)->inputcollid;
+	}
+	else if (is_array && ((ScalarArrayOpExpr *) clause)->useOr)
+	{
+		args = ((ScalarArrayOpExpr *) clause)->args;
+		opno = ((ScalarArrayOpExpr *) clause)->opno;
+		collid = ((ScalarArrayOpExpr *) clause)->inputcollid;
+	}
+	else
+		return false;
+	if (list_length(args) != 2)
+		return false;
+	col = linitial(args);
+	arg = lsecond(args);
+	if (!is_array && !is_column(col, m->relid, 2) && !is_column(col, m->relid, 3))
+	{
+		/* x = family */
+		col = arg;
+		arg = linitial(args);
+		opno = get_commutator(opno);
+		if (!OidIsValid(opno))
+			return false;
+	}
+	if (is_column(col, m->relid, 2))
+		attno = 2;
+	else if (is_column(col, m->relid, 3))
+		attno = 3;
+	else
+		return false;
+	if (!is_scan_constant(arg, m->relid))
+		return false;
+	coltype = TupleDescAttr(m->desc, attno - 1)->atttypid;
+	if (coltype != TEXTOID && coltype != BYTEAOID)
+		return false;
+	op_input_types(opno, &ltype, &rtype);
+	if (ltype != coltype || !bound_type_ok(rtype, coltype) ||
+		(is_array ? get_element_type(exprType(arg)) : exprType(arg)) != rtype)
+		return false;
+	if (get_op_opfamily_strategy(opno, coltype == BYTEAOID ? BYTEA_BTREE_FAM_OID :
+								 TEXT_BTREE_FAM_OID) != BTEqualStrategyNumber)
+		return false;
+	if (coltype == TEXTOID &&
+		(!OidIsValid(collid) || !get_collation_isdeterministic(collid)))
+		return false;
+	add_bound(m, attno == 2 ? (is_array ? FILTER_FAMILY_IN : FILTER_FAMILY) :
+			  (is_array ? FILTER_QUAL_IN : FILTER_QUAL), arg);
+	return true;
+}
+
+/*
+ * Does the clause bound row_key (or pick families or qualifiers)?  If so,
+ * append its kinds and bound expressions, and say whether the bounds
+ * enforce the clause exactly (else the clause stays a qual, checked on
+ * every row).
+ */
+static bool
+match_clause(WideMatch *m, Expr *clause, bool *exact)
+{
+	Index		relid = m->relid;
+	Oid			keytype = m->keytype;
+
 	*exact = true;
+	if (match_column(m, clause))
+		return true;
+
+	/* starts_with(row_key, prefix): bytewise under deterministic collations */
+	if (IsA(clause, FuncExpr) && ((FuncExpr *) clause)->funcid == F_STARTS_WITH &&
+		list_length(((FuncExpr *) clause)->args) == 2)
+	{
+		FuncExpr   *f = (FuncExpr *) clause;
+
+		if (keytype != TEXTOID || !is_row_key(linitial(f->args), relid) ||
+			!is_scan_constant(lsecond(f->args), relid) ||
+			!OidIsValid(f->inputcollid) ||
+			!get_collation_isdeterministic(f->inputcollid))
+			return false;
+		return match_pattern(m, clause, lsecond(f->args), WIDE_PAT_STARTS, exact);
+	}
+
 	if (IsA(clause, OpExpr) && list_length(((OpExpr *) clause)->args) == 2)
 	{
 		OpExpr	   *op = (OpExpr *) clause;
@@ -270,7 +523,7 @@ match_clause(Expr *clause, Index relid, Oid keytype, List **kinds, List **exprs,
 			right = left;
 			commuted = true;
 		}
-		if (!is_scan_constant(right))
+		if (!is_scan_constant(right, relid))
 			return false;
 
 		/*
@@ -288,35 +541,41 @@ match_clause(Expr *clause, Index relid, Oid keytype, List **kinds, List **exprs,
 		if (!commuted &&
 			((opno == OID_TEXT_LIKE_OP && op->inputcollid == C_COLLATION_OID) ||
 			 opno == OID_BYTEA_LIKE_OP))
-		{
-			*kinds = lappend_int(*kinds, BOUND_PREFIX);
-			*exprs = lappend(*exprs, right);
-			*exact = like_is_prefix(right);
-			return true;
-		}
+			return match_pattern(m, clause, right, WIDE_PAT_LIKE, exact);
+		/* ILIKE: the range of the prefix's case variants, then the filter */
+		if (!commuted && opno == OID_TEXT_ICLIKE_OP && OidIsValid(op->inputcollid) &&
+			get_collation_isdeterministic(op->inputcollid))
+			return match_pattern(m, clause, right,
+								 op->inputcollid == C_COLLATION_OID ?
+								 WIDE_PAT_ILIKE_C : WIDE_PAT_ILIKE, exact);
+		/* row_key ^@ prefix */
+		if (!commuted && opno == TextPrefixOperator && OidIsValid(op->inputcollid) &&
+			get_collation_isdeterministic(op->inputcollid))
+			return match_pattern(m, clause, right, WIDE_PAT_STARTS, exact);
 
 		strategy = key_strategy(opno, keytype, op->inputcollid);
 		switch (strategy)
 		{
 			case BTEqualStrategyNumber:
-				*kinds = lappend_int(*kinds, BOUND_EQ);
+				add_bound(m, BOUND_EQ, right);
 				break;
 			case BTLessStrategyNumber:
-				*kinds = lappend_int(*kinds, BOUND_LT);
+				add_bound(m, BOUND_LT, right);
 				break;
 			case BTLessEqualStrategyNumber:
-				*kinds = lappend_int(*kinds, BOUND_LE);
+				add_bound(m, BOUND_LE, right);
 				break;
 			case BTGreaterStrategyNumber:
-				*kinds = lappend_int(*kinds, BOUND_GT);
+				add_bound(m, BOUND_GT, right);
 				break;
 			case BTGreaterEqualStrategyNumber:
-				*kinds = lappend_int(*kinds, BOUND_GE);
+				add_bound(m, BOUND_GE, right);
 				break;
 			default:
 				return false;
 		}
-		*exprs = lappend(*exprs, right);
+		m->sels = lappend(m->sels, clause);
+		m->nseeks = Max(m->nseeks, 1);
 		return true;
 	}
 	if (IsA(clause, ScalarArrayOpExpr))
@@ -325,20 +584,28 @@ match_clause(Expr *clause, Index relid, Oid keytype, List **kinds, List **exprs,
 		Node	   *arr;
 		Oid			ltype,
 					rtype;
+		double		nkeys = 10;
 
 		if (!sa->useOr || list_length(sa->args) != 2 ||
 			!is_row_key(linitial(sa->args), relid))
 			return false;
 		arr = lsecond(sa->args);
-		if (!is_scan_constant(arr))
+		if (!is_scan_constant(arr, relid))
 			return false;
 		op_input_types(sa->opno, &ltype, &rtype);
 		if (ltype != keytype || !bound_type_ok(rtype, keytype) ||
 			get_element_type(exprType(arr)) != rtype ||
 			key_strategy(sa->opno, keytype, sa->inputcollid) != BTEqualStrategyNumber)
 			return false;
-		*kinds = lappend_int(*kinds, BOUND_IN);
-		*exprs = lappend(*exprs, arr);
+		add_bound(m, BOUND_IN, arr);
+		m->sels = lappend(m->sels, clause);
+		if (IsA(arr, Const) && !((Const *) arr)->constisnull)
+			nkeys = ArrayGetNItems(ARR_NDIM(DatumGetArrayTypeP(((Const *) arr)->constvalue)),
+								   ARR_DIMS(DatumGetArrayTypeP(((Const *) arr)->constvalue)));
+		else if (IsA(arr, ArrayExpr))
+			nkeys = list_length(((ArrayExpr *) arr)->elements);
+		/* one point read per key (of the shortest IN list) */
+		m->nseeks = m->nseeks > 1 ? Min(m->nseeks, Max(nkeys, 1)) : Max(nkeys, 1);
 		return true;
 	}
 	return false;
@@ -408,23 +675,168 @@ wide_pathkeys(PlannerInfo *root, RelOptInfo *rel, Relation r)
 	return pathkeys;
 }
 
+/*
+ * Add a Wide Scan path with the relation's conditions, and the join
+ * clauses of required_outer if any (a parameterized path: the inner side of
+ * a nested loop, its bounds read from each outer row).
+ */
+static void
+add_wide_path(PlannerInfo *root, RelOptInfo *rel, Relation r, List *pathkeys,
+			  Relids required_outer, bool for_join)
+{
+	ParamPathInfo *ppi = get_baserel_parampathinfo(root, rel, required_outer);
+	List	   *clauses = rel->baserestrictinfo;
+	List	   *exact_clauses = NIL;
+	List	   *quals = NIL;
+	List	   *tskinds = NIL;
+	List	   *tsexprs = NIL;
+	Oid			tstype = TupleDescAttr(RelationGetDescr(r), 3)->atttypid;
+	CustomPath *cpath;
+	WideMatch	m;
+	ListCell   *lc;
+	bool		joins = false;
+	Selectivity sel = 1.0;
+
+	memset(&m, 0, sizeof(m));
+	m.relid = rel->relid;
+	m.desc = RelationGetDescr(r);
+	m.keytype = TupleDescAttr(m.desc, 0)->atttypid;
+	if (ppi)
+		clauses = list_concat_copy(clauses, ppi->ppi_clauses);
+	foreach(lc, clauses)
+	{
+		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+		bool		exact;
+
+		if (match_clause(&m, ri->clause, &exact))
+		{
+			if (exact)
+			{
+				exact_clauses = lappend(exact_clauses, ri);
+				continue;
+			}
+		}
+		else if (WideTsMatchClause(ri->clause, rel->relid, tstype, &tskinds, &tsexprs))
+		{
+			exact_clauses = lappend(exact_clauses, ri); /* the reader enforces it */
+			continue;
+		}
+		if (!ri->pseudoconstant)
+			quals = lappend(quals, ri->clause);
+	}
+	/* a join's path is for point reads or ranges from the outer row */
+	if (for_join)
+	{
+		foreach(lc, ppi->ppi_clauses)
+		{
+			WideMatch	probe = m;
+			bool		exact;
+
+			probe.kinds = probe.exprs = probe.sels = NIL;
+			probe.has_range = false;
+			if (match_clause(&probe, lfirst_node(RestrictInfo, lc)->clause, &exact) &&
+				probe.has_range)
+				joins = true;
+		}
+		if (!joins)
+			return;
+	}
+	if (m.sels)
+		sel = clauselist_selectivity(root, m.sels, rel->relid, JOIN_INNER, NULL);
+
+	cpath = makeNode(CustomPath);
+	cpath->path.pathtype = T_CustomScan;
+	cpath->path.parent = rel;
+	cpath->path.pathtarget = rel->reltarget;
+	cpath->path.param_info = ppi;
+	cpath->path.parallel_aware = false;
+	cpath->path.parallel_safe = false;
+	cpath->path.rows = ppi ? ppi->ppi_rows : rel->rows;
+	cpath->path.pathkeys = pathkeys;
+	cpath->flags = 0;
+	cpath->custom_private = list_make4(m.kinds, m.exprs, exact_clauses,
+									   list_make2(tskinds, tsexprs));
+	cpath->methods = &wide_path_methods;
+	WideScanCost(root, rel, &cpath->path, m.has_range, sel, m.nseeks, quals);
+	add_path(rel, &cpath->path);
+
+	/*
+	 * A large range may go parallel: not a join's or a lateral path, not
+	 * point reads or a list of keys, not the case variants of an ILIKE
+	 * prefix (read one range after the other, which the stretches of a
+	 * parallel scan do not)
+	 */
+	if (ppi == NULL && !for_join &&
+		!list_member_int(m.kinds, BOUND_IN) && !list_member_int(m.kinds, BOUND_EQ) &&
+		!list_member_int(m.kinds, BOUND_IPREFIX_C) && !list_member_int(m.kinds, BOUND_ICASE))
+		WideAddPartialPath(root, rel, cpath, sel);
+}
+
+/* is em the relation's row_key?  (for generate_implied_equalities_for_column) */
+static bool
+ec_member_is_row_key(PlannerInfo *root, RelOptInfo *rel, EquivalenceClass *ec,
+					 EquivalenceMember *em, void *arg)
+{
+	return is_row_key((Node *) em->em_expr, rel->relid);
+}
+
+/*
+ * Parameterized paths: for every set of other relations whose columns
+ * bound row_key in a join clause (t.row_key = o.k, t.row_key >= o.lo, ...),
+ * a path that a nested loop runs once per outer row, as a point read or a
+ * range read.
+ */
+static void
+add_join_paths(PlannerInfo *root, RelOptInfo *rel, Relation r, List *pathkeys)
+{
+	List	   *candidates;
+	List	   *outers = NIL;
+	ListCell   *lc;
+	WideMatch	probe;
+
+	candidates = generate_implied_equalities_for_column(root, rel,
+														ec_member_is_row_key,
+														NULL,
+														rel->lateral_referencers);
+	candidates = list_concat(candidates, rel->joininfo);
+	memset(&probe, 0, sizeof(probe));
+	probe.relid = rel->relid;
+	probe.desc = RelationGetDescr(r);
+	probe.keytype = TupleDescAttr(probe.desc, 0)->atttypid;
+	foreach(lc, candidates)
+	{
+		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+		Relids		outer;
+		bool		exact;
+		ListCell   *lo;
+		bool		seen = false;
+
+		if (!join_clause_is_movable_to(ri, rel))
+			continue;
+		outer = bms_difference(ri->clause_relids, rel->relids);
+		if (bms_is_empty(outer) || bms_overlap(outer, rel->lateral_referencers))
+			continue;
+		probe.kinds = probe.exprs = probe.sels = NIL;
+		probe.has_range = false;
+		if (!match_clause(&probe, ri->clause, &exact) || !probe.has_range)
+			continue;
+		outer = bms_union(outer, rel->lateral_relids);
+		foreach(lo, outers)
+			if (bms_equal(lfirst(lo), outer))
+				seen = true;
+		if (!seen)
+			outers = lappend(outers, outer);
+	}
+	foreach(lc, outers)
+		add_wide_path(root, rel, r, pathkeys, (Relids) lfirst(lc), true);
+}
+
 static void
 wide_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 					  RangeTblEntry *rte)
 {
 	Relation	r;
-	CustomPath *cpath;
-	List	   *kinds = NIL;
-	List	   *exprs = NIL;
-	List	   *range_clauses = NIL;
-	List	   *exact_clauses = NIL;
-	ListCell   *lc;
-	Oid			keytype;
-	Oid			tstype;
-	List	   *tskinds = NIL;
-	List	   *tsexprs = NIL;
-	Selectivity sel = 1.0;
-	Cost		seq_total = 0;
+	List	   *pathkeys;
 
 	if (prev_set_rel_pathlist_hook)
 		prev_set_rel_pathlist_hook(root, rel, rti, rte);
@@ -440,58 +852,9 @@ wide_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 		relation_close(r, NoLock);
 		return;
 	}
-	keytype = TupleDescAttr(RelationGetDescr(r), 0)->atttypid;
-	tstype = TupleDescAttr(RelationGetDescr(r), 3)->atttypid;
-
-	foreach(lc, rel->baserestrictinfo)
-	{
-		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
-		bool		exact;
-
-		if (match_clause(ri->clause, rel->relid, keytype, &kinds, &exprs, &exact))
-		{
-			range_clauses = lappend(range_clauses, ri);
-			if (exact)
-				exact_clauses = lappend(exact_clauses, ri);
-		}
-		else if (WideTsMatchClause(ri->clause, rel->relid, tstype, &tskinds, &tsexprs))
-			exact_clauses = lappend(exact_clauses, ri);	/* the reader enforces it */
-	}
-	if (range_clauses)
-		sel = clauselist_selectivity(root, range_clauses, rel->relid,
-									 JOIN_INNER, NULL);
-
-	cpath = makeNode(CustomPath);
-	cpath->path.pathtype = T_CustomScan;
-	cpath->path.parent = rel;
-	cpath->path.pathtarget = rel->reltarget;
-	cpath->path.param_info = NULL;
-	cpath->path.parallel_aware = false;
-	cpath->path.parallel_safe = false;
-	cpath->path.rows = rel->rows;
-	cpath->path.pathkeys = wide_pathkeys(root, rel, r);
-	cpath->flags = 0;
-	cpath->custom_private = list_make4(kinds, exprs, exact_clauses,
-									   list_make2(tskinds, tsexprs));
-	cpath->methods = &wide_path_methods;
-
-	/* a seek costs a few pages; then a share of the table's pages */
-	foreach(lc, rel->pathlist)
-	{
-		Path	   *p = (Path *) lfirst(lc);
-
-		if (p->pathtype == T_SeqScan)
-			seq_total = p->total_cost;
-	}
-	if (seq_total <= 0)
-		seq_total = rel->pages * seq_page_cost + rel->tuples * cpu_tuple_cost;
-	/* never more than a sequential scan: it is one, with a start and end */
-	cpath->path.startup_cost = 0;
-	cpath->path.total_cost = seq_total * Min(sel * 1.1 + 0.001, 0.9);
-	add_path(rel, &cpath->path);
-	/* a large range (not a point read or a list of keys) may go parallel */
-	if (!list_member_int(kinds, BOUND_IN) && !list_member_int(kinds, BOUND_EQ))
-		WideAddPartialPath(root, rel, cpath, sel);
+	pathkeys = wide_pathkeys(root, rel, r);
+	add_wide_path(root, rel, r, pathkeys, rel->lateral_relids, false);
+	add_join_paths(root, rel, r, pathkeys);
 	relation_close(r, NoLock);
 }
 
@@ -566,7 +929,8 @@ begin_wide_scan(CustomScanState *node, EState *estate, int eflags)
 	{
 		Oid			type = exprType(lfirst(lc));
 
-		if (lfirst_int(lk) == BOUND_IN)
+		if (lfirst_int(lk) == BOUND_IN || lfirst_int(lk) == FILTER_FAMILY_IN ||
+			lfirst_int(lk) == FILTER_QUAL_IN)
 			type = get_element_type(type);
 		s->bound_types = lappend_oid(s->bound_types, type);
 	}
@@ -587,6 +951,7 @@ begin_wide_scan(CustomScanState *node, EState *estate, int eflags)
 	initStringInfo(&s->hi);
 	initStringInfo(&s->plo);
 	initStringInfo(&s->phi);
+	initStringInfo(&s->prefix_end);
 }
 
 /*
@@ -643,37 +1008,42 @@ set_upper(WideScanState *s, const char *k, uint32 len, bool incl)
 	}
 }
 
-/* bound from LIKE 'prefix%': [prefix, prefix with its last byte + 1) */
+/* bound from a pattern: the range of its literal prefix (WidePatternRange) */
 static void
-set_prefix(WideScanState *s, const char *pat, uint32 len)
+set_pattern(WideScanState *s, const char *pat, uint32 len, int mode)
 {
-	StringInfoData prefix;
-	uint32		i;
+	StringInfoData lo,
+				hi;
+	bool		has_hi,
+				same;
 
-	initStringInfo(&prefix);
-	for (i = 0; i < len; i++)
+	initStringInfo(&lo);
+	initStringInfo(&hi);
+	if (WidePatternRange(pat, len, mode, &lo, &hi, &has_hi, &same))
 	{
-		if (pat[i] == '%' || pat[i] == '_')
-			break;
-		if (pat[i] == '\\')
-		{
-			if (++i >= len)
-				break;
-		}
-		appendStringInfoChar(&prefix, pat[i]);
+		set_lower(s, lo.data, lo.len, true);
+		if (has_hi)
+			set_upper(s, hi.data, hi.len, false);
 	}
-	if (prefix.len == 0)
-		return;
-	set_lower(s, prefix.data, prefix.len, true);
-	/* the smallest key greater than every key with this prefix */
-	while (prefix.len > 0 && (uint8) prefix.data[prefix.len - 1] == 0xFF)
-		prefix.len--;
-	if (prefix.len > 0)
+	pfree(lo.data);
+	pfree(hi.data);
+}
+
+/*
+ * bound from ILIKE under "C": the keys that begin with a case variant of
+ * the prefix; a range per variant when there are few (open_reader)
+ */
+static void
+set_icase(WideScanState *s, const char *prefix, uint32 len)
+{
+	set_pattern(s, prefix, len, WIDE_PAT_ISTARTS);
+	if (s->prefixes == NULL && len > 0)
 	{
-		prefix.data[prefix.len - 1]++;
-		set_upper(s, prefix.data, prefix.len, false);
+		s->prefixes = WideCaseVariants(prefix, len, WIDE_MAX_CASE_VARIANTS,
+									   &s->nprefixes, s->keycxt);
+		if (s->prefixes != NULL && s->nprefixes == 1)
+			s->prefixes = NULL;
 	}
-	pfree(prefix.data);
 }
 
 /* qsort comparator of WideKeyRefs */
@@ -775,10 +1145,14 @@ compute_range(WideScanState *s)
 	MemoryContext old;
 
 	memset(&s->range, 0, sizeof(s->range));
+	WideColumnFilterReset(&s->columns);
 	MemoryContextReset(s->keycxt);
 	s->keys = NULL;
 	s->nkeys = 0;
 	s->nextkey = 0;
+	s->prefixes = NULL;
+	s->nprefixes = 0;
+	s->nextprefix = 0;
 	s->empty = false;
 	resetStringInfo(&s->lo);
 	resetStringInfo(&s->hi);
@@ -808,6 +1182,14 @@ compute_range(WideScanState *s)
 			set_in_list(s, d, lfirst_oid(lt));
 			continue;
 		}
+		if (IS_FILTER(kind))
+		{
+			WideColumnFilterAdd(&s->columns, s->keycxt,
+								kind == FILTER_QUAL || kind == FILTER_QUAL_IN, d,
+								lfirst_oid(lt),
+								kind == FILTER_FAMILY_IN || kind == FILTER_QUAL_IN);
+			continue;
+		}
 		key_bytes(d, lfirst_oid(lt), &k, &len);
 		switch (kind)
 		{
@@ -828,7 +1210,25 @@ compute_range(WideScanState *s)
 				set_lower(s, k, len, true);
 				break;
 			case BOUND_PREFIX:
-				set_prefix(s, k, len);
+				set_pattern(s, k, len, WIDE_PAT_LIKE);
+				break;
+			case BOUND_STARTS:
+				set_pattern(s, k, len, WIDE_PAT_STARTS);
+				break;
+			case BOUND_IPREFIX_C:
+				{
+					StringInfoData prefix;
+
+					initStringInfo(&prefix);
+					WidePatternPrefix(k, len, WIDE_PAT_ILIKE_C, &prefix);
+					set_icase(s, prefix.data, prefix.len);
+					break;
+				}
+			case BOUND_ICASE:
+				set_icase(s, k, len);
+				break;
+			case BOUND_IPREFIX:
+				set_pattern(s, k, len, WIDE_PAT_ILIKE);
 				break;
 		}
 	}
@@ -850,6 +1250,60 @@ compute_range(WideScanState *s)
 	}
 	if (s->keys != NULL && s->nkeys == 0)
 		s->empty = true;
+	if (WideColumnFilterEmpty(&s->columns))
+		s->empty = true;
+}
+
+/*
+ * The range of the next case variant of an ILIKE prefix that meets the
+ * scan's range, into *r (which holds the scan's range); false after the
+ * last one.
+ */
+static bool
+next_prefix_range(WideScanState *s, WideKeyRange *r)
+{
+	while (s->nextprefix < s->nprefixes)
+	{
+		const WideBytes *p = &s->prefixes[s->nextprefix++];
+		WideKeyRange v = s->range;
+		int			cmp;
+
+		v.is_point = false;
+		/* [p, the least key after every key that begins with p) */
+		if (!v.has_start ||
+			(cmp = WideKeyCompare(v.start, v.startlen, p->data, p->len)) < 0 ||
+			(cmp == 0 && v.start_incl))
+		{
+			v.has_start = v.start_incl = true;
+			v.start = p->data;
+			v.startlen = p->len;
+		}
+		resetStringInfo(&s->prefix_end);
+		appendBinaryStringInfo(&s->prefix_end, p->data, p->len);
+		while (s->prefix_end.len > 0 &&
+			   (uint8) s->prefix_end.data[s->prefix_end.len - 1] == 0xFF)
+			s->prefix_end.len--;
+		if (s->prefix_end.len > 0)
+		{
+			s->prefix_end.data[s->prefix_end.len - 1]++;
+			if (!v.has_end ||
+				(cmp = WideKeyCompare(s->prefix_end.data, s->prefix_end.len,
+									  v.end, v.endlen)) <= 0)
+			{
+				v.has_end = true;
+				v.end_incl = false;
+				v.end = s->prefix_end.data;
+				v.endlen = s->prefix_end.len;
+			}
+		}
+		if (v.has_start && v.has_end &&
+			((cmp = WideKeyCompare(v.start, v.startlen, v.end, v.endlen)) > 0 ||
+			 (cmp == 0 && !(v.start_incl && v.end_incl))))
+			continue;
+		*r = v;
+		return true;
+	}
+	return false;
 }
 
 /* a parallel scan's reader goes on with the next stretch it claims */
@@ -897,6 +1351,8 @@ open_reader(WideScanState *s)
 		r.start = r.end = k;
 		r.startlen = r.endlen = len;
 	}
+	else if (s->prefixes != NULL && !next_prefix_range(s, &r))
+		return false;
 	/*
 	 * The reader lives in readcxt, reset when it is closed: a scan opens one
 	 * per key of an IN list and one per rescan, and what a reader leaves
@@ -906,15 +1362,21 @@ open_reader(WideScanState *s)
 	if (s->pscan != NULL)
 	{
 		/* a parallel scan: the range, read by the stretches it claims */
+		if (s->keys != NULL || s->prefixes != NULL)
+			elog(ERROR, "a parallel Wide Scan cannot read a list of keys or prefixes");
 		s->reader = WideReaderBeginRanges(rel, estate->es_snapshot,
 										  WideParallelNow(s->pscan), &r,
 										  s->ts_kinds ? &s->window : NULL);
+		if (s->columns.fam_active || s->columns.qual_active)
+			WideReaderSetFilter(s->reader, WideColumnFilterKeep, &s->columns);
 		MemoryContextSwitchTo(old);
 		next_stretch(s);
 		return true;
 	}
 	s->reader = WideReaderBeginTs(rel, estate->es_snapshot, WideReaderNow(), &r,
 								  s->ts_kinds ? &s->window : NULL);
+	if (s->columns.fam_active || s->columns.qual_active)
+		WideReaderSetFilter(s->reader, WideColumnFilterKeep, &s->columns);
 	MemoryContextSwitchTo(old);
 	return true;
 }
@@ -963,11 +1425,17 @@ wide_scan_next(ScanState *ss)
 		cell = WideReaderNext(s->reader);
 		MemoryContextSwitchTo(old);
 		if (cell != NULL)
-			break;
+		{
+			/* cells of other families or qualifiers form no tuple */
+			if (WideColumnFilterMatch(&s->columns, cell))
+				break;
+			CHECK_FOR_INTERRUPTS();
+			continue;
+		}
 		if (s->pscan != NULL && next_stretch(s))
 			continue;
 		close_reader(s);
-		if (s->keys == NULL)
+		if (s->keys == NULL && s->prefixes == NULL)
 		{
 			s->empty = true;
 			return ExecClearTuple(slot);
@@ -1036,33 +1504,43 @@ explain_wide_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 {
 	WideScanState *s = (WideScanState *) node;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
-	List	   *context;
+	List	   *context = NIL;
 	ListCell   *lk,
 			   *le;
-	StringInfoData buf;
-	bool		first = true;
+	StringInfoData keys,
+				fams,
+				quals;
 
-	if (s->bound_kinds == NIL)
-		ExplainPropertyText("Row Keys", "all", es);
-	else
-	{
+	/* the key range, then the families and qualifiers kept */
+	initStringInfo(&keys);
+	initStringInfo(&fams);
+	initStringInfo(&quals);
+	if (cscan->custom_exprs != NIL)
 		context = set_deparse_context_plan(es->deparse_cxt, node->ss.ps.plan,
 										   ancestors);
-		initStringInfo(&buf);
-		forboth(lk, s->bound_kinds, le, cscan->custom_exprs)
-		{
-			static const char *const names[] = {
-				"", "=", "<", "<=", ">", ">=", "LIKE", "= ANY"
-			};
+	forboth(lk, s->bound_kinds, le, cscan->custom_exprs)
+	{
+		static const char *const names[] = {
+			"", "row_key =", "row_key <", "row_key <=", "row_key >",
+			"row_key >=", "prefix of row_key LIKE", "row_key = ANY",
+			"row_key ^@", "prefix of row_key ILIKE", "prefix of row_key ILIKE",
+			"family =", "family = ANY", "qualifier =", "qualifier = ANY",
+			"row_key ^@ any case of"
+		};
+		int			kind = lfirst_int(lk);
+		StringInfo	buf = kind == FILTER_FAMILY || kind == FILTER_FAMILY_IN ? &fams :
+			kind == FILTER_QUAL || kind == FILTER_QUAL_IN ? &quals : &keys;
 
-			if (!first)
-				appendStringInfoString(&buf, " AND ");
-			first = false;
-			appendStringInfo(&buf, "row_key %s %s", names[lfirst_int(lk)],
-							 deparse_expression(lfirst(le), context, false, false));
-		}
-		ExplainPropertyText("Row Keys", buf.data, es);
+		if (buf->len > 0)
+			appendStringInfoString(buf, " AND ");
+		appendStringInfo(buf, "%s %s", names[kind],
+						 deparse_expression(lfirst(le), context, false, false));
 	}
+	ExplainPropertyText("Row Keys", keys.len > 0 ? keys.data : "all", es);
+	if (fams.len > 0)
+		ExplainPropertyText("Families", fams.data, es);
+	if (quals.len > 0)
+		ExplainPropertyText("Qualifiers", quals.data, es);
 	WideTsWindowExplain(&node->ss.ps, s->ts_kinds,
 						list_copy_tail(cscan->custom_exprs, list_length(s->bound_kinds)),
 						ancestors, es);

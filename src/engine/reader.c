@@ -72,6 +72,9 @@ struct WideReader
 	const WideFamily *fastdef;
 	char		fastfam[WIDE_MAX_FAMILY_NAME + 1];
 	int			fastfamlen;		/* -1: no family looked up yet */
+	/* WideReaderSetFilter: the records of columns the caller wants */
+	WideRecordFilter keep;
+	void	   *keep_arg;
 };
 
 /*
@@ -501,6 +504,12 @@ next:
 				r->skipped = true;
 				continue;
 			}
+			/* records of columns nobody wants need no merging */
+			if (r->keep && in->kind != WIDE_KIND_DEL_ROW && !r->keep(in, r->keep_arg))
+			{
+				r->skipped = true;
+				continue;
+			}
 			/* hints are relative to the previous record, unless it was skipped */
 			WideMergerPush(r->merger, in, !r->skipped);
 			r->skipped = false;
@@ -529,6 +538,18 @@ next:
 	}
 	r->stats.cells++;
 	return cell;
+}
+
+/*
+ * WideReaderSetFilter -- merge only the records keep() accepts, besides row
+ * tombstones; keep() sees family tombstones (no qualifier) and the records
+ * of one column, whose merge no other column's records change.
+ */
+void
+WideReaderSetFilter(WideReader *r, WideRecordFilter keep, void *arg)
+{
+	r->keep = keep;
+	r->keep_arg = arg;
 }
 
 /*

@@ -50,6 +50,8 @@ extern void WideReaderNextRange(WideReader *r, const WideKeyRange *range);
 extern const WideCell *WideReaderNext(WideReader *r);
 extern WideReaderStats WideReaderGetStats(const WideReader *r);
 extern void WideReaderEnd(WideReader *r);
+typedef bool (*WideRecordFilter) (const WideCell *cell, void *arg);
+extern void WideReaderSetFilter(WideReader *r, WideRecordFilter keep, void *arg);
 extern int64 WideReaderNow(void);
 typedef struct WideRowCursor WideRowCursor;
 extern WideRowCursor *WideRowCursorBegin(Relation rel, Snapshot snapshot,

@@ -29,10 +29,12 @@ $standby->init_from_backup($primary, 'b', has_streaming => 1);
 $standby->start;
 
 # the same cells into the wide table and the heap, in one statement each
+# (appended to the write area, not written as runs: engine/pending.c)
 sub load
 {
 	my ($q, $n) = @_;
 	$primary->safe_psql('postgres', qq{
+		SET wide.statement_run_size = '1GB';
 		INSERT INTO h SELECT 'host' || (i % 40) || '#' || lpad((i / 40)::text, 8, '0'), 'cf',
 		       '$q', i, ('x' || substr(md5('$q' || i), 1, 7))::bit(28)::int
 		  FROM generate_series(1, $n) i;

@@ -1,0 +1,68 @@
+/*-------------------------------------------------------------------------
+ *
+ * scan.h
+ *	  What the Wide Scan (customscan.c) pushes down besides row_key
+ *	  comparisons, and what it costs (scan_pushdown.c): key ranges from
+ *	  LIKE, ILIKE and starts_with patterns, family and qualifier sets
+ *	  checked on merged cells before tuples are formed, the cost model.
+ *
+ * IDENTIFICATION
+ *	  src/am/scan.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef WIDE_SCAN_H
+#define WIDE_SCAN_H
+
+#include "lib/stringinfo.h"
+#include "nodes/pathnodes.h"
+#include "engine/cell.h"
+
+/* how a pattern is read by WidePatternRange */
+#define WIDE_PAT_LIKE		1	/* LIKE: \ escapes, % and _ wildcards */
+#define WIDE_PAT_ILIKE_C	2	/* ILIKE under "C": ASCII letters fold */
+#define WIDE_PAT_ILIKE		3	/* ILIKE under another collation */
+#define WIDE_PAT_STARTS		4	/* starts_with: the string is the prefix */
+#define WIDE_PAT_ISTARTS	5	/* the string is the prefix, ASCII letters fold */
+
+/* ILIKE under "C": one range per case variant of a prefix, up to */
+#define WIDE_MAX_CASE_VARIANTS	64
+
+/* a byte string (sorted sets of them: families, qualifiers, prefixes) */
+typedef struct WideBytes
+{
+	const char *data;
+	uint32		len;
+} WideBytes;
+
+extern int	WidePatternPrefix(const char *pat, uint32 len, int mode,
+							  StringInfo prefix);
+extern bool WidePatternRange(const char *pat, uint32 len, int mode,
+							 StringInfo lo, StringInfo hi, bool *has_hi,
+							 bool *same);
+extern WideBytes *WideCaseVariants(const char *prefix, uint32 len, int max,
+								   int *n, MemoryContext cxt);
+
+typedef struct WideColumnFilter
+{
+	bool		fam_active;		/* only the families in fams */
+	bool		qual_active;	/* only the qualifiers in quals */
+	int			nfams;
+	int			nquals;
+	WideBytes  *fams;
+	WideBytes  *quals;
+} WideColumnFilter;
+
+extern void WideColumnFilterReset(WideColumnFilter *f);
+extern void WideColumnFilterAdd(WideColumnFilter *f, MemoryContext cxt,
+								bool qualifier, Datum d, Oid type, bool is_array);
+extern bool WideColumnFilterEmpty(const WideColumnFilter *f);
+extern bool WideColumnFilterMatch(const WideColumnFilter *f, const WideCell *cell);
+extern bool WideColumnFilterKeep(const WideCell *cell, void *arg);
+
+/* the cost of a Wide Scan */
+extern void WideScanCost(PlannerInfo *root, RelOptInfo *rel, Path *path,
+						 bool has_range, Selectivity range_sel, double nseeks,
+						 List *quals);
+
+#endif							/* WIDE_SCAN_H */

@@ -1,0 +1,419 @@
+/*-------------------------------------------------------------------------
+ *
+ * scan_pushdown.c
+ *	  What the Wide Scan pushes down besides row_key comparisons, and its
+ *	  cost model.
+ *
+ * Patterns.  LIKE 'prefix...', starts_with(row_key, s) (and ^@) and ILIKE
+ * with a literal prefix become key ranges.  For ILIKE the range must hold
+ * every key whose prefix equals the pattern's case-insensitively: under
+ * the "C" collation only ASCII letters fold, so the prefix with its letters
+ * upper-cased is the least such key, and the prefix lower-cased the
+ * greatest ('A' < 'a'); under another collation a letter may fold to or
+ * from a non-ASCII character (KELVIN SIGN is a 'k'), so the prefix ends at
+ * the first letter.  A non-ASCII byte ends it in either case.  A pattern
+ * that begins with a wildcard gives no range: it is a filter, and the scan
+ * reads every row.
+ *
+ * Columns.  family = x, family = ANY(array), and the same on qualifier,
+ * become sets.  The reader merges only the records of kept columns, the
+ * family tombstones of kept families and every row tombstone
+ * (WideColumnFilterKeep): versions, ages and aggregates are rules of one
+ * column, so dropping the others changes nothing of the kept ones, and a
+ * row tombstone still hides the cells of every family.  The scan checks
+ * the merged cells again before it forms a tuple.
+ *
+ * Costs.  A key range costs a seek (an index block and a data block per
+ * run, mostly cached: one random page) per range or per key of an IN
+ * list, then its share of the table's pages and cells, the share being
+ * the selectivity of the range clauses, which ANALYZE's row_key
+ * histogram gives.  Without a range it costs what a sequential scan
+ * costs, a little less (its output is sorted), and with one never more
+ * (on a small table a seek may cost more than reading every block).
+ *
+ * IDENTIFICATION
+ *	  src/am/scan_pushdown.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "catalog/pg_type.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+
+#include "am/scan.h"
+
+/*
+ * WidePatternPrefix -- the literal prefix of a pattern, escapes resolved:
+ * the bytes every match begins with (up to the case of ASCII letters for
+ * WIDE_PAT_ILIKE_C).  Returns the number of ASCII letters in it.
+ */
+int
+WidePatternPrefix(const char *pat, uint32 len, int mode, StringInfo prefix)
+{
+	uint32		i;
+	int			letters = 0;
+
+	resetStringInfo(prefix);
+	for (i = 0; i < len; i++)
+	{
+		unsigned char c = (unsigned char) pat[i];
+		bool		letter;
+
+		if (mode != WIDE_PAT_STARTS && mode != WIDE_PAT_ISTARTS)
+		{
+			if (c == '%' || c == '_')
+				break;
+			if (c == '\\')
+			{
+				if (++i >= len)
+					break;
+				c = (unsigned char) pat[i];
+			}
+		}
+		letter = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+		if (mode == WIDE_PAT_ILIKE_C || mode == WIDE_PAT_ILIKE)
+		{
+			if (c >= 0x80 || (letter && mode == WIDE_PAT_ILIKE))
+				break;
+		}
+		if (letter)
+			letters++;
+		appendStringInfoChar(prefix, (char) c);
+	}
+	return letters;
+}
+
+/*
+ * WidePatternRange -- the key range of a pattern's literal prefix: lo, and
+ * (when *has_hi) the exclusive upper bound hi.  False when the prefix is
+ * empty: the pattern bounds nothing.  *same says lo is the prefix itself
+ * (no letter folded), so the range is exactly the keys with that prefix.
+ * For ILIKE under "C", lo is the prefix upper-cased and hi follows it
+ * lower-cased: every case variant lies between.
+ */
+bool
+WidePatternRange(const char *pat, uint32 len, int mode, StringInfo lo,
+				 StringInfo hi, bool *has_hi, bool *same)
+{
+	int			letters = WidePatternPrefix(pat, len, mode, lo);
+	int			i;
+
+	resetStringInfo(hi);
+	*has_hi = false;
+	*same = true;
+	if (lo->len == 0)
+		return false;
+	appendBinaryStringInfo(hi, lo->data, lo->len);
+	if (letters > 0 && (mode == WIDE_PAT_ILIKE_C || mode == WIDE_PAT_ISTARTS))
+	{
+		for (i = 0; i < lo->len; i++)
+		{
+			lo->data[i] = (char) pg_ascii_toupper((unsigned char) lo->data[i]);
+			hi->data[i] = (char) pg_ascii_tolower((unsigned char) hi->data[i]);
+		}
+		*same = false;
+	}
+	/* the least key greater than every key that begins with hi */
+	while (hi->len > 0 && (uint8) hi->data[hi->len - 1] == 0xFF)
+		hi->len--;
+	if (hi->len > 0)
+	{
+		hi->data[hi->len - 1]++;
+		hi->data[hi->len] = '\0';
+		*has_hi = true;
+	}
+	return true;
+}
+
+/*
+ * WideCaseVariants -- every ASCII case variant of a prefix, sorted, in cxt;
+ * NULL if there would be more than max.
+ */
+WideBytes *
+WideCaseVariants(const char *prefix, uint32 len, int max, int *n,
+				 MemoryContext cxt)
+{
+	int			letters = 0;
+	int			pos[31];
+	uint32		i;
+	int			v,
+				j;
+	WideBytes  *out;
+
+	for (i = 0; i < len; i++)
+	{
+		unsigned char c = (unsigned char) prefix[i];
+
+		if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'))
+		{
+			if (letters == lengthof(pos) || (1 << (letters + 1)) > max)
+				return NULL;
+			pos[letters++] = i;
+		}
+	}
+	*n = 1 << letters;
+	out = MemoryContextAlloc(cxt, *n * sizeof(WideBytes));
+	/*
+	 * Variant v has letter j lower-cased when bit (letters - 1 - j) of v is
+	 * set: the first letter is the most significant bit, and upper case
+	 * sorts first ('A' < 'a'), so the variants come out sorted.
+	 */
+	for (v = 0; v < *n; v++)
+	{
+		char	   *b = MemoryContextAlloc(cxt, len + 1);
+
+		memcpy(b, prefix, len);
+		for (j = 0; j < letters; j++)
+		{
+			unsigned char c = (unsigned char) b[pos[j]];
+
+			b[pos[j]] = (v & (1 << (letters - 1 - j))) ?
+				(char) pg_ascii_tolower(c) : (char) pg_ascii_toupper(c);
+		}
+		out[v].data = b;
+		out[v].len = len;
+	}
+	return out;
+}
+
+/* ----------------------------------------------------------------
+ *	Family and qualifier sets
+ * ----------------------------------------------------------------
+ */
+
+/* the bytes of a text, bytea or name datum (may detoast) */
+static void
+datum_bytes(Datum d, Oid type, const char **p, uint32 *len)
+{
+	struct varlena *v;
+
+	if (type == NAMEOID)
+	{
+		*p = NameStr(*DatumGetName(d));
+		*len = strlen(*p);
+		return;
+	}
+	v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(d));
+	*p = VARDATA_ANY(v);
+	*len = VARSIZE_ANY_EXHDR(v);
+}
+
+/* qsort and bsearch comparator of WideBytes */
+static int
+cmp_bytes(const void *a, const void *b)
+{
+	const WideBytes *x = (const WideBytes *) a;
+	const WideBytes *y = (const WideBytes *) b;
+
+	return WideKeyCompare(x->data, x->len, y->data, y->len);
+}
+
+/*
+ * WideColumnFilterReset -- keep every family and qualifier.
+ */
+void
+WideColumnFilterReset(WideColumnFilter *f)
+{
+	memset(f, 0, sizeof(*f));
+}
+
+/*
+ * WideColumnFilterAdd -- keep only the families (or qualifiers) equal to d,
+ * or to an element of the array d; the values are copied into cxt.
+ * Conditions on the same column intersect.
+ */
+void
+WideColumnFilterAdd(WideColumnFilter *f, MemoryContext cxt, bool qualifier,
+					Datum d, Oid type, bool is_array)
+{
+	WideBytes  *set;
+	Datum	   *elems = &d;
+	bool	   *nulls = NULL;
+	int			n = 1;
+	int			i,
+				k = 0;
+	WideBytes **cur = qualifier ? &f->quals : &f->fams;
+	int		   *ncur = qualifier ? &f->nquals : &f->nfams;
+	bool	   *active = qualifier ? &f->qual_active : &f->fam_active;
+
+	if (is_array)
+	{
+		ArrayType  *a = DatumGetArrayTypeP(d);
+		int16		typlen;
+		bool		typbyval;
+		char		typalign;
+
+		if (ARR_ELEMTYPE(a) != type)
+			elog(ERROR, "wide scan: array of type %u where %u was planned",
+				 ARR_ELEMTYPE(a), type);
+		get_typlenbyvalalign(type, &typlen, &typbyval, &typalign);
+		deconstruct_array(a, type, typlen, typbyval, typalign,
+						  &elems, &nulls, &n);
+	}
+	set = MemoryContextAlloc(cxt, Max(n, 1) * sizeof(WideBytes));
+	for (i = 0; i < n; i++)
+	{
+		const char *p;
+		uint32		len;
+		char	   *copy;
+
+		/* "= NULL" is never true */
+		if (nulls && nulls[i])
+			continue;
+		datum_bytes(elems[i], type, &p, &len);
+		copy = MemoryContextAlloc(cxt, len + 1);
+		memcpy(copy, p, len);
+		set[k].data = copy;
+		set[k].len = len;
+		k++;
+	}
+	qsort(set, k, sizeof(WideBytes), cmp_bytes);
+	n = k;
+	k = 0;
+	for (i = 0; i < n; i++)
+		if (k == 0 || cmp_bytes(&set[k - 1], &set[i]) != 0)
+			set[k++] = set[i];
+	if (!*active)
+	{
+		*cur = set;
+		*ncur = k;
+		*active = true;
+	}
+	else
+	{
+		/* both conditions hold: keep the values in both sets */
+		int			m = 0,
+					j = 0;
+
+		for (i = 0; i < *ncur && j < k;)
+		{
+			int			c = cmp_bytes(&(*cur)[i], &set[j]);
+
+			if (c == 0)
+			{
+				(*cur)[m++] = (*cur)[i];
+				i++, j++;
+			}
+			else if (c < 0)
+				i++;
+			else
+				j++;
+		}
+		*ncur = m;
+	}
+}
+
+/*
+ * WideColumnFilterEmpty -- does the filter reject every cell?
+ */
+bool
+WideColumnFilterEmpty(const WideColumnFilter *f)
+{
+	return (f->fam_active && f->nfams == 0) ||
+		(f->qual_active && f->nquals == 0);
+}
+
+/*
+ * WideColumnFilterMatch -- does the cell's family and qualifier pass?
+ */
+bool
+WideColumnFilterMatch(const WideColumnFilter *f, const WideCell *cell)
+{
+	WideBytes	b;
+
+	if (f->fam_active)
+	{
+		b.data = cell->family;
+		b.len = cell->famlen;
+		if (f->nfams == 1 ? cmp_bytes(&b, f->fams) != 0 :
+			bsearch(&b, f->fams, f->nfams, sizeof(WideBytes), cmp_bytes) == NULL)
+			return false;
+	}
+	if (f->qual_active)
+	{
+		b.data = cell->qual;
+		b.len = cell->quallen;
+		if (f->nquals == 1 ? cmp_bytes(&b, f->quals) != 0 :
+			bsearch(&b, f->quals, f->nquals, sizeof(WideBytes), cmp_bytes) == NULL)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * WideColumnFilterKeep -- WideReaderSetFilter's test: the records of a kept
+ * column, and the family tombstones of a kept family, are merged.
+ */
+bool
+WideColumnFilterKeep(const WideCell *cell, void *arg)
+{
+	const WideColumnFilter *f = (const WideColumnFilter *) arg;
+	WideBytes	b;
+
+	if (cell->kind == WIDE_KIND_DEL_FAMILY)
+	{
+		if (!f->fam_active)
+			return true;
+		b.data = cell->family;
+		b.len = cell->famlen;
+		return bsearch(&b, f->fams, f->nfams, sizeof(WideBytes), cmp_bytes) != NULL;
+	}
+	return WideColumnFilterMatch(f, cell);
+}
+
+/* ----------------------------------------------------------------
+ *	Costs
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * WideScanCost -- set the path's costs: a scan of range_sel of the table
+ * after nseeks seeks (has_range), or of all of it; quals are the
+ * conditions still checked on every cell read.
+ */
+void
+WideScanCost(PlannerInfo *root, RelOptInfo *rel, Path *path, bool has_range,
+			 Selectivity range_sel, double nseeks, List *quals)
+{
+	QualCost	qcost;
+	Cost		seek = random_page_cost + 20 * cpu_operator_cost;
+	double		pages,
+				cells;
+	Cost		full;
+	Cost		startup,
+				run;
+
+	cost_qual_eval(&qcost, quals, root);
+	/* a sequential scan whose output is sorted */
+	full = 0.99 * (rel->pages * seq_page_cost +
+				   rel->tuples * (cpu_tuple_cost + qcost.per_tuple));
+	if (!has_range)
+	{
+		range_sel = 1.0;
+		nseeks = 0;
+	}
+	range_sel = Max(Min(range_sel, 1.0), 0.0);
+	pages = ceil(rel->pages * range_sel);
+	cells = rel->tuples * range_sel;
+	startup = qcost.startup + (nseeks > 0 ? seek : 0);
+	run = (nseeks > 1 ? (nseeks - 1) * seek : 0) +
+		pages * seq_page_cost +
+		cells * (cpu_tuple_cost + qcost.per_tuple);
+	/* a range is never more work than the whole table (small tables) */
+	if (startup + run > full)
+	{
+		startup = Min(startup, full);
+		run = full - startup;
+	}
+	run += path->rows * path->pathtarget->cost.per_tuple;
+	path->startup_cost = startup + path->pathtarget->cost.startup;
+	path->total_cost = path->startup_cost + run;
+}
