@@ -26,7 +26,8 @@ SELECT pubname, tablename FROM pg_publication_tables ORDER BY 1, 2;
 ALTER PUBLICATION p SET TABLE h (row_key, value);
 
 -- a partitioned table with a wide partition, published either way
-CREATE TABLE pt (row_key text, family text, qualifier text, ts timestamptz,
+CREATE TABLE pt (row_key text COLLATE "C", family text COLLATE "C",
+                 qualifier text COLLATE "C", ts timestamptz,
                  value int8) PARTITION BY RANGE (row_key);
 CREATE TABLE pt_heap PARTITION OF pt FOR VALUES FROM ('a') TO ('m');
 CREATE TABLE pt_wide PARTITION OF pt FOR VALUES FROM ('m') TO (MAXVALUE)

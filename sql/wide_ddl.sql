@@ -80,7 +80,6 @@ INSERT INTO metric VALUES ('r1', 'm', 'q', '2030-01-01', 1)
 SELECT * FROM metric FOR UPDATE;
 SELECT * FROM metric TABLESAMPLE SYSTEM (10);
 SELECT * FROM metric WHERE ctid = '(0,1)';
-VACUUM FULL metric;
 CLUSTER metric;
 -- a scroll cursor works (the planner materializes the scan)
 BEGIN;

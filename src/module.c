@@ -86,5 +86,6 @@ _PG_init(void)
 	define_settings();
 	WideInstallHooks();
 	WideInstallDeleteHooks();
+	WideInstallMoveIn();
 	WideInstallStatementHooks();
 }

@@ -41,6 +41,11 @@ extern void WideInstallStatementHooks(void);
 extern bool WideRelationIsWide(Oid relid);
 extern void WideInstallHooks(void);
 
+/* movein.c */
+extern void WideInstallMoveIn(void);
+extern const WideFamily *WideMoveInFamily(Relation rel, const WideSchema *schema,
+										  const char *name, uint32 len);
+
 /* cellslot.c: SQL values <-> cells */
 extern int64 WideNowUnix(void);
 extern void WideCheckTimestamp(int64 ts);

@@ -103,12 +103,21 @@ WideFamilyForWrite(Relation rel, const WideSchema *schema,
 	const WideFamily *f = WideSchemaFindFamily(schema, name, len);
 
 	if (f == NULL)
+		f = WideMoveInFamily(rel, schema, name, len);	/* movein.c */
+	if (f == NULL)
+	{
+		/* the new table of a rewrite has the families of the table */
+		Oid			orig = WideRewriteSource(rel);
+		const char *relname = OidIsValid(orig) ? get_rel_name(orig) :
+			RelationGetRelationName(rel);
+
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("column family \"%.*s\" does not exist in wide table \"%s\"",
-						(int) len, name, RelationGetRelationName(rel)),
+						(int) len, name, relname),
 				 errhint("Create it first: SELECT wide.create_family('%s', '%.*s');",
-						 RelationGetRelationName(rel), (int) len, name)));
+						 relname, (int) len, name)));
+	}
 	return f;
 }
 

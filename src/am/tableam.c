@@ -25,6 +25,8 @@
 #include "access/tableam.h"
 #include "access/xact.h"
 #include "catalog/index.h"
+#include "catalog/pg_collation.h"
+#include "catalog/pg_type.h"
 #include "catalog/storage.h"
 #include "catalog/storage_xlog.h"
 #include "commands/vacuum.h"
@@ -33,6 +35,7 @@
 #include "pgstat.h"
 #include "storage/bufmgr.h"
 #include "storage/smgr.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
@@ -41,6 +44,7 @@
 #include "engine/schema.h"
 #include "engine/writearea.h"
 #include "engine/reader.h"
+#include "engine/maintenance.h"
 #include "am/am.h"
 
 PG_FUNCTION_INFO_V1(wide_tableam_handler);
@@ -423,6 +427,34 @@ wide_relation_set_new_filenode(Relation rel, const RelFileNode *newrnode,
 							   MultiXactId *minmulti)
 {
 	SMgrRelation srel;
+	Oid			orig;
+
+	/*
+	 * The new table of ALTER TABLE ... SET ACCESS METHOD wide: the table
+	 * keeps its own column definitions, so its keys must already sort
+	 * bytewise.
+	 */
+	if (OidIsValid(orig = WideRewriteSource(rel)))
+	{
+		for (AttrNumber attno = 1; attno <= 3; attno++)
+		{
+			Oid			typid;
+			int32		typmod;
+			Oid			collid;
+
+			if (get_attname(orig, attno, true) == NULL)
+				break;			/* not a wide table's shape: checked below */
+			get_atttypetypmodcoll(orig, attno, &typid, &typmod, &collid);
+			if (typid == TEXTOID && collid != C_COLLATION_OID)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
+						 errmsg("column \"%s\" of table \"%s\" must use the \"C\" collation to move into wide",
+								get_attname(orig, attno, false), get_rel_name(orig)),
+						 errdetail("Row keys, families and qualifiers of a wide table sort bytewise."),
+						 errhint("Change the collation in the same statement: ALTER TABLE %s ALTER COLUMN row_key TYPE text COLLATE \"C\", ALTER COLUMN family TYPE text COLLATE \"C\", ALTER COLUMN qualifier TYPE text COLLATE \"C\", SET ACCESS METHOD wide;",
+								 get_rel_name(orig))));
+		}
+	}
 
 	WideCheckTableShape(rel);
 
@@ -476,6 +508,13 @@ wide_relation_copy_data(Relation rel, const RelFileNode *newrnode)
 	smgrclose(dstrel);
 }
 
+/*
+ * VACUUM FULL (and CLUSTER, which needs an index a wide table cannot have):
+ * the table rewritten into the new storage as one major compaction
+ * (engine/rewrite.c).  Records not visible to every snapshot keep their
+ * xmin; every other one is frozen, so the new relfrozenxid PostgreSQL
+ * passes in *xid_cutoff (at most OldestXmin) holds as it is.
+ */
 static void
 wide_relation_copy_for_cluster(Relation OldTable, Relation NewTable,
 							   Relation OldIndex, bool use_sort,
@@ -486,8 +525,15 @@ wide_relation_copy_for_cluster(Relation OldTable, Relation NewTable,
 							   double *tups_vacuumed,
 							   double *tups_recently_dead)
 {
-	not_supported(OldTable, "VACUUM FULL and CLUSTER",
-				  "Wide tables reorganise themselves; use wide.compact().");
+	WideResolveStats stats;
+
+	if (OldIndex != NULL)
+		not_supported(OldTable, "CLUSTER on an index",
+					  "Cells are always stored in row key order; use VACUUM FULL.");
+	stats = WideRewrite(OldTable, NewTable);
+	*num_tuples = (double) stats.kept;
+	*tups_vacuumed = (double) (stats.seen - stats.kept);
+	*tups_recently_dead = 0;
 }
 
 static void

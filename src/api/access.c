@@ -332,9 +332,18 @@ wide_check_owner(PG_FUNCTION_ARGS)
 
 	WideCheckOwner(relid);
 	if (!WideRelationIsWide(relid))
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("\"%s\" is not a wide table", table_name(relid)),
-				 errhint("Create it with CREATE TABLE ... USING wide.")));
+	{
+		/* a table with the wide columns may get families before moving in */
+		Relation	rel = relation_open(relid, AccessShareLock);
+		bool		ok = rel->rd_rel->relkind == RELKIND_RELATION &&
+			WideHasTableShape(rel);
+
+		relation_close(rel, AccessShareLock);
+		if (!ok)
+			ereport(ERROR,
+					(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+					 errmsg("\"%s\" is not a wide table", table_name(relid)),
+					 errhint("Create it with CREATE TABLE ... USING wide, or give a table the columns (row_key, family, qualifier, ts, value) to prepare it for ALTER TABLE ... SET ACCESS METHOD wide.")));
+	}
 	PG_RETURN_VOID();
 }

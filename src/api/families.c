@@ -84,10 +84,26 @@ wide_family_catalog_of(PG_FUNCTION_ARGS)
 	 * the catalog is a column default, in pg_attrdef for all to read anyway.
 	 */
 	WideCheckAnyPrivilege(relid);
-	rel = WideOpenWide(relid, AccessShareLock);
-	WideCheckAnyPrivilege(relid);
-	(void) WideGetSchema(rel);	/* checks the table's shape */
-	doc = WideCatalogDocument(rel);
+	rel = relation_open(relid, AccessShareLock);
+	if (rel->rd_rel->relkind == RELKIND_RELATION &&
+		rel->rd_tableam != WideTableAmRoutine() && WideHasTableShape(rel))
+	{
+		/*
+		 * A table of another access method with the columns of a wide one
+		 * may have families too, ready for ALTER TABLE ... SET ACCESS
+		 * METHOD wide (am/movein.c).
+		 */
+		WideCheckAnyPrivilege(relid);
+		doc = WideCatalogDocument(rel);
+	}
+	else
+	{
+		relation_close(rel, AccessShareLock);
+		rel = WideOpenWide(relid, AccessShareLock);
+		WideCheckAnyPrivilege(relid);
+		(void) WideGetSchema(rel);	/* checks the table's shape */
+		doc = WideCatalogDocument(rel);
+	}
 	if (doc != NULL)
 		result = datumCopy(JsonbPGetDatum(doc), false, -1);
 	relation_close(rel, AccessShareLock);

@@ -16,5 +16,6 @@
 #include "utils/relcache.h"
 
 extern Jsonb *WideCatalogDocument(Relation rel);
+extern Jsonb *WideCatalogDocumentOf(Oid relid);
 
 #endif							/* WIDE_CATALOG_H */

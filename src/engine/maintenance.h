@@ -54,6 +54,9 @@ extern bool WideCompactRunBySegid(Relation rel, uint32 segid,
 								  BlockNumber move_blobs_from,
 								  const char *crash_point);
 
+/* rewrite.c */
+extern WideResolveStats WideRewrite(Relation src, Relation dst);
+
 /* sweep.c */
 extern int64 WideSweep(Relation rel);
 extern void WideMarkReachable(Relation rel, const WideMetaPageData *meta,

@@ -54,6 +54,7 @@
 #include "postgres.h"
 
 #include "access/genam.h"
+#include "access/relation.h"
 #include "access/htup_details.h"
 #include "access/stratnum.h"
 #include "access/table.h"
@@ -64,6 +65,7 @@
 #include "catalog/pg_type.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/primnodes.h"
+#include "storage/lmgr.h"
 #include "storage/procarray.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
@@ -109,6 +111,16 @@ column_type_ok(int attno, Form_pg_attribute att)
 	}
 }
 
+/* the table's name for errors: for a rewrite's new table, the table's */
+static const char *
+shape_name(Relation rel)
+{
+	Oid			orig = WideRewriteSource(rel);
+	char	   *name = OidIsValid(orig) ? get_rel_name(orig) : NULL;
+
+	return name ? name : RelationGetRelationName(rel);
+}
+
 /*
  * WideCheckTableShape -- fail unless the relation has the columns of a wide
  * table.  Text key columns get COLLATE "C" (bytewise order) when they have
@@ -129,13 +141,13 @@ WideCheckTableShape(Relation rel)
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("wide table \"%s\" cannot have dropped columns",
-							RelationGetRelationName(rel)),
+							shape_name(rel)),
 					 errhint("Create a new wide table and copy the cells into it.")));
 		if (natts >= lengthof(column_names))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
 					 errmsg("wide table \"%s\" has too many columns",
-							RelationGetRelationName(rel)),
+							shape_name(rel)),
 					 errdetail("Column \"%s\" is one too many.", NameStr(att->attname)),
 					 errhint("A wide table has exactly the columns (row_key text|bytea, family text, qualifier text|bytea, ts timestamptz|int8, value <any type>).")));
 		if (strcmp(NameStr(att->attname), column_names[natts]) != 0 ||
@@ -143,7 +155,7 @@ WideCheckTableShape(Relation rel)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
 					 errmsg("column %d of wide table \"%s\" must be \"%s\" of type %s",
-							natts + 1, RelationGetRelationName(rel),
+							natts + 1, shape_name(rel),
 							column_names[natts], column_types[natts]),
 					 errdetail("Found column \"%s\" of type %s.",
 							   NameStr(att->attname),
@@ -157,7 +169,7 @@ WideCheckTableShape(Relation rel)
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
 						 errmsg("column \"%s\" of wide table \"%s\" must use the \"C\" collation",
-								NameStr(att->attname), RelationGetRelationName(rel)),
+								NameStr(att->attname), shape_name(rel)),
 						 errdetail("Row keys, families and qualifiers sort bytewise."),
 						 errhint("Leave out the COLLATE clause, or write COLLATE \"C\".")));
 		}
@@ -167,8 +179,32 @@ WideCheckTableShape(Relation rel)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
 				 errmsg("wide table \"%s\" is missing column \"%s\"",
-						RelationGetRelationName(rel), column_names[natts]),
+						shape_name(rel), column_names[natts]),
 				 errhint("A wide table has exactly the columns (row_key text|bytea, family text, qualifier text|bytea, ts timestamptz|int8, value <any type>).")));
+}
+
+/*
+ * WideHasTableShape -- does the relation (of any access method) have the
+ * five columns of a wide table, by name and type?  Changes nothing.
+ */
+bool
+WideHasTableShape(Relation rel)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	int			natts = 0;
+	int			i;
+
+	for (i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		if (att->attisdropped || natts >= lengthof(column_names) ||
+			strcmp(NameStr(att->attname), column_names[natts]) != 0 ||
+			!column_type_ok(natts, att))
+			return false;
+		natts++;
+	}
+	return natts == lengthof(column_names);
 }
 
 /* ----------------------------------------------------------------
@@ -202,22 +238,103 @@ catalog_of_default(const char *adbin)
 	return DatumGetJsonbP(arg->constvalue);
 }
 
-/*
- * WideCatalogDocument -- the jsonb constant of the family column's default,
- * or NULL if the table has no family catalog.
- */
-Jsonb *
-WideCatalogDocument(Relation rel)
+/* the jsonb constant of the family column's default of rel itself */
+static Jsonb *
+own_catalog(Relation rel, bool *has_default)
 {
 	TupleConstr *constr = RelationGetDescr(rel)->constr;
 	int			i;
 
+	*has_default = false;
 	if (constr == NULL)
 		return NULL;
 	for (i = 0; i < constr->num_defval; i++)
 		if (constr->defval[i].adnum == 2)
+		{
+			*has_default = true;
 			return catalog_of_default(constr->defval[i].adbin);
+		}
 	return NULL;
+}
+
+/*
+ * WideRewriteSource -- if rel is the new table of a rewrite of another
+ * table (ALTER TABLE ... SET ACCESS METHOD, or another ALTER TABLE that
+ * rewrites; cluster.c's make_new_heap names it pg_temp_<oid of the table>
+ * in the same schema, and the rewriting backend holds the table's
+ * AccessExclusiveLock), that table's OID; else InvalidOid.
+ */
+Oid
+WideRewriteSource(Relation rel)
+{
+	const char *name = RelationGetRelationName(rel);
+	char	   *end;
+	unsigned long orig;
+
+	if (strncmp(name, "pg_temp_", 8) != 0 ||
+		rel->rd_createSubid == InvalidSubTransactionId)
+		return InvalidOid;
+	errno = 0;
+	orig = strtoul(name + 8, &end, 10);
+	if (errno != 0 || *end != '\0' || orig == 0 || orig > PG_UINT32_MAX ||
+		(Oid) orig == RelationGetRelid(rel))
+		return InvalidOid;
+	if (!CheckRelationOidLockedByMe((Oid) orig, AccessExclusiveLock, false) ||
+		get_rel_namespace((Oid) orig) != RelationGetNamespace(rel))
+		return InvalidOid;
+	return (Oid) orig;
+}
+
+/*
+ * catalog_relid -- the table whose family column default is rel's family
+ * catalog: rel, or for the new table of a rewrite (which PostgreSQL creates
+ * without defaults) the table being rewritten.
+ */
+static Oid
+catalog_relid(Relation rel)
+{
+	bool		has_default;
+	Oid			orig;
+
+	(void) own_catalog(rel, &has_default);
+	if (!has_default && OidIsValid(orig = WideRewriteSource(rel)))
+		return orig;
+	return RelationGetRelid(rel);
+}
+
+/*
+ * WideCatalogDocumentOf -- the family catalog of any table with the
+ * columns of a wide table (a heap table too), by OID; NULL if none.
+ */
+Jsonb *
+WideCatalogDocumentOf(Oid relid)
+{
+	Relation	rel = try_relation_open(relid, AccessShareLock);
+	Jsonb	   *doc;
+	bool		has_default;
+
+	if (rel == NULL)
+		return NULL;
+	doc = own_catalog(rel, &has_default);
+	relation_close(rel, AccessShareLock);
+	return doc;
+}
+
+/*
+ * WideCatalogDocument -- the jsonb constant of the family column's default,
+ * or NULL if the table has no family catalog.  The new table of a rewrite
+ * has the catalog of the table rewritten (WideRewriteSource).
+ */
+Jsonb *
+WideCatalogDocument(Relation rel)
+{
+	bool		has_default;
+	Jsonb	   *doc = own_catalog(rel, &has_default);
+	Oid			orig;
+
+	if (!has_default && OidIsValid(orig = WideRewriteSource(rel)))
+		return WideCatalogDocumentOf(orig);
+	return doc;
 }
 
 /*
@@ -282,7 +399,7 @@ committed_catalog(Relation rel, bool *ambiguous)
 	int			found = 0;
 
 	ScanKeyInit(&keys[0], Anum_pg_attrdef_adrelid, BTEqualStrategyNumber,
-				F_OIDEQ, ObjectIdGetDatum(RelationGetRelid(rel)));
+				F_OIDEQ, ObjectIdGetDatum(catalog_relid(rel)));
 	ScanKeyInit(&keys[1], Anum_pg_attrdef_adnum, BTEqualStrategyNumber,
 				F_INT2EQ, Int16GetDatum(2));
 	scan = systable_beginscan(attrdef, AttrDefaultIndexId, true, SnapshotAny,

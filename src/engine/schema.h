@@ -75,6 +75,8 @@ typedef struct WideSchema
 } WideSchema;
 
 extern void WideCheckTableShape(Relation rel);
+extern bool WideHasTableShape(Relation rel);
+extern Oid	WideRewriteSource(Relation rel);
 extern const WideSchema *WideGetSchema(Relation rel);
 extern WideSchema *WideSchemaCopy(Relation rel);
 extern WideSchema *WideSchemaCommitted(Relation rel);

@@ -116,6 +116,9 @@ struct WideSegmentWriter
 	WideRunData run;
 	StringInfoData lo;
 	StringInfoData hi;
+
+	/* a rewrite into new storage: blobs are read from here (rewrite.c) */
+	Relation	blob_src;
 };
 
 /*
@@ -369,6 +372,72 @@ keeps_seq(WideSegmentWriter *w, const WideCell *c)
 }
 
 /*
+ * WideSegmentWriterCopyBlobs -- the records added come from "src", another
+ * relation: every value kept in a blob is copied into a blob of the
+ * segment's own relation (VACUUM FULL, rewrite.c).
+ */
+void
+WideSegmentWriterCopyBlobs(WideSegmentWriter *w, Relation src)
+{
+	w->blob_src = src;
+}
+
+/*
+ * place_blob -- store a value copied from the source in a blob: at the end
+ * of the extent being filled when it has room (so the rewrite leaves no
+ * hole there when it ends), else in new pages.
+ */
+static WideBlobRef
+place_blob(WideSegmentWriter *w, const char *data, uint32 len)
+{
+	uint32		n = WideBlobPages(len);
+
+	if (w->nextents > 0)
+	{
+		WideExtent *last = &w->extents[w->nextents - 1];
+
+		if (last->npages - w->ext_used >= n)
+		{
+			WideBlobRef ref;
+
+			last->npages -= n;
+			ref.first = last->start + last->npages;
+			ref.length = len;
+			WideBlobWriteRest(w->rel, ref, 0, data);
+			return ref;
+		}
+	}
+	return WideBlobWrite(w->rel, data, len);
+}
+
+/*
+ * own_value -- for a writer copying blobs: the record with its value where
+ * this relation holds it: a value the source kept in a blob (or a body
+ * blob) goes in line, or if long into a new blob here.  *copy
+ * is filled when the record changes; *tofree is what to free once added.
+ */
+static const WideCell *
+own_value(WideSegmentWriter *w, const WideCell *c, WideCell *copy,
+		  char **tofree)
+{
+	*tofree = NULL;
+	if (!(c->flags & (WIDE_REC_VALUE_BLOB | WIDE_REC_BODY_BLOB)))
+		return c;
+	*copy = *c;
+	if (c->value == NULL && (c->flags & WIDE_REC_VALUE_BLOB))
+		copy->value = *tofree = WideBlobRead(w->blob_src, c->blob);
+	copy->flags &= ~(WIDE_REC_VALUE_BLOB | WIDE_REC_BODY_BLOB);
+	copy->value_datum = NULL;
+	if (copy->vallen > WIDE_WA_MAX_INLINE)
+	{
+		copy->blob = place_blob(w, copy->value, copy->vallen);
+		copy->flags |= WIDE_REC_VALUE_BLOB;
+		copy->value = NULL;
+	}
+	return copy;
+}
+
+/*
  * WideSegmentWriterAdd -- append a record; records come in cell order.
  * "frozen": the record is visible to every snapshot (its xmin is dropped).
  */
@@ -379,11 +448,15 @@ WideSegmentWriterAdd(WideSegmentWriter *w, const WideCell *c, bool frozen)
 	bool		new_row = !w->have_prev ||
 		WideKeyCompare(w->prev.key, w->prev.keylen, c->key, c->keylen) != 0;
 	bool		keep;
+	WideCell	copy;
+	char	   *tofree = NULL;
 	WideCell	moved;
 
+	if (w->blob_src != NULL)
+		c = own_value(w, c, &copy, &tofree);
 	/* a blob in the tail of the table: copy it to pages lower down */
-	if (w->move_blobs_from != InvalidBlockNumber &&
-		(c->flags & WIDE_REC_VALUE_BLOB) && c->blob.first >= w->move_blobs_from)
+	else if (w->move_blobs_from != InvalidBlockNumber &&
+			 (c->flags & WIDE_REC_VALUE_BLOB) && c->blob.first >= w->move_blobs_from)
 	{
 		char	   *data = WideBlobRead(w->rel, c->blob);
 
@@ -458,6 +531,8 @@ WideSegmentWriterAdd(WideSegmentWriter *w, const WideCell *c, bool frozen)
 		resetStringInfo(&w->hi);
 		appendBinaryStringInfo(&w->hi, c->key, c->keylen);
 	}
+	if (tofree)
+		pfree(tofree);
 	MemoryContextSwitchTo(old);
 }
 

@@ -1,0 +1,235 @@
+/*-------------------------------------------------------------------------
+ *
+ * rewrite.c
+ *	  VACUUM FULL: the whole table rewritten into new storage as one major
+ *	  compaction.
+ *
+ * The source is everything the table's metapage lists: the write area's
+ * lanes (the current generation and one a failed flush sealed), its
+ * bulk-loaded runs and all runs.  They are merged in cell order (newer
+ * sources first among equal records, as a reader merges them) and pushed
+ * through the resolver (resolve.c) of a compaction of the oldest run, so
+ * the rules are exactly those of wide.compact(major => true): records of
+ * aborted transactions, deleted, superseded, collected and dropped-family
+ * records go, frozen tombstones go, aggregates fold, and what every snapshot
+ * sees is frozen.  Records not yet visible to every snapshot (a transaction
+ * that committed after an open snapshot was taken, or one still in
+ * progress) are kept with their xmin, so MVCC holds across the rewrite.
+ * The output is one segment in the new relation (values kept in blobs are
+ * copied into blobs of the new relation), listed as its only run; the free
+ * pages at the end of the new file are cut off, so the file is the
+ * metapage and the segment.  (Copied blobs are placed at the end of the
+ * stream's current extent when they fit, so the only free pages left
+ * inside the file are the unused middle of the last extent when blobs
+ * fill its end: fewer than its size, at most 1024 pages, and reused by
+ * later writes.)
+ *
+ * Sequence numbers are kept: every later write numbers above them (seq.c),
+ * so the order of runs still holds.  Pages of the new relation go through
+ * WideWritePage and Generic WAL, which log them unless RelationNeedsWAL is
+ * false (wal_level=minimal and storage created in this transaction; then
+ * the commit syncs the file, as for the heap's rewrite).
+ *
+ * REQUIRES: AccessExclusiveLock on both relations (cluster.c takes it);
+ * "dst" has no blocks yet.
+ *
+ * IDENTIFICATION
+ *	  src/engine/rewrite.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/storage.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "engine/format.h"
+#include "engine/cell.h"
+#include "engine/sort.h"
+#include "engine/schema.h"
+#include "engine/storage.h"
+#include "engine/writearea.h"
+#include "engine/segment.h"
+#include "engine/maintenance.h"
+#include "engine/manifest.h"
+
+/*
+ * trim_tail -- give back the free pages at the end of the new storage (the
+ * unused end of the segment's last extent): nobody else can see it, so
+ * they need not wait in the queue.
+ */
+static void
+trim_tail(Relation dst)
+{
+	WideManifestTx tx;
+	WideMetaPage meta = WideManifestBegin(dst, &tx);
+	BlockNumber nblocks = RelationGetNumberOfBlocks(dst);
+	BlockNumber keep = nblocks;
+	bool		found = true;
+
+	while (found)
+	{
+		found = false;
+		for (uint32 i = 0; i < meta->nfree; i++)
+		{
+			WideFreeEntry *e = &meta->free[i];
+
+			if (e->kind == WIDE_FREE_EXTENT && e->npages > 0 &&
+				e->start + e->npages == keep)
+			{
+				keep = e->start;
+				memmove(e, e + 1, sizeof(WideFreeEntry) * (meta->nfree - i - 1));
+				meta->nfree--;
+				found = true;
+				break;
+			}
+		}
+	}
+	if (keep == nblocks)
+	{
+		WideManifestAbort(&tx);
+		return;
+	}
+	(void) WideManifestCommit(&tx);
+	RelationTruncate(dst, keep);
+}
+
+static bool
+sorter_next(void *arg, WideCell *cell)
+{
+	return WideSorterNext((WideSorter *) arg, cell);
+}
+
+static bool
+seg_next(void *arg, WideCell *cell)
+{
+	return WideSegIterNext((WideSegIter *) arg, cell);
+}
+
+/*
+ * WideRewrite -- write what "src" holds, resolved as by a major compaction,
+ * into the empty relation "dst" as its one run.  Returns the resolver's
+ * statistics.
+ */
+WideResolveStats
+WideRewrite(Relation src, Relation dst)
+{
+	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "wide rewrite",
+											  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	WideResolveStats stats = {0};
+	WideSchema *schema;
+	Buffer		metabuf;
+	WideRunData runs[WIDE_MAX_RUNS];
+	int			nruns;
+	WideRunData waruns[WIDE_MAX_WA_RUNS];
+	int			nwaruns;
+	BlockNumber heads[2 * WIDE_NLANES];
+	uint32		gens[2 * WIDE_NLANES];
+	int			nlanes = 0;
+	WideSorter *sorter;
+	WideMergeIter *merge;
+	WideSegIter **its;
+	int			nits = 0;
+	WideKeyRange all = {0};
+	WideSegmentWriter *w;
+	WideResolver *resolver;
+	const WideCell *c;
+	WideRunData run;
+	int			i;
+
+	/* the source's state */
+	metabuf = WideReadMeta(src, BUFFER_LOCK_SHARE);
+	if (!BufferIsValid(metabuf))
+	{
+		/* no metapage: an empty table, and so is the new one */
+		MemoryContextSwitchTo(old);
+		MemoryContextDelete(cxt);
+		return stats;
+	}
+	{
+		WideMetaPage meta = WidePageGetMeta(BufferGetPage(metabuf));
+
+		nruns = meta->nruns;
+		memcpy(runs, meta->runs, sizeof(WideRunData) * nruns);
+		nwaruns = meta->nwaruns;
+		memcpy(waruns, meta->waruns, sizeof(WideRunData) * nwaruns);
+		for (i = 0; i < WIDE_NLANES; i++)
+		{
+			heads[nlanes] = meta->lanes[i].head;
+			gens[nlanes++] = meta->generation;
+			if (meta->flushing != 0)
+			{
+				heads[nlanes] = meta->flush_lanes[i].head;
+				gens[nlanes++] = meta->flushing;
+			}
+		}
+	}
+	UnlockReleaseBuffer(metabuf);
+
+	/* the write area's records, all of them, sorted */
+	sorter = WideSorterBegin();
+	{
+		WideWAScan *scan = WideWAScanBegin(src, NULL, heads, gens, nlanes);
+		WideCell	cell;
+
+		while (WideWAScanNext(scan, &cell))
+			WideSorterAdd(sorter, &cell);
+		WideWAScanEnd(scan);
+	}
+	WideSorterDone(sorter);
+
+	/* merged with every run, newer sources first among equal records */
+	merge = WideMergeIterCreate(nruns + nwaruns + 1);
+	its = palloc(sizeof(WideSegIter *) * (nruns + nwaruns + 1));
+	WideMergeIterAdd(merge, sorter_next, sorter,
+					 WIDE_MAX_RUNS + WIDE_MAX_WA_RUNS + 1);
+	for (i = 0; i < nwaruns; i++)
+	{
+		its[nits] = WideSegIterBegin(src, &waruns[i], &all);
+		WideMergeIterAdd(merge, seg_next, its[nits++], WIDE_MAX_RUNS + i);
+	}
+	for (i = 0; i < nruns; i++)
+	{
+		its[nits] = WideSegIterBegin(src, &runs[i], &all);
+		WideMergeIterAdd(merge, seg_next, its[nits++], i);
+	}
+
+	/* resolved as at the bottom of the tree, written into dst */
+	schema = WideSchemaCommitted(src);
+	w = WideSegmentWriterBegin(dst, schema->vallen);
+	WideSegmentWriterCopyBlobs(w, src);
+	resolver = WideResolverCreate(src, schema, true, WideGCNow(), w);
+	while ((c = WideMergeIterNext(merge)) != NULL)
+	{
+		CHECK_FOR_INTERRUPTS();
+		WideResolverPush(resolver, c);
+	}
+	stats = WideResolverFinish(resolver);
+
+	if (WideSegmentWriterFinish(w, &run))
+	{
+		WideManifestTx tx;
+		WideMetaPage meta;
+
+		/* standby snapshots older than the horizon used (manifest.c, M5) */
+		WideManifestLogHorizon(dst);
+		meta = WideManifestBegin(dst, &tx);
+		WideManifestAppendRun(dst, meta, &run);
+		meta->version_counter++;
+		meta->compactions++;
+		(void) WideManifestCommit(&tx);
+		trim_tail(dst);
+	}
+
+	for (i = 0; i < nits; i++)
+		WideSegIterEnd(its[i]);
+	WideSegmentWriterEnd(w);
+	WideSorterEnd(sorter);
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(cxt);
+	return stats;
+}
