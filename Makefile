@@ -63,7 +63,7 @@ OBJS = \
 	src/engine/writearea.o
 
 EXTENSION = wide
-DATA = wide--0.1.sql
+DATA = wide--0.1.sql wide--0.2.sql wide--0.1--0.2.sql
 PGFILEDESC = "wide - wide-column store"
 
 PG_CPPFLAGS = -I$(srcdir)/src

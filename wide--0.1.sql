@@ -48,130 +48,17 @@ RETURNS jsonb
 AS 'MODULE_PATHNAME', 'wide_family_catalog_of'
 LANGUAGE C STRICT STABLE;
 
--- A nested GC rule in Bigtable's GcRule JSON (max_num_versions or
--- maxNumVersions; max_age or maxAge as "86400s" or an interval; union and
--- intersection as an array or {"rules": [...]}), checked and written in the
--- catalog's form: {"max_num_versions": n}, {"max_age": text, "max_age_us":
--- n}, {"union": [...]}, {"intersection": [...]}.
-CREATE FUNCTION wide._gc_rule(rule jsonb, depth int DEFAULT 1)
-RETURNS jsonb
-LANGUAGE plpgsql IMMUTABLE
-SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-  k text;
-  v jsonb;
-  n numeric;
-  age interval;
-  parts jsonb := '[]';
-  e jsonb;
-BEGIN
-  IF depth > 8 THEN
-    RAISE EXCEPTION 'GC rule is nested too deep'
-      USING ERRCODE = 'invalid_parameter_value',
-            DETAIL = 'A GC rule may nest unions and intersections 8 deep.';
-  END IF;
-  IF jsonb_typeof(rule) IS DISTINCT FROM 'object' OR (SELECT count(*) FROM jsonb_object_keys(rule)) <> 1 THEN
-    RAISE EXCEPTION 'invalid GC rule %', coalesce(rule::text, 'NULL')
-      USING ERRCODE = 'invalid_parameter_value',
-            DETAIL = 'A GC rule is an object with one key: max_num_versions, max_age, union or intersection.',
-            HINT = 'For example {"union": [{"max_num_versions": 3}, {"max_age": "86400s"}]}.';
-  END IF;
-  SELECT key, value INTO k, v FROM jsonb_each(rule);
-  IF k IN ('max_num_versions', 'maxNumVersions') THEN
-    IF jsonb_typeof(v) = 'string' AND v #>> '{}' ~ '^[0-9]+$' THEN
-      v := to_jsonb((v #>> '{}')::numeric);
-    END IF;
-    IF jsonb_typeof(v) IS DISTINCT FROM 'number' OR v::numeric < 1 OR v::numeric > 2147483647
-       OR v::numeric <> trunc(v::numeric) THEN
-      RAISE EXCEPTION 'max_num_versions must be a whole number from 1 to 2147483647, not %', v
-        USING ERRCODE = 'invalid_parameter_value';
-    END IF;
-    RETURN jsonb_build_object('max_num_versions', v::numeric::int);
-  ELSIF k IN ('max_age', 'maxAge') THEN
-    BEGIN
-      IF jsonb_typeof(v) = 'number' THEN
-        age := make_interval(secs => v::numeric::float8);
-      ELSIF jsonb_typeof(v) = 'string' AND v #>> '{}' ~ '^[0-9]+(\.[0-9]+)?s$' THEN
-        age := make_interval(secs => rtrim(v #>> '{}', 's')::float8);
-      ELSIF jsonb_typeof(v) = 'string' THEN
-        age := (v #>> '{}')::interval;
-      END IF;
-    EXCEPTION WHEN invalid_datetime_format OR datetime_field_overflow OR interval_field_overflow THEN
-      age := NULL;
-    END;
-    IF age IS NULL OR age <= interval '0' THEN
-      RAISE EXCEPTION 'max_age must be a positive duration, not %', v
-        USING ERRCODE = 'invalid_parameter_value',
-              HINT = 'Write it as Bigtable does ("86400s") or as an interval ("1 day").';
-    END IF;
-    RETURN jsonb_build_object('max_age', age::text,
-                              'max_age_us', (extract(epoch FROM age) * 1000000)::bigint);
-  ELSIF k IN ('union', 'intersection') THEN
-    IF jsonb_typeof(v) = 'object' AND v ? 'rules' AND (SELECT count(*) FROM jsonb_object_keys(v)) = 1 THEN
-      v := v->'rules';
-    END IF;
-    IF jsonb_typeof(v) IS DISTINCT FROM 'array' OR jsonb_array_length(v) = 0 THEN
-      RAISE EXCEPTION '% must be a non-empty array of GC rules, not %', k, v
-        USING ERRCODE = 'invalid_parameter_value';
-    END IF;
-    FOR e IN SELECT value FROM jsonb_array_elements(v) LOOP
-      parts := parts || jsonb_build_array(wide._gc_rule(e, depth + 1));
-    END LOOP;
-    rule := jsonb_build_object(k, parts);
-    IF depth = 1 AND (SELECT count(*) FROM jsonb_path_query(rule, 'strict $.** ? (@.type() == "object")')) > 32 THEN
-      RAISE EXCEPTION 'GC rule has too many parts'
-        USING ERRCODE = 'invalid_parameter_value',
-              DETAIL = 'A GC rule may have at most 32 rules, unions and intersections in all.';
-    END IF;
-    RETURN rule;
-  END IF;
-  RAISE EXCEPTION 'unknown GC rule "%"', k
-    USING ERRCODE = 'invalid_parameter_value',
-          HINT = 'A GC rule is max_num_versions, max_age, union or intersection.';
-END
-$$;
-
 -- Validate family options; returns the family's entry of the catalog.
 CREATE FUNCTION wide._family_entry(tbl regclass, family text, id bigint,
                                    max_versions int, max_age interval,
-                                   gc text, aggregate text, gc_rule jsonb DEFAULT NULL)
+                                   gc text, aggregate text)
 RETURNS jsonb
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
   valtype regtype;
-  r jsonb;
-  a jsonb;
-  b jsonb;
 BEGIN
-  IF gc_rule IS NOT NULL THEN
-    IF max_versions IS NOT NULL OR max_age IS NOT NULL OR gc IS DISTINCT FROM 'union' THEN
-      RAISE EXCEPTION 'a family takes either gc_rule or max_versions, max_age and gc'
-        USING ERRCODE = 'invalid_parameter_value',
-              HINT = 'Write the whole policy as gc_rule, e.g. {"union": [{"max_num_versions": 3}, {"max_age": "86400s"}]}.';
-    END IF;
-    r := wide._gc_rule(gc_rule);
-    -- the flat policies stay flat: one rule, or one of each joined
-    IF r ? 'max_num_versions' THEN
-      max_versions := (r->>'max_num_versions')::int;
-      r := NULL;
-    ELSIF r ? 'max_age_us' THEN
-      max_age := (r->>'max_age')::interval;
-      r := NULL;
-    ELSE
-      a := r->(SELECT k FROM jsonb_object_keys(r) k)->0;
-      b := r->(SELECT k FROM jsonb_object_keys(r) k)->1;
-      IF jsonb_array_length(r->(SELECT k FROM jsonb_object_keys(r) k)) = 2 AND
-         ((a ? 'max_num_versions' AND b ? 'max_age_us') OR (b ? 'max_num_versions' AND a ? 'max_age_us')) THEN
-        max_versions := coalesce((a->>'max_num_versions')::int, (b->>'max_num_versions')::int);
-        max_age := coalesce((a->>'max_age')::interval, (b->>'max_age')::interval);
-        gc := CASE WHEN r ? 'union' THEN 'union' ELSE 'intersection' END;
-        r := NULL;
-      END IF;
-    END IF;
-  END IF;
   IF family IS NULL OR family !~ '^[-_.a-zA-Z0-9]+$' OR octet_length(family) > 64 THEN
     RAISE EXCEPTION 'invalid column family name "%"', family
       USING ERRCODE = 'invalid_name',
@@ -218,8 +105,7 @@ BEGIN
     'max_versions', max_versions,
     'max_age', max_age::text,
     'max_age_us', (extract(epoch FROM max_age) * 1000000)::bigint,
-    'gc', CASE WHEN r IS NULL THEN gc END,
-    'gc_rule', r,
+    'gc', gc,
     'aggregate', aggregate));
 END
 $$;
@@ -266,8 +152,7 @@ CREATE FUNCTION wide.create_family(tbl regclass, family text,
                                    max_versions int DEFAULT NULL,
                                    max_age interval DEFAULT NULL,
                                    gc text DEFAULT 'union',
-                                   aggregate text DEFAULT NULL,
-                                   gc_rule jsonb DEFAULT NULL)
+                                   aggregate text DEFAULT NULL)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -275,7 +160,7 @@ AS $$
 DECLARE
   doc jsonb := wide._lock_catalog(tbl);
   id bigint := (doc->>'next_id')::bigint;
-  entry jsonb := wide._family_entry(tbl, family, id, max_versions, max_age, gc, aggregate, gc_rule);
+  entry jsonb := wide._family_entry(tbl, family, id, max_versions, max_age, gc, aggregate);
 BEGIN
   IF doc->'families' ? family THEN
     RAISE EXCEPTION 'column family "%" already exists in wide table %', family, tbl
@@ -287,14 +172,13 @@ BEGIN
   PERFORM wide._store_catalog(tbl, doc);
 END
 $$;
-COMMENT ON FUNCTION wide.create_family(regclass, text, int, interval, text, text, jsonb) IS
+COMMENT ON FUNCTION wide.create_family(regclass, text, int, interval, text, text) IS
   'create a column family with a garbage-collection policy or an aggregate type';
 
 CREATE FUNCTION wide.alter_family(tbl regclass, family text,
                                   max_versions int DEFAULT NULL,
                                   max_age interval DEFAULT NULL,
-                                  gc text DEFAULT 'union',
-                                  gc_rule jsonb DEFAULT NULL)
+                                  gc text DEFAULT 'union')
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -309,12 +193,11 @@ BEGIN
   END IF;
   doc := jsonb_set(doc, ARRAY['families', family],
                    wide._family_entry(tbl, family, (old->>'id')::bigint,
-                                      max_versions, max_age, gc, old->>'aggregate',
-                                      gc_rule));
+                                      max_versions, max_age, gc, old->>'aggregate'));
   PERFORM wide._store_catalog(tbl, doc);
 END
 $$;
-COMMENT ON FUNCTION wide.alter_family(regclass, text, int, interval, text, jsonb) IS
+COMMENT ON FUNCTION wide.alter_family(regclass, text, int, interval, text) IS
   'replace the garbage-collection policy of a column family';
 
 CREATE FUNCTION wide.drop_family(tbl regclass, family text)
@@ -345,8 +228,7 @@ AS $$
   SELECT f.key COLLATE "C",
          (f.value->>'max_versions')::int,
          (f.value->>'max_age')::interval,
-         CASE WHEN f.value ? 'gc_rule' THEN f.value->>'gc_rule'
-              WHEN f.value ? 'max_versions' AND f.value ? 'max_age'
+         CASE WHEN f.value ? 'max_versions' AND f.value ? 'max_age'
               THEN f.value->>'gc' END,
          f.value->>'aggregate'
   FROM jsonb_each(coalesce(wide.family_catalog_of(tbl)->'families', '{}'::jsonb)) AS f
@@ -523,30 +405,10 @@ RETURNS bytea
 AS 'MODULE_PATHNAME', 'wide_hll_final'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
--- parallel aggregation: states combine, and travel between processes, as sketches
-CREATE FUNCTION wide._hll_combine(internal, internal)
-RETURNS internal
-AS 'MODULE_PATHNAME', 'wide_hll_combine'
-LANGUAGE C IMMUTABLE PARALLEL SAFE;
-
-CREATE FUNCTION wide._hll_serialize(internal)
-RETURNS bytea
-AS 'MODULE_PATHNAME', 'wide_hll_serialize'
-LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
-
-CREATE FUNCTION wide._hll_deserialize(bytea, internal)
-RETURNS internal
-AS 'MODULE_PATHNAME', 'wide_hll_deserialize'
-LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
-
 CREATE AGGREGATE wide.hll_add_agg(anyelement) (
   SFUNC = wide._hll_add_trans,
   STYPE = internal,
-  FINALFUNC = wide._hll_final,
-  COMBINEFUNC = wide._hll_combine,
-  SERIALFUNC = wide._hll_serialize,
-  DESERIALFUNC = wide._hll_deserialize,
-  PARALLEL = SAFE
+  FINALFUNC = wide._hll_final
 );
 COMMENT ON AGGREGATE wide.hll_add_agg(anyelement) IS
   'the HyperLogLog sketch of a column''s values, hashed as hll families hash inputs';
@@ -554,11 +416,7 @@ COMMENT ON AGGREGATE wide.hll_add_agg(anyelement) IS
 CREATE AGGREGATE wide.hll_union_agg(bytea) (
   SFUNC = wide._hll_union_trans,
   STYPE = internal,
-  FINALFUNC = wide._hll_final,
-  COMBINEFUNC = wide._hll_combine,
-  SERIALFUNC = wide._hll_serialize,
-  DESERIALFUNC = wide._hll_deserialize,
-  PARALLEL = SAFE
+  FINALFUNC = wide._hll_final
 );
 COMMENT ON AGGREGATE wide.hll_union_agg(bytea) IS
   'the HyperLogLog sketch of the union of a column of sketches';
@@ -710,275 +568,3 @@ AS $$ SELECT jsonb_build_object('apply_label_transformer', label) $$;
 CREATE FUNCTION wide.row_sample(probability float8)
 RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE
 AS $$ SELECT jsonb_build_object('row_sample_filter', probability) $$;
-
--- ----------------------------------------------------------------
--- Time-series toolkit: row keys, timestamps and buckets as the guides
--- design them (docs/cookbook.md).  All IMMUTABLE, so in a WHERE clause
--- over constants they fold before planning and the key range is pushed
--- down like a literal.
--- ----------------------------------------------------------------
-
--- A row key from parts joined by '#'; a '#' or '\' inside a part is escaped
--- with '\', so wide.key_part splits it back exactly.
-CREATE FUNCTION wide.key(VARIADIC parts text[])
-RETURNS text LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp
-AS $$
-BEGIN
-  IF array_position(parts, NULL) IS NOT NULL THEN
-    RAISE EXCEPTION 'a row key part is NULL'
-      USING ERRCODE = 'null_value_not_allowed';
-  END IF;
-  RETURN array_to_string(ARRAY(SELECT replace(replace(p, '\', '\\'), '#', '\#')
-                                 FROM unnest(parts) p), '#');
-END
-$$;
-COMMENT ON FUNCTION wide.key(text[]) IS
-  'a row key from parts joined by #, with # and \ inside a part escaped by \';
-
--- Part n (1-based) of a key built by wide.key, unescaped; NULL past the end.
-CREATE FUNCTION wide.key_part(key text, n int)
-RETURNS text LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-  i int := 1;
-  part int := 1;
-  c text;
-  out text := '';
-  len int := length(key);
-BEGIN
-  IF n < 1 THEN
-    RAISE EXCEPTION 'key part numbers start at 1, not %', n
-      USING ERRCODE = 'invalid_parameter_value';
-  END IF;
-  WHILE i <= len LOOP
-    c := substr(key, i, 1);
-    IF c = '\' AND i < len THEN
-      IF part = n THEN out := out || substr(key, i + 1, 1); END IF;
-      i := i + 2;
-      CONTINUE;
-    ELSIF c = '#' THEN
-      IF part = n THEN RETURN out; END IF;
-      part := part + 1;
-    ELSIF part = n THEN
-      out := out || c;
-    END IF;
-    i := i + 1;
-  END LOOP;
-  RETURN CASE WHEN part = n THEN out END;
-END
-$$;
-COMMENT ON FUNCTION wide.key_part(text, int) IS
-  'part n (from 1) of a key built by wide.key, unescaped; NULL past the last part';
-
--- A number as a fixed-width field that sorts bytewise as numbers sort:
--- zero-padded to width digits (non-negative numbers), or, with no width,
--- any bigint as 20 digits (offset by 2^63, so negatives sort first).
-CREATE FUNCTION wide.sortable(n bigint, width int DEFAULT NULL)
-RETURNS text LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp
-AS $$
-BEGIN
-  IF n IS NULL THEN RETURN NULL; END IF;
-  IF width IS NULL THEN
-    RETURN lpad((n::numeric + 9223372036854775808)::text, 20, '0');
-  END IF;
-  IF n < 0 OR length(n::text) > width THEN
-    RAISE EXCEPTION '% does not fit in % digits', n, width
-      USING ERRCODE = 'numeric_value_out_of_range',
-            HINT = 'Give a larger width, or no width for any bigint as 20 digits.';
-  END IF;
-  RETURN lpad(n::text, width, '0');
-END
-$$;
-COMMENT ON FUNCTION wide.sortable(bigint, int) IS
-  'a number as a fixed-width key field that sorts bytewise in numeric order';
-
--- www.example.com -> com.example.www: the rows of one domain sort together.
-CREATE FUNCTION wide.reverse_domain(domain text)
-RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-AS $$ SELECT array_to_string(ARRAY(SELECT p FROM unnest(string_to_array(domain, '.'))
-                                    WITH ORDINALITY AS x(p, i) ORDER BY i DESC), '.') $$;
-COMMENT ON FUNCTION wide.reverse_domain(text) IS
-  'a domain name with its labels reversed (www.example.com -> com.example.www)';
-
--- Milliseconds since 1970 as 13 digits (years 1970-2286), the guides'
--- PREFIX#MILLIS keys; wide.millis_ts reads them back.
-CREATE FUNCTION wide.millis(t timestamptz)
-RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-AS $$ SELECT wide.sortable(floor(extract(epoch FROM t) * 1000)::bigint, 13) $$;
-CREATE FUNCTION wide.millis_ts(millis text)
-RETURNS timestamptz LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-AS $$ SELECT to_timestamp(millis::bigint / 1000.0) $$;
-
--- The key PREFIX#MILLIS of a time: WHERE row_key >= wide.time_key(p, t1)
--- AND row_key < wide.time_key(p, t2) is the key range of [t1, t2).
-CREATE FUNCTION wide.time_key(prefix text, t timestamptz)
-RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-AS $$ SELECT prefix || '#' || wide.millis(t) $$;
-COMMENT ON FUNCTION wide.time_key(text, timestamptz) IS
-  'the row key PREFIX#MILLIS (13 digits) of a time, for key ranges of a time window';
-
--- Reversed timestamps (Long.MAX_VALUE - millis, 19 digits): the newest row
--- of a prefix sorts first, so "the latest n" is read_rows(prefix, limit n).
-CREATE FUNCTION wide.reverse_millis(t timestamptz)
-RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-AS $$ SELECT lpad((9223372036854775807 - floor(extract(epoch FROM t) * 1000)::bigint)::text, 19, '0') $$;
-CREATE FUNCTION wide.reverse_millis_ts(reversed text)
-RETURNS timestamptz LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-AS $$ SELECT to_timestamp((9223372036854775807 - reversed::bigint) / 1000.0) $$;
-COMMENT ON FUNCTION wide.reverse_millis(timestamptz) IS
-  'Long.MAX_VALUE - millis as 19 digits: newest-first keys';
-
-CREATE FUNCTION wide._bad_bucket(unit text)
-RETURNS text LANGUAGE plpgsql IMMUTABLE
-AS $$
-BEGIN
-  RAISE EXCEPTION 'unknown time bucket "%"', unit
-    USING ERRCODE = 'invalid_parameter_value',
-          HINT = 'Buckets are hour, day, week, month and year.';
-END
-$$;
-
--- Time buckets as the guides write them, in a time zone (default UTC):
--- hour 2017072614, day 20170726, week 2017week30 (ISO week), month 201707,
--- year 2017.
-CREATE FUNCTION wide.bucket(t timestamptz, unit text, tz text DEFAULT 'UTC')
-RETURNS text LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-  l timestamp := t AT TIME ZONE tz;
-  ymd text := lpad(extract(year FROM l)::text, 4, '0') || lpad(extract(month FROM l)::text, 2, '0')
-              || lpad(extract(day FROM l)::text, 2, '0');
-BEGIN
-  RETURN CASE unit
-    WHEN 'hour' THEN ymd || lpad(extract(hour FROM l)::text, 2, '0')
-    WHEN 'day' THEN ymd
-    WHEN 'week' THEN lpad(extract(isoyear FROM l)::text, 4, '0') || 'week'
-                     || lpad(extract(week FROM l)::text, 2, '0')
-    WHEN 'month' THEN substr(ymd, 1, 6)
-    WHEN 'year' THEN substr(ymd, 1, 4)
-    ELSE wide._bad_bucket(unit)
-  END;
-END
-$$;
-COMMENT ON FUNCTION wide.bucket(timestamptz, text, text) IS
-  'a time bucket as key text: hour 2017072614, day 20170726, week 2017week30, month 201707, year 2017';
-
--- The smart meter's qualifier: the quarter hour of the day, 00 to 95 (92
--- or 100 on days of a DST change in that time zone: the count of quarter
--- hours since local midnight, so none is written twice).
-CREATE FUNCTION wide.quarter_hour(t timestamptz, tz text DEFAULT 'UTC')
-RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-AS $$ SELECT lpad(floor(extract(epoch FROM t - (date_trunc('day', t AT TIME ZONE tz) AT TIME ZONE tz)) / 900)::int::text, 2, '0') $$;
-COMMENT ON FUNCTION wide.quarter_hour(timestamptz, text) IS
-  'the quarter hour of the local day, 00 to 95: the smart-meter qualifier';
-
--- Salting against hotspots: N-way salt prefix from a stable hash of the key
--- (md5, the same on every platform and version): 3#key for salt 3 of 10.
-CREATE FUNCTION wide.salt(key text, buckets int)
-RETURNS int LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-AS $$ SELECT (('x' || substr(md5(key), 1, 8))::bit(32)::bigint % buckets)::int $$;
-CREATE FUNCTION wide.salted_key(key text, buckets int)
-RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-AS $$ SELECT lpad(wide.salt(key, buckets)::text, length((buckets - 1)::text), '0') || '#' || key $$;
-COMMENT ON FUNCTION wide.salted_key(text, int) IS
-  'key prefixed with its salt (md5 of the key mod buckets): spreads sequential keys over buckets ranges';
-
--- The cells of the unsalted keys [start_key, end_key) (or with a prefix) of
--- a table salted into "buckets", in unsalted key order: one read_rows per
--- salt bucket, then a sort of what they return (cost: buckets range reads
--- plus sorting the result; the row_key column keeps the salted key).
-CREATE FUNCTION wide.read_salted(tbl anyelement, buckets int,
-                                 start_key text DEFAULT NULL, end_key text DEFAULT NULL,
-                                 prefix text DEFAULT NULL, filter jsonb DEFAULT NULL)
-RETURNS SETOF anyelement LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-  w int := length((buckets - 1)::text);
-  rel oid := (SELECT typrelid FROM pg_type WHERE oid = pg_typeof(tbl));
-  col text[] := ARRAY(SELECT quote_ident(attname) FROM pg_attribute
-                       WHERE attrelid = rel AND attnum BETWEEN 1 AND 4 ORDER BY attnum);
-BEGIN
-  IF buckets IS NULL OR buckets < 1 THEN
-    RAISE EXCEPTION 'buckets must be at least 1'
-      USING ERRCODE = 'invalid_parameter_value';
-  END IF;
-  IF (start_key IS NOT NULL OR end_key IS NOT NULL) AND prefix IS NOT NULL THEN
-    RAISE EXCEPTION 'read_salted takes a key range or a prefix, not both'
-      USING ERRCODE = 'invalid_parameter_value';
-  END IF;
-  RETURN QUERY EXECUTE format(
-    $q$SELECT r.* FROM generate_series(0, $2 - 1) s,
-      LATERAL wide.read_rows($1,
-        start_key => CASE WHEN $5 IS NULL THEN lpad(s::text, $7, '0') || '#' || coalesce($3, '') END,
-        end_key => CASE WHEN $5 IS NULL AND $4 IS NOT NULL THEN lpad(s::text, $7, '0') || '#' || $4
-                        WHEN $5 IS NULL THEN lpad(s::text, $7, '0') || '$' END,
-        prefix => CASE WHEN $5 IS NOT NULL THEN lpad(s::text, $7, '0') || '#' || $5 END,
-        filter => $6) r
-    ORDER BY substr(r.%s, $7 + 2), r.%s, r.%s, r.%s DESC$q$, col[1], col[2], col[3], col[4])
-    USING tbl, buckets, start_key, end_key, prefix, filter, w;
-END
-$$;
-COMMENT ON FUNCTION wide.read_salted(anyelement, int, text, text, text, jsonb) IS
-  'read_rows over every salt bucket of a salted table, in unsalted key order';
-
--- Tall to wide for SQL and BI tools: a view with one column per qualifier of
--- a family, typed as the table's value column, one row per (row_key, ts)
--- (per => 'ts') or per row_key with each column's newest value and the
--- newest ts (per => 'row').  INSERT into a per-ts view writes one cell per
--- non-NULL column (an INSTEAD OF trigger: the way back, for loading).
-CREATE FUNCTION wide.create_pivot_view(view_name text, tbl regclass, family text,
-                                       qualifiers text[], per text DEFAULT 'ts')
-RETURNS void LANGUAGE plpgsql
-AS $$
-DECLARE
-  c name[] := ARRAY(SELECT attname FROM pg_attribute WHERE attrelid = tbl
-                     AND attnum BETWEEN 1 AND 5 ORDER BY attnum);
-  valtype text := (SELECT format_type(atttypid, atttypmod) FROM pg_attribute
-                    WHERE attrelid = tbl AND attnum = 5);
-  cols text;
-  ins text;
-  fn text;
-BEGIN
-  PERFORM wide.family_catalog_of(tbl);		-- a wide table, or a clear error
-  IF per NOT IN ('ts', 'row') THEN
-    RAISE EXCEPTION 'per must be ''ts'' or ''row'', not %', quote_literal(per)
-      USING ERRCODE = 'invalid_parameter_value';
-  END IF;
-  IF qualifiers IS NULL OR cardinality(qualifiers) = 0 OR array_position(qualifiers, NULL) IS NOT NULL THEN
-    RAISE EXCEPTION 'a pivot view needs at least one qualifier, and no NULL'
-      USING ERRCODE = 'invalid_parameter_value';
-  END IF;
-  IF NOT (wide.family_catalog_of(tbl)->'families') ? family THEN
-    RAISE EXCEPTION 'column family "%" does not exist in wide table %', family, tbl
-      USING ERRCODE = 'undefined_object';
-  END IF;
-  SELECT string_agg(format('(array_agg(%I%s) FILTER (WHERE %I = %L))[1] AS %I',
-                           c[5], CASE per WHEN 'row' THEN format(' ORDER BY %I DESC', c[4]) ELSE '' END,
-                           c[3], q, q), ', ' ORDER BY i)
-    INTO cols FROM unnest(qualifiers) WITH ORDINALITY AS x(q, i);
-  IF per = 'ts' THEN
-    EXECUTE format('CREATE VIEW %s AS SELECT %I, %I, %s FROM %s WHERE %I = %L GROUP BY %I, %I',
-                   view_name, c[1], c[4], cols, tbl, c[2], family, c[1], c[4]);
-    fn := view_name || '_pivot_insert';
-    SELECT string_agg(format('(%L, NEW.%I::%s)', q, q, valtype), ', ')
-      INTO ins FROM unnest(qualifiers) q;
-    EXECUTE format($f$CREATE FUNCTION %s() RETURNS trigger LANGUAGE plpgsql AS $b$
-      BEGIN
-        INSERT INTO %s SELECT NEW.%I, %L, x.q, NEW.%I, x.v FROM (VALUES %s) x(q, v) WHERE x.v IS NOT NULL;
-        RETURN NEW;
-      END $b$ $f$, fn, tbl, c[1], family, c[4], ins);
-    EXECUTE format('CREATE TRIGGER pivot_insert INSTEAD OF INSERT ON %s FOR EACH ROW EXECUTE FUNCTION %s()',
-                   view_name, fn);
-  ELSE
-    EXECUTE format('CREATE VIEW %s AS SELECT %I, max(%I) AS %I, %s FROM %s WHERE %I = %L GROUP BY %I',
-                   view_name, c[1], c[4], c[4], cols, tbl, c[2], family, c[1]);
-  END IF;
-END
-$$;
-COMMENT ON FUNCTION wide.create_pivot_view(text, regclass, text, text[], text) IS
-  'a view with one typed column per qualifier of a family: per (row_key, ts), or per row_key with the newest values';

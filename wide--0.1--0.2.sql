@@ -1,0 +1,1038 @@
+-- wide 0.1 -> 0.2 (written by tools/make-upgrade.py; see its header)
+\echo Use "ALTER EXTENSION wide UPDATE TO '0.2'" to load this file. \quit
+
+ALTER EXTENSION wide DROP FUNCTION wide._family_entry(regclass,text,bigint,integer,interval,text,text);
+DROP FUNCTION wide._family_entry(regclass,text,bigint,integer,interval,text,text);
+ALTER EXTENSION wide DROP FUNCTION wide.alter_family(regclass,text,integer,interval,text);
+DROP FUNCTION wide.alter_family(regclass,text,integer,interval,text);
+ALTER EXTENSION wide DROP FUNCTION wide.create_family(regclass,text,integer,interval,text,text);
+DROP FUNCTION wide.create_family(regclass,text,integer,interval,text,text);
+
+CREATE OR REPLACE FUNCTION wide.handler(internal)
+RETURNS table_am_handler
+AS 'MODULE_PATHNAME', 'wide_tableam_handler'
+LANGUAGE C;
+
+COMMENT ON ACCESS METHOD wide IS 'wide-column store: cells sorted by row key, family, qualifier, ts';
+
+-- ----------------------------------------------------------------
+-- Privileges (docs/security.md)
+--
+-- Every function below that names a table checks the caller's privileges
+-- on it (SELECT to read, INSERT to write, DELETE to delete, ownership for
+-- family DDL and maintenance) and refuses tables whose row-level security
+-- applies to the caller; none is SECURITY DEFINER.  So the schema is open
+-- to all, as pg_catalog's functions are; REVOKE USAGE ON SCHEMA wide FROM
+-- PUBLIC to keep the functions from roles that should not use them.
+-- ----------------------------------------------------------------
+
+CREATE OR REPLACE FUNCTION wide.family_catalog(catalog jsonb)
+RETURNS text
+AS 'MODULE_PATHNAME', 'wide_family_catalog'
+LANGUAGE C STRICT;
+
+COMMENT ON FUNCTION wide.family_catalog(jsonb) IS
+  'the family catalog of a wide table, kept as the default of its family column';
+
+CREATE OR REPLACE FUNCTION wide.family_catalog_of(tbl regclass)
+RETURNS jsonb
+AS 'MODULE_PATHNAME', 'wide_family_catalog_of'
+LANGUAGE C STRICT STABLE;
+
+-- A nested GC rule in Bigtable's GcRule JSON (max_num_versions or
+-- maxNumVersions; max_age or maxAge as "86400s" or an interval; union and
+-- intersection as an array or {"rules": [...]}), checked and written in the
+-- catalog's form: {"max_num_versions": n}, {"max_age": text, "max_age_us":
+-- n}, {"union": [...]}, {"intersection": [...]}.
+
+CREATE OR REPLACE FUNCTION wide._gc_rule(rule jsonb, depth int DEFAULT 1)
+RETURNS jsonb
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  k text;
+  v jsonb;
+  n numeric;
+  age interval;
+  parts jsonb := '[]';
+  e jsonb;
+BEGIN
+  IF depth > 8 THEN
+    RAISE EXCEPTION 'GC rule is nested too deep'
+      USING ERRCODE = 'invalid_parameter_value',
+            DETAIL = 'A GC rule may nest unions and intersections 8 deep.';
+  END IF;
+  IF jsonb_typeof(rule) IS DISTINCT FROM 'object' OR (SELECT count(*) FROM jsonb_object_keys(rule)) <> 1 THEN
+    RAISE EXCEPTION 'invalid GC rule %', coalesce(rule::text, 'NULL')
+      USING ERRCODE = 'invalid_parameter_value',
+            DETAIL = 'A GC rule is an object with one key: max_num_versions, max_age, union or intersection.',
+            HINT = 'For example {"union": [{"max_num_versions": 3}, {"max_age": "86400s"}]}.';
+  END IF;
+  SELECT key, value INTO k, v FROM jsonb_each(rule);
+  IF k IN ('max_num_versions', 'maxNumVersions') THEN
+    IF jsonb_typeof(v) = 'string' AND v #>> '{}' ~ '^[0-9]+$' THEN
+      v := to_jsonb((v #>> '{}')::numeric);
+    END IF;
+    IF jsonb_typeof(v) IS DISTINCT FROM 'number' OR v::numeric < 1 OR v::numeric > 2147483647
+       OR v::numeric <> trunc(v::numeric) THEN
+      RAISE EXCEPTION 'max_num_versions must be a whole number from 1 to 2147483647, not %', v
+        USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    RETURN jsonb_build_object('max_num_versions', v::numeric::int);
+  ELSIF k IN ('max_age', 'maxAge') THEN
+    BEGIN
+      IF jsonb_typeof(v) = 'number' THEN
+        age := make_interval(secs => v::numeric::float8);
+      ELSIF jsonb_typeof(v) = 'string' AND v #>> '{}' ~ '^[0-9]+(\.[0-9]+)?s$' THEN
+        age := make_interval(secs => rtrim(v #>> '{}', 's')::float8);
+      ELSIF jsonb_typeof(v) = 'string' THEN
+        age := (v #>> '{}')::interval;
+      END IF;
+    EXCEPTION WHEN invalid_datetime_format OR datetime_field_overflow OR interval_field_overflow THEN
+      age := NULL;
+    END;
+    IF age IS NULL OR age <= interval '0' THEN
+      RAISE EXCEPTION 'max_age must be a positive duration, not %', v
+        USING ERRCODE = 'invalid_parameter_value',
+              HINT = 'Write it as Bigtable does ("86400s") or as an interval ("1 day").';
+    END IF;
+    RETURN jsonb_build_object('max_age', age::text,
+                              'max_age_us', (extract(epoch FROM age) * 1000000)::bigint);
+  ELSIF k IN ('union', 'intersection') THEN
+    IF jsonb_typeof(v) = 'object' AND v ? 'rules' AND (SELECT count(*) FROM jsonb_object_keys(v)) = 1 THEN
+      v := v->'rules';
+    END IF;
+    IF jsonb_typeof(v) IS DISTINCT FROM 'array' OR jsonb_array_length(v) = 0 THEN
+      RAISE EXCEPTION '% must be a non-empty array of GC rules, not %', k, v
+        USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    FOR e IN SELECT value FROM jsonb_array_elements(v) LOOP
+      parts := parts || jsonb_build_array(wide._gc_rule(e, depth + 1));
+    END LOOP;
+    rule := jsonb_build_object(k, parts);
+    IF depth = 1 AND (SELECT count(*) FROM jsonb_path_query(rule, 'strict $.** ? (@.type() == "object")')) > 32 THEN
+      RAISE EXCEPTION 'GC rule has too many parts'
+        USING ERRCODE = 'invalid_parameter_value',
+              DETAIL = 'A GC rule may have at most 32 rules, unions and intersections in all.';
+    END IF;
+    RETURN rule;
+  END IF;
+  RAISE EXCEPTION 'unknown GC rule "%"', k
+    USING ERRCODE = 'invalid_parameter_value',
+          HINT = 'A GC rule is max_num_versions, max_age, union or intersection.';
+END
+$$;
+
+-- Validate family options; returns the family's entry of the catalog.
+
+CREATE OR REPLACE FUNCTION wide._family_entry(tbl regclass, family text, id bigint,
+                                   max_versions int, max_age interval,
+                                   gc text, aggregate text, gc_rule jsonb DEFAULT NULL)
+RETURNS jsonb
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  valtype regtype;
+  r jsonb;
+  a jsonb;
+  b jsonb;
+BEGIN
+  IF gc_rule IS NOT NULL THEN
+    IF max_versions IS NOT NULL OR max_age IS NOT NULL OR gc IS DISTINCT FROM 'union' THEN
+      RAISE EXCEPTION 'a family takes either gc_rule or max_versions, max_age and gc'
+        USING ERRCODE = 'invalid_parameter_value',
+              HINT = 'Write the whole policy as gc_rule, e.g. {"union": [{"max_num_versions": 3}, {"max_age": "86400s"}]}.';
+    END IF;
+    r := wide._gc_rule(gc_rule);
+    -- the flat policies stay flat: one rule, or one of each joined
+    IF r ? 'max_num_versions' THEN
+      max_versions := (r->>'max_num_versions')::int;
+      r := NULL;
+    ELSIF r ? 'max_age_us' THEN
+      max_age := (r->>'max_age')::interval;
+      r := NULL;
+    ELSE
+      a := r->(SELECT k FROM jsonb_object_keys(r) k)->0;
+      b := r->(SELECT k FROM jsonb_object_keys(r) k)->1;
+      IF jsonb_array_length(r->(SELECT k FROM jsonb_object_keys(r) k)) = 2 AND
+         ((a ? 'max_num_versions' AND b ? 'max_age_us') OR (b ? 'max_num_versions' AND a ? 'max_age_us')) THEN
+        max_versions := coalesce((a->>'max_num_versions')::int, (b->>'max_num_versions')::int);
+        max_age := coalesce((a->>'max_age')::interval, (b->>'max_age')::interval);
+        gc := CASE WHEN r ? 'union' THEN 'union' ELSE 'intersection' END;
+        r := NULL;
+      END IF;
+    END IF;
+  END IF;
+  IF family IS NULL OR family !~ '^[-_.a-zA-Z0-9]+$' OR octet_length(family) > 64 THEN
+    RAISE EXCEPTION 'invalid column family name "%"', family
+      USING ERRCODE = 'invalid_name',
+            DETAIL = 'A family name is 1 to 64 characters from [-_.a-zA-Z0-9].';
+  END IF;
+  IF max_versions IS NOT NULL AND max_versions < 1 THEN
+    RAISE EXCEPTION 'max_versions must be at least 1, not %', max_versions
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Pass NULL for no version limit.';
+  END IF;
+  IF max_age IS NOT NULL AND max_age <= interval '0' THEN
+    RAISE EXCEPTION 'max_age must be positive, not %', max_age
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Pass NULL for no age limit.';
+  END IF;
+  IF gc IS NULL OR gc NOT IN ('union', 'intersection') THEN
+    RAISE EXCEPTION 'gc must be ''union'' or ''intersection'', not %', coalesce(quote_literal(gc), 'NULL')
+      USING ERRCODE = 'invalid_parameter_value',
+            DETAIL = 'union collects a cell when either rule says so; intersection when both do.';
+  END IF;
+  IF aggregate IS NOT NULL THEN
+    IF aggregate NOT IN ('sum', 'min', 'max', 'hll') THEN
+      RAISE EXCEPTION 'unknown aggregate "%"', aggregate
+        USING ERRCODE = 'invalid_parameter_value',
+              HINT = 'Aggregate families are sum, min, max or hll.';
+    END IF;
+    SELECT a.atttypid INTO valtype FROM pg_attribute a
+      WHERE a.attrelid = tbl AND a.attnum = 5;
+    IF aggregate = 'hll' AND valtype <> 'bytea'::regtype THEN
+      RAISE EXCEPTION 'hll family "%" needs a value column of type bytea', family
+        USING ERRCODE = 'datatype_mismatch',
+              DETAIL = format('The value column of %s has type %s.', tbl, valtype),
+              HINT = 'An hll cell holds a HyperLogLog sketch; read its estimate with wide.hll_count(value).';
+    END IF;
+    IF valtype NOT IN ('int8'::regtype, 'bytea'::regtype) THEN
+      RAISE EXCEPTION 'aggregate family "%" needs a value column of type int8 or bytea', family
+        USING ERRCODE = 'datatype_mismatch',
+              DETAIL = format('The value column of %s has type %s.', tbl, valtype),
+              HINT = 'sum, min and max keep a 64-bit integer per cell.';
+    END IF;
+  END IF;
+  RETURN jsonb_strip_nulls(jsonb_build_object(
+    'id', id,
+    'max_versions', max_versions,
+    'max_age', max_age::text,
+    'max_age_us', (extract(epoch FROM max_age) * 1000000)::bigint,
+    'gc', CASE WHEN r IS NULL THEN gc END,
+    'gc_rule', r,
+    'aggregate', aggregate));
+END
+$$;
+
+-- Fail unless the current user owns the wide table (NULL: an error); the
+-- family functions call it before they lock anything.
+
+CREATE OR REPLACE FUNCTION wide._check_owner(tbl regclass)
+RETURNS void
+AS 'MODULE_PATHNAME', 'wide_check_owner'
+LANGUAGE C STABLE;
+
+-- Lock a wide table for a family change and return its catalog document.
+
+CREATE OR REPLACE FUNCTION wide._lock_catalog(tbl regclass)
+RETURNS jsonb
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  -- only the owner, checked before a lock is queued; fails cleanly on a
+  -- table that is not wide
+  PERFORM wide._check_owner(tbl);
+  PERFORM wide.family_catalog_of(tbl);
+  EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', tbl);
+  RETURN coalesce(wide.family_catalog_of(tbl),
+                  '{"version": 1, "next_id": 1, "families": {}}'::jsonb);
+END
+$$;
+
+CREATE OR REPLACE FUNCTION wide._store_catalog(tbl regclass, doc jsonb)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  PERFORM wide._check_owner(tbl);
+  EXECUTE format('ALTER TABLE %s ALTER COLUMN %I SET DEFAULT wide.family_catalog(%L::jsonb)',
+                 tbl,
+                 (SELECT attname FROM pg_attribute WHERE attrelid = tbl AND attnum = 2),
+                 doc::text);
+END
+$$;
+
+CREATE OR REPLACE FUNCTION wide.create_family(tbl regclass, family text,
+                                   max_versions int DEFAULT NULL,
+                                   max_age interval DEFAULT NULL,
+                                   gc text DEFAULT 'union',
+                                   aggregate text DEFAULT NULL,
+                                   gc_rule jsonb DEFAULT NULL)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  doc jsonb := wide._lock_catalog(tbl);
+  id bigint := (doc->>'next_id')::bigint;
+  entry jsonb := wide._family_entry(tbl, family, id, max_versions, max_age, gc, aggregate, gc_rule);
+BEGIN
+  IF doc->'families' ? family THEN
+    RAISE EXCEPTION 'column family "%" already exists in wide table %', family, tbl
+      USING ERRCODE = 'duplicate_object',
+            HINT = 'Change its garbage-collection policy with wide.alter_family().';
+  END IF;
+  doc := jsonb_set(doc, '{next_id}', to_jsonb(id + 1));
+  doc := jsonb_set(doc, ARRAY['families', family], entry);
+  PERFORM wide._store_catalog(tbl, doc);
+END
+$$;
+
+COMMENT ON FUNCTION wide.create_family(regclass, text, int, interval, text, text, jsonb) IS
+  'create a column family with a garbage-collection policy or an aggregate type';
+
+CREATE OR REPLACE FUNCTION wide.alter_family(tbl regclass, family text,
+                                  max_versions int DEFAULT NULL,
+                                  max_age interval DEFAULT NULL,
+                                  gc text DEFAULT 'union',
+                                  gc_rule jsonb DEFAULT NULL)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  doc jsonb := wide._lock_catalog(tbl);
+  old jsonb := doc->'families'->family;
+BEGIN
+  IF old IS NULL THEN
+    RAISE EXCEPTION 'column family "%" does not exist in wide table %', family, tbl
+      USING ERRCODE = 'undefined_object';
+  END IF;
+  doc := jsonb_set(doc, ARRAY['families', family],
+                   wide._family_entry(tbl, family, (old->>'id')::bigint,
+                                      max_versions, max_age, gc, old->>'aggregate',
+                                      gc_rule));
+  PERFORM wide._store_catalog(tbl, doc);
+END
+$$;
+
+COMMENT ON FUNCTION wide.alter_family(regclass, text, int, interval, text, jsonb) IS
+  'replace the garbage-collection policy of a column family';
+
+CREATE OR REPLACE FUNCTION wide.drop_family(tbl regclass, family text)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  doc jsonb := wide._lock_catalog(tbl);
+BEGIN
+  IF NOT doc->'families' ? family THEN
+    RAISE EXCEPTION 'column family "%" does not exist in wide table %', family, tbl
+      USING ERRCODE = 'undefined_object';
+  END IF;
+  doc := doc #- ARRAY['families', family];
+  PERFORM wide._store_catalog(tbl, doc);
+END
+$$;
+
+COMMENT ON FUNCTION wide.drop_family(regclass, text) IS
+  'drop a column family: its cells become unreadable at once and are removed by compaction';
+
+CREATE OR REPLACE FUNCTION wide.families(tbl regclass)
+RETURNS TABLE (family text, max_versions int, max_age interval, gc text,
+               aggregate text)
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT f.key COLLATE "C",
+         (f.value->>'max_versions')::int,
+         (f.value->>'max_age')::interval,
+         CASE WHEN f.value ? 'gc_rule' THEN f.value->>'gc_rule'
+              WHEN f.value ? 'max_versions' AND f.value ? 'max_age'
+              THEN f.value->>'gc' END,
+         f.value->>'aggregate'
+  FROM jsonb_each(coalesce(wide.family_catalog_of(tbl)->'families', '{}'::jsonb)) AS f
+  ORDER BY 1;
+$$;
+
+COMMENT ON FUNCTION wide.families(regclass) IS 'the column families of a wide table';
+
+-- ----------------------------------------------------------------
+-- Maintenance and inspection
+-- ----------------------------------------------------------------
+
+CREATE OR REPLACE FUNCTION wide.compact(tbl regclass, major boolean DEFAULT false)
+RETURNS void
+AS 'MODULE_PATHNAME', 'wide_compact'
+LANGUAGE C STRICT;
+
+COMMENT ON FUNCTION wide.compact(regclass, boolean) IS
+  'flush the write area and merge runs (all of them with major => true)';
+
+CREATE OR REPLACE FUNCTION wide.stats(tbl regclass,
+                           OUT write_area_pages bigint, OUT runs int,
+                           OUT cells bigint, OUT raw_bytes bigint,
+                           OUT stored_bytes bigint, OUT compression_ratio float8,
+                           OUT table_pages bigint, OUT free_pages bigint,
+                           OUT flushes bigint, OUT compactions bigint,
+                           OUT free_queue_entries int, OUT write_area_runs int)
+AS 'MODULE_PATHNAME', 'wide_stats'
+LANGUAGE C STRICT VOLATILE;
+
+COMMENT ON FUNCTION wide.stats(regclass) IS
+  'size and shape of a wide table: write area, runs, compression';
+
+CREATE OR REPLACE FUNCTION wide.runs(tbl regclass,
+                          OUT run int, OUT segment bigint, OUT cells bigint,
+                          OUT raw_bytes bigint, OUT stored_bytes bigint,
+                          OUT has_tombstones boolean, OUT oldest_xid xid,
+                          OUT first_key bytea, OUT last_key bytea)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'wide_runs'
+LANGUAGE C STRICT VOLATILE;
+
+COMMENT ON FUNCTION wide.runs(regclass) IS
+  'the runs (sorted segments) of a wide table, oldest first';
+
+CREATE OR REPLACE FUNCTION wide.verify(tbl regclass, OUT object text, OUT problem text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'wide_verify'
+LANGUAGE C STRICT VOLATILE;
+
+COMMENT ON FUNCTION wide.verify(regclass) IS
+  'check a wide table (checksums, order, index and filters); no rows: sound';
+
+-- ----------------------------------------------------------------
+-- Mutations
+--
+-- Keys are text or bytea, timestamps timestamptz, timestamp, date or int8
+-- microseconds since 1970; NULL ts means now.  A delete removes the cells
+-- of its scope written before it, whatever their timestamps.
+-- ----------------------------------------------------------------
+
+CREATE OR REPLACE FUNCTION wide.set_cell(tbl regclass, row_key "any", family "any",
+                              qualifier "any", value "any", ts "any" DEFAULT NULL::timestamptz)
+RETURNS void
+AS 'MODULE_PATHNAME', 'wide_set_cell'
+LANGUAGE C;
+
+COMMENT ON FUNCTION wide.set_cell(regclass, "any", "any", "any", "any", "any") IS
+  'write a cell (SetCell): replaces the cell of the same coordinates';
+
+CREATE OR REPLACE FUNCTION wide.delete_cells(tbl regclass, row_key "any", family "any",
+                                  qualifier "any",
+                                  ts_from "any" DEFAULT NULL::timestamptz,
+                                  ts_to "any" DEFAULT NULL::timestamptz)
+RETURNS void
+AS 'MODULE_PATHNAME', 'wide_delete_cells'
+LANGUAGE C;
+
+COMMENT ON FUNCTION wide.delete_cells(regclass, "any", "any", "any", "any", "any") IS
+  'delete the versions of a column with ts in [ts_from, ts_to) (DeleteFromColumn)';
+
+CREATE OR REPLACE FUNCTION wide.delete_family(tbl regclass, row_key "any", family "any")
+RETURNS void
+AS 'MODULE_PATHNAME', 'wide_delete_family'
+LANGUAGE C;
+
+COMMENT ON FUNCTION wide.delete_family(regclass, "any", "any") IS
+  'delete the cells of one family in a row (DeleteFromFamily)';
+
+CREATE OR REPLACE FUNCTION wide.delete_row(tbl regclass, row_key "any")
+RETURNS void
+AS 'MODULE_PATHNAME', 'wide_delete_row'
+LANGUAGE C;
+
+COMMENT ON FUNCTION wide.delete_row(regclass, "any") IS
+  'delete every cell of a row (DeleteFromRow)';
+
+CREATE OR REPLACE FUNCTION wide.mutate_row(tbl regclass, row_key "any", mutations jsonb)
+RETURNS int
+AS 'MODULE_PATHNAME', 'wide_mutate_row'
+LANGUAGE C;
+
+COMMENT ON FUNCTION wide.mutate_row(regclass, "any", jsonb) IS
+  'apply a JSON array of Bigtable mutations to a row, all or nothing (MutateRow); returns their number';
+
+CREATE OR REPLACE FUNCTION wide.mutate_rows(tbl regclass, entries jsonb)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'wide_mutate_rows'
+LANGUAGE C;
+
+COMMENT ON FUNCTION wide.mutate_rows(regclass, jsonb) IS
+  'apply [{"row_key": k, "mutations": [...]}, ...], all or nothing (MutateRows); returns the number of mutations';
+
+CREATE OR REPLACE FUNCTION wide.check_and_mutate_row(tbl regclass, row_key "any",
+                                          predicate jsonb DEFAULT NULL,
+                                          on_match jsonb DEFAULT NULL,
+                                          on_no_match jsonb DEFAULT NULL)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'wide_check_and_mutate_row'
+LANGUAGE C;
+
+COMMENT ON FUNCTION wide.check_and_mutate_row(regclass, "any", jsonb, jsonb, jsonb) IS
+  'under the row lock, apply on_match if the predicate filter outputs a cell of the row, else on_no_match (CheckAndMutateRow)';
+
+CREATE OR REPLACE FUNCTION wide.read_modify_write_row(tbl anyelement, row_key text, family text,
+                                           qualifier text, append bytea DEFAULT NULL,
+                                           increment bigint DEFAULT NULL)
+RETURNS anyelement
+AS 'MODULE_PATHNAME', 'wide_read_modify_write_row'
+LANGUAGE C;
+
+COMMENT ON FUNCTION wide.read_modify_write_row(anyelement, text, text, text, bytea, bigint) IS
+  'under the row lock, append to or increment the newest cell of a column and return the new cell (ReadModifyWriteRow)';
+
+-- ----------------------------------------------------------------
+-- Aggregates
+--
+-- An aggregate cell (row, family, qualifier, ts) folds every input written
+-- to it since its last delete: sum, min, max over int8, or a HyperLogLog
+-- sketch (precision 14, about 0.8% standard error).  The timestamp is the
+-- cell's bucket and is required.  INSERT and COPY into an aggregate family
+-- are add_to_cell.
+-- ----------------------------------------------------------------
+
+CREATE OR REPLACE FUNCTION wide.add_to_cell(tbl regclass, row_key "any", family "any",
+                                 qualifier "any", ts "any", input "any")
+RETURNS void
+AS 'MODULE_PATHNAME', 'wide_add_to_cell'
+LANGUAGE C;
+
+COMMENT ON FUNCTION wide.add_to_cell(regclass, "any", "any", "any", "any", "any") IS
+  'fold an input into an aggregate cell (AddToCell): int8 for sum/min/max, any value for hll';
+
+CREATE OR REPLACE FUNCTION wide.merge_to_cell(tbl regclass, row_key "any", family "any",
+                                   qualifier "any", ts "any", accumulator "any")
+RETURNS void
+AS 'MODULE_PATHNAME', 'wide_merge_to_cell'
+LANGUAGE C;
+
+COMMENT ON FUNCTION wide.merge_to_cell(regclass, "any", "any", "any", "any", "any") IS
+  'fold an accumulator, as read back from a cell, into an aggregate cell (MergeToCell)';
+
+CREATE OR REPLACE FUNCTION wide.hll_count(sketch bytea)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'wide_hll_count'
+LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION wide.hll_count(bytea) IS
+  'the estimated number of distinct inputs of a HyperLogLog sketch';
+
+CREATE OR REPLACE FUNCTION wide.hll_union(a bytea, b bytea)
+RETURNS bytea
+AS 'MODULE_PATHNAME', 'wide_hll_union'
+LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION wide.hll_union(bytea, bytea) IS
+  'the HyperLogLog sketch of the union of two sketches'' inputs';
+
+CREATE OR REPLACE FUNCTION wide._hll_add_trans(internal, anyelement)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'wide_hll_add_trans'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE OR REPLACE FUNCTION wide._hll_union_trans(internal, bytea)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'wide_hll_union_trans'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE OR REPLACE FUNCTION wide._hll_final(internal)
+RETURNS bytea
+AS 'MODULE_PATHNAME', 'wide_hll_final'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+-- parallel aggregation: states combine, and travel between processes, as sketches
+
+CREATE OR REPLACE FUNCTION wide._hll_combine(internal, internal)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'wide_hll_combine'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE OR REPLACE FUNCTION wide._hll_serialize(internal)
+RETURNS bytea
+AS 'MODULE_PATHNAME', 'wide_hll_serialize'
+LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
+
+CREATE OR REPLACE FUNCTION wide._hll_deserialize(bytea, internal)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'wide_hll_deserialize'
+LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
+
+CREATE OR REPLACE AGGREGATE wide.hll_add_agg(anyelement) (
+  SFUNC = wide._hll_add_trans,
+  STYPE = internal,
+  FINALFUNC = wide._hll_final,
+  COMBINEFUNC = wide._hll_combine,
+  SERIALFUNC = wide._hll_serialize,
+  DESERIALFUNC = wide._hll_deserialize,
+  PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE wide.hll_add_agg(anyelement) IS
+  'the HyperLogLog sketch of a column''s values, hashed as hll families hash inputs';
+
+CREATE OR REPLACE AGGREGATE wide.hll_union_agg(bytea) (
+  SFUNC = wide._hll_union_trans,
+  STYPE = internal,
+  FINALFUNC = wide._hll_final,
+  COMBINEFUNC = wide._hll_combine,
+  SERIALFUNC = wide._hll_serialize,
+  DESERIALFUNC = wide._hll_deserialize,
+  PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE wide.hll_union_agg(bytea) IS
+  'the HyperLogLog sketch of the union of a column of sketches';
+
+-- ----------------------------------------------------------------
+-- Reads (Bigtable ReadRows)
+--
+-- The table is named by a value of its row type (NULL::tablename), so that
+-- cells come back as the table's own rows.  Row set: the union of keys,
+-- start_key/end_key, prefix and ranges (JSON RowRange objects); none of
+-- them: the whole table.  "limit" counts rows.  filter: a JSON RowFilter
+-- (docs/sql.md).
+-- ----------------------------------------------------------------
+
+CREATE OR REPLACE FUNCTION wide.read_rows(tbl anyelement,
+                               keys text[] DEFAULT NULL,
+                               start_key text DEFAULT NULL,
+                               end_key text DEFAULT NULL,
+                               start_inclusive boolean DEFAULT true,
+                               end_inclusive boolean DEFAULT false,
+                               prefix text DEFAULT NULL,
+                               ranges jsonb DEFAULT NULL,
+                               "limit" bigint DEFAULT NULL,
+                               reversed boolean DEFAULT false,
+                               filter jsonb DEFAULT NULL)
+RETURNS SETOF anyelement
+AS 'MODULE_PATHNAME', 'wide_read_rows'
+LANGUAGE C STABLE;
+
+COMMENT ON FUNCTION wide.read_rows(anyelement, text[], text, text, boolean, boolean, text, jsonb, bigint, boolean, jsonb) IS
+  'the cells of a set of rows, in key order, through a row filter (ReadRows)';
+
+CREATE OR REPLACE FUNCTION wide.sample_row_keys(tbl regclass, OUT row_key bytea, OUT offset_bytes bigint)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'wide_sample_row_keys'
+LANGUAGE C STRICT STABLE;
+
+COMMENT ON FUNCTION wide.sample_row_keys(regclass) IS
+  'row keys splitting the table into stretches of similar size, with approximate byte offsets (SampleRowKeys)';
+
+CREATE OR REPLACE FUNCTION wide.read_rows_labeled(tbl anyelement,
+                                       keys text[] DEFAULT NULL,
+                                       start_key text DEFAULT NULL,
+                                       end_key text DEFAULT NULL,
+                                       start_inclusive boolean DEFAULT true,
+                                       end_inclusive boolean DEFAULT false,
+                                       prefix text DEFAULT NULL,
+                                       ranges jsonb DEFAULT NULL,
+                                       "limit" bigint DEFAULT NULL,
+                                       reversed boolean DEFAULT false,
+                                       filter jsonb DEFAULT NULL,
+                                       OUT cell anyelement, OUT labels text[])
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'wide_read_rows'
+LANGUAGE C STABLE;
+
+COMMENT ON FUNCTION wide.read_rows_labeled(anyelement, text[], text, text, boolean, boolean, text, jsonb, bigint, boolean, jsonb) IS
+  'read_rows, with the labels apply_label_transformer gave each cell';
+
+CREATE OR REPLACE FUNCTION wide.read_row(tbl anyelement, row_key text, filter jsonb DEFAULT NULL)
+RETURNS SETOF anyelement
+AS 'MODULE_PATHNAME', 'wide_read_row'
+LANGUAGE C STABLE;
+
+COMMENT ON FUNCTION wide.read_row(anyelement, text, jsonb) IS
+  'the cells of one row, through a row filter (ReadRows of one key)';
+
+-- ----------------------------------------------------------------
+-- Filter shortcuts: SQL functions that build the JSON row filters
+-- ----------------------------------------------------------------
+
+CREATE OR REPLACE FUNCTION wide.chain(VARIADIC filters jsonb[])
+RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT jsonb_build_object('chain', to_jsonb(filters)) $$;
+
+COMMENT ON FUNCTION wide.chain(jsonb[]) IS 'row filter: each filter''s output feeds the next';
+
+CREATE OR REPLACE FUNCTION wide.interleave(VARIADIC filters jsonb[])
+RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT jsonb_build_object('interleave', to_jsonb(filters)) $$;
+
+COMMENT ON FUNCTION wide.interleave(jsonb[]) IS 'row filter: the union of the filters'' outputs';
+
+CREATE OR REPLACE FUNCTION wide.condition(predicate jsonb, true_filter jsonb DEFAULT NULL,
+                               false_filter jsonb DEFAULT NULL)
+RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT jsonb_build_object('condition', jsonb_strip_nulls(jsonb_build_object(
+       'predicate_filter', predicate, 'true_filter', true_filter, 'false_filter', false_filter))) $$;
+
+COMMENT ON FUNCTION wide.condition(jsonb, jsonb, jsonb) IS
+  'row filter: true_filter if the predicate outputs a cell of the row, else false_filter';
+
+CREATE OR REPLACE FUNCTION wide.family_filter(regex text)
+RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT jsonb_build_object('family_name_regex_filter', regex) $$;
+
+CREATE OR REPLACE FUNCTION wide.qualifier_filter(regex text)
+RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT jsonb_build_object('column_qualifier_regex_filter', regex) $$;
+
+CREATE OR REPLACE FUNCTION wide.row_key_filter(regex text)
+RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT jsonb_build_object('row_key_regex_filter', regex) $$;
+
+CREATE OR REPLACE FUNCTION wide.value_filter(regex text)
+RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT jsonb_build_object('value_regex_filter', regex) $$;
+
+CREATE OR REPLACE FUNCTION wide.column_range(family text, start_qualifier text DEFAULT NULL,
+                                  end_qualifier text DEFAULT NULL,
+                                  start_inclusive boolean DEFAULT true,
+                                  end_inclusive boolean DEFAULT false)
+RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT jsonb_build_object('column_range_filter', jsonb_strip_nulls(jsonb_build_object(
+       'family_name', family,
+       CASE WHEN start_inclusive THEN 'start_qualifier_closed' ELSE 'start_qualifier_open' END, start_qualifier,
+       CASE WHEN end_inclusive THEN 'end_qualifier_closed' ELSE 'end_qualifier_open' END, end_qualifier))) $$;
+
+CREATE OR REPLACE FUNCTION wide.value_range(start_value text DEFAULT NULL, end_value text DEFAULT NULL,
+                                 start_inclusive boolean DEFAULT true,
+                                 end_inclusive boolean DEFAULT false)
+RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT jsonb_build_object('value_range_filter', jsonb_strip_nulls(jsonb_build_object(
+       CASE WHEN start_inclusive THEN 'start_value_closed' ELSE 'start_value_open' END, start_value,
+       CASE WHEN end_inclusive THEN 'end_value_closed' ELSE 'end_value_open' END, end_value))) $$;
+
+CREATE OR REPLACE FUNCTION wide.ts_range(ts_from timestamptz DEFAULT NULL, ts_to timestamptz DEFAULT NULL)
+RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT jsonb_build_object('timestamp_range_filter', jsonb_strip_nulls(jsonb_build_object(
+       'start_timestamp_micros', (extract(epoch FROM ts_from) * 1000000)::bigint,
+       'end_timestamp_micros', (extract(epoch FROM ts_to) * 1000000)::bigint))) $$;
+
+COMMENT ON FUNCTION wide.ts_range(timestamptz, timestamptz) IS
+  'row filter: cells with ts in [ts_from, ts_to)';
+
+CREATE OR REPLACE FUNCTION wide.latest(n int DEFAULT 1)
+RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT jsonb_build_object('cells_per_column_limit_filter', n) $$;
+
+COMMENT ON FUNCTION wide.latest(int) IS 'row filter: the newest n versions of each column';
+
+CREATE OR REPLACE FUNCTION wide.cells_per_row(n int, "offset" int DEFAULT 0)
+RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT CASE WHEN "offset" > 0
+         THEN jsonb_build_object('chain', jsonb_build_array(
+                jsonb_build_object('cells_per_row_offset_filter', "offset"),
+                jsonb_build_object('cells_per_row_limit_filter', n)))
+         ELSE jsonb_build_object('cells_per_row_limit_filter', n) END $$;
+
+CREATE OR REPLACE FUNCTION wide.strip_value()
+RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT '{"strip_value_transformer": true}'::jsonb $$;
+
+CREATE OR REPLACE FUNCTION wide.label(label text)
+RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT jsonb_build_object('apply_label_transformer', label) $$;
+
+CREATE OR REPLACE FUNCTION wide.row_sample(probability float8)
+RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT jsonb_build_object('row_sample_filter', probability) $$;
+
+-- ----------------------------------------------------------------
+-- Time-series toolkit: row keys, timestamps and buckets as the guides
+-- design them (docs/cookbook.md).  All IMMUTABLE, so in a WHERE clause
+-- over constants they fold before planning and the key range is pushed
+-- down like a literal.
+-- ----------------------------------------------------------------
+
+-- A row key from parts joined by '#'; a '#' or '\' inside a part is escaped
+-- with '\', so wide.key_part splits it back exactly.
+
+CREATE OR REPLACE FUNCTION wide.key(VARIADIC parts text[])
+RETURNS text LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  IF array_position(parts, NULL) IS NOT NULL THEN
+    RAISE EXCEPTION 'a row key part is NULL'
+      USING ERRCODE = 'null_value_not_allowed';
+  END IF;
+  RETURN array_to_string(ARRAY(SELECT replace(replace(p, '\', '\\'), '#', '\#')
+                                 FROM unnest(parts) p), '#');
+END
+$$;
+
+COMMENT ON FUNCTION wide.key(text[]) IS
+  'a row key from parts joined by #, with # and \ inside a part escaped by \';
+
+-- Part n (1-based) of a key built by wide.key, unescaped; NULL past the end.
+
+CREATE OR REPLACE FUNCTION wide.key_part(key text, n int)
+RETURNS text LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  i int := 1;
+  part int := 1;
+  c text;
+  out text := '';
+  len int := length(key);
+BEGIN
+  IF n < 1 THEN
+    RAISE EXCEPTION 'key part numbers start at 1, not %', n
+      USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  WHILE i <= len LOOP
+    c := substr(key, i, 1);
+    IF c = '\' AND i < len THEN
+      IF part = n THEN out := out || substr(key, i + 1, 1); END IF;
+      i := i + 2;
+      CONTINUE;
+    ELSIF c = '#' THEN
+      IF part = n THEN RETURN out; END IF;
+      part := part + 1;
+    ELSIF part = n THEN
+      out := out || c;
+    END IF;
+    i := i + 1;
+  END LOOP;
+  RETURN CASE WHEN part = n THEN out END;
+END
+$$;
+
+COMMENT ON FUNCTION wide.key_part(text, int) IS
+  'part n (from 1) of a key built by wide.key, unescaped; NULL past the last part';
+
+-- A number as a fixed-width field that sorts bytewise as numbers sort:
+-- zero-padded to width digits (non-negative numbers), or, with no width,
+-- any bigint as 20 digits (offset by 2^63, so negatives sort first).
+
+CREATE OR REPLACE FUNCTION wide.sortable(n bigint, width int DEFAULT NULL)
+RETURNS text LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  IF n IS NULL THEN RETURN NULL; END IF;
+  IF width IS NULL THEN
+    RETURN lpad((n::numeric + 9223372036854775808)::text, 20, '0');
+  END IF;
+  IF n < 0 OR length(n::text) > width THEN
+    RAISE EXCEPTION '% does not fit in % digits', n, width
+      USING ERRCODE = 'numeric_value_out_of_range',
+            HINT = 'Give a larger width, or no width for any bigint as 20 digits.';
+  END IF;
+  RETURN lpad(n::text, width, '0');
+END
+$$;
+
+COMMENT ON FUNCTION wide.sortable(bigint, int) IS
+  'a number as a fixed-width key field that sorts bytewise in numeric order';
+
+-- www.example.com -> com.example.www: the rows of one domain sort together.
+
+CREATE OR REPLACE FUNCTION wide.reverse_domain(domain text)
+RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+AS $$ SELECT array_to_string(ARRAY(SELECT p FROM unnest(string_to_array(domain, '.'))
+                                    WITH ORDINALITY AS x(p, i) ORDER BY i DESC), '.') $$;
+
+COMMENT ON FUNCTION wide.reverse_domain(text) IS
+  'a domain name with its labels reversed (www.example.com -> com.example.www)';
+
+-- Milliseconds since 1970 as 13 digits (years 1970-2286), the guides'
+-- PREFIX#MILLIS keys; wide.millis_ts reads them back.
+
+CREATE OR REPLACE FUNCTION wide.millis(t timestamptz)
+RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+AS $$ SELECT wide.sortable(floor(extract(epoch FROM t) * 1000)::bigint, 13) $$;
+
+CREATE OR REPLACE FUNCTION wide.millis_ts(millis text)
+RETURNS timestamptz LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+AS $$ SELECT to_timestamp(millis::bigint / 1000.0) $$;
+
+-- The key PREFIX#MILLIS of a time: WHERE row_key >= wide.time_key(p, t1)
+-- AND row_key < wide.time_key(p, t2) is the key range of [t1, t2).
+
+CREATE OR REPLACE FUNCTION wide.time_key(prefix text, t timestamptz)
+RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+AS $$ SELECT prefix || '#' || wide.millis(t) $$;
+
+COMMENT ON FUNCTION wide.time_key(text, timestamptz) IS
+  'the row key PREFIX#MILLIS (13 digits) of a time, for key ranges of a time window';
+
+-- Reversed timestamps (Long.MAX_VALUE - millis, 19 digits): the newest row
+-- of a prefix sorts first, so "the latest n" is read_rows(prefix, limit n).
+
+CREATE OR REPLACE FUNCTION wide.reverse_millis(t timestamptz)
+RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+AS $$ SELECT lpad((9223372036854775807 - floor(extract(epoch FROM t) * 1000)::bigint)::text, 19, '0') $$;
+
+CREATE OR REPLACE FUNCTION wide.reverse_millis_ts(reversed text)
+RETURNS timestamptz LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+AS $$ SELECT to_timestamp((9223372036854775807 - reversed::bigint) / 1000.0) $$;
+
+COMMENT ON FUNCTION wide.reverse_millis(timestamptz) IS
+  'Long.MAX_VALUE - millis as 19 digits: newest-first keys';
+
+CREATE OR REPLACE FUNCTION wide._bad_bucket(unit text)
+RETURNS text LANGUAGE plpgsql IMMUTABLE
+AS $$
+BEGIN
+  RAISE EXCEPTION 'unknown time bucket "%"', unit
+    USING ERRCODE = 'invalid_parameter_value',
+          HINT = 'Buckets are hour, day, week, month and year.';
+END
+$$;
+
+-- Time buckets as the guides write them, in a time zone (default UTC):
+-- hour 2017072614, day 20170726, week 2017week30 (ISO week), month 201707,
+-- year 2017.
+
+CREATE OR REPLACE FUNCTION wide.bucket(t timestamptz, unit text, tz text DEFAULT 'UTC')
+RETURNS text LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  l timestamp := t AT TIME ZONE tz;
+  ymd text := lpad(extract(year FROM l)::text, 4, '0') || lpad(extract(month FROM l)::text, 2, '0')
+              || lpad(extract(day FROM l)::text, 2, '0');
+BEGIN
+  RETURN CASE unit
+    WHEN 'hour' THEN ymd || lpad(extract(hour FROM l)::text, 2, '0')
+    WHEN 'day' THEN ymd
+    WHEN 'week' THEN lpad(extract(isoyear FROM l)::text, 4, '0') || 'week'
+                     || lpad(extract(week FROM l)::text, 2, '0')
+    WHEN 'month' THEN substr(ymd, 1, 6)
+    WHEN 'year' THEN substr(ymd, 1, 4)
+    ELSE wide._bad_bucket(unit)
+  END;
+END
+$$;
+
+COMMENT ON FUNCTION wide.bucket(timestamptz, text, text) IS
+  'a time bucket as key text: hour 2017072614, day 20170726, week 2017week30, month 201707, year 2017';
+
+-- The smart meter's qualifier: the quarter hour of the day, 00 to 95 (92
+-- or 100 on days of a DST change in that time zone: the count of quarter
+-- hours since local midnight, so none is written twice).
+
+CREATE OR REPLACE FUNCTION wide.quarter_hour(t timestamptz, tz text DEFAULT 'UTC')
+RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+AS $$ SELECT lpad(floor(extract(epoch FROM t - (date_trunc('day', t AT TIME ZONE tz) AT TIME ZONE tz)) / 900)::int::text, 2, '0') $$;
+
+COMMENT ON FUNCTION wide.quarter_hour(timestamptz, text) IS
+  'the quarter hour of the local day, 00 to 95: the smart-meter qualifier';
+
+-- Salting against hotspots: N-way salt prefix from a stable hash of the key
+-- (md5, the same on every platform and version): 3#key for salt 3 of 10.
+
+CREATE OR REPLACE FUNCTION wide.salt(key text, buckets int)
+RETURNS int LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+AS $$ SELECT (('x' || substr(md5(key), 1, 8))::bit(32)::bigint % buckets)::int $$;
+
+CREATE OR REPLACE FUNCTION wide.salted_key(key text, buckets int)
+RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+AS $$ SELECT lpad(wide.salt(key, buckets)::text, length((buckets - 1)::text), '0') || '#' || key $$;
+
+COMMENT ON FUNCTION wide.salted_key(text, int) IS
+  'key prefixed with its salt (md5 of the key mod buckets): spreads sequential keys over buckets ranges';
+
+-- The cells of the unsalted keys [start_key, end_key) (or with a prefix) of
+-- a table salted into "buckets", in unsalted key order: one read_rows per
+-- salt bucket, then a sort of what they return (cost: buckets range reads
+-- plus sorting the result; the row_key column keeps the salted key).
+
+CREATE OR REPLACE FUNCTION wide.read_salted(tbl anyelement, buckets int,
+                                 start_key text DEFAULT NULL, end_key text DEFAULT NULL,
+                                 prefix text DEFAULT NULL, filter jsonb DEFAULT NULL)
+RETURNS SETOF anyelement LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  w int := length((buckets - 1)::text);
+  rel oid := (SELECT typrelid FROM pg_type WHERE oid = pg_typeof(tbl));
+  col text[] := ARRAY(SELECT quote_ident(attname) FROM pg_attribute
+                       WHERE attrelid = rel AND attnum BETWEEN 1 AND 4 ORDER BY attnum);
+BEGIN
+  IF buckets IS NULL OR buckets < 1 THEN
+    RAISE EXCEPTION 'buckets must be at least 1'
+      USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF (start_key IS NOT NULL OR end_key IS NOT NULL) AND prefix IS NOT NULL THEN
+    RAISE EXCEPTION 'read_salted takes a key range or a prefix, not both'
+      USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  RETURN QUERY EXECUTE format(
+    $q$SELECT r.* FROM generate_series(0, $2 - 1) s,
+      LATERAL wide.read_rows($1,
+        start_key => CASE WHEN $5 IS NULL THEN lpad(s::text, $7, '0') || '#' || coalesce($3, '') END,
+        end_key => CASE WHEN $5 IS NULL AND $4 IS NOT NULL THEN lpad(s::text, $7, '0') || '#' || $4
+                        WHEN $5 IS NULL THEN lpad(s::text, $7, '0') || '$' END,
+        prefix => CASE WHEN $5 IS NOT NULL THEN lpad(s::text, $7, '0') || '#' || $5 END,
+        filter => $6) r
+    ORDER BY substr(r.%s, $7 + 2), r.%s, r.%s, r.%s DESC$q$, col[1], col[2], col[3], col[4])
+    USING tbl, buckets, start_key, end_key, prefix, filter, w;
+END
+$$;
+
+COMMENT ON FUNCTION wide.read_salted(anyelement, int, text, text, text, jsonb) IS
+  'read_rows over every salt bucket of a salted table, in unsalted key order';
+
+-- Tall to wide for SQL and BI tools: a view with one column per qualifier of
+-- a family, typed as the table's value column, one row per (row_key, ts)
+-- (per => 'ts') or per row_key with each column's newest value and the
+-- newest ts (per => 'row').  INSERT into a per-ts view writes one cell per
+-- non-NULL column (an INSTEAD OF trigger: the way back, for loading).
+
+CREATE OR REPLACE FUNCTION wide.create_pivot_view(view_name text, tbl regclass, family text,
+                                       qualifiers text[], per text DEFAULT 'ts')
+RETURNS void LANGUAGE plpgsql
+AS $$
+DECLARE
+  c name[] := ARRAY(SELECT attname FROM pg_attribute WHERE attrelid = tbl
+                     AND attnum BETWEEN 1 AND 5 ORDER BY attnum);
+  valtype text := (SELECT format_type(atttypid, atttypmod) FROM pg_attribute
+                    WHERE attrelid = tbl AND attnum = 5);
+  cols text;
+  ins text;
+  fn text;
+BEGIN
+  PERFORM wide.family_catalog_of(tbl);		-- a wide table, or a clear error
+  IF per NOT IN ('ts', 'row') THEN
+    RAISE EXCEPTION 'per must be ''ts'' or ''row'', not %', quote_literal(per)
+      USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF qualifiers IS NULL OR cardinality(qualifiers) = 0 OR array_position(qualifiers, NULL) IS NOT NULL THEN
+    RAISE EXCEPTION 'a pivot view needs at least one qualifier, and no NULL'
+      USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF NOT (wide.family_catalog_of(tbl)->'families') ? family THEN
+    RAISE EXCEPTION 'column family "%" does not exist in wide table %', family, tbl
+      USING ERRCODE = 'undefined_object';
+  END IF;
+  SELECT string_agg(format('(array_agg(%I%s) FILTER (WHERE %I = %L))[1] AS %I',
+                           c[5], CASE per WHEN 'row' THEN format(' ORDER BY %I DESC', c[4]) ELSE '' END,
+                           c[3], q, q), ', ' ORDER BY i)
+    INTO cols FROM unnest(qualifiers) WITH ORDINALITY AS x(q, i);
+  IF per = 'ts' THEN
+    EXECUTE format('CREATE VIEW %s AS SELECT %I, %I, %s FROM %s WHERE %I = %L GROUP BY %I, %I',
+                   view_name, c[1], c[4], cols, tbl, c[2], family, c[1], c[4]);
+    fn := view_name || '_pivot_insert';
+    SELECT string_agg(format('(%L, NEW.%I::%s)', q, q, valtype), ', ')
+      INTO ins FROM unnest(qualifiers) q;
+    EXECUTE format($f$CREATE FUNCTION %s() RETURNS trigger LANGUAGE plpgsql AS $b$
+      BEGIN
+        INSERT INTO %s SELECT NEW.%I, %L, x.q, NEW.%I, x.v FROM (VALUES %s) x(q, v) WHERE x.v IS NOT NULL;
+        RETURN NEW;
+      END $b$ $f$, fn, tbl, c[1], family, c[4], ins);
+    EXECUTE format('CREATE TRIGGER pivot_insert INSTEAD OF INSERT ON %s FOR EACH ROW EXECUTE FUNCTION %s()',
+                   view_name, fn);
+  ELSE
+    EXECUTE format('CREATE VIEW %s AS SELECT %I, max(%I) AS %I, %s FROM %s WHERE %I = %L GROUP BY %I',
+                   view_name, c[1], c[4], c[4], cols, tbl, c[2], family, c[1]);
+  END IF;
+END
+$$;
+
+COMMENT ON FUNCTION wide.create_pivot_view(text, regclass, text, text[], text) IS
+  'a view with one typed column per qualifier of a family: per (row_key, ts), or per row_key with the newest values';
+
