@@ -162,12 +162,16 @@ for tag in heap wide; do
 done
 
 # ---------------------------------------------------------------- single-row INSERTs
+# server-metrics data as it arrives: each INSERT one reading (2 decimals)
+# of a random host and metric, keyed by the current millisecond
 for tag in heap wide; do
 	t=one_$tag
 	make_table $t $tag
 	printf '%s\n' "\\set h random(1, $HOSTS)
 \\set m random(1, 20)
-INSERT INTO $t VALUES (format('server%s.example.com#%s', lpad(:h::text, 3, '0'), (extract(epoch FROM clock_timestamp()) * 1000000)::int8), 'm', 'metric' || :m, now(), random());" > "$BENCH/one_$tag.sql"
+INSERT INTO $t SELECT format('server%s.example.com#%s', lpad(:h::text, 3, '0'), r), 'm', 'metric' || :m,
+       to_timestamp(r / 1000.0), round((50 + 40 * sin(r / 500000.0 + :h + :m) + random() * 5)::numeric, 2)
+  FROM (SELECT (extract(epoch FROM clock_timestamp()) * 1000)::int8 AS r) n;" > "$BENCH/one_$tag.sql"
 	chmod 644 "$BENCH/one_$tag.sql"
 	sql "CHECKPOINT"
 	log "single-row INSERTs into $tag, 2 clients, $DURATION s"
