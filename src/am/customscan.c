@@ -758,7 +758,7 @@ add_wide_path(PlannerInfo *root, RelOptInfo *rel, Relation r, List *pathkeys,
 	cpath->path.pathtarget = rel->reltarget;
 	cpath->path.param_info = ppi;
 	cpath->path.parallel_aware = false;
-	cpath->path.parallel_safe = false;
+	cpath->path.parallel_safe = rel->consider_parallel;
 	cpath->path.rows = ppi ? ppi->ppi_rows : rel->rows;
 	cpath->path.pathkeys = pathkeys;
 	cpath->flags = 0;

@@ -91,7 +91,12 @@ WideAddPartialPath(PlannerInfo *root, RelOptInfo *rel, const CustomPath *serial,
 				   double sel)
 {
 	CustomPath *p;
-	double		pages = rel->pages * sel;
+	/*
+	 * The work is per cell, and the pages are compressed: count the pages
+	 * the cells would fill uncompressed (about 64 cells a page), as the
+	 * heap's rule would see them
+	 */
+	double		pages = Max(rel->pages, rel->tuples / 64.0) * sel;
 	double		threshold = Max(min_parallel_table_scan_size, 1);
 	int			workers = 1;
 	double		divisor;
