@@ -917,6 +917,19 @@ keep_pending(WideReadIter *it, const WideCell *cell, int ctx)
 	it->revcur = ctx;
 }
 
+/* filter a gathered row (its memory: revcxt[cur]); later rows lie below it */
+static void
+finish_reversed_row(WideReadIter *it, int cur, const char *key, uint32 keylen)
+{
+	MemoryContext old = MemoryContextSwitchTo(it->revcxt[cur]);
+
+	filter_row(it, key, keylen, it->cells, it->ncells);
+	MemoryContextSwitchTo(old);
+	resetStringInfo(&it->last);
+	appendBinaryStringInfo(&it->last, key, keylen);
+	it->have_last = true;
+}
+
 /*
  * next_reversed_row -- gather the next row of a reversed read and filter
  * it (its output entries are returned next); false when the current range
@@ -951,12 +964,7 @@ next_reversed_row(WideReadIter *it)
 
 			MemoryContextSwitchTo(old);
 			keep_pending(it, cell, 1 - cur);
-			old = MemoryContextSwitchTo(it->revcxt[cur]);
-			filter_row(it, key, keylen, it->cells, it->ncells);
-			MemoryContextSwitchTo(old);
-			resetStringInfo(&it->last);
-			appendBinaryStringInfo(&it->last, key, keylen);
-			it->have_last = true;
+			finish_reversed_row(it, cur, key, keylen);
 			return true;
 		}
 		if (it->ncells == it->maxcells)
@@ -968,11 +976,8 @@ next_reversed_row(WideReadIter *it)
 		copy_cell_lazy(it, cell, &it->cells[it->ncells++]);
 	}
 	/* the range's last (lowest) row */
-	filter_row(it, it->rpendkey, it->rpendkeylen, it->cells, it->ncells);
 	MemoryContextSwitchTo(old);
-	resetStringInfo(&it->last);
-	appendBinaryStringInfo(&it->last, it->rpendkey, it->rpendkeylen);
-	it->have_last = true;
+	finish_reversed_row(it, cur, it->rpendkey, it->rpendkeylen);
 	return true;
 }
 
