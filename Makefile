@@ -35,6 +35,7 @@ OBJS = \
 	src/engine/bulk.o \
 	src/engine/cell.o \
 	src/engine/compaction.o \
+	src/engine/blockpack.o \
 	src/engine/compress.o \
 	src/engine/flush.o \
 	src/engine/indexblock.o \
