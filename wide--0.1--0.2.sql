@@ -15,6 +15,25 @@ LANGUAGE C;
 
 COMMENT ON ACCESS METHOD wide IS 'wide-column store: cells sorted by row key, family, qualifier, ts';
 
+-- The row key order of a wide table as an index, for CLUSTER (it stores
+-- nothing and is never scanned; src/am/keyindex.c):
+--   CREATE INDEX ON t USING wide_key (row_key); CLUSTER t USING t_row_key_idx;
+
+CREATE OR REPLACE FUNCTION wide.key_handler(internal)
+RETURNS index_am_handler
+AS 'MODULE_PATHNAME', 'wide_key_handler'
+LANGUAGE C;
+
+CREATE ACCESS METHOD wide_key TYPE INDEX HANDLER wide.key_handler;
+
+COMMENT ON ACCESS METHOD wide_key IS 'the row key order of a wide table, for CLUSTER; stores nothing, never scanned';
+
+CREATE OPERATOR CLASS wide.row_key_text_ops
+DEFAULT FOR TYPE text USING wide_key AS STORAGE text;
+
+CREATE OPERATOR CLASS wide.row_key_bytea_ops
+DEFAULT FOR TYPE bytea USING wide_key AS STORAGE bytea;
+
 -- ----------------------------------------------------------------
 -- Privileges (docs/security.md)
 --
