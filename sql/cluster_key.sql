@@ -86,6 +86,14 @@ SELECT row_key, qualifier, value FROM ck WHERE ts = '2030-01-01' ORDER BY row_ke
 CLUSTER;
 SELECT count(*) FROM ck;
 SELECT * FROM wide.verify('ck');
+-- INSERT ... ON CONFLICT DO NOTHING goes the speculative way when the table
+-- has an index; nothing can conflict with a wide_key index, so it inserts
+-- as without one; a conflict target needs a unique index
+INSERT INTO ck VALUES ('r097', 'm', 'q9', '2030-01-01', 7) ON CONFLICT DO NOTHING;
+INSERT INTO ck VALUES ('r097', 'm', 'q9', '2030-01-01', 8) ON CONFLICT DO NOTHING;
+SELECT qualifier, value FROM ck WHERE row_key = 'r097' AND qualifier = 'q9';
+INSERT INTO ck VALUES ('r097', 'm', 'q9', '2030-01-01', 9) ON CONFLICT (row_key) DO NOTHING;
+DELETE FROM ck WHERE row_key = 'r097' AND qualifier = 'q9';
 -- VACUUM FULL and ANALYZE with the index present
 VACUUM (FULL, ANALYZE) ck;
 ANALYZE ck;

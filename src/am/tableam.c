@@ -365,21 +365,29 @@ wide_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
 	MemoryContextDelete(cxt);
 }
 
+/*
+ * INSERT ... ON CONFLICT DO NOTHING without a conflict target inserts
+ * speculatively when the table has an index.  A wide table's only index is
+ * a wide_key one (am/keyindex.c), which is never unique, so no insertion
+ * can conflict: a plain insert, as without the index.  (A conflict target
+ * needs a unique index, which PostgreSQL itself finds missing.)
+ */
 static void
 wide_tuple_insert_speculative(Relation rel, TupleTableSlot *slot,
 							  CommandId cid, int options,
 							  struct BulkInsertStateData *bistate,
 							  uint32 specToken)
 {
-	not_supported(rel, "INSERT ... ON CONFLICT",
-				  "A write to an existing cell replaces it: use a plain INSERT.");
+	wide_tuple_insert(rel, slot, cid, options, bistate);
 }
 
 static void
 wide_tuple_complete_speculative(Relation rel, TupleTableSlot *slot,
 								uint32 specToken, bool succeeded)
 {
-	not_supported(rel, "INSERT ... ON CONFLICT", NULL);
+	if (!succeeded)
+		not_supported(rel, "INSERT ... ON CONFLICT",
+					  "A write to an existing cell replaces it: use a plain INSERT.");
 }
 
 static TM_Result
