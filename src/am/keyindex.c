@@ -263,7 +263,8 @@ wide_key_handler(PG_FUNCTION_ARGS)
 	am->amsearchnulls = false;
 	am->amstorage = false;
 	am->amclusterable = true;
-	am->ampredlocks = false;
+	/* no scans, so no predicate locks: index_insert need not check any */
+	am->ampredlocks = true;
 	am->amcanparallel = false;
 	am->amcaninclude = false;
 	am->amusemaintenanceworkmem = false;

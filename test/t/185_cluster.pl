@@ -113,6 +113,26 @@ $primary->safe_psql('restored', 'CLUSTER t');
 is($primary->safe_psql('restored', $query), $expect, 'restored, CLUSTER: same cells');
 is($primary->safe_psql('restored', q{SELECT runs FROM wide.stats('t')}), '1',
 	'restored, CLUSTER: one run');
+
+# a database that created wide 0.1 gets the access method and its operator
+# classes from ALTER EXTENSION UPDATE, and CLUSTER works on its old tables
+$primary->safe_psql('postgres', 'CREATE DATABASE old');
+$primary->safe_psql('old', q{
+	CREATE EXTENSION wide VERSION '0.1';
+	CREATE TABLE o (row_key bytea, family text, qualifier text, ts int8, value int8) USING wide;
+	SELECT wide.create_family('o', 'f', max_versions => 1);
+	INSERT INTO o SELECT int4send(i % 300), 'f', 'q', i, i FROM generate_series(1, 3000) i;
+});
+my ($ret, $stdout, $stderr) = $primary->psql('old',
+	q{CREATE INDEX o_key ON o USING wide_key (row_key)});
+like($stderr, qr/access method "wide_key" does not exist/, '0.1 has no wide_key');
+$primary->safe_psql('old', 'ALTER EXTENSION wide UPDATE');
+$primary->safe_psql('old', q{
+	CREATE INDEX o_key ON o USING wide_key (row_key);
+	CLUSTER o USING o_key;
+});
+is($primary->safe_psql('old', q{SELECT count(*), sum(value), (SELECT runs FROM wide.stats('o')) FROM o}),
+	'300|855150|1', 'after the update: CLUSTER through a wide_key index on a bytea row key');
 $primary->stop;
 
 # wal_level = minimal: CLUSTER in the transaction that created the table
