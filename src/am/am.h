@@ -80,6 +80,7 @@ extern void WideVacuum(Relation rel, struct VacuumParams *params,
 /* keyindex.c: the wide_key index access method */
 extern bool WideKeyIndexIs(Relation index);
 extern Oid	WideKeyIndexAmOid(void);
+extern void WideKeyCheckNewTable(Oid relid);
 
 /* tableam.c */
 struct TableAmRoutine;

@@ -118,7 +118,11 @@ check_new_object(Oid classId, Oid objectId)
 		tup = WideFetchNewCatalogRow(IndexRelationId, IndexRelidIndexId,
 							Anum_pg_index_indexrelid, objectId);
 		if (tup == NULL)
+		{
+			/* not an index: perhaps the new table of a rewrite */
+			WideKeyCheckNewTable(objectId);
 			return;
+		}
 		idx = (Form_pg_index) GETSTRUCT(tup);
 		if (WideRelationIsWide(idx->indrelid) && !is_key_index(objectId))
 			ereport(ERROR,

@@ -18,9 +18,11 @@
  *
  * Only one shape is accepted: one column, the row key (column 1), of a
  * wide table, no expression, no predicate, no options.  ambuild checks
- * it, so CREATE INDEX, REINDEX, and the rebuild after VACUUM FULL,
- * CLUSTER or ALTER TABLE SET ACCESS METHOD all refuse anything else (the
- * last one with a heap table: drop the index first).
+ * it, so CREATE INDEX, REINDEX, and the rebuild after VACUUM FULL, CLUSTER
+ * or an ALTER TABLE rewrite all refuse anything else; ALTER TABLE ... SET
+ * ACCESS METHOD to another access method is refused earlier, when its new
+ * table is created (WideKeyCheckNewTable), so that no cell is copied in
+ * vain.
  *
  * IDENTIFICATION
  *	  src/am/keyindex.c
@@ -30,22 +32,26 @@
 #include "postgres.h"
 
 #include "access/amapi.h"
+#include "access/relation.h"
 #include "access/reloptions.h"
 #include "access/tableam.h"
 #include "catalog/index.h"
 #include "catalog/pg_am.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_opclass.h"
 #include "catalog/pg_type.h"
 #include "commands/defrem.h"
 #include "commands/vacuum.h"
 #include "nodes/pathnodes.h"
 #include "optimizer/cost.h"
+#include "storage/lmgr.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
 #include "am/am.h"
+#include "am/publication.h"
 
 PG_FUNCTION_INFO_V1(wide_key_handler);
 
@@ -71,8 +77,7 @@ check_shape(Relation heap, Relation index, IndexInfo *info)
 						RelationGetRelationName(heap)),
 				 errdetail("A wide_key index is the row key order of a wide table; \"%s\" uses access method \"%s\".",
 						   RelationGetRelationName(heap), table_am_name(heap)),
-				 errhint("On a table that is not wide use btree; drop index \"%s\" before changing a wide table's access method.",
-						 RelationGetRelationName(index))));
+				 errhint("A table that is not wide can have a btree index instead.")));
 	if (info->ii_NumIndexAttrs != 1 || info->ii_IndexAttrNumbers[0] != 1 ||
 		info->ii_Expressions != NIL)
 		ereport(ERROR,
@@ -243,6 +248,67 @@ Oid
 WideKeyIndexAmOid(void)
 {
 	return get_index_am_oid("wide_key", true);
+}
+
+/*
+ * WideKeyCheckNewTable -- called for every new relation: refuse, before any
+ * cell is copied, the rewrite of a wide table into another access method
+ * (ALTER TABLE ... SET ACCESS METHOD) while the table has a wide_key index,
+ * which PostgreSQL would only try to rebuild on the new table after the
+ * copy.  The new table of a rewrite is cluster.c's pg_temp_<oid of the
+ * table>, created while this backend holds the table's AccessExclusiveLock.
+ */
+void
+WideKeyCheckNewTable(Oid relid)
+{
+	HeapTuple	tup = WideFetchNewCatalogRow(RelationRelationId, ClassOidIndexId,
+											 Anum_pg_class_oid, relid);
+	Form_pg_class cls;
+	unsigned int orig;
+	char		tail;
+	Oid			keyam;
+	Relation	table;
+	List	   *indexes;
+	ListCell   *lc;
+
+	if (tup == NULL)
+		return;
+	cls = (Form_pg_class) GETSTRUCT(tup);
+	if (cls->relkind != RELKIND_RELATION ||
+		sscanf(NameStr(cls->relname), "pg_temp_%u%c", &orig, &tail) != 1 ||
+		(Oid) orig == relid || !OidIsValid(cls->relam) ||
+		cls->relam == get_table_am_oid("wide", true) ||
+		!CheckRelationOidLockedByMe((Oid) orig, AccessExclusiveLock, false) ||
+		!WideRelationIsWide((Oid) orig) ||
+		!OidIsValid(keyam = WideKeyIndexAmOid()))
+	{
+		heap_freetuple(tup);
+		return;
+	}
+	heap_freetuple(tup);
+
+	table = relation_open((Oid) orig, NoLock);
+	indexes = RelationGetIndexList(table);
+	foreach(lc, indexes)
+	{
+		Oid			indexid = lfirst_oid(lc);
+		HeapTuple	itup = SearchSysCache1(RELOID, ObjectIdGetDatum(indexid));
+		bool		is_key;
+
+		if (!HeapTupleIsValid(itup))
+			continue;
+		is_key = ((Form_pg_class) GETSTRUCT(itup))->relam == keyam;
+		ReleaseSysCache(itup);
+		if (is_key)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("cannot change the access method of wide table \"%s\" while it has wide_key index \"%s\"",
+							RelationGetRelationName(table), get_rel_name(indexid)),
+					 errdetail("A wide_key index is the row key order of a wide table; a table of another access method cannot have one."),
+					 errhint("Drop the index first (and create a btree index after the change if queries need one).")));
+	}
+	list_free(indexes);
+	relation_close(table, NoLock);
 }
 
 Datum
