@@ -1221,7 +1221,12 @@ read_srf(FunctionCallInfo fcinfo, bool read_row)
 									ALLOCSET_SMALL_SIZES);
 	foreach(lc, tablets)
 	{
-		if (spec.limit == 0)
+		/*
+		 * A limit the earlier tablets used up ends the read; a limit of 0
+		 * still opens the first (privileges) and begins its read (the
+		 * filter is checked), returning nothing.
+		 */
+		if (spec.limit == 0 && lc != list_head(tablets))
 			break;
 		rel = parent ? WideOpenWide(lfirst_oid(lc), AccessShareLock) :
 			WideOpenTable(fcinfo, relid, ACL_SELECT, AccessShareLock);
