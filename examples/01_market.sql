@@ -37,7 +37,7 @@ SELECT p.k, 'md', q.name, p.t, q.v
        LATERAL (SELECT timestamptz '2015-03-16 19:30:00+00' + i * interval '500 ms' AS t) t,
        LATERAL (SELECT wide.key(rpad(exchange, 6), rpad(sym, 5), wide.millis(t.t)) AS k, t.t,
                        round((base + 2 * sin((i + s) / 100.0))::numeric, 2) AS mid OFFSET 0) p,
-       LATERAL (VALUES ('bid', (p.mid - 0.01)::float8), ('ask', (p.mid + 0.01)::float8),
+       LATERAL (VALUES ('bid', (p.mid - 0.01)::float8), ('ask', (p.mid + 0.01 * (1 + (i * s) % 4))::float8),
                        ('bid_size', (100 * (1 + (i * 7 + s) % 10))::float8),
                        ('ask_size', (100 * (1 + (i * 3 + s) % 10))::float8)) AS q(name, v);
 
