@@ -1091,8 +1091,9 @@ COMMENT ON FUNCTION wide.read_current(anyelement, text, text, text, jsonb) IS
 -- Tall to wide for SQL and BI tools: a view with one column per qualifier of
 -- a family, typed as the table's value column, one row per (row_key, ts)
 -- (per => 'ts') or per row_key with each column's newest value and the
--- newest ts (per => 'row').  INSERT into a per-ts view writes one cell per
--- non-NULL column (an INSTEAD OF trigger: the way back, for loading).
+-- newest ts (per => 'row').  INSERT into either view writes one cell per
+-- non-NULL column at the row's ts (an INSTEAD OF trigger: the way back,
+-- for loading; into a per-row view it sets current values).
 
 CREATE OR REPLACE FUNCTION wide.create_pivot_view(view_name text, tbl regclass, family text,
                                        qualifiers text[], per text DEFAULT 'ts')
@@ -1127,20 +1128,21 @@ BEGIN
   IF per = 'ts' THEN
     EXECUTE format('CREATE VIEW %s AS SELECT %I, %I, %s FROM %s WHERE %I = %L GROUP BY %I, %I',
                    view_name, c[1], c[4], cols, tbl, c[2], family, c[1], c[4]);
-    fn := view_name || '_pivot_insert';
-    SELECT string_agg(format('(%L, NEW.%I::%s)', q, q, valtype), ', ')
-      INTO ins FROM unnest(qualifiers) q;
-    EXECUTE format($f$CREATE FUNCTION %s() RETURNS trigger LANGUAGE plpgsql AS $b$
-      BEGIN
-        INSERT INTO %s SELECT NEW.%I, %L, x.q, NEW.%I, x.v FROM (VALUES %s) x(q, v) WHERE x.v IS NOT NULL;
-        RETURN NEW;
-      END $b$ $f$, fn, tbl, c[1], family, c[4], ins);
-    EXECUTE format('CREATE TRIGGER pivot_insert INSTEAD OF INSERT ON %s FOR EACH ROW EXECUTE FUNCTION %s()',
-                   view_name, fn);
   ELSE
     EXECUTE format('CREATE VIEW %s AS SELECT %I, max(%I) AS %I, %s FROM %s WHERE %I = %L GROUP BY %I',
                    view_name, c[1], c[4], c[4], cols, tbl, c[2], family, c[1]);
   END IF;
+  -- both shapes load the same way: a cell per non-NULL column at the row's ts
+  fn := view_name || '_pivot_insert';
+  SELECT string_agg(format('(%L, NEW.%I::%s)', q, q, valtype), ', ')
+    INTO ins FROM unnest(qualifiers) q;
+  EXECUTE format($f$CREATE FUNCTION %s() RETURNS trigger LANGUAGE plpgsql AS $b$
+    BEGIN
+      INSERT INTO %s SELECT NEW.%I, %L, x.q, NEW.%I, x.v FROM (VALUES %s) x(q, v) WHERE x.v IS NOT NULL;
+      RETURN NEW;
+    END $b$ $f$, fn, tbl, c[1], family, c[4], ins);
+  EXECUTE format('CREATE TRIGGER pivot_insert INSTEAD OF INSERT ON %s FOR EACH ROW EXECUTE FUNCTION %s()',
+                 view_name, fn);
 END
 $$;
 

@@ -82,6 +82,14 @@ DELETE FROM c WHERE row_key = 'host1' AND family = 'm' AND qualifier = 'cpu' AND
 SELECT qualifier, value FROM wide.read_current(NULL::c, prefix => 'host1', filter => wide.family_filter('m'));
 -- a prefix and a range are a row set: their union
 SELECT count(*) FROM wide.read_current(NULL::c, prefix => 'host1', start_key => 'host3');
+-- the current values as a per-row pivot view; inserting into it sets them
+SELECT wide.create_pivot_view('c_now', 'c', 'n', ARRAY['cpu', 'mem'], per => 'row');
+SELECT * FROM c_now ORDER BY row_key;
+INSERT INTO c_now VALUES ('host2', '2024-03-31 04:00+00', 2.5, NULL), ('host4', '2024-03-31 04:00+00', 4, 4.5);
+SELECT * FROM c_now ORDER BY row_key;
+SELECT row_key, family, qualifier, ts, value FROM wide.read_current(NULL::c, prefix => 'host2', filter => wide.family_filter('n'));
+DROP VIEW c_now;
+DROP FUNCTION c_now_pivot_insert();
 
 -- key helpers with unusual parts: empty, delimiter, backslash, high code
 -- points; numbers at the ends of bigint
