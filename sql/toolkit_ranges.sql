@@ -11,6 +11,11 @@ SELECT wide.prefix_end(''), wide.prefix_end(chr(1114111)), wide.prefix_end('ab' 
 SELECT wide.prefix_end('é') = 'ê' AS two_bytes, wide.prefix_end(chr(55295)) = chr(57344) AS past_surrogates,
        wide.prefix_end(chr(127)) = chr(128) AS ascii_to_two_bytes, wide.prefix_end(chr(65535)) = chr(65536) AS bmp_to_four_bytes;
 SELECT wide.prefix_end(NULL);
+-- control characters and byte-like keys (text keys hold no NUL): 0x01 -> 0x02
+SELECT wide.prefix_end(chr(1)) = chr(2) AS ctl, wide.prefix_end(E'a\t') = E'a\n' AS tab,
+       wide.prefix_end(chr(55295) || chr(1114111)) = chr(57344) AS carry_past_surrogates;
+SELECT wide.key(E'line\nbreak', chr(1), E'\\#') = E'line\nbreak#\x01#\\\\\\#' AS escaped,
+       wide.key_part(wide.key(E'line\nbreak', chr(1), E'\\#'), 3) = E'\\#' AS split_back;
 -- for every prefix, [p, prefix_end(p)) holds exactly the strings starting
 -- with p, in the bytewise key order
 CREATE TABLE k (row_key text, family text, qualifier text, ts int8, value int8) USING wide;

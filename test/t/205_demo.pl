@@ -3,7 +3,10 @@
 # (demo.expect) raise on a wrong count or value -- and print every check it
 # makes as "ok: ...".  Then the answers are checked once more from here,
 # on the tables the examples leave behind, and the examples run a second
-# time on the same database (re-running the demo is safe).
+# time on the same database (re-running the demo is safe).  A new example
+# joins by being there (examples/NN_name.sql); each demo.expect or
+# demo.expect_between call in it must be a top-level SELECT printing one
+# "ok:" line, which is how its checks are counted.
 use strict;
 use warnings;
 use File::Basename;
