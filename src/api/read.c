@@ -1222,12 +1222,9 @@ read_srf(FunctionCallInfo fcinfo, bool read_row)
 	foreach(lc, tablets)
 	{
 		/*
-		 * A limit the earlier tablets used up ends the read; a limit of 0
-		 * still opens the first (privileges) and begins its read (the
-		 * filter is checked), returning nothing.
+		 * Even with a limit of 0 the first read begins: it checks the
+		 * privilege and the filter, as a read of a table does.
 		 */
-		if (spec.limit == 0 && lc != list_head(tablets))
-			break;
 		rel = parent ? WideOpenWide(lfirst_oid(lc), AccessShareLock) :
 			WideOpenTable(fcinfo, relid, ACL_SELECT, AccessShareLock);
 		if (parent == NULL)
@@ -1238,6 +1235,8 @@ read_srf(FunctionCallInfo fcinfo, bool read_row)
 			spec.limit -= Min(spec.limit, WideReadRowCount(it));
 		WideReadEnd(it);
 		relation_close(rel, NoLock);
+		if (spec.limit == 0)
+			break;
 	}
 	if (parent)
 		relation_close(parent, NoLock);
