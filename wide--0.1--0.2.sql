@@ -7,6 +7,14 @@ ALTER EXTENSION wide DROP FUNCTION wide.alter_family(regclass,text,integer,inter
 DROP FUNCTION wide.alter_family(regclass,text,integer,interval,text);
 ALTER EXTENSION wide DROP FUNCTION wide.create_family(regclass,text,integer,interval,text,text);
 DROP FUNCTION wide.create_family(regclass,text,integer,interval,text,text);
+ALTER EXTENSION wide DROP FUNCTION wide.read_modify_write_row(anyelement,text,text,text,bytea,bigint);
+DROP FUNCTION wide.read_modify_write_row(anyelement,text,text,text,bytea,bigint);
+ALTER EXTENSION wide DROP FUNCTION wide.read_row(anyelement,text,jsonb);
+DROP FUNCTION wide.read_row(anyelement,text,jsonb);
+ALTER EXTENSION wide DROP FUNCTION wide.read_rows(anyelement,text[],text,text,boolean,boolean,text,jsonb,bigint,boolean,jsonb);
+DROP FUNCTION wide.read_rows(anyelement,text[],text,text,boolean,boolean,text,jsonb,bigint,boolean,jsonb);
+ALTER EXTENSION wide DROP FUNCTION wide.read_rows_labeled(anyelement,text[],text,text,boolean,boolean,text,jsonb,bigint,boolean,jsonb);
+DROP FUNCTION wide.read_rows_labeled(anyelement,text[],text,text,boolean,boolean,text,jsonb,bigint,boolean,jsonb);
 
 CREATE OR REPLACE FUNCTION wide.handler(internal)
 RETURNS table_am_handler
@@ -504,14 +512,14 @@ LANGUAGE C;
 COMMENT ON FUNCTION wide.check_and_mutate_row(regclass, "any", jsonb, jsonb, jsonb) IS
   'under the row lock, apply on_match if the predicate filter outputs a cell of the row, else on_no_match (CheckAndMutateRow)';
 
-CREATE OR REPLACE FUNCTION wide.read_modify_write_row(tbl anyelement, row_key text, family text,
+CREATE OR REPLACE FUNCTION wide.read_modify_write_row(tbl anyelement, row_key "any", family text,
                                            qualifier text, append bytea DEFAULT NULL,
                                            increment bigint DEFAULT NULL)
 RETURNS anyelement
 AS 'MODULE_PATHNAME', 'wide_read_modify_write_row'
 LANGUAGE C;
 
-COMMENT ON FUNCTION wide.read_modify_write_row(anyelement, text, text, text, bytea, bigint) IS
+COMMENT ON FUNCTION wide.read_modify_write_row(anyelement, "any", text, text, bytea, bigint) IS
   'under the row lock, append to or increment the newest cell of a column and return the new cell (ReadModifyWriteRow)';
 
 -- ----------------------------------------------------------------
@@ -627,12 +635,12 @@ COMMENT ON AGGREGATE wide.hll_union_agg(bytea) IS
 -- ----------------------------------------------------------------
 
 CREATE OR REPLACE FUNCTION wide.read_rows(tbl anyelement,
-                               keys text[] DEFAULT NULL,
-                               start_key text DEFAULT NULL,
-                               end_key text DEFAULT NULL,
+                               keys "any" DEFAULT NULL,
+                               start_key "any" DEFAULT NULL,
+                               end_key "any" DEFAULT NULL,
                                start_inclusive boolean DEFAULT true,
                                end_inclusive boolean DEFAULT false,
-                               prefix text DEFAULT NULL,
+                               prefix "any" DEFAULT NULL,
                                ranges jsonb DEFAULT NULL,
                                "limit" bigint DEFAULT NULL,
                                reversed boolean DEFAULT false,
@@ -641,7 +649,7 @@ RETURNS SETOF anyelement
 AS 'MODULE_PATHNAME', 'wide_read_rows'
 LANGUAGE C STABLE;
 
-COMMENT ON FUNCTION wide.read_rows(anyelement, text[], text, text, boolean, boolean, text, jsonb, bigint, boolean, jsonb) IS
+COMMENT ON FUNCTION wide.read_rows(anyelement, "any", "any", "any", boolean, boolean, "any", jsonb, bigint, boolean, jsonb) IS
   'the cells of a set of rows, in key order, through a row filter (ReadRows)';
 
 CREATE OR REPLACE FUNCTION wide.sample_row_keys(tbl regclass, OUT row_key bytea, OUT offset_bytes bigint)
@@ -653,12 +661,12 @@ COMMENT ON FUNCTION wide.sample_row_keys(regclass) IS
   'row keys splitting the table into stretches of similar size, with approximate byte offsets (SampleRowKeys)';
 
 CREATE OR REPLACE FUNCTION wide.read_rows_labeled(tbl anyelement,
-                                       keys text[] DEFAULT NULL,
-                                       start_key text DEFAULT NULL,
-                                       end_key text DEFAULT NULL,
+                                       keys "any" DEFAULT NULL,
+                                       start_key "any" DEFAULT NULL,
+                                       end_key "any" DEFAULT NULL,
                                        start_inclusive boolean DEFAULT true,
                                        end_inclusive boolean DEFAULT false,
-                                       prefix text DEFAULT NULL,
+                                       prefix "any" DEFAULT NULL,
                                        ranges jsonb DEFAULT NULL,
                                        "limit" bigint DEFAULT NULL,
                                        reversed boolean DEFAULT false,
@@ -668,15 +676,15 @@ RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'wide_read_rows'
 LANGUAGE C STABLE;
 
-COMMENT ON FUNCTION wide.read_rows_labeled(anyelement, text[], text, text, boolean, boolean, text, jsonb, bigint, boolean, jsonb) IS
+COMMENT ON FUNCTION wide.read_rows_labeled(anyelement, "any", "any", "any", boolean, boolean, "any", jsonb, bigint, boolean, jsonb) IS
   'read_rows, with the labels apply_label_transformer gave each cell';
 
-CREATE OR REPLACE FUNCTION wide.read_row(tbl anyelement, row_key text, filter jsonb DEFAULT NULL)
+CREATE OR REPLACE FUNCTION wide.read_row(tbl anyelement, row_key "any", filter jsonb DEFAULT NULL)
 RETURNS SETOF anyelement
 AS 'MODULE_PATHNAME', 'wide_read_row'
 LANGUAGE C STABLE;
 
-COMMENT ON FUNCTION wide.read_row(anyelement, text, jsonb) IS
+COMMENT ON FUNCTION wide.read_row(anyelement, "any", jsonb) IS
   'the cells of one row, through a row filter (ReadRows of one key)';
 
 -- ----------------------------------------------------------------
@@ -1299,4 +1307,25 @@ AS $$ BEGIN PERFORM wide._table_by_row_type('read_current', tbl); END $$;
 
 COMMENT ON FUNCTION wide.read_current(text, text, text, text, jsonb) IS
   'a read naming its table by a string: refused, saying to write NULL::tablename';
+
+-- ----------------------------------------------------------------
+-- Bytes everywhere: the reads with bytea keys, bounds and prefixes
+-- ----------------------------------------------------------------
+
+-- The reads in C take keys, bounds and prefixes of type "any" (text,
+-- bytea, varchar, name, or an unknown literal), as mutate_row does, so a
+-- key that is not valid text in the database encoding (a Bigtable row key
+-- in a table with bytea row keys) can be named.  The SQL-language reads
+-- with a required prefix have a bytea overload; read_current, whose key
+-- arguments are all optional, cannot (a call with none would be
+-- ambiguous): read_rows with wide.latest(1) is the same read.
+
+CREATE OR REPLACE FUNCTION wide.read_latest(tbl anyelement, prefix bytea, n bigint,
+                                 filter jsonb DEFAULT NULL, newest_first boolean DEFAULT true)
+RETURNS SETOF anyelement LANGUAGE sql STABLE
+AS $$ SELECT * FROM wide.read_rows(tbl, prefix => prefix || '#', "limit" => n,
+                                   reversed => NOT newest_first, filter => filter) $$;
+
+COMMENT ON FUNCTION wide.read_latest(anyelement, bytea, bigint, jsonb, boolean) IS
+  'read_latest, with bytea keys';
 
