@@ -461,7 +461,7 @@ wide_mutate_row(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(2))
 		ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 						errmsg("table and mutations cannot be NULL")));
-	arr = jsonb_root(PG_GETARG_JSONB_P(2));
+	arr = jsonb_root(WideBigtableJson(PG_GETARG_JSONB_P(2), get_atttype(relid, 5)));
 	rel = WideOpenTableKey(fcinfo, relid,
 						batch_privileges(WideMutationsPrivileges(arr.val.binary.data)),
 						RowExclusiveLock, 1);
@@ -500,7 +500,7 @@ wide_mutate_rows(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(1))
 		ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 						errmsg("table and entries cannot be NULL")));
-	root = jsonb_root(PG_GETARG_JSONB_P(1));
+	root = jsonb_root(WideBigtableJson(PG_GETARG_JSONB_P(1), get_atttype(relid, 5)));
 	need = batch_privileges(entries_privileges(root.val.binary.data));
 	if (WideTabletParent(relid))
 	{

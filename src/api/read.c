@@ -109,6 +109,8 @@ parse_ranges(Jsonb *json, WideKeyRange **out)
 				cap = 4;
 	WideKeyRange *rs = palloc(sizeof(WideKeyRange) * cap);
 
+	json = WideBigtableJson(json, InvalidOid);	/* proto3 JSON, if it is */
+
 	it = JsonbIteratorInit(&json->root);
 	tok = JsonbIteratorNext(&it, &v, true);
 	if (tok != WJB_BEGIN_ARRAY || JB_ROOT_IS_SCALAR(json))
