@@ -42,7 +42,15 @@ SELECT row_key, qualifier, value FROM wide.read_rows(NULL::bj,
   filter => '{"chain": {"filters": [{"cellsPerRowLimitFilter": 1}, {"stripValueTransformer": true}]}}');
 -- row ranges
 SELECT DISTINCT row_key FROM wide.read_rows(NULL::bj, ranges => '[{"startKeyClosed": "cjI=", "endKeyOpen": "cjQ="}]') ORDER BY 1;
+-- keys that are not text: read (ranges) and written (mutate_rows) by their bytes
 SELECT DISTINCT row_key FROM wide.read_rows(NULL::bi, ranges => '[{"startKeyClosed": "Yf8="}]');
+SELECT wide.mutate_rows('bi', '[{"rowKey": "/wA=", "mutations": [{"setCell": {"familyName": "n",
+  "columnQualifier": "Yw==", "timestampMicros": "1000", "value": "AAAAAAAAAAE="}}]}]');
+SELECT row_key, value FROM wide.read_rows(NULL::bi, ranges => '[{"startKeyOpen": "Yf8=", "endKeyClosed": "/wA="}]');
+SELECT row_key, value FROM bi ORDER BY 1;
+-- ... but a text table's keys must be text
+SELECT wide.mutate_rows('bj', '[{"rowKey": "/w==", "mutations": [{"setCell": {"familyName": "f",
+  "columnQualifier": "Yw==", "value": ""}}]}]');
 -- conditional mutations
 SELECT wide.check_and_mutate_row('bj', 'r1', '{"columnQualifierRegexFilter": "cTE="}',
   '[{"setCell": {"familyName": "f", "columnQualifier": "bWF0Y2hlZA==", "timestampMicros": "1", "value": "eQ=="}}]');

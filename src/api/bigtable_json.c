@@ -14,7 +14,9 @@
  *	- a field named in lowerCamelCase is renamed to snake_case, and if it is
  *	  a bytes field its base64 string is decoded: row keys, qualifiers and
  *	  regexes become strings of their bytes (which must then be valid text
- *	  in the database encoding: a JSON string cannot hold other bytes), a
+ *	  in the database encoding: a JSON string cannot hold other bytes; a
+ *	  row key that is not becomes {"base64": "..."}, which the key readers
+ *	  take: WideJsonBase64Key), a
  *	  value becomes what the value column takes (bytea: "\x..." hex, int8:
  *	  the 8-byte big-endian integer Bigtable uses, text: the string);
  *	- int64 fields written as strings ("timestampMicros": "1000") become
@@ -203,6 +205,7 @@ value_value(const char *field, const char *b, int len, Oid valtype,
 
 static JsonbValue *convert(JsonbValue *v, Oid valtype, JsonbParseState **ps,
 						   JsonbIteratorToken as, bool camel);
+static JsonbValue *JsonbValueToBinary(JsonbValue *obj);
 static JsonbValue *convert_object(JsonbValue *v, Oid valtype, JsonbParseState **ps,
 								  bool camel);
 
@@ -220,7 +223,23 @@ convert_scalar(const char *name, bool camel, JsonbValue *v, Oid valtype,
 		int			len;
 		char	   *b = unbase64(name, v, &len);
 
-		if (in_list(name, value_fields))
+		if (in_list(name, key_fields) &&
+			(memchr(b, '\0', len) != NULL ||
+			 pg_verify_mbstr_len(GetDatabaseEncoding(), b, len, true) < 0))
+		{
+			/* a key that is not text: {"base64": ...}, read by the key readers */
+			JsonbParseState *kps = NULL;
+			JsonbValue	k;
+
+			pushJsonbValue(&kps, WJB_BEGIN_OBJECT, NULL);
+			k.type = jbvString;
+			k.val.string.val = "base64";
+			k.val.string.len = 6;
+			pushJsonbValue(&kps, WJB_KEY, &k);
+			pushJsonbValue(&kps, WJB_VALUE, v);
+			*out = *JsonbValueToBinary(pushJsonbValue(&kps, WJB_END_OBJECT, NULL));
+		}
+		else if (in_list(name, value_fields))
 			value_value(name, b, len, valtype, out);
 		else if (in_list(name, regex_fields))
 			text_value(name, b, len, out,
@@ -351,6 +370,37 @@ convert(JsonbValue *v, Oid valtype, JsonbParseState **ps, JsonbIteratorToken as,
 				convert(&e, valtype, ps, WJB_ELEM, camel);
 		return pushJsonbValue(ps, WJB_END_ARRAY, NULL);
 	}
+}
+
+/* a JsonbValue object as a binary container value */
+static JsonbValue *
+JsonbValueToBinary(JsonbValue *obj)
+{
+	Jsonb	   *j = JsonbValueToJsonb(obj);
+	JsonbValue *out = palloc(sizeof(JsonbValue));
+
+	out->type = jbvBinary;
+	out->val.binary.data = &j->root;
+	out->val.binary.len = VARSIZE(j) - VARHDRSZ;
+	return out;
+}
+
+/*
+ * WideJsonBase64Key -- a row key given as {"base64": "..."} (what a key of
+ * Bigtable's JSON mapping that is not text becomes): its bytes in *p, *len.
+ * False if the value is not such an object.
+ */
+bool
+WideJsonBase64Key(JsonbValue *v, char **p, int *len)
+{
+	JsonbValue *b;
+
+	if (v->type != jbvBinary || !JsonContainerIsObject(v->val.binary.data) ||
+		JsonContainerSize(v->val.binary.data) != 1 ||
+		(b = WideJsonField(v, "base64")) == NULL)
+		return false;
+	*p = unbase64("base64", b, len);
+	return true;
 }
 
 /*

@@ -529,7 +529,17 @@ wide_mutate_rows(PG_FUNCTION_ARGS)
 			continue;
 		where = psprintf("$[%d]", i++);
 		check_fields(&e, where, ok);
-		key = string_field(&e, "row_key", where, true);
+		{
+			JsonbValue *kv = WideJsonField(&e, "row_key");
+			char	   *kb;
+			int			klen;
+
+			/* a key of Bigtable's JSON mapping that is not text */
+			if (kv != NULL && WideJsonBase64Key(kv, &kb, &klen))
+				key = cstring_to_text_with_len(kb, klen);
+			else
+				key = string_field(&e, "row_key", where, true);
+		}
 		if ((muts = WideJsonField(&e, "mutations")) == NULL)
 			bad_mutation(where, "The field \"mutations\" is required.");
 		if (parent != NULL)
