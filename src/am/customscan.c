@@ -69,6 +69,7 @@
 #include "am/scan.h"
 #include "am/scan_tswindow.h"
 #include "am/scan_parallel.h"
+#include "am/scan_agg.h"
 
 /* kinds of bounds, in custom_private, one per custom_exprs entry */
 #define BOUND_EQ		1
@@ -1449,22 +1450,21 @@ close_reader(WideScanState *s)
 	MemoryContextReset(s->readcxt);
 }
 
-static TupleTableSlot *
-wide_scan_next(ScanState *ss)
+/* the next cell of the scan, or NULL at its end */
+static const WideCell *
+scan_next_cell(WideScanState *s)
 {
-	WideScanState *s = (WideScanState *) ss;
-	TupleTableSlot *slot = ss->ss_ScanTupleSlot;
 	const WideCell *cell;
 	MemoryContext old;
 
 	if (s->empty)
-		return ExecClearTuple(slot);
+		return NULL;
 	for (;;)
 	{
 		if (s->reader == NULL && s->rreader == NULL && !open_reader(s))
 		{
 			s->empty = true;
-			return ExecClearTuple(slot);
+			return NULL;
 		}
 		old = MemoryContextSwitchTo(s->readcxt);
 		cell = s->reader ? WideReaderNext(s->reader) : WideReverseNext(s->rreader);
@@ -1483,11 +1483,23 @@ wide_scan_next(ScanState *ss)
 		if (s->keys == NULL && s->prefixes == NULL)
 		{
 			s->empty = true;
-			return ExecClearTuple(slot);
+			return NULL;
 		}
 	}
+	return cell;
+}
+
+static TupleTableSlot *
+wide_scan_next(ScanState *ss)
+{
+	WideScanState *s = (WideScanState *) ss;
+	TupleTableSlot *slot = ss->ss_ScanTupleSlot;
+	const WideCell *cell = scan_next_cell(s);
+	MemoryContext old;
 
 	ExecClearTuple(slot);
+	if (cell == NULL)
+		return slot;
 	if (s->tupcxt_used)
 		MemoryContextReset(s->tupcxt);
 	old = MemoryContextSwitchTo(s->tupcxt);
@@ -1710,6 +1722,64 @@ shutdown_wide_scan(CustomScanState *node)
 	s->pscan = NULL;
 }
 
+/* ----------------------------------------------------------------
+ *	For the Wide Aggregate (scan_agg.c): the cells of a Wide Scan
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * WideScanPathExact -- is path a forward, unparameterized Wide Scan path
+ * of rel whose key range, column sets and window of timestamps enforce
+ * every condition on rel, so that the cells it reads are exactly the rows
+ * the query sees?
+ */
+bool
+WideScanPathExact(RelOptInfo *rel, Path *path)
+{
+	CustomPath *cpath = (CustomPath *) path;
+	List	   *exact;
+	ListCell   *lc;
+
+	if (!IsA(path, CustomPath) || cpath->methods != &wide_path_methods ||
+		list_length(cpath->custom_private) != 4 || path->param_info != NULL)
+		return false;
+	exact = lthird(cpath->custom_private);
+	foreach(lc, rel->baserestrictinfo)
+		if (!list_member_ptr(exact, lfirst(lc)))
+			return false;
+	return true;
+}
+
+/* WideScanIsWideScan -- is the plan state a Wide Scan's? */
+bool
+WideScanIsWideScan(PlanState *ps)
+{
+	return IsA(ps, CustomScanState) &&
+		((CustomScanState *) ps)->methods == &wide_exec_methods;
+}
+
+/*
+ * WideScanNextCell -- the next cell of a Wide Scan, as its tuple would
+ * show it, without forming the tuple; NULL at the end.  Valid until the
+ * next call.  (The plan has no quals: WideScanPathExact.)
+ */
+const WideCell *
+WideScanNextCell(CustomScanState *node)
+{
+	WideScanState *s = (WideScanState *) node;
+
+	if (!s->started)
+		start_scan(s);
+	return scan_next_cell(s);
+}
+
+/* WideScanSchema -- the schema of the table a Wide Scan reads */
+const WideSchema *
+WideScanSchema(CustomScanState *node)
+{
+	return ((WideScanState *) node)->schema;
+}
+
 /*
  * WideInstallPlanner -- add the path hook (from _PG_init).
  */
@@ -1722,6 +1792,7 @@ WideInstallPlanner(void)
 							 &wide_enable_customscan, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	WideParallelDefineSettings();
+	WideInstallAggregate();
 	RegisterCustomScanMethods(&wide_scan_methods);
 	prev_set_rel_pathlist_hook = set_rel_pathlist_hook;
 	set_rel_pathlist_hook = wide_set_rel_pathlist;
