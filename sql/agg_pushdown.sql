@@ -79,8 +79,23 @@ CREATE TABLE agb (row_key text, family text, qualifier text, ts timestamptz, val
 SELECT wide.create_family('agb', 'm');
 INSERT INTO agb VALUES ('a', 'm', 'q', '2030-01-01', 1e308), ('b', 'm', 'q', '2030-01-01', 1e308);
 SELECT sum(value) FROM agb;
+SELECT avg(value) FROM agb;
 SET wide.enable_aggregate_pushdown = off;
 SELECT sum(value) FROM agb;
+SELECT avg(value) FROM agb;
+RESET wide.enable_aggregate_pushdown;
+-- a value past 1e100: avg reads the cells again, keeping float8_accum's
+-- Sxx from the first (the child shows two loops)
+INSERT INTO agb VALUES ('c', 'm', 'x', '2030-01-01', 1e150), ('d', 'm', 'x', '2030-01-01', 2),
+                       ('e', 'm', 'x', '2030-01-01', -3.5);
+SELECT agg_check($$SELECT row(count(*), avg(value), min(value))::text FROM agb WHERE qualifier = 'x'$$);
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+SELECT avg(value) FROM agb WHERE qualifier = 'x';
+-- Sxx overflows, Sx does not: float8_accum's error, both ways
+INSERT INTO agb VALUES ('f', 'm', 'y', '2030-01-01', 1e200), ('g', 'm', 'y', '2030-01-01', -1e200);
+SELECT avg(value) FROM agb WHERE qualifier = 'y';
+SET wide.enable_aggregate_pushdown = off;
+SELECT avg(value) FROM agb WHERE qualifier = 'y';
 RESET wide.enable_aggregate_pushdown;
 
 -- in parallel: partial aggregates in each process, finalized above Gather

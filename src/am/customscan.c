@@ -1472,7 +1472,8 @@ scan_next_cell(WideScanState *s)
 		if (cell != NULL)
 		{
 			/* cells of other families or qualifiers form no tuple */
-			if (WideColumnFilterMatch(&s->columns, cell))
+			if ((!s->columns.fam_active && !s->columns.qual_active) ||
+				WideColumnFilterMatch(&s->columns, cell))
 				break;
 			CHECK_FOR_INTERRUPTS();
 			continue;

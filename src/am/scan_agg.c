@@ -93,6 +93,7 @@ typedef struct WideAggAcc
 	float8		n;				/* avg: float8_accum's N, Sx, Sxx */
 	float8		sx;
 	float8		sxx;
+	bool		exact;			/* avg: Sxx kept (see fold_cell) */
 } WideAggAcc;
 
 typedef struct WideAggState
@@ -103,6 +104,8 @@ typedef struct WideAggState
 	WideAggAcc *accs;
 	bool		need_value;		/* some aggregate reads the value */
 	bool		ts_is_tz;		/* ts is timestamptz (else int8) */
+	bool		exact_avg;		/* avg keeps Sxx from the first cell */
+	bool		restart;		/* read again, with exact_avg */
 	bool		done;
 } WideAggState;
 
@@ -468,6 +471,19 @@ bad_value(const WideCell *cell)
 /*
  * Fold one cell into the aggregates: PostgreSQL's transition functions,
  * operation for operation (float8pl, float8_accum, float8larger, ...).
+ *
+ * avg(float8) is float8_accum's N and Sx, and Sxx (for variances), whose
+ * update costs a division a cell.  avg's result is Sx / N; Sxx shows only
+ * in the error float8_accum raises when it overflows.  While every value
+ * is finite and within 1e100 of zero, Sxx stays below 8e200 * N and never
+ * overflows, so it is left out; at the first value past that, a serial
+ * scan starts again with Sxx kept from the first cell (the same cells in
+ * the same order: the same results and errors as float8_accum).  A
+ * partial (parallel) aggregate cannot read its cells again: it keeps Sxx
+ * from that value on, counting the values before it as adding 0 -- a
+ * difference below 8e200 * N, which shows in no result (Finalize's avg is
+ * Sx / N), and in an error only if Sxx later overflows, which then depends
+ * on the parallel plan's division of the cells anyway.
  */
 static inline void
 fold_cell(WideAggState *s, const WideCell *cell)
@@ -497,6 +513,22 @@ fold_cell(WideAggState *s, const WideCell *cell)
 				a->has = true;
 				break;
 			case AGG_AVG_F8:
+				if (!a->exact)
+				{
+					/* (false for NaN and infinities) */
+					if (likely(fabs(f8) <= 1e100))
+					{
+						a->n += 1.0;
+						a->sx += f8;
+						break;
+					}
+					if (!s->partial)
+					{
+						s->restart = true;
+						return;
+					}
+					a->exact = true;
+				}
 				{
 					float8		n = a->n + 1.0;
 					float8		sx = a->sx + f8;
@@ -619,6 +651,7 @@ agg_next(ScanState *ss)
 	if (s->done)
 		return slot;
 	s->ts_is_tz = WideScanSchema(child)->tstype == TIMESTAMPTZOID;
+again:
 	for (int i = 0; i < s->naccs; i++)
 	{
 		WideAggAcc *a = &s->accs[i];
@@ -626,6 +659,7 @@ agg_next(ScanState *ss)
 		a->has = false;
 		a->count = a->i8 = 0;
 		a->f8 = a->n = a->sx = a->sxx = 0.0;
+		a->exact = s->exact_avg;
 	}
 	/* the child's EXPLAIN ANALYZE counts the cells it gave */
 	if (instr)
@@ -633,6 +667,17 @@ agg_next(ScanState *ss)
 	while ((cell = WideScanNextCell(child)) != NULL)
 	{
 		fold_cell(s, cell);
+		if (unlikely(s->restart))
+		{
+			/* avg met a large value: all again, with Sxx (fold_cell) */
+			s->restart = false;
+			s->exact_avg = true;
+			if (instr)
+				InstrStopNode(instr, (double) ncells);
+			ExecReScan((PlanState *) child);
+			ncells = 0;
+			goto again;
+		}
 		if ((++ncells & 4095) == 0)
 			CHECK_FOR_INTERRUPTS();
 	}

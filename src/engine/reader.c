@@ -434,11 +434,16 @@ reader_next_fast(WideReader *r)
 		const WideFamily *def;
 
 		r->stats.records++;
-		if (c->famlen != r->fastfamlen ||
-			memcmp(c->family, r->fastfam, c->famlen) != 0)
+		/* (the iterator's hint: the family of the record before) */
+		if (!((c->same & WIDE_SAME_FAMILY) && r->fastfamlen >= 0) &&
+			(c->famlen != r->fastfamlen ||
+			 memcmp(c->family, r->fastfam, c->famlen) != 0))
 		{
 			if (c->famlen > WIDE_MAX_FAMILY_NAME)
+			{
+				r->fastfamlen = -1;
 				continue;		/* no such family */
+			}
 			memcpy(r->fastfam, c->family, c->famlen);
 			r->fastfamlen = c->famlen;
 			r->fastdef = WideSchemaFindFamily(r->schema, c->family, c->famlen);
@@ -446,7 +451,7 @@ reader_next_fast(WideReader *r)
 		def = r->fastdef;
 		/* a live incarnation of its family, and not past its max age */
 		if (def == NULL || c->famid != def->id || c->kind != WIDE_KIND_PUT ||
-			WideGCCollects(def, 0, c->ts, r->now, true))
+			(def->ngc > 0 && WideGCCollects(def, 0, c->ts, r->now, true)))
 			continue;
 		return c;
 	}
