@@ -1760,18 +1760,65 @@ WideScanIsWideScan(PlanState *ps)
 }
 
 /*
- * WideScanNextCell -- the next cell of a Wide Scan, as its tuple would
- * show it, without forming the tuple; NULL at the end.  Valid until the
- * next call.  (The plan has no quals: WideScanPathExact.)
+ * WideScanFold -- pass the cells of a Wide Scan, as its tuples would show
+ * them but without forming the tuples, to fold (each valid during the
+ * call), until the end or until fold returns false; returns how many it
+ * passed.  Cells go from the reader to fold without a call per cell
+ * through the scan (WideReaderFold).  (The plan has no quals:
+ * WideScanPathExact.)
  */
-const WideCell *
-WideScanNextCell(CustomScanState *node)
+uint64
+WideScanFold(CustomScanState *node, WideCellFold fold, void *arg)
 {
 	WideScanState *s = (WideScanState *) node;
+	const WideCell *cell;
+	MemoryContext old;
+	uint64		n = 0;
+	bool		stopped = false;
 
 	if (!s->started)
 		start_scan(s);
-	return scan_next_cell(s);
+	if (s->empty)
+		return 0;
+	for (;;)
+	{
+		if (s->reader == NULL && s->rreader == NULL && !open_reader(s))
+		{
+			s->empty = true;
+			return n;
+		}
+		old = MemoryContextSwitchTo(s->readcxt);
+		if (s->reader != NULL && !s->columns.fam_active && !s->columns.qual_active)
+		{
+			n += WideReaderFold(s->reader, fold, arg, &stopped);
+		}
+		else
+		{
+			while ((cell = s->reader ? WideReaderNext(s->reader) :
+					WideReverseNext(s->rreader)) != NULL)
+			{
+				if (!WideColumnFilterMatch(&s->columns, cell))
+					continue;
+				n++;
+				if (!fold(cell, arg))
+				{
+					stopped = true;
+					break;
+				}
+			}
+		}
+		MemoryContextSwitchTo(old);
+		if (stopped)
+			return n;
+		if (s->pscan != NULL && next_stretch(s))
+			continue;
+		close_reader(s);
+		if (s->keys == NULL && s->prefixes == NULL)
+		{
+			s->empty = true;
+			return n;
+		}
+	}
 }
 
 /* WideScanSchema -- the schema of the table a Wide Scan reads */

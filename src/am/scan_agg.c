@@ -10,7 +10,7 @@
  * of each aggregate's transition function (avg(float8) updates an array).
  * The planner hook here replaces Agg over a Wide Scan by a Custom Scan
  * "WideAggregate" over the same Wide Scan (its child plan), which takes
- * the cells from the scan (WideScanNextCell) and folds them into the
+ * the cells from the scan (WideScanFold) and folds them into the
  * aggregates directly.  The cells are exactly those the Wide Scan returns
  * -- visibility, deletes, versions, families, key ranges and windows of
  * timestamps are the reader's (engine/reader.c, merge.c) -- and each
@@ -585,6 +585,16 @@ fold_cell(WideAggState *s, const WideCell *cell)
 	}
 }
 
+/* fold_cell for WideScanFold: false to stop (a restart) */
+static bool
+fold_next(const WideCell *cell, void *arg)
+{
+	WideAggState *s = (WideAggState *) arg;
+
+	fold_cell(s, cell);
+	return !s->restart;
+}
+
 /* the aggregates' results (or, partial, their transition states) */
 static void
 agg_results(WideAggState *s, Datum *values, bool *isnull)
@@ -644,8 +654,7 @@ agg_next(ScanState *ss)
 	CustomScanState *child = linitial(s->css.custom_ps);
 	TupleTableSlot *slot = ss->ss_ScanTupleSlot;
 	Instrumentation *instr = child->ss.ps.instrument;
-	const WideCell *cell;
-	uint64		ncells = 0;
+	uint64		ncells;
 
 	ExecClearTuple(slot);
 	if (s->done)
@@ -664,22 +673,16 @@ again:
 	/* the child's EXPLAIN ANALYZE counts the cells it gave */
 	if (instr)
 		InstrStartNode(instr);
-	while ((cell = WideScanNextCell(child)) != NULL)
+	ncells = WideScanFold(child, fold_next, s);
+	if (unlikely(s->restart))
 	{
-		fold_cell(s, cell);
-		if (unlikely(s->restart))
-		{
-			/* avg met a large value: all again, with Sxx (fold_cell) */
-			s->restart = false;
-			s->exact_avg = true;
-			if (instr)
-				InstrStopNode(instr, (double) ncells);
-			ExecReScan((PlanState *) child);
-			ncells = 0;
-			goto again;
-		}
-		if ((++ncells & 4095) == 0)
-			CHECK_FOR_INTERRUPTS();
+		/* avg met a large value: all again, with Sxx (fold_cell) */
+		s->restart = false;
+		s->exact_avg = true;
+		if (instr)
+			InstrStopNode(instr, (double) ncells);
+		ExecReScan((PlanState *) child);
+		goto again;
 	}
 	if (instr)
 		InstrStopNode(instr, (double) ncells);

@@ -17,11 +17,12 @@
 #include "nodes/pathnodes.h"
 #include "engine/cell.h"
 #include "engine/schema.h"
+#include "engine/reader.h"
 
 /* customscan.c: the cells of a Wide Scan */
 extern bool WideScanPathExact(RelOptInfo *rel, Path *path);
 extern bool WideScanIsWideScan(PlanState *ps);
-extern const WideCell *WideScanNextCell(CustomScanState *node);
+extern uint64 WideScanFold(CustomScanState *node, WideCellFold fold, void *arg);
 extern const WideSchema *WideScanSchema(CustomScanState *node);
 
 /* scan_agg.c */

@@ -549,6 +549,73 @@ next:
 }
 
 /*
+ * WideReaderFold -- pass the cells WideReaderNext would return next, one
+ * after the other, to fn (with the reader's memory current), until the end
+ * or until fn returns false (then *stopped is set); returns how many it
+ * passed.  For callers that
+ * only fold cells (the Wide Aggregate): a plain run's cells go straight
+ * from its iterator to fn.
+ */
+uint64
+WideReaderFold(WideReader *r, WideCellFold fn, void *arg, bool *stopped)
+{
+	const WideCell *cell;
+	uint64		n = 0;
+
+	*stopped = false;
+	if (!r->fast)
+	{
+		while ((cell = WideReaderNext(r)) != NULL)
+		{
+			n++;
+			if (!fn(cell, arg))
+			{
+				*stopped = true;
+				break;
+			}
+		}
+		return n;
+	}
+	if (r->done)
+		return 0;
+	for (;;)
+	{
+		if (r->blobvalues)
+		{
+			MemoryContextReset(r->valcxt);
+			r->blobvalues = false;
+		}
+		if ((cell = reader_next_fast(r)) == NULL)
+		{
+			r->done = true;
+			break;
+		}
+		/* the rest of WideReaderNext: the window, values kept in blobs */
+		if (r->pruning && !WideTsPruneWants(&r->prune, cell))
+			continue;
+		if (unlikely(cell->value == NULL) && !WIDE_KIND_IS_TOMBSTONE(cell->kind))
+		{
+			MemoryContext old = MemoryContextSwitchTo(r->valcxt);
+
+			r->blobcell = *cell;
+			r->blobcell.value = WideBlobRead(r->rel, cell->blob);
+			r->blobcell.value_datum = NULL;
+			MemoryContextSwitchTo(old);
+			r->blobvalues = true;
+			cell = &r->blobcell;
+		}
+		r->stats.cells++;
+		n++;
+		if (!fn(cell, arg))
+		{
+			*stopped = true;
+			break;
+		}
+	}
+	return n;
+}
+
+/*
  * WideReaderSetFilter -- merge only the records keep() accepts, besides row
  * tombstones; keep() sees family tombstones (no qualifier) and the records
  * of one column, whose merge no other column's records change.
