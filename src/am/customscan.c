@@ -1774,9 +1774,9 @@ WideScanIsWideScan(PlanState *ps)
 
 /*
  * WideScanFold -- pass the cells of a Wide Scan, as its tuples would show
- * them but without forming the tuples, to fold (each valid during the
- * call), until the end or until fold returns false; returns how many it
- * passed.  Cells go from the reader to fold without a call per cell
+ * them but without forming the tuples and with an empty qualifier (fold
+ * must not look at it), to fold (each valid during the call), until the
+ * end or until fold returns false; returns how many it passed.  Cells go from the reader to fold without a call per cell
  * through the scan (WideReaderFold).  (The plan has no quals:
  * WideScanPathExact.)
  */
@@ -1803,6 +1803,8 @@ WideScanFold(CustomScanState *node, WideCellFold fold, void *arg)
 		old = MemoryContextSwitchTo(s->readcxt);
 		if (s->reader != NULL && !s->columns.fam_active && !s->columns.qual_active)
 		{
+			/* (folds look at no qualifier: count(qualifier) counts cells) */
+			WideReaderSkipQualifiers(s->reader);
 			n += WideReaderFold(s->reader, fold, arg, &stopped);
 		}
 		else

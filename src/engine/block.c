@@ -434,11 +434,14 @@ read_keys(WideBlockIter *it, uint8 flags, WideCell *c)
 			shared > it->quallen || unshared > (uint64) (kend - k) ||
 			shared + unshared > WIDE_MAX_QUALIFIER)
 			BAD();
-		dst = keybuf_reserve(it->cxt, &it->qualbuf, &it->qualcap, shared + unshared);
-		key_suffix_copy(dst + shared, k, unshared);
+		if (!it->skip_quals)
+		{
+			dst = keybuf_reserve(it->cxt, &it->qualbuf, &it->qualcap, shared + unshared);
+			key_suffix_copy(dst + shared, k, unshared);
+			it->qual_datum = keybuf_datum(it->qualbuf, shared + unshared);
+		}
 		k += unshared;
 		it->quallen = shared + unshared;
-		it->qual_datum = keybuf_datum(it->qualbuf, it->quallen);
 		it->have_qual = true;
 	}
 	it->k = k;
@@ -465,9 +468,14 @@ read_keys(WideBlockIter *it, uint8 flags, WideCell *c)
 	{
 		if (!it->have_qual)
 			BAD();
-		c->qual = it->qualbuf + VARHDRSZ;
-		c->quallen = it->quallen;
-		c->qual_datum = it->qual_datum;
+		if (likely(!it->skip_quals))
+		{
+			c->qual = it->qualbuf + VARHDRSZ;
+			c->quallen = it->quallen;
+			c->qual_datum = it->qual_datum;
+		}
+		else
+			c->qual = "";		/* (quallen 0) */
 	}
 	return true;
 }

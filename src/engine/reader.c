@@ -78,6 +78,7 @@ struct WideReader
 	/* WideReaderSetFilter: the records of columns the caller wants */
 	WideRecordFilter keep;
 	void	   *keep_arg;
+	bool		skip_quals;		/* WideReaderSkipQualifiers */
 };
 
 /*
@@ -303,6 +304,8 @@ reader_open(WideReader *r, const TableState *ts, WideSourceNext wa_next)
 		r->its[0] = WideSegIterBegin(r->rel, only, &r->range);
 		if (r->pruning)
 			WideSegIterSetPrune(r->its[0], &r->prune);
+		if (r->skip_quals)
+			WideSegIterSkipQualifiers(r->its[0]);
 		r->nits = 1;
 		r->stats.runs_read++;
 		r->fast = true;
@@ -546,6 +549,21 @@ next:
 	}
 	r->stats.cells++;
 	return cell;
+}
+
+/*
+ * WideReaderSkipQualifiers -- the caller never looks at the qualifiers of
+ * the cells returned from now on: where the reader reads a plain run's
+ * cells as they are stored (run_is_plain), they come with an empty
+ * qualifier, which is cheaper to decode.  (A merge needs them: merged
+ * cells have theirs.)
+ */
+void
+WideReaderSkipQualifiers(WideReader *r)
+{
+	r->skip_quals = true;
+	if (r->fast && r->nits == 1)
+		WideSegIterSkipQualifiers(r->its[0]);
 }
 
 /*

@@ -764,6 +764,17 @@ WideSegIterSetPrune(WideSegIter *it, const WideTsPrune *prune)
 }
 
 /*
+ * WideSegIterSkipQualifiers -- from now on, return records without their
+ * qualifier (an empty one), for a reader whose caller never looks at it:
+ * the qualifiers are parsed but not rebuilt.  There is no way back.
+ */
+void
+WideSegIterSkipQualifiers(WideSegIter *it)
+{
+	it->bi.skip_quals = true;
+}
+
+/*
  * WideSegIterSkipped -- data blocks and index blocks time pruning skipped.
  */
 void
