@@ -87,10 +87,9 @@ typedef struct WideAggAcc
 	int			kind;			/* AGG_* */
 	int			src;			/* SRC_* */
 	bool		has;			/* sum, min, max: a value was seen */
-	int64		count;
 	int64		i8;				/* min, max of int8 */
 	float8		f8;				/* sum, min, max of float8 */
-	float8		n;				/* avg: float8_accum's N, Sx, Sxx */
+	float8		n;				/* avg: float8_accum's N (once exact), Sx, Sxx */
 	float8		sx;
 	float8		sxx;
 	bool		exact;			/* avg: Sxx kept (see fold_cell) */
@@ -102,6 +101,9 @@ typedef struct WideAggState
 	bool		partial;		/* output transition states */
 	int			naccs;
 	WideAggAcc *accs;
+	int			nfold;			/* the aggregates other than counts ... */
+	int		   *fold;			/* ... (their indexes in accs) */
+	int64		ncells;			/* cells folded: the counts, avg's N */
 	bool		need_value;		/* some aggregate reads the value */
 	bool		ts_is_tz;		/* ts is timestamptz (else int8) */
 	bool		exact_avg;		/* avg keeps Sxx from the first cell */
@@ -436,12 +438,16 @@ create_agg_state(CustomScan *cscan)
 	s->partial = intVal(lthird(cscan->custom_private)) != 0;
 	s->naccs = list_length(kinds);
 	s->accs = palloc0(sizeof(WideAggAcc) * s->naccs);
+	s->fold = palloc0(sizeof(int) * s->naccs);
 	forboth(lk, kinds, ls, srcs)
 	{
 		s->accs[i].kind = lfirst_int(lk);
 		s->accs[i].src = lfirst_int(ls);
 		if (s->accs[i].src == SRC_VALUE)
 			s->need_value = true;
+		/* (counts count the cells: s->ncells) */
+		if (s->accs[i].kind != AGG_COUNT)
+			s->fold[s->nfold++] = i;
 		i++;
 	}
 	return (Node *) s;
@@ -490,6 +496,9 @@ fold_cell(WideAggState *s, const WideCell *cell)
 {
 	float8		f8 = 0;
 	int64		i8 = 0;
+	WideAggAcc *accs = s->accs;
+	const int  *fold = s->fold;
+	int			nfold = s->nfold;
 	int			i;
 
 	if (s->need_value)
@@ -499,15 +508,12 @@ fold_cell(WideAggState *s, const WideCell *cell)
 		memcpy(&i8, cell->value, 8);
 		memcpy(&f8, cell->value, 8);
 	}
-	for (i = 0; i < s->naccs; i++)
+	for (i = 0; i < nfold; i++)
 	{
-		WideAggAcc *a = &s->accs[i];
+		WideAggAcc *a = &accs[fold[i]];
 
 		switch (a->kind)
 		{
-			case AGG_COUNT:
-				a->count++;
-				break;
 			case AGG_SUM_F8:
 				a->f8 = a->has ? float8_pl(a->f8, f8) : f8;
 				a->has = true;
@@ -518,7 +524,7 @@ fold_cell(WideAggState *s, const WideCell *cell)
 					/* (false for NaN and infinities) */
 					if (likely(fabs(f8) <= 1e100))
 					{
-						a->n += 1.0;
+						/* (N: the cells folded, agg_results) */
 						a->sx += f8;
 						break;
 					}
@@ -528,6 +534,7 @@ fold_cell(WideAggState *s, const WideCell *cell)
 						return;
 					}
 					a->exact = true;
+					a->n = (float8) s->ncells;
 				}
 				{
 					float8		n = a->n + 1.0;
@@ -583,6 +590,7 @@ fold_cell(WideAggState *s, const WideCell *cell)
 				break;
 		}
 	}
+	s->ncells++;
 }
 
 /* fold_cell for WideScanFold: false to stop (a restart) */
@@ -609,7 +617,7 @@ agg_results(WideAggState *s, Datum *values, bool *isnull)
 		switch (a->kind)
 		{
 			case AGG_COUNT:
-				values[i] = Int64GetDatum(a->count);
+				values[i] = Int64GetDatum(s->ncells);
 				break;
 			case AGG_SUM_F8:
 			case AGG_MIN_F8:
@@ -618,6 +626,8 @@ agg_results(WideAggState *s, Datum *values, bool *isnull)
 				isnull[i] = !a->has;
 				break;
 			case AGG_AVG_F8:
+				if (!a->exact)
+					a->n = (float8) s->ncells;	/* (fold_cell) */
 				if (s->partial)
 				{
 					Datum		d[3];
@@ -666,10 +676,11 @@ again:
 		WideAggAcc *a = &s->accs[i];
 
 		a->has = false;
-		a->count = a->i8 = 0;
+		a->i8 = 0;
 		a->f8 = a->n = a->sx = a->sxx = 0.0;
 		a->exact = s->exact_avg;
 	}
+	s->ncells = 0;
 	/* the child's EXPLAIN ANALYZE counts the cells it gave */
 	if (instr)
 		InstrStartNode(instr);
