@@ -71,6 +71,7 @@ struct WideReader
 	MemoryContext rangecxt;		/* the current sub-range's merge */
 	/* one frozen run without tombstones: its cells need no merge */
 	bool		fast;
+	WideBlockIter *fastbi;		/* its block, when no record needs a check */
 	WideCell	fastcell;
 	const WideFamily *fastdef;
 	char		fastfam[WIDE_MAX_FAMILY_NAME + 1];
@@ -309,6 +310,7 @@ reader_open(WideReader *r, const TableState *ts, WideSourceNext wa_next)
 		r->nits = 1;
 		r->stats.runs_read++;
 		r->fast = true;
+		r->fastbi = NULL;
 		r->fastfamlen = -1;
 		return;
 	}
@@ -432,10 +434,17 @@ reader_next_fast(WideReader *r)
 {
 	WideCell   *c = &r->fastcell;
 
-	while (WideSegIterNext(r->its[0], c))
+	for (;;)
 	{
 		const WideFamily *def;
 
+		/* straight from the block while its records are all in range */
+		if (r->fastbi == NULL || !WideBlockIterNext(r->fastbi, c))
+		{
+			if (!WideSegIterNext(r->its[0], c))
+				break;
+			r->fastbi = WideSegIterBlock(r->its[0]);
+		}
 		r->stats.records++;
 		/* (the iterator's hint: the family of the record before) */
 		if (!((c->same & WIDE_SAME_FAMILY) && r->fastfamlen >= 0) &&

@@ -201,6 +201,7 @@ extern uint64 WideSegIterBlocks(const WideSegIter *it);
 struct WideTsPrune;
 extern void WideSegIterSetPrune(WideSegIter *it, const struct WideTsPrune *prune);
 extern void WideSegIterSkipQualifiers(WideSegIter *it);
+extern WideBlockIter *WideSegIterBlock(WideSegIter *it);
 extern void WideSegIterSkipped(const WideSegIter *it, uint64 *blocks,
 							   uint64 *indexes);
 extern void WideSegIterEnd(WideSegIter *it);
