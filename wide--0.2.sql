@@ -15,6 +15,22 @@ LANGUAGE C;
 CREATE ACCESS METHOD wide TYPE TABLE HANDLER wide.handler;
 COMMENT ON ACCESS METHOD wide IS 'wide-column store: cells sorted by row key, family, qualifier, ts';
 
+-- The row key order of a wide table as an index, for CLUSTER (it stores
+-- nothing and is never scanned; src/am/keyindex.c):
+--   CREATE INDEX ON t USING wide_key (row_key); CLUSTER t USING t_row_key_idx;
+CREATE FUNCTION wide.key_handler(internal)
+RETURNS index_am_handler
+AS 'MODULE_PATHNAME', 'wide_key_handler'
+LANGUAGE C;
+
+CREATE ACCESS METHOD wide_key TYPE INDEX HANDLER wide.key_handler;
+COMMENT ON ACCESS METHOD wide_key IS 'the row key order of a wide table, for CLUSTER; stores nothing, never scanned';
+
+CREATE OPERATOR CLASS wide.row_key_text_ops
+DEFAULT FOR TYPE text USING wide_key AS STORAGE text;
+CREATE OPERATOR CLASS wide.row_key_bytea_ops
+DEFAULT FOR TYPE bytea USING wide_key AS STORAGE bytea;
+
 -- ----------------------------------------------------------------
 -- Privileges (docs/security.md)
 --
@@ -1098,3 +1114,118 @@ END
 $$;
 COMMENT ON FUNCTION wide.create_pivot_view(text, regclass, text, text[], text) IS
   'a view with one typed column per qualifier of a family: per (row_key, ts), or per row_key with the newest values';
+
+-- ----------------------------------------------------------------
+-- A table named by a string in a read
+-- ----------------------------------------------------------------
+
+-- The reads return rows of the table's own type, so they name the table
+-- by a value of that type (NULL::t).  wide.read_rows('t') would otherwise
+-- fail inside PostgreSQL ("could not determine polymorphic type because
+-- input has type unknown"); these overloads take the string and say what
+-- to write instead.
+CREATE FUNCTION wide._table_by_row_type(fname text, tbl text)
+RETURNS void
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  rel regclass := CASE WHEN tbl IS NOT NULL THEN to_regclass(tbl) END;
+BEGIN
+  RAISE EXCEPTION 'wide.%() takes its table as a row of the table''s type, not as a name', fname
+    USING ERRCODE = 'wrong_object_type',
+          DETAIL = 'The cells come back as rows of the table''s own type, which PostgreSQL must know when the query is planned.',
+          HINT = format('Write wide.%s(NULL::%s, ...).', fname,
+                        coalesce(rel::text, quote_ident(coalesce(tbl, 'tablename'))));
+END
+$$;
+
+CREATE FUNCTION wide.read_rows(tbl text,
+                               keys text[] DEFAULT NULL,
+                               start_key text DEFAULT NULL,
+                               end_key text DEFAULT NULL,
+                               start_inclusive boolean DEFAULT true,
+                               end_inclusive boolean DEFAULT false,
+                               prefix text DEFAULT NULL,
+                               ranges jsonb DEFAULT NULL,
+                               "limit" bigint DEFAULT NULL,
+                               reversed boolean DEFAULT false,
+                               filter jsonb DEFAULT NULL)
+RETURNS SETOF text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$ BEGIN PERFORM wide._table_by_row_type('read_rows', tbl); END $$;
+
+COMMENT ON FUNCTION wide.read_rows(text, text[], text, text, boolean, boolean, text, jsonb, bigint, boolean, jsonb) IS
+  'a read naming its table by a string: refused, saying to write NULL::tablename';
+
+CREATE FUNCTION wide.read_rows_labeled(tbl text,
+                                       keys text[] DEFAULT NULL,
+                                       start_key text DEFAULT NULL,
+                                       end_key text DEFAULT NULL,
+                                       start_inclusive boolean DEFAULT true,
+                                       end_inclusive boolean DEFAULT false,
+                                       prefix text DEFAULT NULL,
+                                       ranges jsonb DEFAULT NULL,
+                                       "limit" bigint DEFAULT NULL,
+                                       reversed boolean DEFAULT false,
+                                       filter jsonb DEFAULT NULL)
+RETURNS SETOF text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$ BEGIN PERFORM wide._table_by_row_type('read_rows_labeled', tbl); END $$;
+
+COMMENT ON FUNCTION wide.read_rows_labeled(text, text[], text, text, boolean, boolean, text, jsonb, bigint, boolean, jsonb) IS
+  'a read naming its table by a string: refused, saying to write NULL::tablename';
+
+CREATE FUNCTION wide.read_row(tbl text, row_key text, filter jsonb DEFAULT NULL)
+RETURNS SETOF text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$ BEGIN PERFORM wide._table_by_row_type('read_row', tbl); END $$;
+
+COMMENT ON FUNCTION wide.read_row(text, text, jsonb) IS
+  'a read naming its table by a string: refused, saying to write NULL::tablename';
+
+CREATE FUNCTION wide.read_modify_write_row(tbl text, row_key text, family text,
+                                           qualifier text, append bytea DEFAULT NULL,
+                                           increment bigint DEFAULT NULL)
+RETURNS SETOF text
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$ BEGIN PERFORM wide._table_by_row_type('read_modify_write_row', tbl); END $$;
+
+COMMENT ON FUNCTION wide.read_modify_write_row(text, text, text, text, bytea, bigint) IS
+  'a read naming its table by a string: refused, saying to write NULL::tablename';
+
+CREATE FUNCTION wide.read_salted(tbl text, buckets int,
+                                 start_key text DEFAULT NULL, end_key text DEFAULT NULL,
+                                 prefix text DEFAULT NULL, filter jsonb DEFAULT NULL)
+RETURNS SETOF text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$ BEGIN PERFORM wide._table_by_row_type('read_salted', tbl); END $$;
+
+COMMENT ON FUNCTION wide.read_salted(text, int, text, text, text, jsonb) IS
+  'a read naming its table by a string: refused, saying to write NULL::tablename';
+
+CREATE FUNCTION wide.read_latest(tbl text, prefix text, n bigint,
+                                 filter jsonb DEFAULT NULL, newest_first boolean DEFAULT true)
+RETURNS SETOF text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$ BEGIN PERFORM wide._table_by_row_type('read_latest', tbl); END $$;
+
+COMMENT ON FUNCTION wide.read_latest(text, text, bigint, jsonb, boolean) IS
+  'a read naming its table by a string: refused, saying to write NULL::tablename';
+
+CREATE FUNCTION wide.read_current(tbl text, prefix text DEFAULT NULL,
+                                  start_key text DEFAULT NULL, end_key text DEFAULT NULL,
+                                  filter jsonb DEFAULT NULL)
+RETURNS SETOF text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$ BEGIN PERFORM wide._table_by_row_type('read_current', tbl); END $$;
+
+COMMENT ON FUNCTION wide.read_current(text, text, text, text, jsonb) IS
+  'a read naming its table by a string: refused, saying to write NULL::tablename';

@@ -1092,6 +1092,9 @@ WideReadTable(Oid rowtype)
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("the first argument of a wide read must be a row of a wide table, not %s",
 						format_type_be(rowtype)),
+				 (rowtype == REGCLASSOID || rowtype == OIDOID || rowtype == NAMEOID) ?
+				 errdetail("The cells come back as rows of the table's own type, which a value of type %s cannot give.",
+						   format_type_be(rowtype)) : 0,
 				 errhint("Name the table by its row type: wide.read_rows(NULL::tablename, ...).")));
 	return relid;
 }
