@@ -418,8 +418,9 @@ DECLARE
   valtype regtype;
 BEGIN
   IF jsonb_typeof(rollup) <> 'object' OR
-     EXISTS (SELECT FROM jsonb_object_keys(rollup) k WHERE k NOT IN ('source', 'bucket', 'functions')) THEN
-    RAISE EXCEPTION 'a rollup is an object with source, bucket and functions'
+     EXISTS (SELECT FROM jsonb_object_keys(rollup) k
+              WHERE k NOT IN ('source', 'bucket', 'functions', 'key_parts', 'delimiter')) THEN
+    RAISE EXCEPTION 'a rollup is an object with source, bucket, functions, and optionally key_parts and delimiter'
       USING ERRCODE = 'invalid_parameter_value',
             HINT = 'E.g. {"source": "m", "bucket": "5 minutes", "functions": ["sum", "count", "min", "max"]}.';
   END IF;
@@ -473,9 +474,26 @@ BEGIN
       USING ERRCODE = 'datatype_mismatch',
             DETAIL = format('The value column of %s has type %s.', tbl, valtype);
   END IF;
-  RETURN jsonb_build_object('source', source, 'bucket', bucket::text,
+  IF rollup ? 'key_parts' OR rollup ? 'delimiter' THEN
+    IF jsonb_typeof(rollup->'key_parts') IS DISTINCT FROM 'number' OR
+       (rollup->>'key_parts')::numeric NOT BETWEEN 1 AND 255 OR
+       (rollup->>'key_parts')::numeric <> round((rollup->>'key_parts')::numeric) OR
+       octet_length(coalesce(rollup->>'delimiter', '#')) <> 1 THEN
+      RAISE EXCEPTION 'key_parts of rollup "%" must be an integer from 1 to 255, and its delimiter one byte', family
+        USING ERRCODE = 'invalid_parameter_value',
+              HINT = 'E.g. "key_parts": 1 keeps the rollup of ''host7#1700000000000'' under ''host7''.';
+    END IF;
+    IF (SELECT atttypid FROM pg_attribute WHERE attrelid = tbl AND attnum = 1) <> 'text'::regtype THEN
+      RAISE EXCEPTION 'key_parts of rollup "%" needs a text row key', family
+        USING ERRCODE = 'datatype_mismatch';
+    END IF;
+  END IF;
+  RETURN jsonb_strip_nulls(jsonb_build_object('source', source, 'bucket', bucket::text,
                             'bucket_us', (extract(epoch FROM bucket) * 1000000)::bigint,
-                            'functions', to_jsonb(fns));
+                            'functions', to_jsonb(fns),
+                            'key_parts', (rollup->>'key_parts')::int,
+                            'delimiter', CASE WHEN rollup ? 'key_parts'
+                                              THEN coalesce(rollup->>'delimiter', '#') END));
 END
 $$;
 
@@ -495,6 +513,10 @@ DECLARE
   b bigint := (r->>'bucket_us')::bigint;
   val text;
   bucket text;
+  rkey text := CASE WHEN r ? 'key_parts'
+                    THEN format('array_to_string((string_to_array(row_key, %L))[1:%s], %L)',
+                                r->>'delimiter', r->>'key_parts', r->>'delimiter')
+                    ELSE 'row_key' END;
   aggs text := '';
   vals text := '';
   fn text;
@@ -517,7 +539,7 @@ BEGIN
   END LOOP;
   EXECUTE format($q$
     WITH g AS (
-      SELECT row_key, qualifier, %1$s AS bucket%2$s
+      SELECT %11$s AS row_key, qualifier, %1$s AS bucket%2$s
         FROM %3$s
        WHERE family = %4$L %5$s %6$s
        GROUP BY 1, 2, 3)
@@ -525,15 +547,18 @@ BEGIN
     SELECT g.row_key, %7$L, g.qualifier || %8$s, g.bucket, %9$s
       FROM g, LATERAL (VALUES %10$s) AS f(fn, v)$q$,
     bucket, aggs, tbl, r->>'source',
-    CASE WHEN start_key IS NULL THEN '' ELSE format('AND row_key >= %L::%s', start_key, keytype) END,
-    CASE WHEN end_key IS NULL THEN '' ELSE format('AND row_key < %L::%s', end_key, keytype) END,
+    -- the range is of rollup row keys; a source key is never below its
+    -- rollup key (a prefix of it), which bounds the scan from below
+    CASE WHEN start_key IS NULL THEN ''
+         ELSE format('AND row_key >= %L::%s AND %s >= %L::%s', start_key, keytype, rkey, start_key, keytype) END,
+    CASE WHEN end_key IS NULL THEN '' ELSE format('AND %s < %L::%s', rkey, end_key, keytype) END,
     family,
     CASE WHEN qualtype = 'bytea'::regtype THEN $s$convert_to(':' || f.fn, 'UTF8')$s$ ELSE $s$':' || f.fn$s$ END,
     CASE WHEN valtype = 'bytea'::regtype
          THEN format('CASE WHEN f.fn = ''hll'' THEN %s ELSE int8send(f.v) END',
                      CASE WHEN r->'functions' ? 'hll' THEN 'g.r_hll' ELSE 'NULL' END)
          ELSE 'f.v' END,
-    substr(vals, 3));
+    substr(vals, 3), rkey);
   GET DIAGNOSTICS n = ROW_COUNT;
   RETURN n;
 END
@@ -572,13 +597,15 @@ COMMENT ON FUNCTION wide.rebuild_rollup(regclass, text, text, text) IS
   'recompute the cells of a rollup family for the rows [start_key, end_key) from its source cells (after deletes of source cells, which rollups do not subtract); returns the cells written';
 
 CREATE OR REPLACE FUNCTION wide.rollups(tbl regclass)
-RETURNS TABLE (family text, source text, bucket interval, functions text[])
+RETURNS TABLE (family text, source text, bucket interval, functions text[],
+               key_parts int, delimiter text)
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
   SELECT f.key COLLATE "C", f.value->'rollup'->>'source',
          (f.value->'rollup'->>'bucket')::interval,
-         ARRAY(SELECT jsonb_array_elements_text(f.value->'rollup'->'functions'))
+         ARRAY(SELECT jsonb_array_elements_text(f.value->'rollup'->'functions')),
+         (f.value->'rollup'->>'key_parts')::int, f.value->'rollup'->>'delimiter'
   FROM jsonb_each(coalesce(wide.family_catalog_of(tbl)->'families', '{}'::jsonb)) AS f
   WHERE f.value ? 'rollup'
   ORDER BY 1;

@@ -161,4 +161,31 @@ SELECT pg_temp.rollup_diff('rr') AS diff;
 SELECT wide.compact('rr', true);
 SELECT pg_temp.rollup_diff('rr') AS diff;
 SELECT * FROM wide.verify('rr');
-DROP TABLE ru, ru_bad, rb, rr;
+
+-- key_parts: 'hostN#millis' rows roll up under 'hostN'
+CREATE TABLE rk (row_key text, family text, qualifier text, ts timestamptz, value int8) USING wide;
+SELECT wide.create_family('rk', 'm');
+INSERT INTO rk SELECT 'host' || h || '#' || wide.millis(t), 'm', 'cpu', t, h * 100 + extract(minute FROM t)::int8
+  FROM generate_series(1, 2) h,
+       generate_series('2024-01-01 00:00:00+00'::timestamptz, '2024-01-01 00:09:00+00', '1 minute') t;
+SELECT wide.create_family('rk', 'm5', rollup => '{"source": "m", "bucket": "5 minutes", "functions": ["sum", "count"], "key_parts": 1}');
+INSERT INTO rk VALUES ('host1#1704067800000', 'm', 'cpu', '2024-01-01 00:10:00+00', 7);
+SELECT * FROM wide.rollups('rk');
+SELECT row_key, qualifier, ts, value FROM rk WHERE family = 'm5' ORDER BY 1, 2, 3;
+SELECT wide.rebuild_rollup('rk', 'm5', 'host1', 'host1#');
+SELECT row_key, qualifier, ts, value FROM rk WHERE family = 'm5' AND row_key = 'host1' ORDER BY 1, 2, 3;
+SELECT wide.create_family('rk', 'bad', rollup => '{"source": "m", "bucket": "5 minutes", "functions": ["sum"], "key_parts": 0}');
+SELECT wide.create_family('rk', 'bad', rollup => '{"source": "m", "bucket": "5 minutes", "functions": ["sum"], "key_parts": 1, "delimiter": "##"}');
+INSERT INTO rk VALUES ('#1', 'm', 'cpu', '2024-01-01 00:10:00+00', 7);
+-- wide.rollup_on_write = off (restoring a dump) writes the source cells alone
+SET wide.rollup_on_write = off;
+INSERT INTO rk VALUES ('host1#1704067860000', 'm', 'cpu', '2024-01-01 00:11:00+00', 1000);
+RESET wide.rollup_on_write;
+SELECT value FROM rk WHERE row_key = 'host1' AND qualifier = 'cpu:count' AND ts = '2024-01-01 00:10:00+00';
+-- a table rewrite copies the rollup cells, and does not add to them again
+ALTER TABLE rk SET ACCESS METHOD heap;
+ALTER TABLE rk SET ACCESS METHOD wide;
+SELECT value FROM rk WHERE row_key = 'host1' AND qualifier = 'cpu:count' AND ts = '2024-01-01 00:10:00+00';
+INSERT INTO rk VALUES ('host1#1704067920000', 'm', 'cpu', '2024-01-01 00:12:00+00', 1);
+SELECT value FROM rk WHERE row_key = 'host1' AND qualifier = 'cpu:count' AND ts = '2024-01-01 00:10:00+00';
+DROP TABLE ru, ru_bad, rb, rr, rk;

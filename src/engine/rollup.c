@@ -14,7 +14,10 @@
  * also writes, in the same statement and transaction, one ADD record
  * (AddToCell) per function to the rollup family:
  *
- *	  row key    the source cell's row key
+ *	  row key    the source cell's row key, or with "key_parts": n its
+ *	             part before the n-th "delimiter" (default '#'): a rollup
+ *	             of 'host7#1700000000000' keys with key_parts 1 is kept
+ *	             under 'host7'
  *	  qualifier  the source qualifier, ':' and the function: 'cpu:sum',
  *	             'cpu:count', 'cpu:min', 'cpu:max', 'cpu:hll'
  *	  ts         the start of the source timestamp's bucket: ts - ts %
@@ -35,6 +38,13 @@
  * decremented).  wide.rebuild_rollup(tbl, family, start_key, end_key)
  * recomputes a key range from the source cells present.
  *
+ * A dump holds both the source cells and the rollup cells: restoring it
+ * would count every source cell twice, so a restore runs with
+ * wide.rollup_on_write = off (PGOPTIONS='-c wide.rollup_on_write=off'), or
+ * wide.rebuild_rollup afterwards.  Logical replication's apply worker runs
+ * with session_replication_role = replica, which skips rollups too: the
+ * subscriber receives the rollup cells from the publisher.
+ *
  * IDENTIFICATION
  *	  src/engine/rollup.c
  *
@@ -43,6 +53,7 @@
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
+#include "commands/trigger.h"
 #include "port/pg_bitutils.h"
 #include "port/pg_bswap.h"
 #include "utils/rel.h"
@@ -51,6 +62,10 @@
 #include "engine/cell.h"
 #include "engine/aggregate.h"
 #include "engine/schema.h"
+#include "wide.h"
+
+/* GUC wide.rollup_on_write */
+bool		wide_rollup_on_write = true;
 
 static const char *const function_names[WIDE_ROLLUP_NFUNCTIONS] = {
 	"sum", "count", "min", "max", "hll"
@@ -183,7 +198,28 @@ expand_one(Relation rel, const WideSchema *schema, const WideFamily *r,
 		   const WideCell *c, WideCell *out, int *nout)
 {
 	int64		bucket = c->ts - c->ts % r->rollup_bucket;
+	uint32		keylen = c->keylen;
 	int			fn;
+
+	/* the series' key: the first key_parts parts of the source key */
+	if (r->rollup_key_parts > 0)
+	{
+		int			parts = 0;
+		uint32		i;
+
+		for (i = 0; i < c->keylen; i++)
+			if (c->key[i] == r->rollup_delimiter && ++parts == r->rollup_key_parts)
+			{
+				keylen = i;
+				break;
+			}
+		if (keylen == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("row key of rollup family \"%s\" would be empty", r->name),
+					 errdetail("The source row key starts with the delimiter \"%c\".",
+							   r->rollup_delimiter)));
+	}
 
 	for (fn = 0; fn < WIDE_ROLLUP_NFUNCTIONS; fn++)
 	{
@@ -223,7 +259,7 @@ expand_one(Relation rel, const WideSchema *schema, const WideFamily *r,
 		memset(o, 0, sizeof(WideCell));
 		o->kind = WIDE_KIND_ADD;
 		o->key = c->key;
-		o->keylen = c->keylen;
+		o->keylen = keylen;
 		o->family = r->name;
 		o->famlen = r->namelen;
 		o->famid = r->id;
@@ -254,7 +290,16 @@ WideRollupExpand(Relation rel, const WideSchema *schema, WideCell *cells,
 	WideCell   *out;
 	int			nout;
 
-	if (!schema->has_rollups)
+	/*
+	 * A restore (wide.rollup_on_write = off) or a logical replication apply
+	 * worker (session_replication_role = replica, as for triggers) writes
+	 * the rollup cells themselves.
+	 */
+	if (!schema->has_rollups || !wide_rollup_on_write ||
+		SessionReplicationRole == SESSION_REPLICATION_ROLE_REPLICA)
+		return cells;
+	/* a table rewrite (ALTER TABLE) copies the rollup cells as they are */
+	if (OidIsValid(WideRewriteSource(rel)))
 		return cells;
 	for (i = 0; i < *n; i++)
 	{

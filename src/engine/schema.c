@@ -539,7 +539,8 @@ compile_gc_rule(Relation rel, WideFamily *f, JsonbValue *rule, int depth)
 /*
  * parse_rollup -- the "rollup" object of a rollup family (engine/rollup.c):
  * {"source": "<family>", "bucket": "<interval>", "bucket_us": n,
- *  "functions": ["sum", "count", "min", "max", "hll"]}
+ *  "functions": ["sum", "count", "min", "max", "hll"],
+ *  "key_parts": n, "delimiter": "#"}		-- both optional
  */
 static void
 parse_rollup(Relation rel, WideFamily *f, JsonbContainer *c)
@@ -580,6 +581,12 @@ parse_rollup(Relation rel, WideFamily *f, JsonbContainer *c)
 	}
 	if (f->rollup_functions == 0)
 		malformed(rel, psprintf("Rollup family \"%s\" has no functions.", f->name));
+	f->rollup_key_parts = (int) json_int(rel, r, "key_parts", 0);
+	f->rollup_delimiter = '#';
+	if (json_get(r, "delimiter", &v) && v.type == jbvString && v.val.string.len == 1)
+		f->rollup_delimiter = v.val.string.val[0];
+	if (f->rollup_key_parts < 0 || f->rollup_key_parts > 255)
+		malformed(rel, psprintf("Rollup family \"%s\" has key_parts out of range.", f->name));
 }
 
 static void

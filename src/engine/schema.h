@@ -57,6 +57,9 @@ typedef struct WideFamily
 	int			rollup_sourcelen;
 	int64		rollup_bucket;	/* bucket width, microseconds */
 	uint8		rollup_functions;	/* 1 << WideRollupFunction */
+	int			rollup_key_parts;	/* row key: parts before the n-th
+									 * delimiter; 0: the whole key */
+	char		rollup_delimiter;
 } WideFamily;
 
 /*
