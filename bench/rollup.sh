@@ -30,7 +30,7 @@ MINUTES=${2:-1440}
 BENCH=${WIDE_BENCH_DIR:-/tmp/wide-bench-rollup}
 PORT=${WIDE_BENCH_PORT:-54333}
 DURATION=${DURATION:-5}
-T0=1700000000000				# first reading, ms since 1970 (a bucket start)
+T0=1699999800000				# first reading, ms since 1970 (a bucket start)
 CELLS=$((HOSTS * MINUTES * 4))
 
 wide_install_deps
@@ -103,7 +103,7 @@ Q_HEAP=$(raw h)
 # the three answers must be the same rows
 check() { sql "$1" | sort | md5sum; }
 A=$(check "$Q_ROLLUP"); B=$(check "$Q_RAW"); C=$(check "$Q_HEAP")
-N=$(sql "SELECT count(*) FROM ($Q_ROLLUP) q")
+N=$(sql "SELECT count(*) FROM (${Q_ROLLUP%;}) q")
 [ "$A" = "$B" ] && [ "$B" = "$C" ] || { echo "DIFFERENT RESULTS: rollup $A raw $B heap $C" >&2; exit 1; }
 log "the three queries return the same $N rows (hosts x 5-minute buckets)"
 
@@ -113,9 +113,6 @@ latency() {
 		sed -n 's/^latency average = \([0-9.]*\) ms$/\1/p'
 }
 LR=$(latency "$Q_ROLLUP"); LW=$(latency "$Q_RAW"); LH=$(latency "$Q_HEAP")
-SIZES=$(sql "SELECT pg_size_pretty(pg_table_size('h')) || ' + index ' || pg_size_pretty(pg_indexes_size('h')) ||
-  ', wide ' || pg_size_pretty(pg_table_size('w0')) || ', wide with rollup ' || pg_size_pretty(pg_table_size('w'))")
-
 echo
 echo "rollup bench: $CELLS cells ($HOSTS hosts x $MINUTES minutes x 4 metrics), $N result rows"
 printf '%-44s %10s\n' "dashboard: avg cpu per 5 min per host" "ms"
@@ -124,4 +121,3 @@ printf '%-44s %10s\n' "  wide raw scan + GROUP BY" "$LW"
 printf '%-44s %10s\n' "  heap scan + GROUP BY" "$LH"
 python3 -c "print('  raw/rollup %.1fx, heap/rollup %.1fx' % ($LW / $LR, $LH / $LR))"
 printf 'COPY ms: heap %s, wide %s, wide with rollup %s\n' "${LOAD[h]}" "${LOAD[w0]}" "${LOAD[w]}"
-echo "sizes: heap $SIZES"
