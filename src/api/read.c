@@ -1221,8 +1221,10 @@ read_srf(FunctionCallInfo fcinfo, bool read_row)
 									ALLOCSET_SMALL_SIZES);
 	foreach(lc, tablets)
 	{
-		if (spec.limit == 0)
-			break;
+		/*
+		 * Even with a limit of 0 the first read begins: it checks the
+		 * privilege and the filter, as a read of a table does.
+		 */
 		rel = parent ? WideOpenWide(lfirst_oid(lc), AccessShareLock) :
 			WideOpenTable(fcinfo, relid, ACL_SELECT, AccessShareLock);
 		if (parent == NULL)
@@ -1233,6 +1235,8 @@ read_srf(FunctionCallInfo fcinfo, bool read_row)
 			spec.limit -= Min(spec.limit, WideReadRowCount(it));
 		WideReadEnd(it);
 		relation_close(rel, NoLock);
+		if (spec.limit == 0)
+			break;
 	}
 	if (parent)
 		relation_close(parent, NoLock);
