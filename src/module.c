@@ -46,7 +46,7 @@ define_settings(void)
 							PGC_USERSET, GUC_UNIT_KB, NULL, NULL, NULL);
 	DefineCustomBoolVariable("wide.rollup_on_write",
 							 "Whether writes to a family add to its rollups.",
-							 "Off (or session_replication_role = replica) writes source cells alone: for restoring a dump, which holds the rollups' cells too.",
+							 "Off writes source cells alone: for restoring a dump, which holds the rollups' cells too.",
 							 &wide_rollup_on_write, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("wide.block_size",

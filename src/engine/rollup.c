@@ -41,9 +41,7 @@
  * A dump holds both the source cells and the rollup cells: restoring it
  * would count every source cell twice, so a restore runs with
  * wide.rollup_on_write = off (PGOPTIONS='-c wide.rollup_on_write=off'), or
- * wide.rebuild_rollup afterwards.  Logical replication's apply worker runs
- * with session_replication_role = replica, which skips rollups too: the
- * subscriber receives the rollup cells from the publisher.
+ * wide.rebuild_rollup afterwards.
  *
  * IDENTIFICATION
  *	  src/engine/rollup.c
@@ -53,7 +51,6 @@
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
-#include "commands/trigger.h"
 #include "port/pg_bitutils.h"
 #include "port/pg_bswap.h"
 #include "utils/rel.h"
@@ -290,13 +287,8 @@ WideRollupExpand(Relation rel, const WideSchema *schema, WideCell *cells,
 	WideCell   *out;
 	int			nout;
 
-	/*
-	 * A restore (wide.rollup_on_write = off) or a logical replication apply
-	 * worker (session_replication_role = replica, as for triggers) writes
-	 * the rollup cells themselves.
-	 */
-	if (!schema->has_rollups || !wide_rollup_on_write ||
-		SessionReplicationRole == SESSION_REPLICATION_ROLE_REPLICA)
+	/* a restore (wide.rollup_on_write = off) writes the rollup cells itself */
+	if (!schema->has_rollups || !wide_rollup_on_write)
 		return cells;
 	/* a table rewrite (ALTER TABLE) copies the rollup cells as they are */
 	if (OidIsValid(WideRewriteSource(rel)))
