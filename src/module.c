@@ -44,6 +44,11 @@ define_settings(void)
 							"A statement's cells are held until it ends; smaller batches are appended to the write area page by page.",
 							&wide_statement_run_size, 128, 0, INT_MAX / 2,
 							PGC_USERSET, GUC_UNIT_KB, NULL, NULL, NULL);
+	DefineCustomBoolVariable("wide.rollup_on_write",
+							 "Whether writes to a family add to its rollups.",
+							 "Off writes source cells alone: for restoring a dump, which holds the rollups' cells too.",
+							 &wide_rollup_on_write, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("wide.block_size",
 							"Target size of a segment data block before compression.",
 							"Smaller blocks make point reads cheaper, larger ones compress better.",
