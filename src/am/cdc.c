@@ -30,9 +30,12 @@
  *	- a tombstone is a DELETE whose old tuple names its scope: row_key; the
  *	  family, or NULL for a row delete; the qualifier, or NULL for a row or
  *	  family delete; ts when it deletes exactly one version (SQL DELETE,
- *	  delete_cells of [t, t + 1)), else NULL; value NULL.  It is followed
- *	  by a transactional logical message (prefix "wide") giving the exact
- *	  scope as JSON, timestamp range included (docs/replication.md).
+ *	  delete_cells of [t, t + 1)), else NULL; value NULL.  As for a heap
+ *	  table, the old tuple is there only with a replica identity: REPLICA
+ *	  IDENTITY FULL (a wide table has no index); without it pgoutput skips
+ *	  the DELETE.  Every tombstone is followed by a transactional logical
+ *	  message (prefix "wide") giving its exact scope as JSON, timestamp
+ *	  range included (docs/replication.md).
  *
  * Without the preload the resource manager does not exist, nothing is
  * logged, and publications stay refused (am/publication.c).
@@ -50,6 +53,7 @@
 #include "access/xloginsert.h"
 #include "access/xlogreader.h"
 #include "access/xact.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
@@ -190,7 +194,8 @@ append_change(StringInfo rec, uint8 action, const char *data, uint32 len)
 {
 	appendBinaryStringInfo(rec, (const char *) &action, sizeof(uint8));
 	appendBinaryStringInfo(rec, (const char *) &len, sizeof(uint32));
-	appendBinaryStringInfo(rec, data, len);
+	if (len > 0)
+		appendBinaryStringInfo(rec, data, len);
 }
 
 /* append a heap tuple of the table's row type */
@@ -258,14 +263,16 @@ log_changes(Relation rel, const WideCell *cells, int n)
 
 		if (WIDE_KIND_IS_TOMBSTONE(c->kind))
 		{
-			tombstone_values(schema, c, values, isnull);
-			append_tuple(&rec, WIDE_CHANGE_DELETE, desc, values, isnull);
-			{
-				char	   *msg = tombstone_message(rel, schema, c, values,
-													isnull);
+			char	   *msg;
 
-				append_change(&rec, WIDE_CHANGE_MESSAGE, msg, strlen(msg));
-			}
+			tombstone_values(schema, c, values, isnull);
+			/* as for a heap table: the old tuple only with an identity */
+			if (rel->rd_rel->relreplident == REPLICA_IDENTITY_FULL)
+				append_tuple(&rec, WIDE_CHANGE_DELETE, desc, values, isnull);
+			else
+				append_change(&rec, WIDE_CHANGE_DELETE, NULL, 0);
+			msg = tombstone_message(rel, schema, c, values, isnull);
+			append_change(&rec, WIDE_CHANGE_MESSAGE, msg, strlen(msg));
 			nchanges += 2;
 		}
 		else
@@ -466,7 +473,10 @@ wide_rm_decode(LogicalDecodingContext *ctx, XLogRecordBuffer *buf)
 		else
 		{
 			change->action = REORDER_BUFFER_CHANGE_DELETE;
-			change->data.tp.oldtuple = decode_tuple(ctx->reorder, r, data, len);
+			/* no old tuple without REPLICA IDENTITY FULL, as for heap */
+			if (len > 0)
+				change->data.tp.oldtuple = decode_tuple(ctx->reorder, r,
+														data, len);
 		}
 		change->data.tp.clear_toast_afterwards = true;
 		ReorderBufferQueueChange(ctx->reorder, xid, buf->origptr, change,
