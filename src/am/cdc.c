@@ -25,8 +25,9 @@
  *
  *	- a cell (PUT, ADD, MERGE) is an INSERT of the cell: an AddToCell input
  *	  or a MergeToCell accumulator is the value an INSERT into the family
- *	  would take (see WideCellToValues), so replaying the INSERT merges it
- *	  the same way on a wide subscriber;
+ *	  would take (see WideCellToValues; an hll input as a sketch of that
+ *	  one input), so replaying the INSERT merges it the same way on a wide
+ *	  subscriber;
  *	- a tombstone is a DELETE whose old tuple names its scope: row_key; the
  *	  family, or NULL for a row delete; the qualifier, or NULL for a row or
  *	  family delete; ts when it deletes exactly one version (SQL DELETE,
@@ -70,6 +71,7 @@
 #include "utils/rel.h"
 
 #include "engine/format.h"
+#include "engine/aggregate.h"
 #include "engine/cell.h"
 #include "engine/schema.h"
 #include "engine/writearea.h"
@@ -188,6 +190,31 @@ tombstone_values(const WideSchema *schema, const WideCell *c, Datum *values,
 	WideCellToValues(schema, &coords, values, isnull, needed);
 }
 
+/*
+ * An hll input (a hash) becomes a sketch of that one input, a MERGE: what
+ * an INSERT into the family merges the same way, where the hash would be
+ * taken for a value and hashed again.
+ */
+static void
+hll_input_as_sketch(const WideSchema *schema, WideCell *cell)
+{
+	const WideFamily *f = WideSchemaFindFamily(schema, cell->family,
+											   cell->famlen);
+	WideAcc		acc;
+	char	   *sketch;
+
+	if (f == NULL || f->aggregate != WIDE_AGG_HLL)
+		return;
+	WideAccInit(&acc, CurrentMemoryContext);
+	WideAccStart(&acc, WIDE_AGG_HLL);
+	WideAccFold(&acc, WIDE_KIND_ADD, cell->value, cell->vallen);
+	cell->vallen = WideAccSize(&acc);
+	sketch = palloc(cell->vallen);
+	WideAccWrite(&acc, sketch);
+	cell->value = sketch;
+	cell->kind = WIDE_KIND_MERGE;
+}
+
 /* append one change to the record being built */
 static void
 append_change(StringInfo rec, uint8 action, const char *data, uint32 len)
@@ -283,6 +310,8 @@ log_changes(Relation rel, const WideCell *cells, int n)
 				elog(ERROR, "wide change of relation \"%s\" without its value",
 					 RelationGetRelationName(rel));
 			cell.key_datum = cell.qual_datum = cell.value_datum = NULL;
+			if (cell.kind == WIDE_KIND_ADD)
+				hll_input_as_sketch(schema, &cell);
 			WideCellToValues(schema, &cell, values, isnull, NULL);
 			append_tuple(&rec, WIDE_CHANGE_INSERT, desc, values, isnull);
 			nchanges++;

@@ -25,6 +25,7 @@ $sub->start;
 
 my $cols = 'row_key text, family text, qualifier text, ts int8, value text';
 my $ccols = 'row_key text, family text, qualifier text, ts int8, value int8';
+my $vcols = 'row_key text, family text, qualifier text, ts int8, value bytea';
 $pub->safe_psql('postgres', qq{
 	CREATE EXTENSION wide;
 	CREATE TABLE t ($cols) USING wide;
@@ -33,10 +34,12 @@ $pub->safe_psql('postgres', qq{
 	ALTER TABLE t REPLICA IDENTITY FULL;
 	CREATE TABLE c ($ccols) USING wide;
 	SELECT wide.create_family('c', 's', aggregate => 'sum');
+	CREATE TABLE v ($vcols) USING wide;
+	SELECT wide.create_family('v', 'u', aggregate => 'hll');
 	CREATE TABLE other ($cols) USING wide;
 	SELECT wide.create_family('other', 'm');
 	INSERT INTO t VALUES ('before', 'm', 'q', 1, 'initial copy');
-	CREATE PUBLICATION p FOR TABLE t, c;
+	CREATE PUBLICATION p FOR TABLE t, c, v;
 });
 
 # a wide target, and a heap target keyed on the coordinates (the aggregate
@@ -50,10 +53,13 @@ $sub->safe_psql('dbw', qq{
 	SELECT wide.create_family('t', 'n');
 	CREATE TABLE c ($ccols) USING wide;
 	SELECT wide.create_family('c', 's', aggregate => 'sum');
+	CREATE TABLE v ($vcols) USING wide;
+	SELECT wide.create_family('v', 'u', aggregate => 'hll');
 });
 $sub->safe_psql('dbh', qq{
 	CREATE TABLE t ($cols, PRIMARY KEY (row_key, family, qualifier, ts));
 	CREATE TABLE c ($ccols);
+	CREATE TABLE v ($vcols);
 });
 my $conn = $pub->connstr() . ' dbname=postgres';
 $sub->safe_psql('dbw', "CREATE SUBSCRIPTION sw CONNECTION '$conn' PUBLICATION p");
@@ -165,6 +171,23 @@ cmp_ok($pub->safe_psql('postgres', 'SELECT count(*) FROM t'), '>', 200,
 	'the workload wrote cells');
 cmp_ok($pub->safe_psql('postgres', 'SELECT count(*) FROM c'), '>', 10,
 	'and aggregate cells');
+
+# hll: an input arrives as a sketch of that input, which the wide
+# subscriber merges into the same sketch
+$pub->safe_psql('postgres', q{
+	SELECT wide.add_to_cell('v', 'r' || (i % 3), 'u', 'visitors', 0, 'user' || i)
+	FROM generate_series(1, 300) i;
+	INSERT INTO v SELECT 'r1', 'u', 'visitors', 0, convert_to('direct' || i, 'UTF8') FROM generate_series(1, 50) i;
+	SELECT wide.merge_to_cell('v', 'r2', 'u', 'visitors', 0,
+	       (SELECT value FROM v WHERE row_key = 'r0'));
+});
+$pub->wait_for_catchup('sw');
+$pub->wait_for_catchup('sh');
+my $hll = 'SELECT row_key, md5(value) FROM v ORDER BY 1';
+is($sub->safe_psql('dbw', $hll), $pub->safe_psql('postgres', $hll),
+	'hll: the wide subscriber holds the same sketches');
+is($sub->safe_psql('dbh', 'SELECT count(*) FROM v'), '351',
+	'hll: the heap subscriber holds each input as a sketch');
 
 # a wide table outside the publication: writes work, nothing is sent
 $pub->safe_psql('postgres', q{
