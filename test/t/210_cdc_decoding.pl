@@ -234,6 +234,43 @@ is(changes(), '', 'flush and compaction decode to nothing');
 is($node->safe_psql('postgres', q{SELECT value FROM c}), '112',
 	'the aggregate is unchanged');
 
+# a table created, and one truncated, in the writing transaction: the new
+# relfilenode maps to the table under the historic snapshot
+$node->safe_psql('postgres', q{
+	BEGIN;
+	CREATE TABLE n (row_key text, family text, qualifier text, ts int8,
+	                value text) USING wide;
+	SELECT wide.create_family('n', 'm');
+	INSERT INTO n VALUES ('new', 'm', 'q', 1, 'in the creating transaction');
+	COMMIT;
+	BEGIN;
+	TRUNCATE n;
+	INSERT INTO n VALUES ('new', 'm', 'q', 2, 'after truncate');
+	COMMIT;
+});
+is(changes(), q{BEGIN
+table public.n: INSERT: row_key[text]:'new' family[text]:'m' qualifier[text]:'q' ts[bigint]:1 value[text]:'in the creating transaction'
+COMMIT
+BEGIN
+table public.n: TRUNCATE: (no-flags)
+table public.n: INSERT: row_key[text]:'new' family[text]:'m' qualifier[text]:'q' ts[bigint]:2 value[text]:'after truncate'
+COMMIT}, 'a table created or truncated in the writing transaction');
+
+# moving a heap table's rows into wide (SET ACCESS METHOD) and VACUUM FULL
+# rewrite the table: nothing to decode, as for a heap rewrite
+$node->safe_psql('postgres', q{
+	CREATE TABLE mv (row_key text, family text, qualifier text, ts int8,
+	                 value text);
+	INSERT INTO mv VALUES ('a', 'm', 'q', 1, 'moved');
+});
+changes();
+$node->safe_psql('postgres', q{
+	ALTER TABLE mv SET ACCESS METHOD wide;
+	VACUUM FULL mv;
+	VACUUM FULL t;
+});
+is(changes(), '', 'SET ACCESS METHOD wide and VACUUM FULL decode to nothing');
+
 # unlogged and temporary wide tables write no WAL, so nothing to decode
 $node->safe_psql('postgres', q{
 	CREATE UNLOGGED TABLE u (row_key text, family text, qualifier text,
@@ -280,6 +317,21 @@ IPC::Run::run [ 'pg_waldump', '-p', $node->data_dir . '/pg_wal', '-s', $lsn,
 	'-e', $end ], '>', \$stdout, '2>', \$stderr;
 like($stdout, qr/rmgr: custom187 .*tx: +(\d+).*\n.*rmgr: Generic .*tx: +\g1/,
 	'pg_waldump shows the record (as custom187: it has no description for custom resource managers)');
+
+# without the preload (after a clean shutdown, so no record is replayed):
+# publishing a wide table is refused, naming the requirement, and tables
+# outside publications keep working
+$node->safe_psql('postgres', q{SELECT pg_drop_replication_slot('s'); DROP PUBLICATION p});
+$node->stop;
+$node->adjust_conf('postgresql.conf', 'shared_preload_libraries', "''");
+$node->start;
+($ret, $out, $err) = $node->psql('postgres', 'CREATE PUBLICATION p2 FOR TABLE t');
+isnt($ret, 0, 'without the preload a publication of a wide table is refused');
+like($err, qr/only when the server loads wide by shared_preload_libraries.*\n.*HINT:  Add wide to shared_preload_libraries and restart the server/s,
+	'the error names the requirement');
+$node->safe_psql('postgres', q{INSERT INTO t VALUES ('nopreload', 'm', 'q', 1, 'works')});
+is($node->safe_psql('postgres', q{SELECT value FROM t WHERE row_key = 'nopreload'}),
+	'works', 'an unpublished wide table works without the preload');
 
 $node->stop;
 done_testing();
