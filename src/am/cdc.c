@@ -28,15 +28,16 @@
  *	  would take (see WideCellToValues; an hll input as a sketch of that
  *	  one input), so replaying the INSERT merges it the same way on a wide
  *	  subscriber;
- *	- a tombstone is a DELETE whose old tuple names its scope: row_key; the
- *	  family, or NULL for a row delete; the qualifier, or NULL for a row or
- *	  family delete; ts when it deletes exactly one version (SQL DELETE,
- *	  delete_cells of [t, t + 1)), else NULL; value NULL.  As for a heap
- *	  table, the old tuple is there only with a replica identity: REPLICA
- *	  IDENTITY FULL (a wide table has no index); without it pgoutput skips
- *	  the DELETE.  Every tombstone is followed by a transactional logical
- *	  message (prefix "wide") giving its exact scope as JSON, timestamp
- *	  range included (docs/replication.md).
+ *	- a tombstone is a DELETE of each cell it removes (row_key, family,
+ *	  qualifier, ts; value NULL): a one-version delete (SQL DELETE,
+ *	  delete_cells of [t, t + 1)) names its cell, a delete of a scope reads
+ *	  its row when written (delete_each_cell).  That is what a subscriber
+ *	  keyed on the coordinates can apply.  As for a heap table, the old
+ *	  tuple is there only with a replica identity: REPLICA IDENTITY FULL (a
+ *	  wide table has no index); without it there is one DELETE without old
+ *	  tuple, which pgoutput skips.  Every tombstone is then followed by a
+ *	  transactional logical message (prefix "wide") giving its exact scope
+ *	  as JSON, timestamp range included (docs/replication.md).
  *
  * Without the preload the resource manager does not exist, nothing is
  * logged, and publications stay refused (am/publication.c).
@@ -69,10 +70,12 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 
 #include "engine/format.h"
 #include "engine/aggregate.h"
 #include "engine/cell.h"
+#include "engine/reader.h"
 #include "engine/schema.h"
 #include "engine/writearea.h"
 #include "am/am.h"
@@ -236,6 +239,93 @@ append_tuple(StringInfo rec, uint8 action, TupleDesc desc, Datum *values,
 	heap_freetuple(tup);
 }
 
+/* is this live cell inside the tombstone's scope? */
+static bool
+in_scope(const WideCell *t, const WideCell *cell)
+{
+	if (t->kind == WIDE_KIND_DEL_ROW)
+		return true;
+	if (cell->famlen != t->famlen ||
+		memcmp(cell->family, t->family, t->famlen) != 0)
+		return false;
+	if (t->kind == WIDE_KIND_DEL_FAMILY)
+		return true;
+	return cell->quallen == t->quallen &&
+		memcmp(cell->qual, t->qual, t->quallen) == 0 &&
+		WideTsInRange(cell->ts, t->ts, t->ts_to);
+}
+
+/*
+ * delete_each_cell -- a delete of a scope (row, family, column range) as a
+ * DELETE of each cell it removes, (row_key, family, qualifier, ts) with
+ * value NULL: what a subscriber keyed on the coordinates can apply.  The
+ * cells are the row's as the latest snapshot shows them, with this
+ * transaction's writes so far (this command's included), then those
+ * before the tombstone in its own batch (a cell both written and deleted
+ * there may get two DELETEs: the second finds nothing to delete).  Returns
+ * the number of changes appended.
+ */
+static int
+delete_each_cell(Relation rel, const WideSchema *schema, const WideCell *t,
+				 const WideCell *batch, int nbatch, StringInfo rec)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	WideKeyRange range;
+	Snapshot	snap;
+	WideReader *reader;
+	const WideCell *cell;
+	bool		needed[5] = {true, true, true, true, false};
+	int			n = 0;
+	int			i;
+
+	memset(&range, 0, sizeof(range));
+	range.has_start = range.has_end = true;
+	range.start_incl = range.end_incl = true;
+	range.is_point = true;
+	range.start = range.end = t->key;
+	range.startlen = range.endlen = t->keylen;
+
+	snap = RegisterSnapshot(GetLatestSnapshot());
+	snap->curcid = GetCurrentCommandId(false) + 1;
+	reader = WideReaderBegin(rel, snap, WideReaderNow(), &range);
+	while ((cell = WideReaderNext(reader)) != NULL)
+	{
+		WideCell	coords;
+		Datum		values[5];
+		bool		isnull[5];
+
+		if (!in_scope(t, cell))
+			continue;
+		coords = *cell;
+		coords.kind = WIDE_KIND_PUT;
+		WideCellToValues(schema, &coords, values, isnull, needed);
+		append_tuple(rec, WIDE_CHANGE_DELETE, desc, values, isnull);
+		n++;
+	}
+	WideReaderEnd(reader);
+	UnregisterSnapshot(snap);
+
+	/* and the cells before it in its own batch, not written yet */
+	for (i = 0; i < nbatch; i++)
+	{
+		WideCell	coords = batch[i];
+		Datum		values[5];
+		bool		isnull[5];
+
+		if (WIDE_KIND_IS_TOMBSTONE(coords.kind) ||
+			coords.keylen != t->keylen ||
+			memcmp(coords.key, t->key, t->keylen) != 0 ||
+			!in_scope(t, &coords))
+			continue;
+		coords.kind = WIDE_KIND_PUT;
+		coords.key_datum = coords.qual_datum = coords.value_datum = NULL;
+		WideCellToValues(schema, &coords, values, isnull, needed);
+		append_tuple(rec, WIDE_CHANGE_DELETE, desc, values, isnull);
+		n++;
+	}
+	return n;
+}
+
 /* log the changes collected in rec (header included) */
 static void
 insert_record(StringInfo rec, uint32 nchanges)
@@ -294,13 +384,22 @@ log_changes(Relation rel, const WideCell *cells, int n)
 
 			tombstone_values(schema, c, values, isnull);
 			/* as for a heap table: the old tuple only with an identity */
-			if (rel->rd_rel->relreplident == REPLICA_IDENTITY_FULL)
-				append_tuple(&rec, WIDE_CHANGE_DELETE, desc, values, isnull);
-			else
+			if (rel->rd_rel->relreplident != REPLICA_IDENTITY_FULL)
+			{
 				append_change(&rec, WIDE_CHANGE_DELETE, NULL, 0);
+				nchanges++;
+			}
+			else if (!isnull[3])
+			{
+				/* one version: the scope is the cell */
+				append_tuple(&rec, WIDE_CHANGE_DELETE, desc, values, isnull);
+				nchanges++;
+			}
+			else
+				nchanges += delete_each_cell(rel, schema, c, cells, i, &rec);
 			msg = tombstone_message(rel, schema, c, values, isnull);
 			append_change(&rec, WIDE_CHANGE_MESSAGE, msg, strlen(msg));
-			nchanges += 2;
+			nchanges++;
 		}
 		else
 		{

@@ -3,10 +3,10 @@
 # a subscriber with a wide target and one with a heap target receive the
 # same cells after a random workload of INSERTs, COPY, set_cell,
 # mutate_row(s), add_to_cell, merge_to_cell, aborts and savepoints, with a
-# restart of each side in the middle.  Deletes arrive as documented
-# (docs/replication.md): a heap subscriber keyed on the coordinates applies
-# the delete of one version (SQL DELETE); scope deletes match no row, and a
-# wide subscriber applies none.  A table outside the publication writes no
+# restart of each side in the middle.  Deletes arrive as a DELETE of each
+# cell they removed (docs/replication.md): a heap subscriber keyed on the
+# coordinates applies every kind; a wide subscriber applies none (and its
+# search for the row does not crash).  A table outside the publication writes no
 # changes that a subscriber sees, and keeps working.
 use strict;
 use warnings;
@@ -198,9 +198,9 @@ $pub->safe_psql('postgres', q{
 is($pub->safe_psql('postgres', 'SELECT value FROM other'), 'still here',
 	'a table outside the publication keeps working');
 check_same('unpublished writes');
-# deletes: the delete of one version reaches the heap subscriber keyed on
-# the coordinates; the others are delivered but match no row there, and a
-# wide subscriber applies none (docs/replication.md)
+# deletes: a heap subscriber keyed on the coordinates applies every kind
+# (each arrives as a DELETE of each cell it removed); a wide subscriber
+# applies none (docs/replication.md)
 $pub->safe_psql('postgres', q{
 	INSERT INTO t VALUES ('del', 'm', 'a', 1, 'one version'),
 	                     ('del', 'm', 'b', 1, 'a row delete');
@@ -211,10 +211,57 @@ $pub->wait_for_catchup('sw');
 $pub->wait_for_catchup('sh');
 is($pub->safe_psql('postgres', q{SELECT count(*) FROM t WHERE row_key = 'del'}),
 	'0', 'publisher: both deleted');
-is($sub->safe_psql('dbh', q{SELECT qualifier FROM t WHERE row_key = 'del'}),
-	'b', 'heap subscriber: the version deleted, the row delete matches no row');
+is($sub->safe_psql('dbh', q{SELECT count(*) FROM t WHERE row_key = 'del'}),
+	'0', 'heap subscriber: both deleted');
 is($sub->safe_psql('dbw', q{SELECT string_agg(qualifier, ',' ORDER BY 1) FROM t WHERE row_key = 'del'}),
 	'a,b', 'wide subscriber: no delete applied');
+
+# random deletes of every kind, in transactions, savepoints and aborts:
+# the heap subscriber holds the publisher's cells
+my @del;
+for my $i (1 .. 60)
+{
+	my $k = 'r' . int(rand(30));
+	my $f = rand() < 0.5 ? 'm' : 'n';
+	my $q = 'q' . int(rand(5));
+	my $kind = int(rand(5));
+	if ($kind == 0)
+	{
+		push @del, "SELECT wide.delete_row('t', '$k');";
+	}
+	elsif ($kind == 1)
+	{
+		push @del, "SELECT wide.delete_family('t', '$k', '$f');";
+	}
+	elsif ($kind == 2)
+	{
+		my $from = 100 + int(rand($next_ts - 100));
+		my $to = $from + int(rand(200));
+		push @del, "SELECT wide.delete_cells('t', '$k', '$f', '$q', $from, $to);";
+	}
+	elsif ($kind == 3)
+	{
+		push @del, "DELETE FROM t WHERE row_key = '$k' AND family = '$f' AND qualifier = '$q';";
+	}
+	else
+	{
+		my $ts = $next_ts++;
+		push @del, qq{SELECT wide.mutate_row('t', '$k', '[
+		  {"set_cell": {"family_name": "$f", "column_qualifier": "$q", "timestamp_micros": $ts, "value": "late"}},
+		  {"delete_from_family": {"family_name": "$f"}}]');};
+	}
+}
+$pub->safe_psql('postgres', join("\n", 'BEGIN;', @del[0 .. 19], 'COMMIT;'));
+$pub->safe_psql('postgres', join("\n", 'BEGIN;', @del[20 .. 29], 'ROLLBACK;'));
+$pub->safe_psql('postgres', join("\n", 'BEGIN;', @del[30 .. 39], 'SAVEPOINT a;',
+	@del[40 .. 49], 'ROLLBACK TO a;', @del[50 .. 59], 'COMMIT;'));
+$pub->wait_for_catchup('sh');
+my $left = $pub->safe_psql('postgres', $cells_t);
+is($sub->safe_psql('dbh', $cells_t), $left,
+	'random deletes: the heap subscriber holds the same cells');
+cmp_ok(scalar(split /\n/, $left), '<',
+	scalar(split /\n/, $sub->safe_psql('dbw', $cells_t)),
+	'they deleted cells (which the wide subscriber keeps)');
 
 my $log = slurp_file($sub->logfile);
 # (the publisher's restart broke the connections; nothing else failed)
