@@ -243,6 +243,17 @@ BEGIN
 END
 $$;
 
+-- The partitions of a table split into tablets (none for a wide table):
+-- family changes on the parent apply to each of them, in one transaction.
+
+CREATE OR REPLACE FUNCTION wide._partitions(tbl regclass)
+RETURNS SETOF regclass
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT inhrelid::regclass FROM pg_inherits WHERE inhparent = tbl ORDER BY inhrelid;
+$$;
+
 CREATE OR REPLACE FUNCTION wide._store_catalog(tbl regclass, doc jsonb)
 RETURNS void
 LANGUAGE plpgsql
@@ -250,7 +261,7 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
   PERFORM wide._check_owner(tbl);
-  EXECUTE format('ALTER TABLE %s ALTER COLUMN %I SET DEFAULT wide.family_catalog(%L::jsonb)',
+  EXECUTE format('ALTER TABLE ONLY %s ALTER COLUMN %I SET DEFAULT wide.family_catalog(%L::jsonb)',
                  tbl,
                  (SELECT attname FROM pg_attribute WHERE attrelid = tbl AND attnum = 2),
                  doc::text);
@@ -280,6 +291,8 @@ BEGIN
   doc := jsonb_set(doc, '{next_id}', to_jsonb(id + 1));
   doc := jsonb_set(doc, ARRAY['families', family], entry);
   PERFORM wide._store_catalog(tbl, doc);
+  PERFORM wide.create_family(p, family, max_versions, max_age, gc, aggregate, gc_rule)
+     FROM wide._partitions(tbl) p;
 END
 $$;
 
@@ -308,6 +321,8 @@ BEGIN
                                       max_versions, max_age, gc, old->>'aggregate',
                                       gc_rule));
   PERFORM wide._store_catalog(tbl, doc);
+  PERFORM wide.alter_family(p, family, max_versions, max_age, gc, gc_rule)
+     FROM wide._partitions(tbl) p;
 END
 $$;
 
@@ -328,6 +343,7 @@ BEGIN
   END IF;
   doc := doc #- ARRAY['families', family];
   PERFORM wide._store_catalog(tbl, doc);
+  PERFORM wide.drop_family(p, family) FROM wide._partitions(tbl) p;
 END
 $$;
 

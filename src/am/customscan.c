@@ -674,10 +674,21 @@ wide_pathkeys(PlannerInfo *root, RelOptInfo *rel, Relation r, bool backward)
 			break;
 		var = makeVar(rel->relid, attno, att->atttypid, att->atttypmod,
 					  att->attcollation, 0);
+		/*
+		 * A partition's pathkeys are those of the parent's equivalence
+		 * classes, which hold the partition's columns as child members; a
+		 * new class made of a partition's column would name a sort item the
+		 * parent's Append cannot find.
+		 */
 		pk = build_expression_pathkey(root, (Expr *) var, NULL, opno,
-									  rel->relids, true);
+									  rel->relids,
+									  rel->reloptkind == RELOPT_BASEREL);
 		if (pk == NIL)
 			break;
+		/* a column equal to a constant sorts nothing (build_index_pathkeys) */
+		if (EC_MUST_BE_REDUNDANT(((PathKey *) linitial(pk))->pk_eclass) ||
+			list_member_ptr(pathkeys, linitial(pk)))
+			continue;
 		pathkeys = list_concat(pathkeys, pk);
 	}
 	return pathkeys;
@@ -864,7 +875,8 @@ wide_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 
 	if (!wide_enable_customscan)
 		return;
-	if (rel->reloptkind != RELOPT_BASEREL || rte->rtekind != RTE_RELATION ||
+	if ((rel->reloptkind != RELOPT_BASEREL &&
+		 rel->reloptkind != RELOPT_OTHER_MEMBER_REL) || rte->rtekind != RTE_RELATION ||
 		rte->relkind != RELKIND_RELATION || rte->inh || rte->tablesample)
 		return;
 	r = relation_open(rte->relid, NoLock);
@@ -1495,6 +1507,7 @@ wide_scan_next(ScanState *ss)
 									  slot->tts_isnull, s->needed);
 	MemoryContextSwitchTo(old);
 	ExecStoreVirtualTuple(slot);
+	slot->tts_tableOid = RelationGetRelid(s->css.ss.ss_currentRelation);
 	if (s->for_delete)
 		WideDeleteRemember(s->css.ss.ss_currentRelation, cell, &slot->tts_tid,
 						   s->for_delete);

@@ -100,7 +100,7 @@ aggregate_write(FunctionCallInfo fcinfo, WideKind kind)
 	Oid			intype = get_fn_expr_argtype(fcinfo->flinfo, 5);
 	Datum		input = PG_GETARG_DATUM(5);
 
-	rel = WideOpenTable(fcinfo, WideTableArg(fcinfo, 0), ACL_INSERT, RowExclusiveLock);
+	rel = WideOpenTableKey(fcinfo, WideTableArg(fcinfo, 0), ACL_INSERT, RowExclusiveLock, 1);
 	schema = WideGetSchema(rel);
 
 	/* the coordinates, checked as an INSERT's */

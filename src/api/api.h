@@ -29,6 +29,15 @@ extern Oid	WideTableArg(FunctionCallInfo fcinfo, int argno);
 extern void WideCheckPrivileges(Oid relid, AclMode need);
 extern void WideCheckOwner(Oid relid);
 extern void WideCheckAnyPrivilege(Oid relid);
+extern Relation WideOpenTableKey(FunctionCallInfo fcinfo, Oid relid, AclMode need,
+								 LOCKMODE lockmode, int keyarg);
+extern Relation WideOpenParent(FunctionCallInfo fcinfo, const char *fname, Oid relid,
+							   AclMode need, LOCKMODE lockmode);
+/* tablets.c */
+extern bool WideTabletParent(Oid relid);
+extern Oid	WideTabletForKey(Relation parent, const char *key, uint32 keylen,
+							 LOCKMODE lockmode, bool missing_ok);
+extern List *WideTablets(Relation parent, LOCKMODE lockmode);
 extern Relation WideOpenTable(FunctionCallInfo fcinfo, Oid relid, AclMode need,
 							  LOCKMODE lockmode);
 extern Relation WideOpenTableRead(const char *fname, Oid relid, LOCKMODE lockmode);

@@ -282,7 +282,7 @@ wide_check_and_mutate_row(PG_FUNCTION_ARGS)
 		need |= WideMutationsPrivileges(&PG_GETARG_JSONB_P(3)->root);
 	if (!PG_ARGISNULL(4))
 		need |= WideMutationsPrivileges(&PG_GETARG_JSONB_P(4)->root);
-	rel = WideOpenTable(fcinfo, relid, need, RowExclusiveLock);
+	rel = WideOpenTableKey(fcinfo, relid, need, RowExclusiveLock, 1);
 	schema = WideGetSchema(rel);
 	WideArgBytes(fcinfo, 1, "row_key", &key, &keylen);
 	WideCheckText(schema->keytype, key, keylen, "row_key");
@@ -367,7 +367,8 @@ wide_read_modify_write_row(PG_FUNCTION_ARGS)
 	HeapTuple	tup;
 	Snapshot	snap;
 
-	if (!OidIsValid(relid) || !WideRelationIsWide(relid))
+	if (!OidIsValid(relid) ||
+		(!WideRelationIsWide(relid) && !WideTabletParent(relid)))
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("the first argument of read_modify_write_row must be a row of a wide table, not %s",
@@ -381,7 +382,7 @@ wide_read_modify_write_row(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("read_modify_write_row needs exactly one of append and increment")));
 
-	rel = WideOpenTable(fcinfo, relid, ACL_SELECT | ACL_INSERT, RowExclusiveLock);
+	rel = WideOpenTableKey(fcinfo, relid, ACL_SELECT | ACL_INSERT, RowExclusiveLock, 1);
 	schema = WideGetSchema(rel);
 	keyt = PG_GETARG_TEXT_PP(1);
 	famt = PG_GETARG_TEXT_PP(2);

@@ -278,7 +278,7 @@ wide_set_cell(PG_FUNCTION_ARGS)
 	WideCell	cell;
 	const WideFamily *fam;
 
-	rel = WideOpenTable(fcinfo, WideTableArg(fcinfo, 0), ACL_INSERT, RowExclusiveLock);
+	rel = WideOpenTableKey(fcinfo, WideTableArg(fcinfo, 0), ACL_INSERT, RowExclusiveLock, 1);
 	schema = WideGetSchema(rel);
 
 	/* build the row as an INSERT would see it, and reuse its checks */
@@ -308,7 +308,7 @@ wide_delete_cells(PG_FUNCTION_ARGS)
 	int64		from,
 				to;
 
-	rel = WideOpenTable(fcinfo, WideTableArg(fcinfo, 0), ACL_DELETE, RowExclusiveLock);
+	rel = WideOpenTableKey(fcinfo, WideTableArg(fcinfo, 0), ACL_DELETE, RowExclusiveLock, 1);
 	tombstone(fcinfo, WIDE_KIND_DEL_CELLS, &c, WideGetSchema(rel), rel);
 	WideArgBytes(fcinfo, 3, "qualifier", &c.qual, &c.quallen);
 	WideCheckText(WideGetSchema(rel)->qualtype, c.qual, c.quallen, "qualifier");
@@ -337,8 +337,8 @@ wide_delete_cells(PG_FUNCTION_ARGS)
 Datum
 wide_delete_family(PG_FUNCTION_ARGS)
 {
-	Relation	rel = WideOpenTable(fcinfo, WideTableArg(fcinfo, 0), ACL_DELETE,
-									RowExclusiveLock);
+	Relation	rel = WideOpenTableKey(fcinfo, WideTableArg(fcinfo, 0), ACL_DELETE,
+									RowExclusiveLock, 1);
 	WideCell	c;
 
 	tombstone(fcinfo, WIDE_KIND_DEL_FAMILY, &c, WideGetSchema(rel), rel);
@@ -353,8 +353,8 @@ wide_delete_family(PG_FUNCTION_ARGS)
 Datum
 wide_delete_row(PG_FUNCTION_ARGS)
 {
-	Relation	rel = WideOpenTable(fcinfo, WideTableArg(fcinfo, 0), ACL_DELETE,
-									RowExclusiveLock);
+	Relation	rel = WideOpenTableKey(fcinfo, WideTableArg(fcinfo, 0), ACL_DELETE,
+									RowExclusiveLock, 1);
 	WideCell	c;
 
 	tombstone(fcinfo, WIDE_KIND_DEL_ROW, &c, WideGetSchema(rel), rel);

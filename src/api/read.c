@@ -1086,13 +1086,63 @@ WideReadTable(Oid rowtype)
 {
 	Oid			relid = get_typ_typrelid(rowtype);
 
-	if (!OidIsValid(relid) || !WideRelationIsWide(relid))
+	if (!OidIsValid(relid) ||
+		(!WideRelationIsWide(relid) && !WideTabletParent(relid)))
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("the first argument of a wide read must be a row of a wide table, not %s",
 						format_type_be(rowtype)),
 				 errhint("Name the table by its row type: wide.read_rows(NULL::tablename, ...).")));
 	return relid;
+}
+
+/* the cells of a read into the result tuplestore of read_srf */
+static void
+read_into(WideReadIter *it, ReturnSetInfo *rsinfo, TupleDesc rowdesc,
+		  bool labeled, MemoryContext cellcxt, MemoryContext callcxt)
+{
+	Datum		values[5];
+	bool		nulls[5];
+	const WideRowOut *o;
+	int			i;
+
+	while (WideReadNext(it, values, nulls, &o))
+	{
+		HeapTuple	tup;
+		Datum		out[2];
+		bool		outnull[2] = {false, false};
+		Datum	   *labels;
+		int			n = o ? o->nlabels : 0;
+		const WideLabel *l;
+
+		if (!labeled)
+		{
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+			continue;
+		}
+		MemoryContextSwitchTo(cellcxt);
+		tup = heap_form_tuple(rowdesc, values, nulls);
+		out[0] = HeapTupleGetDatum(tup);
+		labels = palloc(sizeof(Datum) * Max(n, 1));
+		/* the list has the last label first; the array, the first */
+		for (i = n - 1, l = o ? o->labels : NULL; i >= 0; i--, l = l->prev)
+			labels[i] = CStringGetTextDatum(l->label);
+		out[1] = PointerGetDatum(construct_array(labels, n, TEXTOID, -1, false,
+												 TYPALIGN_INT));
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, out, outnull);
+		MemoryContextSwitchTo(callcxt);
+		MemoryContextReset(cellcxt);
+	}
+}
+
+/*
+ * WideReadRowCount -- the rows a read has returned so far (counted when it
+ * has a limit).
+ */
+int64
+WideReadRowCount(const WideReadIter *it)
+{
+	return it->rows;
 }
 
 /*
@@ -1111,11 +1161,12 @@ read_srf(FunctionCallInfo fcinfo, bool read_row)
 	WideReadSpec spec;
 	WideReadIter *it;
 	Relation	rel;
+	Relation	parent = NULL;
+	List	   *tablets;
+	ListCell   *lc;
+	TupleDesc	rowdesc = NULL;
 	ReturnSetInfo *rsinfo;
 	bool		labeled;
-	Datum		values[5];
-	bool		nulls[5];
-	const WideRowOut *o;
 	MemoryContext callcxt,
 				cellcxt,
 				old;
@@ -1130,45 +1181,63 @@ read_srf(FunctionCallInfo fcinfo, bool read_row)
 		argnulls[i] = fcinfo->args[i].isnull;
 	}
 	WideReadSpecFromArgs(read_row, args, argnulls, &spec);
-	rel = WideOpenTable(fcinfo, relid, ACL_SELECT, AccessShareLock);
-	it = WideReadBegin(rel, WideSchemaCopy(rel), GetActiveSnapshot(), &spec, NULL);
+
+	/*
+	 * A parent of tablets is read tablet by tablet in key order (backwards
+	 * for a reversed read), the limit counting the rows of them all.
+	 */
+	if (WideTabletParent(relid))
+	{
+		parent = WideOpenParent(fcinfo, NULL, relid, ACL_SELECT, AccessShareLock);
+		if (read_row && !argnulls[1])
+		{
+			/* one row: its tablet, if there is one */
+			text	   *key = DatumGetTextPP(args[1]);
+			Oid			leaf = WideTabletForKey(parent, VARDATA_ANY(key),
+												VARSIZE_ANY_EXHDR(key),
+												AccessShareLock, true);
+
+			tablets = OidIsValid(leaf) ? list_make1_oid(leaf) : NIL;
+		}
+		else
+			tablets = WideTablets(parent, AccessShareLock);
+		if (spec.reversed)
+		{
+			List	   *rev = NIL;
+
+			foreach(lc, tablets)
+				rev = lcons_oid(lfirst_oid(lc), rev);
+			tablets = rev;
+		}
+		rowdesc = RelationGetDescr(parent);
+	}
+	else
+		tablets = list_make1_oid(relid);
 
 	InitMaterializedSRF(fcinfo, 0);
 	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	labeled = rsinfo->setDesc->natts == 2;
 	cellcxt = AllocSetContextCreate(callcxt, "wide read output",
 									ALLOCSET_SMALL_SIZES);
-	while (WideReadNext(it, values, nulls, &o))
+	foreach(lc, tablets)
 	{
-		HeapTuple	tup;
-		Datum		out[2];
-		bool		outnull[2] = {false, false};
-		Datum	   *labels;
-		int			n = o ? o->nlabels : 0;
-		const WideLabel *l;
-
-		if (!labeled)
-		{
-			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-			continue;
-		}
-		MemoryContextSwitchTo(cellcxt);
-		tup = heap_form_tuple(RelationGetDescr(rel), values, nulls);
-		out[0] = HeapTupleGetDatum(tup);
-		labels = palloc(sizeof(Datum) * Max(n, 1));
-		/* the list has the last label first; the array, the first */
-		for (i = n - 1, l = o ? o->labels : NULL; i >= 0; i--, l = l->prev)
-			labels[i] = CStringGetTextDatum(l->label);
-		out[1] = PointerGetDatum(construct_array(labels, n, TEXTOID, -1, false,
-												 TYPALIGN_INT));
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, out, outnull);
-		MemoryContextSwitchTo(callcxt);
-		MemoryContextReset(cellcxt);
+		if (spec.limit == 0)
+			break;
+		rel = parent ? WideOpenWide(lfirst_oid(lc), AccessShareLock) :
+			WideOpenTable(fcinfo, relid, ACL_SELECT, AccessShareLock);
+		if (parent == NULL)
+			rowdesc = RelationGetDescr(rel);
+		it = WideReadBegin(rel, WideSchemaCopy(rel), GetActiveSnapshot(), &spec, NULL);
+		read_into(it, rsinfo, rowdesc, labeled, cellcxt, callcxt);
+		if (spec.limit > 0)
+			spec.limit -= Min(spec.limit, WideReadRowCount(it));
+		WideReadEnd(it);
+		relation_close(rel, NoLock);
 	}
-	WideReadEnd(it);
+	if (parent)
+		relation_close(parent, NoLock);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(callcxt);
-	relation_close(rel, NoLock);
 	return (Datum) 0;
 }
 

@@ -58,6 +58,7 @@ extern bool WideReadNext(WideReadIter *it, Datum *values, bool *nulls,
 extern WideReaderStats WideReadGetStats(const WideReadIter *it);
 extern bool WideReadTsWindow(const WideReadIter *it);
 extern void WideReadEnd(WideReadIter *it);
+extern int64 WideReadRowCount(const WideReadIter *it);
 
 /* read_scan.c */
 extern void WideInstallReadScan(void);
