@@ -3,6 +3,7 @@
 MODULE_big = wide
 OBJS = \
 	src/module.o \
+	src/am/cdc.o \
 	src/am/cellslot.o \
 	src/am/customscan.o \
 	src/am/ddl.o \

@@ -5,7 +5,8 @@
  *
  * The library is loaded by CREATE EXTENSION, and in every backend that
  * opens a wide table (the relcache calls the access method's handler).
- * Nothing requires shared_preload_libraries.
+ * Only logical decoding of wide tables requires shared_preload_libraries
+ * (am/cdc.c).
  *
  * IDENTIFICATION
  *	  src/module.c
@@ -22,6 +23,7 @@
 #include "wide.h"
 #include "engine/format.h"
 #include "am/am.h"
+#include "am/cdc.h"
 #include "api/readiter.h"
 
 PG_MODULE_MAGIC;
@@ -93,4 +95,6 @@ _PG_init(void)
 	WideInstallDeleteHooks();
 	WideInstallMoveIn();
 	WideInstallStatementHooks();
+	/* shared_preload_libraries only: logical decoding (am/cdc.c) */
+	WideInstallCdc();
 }

@@ -113,6 +113,25 @@ wide_scan_begin(Relation rel, Snapshot snapshot, int nkeys,
 		flags |= SO_TEMP_SNAPSHOT;
 	}
 
+	/*
+	 * A dirty snapshot (a logical replication worker looking for the row a
+	 * DELETE names, RelationFindReplTupleSeq), or any other kind the records'
+	 * visibility does not know: read what the latest snapshot sees.  A dirty
+	 * snapshot's xmin and xmax, which the caller reads after the scan as
+	 * "written by a running transaction", are left invalid.
+	 */
+	else if (snapshot->snapshot_type != SNAPSHOT_MVCC &&
+			 snapshot->snapshot_type != SNAPSHOT_ANY)
+	{
+		if (snapshot->snapshot_type == SNAPSHOT_DIRTY)
+		{
+			snapshot->xmin = InvalidTransactionId;
+			snapshot->xmax = InvalidTransactionId;
+		}
+		snapshot = RegisterSnapshot(GetLatestSnapshot());
+		flags |= SO_TEMP_SNAPSHOT;
+	}
+
 	scan = palloc0(sizeof(WideScanDescData));
 	scan->for_delete = WideDeleteTracking(rel);
 	scan->base.rs_rd = rel;
