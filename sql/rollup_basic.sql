@@ -188,4 +188,13 @@ ALTER TABLE rk SET ACCESS METHOD wide;
 SELECT value FROM rk WHERE row_key = 'host1' AND qualifier = 'cpu:count' AND ts = '2024-01-01 00:10:00+00';
 INSERT INTO rk VALUES ('host1#1704067920000', 'm', 'cpu', '2024-01-01 00:12:00+00', 1);
 SELECT value FROM rk WHERE row_key = 'host1' AND qualifier = 'cpu:count' AND ts = '2024-01-01 00:10:00+00';
+-- session_replication_role = replica (logical replication's apply, a
+-- restore with --disable-triggers): the changes carry their rollup cells,
+-- so rollups do not fire, as triggers do not
+SET session_replication_role = replica;
+INSERT INTO rk VALUES ('host1#1704067980000', 'm', 'cpu', '2024-01-01 00:13:00+00', 1);
+SELECT value FROM rk WHERE row_key = 'host1' AND qualifier = 'cpu:count' AND ts = '2024-01-01 00:10:00+00';
+RESET session_replication_role;
+INSERT INTO rk VALUES ('host1#1704068040000', 'm', 'cpu', '2024-01-01 00:14:00+00', 1);
+SELECT value FROM rk WHERE row_key = 'host1' AND qualifier = 'cpu:count' AND ts = '2024-01-01 00:10:00+00';
 DROP TABLE ru, ru_bad, rb, rr, rk;

@@ -53,6 +53,7 @@
 #include "catalog/pg_publication_namespace.h"
 #include "catalog/pg_publication_rel.h"
 #include "commands/defrem.h"
+#include "commands/trigger.h"
 #include "lib/stringinfo.h"
 #include "tcop/utility.h"
 #include "utils/hsearch.h"
@@ -62,6 +63,7 @@
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
+#include "engine/schema.h"
 #include "engine/writearea.h"
 #include "am/am.h"
 #include "am/publication.h"
@@ -607,6 +609,13 @@ wide_publication_xact_callback(XactEvent event, void *arg)
 	}
 }
 
+/* does the session replay changes of another node (see engine/rollup.c)? */
+static bool
+session_is_replica(void)
+{
+	return SessionReplicationRole == SESSION_REPLICATION_ROLE_REPLICA;
+}
+
 /*
  * WideInstallPublicationHooks -- called from _PG_init (through
  * WideInstallHooks).
@@ -617,5 +626,6 @@ WideInstallPublicationHooks(void)
 	prev_ProcessUtility_hook = ProcessUtility_hook;
 	ProcessUtility_hook = wide_ProcessUtility;
 	wide_write_check = WideCheckNotPublished;
+	wide_rollup_replaying = session_is_replica;
 	RegisterXactCallback(wide_publication_xact_callback, NULL);
 }

@@ -38,6 +38,10 @@
  * decremented).  wide.rebuild_rollup(tbl, family, start_key, end_key)
  * recomputes a key range from the source cells present.
  *
+ * Under session_replication_role = replica (logical replication's apply
+ * workers; pg_restore --disable-triggers) rollups do not fire, as triggers
+ * do not: the replicated or restored changes carry the rollup cells.
+ *
  * A dump holds both the source cells and the rollup cells: restoring it
  * would count every source cell twice, so a restore runs with
  * wide.rollup_on_write = off (PGOPTIONS='-c wide.rollup_on_write=off'), or
@@ -63,6 +67,14 @@
 
 /* GUC wide.rollup_on_write */
 bool		wide_rollup_on_write = true;
+
+/*
+ * Set by am/ (publication.c): true while the session replays another
+ * node's changes (session_replication_role = replica, as logical
+ * replication's apply workers run), whose rollup cells arrive with them --
+ * as triggers, rollups do not fire then.
+ */
+bool		(*wide_rollup_replaying) (void) = NULL;
 
 static const char *const function_names[WIDE_ROLLUP_NFUNCTIONS] = {
 	"sum", "count", "min", "max", "hll"
@@ -289,6 +301,9 @@ WideRollupExpand(Relation rel, const WideSchema *schema, WideCell *cells,
 
 	/* a restore (wide.rollup_on_write = off) writes the rollup cells itself */
 	if (!schema->has_rollups || !wide_rollup_on_write)
+		return cells;
+	/* a replica applying replicated changes receives the rollup cells too */
+	if (wide_rollup_replaying && wide_rollup_replaying())
 		return cells;
 	/* a table rewrite (ALTER TABLE) copies the rollup cells as they are */
 	if (OidIsValid(WideRewriteSource(rel)))

@@ -110,6 +110,7 @@ extern WideAggregate WideCellAggregate(const WideFamily *f, const char *qual,
 									   uint32 quallen);
 extern WideAggregate WideRollupCellCheck(Relation rel, const WideFamily *f,
 										 const char *qual, uint32 quallen);
+extern bool (*wide_rollup_replaying) (void);
 extern struct WideCell *WideRollupExpand(Relation rel, const WideSchema *schema,
 										 struct WideCell *cells, int *n);
 
