@@ -17,6 +17,7 @@ OBJS = \
 	src/am/vacuum.o \
 	src/api/access.o \
 	src/api/tablets.o \
+	src/api/remote.o \
 	src/api/aggregates.o \
 	src/api/conditional.o \
 	src/api/families.o \
@@ -67,10 +68,10 @@ EXTENSION = wide
 DATA = wide--0.1.sql wide--0.2.sql wide--0.1--0.2.sql
 PGFILEDESC = "wide - wide-column store"
 
-PG_CPPFLAGS = -I$(srcdir)/src
-SHLIB_LINK = -lzstd -lre2 -lstdc++
+PG_CPPFLAGS = -I$(srcdir)/src -I$(libpq_srcdir)
+SHLIB_LINK = -lzstd -lre2 -lstdc++ $(libpq)
 
-REGRESS = wide_ddl families gc_rules cells mvcc segments bulk aggregates reads mutate_row conditional delete filters privileges prepared rls validation scan_pushdown txn_families rewrite space_reuse publications toolkit ts_prune parallel_scan space_truncate ingest_statement stats_counts plan_pushdown reverse_scan srf_read_scan vacuum_full move_in tablets
+REGRESS = wide_ddl families gc_rules cells mvcc segments bulk aggregates reads mutate_row conditional delete filters privileges prepared rls validation scan_pushdown txn_families rewrite space_reuse publications toolkit ts_prune parallel_scan space_truncate ingest_statement stats_counts plan_pushdown reverse_scan srf_read_scan vacuum_full move_in tablets tablets_create
 ISOLATION = snapshot write_order compaction adders conditional privileges serializable publication_race parallel_serializable parallel_snapshot space_truncate ingest_visibility vacuum_full
 
 # `make installcheck` runs both lists against the running server that

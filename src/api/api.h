@@ -38,6 +38,10 @@ extern bool WideTabletParent(Oid relid);
 extern Oid	WideTabletForKey(Relation parent, const char *key, uint32 keylen,
 							 LOCKMODE lockmode, bool missing_ok);
 extern List *WideTablets(Relation parent, LOCKMODE lockmode);
+extern void WideRefuseRemote(Oid tablet);
+/* remote.c */
+extern Datum WideRemoteResult;
+extern Datum WideRemoteCall(FunctionCallInfo fcinfo, Oid tablet);
 extern Relation WideOpenTable(FunctionCallInfo fcinfo, Oid relid, AclMode need,
 							  LOCKMODE lockmode);
 extern Relation WideOpenTableRead(const char *fname, Oid relid, LOCKMODE lockmode);

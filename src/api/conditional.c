@@ -283,6 +283,8 @@ wide_check_and_mutate_row(PG_FUNCTION_ARGS)
 	if (!PG_ARGISNULL(4))
 		need |= WideMutationsPrivileges(&PG_GETARG_JSONB_P(4)->root);
 	rel = WideOpenTableKey(fcinfo, relid, need, RowExclusiveLock, 1);
+	if (rel == NULL)
+		return WideRemoteResult;
 	schema = WideGetSchema(rel);
 	WideArgBytes(fcinfo, 1, "row_key", &key, &keylen);
 	WideCheckText(schema->keytype, key, keylen, "row_key");

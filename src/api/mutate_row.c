@@ -465,6 +465,8 @@ wide_mutate_row(PG_FUNCTION_ARGS)
 	rel = WideOpenTableKey(fcinfo, relid,
 						batch_privileges(WideMutationsPrivileges(arr.val.binary.data)),
 						RowExclusiveLock, 1);
+	if (rel == NULL)
+		return WideRemoteResult;
 	schema = WideGetSchema(rel);
 	WideArgBytes(fcinfo, 1, "row_key", &key, &keylen);
 	WideCheckText(schema->keytype, key, keylen, "row_key");
@@ -537,6 +539,8 @@ wide_mutate_rows(PG_FUNCTION_ARGS)
 			Oid			leaf = WideTabletForKey(parent, VARDATA_ANY(key),
 												VARSIZE_ANY_EXHDR(key),
 												RowExclusiveLock, false);
+
+			WideRefuseRemote(leaf);
 
 			if (rel == NULL || RelationGetRelid(rel) != leaf)
 			{

@@ -1197,6 +1197,8 @@ read_srf(FunctionCallInfo fcinfo, bool read_row)
 												VARSIZE_ANY_EXHDR(key),
 												AccessShareLock, true);
 
+			if (OidIsValid(leaf))
+				WideRefuseRemote(leaf);
 			tablets = OidIsValid(leaf) ? list_make1_oid(leaf) : NIL;
 		}
 		else

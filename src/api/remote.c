@@ -1,0 +1,555 @@
+/*-------------------------------------------------------------------------
+ *
+ * remote.c
+ *	  Statements on the nodes that hold remote tablets, all or nothing with
+ *	  the local transaction (two-phase commit).
+ *
+ * A remote tablet is a postgres_fdw foreign table, a partition of a parent
+ * of tablets, over a wide table on another node.  Rows go through
+ * postgres_fdw; what it cannot do -- create the table there, change its
+ * families -- is sent here as SQL over a connection of our own, opened
+ * with the foreign server's options and the user's mapping, as
+ * postgres_fdw opens its own:
+ *
+ *	wide._remote_exec(server, tablet, sql)	runs sql on the node, in a
+ *						remote transaction opened at the first call of the
+ *						local transaction (savepoints follow subtransactions)
+ *	wide._remote_query(server, sql)		the first column of a query's rows,
+ *						in its own remote transaction (no changes expected)
+ *
+ * At local PRE_COMMIT every remote transaction is prepared (PREPARE
+ * TRANSACTION 'wide_<system id>_<full xid>_<server oid>'); any failure
+ * aborts the local transaction, which rolls back the remote ones, prepared
+ * or not.  After the local commit the prepared ones are committed.  If a
+ * node fails in between, its transaction stays prepared; the local commit
+ * log decides it, and wide.resolve_tablets(server) commits or rolls back
+ * such leftovers of this node by it.
+ *
+ * IDENTIFICATION
+ *	  src/api/remote.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/transam.h"
+#include "access/xact.h"
+#include "access/xlog.h"
+#include "commands/defrem.h"
+#include "foreign/foreign.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
+#include "funcapi.h"
+#include "libpq-fe.h"
+#include "mb/pg_wchar.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/syscache.h"
+#include "utils/tuplestore.h"
+
+#include "api/api.h"
+
+PG_FUNCTION_INFO_V1(wide_remote_exec);
+PG_FUNCTION_INFO_V1(wide_remote_query);
+
+/* one node's connection in the current local transaction */
+typedef struct RemoteConn
+{
+	Oid			serverid;
+	char	   *servername;
+	PGconn	   *conn;
+	int			depth;			/* local nesting level of its savepoints */
+	bool		prepared;
+	char		gid[96];
+} RemoteConn;
+
+Datum		WideRemoteResult;	/* of the last WideRemoteCall */
+static List *remote_conns = NIL;	/* in TopMemoryContext */
+static bool callbacks_registered = false;
+
+/* fail with the node's error, naming the node (and the tablet) */
+static void
+remote_error(RemoteConn *rc, PGresult *res, const char *tablet)
+{
+	const char *sqlstate = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+	const char *primary = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+	const char *rhint = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_HINT) : NULL;
+	char	   *hint = rhint ? pstrdup(rhint) : NULL;
+	char	   *msg = pstrdup(primary ? primary : PQerrorMessage(rc->conn));
+	int			code = ERRCODE_CONNECTION_FAILURE;
+	int			len = strlen(msg);
+
+	while (len > 0 && msg[len - 1] == '\n')
+		msg[--len] = '\0';
+	if (sqlstate && strlen(sqlstate) == 5)
+		code = MAKE_SQLSTATE(sqlstate[0], sqlstate[1], sqlstate[2],
+							 sqlstate[3], sqlstate[4]);
+	if (res)
+		PQclear(res);
+	if (tablet)
+		ereport(ERROR,
+				(errcode(code),
+				 errmsg("tablet %s on node \"%s\" failed: %s",
+						tablet, rc->servername, msg),
+				 hint ? errhint("%s", hint) : 0));
+	ereport(ERROR,
+			(errcode(code),
+			 errmsg("node \"%s\" failed: %s", rc->servername, msg),
+			 hint ? errhint("%s", hint) : 0));
+}
+
+/* run a command that returns no rows; false (result kept in *res) on error */
+static bool
+run(RemoteConn *rc, const char *sql, PGresult **res)
+{
+	PGresult   *r = PQexec(rc->conn, sql);
+
+	if (PQresultStatus(r) == PGRES_COMMAND_OK || PQresultStatus(r) == PGRES_TUPLES_OK)
+	{
+		if (res)
+			*res = r;
+		else
+			PQclear(r);
+		return true;
+	}
+	if (res)
+		*res = r;
+	else
+		PQclear(r);
+	return false;
+}
+
+/* run a command, failing on error */
+static void
+run_or_fail(RemoteConn *rc, const char *sql, const char *tablet)
+{
+	PGresult   *res;
+
+	if (!run(rc, sql, &res))
+		remote_error(rc, res, tablet);
+	PQclear(res);
+}
+
+/* is this one of the libpq connection options (not postgres_fdw's own)? */
+static bool
+libpq_option(const char *name, PQconninfoOption *defs)
+{
+	for (; defs->keyword; defs++)
+		if (strcmp(defs->keyword, name) == 0)
+			return true;
+	return false;
+}
+
+/* open a connection to a foreign server of postgres_fdw, as its user mapping says */
+static PGconn *
+connect_server(ForeignServer *server, const char *tablet)
+{
+	ForeignDataWrapper *fdw = GetForeignDataWrapper(server->fdwid);
+	UserMapping *um;
+	PQconninfoOption *defs;
+	List	   *options;
+	const char **keys;
+	const char **vals;
+	int			n = 0;
+	ListCell   *lc;
+	PGconn	   *conn;
+
+	if (strcmp(fdw->fdwname, "postgres_fdw") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("node \"%s\" is not a server of postgres_fdw", server->servername),
+				 errdetail("Remote tablets are reached through postgres_fdw.")));
+	/* as for a foreign table of the server: USAGE, and a mapping */
+	if (pg_foreign_server_aclcheck(server->serverid, GetUserId(), ACL_USAGE) != ACLCHECK_OK)
+		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_FOREIGN_SERVER, server->servername);
+	um = GetUserMapping(GetUserId(), server->serverid);
+	options = list_concat(list_copy(server->options), um->options);
+	defs = PQconndefaults();
+	keys = palloc0(sizeof(char *) * (list_length(options) + 4));
+	vals = palloc0(sizeof(char *) * (list_length(options) + 4));
+	foreach(lc, options)
+	{
+		DefElem    *d = lfirst(lc);
+
+		if (!libpq_option(d->defname, defs))
+			continue;
+		keys[n] = d->defname;
+		vals[n] = defGetString(d);
+		n++;
+	}
+	PQconninfoFree(defs);
+	keys[n] = "fallback_application_name";
+	vals[n++] = "wide";
+	keys[n] = "client_encoding";
+	vals[n++] = GetDatabaseEncodingName();
+	keys[n] = NULL;
+	vals[n] = NULL;
+
+	conn = PQconnectdbParams(keys, vals, false);
+	if (conn == NULL || PQstatus(conn) != CONNECTION_OK)
+	{
+		char	   *msg = pstrdup(conn ? PQerrorMessage(conn) : "out of memory");
+		int			len = strlen(msg);
+
+		while (len > 0 && msg[len - 1] == '\n')
+			msg[--len] = '\0';
+		if (conn)
+			PQfinish(conn);
+		ereport(ERROR,
+				(errcode(ERRCODE_SQLCLIENT_UNABLE_TO_ESTABLISH_SQLCONNECTION),
+				 errmsg("could not connect to node \"%s\"%s%s: %s",
+						server->servername, tablet ? " for tablet " : "",
+						tablet ? tablet : "", msg)));
+	}
+
+	/* as postgres_fdw: a non-superuser must authenticate with a password */
+	if (!superuser() && !PQconnectionUsedPassword(conn))
+	{
+		PQfinish(conn);
+		ereport(ERROR,
+				(errcode(ERRCODE_S_R_E_PROHIBITED_SQL_STATEMENT_ATTEMPTED),
+				 errmsg("password is required to reach node \"%s\"", server->servername),
+				 errdetail("Non-superusers must give a password in the user mapping.")));
+	}
+	return conn;
+}
+
+/* close every connection and forget them */
+static void
+forget_all(void)
+{
+	ListCell   *lc;
+
+	foreach(lc, remote_conns)
+	{
+		RemoteConn *rc = lfirst(lc);
+
+		if (rc->conn)
+			PQfinish(rc->conn);
+	}
+	list_free_deep(remote_conns);
+	remote_conns = NIL;
+}
+
+/* two-phase commit of the remote transactions around the local one */
+static void
+remote_xact_callback(XactEvent event, void *arg)
+{
+	ListCell   *lc;
+
+	if (remote_conns == NIL)
+		return;
+	switch (event)
+	{
+		case XACT_EVENT_PRE_COMMIT:
+			{
+				FullTransactionId fxid = GetTopFullTransactionId();
+
+				foreach(lc, remote_conns)
+				{
+					RemoteConn *rc = lfirst(lc);
+					char		sql[160];
+
+					snprintf(rc->gid, sizeof(rc->gid), "wide_" UINT64_FORMAT "_" UINT64_FORMAT "_%u",
+							 GetSystemIdentifier(), U64FromFullTransactionId(fxid),
+							 rc->serverid);
+					snprintf(sql, sizeof(sql), "PREPARE TRANSACTION '%s'", rc->gid);
+					run_or_fail(rc, sql, NULL);
+					rc->prepared = true;
+				}
+				break;
+			}
+		case XACT_EVENT_PRE_PREPARE:
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("cannot prepare a transaction that changed remote tablets")));
+			break;
+		case XACT_EVENT_COMMIT:
+		case XACT_EVENT_ABORT:
+			foreach(lc, remote_conns)
+			{
+				RemoteConn *rc = lfirst(lc);
+				char		sql[160];
+
+				if (rc->prepared)
+					snprintf(sql, sizeof(sql), "%s PREPARED '%s'",
+							 event == XACT_EVENT_COMMIT ? "COMMIT" : "ROLLBACK", rc->gid);
+				else
+					snprintf(sql, sizeof(sql), "ROLLBACK");
+				if (PQstatus(rc->conn) != CONNECTION_OK || !run(rc, sql, NULL))
+				{
+					if (rc->prepared)
+						ereport(WARNING,
+								(errmsg("node \"%s\" did not finish prepared transaction %s: %s",
+										rc->servername, rc->gid, PQerrorMessage(rc->conn)),
+								 errhint("Run wide.resolve_tablets('%s') when it is back.",
+										 rc->servername)));
+				}
+			}
+			forget_all();
+			break;
+		default:
+			break;
+	}
+}
+
+/* remote savepoints follow the local subtransactions */
+static void
+remote_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+						SubTransactionId parentSubid, void *arg)
+{
+	int			level = GetCurrentTransactionNestLevel();
+	ListCell   *lc;
+
+	if (event != SUBXACT_EVENT_PRE_COMMIT_SUB && event != SUBXACT_EVENT_ABORT_SUB)
+		return;
+	foreach(lc, remote_conns)
+	{
+		RemoteConn *rc = lfirst(lc);
+		char		sql[96];
+
+		if (rc->depth < level)
+			continue;
+		if (event == SUBXACT_EVENT_PRE_COMMIT_SUB)
+		{
+			snprintf(sql, sizeof(sql), "RELEASE SAVEPOINT s%d", level);
+			run_or_fail(rc, sql, NULL);
+		}
+		else
+		{
+			snprintf(sql, sizeof(sql), "ROLLBACK TO SAVEPOINT s%d; RELEASE SAVEPOINT s%d",
+					 level, level);
+			if (PQstatus(rc->conn) != CONNECTION_OK || !run(rc, sql, NULL))
+				ereport(WARNING,
+						(errmsg("node \"%s\" could not roll back to a savepoint: %s",
+								rc->servername, PQerrorMessage(rc->conn))));
+		}
+		rc->depth = level - 1;
+	}
+}
+
+/* the connection to a server in this transaction, opened at first use */
+static RemoteConn *
+get_conn(const char *servername, const char *tablet)
+{
+	ForeignServer *server = GetForeignServerByName(servername, false);
+	RemoteConn *rc = NULL;
+	ListCell   *lc;
+	int			level = GetCurrentTransactionNestLevel();
+
+	if (!callbacks_registered)
+	{
+		RegisterXactCallback(remote_xact_callback, NULL);
+		RegisterSubXactCallback(remote_subxact_callback, NULL);
+		callbacks_registered = true;
+	}
+	foreach(lc, remote_conns)
+	{
+		RemoteConn *c = lfirst(lc);
+
+		if (c->serverid == server->serverid)
+			rc = c;
+	}
+	if (rc == NULL)
+	{
+		PGconn	   *conn = connect_server(server, tablet);
+		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+		rc = palloc0(sizeof(RemoteConn));
+		rc->serverid = server->serverid;
+		rc->servername = pstrdup(server->servername);
+		rc->conn = conn;
+		rc->depth = 1;
+		remote_conns = lappend(remote_conns, rc);
+		MemoryContextSwitchTo(old);
+		run_or_fail(rc, "SET search_path = pg_catalog; BEGIN ISOLATION LEVEL READ COMMITTED", tablet);
+	}
+	while (rc->depth < level)
+	{
+		char		sql[64];
+
+		rc->depth++;
+		snprintf(sql, sizeof(sql), "SAVEPOINT s%d", rc->depth);
+		run_or_fail(rc, sql, tablet);
+	}
+	return rc;
+}
+
+/*
+ * wide._remote_exec(server name, tablet regclass, sql text) -- run sql on
+ * the node in this transaction's remote transaction there.
+ */
+Datum
+wide_remote_exec(PG_FUNCTION_ARGS)
+{
+	char	   *server = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	char	   *tablet = PG_ARGISNULL(1) ? NULL :
+		DatumGetCString(DirectFunctionCall1(regclassout, PG_GETARG_DATUM(1)));
+	char	   *sql = text_to_cstring(PG_GETARG_TEXT_PP(2));
+	RemoteConn *rc;
+
+	rc = get_conn(server, tablet);
+	run_or_fail(rc, sql, tablet);
+	PG_RETURN_VOID();
+}
+
+/*
+ * wide._remote_query(server name, sql text) RETURNS SETOF text -- the first
+ * column of the rows of a query run on the node, in its own connection.
+ */
+Datum
+wide_remote_query(PG_FUNCTION_ARGS)
+{
+	char	   *servername = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	char	   *sql = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	ForeignServer *server;
+	RemoteConn	rc;
+	PGresult   *res;
+	int			i;
+
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+	server = GetForeignServerByName(servername, false);
+	memset(&rc, 0, sizeof(rc));
+	rc.servername = server->servername;
+	rc.conn = connect_server(server, NULL);
+	PG_TRY();
+	{
+		if (!run(&rc, sql, &res))
+			remote_error(&rc, res, NULL);
+		for (i = 0; PQresultStatus(res) == PGRES_TUPLES_OK && i < PQntuples(res); i++)
+		{
+			Datum		value;
+			bool		isnull = PQgetisnull(res, i, 0);
+
+			value = isnull ? (Datum) 0 : CStringGetTextDatum(PQgetvalue(res, i, 0));
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &value, &isnull);
+		}
+		PQclear(res);
+	}
+	PG_FINALLY();
+	{
+		PQfinish(rc.conn);
+	}
+	PG_END_TRY();
+	return (Datum) 0;
+}
+
+/* the option of a foreign table, or NULL */
+static char *
+table_option(ForeignTable *ft, const char *name)
+{
+	ListCell   *lc;
+
+	foreach(lc, ft->options)
+	{
+		DefElem    *d = lfirst(lc);
+
+		if (strcmp(d->defname, name) == 0)
+			return defGetString(d);
+	}
+	return NULL;
+}
+
+/*
+ * WideRemoteCall -- run the called wide.* function (one that returns no set)
+ * on the node of a remote tablet, with the tablet's table there in place
+ * of the parent, in this transaction's remote transaction on that node;
+ * its result is the result here.
+ */
+Datum
+WideRemoteCall(FunctionCallInfo fcinfo, Oid tablet)
+{
+	ForeignTable *ft = GetForeignTable(tablet);
+	ForeignServer *server = GetForeignServer(ft->serverid);
+	char	   *nsp = table_option(ft, "schema_name");
+	char	   *rel = table_option(ft, "table_name");
+	char	   *remote;
+	char	   *tabletname = get_rel_name(tablet);
+	HeapTuple	proctup;
+	Form_pg_proc proc;
+	StringInfoData sql;
+	const char **params;
+	int			nparams = 0;
+	int			i;
+	RemoteConn *rc;
+	PGresult   *res;
+	Oid			rettype;
+	Datum		result = (Datum) 0;
+
+	if (nsp == NULL)
+		nsp = get_namespace_name(get_rel_namespace(tablet));
+	if (rel == NULL)
+		rel = tabletname;
+	remote = quote_qualified_identifier(nsp, rel);
+
+	proctup = SearchSysCache1(PROCOID, ObjectIdGetDatum(fcinfo->flinfo->fn_oid));
+	if (!HeapTupleIsValid(proctup))
+		elog(ERROR, "cache lookup failed for function %u", fcinfo->flinfo->fn_oid);
+	proc = (Form_pg_proc) GETSTRUCT(proctup);
+	rettype = proc->prorettype;
+	initStringInfo(&sql);
+	appendStringInfo(&sql, "SELECT %s(",
+					 quote_qualified_identifier(get_namespace_name(proc->pronamespace),
+												NameStr(proc->proname)));
+	params = palloc0(sizeof(char *) * (fcinfo->nargs + 1));
+	for (i = 0; i < fcinfo->nargs; i++)
+	{
+		Oid			type = get_fn_expr_argtype(fcinfo->flinfo, i);
+
+		if (i > 0)
+			appendStringInfoString(&sql, ", ");
+		if (i == 0)
+		{
+			/* the tablet's table there, by name or by row type */
+			if (proc->proargtypes.values[0] == REGCLASSOID)
+				appendStringInfo(&sql, "%s::pg_catalog.regclass", quote_literal_cstr(remote));
+			else
+				appendStringInfo(&sql, "NULL::%s", remote);
+			continue;
+		}
+		if (!OidIsValid(type))
+			type = proc->proargtypes.values[i];
+		if (type == UNKNOWNOID)
+			type = TEXTOID;
+		if (fcinfo->args[i].isnull)
+		{
+			appendStringInfo(&sql, "NULL::%s", format_type_be_qualified(type));
+			continue;
+		}
+		{
+			Oid			outfn;
+			bool		varlena;
+			Datum		value = fcinfo->args[i].value;
+
+			getTypeOutputInfo(get_fn_expr_argtype(fcinfo->flinfo, i) == UNKNOWNOID ?
+							  UNKNOWNOID : type, &outfn, &varlena);
+			params[nparams++] = OidOutputFunctionCall(outfn, value);
+			appendStringInfo(&sql, "$%d::%s", nparams, format_type_be_qualified(type));
+		}
+	}
+	appendStringInfoString(&sql, ")");
+	ReleaseSysCache(proctup);
+
+	rc = get_conn(server->servername, tabletname);
+	res = PQexecParams(rc->conn, sql.data, nparams, NULL, params, NULL, NULL, 0);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK)
+		remote_error(rc, res, tabletname);
+	fcinfo->isnull = PQntuples(res) != 1 || PQgetisnull(res, 0, 0);
+	if (!fcinfo->isnull && rettype != VOIDOID)
+	{
+		Oid			infn;
+		Oid			ioparam;
+
+		getTypeInputInfo(rettype, &infn, &ioparam);
+		result = OidInputFunctionCall(infn, PQgetvalue(res, 0, 0), ioparam, -1);
+	}
+	if (rettype == VOIDOID)
+		fcinfo->isnull = false;
+	PQclear(res);
+	return result;
+}
