@@ -42,6 +42,9 @@ extern void WideRefuseRemote(Oid tablet);
 /* remote.c */
 extern Datum WideRemoteResult;
 extern Datum WideRemoteCall(FunctionCallInfo fcinfo, Oid tablet);
+extern int64 WideRemoteRows(FunctionCallInfo fcinfo, Oid tablet, int limitarg, int64 limit,
+							const char *keycol, bool labeled);
+extern List *WideTabletsAll(Relation parent, LOCKMODE lockmode);
 extern Relation WideOpenTable(FunctionCallInfo fcinfo, Oid relid, AclMode need,
 							  LOCKMODE lockmode);
 extern Relation WideOpenTableRead(const char *fname, Oid relid, LOCKMODE lockmode);

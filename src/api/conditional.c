@@ -385,6 +385,8 @@ wide_read_modify_write_row(PG_FUNCTION_ARGS)
 				 errmsg("read_modify_write_row needs exactly one of append and increment")));
 
 	rel = WideOpenTableKey(fcinfo, relid, ACL_SELECT | ACL_INSERT, RowExclusiveLock, 1);
+	if (rel == NULL)
+		return WideRemoteResult;
 	schema = WideGetSchema(rel);
 	keyt = PG_GETARG_TEXT_PP(1);
 	famt = PG_GETARG_TEXT_PP(2);

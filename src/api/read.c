@@ -1197,12 +1197,10 @@ read_srf(FunctionCallInfo fcinfo, bool read_row)
 												VARSIZE_ANY_EXHDR(key),
 												AccessShareLock, true);
 
-			if (OidIsValid(leaf))
-				WideRefuseRemote(leaf);
 			tablets = OidIsValid(leaf) ? list_make1_oid(leaf) : NIL;
 		}
 		else
-			tablets = WideTablets(parent, AccessShareLock);
+			tablets = WideTabletsAll(parent, AccessShareLock);
 		if (spec.reversed)
 		{
 			List	   *rev = NIL;
@@ -1225,6 +1223,18 @@ read_srf(FunctionCallInfo fcinfo, bool read_row)
 	{
 		if (spec.limit == 0)
 			break;
+		if (parent && get_rel_relkind(lfirst_oid(lc)) == RELKIND_FOREIGN_TABLE)
+		{
+			/* a remote tablet: the same read on its node (remote.c) */
+			int64		n = WideRemoteRows(fcinfo, lfirst_oid(lc),
+										   read_row ? -1 : 8, spec.limit,
+										   NameStr(TupleDescAttr(rowdesc, 0)->attname),
+										   labeled);
+
+			if (spec.limit > 0)
+				spec.limit -= Min(spec.limit, n);
+			continue;
+		}
 		rel = parent ? WideOpenWide(lfirst_oid(lc), AccessShareLock) :
 			WideOpenTable(fcinfo, relid, ACL_SELECT, AccessShareLock);
 		if (parent == NULL)

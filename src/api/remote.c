@@ -16,6 +16,10 @@
  *						local transaction (savepoints follow subtransactions)
  *	wide._remote_query(server, sql)		the first column of a query's rows,
  *						in its own remote transaction (no changes expected)
+ *	WideRemoteCall(fcinfo, tablet)	a data API call on a key of a remote
+ *						tablet: the same function on the node, on its table
+ *	WideRemoteRows(...)	a read of the data API on the node, its rows into
+ *						the caller's result
  *
  * At local PRE_COMMIT every remote transaction is prepared (PREPARE
  * TRANSACTION 'wide_<system id>_<full xid>_<server oid>'); any failure
@@ -456,50 +460,48 @@ table_option(ForeignTable *ft, const char *name)
 }
 
 /*
- * WideRemoteCall -- run the called wide.* function (one that returns no set)
- * on the node of a remote tablet, with the tablet's table there in place
- * of the parent, in this transaction's remote transaction on that node;
- * its result is the result here.
+ * remote_call_sql -- "schema.fn(args)" calling the function of fcinfo on
+ * the node of a remote tablet, with the tablet's table there as the first
+ * argument; argument "override" (if >= 0) is given as "overvalue" instead
+ * (NULL: SQL NULL).  The parameters' text values go to *params.
  */
-Datum
-WideRemoteCall(FunctionCallInfo fcinfo, Oid tablet)
+static char *
+remote_call_sql(FunctionCallInfo fcinfo, Oid tablet, const char ***params,
+				int *nparams, int override, const char *overvalue, Oid *rettype,
+				char **servername)
 {
 	ForeignTable *ft = GetForeignTable(tablet);
 	ForeignServer *server = GetForeignServer(ft->serverid);
 	char	   *nsp = table_option(ft, "schema_name");
 	char	   *rel = table_option(ft, "table_name");
 	char	   *remote;
-	char	   *tabletname = get_rel_name(tablet);
 	HeapTuple	proctup;
 	Form_pg_proc proc;
 	StringInfoData sql;
-	const char **params;
-	int			nparams = 0;
 	int			i;
-	RemoteConn *rc;
-	PGresult   *res;
-	Oid			rettype;
-	Datum		result = (Datum) 0;
 
 	if (nsp == NULL)
 		nsp = get_namespace_name(get_rel_namespace(tablet));
 	if (rel == NULL)
-		rel = tabletname;
+		rel = get_rel_name(tablet);
 	remote = quote_qualified_identifier(nsp, rel);
+	*servername = server->servername;
 
 	proctup = SearchSysCache1(PROCOID, ObjectIdGetDatum(fcinfo->flinfo->fn_oid));
 	if (!HeapTupleIsValid(proctup))
 		elog(ERROR, "cache lookup failed for function %u", fcinfo->flinfo->fn_oid);
 	proc = (Form_pg_proc) GETSTRUCT(proctup);
-	rettype = proc->prorettype;
+	*rettype = proc->prorettype;
 	initStringInfo(&sql);
-	appendStringInfo(&sql, "SELECT %s(",
+	appendStringInfo(&sql, "%s(",
 					 quote_qualified_identifier(get_namespace_name(proc->pronamespace),
 												NameStr(proc->proname)));
-	params = palloc0(sizeof(char *) * (fcinfo->nargs + 1));
+	*params = palloc0(sizeof(char *) * (fcinfo->nargs + 1));
+	*nparams = 0;
 	for (i = 0; i < fcinfo->nargs; i++)
 	{
-		Oid			type = get_fn_expr_argtype(fcinfo->flinfo, i);
+		Oid			argtype = get_fn_expr_argtype(fcinfo->flinfo, i);
+		Oid			type = argtype;
 
 		if (i > 0)
 			appendStringInfoString(&sql, ", ");
@@ -516,27 +518,51 @@ WideRemoteCall(FunctionCallInfo fcinfo, Oid tablet)
 			type = proc->proargtypes.values[i];
 		if (type == UNKNOWNOID)
 			type = TEXTOID;
-		if (fcinfo->args[i].isnull)
+		if (i == override ? overvalue == NULL : fcinfo->args[i].isnull)
 		{
 			appendStringInfo(&sql, "NULL::%s", format_type_be_qualified(type));
 			continue;
 		}
+		if (i == override)
+			(*params)[(*nparams)++] = overvalue;
+		else
 		{
 			Oid			outfn;
 			bool		varlena;
-			Datum		value = fcinfo->args[i].value;
 
-			getTypeOutputInfo(get_fn_expr_argtype(fcinfo->flinfo, i) == UNKNOWNOID ?
-							  UNKNOWNOID : type, &outfn, &varlena);
-			params[nparams++] = OidOutputFunctionCall(outfn, value);
-			appendStringInfo(&sql, "$%d::%s", nparams, format_type_be_qualified(type));
+			getTypeOutputInfo(argtype == UNKNOWNOID ? UNKNOWNOID : type, &outfn, &varlena);
+			(*params)[(*nparams)++] = OidOutputFunctionCall(outfn, fcinfo->args[i].value);
 		}
+		appendStringInfo(&sql, "$%d::%s", *nparams, format_type_be_qualified(type));
 	}
 	appendStringInfoString(&sql, ")");
 	ReleaseSysCache(proctup);
+	return sql.data;
+}
 
-	rc = get_conn(server->servername, tabletname);
-	res = PQexecParams(rc->conn, sql.data, nparams, NULL, params, NULL, NULL, 0);
+/*
+ * WideRemoteCall -- run the called wide.* function (one that returns no set)
+ * on the node of a remote tablet, with the tablet's table there in place
+ * of the parent, in this transaction's remote transaction on that node;
+ * its result is the result here.
+ */
+Datum
+WideRemoteCall(FunctionCallInfo fcinfo, Oid tablet)
+{
+	const char **params;
+	int			nparams;
+	Oid			rettype;
+	char	   *servername;
+	char	   *tabletname = get_rel_name(tablet);
+	char	   *call = remote_call_sql(fcinfo, tablet, &params, &nparams, -1, NULL,
+									   &rettype, &servername);
+	RemoteConn *rc;
+	PGresult   *res;
+	Datum		result = (Datum) 0;
+
+	rc = get_conn(servername, tabletname);
+	res = PQexecParams(rc->conn, psprintf("SELECT %s", call), nparams, NULL,
+					   params, NULL, NULL, 0);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK)
 		remote_error(rc, res, tabletname);
 	fcinfo->isnull = PQntuples(res) != 1 || PQgetisnull(res, 0, 0);
@@ -545,6 +571,9 @@ WideRemoteCall(FunctionCallInfo fcinfo, Oid tablet)
 		Oid			infn;
 		Oid			ioparam;
 
+		/* a row of the table (read_modify_write_row): the parent's row type */
+		if (IsPolymorphicType(rettype))
+			rettype = get_fn_expr_rettype(fcinfo->flinfo);
 		getTypeInputInfo(rettype, &infn, &ioparam);
 		result = OidInputFunctionCall(infn, PQgetvalue(res, 0, 0), ioparam, -1);
 	}
@@ -552,4 +581,73 @@ WideRemoteCall(FunctionCallInfo fcinfo, Oid tablet)
 		fcinfo->isnull = false;
 	PQclear(res);
 	return result;
+}
+
+/*
+ * WideRemoteRows -- a read of the data API (read_rows, read_rows_labeled,
+ * read_row) run on the node of a remote tablet: its rows go into the
+ * result tuplestore of fcinfo, in the node's order.  "limitarg" (or -1) is
+ * the argument of the row limit, replaced by "limit" when that is >= 0;
+ * "keycol" names the row-key column.  Returns the number of rows (distinct
+ * row keys in a row) read.
+ */
+int64
+WideRemoteRows(FunctionCallInfo fcinfo, Oid tablet, int limitarg, int64 limit,
+			   const char *keycol, bool labeled)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	const char **params;
+	int			nparams;
+	Oid			rettype;
+	char	   *servername;
+	char	   *tabletname = get_rel_name(tablet);
+	char	   *call;
+	char	   *sql;
+	RemoteConn *rc;
+	PGresult   *res;
+	AttInMetadata *meta;
+	int			natts = rsinfo->setDesc->natts;
+	char	  **values;
+	int64		rows = 0;
+	char	   *lastkey = NULL;
+	int			i,
+				j;
+
+	call = remote_call_sql(fcinfo, tablet, &params, &nparams, limitarg,
+						   limit >= 0 ? psprintf(INT64_FORMAT, limit) : NULL,
+						   &rettype, &servername);
+	if (labeled)
+		sql = psprintf("SELECT r.*, (r.cell).%s::text FROM %s r", quote_identifier(keycol), call);
+	else
+		sql = psprintf("SELECT r.*, r.%s::text FROM %s r", quote_identifier(keycol), call);
+	rc = get_conn(servername, tabletname);
+	res = PQexecParams(rc->conn, sql, nparams, NULL, params, NULL, NULL, 0);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK)
+		remote_error(rc, res, tabletname);
+	if (PQnfields(res) != natts + 1)
+	{
+		PQclear(res);
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("tablet %s on node \"%s\" returned rows of another shape",
+						tabletname, servername)));
+	}
+	meta = TupleDescGetAttInMetadata(rsinfo->setDesc);
+	values = palloc(sizeof(char *) * natts);
+	for (i = 0; i < PQntuples(res); i++)
+	{
+		HeapTuple	tup;
+		char	   *key = PQgetvalue(res, i, natts);
+
+		for (j = 0; j < natts; j++)
+			values[j] = PQgetisnull(res, i, j) ? NULL : PQgetvalue(res, i, j);
+		tup = BuildTupleFromCStrings(meta, values);
+		tuplestore_puttuple(rsinfo->setResult, tup);
+		heap_freetuple(tup);
+		if (lastkey == NULL || strcmp(lastkey, key) != 0)
+			rows++;
+		lastkey = key;
+	}
+	PQclear(res);
+	return rows;
 }

@@ -178,7 +178,7 @@ WideTabletForKey(Relation parent, const char *key, uint32 keylen,
 
 /* append the leaves under a partitioned table, in key order */
 static List *
-add_leaves(List *out, Relation rel, LOCKMODE lockmode)
+add_leaves(List *out, Relation rel, LOCKMODE lockmode, bool remote)
 {
 	PartitionDesc pdesc;
 	int			i;
@@ -209,12 +209,13 @@ add_leaves(List *out, Relation rel, LOCKMODE lockmode)
 		{
 			Relation	child = relation_open(oids[i], lockmode);
 
-			out = add_leaves(out, child, lockmode);
+			out = add_leaves(out, child, lockmode, remote);
 			relation_close(child, NoLock);
 		}
 		else
 		{
-			WideRefuseRemote(oids[i]);
+			if (!remote)
+				WideRefuseRemote(oids[i]);
 			LockRelationOid(oids[i], lockmode);
 			out = lappend_oid(out, oids[i]);
 		}
@@ -230,5 +231,14 @@ add_leaves(List *out, Relation rel, LOCKMODE lockmode)
 List *
 WideTablets(Relation parent, LOCKMODE lockmode)
 {
-	return add_leaves(NIL, parent, lockmode);
+	return add_leaves(NIL, parent, lockmode, false);
+}
+
+/*
+ * WideTabletsAll -- the same, remote tablets (foreign tables) included.
+ */
+List *
+WideTabletsAll(Relation parent, LOCKMODE lockmode)
+{
+	return add_leaves(NIL, parent, lockmode, true);
 }
