@@ -835,6 +835,9 @@ BEGIN
     RAISE EXCEPTION 'a row key part is NULL'
       USING ERRCODE = 'null_value_not_allowed';
   END IF;
+  IF array_to_string(parts, '') !~ '[#\\]' THEN
+    RETURN array_to_string(parts, '#');		-- nothing to escape
+  END IF;
   RETURN array_to_string(ARRAY(SELECT replace(replace(p, '\', '\\'), '#', '\#')
                                  FROM unnest(parts) p), '#');
 END
@@ -859,6 +862,13 @@ BEGIN
   IF n < 1 THEN
     RAISE EXCEPTION 'key part numbers start at 1, not %', n
       USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF strpos(key, '\') = 0 THEN
+    -- nothing escaped: a split (string_to_array('') is no part at all)
+    IF key = '' THEN
+      RETURN CASE WHEN n = 1 THEN '' END;
+    END IF;
+    RETURN (string_to_array(key, '#'))[n];
   END IF;
   WHILE i <= len LOOP
     c := substr(key, i, 1);
@@ -1004,8 +1014,17 @@ COMMENT ON FUNCTION wide.quarter_hour(timestamptz, text) IS
 -- (md5, the same on every platform and version): 3#key for salt 3 of 10.
 
 CREATE OR REPLACE FUNCTION wide.salt(key text, buckets int)
-RETURNS int LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-AS $$ SELECT (('x' || substr(md5(key), 1, 8))::bit(32)::bigint % buckets)::int $$;
+RETURNS int LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  IF buckets < 1 THEN
+    RAISE EXCEPTION 'buckets must be at least 1, not %', buckets
+      USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  RETURN (('x' || substr(md5(key), 1, 8))::bit(32)::bigint % buckets)::int;
+END
+$$;
 
 CREATE OR REPLACE FUNCTION wide.salted_key(key text, buckets int)
 RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
@@ -1055,11 +1074,104 @@ $$;
 COMMENT ON FUNCTION wide.read_salted(anyelement, int, text, text, text, jsonb) IS
   'read_rows over every salt bucket of a salted table, in unsalted key order';
 
+-- Key ranges.  The exclusive upper bound of the keys with a prefix: the
+-- prefix with its last character incremented (after dropping trailing
+-- U+10FFFF, which has no successor), so that row_key >= p AND row_key <
+-- wide.prefix_end(p) is exactly starts_with(row_key, p) in the bytewise
+-- (COLLATE "C") key order.  Code points, not bytes, are incremented: the
+-- result is valid text (UTF-8 order is code point order), the surrogates
+-- are skipped.  NULL when there is no upper bound (an empty prefix).
+
+CREATE OR REPLACE FUNCTION wide.prefix_end(prefix text)
+RETURNS text LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  p text := prefix;
+  c int;
+BEGIN
+  WHILE p <> '' LOOP
+    c := ascii(right(p, 1));
+    p := left(p, -1);
+    IF c < 1114111 THEN
+      RETURN p || chr(CASE WHEN c = 55295 THEN 57344 ELSE c + 1 END);
+    END IF;
+  END LOOP;
+  RETURN NULL;
+END
+$$;
+
+COMMENT ON FUNCTION wide.prefix_end(text) IS
+  'the exclusive upper bound of the keys starting with prefix (NULL: none), for row_key < wide.prefix_end(p) and end_key';
+
+-- The keys PREFIX#MILLIS of [t1, t2) as read_rows ranges (one range per
+-- prefix, in key order): read_rows(NULL::t, ranges => wide.time_range(...)).
+-- In SQL, row_key >= wide.time_key(p, t1) AND row_key < wide.time_key(p, t2)
+-- is the same range.
+
+CREATE OR REPLACE FUNCTION wide.time_range(prefix text, t1 timestamptz, t2 timestamptz)
+RETURNS jsonb LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+AS $$ SELECT jsonb_build_array(jsonb_build_object('start_key_closed', wide.time_key(prefix, t1),
+                                                  'end_key_open', wide.time_key(prefix, t2))) $$;
+
+COMMENT ON FUNCTION wide.time_range(text, timestamptz, timestamptz) IS
+  'the row range of PREFIX#MILLIS keys from t1 (included) to t2 (excluded), as read_rows ranges';
+
+CREATE OR REPLACE FUNCTION wide.time_ranges(prefixes text[], t1 timestamptz, t2 timestamptz)
+RETURNS jsonb LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+AS $$ SELECT coalesce(jsonb_agg(jsonb_build_object('start_key_closed', wide.time_key(p, t1),
+                                                   'end_key_open', wide.time_key(p, t2)) ORDER BY p COLLATE "C"),
+                      '[]') FROM unnest(prefixes) p WHERE p IS NOT NULL $$;
+
+COMMENT ON FUNCTION wide.time_ranges(text[], timestamptz, timestamptz) IS
+  'the row ranges of PREFIX#MILLIS keys of several prefixes from t1 to t2, as read_rows ranges';
+
+-- The key PREFIX#REVERSED_MILLIS of a time: the newest row of a prefix sorts
+-- first.  The rows of [t1, t2) are row_key > wide.reverse_time_key(p, t2) AND
+-- row_key <= wide.reverse_time_key(p, t1).
+
+CREATE OR REPLACE FUNCTION wide.reverse_time_key(prefix text, t timestamptz)
+RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+AS $$ SELECT prefix || '#' || wide.reverse_millis(t) $$;
+
+COMMENT ON FUNCTION wide.reverse_time_key(text, timestamptz) IS
+  'the row key PREFIX#(Long.MAX_VALUE - millis): newest-first keys';
+
+-- The latest n rows PREFIX#... (all their cells, or those the filter keeps),
+-- newest first.  Over reversed-timestamp keys (newest_first, the default) the
+-- first n rows of the prefix; over PREFIX#MILLIS keys the last n, by a
+-- reversed scan.  Either way it reads n rows, not the prefix.
+
+CREATE OR REPLACE FUNCTION wide.read_latest(tbl anyelement, prefix text, n bigint,
+                                 filter jsonb DEFAULT NULL, newest_first boolean DEFAULT true)
+RETURNS SETOF anyelement LANGUAGE sql STABLE
+AS $$ SELECT * FROM wide.read_rows(tbl, prefix => prefix || '#', "limit" => n,
+                                   reversed => NOT newest_first, filter => filter) $$;
+
+COMMENT ON FUNCTION wide.read_latest(anyelement, text, bigint, jsonb, boolean) IS
+  'the newest n rows PREFIX#... of newest-first (reverse_time_key) or oldest-first (time_key) keys';
+
+-- Latest values (the CURRENT_METRIC pattern): the newest cell of every
+-- column of the rows with a prefix, or of [start_key, end_key), or of the
+-- whole table; a filter first narrows the cells (e.g. to some columns).
+
+CREATE OR REPLACE FUNCTION wide.read_current(tbl anyelement, prefix text DEFAULT NULL,
+                                  start_key text DEFAULT NULL, end_key text DEFAULT NULL,
+                                  filter jsonb DEFAULT NULL)
+RETURNS SETOF anyelement LANGUAGE sql STABLE
+AS $$ SELECT * FROM wide.read_rows(tbl, start_key => start_key, end_key => end_key, prefix => prefix,
+                                   filter => CASE WHEN filter IS NULL THEN wide.latest(1)
+                                                  ELSE jsonb_build_object('chain', jsonb_build_array(filter, wide.latest(1))) END) $$;
+
+COMMENT ON FUNCTION wide.read_current(anyelement, text, text, text, jsonb) IS
+  'the newest cell of every column of a key range (the CURRENT_METRIC pattern)';
+
 -- Tall to wide for SQL and BI tools: a view with one column per qualifier of
 -- a family, typed as the table's value column, one row per (row_key, ts)
 -- (per => 'ts') or per row_key with each column's newest value and the
--- newest ts (per => 'row').  INSERT into a per-ts view writes one cell per
--- non-NULL column (an INSTEAD OF trigger: the way back, for loading).
+-- newest ts (per => 'row').  INSERT into either view writes one cell per
+-- non-NULL column at the row's ts (an INSTEAD OF trigger: the way back,
+-- for loading; into a per-row view it sets current values).
 
 CREATE OR REPLACE FUNCTION wide.create_pivot_view(view_name text, tbl regclass, family text,
                                        qualifiers text[], per text DEFAULT 'ts')
@@ -1094,20 +1206,21 @@ BEGIN
   IF per = 'ts' THEN
     EXECUTE format('CREATE VIEW %s AS SELECT %I, %I, %s FROM %s WHERE %I = %L GROUP BY %I, %I',
                    view_name, c[1], c[4], cols, tbl, c[2], family, c[1], c[4]);
-    fn := view_name || '_pivot_insert';
-    SELECT string_agg(format('(%L, NEW.%I::%s)', q, q, valtype), ', ')
-      INTO ins FROM unnest(qualifiers) q;
-    EXECUTE format($f$CREATE FUNCTION %s() RETURNS trigger LANGUAGE plpgsql AS $b$
-      BEGIN
-        INSERT INTO %s SELECT NEW.%I, %L, x.q, NEW.%I, x.v FROM (VALUES %s) x(q, v) WHERE x.v IS NOT NULL;
-        RETURN NEW;
-      END $b$ $f$, fn, tbl, c[1], family, c[4], ins);
-    EXECUTE format('CREATE TRIGGER pivot_insert INSTEAD OF INSERT ON %s FOR EACH ROW EXECUTE FUNCTION %s()',
-                   view_name, fn);
   ELSE
     EXECUTE format('CREATE VIEW %s AS SELECT %I, max(%I) AS %I, %s FROM %s WHERE %I = %L GROUP BY %I',
                    view_name, c[1], c[4], c[4], cols, tbl, c[2], family, c[1]);
   END IF;
+  -- both shapes load the same way: a cell per non-NULL column at the row's ts
+  fn := view_name || '_pivot_insert';
+  SELECT string_agg(format('(%L, NEW.%I::%s)', q, q, valtype), ', ')
+    INTO ins FROM unnest(qualifiers) q;
+  EXECUTE format($f$CREATE FUNCTION %s() RETURNS trigger LANGUAGE plpgsql AS $b$
+    BEGIN
+      INSERT INTO %s SELECT NEW.%I, %L, x.q, NEW.%I, x.v FROM (VALUES %s) x(q, v) WHERE x.v IS NOT NULL;
+      RETURN NEW;
+    END $b$ $f$, fn, tbl, c[1], family, c[4], ins);
+  EXECUTE format('CREATE TRIGGER pivot_insert INSTEAD OF INSERT ON %s FOR EACH ROW EXECUTE FUNCTION %s()',
+                 view_name, fn);
 END
 $$;
 

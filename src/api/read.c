@@ -1221,8 +1221,6 @@ read_srf(FunctionCallInfo fcinfo, bool read_row)
 									ALLOCSET_SMALL_SIZES);
 	foreach(lc, tablets)
 	{
-		if (spec.limit == 0)
-			break;
 		if (parent && get_rel_relkind(lfirst_oid(lc)) == RELKIND_FOREIGN_TABLE)
 		{
 			/* a remote tablet: the same read on its node (remote.c) */
@@ -1233,8 +1231,15 @@ read_srf(FunctionCallInfo fcinfo, bool read_row)
 
 			if (spec.limit > 0)
 				spec.limit -= Min(spec.limit, n);
+			if (spec.limit == 0)
+				break;
 			continue;
 		}
+
+		/*
+		 * Even with a limit of 0 the first read begins: it checks the
+		 * privilege and the filter, as a read of a table does.
+		 */
 		rel = parent ? WideOpenWide(lfirst_oid(lc), AccessShareLock) :
 			WideOpenTable(fcinfo, relid, ACL_SELECT, AccessShareLock);
 		if (parent == NULL)
@@ -1245,6 +1250,8 @@ read_srf(FunctionCallInfo fcinfo, bool read_row)
 			spec.limit -= Min(spec.limit, WideReadRowCount(it));
 		WideReadEnd(it);
 		relation_close(rel, NoLock);
+		if (spec.limit == 0)
+			break;
 	}
 	if (parent)
 		relation_close(parent, NoLock);
