@@ -540,8 +540,21 @@ wide_mutate_rows(PG_FUNCTION_ARGS)
 												VARSIZE_ANY_EXHDR(key),
 												RowExclusiveLock, false);
 
-			WideRefuseRemote(leaf);
-
+			if (get_rel_relkind(leaf) == RELKIND_FOREIGN_TABLE)
+			{
+				/* a remote tablet: the entry goes to its node, in order */
+				if (rel != NULL)
+				{
+					if (n > 0)
+						WideWriteRecords(rel, cells, n);
+					total += n;
+					n = 0;
+					relation_close(rel, NoLock);
+					rel = NULL;
+				}
+				total += WideRemoteMutateRows(leaf, JsonbValueToJsonb(&e));
+				continue;
+			}
 			if (rel == NULL || RelationGetRelid(rel) != leaf)
 			{
 				if (rel != NULL)

@@ -20,6 +20,8 @@
  *						tablet: the same function on the node, on its table
  *	WideRemoteRows(...)	a read of the data API on the node, its rows into
  *						the caller's result
+ *	WideRemoteMutateRows(...)	one entry of mutate_rows, on the node
+ *	WideRemoteSamples(...)	sample_row_keys of a remote tablet
  *
  * At local PRE_COMMIT every remote transaction is prepared (PREPARE
  * TRANSACTION 'wide_<system id>_<full xid>_<server oid>'); any failure
@@ -50,6 +52,7 @@
 #include "miscadmin.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/syscache.h"
@@ -650,4 +653,85 @@ WideRemoteRows(FunctionCallInfo fcinfo, Oid tablet, int limitarg, int64 limit,
 	}
 	PQclear(res);
 	return rows;
+}
+
+/*
+ * WideRemoteMutateRows -- one entry of mutate_rows ({"row_key": ...,
+ * "mutations": [...]}) applied by mutate_rows on the node of a remote
+ * tablet, in this transaction's remote transaction; the cells it wrote.
+ */
+int64
+WideRemoteMutateRows(Oid tablet, Jsonb *entry)
+{
+	ForeignTable *ft = GetForeignTable(tablet);
+	ForeignServer *server = GetForeignServer(ft->serverid);
+	char	   *nsp = table_option(ft, "schema_name");
+	char	   *rel = table_option(ft, "table_name");
+	char	   *tabletname = get_rel_name(tablet);
+	const char *params[2];
+	RemoteConn *rc;
+	PGresult   *res;
+	int64		n;
+
+	if (nsp == NULL)
+		nsp = get_namespace_name(get_rel_namespace(tablet));
+	if (rel == NULL)
+		rel = tabletname;
+	params[0] = quote_qualified_identifier(nsp, rel);
+	params[1] = psprintf("[%s]", JsonbToCString(NULL, &entry->root, VARSIZE(entry)));
+	rc = get_conn(server->servername, tabletname);
+	res = PQexecParams(rc->conn,
+					   "SELECT wide.mutate_rows($1::pg_catalog.regclass, $2::pg_catalog.jsonb)",
+					   2, NULL, params, NULL, NULL, 0);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1)
+		remote_error(rc, res, tabletname);
+	n = strtoi64(PQgetvalue(res, 0, 0), NULL, 10);
+	PQclear(res);
+	return n;
+}
+
+/*
+ * WideRemoteSamples -- sample_row_keys of a remote tablet, run on its node:
+ * its samples into the caller's result with offsets past "*total", which
+ * grows by the tablet's size (the node's last, empty-key row).
+ */
+void
+WideRemoteSamples(Oid tablet, ReturnSetInfo *rsinfo, int64 *total)
+{
+	ForeignTable *ft = GetForeignTable(tablet);
+	ForeignServer *server = GetForeignServer(ft->serverid);
+	char	   *nsp = table_option(ft, "schema_name");
+	char	   *rel = table_option(ft, "table_name");
+	char	   *tabletname = get_rel_name(tablet);
+	const char *params[1];
+	RemoteConn *rc;
+	PGresult   *res;
+	int64		base = *total;
+	int			i;
+
+	if (nsp == NULL)
+		nsp = get_namespace_name(get_rel_namespace(tablet));
+	if (rel == NULL)
+		rel = tabletname;
+	params[0] = quote_qualified_identifier(nsp, rel);
+	rc = get_conn(server->servername, tabletname);
+	res = PQexecParams(rc->conn,
+					   "SELECT row_key, offset_bytes FROM wide.sample_row_keys($1::pg_catalog.regclass)",
+					   1, NULL, params, NULL, NULL, 0);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK)
+		remote_error(rc, res, tabletname);
+	for (i = 0; i < PQntuples(res); i++)
+	{
+		int64		off = base + strtoi64(PQgetvalue(res, i, 1), NULL, 10);
+		Datum		values[2];
+		bool		nulls[2] = {false, false};
+
+		*total = Max(*total, off);
+		if (i == PQntuples(res) - 1)
+			break;				/* the node's end of table */
+		values[0] = DirectFunctionCall1(byteain, CStringGetDatum(PQgetvalue(res, i, 0)));
+		values[1] = Int64GetDatum(off);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	PQclear(res);
 }

@@ -207,6 +207,22 @@ for my $t ('dist', 'single')
 		ROLLBACK;
 	});
 }
+# mutate_rows: each entry to its tablet, local or remote, in order
+my $entries = q{'[{"row_key": "b2", "mutations": [{"set_cell": {"family_name": "n", "column_qualifier": "c", "timestamp_micros": 1, "value": 1}}]},
+                  {"row_key": "j2", "mutations": [{"set_cell": {"family_name": "n", "column_qualifier": "c", "timestamp_micros": 1, "value": 2}}]},
+                  {"row_key": "j3", "mutations": [{"set_cell": {"family_name": "n", "column_qualifier": "c", "timestamp_micros": 1, "value": 3}}]},
+                  {"row_key": "c2", "mutations": [{"set_cell": {"family_name": "n", "column_qualifier": "c", "timestamp_micros": 1, "value": 4}},
+                                                  {"set_cell": {"family_name": "n", "column_qualifier": "d", "timestamp_micros": 1, "value": 5}}]},
+                  {"row_key": "s2", "mutations": [{"delete_from_row": {}}]}]'};
+is($coord->safe_psql('postgres', "SELECT wide.mutate_rows('dist', $entries)"),
+	$coord->safe_psql('postgres', "SELECT wide.mutate_rows('single', $entries)"),
+	'mutate_rows over local and remote tablets counts the same cells');
+($ret, $out, $err) = $coord->psql('postgres', q{SELECT wide.mutate_rows('dist', '[{"row_key": "b3", "mutations": [{"set_cell": {"family_name": "n", "column_qualifier": "c", "timestamp_micros": 1, "value": 1}}]},
+	{"row_key": "q3", "mutations": [{"set_cell": {"family_name": "n", "column_qualifier": "c", "timestamp_micros": 1, "value": 1}}]},
+	{"row_key": "s3", "mutations": [{"set_cell": {"family_name": "nosuch", "column_qualifier": "c", "timestamp_micros": 1, "value": 1}}]}]')});
+like($err, qr/tablet dist_3 on node "n2" failed: .*nosuch/, 'a remote entry that fails names its tablet and node');
+is($coord->safe_psql('postgres', q{SELECT count(*) FROM dist WHERE row_key IN ('b3', 'q3', 's3')}), '0',
+	'and no entry of the call is written on any node');
 is($coord->safe_psql('postgres', q{SELECT wide.mutate_row('dist', 'm1', '[{"set_cell": {"family_name": "n", "column_qualifier": "c", "timestamp_micros": 1, "value": 1}}]')}),
 	'1', 'a remote mutate_row returns the node\'s result');
 $coord->safe_psql('postgres', q{SELECT wide.mutate_row('single', 'm1', '[{"set_cell": {"family_name": "n", "column_qualifier": "c", "timestamp_micros": 1, "value": 1}}]')});
@@ -220,7 +236,7 @@ $coord->safe_psql('postgres', q{
 	SELECT wide.check_and_mutate_row('single', 'q7', '{"family_name_regex_filter": "n"}',
 	  '[{"set_cell": {"family_name": "n", "column_qualifier": "f", "timestamp_micros": 1, "value": 3}}]')});
 is($n1->safe_psql('postgres', q{SELECT string_agg(row_key || '/' || qualifier || '/' || value, ',' ORDER BY row_key, qualifier) FROM dist_2 WHERE family = 'n'}),
-	'k1/c/5,m1/c/1', 'the remote tablet holds its keys\' cells');
+	'j2/c/2,j3/c/3,k1/c/5,m1/c/1', 'the remote tablet holds its keys\' cells');
 is($coord->safe_psql('postgres', q{SELECT value FROM wide.read_row(NULL::dist, 'a000') WHERE qualifier = 'q0'}),
 	$coord->safe_psql('postgres', q{SELECT value FROM wide.read_row(NULL::single, 'a000') WHERE qualifier = 'q0'}),
 	'read_row of a key in the local tablet');
@@ -251,6 +267,23 @@ is($n1->safe_psql('postgres', q{SELECT value FROM wide.read_row(NULL::dist_2, 'k
 # (its timestamp is the time of the call: not comparable with the other table)
 $coord->safe_psql('postgres', q{SELECT wide.delete_cells('dist', 'k1', 'n', 'c')});
 $coord->safe_psql('postgres', q{SELECT wide.delete_cells('single', 'k1', 'n', 'c')});
+# sample_row_keys: every tablet's samples in key order, the nodes' too
+$coord->safe_psql('postgres', q{SELECT wide.compact('dist_1', true)});
+$n1->safe_psql('postgres', q{SELECT wide.compact('dist_2', true)});
+$n2->safe_psql('postgres', q{SELECT wide.compact('dist_3', true)});
+my $q = q{SELECT count(*) - 1, max(offset_bytes) FROM wide.sample_row_keys('%s')};
+my @parts = (split(/\|/, $coord->safe_psql('postgres', sprintf($q, 'dist_1'))),
+	split(/\|/, $n1->safe_psql('postgres', sprintf($q, 'dist_2'))),
+	split(/\|/, $n2->safe_psql('postgres', sprintf($q, 'dist_3'))));
+is($coord->safe_psql('postgres', sprintf($q, 'dist')),
+	($parts[0] + $parts[2] + $parts[4]) . '|' . ($parts[1] + $parts[3] + $parts[5]),
+	'sample_row_keys of the parent has every tablet\'s samples and size, the nodes\' included');
+is($coord->safe_psql('postgres', q{
+	SELECT bool_and(offset_bytes > 0),
+	       array_agg(row_key ORDER BY offset_bytes) = array_agg(row_key ORDER BY nullif(row_key, '\x') NULLS LAST),
+	       (array_agg(row_key ORDER BY offset_bytes DESC))[1] = '\x'
+	  FROM wide.sample_row_keys('dist')}),
+	't|t|t', 'in key order, offsets growing, the empty key last');
 is($n1->safe_psql('postgres', q{SELECT count(*) FROM pg_prepared_xacts}), '0',
 	'nothing left prepared after the data API');
 
