@@ -23,8 +23,8 @@
  *	WideRemoteMutateRows(...)	one entry of mutate_rows, on the node
  *	WideRemoteSamples(...)	sample_row_keys of a remote tablet
  *
- * At local PRE_COMMIT every remote transaction is prepared (PREPARE
- * TRANSACTION 'wide_<system id>_<full xid>_<server oid>'); any failure
+ * At local PRE_COMMIT every remote transaction that wrote is prepared
+ * (one that only read commits at once) (PREPARE TRANSACTION 'wide_<system id>_<full xid>_<server oid>'); any failure
  * aborts the local transaction, which rolls back the remote ones, prepared
  * or not.  After the local commit the prepared ones are committed.  If a
  * node fails in between, its transaction stays prepared; the local commit
@@ -253,23 +253,32 @@ remote_xact_callback(XactEvent event, void *arg)
 	switch (event)
 	{
 		case XACT_EVENT_PRE_COMMIT:
+			foreach(lc, remote_conns)
 			{
-				FullTransactionId fxid = GetTopFullTransactionId();
+				RemoteConn *rc = lfirst(lc);
+				char		sql[160];
+				PGresult   *res;
+				bool		wrote;
 
-				foreach(lc, remote_conns)
+				/* a node that only read commits at once: nothing to prepare */
+				if (!run(rc, "SELECT pg_catalog.pg_current_xact_id_if_assigned() IS NOT NULL", &res))
+					remote_error(rc, res, NULL);
+				wrote = PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+				PQclear(res);
+				if (!wrote)
 				{
-					RemoteConn *rc = lfirst(lc);
-					char		sql[160];
-
-					snprintf(rc->gid, sizeof(rc->gid), "wide_" UINT64_FORMAT "_" UINT64_FORMAT "_%u",
-							 GetSystemIdentifier(), U64FromFullTransactionId(fxid),
-							 rc->serverid);
-					snprintf(sql, sizeof(sql), "PREPARE TRANSACTION '%s'", rc->gid);
-					run_or_fail(rc, sql, NULL);
-					rc->prepared = true;
+					run_or_fail(rc, "COMMIT", NULL);
+					continue;
 				}
-				break;
+				snprintf(rc->gid, sizeof(rc->gid), "wide_" UINT64_FORMAT "_" UINT64_FORMAT "_%u",
+						 GetSystemIdentifier(),
+						 U64FromFullTransactionId(GetTopFullTransactionId()),
+						 rc->serverid);
+				snprintf(sql, sizeof(sql), "PREPARE TRANSACTION '%s'", rc->gid);
+				run_or_fail(rc, sql, NULL);
+				rc->prepared = true;
 			}
+			break;
 		case XACT_EVENT_PRE_PREPARE:
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),

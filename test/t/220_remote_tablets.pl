@@ -320,6 +320,21 @@ is($n1->safe_psql('postgres', q{SELECT (SELECT string_agg(gid, ',') FROM pg_prep
 	'not_ours|1|t', 'the outcomes on the node; other prepared transactions untouched');
 $n1->safe_psql('postgres', q{ROLLBACK PREPARED 'not_ours'});
 
+# a node that cannot prepare (max_prepared_transactions = 0): a change
+# fails at the local commit and is rolled back everywhere; reads, which
+# prepare nothing, still work
+$n1->append_conf('postgresql.conf', "max_prepared_transactions = 0\n");
+$n1->restart;
+$before = families_everywhere();
+($ret, $out, $err) = $coord->psql('postgres', q{SELECT wide.create_family('dist', 'p0')});
+like($err, qr/node "n1" failed: prepared transactions are disabled/, 'a node that cannot prepare is named');
+is(families_everywhere(), $before, 'the change is on no node');
+is($n2->safe_psql('postgres', q{SELECT count(*) FROM pg_prepared_xacts}), '0',
+	'the other node rolled its prepared part back');
+is($coord->safe_psql('postgres', q{SELECT count(*) FROM wide.read_rows(NULL::dist, start_key => 'h', end_key => 'q')}),
+	$coord->safe_psql('postgres', q{SELECT count(*) FROM wide.read_rows(NULL::single, start_key => 'h', end_key => 'q')}),
+	'a read of the data API commits without preparing');
+
 # after all of it, still the same answers
 for my $cond (@queries[0 .. 2])
 {
