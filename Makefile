@@ -7,6 +7,7 @@ OBJS = \
 	src/am/customscan.o \
 	src/am/ddl.o \
 	src/am/delete.o \
+	src/am/keyindex.o \
 	src/am/movein.o \
 	src/am/publication.o \
 	src/am/scan_pushdown.o \
@@ -71,8 +72,8 @@ PGFILEDESC = "wide - wide-column store"
 PG_CPPFLAGS = -I$(srcdir)/src -I$(libpq_srcdir)
 SHLIB_LINK = -lzstd -lre2 -lstdc++ $(libpq)
 
-REGRESS = wide_ddl families gc_rules cells mvcc segments bulk aggregates reads mutate_row conditional delete filters privileges prepared rls validation scan_pushdown txn_families rewrite space_reuse publications toolkit toolkit_ranges ts_prune parallel_scan space_truncate ingest_statement stats_counts plan_pushdown reverse_scan srf_read_scan vacuum_full move_in tablets tablets_create
-ISOLATION = snapshot write_order compaction adders conditional privileges serializable publication_race parallel_serializable parallel_snapshot space_truncate ingest_visibility vacuum_full
+REGRESS = wide_ddl families gc_rules cells mvcc segments bulk aggregates reads mutate_row conditional delete filters privileges prepared rls validation scan_pushdown txn_families rewrite space_reuse publications toolkit toolkit_ranges ts_prune parallel_scan space_truncate ingest_statement stats_counts plan_pushdown reverse_scan srf_read_scan vacuum_full move_in tablets cluster_key read_names bytes_reads tablets_create
+ISOLATION = snapshot write_order compaction adders conditional privileges serializable publication_race parallel_serializable parallel_snapshot space_truncate ingest_visibility vacuum_full cluster_concurrent
 
 # `make installcheck` runs both lists against the running server that
 # PGHOST/PGPORT name, with its default settings (tests that need more, such

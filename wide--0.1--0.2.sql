@@ -7,6 +7,14 @@ ALTER EXTENSION wide DROP FUNCTION wide.alter_family(regclass,text,integer,inter
 DROP FUNCTION wide.alter_family(regclass,text,integer,interval,text);
 ALTER EXTENSION wide DROP FUNCTION wide.create_family(regclass,text,integer,interval,text,text);
 DROP FUNCTION wide.create_family(regclass,text,integer,interval,text,text);
+ALTER EXTENSION wide DROP FUNCTION wide.read_modify_write_row(anyelement,text,text,text,bytea,bigint);
+DROP FUNCTION wide.read_modify_write_row(anyelement,text,text,text,bytea,bigint);
+ALTER EXTENSION wide DROP FUNCTION wide.read_row(anyelement,text,jsonb);
+DROP FUNCTION wide.read_row(anyelement,text,jsonb);
+ALTER EXTENSION wide DROP FUNCTION wide.read_rows(anyelement,text[],text,text,boolean,boolean,text,jsonb,bigint,boolean,jsonb);
+DROP FUNCTION wide.read_rows(anyelement,text[],text,text,boolean,boolean,text,jsonb,bigint,boolean,jsonb);
+ALTER EXTENSION wide DROP FUNCTION wide.read_rows_labeled(anyelement,text[],text,text,boolean,boolean,text,jsonb,bigint,boolean,jsonb);
+DROP FUNCTION wide.read_rows_labeled(anyelement,text[],text,text,boolean,boolean,text,jsonb,bigint,boolean,jsonb);
 
 CREATE OR REPLACE FUNCTION wide.handler(internal)
 RETURNS table_am_handler
@@ -14,6 +22,25 @@ AS 'MODULE_PATHNAME', 'wide_tableam_handler'
 LANGUAGE C;
 
 COMMENT ON ACCESS METHOD wide IS 'wide-column store: cells sorted by row key, family, qualifier, ts';
+
+-- The row key order of a wide table as an index, for CLUSTER (it stores
+-- nothing and is never scanned; src/am/keyindex.c):
+--   CREATE INDEX ON t USING wide_key (row_key); CLUSTER t USING t_row_key_idx;
+
+CREATE OR REPLACE FUNCTION wide.key_handler(internal)
+RETURNS index_am_handler
+AS 'MODULE_PATHNAME', 'wide_key_handler'
+LANGUAGE C;
+
+CREATE ACCESS METHOD wide_key TYPE INDEX HANDLER wide.key_handler;
+
+COMMENT ON ACCESS METHOD wide_key IS 'the row key order of a wide table, for CLUSTER; stores nothing, never scanned';
+
+CREATE OPERATOR CLASS wide.row_key_text_ops
+DEFAULT FOR TYPE text USING wide_key AS STORAGE text;
+
+CREATE OPERATOR CLASS wide.row_key_bytea_ops
+DEFAULT FOR TYPE bytea USING wide_key AS STORAGE bytea;
 
 -- ----------------------------------------------------------------
 -- Privileges (docs/security.md)
@@ -547,14 +574,14 @@ LANGUAGE C;
 COMMENT ON FUNCTION wide.check_and_mutate_row(regclass, "any", jsonb, jsonb, jsonb) IS
   'under the row lock, apply on_match if the predicate filter outputs a cell of the row, else on_no_match (CheckAndMutateRow)';
 
-CREATE OR REPLACE FUNCTION wide.read_modify_write_row(tbl anyelement, row_key text, family text,
+CREATE OR REPLACE FUNCTION wide.read_modify_write_row(tbl anyelement, row_key "any", family text,
                                            qualifier text, append bytea DEFAULT NULL,
                                            increment bigint DEFAULT NULL)
 RETURNS anyelement
 AS 'MODULE_PATHNAME', 'wide_read_modify_write_row'
 LANGUAGE C;
 
-COMMENT ON FUNCTION wide.read_modify_write_row(anyelement, text, text, text, bytea, bigint) IS
+COMMENT ON FUNCTION wide.read_modify_write_row(anyelement, "any", text, text, bytea, bigint) IS
   'under the row lock, append to or increment the newest cell of a column and return the new cell (ReadModifyWriteRow)';
 
 -- ----------------------------------------------------------------
@@ -670,12 +697,12 @@ COMMENT ON AGGREGATE wide.hll_union_agg(bytea) IS
 -- ----------------------------------------------------------------
 
 CREATE OR REPLACE FUNCTION wide.read_rows(tbl anyelement,
-                               keys text[] DEFAULT NULL,
-                               start_key text DEFAULT NULL,
-                               end_key text DEFAULT NULL,
+                               keys "any" DEFAULT NULL,
+                               start_key "any" DEFAULT NULL,
+                               end_key "any" DEFAULT NULL,
                                start_inclusive boolean DEFAULT true,
                                end_inclusive boolean DEFAULT false,
-                               prefix text DEFAULT NULL,
+                               prefix "any" DEFAULT NULL,
                                ranges jsonb DEFAULT NULL,
                                "limit" bigint DEFAULT NULL,
                                reversed boolean DEFAULT false,
@@ -684,7 +711,7 @@ RETURNS SETOF anyelement
 AS 'MODULE_PATHNAME', 'wide_read_rows'
 LANGUAGE C STABLE;
 
-COMMENT ON FUNCTION wide.read_rows(anyelement, text[], text, text, boolean, boolean, text, jsonb, bigint, boolean, jsonb) IS
+COMMENT ON FUNCTION wide.read_rows(anyelement, "any", "any", "any", boolean, boolean, "any", jsonb, bigint, boolean, jsonb) IS
   'the cells of a set of rows, in key order, through a row filter (ReadRows)';
 
 CREATE OR REPLACE FUNCTION wide.sample_row_keys(tbl regclass, OUT row_key bytea, OUT offset_bytes bigint)
@@ -696,12 +723,12 @@ COMMENT ON FUNCTION wide.sample_row_keys(regclass) IS
   'row keys splitting the table into stretches of similar size, with approximate byte offsets (SampleRowKeys)';
 
 CREATE OR REPLACE FUNCTION wide.read_rows_labeled(tbl anyelement,
-                                       keys text[] DEFAULT NULL,
-                                       start_key text DEFAULT NULL,
-                                       end_key text DEFAULT NULL,
+                                       keys "any" DEFAULT NULL,
+                                       start_key "any" DEFAULT NULL,
+                                       end_key "any" DEFAULT NULL,
                                        start_inclusive boolean DEFAULT true,
                                        end_inclusive boolean DEFAULT false,
-                                       prefix text DEFAULT NULL,
+                                       prefix "any" DEFAULT NULL,
                                        ranges jsonb DEFAULT NULL,
                                        "limit" bigint DEFAULT NULL,
                                        reversed boolean DEFAULT false,
@@ -711,15 +738,15 @@ RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'wide_read_rows'
 LANGUAGE C STABLE;
 
-COMMENT ON FUNCTION wide.read_rows_labeled(anyelement, text[], text, text, boolean, boolean, text, jsonb, bigint, boolean, jsonb) IS
+COMMENT ON FUNCTION wide.read_rows_labeled(anyelement, "any", "any", "any", boolean, boolean, "any", jsonb, bigint, boolean, jsonb) IS
   'read_rows, with the labels apply_label_transformer gave each cell';
 
-CREATE OR REPLACE FUNCTION wide.read_row(tbl anyelement, row_key text, filter jsonb DEFAULT NULL)
+CREATE OR REPLACE FUNCTION wide.read_row(tbl anyelement, row_key "any", filter jsonb DEFAULT NULL)
 RETURNS SETOF anyelement
 AS 'MODULE_PATHNAME', 'wide_read_row'
 LANGUAGE C STABLE;
 
-COMMENT ON FUNCTION wide.read_row(anyelement, text, jsonb) IS
+COMMENT ON FUNCTION wide.read_row(anyelement, "any", jsonb) IS
   'the cells of one row, through a row filter (ReadRows of one key)';
 
 -- ----------------------------------------------------------------
@@ -1362,4 +1389,141 @@ $$;
 
 COMMENT ON FUNCTION wide.resolve_tablets(text) IS
   'commit or roll back the transactions a failed node kept prepared for this node, as its commit log decided them';
+
+-- ----------------------------------------------------------------
+-- A table named by a string in a read
+-- ----------------------------------------------------------------
+
+-- The reads return rows of the table's own type, so they name the table
+-- by a value of that type (NULL::t).  wide.read_rows('t') would otherwise
+-- fail inside PostgreSQL ("could not determine polymorphic type because
+-- input has type unknown"); these overloads take the string and say what
+-- to write instead.
+
+CREATE OR REPLACE FUNCTION wide._table_by_row_type(fname text, tbl text)
+RETURNS void
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  rel regclass := CASE WHEN tbl IS NOT NULL THEN to_regclass(tbl) END;
+BEGIN
+  RAISE EXCEPTION 'wide.%() takes its table as a row of the table''s type, not as a name', fname
+    USING ERRCODE = 'wrong_object_type',
+          DETAIL = 'The cells come back as rows of the table''s own type, which PostgreSQL must know when the query is planned.',
+          HINT = format('Write wide.%s(NULL::%s, ...).', fname,
+                        coalesce(rel::text, quote_ident(coalesce(tbl, 'tablename'))));
+END
+$$;
+
+CREATE OR REPLACE FUNCTION wide.read_rows(tbl text,
+                               keys text[] DEFAULT NULL,
+                               start_key text DEFAULT NULL,
+                               end_key text DEFAULT NULL,
+                               start_inclusive boolean DEFAULT true,
+                               end_inclusive boolean DEFAULT false,
+                               prefix text DEFAULT NULL,
+                               ranges jsonb DEFAULT NULL,
+                               "limit" bigint DEFAULT NULL,
+                               reversed boolean DEFAULT false,
+                               filter jsonb DEFAULT NULL)
+RETURNS SETOF text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$ BEGIN PERFORM wide._table_by_row_type('read_rows', tbl); END $$;
+
+COMMENT ON FUNCTION wide.read_rows(text, text[], text, text, boolean, boolean, text, jsonb, bigint, boolean, jsonb) IS
+  'a read naming its table by a string: refused, saying to write NULL::tablename';
+
+CREATE OR REPLACE FUNCTION wide.read_rows_labeled(tbl text,
+                                       keys text[] DEFAULT NULL,
+                                       start_key text DEFAULT NULL,
+                                       end_key text DEFAULT NULL,
+                                       start_inclusive boolean DEFAULT true,
+                                       end_inclusive boolean DEFAULT false,
+                                       prefix text DEFAULT NULL,
+                                       ranges jsonb DEFAULT NULL,
+                                       "limit" bigint DEFAULT NULL,
+                                       reversed boolean DEFAULT false,
+                                       filter jsonb DEFAULT NULL)
+RETURNS SETOF text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$ BEGIN PERFORM wide._table_by_row_type('read_rows_labeled', tbl); END $$;
+
+COMMENT ON FUNCTION wide.read_rows_labeled(text, text[], text, text, boolean, boolean, text, jsonb, bigint, boolean, jsonb) IS
+  'a read naming its table by a string: refused, saying to write NULL::tablename';
+
+CREATE OR REPLACE FUNCTION wide.read_row(tbl text, row_key text, filter jsonb DEFAULT NULL)
+RETURNS SETOF text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$ BEGIN PERFORM wide._table_by_row_type('read_row', tbl); END $$;
+
+COMMENT ON FUNCTION wide.read_row(text, text, jsonb) IS
+  'a read naming its table by a string: refused, saying to write NULL::tablename';
+
+CREATE OR REPLACE FUNCTION wide.read_modify_write_row(tbl text, row_key text, family text,
+                                           qualifier text, append bytea DEFAULT NULL,
+                                           increment bigint DEFAULT NULL)
+RETURNS SETOF text
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$ BEGIN PERFORM wide._table_by_row_type('read_modify_write_row', tbl); END $$;
+
+COMMENT ON FUNCTION wide.read_modify_write_row(text, text, text, text, bytea, bigint) IS
+  'a read naming its table by a string: refused, saying to write NULL::tablename';
+
+CREATE OR REPLACE FUNCTION wide.read_salted(tbl text, buckets int,
+                                 start_key text DEFAULT NULL, end_key text DEFAULT NULL,
+                                 prefix text DEFAULT NULL, filter jsonb DEFAULT NULL)
+RETURNS SETOF text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$ BEGIN PERFORM wide._table_by_row_type('read_salted', tbl); END $$;
+
+COMMENT ON FUNCTION wide.read_salted(text, int, text, text, text, jsonb) IS
+  'a read naming its table by a string: refused, saying to write NULL::tablename';
+
+CREATE OR REPLACE FUNCTION wide.read_latest(tbl text, prefix text, n bigint,
+                                 filter jsonb DEFAULT NULL, newest_first boolean DEFAULT true)
+RETURNS SETOF text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$ BEGIN PERFORM wide._table_by_row_type('read_latest', tbl); END $$;
+
+COMMENT ON FUNCTION wide.read_latest(text, text, bigint, jsonb, boolean) IS
+  'a read naming its table by a string: refused, saying to write NULL::tablename';
+
+CREATE OR REPLACE FUNCTION wide.read_current(tbl text, prefix text DEFAULT NULL,
+                                  start_key text DEFAULT NULL, end_key text DEFAULT NULL,
+                                  filter jsonb DEFAULT NULL)
+RETURNS SETOF text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$ BEGIN PERFORM wide._table_by_row_type('read_current', tbl); END $$;
+
+COMMENT ON FUNCTION wide.read_current(text, text, text, text, jsonb) IS
+  'a read naming its table by a string: refused, saying to write NULL::tablename';
+
+-- ----------------------------------------------------------------
+-- Bytes everywhere: the reads with bytea keys, bounds and prefixes
+-- ----------------------------------------------------------------
+
+-- The reads in C take keys, bounds and prefixes of type "any" (text,
+-- bytea, varchar, name, or an unknown literal), as mutate_row does, so a
+-- key that is not valid text in the database encoding (a Bigtable row key
+-- in a table with bytea row keys) can be named.  The SQL-language reads
+-- with a required prefix have a bytea overload; read_current, whose key
+-- arguments are all optional, cannot (a call with none would be
+-- ambiguous): read_rows with wide.latest(1) is the same read.
+
+CREATE OR REPLACE FUNCTION wide.read_latest(tbl anyelement, prefix bytea, n bigint,
+                                 filter jsonb DEFAULT NULL, newest_first boolean DEFAULT true)
+RETURNS SETOF anyelement LANGUAGE sql STABLE
+AS $$ SELECT * FROM wide.read_rows(tbl, prefix => prefix || '#', "limit" => n,
+                                   reversed => NOT newest_first, filter => filter) $$;
+
+COMMENT ON FUNCTION wide.read_latest(anyelement, bytea, bigint, jsonb, boolean) IS
+  'read_latest, with bytea keys';
 

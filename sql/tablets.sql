@@ -154,6 +154,17 @@ SELECT count(*) FROM wide.read_row(NULL::tp, 'k012');
 SELECT count(*) FROM tp_a;
 SELECT wide.set_cell('tp', 'h100', 'n', 'c', 7, 1);
 RESET ROLE;
+-- a read with limit 0 is checked too, as an SRF (WITH ORDINALITY) and as a
+-- scan, on the parent and on a tablet
+CREATE ROLE regress_tablet_nobody;
+SET ROLE regress_tablet_nobody;
+SELECT * FROM wide.read_rows(NULL::tp, "limit" => 0) WITH ORDINALITY;
+SELECT * FROM wide.read_rows(NULL::tp_a, "limit" => 0) WITH ORDINALITY;
+SELECT * FROM wide.read_rows(NULL::tp_a, "limit" => 0);
+SELECT * FROM wide.read_rows_labeled(NULL::tp, "limit" => 0) WITH ORDINALITY;
+RESET ROLE;
+SELECT * FROM wide.read_rows(NULL::tp, "limit" => 0, filter => '{"no_such_filter": true}') WITH ORDINALITY;
+DROP ROLE regress_tablet_nobody;
 ALTER TABLE tp ENABLE ROW LEVEL SECURITY;
 CREATE POLICY none ON tp USING (false);
 SET ROLE regress_tablet_reader;

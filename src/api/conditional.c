@@ -388,7 +388,17 @@ wide_read_modify_write_row(PG_FUNCTION_ARGS)
 	if (rel == NULL)
 		return WideRemoteResult;
 	schema = WideGetSchema(rel);
-	keyt = PG_GETARG_TEXT_PP(1);
+	{
+		/* the key as bytes, whatever its type (text, bytea, a literal) */
+		const char *k;
+		uint32		klen;
+
+		WideArgBytes(fcinfo, 1, "row_key", &k, &klen);
+		WideCheckText(schema->keytype, k, klen, "row_key");
+		keyt = (text *) palloc(VARHDRSZ + klen);
+		SET_VARSIZE(keyt, VARHDRSZ + klen);
+		memcpy(VARDATA(keyt), k, klen);
+	}
 	famt = PG_GETARG_TEXT_PP(2);
 	qualt = PG_GETARG_TEXT_PP(3);
 	fam = WideFamilyForWrite(rel, schema, VARDATA_ANY(famt), VARSIZE_ANY_EXHDR(famt));

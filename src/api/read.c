@@ -36,6 +36,7 @@
 #include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/datum.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -250,7 +251,8 @@ row_set(const Datum *args, const bool *nulls, int *nranges, bool *whole)
 		int			nelems,
 					i;
 
-		deconstruct_array(a, TEXTOID, -1, false, TYPALIGN_INT, &elems, &enulls, &nelems);
+		/* text[] or bytea[]: both arrays of byte strings */
+		deconstruct_array(a, ARR_ELEMTYPE(a), -1, false, TYPALIGN_INT, &elems, &enulls, &nelems);
 		for (i = 0; i < nelems; i++)
 		{
 			text	   *t;
@@ -327,10 +329,78 @@ row_set(const Datum *args, const bool *nulls, int *nranges, bool *whole)
  * from its arguments, checked.  The ranges point into the argument values,
  * which must outlive the spec; allocates in the current memory context.
  */
+/*
+ * WideReadKeyArg -- a key, bound or prefix argument of type "any" as a
+ * varlena holding its bytes: text, varchar, bpchar and bytea as they are,
+ * a name, or an unknown literal ('a', as text).  "keys" is an array of
+ * them.
+ */
+Datum
+WideReadKeyArg(Datum d, Oid type, bool array, const char *what)
+{
+	switch (type)
+	{
+		case UNKNOWNOID:
+		case CSTRINGOID:
+			if (array)
+				return OidInputFunctionCall(F_ARRAY_IN, DatumGetCString(d),
+											TEXTOID, -1);
+			return CStringGetTextDatum(DatumGetCString(d));
+		case NAMEOID:
+			if (!array)
+				return CStringGetTextDatum(NameStr(*DatumGetName(d)));
+			break;
+		case TEXTOID:
+		case VARCHAROID:
+		case BPCHAROID:
+		case BYTEAOID:
+			if (!array)
+				return d;
+			break;
+		case TEXTARRAYOID:
+		case VARCHARARRAYOID:
+		case BYTEAARRAYOID:
+			if (array)
+				return d;
+			break;
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_DATATYPE_MISMATCH),
+			 errmsg(array ? "%s must be an array of text or bytea, not %s" :
+					"%s must be text or bytea, not %s",
+					what, format_type_be(type))));
+	return (Datum) 0;
+}
+
 void
 WideReadSpecFromArgs(bool read_row, const Datum *args, const bool *nulls,
-					 WideReadSpec *spec)
+					 const Oid *types, WideReadSpec *spec)
 {
+	Datum		keyargs[WIDE_READ_ROWS_NARGS];
+
+	/* the key arguments as byte strings, whatever their type */
+	if (types != NULL)
+	{
+		memcpy(keyargs, args, sizeof(Datum) * (read_row ? WIDE_READ_ROW_NARGS :
+											   WIDE_READ_ROWS_NARGS));
+		if (read_row)
+		{
+			if (!nulls[1])
+				keyargs[1] = WideReadKeyArg(args[1], types[1], false, "row_key");
+		}
+		else
+		{
+			if (!nulls[A_KEYS])
+				keyargs[A_KEYS] = WideReadKeyArg(args[A_KEYS], types[A_KEYS], true, "keys");
+			if (!nulls[A_START])
+				keyargs[A_START] = WideReadKeyArg(args[A_START], types[A_START], false, "start_key");
+			if (!nulls[A_END])
+				keyargs[A_END] = WideReadKeyArg(args[A_END], types[A_END], false, "end_key");
+			if (!nulls[A_PREFIX])
+				keyargs[A_PREFIX] = WideReadKeyArg(args[A_PREFIX], types[A_PREFIX], false, "prefix");
+		}
+		args = keyargs;
+	}
 	memset(spec, 0, sizeof(*spec));
 	spec->limit = -1;
 	if (read_row)
@@ -1092,6 +1162,9 @@ WideReadTable(Oid rowtype)
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("the first argument of a wide read must be a row of a wide table, not %s",
 						format_type_be(rowtype)),
+				 (rowtype == REGCLASSOID || rowtype == OIDOID || rowtype == NAMEOID) ?
+				 errdetail("The cells come back as rows of the table's own type, which a value of type %s cannot give.",
+						   format_type_be(rowtype)) : 0,
 				 errhint("Name the table by its row type: wide.read_rows(NULL::tablename, ...).")));
 	return relid;
 }
@@ -1158,6 +1231,7 @@ read_srf(FunctionCallInfo fcinfo, bool read_row)
 	int			nargs = read_row ? WIDE_READ_ROW_NARGS : WIDE_READ_ROWS_NARGS;
 	Datum		args[WIDE_READ_ROWS_NARGS];
 	bool		argnulls[WIDE_READ_ROWS_NARGS];
+	Oid			argtypes[WIDE_READ_ROWS_NARGS];
 	WideReadSpec spec;
 	WideReadIter *it;
 	Relation	rel;
@@ -1179,8 +1253,9 @@ read_srf(FunctionCallInfo fcinfo, bool read_row)
 	{
 		args[i] = fcinfo->args[i].value;
 		argnulls[i] = fcinfo->args[i].isnull;
+		argtypes[i] = get_fn_expr_argtype(fcinfo->flinfo, i);
 	}
-	WideReadSpecFromArgs(read_row, args, argnulls, &spec);
+	WideReadSpecFromArgs(read_row, args, argnulls, argtypes, &spec);
 
 	/*
 	 * A parent of tablets is read tablet by tablet in key order (backwards
@@ -1192,7 +1267,8 @@ read_srf(FunctionCallInfo fcinfo, bool read_row)
 		if (read_row && !argnulls[1])
 		{
 			/* one row: its tablet, if there is one */
-			text	   *key = DatumGetTextPP(args[1]);
+			text	   *key = DatumGetTextPP(WideReadKeyArg(args[1], argtypes[1], false,
+															 "row_key"));
 			Oid			leaf = WideTabletForKey(parent, VARDATA_ANY(key),
 												VARSIZE_ANY_EXHDR(key),
 												AccessShareLock, true);

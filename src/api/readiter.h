@@ -48,8 +48,9 @@ typedef struct WideReadIter WideReadIter;
 
 /* read.c */
 extern Oid	WideReadTable(Oid rowtype);
+extern Datum WideReadKeyArg(Datum d, Oid type, bool array, const char *what);
 extern void WideReadSpecFromArgs(bool read_row, const Datum *args, const bool *nulls,
-								 WideReadSpec *spec);
+								 const Oid *types, WideReadSpec *spec);
 extern WideReadIter *WideReadBegin(Relation rel, const WideSchema *schema,
 								   Snapshot snapshot, const WideReadSpec *spec,
 								   const bool *needed);
