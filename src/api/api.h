@@ -34,6 +34,9 @@ extern Relation WideOpenTableKey(FunctionCallInfo fcinfo, Oid relid, AclMode nee
 								 LOCKMODE lockmode, int keyarg);
 extern Relation WideOpenParent(FunctionCallInfo fcinfo, const char *fname, Oid relid,
 							   AclMode need, LOCKMODE lockmode);
+/* bigtable_json.c */
+extern Jsonb *WideBigtableJson(Jsonb *doc, Oid valtype);
+extern bool WideJsonBase64Key(JsonbValue *v, char **p, int *len);
 /* tablets.c */
 extern bool WideTabletParent(Oid relid);
 extern Oid	WideTabletForKey(Relation parent, const char *key, uint32 keylen,

@@ -269,6 +269,8 @@ wide_check_and_mutate_row(PG_FUNCTION_ARGS)
 	Snapshot	snap;
 	Oid			relid;
 	AclMode		need;
+	Jsonb	   *on_match;
+	Jsonb	   *on_no_match;
 
 	relid = WideTableArg(fcinfo, 0);
 
@@ -278,10 +280,14 @@ wide_check_and_mutate_row(PG_FUNCTION_ARGS)
 	 * privilege error would tell whether the predicate matched.
 	 */
 	need = ACL_SELECT;
-	if (!PG_ARGISNULL(3))
-		need |= WideMutationsPrivileges(&PG_GETARG_JSONB_P(3)->root);
-	if (!PG_ARGISNULL(4))
-		need |= WideMutationsPrivileges(&PG_GETARG_JSONB_P(4)->root);
+	on_match = PG_ARGISNULL(3) ? NULL :
+		WideBigtableJson(PG_GETARG_JSONB_P(3), get_atttype(relid, 5));
+	on_no_match = PG_ARGISNULL(4) ? NULL :
+		WideBigtableJson(PG_GETARG_JSONB_P(4), get_atttype(relid, 5));
+	if (on_match)
+		need |= WideMutationsPrivileges(&on_match->root);
+	if (on_no_match)
+		need |= WideMutationsPrivileges(&on_no_match->root);
 	rel = WideOpenTableKey(fcinfo, relid, need, RowExclusiveLock, 1);
 	if (rel == NULL)
 		return WideRemoteResult;
@@ -299,11 +305,9 @@ wide_check_and_mutate_row(PG_FUNCTION_ARGS)
 	getTypeOutputInfo(fc.valtype, &fc.valout, &isvarlena);
 	if (!PG_ARGISNULL(2))
 		predicate = WideFilterParse(&fc, PG_GETARG_JSONB_P(2));
-	nmatch = build_mutations(rel, schema, key, keylen,
-							 PG_ARGISNULL(3) ? NULL : PG_GETARG_JSONB_P(3),
+	nmatch = build_mutations(rel, schema, key, keylen, on_match,
 							 "on_match", &match_cells);
-	nnomatch = build_mutations(rel, schema, key, keylen,
-							   PG_ARGISNULL(4) ? NULL : PG_GETARG_JSONB_P(4),
+	nnomatch = build_mutations(rel, schema, key, keylen, on_no_match,
 							   "on_no_match", &nomatch_cells);
 	WideCheckPrivileges(relid, WideCellsPrivileges(match_cells, nmatch) |
 						WideCellsPrivileges(nomatch_cells, nnomatch));

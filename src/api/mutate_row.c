@@ -461,7 +461,7 @@ wide_mutate_row(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(2))
 		ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 						errmsg("table and mutations cannot be NULL")));
-	arr = jsonb_root(PG_GETARG_JSONB_P(2));
+	arr = jsonb_root(WideBigtableJson(PG_GETARG_JSONB_P(2), get_atttype(relid, 5)));
 	rel = WideOpenTableKey(fcinfo, relid,
 						batch_privileges(WideMutationsPrivileges(arr.val.binary.data)),
 						RowExclusiveLock, 1);
@@ -502,7 +502,7 @@ wide_mutate_rows(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(1))
 		ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 						errmsg("table and entries cannot be NULL")));
-	root = jsonb_root(PG_GETARG_JSONB_P(1));
+	root = jsonb_root(WideBigtableJson(PG_GETARG_JSONB_P(1), get_atttype(relid, 5)));
 	need = batch_privileges(entries_privileges(root.val.binary.data));
 	if (WideTabletParent(relid))
 	{
@@ -531,7 +531,17 @@ wide_mutate_rows(PG_FUNCTION_ARGS)
 			continue;
 		where = psprintf("$[%d]", i++);
 		check_fields(&e, where, ok);
-		key = string_field(&e, "row_key", where, true);
+		{
+			JsonbValue *kv = WideJsonField(&e, "row_key");
+			char	   *kb;
+			int			klen;
+
+			/* a key of Bigtable's JSON mapping that is not text */
+			if (kv != NULL && WideJsonBase64Key(kv, &kb, &klen))
+				key = cstring_to_text_with_len(kb, klen);
+			else
+				key = string_field(&e, "row_key", where, true);
+		}
 		if ((muts = WideJsonField(&e, "mutations")) == NULL)
 			bad_mutation(where, "The field \"mutations\" is required.");
 		if (parent != NULL)

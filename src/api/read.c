@@ -109,6 +109,8 @@ parse_ranges(Jsonb *json, WideKeyRange **out)
 				cap = 4;
 	WideKeyRange *rs = palloc(sizeof(WideKeyRange) * cap);
 
+	json = WideBigtableJson(json, InvalidOid);	/* proto3 JSON, if it is */
+
 	it = JsonbIteratorInit(&json->root);
 	tok = JsonbIteratorNext(&it, &v, true);
 	if (tok != WJB_BEGIN_ARRAY || JB_ROOT_IS_SCALAR(json))
@@ -140,6 +142,8 @@ parse_ranges(Jsonb *json, WideKeyRange **out)
 			char	   *name;
 			bool		start,
 						closed;
+			char	   *kb;
+			int			klen;
 
 			if (ftok != WJB_KEY)
 				continue;
@@ -165,28 +169,35 @@ parse_ranges(Jsonb *json, WideKeyRange **out)
 						 near ? errdetail("Perhaps you meant \"%s\".", near) : 0,
 						 errhint("A row range has start_key_closed or start_key_open, and end_key_closed or end_key_open.")));
 			}
-			if (fv.type != jbvString)
+			if (WideJsonBase64Key(&fv, &kb, &klen))
+				;				/* a key of Bigtable's JSON mapping that is not text */
+			else if (fv.type != jbvString)
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						 errmsg("\"%s\" of row range %d must be a JSON string", name, n)));
+			else
+			{
+				kb = pnstrdup(fv.val.string.val, fv.val.string.len);
+				klen = fv.val.string.len;
+			}
 			if ((start && r->has_start) || (!start && r->has_end))
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						 errmsg("row range %d has two %s keys", n, start ? "start" : "end")));
-			check_key_length(fv.val.string.len, "a range key");
+			check_key_length(klen, "a range key");
 			if (start)
 			{
 				r->has_start = true;
 				r->start_incl = closed;
-				r->start = pnstrdup(fv.val.string.val, fv.val.string.len);
-				r->startlen = fv.val.string.len;
+				r->start = kb;
+				r->startlen = klen;
 			}
 			else
 			{
 				r->has_end = true;
 				r->end_incl = closed;
-				r->end = pnstrdup(fv.val.string.val, fv.val.string.len);
-				r->endlen = fv.val.string.len;
+				r->end = kb;
+				r->endlen = klen;
 			}
 		}
 		check_range(r);
