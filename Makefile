@@ -3,6 +3,7 @@
 MODULE_big = wide
 OBJS = \
 	src/module.o \
+	src/am/cdc.o \
 	src/am/cellslot.o \
 	src/am/customscan.o \
 	src/am/ddl.o \
@@ -10,6 +11,7 @@ OBJS = \
 	src/am/keyindex.o \
 	src/am/movein.o \
 	src/am/publication.o \
+	src/am/scan_agg.o \
 	src/am/scan_pushdown.o \
 	src/am/scan_tswindow.o \
 	src/am/scan_parallel.o \
@@ -49,6 +51,7 @@ OBJS = \
 	src/engine/reader.o \
 	src/engine/record.o \
 	src/engine/resolve.o \
+	src/engine/rollup.o \
 	src/engine/reverse.o \
 	src/engine/rewrite.o \
 	src/engine/rules.o \
@@ -73,8 +76,8 @@ PGFILEDESC = "wide - wide-column store"
 PG_CPPFLAGS = -I$(srcdir)/src -I$(libpq_srcdir)
 SHLIB_LINK = -lzstd -lre2 -lstdc++ $(libpq)
 
-REGRESS = wide_ddl families gc_rules cells mvcc segments bulk aggregates reads mutate_row conditional delete filters privileges prepared rls validation scan_pushdown txn_families rewrite space_reuse publications toolkit toolkit_ranges ts_prune parallel_scan space_truncate ingest_statement stats_counts plan_pushdown reverse_scan srf_read_scan vacuum_full move_in tablets cluster_key read_names bytes_reads bytes_json tablets_create
-ISOLATION = snapshot write_order compaction adders conditional privileges serializable publication_race parallel_serializable parallel_snapshot space_truncate ingest_visibility vacuum_full cluster_concurrent
+REGRESS = wide_ddl families gc_rules cells mvcc segments bulk aggregates reads mutate_row conditional delete filters privileges prepared rls validation scan_pushdown txn_families rewrite space_reuse publications toolkit toolkit_ranges ts_prune parallel_scan space_truncate ingest_statement stats_counts plan_pushdown reverse_scan srf_read_scan vacuum_full move_in tablets cluster_key read_names bytes_reads bytes_json agg_pushdown rollup_basic tablets_create
+ISOLATION = snapshot write_order compaction adders conditional privileges serializable publication_race parallel_serializable parallel_snapshot space_truncate ingest_visibility vacuum_full cluster_concurrent agg_snapshot rollup_concurrent
 
 # `make installcheck` runs both lists against the running server that
 # PGHOST/PGPORT name, with its default settings (tests that need more, such

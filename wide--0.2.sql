@@ -344,7 +344,8 @@ CREATE FUNCTION wide.create_family(tbl regclass, family text,
                                    max_age interval DEFAULT NULL,
                                    gc text DEFAULT 'union',
                                    aggregate text DEFAULT NULL,
-                                   gc_rule jsonb DEFAULT NULL)
+                                   gc_rule jsonb DEFAULT NULL,
+                                   rollup jsonb DEFAULT NULL)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -359,18 +360,31 @@ BEGIN
       USING ERRCODE = 'duplicate_object',
             HINT = 'Change its garbage-collection policy with wide.alter_family().';
   END IF;
+  IF rollup IS NOT NULL THEN
+    IF aggregate IS NOT NULL THEN
+      RAISE EXCEPTION 'a family takes either aggregate or rollup'
+        USING ERRCODE = 'invalid_parameter_value',
+              HINT = 'A rollup family chooses its aggregate per qualifier: cpu:sum, cpu:count, cpu:min, cpu:max, cpu:hll.';
+    END IF;
+    entry := entry || jsonb_build_object('aggregate', 'rollup',
+                                         'rollup', wide._rollup_entry(tbl, doc, family, rollup));
+  END IF;
   doc := jsonb_set(doc, '{next_id}', to_jsonb(id + 1));
   doc := jsonb_set(doc, ARRAY['families', family], entry);
   PERFORM wide._store_catalog(tbl, doc);
-  PERFORM wide.create_family(p, family, max_versions, max_age, gc, aggregate, gc_rule)
+  PERFORM wide.create_family(p, family, max_versions, max_age, gc, aggregate, gc_rule, rollup)
      FROM wide._partitions(tbl) p;
   PERFORM wide._remote_families(tbl, 'wide.create_family',
-    format(', %L, %L::int, %L::interval, %L, %L, %L::jsonb',
-           family, max_versions, max_age, gc, aggregate, gc_rule));
+    format(', %L, %L::int, %L::interval, %L, %L, %L::jsonb, %L::jsonb',
+           family, max_versions, max_age, gc, aggregate, gc_rule, rollup));
+  -- a rollup of a family with data starts complete (each partition fills its own)
+  IF rollup IS NOT NULL AND (SELECT relkind FROM pg_class WHERE oid = tbl) = 'r' THEN
+    PERFORM wide._rollup_fill(tbl, family, NULL, NULL);
+  END IF;
 END
 $$;
-COMMENT ON FUNCTION wide.create_family(regclass, text, int, interval, text, text, jsonb) IS
-  'create a column family with a garbage-collection policy or an aggregate type';
+COMMENT ON FUNCTION wide.create_family(regclass, text, int, interval, text, text, jsonb, jsonb) IS
+  'create a column family with a garbage-collection policy, an aggregate type, or as a rollup of another family';
 
 CREATE FUNCTION wide.alter_family(tbl regclass, family text,
                                   max_versions int DEFAULT NULL,
@@ -391,8 +405,12 @@ BEGIN
   END IF;
   doc := jsonb_set(doc, ARRAY['families', family],
                    wide._family_entry(tbl, family, (old->>'id')::bigint,
-                                      max_versions, max_age, gc, old->>'aggregate',
-                                      gc_rule));
+                                      max_versions, max_age, gc,
+                                      nullif(old->>'aggregate', 'rollup'),
+                                      gc_rule)
+                   || CASE WHEN old ? 'rollup'
+                           THEN jsonb_build_object('aggregate', 'rollup', 'rollup', old->'rollup')
+                           ELSE '{}'::jsonb END);
   PERFORM wide._store_catalog(tbl, doc);
   PERFORM wide.alter_family(p, family, max_versions, max_age, gc, gc_rule)
      FROM wide._partitions(tbl) p;
@@ -415,6 +433,16 @@ BEGIN
   IF NOT doc->'families' ? family THEN
     RAISE EXCEPTION 'column family "%" does not exist in wide table %', family, tbl
       USING ERRCODE = 'undefined_object';
+  END IF;
+  IF EXISTS (SELECT FROM jsonb_each(doc->'families') f
+             WHERE f.value->'rollup'->>'source' = family) THEN
+    RAISE EXCEPTION 'column family "%" of wide table % has rollups', family, tbl
+      USING ERRCODE = 'dependent_objects_still_exist',
+            DETAIL = format('Rollup families of it: %s.',
+                            (SELECT string_agg(f.key, ', ' ORDER BY f.key)
+                               FROM jsonb_each(doc->'families') f
+                              WHERE f.value->'rollup'->>'source' = family)),
+            HINT = 'Drop the rollup families first: their cells stay readable without their source.';
   END IF;
   doc := doc #- ARRAY['families', family];
   PERFORM wide._store_catalog(tbl, doc);
@@ -442,6 +470,218 @@ AS $$
   ORDER BY 1;
 $$;
 COMMENT ON FUNCTION wide.families(regclass) IS 'the column families of a wide table';
+
+-- ----------------------------------------------------------------
+-- Rollups merged on write (src/engine/rollup.c): a family declared as a
+-- rollup of another gets, for every write to its source, one aggregate
+-- input per function at (row key, '<qualifier>:<function>', bucket start).
+-- ----------------------------------------------------------------
+
+-- Validate a rollup definition; returns it as the catalog keeps it.
+CREATE FUNCTION wide._rollup_entry(tbl regclass, doc jsonb, family text, rollup jsonb)
+RETURNS jsonb
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  source text;
+  src jsonb;
+  bucket interval;
+  fns text[];
+  valtype regtype;
+BEGIN
+  IF jsonb_typeof(rollup) <> 'object' OR
+     EXISTS (SELECT FROM jsonb_object_keys(rollup) k
+              WHERE k NOT IN ('source', 'bucket', 'functions', 'key_parts', 'delimiter')) THEN
+    RAISE EXCEPTION 'a rollup is an object with source, bucket, functions, and optionally key_parts and delimiter'
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'E.g. {"source": "m", "bucket": "5 minutes", "functions": ["sum", "count", "min", "max"]}.';
+  END IF;
+  source := rollup->>'source';
+  src := doc->'families'->source;
+  IF src IS NULL THEN
+    RAISE EXCEPTION 'source family "%" of rollup "%" does not exist in wide table %',
+                    source, family, tbl
+      USING ERRCODE = 'undefined_object',
+            HINT = 'Create the source family first; a rollup aggregates a family of the same table.';
+  END IF;
+  IF src ? 'aggregate' THEN
+    RAISE EXCEPTION 'source family "%" of rollup "%" is an aggregate family', source, family
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'A rollup aggregates the values written to a plain family.';
+  END IF;
+  BEGIN
+    bucket := (rollup->>'bucket')::interval;
+  EXCEPTION WHEN others THEN
+    bucket := NULL;
+  END;
+  IF bucket IS NULL OR bucket <= interval '0' OR extract(month FROM bucket) <> 0
+     OR extract(year FROM bucket) <> 0 THEN
+    RAISE EXCEPTION 'bucket of rollup "%" must be a positive interval of fixed length, not %',
+                    family, coalesce(rollup->>'bucket', 'NULL')
+      USING ERRCODE = 'invalid_parameter_value',
+            DETAIL = 'Buckets start at multiples of their width since 1970-01-01 00:00 UTC; months and years vary in length.',
+            HINT = 'E.g. "1 minute", "5 minutes", "1 hour", "1 day".';
+  END IF;
+  IF jsonb_typeof(rollup->'functions') IS DISTINCT FROM 'array' THEN
+    RAISE EXCEPTION 'functions of rollup "%" must be an array', family
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Functions are sum, count, min, max and hll.';
+  END IF;
+  SELECT array_agg(DISTINCT f ORDER BY f) INTO fns
+    FROM jsonb_array_elements_text(rollup->'functions') f;
+  IF fns IS NULL OR NOT fns <@ ARRAY['sum', 'count', 'min', 'max', 'hll'] THEN
+    RAISE EXCEPTION 'functions of rollup "%" must be some of sum, count, min, max and hll, not %',
+                    family, rollup->'functions'
+      USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  SELECT a.atttypid INTO valtype FROM pg_attribute a WHERE a.attrelid = tbl AND a.attnum = 5;
+  IF valtype NOT IN ('int8'::regtype, 'bytea'::regtype) THEN
+    RAISE EXCEPTION 'rollup family "%" needs a value column of type int8 or bytea', family
+      USING ERRCODE = 'datatype_mismatch',
+            DETAIL = format('The value column of %s has type %s.', tbl, valtype),
+            HINT = 'Rollups keep 64-bit integers (exact whatever the order of writes): store measurements as scaled integers, e.g. milli-units.';
+  END IF;
+  IF 'hll' = ANY (fns) AND valtype <> 'bytea'::regtype THEN
+    RAISE EXCEPTION 'hll rollup "%" needs a value column of type bytea', family
+      USING ERRCODE = 'datatype_mismatch',
+            DETAIL = format('The value column of %s has type %s.', tbl, valtype);
+  END IF;
+  IF rollup ? 'key_parts' OR rollup ? 'delimiter' THEN
+    IF jsonb_typeof(rollup->'key_parts') IS DISTINCT FROM 'number' OR
+       (rollup->>'key_parts')::numeric NOT BETWEEN 1 AND 255 OR
+       (rollup->>'key_parts')::numeric <> round((rollup->>'key_parts')::numeric) OR
+       octet_length(coalesce(rollup->>'delimiter', '#')) <> 1 THEN
+      RAISE EXCEPTION 'key_parts of rollup "%" must be an integer from 1 to 255, and its delimiter one byte', family
+        USING ERRCODE = 'invalid_parameter_value',
+              HINT = 'E.g. "key_parts": 1 keeps the rollup of ''host7#1700000000000'' under ''host7''.';
+    END IF;
+    IF (SELECT atttypid FROM pg_attribute WHERE attrelid = tbl AND attnum = 1) <> 'text'::regtype THEN
+      RAISE EXCEPTION 'key_parts of rollup "%" needs a text row key', family
+        USING ERRCODE = 'datatype_mismatch';
+    END IF;
+  END IF;
+  RETURN jsonb_strip_nulls(jsonb_build_object('source', source, 'bucket', bucket::text,
+                            'bucket_us', (extract(epoch FROM bucket) * 1000000)::bigint,
+                            'functions', to_jsonb(fns),
+                            'key_parts', (rollup->>'key_parts')::int,
+                            'delimiter', CASE WHEN rollup ? 'key_parts'
+                                              THEN coalesce(rollup->>'delimiter', '#') END));
+END
+$$;
+
+-- Add the source cells of rows [start_key, end_key) to a rollup family.
+CREATE FUNCTION wide._rollup_fill(tbl regclass, family text, start_key text, end_key text)
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  r jsonb := wide.family_catalog_of(tbl)->'families'->family->'rollup';
+  keytype regtype := (SELECT atttypid FROM pg_attribute WHERE attrelid = tbl AND attnum = 1);
+  qualtype regtype := (SELECT atttypid FROM pg_attribute WHERE attrelid = tbl AND attnum = 3);
+  tstype regtype := (SELECT atttypid FROM pg_attribute WHERE attrelid = tbl AND attnum = 4);
+  valtype regtype := (SELECT atttypid FROM pg_attribute WHERE attrelid = tbl AND attnum = 5);
+  b bigint := (r->>'bucket_us')::bigint;
+  val text;
+  bucket text;
+  rkey text := CASE WHEN r ? 'key_parts'
+                    THEN format('array_to_string((string_to_array(row_key, %L))[1:%s], %L)',
+                                r->>'delimiter', r->>'key_parts', r->>'delimiter')
+                    ELSE 'row_key' END;
+  aggs text := '';
+  vals text := '';
+  fn text;
+  n bigint;
+BEGIN
+  -- a bytea value is an 8-byte big-endian integer to sum, min and max
+  val := CASE WHEN valtype = 'bytea'::regtype
+              THEN $v$('x' || encode(value, 'hex'))::bit(64)::bigint$v$ ELSE 'value' END;
+  bucket := CASE WHEN tstype = 'int8'::regtype THEN format('ts - ts %% %s', b)
+                 ELSE format($t$ts - ((extract(epoch FROM ts) * 1000000)::bigint %% %s) * interval '1 microsecond'$t$, b) END;
+  FOR fn IN SELECT jsonb_array_elements_text(r->'functions') LOOP
+    aggs := aggs || format(', %s AS %I',
+      CASE fn WHEN 'sum' THEN format('sum(%s)::bigint', val)
+              WHEN 'count' THEN 'count(*)'
+              WHEN 'min' THEN format('min(%s)', val)
+              WHEN 'max' THEN format('max(%s)', val)
+              ELSE 'wide.hll_add_agg(value)' END, 'r_' || fn);
+    vals := vals || format(', (%L, %s)', fn,
+      CASE fn WHEN 'hll' THEN 'NULL::bigint' ELSE format('g.%I', 'r_' || fn) END);
+  END LOOP;
+  EXECUTE format($q$
+    WITH g AS (
+      SELECT %11$s AS row_key, qualifier, %1$s AS bucket%2$s
+        FROM %3$s
+       WHERE family = %4$L %5$s %6$s
+       GROUP BY 1, 2, 3)
+    INSERT INTO %3$s (row_key, family, qualifier, ts, value)
+    SELECT g.row_key, %7$L, g.qualifier || %8$s, g.bucket, %9$s
+      FROM g, LATERAL (VALUES %10$s) AS f(fn, v)$q$,
+    bucket, aggs, tbl, r->>'source',
+    -- the range is of rollup row keys; a source key is never below its
+    -- rollup key (a prefix of it), which bounds the scan from below
+    CASE WHEN start_key IS NULL THEN ''
+         ELSE format('AND row_key >= %L::%s AND %s >= %L::%s', start_key, keytype, rkey, start_key, keytype) END,
+    CASE WHEN end_key IS NULL THEN '' ELSE format('AND %s < %L::%s', rkey, end_key, keytype) END,
+    family,
+    CASE WHEN qualtype = 'bytea'::regtype THEN $s$convert_to(':' || f.fn, 'UTF8')$s$ ELSE $s$':' || f.fn$s$ END,
+    CASE WHEN valtype = 'bytea'::regtype
+         THEN format('CASE WHEN f.fn = ''hll'' THEN %s ELSE int8send(f.v) END',
+                     CASE WHEN r->'functions' ? 'hll' THEN 'g.r_hll' ELSE 'NULL' END)
+         ELSE 'f.v' END,
+    substr(vals, 3), rkey);
+  GET DIAGNOSTICS n = ROW_COUNT;
+  RETURN n;
+END
+$$;
+
+CREATE FUNCTION wide.rebuild_rollup(tbl regclass, family text,
+                                    start_key text DEFAULT NULL, end_key text DEFAULT NULL)
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  keytype regtype := (SELECT atttypid FROM pg_attribute WHERE attrelid = tbl AND attnum = 1);
+BEGIN
+  IF NOT coalesce(wide.family_catalog_of(tbl)->'families'->family ? 'rollup', false) THEN
+    RAISE EXCEPTION 'column family "%" of wide table % is not a rollup', family, tbl
+      USING ERRCODE = 'wrong_object_type',
+            HINT = 'wide.rollups() lists the rollup families of a table.';
+  END IF;
+  IF current_setting('transaction_isolation') <> 'read committed' THEN
+    RAISE EXCEPTION 'wide.rebuild_rollup() needs a READ COMMITTED transaction'
+      USING ERRCODE = 'active_sql_transaction',
+            DETAIL = 'It locks out writers and then reads every write committed before, which an older snapshot would not show.';
+  END IF;
+  -- writers wait (readers do not): the range is recomputed from every
+  -- committed source cell, and no rollup input is deleted unseen
+  EXECUTE format('LOCK TABLE %s IN SHARE MODE', tbl);
+  EXECUTE format('DELETE FROM %s WHERE family = %L %s %s', tbl, family,
+    CASE WHEN start_key IS NULL THEN '' ELSE format('AND row_key >= %L::%s', start_key, keytype) END,
+    CASE WHEN end_key IS NULL THEN '' ELSE format('AND row_key < %L::%s', end_key, keytype) END);
+  RETURN wide._rollup_fill(tbl, family, start_key, end_key);
+END
+$$;
+COMMENT ON FUNCTION wide.rebuild_rollup(regclass, text, text, text) IS
+  'recompute the cells of a rollup family for the rows [start_key, end_key) from its source cells (after deletes of source cells, which rollups do not subtract); returns the cells written';
+
+CREATE FUNCTION wide.rollups(tbl regclass)
+RETURNS TABLE (family text, source text, bucket interval, functions text[],
+               key_parts int, delimiter text)
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT f.key COLLATE "C", f.value->'rollup'->>'source',
+         (f.value->'rollup'->>'bucket')::interval,
+         ARRAY(SELECT jsonb_array_elements_text(f.value->'rollup'->'functions')),
+         (f.value->'rollup'->>'key_parts')::int, f.value->'rollup'->>'delimiter'
+  FROM jsonb_each(coalesce(wide.family_catalog_of(tbl)->'families', '{}'::jsonb)) AS f
+  WHERE f.value ? 'rollup'
+  ORDER BY 1;
+$$;
+COMMENT ON FUNCTION wide.rollups(regclass) IS 'the rollup families of a wide table: source family, bucket width and functions';
 
 -- ----------------------------------------------------------------
 -- Maintenance and inspection

@@ -113,6 +113,25 @@ wide_scan_begin(Relation rel, Snapshot snapshot, int nkeys,
 		flags |= SO_TEMP_SNAPSHOT;
 	}
 
+	/*
+	 * A dirty snapshot (a logical replication worker looking for the row a
+	 * DELETE names, RelationFindReplTupleSeq), or any other kind the records'
+	 * visibility does not know: read what the latest snapshot sees.  A dirty
+	 * snapshot's xmin and xmax, which the caller reads after the scan as
+	 * "written by a running transaction", are left invalid.
+	 */
+	else if (snapshot->snapshot_type != SNAPSHOT_MVCC &&
+			 snapshot->snapshot_type != SNAPSHOT_ANY)
+	{
+		if (snapshot->snapshot_type == SNAPSHOT_DIRTY)
+		{
+			snapshot->xmin = InvalidTransactionId;
+			snapshot->xmax = InvalidTransactionId;
+		}
+		snapshot = RegisterSnapshot(GetLatestSnapshot());
+		flags |= SO_TEMP_SNAPSHOT;
+	}
+
 	scan = palloc0(sizeof(WideScanDescData));
 	scan->for_delete = WideDeleteTracking(rel);
 	scan->base.rs_rd = rel;
@@ -318,6 +337,9 @@ wide_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,
 	static MemoryContext cxt = NULL;
 	MemoryContext old;
 	WideCell	cell;
+	WideCell   *cells;
+	int			n = 1;
+	const WideSchema *schema;
 
 	/*
 	 * The executor calls this in its per-query context: what converting the
@@ -329,9 +351,12 @@ wide_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,
 									ALLOCSET_DEFAULT_SIZES);
 	MemoryContextReset(cxt);
 	old = MemoryContextSwitchTo(cxt);
-	slot_to_cell(rel, WideGetSchema(rel), slot, cid, &cell);
+	schema = WideGetSchema(rel);
+	slot_to_cell(rel, schema, slot, cid, &cell);
+	/* with the records of rollups of its family (engine/rollup.c) */
+	cells = WideRollupExpand(rel, schema, &cell, &n);
 	/* held until the statement ends (engine/pending.c) */
-	WideMaybeFlush(rel, WidePendingAdd(rel, &cell, 1, WideStatementLevel()));
+	WideMaybeFlush(rel, WidePendingAdd(rel, cells, n, WideStatementLevel()));
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(cxt);
 	slot->tts_tableOid = RelationGetRelid(rel);
@@ -351,6 +376,7 @@ wide_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
 	WideSchema *schema = WideSchemaCopy(rel);
 	WideCell   *cells = palloc(sizeof(WideCell) * nslots);
 	int			i;
+	int			n;
 
 	for (i = 0; i < nslots; i++)
 	{
@@ -358,8 +384,11 @@ wide_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
 		slots[i]->tts_tableOid = RelationGetRelid(rel);
 		ItemPointerSet(&slots[i]->tts_tid, 0, 1);
 	}
+	/* with the records of rollups of their families (engine/rollup.c) */
+	n = nslots;
+	cells = WideRollupExpand(rel, schema, cells, &n);
 	/* COPY: sorted in memory, written as runs of the write area (bulk.c) */
-	WideBulkAdd(rel, cells, nslots);
+	WideBulkAdd(rel, cells, n);
 	pgstat_count_heap_insert(rel, nslots);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);

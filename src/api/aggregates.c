@@ -94,6 +94,7 @@ aggregate_write(FunctionCallInfo fcinfo, WideKind kind)
 	Relation	rel;
 	const WideSchema *schema;
 	const WideFamily *fam;
+	WideAggregate agg;
 	Datum		values[5];
 	bool		isnull[5] = {0};
 	WideCell	cell;
@@ -115,6 +116,7 @@ aggregate_write(FunctionCallInfo fcinfo, WideKind kind)
 						   fname),
 				 errhint("Use wide.set_cell() for a plain family.")));
 	(void) WideCellCoordinates(rel, schema, values, isnull, &cell);
+	agg = WideRollupCellCheck(rel, fam, cell.qual, cell.quallen);
 
 	if (PG_ARGISNULL(5))
 		ereport(ERROR,
@@ -123,7 +125,7 @@ aggregate_write(FunctionCallInfo fcinfo, WideKind kind)
 						kind == WIDE_KIND_ADD ? "input" : "accumulator", fname)));
 
 	cell.kind = kind;
-	if (fam->aggregate == WIDE_AGG_HLL && kind == WIDE_KIND_MERGE)
+	if (agg == WIDE_AGG_HLL && kind == WIDE_KIND_MERGE)
 	{
 		bytea	   *b;
 
@@ -140,7 +142,7 @@ aggregate_write(FunctionCallInfo fcinfo, WideKind kind)
 	{
 		int64	   *v = palloc(sizeof(int64));
 
-		if (fam->aggregate == WIDE_AGG_HLL)
+		if (agg == WIDE_AGG_HLL)
 			*(uint64 *) v = WideHllInputHash(intype, input);
 		else
 			*v = WideAggInt(rel, fam, intype, input);

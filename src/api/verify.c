@@ -138,7 +138,8 @@ acc_value_ok(Verify *v, const WideCell *c)
 			value = WideBlobRead(v->rel, c->blob);
 			vallen = c->blob.length;
 		}
-		if (f->aggregate == WIDE_AGG_HLL && c->kind == WIDE_KIND_MERGE)
+		if (WideCellAggregate(f, c->qual, c->quallen) == WIDE_AGG_HLL &&
+			c->kind == WIDE_KIND_MERGE)
 			ok = value != NULL && WideHllCheck(value, vallen) == NULL;
 		else
 		{
