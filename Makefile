@@ -20,6 +20,7 @@ OBJS = \
 	src/am/vacuum.o \
 	src/api/access.o \
 	src/api/tablets.o \
+	src/api/remote.o \
 	src/api/bigtable_json.o \
 	src/api/aggregates.o \
 	src/api/conditional.o \
@@ -72,10 +73,10 @@ EXTENSION = wide
 DATA = wide--0.1.sql wide--0.2.sql wide--0.1--0.2.sql
 PGFILEDESC = "wide - wide-column store"
 
-PG_CPPFLAGS = -I$(srcdir)/src
-SHLIB_LINK = -lzstd -lre2 -lstdc++
+PG_CPPFLAGS = -I$(srcdir)/src -I$(libpq_srcdir)
+SHLIB_LINK = -lzstd -lre2 -lstdc++ $(libpq)
 
-REGRESS = wide_ddl families gc_rules cells mvcc segments bulk aggregates reads mutate_row conditional delete filters privileges prepared rls validation scan_pushdown txn_families rewrite space_reuse publications toolkit toolkit_ranges ts_prune parallel_scan space_truncate ingest_statement stats_counts plan_pushdown reverse_scan srf_read_scan vacuum_full move_in tablets cluster_key read_names bytes_reads bytes_json agg_pushdown rollup_basic
+REGRESS = wide_ddl families gc_rules cells mvcc segments bulk aggregates reads mutate_row conditional delete filters privileges prepared rls validation scan_pushdown txn_families rewrite space_reuse publications toolkit toolkit_ranges ts_prune parallel_scan space_truncate ingest_statement stats_counts plan_pushdown reverse_scan srf_read_scan vacuum_full move_in tablets cluster_key read_names bytes_reads bytes_json agg_pushdown rollup_basic tablets_create
 ISOLATION = snapshot write_order compaction adders conditional privileges serializable publication_race parallel_serializable parallel_snapshot space_truncate ingest_visibility vacuum_full cluster_concurrent agg_snapshot rollup_concurrent
 
 # `make installcheck` runs both lists against the running server that

@@ -278,7 +278,62 @@ RETURNS SETOF regclass
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT inhrelid::regclass FROM pg_inherits WHERE inhparent = tbl ORDER BY inhrelid;
+  SELECT i.inhrelid::regclass FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+   WHERE i.inhparent = tbl AND c.relkind <> 'f' ORDER BY i.inhrelid;
+$$;
+
+-- Statements on the node of a remote tablet, in a remote transaction
+-- prepared at the local PRE_COMMIT and committed after it (remote.c).
+
+CREATE OR REPLACE FUNCTION wide._remote_exec(server text, tablet regclass, sql text)
+RETURNS void
+AS 'MODULE_PATHNAME', 'wide_remote_exec'
+LANGUAGE C;
+
+-- The first column of a query's rows on a node.
+
+CREATE OR REPLACE FUNCTION wide._remote_query(server text, sql text)
+RETURNS SETOF text
+AS 'MODULE_PATHNAME', 'wide_remote_query'
+LANGUAGE C;
+
+-- The remote tablets among the partitions of a table (postgres_fdw foreign
+-- tables): the node and the wide table there.
+
+CREATE OR REPLACE FUNCTION wide._remote_tablets(tbl regclass)
+RETURNS TABLE (tablet regclass, server text, remote text)
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT ft.ftrelid::regclass, s.srvname::text,
+         format('%I.%I',
+                coalesce((SELECT substr(o, 13) FROM unnest(ft.ftoptions) o WHERE o LIKE 'schema_name=%'),
+                         n.nspname),
+                coalesce((SELECT substr(o, 12) FROM unnest(ft.ftoptions) o WHERE o LIKE 'table_name=%'),
+                         c.relname))
+    FROM pg_inherits i
+    JOIN pg_foreign_table ft ON ft.ftrelid = i.inhrelid
+    JOIN pg_foreign_server s ON s.oid = ft.ftserver
+    JOIN pg_class c ON c.oid = ft.ftrelid
+    JOIN pg_namespace n ON n.oid = c.relnamespace
+   WHERE i.inhparent = tbl
+   ORDER BY i.inhrelid;
+$$;
+
+-- Run a family change on every remote tablet of a table.
+
+CREATE OR REPLACE FUNCTION wide._remote_families(tbl regclass, fn text, args text)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  r record;
+BEGIN
+  FOR r IN SELECT * FROM wide._remote_tablets(tbl) LOOP
+    PERFORM wide._remote_exec(r.server, r.tablet, format('SELECT %s(%L%s)', fn, r.remote, args));
+  END LOOP;
+END
 $$;
 
 CREATE OR REPLACE FUNCTION wide._store_catalog(tbl regclass, doc jsonb)
@@ -330,6 +385,9 @@ BEGIN
   PERFORM wide._store_catalog(tbl, doc);
   PERFORM wide.create_family(p, family, max_versions, max_age, gc, aggregate, gc_rule, rollup)
      FROM wide._partitions(tbl) p;
+  PERFORM wide._remote_families(tbl, 'wide.create_family',
+    format(', %L, %L::int, %L::interval, %L, %L, %L::jsonb, %L::jsonb',
+           family, max_versions, max_age, gc, aggregate, gc_rule, rollup));
   -- a rollup of a family with data starts complete (each partition fills its own)
   IF rollup IS NOT NULL AND (SELECT relkind FROM pg_class WHERE oid = tbl) = 'r' THEN
     PERFORM wide._rollup_fill(tbl, family, NULL, NULL);
@@ -368,6 +426,9 @@ BEGIN
   PERFORM wide._store_catalog(tbl, doc);
   PERFORM wide.alter_family(p, family, max_versions, max_age, gc, gc_rule)
      FROM wide._partitions(tbl) p;
+  PERFORM wide._remote_families(tbl, 'wide.alter_family',
+    format(', %L, %L::int, %L::interval, %L, %L::jsonb',
+           family, max_versions, max_age, gc, gc_rule));
 END
 $$;
 
@@ -399,6 +460,7 @@ BEGIN
   doc := doc #- ARRAY['families', family];
   PERFORM wide._store_catalog(tbl, doc);
   PERFORM wide.drop_family(p, family) FROM wide._partitions(tbl) p;
+  PERFORM wide._remote_families(tbl, 'wide.drop_family', format(', %L', family));
 END
 $$;
 
@@ -1435,6 +1497,142 @@ $$;
 
 COMMENT ON FUNCTION wide.create_pivot_view(text, regclass, text, text[], text) IS
   'a view with one typed column per qualifier of a family: per (row_key, ts), or per row_key with the newest values';
+
+-- Split a parent into tablets at split_keys, tablet i on nodes[i]: 'local'
+-- (a wide partition here) or a postgres_fdw server (a wide table there,
+-- with the parent's families, and a foreign-table partition here).  All or
+-- nothing: the remote tables are created in transactions prepared and
+-- committed with the local one.
+
+CREATE OR REPLACE FUNCTION wide.create_tablets(parent regclass, split_keys text[], nodes text[])
+RETURNS SETOF regclass
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  nsp text;
+  rel text;
+  cols text;
+  doc jsonb;
+  n int := coalesce(array_length(nodes, 1), 0);
+  lo text;
+  hi text;
+  part text;
+  i int;
+BEGIN
+  PERFORM wide._check_owner(parent);
+  IF (SELECT relkind FROM pg_class WHERE oid = parent) <> 'p'
+     OR pg_get_partkeydef(parent) IS DISTINCT FROM
+        format('RANGE (%I)', (SELECT attname FROM pg_attribute WHERE attrelid = parent AND attnum = 1)) THEN
+    RAISE EXCEPTION 'table % is not partitioned by RANGE (row_key)', parent
+      USING ERRCODE = 'wrong_object_type',
+            HINT = 'Create it with PARTITION BY RANGE (row_key) and the columns of a wide table.';
+  END IF;
+  IF EXISTS (SELECT FROM pg_inherits WHERE inhparent = parent) THEN
+    RAISE EXCEPTION 'table % already has partitions', parent
+      USING ERRCODE = 'object_not_in_prerequisite_state';
+  END IF;
+  IF n <> coalesce(array_length(split_keys, 1), 0) + 1 THEN
+    RAISE EXCEPTION 'there must be one node more than split keys'
+      USING ERRCODE = 'invalid_parameter_value',
+            DETAIL = format('%s split keys make %s tablets, and %s nodes are given.',
+                            coalesce(array_length(split_keys, 1), 0),
+                            coalesce(array_length(split_keys, 1), 0) + 1, n);
+  END IF;
+  FOR i IN 2 .. n - 1 LOOP
+    IF NOT (split_keys[i - 1] COLLATE "C" < split_keys[i] COLLATE "C") THEN
+      RAISE EXCEPTION 'split keys must be distinct and in ascending order'
+        USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+  END LOOP;
+  IF array_position(split_keys, NULL) IS NOT NULL OR array_position(nodes, NULL) IS NOT NULL THEN
+    RAISE EXCEPTION 'split keys and nodes cannot be NULL' USING ERRCODE = 'null_value_not_allowed';
+  END IF;
+  IF EXISTS (SELECT FROM unnest(nodes) x WHERE x <> 'local')
+     AND NOT EXISTS (SELECT FROM pg_extension WHERE extname = 'postgres_fdw') THEN
+    RAISE EXCEPTION 'remote tablets need the extension postgres_fdw'
+      USING ERRCODE = 'feature_not_supported',
+            HINT = 'Run CREATE EXTENSION postgres_fdw and CREATE SERVER for each node.';
+  END IF;
+  FOR i IN 1 .. n LOOP
+    IF nodes[i] <> 'local' AND NOT EXISTS (
+         SELECT FROM pg_foreign_server s JOIN pg_foreign_data_wrapper w ON w.oid = s.srvfdw
+          WHERE s.srvname = nodes[i] AND w.fdwname = 'postgres_fdw') THEN
+      RAISE EXCEPTION 'node "%" is not a server of postgres_fdw', nodes[i]
+        USING ERRCODE = 'undefined_object',
+              HINT = 'A node is ''local'' or the name of a foreign server created with CREATE SERVER ... FOREIGN DATA WRAPPER postgres_fdw.';
+    END IF;
+  END LOOP;
+
+  SELECT c.relname, n2.nspname INTO rel, nsp
+    FROM pg_class c JOIN pg_namespace n2 ON n2.oid = c.relnamespace WHERE c.oid = parent;
+  SELECT string_agg(format('%I %s%s', a.attname, format_type(a.atttypid, a.atttypmod),
+                           CASE WHEN a.attcollation <> 0
+                                THEN ' COLLATE ' || (SELECT quote_ident(collname) FROM pg_collation WHERE oid = a.attcollation)
+                                ELSE '' END), ', ' ORDER BY a.attnum)
+    INTO cols FROM pg_attribute a WHERE a.attrelid = parent AND a.attnum > 0 AND NOT a.attisdropped;
+  doc := wide.family_catalog_of(parent);
+
+  FOR i IN 1 .. n LOOP
+    lo := CASE WHEN i = 1 THEN 'MINVALUE' ELSE quote_literal(split_keys[i - 1]) END;
+    hi := CASE WHEN i = n THEN 'MAXVALUE' ELSE quote_literal(split_keys[i]) END;
+    part := format('%I.%I', nsp, rel || '_' || i);
+    IF nodes[i] = 'local' THEN
+      EXECUTE format('CREATE TABLE %s PARTITION OF %s FOR VALUES FROM (%s) TO (%s) USING wide',
+                     part, parent, lo, hi);
+    ELSE
+      EXECUTE format('CREATE FOREIGN TABLE %s PARTITION OF %s FOR VALUES FROM (%s) TO (%s) SERVER %I OPTIONS (schema_name %L, table_name %L, async_capable ''true'')',
+                     part, parent, lo, hi, nodes[i], nsp, rel || '_' || i);
+      PERFORM wide._remote_exec(nodes[i], part::regclass,
+        format('CREATE SCHEMA IF NOT EXISTS %I; CREATE TABLE %s (%s) USING wide',
+               nsp, part, cols));
+      IF doc IS NOT NULL THEN
+        PERFORM wide._remote_exec(nodes[i], part::regclass,
+          format('SELECT wide._store_catalog(%L, %L::jsonb)', part, doc));
+      END IF;
+    END IF;
+    RETURN NEXT part::regclass;
+  END LOOP;
+END
+$$;
+
+COMMENT ON FUNCTION wide.create_tablets(regclass, text[], text[]) IS
+  'split a parent PARTITION BY RANGE (row_key) into tablets at split keys, each local or on a postgres_fdw node';
+
+-- Finish the transactions that this node's commits left prepared on a
+-- node (it failed between PREPARE and COMMIT PREPARED): committed where
+-- the local transaction committed, rolled back where it aborted.
+
+CREATE OR REPLACE FUNCTION wide.resolve_tablets(server text)
+RETURNS TABLE (gid text, outcome text)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  prefix text := format('wide_%s_', (SELECT system_identifier FROM pg_control_system()));
+  status text;
+BEGIN
+  FOR gid IN SELECT * FROM wide._remote_query(server,
+                format('SELECT gid FROM pg_prepared_xacts WHERE gid LIKE %L AND database = current_database()',
+                       prefix || '%'))
+  LOOP
+    status := pg_xact_status(split_part(substr(gid, length(prefix) + 1), '_', 1)::xid8);
+    IF status = 'committed' THEN
+      PERFORM wide._remote_query(server, format('COMMIT PREPARED %L', gid));
+      outcome := 'committed';
+    ELSIF status = 'aborted' OR status IS NULL THEN
+      PERFORM wide._remote_query(server, format('ROLLBACK PREPARED %L', gid));
+      outcome := 'rolled back';
+    ELSE
+      outcome := 'in progress';
+    END IF;
+    RETURN NEXT;
+  END LOOP;
+END
+$$;
+
+COMMENT ON FUNCTION wide.resolve_tablets(text) IS
+  'commit or roll back the transactions a failed node kept prepared for this node, as its commit log decided them';
 
 -- ----------------------------------------------------------------
 -- A table named by a string in a read

@@ -191,6 +191,8 @@ WideOpenTable(FunctionCallInfo fcinfo, Oid relid, AclMode need, LOCKMODE lockmod
  * WideOpenTableKey -- WideOpenTable for a call on one row, whose key is
  * argument "keyarg": a parent of tablets (tablets.c) is opened as the
  * tablet that holds the key, with the parent's privileges and policies.
+ * For a remote tablet the call has run on its node: NULL is returned and
+ * the caller returns WideRemoteResult (fcinfo->isnull is set).
  */
 Relation
 WideOpenTableKey(FunctionCallInfo fcinfo, Oid relid, AclMode need,
@@ -216,6 +218,14 @@ WideOpenTableKey(FunctionCallInfo fcinfo, Oid relid, AclMode need,
 	WideArgBytes(fcinfo, keyarg, "row_key", &key, &keylen);
 	leaf = WideTabletForKey(parent, key, keylen, lockmode, false);
 	relation_close(parent, NoLock);
+	if (get_rel_relkind(leaf) == RELKIND_FOREIGN_TABLE)
+	{
+		/* a remote tablet: the function runs on its node (remote.c) */
+		if (fcinfo == NULL || get_func_retset(fcinfo->flinfo->fn_oid))
+			WideRefuseRemote(leaf);
+		WideRemoteResult = WideRemoteCall(fcinfo, leaf);
+		return NULL;
+	}
 	return WideOpenWide(leaf, lockmode);
 }
 

@@ -102,6 +102,8 @@ aggregate_write(FunctionCallInfo fcinfo, WideKind kind)
 	Datum		input = PG_GETARG_DATUM(5);
 
 	rel = WideOpenTableKey(fcinfo, WideTableArg(fcinfo, 0), ACL_INSERT, RowExclusiveLock, 1);
+	if (rel == NULL)
+		return;					/* ran on a remote tablet's node */
 	schema = WideGetSchema(rel);
 
 	/* the coordinates, checked as an INSERT's */

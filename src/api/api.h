@@ -17,6 +17,7 @@
 #define WIDE_API_H
 
 #include "fmgr.h"
+#include "nodes/execnodes.h"
 #include "nodes/parsenodes.h"
 #include "storage/lockdefs.h"
 #include "utils/jsonb.h"
@@ -41,6 +42,15 @@ extern bool WideTabletParent(Oid relid);
 extern Oid	WideTabletForKey(Relation parent, const char *key, uint32 keylen,
 							 LOCKMODE lockmode, bool missing_ok);
 extern List *WideTablets(Relation parent, LOCKMODE lockmode);
+extern void WideRefuseRemote(Oid tablet);
+/* remote.c */
+extern Datum WideRemoteResult;
+extern Datum WideRemoteCall(FunctionCallInfo fcinfo, Oid tablet);
+extern int64 WideRemoteRows(FunctionCallInfo fcinfo, Oid tablet, int limitarg, int64 limit,
+							const char *keycol, bool labeled);
+extern List *WideTabletsAll(Relation parent, LOCKMODE lockmode);
+extern int64 WideRemoteMutateRows(Oid tablet, Jsonb *entry);
+extern void WideRemoteSamples(Oid tablet, ReturnSetInfo *rsinfo, int64 *total);
 extern Relation WideOpenTable(FunctionCallInfo fcinfo, Oid relid, AclMode need,
 							  LOCKMODE lockmode);
 extern Relation WideOpenTableRead(const char *fname, Oid relid, LOCKMODE lockmode);

@@ -289,6 +289,8 @@ wide_check_and_mutate_row(PG_FUNCTION_ARGS)
 	if (on_no_match)
 		need |= WideMutationsPrivileges(&on_no_match->root);
 	rel = WideOpenTableKey(fcinfo, relid, need, RowExclusiveLock, 1);
+	if (rel == NULL)
+		return WideRemoteResult;
 	schema = WideGetSchema(rel);
 	WideArgBytes(fcinfo, 1, "row_key", &key, &keylen);
 	WideCheckText(schema->keytype, key, keylen, "row_key");
@@ -387,6 +389,8 @@ wide_read_modify_write_row(PG_FUNCTION_ARGS)
 				 errmsg("read_modify_write_row needs exactly one of append and increment")));
 
 	rel = WideOpenTableKey(fcinfo, relid, ACL_SELECT | ACL_INSERT, RowExclusiveLock, 1);
+	if (rel == NULL)
+		return WideRemoteResult;
 	schema = WideGetSchema(rel);
 	{
 		/* the key as bytes, whatever its type (text, bytea, a literal) */

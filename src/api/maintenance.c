@@ -30,6 +30,7 @@
 #include "storage/lmgr.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/rel.h"
 
 #include "engine/format.h"
@@ -370,12 +371,20 @@ wide_sample_row_keys(PG_FUNCTION_ARGS)
 		/* a parent of tablets: its tablets' samples, in key order */
 		Relation	parent = WideOpenParent(fcinfo, NULL, relid, ACL_SELECT,
 											AccessShareLock);
-		List	   *tablets = WideTablets(parent, AccessShareLock);
+		List	   *tablets = WideTabletsAll(parent, AccessShareLock);
 		ListCell   *lc;
 
 		foreach(lc, tablets)
 		{
-			Relation	rel = WideOpenWide(lfirst_oid(lc), AccessShareLock);
+			Relation	rel;
+
+			if (get_rel_relkind(lfirst_oid(lc)) == RELKIND_FOREIGN_TABLE)
+			{
+				/* a remote tablet: its node's samples (remote.c) */
+				WideRemoteSamples(lfirst_oid(lc), rsinfo, &total);
+				continue;
+			}
+			rel = WideOpenWide(lfirst_oid(lc), AccessShareLock);
 
 			sample_table(rel, rsinfo, &total);
 			relation_close(rel, AccessShareLock);

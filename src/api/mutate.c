@@ -281,6 +281,8 @@ wide_set_cell(PG_FUNCTION_ARGS)
 	const WideFamily *fam;
 
 	rel = WideOpenTableKey(fcinfo, WideTableArg(fcinfo, 0), ACL_INSERT, RowExclusiveLock, 1);
+	if (rel == NULL)
+		return WideRemoteResult;
 	schema = WideGetSchema(rel);
 
 	/* build the row as an INSERT would see it, and reuse its checks */
@@ -311,6 +313,8 @@ wide_delete_cells(PG_FUNCTION_ARGS)
 				to;
 
 	rel = WideOpenTableKey(fcinfo, WideTableArg(fcinfo, 0), ACL_DELETE, RowExclusiveLock, 1);
+	if (rel == NULL)
+		return WideRemoteResult;
 	tombstone(fcinfo, WIDE_KIND_DEL_CELLS, &c, WideGetSchema(rel), rel);
 	WideArgBytes(fcinfo, 3, "qualifier", &c.qual, &c.quallen);
 	WideCheckText(WideGetSchema(rel)->qualtype, c.qual, c.quallen, "qualifier");
@@ -343,6 +347,8 @@ wide_delete_family(PG_FUNCTION_ARGS)
 									RowExclusiveLock, 1);
 	WideCell	c;
 
+	if (rel == NULL)
+		return WideRemoteResult;
 	tombstone(fcinfo, WIDE_KIND_DEL_FAMILY, &c, WideGetSchema(rel), rel);
 	WideWriteRecords(rel, &c, 1);
 	relation_close(rel, NoLock);
@@ -359,6 +365,8 @@ wide_delete_row(PG_FUNCTION_ARGS)
 									RowExclusiveLock, 1);
 	WideCell	c;
 
+	if (rel == NULL)
+		return WideRemoteResult;
 	tombstone(fcinfo, WIDE_KIND_DEL_ROW, &c, WideGetSchema(rel), rel);
 	WideWriteRecords(rel, &c, 1);
 	relation_close(rel, NoLock);

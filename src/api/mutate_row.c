@@ -465,6 +465,8 @@ wide_mutate_row(PG_FUNCTION_ARGS)
 	rel = WideOpenTableKey(fcinfo, relid,
 						batch_privileges(WideMutationsPrivileges(arr.val.binary.data)),
 						RowExclusiveLock, 1);
+	if (rel == NULL)
+		return WideRemoteResult;
 	schema = WideGetSchema(rel);
 	WideArgBytes(fcinfo, 1, "row_key", &key, &keylen);
 	WideCheckText(schema->keytype, key, keylen, "row_key");
@@ -548,6 +550,21 @@ wide_mutate_rows(PG_FUNCTION_ARGS)
 												VARSIZE_ANY_EXHDR(key),
 												RowExclusiveLock, false);
 
+			if (get_rel_relkind(leaf) == RELKIND_FOREIGN_TABLE)
+			{
+				/* a remote tablet: the entry goes to its node, in order */
+				if (rel != NULL)
+				{
+					if (n > 0)
+						WideWriteRecords(rel, cells, n);
+					total += n;
+					n = 0;
+					relation_close(rel, NoLock);
+					rel = NULL;
+				}
+				total += WideRemoteMutateRows(leaf, JsonbValueToJsonb(&e));
+				continue;
+			}
 			if (rel == NULL || RelationGetRelid(rel) != leaf)
 			{
 				if (rel != NULL)

@@ -1287,7 +1287,7 @@ read_srf(FunctionCallInfo fcinfo, bool read_row)
 			tablets = OidIsValid(leaf) ? list_make1_oid(leaf) : NIL;
 		}
 		else
-			tablets = WideTablets(parent, AccessShareLock);
+			tablets = WideTabletsAll(parent, AccessShareLock);
 		if (spec.reversed)
 		{
 			List	   *rev = NIL;
@@ -1308,6 +1308,21 @@ read_srf(FunctionCallInfo fcinfo, bool read_row)
 									ALLOCSET_SMALL_SIZES);
 	foreach(lc, tablets)
 	{
+		if (parent && get_rel_relkind(lfirst_oid(lc)) == RELKIND_FOREIGN_TABLE)
+		{
+			/* a remote tablet: the same read on its node (remote.c) */
+			int64		n = WideRemoteRows(fcinfo, lfirst_oid(lc),
+										   read_row ? -1 : 8, spec.limit,
+										   NameStr(TupleDescAttr(rowdesc, 0)->attname),
+										   labeled);
+
+			if (spec.limit > 0)
+				spec.limit -= Min(spec.limit, n);
+			if (spec.limit == 0)
+				break;
+			continue;
+		}
+
 		/*
 		 * Even with a limit of 0 the first read begins: it checks the
 		 * privilege and the filter, as a read of a table does.

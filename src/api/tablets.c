@@ -10,9 +10,10 @@
  * parent too:
  *
  *	WideTabletParent(relid)	is the relation such a parent?
- *	WideTabletForKey(...)	the leaf wide table that holds a row key, found
+ *	WideTabletForKey(...)	the leaf table that holds a row key, found
  *							with the partition bounds, as tuple routing does
- *							(no partition: 23514, as for an INSERT)
+ *							(no partition: 23514, as for an INSERT); a
+ *							remote tablet is a foreign table (remote.c)
  *	WideTablets(parent)		every leaf wide table in row-key order (range
  *							partitions are disjoint and sorted by bound)
  *
@@ -68,6 +69,22 @@ check_parent(Relation rel)
 						RelationGetRelationName(rel)),
 				 errdetail("The wide functions take a partitioned table whose columns are those of a wide table and that is partitioned by RANGE (row_key)."),
 				 errhint("Name one of its partitions instead.")));
+}
+
+/*
+ * WideRefuseRemote -- fail on a remote tablet (a foreign table) where a
+ * wide.* function reads several tablets or returns a set: those run on
+ * local tablets only; SQL through the parent reaches remote ones
+ */
+void
+WideRefuseRemote(Oid child)
+{
+	if (get_rel_relkind(child) == RELKIND_FOREIGN_TABLE)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("tablet \"%s\" is on another node", get_rel_name(child)),
+				 errdetail("The wide.* data functions do not reach remote tablets yet."),
+				 errhint("Use SQL through the parent (INSERT, COPY, SELECT), or call the function on the tablet's node.")));
 }
 
 /*
@@ -161,7 +178,7 @@ WideTabletForKey(Relation parent, const char *key, uint32 keylen,
 
 /* append the leaves under a partitioned table, in key order */
 static List *
-add_leaves(List *out, Relation rel, LOCKMODE lockmode)
+add_leaves(List *out, Relation rel, LOCKMODE lockmode, bool remote)
 {
 	PartitionDesc pdesc;
 	int			i;
@@ -192,11 +209,13 @@ add_leaves(List *out, Relation rel, LOCKMODE lockmode)
 		{
 			Relation	child = relation_open(oids[i], lockmode);
 
-			out = add_leaves(out, child, lockmode);
+			out = add_leaves(out, child, lockmode, remote);
 			relation_close(child, NoLock);
 		}
 		else
 		{
+			if (!remote)
+				WideRefuseRemote(oids[i]);
 			LockRelationOid(oids[i], lockmode);
 			out = lappend_oid(out, oids[i]);
 		}
@@ -212,5 +231,14 @@ add_leaves(List *out, Relation rel, LOCKMODE lockmode)
 List *
 WideTablets(Relation parent, LOCKMODE lockmode)
 {
-	return add_leaves(NIL, parent, lockmode);
+	return add_leaves(NIL, parent, lockmode, false);
+}
+
+/*
+ * WideTabletsAll -- the same, remote tablets (foreign tables) included.
+ */
+List *
+WideTabletsAll(Relation parent, LOCKMODE lockmode)
+{
+	return add_leaves(NIL, parent, lockmode, true);
 }
