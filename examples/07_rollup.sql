@@ -38,7 +38,7 @@ SELECT split_part(row_key, '#', 1) AS host, date_bin('5 minutes', ts, 'epoch') A
   FROM rollup_metric WHERE row_key >= 'host2#' AND row_key < 'host2$' AND family = 'm'
  GROUP BY 1, 2 ORDER BY 2 LIMIT 3;
 
-\echo -- deletes are not subtracted (as Bigtable's aggregates): rebuild a host's rollup
+\echo -- deletes are not subtracted, as in Bigtable aggregates: rebuild the rollup of host3
 DELETE FROM rollup_metric WHERE family = 'm' AND row_key >= 'host3#' AND row_key < 'host3$'
    AND ts >= '2030-03-01 12:00';
 SELECT wide.rebuild_rollup('rollup_metric', 'm5', 'host3', 'host4');
