@@ -3,12 +3,15 @@
 MODULE_big = wide
 OBJS = \
 	src/module.o \
+	src/am/cdc.o \
 	src/am/cellslot.o \
 	src/am/customscan.o \
 	src/am/ddl.o \
 	src/am/delete.o \
+	src/am/keyindex.o \
 	src/am/movein.o \
 	src/am/publication.o \
+	src/am/scan_agg.o \
 	src/am/scan_pushdown.o \
 	src/am/scan_tswindow.o \
 	src/am/scan_parallel.o \
@@ -16,6 +19,9 @@ OBJS = \
 	src/am/tableam.o \
 	src/am/vacuum.o \
 	src/api/access.o \
+	src/api/tablets.o \
+	src/api/remote.o \
+	src/api/bigtable_json.o \
 	src/api/aggregates.o \
 	src/api/conditional.o \
 	src/api/families.o \
@@ -46,6 +52,7 @@ OBJS = \
 	src/engine/reader.o \
 	src/engine/record.o \
 	src/engine/resolve.o \
+	src/engine/rollup.o \
 	src/engine/reverse.o \
 	src/engine/rewrite.o \
 	src/engine/rules.o \
@@ -67,11 +74,11 @@ EXTENSION = wide
 DATA = wide--0.1.sql wide--0.2.sql wide--0.1--0.2.sql
 PGFILEDESC = "wide - wide-column store"
 
-PG_CPPFLAGS = -I$(srcdir)/src
-SHLIB_LINK = -lzstd -lre2 -lstdc++
+PG_CPPFLAGS = -I$(srcdir)/src -I$(libpq_srcdir)
+SHLIB_LINK = -lzstd -lre2 -lstdc++ $(libpq)
 
-REGRESS = wide_ddl families gc_rules cells mvcc segments bulk aggregates reads mutate_row conditional delete filters privileges prepared rls validation scan_pushdown txn_families rewrite space_reuse publications toolkit ts_prune parallel_scan space_truncate ingest_statement stats_counts plan_pushdown reverse_scan srf_read_scan vacuum_full move_in density_pack
-ISOLATION = snapshot write_order compaction adders conditional privileges serializable publication_race parallel_serializable parallel_snapshot space_truncate ingest_visibility vacuum_full
+REGRESS = wide_ddl families gc_rules cells mvcc segments bulk aggregates reads mutate_row conditional delete filters privileges prepared rls validation scan_pushdown txn_families rewrite space_reuse publications toolkit toolkit_ranges ts_prune parallel_scan space_truncate ingest_statement stats_counts plan_pushdown reverse_scan srf_read_scan vacuum_full move_in tablets cluster_key read_names bytes_reads bytes_json agg_pushdown rollup_basic tablets_create cdc_decoding density_pack
+ISOLATION = snapshot write_order compaction adders conditional privileges serializable publication_race parallel_serializable parallel_snapshot space_truncate ingest_visibility vacuum_full cluster_concurrent agg_snapshot rollup_concurrent
 
 # `make installcheck` runs both lists against the running server that
 # PGHOST/PGPORT name, with its default settings (tests that need more, such

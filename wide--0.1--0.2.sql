@@ -7,6 +7,14 @@ ALTER EXTENSION wide DROP FUNCTION wide.alter_family(regclass,text,integer,inter
 DROP FUNCTION wide.alter_family(regclass,text,integer,interval,text);
 ALTER EXTENSION wide DROP FUNCTION wide.create_family(regclass,text,integer,interval,text,text);
 DROP FUNCTION wide.create_family(regclass,text,integer,interval,text,text);
+ALTER EXTENSION wide DROP FUNCTION wide.read_modify_write_row(anyelement,text,text,text,bytea,bigint);
+DROP FUNCTION wide.read_modify_write_row(anyelement,text,text,text,bytea,bigint);
+ALTER EXTENSION wide DROP FUNCTION wide.read_row(anyelement,text,jsonb);
+DROP FUNCTION wide.read_row(anyelement,text,jsonb);
+ALTER EXTENSION wide DROP FUNCTION wide.read_rows(anyelement,text[],text,text,boolean,boolean,text,jsonb,bigint,boolean,jsonb);
+DROP FUNCTION wide.read_rows(anyelement,text[],text,text,boolean,boolean,text,jsonb,bigint,boolean,jsonb);
+ALTER EXTENSION wide DROP FUNCTION wide.read_rows_labeled(anyelement,text[],text,text,boolean,boolean,text,jsonb,bigint,boolean,jsonb);
+DROP FUNCTION wide.read_rows_labeled(anyelement,text[],text,text,boolean,boolean,text,jsonb,bigint,boolean,jsonb);
 
 CREATE OR REPLACE FUNCTION wide.handler(internal)
 RETURNS table_am_handler
@@ -14,6 +22,25 @@ AS 'MODULE_PATHNAME', 'wide_tableam_handler'
 LANGUAGE C;
 
 COMMENT ON ACCESS METHOD wide IS 'wide-column store: cells sorted by row key, family, qualifier, ts';
+
+-- The row key order of a wide table as an index, for CLUSTER (it stores
+-- nothing and is never scanned; src/am/keyindex.c):
+--   CREATE INDEX ON t USING wide_key (row_key); CLUSTER t USING t_row_key_idx;
+
+CREATE OR REPLACE FUNCTION wide.key_handler(internal)
+RETURNS index_am_handler
+AS 'MODULE_PATHNAME', 'wide_key_handler'
+LANGUAGE C;
+
+CREATE ACCESS METHOD wide_key TYPE INDEX HANDLER wide.key_handler;
+
+COMMENT ON ACCESS METHOD wide_key IS 'the row key order of a wide table, for CLUSTER; stores nothing, never scanned';
+
+CREATE OPERATOR CLASS wide.row_key_text_ops
+DEFAULT FOR TYPE text USING wide_key AS STORAGE text;
+
+CREATE OPERATOR CLASS wide.row_key_bytea_ops
+DEFAULT FOR TYPE bytea USING wide_key AS STORAGE bytea;
 
 -- ----------------------------------------------------------------
 -- Privileges (docs/security.md)
@@ -243,6 +270,72 @@ BEGIN
 END
 $$;
 
+-- The partitions of a table split into tablets (none for a wide table):
+-- family changes on the parent apply to each of them, in one transaction.
+
+CREATE OR REPLACE FUNCTION wide._partitions(tbl regclass)
+RETURNS SETOF regclass
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT i.inhrelid::regclass FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+   WHERE i.inhparent = tbl AND c.relkind <> 'f' ORDER BY i.inhrelid;
+$$;
+
+-- Statements on the node of a remote tablet, in a remote transaction
+-- prepared at the local PRE_COMMIT and committed after it (remote.c).
+
+CREATE OR REPLACE FUNCTION wide._remote_exec(server text, tablet regclass, sql text)
+RETURNS void
+AS 'MODULE_PATHNAME', 'wide_remote_exec'
+LANGUAGE C;
+
+-- The first column of a query's rows on a node.
+
+CREATE OR REPLACE FUNCTION wide._remote_query(server text, sql text)
+RETURNS SETOF text
+AS 'MODULE_PATHNAME', 'wide_remote_query'
+LANGUAGE C;
+
+-- The remote tablets among the partitions of a table (postgres_fdw foreign
+-- tables): the node and the wide table there.
+
+CREATE OR REPLACE FUNCTION wide._remote_tablets(tbl regclass)
+RETURNS TABLE (tablet regclass, server text, remote text)
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT ft.ftrelid::regclass, s.srvname::text,
+         format('%I.%I',
+                coalesce((SELECT substr(o, 13) FROM unnest(ft.ftoptions) o WHERE o LIKE 'schema_name=%'),
+                         n.nspname),
+                coalesce((SELECT substr(o, 12) FROM unnest(ft.ftoptions) o WHERE o LIKE 'table_name=%'),
+                         c.relname))
+    FROM pg_inherits i
+    JOIN pg_foreign_table ft ON ft.ftrelid = i.inhrelid
+    JOIN pg_foreign_server s ON s.oid = ft.ftserver
+    JOIN pg_class c ON c.oid = ft.ftrelid
+    JOIN pg_namespace n ON n.oid = c.relnamespace
+   WHERE i.inhparent = tbl
+   ORDER BY i.inhrelid;
+$$;
+
+-- Run a family change on every remote tablet of a table.
+
+CREATE OR REPLACE FUNCTION wide._remote_families(tbl regclass, fn text, args text)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  r record;
+BEGIN
+  FOR r IN SELECT * FROM wide._remote_tablets(tbl) LOOP
+    PERFORM wide._remote_exec(r.server, r.tablet, format('SELECT %s(%L%s)', fn, r.remote, args));
+  END LOOP;
+END
+$$;
+
 CREATE OR REPLACE FUNCTION wide._store_catalog(tbl regclass, doc jsonb)
 RETURNS void
 LANGUAGE plpgsql
@@ -250,7 +343,7 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
   PERFORM wide._check_owner(tbl);
-  EXECUTE format('ALTER TABLE %s ALTER COLUMN %I SET DEFAULT wide.family_catalog(%L::jsonb)',
+  EXECUTE format('ALTER TABLE ONLY %s ALTER COLUMN %I SET DEFAULT wide.family_catalog(%L::jsonb)',
                  tbl,
                  (SELECT attname FROM pg_attribute WHERE attrelid = tbl AND attnum = 2),
                  doc::text);
@@ -262,7 +355,8 @@ CREATE OR REPLACE FUNCTION wide.create_family(tbl regclass, family text,
                                    max_age interval DEFAULT NULL,
                                    gc text DEFAULT 'union',
                                    aggregate text DEFAULT NULL,
-                                   gc_rule jsonb DEFAULT NULL)
+                                   gc_rule jsonb DEFAULT NULL,
+                                   rollup jsonb DEFAULT NULL)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -277,14 +371,32 @@ BEGIN
       USING ERRCODE = 'duplicate_object',
             HINT = 'Change its garbage-collection policy with wide.alter_family().';
   END IF;
+  IF rollup IS NOT NULL THEN
+    IF aggregate IS NOT NULL THEN
+      RAISE EXCEPTION 'a family takes either aggregate or rollup'
+        USING ERRCODE = 'invalid_parameter_value',
+              HINT = 'A rollup family chooses its aggregate per qualifier: cpu:sum, cpu:count, cpu:min, cpu:max, cpu:hll.';
+    END IF;
+    entry := entry || jsonb_build_object('aggregate', 'rollup',
+                                         'rollup', wide._rollup_entry(tbl, doc, family, rollup));
+  END IF;
   doc := jsonb_set(doc, '{next_id}', to_jsonb(id + 1));
   doc := jsonb_set(doc, ARRAY['families', family], entry);
   PERFORM wide._store_catalog(tbl, doc);
+  PERFORM wide.create_family(p, family, max_versions, max_age, gc, aggregate, gc_rule, rollup)
+     FROM wide._partitions(tbl) p;
+  PERFORM wide._remote_families(tbl, 'wide.create_family',
+    format(', %L, %L::int, %L::interval, %L, %L, %L::jsonb, %L::jsonb',
+           family, max_versions, max_age, gc, aggregate, gc_rule, rollup));
+  -- a rollup of a family with data starts complete (each partition fills its own)
+  IF rollup IS NOT NULL AND (SELECT relkind FROM pg_class WHERE oid = tbl) = 'r' THEN
+    PERFORM wide._rollup_fill(tbl, family, NULL, NULL);
+  END IF;
 END
 $$;
 
-COMMENT ON FUNCTION wide.create_family(regclass, text, int, interval, text, text, jsonb) IS
-  'create a column family with a garbage-collection policy or an aggregate type';
+COMMENT ON FUNCTION wide.create_family(regclass, text, int, interval, text, text, jsonb, jsonb) IS
+  'create a column family with a garbage-collection policy, an aggregate type, or as a rollup of another family';
 
 CREATE OR REPLACE FUNCTION wide.alter_family(tbl regclass, family text,
                                   max_versions int DEFAULT NULL,
@@ -305,9 +417,18 @@ BEGIN
   END IF;
   doc := jsonb_set(doc, ARRAY['families', family],
                    wide._family_entry(tbl, family, (old->>'id')::bigint,
-                                      max_versions, max_age, gc, old->>'aggregate',
-                                      gc_rule));
+                                      max_versions, max_age, gc,
+                                      nullif(old->>'aggregate', 'rollup'),
+                                      gc_rule)
+                   || CASE WHEN old ? 'rollup'
+                           THEN jsonb_build_object('aggregate', 'rollup', 'rollup', old->'rollup')
+                           ELSE '{}'::jsonb END);
   PERFORM wide._store_catalog(tbl, doc);
+  PERFORM wide.alter_family(p, family, max_versions, max_age, gc, gc_rule)
+     FROM wide._partitions(tbl) p;
+  PERFORM wide._remote_families(tbl, 'wide.alter_family',
+    format(', %L, %L::int, %L::interval, %L, %L::jsonb',
+           family, max_versions, max_age, gc, gc_rule));
 END
 $$;
 
@@ -326,8 +447,20 @@ BEGIN
     RAISE EXCEPTION 'column family "%" does not exist in wide table %', family, tbl
       USING ERRCODE = 'undefined_object';
   END IF;
+  IF EXISTS (SELECT FROM jsonb_each(doc->'families') f
+             WHERE f.value->'rollup'->>'source' = family) THEN
+    RAISE EXCEPTION 'column family "%" of wide table % has rollups', family, tbl
+      USING ERRCODE = 'dependent_objects_still_exist',
+            DETAIL = format('Rollup families of it: %s.',
+                            (SELECT string_agg(f.key, ', ' ORDER BY f.key)
+                               FROM jsonb_each(doc->'families') f
+                              WHERE f.value->'rollup'->>'source' = family)),
+            HINT = 'Drop the rollup families first: their cells stay readable without their source.';
+  END IF;
   doc := doc #- ARRAY['families', family];
   PERFORM wide._store_catalog(tbl, doc);
+  PERFORM wide.drop_family(p, family) FROM wide._partitions(tbl) p;
+  PERFORM wide._remote_families(tbl, 'wide.drop_family', format(', %L', family));
 END
 $$;
 
@@ -352,6 +485,222 @@ AS $$
 $$;
 
 COMMENT ON FUNCTION wide.families(regclass) IS 'the column families of a wide table';
+
+-- ----------------------------------------------------------------
+-- Rollups merged on write (src/engine/rollup.c): a family declared as a
+-- rollup of another gets, for every write to its source, one aggregate
+-- input per function at (row key, '<qualifier>:<function>', bucket start).
+-- ----------------------------------------------------------------
+
+-- Validate a rollup definition; returns it as the catalog keeps it.
+
+CREATE OR REPLACE FUNCTION wide._rollup_entry(tbl regclass, doc jsonb, family text, rollup jsonb)
+RETURNS jsonb
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  source text;
+  src jsonb;
+  bucket interval;
+  fns text[];
+  valtype regtype;
+BEGIN
+  IF jsonb_typeof(rollup) <> 'object' OR
+     EXISTS (SELECT FROM jsonb_object_keys(rollup) k
+              WHERE k NOT IN ('source', 'bucket', 'functions', 'key_parts', 'delimiter')) THEN
+    RAISE EXCEPTION 'a rollup is an object with source, bucket, functions, and optionally key_parts and delimiter'
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'E.g. {"source": "m", "bucket": "5 minutes", "functions": ["sum", "count", "min", "max"]}.';
+  END IF;
+  source := rollup->>'source';
+  src := doc->'families'->source;
+  IF src IS NULL THEN
+    RAISE EXCEPTION 'source family "%" of rollup "%" does not exist in wide table %',
+                    source, family, tbl
+      USING ERRCODE = 'undefined_object',
+            HINT = 'Create the source family first; a rollup aggregates a family of the same table.';
+  END IF;
+  IF src ? 'aggregate' THEN
+    RAISE EXCEPTION 'source family "%" of rollup "%" is an aggregate family', source, family
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'A rollup aggregates the values written to a plain family.';
+  END IF;
+  BEGIN
+    bucket := (rollup->>'bucket')::interval;
+  EXCEPTION WHEN others THEN
+    bucket := NULL;
+  END;
+  IF bucket IS NULL OR bucket <= interval '0' OR extract(month FROM bucket) <> 0
+     OR extract(year FROM bucket) <> 0 THEN
+    RAISE EXCEPTION 'bucket of rollup "%" must be a positive interval of fixed length, not %',
+                    family, coalesce(rollup->>'bucket', 'NULL')
+      USING ERRCODE = 'invalid_parameter_value',
+            DETAIL = 'Buckets start at multiples of their width since 1970-01-01 00:00 UTC; months and years vary in length.',
+            HINT = 'E.g. "1 minute", "5 minutes", "1 hour", "1 day".';
+  END IF;
+  IF jsonb_typeof(rollup->'functions') IS DISTINCT FROM 'array' THEN
+    RAISE EXCEPTION 'functions of rollup "%" must be an array', family
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Functions are sum, count, min, max and hll.';
+  END IF;
+  SELECT array_agg(DISTINCT f ORDER BY f) INTO fns
+    FROM jsonb_array_elements_text(rollup->'functions') f;
+  IF fns IS NULL OR NOT fns <@ ARRAY['sum', 'count', 'min', 'max', 'hll'] THEN
+    RAISE EXCEPTION 'functions of rollup "%" must be some of sum, count, min, max and hll, not %',
+                    family, rollup->'functions'
+      USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  SELECT a.atttypid INTO valtype FROM pg_attribute a WHERE a.attrelid = tbl AND a.attnum = 5;
+  IF valtype NOT IN ('int8'::regtype, 'bytea'::regtype) THEN
+    RAISE EXCEPTION 'rollup family "%" needs a value column of type int8 or bytea', family
+      USING ERRCODE = 'datatype_mismatch',
+            DETAIL = format('The value column of %s has type %s.', tbl, valtype),
+            HINT = 'Rollups keep 64-bit integers (exact whatever the order of writes): store measurements as scaled integers, e.g. milli-units.';
+  END IF;
+  IF 'hll' = ANY (fns) AND valtype <> 'bytea'::regtype THEN
+    RAISE EXCEPTION 'hll rollup "%" needs a value column of type bytea', family
+      USING ERRCODE = 'datatype_mismatch',
+            DETAIL = format('The value column of %s has type %s.', tbl, valtype);
+  END IF;
+  IF rollup ? 'key_parts' OR rollup ? 'delimiter' THEN
+    IF jsonb_typeof(rollup->'key_parts') IS DISTINCT FROM 'number' OR
+       (rollup->>'key_parts')::numeric NOT BETWEEN 1 AND 255 OR
+       (rollup->>'key_parts')::numeric <> round((rollup->>'key_parts')::numeric) OR
+       octet_length(coalesce(rollup->>'delimiter', '#')) <> 1 THEN
+      RAISE EXCEPTION 'key_parts of rollup "%" must be an integer from 1 to 255, and its delimiter one byte', family
+        USING ERRCODE = 'invalid_parameter_value',
+              HINT = 'E.g. "key_parts": 1 keeps the rollup of ''host7#1700000000000'' under ''host7''.';
+    END IF;
+    IF (SELECT atttypid FROM pg_attribute WHERE attrelid = tbl AND attnum = 1) <> 'text'::regtype THEN
+      RAISE EXCEPTION 'key_parts of rollup "%" needs a text row key', family
+        USING ERRCODE = 'datatype_mismatch';
+    END IF;
+  END IF;
+  RETURN jsonb_strip_nulls(jsonb_build_object('source', source, 'bucket', bucket::text,
+                            'bucket_us', (extract(epoch FROM bucket) * 1000000)::bigint,
+                            'functions', to_jsonb(fns),
+                            'key_parts', (rollup->>'key_parts')::int,
+                            'delimiter', CASE WHEN rollup ? 'key_parts'
+                                              THEN coalesce(rollup->>'delimiter', '#') END));
+END
+$$;
+
+-- Add the source cells of rows [start_key, end_key) to a rollup family.
+
+CREATE OR REPLACE FUNCTION wide._rollup_fill(tbl regclass, family text, start_key text, end_key text)
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  r jsonb := wide.family_catalog_of(tbl)->'families'->family->'rollup';
+  keytype regtype := (SELECT atttypid FROM pg_attribute WHERE attrelid = tbl AND attnum = 1);
+  qualtype regtype := (SELECT atttypid FROM pg_attribute WHERE attrelid = tbl AND attnum = 3);
+  tstype regtype := (SELECT atttypid FROM pg_attribute WHERE attrelid = tbl AND attnum = 4);
+  valtype regtype := (SELECT atttypid FROM pg_attribute WHERE attrelid = tbl AND attnum = 5);
+  b bigint := (r->>'bucket_us')::bigint;
+  val text;
+  bucket text;
+  rkey text := CASE WHEN r ? 'key_parts'
+                    THEN format('array_to_string((string_to_array(row_key, %L))[1:%s], %L)',
+                                r->>'delimiter', r->>'key_parts', r->>'delimiter')
+                    ELSE 'row_key' END;
+  aggs text := '';
+  vals text := '';
+  fn text;
+  n bigint;
+BEGIN
+  -- a bytea value is an 8-byte big-endian integer to sum, min and max
+  val := CASE WHEN valtype = 'bytea'::regtype
+              THEN $v$('x' || encode(value, 'hex'))::bit(64)::bigint$v$ ELSE 'value' END;
+  bucket := CASE WHEN tstype = 'int8'::regtype THEN format('ts - ts %% %s', b)
+                 ELSE format($t$ts - ((extract(epoch FROM ts) * 1000000)::bigint %% %s) * interval '1 microsecond'$t$, b) END;
+  FOR fn IN SELECT jsonb_array_elements_text(r->'functions') LOOP
+    aggs := aggs || format(', %s AS %I',
+      CASE fn WHEN 'sum' THEN format('sum(%s)::bigint', val)
+              WHEN 'count' THEN 'count(*)'
+              WHEN 'min' THEN format('min(%s)', val)
+              WHEN 'max' THEN format('max(%s)', val)
+              ELSE 'wide.hll_add_agg(value)' END, 'r_' || fn);
+    vals := vals || format(', (%L, %s)', fn,
+      CASE fn WHEN 'hll' THEN 'NULL::bigint' ELSE format('g.%I', 'r_' || fn) END);
+  END LOOP;
+  EXECUTE format($q$
+    WITH g AS (
+      SELECT %11$s AS row_key, qualifier, %1$s AS bucket%2$s
+        FROM %3$s
+       WHERE family = %4$L %5$s %6$s
+       GROUP BY 1, 2, 3)
+    INSERT INTO %3$s (row_key, family, qualifier, ts, value)
+    SELECT g.row_key, %7$L, g.qualifier || %8$s, g.bucket, %9$s
+      FROM g, LATERAL (VALUES %10$s) AS f(fn, v)$q$,
+    bucket, aggs, tbl, r->>'source',
+    -- the range is of rollup row keys; a source key is never below its
+    -- rollup key (a prefix of it), which bounds the scan from below
+    CASE WHEN start_key IS NULL THEN ''
+         ELSE format('AND row_key >= %L::%s AND %s >= %L::%s', start_key, keytype, rkey, start_key, keytype) END,
+    CASE WHEN end_key IS NULL THEN '' ELSE format('AND %s < %L::%s', rkey, end_key, keytype) END,
+    family,
+    CASE WHEN qualtype = 'bytea'::regtype THEN $s$convert_to(':' || f.fn, 'UTF8')$s$ ELSE $s$':' || f.fn$s$ END,
+    CASE WHEN valtype = 'bytea'::regtype
+         THEN format('CASE WHEN f.fn = ''hll'' THEN %s ELSE int8send(f.v) END',
+                     CASE WHEN r->'functions' ? 'hll' THEN 'g.r_hll' ELSE 'NULL' END)
+         ELSE 'f.v' END,
+    substr(vals, 3), rkey);
+  GET DIAGNOSTICS n = ROW_COUNT;
+  RETURN n;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION wide.rebuild_rollup(tbl regclass, family text,
+                                    start_key text DEFAULT NULL, end_key text DEFAULT NULL)
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  keytype regtype := (SELECT atttypid FROM pg_attribute WHERE attrelid = tbl AND attnum = 1);
+BEGIN
+  IF NOT coalesce(wide.family_catalog_of(tbl)->'families'->family ? 'rollup', false) THEN
+    RAISE EXCEPTION 'column family "%" of wide table % is not a rollup', family, tbl
+      USING ERRCODE = 'wrong_object_type',
+            HINT = 'wide.rollups() lists the rollup families of a table.';
+  END IF;
+  IF current_setting('transaction_isolation') <> 'read committed' THEN
+    RAISE EXCEPTION 'wide.rebuild_rollup() needs a READ COMMITTED transaction'
+      USING ERRCODE = 'active_sql_transaction',
+            DETAIL = 'It locks out writers and then reads every write committed before, which an older snapshot would not show.';
+  END IF;
+  -- writers wait (readers do not): the range is recomputed from every
+  -- committed source cell, and no rollup input is deleted unseen
+  EXECUTE format('LOCK TABLE %s IN SHARE MODE', tbl);
+  EXECUTE format('DELETE FROM %s WHERE family = %L %s %s', tbl, family,
+    CASE WHEN start_key IS NULL THEN '' ELSE format('AND row_key >= %L::%s', start_key, keytype) END,
+    CASE WHEN end_key IS NULL THEN '' ELSE format('AND row_key < %L::%s', end_key, keytype) END);
+  RETURN wide._rollup_fill(tbl, family, start_key, end_key);
+END
+$$;
+
+COMMENT ON FUNCTION wide.rebuild_rollup(regclass, text, text, text) IS
+  'recompute the cells of a rollup family for the rows [start_key, end_key) from its source cells (after deletes of source cells, which rollups do not subtract); returns the cells written';
+
+CREATE OR REPLACE FUNCTION wide.rollups(tbl regclass)
+RETURNS TABLE (family text, source text, bucket interval, functions text[],
+               key_parts int, delimiter text)
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT f.key COLLATE "C", f.value->'rollup'->>'source',
+         (f.value->'rollup'->>'bucket')::interval,
+         ARRAY(SELECT jsonb_array_elements_text(f.value->'rollup'->'functions')),
+         (f.value->'rollup'->>'key_parts')::int, f.value->'rollup'->>'delimiter'
+  FROM jsonb_each(coalesce(wide.family_catalog_of(tbl)->'families', '{}'::jsonb)) AS f
+  WHERE f.value ? 'rollup'
+  ORDER BY 1;
+$$;
+
+COMMENT ON FUNCTION wide.rollups(regclass) IS 'the rollup families of a wide table: source family, bucket width and functions';
 
 -- ----------------------------------------------------------------
 -- Maintenance and inspection
@@ -469,14 +818,14 @@ LANGUAGE C;
 COMMENT ON FUNCTION wide.check_and_mutate_row(regclass, "any", jsonb, jsonb, jsonb) IS
   'under the row lock, apply on_match if the predicate filter outputs a cell of the row, else on_no_match (CheckAndMutateRow)';
 
-CREATE OR REPLACE FUNCTION wide.read_modify_write_row(tbl anyelement, row_key text, family text,
+CREATE OR REPLACE FUNCTION wide.read_modify_write_row(tbl anyelement, row_key "any", family text,
                                            qualifier text, append bytea DEFAULT NULL,
                                            increment bigint DEFAULT NULL)
 RETURNS anyelement
 AS 'MODULE_PATHNAME', 'wide_read_modify_write_row'
 LANGUAGE C;
 
-COMMENT ON FUNCTION wide.read_modify_write_row(anyelement, text, text, text, bytea, bigint) IS
+COMMENT ON FUNCTION wide.read_modify_write_row(anyelement, "any", text, text, bytea, bigint) IS
   'under the row lock, append to or increment the newest cell of a column and return the new cell (ReadModifyWriteRow)';
 
 -- ----------------------------------------------------------------
@@ -592,12 +941,12 @@ COMMENT ON AGGREGATE wide.hll_union_agg(bytea) IS
 -- ----------------------------------------------------------------
 
 CREATE OR REPLACE FUNCTION wide.read_rows(tbl anyelement,
-                               keys text[] DEFAULT NULL,
-                               start_key text DEFAULT NULL,
-                               end_key text DEFAULT NULL,
+                               keys "any" DEFAULT NULL,
+                               start_key "any" DEFAULT NULL,
+                               end_key "any" DEFAULT NULL,
                                start_inclusive boolean DEFAULT true,
                                end_inclusive boolean DEFAULT false,
-                               prefix text DEFAULT NULL,
+                               prefix "any" DEFAULT NULL,
                                ranges jsonb DEFAULT NULL,
                                "limit" bigint DEFAULT NULL,
                                reversed boolean DEFAULT false,
@@ -606,7 +955,7 @@ RETURNS SETOF anyelement
 AS 'MODULE_PATHNAME', 'wide_read_rows'
 LANGUAGE C STABLE;
 
-COMMENT ON FUNCTION wide.read_rows(anyelement, text[], text, text, boolean, boolean, text, jsonb, bigint, boolean, jsonb) IS
+COMMENT ON FUNCTION wide.read_rows(anyelement, "any", "any", "any", boolean, boolean, "any", jsonb, bigint, boolean, jsonb) IS
   'the cells of a set of rows, in key order, through a row filter (ReadRows)';
 
 CREATE OR REPLACE FUNCTION wide.sample_row_keys(tbl regclass, OUT row_key bytea, OUT offset_bytes bigint)
@@ -618,12 +967,12 @@ COMMENT ON FUNCTION wide.sample_row_keys(regclass) IS
   'row keys splitting the table into stretches of similar size, with approximate byte offsets (SampleRowKeys)';
 
 CREATE OR REPLACE FUNCTION wide.read_rows_labeled(tbl anyelement,
-                                       keys text[] DEFAULT NULL,
-                                       start_key text DEFAULT NULL,
-                                       end_key text DEFAULT NULL,
+                                       keys "any" DEFAULT NULL,
+                                       start_key "any" DEFAULT NULL,
+                                       end_key "any" DEFAULT NULL,
                                        start_inclusive boolean DEFAULT true,
                                        end_inclusive boolean DEFAULT false,
-                                       prefix text DEFAULT NULL,
+                                       prefix "any" DEFAULT NULL,
                                        ranges jsonb DEFAULT NULL,
                                        "limit" bigint DEFAULT NULL,
                                        reversed boolean DEFAULT false,
@@ -633,15 +982,15 @@ RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'wide_read_rows'
 LANGUAGE C STABLE;
 
-COMMENT ON FUNCTION wide.read_rows_labeled(anyelement, text[], text, text, boolean, boolean, text, jsonb, bigint, boolean, jsonb) IS
+COMMENT ON FUNCTION wide.read_rows_labeled(anyelement, "any", "any", "any", boolean, boolean, "any", jsonb, bigint, boolean, jsonb) IS
   'read_rows, with the labels apply_label_transformer gave each cell';
 
-CREATE OR REPLACE FUNCTION wide.read_row(tbl anyelement, row_key text, filter jsonb DEFAULT NULL)
+CREATE OR REPLACE FUNCTION wide.read_row(tbl anyelement, row_key "any", filter jsonb DEFAULT NULL)
 RETURNS SETOF anyelement
 AS 'MODULE_PATHNAME', 'wide_read_row'
 LANGUAGE C STABLE;
 
-COMMENT ON FUNCTION wide.read_row(anyelement, text, jsonb) IS
+COMMENT ON FUNCTION wide.read_row(anyelement, "any", jsonb) IS
   'the cells of one row, through a row filter (ReadRows of one key)';
 
 -- ----------------------------------------------------------------
@@ -757,6 +1106,9 @@ BEGIN
     RAISE EXCEPTION 'a row key part is NULL'
       USING ERRCODE = 'null_value_not_allowed';
   END IF;
+  IF array_to_string(parts, '') !~ '[#\\]' THEN
+    RETURN array_to_string(parts, '#');		-- nothing to escape
+  END IF;
   RETURN array_to_string(ARRAY(SELECT replace(replace(p, '\', '\\'), '#', '\#')
                                  FROM unnest(parts) p), '#');
 END
@@ -781,6 +1133,13 @@ BEGIN
   IF n < 1 THEN
     RAISE EXCEPTION 'key part numbers start at 1, not %', n
       USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF strpos(key, '\') = 0 THEN
+    -- nothing escaped: a split (string_to_array('') is no part at all)
+    IF key = '' THEN
+      RETURN CASE WHEN n = 1 THEN '' END;
+    END IF;
+    RETURN (string_to_array(key, '#'))[n];
   END IF;
   WHILE i <= len LOOP
     c := substr(key, i, 1);
@@ -926,8 +1285,17 @@ COMMENT ON FUNCTION wide.quarter_hour(timestamptz, text) IS
 -- (md5, the same on every platform and version): 3#key for salt 3 of 10.
 
 CREATE OR REPLACE FUNCTION wide.salt(key text, buckets int)
-RETURNS int LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-AS $$ SELECT (('x' || substr(md5(key), 1, 8))::bit(32)::bigint % buckets)::int $$;
+RETURNS int LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  IF buckets < 1 THEN
+    RAISE EXCEPTION 'buckets must be at least 1, not %', buckets
+      USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  RETURN (('x' || substr(md5(key), 1, 8))::bit(32)::bigint % buckets)::int;
+END
+$$;
 
 CREATE OR REPLACE FUNCTION wide.salted_key(key text, buckets int)
 RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
@@ -977,11 +1345,104 @@ $$;
 COMMENT ON FUNCTION wide.read_salted(anyelement, int, text, text, text, jsonb) IS
   'read_rows over every salt bucket of a salted table, in unsalted key order';
 
+-- Key ranges.  The exclusive upper bound of the keys with a prefix: the
+-- prefix with its last character incremented (after dropping trailing
+-- U+10FFFF, which has no successor), so that row_key >= p AND row_key <
+-- wide.prefix_end(p) is exactly starts_with(row_key, p) in the bytewise
+-- (COLLATE "C") key order.  Code points, not bytes, are incremented: the
+-- result is valid text (UTF-8 order is code point order), the surrogates
+-- are skipped.  NULL when there is no upper bound (an empty prefix).
+
+CREATE OR REPLACE FUNCTION wide.prefix_end(prefix text)
+RETURNS text LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  p text := prefix;
+  c int;
+BEGIN
+  WHILE p <> '' LOOP
+    c := ascii(right(p, 1));
+    p := left(p, -1);
+    IF c < 1114111 THEN
+      RETURN p || chr(CASE WHEN c = 55295 THEN 57344 ELSE c + 1 END);
+    END IF;
+  END LOOP;
+  RETURN NULL;
+END
+$$;
+
+COMMENT ON FUNCTION wide.prefix_end(text) IS
+  'the exclusive upper bound of the keys starting with prefix (NULL: none), for row_key < wide.prefix_end(p) and end_key';
+
+-- The keys PREFIX#MILLIS of [t1, t2) as read_rows ranges (one range per
+-- prefix, in key order): read_rows(NULL::t, ranges => wide.time_range(...)).
+-- In SQL, row_key >= wide.time_key(p, t1) AND row_key < wide.time_key(p, t2)
+-- is the same range.
+
+CREATE OR REPLACE FUNCTION wide.time_range(prefix text, t1 timestamptz, t2 timestamptz)
+RETURNS jsonb LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+AS $$ SELECT jsonb_build_array(jsonb_build_object('start_key_closed', wide.time_key(prefix, t1),
+                                                  'end_key_open', wide.time_key(prefix, t2))) $$;
+
+COMMENT ON FUNCTION wide.time_range(text, timestamptz, timestamptz) IS
+  'the row range of PREFIX#MILLIS keys from t1 (included) to t2 (excluded), as read_rows ranges';
+
+CREATE OR REPLACE FUNCTION wide.time_ranges(prefixes text[], t1 timestamptz, t2 timestamptz)
+RETURNS jsonb LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+AS $$ SELECT coalesce(jsonb_agg(jsonb_build_object('start_key_closed', wide.time_key(p, t1),
+                                                   'end_key_open', wide.time_key(p, t2)) ORDER BY p COLLATE "C"),
+                      '[]') FROM unnest(prefixes) p WHERE p IS NOT NULL $$;
+
+COMMENT ON FUNCTION wide.time_ranges(text[], timestamptz, timestamptz) IS
+  'the row ranges of PREFIX#MILLIS keys of several prefixes from t1 to t2, as read_rows ranges';
+
+-- The key PREFIX#REVERSED_MILLIS of a time: the newest row of a prefix sorts
+-- first.  The rows of [t1, t2) are row_key > wide.reverse_time_key(p, t2) AND
+-- row_key <= wide.reverse_time_key(p, t1).
+
+CREATE OR REPLACE FUNCTION wide.reverse_time_key(prefix text, t timestamptz)
+RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+AS $$ SELECT prefix || '#' || wide.reverse_millis(t) $$;
+
+COMMENT ON FUNCTION wide.reverse_time_key(text, timestamptz) IS
+  'the row key PREFIX#(Long.MAX_VALUE - millis): newest-first keys';
+
+-- The latest n rows PREFIX#... (all their cells, or those the filter keeps),
+-- newest first.  Over reversed-timestamp keys (newest_first, the default) the
+-- first n rows of the prefix; over PREFIX#MILLIS keys the last n, by a
+-- reversed scan.  Either way it reads n rows, not the prefix.
+
+CREATE OR REPLACE FUNCTION wide.read_latest(tbl anyelement, prefix text, n bigint,
+                                 filter jsonb DEFAULT NULL, newest_first boolean DEFAULT true)
+RETURNS SETOF anyelement LANGUAGE sql STABLE
+AS $$ SELECT * FROM wide.read_rows(tbl, prefix => prefix || '#', "limit" => n,
+                                   reversed => NOT newest_first, filter => filter) $$;
+
+COMMENT ON FUNCTION wide.read_latest(anyelement, text, bigint, jsonb, boolean) IS
+  'the newest n rows PREFIX#... of newest-first (reverse_time_key) or oldest-first (time_key) keys';
+
+-- Latest values (the CURRENT_METRIC pattern): the newest cell of every
+-- column of the rows with a prefix, or of [start_key, end_key), or of the
+-- whole table; a filter first narrows the cells (e.g. to some columns).
+
+CREATE OR REPLACE FUNCTION wide.read_current(tbl anyelement, prefix text DEFAULT NULL,
+                                  start_key text DEFAULT NULL, end_key text DEFAULT NULL,
+                                  filter jsonb DEFAULT NULL)
+RETURNS SETOF anyelement LANGUAGE sql STABLE
+AS $$ SELECT * FROM wide.read_rows(tbl, start_key => start_key, end_key => end_key, prefix => prefix,
+                                   filter => CASE WHEN filter IS NULL THEN wide.latest(1)
+                                                  ELSE jsonb_build_object('chain', jsonb_build_array(filter, wide.latest(1))) END) $$;
+
+COMMENT ON FUNCTION wide.read_current(anyelement, text, text, text, jsonb) IS
+  'the newest cell of every column of a key range (the CURRENT_METRIC pattern)';
+
 -- Tall to wide for SQL and BI tools: a view with one column per qualifier of
 -- a family, typed as the table's value column, one row per (row_key, ts)
 -- (per => 'ts') or per row_key with each column's newest value and the
--- newest ts (per => 'row').  INSERT into a per-ts view writes one cell per
--- non-NULL column (an INSTEAD OF trigger: the way back, for loading).
+-- newest ts (per => 'row').  INSERT into either view writes one cell per
+-- non-NULL column at the row's ts (an INSTEAD OF trigger: the way back,
+-- for loading; into a per-row view it sets current values).
 
 CREATE OR REPLACE FUNCTION wide.create_pivot_view(view_name text, tbl regclass, family text,
                                        qualifiers text[], per text DEFAULT 'ts')
@@ -1016,23 +1477,297 @@ BEGIN
   IF per = 'ts' THEN
     EXECUTE format('CREATE VIEW %s AS SELECT %I, %I, %s FROM %s WHERE %I = %L GROUP BY %I, %I',
                    view_name, c[1], c[4], cols, tbl, c[2], family, c[1], c[4]);
-    fn := view_name || '_pivot_insert';
-    SELECT string_agg(format('(%L, NEW.%I::%s)', q, q, valtype), ', ')
-      INTO ins FROM unnest(qualifiers) q;
-    EXECUTE format($f$CREATE FUNCTION %s() RETURNS trigger LANGUAGE plpgsql AS $b$
-      BEGIN
-        INSERT INTO %s SELECT NEW.%I, %L, x.q, NEW.%I, x.v FROM (VALUES %s) x(q, v) WHERE x.v IS NOT NULL;
-        RETURN NEW;
-      END $b$ $f$, fn, tbl, c[1], family, c[4], ins);
-    EXECUTE format('CREATE TRIGGER pivot_insert INSTEAD OF INSERT ON %s FOR EACH ROW EXECUTE FUNCTION %s()',
-                   view_name, fn);
   ELSE
     EXECUTE format('CREATE VIEW %s AS SELECT %I, max(%I) AS %I, %s FROM %s WHERE %I = %L GROUP BY %I',
                    view_name, c[1], c[4], c[4], cols, tbl, c[2], family, c[1]);
   END IF;
+  -- both shapes load the same way: a cell per non-NULL column at the row's ts
+  fn := view_name || '_pivot_insert';
+  SELECT string_agg(format('(%L, NEW.%I::%s)', q, q, valtype), ', ')
+    INTO ins FROM unnest(qualifiers) q;
+  EXECUTE format($f$CREATE FUNCTION %s() RETURNS trigger LANGUAGE plpgsql AS $b$
+    BEGIN
+      INSERT INTO %s SELECT NEW.%I, %L, x.q, NEW.%I, x.v FROM (VALUES %s) x(q, v) WHERE x.v IS NOT NULL;
+      RETURN NEW;
+    END $b$ $f$, fn, tbl, c[1], family, c[4], ins);
+  EXECUTE format('CREATE TRIGGER pivot_insert INSTEAD OF INSERT ON %s FOR EACH ROW EXECUTE FUNCTION %s()',
+                 view_name, fn);
 END
 $$;
 
 COMMENT ON FUNCTION wide.create_pivot_view(text, regclass, text, text[], text) IS
   'a view with one typed column per qualifier of a family: per (row_key, ts), or per row_key with the newest values';
+
+-- Split a parent into tablets at split_keys, tablet i on nodes[i]: 'local'
+-- (a wide partition here) or a postgres_fdw server (a wide table there,
+-- with the parent's families, and a foreign-table partition here).  All or
+-- nothing: the remote tables are created in transactions prepared and
+-- committed with the local one.
+
+CREATE OR REPLACE FUNCTION wide.create_tablets(parent regclass, split_keys text[], nodes text[])
+RETURNS SETOF regclass
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  nsp text;
+  rel text;
+  cols text;
+  doc jsonb;
+  n int := coalesce(array_length(nodes, 1), 0);
+  lo text;
+  hi text;
+  part text;
+  i int;
+BEGIN
+  PERFORM wide._check_owner(parent);
+  IF (SELECT relkind FROM pg_class WHERE oid = parent) <> 'p'
+     OR pg_get_partkeydef(parent) IS DISTINCT FROM
+        format('RANGE (%I)', (SELECT attname FROM pg_attribute WHERE attrelid = parent AND attnum = 1)) THEN
+    RAISE EXCEPTION 'table % is not partitioned by RANGE (row_key)', parent
+      USING ERRCODE = 'wrong_object_type',
+            HINT = 'Create it with PARTITION BY RANGE (row_key) and the columns of a wide table.';
+  END IF;
+  IF EXISTS (SELECT FROM pg_inherits WHERE inhparent = parent) THEN
+    RAISE EXCEPTION 'table % already has partitions', parent
+      USING ERRCODE = 'object_not_in_prerequisite_state';
+  END IF;
+  IF n <> coalesce(array_length(split_keys, 1), 0) + 1 THEN
+    RAISE EXCEPTION 'there must be one node more than split keys'
+      USING ERRCODE = 'invalid_parameter_value',
+            DETAIL = format('%s split keys make %s tablets, and %s nodes are given.',
+                            coalesce(array_length(split_keys, 1), 0),
+                            coalesce(array_length(split_keys, 1), 0) + 1, n);
+  END IF;
+  FOR i IN 2 .. n - 1 LOOP
+    IF NOT (split_keys[i - 1] COLLATE "C" < split_keys[i] COLLATE "C") THEN
+      RAISE EXCEPTION 'split keys must be distinct and in ascending order'
+        USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+  END LOOP;
+  IF array_position(split_keys, NULL) IS NOT NULL OR array_position(nodes, NULL) IS NOT NULL THEN
+    RAISE EXCEPTION 'split keys and nodes cannot be NULL' USING ERRCODE = 'null_value_not_allowed';
+  END IF;
+  IF EXISTS (SELECT FROM unnest(nodes) x WHERE x <> 'local')
+     AND NOT EXISTS (SELECT FROM pg_extension WHERE extname = 'postgres_fdw') THEN
+    RAISE EXCEPTION 'remote tablets need the extension postgres_fdw'
+      USING ERRCODE = 'feature_not_supported',
+            HINT = 'Run CREATE EXTENSION postgres_fdw and CREATE SERVER for each node.';
+  END IF;
+  FOR i IN 1 .. n LOOP
+    IF nodes[i] <> 'local' AND NOT EXISTS (
+         SELECT FROM pg_foreign_server s JOIN pg_foreign_data_wrapper w ON w.oid = s.srvfdw
+          WHERE s.srvname = nodes[i] AND w.fdwname = 'postgres_fdw') THEN
+      RAISE EXCEPTION 'node "%" is not a server of postgres_fdw', nodes[i]
+        USING ERRCODE = 'undefined_object',
+              HINT = 'A node is ''local'' or the name of a foreign server created with CREATE SERVER ... FOREIGN DATA WRAPPER postgres_fdw.';
+    END IF;
+  END LOOP;
+
+  SELECT c.relname, n2.nspname INTO rel, nsp
+    FROM pg_class c JOIN pg_namespace n2 ON n2.oid = c.relnamespace WHERE c.oid = parent;
+  SELECT string_agg(format('%I %s%s', a.attname, format_type(a.atttypid, a.atttypmod),
+                           CASE WHEN a.attcollation <> 0
+                                THEN ' COLLATE ' || (SELECT quote_ident(collname) FROM pg_collation WHERE oid = a.attcollation)
+                                ELSE '' END), ', ' ORDER BY a.attnum)
+    INTO cols FROM pg_attribute a WHERE a.attrelid = parent AND a.attnum > 0 AND NOT a.attisdropped;
+  doc := wide.family_catalog_of(parent);
+
+  FOR i IN 1 .. n LOOP
+    lo := CASE WHEN i = 1 THEN 'MINVALUE' ELSE quote_literal(split_keys[i - 1]) END;
+    hi := CASE WHEN i = n THEN 'MAXVALUE' ELSE quote_literal(split_keys[i]) END;
+    part := format('%I.%I', nsp, rel || '_' || i);
+    IF nodes[i] = 'local' THEN
+      EXECUTE format('CREATE TABLE %s PARTITION OF %s FOR VALUES FROM (%s) TO (%s) USING wide',
+                     part, parent, lo, hi);
+    ELSE
+      EXECUTE format('CREATE FOREIGN TABLE %s PARTITION OF %s FOR VALUES FROM (%s) TO (%s) SERVER %I OPTIONS (schema_name %L, table_name %L, async_capable ''true'')',
+                     part, parent, lo, hi, nodes[i], nsp, rel || '_' || i);
+      PERFORM wide._remote_exec(nodes[i], part::regclass,
+        format('CREATE SCHEMA IF NOT EXISTS %I; CREATE TABLE %s (%s) USING wide',
+               nsp, part, cols));
+      IF doc IS NOT NULL THEN
+        PERFORM wide._remote_exec(nodes[i], part::regclass,
+          format('SELECT wide._store_catalog(%L, %L::jsonb)', part, doc));
+      END IF;
+    END IF;
+    RETURN NEXT part::regclass;
+  END LOOP;
+END
+$$;
+
+COMMENT ON FUNCTION wide.create_tablets(regclass, text[], text[]) IS
+  'split a parent PARTITION BY RANGE (row_key) into tablets at split keys, each local or on a postgres_fdw node';
+
+-- Finish the transactions that this node's commits left prepared on a
+-- node (it failed between PREPARE and COMMIT PREPARED): committed where
+-- the local transaction committed, rolled back where it aborted.
+
+CREATE OR REPLACE FUNCTION wide.resolve_tablets(server text)
+RETURNS TABLE (gid text, outcome text)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  prefix text := format('wide_%s_', (SELECT system_identifier FROM pg_control_system()));
+  status text;
+BEGIN
+  FOR gid IN SELECT * FROM wide._remote_query(server,
+                format('SELECT gid FROM pg_prepared_xacts WHERE gid LIKE %L AND database = current_database()',
+                       prefix || '%'))
+  LOOP
+    status := pg_xact_status(split_part(substr(gid, length(prefix) + 1), '_', 1)::xid8);
+    IF status = 'committed' THEN
+      PERFORM wide._remote_query(server, format('COMMIT PREPARED %L', gid));
+      outcome := 'committed';
+    ELSIF status = 'aborted' OR status IS NULL THEN
+      PERFORM wide._remote_query(server, format('ROLLBACK PREPARED %L', gid));
+      outcome := 'rolled back';
+    ELSE
+      outcome := 'in progress';
+    END IF;
+    RETURN NEXT;
+  END LOOP;
+END
+$$;
+
+COMMENT ON FUNCTION wide.resolve_tablets(text) IS
+  'commit or roll back the transactions a failed node kept prepared for this node, as its commit log decided them';
+
+-- ----------------------------------------------------------------
+-- A table named by a string in a read
+-- ----------------------------------------------------------------
+
+-- The reads return rows of the table's own type, so they name the table
+-- by a value of that type (NULL::t).  wide.read_rows('t') would otherwise
+-- fail inside PostgreSQL ("could not determine polymorphic type because
+-- input has type unknown"); these overloads take the string and say what
+-- to write instead.
+
+CREATE OR REPLACE FUNCTION wide._table_by_row_type(fname text, tbl text)
+RETURNS void
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  rel regclass := CASE WHEN tbl IS NOT NULL THEN to_regclass(tbl) END;
+BEGIN
+  RAISE EXCEPTION 'wide.%() takes its table as a row of the table''s type, not as a name', fname
+    USING ERRCODE = 'wrong_object_type',
+          DETAIL = 'The cells come back as rows of the table''s own type, which PostgreSQL must know when the query is planned.',
+          HINT = format('Write wide.%s(NULL::%s, ...).', fname,
+                        coalesce(rel::text, quote_ident(coalesce(tbl, 'tablename'))));
+END
+$$;
+
+CREATE OR REPLACE FUNCTION wide.read_rows(tbl text,
+                               keys text[] DEFAULT NULL,
+                               start_key text DEFAULT NULL,
+                               end_key text DEFAULT NULL,
+                               start_inclusive boolean DEFAULT true,
+                               end_inclusive boolean DEFAULT false,
+                               prefix text DEFAULT NULL,
+                               ranges jsonb DEFAULT NULL,
+                               "limit" bigint DEFAULT NULL,
+                               reversed boolean DEFAULT false,
+                               filter jsonb DEFAULT NULL)
+RETURNS SETOF text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$ BEGIN PERFORM wide._table_by_row_type('read_rows', tbl); END $$;
+
+COMMENT ON FUNCTION wide.read_rows(text, text[], text, text, boolean, boolean, text, jsonb, bigint, boolean, jsonb) IS
+  'a read naming its table by a string: refused, saying to write NULL::tablename';
+
+CREATE OR REPLACE FUNCTION wide.read_rows_labeled(tbl text,
+                                       keys text[] DEFAULT NULL,
+                                       start_key text DEFAULT NULL,
+                                       end_key text DEFAULT NULL,
+                                       start_inclusive boolean DEFAULT true,
+                                       end_inclusive boolean DEFAULT false,
+                                       prefix text DEFAULT NULL,
+                                       ranges jsonb DEFAULT NULL,
+                                       "limit" bigint DEFAULT NULL,
+                                       reversed boolean DEFAULT false,
+                                       filter jsonb DEFAULT NULL)
+RETURNS SETOF text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$ BEGIN PERFORM wide._table_by_row_type('read_rows_labeled', tbl); END $$;
+
+COMMENT ON FUNCTION wide.read_rows_labeled(text, text[], text, text, boolean, boolean, text, jsonb, bigint, boolean, jsonb) IS
+  'a read naming its table by a string: refused, saying to write NULL::tablename';
+
+CREATE OR REPLACE FUNCTION wide.read_row(tbl text, row_key text, filter jsonb DEFAULT NULL)
+RETURNS SETOF text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$ BEGIN PERFORM wide._table_by_row_type('read_row', tbl); END $$;
+
+COMMENT ON FUNCTION wide.read_row(text, text, jsonb) IS
+  'a read naming its table by a string: refused, saying to write NULL::tablename';
+
+CREATE OR REPLACE FUNCTION wide.read_modify_write_row(tbl text, row_key text, family text,
+                                           qualifier text, append bytea DEFAULT NULL,
+                                           increment bigint DEFAULT NULL)
+RETURNS SETOF text
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$ BEGIN PERFORM wide._table_by_row_type('read_modify_write_row', tbl); END $$;
+
+COMMENT ON FUNCTION wide.read_modify_write_row(text, text, text, text, bytea, bigint) IS
+  'a read naming its table by a string: refused, saying to write NULL::tablename';
+
+CREATE OR REPLACE FUNCTION wide.read_salted(tbl text, buckets int,
+                                 start_key text DEFAULT NULL, end_key text DEFAULT NULL,
+                                 prefix text DEFAULT NULL, filter jsonb DEFAULT NULL)
+RETURNS SETOF text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$ BEGIN PERFORM wide._table_by_row_type('read_salted', tbl); END $$;
+
+COMMENT ON FUNCTION wide.read_salted(text, int, text, text, text, jsonb) IS
+  'a read naming its table by a string: refused, saying to write NULL::tablename';
+
+CREATE OR REPLACE FUNCTION wide.read_latest(tbl text, prefix text, n bigint,
+                                 filter jsonb DEFAULT NULL, newest_first boolean DEFAULT true)
+RETURNS SETOF text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$ BEGIN PERFORM wide._table_by_row_type('read_latest', tbl); END $$;
+
+COMMENT ON FUNCTION wide.read_latest(text, text, bigint, jsonb, boolean) IS
+  'a read naming its table by a string: refused, saying to write NULL::tablename';
+
+CREATE OR REPLACE FUNCTION wide.read_current(tbl text, prefix text DEFAULT NULL,
+                                  start_key text DEFAULT NULL, end_key text DEFAULT NULL,
+                                  filter jsonb DEFAULT NULL)
+RETURNS SETOF text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$ BEGIN PERFORM wide._table_by_row_type('read_current', tbl); END $$;
+
+COMMENT ON FUNCTION wide.read_current(text, text, text, text, jsonb) IS
+  'a read naming its table by a string: refused, saying to write NULL::tablename';
+
+-- ----------------------------------------------------------------
+-- Bytes everywhere: the reads with bytea keys, bounds and prefixes
+-- ----------------------------------------------------------------
+
+-- The reads in C take keys, bounds and prefixes of type "any" (text,
+-- bytea, varchar, name, or an unknown literal), as mutate_row does, so a
+-- key that is not valid text in the database encoding (a Bigtable row key
+-- in a table with bytea row keys) can be named.  The SQL-language reads
+-- with a required prefix have a bytea overload; read_current, whose key
+-- arguments are all optional, cannot (a call with none would be
+-- ambiguous): read_rows with wide.latest(1) is the same read.
+
+CREATE OR REPLACE FUNCTION wide.read_latest(tbl anyelement, prefix bytea, n bigint,
+                                 filter jsonb DEFAULT NULL, newest_first boolean DEFAULT true)
+RETURNS SETOF anyelement LANGUAGE sql STABLE
+AS $$ SELECT * FROM wide.read_rows(tbl, prefix => prefix || '#', "limit" => n,
+                                   reversed => NOT newest_first, filter => filter) $$;
+
+COMMENT ON FUNCTION wide.read_latest(anyelement, bytea, bigint, jsonb, boolean) IS
+  'read_latest, with bytea keys';
 

@@ -1,7 +1,8 @@
 --
 -- publications: a wide table never ends up silently published
 --
--- Logical decoding cannot read a wide table's writes (Generic WAL), so a
+-- Without wide in shared_preload_libraries (as here), logical decoding
+-- cannot read a wide table's writes (Generic WAL), so a
 -- publication that would include one is refused; a FOR ALL TABLES
 -- publication only warns.  CREATE PUBLICATION itself works at any
 -- wal_level (it warns below logical).

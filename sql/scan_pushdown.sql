@@ -143,6 +143,34 @@ SELECT v.k, s.row_key, s.qualifier
 RESET enable_hashjoin;
 RESET enable_mergejoin;
 
+-- starts_with, ^@, LIKE and ILIKE with every type PostgreSQL compares
+-- with text: name, varchar and bpchar operands and casts of row_key
+SELECT pk_check('starts_with(row_key, ''a''::name)');
+SELECT pk_check('starts_with(row_key, ''a ''::bpchar)');
+SELECT pk_check('starts_with(row_key, ''a ''::varchar)');
+SELECT pk_check('row_key ^@ ''k1''::name');
+SELECT pk_check('row_key ^@ ''a ''::char(3)');
+SELECT pk_check('row_key LIKE ''a%''::name');
+SELECT pk_check('row_key LIKE ''a\%''::varchar');
+SELECT pk_check('row_key LIKE ''a %''::bpchar');
+SELECT pk_check('row_key ILIKE ''A%''::name');
+SELECT pk_check('row_key ILIKE ''K1%''::bpchar');
+SELECT pk_check('row_key ILIKE ''REGRESS_PK_%''::varchar');
+SELECT pk_check('row_key::name LIKE ''k%''');
+SELECT pk_check('row_key::name ILIKE ''K%''');
+SELECT pk_check('row_key::bpchar LIKE ''a%''');
+SELECT pk_check('row_key::bpchar = ''a''::bpchar');
+SELECT pk_check('row_key::varchar ILIKE ''AB%''');
+SELECT pk_check('row_key::name ^@ ''x''');
+SELECT pk_check('starts_with(row_key::name, ''regress'')');
+SELECT pk_check('row_key NOT LIKE ''a%''::name AND row_key < ''b''');
+SELECT pk_check('row_key ILIKE ANY(ARRAY[''A_'', ''K%'']::name[])');
+SELECT pk_check('row_key LIKE ''%''::name AND row_key < ''ac''');
+SELECT pk_check('row_key ILIKE NULL::name');
+EXPLAIN (COSTS OFF) SELECT * FROM pk WHERE starts_with(row_key, 'a'::name);
+EXPLAIN (COSTS OFF) SELECT * FROM pk WHERE row_key ILIKE 'K1%'::bpchar;
+EXPLAIN (COSTS OFF) SELECT * FROM pk WHERE row_key::name LIKE 'k%';
+
 -- wide.enable_customscan = off: plain sequential scans
 SET wide.enable_customscan = off;
 EXPLAIN (COSTS OFF) SELECT * FROM pk WHERE row_key = 'k1';

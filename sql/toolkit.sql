@@ -91,5 +91,5 @@ SELECT wide.create_pivot_view('bad', 'm', 'nope', ARRAY['cpu']);
 SELECT wide.create_pivot_view('bad', 'm', 'm', ARRAY[]::text[]);
 SELECT wide.create_pivot_view('bad', 'm', 'm', ARRAY['cpu'], per => 'day');
 DROP VIEW m_wide, m_now;
-DROP FUNCTION m_wide_pivot_insert();
+DROP FUNCTION m_wide_pivot_insert(), m_now_pivot_insert();
 DROP TABLE m, s;

@@ -5,7 +5,8 @@
  *
  * The library is loaded by CREATE EXTENSION, and in every backend that
  * opens a wide table (the relcache calls the access method's handler).
- * Nothing requires shared_preload_libraries.
+ * Only logical decoding of wide tables requires shared_preload_libraries
+ * (am/cdc.c).
  *
  * IDENTIFICATION
  *	  src/module.c
@@ -22,6 +23,7 @@
 #include "wide.h"
 #include "engine/format.h"
 #include "am/am.h"
+#include "am/cdc.h"
 #include "api/readiter.h"
 
 PG_MODULE_MAGIC;
@@ -44,6 +46,11 @@ define_settings(void)
 							"A statement's cells are held until it ends; smaller batches are appended to the write area page by page.",
 							&wide_statement_run_size, 128, 0, INT_MAX / 2,
 							PGC_USERSET, GUC_UNIT_KB, NULL, NULL, NULL);
+	DefineCustomBoolVariable("wide.rollup_on_write",
+							 "Whether writes to a family add to its rollups.",
+							 "Off writes source cells alone: for restoring a dump, which holds the rollups' cells too.",
+							 &wide_rollup_on_write, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("wide.block_size",
 							"Target size of a segment data block before compression.",
 							"Smaller blocks make point reads cheaper, larger ones compress better.",
@@ -88,4 +95,6 @@ _PG_init(void)
 	WideInstallDeleteHooks();
 	WideInstallMoveIn();
 	WideInstallStatementHooks();
+	/* shared_preload_libraries only: logical decoding (am/cdc.c) */
+	WideInstallCdc();
 }

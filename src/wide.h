@@ -44,4 +44,7 @@ extern char *wide_debug_crash;
 /* engine/pending.c */
 extern int	wide_statement_run_size;
 
+/* engine/rollup.c */
+extern bool wide_rollup_on_write;
+
 #endif							/* WIDE_H */

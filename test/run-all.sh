@@ -44,15 +44,19 @@ if ! installcheck regress; then
 	failed+=(installcheck)
 	cat "$OUT/regress/regression.diffs" "$OUT/regress/output_iso/regression.diffs" 2>/dev/null | head -200
 fi
-log "make installcheck of the two-phase commit tests, max_prepared_transactions = 10"
-as_test_user "echo 'max_prepared_transactions = 10' >> '$SERVER/data/postgresql.conf' &&
+log "make installcheck of the tests that need settings: two-phase commit (max_prepared_transactions = 10), logical decoding (wal_level = logical, wide preloaded)"
+as_test_user "printf '%s\\n' 'max_prepared_transactions = 10' 'wal_level = logical' \"shared_preload_libraries = 'wide'\" >> '$SERVER/data/postgresql.conf' &&
 	pg_ctl -D '$SERVER/data' -l '$SERVER/server.log' -w restart >/dev/null"
-if ! installcheck regress-2pc "REGRESS='privileges prepared' ISOLATION="; then
+if ! installcheck regress-2pc "REGRESS='privileges prepared cdc_decoding' ISOLATION="; then
 	failed+=(installcheck-2pc)
 	cat "$OUT/regress-2pc/regression.diffs" 2>/dev/null | head -200
 fi
-grep -q "skipped: two-phase commit" "$OUT/regress/results/prepared.out" 2>/dev/null ||
+grep -q "^skipped: two-phase commit" "$OUT/regress/results/prepared.out" 2>/dev/null ||
 	{ echo "the first pass did not skip the two-phase commit tests" >&2; failed+=(installcheck-skip); }
+grep -q "^skipped: logical decoding" "$OUT/regress/results/cdc_decoding.out" 2>/dev/null ||
+	{ echo "the first pass did not skip the logical decoding tests" >&2; failed+=(installcheck-skip); }
+grep -q "^skipped: logical decoding" "$OUT/regress-2pc/results/cdc_decoding.out" 2>/dev/null &&
+	{ echo "the second pass skipped the logical decoding tests" >&2; failed+=(installcheck-cdc); }
 stop_cluster "$SERVER"
 
 log "TAP: test/t/*.pl"

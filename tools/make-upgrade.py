@@ -6,8 +6,11 @@ An upgrade script that turns an installed wide OLD into NEW:
      the same arguments, argument names, defaults and result type (those
      CREATE OR REPLACE cannot change);
   2. replays every CREATE FUNCTION / CREATE AGGREGATE of wide--NEW.sql as
-     CREATE OR REPLACE, and every COMMENT; other statements (the access
-     method, the schema grant) exist already.
+     CREATE OR REPLACE, and every COMMENT, and the CREATE ACCESS METHOD /
+     CREATE OPERATOR CLASS statements of access methods and operator
+     classes OLD does not have (those have no OR REPLACE; the ones OLD
+     has are kept as they are); other statements (the schema grant) exist
+     already.
 Signatures are read from a server: both versions must be installed
 (make install) and PSQL (default "psql") must reach a server where this
 user may create databases.  test/t/009_upgrade.pl checks the result: an
@@ -29,7 +32,21 @@ SIG = """SELECT p.oid::regprocedure::text || '|' || p.prokind::text || '|' ||
  WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
    AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'wide')"""
 
+# access methods and operator classes (schema.name) of the extension
+OBJS = """SELECT 'am ' || a.amname FROM pg_am a JOIN pg_depend d ON d.objid = a.oid
+   AND d.classid = 'pg_am'::regclass
+ WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
+   AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'wide')
+UNION ALL
+SELECT 'opclass ' || n.nspname || '.' || c.opcname || ' ' || a.amname
+  FROM pg_opclass c JOIN pg_namespace n ON n.oid = c.opcnamespace
+  JOIN pg_am a ON a.oid = c.opcmethod
+  JOIN pg_depend d ON d.objid = c.oid AND d.classid = 'pg_opclass'::regclass
+ WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
+   AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'wide')"""
+
 sigs = {}
+objs = {}
 for v in (old, new):
     db = 'wide_upgrade_' + v.replace('.', '_')
     run('postgres', 'DROP DATABASE IF EXISTS %s' % db)
@@ -40,6 +57,7 @@ for v in (old, new):
         for line in run(db, SIG).splitlines():
             ident, kind, args, result = line.split('|', 3)
             sigs[v][ident] = (kind, args, result)
+        objs[v] = set(run(db, OBJS).splitlines())
     finally:
         run('postgres', 'DROP DATABASE IF EXISTS %s' % db)
 
@@ -63,4 +81,14 @@ for c in chunks:
         out.append('CREATE OR REPLACE AGGREGATE ' + c[len('CREATE AGGREGATE '):].rstrip() + '\n')
     elif c.startswith('COMMENT ON '):
         out.append(c.rstrip() + '\n')
+    elif c.startswith('CREATE ACCESS METHOD '):
+        name = c.split()[3]
+        if 'am ' + name not in objs[old]:
+            out.append(c.rstrip() + '\n')
+    elif c.startswith('CREATE OPERATOR CLASS '):
+        m = re.match(r'CREATE OPERATOR CLASS (\S+)\s.*?\bUSING (\S+)', c, re.S)
+        if m is None:
+            sys.exit('make-upgrade.py: cannot read ' + c.splitlines()[0])
+        if 'opclass %s %s' % (m.group(1), m.group(2)) not in objs[old]:
+            out.append(c.rstrip() + '\n')
 print('\n'.join(out))

@@ -77,6 +77,11 @@ extern double WideEstimateCells(Relation rel);
 extern void WideVacuum(Relation rel, struct VacuumParams *params,
 					   BufferAccessStrategy bstrategy);
 
+/* keyindex.c: the wide_key index access method */
+extern bool WideKeyIndexIs(Relation index);
+extern Oid	WideKeyIndexAmOid(void);
+extern void WideKeyCheckNewTable(Oid relid);
+
 /* tableam.c */
 struct TableAmRoutine;
 extern const struct TableAmRoutine *WideTableAmRoutine(void);

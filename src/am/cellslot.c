@@ -327,7 +327,8 @@ WideAggToValue(const WideSchema *schema, const WideCell *cell)
 	const WideFamily *f = WideSchemaFindFamily(schema, cell->family, cell->famlen);
 	int64		acc;
 
-	if (f != NULL && f->aggregate == WIDE_AGG_HLL)
+	if (f != NULL &&
+		WideCellAggregate(f, cell->qual, cell->quallen) == WIDE_AGG_HLL)
 	{
 		if (schema->valtype != BYTEAOID)
 			elog(ERROR, "HyperLogLog cell in a wide table without a bytea value column");
@@ -410,15 +411,16 @@ WideCellFromValues(Relation rel, const WideSchema *schema,
 				   Datum *values, bool *isnull, WideCell *cell)
 {
 	const WideFamily *fam = WideCellCoordinates(rel, schema, values, isnull, cell);
+	WideAggregate agg = WideRollupCellCheck(rel, fam, cell->qual, cell->quallen);
 
 	check_not_null(rel, isnull[4], 4);
-	if (fam->aggregate == WIDE_AGG_NONE)
+	if (agg == WIDE_AGG_NONE)
 	{
 		cell->kind = WIDE_KIND_PUT;
 		cell->value = WideValueToBytes(schema, values[4], &cell->vallen);
 		check_length(rel, "value", cell->vallen, WIDE_MAX_VALUE);
 	}
-	else if (fam->aggregate == WIDE_AGG_HLL && schema->valtype == BYTEAOID &&
+	else if (agg == WIDE_AGG_HLL && schema->valtype == BYTEAOID &&
 			 (cell->value = varlena_bytes(values[4], &cell->vallen)) != NULL &&
 			 WideHllCheck(cell->value, cell->vallen) == NULL)
 	{
@@ -433,7 +435,7 @@ WideCellFromValues(Relation rel, const WideSchema *schema,
 	{
 		int64	   *input = palloc(sizeof(int64));
 
-		if (fam->aggregate == WIDE_AGG_HLL)
+		if (agg == WIDE_AGG_HLL)
 			*(uint64 *) input = WideHllInputHash(schema->valtype, values[4]);
 		else
 			*input = WideAggInt(rel, fam, schema->valtype, values[4]);

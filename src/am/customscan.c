@@ -69,6 +69,7 @@
 #include "am/scan.h"
 #include "am/scan_tswindow.h"
 #include "am/scan_parallel.h"
+#include "am/scan_agg.h"
 
 /* kinds of bounds, in custom_private, one per custom_exprs entry */
 #define BOUND_EQ		1
@@ -674,10 +675,21 @@ wide_pathkeys(PlannerInfo *root, RelOptInfo *rel, Relation r, bool backward)
 			break;
 		var = makeVar(rel->relid, attno, att->atttypid, att->atttypmod,
 					  att->attcollation, 0);
+		/*
+		 * A partition's pathkeys are those of the parent's equivalence
+		 * classes, which hold the partition's columns as child members; a
+		 * new class made of a partition's column would name a sort item the
+		 * parent's Append cannot find.
+		 */
 		pk = build_expression_pathkey(root, (Expr *) var, NULL, opno,
-									  rel->relids, true);
+									  rel->relids,
+									  rel->reloptkind == RELOPT_BASEREL);
 		if (pk == NIL)
 			break;
+		/* a column equal to a constant sorts nothing (build_index_pathkeys) */
+		if (EC_MUST_BE_REDUNDANT(((PathKey *) linitial(pk))->pk_eclass) ||
+			list_member_ptr(pathkeys, linitial(pk)))
+			continue;
 		pathkeys = list_concat(pathkeys, pk);
 	}
 	return pathkeys;
@@ -864,7 +876,8 @@ wide_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 
 	if (!wide_enable_customscan)
 		return;
-	if (rel->reloptkind != RELOPT_BASEREL || rte->rtekind != RTE_RELATION ||
+	if ((rel->reloptkind != RELOPT_BASEREL &&
+		 rel->reloptkind != RELOPT_OTHER_MEMBER_REL) || rte->rtekind != RTE_RELATION ||
 		rte->relkind != RELKIND_RELATION || rte->inh || rte->tablesample)
 		return;
 	r = relation_open(rte->relid, NoLock);
@@ -1449,22 +1462,21 @@ close_reader(WideScanState *s)
 	MemoryContextReset(s->readcxt);
 }
 
-static TupleTableSlot *
-wide_scan_next(ScanState *ss)
+/* the next cell of the scan, or NULL at its end */
+static const WideCell *
+scan_next_cell(WideScanState *s)
 {
-	WideScanState *s = (WideScanState *) ss;
-	TupleTableSlot *slot = ss->ss_ScanTupleSlot;
 	const WideCell *cell;
 	MemoryContext old;
 
 	if (s->empty)
-		return ExecClearTuple(slot);
+		return NULL;
 	for (;;)
 	{
 		if (s->reader == NULL && s->rreader == NULL && !open_reader(s))
 		{
 			s->empty = true;
-			return ExecClearTuple(slot);
+			return NULL;
 		}
 		old = MemoryContextSwitchTo(s->readcxt);
 		cell = s->reader ? WideReaderNext(s->reader) : WideReverseNext(s->rreader);
@@ -1472,7 +1484,8 @@ wide_scan_next(ScanState *ss)
 		if (cell != NULL)
 		{
 			/* cells of other families or qualifiers form no tuple */
-			if (WideColumnFilterMatch(&s->columns, cell))
+			if ((!s->columns.fam_active && !s->columns.qual_active) ||
+				WideColumnFilterMatch(&s->columns, cell))
 				break;
 			CHECK_FOR_INTERRUPTS();
 			continue;
@@ -1483,11 +1496,23 @@ wide_scan_next(ScanState *ss)
 		if (s->keys == NULL && s->prefixes == NULL)
 		{
 			s->empty = true;
-			return ExecClearTuple(slot);
+			return NULL;
 		}
 	}
+	return cell;
+}
+
+static TupleTableSlot *
+wide_scan_next(ScanState *ss)
+{
+	WideScanState *s = (WideScanState *) ss;
+	TupleTableSlot *slot = ss->ss_ScanTupleSlot;
+	const WideCell *cell = scan_next_cell(s);
+	MemoryContext old;
 
 	ExecClearTuple(slot);
+	if (cell == NULL)
+		return slot;
 	if (s->tupcxt_used)
 		MemoryContextReset(s->tupcxt);
 	old = MemoryContextSwitchTo(s->tupcxt);
@@ -1495,6 +1520,7 @@ wide_scan_next(ScanState *ss)
 									  slot->tts_isnull, s->needed);
 	MemoryContextSwitchTo(old);
 	ExecStoreVirtualTuple(slot);
+	slot->tts_tableOid = RelationGetRelid(s->css.ss.ss_currentRelation);
 	if (s->for_delete)
 		WideDeleteRemember(s->css.ss.ss_currentRelation, cell, &slot->tts_tid,
 						   s->for_delete);
@@ -1710,6 +1736,113 @@ shutdown_wide_scan(CustomScanState *node)
 	s->pscan = NULL;
 }
 
+/* ----------------------------------------------------------------
+ *	For the Wide Aggregate (scan_agg.c): the cells of a Wide Scan
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * WideScanPathExact -- is path a forward, unparameterized Wide Scan path
+ * of rel whose key range, column sets and window of timestamps enforce
+ * every condition on rel, so that the cells it reads are exactly the rows
+ * the query sees?
+ */
+bool
+WideScanPathExact(RelOptInfo *rel, Path *path)
+{
+	CustomPath *cpath = (CustomPath *) path;
+	List	   *exact;
+	ListCell   *lc;
+
+	if (!IsA(path, CustomPath) || cpath->methods != &wide_path_methods ||
+		list_length(cpath->custom_private) != 4 || path->param_info != NULL)
+		return false;
+	exact = lthird(cpath->custom_private);
+	foreach(lc, rel->baserestrictinfo)
+		if (!list_member_ptr(exact, lfirst(lc)))
+			return false;
+	return true;
+}
+
+/* WideScanIsWideScan -- is the plan state a Wide Scan's? */
+bool
+WideScanIsWideScan(PlanState *ps)
+{
+	return IsA(ps, CustomScanState) &&
+		((CustomScanState *) ps)->methods == &wide_exec_methods;
+}
+
+/*
+ * WideScanFold -- pass the cells of a Wide Scan, as its tuples would show
+ * them but without forming the tuples and with an empty qualifier (fold
+ * must not look at it), to fold (each valid during the call), until the
+ * end or until fold returns false; returns how many it passed.  Cells go from the reader to fold without a call per cell
+ * through the scan (WideReaderFold).  (The plan has no quals:
+ * WideScanPathExact.)
+ */
+uint64
+WideScanFold(CustomScanState *node, WideCellFold fold, void *arg)
+{
+	WideScanState *s = (WideScanState *) node;
+	const WideCell *cell;
+	MemoryContext old;
+	uint64		n = 0;
+	bool		stopped = false;
+
+	if (!s->started)
+		start_scan(s);
+	if (s->empty)
+		return 0;
+	for (;;)
+	{
+		if (s->reader == NULL && s->rreader == NULL && !open_reader(s))
+		{
+			s->empty = true;
+			return n;
+		}
+		old = MemoryContextSwitchTo(s->readcxt);
+		if (s->reader != NULL && !s->columns.fam_active && !s->columns.qual_active)
+		{
+			/* (folds look at no qualifier: count(qualifier) counts cells) */
+			WideReaderSkipQualifiers(s->reader);
+			n += WideReaderFold(s->reader, fold, arg, &stopped);
+		}
+		else
+		{
+			while ((cell = s->reader ? WideReaderNext(s->reader) :
+					WideReverseNext(s->rreader)) != NULL)
+			{
+				if (!WideColumnFilterMatch(&s->columns, cell))
+					continue;
+				n++;
+				if (!fold(cell, arg))
+				{
+					stopped = true;
+					break;
+				}
+			}
+		}
+		MemoryContextSwitchTo(old);
+		if (stopped)
+			return n;
+		if (s->pscan != NULL && next_stretch(s))
+			continue;
+		close_reader(s);
+		if (s->keys == NULL && s->prefixes == NULL)
+		{
+			s->empty = true;
+			return n;
+		}
+	}
+}
+
+/* WideScanSchema -- the schema of the table a Wide Scan reads */
+const WideSchema *
+WideScanSchema(CustomScanState *node)
+{
+	return ((WideScanState *) node)->schema;
+}
+
 /*
  * WideInstallPlanner -- add the path hook (from _PG_init).
  */
@@ -1722,6 +1855,7 @@ WideInstallPlanner(void)
 							 &wide_enable_customscan, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	WideParallelDefineSettings();
+	WideInstallAggregate();
 	RegisterCustomScanMethods(&wide_scan_methods);
 	prev_set_rel_pathlist_hook = set_rel_pathlist_hook;
 	set_rel_pathlist_hook = wide_set_rel_pathlist;

@@ -32,6 +32,7 @@
 #include "commands/trigger.h"
 #include "commands/defrem.h"
 #include "optimizer/plancat.h"
+#include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/fmgroids.h"
 #include "utils/snapmgr.h"
@@ -89,6 +90,21 @@ WideFetchNewCatalogRow(Oid catalog, Oid index, AttrNumber oidattr, Oid objectId)
 	return tup;
 }
 
+/* is the just-created index "indexid" of access method wide_key (keyindex.c)? */
+static bool
+is_key_index(Oid indexid)
+{
+	HeapTuple	tup = WideFetchNewCatalogRow(RelationRelationId, ClassOidIndexId,
+											 Anum_pg_class_oid, indexid);
+	Oid			am;
+
+	if (tup == NULL)
+		return false;
+	am = ((Form_pg_class) GETSTRUCT(tup))->relam;
+	heap_freetuple(tup);
+	return OidIsValid(am) && am == WideKeyIndexAmOid();
+}
+
 /* refuse what would later need a cell fetched by item pointer, or an index */
 static void
 check_new_object(Oid classId, Oid objectId)
@@ -102,15 +118,20 @@ check_new_object(Oid classId, Oid objectId)
 		tup = WideFetchNewCatalogRow(IndexRelationId, IndexRelidIndexId,
 							Anum_pg_index_indexrelid, objectId);
 		if (tup == NULL)
+		{
+			/* not an index: perhaps the new table of a rewrite */
+			WideKeyCheckNewTable(objectId);
 			return;
+		}
 		idx = (Form_pg_index) GETSTRUCT(tup);
-		if (WideRelationIsWide(idx->indrelid))
+		if (WideRelationIsWide(idx->indrelid) && !is_key_index(objectId))
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("cannot create index on wide table \"%s\"",
 							get_rel_name(idx->indrelid)),
 					 errdetail("Cells are stored sorted by (row_key, family, qualifier, ts); the row key is the only index."),
-					 errhint("Design the row key for the queries, or keep a second wide table keyed for them.")));
+					 errhint("Design the row key for the queries, or keep a second wide table keyed for them.  For CLUSTER, name the row key order: CREATE INDEX ON %s USING wide_key (row_key).",
+							 quote_identifier(get_rel_name(idx->indrelid)))));
 	}
 	else if (classId == ConstraintRelationId)
 	{

@@ -53,6 +53,7 @@
 #include "catalog/pg_publication_namespace.h"
 #include "catalog/pg_publication_rel.h"
 #include "commands/defrem.h"
+#include "commands/trigger.h"
 #include "lib/stringinfo.h"
 #include "tcop/utility.h"
 #include "utils/hsearch.h"
@@ -62,9 +63,11 @@
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
+#include "engine/schema.h"
 #include "engine/writearea.h"
 #include "am/am.h"
 #include "am/publication.h"
+#include "am/cdc.h"
 
 /* what a statement did that may put a wide table into a publication */
 typedef enum PendingKind
@@ -206,17 +209,21 @@ static void
 refuse(Oid pubid, List *relids)
 {
 	int			n = list_length(relids);
-	char	   *pubname = get_publication_name(pubid, true);
+	char	   *pubname;
 
+	/* decodable: the library is preloaded (am/cdc.c) */
+	if (WideCdcAvailable())
+		return;
+	pubname = get_publication_name(pubid, true);
 	ereport(ERROR,
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 			 errmsg_plural("cannot publish wide table %s",
 						   "cannot publish wide tables %s",
 						   n, quoted_names(relids)),
-			 errdetail_plural("Publication \"%s\" would include it, but logical decoding cannot read changes to wide tables yet: its subscribers would silently miss every change to the table after the initial copy.",
-							  "Publication \"%s\" would include them, but logical decoding cannot read changes to wide tables yet: its subscribers would silently miss every change to the tables after the initial copy.",
+			 errdetail_plural("Publication \"%s\" would include it, but logical decoding reads changes to wide tables only when the server loads wide by shared_preload_libraries: its subscribers would silently miss every change to the table after the initial copy.",
+							  "Publication \"%s\" would include them, but logical decoding reads changes to wide tables only when the server loads wide by shared_preload_libraries: its subscribers would silently miss every change to the tables after the initial copy.",
 							  n, pubname ? pubname : "?"),
-			 errhint("Publish the other tables by name or by a schema without wide tables; replicate wide tables with streaming replication or pg_dump.")));
+			 errhint("Add wide to shared_preload_libraries and restart the server, or publish the other tables by name or by a schema without wide tables.")));
 }
 
 /* warn: FOR ALL TABLES publication pubname leaves out the wide tables relids */
@@ -225,13 +232,15 @@ warn_all_tables(const char *pubname, List *relids)
 {
 	int			n = list_length(relids);
 
+	if (WideCdcAvailable())
+		return;
 	ereport(WARNING,
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 			 errmsg_plural("publication \"%s\" does not replicate wide table %s",
 						   "publication \"%s\" does not replicate wide tables %s",
 						   n, pubname, quoted_names(relids)),
-			 errdetail("Logical decoding cannot read changes to wide tables yet: subscribers of a FOR ALL TABLES publication get at most their initial copy, never their changes."),
-			 errhint("Replicate wide tables with streaming replication or pg_dump.")));
+			 errdetail("Logical decoding reads changes to wide tables only when the server loads wide by shared_preload_libraries: subscribers of a FOR ALL TABLES publication get at most their initial copy, never their changes."),
+			 errhint("Add wide to shared_preload_libraries and restart the server.")));
 }
 
 /* a publication other than FOR ALL TABLES that includes this wide table */
@@ -291,7 +300,8 @@ WideCheckNotPublished(Relation rel)
 	Oid			pubid;
 	bool		found;
 
-	if (rel->rd_rel->relpersistence != RELPERSISTENCE_PERMANENT)
+	if (rel->rd_rel->relpersistence != RELPERSISTENCE_PERMANENT ||
+		WideCdcAvailable())
 		return;
 	if (write_checks == NULL)
 	{
@@ -321,9 +331,9 @@ WideCheckNotPublished(Relation rel)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("cannot write to wide table %s",
 						quoted_names(list_make1_oid(relid))),
-				 errdetail("Publication \"%s\" includes it, but logical decoding cannot read changes to wide tables yet: its subscribers would silently miss this change.",
+				 errdetail("Publication \"%s\" includes it, but logical decoding reads changes to wide tables only when the server loads wide by shared_preload_libraries: its subscribers would silently miss this change.",
 						   pubname ? pubname : "?"),
-				 errhint("Remove the table (or its schema, or its partitioned table) from the publication.")));
+				 errhint("Add wide to shared_preload_libraries and restart the server, or remove the table (or its schema, or its partitioned table) from the publication.")));
 	}
 }
 
@@ -599,6 +609,13 @@ wide_publication_xact_callback(XactEvent event, void *arg)
 	}
 }
 
+/* does the session replay changes of another node (see engine/rollup.c)? */
+static bool
+session_is_replica(void)
+{
+	return SessionReplicationRole == SESSION_REPLICATION_ROLE_REPLICA;
+}
+
 /*
  * WideInstallPublicationHooks -- called from _PG_init (through
  * WideInstallHooks).
@@ -609,5 +626,6 @@ WideInstallPublicationHooks(void)
 	prev_ProcessUtility_hook = ProcessUtility_hook;
 	ProcessUtility_hook = wide_ProcessUtility;
 	wide_write_check = WideCheckNotPublished;
+	wide_rollup_replaying = session_is_replica;
 	RegisterXactCallback(wide_publication_xact_callback, NULL);
 }

@@ -35,6 +35,7 @@
 #include "pgstat.h"
 #include "storage/bufmgr.h"
 #include "storage/smgr.h"
+#include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -109,6 +110,25 @@ wide_scan_begin(Relation rel, Snapshot snapshot, int nkeys,
 	if (snapshot == NULL)
 	{
 		snapshot = RegisterSnapshot(GetTransactionSnapshot());
+		flags |= SO_TEMP_SNAPSHOT;
+	}
+
+	/*
+	 * A dirty snapshot (a logical replication worker looking for the row a
+	 * DELETE names, RelationFindReplTupleSeq), or any other kind the records'
+	 * visibility does not know: read what the latest snapshot sees.  A dirty
+	 * snapshot's xmin and xmax, which the caller reads after the scan as
+	 * "written by a running transaction", are left invalid.
+	 */
+	else if (snapshot->snapshot_type != SNAPSHOT_MVCC &&
+			 snapshot->snapshot_type != SNAPSHOT_ANY)
+	{
+		if (snapshot->snapshot_type == SNAPSHOT_DIRTY)
+		{
+			snapshot->xmin = InvalidTransactionId;
+			snapshot->xmax = InvalidTransactionId;
+		}
+		snapshot = RegisterSnapshot(GetLatestSnapshot());
 		flags |= SO_TEMP_SNAPSHOT;
 	}
 
@@ -317,6 +337,9 @@ wide_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,
 	static MemoryContext cxt = NULL;
 	MemoryContext old;
 	WideCell	cell;
+	WideCell   *cells;
+	int			n = 1;
+	const WideSchema *schema;
 
 	/*
 	 * The executor calls this in its per-query context: what converting the
@@ -328,9 +351,12 @@ wide_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,
 									ALLOCSET_DEFAULT_SIZES);
 	MemoryContextReset(cxt);
 	old = MemoryContextSwitchTo(cxt);
-	slot_to_cell(rel, WideGetSchema(rel), slot, cid, &cell);
+	schema = WideGetSchema(rel);
+	slot_to_cell(rel, schema, slot, cid, &cell);
+	/* with the records of rollups of its family (engine/rollup.c) */
+	cells = WideRollupExpand(rel, schema, &cell, &n);
 	/* held until the statement ends (engine/pending.c) */
-	WideMaybeFlush(rel, WidePendingAdd(rel, &cell, 1, WideStatementLevel()));
+	WideMaybeFlush(rel, WidePendingAdd(rel, cells, n, WideStatementLevel()));
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(cxt);
 	slot->tts_tableOid = RelationGetRelid(rel);
@@ -350,6 +376,7 @@ wide_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
 	WideSchema *schema = WideSchemaCopy(rel);
 	WideCell   *cells = palloc(sizeof(WideCell) * nslots);
 	int			i;
+	int			n;
 
 	for (i = 0; i < nslots; i++)
 	{
@@ -357,28 +384,39 @@ wide_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
 		slots[i]->tts_tableOid = RelationGetRelid(rel);
 		ItemPointerSet(&slots[i]->tts_tid, 0, 1);
 	}
+	/* with the records of rollups of their families (engine/rollup.c) */
+	n = nslots;
+	cells = WideRollupExpand(rel, schema, cells, &n);
 	/* COPY: sorted in memory, written as runs of the write area (bulk.c) */
-	WideBulkAdd(rel, cells, nslots);
+	WideBulkAdd(rel, cells, n);
 	pgstat_count_heap_insert(rel, nslots);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
 }
 
+/*
+ * INSERT ... ON CONFLICT DO NOTHING without a conflict target inserts
+ * speculatively when the table has an index.  A wide table's only index is
+ * a wide_key one (am/keyindex.c), which is never unique, so no insertion
+ * can conflict: a plain insert, as without the index.  (A conflict target
+ * needs a unique index, which PostgreSQL itself finds missing.)
+ */
 static void
 wide_tuple_insert_speculative(Relation rel, TupleTableSlot *slot,
 							  CommandId cid, int options,
 							  struct BulkInsertStateData *bistate,
 							  uint32 specToken)
 {
-	not_supported(rel, "INSERT ... ON CONFLICT",
-				  "A write to an existing cell replaces it: use a plain INSERT.");
+	wide_tuple_insert(rel, slot, cid, options, bistate);
 }
 
 static void
 wide_tuple_complete_speculative(Relation rel, TupleTableSlot *slot,
 								uint32 specToken, bool succeeded)
 {
-	not_supported(rel, "INSERT ... ON CONFLICT", NULL);
+	if (!succeeded)
+		not_supported(rel, "INSERT ... ON CONFLICT",
+					  "A write to an existing cell replaces it: use a plain INSERT.");
 }
 
 static TM_Result
@@ -509,11 +547,12 @@ wide_relation_copy_data(Relation rel, const RelFileNode *newrnode)
 }
 
 /*
- * VACUUM FULL (and CLUSTER, which needs an index a wide table cannot have):
- * the table rewritten into the new storage as one major compaction
- * (engine/rewrite.c).  Records not visible to every snapshot keep their
- * xmin; every other one is frozen, so the new relfrozenxid PostgreSQL
- * passes in *xid_cutoff (at most OldestXmin) holds as it is.
+ * VACUUM FULL and CLUSTER: the table rewritten into the new storage as one
+ * major compaction (engine/rewrite.c).  CLUSTER names a wide_key index
+ * (keyindex.c), the order the cells are stored in anyway, so the index
+ * only selects this path.  Records not visible to every snapshot keep
+ * their xmin; every other one is frozen, so the new relfrozenxid
+ * PostgreSQL passes in *xid_cutoff (at most OldestXmin) holds as it is.
  */
 static void
 wide_relation_copy_for_cluster(Relation OldTable, Relation NewTable,
@@ -527,8 +566,8 @@ wide_relation_copy_for_cluster(Relation OldTable, Relation NewTable,
 {
 	WideResolveStats stats;
 
-	if (OldIndex != NULL)
-		not_supported(OldTable, "CLUSTER on an index",
+	if (OldIndex != NULL && !WideKeyIndexIs(OldIndex))
+		not_supported(OldTable, "CLUSTER on an index other than wide_key",
 					  "Cells are always stored in row key order; use VACUUM FULL.");
 	stats = WideRewrite(OldTable, NewTable);
 	*num_tuples = (double) stats.kept;
@@ -643,15 +682,21 @@ wide_index_build_range_scan(Relation table_rel, Relation index_rel,
 			 errmsg("cannot create index on wide table \"%s\"",
 					RelationGetRelationName(table_rel)),
 			 errdetail("Cells are stored sorted by (row_key, family, qualifier, ts); the row key is the only index."),
-			 errhint("Design the row key for the queries, or keep a second wide table keyed for them.")));
+			 errhint("Design the row key for the queries, or keep a second wide table keyed for them.  For CLUSTER, name the row key order: CREATE INDEX ON %s USING wide_key (row_key).",
+					 quote_identifier(RelationGetRelationName(table_rel)))));
 }
 
+/*
+ * CREATE INDEX CONCURRENTLY's second pass: a wide_key index has no entries
+ * to add (keyindex.c); any other index cannot exist.
+ */
 static void
 wide_index_validate_scan(Relation table_rel, Relation index_rel,
 						 struct IndexInfo *index_info, Snapshot snapshot,
 						 struct ValidateIndexState *state)
 {
-	not_supported(table_rel, "an index", NULL);
+	if (!WideKeyIndexIs(index_rel))
+		not_supported(table_rel, "an index", NULL);
 }
 
 static bool

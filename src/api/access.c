@@ -188,6 +188,69 @@ WideOpenTable(FunctionCallInfo fcinfo, Oid relid, AclMode need, LOCKMODE lockmod
 }
 
 /*
+ * WideOpenTableKey -- WideOpenTable for a call on one row, whose key is
+ * argument "keyarg": a parent of tablets (tablets.c) is opened as the
+ * tablet that holds the key, with the parent's privileges and policies.
+ * For a remote tablet the call has run on its node: NULL is returned and
+ * the caller returns WideRemoteResult (fcinfo->isnull is set).
+ */
+Relation
+WideOpenTableKey(FunctionCallInfo fcinfo, Oid relid, AclMode need,
+				 LOCKMODE lockmode, int keyarg)
+{
+	Relation	parent;
+	const char *key;
+	uint32		keylen;
+	Oid			leaf;
+
+	if (!WideTabletParent(relid))
+		return WideOpenTable(fcinfo, relid, need, lockmode);
+	WideCheckPrivileges(relid, need);
+	parent = relation_open(relid, lockmode);
+	WideCheckPrivileges(relid, need);
+	refuse_rls(fcinfo ? get_func_name(fcinfo->flinfo->fn_oid) : NULL, parent);
+	if (need & (ACL_INSERT | ACL_DELETE))
+		PreventCommandIfReadOnly("a wide mutation");
+	if (PG_ARGISNULL(keyarg))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("row key cannot be NULL")));
+	WideArgBytes(fcinfo, keyarg, "row_key", &key, &keylen);
+	leaf = WideTabletForKey(parent, key, keylen, lockmode, false);
+	relation_close(parent, NoLock);
+	if (get_rel_relkind(leaf) == RELKIND_FOREIGN_TABLE)
+	{
+		/* a remote tablet: the function runs on its node (remote.c) */
+		if (fcinfo == NULL || get_func_retset(fcinfo->flinfo->fn_oid))
+			WideRefuseRemote(leaf);
+		WideRemoteResult = WideRemoteCall(fcinfo, leaf);
+		return NULL;
+	}
+	return WideOpenWide(leaf, lockmode);
+}
+
+/*
+ * WideOpenParent -- open a parent of tablets for a call that needs "need"
+ * on it (its tablets are opened by the caller, WideTablets() or
+ * WideTabletForKey(), without checks of their own).
+ */
+Relation
+WideOpenParent(FunctionCallInfo fcinfo, const char *fname, Oid relid,
+			   AclMode need, LOCKMODE lockmode)
+{
+	Relation	parent;
+
+	WideCheckPrivileges(relid, need);
+	parent = relation_open(relid, lockmode);
+	WideCheckPrivileges(relid, need);
+	refuse_rls(fname ? fname : fcinfo ? get_func_name(fcinfo->flinfo->fn_oid) : NULL,
+			   parent);
+	if (need & (ACL_INSERT | ACL_DELETE))
+		PreventCommandIfReadOnly("a wide mutation");
+	return parent;
+}
+
+/*
  * WideOpenTableRead -- WideOpenTable for a read that is not a function
  * call, but plays one (the Read Rows scan of wide.<fname>()).
  */
@@ -335,7 +398,8 @@ wide_check_owner(PG_FUNCTION_ARGS)
 	{
 		/* a table with the wide columns may get families before moving in */
 		Relation	rel = relation_open(relid, AccessShareLock);
-		bool		ok = rel->rd_rel->relkind == RELKIND_RELATION &&
+		bool		ok = (rel->rd_rel->relkind == RELKIND_RELATION ||
+						  rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE) &&
 			WideHasTableShape(rel);
 
 		relation_close(rel, AccessShareLock);

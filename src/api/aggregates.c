@@ -94,13 +94,16 @@ aggregate_write(FunctionCallInfo fcinfo, WideKind kind)
 	Relation	rel;
 	const WideSchema *schema;
 	const WideFamily *fam;
+	WideAggregate agg;
 	Datum		values[5];
 	bool		isnull[5] = {0};
 	WideCell	cell;
 	Oid			intype = get_fn_expr_argtype(fcinfo->flinfo, 5);
 	Datum		input = PG_GETARG_DATUM(5);
 
-	rel = WideOpenTable(fcinfo, WideTableArg(fcinfo, 0), ACL_INSERT, RowExclusiveLock);
+	rel = WideOpenTableKey(fcinfo, WideTableArg(fcinfo, 0), ACL_INSERT, RowExclusiveLock, 1);
+	if (rel == NULL)
+		return;					/* ran on a remote tablet's node */
 	schema = WideGetSchema(rel);
 
 	/* the coordinates, checked as an INSERT's */
@@ -113,6 +116,7 @@ aggregate_write(FunctionCallInfo fcinfo, WideKind kind)
 						   fname),
 				 errhint("Use wide.set_cell() for a plain family.")));
 	(void) WideCellCoordinates(rel, schema, values, isnull, &cell);
+	agg = WideRollupCellCheck(rel, fam, cell.qual, cell.quallen);
 
 	if (PG_ARGISNULL(5))
 		ereport(ERROR,
@@ -121,7 +125,7 @@ aggregate_write(FunctionCallInfo fcinfo, WideKind kind)
 						kind == WIDE_KIND_ADD ? "input" : "accumulator", fname)));
 
 	cell.kind = kind;
-	if (fam->aggregate == WIDE_AGG_HLL && kind == WIDE_KIND_MERGE)
+	if (agg == WIDE_AGG_HLL && kind == WIDE_KIND_MERGE)
 	{
 		bytea	   *b;
 
@@ -138,7 +142,7 @@ aggregate_write(FunctionCallInfo fcinfo, WideKind kind)
 	{
 		int64	   *v = palloc(sizeof(int64));
 
-		if (fam->aggregate == WIDE_AGG_HLL)
+		if (agg == WIDE_AGG_HLL)
 			*(uint64 *) v = WideHllInputHash(intype, input);
 		else
 			*v = WideAggInt(rel, fam, intype, input);

@@ -17,6 +17,7 @@
 #define WIDE_API_H
 
 #include "fmgr.h"
+#include "nodes/execnodes.h"
 #include "nodes/parsenodes.h"
 #include "storage/lockdefs.h"
 #include "utils/jsonb.h"
@@ -29,6 +30,27 @@ extern Oid	WideTableArg(FunctionCallInfo fcinfo, int argno);
 extern void WideCheckPrivileges(Oid relid, AclMode need);
 extern void WideCheckOwner(Oid relid);
 extern void WideCheckAnyPrivilege(Oid relid);
+extern Relation WideOpenTableKey(FunctionCallInfo fcinfo, Oid relid, AclMode need,
+								 LOCKMODE lockmode, int keyarg);
+extern Relation WideOpenParent(FunctionCallInfo fcinfo, const char *fname, Oid relid,
+							   AclMode need, LOCKMODE lockmode);
+/* bigtable_json.c */
+extern Jsonb *WideBigtableJson(Jsonb *doc, Oid valtype);
+extern bool WideJsonBase64Key(JsonbValue *v, char **p, int *len);
+/* tablets.c */
+extern bool WideTabletParent(Oid relid);
+extern Oid	WideTabletForKey(Relation parent, const char *key, uint32 keylen,
+							 LOCKMODE lockmode, bool missing_ok);
+extern List *WideTablets(Relation parent, LOCKMODE lockmode);
+extern void WideRefuseRemote(Oid tablet);
+/* remote.c */
+extern Datum WideRemoteResult;
+extern Datum WideRemoteCall(FunctionCallInfo fcinfo, Oid tablet);
+extern int64 WideRemoteRows(FunctionCallInfo fcinfo, Oid tablet, int limitarg, int64 limit,
+							const char *keycol, bool labeled);
+extern List *WideTabletsAll(Relation parent, LOCKMODE lockmode);
+extern int64 WideRemoteMutateRows(Oid tablet, Jsonb *entry);
+extern void WideRemoteSamples(Oid tablet, ReturnSetInfo *rsinfo, int64 *total);
 extern Relation WideOpenTable(FunctionCallInfo fcinfo, Oid relid, AclMode need,
 							  LOCKMODE lockmode);
 extern Relation WideOpenTableRead(const char *fname, Oid relid, LOCKMODE lockmode);

@@ -269,6 +269,8 @@ wide_check_and_mutate_row(PG_FUNCTION_ARGS)
 	Snapshot	snap;
 	Oid			relid;
 	AclMode		need;
+	Jsonb	   *on_match;
+	Jsonb	   *on_no_match;
 
 	relid = WideTableArg(fcinfo, 0);
 
@@ -278,11 +280,17 @@ wide_check_and_mutate_row(PG_FUNCTION_ARGS)
 	 * privilege error would tell whether the predicate matched.
 	 */
 	need = ACL_SELECT;
-	if (!PG_ARGISNULL(3))
-		need |= WideMutationsPrivileges(&PG_GETARG_JSONB_P(3)->root);
-	if (!PG_ARGISNULL(4))
-		need |= WideMutationsPrivileges(&PG_GETARG_JSONB_P(4)->root);
-	rel = WideOpenTable(fcinfo, relid, need, RowExclusiveLock);
+	on_match = PG_ARGISNULL(3) ? NULL :
+		WideBigtableJson(PG_GETARG_JSONB_P(3), get_atttype(relid, 5));
+	on_no_match = PG_ARGISNULL(4) ? NULL :
+		WideBigtableJson(PG_GETARG_JSONB_P(4), get_atttype(relid, 5));
+	if (on_match)
+		need |= WideMutationsPrivileges(&on_match->root);
+	if (on_no_match)
+		need |= WideMutationsPrivileges(&on_no_match->root);
+	rel = WideOpenTableKey(fcinfo, relid, need, RowExclusiveLock, 1);
+	if (rel == NULL)
+		return WideRemoteResult;
 	schema = WideGetSchema(rel);
 	WideArgBytes(fcinfo, 1, "row_key", &key, &keylen);
 	WideCheckText(schema->keytype, key, keylen, "row_key");
@@ -297,11 +305,9 @@ wide_check_and_mutate_row(PG_FUNCTION_ARGS)
 	getTypeOutputInfo(fc.valtype, &fc.valout, &isvarlena);
 	if (!PG_ARGISNULL(2))
 		predicate = WideFilterParse(&fc, PG_GETARG_JSONB_P(2));
-	nmatch = build_mutations(rel, schema, key, keylen,
-							 PG_ARGISNULL(3) ? NULL : PG_GETARG_JSONB_P(3),
+	nmatch = build_mutations(rel, schema, key, keylen, on_match,
 							 "on_match", &match_cells);
-	nnomatch = build_mutations(rel, schema, key, keylen,
-							   PG_ARGISNULL(4) ? NULL : PG_GETARG_JSONB_P(4),
+	nnomatch = build_mutations(rel, schema, key, keylen, on_no_match,
 							   "on_no_match", &nomatch_cells);
 	WideCheckPrivileges(relid, WideCellsPrivileges(match_cells, nmatch) |
 						WideCellsPrivileges(nomatch_cells, nnomatch));
@@ -367,7 +373,8 @@ wide_read_modify_write_row(PG_FUNCTION_ARGS)
 	HeapTuple	tup;
 	Snapshot	snap;
 
-	if (!OidIsValid(relid) || !WideRelationIsWide(relid))
+	if (!OidIsValid(relid) ||
+		(!WideRelationIsWide(relid) && !WideTabletParent(relid)))
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("the first argument of read_modify_write_row must be a row of a wide table, not %s",
@@ -381,9 +388,21 @@ wide_read_modify_write_row(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("read_modify_write_row needs exactly one of append and increment")));
 
-	rel = WideOpenTable(fcinfo, relid, ACL_SELECT | ACL_INSERT, RowExclusiveLock);
+	rel = WideOpenTableKey(fcinfo, relid, ACL_SELECT | ACL_INSERT, RowExclusiveLock, 1);
+	if (rel == NULL)
+		return WideRemoteResult;
 	schema = WideGetSchema(rel);
-	keyt = PG_GETARG_TEXT_PP(1);
+	{
+		/* the key as bytes, whatever its type (text, bytea, a literal) */
+		const char *k;
+		uint32		klen;
+
+		WideArgBytes(fcinfo, 1, "row_key", &k, &klen);
+		WideCheckText(schema->keytype, k, klen, "row_key");
+		keyt = (text *) palloc(VARHDRSZ + klen);
+		SET_VARSIZE(keyt, VARHDRSZ + klen);
+		memcpy(VARDATA(keyt), k, klen);
+	}
 	famt = PG_GETARG_TEXT_PP(2);
 	qualt = PG_GETARG_TEXT_PP(3);
 	fam = WideFamilyForWrite(rel, schema, VARDATA_ANY(famt), VARSIZE_ANY_EXHDR(famt));

@@ -85,8 +85,10 @@ wide_family_catalog_of(PG_FUNCTION_ARGS)
 	 */
 	WideCheckAnyPrivilege(relid);
 	rel = relation_open(relid, AccessShareLock);
-	if (rel->rd_rel->relkind == RELKIND_RELATION &&
-		rel->rd_tableam != WideTableAmRoutine() && WideHasTableShape(rel))
+	if (((rel->rd_rel->relkind == RELKIND_RELATION &&
+		  rel->rd_tableam != WideTableAmRoutine()) ||
+		 rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE) &&
+		WideHasTableShape(rel))
 	{
 		/*
 		 * A table of another access method with the columns of a wide one

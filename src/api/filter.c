@@ -581,6 +581,7 @@ WideFilterParse(const WideFilterContext *fc, Jsonb *json)
 	MemoryContextRegisterResetCallback(CurrentMemoryContext, &rs->cb);
 	ps.fc = fc;
 	ps.regexes = rs;
+	json = WideBigtableJson(json, fc->valtype);	/* proto3 JSON, if it is */
 
 	v.type = jbvBinary;
 	v.val.binary.data = &json->root;

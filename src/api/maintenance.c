@@ -30,6 +30,7 @@
 #include "storage/lmgr.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/rel.h"
 
 #include "engine/format.h"
@@ -45,6 +46,20 @@ PG_FUNCTION_INFO_V1(wide_stats);
 PG_FUNCTION_INFO_V1(wide_runs);
 PG_FUNCTION_INFO_V1(wide_sample_row_keys);
 
+/* flush a table's write area and merge its runs (all of them if major) */
+static void
+compact_table(Relation rel, bool major)
+{
+	int			steps = 0;
+
+	WideFlush(rel);
+	if (major)
+		WideCompactStep(rel, true, 0);
+	else
+		while (steps++ < 64 && WideCompactStep(rel, false, 0))
+			;
+}
+
 /*
  * wide.compact(tbl regclass, major bool) RETURNS void
  */
@@ -53,20 +68,36 @@ wide_compact(PG_FUNCTION_ARGS)
 {
 	Oid			relid = PG_GETARG_OID(0);
 	bool		major = PG_GETARG_BOOL(1);
-	Relation	rel = WideOpenOwned(relid, ShareUpdateExclusiveLock);
-	int			steps = 0;
 
 	if (RecoveryInProgress())
 		ereport(ERROR,
 				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
 				 errmsg("cannot compact during recovery")));
-	WideFlush(rel);
-	if (major)
-		WideCompactStep(rel, true, 0);
+	if (WideTabletParent(relid))
+	{
+		/* a parent of tablets: each of its tablets, by the parent's owner */
+		Relation	parent;
+		ListCell   *lc;
+
+		WideCheckOwner(relid);
+		parent = relation_open(relid, ShareUpdateExclusiveLock);
+		WideCheckOwner(relid);
+		foreach(lc, WideTablets(parent, ShareUpdateExclusiveLock))
+		{
+			Relation	rel = WideOpenWide(lfirst_oid(lc), ShareUpdateExclusiveLock);
+
+			compact_table(rel, major);
+			relation_close(rel, ShareUpdateExclusiveLock);
+		}
+		relation_close(parent, ShareUpdateExclusiveLock);
+	}
 	else
-		while (steps++ < 64 && WideCompactStep(rel, false, 0))
-			;
-	relation_close(rel, ShareUpdateExclusiveLock);
+	{
+		Relation	rel = WideOpenOwned(relid, ShareUpdateExclusiveLock);
+
+		compact_table(rel, major);
+		relation_close(rel, ShareUpdateExclusiveLock);
+	}
 	PG_RETURN_VOID();
 }
 
@@ -276,6 +307,48 @@ sample_run(Relation rel, const WideRunData *run, KeySample **s, int *n, int *cap
 }
 
 /*
+ * sample_table -- the split keys of one wide table, with offsets counted
+ * from *total, which grows by the table's bytes
+ */
+static void
+sample_table(Relation rel, ReturnSetInfo *rsinfo, int64 *total)
+{
+	WideMetaPageData meta;
+	KeySample  *s;
+	int			n = 0,
+				cap = 64,
+				i;
+	Datum		values[2];
+	bool		nulls[2] = {false, false};
+
+	copy_meta(rel, &meta);
+	s = palloc(sizeof(KeySample) * cap);
+	for (i = 0; i < (int) meta.nruns; i++)
+		sample_run(rel, &meta.runs[i], &s, &n, &cap);
+	for (i = 0; i < (int) meta.nwaruns; i++)
+		sample_run(rel, &meta.waruns[i], &s, &n, &cap);
+	if (n > 1)
+		qsort(s, n, sizeof(KeySample), key_sample_cmp);
+	for (i = 0; i < n; i++)
+	{
+		*total += s[i].bytes;
+
+		/*
+		 * One row per distinct key; the table's last key is not a split
+		 * (the empty key ends the table)
+		 */
+		if (i + 1 == n || key_sample_cmp(&s[i], &s[i + 1]) == 0)
+			continue;
+		values[0] = bytes_datum(s[i].key, s[i].len);
+		values[1] = Int64GetDatum(*total);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	for (i = 0; i < WIDE_NLANES; i++)
+		*total += (int64) (meta.lanes[i].npages + meta.flush_lanes[i].npages) * BLCKSZ;
+	pfree(s);
+}
+
+/*
  * wide.sample_row_keys(tbl regclass) RETURNS TABLE (row_key bytea,
  * offset_bytes bigint) -- SampleRowKeys: row keys that split the table into
  * stretches of similar size, each with the approximate stored bytes of the
@@ -287,43 +360,47 @@ Datum
 wide_sample_row_keys(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	Relation	rel = open_for_reading(fcinfo, PG_GETARG_OID(0), true);
-	WideMetaPageData meta;
-	KeySample  *s;
-	int			n = 0,
-				cap = 64,
-				i;
+	Oid			relid = PG_GETARG_OID(0);
 	int64		total = 0;
 	Datum		values[2];
 	bool		nulls[2] = {false, false};
 
 	InitMaterializedSRF(fcinfo, 0);
-	copy_meta(rel, &meta);
-	s = palloc(sizeof(KeySample) * cap);
-	for (i = 0; i < (int) meta.nruns; i++)
-		sample_run(rel, &meta.runs[i], &s, &n, &cap);
-	for (i = 0; i < (int) meta.nwaruns; i++)
-		sample_run(rel, &meta.waruns[i], &s, &n, &cap);
-	if (n > 1)
-		qsort(s, n, sizeof(KeySample), key_sample_cmp);
-	for (i = 0; i < n; i++)
+	if (WideTabletParent(relid))
 	{
-		total += s[i].bytes;
-		/*
-		 * One row per distinct key; the table's last key is not a split
-		 * (the empty key below ends the table)
-		 */
-		if (i + 1 == n || key_sample_cmp(&s[i], &s[i + 1]) == 0)
-			continue;
-		values[0] = bytes_datum(s[i].key, s[i].len);
-		values[1] = Int64GetDatum(total);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		/* a parent of tablets: its tablets' samples, in key order */
+		Relation	parent = WideOpenParent(fcinfo, NULL, relid, ACL_SELECT,
+											AccessShareLock);
+		List	   *tablets = WideTabletsAll(parent, AccessShareLock);
+		ListCell   *lc;
+
+		foreach(lc, tablets)
+		{
+			Relation	rel;
+
+			if (get_rel_relkind(lfirst_oid(lc)) == RELKIND_FOREIGN_TABLE)
+			{
+				/* a remote tablet: its node's samples (remote.c) */
+				WideRemoteSamples(lfirst_oid(lc), rsinfo, &total);
+				continue;
+			}
+			rel = WideOpenWide(lfirst_oid(lc), AccessShareLock);
+
+			sample_table(rel, rsinfo, &total);
+			relation_close(rel, AccessShareLock);
+		}
+		relation_close(parent, AccessShareLock);
 	}
-	for (i = 0; i < WIDE_NLANES; i++)
-		total += (int64) (meta.lanes[i].npages + meta.flush_lanes[i].npages) * BLCKSZ;
+	else
+	{
+		Relation	rel = open_for_reading(fcinfo, relid, true);
+
+		sample_table(rel, rsinfo, &total);
+		relation_close(rel, AccessShareLock);
+	}
+	/* the empty key ends the table */
 	values[0] = bytes_datum("", 0);
 	values[1] = Int64GetDatum(total);
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-	relation_close(rel, AccessShareLock);
 	return (Datum) 0;
 }

@@ -227,6 +227,8 @@ WideWriteRecords(Relation rel, WideCell *cells, int n)
 	WideCheckPrivileges(RelationGetRelid(rel), WideCellsPrivileges(cells, n));
 	for (i = 0; i < n; i++)
 		WideCheckCellText(schema, &cells[i]);
+	/* with the records of rollups of their families (engine/rollup.c) */
+	cells = WideRollupExpand(rel, schema, cells, &n);
 	for (i = 0; i < n; i++)
 	{
 		cells[i].xmin = GetCurrentTransactionId();
@@ -278,7 +280,9 @@ wide_set_cell(PG_FUNCTION_ARGS)
 	WideCell	cell;
 	const WideFamily *fam;
 
-	rel = WideOpenTable(fcinfo, WideTableArg(fcinfo, 0), ACL_INSERT, RowExclusiveLock);
+	rel = WideOpenTableKey(fcinfo, WideTableArg(fcinfo, 0), ACL_INSERT, RowExclusiveLock, 1);
+	if (rel == NULL)
+		return WideRemoteResult;
 	schema = WideGetSchema(rel);
 
 	/* build the row as an INSERT would see it, and reuse its checks */
@@ -308,7 +312,9 @@ wide_delete_cells(PG_FUNCTION_ARGS)
 	int64		from,
 				to;
 
-	rel = WideOpenTable(fcinfo, WideTableArg(fcinfo, 0), ACL_DELETE, RowExclusiveLock);
+	rel = WideOpenTableKey(fcinfo, WideTableArg(fcinfo, 0), ACL_DELETE, RowExclusiveLock, 1);
+	if (rel == NULL)
+		return WideRemoteResult;
 	tombstone(fcinfo, WIDE_KIND_DEL_CELLS, &c, WideGetSchema(rel), rel);
 	WideArgBytes(fcinfo, 3, "qualifier", &c.qual, &c.quallen);
 	WideCheckText(WideGetSchema(rel)->qualtype, c.qual, c.quallen, "qualifier");
@@ -337,10 +343,12 @@ wide_delete_cells(PG_FUNCTION_ARGS)
 Datum
 wide_delete_family(PG_FUNCTION_ARGS)
 {
-	Relation	rel = WideOpenTable(fcinfo, WideTableArg(fcinfo, 0), ACL_DELETE,
-									RowExclusiveLock);
+	Relation	rel = WideOpenTableKey(fcinfo, WideTableArg(fcinfo, 0), ACL_DELETE,
+									RowExclusiveLock, 1);
 	WideCell	c;
 
+	if (rel == NULL)
+		return WideRemoteResult;
 	tombstone(fcinfo, WIDE_KIND_DEL_FAMILY, &c, WideGetSchema(rel), rel);
 	WideWriteRecords(rel, &c, 1);
 	relation_close(rel, NoLock);
@@ -353,10 +361,12 @@ wide_delete_family(PG_FUNCTION_ARGS)
 Datum
 wide_delete_row(PG_FUNCTION_ARGS)
 {
-	Relation	rel = WideOpenTable(fcinfo, WideTableArg(fcinfo, 0), ACL_DELETE,
-									RowExclusiveLock);
+	Relation	rel = WideOpenTableKey(fcinfo, WideTableArg(fcinfo, 0), ACL_DELETE,
+									RowExclusiveLock, 1);
 	WideCell	c;
 
+	if (rel == NULL)
+		return WideRemoteResult;
 	tombstone(fcinfo, WIDE_KIND_DEL_ROW, &c, WideGetSchema(rel), rel);
 	WideWriteRecords(rel, &c, 1);
 	relation_close(rel, NoLock);

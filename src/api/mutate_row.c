@@ -461,10 +461,12 @@ wide_mutate_row(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(2))
 		ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 						errmsg("table and mutations cannot be NULL")));
-	arr = jsonb_root(PG_GETARG_JSONB_P(2));
-	rel = WideOpenTable(fcinfo, relid,
+	arr = jsonb_root(WideBigtableJson(PG_GETARG_JSONB_P(2), get_atttype(relid, 5)));
+	rel = WideOpenTableKey(fcinfo, relid,
 						batch_privileges(WideMutationsPrivileges(arr.val.binary.data)),
-						RowExclusiveLock);
+						RowExclusiveLock, 1);
+	if (rel == NULL)
+		return WideRemoteResult;
 	schema = WideGetSchema(rel);
 	WideArgBytes(fcinfo, 1, "row_key", &key, &keylen);
 	WideCheckText(schema->keytype, key, keylen, "row_key");
@@ -492,16 +494,28 @@ wide_mutate_rows(PG_FUNCTION_ARGS)
 				i = 0;
 	WideCell   *cells;
 	Oid			relid;
+	Relation	parent = NULL;
+	AclMode		need;
+	int64		total = 0;
 
 	relid = WideTableArg(fcinfo, 0);
 	if (PG_ARGISNULL(1))
 		ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 						errmsg("table and entries cannot be NULL")));
-	root = jsonb_root(PG_GETARG_JSONB_P(1));
-	rel = WideOpenTable(fcinfo, relid,
-						batch_privileges(entries_privileges(root.val.binary.data)),
-						RowExclusiveLock);
-	schema = WideGetSchema(rel);
+	root = jsonb_root(WideBigtableJson(PG_GETARG_JSONB_P(1), get_atttype(relid, 5)));
+	need = batch_privileges(entries_privileges(root.val.binary.data));
+	if (WideTabletParent(relid))
+	{
+		/* each entry goes to the tablet of its key (tablets.c) */
+		parent = WideOpenParent(fcinfo, NULL, relid, need, RowExclusiveLock);
+		rel = NULL;
+		schema = NULL;
+	}
+	else
+	{
+		rel = WideOpenTable(fcinfo, relid, need, RowExclusiveLock);
+		schema = WideGetSchema(rel);
+	}
 	if (!JsonContainerIsArray(root.val.binary.data) || JsonContainerIsScalar(root.val.binary.data))
 		bad_mutation("$", "Entries are a JSON array of {\"row_key\": k, \"mutations\": [...]}.");
 	cells = palloc(sizeof(WideCell) * cap);
@@ -517,14 +531,63 @@ wide_mutate_rows(PG_FUNCTION_ARGS)
 			continue;
 		where = psprintf("$[%d]", i++);
 		check_fields(&e, where, ok);
-		key = string_field(&e, "row_key", where, true);
+		{
+			JsonbValue *kv = WideJsonField(&e, "row_key");
+			char	   *kb;
+			int			klen;
+
+			/* a key of Bigtable's JSON mapping that is not text */
+			if (kv != NULL && WideJsonBase64Key(kv, &kb, &klen))
+				key = cstring_to_text_with_len(kb, klen);
+			else
+				key = string_field(&e, "row_key", where, true);
+		}
 		if ((muts = WideJsonField(&e, "mutations")) == NULL)
 			bad_mutation(where, "The field \"mutations\" is required.");
+		if (parent != NULL)
+		{
+			Oid			leaf = WideTabletForKey(parent, VARDATA_ANY(key),
+												VARSIZE_ANY_EXHDR(key),
+												RowExclusiveLock, false);
+
+			if (get_rel_relkind(leaf) == RELKIND_FOREIGN_TABLE)
+			{
+				/* a remote tablet: the entry goes to its node, in order */
+				if (rel != NULL)
+				{
+					if (n > 0)
+						WideWriteRecords(rel, cells, n);
+					total += n;
+					n = 0;
+					relation_close(rel, NoLock);
+					rel = NULL;
+				}
+				total += WideRemoteMutateRows(leaf, JsonbValueToJsonb(&e));
+				continue;
+			}
+			if (rel == NULL || RelationGetRelid(rel) != leaf)
+			{
+				if (rel != NULL)
+				{
+					if (n > 0)
+						WideWriteRecords(rel, cells, n);
+					total += n;
+					n = 0;
+					relation_close(rel, NoLock);
+				}
+				rel = WideOpenWide(leaf, RowExclusiveLock);
+				schema = WideGetSchema(rel);
+			}
+		}
 		row_mutations(rel, schema, VARDATA_ANY(key), VARSIZE_ANY_EXHDR(key), muts,
 					  psprintf("%s.mutations", where), &cells, &n, &cap);
 	}
 	if (n > 0)
 		WideWriteRecords(rel, cells, n);
-	relation_close(rel, NoLock);
-	PG_RETURN_INT64(n);
+	total += n;
+	if (rel != NULL)
+		relation_close(rel, NoLock);
+	if (parent != NULL)
+		relation_close(parent, NoLock);
+	PG_RETURN_INT64(total);
 }

@@ -36,6 +36,7 @@
 #include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/datum.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -108,6 +109,8 @@ parse_ranges(Jsonb *json, WideKeyRange **out)
 				cap = 4;
 	WideKeyRange *rs = palloc(sizeof(WideKeyRange) * cap);
 
+	json = WideBigtableJson(json, InvalidOid);	/* proto3 JSON, if it is */
+
 	it = JsonbIteratorInit(&json->root);
 	tok = JsonbIteratorNext(&it, &v, true);
 	if (tok != WJB_BEGIN_ARRAY || JB_ROOT_IS_SCALAR(json))
@@ -139,6 +142,8 @@ parse_ranges(Jsonb *json, WideKeyRange **out)
 			char	   *name;
 			bool		start,
 						closed;
+			char	   *kb;
+			int			klen;
 
 			if (ftok != WJB_KEY)
 				continue;
@@ -164,28 +169,35 @@ parse_ranges(Jsonb *json, WideKeyRange **out)
 						 near ? errdetail("Perhaps you meant \"%s\".", near) : 0,
 						 errhint("A row range has start_key_closed or start_key_open, and end_key_closed or end_key_open.")));
 			}
-			if (fv.type != jbvString)
+			if (WideJsonBase64Key(&fv, &kb, &klen))
+				;				/* a key of Bigtable's JSON mapping that is not text */
+			else if (fv.type != jbvString)
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						 errmsg("\"%s\" of row range %d must be a JSON string", name, n)));
+			else
+			{
+				kb = pnstrdup(fv.val.string.val, fv.val.string.len);
+				klen = fv.val.string.len;
+			}
 			if ((start && r->has_start) || (!start && r->has_end))
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						 errmsg("row range %d has two %s keys", n, start ? "start" : "end")));
-			check_key_length(fv.val.string.len, "a range key");
+			check_key_length(klen, "a range key");
 			if (start)
 			{
 				r->has_start = true;
 				r->start_incl = closed;
-				r->start = pnstrdup(fv.val.string.val, fv.val.string.len);
-				r->startlen = fv.val.string.len;
+				r->start = kb;
+				r->startlen = klen;
 			}
 			else
 			{
 				r->has_end = true;
 				r->end_incl = closed;
-				r->end = pnstrdup(fv.val.string.val, fv.val.string.len);
-				r->endlen = fv.val.string.len;
+				r->end = kb;
+				r->endlen = klen;
 			}
 		}
 		check_range(r);
@@ -250,7 +262,8 @@ row_set(const Datum *args, const bool *nulls, int *nranges, bool *whole)
 		int			nelems,
 					i;
 
-		deconstruct_array(a, TEXTOID, -1, false, TYPALIGN_INT, &elems, &enulls, &nelems);
+		/* text[] or bytea[]: both arrays of byte strings */
+		deconstruct_array(a, ARR_ELEMTYPE(a), -1, false, TYPALIGN_INT, &elems, &enulls, &nelems);
 		for (i = 0; i < nelems; i++)
 		{
 			text	   *t;
@@ -327,10 +340,78 @@ row_set(const Datum *args, const bool *nulls, int *nranges, bool *whole)
  * from its arguments, checked.  The ranges point into the argument values,
  * which must outlive the spec; allocates in the current memory context.
  */
+/*
+ * WideReadKeyArg -- a key, bound or prefix argument of type "any" as a
+ * varlena holding its bytes: text, varchar, bpchar and bytea as they are,
+ * a name, or an unknown literal ('a', as text).  "keys" is an array of
+ * them.
+ */
+Datum
+WideReadKeyArg(Datum d, Oid type, bool array, const char *what)
+{
+	switch (type)
+	{
+		case UNKNOWNOID:
+		case CSTRINGOID:
+			if (array)
+				return OidInputFunctionCall(F_ARRAY_IN, DatumGetCString(d),
+											TEXTOID, -1);
+			return CStringGetTextDatum(DatumGetCString(d));
+		case NAMEOID:
+			if (!array)
+				return CStringGetTextDatum(NameStr(*DatumGetName(d)));
+			break;
+		case TEXTOID:
+		case VARCHAROID:
+		case BPCHAROID:
+		case BYTEAOID:
+			if (!array)
+				return d;
+			break;
+		case TEXTARRAYOID:
+		case VARCHARARRAYOID:
+		case BYTEAARRAYOID:
+			if (array)
+				return d;
+			break;
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_DATATYPE_MISMATCH),
+			 errmsg(array ? "%s must be an array of text or bytea, not %s" :
+					"%s must be text or bytea, not %s",
+					what, format_type_be(type))));
+	return (Datum) 0;
+}
+
 void
 WideReadSpecFromArgs(bool read_row, const Datum *args, const bool *nulls,
-					 WideReadSpec *spec)
+					 const Oid *types, WideReadSpec *spec)
 {
+	Datum		keyargs[WIDE_READ_ROWS_NARGS];
+
+	/* the key arguments as byte strings, whatever their type */
+	if (types != NULL)
+	{
+		memcpy(keyargs, args, sizeof(Datum) * (read_row ? WIDE_READ_ROW_NARGS :
+											   WIDE_READ_ROWS_NARGS));
+		if (read_row)
+		{
+			if (!nulls[1])
+				keyargs[1] = WideReadKeyArg(args[1], types[1], false, "row_key");
+		}
+		else
+		{
+			if (!nulls[A_KEYS])
+				keyargs[A_KEYS] = WideReadKeyArg(args[A_KEYS], types[A_KEYS], true, "keys");
+			if (!nulls[A_START])
+				keyargs[A_START] = WideReadKeyArg(args[A_START], types[A_START], false, "start_key");
+			if (!nulls[A_END])
+				keyargs[A_END] = WideReadKeyArg(args[A_END], types[A_END], false, "end_key");
+			if (!nulls[A_PREFIX])
+				keyargs[A_PREFIX] = WideReadKeyArg(args[A_PREFIX], types[A_PREFIX], false, "prefix");
+		}
+		args = keyargs;
+	}
 	memset(spec, 0, sizeof(*spec));
 	spec->limit = -1;
 	if (read_row)
@@ -1086,58 +1167,29 @@ WideReadTable(Oid rowtype)
 {
 	Oid			relid = get_typ_typrelid(rowtype);
 
-	if (!OidIsValid(relid) || !WideRelationIsWide(relid))
+	if (!OidIsValid(relid) ||
+		(!WideRelationIsWide(relid) && !WideTabletParent(relid)))
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("the first argument of a wide read must be a row of a wide table, not %s",
 						format_type_be(rowtype)),
+				 (rowtype == REGCLASSOID || rowtype == OIDOID || rowtype == NAMEOID) ?
+				 errdetail("The cells come back as rows of the table's own type, which a value of type %s cannot give.",
+						   format_type_be(rowtype)) : 0,
 				 errhint("Name the table by its row type: wide.read_rows(NULL::tablename, ...).")));
 	return relid;
 }
 
-/*
- * read_srf -- wide.read_rows, read_rows_labeled and read_row as
- * set-returning functions: the read's cells into the result tuplestore.
- * Everything else lives in a context of the call, deleted at its end (a
- * read_row per row of a LATERAL join must not pile up in per-query memory).
- */
-static Datum
-read_srf(FunctionCallInfo fcinfo, bool read_row)
+/* the cells of a read into the result tuplestore of read_srf */
+static void
+read_into(WideReadIter *it, ReturnSetInfo *rsinfo, TupleDesc rowdesc,
+		  bool labeled, MemoryContext cellcxt, MemoryContext callcxt)
 {
-	Oid			relid = WideReadTable(get_fn_expr_argtype(fcinfo->flinfo, 0));
-	int			nargs = read_row ? WIDE_READ_ROW_NARGS : WIDE_READ_ROWS_NARGS;
-	Datum		args[WIDE_READ_ROWS_NARGS];
-	bool		argnulls[WIDE_READ_ROWS_NARGS];
-	WideReadSpec spec;
-	WideReadIter *it;
-	Relation	rel;
-	ReturnSetInfo *rsinfo;
-	bool		labeled;
 	Datum		values[5];
 	bool		nulls[5];
 	const WideRowOut *o;
-	MemoryContext callcxt,
-				cellcxt,
-				old;
 	int			i;
 
-	callcxt = AllocSetContextCreate(CurrentMemoryContext, "wide read call",
-									ALLOCSET_DEFAULT_SIZES);
-	old = MemoryContextSwitchTo(callcxt);
-	for (i = 0; i < nargs; i++)
-	{
-		args[i] = fcinfo->args[i].value;
-		argnulls[i] = fcinfo->args[i].isnull;
-	}
-	WideReadSpecFromArgs(read_row, args, argnulls, &spec);
-	rel = WideOpenTable(fcinfo, relid, ACL_SELECT, AccessShareLock);
-	it = WideReadBegin(rel, WideSchemaCopy(rel), GetActiveSnapshot(), &spec, NULL);
-
-	InitMaterializedSRF(fcinfo, 0);
-	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	labeled = rsinfo->setDesc->natts == 2;
-	cellcxt = AllocSetContextCreate(callcxt, "wide read output",
-									ALLOCSET_SMALL_SIZES);
 	while (WideReadNext(it, values, nulls, &o))
 	{
 		HeapTuple	tup;
@@ -1153,7 +1205,7 @@ read_srf(FunctionCallInfo fcinfo, bool read_row)
 			continue;
 		}
 		MemoryContextSwitchTo(cellcxt);
-		tup = heap_form_tuple(RelationGetDescr(rel), values, nulls);
+		tup = heap_form_tuple(rowdesc, values, nulls);
 		out[0] = HeapTupleGetDatum(tup);
 		labels = palloc(sizeof(Datum) * Max(n, 1));
 		/* the list has the last label first; the array, the first */
@@ -1165,10 +1217,133 @@ read_srf(FunctionCallInfo fcinfo, bool read_row)
 		MemoryContextSwitchTo(callcxt);
 		MemoryContextReset(cellcxt);
 	}
-	WideReadEnd(it);
+}
+
+/*
+ * WideReadRowCount -- the rows a read has returned so far (counted when it
+ * has a limit).
+ */
+int64
+WideReadRowCount(const WideReadIter *it)
+{
+	return it->rows;
+}
+
+/*
+ * read_srf -- wide.read_rows, read_rows_labeled and read_row as
+ * set-returning functions: the read's cells into the result tuplestore.
+ * Everything else lives in a context of the call, deleted at its end (a
+ * read_row per row of a LATERAL join must not pile up in per-query memory).
+ */
+static Datum
+read_srf(FunctionCallInfo fcinfo, bool read_row)
+{
+	Oid			relid = WideReadTable(get_fn_expr_argtype(fcinfo->flinfo, 0));
+	int			nargs = read_row ? WIDE_READ_ROW_NARGS : WIDE_READ_ROWS_NARGS;
+	Datum		args[WIDE_READ_ROWS_NARGS];
+	bool		argnulls[WIDE_READ_ROWS_NARGS];
+	Oid			argtypes[WIDE_READ_ROWS_NARGS];
+	WideReadSpec spec;
+	WideReadIter *it;
+	Relation	rel;
+	Relation	parent = NULL;
+	List	   *tablets;
+	ListCell   *lc;
+	TupleDesc	rowdesc = NULL;
+	ReturnSetInfo *rsinfo;
+	bool		labeled;
+	MemoryContext callcxt,
+				cellcxt,
+				old;
+	int			i;
+
+	callcxt = AllocSetContextCreate(CurrentMemoryContext, "wide read call",
+									ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(callcxt);
+	for (i = 0; i < nargs; i++)
+	{
+		args[i] = fcinfo->args[i].value;
+		argnulls[i] = fcinfo->args[i].isnull;
+		argtypes[i] = get_fn_expr_argtype(fcinfo->flinfo, i);
+	}
+	WideReadSpecFromArgs(read_row, args, argnulls, argtypes, &spec);
+
+	/*
+	 * A parent of tablets is read tablet by tablet in key order (backwards
+	 * for a reversed read), the limit counting the rows of them all.
+	 */
+	if (WideTabletParent(relid))
+	{
+		parent = WideOpenParent(fcinfo, NULL, relid, ACL_SELECT, AccessShareLock);
+		if (read_row && !argnulls[1])
+		{
+			/* one row: its tablet, if there is one */
+			text	   *key = DatumGetTextPP(WideReadKeyArg(args[1], argtypes[1], false,
+															 "row_key"));
+			Oid			leaf = WideTabletForKey(parent, VARDATA_ANY(key),
+												VARSIZE_ANY_EXHDR(key),
+												AccessShareLock, true);
+
+			tablets = OidIsValid(leaf) ? list_make1_oid(leaf) : NIL;
+		}
+		else
+			tablets = WideTabletsAll(parent, AccessShareLock);
+		if (spec.reversed)
+		{
+			List	   *rev = NIL;
+
+			foreach(lc, tablets)
+				rev = lcons_oid(lfirst_oid(lc), rev);
+			tablets = rev;
+		}
+		rowdesc = RelationGetDescr(parent);
+	}
+	else
+		tablets = list_make1_oid(relid);
+
+	InitMaterializedSRF(fcinfo, 0);
+	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	labeled = rsinfo->setDesc->natts == 2;
+	cellcxt = AllocSetContextCreate(callcxt, "wide read output",
+									ALLOCSET_SMALL_SIZES);
+	foreach(lc, tablets)
+	{
+		if (parent && get_rel_relkind(lfirst_oid(lc)) == RELKIND_FOREIGN_TABLE)
+		{
+			/* a remote tablet: the same read on its node (remote.c) */
+			int64		n = WideRemoteRows(fcinfo, lfirst_oid(lc),
+										   read_row ? -1 : 8, spec.limit,
+										   NameStr(TupleDescAttr(rowdesc, 0)->attname),
+										   labeled);
+
+			if (spec.limit > 0)
+				spec.limit -= Min(spec.limit, n);
+			if (spec.limit == 0)
+				break;
+			continue;
+		}
+
+		/*
+		 * Even with a limit of 0 the first read begins: it checks the
+		 * privilege and the filter, as a read of a table does.
+		 */
+		rel = parent ? WideOpenWide(lfirst_oid(lc), AccessShareLock) :
+			WideOpenTable(fcinfo, relid, ACL_SELECT, AccessShareLock);
+		if (parent == NULL)
+			rowdesc = RelationGetDescr(rel);
+		it = WideReadBegin(rel, WideSchemaCopy(rel), GetActiveSnapshot(), &spec, NULL);
+		read_into(it, rsinfo, rowdesc, labeled, cellcxt, callcxt);
+		if (spec.limit > 0)
+			spec.limit -= Min(spec.limit, WideReadRowCount(it));
+		WideReadEnd(it);
+		relation_close(rel, NoLock);
+		if (spec.limit == 0)
+			break;
+	}
+	if (parent)
+		relation_close(parent, NoLock);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(callcxt);
-	relation_close(rel, NoLock);
 	return (Datum) 0;
 }
 

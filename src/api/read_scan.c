@@ -125,6 +125,7 @@ typedef struct ReadScanState
 	Oid			funcid;
 	Oid			rowtype;		/* of the table argument */
 	List	   *args;			/* ExprState of each argument */
+	Oid		   *argtypes;		/* the type of each argument */
 	int16	   *arglens;		/* typlen and typbyval of each argument */
 	bool	   *argbyval;
 	Relation	rel;			/* opened by the first start */
@@ -302,7 +303,12 @@ keys_fraction(const KeyStats *ks, const char *lo, uint32 lolen,
 static const char *
 const_bytes(Const *c, uint32 *len)
 {
-	struct varlena *v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(c->constvalue));
+	struct varlena *v;
+
+	/* an argument of type "any": an unknown literal, a name, ... */
+	v = pg_detoast_datum_packed((struct varlena *)
+								DatumGetPointer(WideReadKeyArg(c->constvalue, c->consttype,
+															   false, "a key bound")));
 
 	*len = VARSIZE_ANY_EXHDR(v);
 	return VARDATA_ANY(v);
@@ -387,7 +393,9 @@ estimate_read(Oid relid, int kind, List *args, double *rows, double *fraction,
 
 			if (c)
 			{
-				ArrayType  *a = DatumGetArrayTypeP(c->constvalue);
+				ArrayType  *a = DatumGetArrayTypeP(WideReadKeyArg(c->constvalue,
+																  c->consttype,
+																  true, "keys"));
 
 				nkeys = ArrayGetNItems(ARR_NDIM(a), ARR_DIMS(a));
 			}
@@ -735,9 +743,11 @@ begin_read_scan(CustomScanState *node, EState *estate, int eflags)
 	s->arglens = palloc(sizeof(int16) * Max(list_length(cscan->custom_exprs), 1));
 	s->argbyval = palloc(sizeof(bool) * Max(list_length(cscan->custom_exprs), 1));
 	i = 0;
+	s->argtypes = palloc(sizeof(Oid) * Max(list_length(cscan->custom_exprs), 1));
 	foreach(lc, cscan->custom_exprs)
 	{
-		get_typlenbyval(exprType(lfirst(lc)), &s->arglens[i], &s->argbyval[i]);
+		s->argtypes[i] = exprType(lfirst(lc));
+		get_typlenbyval(s->argtypes[i], &s->arglens[i], &s->argbyval[i]);
 		i++;
 	}
 	pull_varattnos((Node *) cscan->scan.plan.targetlist, INDEX_VAR, &attrs);
@@ -807,7 +817,7 @@ start_read(ReadScanState *s)
 			args[i] = datumCopy(args[i], s->argbyval[i], s->arglens[i]);
 
 	relid = WideReadTable(s->rowtype);
-	WideReadSpecFromArgs(s->kind == READ_ROW, args, nulls, &spec);
+	WideReadSpecFromArgs(s->kind == READ_ROW, args, nulls, s->argtypes, &spec);
 	if (s->rel == NULL)
 	{
 		MemoryContextSwitchTo(estate->es_query_cxt);

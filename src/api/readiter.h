@@ -48,8 +48,9 @@ typedef struct WideReadIter WideReadIter;
 
 /* read.c */
 extern Oid	WideReadTable(Oid rowtype);
+extern Datum WideReadKeyArg(Datum d, Oid type, bool array, const char *what);
 extern void WideReadSpecFromArgs(bool read_row, const Datum *args, const bool *nulls,
-								 WideReadSpec *spec);
+								 const Oid *types, WideReadSpec *spec);
 extern WideReadIter *WideReadBegin(Relation rel, const WideSchema *schema,
 								   Snapshot snapshot, const WideReadSpec *spec,
 								   const bool *needed);
@@ -58,6 +59,7 @@ extern bool WideReadNext(WideReadIter *it, Datum *values, bool *nulls,
 extern WideReaderStats WideReadGetStats(const WideReadIter *it);
 extern bool WideReadTsWindow(const WideReadIter *it);
 extern void WideReadEnd(WideReadIter *it);
+extern int64 WideReadRowCount(const WideReadIter *it);
 
 /* read_scan.c */
 extern void WideInstallReadScan(void);

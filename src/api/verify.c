@@ -108,6 +108,7 @@ claim(Verify *v, const char *object, BlockNumber start, uint32 n)
 }
 
 static void verify_blob(Verify *v, const char *object, WideBlobRef ref);
+static const char *blob_problem(Verify *v, WideBlobRef ref, BlockNumber *at);
 
 /* the value of an aggregate record must be one its family can fold */
 static bool
@@ -118,18 +119,36 @@ acc_value_ok(Verify *v, const WideCell *c)
 
 	if (c->kind != WIDE_KIND_ADD && c->kind != WIDE_KIND_MERGE)
 		return true;
-	if (c->value == NULL)
-		return true;			/* in a blob: not read here */
 	for (i = 0; i < schema->nfamilies; i++)
 	{
 		const WideFamily *f = &schema->families[i];
+		const char *value = c->value;
+		uint32		vallen = c->vallen;
+		bool		ok;
 
 		if (f->id != c->famid)
 			continue;
-		if (f->aggregate == WIDE_AGG_HLL && c->kind == WIDE_KIND_MERGE)
-			return WideHllCheck(c->value, c->vallen) == NULL;
-		/* an aggregate record in a plain family must hold an accumulator too */
-		return c->vallen == sizeof(int64);
+		if (value == NULL && (c->flags & WIDE_REC_VALUE_BLOB))
+		{
+			BlockNumber at;
+
+			/* a bad blob is reported where its pages are checked */
+			if (blob_problem(v, c->blob, &at) != NULL)
+				return true;
+			value = WideBlobRead(v->rel, c->blob);
+			vallen = c->blob.length;
+		}
+		if (WideCellAggregate(f, c->qual, c->quallen) == WIDE_AGG_HLL &&
+			c->kind == WIDE_KIND_MERGE)
+			ok = value != NULL && WideHllCheck(value, vallen) == NULL;
+		else
+		{
+			/* an aggregate record in a plain family must hold an accumulator too */
+			ok = vallen == sizeof(int64);
+		}
+		if (value != c->value)
+			pfree((char *) value);
+		return ok;
 	}
 	return true;
 }
@@ -198,15 +217,19 @@ verify_lane(Verify *v, const char *object, BlockNumber head, uint32 gen)
  *	Segments
  * ----------------------------------------------------------------
  */
-static void
-verify_blob(Verify *v, const char *object, WideBlobRef ref)
+/*
+ * blob_problem -- what is wrong with the pages of a blob, or NULL; *at is
+ * the first bad block
+ */
+static const char *
+blob_problem(Verify *v, WideBlobRef ref, BlockNumber *at)
 {
 	uint32		n = WideBlobPages(ref.length);
 	uint32		i;
 
-	claim(v, object, ref.first, n);
+	*at = ref.first;
 	if (ref.first == WIDE_META_BLKNO || (uint64) ref.first + n > v->nblocks)
-		return;
+		return "lies outside the table";
 	for (i = 0; i < n; i++)
 	{
 		Buffer		buf = ReadBuffer(v->rel, ref.first + i);
@@ -225,11 +248,27 @@ verify_blob(Verify *v, const char *object, WideBlobRef ref)
 		UnlockReleaseBuffer(buf);
 		if (problem)
 		{
-			report(v, object, "block %u of the value at block %u %s",
-				   ref.first + i, ref.first, problem);
-			return;
+			*at = ref.first + i;
+			return problem;
 		}
 	}
+	return NULL;
+}
+
+static void
+verify_blob(Verify *v, const char *object, WideBlobRef ref)
+{
+	BlockNumber at;
+	const char *problem;
+
+	claim(v, object, ref.first, WideBlobPages(ref.length));
+	if (ref.first == WIDE_META_BLKNO ||
+		(uint64) ref.first + WideBlobPages(ref.length) > v->nblocks)
+		return;					/* claim() reported it */
+	problem = blob_problem(v, ref, &at);
+	if (problem)
+		report(v, object, "block %u of the value at block %u %s",
+			   at, ref.first, problem);
 }
 
 /* a blob a record refers to must be one the segment owns */

@@ -18,7 +18,8 @@ typedef enum WideAggregate
 	WIDE_AGG_SUM,
 	WIDE_AGG_MIN,
 	WIDE_AGG_MAX,
-	WIDE_AGG_HLL
+	WIDE_AGG_HLL,
+	WIDE_AGG_ROLLUP				/* per cell, by qualifier suffix (rollup.c) */
 } WideAggregate;
 
 /*

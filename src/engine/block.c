@@ -271,19 +271,38 @@ WideBlockFinish(WideBlockBuilder *b, StringInfo out)
  * ----------------------------------------------------------------
  */
 
-/* a key buffer: [4 bytes header room][key] */
-static char *
+/* keybuf_reserve when the buffer must grow */
+static pg_noinline char *
+keybuf_grow(MemoryContext cxt, char **buf, uint32 *cap, uint32 len)
+{
+	uint32		newcap = Max(len + VARHDRSZ, 64);
+
+	newcap = Max(newcap, *cap * 2);
+	*buf = *buf ? repalloc(*buf, newcap) : MemoryContextAlloc(cxt, newcap);
+	*cap = newcap;
+	return *buf + VARHDRSZ;
+}
+
+/* a key buffer: [4 bytes header room][key] (once a cell: kept inline) */
+static inline char *
 keybuf_reserve(MemoryContext cxt, char **buf, uint32 *cap, uint32 len)
 {
-	if (*buf == NULL || *cap < len + VARHDRSZ)
-	{
-		uint32		newcap = Max(len + VARHDRSZ, 64);
+	if (likely(*buf != NULL && *cap >= len + VARHDRSZ))
+		return *buf + VARHDRSZ;
+	return keybuf_grow(cxt, buf, cap, len);
+}
 
-		newcap = Max(newcap, *cap * 2);
-		*buf = *buf ? repalloc(*buf, newcap) : MemoryContextAlloc(cxt, newcap);
-		*cap = newcap;
+/* copy the few bytes a key or qualifier adds to the one before it */
+static inline void
+key_suffix_copy(char *dst, const char *src, uint64 len)
+{
+	if (len <= 16)
+	{
+		while (len-- > 0)
+			*dst++ = *src++;
 	}
-	return *buf + VARHDRSZ;
+	else
+		memcpy(dst, src, len);
 }
 
 /* the datum pointer of a rebuilt key, or NULL if it needs a long header */
@@ -382,7 +401,7 @@ read_keys(WideBlockIter *it, uint8 flags, WideCell *c)
 			shared + unshared > WIDE_MAX_ROW_KEY)
 			BAD();
 		dst = keybuf_reserve(it->cxt, &it->rowbuf, &it->rowcap, shared + unshared);
-		memcpy(dst + shared, k, unshared);
+		key_suffix_copy(dst + shared, k, unshared);
 		k += unshared;
 		it->rowlen = shared + unshared;
 		it->row_datum = keybuf_datum(it->rowbuf, it->rowlen);
@@ -415,11 +434,14 @@ read_keys(WideBlockIter *it, uint8 flags, WideCell *c)
 			shared > it->quallen || unshared > (uint64) (kend - k) ||
 			shared + unshared > WIDE_MAX_QUALIFIER)
 			BAD();
-		dst = keybuf_reserve(it->cxt, &it->qualbuf, &it->qualcap, shared + unshared);
-		memcpy(dst + shared, k, unshared);
+		if (!it->skip_quals)
+		{
+			dst = keybuf_reserve(it->cxt, &it->qualbuf, &it->qualcap, shared + unshared);
+			key_suffix_copy(dst + shared, k, unshared);
+			it->qual_datum = keybuf_datum(it->qualbuf, shared + unshared);
+		}
 		k += unshared;
 		it->quallen = shared + unshared;
-		it->qual_datum = keybuf_datum(it->qualbuf, it->quallen);
 		it->have_qual = true;
 	}
 	it->k = k;
@@ -446,9 +468,14 @@ read_keys(WideBlockIter *it, uint8 flags, WideCell *c)
 	{
 		if (!it->have_qual)
 			BAD();
-		c->qual = it->qualbuf + VARHDRSZ;
-		c->quallen = it->quallen;
-		c->qual_datum = it->qual_datum;
+		if (likely(!it->skip_quals))
+		{
+			c->qual = it->qualbuf + VARHDRSZ;
+			c->quallen = it->quallen;
+			c->qual_datum = it->qual_datum;
+		}
+		else
+			c->qual = "";		/* (quallen 0) */
 	}
 	return true;
 }
@@ -595,7 +622,19 @@ WideBlockIterNext(WideBlockIter *it, WideCell *c)
 	if (it->k >= it->kend)
 		BAD();
 	flags = (uint8) *it->k++;
-	memset(c, 0, sizeof(WideCell));
+	/* (every field, one by one: a memset of the cell cost more than the rest) */
+	c->flags = 0;
+	c->famlen = 0;
+	c->keylen = c->quallen = c->vallen = c->famid = 0;
+	c->key = c->family = c->qual = c->value = NULL;
+	c->ts = c->ts_to = 0;
+	c->seq = 0;
+	c->xmin = InvalidTransactionId;
+	c->cmin = 0;
+	c->blob.first = 0;
+	c->blob.length = 0;
+	c->same = 0;
+	c->key_datum = c->qual_datum = c->value_datum = NULL;
 	c->kind = flags & F_KIND;
 	if (c->kind < WIDE_KIND_DEL_ROW || c->kind > WIDE_KIND_MERGE)
 		BAD();

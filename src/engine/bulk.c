@@ -169,6 +169,7 @@ WideBulkAdd(Relation rel, WideCell *cells, int n)
 	WideCheckWrite(rel);
 	/* a statement's cells written before, in write order (pending.c) */
 	WidePendingWrite(rel);
+	WideLogChanges(rel, cells, n);
 
 	if (!callbacks_registered)
 	{

@@ -210,7 +210,7 @@ start_pending(WideMerger *m, const WideCell *c)
 	a->key_datum = a->qual_datum = a->value_datum = NULL;
 	a->same = 0;
 	a->flags &= ~(WIDE_REC_VALUE_BLOB | WIDE_REC_BODY_BLOB);
-	WideAccStart(&m->acc, m->def->aggregate);
+	WideAccStart(&m->acc, WideCellAggregate(m->def, c->qual, c->quallen));
 	fold(m, c);
 	m->pending = true;
 }

@@ -162,7 +162,8 @@ write_buffer(Relation rel, bool as_run)
 
 		for (i = 0; i < n; i++)
 			arr[i] = *cells[i];
-		wa_pages = WideWriteAreaInsert(rel, arr, (int) n);
+		/* logged as changes by WidePendingAdd */
+		wa_pages = WideWriteAreaAppend(rel, arr, (int) n);
 		pfree(arr);
 	}
 	write_failed = false;
@@ -239,6 +240,7 @@ WidePendingAdd(Relation rel, const WideCell *cells, int n, int level)
 
 	WideSerializableWrite(rel);
 	WideCheckWrite(rel);
+	WideLogChanges(rel, cells, n);
 
 	if (!callbacks_registered)
 	{

@@ -71,6 +71,7 @@ struct WideReader
 	MemoryContext rangecxt;		/* the current sub-range's merge */
 	/* one frozen run without tombstones: its cells need no merge */
 	bool		fast;
+	WideBlockIter *fastbi;		/* its block, when no record needs a check */
 	WideCell	fastcell;
 	const WideFamily *fastdef;
 	char		fastfam[WIDE_MAX_FAMILY_NAME + 1];
@@ -78,6 +79,7 @@ struct WideReader
 	/* WideReaderSetFilter: the records of columns the caller wants */
 	WideRecordFilter keep;
 	void	   *keep_arg;
+	bool		skip_quals;		/* WideReaderSkipQualifiers */
 };
 
 /*
@@ -303,9 +305,12 @@ reader_open(WideReader *r, const TableState *ts, WideSourceNext wa_next)
 		r->its[0] = WideSegIterBegin(r->rel, only, &r->range);
 		if (r->pruning)
 			WideSegIterSetPrune(r->its[0], &r->prune);
+		if (r->skip_quals)
+			WideSegIterSkipQualifiers(r->its[0]);
 		r->nits = 1;
 		r->stats.runs_read++;
 		r->fast = true;
+		r->fastbi = NULL;
 		r->fastfamlen = -1;
 		return;
 	}
@@ -429,16 +434,28 @@ reader_next_fast(WideReader *r)
 {
 	WideCell   *c = &r->fastcell;
 
-	while (WideSegIterNext(r->its[0], c))
+	for (;;)
 	{
 		const WideFamily *def;
 
+		/* straight from the block while its records are all in range */
+		if (r->fastbi == NULL || !WideBlockIterNext(r->fastbi, c))
+		{
+			if (!WideSegIterNext(r->its[0], c))
+				break;
+			r->fastbi = WideSegIterBlock(r->its[0]);
+		}
 		r->stats.records++;
-		if (c->famlen != r->fastfamlen ||
-			memcmp(c->family, r->fastfam, c->famlen) != 0)
+		/* (the iterator's hint: the family of the record before) */
+		if (!((c->same & WIDE_SAME_FAMILY) && r->fastfamlen >= 0) &&
+			(c->famlen != r->fastfamlen ||
+			 memcmp(c->family, r->fastfam, c->famlen) != 0))
 		{
 			if (c->famlen > WIDE_MAX_FAMILY_NAME)
+			{
+				r->fastfamlen = -1;
 				continue;		/* no such family */
+			}
 			memcpy(r->fastfam, c->family, c->famlen);
 			r->fastfamlen = c->famlen;
 			r->fastdef = WideSchemaFindFamily(r->schema, c->family, c->famlen);
@@ -446,7 +463,7 @@ reader_next_fast(WideReader *r)
 		def = r->fastdef;
 		/* a live incarnation of its family, and not past its max age */
 		if (def == NULL || c->famid != def->id || c->kind != WIDE_KIND_PUT ||
-			WideGCCollects(def, 0, c->ts, r->now, true))
+			(def->ngc > 0 && WideGCCollects(def, 0, c->ts, r->now, true)))
 			continue;
 		return c;
 	}
@@ -541,6 +558,88 @@ next:
 	}
 	r->stats.cells++;
 	return cell;
+}
+
+/*
+ * WideReaderSkipQualifiers -- the caller never looks at the qualifiers of
+ * the cells returned from now on: where the reader reads a plain run's
+ * cells as they are stored (run_is_plain), they come with an empty
+ * qualifier, which is cheaper to decode.  (A merge needs them: merged
+ * cells have theirs.)
+ */
+void
+WideReaderSkipQualifiers(WideReader *r)
+{
+	r->skip_quals = true;
+	if (r->fast && r->nits == 1)
+		WideSegIterSkipQualifiers(r->its[0]);
+}
+
+/*
+ * WideReaderFold -- pass the cells WideReaderNext would return next, one
+ * after the other, to fn (with the reader's memory current), until the end
+ * or until fn returns false (then *stopped is set); returns how many it
+ * passed.  For callers that
+ * only fold cells (the Wide Aggregate): a plain run's cells go straight
+ * from its iterator to fn.
+ */
+uint64
+WideReaderFold(WideReader *r, WideCellFold fn, void *arg, bool *stopped)
+{
+	const WideCell *cell;
+	uint64		n = 0;
+
+	*stopped = false;
+	if (!r->fast)
+	{
+		while ((cell = WideReaderNext(r)) != NULL)
+		{
+			n++;
+			if (!fn(cell, arg))
+			{
+				*stopped = true;
+				break;
+			}
+		}
+		return n;
+	}
+	if (r->done)
+		return 0;
+	for (;;)
+	{
+		if (r->blobvalues)
+		{
+			MemoryContextReset(r->valcxt);
+			r->blobvalues = false;
+		}
+		if ((cell = reader_next_fast(r)) == NULL)
+		{
+			r->done = true;
+			break;
+		}
+		/* the rest of WideReaderNext: the window, values kept in blobs */
+		if (r->pruning && !WideTsPruneWants(&r->prune, cell))
+			continue;
+		if (unlikely(cell->value == NULL) && !WIDE_KIND_IS_TOMBSTONE(cell->kind))
+		{
+			MemoryContext old = MemoryContextSwitchTo(r->valcxt);
+
+			r->blobcell = *cell;
+			r->blobcell.value = WideBlobRead(r->rel, cell->blob);
+			r->blobcell.value_datum = NULL;
+			MemoryContextSwitchTo(old);
+			r->blobvalues = true;
+			cell = &r->blobcell;
+		}
+		r->stats.cells++;
+		n++;
+		if (!fn(cell, arg))
+		{
+			*stopped = true;
+			break;
+		}
+	}
+	return n;
 }
 
 /*

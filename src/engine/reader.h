@@ -51,6 +51,10 @@ extern const WideCell *WideReaderNext(WideReader *r);
 extern WideReaderStats WideReaderGetStats(const WideReader *r);
 extern void WideReaderEnd(WideReader *r);
 typedef bool (*WideRecordFilter) (const WideCell *cell, void *arg);
+typedef bool (*WideCellFold) (const WideCell *cell, void *arg);
+extern void WideReaderSkipQualifiers(WideReader *r);
+extern uint64 WideReaderFold(WideReader *r, WideCellFold fold, void *arg,
+							 bool *stopped);
 extern void WideReaderSetFilter(WideReader *r, WideRecordFilter keep, void *arg);
 extern int64 WideReaderNow(void);
 typedef struct WideReadState WideReadState;

@@ -224,7 +224,7 @@ start_acc(WideResolver *r, const WideCell *c)
 						   WIDE_REC_XMIN_INVALID);
 	r->acc_cell.xmin = FrozenTransactionId;
 	r->acc_cell.key_datum = r->acc_cell.qual_datum = r->acc_cell.value_datum = NULL;
-	WideAccStart(&r->acc, r->def->aggregate);
+	WideAccStart(&r->acc, WideCellAggregate(r->def, c->qual, c->quallen));
 	fold(r, c);
 	r->stats.folded--;			/* the first input is not folded away */
 	r->acc_pending = true;

@@ -31,7 +31,12 @@
  *	                              "max_age_us": <int>,        -- optional
  *	                              "gc": "union"|"intersection",
  *	                              "gc_rule": <rule>,          -- instead of the three above
- *	                              "aggregate": "sum"|"min"|"max"|"hll" } } }
+ *	                              "aggregate": "sum"|"min"|"max"|"hll"|"rollup",
+ *	                              "rollup": <rollup> } } }          -- with "rollup"
+ *
+ * A <rollup> is {"source": "<family>", "bucket": "<interval>", "bucket_us":
+ * <int>, "functions": ["sum"|"count"|"min"|"max"|"hll", ...]}, written by
+ * wide.create_family(..., rollup => ...); see engine/rollup.c.
  *
  * A <rule> is Bigtable's nested GcRule, written by wide._gc_rule:
  * {"max_num_versions": n}, {"max_age": "<interval>", "max_age_us": n},
@@ -531,6 +536,59 @@ compile_gc_rule(Relation rel, WideFamily *f, JsonbValue *rule, int depth)
 		malformed(rel, psprintf("A GC rule of family \"%s\" is of no known kind.", f->name));
 }
 
+/*
+ * parse_rollup -- the "rollup" object of a rollup family (engine/rollup.c):
+ * {"source": "<family>", "bucket": "<interval>", "bucket_us": n,
+ *  "functions": ["sum", "count", "min", "max", "hll"],
+ *  "key_parts": n, "delimiter": "#"}		-- both optional
+ */
+static void
+parse_rollup(Relation rel, WideFamily *f, JsonbContainer *c)
+{
+	JsonbValue	v;
+	JsonbValue	e;
+	JsonbContainer *r;
+	JsonbIterator *it;
+	JsonbIteratorToken tok;
+
+	if (!json_get(c, "rollup", &v) || v.type != jbvBinary ||
+		!JsonContainerIsObject(v.val.binary.data))
+		malformed(rel, psprintf("Rollup family \"%s\" has no rollup definition.", f->name));
+	r = v.val.binary.data;
+	if (!json_get(r, "source", &v) || v.type != jbvString ||
+		v.val.string.len < 1 || v.val.string.len > WIDE_MAX_FAMILY_NAME)
+		malformed(rel, psprintf("Rollup family \"%s\" has no source family.", f->name));
+	memcpy(f->rollup_source, v.val.string.val, v.val.string.len);
+	f->rollup_source[v.val.string.len] = '\0';
+	f->rollup_sourcelen = v.val.string.len;
+	f->rollup_bucket = json_int(rel, r, "bucket_us", 0);
+	if (f->rollup_bucket < 1)
+		malformed(rel, psprintf("Rollup family \"%s\" has no positive bucket width.", f->name));
+	if (!json_get(r, "functions", &v) || v.type != jbvBinary ||
+		!JsonContainerIsArray(v.val.binary.data))
+		malformed(rel, psprintf("Rollup family \"%s\" has no functions.", f->name));
+	it = JsonbIteratorInit(v.val.binary.data);
+	while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
+	{
+		int			fn;
+
+		if (tok != WJB_ELEM)
+			continue;
+		if (e.type != jbvString ||
+			(fn = WideRollupFunctionByName(e.val.string.val, e.val.string.len)) < 0)
+			malformed(rel, psprintf("Rollup family \"%s\" has an unknown function.", f->name));
+		f->rollup_functions |= (uint8) (1 << fn);
+	}
+	if (f->rollup_functions == 0)
+		malformed(rel, psprintf("Rollup family \"%s\" has no functions.", f->name));
+	f->rollup_key_parts = (int) json_int(rel, r, "key_parts", 0);
+	f->rollup_delimiter = '#';
+	if (json_get(r, "delimiter", &v) && v.type == jbvString && v.val.string.len == 1)
+		f->rollup_delimiter = v.val.string.val[0];
+	if (f->rollup_key_parts < 0 || f->rollup_key_parts > 255)
+		malformed(rel, psprintf("Rollup family \"%s\" has key_parts out of range.", f->name));
+}
+
 static void
 parse_family(Relation rel, const char *name, int namelen,
 			 JsonbContainer *c, WideFamily *f)
@@ -582,7 +640,11 @@ parse_family(Relation rel, const char *name, int namelen,
 			f->aggregate = WIDE_AGG_MAX;
 		else if (l == 3 && memcmp(a, "hll", 3) == 0)
 			f->aggregate = WIDE_AGG_HLL;
+		else if (l == 6 && memcmp(a, "rollup", 6) == 0)
+			f->aggregate = WIDE_AGG_ROLLUP;
 	}
+	if (f->aggregate == WIDE_AGG_ROLLUP)
+		parse_rollup(rel, f, c);
 }
 
 static int
@@ -657,6 +719,9 @@ build_schema(Relation rel, Jsonb *doc, MemoryContext cxt)
 	schema->families = (WideFamily *) (schema + 1);
 	if (nfams > 0)
 		memcpy(schema->families, fams, sizeof(WideFamily) * nfams);
+	for (int i = 0; i < nfams; i++)
+		if (fams[i].aggregate == WIDE_AGG_ROLLUP)
+			schema->has_rollups = true;
 	return schema;
 }
 

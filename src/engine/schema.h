@@ -52,6 +52,14 @@ typedef struct WideFamily
 	int			ngc;			/* the policy as a program; 0: keep all */
 	WideGcOp	gc[WIDE_GC_MAX_OPS];
 	WideAggregate aggregate;
+	/* a rollup family (aggregate WIDE_AGG_ROLLUP; engine/rollup.c) */
+	char		rollup_source[WIDE_MAX_FAMILY_NAME + 1];
+	int			rollup_sourcelen;
+	int64		rollup_bucket;	/* bucket width, microseconds */
+	uint8		rollup_functions;	/* 1 << WideRollupFunction */
+	int			rollup_key_parts;	/* row key: parts before the n-th
+									 * delimiter; 0: the whole key */
+	char		rollup_delimiter;
 } WideFamily;
 
 /*
@@ -70,6 +78,7 @@ typedef struct WideSchema
 	bool		has_catalog;	/* the family catalog is present */
 	bool		meta_exists;	/* block 0 is known to exist */
 	uint32		next_id;		/* next family incarnation */
+	bool		has_rollups;	/* a family is a rollup of another */
 	int			nfamilies;
 	WideFamily *families;		/* sorted by name (bytewise) */
 } WideSchema;
@@ -82,5 +91,27 @@ extern WideSchema *WideSchemaCopy(Relation rel);
 extern WideSchema *WideSchemaCommitted(Relation rel);
 extern const WideFamily *WideSchemaFindFamily(const WideSchema *schema,
 											  const char *name, int len);
+
+/* rollups merged on write (rollup.c) */
+typedef enum WideRollupFunction
+{
+	WIDE_ROLLUP_SUM = 0,
+	WIDE_ROLLUP_COUNT,
+	WIDE_ROLLUP_MIN,
+	WIDE_ROLLUP_MAX,
+	WIDE_ROLLUP_HLL,
+	WIDE_ROLLUP_NFUNCTIONS
+} WideRollupFunction;
+
+struct WideCell;
+extern int	WideRollupFunctionByName(const char *name, int len);
+extern int	WideRollupFunctionOf(const char *qual, uint32 quallen);
+extern WideAggregate WideCellAggregate(const WideFamily *f, const char *qual,
+									   uint32 quallen);
+extern WideAggregate WideRollupCellCheck(Relation rel, const WideFamily *f,
+										 const char *qual, uint32 quallen);
+extern bool (*wide_rollup_replaying) (void);
+extern struct WideCell *WideRollupExpand(Relation rel, const WideSchema *schema,
+										 struct WideCell *cells, int *n);
 
 #endif							/* WIDE_SCHEMA_H */

@@ -96,6 +96,8 @@ typedef struct WideBlockIter
 	uint64		seq;
 	TransactionId next_xid;		/* every stored xmin precedes it */
 	MemoryContext cxt;			/* where the buffers live */
+	bool		skip_quals;		/* qualifiers parsed, not rebuilt: cells
+								 * carry an empty one */
 } WideBlockIter;
 
 /* a decompressed data block, as cached */
@@ -205,6 +207,8 @@ extern WideSegment *WideSegIterSegment(WideSegIter *it);
 extern uint64 WideSegIterBlocks(const WideSegIter *it);
 struct WideTsPrune;
 extern void WideSegIterSetPrune(WideSegIter *it, const struct WideTsPrune *prune);
+extern void WideSegIterSkipQualifiers(WideSegIter *it);
+extern WideBlockIter *WideSegIterBlock(WideSegIter *it);
 extern void WideSegIterSkipped(const WideSegIter *it, uint64 *blocks,
 							   uint64 *indexes);
 extern void WideSegIterEnd(WideSegIter *it);

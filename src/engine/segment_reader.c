@@ -764,6 +764,32 @@ WideSegIterSetPrune(WideSegIter *it, const WideTsPrune *prune)
 }
 
 /*
+ * WideSegIterBlock -- the iterator of the current data block when every
+ * record left in it is in range (no check needed), else NULL: a caller may
+ * take them with WideBlockIterNext, and go on with WideSegIterNext once
+ * that returns false (at the block's end, or on a malformed block, which
+ * WideSegIterNext then reports).
+ */
+WideBlockIter *
+WideSegIterBlock(WideSegIter *it)
+{
+	if (it->blk == NULL || it->done || it->check_start || it->check_end)
+		return NULL;
+	return &it->bi;
+}
+
+/*
+ * WideSegIterSkipQualifiers -- from now on, return records without their
+ * qualifier (an empty one), for a reader whose caller never looks at it:
+ * the qualifiers are parsed but not rebuilt.  There is no way back.
+ */
+void
+WideSegIterSkipQualifiers(WideSegIter *it)
+{
+	it->bi.skip_quals = true;
+}
+
+/*
  * WideSegIterSkipped -- data blocks and index blocks time pruning skipped.
  */
 void

@@ -56,6 +56,7 @@ StaticAssertDecl(WIDE_WA_MAX_INLINE * 4 < BLCKSZ, "four records fit a page");
 
 /* set by am/publication.c (see writearea.h) */
 WideWriteCheck wide_write_check = NULL;
+WideChangeLog wide_change_log = NULL;
 
 /* number of records from cells[0..n) that fit in the free space of page */
 static int
@@ -293,6 +294,20 @@ spill_body(const WideCell *cell, uint32 *len)
  */
 uint32
 WideWriteAreaInsert(Relation rel, WideCell *cells, int ncells)
+{
+	WideCheckWrite(rel);
+	/* a statement's cells pending in memory were logged when added */
+	WidePendingWrite(rel);
+	WideLogChanges(rel, cells, ncells);
+	return WideWriteAreaAppend(rel, cells, ncells);
+}
+
+/*
+ * WideWriteAreaAppend -- WideWriteAreaInsert for cells already logged as
+ * changes (a statement's pending cells, engine/pending.c).
+ */
+uint32
+WideWriteAreaAppend(Relation rel, WideCell *cells, int ncells)
 {
 	int			lane = lane_of_backend();
 	char	   *scratch = palloc(BLCKSZ);

@@ -32,8 +32,25 @@ WideCheckWrite(Relation rel)
 		wide_write_check(rel);
 }
 
+/*
+ * writearea.c: a hook every write path calls with the cells a user wrote
+ * (WideWriteAreaInsert, WidePendingAdd, WideBulkAdd), once per cell, in
+ * write order; flush and compaction never call it.  Set by am/cdc.c, when
+ * the library is preloaded, to log the changes for logical decoding.
+ */
+typedef void (*WideChangeLog) (Relation rel, const WideCell *cells, int n);
+extern WideChangeLog wide_change_log;
+
+static inline void
+WideLogChanges(Relation rel, const WideCell *cells, int n)
+{
+	if (wide_change_log != NULL && n > 0)
+		wide_change_log(rel, cells, n);
+}
+
 /* writearea.c: the write area */
 extern uint32 WideWriteAreaInsert(Relation rel, WideCell *cells, int ncells);
+extern uint32 WideWriteAreaAppend(Relation rel, WideCell *cells, int ncells);
 
 extern uint64 WideWACountRecords(Relation rel, const BlockNumber *heads,
 								 const uint32 *gens, int nlanes);

@@ -11,7 +11,9 @@ equal, or the script reports the difference and fails.
 
 Scenario lines (shell words; a line starting with '#' is a comment):
 
-    table families=f,g:maxversions=2,s:never:intsum   new table for the scenario
+    table families=f,g:maxversions=2,s:never:intsum [keys=bytea]
+                                                      new table for the scenario
+                                                      (keys=bytea: a bytea row_key)
     set ROW fam:qual=value@ts ...                     SetCell (one MutateRow)
     addtocell ROW fam:qual=int@ts ...                 AddToCell
     deletecolumn ROW fam qual                         DeleteFromColumn, all versions
@@ -20,6 +22,10 @@ Scenario lines (shell words; a line starting with '#' is a comment):
          [cells-per-column=N] [keys-only=true] [reversed=true]
                                                       compare a read
     gc                                                wait for the emulator's lazy GC
+
+Row keys (and start=, end=, prefix=) may hold %XX escapes for any byte, so
+keys that are not valid UTF-8 can be written (cbt gets the raw bytes; wide a
+bytea key, read back by its bytes).
 
 Reads map to wide.read_rows the way cbt builds its request: a row range or
 prefix, rows_limit = count, and a chain of cells_per_column_limit, row key
@@ -42,12 +48,19 @@ class Side:
     def __init__(self, args):
         self.args = args
         self.table = None
+        self.bytea = False
+
+    def key(self, k):
+        """a row key (with %XX escapes) as an SQL literal of the key column's type"""
+        if self.bytea:
+            return "'\\x%s'::bytea" % unescape(k).hex()
+        return lit(k)
 
     # ---------------------------------------------------------- emulator
     def cbt(self, *words, check=True):
         env = dict(os.environ, BIGTABLE_EMULATOR_HOST=self.args.emulator, TZ='UTC')
-        p = subprocess.run(['cbt', '-project', 'p', '-instance', 'i'] + list(words),
-                           env=env, capture_output=True)
+        p = subprocess.run(['cbt', '-project', 'p', '-instance', 'i'] +
+                           [unescape(w) for w in words], env=env, capture_output=True)
         if check and p.returncode != 0:
             raise RuntimeError('cbt %s: %s' % (' '.join(words), p.stderr.decode(errors='replace')))
         return p
@@ -56,7 +69,8 @@ class Side:
         env = dict(os.environ, BIGTABLE_EMULATOR_HOST=self.args.emulator)
         cmd = [sys.executable, os.path.join(HERE, 'cbt_dump.py'), '--hex',
                '--project', 'p', '--instance', 'i', self.table]
-        cmd += ['%s=%s' % kv for kv in opts]
+        cmd += [os.fsdecode(b'%s=%s' % (k.encode(), unescape(v) if k in ('start', 'end', 'prefix')
+                                          else v.encode())) for k, v in opts]
         p = subprocess.run(cmd, env=env, capture_output=True)
         if p.returncode != 0:
             raise RuntimeError('cbt_dump: ' + p.stderr.decode(errors='replace'))
@@ -76,11 +90,11 @@ class Side:
         chain = []
         for k, v in opts:
             if k == 'start':
-                args.append('start_key => %s' % lit(v))
+                args.append('start_key => %s' % self.key(v))
             elif k == 'end':
-                args.append('end_key => %s' % lit(v))
+                args.append('end_key => %s' % self.key(v))
             elif k == 'prefix':
-                args.append('prefix => %s' % lit(v))
+                args.append('prefix => %s' % self.key(v))
             elif k == 'count':
                 args.append('"limit" => %d' % int(v))
             elif k == 'reversed' and v == 'true':
@@ -109,10 +123,27 @@ class Side:
         if chain:
             f = chain[0] if len(chain) == 1 else {'chain': chain}
             args.append('filter => %s::jsonb' % lit(json.dumps(f)))
-        sql = ("SELECT encode(convert_to(row_key, 'UTF8'), 'hex'), family, "
+        sql = ("SELECT encode(%s, 'hex'), family, "
+               % ('row_key' if self.bytea else "convert_to(row_key, 'UTF8')") +
                "encode(convert_to(qualifier, 'UTF8'), 'hex'), ts, encode(value, 'hex') "
                "FROM wide.read_rows(%s)" % ', '.join(['NULL::%s' % self.table] + args))
         return [tuple(l.split('\t')) for l in self.psql(sql).splitlines() if l]
+
+
+def unescape(s):
+    """%XX escapes as bytes; anything else as its UTF-8 bytes"""
+    if isinstance(s, bytes):
+        return s
+    out = bytearray()
+    i = 0
+    while i < len(s):
+        if s[i] == '%' and i + 2 < len(s) + 0 and all(c in '0123456789abcdefABCDEF' for c in s[i + 1:i + 3]) and len(s[i + 1:i + 3]) == 2:
+            out.append(int(s[i + 1:i + 3], 16))
+            i += 3
+        else:
+            out += s[i].encode()
+            i += 1
+    return bytes(out)
 
 
 def lit(s):
@@ -159,7 +190,9 @@ def run_scenario(side, path):
         where = '%s:%d' % (os.path.basename(path), lineno)
         if op == 'table':
             side.table = 'conf_%s_%d' % (name, lineno)
-            fams = dict(w.split('=', 1) for w in rest).get('families', '')
+            topts = dict(w.split('=', 1) for w in rest)
+            fams = topts.get('families', '')
+            side.bytea = topts.get('keys') == 'bytea'
             side.cbt('deletetable', side.table, check=False)
             side.cbt('createtable', side.table, 'families=' + fams)
             # the emulator starts collecting only after a ModifyColumnFamilies
@@ -168,8 +201,8 @@ def run_scenario(side, path):
                 if len(parts) == 2 and parts[1] not in ('', 'never'):
                     side.cbt('setgcpolicy', side.table, parts[0],
                              *parts[1].replace('||', ' or ').split())
-            sql = ('DROP TABLE IF EXISTS %s; ' % side.table) + ('CREATE TABLE %s (row_key text, family text, qualifier text, ts int8, '
-                   'value bytea) USING wide;' % side.table)
+            sql = ('DROP TABLE IF EXISTS %s; ' % side.table) + ('CREATE TABLE %s (row_key %s, family text, qualifier text, ts int8, '
+                   'value bytea) USING wide;' % (side.table, 'bytea' if side.bytea else 'text'))
             for spec in fams.split(','):
                 sql += family_sql(side.table, spec)
             side.psql(sql)
@@ -179,7 +212,7 @@ def run_scenario(side, path):
             for c in rest[1:]:
                 fam, qual, value, ts = split_cell(c)
                 values.append('(%s, %s, %s, %d, convert_to(%s, \'UTF8\'))'
-                              % (lit(rest[0]), lit(fam), lit(qual), ts, lit(value)))
+                              % (side.key(rest[0]), lit(fam), lit(qual), ts, lit(value)))
             side.psql('INSERT INTO %s VALUES %s;' % (side.table, ', '.join(values)))
         elif op == 'addtocell':
             side.cbt('addtocell', side.table, rest[0], *rest[1:])
@@ -187,15 +220,15 @@ def run_scenario(side, path):
             for c in rest[1:]:
                 fam, qual, value, ts = split_cell(c)
                 sql += 'SELECT wide.add_to_cell(%s, %s, %s, %s, %d, %d);' % (
-                    lit(side.table), lit(rest[0]), lit(fam), lit(qual), ts, int(value))
+                    lit(side.table), side.key(rest[0]), lit(fam), lit(qual), ts, int(value))
             side.psql(sql)
         elif op == 'deletecolumn':
             side.cbt('deletecolumn', side.table, *rest)
             side.psql('SELECT wide.delete_cells(%s, %s, %s, %s);'
-                      % (lit(side.table), lit(rest[0]), lit(rest[1]), lit(rest[2])))
+                      % (lit(side.table), side.key(rest[0]), lit(rest[1]), lit(rest[2])))
         elif op == 'deleterow':
             side.cbt('deleterow', side.table, rest[0])
-            side.psql('SELECT wide.delete_row(%s, %s);' % (lit(side.table), lit(rest[0])))
+            side.psql('SELECT wide.delete_row(%s, %s);' % (lit(side.table), side.key(rest[0])))
         elif op == 'gc':
             time.sleep(2.0)		# the emulator collects 0.5-1.5 s after a write
         elif op == 'read':

@@ -34,6 +34,14 @@ $node->safe_psql('postgres', q{
 	                                              '2030-01-01', 'visitor' || i)
 	                        FROM generate_series(1, 20000) i) s;
 	SELECT wide.add_to_cell('visits', 'small', 'u', 'v', '2030-01-01', 'one visitor');
+	-- tablets: a parent split by row-key ranges, families set on the parent
+	CREATE TABLE public.tab (row_key text COLLATE "C", family text COLLATE "C",
+	                         qualifier text COLLATE "C", ts int8, value int8)
+	  PARTITION BY RANGE (row_key);
+	CREATE TABLE public.tab_a PARTITION OF tab FOR VALUES FROM (MINVALUE) TO ('h') USING wide;
+	CREATE TABLE public.tab_h PARTITION OF tab FOR VALUES FROM ('h') TO (MAXVALUE) USING wide;
+	SELECT wide.create_family('tab', 'm', max_versions => 2);
+	INSERT INTO tab SELECT chr(97 + i % 26) || i, 'm', 'q', i % 5, i FROM generate_series(1, 2000) i;
 });
 $node->safe_psql('postgres', 'CREATE DATABASE restored');
 
@@ -42,6 +50,10 @@ my $before = $node->safe_psql('postgres', sprintf($q, 'aaa.metric'));
 my $before_n = $node->safe_psql('postgres', sprintf($q, 'counts'));
 my $before_v = $node->safe_psql('postgres', sprintf($q, 'visits'));
 my $fams = $node->safe_psql('postgres', q{SELECT * FROM wide.families('aaa.metric')});
+my $tq = q{SELECT tableoid::regclass, count(*), md5(string_agg(row_key || family || qualifier || ts || value, ',' ORDER BY row_key, ts)) FROM tab GROUP BY 1 ORDER BY 1};
+my $before_t = $node->safe_psql('postgres', $tq);
+my $tf = q{SELECT p, f.* FROM unnest(ARRAY['tab', 'tab_a', 'tab_h']) p, wide.families(p::regclass) f ORDER BY 1};
+my $tfams = $node->safe_psql('postgres', $tf);
 
 my $dump = $node->basedir . '/wide.dump';
 $node->command_ok([ 'pg_dump', '-Fc', '-f', $dump, '-d', $node->connstr('postgres') ],
@@ -55,6 +67,8 @@ is($node->safe_psql('restored', sprintf($q, 'visits')), $before_v,
 	'HyperLogLog sketches restored byte for byte');
 is($node->safe_psql('restored', q{SELECT * FROM wide.families('aaa.metric')}), $fams,
 	'families restored');
+is($node->safe_psql('restored', $tq), $before_t, 'tablets restored, each cell in its tablet');
+is($node->safe_psql('restored', $tf), $tfams, 'families of the parent and its tablets restored');
 
 # a plain-format dump replayed with psql works too
 my $plain = $node->basedir . '/wide.sql';

@@ -106,9 +106,14 @@ $node->safe_psql('postgres', qq{
 	SELECT wide.create_family('h', 'uniq', aggregate => 'hll');
 	SELECT count(*) FROM (SELECT wide.add_to_cell('h', 'store#' || (v % 40), 'uniq', 'visitors',
 	  v % 2, 'visitor-' || v) FROM generate_series(1, 40000) v) s;
+	SELECT count(*) FROM (SELECT wide.add_to_cell('h', 'store#dense', 'uniq', 'visitors',
+	  0, 'visitor-' || v) FROM generate_series(1, 20000) v) s;
 	SELECT wide.compact('h', true);
 	SELECT count(*) FROM (SELECT wide.add_to_cell('h', 'store#' || (v % 40), 'uniq', 'visitors',
 	  v % 2, 'visitor-' || v) FROM generate_series(1, 400) v) s;
+	-- a dense sketch merged into the write area: its value is a blob
+	SELECT wide.merge_to_cell('h', 'store#merged', 'uniq', 'visitors', 0, value)
+	  FROM h WHERE row_key = 'store#dense';
 
 	-- each statement of a case runs through this, so that one psql call
 	-- reports them all
@@ -813,6 +818,14 @@ sub targeted
 		targeted("aggregate input of 5 bytes in table $tbl", $tbl,
 			[ [ $blk, $off + 8, pack('V', 5) ] ], $expect);
 	}
+	# a dense sketch in a write-area blob that is not a sketch any more
+	# (verify did not read aggregate values held in blobs)
+	my ($item) = map { blob_items('h', $_) } @{ $pages{h}{wablob} };
+	ok($item, 'table h has a sketch in a write-area blob');
+	my ($sblk) = grep { scalar(blob_items('h', $_)) } @{ $pages{h}{wablob} };
+	my $first = u32(page('h', $sblk), $item->[1] + 40);
+	targeted('write-area sketch in a blob without its header', 'h',
+		[ [ $first, $HDR, 'X' ] ], 'malformed HyperLogLog');
 	# a plain cell turned into an aggregate input (was elog's XX000)
 	my ($blk, $off) = live_record('t', sub { $_[0] == 4 });
 	targeted('plain cell that claims to be an aggregate input', 't',

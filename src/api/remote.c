@@ -1,0 +1,746 @@
+/*-------------------------------------------------------------------------
+ *
+ * remote.c
+ *	  Statements on the nodes that hold remote tablets, all or nothing with
+ *	  the local transaction (two-phase commit).
+ *
+ * A remote tablet is a postgres_fdw foreign table, a partition of a parent
+ * of tablets, over a wide table on another node.  Rows go through
+ * postgres_fdw; what it cannot do -- create the table there, change its
+ * families -- is sent here as SQL over a connection of our own, opened
+ * with the foreign server's options and the user's mapping, as
+ * postgres_fdw opens its own:
+ *
+ *	wide._remote_exec(server, tablet, sql)	runs sql on the node, in a
+ *						remote transaction opened at the first call of the
+ *						local transaction (savepoints follow subtransactions)
+ *	wide._remote_query(server, sql)		the first column of a query's rows,
+ *						in its own remote transaction (no changes expected)
+ *	WideRemoteCall(fcinfo, tablet)	a data API call on a key of a remote
+ *						tablet: the same function on the node, on its table
+ *	WideRemoteRows(...)	a read of the data API on the node, its rows into
+ *						the caller's result
+ *	WideRemoteMutateRows(...)	one entry of mutate_rows, on the node
+ *	WideRemoteSamples(...)	sample_row_keys of a remote tablet
+ *
+ * At local PRE_COMMIT every remote transaction that wrote is prepared
+ * (one that only read commits at once) (PREPARE TRANSACTION 'wide_<system id>_<full xid>_<server oid>'); any failure
+ * aborts the local transaction, which rolls back the remote ones, prepared
+ * or not.  After the local commit the prepared ones are committed.  If a
+ * node fails in between, its transaction stays prepared; the local commit
+ * log decides it, and wide.resolve_tablets(server) commits or rolls back
+ * such leftovers of this node by it.
+ *
+ * IDENTIFICATION
+ *	  src/api/remote.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/transam.h"
+#include "access/xact.h"
+#include "access/xlog.h"
+#include "commands/defrem.h"
+#include "foreign/foreign.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
+#include "funcapi.h"
+#include "libpq-fe.h"
+#include "mb/pg_wchar.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/syscache.h"
+#include "utils/tuplestore.h"
+
+#include "api/api.h"
+
+PG_FUNCTION_INFO_V1(wide_remote_exec);
+PG_FUNCTION_INFO_V1(wide_remote_query);
+
+/* one node's connection in the current local transaction */
+typedef struct RemoteConn
+{
+	Oid			serverid;
+	char	   *servername;
+	PGconn	   *conn;
+	int			depth;			/* local nesting level of its savepoints */
+	bool		prepared;
+	char		gid[96];
+} RemoteConn;
+
+Datum		WideRemoteResult;	/* of the last WideRemoteCall */
+static List *remote_conns = NIL;	/* in TopMemoryContext */
+static bool callbacks_registered = false;
+
+/* fail with the node's error, naming the node (and the tablet) */
+static void
+remote_error(RemoteConn *rc, PGresult *res, const char *tablet)
+{
+	const char *sqlstate = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+	const char *primary = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+	const char *rhint = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_HINT) : NULL;
+	char	   *hint = rhint ? pstrdup(rhint) : NULL;
+	char	   *msg = pstrdup(primary ? primary : PQerrorMessage(rc->conn));
+	int			code = ERRCODE_CONNECTION_FAILURE;
+	int			len = strlen(msg);
+
+	while (len > 0 && msg[len - 1] == '\n')
+		msg[--len] = '\0';
+	if (sqlstate && strlen(sqlstate) == 5)
+		code = MAKE_SQLSTATE(sqlstate[0], sqlstate[1], sqlstate[2],
+							 sqlstate[3], sqlstate[4]);
+	if (res)
+		PQclear(res);
+	if (tablet)
+		ereport(ERROR,
+				(errcode(code),
+				 errmsg("tablet %s on node \"%s\" failed: %s",
+						tablet, rc->servername, msg),
+				 hint ? errhint("%s", hint) : 0));
+	ereport(ERROR,
+			(errcode(code),
+			 errmsg("node \"%s\" failed: %s", rc->servername, msg),
+			 hint ? errhint("%s", hint) : 0));
+}
+
+/* run a command that returns no rows; false (result kept in *res) on error */
+static bool
+run(RemoteConn *rc, const char *sql, PGresult **res)
+{
+	PGresult   *r = PQexec(rc->conn, sql);
+
+	if (PQresultStatus(r) == PGRES_COMMAND_OK || PQresultStatus(r) == PGRES_TUPLES_OK)
+	{
+		if (res)
+			*res = r;
+		else
+			PQclear(r);
+		return true;
+	}
+	if (res)
+		*res = r;
+	else
+		PQclear(r);
+	return false;
+}
+
+/* run a command, failing on error */
+static void
+run_or_fail(RemoteConn *rc, const char *sql, const char *tablet)
+{
+	PGresult   *res;
+
+	if (!run(rc, sql, &res))
+		remote_error(rc, res, tablet);
+	PQclear(res);
+}
+
+/* is this one of the libpq connection options (not postgres_fdw's own)? */
+static bool
+libpq_option(const char *name, PQconninfoOption *defs)
+{
+	for (; defs->keyword; defs++)
+		if (strcmp(defs->keyword, name) == 0)
+			return true;
+	return false;
+}
+
+/* open a connection to a foreign server of postgres_fdw, as its user mapping says */
+static PGconn *
+connect_server(ForeignServer *server, const char *tablet)
+{
+	ForeignDataWrapper *fdw = GetForeignDataWrapper(server->fdwid);
+	UserMapping *um;
+	PQconninfoOption *defs;
+	List	   *options;
+	const char **keys;
+	const char **vals;
+	int			n = 0;
+	ListCell   *lc;
+	PGconn	   *conn;
+
+	if (strcmp(fdw->fdwname, "postgres_fdw") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("node \"%s\" is not a server of postgres_fdw", server->servername),
+				 errdetail("Remote tablets are reached through postgres_fdw.")));
+	/* as for a foreign table of the server: USAGE, and a mapping */
+	if (pg_foreign_server_aclcheck(server->serverid, GetUserId(), ACL_USAGE) != ACLCHECK_OK)
+		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_FOREIGN_SERVER, server->servername);
+	um = GetUserMapping(GetUserId(), server->serverid);
+	options = list_concat(list_copy(server->options), um->options);
+	defs = PQconndefaults();
+	keys = palloc0(sizeof(char *) * (list_length(options) + 4));
+	vals = palloc0(sizeof(char *) * (list_length(options) + 4));
+	foreach(lc, options)
+	{
+		DefElem    *d = lfirst(lc);
+
+		if (!libpq_option(d->defname, defs))
+			continue;
+		keys[n] = d->defname;
+		vals[n] = defGetString(d);
+		n++;
+	}
+	PQconninfoFree(defs);
+	keys[n] = "fallback_application_name";
+	vals[n++] = "wide";
+	keys[n] = "client_encoding";
+	vals[n++] = GetDatabaseEncodingName();
+	keys[n] = NULL;
+	vals[n] = NULL;
+
+	conn = PQconnectdbParams(keys, vals, false);
+	if (conn == NULL || PQstatus(conn) != CONNECTION_OK)
+	{
+		char	   *msg = pstrdup(conn ? PQerrorMessage(conn) : "out of memory");
+		int			len = strlen(msg);
+
+		while (len > 0 && msg[len - 1] == '\n')
+			msg[--len] = '\0';
+		if (conn)
+			PQfinish(conn);
+		ereport(ERROR,
+				(errcode(ERRCODE_SQLCLIENT_UNABLE_TO_ESTABLISH_SQLCONNECTION),
+				 errmsg("could not connect to node \"%s\"%s%s: %s",
+						server->servername, tablet ? " for tablet " : "",
+						tablet ? tablet : "", msg)));
+	}
+
+	/* as postgres_fdw: a non-superuser must authenticate with a password */
+	if (!superuser() && !PQconnectionUsedPassword(conn))
+	{
+		PQfinish(conn);
+		ereport(ERROR,
+				(errcode(ERRCODE_S_R_E_PROHIBITED_SQL_STATEMENT_ATTEMPTED),
+				 errmsg("password is required to reach node \"%s\"", server->servername),
+				 errdetail("Non-superusers must give a password in the user mapping.")));
+	}
+	return conn;
+}
+
+/* close every connection and forget them */
+static void
+forget_all(void)
+{
+	ListCell   *lc;
+
+	foreach(lc, remote_conns)
+	{
+		RemoteConn *rc = lfirst(lc);
+
+		if (rc->conn)
+			PQfinish(rc->conn);
+	}
+	list_free_deep(remote_conns);
+	remote_conns = NIL;
+}
+
+/* two-phase commit of the remote transactions around the local one */
+static void
+remote_xact_callback(XactEvent event, void *arg)
+{
+	ListCell   *lc;
+
+	if (remote_conns == NIL)
+		return;
+	switch (event)
+	{
+		case XACT_EVENT_PRE_COMMIT:
+			foreach(lc, remote_conns)
+			{
+				RemoteConn *rc = lfirst(lc);
+				char		sql[160];
+				PGresult   *res;
+				bool		wrote;
+
+				/* a node that only read commits at once: nothing to prepare */
+				if (!run(rc, "SELECT pg_catalog.pg_current_xact_id_if_assigned() IS NOT NULL", &res))
+					remote_error(rc, res, NULL);
+				wrote = PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+				PQclear(res);
+				if (!wrote)
+				{
+					run_or_fail(rc, "COMMIT", NULL);
+					continue;
+				}
+				snprintf(rc->gid, sizeof(rc->gid), "wide_" UINT64_FORMAT "_" UINT64_FORMAT "_%u",
+						 GetSystemIdentifier(),
+						 U64FromFullTransactionId(GetTopFullTransactionId()),
+						 rc->serverid);
+				snprintf(sql, sizeof(sql), "PREPARE TRANSACTION '%s'", rc->gid);
+				run_or_fail(rc, sql, NULL);
+				rc->prepared = true;
+			}
+			break;
+		case XACT_EVENT_PRE_PREPARE:
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("cannot prepare a transaction that changed remote tablets")));
+			break;
+		case XACT_EVENT_COMMIT:
+		case XACT_EVENT_ABORT:
+			foreach(lc, remote_conns)
+			{
+				RemoteConn *rc = lfirst(lc);
+				char		sql[160];
+
+				if (rc->prepared)
+					snprintf(sql, sizeof(sql), "%s PREPARED '%s'",
+							 event == XACT_EVENT_COMMIT ? "COMMIT" : "ROLLBACK", rc->gid);
+				else
+					snprintf(sql, sizeof(sql), "ROLLBACK");
+				if (PQstatus(rc->conn) != CONNECTION_OK || !run(rc, sql, NULL))
+				{
+					if (rc->prepared)
+						ereport(WARNING,
+								(errmsg("node \"%s\" did not finish prepared transaction %s: %s",
+										rc->servername, rc->gid, PQerrorMessage(rc->conn)),
+								 errhint("Run wide.resolve_tablets('%s') when it is back.",
+										 rc->servername)));
+				}
+			}
+			forget_all();
+			break;
+		default:
+			break;
+	}
+}
+
+/* remote savepoints follow the local subtransactions */
+static void
+remote_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+						SubTransactionId parentSubid, void *arg)
+{
+	int			level = GetCurrentTransactionNestLevel();
+	ListCell   *lc;
+
+	if (event != SUBXACT_EVENT_PRE_COMMIT_SUB && event != SUBXACT_EVENT_ABORT_SUB)
+		return;
+	foreach(lc, remote_conns)
+	{
+		RemoteConn *rc = lfirst(lc);
+		char		sql[96];
+
+		if (rc->depth < level)
+			continue;
+		if (event == SUBXACT_EVENT_PRE_COMMIT_SUB)
+		{
+			snprintf(sql, sizeof(sql), "RELEASE SAVEPOINT s%d", level);
+			run_or_fail(rc, sql, NULL);
+		}
+		else
+		{
+			snprintf(sql, sizeof(sql), "ROLLBACK TO SAVEPOINT s%d; RELEASE SAVEPOINT s%d",
+					 level, level);
+			if (PQstatus(rc->conn) != CONNECTION_OK || !run(rc, sql, NULL))
+				ereport(WARNING,
+						(errmsg("node \"%s\" could not roll back to a savepoint: %s",
+								rc->servername, PQerrorMessage(rc->conn))));
+		}
+		rc->depth = level - 1;
+	}
+}
+
+/* the connection to a server in this transaction, opened at first use */
+static RemoteConn *
+get_conn(const char *servername, const char *tablet)
+{
+	ForeignServer *server = GetForeignServerByName(servername, false);
+	RemoteConn *rc = NULL;
+	ListCell   *lc;
+	int			level = GetCurrentTransactionNestLevel();
+
+	if (!callbacks_registered)
+	{
+		RegisterXactCallback(remote_xact_callback, NULL);
+		RegisterSubXactCallback(remote_subxact_callback, NULL);
+		callbacks_registered = true;
+	}
+	foreach(lc, remote_conns)
+	{
+		RemoteConn *c = lfirst(lc);
+
+		if (c->serverid == server->serverid)
+			rc = c;
+	}
+	if (rc == NULL)
+	{
+		PGconn	   *conn = connect_server(server, tablet);
+		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+		rc = palloc0(sizeof(RemoteConn));
+		rc->serverid = server->serverid;
+		rc->servername = pstrdup(server->servername);
+		rc->conn = conn;
+		rc->depth = 1;
+		remote_conns = lappend(remote_conns, rc);
+		MemoryContextSwitchTo(old);
+		run_or_fail(rc, "SET search_path = pg_catalog; BEGIN ISOLATION LEVEL READ COMMITTED", tablet);
+	}
+	while (rc->depth < level)
+	{
+		char		sql[64];
+
+		rc->depth++;
+		snprintf(sql, sizeof(sql), "SAVEPOINT s%d", rc->depth);
+		run_or_fail(rc, sql, tablet);
+	}
+	return rc;
+}
+
+/*
+ * wide._remote_exec(server name, tablet regclass, sql text) -- run sql on
+ * the node in this transaction's remote transaction there.
+ */
+Datum
+wide_remote_exec(PG_FUNCTION_ARGS)
+{
+	char	   *server = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	char	   *tablet = PG_ARGISNULL(1) ? NULL :
+		DatumGetCString(DirectFunctionCall1(regclassout, PG_GETARG_DATUM(1)));
+	char	   *sql = text_to_cstring(PG_GETARG_TEXT_PP(2));
+	RemoteConn *rc;
+
+	rc = get_conn(server, tablet);
+	run_or_fail(rc, sql, tablet);
+	PG_RETURN_VOID();
+}
+
+/*
+ * wide._remote_query(server name, sql text) RETURNS SETOF text -- the first
+ * column of the rows of a query run on the node, in its own connection.
+ */
+Datum
+wide_remote_query(PG_FUNCTION_ARGS)
+{
+	char	   *servername = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	char	   *sql = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	ForeignServer *server;
+	RemoteConn	rc;
+	PGresult   *res;
+	int			i;
+
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+	server = GetForeignServerByName(servername, false);
+	memset(&rc, 0, sizeof(rc));
+	rc.servername = server->servername;
+	rc.conn = connect_server(server, NULL);
+	PG_TRY();
+	{
+		if (!run(&rc, sql, &res))
+			remote_error(&rc, res, NULL);
+		for (i = 0; PQresultStatus(res) == PGRES_TUPLES_OK && i < PQntuples(res); i++)
+		{
+			Datum		value;
+			bool		isnull = PQgetisnull(res, i, 0);
+
+			value = isnull ? (Datum) 0 : CStringGetTextDatum(PQgetvalue(res, i, 0));
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &value, &isnull);
+		}
+		PQclear(res);
+	}
+	PG_FINALLY();
+	{
+		PQfinish(rc.conn);
+	}
+	PG_END_TRY();
+	return (Datum) 0;
+}
+
+/* the option of a foreign table, or NULL */
+static char *
+table_option(ForeignTable *ft, const char *name)
+{
+	ListCell   *lc;
+
+	foreach(lc, ft->options)
+	{
+		DefElem    *d = lfirst(lc);
+
+		if (strcmp(d->defname, name) == 0)
+			return defGetString(d);
+	}
+	return NULL;
+}
+
+/*
+ * remote_call_sql -- "schema.fn(args)" calling the function of fcinfo on
+ * the node of a remote tablet, with the tablet's table there as the first
+ * argument; argument "override" (if >= 0) is given as "overvalue" instead
+ * (NULL: SQL NULL).  The parameters' text values go to *params.
+ */
+static char *
+remote_call_sql(FunctionCallInfo fcinfo, Oid tablet, const char ***params,
+				int *nparams, int override, const char *overvalue, Oid *rettype,
+				char **servername)
+{
+	ForeignTable *ft = GetForeignTable(tablet);
+	ForeignServer *server = GetForeignServer(ft->serverid);
+	char	   *nsp = table_option(ft, "schema_name");
+	char	   *rel = table_option(ft, "table_name");
+	char	   *remote;
+	HeapTuple	proctup;
+	Form_pg_proc proc;
+	StringInfoData sql;
+	int			i;
+
+	if (nsp == NULL)
+		nsp = get_namespace_name(get_rel_namespace(tablet));
+	if (rel == NULL)
+		rel = get_rel_name(tablet);
+	remote = quote_qualified_identifier(nsp, rel);
+	*servername = server->servername;
+
+	proctup = SearchSysCache1(PROCOID, ObjectIdGetDatum(fcinfo->flinfo->fn_oid));
+	if (!HeapTupleIsValid(proctup))
+		elog(ERROR, "cache lookup failed for function %u", fcinfo->flinfo->fn_oid);
+	proc = (Form_pg_proc) GETSTRUCT(proctup);
+	*rettype = proc->prorettype;
+	initStringInfo(&sql);
+	appendStringInfo(&sql, "%s(",
+					 quote_qualified_identifier(get_namespace_name(proc->pronamespace),
+												NameStr(proc->proname)));
+	*params = palloc0(sizeof(char *) * (fcinfo->nargs + 1));
+	*nparams = 0;
+	for (i = 0; i < fcinfo->nargs; i++)
+	{
+		Oid			argtype = get_fn_expr_argtype(fcinfo->flinfo, i);
+		Oid			type = argtype;
+
+		if (i > 0)
+			appendStringInfoString(&sql, ", ");
+		if (i == 0)
+		{
+			/* the tablet's table there, by name or by row type */
+			if (proc->proargtypes.values[0] == REGCLASSOID)
+				appendStringInfo(&sql, "%s::pg_catalog.regclass", quote_literal_cstr(remote));
+			else
+				appendStringInfo(&sql, "NULL::%s", remote);
+			continue;
+		}
+		if (!OidIsValid(type))
+			type = proc->proargtypes.values[i];
+		if (type == UNKNOWNOID)
+			type = TEXTOID;
+		if (i == override ? overvalue == NULL : fcinfo->args[i].isnull)
+		{
+			appendStringInfo(&sql, "NULL::%s", format_type_be_qualified(type));
+			continue;
+		}
+		if (i == override)
+			(*params)[(*nparams)++] = overvalue;
+		else
+		{
+			Oid			outfn;
+			bool		varlena;
+
+			getTypeOutputInfo(argtype == UNKNOWNOID ? UNKNOWNOID : type, &outfn, &varlena);
+			(*params)[(*nparams)++] = OidOutputFunctionCall(outfn, fcinfo->args[i].value);
+		}
+		appendStringInfo(&sql, "$%d::%s", *nparams, format_type_be_qualified(type));
+	}
+	appendStringInfoString(&sql, ")");
+	ReleaseSysCache(proctup);
+	return sql.data;
+}
+
+/*
+ * WideRemoteCall -- run the called wide.* function (one that returns no set)
+ * on the node of a remote tablet, with the tablet's table there in place
+ * of the parent, in this transaction's remote transaction on that node;
+ * its result is the result here.
+ */
+Datum
+WideRemoteCall(FunctionCallInfo fcinfo, Oid tablet)
+{
+	const char **params;
+	int			nparams;
+	Oid			rettype;
+	char	   *servername;
+	char	   *tabletname = get_rel_name(tablet);
+	char	   *call = remote_call_sql(fcinfo, tablet, &params, &nparams, -1, NULL,
+									   &rettype, &servername);
+	RemoteConn *rc;
+	PGresult   *res;
+	Datum		result = (Datum) 0;
+
+	rc = get_conn(servername, tabletname);
+	res = PQexecParams(rc->conn, psprintf("SELECT %s", call), nparams, NULL,
+					   params, NULL, NULL, 0);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK)
+		remote_error(rc, res, tabletname);
+	fcinfo->isnull = PQntuples(res) != 1 || PQgetisnull(res, 0, 0);
+	if (!fcinfo->isnull && rettype != VOIDOID)
+	{
+		Oid			infn;
+		Oid			ioparam;
+
+		/* a row of the table (read_modify_write_row): the parent's row type */
+		if (IsPolymorphicType(rettype))
+			rettype = get_fn_expr_rettype(fcinfo->flinfo);
+		getTypeInputInfo(rettype, &infn, &ioparam);
+		result = OidInputFunctionCall(infn, PQgetvalue(res, 0, 0), ioparam, -1);
+	}
+	if (rettype == VOIDOID)
+		fcinfo->isnull = false;
+	PQclear(res);
+	return result;
+}
+
+/*
+ * WideRemoteRows -- a read of the data API (read_rows, read_rows_labeled,
+ * read_row) run on the node of a remote tablet: its rows go into the
+ * result tuplestore of fcinfo, in the node's order.  "limitarg" (or -1) is
+ * the argument of the row limit, replaced by "limit" when that is >= 0;
+ * "keycol" names the row-key column.  Returns the number of rows (distinct
+ * row keys in a row) read.
+ */
+int64
+WideRemoteRows(FunctionCallInfo fcinfo, Oid tablet, int limitarg, int64 limit,
+			   const char *keycol, bool labeled)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	const char **params;
+	int			nparams;
+	Oid			rettype;
+	char	   *servername;
+	char	   *tabletname = get_rel_name(tablet);
+	char	   *call;
+	char	   *sql;
+	RemoteConn *rc;
+	PGresult   *res;
+	AttInMetadata *meta;
+	int			natts = rsinfo->setDesc->natts;
+	char	  **values;
+	int64		rows = 0;
+	char	   *lastkey = NULL;
+	int			i,
+				j;
+
+	call = remote_call_sql(fcinfo, tablet, &params, &nparams, limitarg,
+						   limit >= 0 ? psprintf(INT64_FORMAT, limit) : NULL,
+						   &rettype, &servername);
+	if (labeled)
+		sql = psprintf("SELECT r.*, (r.cell).%s::text FROM %s r", quote_identifier(keycol), call);
+	else
+		sql = psprintf("SELECT r.*, r.%s::text FROM %s r", quote_identifier(keycol), call);
+	rc = get_conn(servername, tabletname);
+	res = PQexecParams(rc->conn, sql, nparams, NULL, params, NULL, NULL, 0);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK)
+		remote_error(rc, res, tabletname);
+	if (PQnfields(res) != natts + 1)
+	{
+		PQclear(res);
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("tablet %s on node \"%s\" returned rows of another shape",
+						tabletname, servername)));
+	}
+	meta = TupleDescGetAttInMetadata(rsinfo->setDesc);
+	values = palloc(sizeof(char *) * natts);
+	for (i = 0; i < PQntuples(res); i++)
+	{
+		HeapTuple	tup;
+		char	   *key = PQgetvalue(res, i, natts);
+
+		for (j = 0; j < natts; j++)
+			values[j] = PQgetisnull(res, i, j) ? NULL : PQgetvalue(res, i, j);
+		tup = BuildTupleFromCStrings(meta, values);
+		tuplestore_puttuple(rsinfo->setResult, tup);
+		heap_freetuple(tup);
+		if (lastkey == NULL || strcmp(lastkey, key) != 0)
+			rows++;
+		lastkey = key;
+	}
+	PQclear(res);
+	return rows;
+}
+
+/*
+ * WideRemoteMutateRows -- one entry of mutate_rows ({"row_key": ...,
+ * "mutations": [...]}) applied by mutate_rows on the node of a remote
+ * tablet, in this transaction's remote transaction; the cells it wrote.
+ */
+int64
+WideRemoteMutateRows(Oid tablet, Jsonb *entry)
+{
+	ForeignTable *ft = GetForeignTable(tablet);
+	ForeignServer *server = GetForeignServer(ft->serverid);
+	char	   *nsp = table_option(ft, "schema_name");
+	char	   *rel = table_option(ft, "table_name");
+	char	   *tabletname = get_rel_name(tablet);
+	const char *params[2];
+	RemoteConn *rc;
+	PGresult   *res;
+	int64		n;
+
+	if (nsp == NULL)
+		nsp = get_namespace_name(get_rel_namespace(tablet));
+	if (rel == NULL)
+		rel = tabletname;
+	params[0] = quote_qualified_identifier(nsp, rel);
+	params[1] = psprintf("[%s]", JsonbToCString(NULL, &entry->root, VARSIZE(entry)));
+	rc = get_conn(server->servername, tabletname);
+	res = PQexecParams(rc->conn,
+					   "SELECT wide.mutate_rows($1::pg_catalog.regclass, $2::pg_catalog.jsonb)",
+					   2, NULL, params, NULL, NULL, 0);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1)
+		remote_error(rc, res, tabletname);
+	n = strtoi64(PQgetvalue(res, 0, 0), NULL, 10);
+	PQclear(res);
+	return n;
+}
+
+/*
+ * WideRemoteSamples -- sample_row_keys of a remote tablet, run on its node:
+ * its samples into the caller's result with offsets past "*total", which
+ * grows by the tablet's size (the node's last, empty-key row).
+ */
+void
+WideRemoteSamples(Oid tablet, ReturnSetInfo *rsinfo, int64 *total)
+{
+	ForeignTable *ft = GetForeignTable(tablet);
+	ForeignServer *server = GetForeignServer(ft->serverid);
+	char	   *nsp = table_option(ft, "schema_name");
+	char	   *rel = table_option(ft, "table_name");
+	char	   *tabletname = get_rel_name(tablet);
+	const char *params[1];
+	RemoteConn *rc;
+	PGresult   *res;
+	int64		base = *total;
+	int			i;
+
+	if (nsp == NULL)
+		nsp = get_namespace_name(get_rel_namespace(tablet));
+	if (rel == NULL)
+		rel = tabletname;
+	params[0] = quote_qualified_identifier(nsp, rel);
+	rc = get_conn(server->servername, tabletname);
+	res = PQexecParams(rc->conn,
+					   "SELECT row_key, offset_bytes FROM wide.sample_row_keys($1::pg_catalog.regclass)",
+					   1, NULL, params, NULL, NULL, 0);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK)
+		remote_error(rc, res, tabletname);
+	for (i = 0; i < PQntuples(res); i++)
+	{
+		int64		off = base + strtoi64(PQgetvalue(res, i, 1), NULL, 10);
+		Datum		values[2];
+		bool		nulls[2] = {false, false};
+
+		*total = Max(*total, off);
+		if (i == PQntuples(res) - 1)
+			break;				/* the node's end of table */
+		values[0] = DirectFunctionCall1(byteain, CStringGetDatum(PQgetvalue(res, i, 0)));
+		values[1] = Int64GetDatum(off);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	PQclear(res);
+}
