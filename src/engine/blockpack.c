@@ -39,6 +39,8 @@
 
 #include <math.h>
 
+#include "utils/memutils.h"
+
 #include "wide.h"
 #include "engine/coding.h"
 #include "engine/segment.h"
@@ -241,9 +243,31 @@ WideBlockPack(const char *raw, Size len, StringInfo out)
 	return true;
 }
 
+/* WideBlockUnpack's scratch buffer for timestamp sections */
+static char *ts_scratch = NULL;
+static Size ts_scratch_size = 0;
+
+/* a varint at p (room for 10 bytes is the caller's); returns the end */
+static inline char *
+enc_varint(char *p, uint64 v)
+{
+	while (v >= 0x80)
+	{
+		*p++ = (char) (v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (char) v;
+	return p;
+}
+
 /*
  * WideBlockUnpack -- the raw block of a packed one (palloc'd), or NULL if
  * it is malformed or would exceed maxraw bytes.
+ *
+ * This runs once per data block read from disk (the block cache holds raw
+ * blocks), so it writes straight into its output; the timestamp section is
+ * decoded first into a scratch buffer kept for the backend, because its
+ * raw length goes into the header before it.
  */
 char *
 WideBlockUnpack(const char *packed, Size len, Size maxraw, Size *rawlen)
@@ -258,7 +282,11 @@ WideBlockUnpack(const char *packed, Size len, Size maxraw, Size *rawlen)
 				tslen,
 				auxlen;
 	uint8		e;
-	StringInfoData out;
+	char	   *out;
+	char	   *o;
+	char	   *olimit;
+	char	   *tsbuf;
+	char	   *tsend;
 	const char *q;
 	const char *qend;
 
@@ -276,43 +304,56 @@ WideBlockUnpack(const char *packed, Size len, Size maxraw, Size *rawlen)
 		auxlen > (uint64) (end - p) - keylen - tslen)
 		return NULL;
 
-	out.maxlen = size + 64;
-	out.data = palloc(out.maxlen);
-	out.len = 0;
-	out.cursor = 0;
-
-	/* the header, with the raw timestamp section's length filled in later */
-	put_varint(&out, ncells);
-	put_varint(&out, arena);
-	put_varint(&out, keylen);
+	/* room for a raw timestamp section of up to size bytes + one varint */
+	if (ts_scratch_size < size + 32)
 	{
-		StringInfoData ts;
-
-		initStringInfo(&ts);
-		for (q = p + keylen, qend = q + tslen; q < qend;)
-		{
-			int64		d;
-
-			if (!(q = get_zigzag(q, qend, &d)))
-			{
-				pfree(ts.data);
-				pfree(out.data);
-				return NULL;
-			}
-			/* (wrapping: a damaged block must not be undefined) */
-			put_zigzag(&ts, (int64) ((uint64) d * unit));
-		}
-		put_varint(&out, ts.len);
-		put_varint(&out, auxlen);
-		put_bytes(&out, p, keylen);
-		put_bytes(&out, ts.data, ts.len);
-		pfree(ts.data);
+		if (ts_scratch)
+			pfree(ts_scratch);
+		ts_scratch = MemoryContextAlloc(TopMemoryContext, size + 32);
+		ts_scratch_size = size + 32;
 	}
+	tsbuf = tsend = ts_scratch;
+	out = palloc(size + 1);
+	olimit = out + size;
+	for (q = p + keylen, qend = q + tslen; q < qend;)
+	{
+		int64		d;
+		uint64		u;
+
+		if (!(q = get_zigzag(q, qend, &d)) || tsend - tsbuf > (ptrdiff_t) size)
+			goto bad;
+		/* (wrapping: a damaged block must not be undefined) */
+		d = (int64) ((uint64) d * unit);
+		u = ((uint64) d << 1) ^ (uint64) (d >> 63);
+		tsend = enc_varint(tsend, u);
+	}
+
+	/* the header, the keys, the timestamps, the aux fields */
+	o = out;
+	o = enc_varint(o, ncells);
+	o = enc_varint(o, arena);
+	o = enc_varint(o, keylen);
+	o = enc_varint(o, (uint64) (tsend - tsbuf));
+	o = enc_varint(o, auxlen);
+	if ((uint64) (olimit - o) < keylen + (uint64) (tsend - tsbuf) + auxlen)
+		goto bad;
+	memcpy(o, p, keylen);
+	o += keylen;
+	memcpy(o, tsbuf, tsend - tsbuf);
+	o += tsend - tsbuf;
 	p += keylen + tslen;
-	put_bytes(&out, p, auxlen);
+	memcpy(o, p, auxlen);
+	o += auxlen;
 	p += auxlen;
+
+	/* the values */
 	if (e == EXP_NONE)
-		put_bytes(&out, p, end - p);
+	{
+		if ((uint64) (olimit - o) < (uint64) (end - p))
+			goto bad;
+		memcpy(o, p, end - p);
+		o += end - p;
+	}
 	else
 	{
 		double		f = pow10_exact(e);
@@ -322,20 +363,19 @@ WideBlockUnpack(const char *packed, Size len, Size maxraw, Size *rawlen)
 			int64		k;
 			double		d;
 
-			if (!(p = get_zigzag(p, end, &k)) || (uint64) out.len + 8 > size)
-			{
-				pfree(out.data);
-				return NULL;
-			}
+			if (!(p = get_zigzag(p, end, &k)) || olimit - o < 8)
+				goto bad;
 			d = (double) k / f;
-			put_bytes(&out, (const char *) &d, 8);
+			memcpy(o, &d, 8);
+			o += 8;
 		}
 	}
-	if ((uint64) out.len != size)
-	{
-		pfree(out.data);
-		return NULL;
-	}
+	if (o != olimit)
+		goto bad;
 	*rawlen = size;
-	return out.data;
+	return out;
+
+bad:
+	pfree(out);
+	return NULL;
 }

@@ -35,6 +35,8 @@ int			wide_compression_level = 1;
 
 static ZSTD_CCtx *cctx = NULL;
 static ZSTD_DCtx *dctx = NULL;
+static char *packed_scratch = NULL;	/* decompressed packed blocks */
+static Size packed_scratch_size = 0;
 
 static uint32
 block_crc(const char *data, Size len)
@@ -151,6 +153,29 @@ WideBlockLoad(const char *stored, Size len, Size maxraw, Size *rawlen,
 			ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
 							errmsg("could not create a zstd decompression context")));
 	}
+	if (type == BLOCK_PACKED)
+	{
+		char	   *unpacked;
+
+		/* a packed block is decompressed into a buffer kept for the backend */
+		if (packed_scratch_size < Max(size, 1))
+		{
+			if (packed_scratch)
+				pfree(packed_scratch);
+			packed_scratch = MemoryContextAlloc(TopMemoryContext, Max(size, 1));
+			packed_scratch_size = Max(size, 1);
+		}
+		got = ZSTD_decompressDCtx(dctx, packed_scratch, size, stored, len - 5);
+		if (ZSTD_isError(got) || got != size)
+		{
+			*why = "decompression failed";
+			return NULL;
+		}
+		unpacked = WideBlockUnpack(packed_scratch, size, maxraw, rawlen);
+		if (unpacked == NULL)
+			*why = "bad packed block";
+		return unpacked;
+	}
 	raw = palloc(Max(size, 1));
 	got = ZSTD_decompressDCtx(dctx, raw, size, stored, len - 5);
 	if (ZSTD_isError(got) || got != size)
@@ -158,15 +183,6 @@ WideBlockLoad(const char *stored, Size len, Size maxraw, Size *rawlen,
 		pfree(raw);
 		*why = "decompression failed";
 		return NULL;
-	}
-	if (type == BLOCK_PACKED)
-	{
-		char	   *unpacked = WideBlockUnpack(raw, size, maxraw, rawlen);
-
-		pfree(raw);
-		if (unpacked == NULL)
-			*why = "bad packed block";
-		return unpacked;
 	}
 	*rawlen = size;
 	return raw;
