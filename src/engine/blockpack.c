@@ -313,7 +313,8 @@ WideBlockUnpack(const char *packed, Size len, Size maxraw, Size *rawlen)
 		ts_scratch_size = size + 32;
 	}
 	tsbuf = tsend = ts_scratch;
-	out = palloc(size + 1);
+	/* (+ 64: the header's five varints are written before they are checked) */
+	out = palloc(size + 64);
 	olimit = out + size;
 	for (q = p + keylen, qend = q + tslen; q < qend;)
 	{
@@ -335,7 +336,8 @@ WideBlockUnpack(const char *packed, Size len, Size maxraw, Size *rawlen)
 	o = enc_varint(o, keylen);
 	o = enc_varint(o, (uint64) (tsend - tsbuf));
 	o = enc_varint(o, auxlen);
-	if ((uint64) (olimit - o) < keylen + (uint64) (tsend - tsbuf) + auxlen)
+	if (o > olimit ||
+		(uint64) (olimit - o) < keylen + (uint64) (tsend - tsbuf) + auxlen)
 		goto bad;
 	memcpy(o, p, keylen);
 	o += keylen;
