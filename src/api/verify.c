@@ -517,11 +517,12 @@ wide_verify(PG_FUNCTION_ARGS)
 	LockBuffer(metabuf, BUFFER_LOCK_SHARE);
 	memcpy(&meta, WidePageGetMeta(BufferGetPage(metabuf)), sizeof(meta));
 	if (WidePageGetOpaque(BufferGetPage(metabuf))->page_type != WIDE_PAGE_META ||
-		meta.magic != WIDE_MAGIC || meta.version != WIDE_FORMAT_VERSION)
+		meta.magic != WIDE_MAGIC || meta.version < WIDE_FORMAT_OLDEST ||
+		meta.version > WIDE_FORMAT_VERSION)
 	{
 		UnlockReleaseBuffer(metabuf);
-		report(&v, "metapage", "block 0 is not a wide metapage of format version %d",
-			   WIDE_FORMAT_VERSION);
+		report(&v, "metapage", "block 0 is not a wide metapage of format version %d to %d",
+			   WIDE_FORMAT_OLDEST, WIDE_FORMAT_VERSION);
 		relation_close(v.rel, AccessShareLock);
 		return (Datum) 0;
 	}

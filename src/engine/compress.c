@@ -5,6 +5,8 @@
  *
  *	  stored   := payload type:u8 crc:u32
  *	  type     := 0 raw | 1 zstd (a zstd frame with its content size)
+ *				| 2 packed zstd (a zstd frame of a packed data block,
+ *				  blockpack.c; format version 2)
  *	  crc      := CRC-32C of payload and type
  *
  * A block is stored raw when zstd saves less than 12.5% (LevelDB's rule).
@@ -27,11 +29,14 @@
 
 #define BLOCK_RAW	0
 #define BLOCK_ZSTD	1
+#define BLOCK_PACKED	2
 
 int			wide_compression_level = 1;
 
 static ZSTD_CCtx *cctx = NULL;
 static ZSTD_DCtx *dctx = NULL;
+static char *packed_scratch = NULL;	/* decompressed packed blocks */
+static Size packed_scratch_size = 0;
 
 static uint32
 block_crc(const char *data, Size len)
@@ -45,16 +50,20 @@ block_crc(const char *data, Size len)
 }
 
 /*
- * WideBlockStore -- frame a raw block for storage, appending to out.
+ * WideBlockStore -- frame a raw block for storage, appending to out.  A
+ * data block is packed first when that helps (blockpack.c).
  */
 void
-WideBlockStore(const char *raw, Size len, StringInfo out)
+WideBlockStore(const char *raw, Size len, bool data, StringInfo out)
 {
 	int			start = out->len;
-	size_t		bound = ZSTD_compressBound(len);
+	size_t		bound;
 	size_t		clen;
 	uint8		type = BLOCK_RAW;
 	uint32		crc;
+	StringInfoData packed;
+	const char *src = raw;
+	Size		srclen = len;
 
 	if (cctx == NULL)
 	{
@@ -63,16 +72,29 @@ WideBlockStore(const char *raw, Size len, StringInfo out)
 			ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
 							errmsg("could not create a zstd compression context")));
 	}
+	packed.data = NULL;
+	if (data)
+	{
+		initStringInfo(&packed);
+		if (WideBlockPack(raw, len, &packed))
+		{
+			src = packed.data;
+			srclen = packed.len;
+		}
+	}
+	bound = ZSTD_compressBound(srclen);
 	enlargeStringInfo(out, bound + 5);
-	clen = ZSTD_compressCCtx(cctx, out->data + start, bound, raw, len,
+	clen = ZSTD_compressCCtx(cctx, out->data + start, bound, src, srclen,
 							 wide_compression_level);
 	if (!ZSTD_isError(clen) && clen < len - len / 8)
 	{
 		out->len += clen;
-		type = BLOCK_ZSTD;
+		type = src == raw ? BLOCK_ZSTD : BLOCK_PACKED;
 	}
 	else
 		appendBinaryStringInfo(out, raw, len);
+	if (packed.data)
+		pfree(packed.data);
 	appendStringInfoCharMacro(out, (char) type);
 	crc = block_crc(out->data + start, out->len - start);
 	appendBinaryStringInfo(out, (const char *) &crc, sizeof(crc));
@@ -112,14 +134,14 @@ WideBlockLoad(const char *stored, Size len, Size maxraw, Size *rawlen,
 		*rawlen = len - 5;
 		return (char *) stored;
 	}
-	if (type != BLOCK_ZSTD)
+	if (type != BLOCK_ZSTD && type != BLOCK_PACKED)
 	{
 		*why = "unknown block type";
 		return NULL;
 	}
 	size = ZSTD_getFrameContentSize(stored, len - 5);
 	if (size == ZSTD_CONTENTSIZE_UNKNOWN || size == ZSTD_CONTENTSIZE_ERROR ||
-		size > maxraw || size > MaxAllocSize)
+		size > maxraw + (type == BLOCK_PACKED ? WIDE_PACK_SLACK : 0) || size > MaxAllocSize)
 	{
 		*why = "bad compressed frame";
 		return NULL;
@@ -130,6 +152,29 @@ WideBlockLoad(const char *stored, Size len, Size maxraw, Size *rawlen,
 		if (dctx == NULL)
 			ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
 							errmsg("could not create a zstd decompression context")));
+	}
+	if (type == BLOCK_PACKED)
+	{
+		char	   *unpacked;
+
+		/* a packed block is decompressed into a buffer kept for the backend */
+		if (packed_scratch_size < Max(size, 1))
+		{
+			if (packed_scratch)
+				pfree(packed_scratch);
+			packed_scratch = MemoryContextAlloc(TopMemoryContext, Max(size, 1));
+			packed_scratch_size = Max(size, 1);
+		}
+		got = ZSTD_decompressDCtx(dctx, packed_scratch, size, stored, len - 5);
+		if (ZSTD_isError(got) || got != size)
+		{
+			*why = "decompression failed";
+			return NULL;
+		}
+		unpacked = WideBlockUnpack(packed_scratch, size, maxraw, rawlen);
+		if (unpacked == NULL)
+			*why = "bad packed block";
+		return unpacked;
 	}
 	raw = palloc(Max(size, 1));
 	got = ZSTD_decompressDCtx(dctx, raw, size, stored, len - 5);

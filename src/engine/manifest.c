@@ -223,6 +223,8 @@ WideManifestBegin(Relation rel, WideManifestTx *tx)
 	tx->metabuf = WideReadMeta(rel, BUFFER_LOCK_EXCLUSIVE);
 	tx->state = GenericXLogStart(rel);
 	tx->meta = WidePageGetMeta(GenericXLogRegisterBuffer(tx->state, tx->metabuf, 0));
+	/* what this build publishes may use its newest format (packed blocks) */
+	tx->meta->version = WIDE_FORMAT_VERSION;
 	return tx->meta;
 }
 

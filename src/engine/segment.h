@@ -132,9 +132,16 @@ typedef struct WideSegIter WideSegIter;
 typedef struct WideCacheEntry WideCacheEntry;
 
 /* compress.c */
-extern void WideBlockStore(const char *raw, Size len, StringInfo out);
+extern void WideBlockStore(const char *raw, Size len, bool data,
+						   StringInfo out);
 extern char *WideBlockLoad(const char *stored, Size len, Size maxraw,
 						   Size *rawlen, const char **why);
+
+/* blockpack.c */
+#define WIDE_PACK_SLACK	64		/* a packed block may exceed its raw size */
+extern bool WideBlockPack(const char *raw, Size len, StringInfo out);
+extern char *WideBlockUnpack(const char *packed, Size len, Size maxraw,
+							 Size *rawlen);
 
 /* block.c */
 extern WideBlockBuilder *WideBlockBuilderCreate(int16 typlen);

@@ -241,12 +241,12 @@ stream_append(WideSegmentWriter *w, const char *data, Size len)
 
 /* store a raw block in the stream; returns its offset, sets *length */
 static uint64
-store_block(WideSegmentWriter *w, StringInfo raw, uint32 *length)
+store_block(WideSegmentWriter *w, StringInfo raw, bool data, uint32 *length)
 {
 	uint64		off = w->stream_len;
 
 	resetStringInfo(&w->stored);
-	WideBlockStore(raw->data, raw->len, &w->stored);
+	WideBlockStore(raw->data, raw->len, data, &w->stored);
 	stream_append(w, w->stored.data, w->stored.len);
 	*length = w->stored.len;
 	return off;
@@ -301,7 +301,7 @@ finish_index_block(WideSegmentWriter *w)
 		rentry.ts_max = Max(rentry.ts_max, w->ientries[i].ts_max);
 		rentry.flags |= w->ientries[i].flags;
 	}
-	rentry.offset = store_block(w, &w->raw, &rentry.length);
+	rentry.offset = store_block(w, &w->raw, false, &rentry.length);
 
 	if (w->nrentries == w->maxrentries)
 	{
@@ -324,7 +324,7 @@ finish_data_block(WideSegmentWriter *w)
 	resetStringInfo(&w->raw);
 	WideBlockFinish(w->block, &w->raw);
 	w->run.raw_bytes += w->raw.len;
-	w->cur.offset = store_block(w, &w->raw, &w->cur.length);
+	w->cur.offset = store_block(w, &w->raw, true, &w->cur.length);
 	w->cur.lastrow = w->cur_lastrow.data;
 	w->cur.lastrowlen = w->cur_lastrow.len;
 	copy_entry(&w->ientries[w->nientries++], &w->cur, &w->iarena);
@@ -661,7 +661,7 @@ WideSegmentWriterFinish(WideSegmentWriter *w, WideRunData *run)
 	root = w->rentries;
 	resetStringInfo(&w->raw);
 	WideIndexEncode(root, w->nrentries, NULL, 0, &w->raw);
-	root_off = store_block(w, &w->raw, &root_len);
+	root_off = store_block(w, &w->raw, false, &root_len);
 	if (w->page_used > 0)
 		flush_page(w);
 

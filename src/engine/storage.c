@@ -105,13 +105,13 @@ WideCheckMeta(Relation rel, Buffer metabuf)
 						RelationGetRelationName(rel)),
 				 errdetail("Block 0 is not a wide metapage."),
 				 errhint("Restore the table from a backup.")));
-	if (meta->version != WIDE_FORMAT_VERSION)
+	if (meta->version < WIDE_FORMAT_OLDEST || meta->version > WIDE_FORMAT_VERSION)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("wide table \"%s\" has on-disk format version %u",
 						RelationGetRelationName(rel), meta->version),
-				 errdetail("This version of wide reads format version %d.",
-						   WIDE_FORMAT_VERSION),
+				 errdetail("This version of wide reads format version %d to %d.",
+						   WIDE_FORMAT_OLDEST, WIDE_FORMAT_VERSION),
 				 errhint("Install the version of wide that wrote the table.")));
 	WideManifestValidate(rel, meta);
 	return meta;
