@@ -43,9 +43,20 @@
  * do not: the replicated or restored changes carry the rollup cells.
  *
  * A dump holds both the source cells and the rollup cells: restoring it
- * would count every source cell twice, so a restore runs with
- * wide.rollup_on_write = off (PGOPTIONS='-c wide.rollup_on_write=off'), or
- * wide.rebuild_rollup afterwards.
+ * with rollups firing would count every source cell twice.  So rollups do
+ * not fire in a session that restores a dump, which
+ * wide.rollup_on_write = auto (the default) recognises by the two settings
+ * every pg_dump script and every pg_restore connection (its parallel
+ * workers' too) sets before anything else: row_security = off and
+ * check_function_bodies = off.  A session sets both only to restore: the
+ * first makes a query fail rather than let row-level security hide rows
+ * from a dump, the second lets functions be created before what they use.
+ * The signal is per session, not per statement, because pg_dump --inserts
+ * writes every cell in its own INSERT, rollup cells and source cells in
+ * key order, and a data-only dump may hold them in separate statements.
+ * wide.rollup_on_write = on makes rollups fire even then (a restore with
+ * pg_restore --enable-row-security, which does not set row_security off,
+ * needs off), off never.
  *
  * IDENTIFICATION
  *	  src/engine/rollup.c
@@ -57,7 +68,9 @@
 #include "catalog/pg_type.h"
 #include "port/pg_bitutils.h"
 #include "port/pg_bswap.h"
+#include "utils/guc.h"
 #include "utils/rel.h"
+#include "utils/rls.h"
 
 #include "engine/format.h"
 #include "engine/cell.h"
@@ -65,8 +78,8 @@
 #include "engine/schema.h"
 #include "wide.h"
 
-/* GUC wide.rollup_on_write */
-bool		wide_rollup_on_write = true;
+/* GUC wide.rollup_on_write (WideRollupOnWrite) */
+int			wide_rollup_on_write = WIDE_ROLLUP_WRITE_AUTO;
 
 /*
  * Set by am/ (publication.c): true while the session replays another
@@ -79,6 +92,17 @@ bool		(*wide_rollup_replaying) (void) = NULL;
 static const char *const function_names[WIDE_ROLLUP_NFUNCTIONS] = {
 	"sum", "count", "min", "max", "hll"
 };
+
+/*
+ * Does the session restore a dump?  pg_dump's scripts and pg_restore's
+ * connections set row_security = off and check_function_bodies = off
+ * first; the defaults are on, and a session sets both off only to restore.
+ */
+static bool
+session_restores_dump(void)
+{
+	return !row_security && !check_function_bodies;
+}
 
 /*
  * WideRollupFunctionByName -- a function's number; -1 if unknown.
@@ -299,8 +323,10 @@ WideRollupExpand(Relation rel, const WideSchema *schema, WideCell *cells,
 	WideCell   *out;
 	int			nout;
 
-	/* a restore (wide.rollup_on_write = off) writes the rollup cells itself */
-	if (!schema->has_rollups || !wide_rollup_on_write)
+	/* a restore writes the rollup cells itself (see the top of the file) */
+	if (!schema->has_rollups || wide_rollup_on_write == WIDE_ROLLUP_WRITE_OFF)
+		return cells;
+	if (wide_rollup_on_write == WIDE_ROLLUP_WRITE_AUTO && session_restores_dump())
 		return cells;
 	/* a replica applying replicated changes receives the rollup cells too */
 	if (wide_rollup_replaying && wide_rollup_replaying())
