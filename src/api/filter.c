@@ -966,6 +966,68 @@ WideFilterApply(const WideFilterContext *fc, const WideFilter *f,
 }
 
 /*
+ * Does filter f keep or drop whole columns of whole rows, whatever their
+ * cells' timestamps and values: the same columns from a row cut to its
+ * first cells of each column as from the row?
+ */
+static bool
+keeps_whole_columns(const WideFilter *f)
+{
+	int			i;
+
+	switch (f->kind)
+	{
+		case WF_PASS:
+		case WF_ROW_KEY_RE:
+		case WF_FAMILY_RE:
+		case WF_QUAL_RE:
+		case WF_COL_RANGE:
+			return true;
+		case WF_CHAIN:
+			for (i = 0; i < f->nchildren; i++)
+				if (!keeps_whole_columns(f->children[i]))
+					return false;
+			return true;
+		default:
+			return false;
+	}
+}
+
+/*
+ * WideFilterColumnLimit -- n if the filter's output is made of the first n
+ * cells of each column of the row (0 if not known to be): a
+ * cells_per_column_limit_filter, or a chain that reaches one through
+ * filters that keep or drop whole columns only (keeps_whole_columns), the
+ * timestamp_range_filter that may start it aside (WideFilterTsWindow: the
+ * reader returns the window's cells only, so the first n are the window's).
+ * Whatever follows in the chain sees only the cut rows.  A reader may then
+ * skip the rest of each column (WideReaderLatest) without changing the
+ * output: the filter still runs, on rows that hold every cell it keeps.
+ */
+int
+WideFilterColumnLimit(const WideFilter *f)
+{
+	int			i;
+
+	if (f == NULL)
+		return 0;
+	if (f->kind == WF_COL_LIMIT)
+		return f->n <= INT_MAX ? (int) f->n : 0;
+	if (f->kind != WF_CHAIN)
+		return 0;
+	for (i = 0; i < f->nchildren; i++)
+	{
+		const WideFilter *c = f->children[i];
+
+		if (c->kind == WF_COL_LIMIT)
+			return c->n <= INT_MAX ? (int) c->n : 0;
+		if (!(i == 0 && c->kind == WF_TS_RANGE) && !keeps_whole_columns(c))
+			return 0;
+	}
+	return 0;
+}
+
+/*
  * WideFilterTsWindow -- the timestamps outside which no cell can affect the
  * filter's output, if the filter has such a window: a
  * timestamp_range_filter, a chain that starts with one (what follows sees

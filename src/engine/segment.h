@@ -154,6 +154,7 @@ extern void WideBlockFinish(WideBlockBuilder *b, StringInfo out);
 extern bool WideBlockIterInit(WideBlockIter *it, const char *data, Size len,
 							  int16 typlen, uint64 default_seq, uint64 seq_base);
 extern bool WideBlockIterNext(WideBlockIter *it, WideCell *c);
+extern int	WideBlockIterSkipColumn(WideBlockIter *it);
 extern WideBlockRows *WideBlockRowsBuild(const char *data, Size len,
 										 int16 typlen, uint64 default_seq,
 										 uint64 seq_base);
@@ -203,8 +204,11 @@ extern void WideSegmentCloseBlock(WideRawBlock *blk, WideCacheEntry *pin);
 extern WideSegIter *WideSegIterBegin(Relation rel, const WideRunData *run,
 									 const WideKeyRange *range);
 extern bool WideSegIterNext(WideSegIter *it, WideCell *cell);
+extern bool WideSegIterSkipColumn(WideSegIter *it, const WideCell *col,
+								  WideCell *cell);
 extern WideSegment *WideSegIterSegment(WideSegIter *it);
 extern uint64 WideSegIterBlocks(const WideSegIter *it);
+extern uint64 WideSegIterSkippedRecords(const WideSegIter *it);
 struct WideTsPrune;
 extern void WideSegIterSetPrune(WideSegIter *it, const struct WideTsPrune *prune);
 extern void WideSegIterSkipQualifiers(WideSegIter *it);

@@ -543,6 +543,7 @@ struct WideSegIter
 	const WideTsPrune *prune;	/* time pruning (tsprune.c), or NULL */
 	uint64		skipped;		/* data blocks skipped by it */
 	uint64		index_skipped;	/* index blocks skipped by it */
+	uint64		skipped_records;	/* stepped over by WideSegIterSkipColumn */
 	bool		started;
 	bool		done;
 	bool		check_start;	/* records of the block may be before the range */
@@ -741,6 +742,36 @@ WideSegIterNext(WideSegIter *it, WideCell *cell)
 		}
 		return true;
 	}
+}
+
+/*
+ * WideSegIterSkipColumn -- the next record in range after the records of
+ * column col (the current record is one of them), into *cell; false at the
+ * end.  The records of the column left in the current data block are
+ * stepped over without being made into cells (WideBlockIterSkipColumn).
+ */
+bool
+WideSegIterSkipColumn(WideSegIter *it, const WideCell *col, WideCell *cell)
+{
+	for (;;)
+	{
+		if (it->blk != NULL && !it->done)
+			it->skipped_records += WideBlockIterSkipColumn(&it->bi);
+		if (!WideSegIterNext(it, cell))
+			return false;
+		if (cell->kind < WIDE_KIND_DEL_CELLS || !WideCellSameColumn(cell, col))
+			return true;
+		it->skipped_records++;
+	}
+}
+
+/*
+ * WideSegIterSkippedRecords -- records WideSegIterSkipColumn stepped over.
+ */
+uint64
+WideSegIterSkippedRecords(const WideSegIter *it)
+{
+	return it->skipped_records;
 }
 
 /*
