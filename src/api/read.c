@@ -619,6 +619,7 @@ add_stats(WideReaderStats *to, const WideReaderStats *st)
 	to->blocks_skipped += st->blocks_skipped;
 	to->index_skipped += st->index_skipped;
 	to->records_skipped += st->records_skipped;
+	to->blocks_column_skipped += st->blocks_column_skipped;
 }
 
 /*

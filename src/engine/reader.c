@@ -431,7 +431,8 @@ WideReaderNextRange(WideReader *r, const WideKeyRange *range)
 		WideSegIterSkipped(r->its[i], &skipped, &index_skipped);
 		r->stats.blocks_skipped += skipped;
 		r->stats.index_skipped += index_skipped;
-		r->stats.records_skipped += WideSegIterSkippedRecords(r->its[i]);
+		r->stats.records_skipped += WideSegIterSkippedRecords(r->its[i], &skipped);
+		r->stats.blocks_column_skipped += skipped;
 		WideSegIterEnd(r->its[i]);
 	}
 	r->nits = 0;
@@ -771,7 +772,8 @@ WideReaderGetStats(const WideReader *r)
 		WideSegIterSkipped(r->its[i], &skipped, &index_skipped);
 		st.blocks_skipped += skipped;
 		st.index_skipped += index_skipped;
-		st.records_skipped += WideSegIterSkippedRecords(r->its[i]);
+		st.records_skipped += WideSegIterSkippedRecords(r->its[i], &skipped);
+		st.blocks_column_skipped += skipped;
 	}
 	if (r->merge)
 		st.records_skipped += WideMergeIterSkipped(r->merge);

@@ -29,6 +29,8 @@ typedef struct WideReaderStats
 	uint64		index_skipped;	/* index blocks skipped by time pruning */
 	uint64		records_skipped;	/* stepped over past complete columns
 									 * (WideReaderLatest) */
+	uint64		blocks_column_skipped;	/* data blocks of such columns alone,
+										 * not read */
 } WideReaderStats;
 
 /* merge.c: the rules of the read path */
