@@ -41,7 +41,14 @@ CREATE FUNCTION lt_checks() RETURNS SETOF text LANGUAGE sql AS $$
                                  "end_timestamp_micros": 150}}, {"cells_per_column_limit_filter": 1}]}')
   UNION ALL SELECT lt_check('{"chain": [{"value_range_filter": {"end_value_open": "5000"}},
                                         {"cells_per_column_limit_filter": 1}]}')
-  UNION ALL SELECT lt_check(wide.chain(wide.latest(3), wide.latest(1))) $$;
+  UNION ALL SELECT lt_check(wide.chain(wide.latest(3), wide.latest(1)))
+  UNION ALL SELECT lt_check('{"chain": [{"column_qualifier_regex_filter": "q[0-2]"},
+                                        {"timestamp_range_filter": {"start_timestamp_micros": 3,
+                                         "end_timestamp_micros": 2600}},
+                                        {"cells_per_column_limit_filter": 2}]}')
+  UNION ALL SELECT lt_check('{"chain": [{"timestamp_range_filter": {"start_timestamp_micros": 3}},
+                                        {"timestamp_range_filter": {"end_timestamp_micros": 250}},
+                                        {"cells_per_column_limit_filter": 1}]}') $$;
 
 -- one run, one plain family: cells read straight from the run
 INSERT INTO lt SELECT 'k' || r, 'p', 'q' || c, v, r * 100000 + c * 1000 + v
@@ -133,6 +140,20 @@ SELECT count(*) FROM (
   (SELECT * FROM wide.read_current(NULL::lt)
    EXCEPT ALL SELECT * FROM wide.read_rows(NULL::lt, reversed => true, filter => wide.latest(1)))) d;
 
+-- an aggregate column with exactly n versions: its n-th cell is made when
+-- the next column's first record arrives, which is a cell of its own
+CREATE TABLE la (row_key text, family text, qualifier text, ts int8, value int8) USING wide;
+SELECT wide.create_family('la', 'a', aggregate => 'sum');
+SELECT wide.create_family('la', 'b');
+INSERT INTO la VALUES ('r', 'a', 'x', 1, 1), ('r', 'a', 'x', 2, 2), ('r', 'a', 'x', 2, 3),
+  ('r', 'b', 'x', 1, 10), ('r', 'b', 'x', 2, 20), ('r', 'b', 'x', 3, 30),
+  ('s', 'a', 'x', 5, 5), ('s', 'b', 'x', 1, 1), ('s', 'b', 'x', 2, 2);
+SELECT wide.compact('la');
+INSERT INTO la VALUES ('r', 'a', 'y', 7, 7), ('r', 'a', 'y', 8, 8);
+SELECT family, qualifier, ts, value FROM wide.read_rows(NULL::la, filter => wide.latest(2));
+SELECT family, qualifier, ts, value FROM wide.read_rows(NULL::la, filter => wide.latest(1));
+DROP TABLE la;
+
 -- tall columns: the data blocks that hold only older versions of a
 -- complete column are not read (Blocks Skipped; the index names each data
 -- block's last column); with newer versions, deletes and aggregate inputs
@@ -146,6 +167,13 @@ SELECT * FROM wide.verify('lt');
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
 SELECT * FROM wide.read_current(NULL::lt, prefix => 'k1');
 SELECT row_key, family, qualifier, ts, value FROM wide.read_current(NULL::lt, prefix => 'k1');
+-- a qualifier filter, then a time range, then latest(1): skipped too, and
+-- blocks outside the range are not read (Blocks Skipped by ts)
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+SELECT * FROM wide.read_rows(NULL::lt, prefix => 'k1', filter => '{"chain": [
+  {"column_qualifier_regex_filter": "q[12]"},
+  {"timestamp_range_filter": {"start_timestamp_micros": 1000, "end_timestamp_micros": 2000}},
+  {"cells_per_column_limit_filter": 1}]}');
 SELECT * FROM lt_checks();
 SELECT wide.delete_cells('lt', 'k1', 'p', 'q1', 2500::int8, 5000::int8);
 INSERT INTO lt VALUES ('k2', 'p', 'q0', 4000, -1), ('k2', 's', 'q0', 99, 5), ('k3', 's', 'q0', 100, 5);

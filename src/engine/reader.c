@@ -531,8 +531,13 @@ latest_wants(WideReader *r, const WideCell *cell)
 		r->have_col = true;
 		r->col_count = 1;
 	}
-	if (r->col_count >= r->latest_n)
-		r->skip_col = true;
+	/*
+	 * A skip asked for an earlier column is moot: a cell of this one came,
+	 * so every source is past it.  (An aggregate's last version is made
+	 * when the next column's first record arrives; the plain cell that
+	 * record is can follow it before the skip is done.)
+	 */
+	r->skip_col = r->col_count >= r->latest_n;
 	return true;
 }
 
