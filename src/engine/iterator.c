@@ -188,13 +188,14 @@ skip_source(WideMergeIter *m, Source *s, const WideCell *col)
 {
 	if (s->skip)
 		return s->skip(s->arg, col, &s->cur);
-	do
+	for (;;)
 	{
 		if (!s->next(s->arg, &s->cur))
 			return false;
+		if (!in_column(&s->cur, col))
+			return true;
 		m->skipped++;
-	} while (in_column(&s->cur, col));
-	return true;
+	}
 }
 
 /*
