@@ -206,6 +206,17 @@ SET row_security = off;
 INSERT INTO rk VALUES ('host1#1704067866000', 'm', 'cpu', '2024-01-01 00:11:06+00', 1000);
 RESET row_security;
 SELECT value FROM rk WHERE row_key = 'host1' AND qualifier = 'cpu:count' AND ts = '2024-01-01 00:10:00+00';
+-- pg_restore --enable-row-security: row_security stays on, the search_path
+-- is empty; an empty search_path alone is no restore
+SET check_function_bodies = off;
+SELECT pg_catalog.set_config('search_path', '', false);
+INSERT INTO public.rk VALUES ('host1#1704067866500', 'm', 'cpu', '2024-01-01 00:11:06.5+00', 1000);
+SET search_path = '';
+INSERT INTO public.rk VALUES ('host1#1704067866550', 'm', 'cpu', '2024-01-01 00:11:06.55+00', 1000);
+RESET check_function_bodies;
+INSERT INTO public.rk VALUES ('host1#1704067866600', 'm', 'cpu', '2024-01-01 00:11:06.6+00', 1000);
+RESET search_path;
+SELECT value FROM rk WHERE row_key = 'host1' AND qualifier = 'cpu:count' AND ts = '2024-01-01 00:10:00+00';
 -- a data-loading restore of the rollup cells themselves, next to the source
 SET row_security = off;
 SET check_function_bodies = off;

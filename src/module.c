@@ -62,7 +62,7 @@ define_settings(void)
 							PGC_USERSET, GUC_UNIT_KB, NULL, NULL, NULL);
 	DefineCustomEnumVariable("wide.rollup_on_write",
 							 "Whether writes to a family add to its rollups.",
-							 "auto: yes, except in a session that restores a dump (pg_dump's and pg_restore's settings row_security = off and check_function_bodies = off), whose rollup cells come with the dump; on: always; off: never.",
+							 "auto: yes, except in a session that restores a dump (pg_dump's and pg_restore's check_function_bodies = off with row_security = off or an empty search_path), whose rollup cells come with the dump; on: always; off: never.",
 							 &wide_rollup_on_write, WIDE_ROLLUP_WRITE_AUTO,
 							 rollup_on_write_options,
 							 PGC_USERSET, 0, NULL, NULL, NULL);

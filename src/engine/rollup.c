@@ -45,18 +45,19 @@
  * A dump holds both the source cells and the rollup cells: restoring it
  * with rollups firing would count every source cell twice.  So rollups do
  * not fire in a session that restores a dump, which
- * wide.rollup_on_write = auto (the default) recognises by the two settings
+ * wide.rollup_on_write = auto (the default) recognises by the settings
  * every pg_dump script and every pg_restore connection (its parallel
- * workers' too) sets before anything else: row_security = off and
- * check_function_bodies = off.  A session sets both only to restore: the
- * first makes a query fail rather than let row-level security hide rows
- * from a dump, the second lets functions be created before what they use.
- * The signal is per session, not per statement, because pg_dump --inserts
- * writes every cell in its own INSERT, rollup cells and source cells in
- * key order, and a data-only dump may hold them in separate statements.
- * wide.rollup_on_write = on makes rollups fire even then (a restore with
- * pg_restore --enable-row-security, which does not set row_security off,
- * needs off), off never.
+ * workers' too) makes before anything else: check_function_bodies = off,
+ * and row_security = off or (with --enable-row-security) an empty
+ * search_path.  A session makes them only to restore: the first lets
+ * functions be created before what they use, the second makes a query fail
+ * rather than let row-level security hide rows from a dump, the third
+ * (pg_dump's defence against objects planted in the search path) leaves
+ * every name to be qualified.  The signal is per session, not per
+ * statement, because pg_dump --inserts writes every cell in its own
+ * INSERT, rollup cells and source cells in key order, and a data-only dump
+ * may hold them in separate statements.  wide.rollup_on_write = on makes
+ * rollups fire even then, off never.
  *
  * IDENTIFICATION
  *	  src/engine/rollup.c
@@ -65,6 +66,7 @@
  */
 #include "postgres.h"
 
+#include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "port/pg_bitutils.h"
 #include "port/pg_bswap.h"
@@ -95,13 +97,18 @@ static const char *const function_names[WIDE_ROLLUP_NFUNCTIONS] = {
 
 /*
  * Does the session restore a dump?  pg_dump's scripts and pg_restore's
- * connections set row_security = off and check_function_bodies = off
- * first; the defaults are on, and a session sets both off only to restore.
+ * connections set check_function_bodies = off and row_security = off (on
+ * with --enable-row-security) first, and the search_path to '' (which SET
+ * search_path = '' spells ""); the defaults are on, on and "$user", public.
  */
 static bool
 session_restores_dump(void)
 {
-	return !row_security && !check_function_bodies;
+	return !check_function_bodies &&
+		(!row_security ||
+		 (namespace_search_path != NULL &&
+		  (strcmp(namespace_search_path, "") == 0 ||
+		   strcmp(namespace_search_path, "\"\"") == 0)));
 }
 
 /*

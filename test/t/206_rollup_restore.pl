@@ -4,9 +4,10 @@
 # source cells fired the rollups again, every source cell would count twice.
 # wide.rollup_on_write = auto (the default) recognises a restoring session
 # by the settings pg_dump's scripts and pg_restore's connections set
-# (row_security = off, check_function_bodies = off).  For each way of
-# dumping and restoring -- plain script into psql, custom format into
-# pg_restore, pg_restore -j 2, --inserts and --column-inserts scripts, a
+# (check_function_bodies = off; row_security = off or an empty
+# search_path).  For each way of dumping and restoring -- plain script into
+# psql, custom format into pg_restore, pg_restore -j 2, pg_restore
+# --enable-row-security, --inserts and --column-inserts scripts, a
 # schema-only then a data-only dump -- the restored rollup cells must equal
 # the original's, and equal the GROUP BY of the restored raw cells.  Tables:
 # "w" (two rollups, one under a key prefix), "d" (source cells deleted after
@@ -172,6 +173,12 @@ for my $jobs (1, 2)
 		"pg_restore -j $jobs");
 	check_restored($db, "pg_restore -j $jobs");
 }
+
+# --enable-row-security: row_security stays on (the search_path is empty)
+$node->safe_psql('postgres', 'CREATE DATABASE rls');
+command_ok([ 'pg_restore', '--enable-row-security', '-d', 'rls', @conn, "$dir/dump.custom" ],
+	'pg_restore --enable-row-security');
+check_restored('rls', 'pg_restore --enable-row-security');
 
 # one INSERT per cell, and multi-row INSERTs with column names
 for my $f ('inserts', 'colins')
