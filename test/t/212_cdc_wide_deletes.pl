@@ -47,10 +47,13 @@ sub create_tables
 	my $sql = "CREATE EXTENSION wide;\n";
 	for my $t (sort keys %cols)
 	{
-		my $nn = $subscriber ? ' NOT NULL' : '';
+		# on the publisher, j's identity is the index too: its DELETEs
+		# carry the coordinates as the key ('K') rather than the old row
+		my $index = $subscriber || $t eq 'j';
+		my $nn = $index ? ' NOT NULL' : '';
 		my $tstype = $ts{$t} // 'int8';
 		$sql .= "CREATE TABLE $t (row_key text$nn, family text$nn, qualifier text$nn, ts $tstype$nn, $cols{$t}) USING wide;\n";
-		if ($subscriber)
+		if ($index)
 		{
 			$sql .= "CREATE UNIQUE INDEX ${t}_cell ON $t USING wide_key (row_key, family, qualifier, ts);\n";
 			$sql .= "ALTER TABLE $t REPLICA IDENTITY USING INDEX ${t}_cell;\n";
