@@ -75,6 +75,9 @@ SELECT * FROM ri WHERE row_key = 'a' FOR UPDATE;
 -- CLUSTER by it (the order the cells are stored in anyway), VACUUM FULL
 CLUSTER ri USING ri_cell;
 VACUUM FULL ri;
+REINDEX INDEX CONCURRENTLY ri_cell;
+CREATE UNIQUE INDEX CONCURRENTLY ri_cell2 ON ri USING wide_key (row_key, family, qualifier, ts);
+DROP INDEX ri_cell2;
 SELECT count(*) FROM ri;
 SELECT indexrelid::regclass, indisunique, indisreplident, indisclustered FROM pg_index
  WHERE indrelid = 'ri'::regclass;
