@@ -79,8 +79,10 @@
 #include "engine/cell.h"
 #include "engine/reader.h"
 #include "engine/schema.h"
+#include "engine/tswindow.h"
 #include "am/am.h"
 #include "am/publication.h"
+#include "am/scan.h"
 
 PG_FUNCTION_INFO_V1(wide_key_handler);
 
@@ -269,6 +271,7 @@ typedef struct WideKeyScan
 	MemoryContext cxt;			/* the reader and the registered snapshot */
 	MemoryContext tupcxt;		/* a cell's column values, while matched */
 	WideReader *reader;			/* NULL: not started */
+	WideColumnFilter columns;	/* the family and qualifier keys */
 	Snapshot	snapshot;		/* registered by us, or NULL */
 	bool		done;
 } WideKeyScan;
@@ -325,23 +328,29 @@ wide_key_endscan(IndexScanDesc scan)
 }
 
 /*
- * start_read -- the reader of a scan: one row when a key gives the row
- * key, else the whole table.  Snapshots other than MVCC (the dirty one
- * the apply worker passes) read what the latest snapshot sees, as a
- * sequential scan does (tableam.c); false when a key is NULL (= matches
- * nothing).
+ * start_read -- the reader of a scan: of the row the row key names (else
+ * of the whole table), merging only the records of the column the family
+ * and qualifier keys name, inside the time window of the ts key, so that a
+ * lookup reads one column's versions near ts, not a whole row.  Snapshots
+ * other than MVCC (the dirty one the apply worker passes) read what the
+ * latest snapshot sees, as a sequential scan does (tableam.c); false when
+ * a key is NULL (= matches nothing).
  */
 static bool
 start_read(IndexScanDesc scan, WideKeyScan *ks)
 {
 	Relation	heap = scan->heapRelation;
+	const WideSchema *schema = WideGetSchema(heap);
 	Snapshot	snapshot = scan->xs_snapshot;
 	WideKeyRange range;
+	WideTsWindow window;
 	bool		has_range = false;
 	MemoryContext old;
 	int			i;
 
 	memset(&range, 0, sizeof(range));
+	WideTsWindowInit(&window);
+	WideColumnFilterReset(&ks->columns);
 	for (i = 0; i < scan->numberOfKeys; i++)
 	{
 		ScanKey		key = &scan->keyData[i];
@@ -365,6 +374,21 @@ start_read(IndexScanDesc scan, WideKeyScan *ks)
 			range.startlen = range.endlen = VARSIZE_ANY_EXHDR(v);
 			has_range = true;
 		}
+		else if (key->sk_attno == 2)
+			WideColumnFilterAdd(&ks->columns, ks->cxt, false, key->sk_argument,
+								TEXTOID, false);
+		else if (key->sk_attno == 3)
+			WideColumnFilterAdd(&ks->columns, ks->cxt, true, key->sk_argument,
+								schema->qualtype, false);
+		else if (key->sk_attno == 4)
+		{
+			int64		ts = schema->tstype == TIMESTAMPTZOID ?
+				WideTimestampToUnix(DatumGetTimestampTz(key->sk_argument)) :
+				DatumGetInt64(key->sk_argument);
+
+			/* (two ts keys: cells must equal both; cell_matches checks) */
+			window.lo = window.hi = ts;
+		}
 	}
 
 	if (snapshot == NULL || snapshot->snapshot_type != SNAPSHOT_MVCC)
@@ -380,8 +404,10 @@ start_read(IndexScanDesc scan, WideKeyScan *ks)
 	}
 	pgstat_count_index_scan(scan->indexRelation);
 	old = MemoryContextSwitchTo(ks->cxt);
-	ks->reader = WideReaderBegin(heap, snapshot, WideReaderNow(),
-								 has_range ? &range : NULL);
+	ks->reader = WideReaderBeginTs(heap, snapshot, WideReaderNow(),
+								   has_range ? &range : NULL, &window);
+	if (ks->columns.fam_active || ks->columns.qual_active)
+		WideReaderSetFilter(ks->reader, WideColumnFilterKeep, &ks->columns);
 	MemoryContextSwitchTo(old);
 	return true;
 }
