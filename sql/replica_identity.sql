@@ -53,6 +53,8 @@ INSERT INTO rb VALUES ('\x00ff', 'm', '\x01', '2024-01-01 00:00:00+00', 'NaN'),
 INSERT INTO ri VALUES ('a', 'm', 'q', 1, '{}') ON CONFLICT DO NOTHING;
 INSERT INTO ri VALUES ('a', 'm', 'q', 1, '{}')
   ON CONFLICT (row_key, family, qualifier, ts) DO NOTHING;
+WITH w AS (INSERT INTO ri VALUES ('a', 'm', 'q', 1, '{}') ON CONFLICT DO NOTHING RETURNING 1)
+SELECT count(*) FROM w;
 
 -- the planner reads a wide table through its own scan ...
 EXPLAIN (COSTS OFF) SELECT * FROM ri WHERE row_key = 'a' AND family = 'm' AND qualifier = 'q' AND ts = 1;

@@ -99,8 +99,7 @@ static void
 wide_ExecutorStart(QueryDesc *query, int eflags)
 {
 	/* before ExecOpenIndices fails on a wide_key arbiter (keyindex.c) */
-	if (query->operation == CMD_INSERT)
-		WideKeyCheckOnConflict(query->plannedstmt);
+	WideKeyCheckOnConflict(query->plannedstmt);
 	/* before the plan's scans begin, which ask WideDeleteTracking */
 	if (query->operation == CMD_DELETE && !(eflags & EXEC_FLAG_EXPLAIN_ONLY))
 	{

@@ -571,25 +571,17 @@ WideKeyCheckNewTable(Oid relid)
 	relation_close(table, NoLock);
 }
 
-/*
- * WideKeyCheckOnConflict -- called at ExecutorStart: refuse INSERT ... ON
- * CONFLICT into a wide table with a unique wide_key index, which
- * PostgreSQL's speculative insertion cannot check (it knows btree arbiters
- * only, and would fail with an internal error).
- */
-void
-WideKeyCheckOnConflict(PlannedStmt *stmt)
+/* refuse ON CONFLICT of one ModifyTable node into a table with the index */
+static void
+check_on_conflict(PlannedStmt *stmt, Plan *plan, Oid keyam)
 {
 	ModifyTable *mt;
 	ListCell   *lc;
-	Oid			keyam;
 
-	if (stmt->commandType != CMD_INSERT || stmt->planTree == NULL ||
-		!IsA(stmt->planTree, ModifyTable))
+	if (plan == NULL || !IsA(plan, ModifyTable))
 		return;
-	mt = (ModifyTable *) stmt->planTree;
-	if (mt->onConflictAction == ONCONFLICT_NONE ||
-		!OidIsValid(keyam = WideKeyIndexAmOid()))
+	mt = (ModifyTable *) plan;
+	if (mt->operation != CMD_INSERT || mt->onConflictAction == ONCONFLICT_NONE)
 		return;
 	foreach(lc, mt->resultRelations)
 	{
@@ -606,35 +598,54 @@ WideKeyCheckOnConflict(PlannedStmt *stmt)
 		{
 			Oid			indexid = lfirst_oid(ilc);
 			HeapTuple	itup = SearchSysCache1(RELOID, ObjectIdGetDatum(indexid));
+			HeapTuple	xtup;
 			bool		is_key;
+			bool		unique;
 
 			if (!HeapTupleIsValid(itup))
 				continue;
 			is_key = ((Form_pg_class) GETSTRUCT(itup))->relam == keyam;
 			ReleaseSysCache(itup);
-			if (is_key && get_index_isvalid(indexid) &&
-				get_rel_relkind(indexid) == RELKIND_INDEX)
-			{
-				HeapTuple	xtup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(indexid));
-				bool		unique;
-
-				if (!HeapTupleIsValid(xtup))
-					continue;
-				unique = ((Form_pg_index) GETSTRUCT(xtup))->indisunique;
-				ReleaseSysCache(xtup);
-				if (unique)
-					ereport(ERROR,
-							(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-							 errmsg("INSERT ... ON CONFLICT is not supported on wide table \"%s\" with unique index \"%s\"",
-									RelationGetRelationName(table), get_rel_name(indexid)),
-							 errdetail("PostgreSQL checks ON CONFLICT against btree indexes only; \"%s\" is a wide_key index.",
-									   get_rel_name(indexid)),
-							 errhint("A write to an existing cell replaces it: use a plain INSERT.")));
-			}
+			if (!is_key)
+				continue;
+			xtup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(indexid));
+			if (!HeapTupleIsValid(xtup))
+				continue;
+			unique = ((Form_pg_index) GETSTRUCT(xtup))->indisunique;
+			ReleaseSysCache(xtup);
+			if (unique)
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("INSERT ... ON CONFLICT is not supported on wide table \"%s\" with unique index \"%s\"",
+								RelationGetRelationName(table), get_rel_name(indexid)),
+						 errdetail("PostgreSQL checks ON CONFLICT against btree indexes only; \"%s\" is a wide_key index.",
+								   get_rel_name(indexid)),
+						 errhint("A write to an existing cell replaces it: use a plain INSERT.")));
 		}
 		list_free(indexes);
 		relation_close(table, NoLock);
 	}
+}
+
+/*
+ * WideKeyCheckOnConflict -- called at ExecutorStart: refuse INSERT ... ON
+ * CONFLICT (at the top or in a WITH) into a wide table with a unique
+ * wide_key index, which PostgreSQL's speculative insertion cannot check
+ * (it knows btree arbiters only, and would fail with an internal error).
+ */
+void
+WideKeyCheckOnConflict(PlannedStmt *stmt)
+{
+	Oid			keyam;
+	ListCell   *lc;
+
+	if (stmt->commandType != CMD_INSERT && !stmt->hasModifyingCTE)
+		return;
+	if (!OidIsValid(keyam = WideKeyIndexAmOid()))
+		return;
+	check_on_conflict(stmt, stmt->planTree, keyam);
+	foreach(lc, stmt->subplans)
+		check_on_conflict(stmt, (Plan *) lfirst(lc), keyam);
 }
 
 Datum
