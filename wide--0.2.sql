@@ -15,21 +15,29 @@ LANGUAGE C;
 CREATE ACCESS METHOD wide TYPE TABLE HANDLER wide.handler;
 COMMENT ON ACCESS METHOD wide IS 'wide-column store: cells sorted by row key, family, qualifier, ts';
 
--- The row key order of a wide table as an index, for CLUSTER (it stores
--- nothing and is never scanned; src/am/keyindex.c):
+-- The row key order of a wide table as an index, for CLUSTER, and its
+-- unique coordinates, for a replica identity (it stores nothing and is
+-- read as the table; src/am/keyindex.c):
 --   CREATE INDEX ON t USING wide_key (row_key); CLUSTER t USING t_row_key_idx;
+--   CREATE UNIQUE INDEX t_cell ON t USING wide_key (row_key, family, qualifier, ts);
 CREATE FUNCTION wide.key_handler(internal)
 RETURNS index_am_handler
 AS 'MODULE_PATHNAME', 'wide_key_handler'
 LANGUAGE C;
 
 CREATE ACCESS METHOD wide_key TYPE INDEX HANDLER wide.key_handler;
-COMMENT ON ACCESS METHOD wide_key IS 'the row key order of a wide table, for CLUSTER; stores nothing, never scanned';
+COMMENT ON ACCESS METHOD wide_key IS 'the row key order of a wide table, for CLUSTER, and its unique cell coordinates, for a replica identity; stores nothing';
 
 CREATE OPERATOR CLASS wide.row_key_text_ops
-DEFAULT FOR TYPE text USING wide_key AS STORAGE text;
+DEFAULT FOR TYPE text USING wide_key AS OPERATOR 3 =, STORAGE text;
 CREATE OPERATOR CLASS wide.row_key_bytea_ops
-DEFAULT FOR TYPE bytea USING wide_key AS STORAGE bytea;
+DEFAULT FOR TYPE bytea USING wide_key AS OPERATOR 3 =, STORAGE bytea;
+-- the timestamp of a cell, for UNIQUE (row_key, family, qualifier, ts): a
+-- logical replication subscriber's replica identity (docs/replication.md)
+CREATE OPERATOR CLASS wide.ts_int8_ops
+DEFAULT FOR TYPE int8 USING wide_key AS OPERATOR 3 =, STORAGE int8;
+CREATE OPERATOR CLASS wide.ts_timestamptz_ops
+DEFAULT FOR TYPE timestamptz USING wide_key AS OPERATOR 3 =, STORAGE timestamptz;
 
 -- ----------------------------------------------------------------
 -- Privileges (docs/security.md)

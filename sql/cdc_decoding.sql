@@ -67,10 +67,23 @@ SELECT * FROM cdc_changes();
 SELECT wide.compact('cd', true);
 VACUUM cd;
 SELECT count(*) AS changes_of_maintenance FROM cdc_changes();
+-- the replica identity: the unique wide_key index on the coordinates (its
+-- DELETE carries them); none (the DELETE has no old tuple)
+CREATE TABLE ci (row_key text NOT NULL, family text NOT NULL, qualifier text NOT NULL,
+                 ts int8 NOT NULL, value text) USING wide;
+SELECT wide.create_family('ci', 'm');
+CREATE UNIQUE INDEX ci_cell ON ci USING wide_key (row_key, family, qualifier, ts);
+ALTER TABLE ci REPLICA IDENTITY USING INDEX ci_cell;
+INSERT INTO ci VALUES ('a', 'm', 'q', 1, 'v');
+DELETE FROM ci WHERE row_key = 'a';
+ALTER TABLE ci REPLICA IDENTITY DEFAULT;
+INSERT INTO ci VALUES ('a', 'm', 'q', 2, 'v');
+DELETE FROM ci WHERE row_key = 'a';
+SELECT * FROM cdc_changes();
 
 SELECT pg_drop_replication_slot('regress_cdc');
 DROP FUNCTION cdc_changes();
-DROP TABLE cd, cs;
+DROP TABLE cd, cs, ci;
 
 \else
 \echo skipped: logical decoding of wide tables needs wal_level = logical and shared_preload_libraries = 'wide'

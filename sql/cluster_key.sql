@@ -133,7 +133,7 @@ REINDEX TABLE ck;
 REINDEX INDEX CONCURRENTLY ck_key;
 CREATE INDEX CONCURRENTLY ck_key2 ON ck USING wide_key (row_key);
 SELECT indexrelid::regclass, indisvalid, indisclustered FROM pg_index
- WHERE indrelid = 'ck'::regclass ORDER BY 1::text;
+ WHERE indrelid = 'ck'::regclass ORDER BY indexrelid::regclass::text;
 -- the mark moves to the index CLUSTER names, and goes with it
 CLUSTER ck USING ck_key2;
 DROP INDEX ck_key2;

@@ -31,7 +31,7 @@ SELECT * FROM rv WHERE row_key LIKE 'host7#%' ORDER BY row_key DESC, family DESC
 -- two runs and the write area: one block of each run, whatever the range
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
 SELECT * FROM rv WHERE row_key < 'host8' ORDER BY row_key DESC LIMIT 1;
--- a compacted range: the first window is a few rows of one block
+-- a compacted range: the first window is the last row of one block
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
 SELECT * FROM rv WHERE row_key LIKE 'host3#%' ORDER BY row_key DESC LIMIT 3;
 SELECT row_key, qualifier, value FROM rv WHERE row_key LIKE 'host3#%' ORDER BY row_key DESC, family DESC, qualifier DESC LIMIT 3;
@@ -77,3 +77,30 @@ FETCH 3 FROM c;
 FETCH BACKWARD 2 FROM c;
 COMMIT;
 DROP TABLE rv;
+-- The end of a prefix range often falls between two blocks (the host's
+-- last row ends a block): the first window is still that last row, not the
+-- whole block before it (it may open the next block to see that the range
+-- ends there).  Small blocks, so that many hosts end one.
+SET wide.block_size = 1024;
+CREATE TABLE rb (row_key text, family text, qualifier text, ts timestamptz, value float8) USING wide;
+SELECT wide.create_family('rb', 'm');
+INSERT INTO rb SELECT 'h' || h || '#' || (1000 + r), 'm', 'q' || q, to_timestamp(r), h * r + q
+  FROM generate_series(1, 60) h, generate_series(1, 20) r, generate_series(1, 3) q;
+SELECT wide.compact('rb', major => true);
+CREATE FUNCTION rb_read(h int, OUT blocks int, OUT records int) LANGUAGE plpgsql AS $$
+DECLARE l text;
+BEGIN
+  FOR l IN EXECUTE format('EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+      SELECT * FROM rb WHERE row_key >= %L AND row_key < %L ORDER BY row_key DESC LIMIT 3',
+      'h' || h || '#', 'h' || h || '$') LOOP
+    IF l ~ 'Blocks Read' THEN blocks := substring(l from '\d+')::int; END IF;
+    IF l ~ 'Records Merged' THEN records := substring(l from '\d+')::int; END IF;
+  END LOOP;
+END $$;
+SELECT count(*) AS hosts, count(*) FILTER (WHERE blocks <= 2 AND records = 3) AS one_row_read
+  FROM generate_series(1, 60) h, LATERAL rb_read(h);
+-- and the answer is the host's last row
+SELECT row_key, qualifier, value FROM rb WHERE row_key >= 'h17#' AND row_key < 'h17$' ORDER BY row_key DESC LIMIT 3;
+DROP FUNCTION rb_read;
+DROP TABLE rb;
+RESET wide.block_size;

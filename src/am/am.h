@@ -79,6 +79,8 @@ extern void WideVacuum(Relation rel, struct VacuumParams *params,
 
 /* keyindex.c: the wide_key index access method */
 extern bool WideKeyIndexIs(Relation index);
+struct PlannedStmt;
+extern void WideKeyCheckOnConflict(struct PlannedStmt *stmt);
 extern Oid	WideKeyIndexAmOid(void);
 extern void WideKeyCheckNewTable(Oid relid);
 

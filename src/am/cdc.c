@@ -33,9 +33,9 @@
  *	  delete_cells of [t, t + 1)) names its cell, a delete of a scope reads
  *	  its row when written (delete_each_cell).  That is what a subscriber
  *	  keyed on the coordinates can apply.  As for a heap table, the old
- *	  tuple is there only with a replica identity: REPLICA IDENTITY FULL (a
- *	  wide table has no index); without it there is one DELETE without old
- *	  tuple, which pgoutput skips.  Every tombstone is then followed by a
+ *	  tuple is there only with a replica identity: REPLICA IDENTITY FULL,
+ *	  or USING INDEX the unique wide_key index on the coordinates; without
+ *	  one there is one DELETE without old tuple, which pgoutput skips.  Every tombstone is then followed by a
  *	  transactional logical message (prefix "wide") giving its exact scope
  *	  as JSON, timestamp range included (docs/replication.md).
  *
@@ -383,8 +383,13 @@ log_changes(Relation rel, const WideCell *cells, int n)
 			char	   *msg;
 
 			tombstone_values(schema, c, values, isnull);
-			/* as for a heap table: the old tuple only with an identity */
-			if (rel->rd_rel->relreplident != REPLICA_IDENTITY_FULL)
+			/*
+			 * As for a heap table: the old tuple only with an identity,
+			 * FULL or the unique wide_key index on the coordinates
+			 * (am/keyindex.c), which is all it holds anyway.
+			 */
+			if (rel->rd_rel->relreplident != REPLICA_IDENTITY_FULL &&
+				rel->rd_rel->relreplident != REPLICA_IDENTITY_INDEX)
 			{
 				append_change(&rec, WIDE_CHANGE_DELETE, NULL, 0);
 				nchanges++;

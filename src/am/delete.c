@@ -53,7 +53,8 @@ typedef struct RememberedCell
 	uint32		quallen;
 	int64		ts;
 	uint8		kind;			/* for RETURNING: the cell's record kind */
-	char	   *value;			/* for RETURNING: its value, or NULL */
+	bool		has_value;		/* for RETURNING: value and vallen kept */
+	char	   *value;			/* its value, or NULL when empty */
 	uint32		vallen;
 } RememberedCell;
 
@@ -97,6 +98,8 @@ xact_callback(XactEvent event, void *arg)
 static void
 wide_ExecutorStart(QueryDesc *query, int eflags)
 {
+	/* before ExecOpenIndices fails on a wide_key arbiter (keyindex.c) */
+	WideKeyCheckOnConflict(query->plannedstmt);
 	/* before the plan's scans begin, which ask WideDeleteTracking */
 	if (query->operation == CMD_DELETE && !(eflags & EXEC_FLAG_EXPLAIN_ONLY))
 	{
@@ -130,6 +133,7 @@ static void
 wide_ExecutorEnd(QueryDesc *query)
 {
 	ListCell   *lc;
+	bool		ended = false;
 
 	foreach(lc, targets)
 	{
@@ -139,9 +143,17 @@ wide_ExecutorEnd(QueryDesc *query)
 		{
 			targets = foreach_delete_current(targets, lc);
 			pfree(t);
+			ended = true;
 		}
 	}
-	if (targets == NIL && ringcxt)
+
+	/*
+	 * The ring is forgotten when the last DELETE ends, not when any query
+	 * ends: a logical replication worker remembers the cell it found by
+	 * its replica identity index (keyindex.c) and deletes it after the row
+	 * triggers, whose queries end in between.
+	 */
+	if (ended && targets == NIL && ringcxt)
 	{
 		MemoryContextReset(ringcxt);
 		ring = NULL;
@@ -214,9 +226,10 @@ WideDeleteRemember(Relation rel, const WideCell *cell, ItemPointer tid, int trac
 	r->value = NULL;
 	r->vallen = 0;
 	r->kind = cell->kind;
-	if (track == WIDE_DELETE_WITH_VALUES && cell->value != NULL)
+	r->has_value = (track == WIDE_DELETE_WITH_VALUES);
+	if (r->has_value && cell->vallen > 0)
 	{
-		r->value = MemoryContextAlloc(ringcxt, Max(cell->vallen, 1));
+		r->value = MemoryContextAlloc(ringcxt, cell->vallen);
 		memcpy(r->value, cell->value, cell->vallen);
 		r->vallen = cell->vallen;
 	}
@@ -236,10 +249,10 @@ WideDeleteRemember(Relation rel, const WideCell *cell, ItemPointer tid, int trac
 
 /*
  * remembered -- the cell remembered under a TID, as a cell (value NULL
- * unless kept for RETURNING); false if it is not known.
+ * unless kept for RETURNING, *has_value says); false if it is not known.
  */
 static bool
-remembered(Relation rel, ItemPointer tid, WideCell *c)
+remembered(Relation rel, ItemPointer tid, WideCell *c, bool *has_value)
 {
 	uint64		id;
 	RememberedCell *r;
@@ -263,6 +276,8 @@ remembered(Relation rel, ItemPointer tid, WideCell *c)
 	c->ts = r->ts;
 	c->value = r->value;
 	c->vallen = r->vallen;
+	if (has_value)
+		*has_value = r->has_value;
 	return true;
 }
 
@@ -276,7 +291,7 @@ WideDeleteCell(Relation rel, ItemPointer tid)
 	const WideSchema *schema = WideGetSchema(rel);
 	WideCell	c;
 
-	if (!remembered(rel, tid, &c))
+	if (!remembered(rel, tid, &c, NULL))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("cannot DELETE this cell of wide table \"%s\": it was scanned too long before",
@@ -297,21 +312,25 @@ WideDeleteCell(Relation rel, ItemPointer tid)
 }
 
 /*
- * WideDeleteFetch -- tuple_fetch_row_version for DELETE ... RETURNING: the
- * cell a scan of the running DELETE returned with this TID; false if it is
- * not known.
+ * WideDeleteFetch -- tuple_fetch_row_version for DELETE ... RETURNING, and
+ * index_fetch_tuple and tuple_lock for a logical replication worker that
+ * found the cell by its replica identity index (keyindex.c): the cell a
+ * scan returned with this TID, its value included; false if it is not
+ * known, or was remembered without its value.
  */
 bool
 WideDeleteFetch(Relation rel, ItemPointer tid, TupleTableSlot *slot)
 {
 	WideCell	c;
+	bool		has_value;
+	ItemPointerData self = *tid;	/* tid may be slot's own, which clearing resets */
 
-	if (!remembered(rel, tid, &c) || c.value == NULL)
+	if (!remembered(rel, &self, &c, &has_value) || !has_value)
 		return false;
 	ExecClearTuple(slot);
 	WideCellToValues(WideGetSchema(rel), &c, slot->tts_values, slot->tts_isnull, NULL);
 	ExecStoreVirtualTuple(slot);
-	slot->tts_tid = *tid;
+	slot->tts_tid = self;
 	slot->tts_tableOid = RelationGetRelid(rel);
 	return true;
 }

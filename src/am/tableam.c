@@ -11,7 +11,11 @@
  * parallel scans -- fails with a clear error rather than a wrong answer.
  *
  * Item pointers of returned cells are synthetic: they number the cells of a
- * scan and cannot be used to fetch a cell again.
+ * scan and cannot be used to fetch a cell again, except those a DELETE's
+ * scan or a wide_key index scan returns (delete.c remembers them): a
+ * DELETE deletes by them, and a logical replication worker that found a
+ * cell by its replica identity index (keyindex.c) fetches, "locks" and
+ * deletes it by them.
  *
  * IDENTIFICATION
  *	  src/am/tableam.c
@@ -33,6 +37,7 @@
 #include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "pgstat.h"
+#include "replication/logicalworker.h"
 #include "storage/bufmgr.h"
 #include "storage/smgr.h"
 #include "utils/builtins.h"
@@ -114,11 +119,33 @@ wide_scan_begin(Relation rel, Snapshot snapshot, int nkeys,
 	}
 
 	/*
-	 * A dirty snapshot (a logical replication worker looking for the row a
-	 * DELETE names, RelationFindReplTupleSeq), or any other kind the records'
-	 * visibility does not know: read what the latest snapshot sees.  A dirty
-	 * snapshot's xmin and xmax, which the caller reads after the scan as
-	 * "written by a running transaction", are left invalid.
+	 * A dirty snapshot is a logical replication worker looking for the row
+	 * an UPDATE or DELETE names by comparing every column
+	 * (RelationFindReplTupleSeq): the value a wide publisher's DELETE
+	 * carries is NULL and would match no cell, and the delete would be
+	 * skipped without a word.  Refuse: the worker stops on the error and
+	 * retries, and applies the delete once the table has a replica
+	 * identity index (keyindex.c), which it then uses instead.
+	 */
+	else if (snapshot->snapshot_type == SNAPSHOT_DIRTY && IsLogicalWorker())
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("wide table \"%s\" needs a replica identity index to apply a replicated UPDATE or DELETE",
+						RelationGetRelationName(rel)),
+				 errdetail("Without one, the cell would be looked up by comparing every column, and a wide table's replicated DELETE carries no value."),
+				 errhint("On the subscriber: ALTER TABLE %s ALTER row_key SET NOT NULL, ALTER family SET NOT NULL, ALTER qualifier SET NOT NULL, ALTER ts SET NOT NULL; CREATE UNIQUE INDEX %s ON %s USING wide_key (row_key, family, qualifier, ts); ALTER TABLE %s REPLICA IDENTITY USING INDEX %s;",
+						 quote_identifier(RelationGetRelationName(rel)),
+						 quote_identifier(psprintf("%s_cell", RelationGetRelationName(rel))),
+						 quote_identifier(RelationGetRelationName(rel)),
+						 quote_identifier(RelationGetRelationName(rel)),
+						 quote_identifier(psprintf("%s_cell", RelationGetRelationName(rel))))));
+
+	/*
+	 * Any other kind of snapshot the records' visibility does not know (a
+	 * dirty one outside a replication worker): read what the latest
+	 * snapshot sees.  A dirty snapshot's xmin and xmax, which the caller
+	 * reads after the scan as "written by a running transaction", are left
+	 * invalid.
 	 */
 	else if (snapshot->snapshot_type != SNAPSHOT_MVCC &&
 			 snapshot->snapshot_type != SNAPSHOT_ANY)
@@ -251,14 +278,17 @@ wide_parallelscan_reinitialize(Relation rel, ParallelTableScanDesc pscan)
 }
 
 /* ----------------------------------------------------------------
- *	Index fetches and fetching by TID: not supported
+ *	Index fetches: the cells a wide_key index scan returned (keyindex.c)
  * ----------------------------------------------------------------
  */
 
 static struct IndexFetchTableData *
 wide_index_fetch_begin(Relation rel)
 {
-	not_supported(rel, "an index", "The row key is the index of a wide table.");
+	IndexFetchTableData *data = palloc0(sizeof(IndexFetchTableData));
+
+	data->rel = rel;
+	return data;
 }
 
 static void
@@ -269,14 +299,32 @@ wide_index_fetch_reset(struct IndexFetchTableData *data)
 static void
 wide_index_fetch_end(struct IndexFetchTableData *data)
 {
+	pfree(data);
 }
 
+/*
+ * The cell the index scan just found (it remembered the cell under the
+ * TID it returned).  Visibility was the scan's; a dirty snapshot's xmin and
+ * xmax stay invalid: no transaction to wait for.
+ */
 static bool
 wide_index_fetch_tuple(struct IndexFetchTableData *scan, ItemPointer tid,
 					   Snapshot snapshot, TupleTableSlot *slot,
 					   bool *call_again, bool *all_dead)
 {
-	not_supported(NULL, "an index", NULL);
+	*call_again = false;
+	if (all_dead)
+		*all_dead = false;
+	if (snapshot != NULL && snapshot->snapshot_type == SNAPSHOT_DIRTY)
+	{
+		snapshot->xmin = InvalidTransactionId;
+		snapshot->xmax = InvalidTransactionId;
+	}
+	if (!WideDeleteFetch(scan->rel, tid, slot))
+		elog(ERROR, "wide table \"%s\" has no cell under item pointer (%u,%u)",
+			 RelationGetRelationName(scan->rel),
+			 ItemPointerGetBlockNumber(tid), ItemPointerGetOffsetNumber(tid));
+	return true;
 }
 
 static bool
@@ -438,12 +486,20 @@ wide_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 				  "A write to an existing cell replaces it: INSERT the new value.");
 }
 
+/*
+ * Cells have no row locks: a delete is a tombstone written blindly, which
+ * wins over the writes before it.  A logical replication worker "locks"
+ * the cell it found by its replica identity index before deleting it
+ * (RelationFindReplTupleByIndex): that cell is there, as it found it.
+ */
 static TM_Result
 wide_tuple_lock(Relation rel, ItemPointer tid, Snapshot snapshot,
 				TupleTableSlot *slot, CommandId cid, LockTupleMode mode,
 				LockWaitPolicy wait_policy, uint8 flags,
 				TM_FailureData *tmfd)
 {
+	if (IsLogicalWorker() && WideDeleteFetch(rel, tid, slot))
+		return TM_Ok;
 	not_supported(rel, "locking cells (SELECT ... FOR UPDATE/SHARE)", NULL);
 }
 

@@ -523,6 +523,13 @@ wide_verify(PG_FUNCTION_ARGS)
 	v.used = palloc0(v.nblocks / 8 + 1);
 	metabuf = ReadBuffer(v.rel, WIDE_META_BLKNO);
 	LockBuffer(metabuf, BUFFER_LOCK_SHARE);
+	if (WideMetaLost(v.rel, metabuf))
+	{
+		/* an empty table: its metapage's creation was lost in a crash */
+		UnlockReleaseBuffer(metabuf);
+		relation_close(v.rel, AccessShareLock);
+		return (Datum) 0;
+	}
 	memcpy(&meta, WidePageGetMeta(BufferGetPage(metabuf)), sizeof(meta));
 	if (WidePageGetOpaque(BufferGetPage(metabuf))->page_type != WIDE_PAGE_META ||
 		meta.magic != WIDE_MAGIC || meta.version < WIDE_FORMAT_OLDEST ||

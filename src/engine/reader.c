@@ -317,7 +317,10 @@ reader_open(WideReader *r, const TableState *ts, WideSourceNext wa_next)
 			nover++, only = &ts->runs[i];
 	r->fast = false;
 	if (nover == 1 && run_is_plain(r, only) &&
-		!WideSorterPeekInRange(r->sorter, &r->range))
+		!(r->sorter ? WideSorterPeekInRange(r->sorter, &r->range) :
+		  (r->nextwa < r->nwa &&
+		   !WideRowAfterRange(&r->range, r->wacells[r->nextwa]->key,
+							  r->wacells[r->nextwa]->keylen))))
 	{
 		r->its[0] = WideSegIterBegin(r->rel, only, &r->range);
 		if (r->pruning)
@@ -926,12 +929,11 @@ WideReaderBeginAt(WideReadState *st, int64 now, const WideKeyRange *range,
 	WideReader *r = palloc0(sizeof(WideReader));
 	int64		lo = 0,
 				hi = st->nwa;
-	int			i;
 
 	r->rel = st->rel;
 	r->snapshot = st->snapshot;
+	r->now = now;
 	r->schema = WideSchemaCopy(st->rel);
-	r->merger = WideMergerCreate(st->rel, r->schema, now);
 	if (window)
 	{
 		r->pruning = true;
@@ -960,31 +962,12 @@ WideReaderBeginAt(WideReadState *st, int64 now, const WideKeyRange *range,
 	r->nwa = st->nwa;
 	r->nextwa = lo;
 
-	/* merged with the state's runs that may hold the range */
-	r->merge = WideMergeIterCreate(st->ts.nruns + st->ts.nwaruns + 1);
-	WideMergeIterAdd(r->merge, state_next, r, WIDE_MAX_RUNS + WIDE_MAX_WA_RUNS + 1);
-	for (i = st->ts.nwaruns - 1; i >= 0; i--)
-	{
-		if (!WideRunOverlapsRange(&st->ts.waruns[i], &r->range))
-			continue;
-		r->its[r->nits] = WideSegIterBegin(st->rel, &st->ts.waruns[i], &r->range);
-		if (r->pruning)
-			WideSegIterSetPrune(r->its[r->nits], &r->prune);
-		WideMergeIterAdd(r->merge, seg_next, r->its[r->nits], WIDE_MAX_RUNS + i);
-		r->nits++;
-		r->stats.runs_read++;
-	}
-	for (i = st->ts.nruns - 1; i >= 0; i--)
-	{
-		if (!WideRunOverlapsRange(&st->ts.runs[i], &r->range))
-			continue;
-		r->its[r->nits] = WideSegIterBegin(st->rel, &st->ts.runs[i], &r->range);
-		if (r->pruning)
-			WideSegIterSetPrune(r->its[r->nits], &r->prune);
-		WideMergeIterAdd(r->merge, seg_next, r->its[r->nits], i);
-		r->nits++;
-		r->stats.runs_read++;
-	}
+	/*
+	 * merged with the state's runs that may hold the range (or read
+	 * straight from the one plain run that holds it: the last window of a
+	 * backward LIMIT query usually is one block of one run)
+	 */
+	reader_open(r, &st->ts, state_next);
 	return r;
 }
 

@@ -48,7 +48,7 @@
 #define REVERSE_WA_FIRST	8
 #define REVERSE_WA_ROWS		256
 /* rows of each run the first window holds (the next ones: a block) */
-#define REVERSE_RUN_FIRST	2
+#define REVERSE_RUN_FIRST	1
 
 struct WideReverseReader
 {
@@ -158,7 +158,7 @@ WideReverseBegin(Relation rel, Snapshot snapshot, int64 now,
 	}
 	r->wincxt = AllocSetContextCreate(CurrentMemoryContext, "wide reverse window",
 									  ALLOCSET_DEFAULT_SIZES);
-	r->maxcells = 256;
+	r->maxcells = 32;			/* (grows: a LIMIT read needs few) */
 	r->cells = palloc(sizeof(WideCell) * r->maxcells);
 	return r;
 }

@@ -922,11 +922,13 @@ WideSegIterEnd(WideSegIter *it)
 static bool
 block_row_below(Relation rel, const WideSegment *seg, const WideRunData *run,
 				const WideIndexEntry *e, const char *hi, uint32 hilen,
-				int nrows, StringInfo out)
+				int nrows, StringInfo out, int *nbelow)
 {
 	WideCacheEntry *pin;
 	WideBlockRows *rows = open_rows(rel, seg, run->seq_base, e, &pin);
 	int			n = hi ? WideBlockRowsSeek(rows, hi, hilen, false) : rows->n;
+
+	*nbelow = n;
 
 	if (n > nrows)
 	{
@@ -972,8 +974,34 @@ WideSegmentWindowStart(Relation rel, const WideRunData *run, const char *hi,
 	if (ii >= idx->n)
 		ii = idx->n - 1;
 	if (nrows > 0)
+	{
+		int			n;
+
 		found = block_row_below(rel, seg, run, &idx->entries[ii], hi, hilen,
-								nrows, out);
+								nrows, out, &n);
+		if (!found && n == 0 && (ii > 0 || ri > 0))
+		{
+			/*
+			 * The first block whose last row is >= hi starts after hi (hi
+			 * falls between two blocks, as the end of a prefix range often
+			 * does): the greatest row <= hi is the last of the block
+			 * before (perhaps under the index block before), and so are
+			 * the rows the window wants.
+			 */
+			if (ii > 0)
+				ii--;
+			else
+			{
+				WideCacheRelease(idxpin);
+				idxpin = NULL;
+				ri--;
+				idx = open_index(rel, seg, &root->entries[ri], &idxpin);
+				ii = idx->n - 1;
+			}
+			found = block_row_below(rel, seg, run, &idx->entries[ii], hi, hilen,
+									nrows, out, &n);
+		}
+	}
 	if (!found)
 	{
 		if (ii > 0)

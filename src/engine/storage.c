@@ -117,12 +117,58 @@ WideCheckMeta(Relation rel, Buffer metabuf)
 	return meta;
 }
 
+/* are all blocks after the metapage all zeroes? */
+static bool
+only_new_pages(Relation rel)
+{
+	BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
+	BufferAccessStrategy strategy = GetAccessStrategy(BAS_BULKREAD);
+	bool		all_new = true;
+	BlockNumber blkno;
+
+	for (blkno = WIDE_META_BLKNO + 1; blkno < nblocks && all_new; blkno++)
+	{
+		Buffer		b = ReadBufferExtended(rel, MAIN_FORKNUM, blkno,
+										   RBM_NORMAL, strategy);
+
+		LockBuffer(b, BUFFER_LOCK_SHARE);
+		all_new = PageIsNew(BufferGetPage(b));
+		UnlockReleaseBuffer(b);
+		CHECK_FOR_INTERRUPTS();
+	}
+	FreeAccessStrategy(strategy);
+	return all_new;
+}
+
+/*
+ * WideMetaLost -- is the locked block 0 all zeroes, and every other block
+ * too: a metapage whose creation a crash lost (WideReadMeta), an empty
+ * table?
+ */
+bool
+WideMetaLost(Relation rel, Buffer metabuf)
+{
+	return PageIsNew(BufferGetPage(metabuf)) && only_new_pages(rel);
+}
+
+/* initialise the exclusively locked metapage, logged as a full image */
+static void
+init_meta(Relation rel, Buffer buf)
+{
+	GenericXLogState *state = GenericXLogStart(rel);
+	Page		page = GenericXLogRegisterBuffer(state, buf, GENERIC_XLOG_FULL_IMAGE);
+
+	WideInitMetaPage(page);
+	GenericXLogFinish(state);
+}
+
 /*
  * WideReadMeta -- pin and lock the metapage.
  *
- * A relation with no blocks is an empty wide table.  With BUFFER_LOCK_SHARE
- * this returns InvalidBuffer for it; with BUFFER_LOCK_EXCLUSIVE it creates
- * the metapage first (WAL-logged as a full page image).
+ * A relation with no blocks, or whose block 0 is still all zeroes (below),
+ * is an empty wide table.  With BUFFER_LOCK_SHARE this returns
+ * InvalidBuffer for it; with BUFFER_LOCK_EXCLUSIVE it creates the metapage
+ * first (WAL-logged as a full page image).
  */
 Buffer
 WideReadMeta(Relation rel, int lockmode)
@@ -132,9 +178,6 @@ WideReadMeta(Relation rel, int lockmode)
 
 	if (!schema->meta_exists && RelationGetNumberOfBlocks(rel) == 0)
 	{
-		GenericXLogState *state;
-		Page		page;
-
 		if (lockmode != BUFFER_LOCK_EXCLUSIVE)
 			return InvalidBuffer;
 
@@ -150,10 +193,7 @@ WideReadMeta(Relation rel, int lockmode)
 		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 		UnlockRelationForExtension(rel, ExclusiveLock);
 
-		state = GenericXLogStart(rel);
-		page = GenericXLogRegisterBuffer(state, buf, GENERIC_XLOG_FULL_IMAGE);
-		WideInitMetaPage(page);
-		GenericXLogFinish(state);
+		init_meta(rel, buf);
 		schema->meta_exists = true;
 		return buf;
 	}
@@ -161,6 +201,27 @@ WideReadMeta(Relation rel, int lockmode)
 	schema->meta_exists = true;
 	buf = ReadBuffer(rel, WIDE_META_BLKNO);
 	LockBuffer(buf, lockmode);
+
+	/*
+	 * Block 0 all zeroes: the relation was extended for the metapage (the
+	 * new block is written at once) and a crash lost the WAL record that
+	 * initialised it, which is flushed only with a later commit.  Every
+	 * other change to the table is logged after that record and was lost
+	 * with it (and every page goes through shared buffers, which write a
+	 * page only after its WAL), so every block is zeroes too and the table
+	 * is empty, as a relation with no blocks.  A zeroed metapage in front
+	 * of pages that hold something is damage: WideCheckMeta reports it.
+	 */
+	if (WideMetaLost(rel, buf))
+	{
+		if (lockmode != BUFFER_LOCK_EXCLUSIVE)
+		{
+			UnlockReleaseBuffer(buf);
+			return InvalidBuffer;
+		}
+		init_meta(rel, buf);
+		return buf;
+	}
 	(void) WideCheckMeta(rel, buf);
 	return buf;
 }

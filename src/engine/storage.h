@@ -23,6 +23,7 @@
 extern void WideInitMetaPage(Page page);
 extern void WideInitPage(Page page, uint16 page_type, uint32 owner);
 extern Buffer WideReadMeta(Relation rel, int lockmode);
+extern bool WideMetaLost(Relation rel, Buffer metabuf);
 extern WideMetaPage WideCheckMeta(Relation rel, Buffer metabuf);
 extern void WideWritePage(Relation rel, BlockNumber blkno, Page image,
 						  BufferAccessStrategy strategy);
