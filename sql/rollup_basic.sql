@@ -182,6 +182,51 @@ SET wide.rollup_on_write = off;
 INSERT INTO rk VALUES ('host1#1704067860000', 'm', 'cpu', '2024-01-01 00:11:00+00', 1000);
 RESET wide.rollup_on_write;
 SELECT value FROM rk WHERE row_key = 'host1' AND qualifier = 'cpu:count' AND ts = '2024-01-01 00:10:00+00';
+-- auto (the default): a session restoring a dump (pg_dump's and pg_restore's
+-- row_security = off and check_function_bodies = off) writes source cells alone
+SHOW wide.rollup_on_write;
+SET row_security = off;
+SET check_function_bodies = off;
+INSERT INTO rk VALUES ('host1#1704067861000', 'm', 'cpu', '2024-01-01 00:11:01+00', 1000);
+SELECT wide.set_cell('rk', 'host1#1704067862000', 'm', 'cpu', 1000, '2024-01-01 00:11:02+00');
+SELECT value FROM rk WHERE row_key = 'host1' AND qualifier = 'cpu:count' AND ts = '2024-01-01 00:10:00+00';
+-- on: rollups fire even then; the boolean spellings still work
+SET wide.rollup_on_write = on;
+INSERT INTO rk VALUES ('host1#1704067863000', 'm', 'cpu', '2024-01-01 00:11:03+00', 1000);
+SELECT value FROM rk WHERE row_key = 'host1' AND qualifier = 'cpu:count' AND ts = '2024-01-01 00:10:00+00';
+SET wide.rollup_on_write = false;
+INSERT INTO rk VALUES ('host1#1704067864000', 'm', 'cpu', '2024-01-01 00:11:04+00', 1000);
+SET wide.rollup_on_write = maybe;
+RESET wide.rollup_on_write;
+-- either setting alone is no restore
+RESET row_security;
+INSERT INTO rk VALUES ('host1#1704067865000', 'm', 'cpu', '2024-01-01 00:11:05+00', 1000);
+RESET check_function_bodies;
+SET row_security = off;
+INSERT INTO rk VALUES ('host1#1704067866000', 'm', 'cpu', '2024-01-01 00:11:06+00', 1000);
+RESET row_security;
+SELECT value FROM rk WHERE row_key = 'host1' AND qualifier = 'cpu:count' AND ts = '2024-01-01 00:10:00+00';
+-- pg_restore --enable-row-security: row_security stays on, the search_path
+-- is empty; an empty search_path alone is no restore
+SET check_function_bodies = off;
+SELECT pg_catalog.set_config('search_path', '', false);
+INSERT INTO public.rk VALUES ('host1#1704067866500', 'm', 'cpu', '2024-01-01 00:11:06.5+00', 1000);
+SET search_path = '';
+INSERT INTO public.rk VALUES ('host1#1704067866550', 'm', 'cpu', '2024-01-01 00:11:06.55+00', 1000);
+RESET check_function_bodies;
+INSERT INTO public.rk VALUES ('host1#1704067866600', 'm', 'cpu', '2024-01-01 00:11:06.6+00', 1000);
+RESET search_path;
+SELECT value FROM rk WHERE row_key = 'host1' AND qualifier = 'cpu:count' AND ts = '2024-01-01 00:10:00+00';
+-- a data-loading restore of the rollup cells themselves, next to the source
+SET row_security = off;
+SET check_function_bodies = off;
+COPY rk FROM stdin;
+host1	m5	cpu:count	2024-01-01 00:10:00+00	10
+host1#1704067867000	m	cpu	2024-01-01 00:11:07+00	1000
+\.
+RESET row_security;
+RESET check_function_bodies;
+SELECT value FROM rk WHERE row_key = 'host1' AND qualifier = 'cpu:count' AND ts = '2024-01-01 00:10:00+00';
 -- a table rewrite copies the rollup cells, and does not add to them again
 ALTER TABLE rk SET ACCESS METHOD heap;
 ALTER TABLE rk SET ACCESS METHOD wide;

@@ -30,6 +30,20 @@ PG_MODULE_MAGIC;
 
 void		_PG_init(void);
 
+/* wide.rollup_on_write: auto, and the boolean spellings of on and off */
+static const struct config_enum_entry rollup_on_write_options[] = {
+	{"auto", WIDE_ROLLUP_WRITE_AUTO, false},
+	{"on", WIDE_ROLLUP_WRITE_ON, false},
+	{"off", WIDE_ROLLUP_WRITE_OFF, false},
+	{"true", WIDE_ROLLUP_WRITE_ON, true},
+	{"false", WIDE_ROLLUP_WRITE_OFF, true},
+	{"yes", WIDE_ROLLUP_WRITE_ON, true},
+	{"no", WIDE_ROLLUP_WRITE_OFF, true},
+	{"1", WIDE_ROLLUP_WRITE_ON, true},
+	{"0", WIDE_ROLLUP_WRITE_OFF, true},
+	{NULL, 0, false}
+};
+
 static void
 define_settings(void)
 {
@@ -46,10 +60,11 @@ define_settings(void)
 							"A statement's cells are held until it ends; smaller batches are appended to the write area page by page.",
 							&wide_statement_run_size, 128, 0, INT_MAX / 2,
 							PGC_USERSET, GUC_UNIT_KB, NULL, NULL, NULL);
-	DefineCustomBoolVariable("wide.rollup_on_write",
+	DefineCustomEnumVariable("wide.rollup_on_write",
 							 "Whether writes to a family add to its rollups.",
-							 "Off writes source cells alone: for restoring a dump, which holds the rollups' cells too.",
-							 &wide_rollup_on_write, true,
+							 "auto: yes, except in a session that restores a dump (pg_dump's and pg_restore's check_function_bodies = off with row_security = off or an empty search_path), whose rollup cells come with the dump; on: always; off: never.",
+							 &wide_rollup_on_write, WIDE_ROLLUP_WRITE_AUTO,
+							 rollup_on_write_options,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("wide.block_size",
 							"Target size of a segment data block before compression.",

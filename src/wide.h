@@ -44,7 +44,13 @@ extern char *wide_debug_crash;
 /* engine/pending.c */
 extern int	wide_statement_run_size;
 
-/* engine/rollup.c */
-extern bool wide_rollup_on_write;
+/* engine/rollup.c: wide.rollup_on_write */
+typedef enum WideRollupOnWrite
+{
+	WIDE_ROLLUP_WRITE_AUTO,		/* on, except in a session restoring a dump */
+	WIDE_ROLLUP_WRITE_ON,
+	WIDE_ROLLUP_WRITE_OFF
+} WideRollupOnWrite;
+extern int	wide_rollup_on_write;
 
 #endif							/* WIDE_H */

@@ -966,11 +966,79 @@ WideFilterApply(const WideFilterContext *fc, const WideFilter *f,
 }
 
 /*
+ * Does filter f keep or drop whole columns of whole rows, whatever their
+ * cells' timestamps and values: the same columns from a row cut to its
+ * first cells of each column as from the row?
+ */
+static bool
+keeps_whole_columns(const WideFilter *f)
+{
+	int			i;
+
+	switch (f->kind)
+	{
+		case WF_PASS:
+		case WF_ROW_KEY_RE:
+		case WF_FAMILY_RE:
+		case WF_QUAL_RE:
+		case WF_COL_RANGE:
+			return true;
+		case WF_CHAIN:
+			for (i = 0; i < f->nchildren; i++)
+				if (!keeps_whole_columns(f->children[i]))
+					return false;
+			return true;
+		default:
+			return false;
+	}
+}
+
+/*
+ * WideFilterColumnLimit -- n if the filter's output is made of the first n
+ * cells of each column of the row (0 if not known to be): a
+ * cells_per_column_limit_filter, or a chain that reaches one through
+ * filters that keep or drop whole columns only (keeps_whole_columns), and
+ * at most one timestamp_range_filter (the window of WideFilterTsWindow: the
+ * reader returns the window's cells only, so the first n are the window's).
+ * Whatever follows in the chain sees only the cut rows.  A reader may then
+ * skip the rest of each column (WideReaderLatest) without changing the
+ * output: the filter still runs, on rows that hold every cell it keeps.
+ */
+int
+WideFilterColumnLimit(const WideFilter *f)
+{
+	int			i;
+	bool		seen_range = false;
+
+	if (f == NULL)
+		return 0;
+	if (f->kind == WF_COL_LIMIT)
+		return f->n <= INT_MAX ? (int) f->n : 0;
+	if (f->kind != WF_CHAIN)
+		return 0;
+	for (i = 0; i < f->nchildren; i++)
+	{
+		const WideFilter *c = f->children[i];
+
+		if (c->kind == WF_COL_LIMIT)
+			return c->n <= INT_MAX ? (int) c->n : 0;
+		/* the first range is the window (WideFilterTsWindow), no other */
+		if (c->kind == WF_TS_RANGE && !seen_range)
+			seen_range = true;
+		else if (!keeps_whole_columns(c))
+			return 0;
+	}
+	return 0;
+}
+
+/*
  * WideFilterTsWindow -- the timestamps outside which no cell can affect the
  * filter's output, if the filter has such a window: a
  * timestamp_range_filter, a chain that starts with one (what follows sees
- * only its cells), or an interleave whose every branch has a window (their
- * hull).  A reader may then skip what time pruning allows (tsprune.c).
+ * only its cells) -- or with one after filters that keep whole columns,
+ * which commute with it -- or whose first other filter has a window, or
+ * an interleave whose every branch has a window (their hull).  A reader
+ * may then skip what time pruning allows (tsprune.c).
  */
 bool
 WideFilterTsWindow(const WideFilter *f, WideTsWindow *w)
@@ -986,7 +1054,15 @@ WideFilterTsWindow(const WideFilter *f, WideTsWindow *w)
 			w->hi = f->ts_to == WIDE_TS_NO_END ? PG_INT64_MAX : f->ts_to - 1;
 			return true;
 		case WF_CHAIN:
-			return f->nchildren > 0 && WideFilterTsWindow(f->children[0], w);
+			/* (filters of whole columns commute with the range) */
+			for (i = 0; i < f->nchildren; i++)
+			{
+				if (f->children[i]->kind == WF_TS_RANGE)
+					return WideFilterTsWindow(f->children[i], w);
+				if (!keeps_whole_columns(f->children[i]))
+					return WideFilterTsWindow(f->children[i], w);
+			}
+			return false;
 		case WF_INTERLEAVE:
 			if (f->nchildren == 0)
 				return false;

@@ -123,6 +123,7 @@ extern int	WideReadRow(Relation rel, const WideSchema *schema, Snapshot snapshot
 /* filter.c */
 extern WideFilter *WideFilterParse(const WideFilterContext *fc, Jsonb *json);
 extern bool WideFilterTsWindow(const WideFilter *f, WideTsWindow *w);
+extern int	WideFilterColumnLimit(const WideFilter *f);
 extern WideRowOut *WideFilterApply(const WideFilterContext *fc, const WideFilter *f,
 								   const struct WideRowCell *cells, int n, int *nout);
 

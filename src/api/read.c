@@ -473,6 +473,8 @@ struct WideReadIter
 	Datum		stripped;		/* the value of a stripped cell, or 0: NULL */
 	WideTsWindow window;		/* the filter's time window (time pruning) */
 	bool		has_window;
+	int			latest_n;		/* the filter keeps n cells a column: the
+								 * reader skips the rest (WideReaderLatest) */
 	int64		limit;			/* rows; -1: no limit */
 	int64		rows;			/* rows returned */
 	bool		full;			/* the limit is reached */
@@ -616,6 +618,8 @@ add_stats(WideReaderStats *to, const WideReaderStats *st)
 	to->cells += st->cells;
 	to->blocks_skipped += st->blocks_skipped;
 	to->index_skipped += st->index_skipped;
+	to->records_skipped += st->records_skipped;
+	to->blocks_column_skipped += st->blocks_column_skipped;
 }
 
 /*
@@ -647,6 +651,8 @@ WideReadBegin(Relation rel, const WideSchema *schema, Snapshot snapshot,
 	if (spec->filter)
 		it->filter = WideFilterParse(&it->fc, spec->filter);
 	it->has_window = WideFilterTsWindow(it->filter, &it->window);
+	/* (a reversed read returns a row's cells forward, but reads by window) */
+	it->latest_n = it->reversed ? 0 : WideFilterColumnLimit(it->filter);
 	if (schema->valtype == BYTEAOID || schema->valtype == TEXTOID)
 		it->stripped = PointerGetDatum(cstring_to_text_with_len("", 0));
 	if (spec->whole)
@@ -893,6 +899,8 @@ next_forward(WideReadIter *it, Datum *values, bool *nulls, const WideRowOut **ou
 				it->reader = WideReaderBeginTs(it->rel, it->snapshot, WideReaderNow(),
 											   &it->ranges[it->nextrange++],
 											   it->has_window ? &it->window : NULL);
+				if (it->latest_n > 0)
+					WideReaderLatest(it->reader, it->latest_n);
 				MemoryContextSwitchTo(old);
 			}
 			CHECK_FOR_INTERRUPTS();

@@ -781,6 +781,8 @@ end_read(ReadScanState *s)
 	s->stats.cells += st.cells;
 	s->stats.blocks_skipped += st.blocks_skipped;
 	s->stats.index_skipped += st.index_skipped;
+	s->stats.records_skipped += st.records_skipped;
+	s->stats.blocks_column_skipped += st.blocks_column_skipped;
 	s->ts_window |= WideReadTsWindow(s->it);
 	WideReadEnd(s->it);
 	s->it = NULL;
@@ -1023,6 +1025,8 @@ explain_read_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 			st.records += cur.records;
 			st.blocks_skipped += cur.blocks_skipped;
 			st.index_skipped += cur.index_skipped;
+			st.records_skipped += cur.records_skipped;
+			st.blocks_column_skipped += cur.blocks_column_skipped;
 		}
 		ExplainPropertyInteger("Reads", NULL, s->reads, es);
 		ExplainPropertyInteger("Runs Read", NULL, st.runs_read, es);
@@ -1033,6 +1037,12 @@ explain_read_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 			ExplainPropertyInteger("Index Blocks Skipped by ts", NULL, st.index_skipped, es);
 		}
 		ExplainPropertyInteger("Records Merged", NULL, st.records, es);
+		/* records of columns that had their cells (WideReaderLatest) */
+		if (st.records_skipped > 0)
+		{
+			ExplainPropertyInteger("Records Skipped", NULL, st.records_skipped, es);
+			ExplainPropertyInteger("Blocks Skipped", NULL, st.blocks_column_skipped, es);
+		}
 	}
 }
 

@@ -388,6 +388,14 @@ verify_segment(Verify *v, const char *object, const WideRunData *run)
 			if (n > 0 && WideKeyCompare(prev.key, prev.keylen, e->lastrow, e->lastrowlen) != 0)
 				report(v, object, "index entry of the data block at %llu names another last row",
 					   (unsigned long long) e->offset);
+			/* a reader skips blocks by it (segment_reader.c) */
+			if (n > 0 && (e->flags & WIDE_INDEX_HAS_LASTCOL) &&
+				(prev.kind < WIDE_KIND_DEL_CELLS || prev.famlen != e->lastfamlen ||
+				 prev.quallen != e->lastquallen ||
+				 memcmp(prev.family, e->lastfam, e->lastfamlen) != 0 ||
+				 memcmp(prev.qual, e->lastqual, e->lastquallen) != 0))
+				report(v, object, "index entry of the data block at %llu names another last column",
+					   (unsigned long long) e->offset);
 			WideBlockIterEnd(&bi);
 			icells += n;
 			ncells += n;

@@ -602,6 +602,50 @@ read_value(WideBlockIter *it, WideCell *c)
 	return true;
 }
 
+/* step over a value of the value stream (read_value without the cell) */
+static bool
+skip_value(WideBlockIter *it, uint8 kind)
+{
+	const char *v = it->v;
+	const char *end = it->end;
+	uint64		len;
+	uint32		first;
+
+	if (it->fixed > 0)
+	{
+		int			n = (kind == WIDE_KIND_PUT) ? it->fixed : sizeof(int64);
+
+		if (end - v < n)
+			BAD();
+		it->v = v + n;
+		return true;
+	}
+	if (v >= end)
+		BAD();
+	if (*v & 1)
+	{
+		len = ((uint8) *v >> 1) - 1;
+		if (len > (uint64) (end - v - 1))
+			BAD();
+		it->v = v + 1 + len;
+	}
+	else if (*v == 0)
+	{
+		if (!(v = get_varint(v + 1, end, &len)) || len > (uint64) (end - v))
+			BAD();
+		it->v = v + len;
+	}
+	else if (*v == 2)
+	{
+		if (!(v = get_varint(v + 1, end, &len)) || !(v = get_u32v(v, end, &first)))
+			BAD();
+		it->v = v;
+	}
+	else
+		BAD();
+	return true;
+}
+
 /*
  * WideBlockIterNext -- the next record, or false at the end (check
  * it->error for a malformed block).  The record points into the block and
@@ -645,6 +689,56 @@ WideBlockIterNext(WideBlockIter *it, WideCell *c)
 		return false;
 	it->i++;
 	return true;
+}
+
+/*
+ * WideBlockIterSkipColumn -- step over the records that continue the column
+ * of the record returned last (those whose flags start no row, family or
+ * qualifier: the same coordinates but for the timestamp), without making
+ * cells of them: their timestamps, sequence numbers, xmins and values are
+ * stepped over, not checked or copied.  Returns how many it skipped; the
+ * next WideBlockIterNext returns the first record of another column, or
+ * false at the block's end (or on a malformed block: it->error).
+ */
+int
+WideBlockIterSkipColumn(WideBlockIter *it)
+{
+	int			n = 0;
+
+	while (!it->error && it->i < it->ncells && it->k < it->kend)
+	{
+		uint8		flags = (uint8) *it->k;
+		uint8		kind = flags & F_KIND;
+		int64		delta;
+		uint32		u;
+
+		/* a new row, family or qualifier, or a non-column record: stop */
+		if ((flags & (F_NEW_ROW | F_NEW_FAM | F_NEW_QUAL)) ||
+			kind < WIDE_KIND_DEL_CELLS || kind > WIDE_KIND_MERGE || !it->have_qual)
+			break;
+		if (!(it->t = get_zigzag(it->t, it->tend, &delta)))
+			break;
+		it->ts = (int64) ((uint64) it->ts - (uint64) delta);
+		if (kind == WIDE_KIND_DEL_CELLS &&
+			!(it->t = get_zigzag(it->t, it->tend, &delta)))
+			break;
+		if ((flags & F_HAS_SEQ) && !(it->a = get_zigzag(it->a, it->aend, &delta)))
+			break;
+		if (flags & F_HAS_SEQ)
+			it->seq += (uint64) delta;
+		if ((flags & F_HAS_XMIN) &&
+			(!(it->a = get_u32v(it->a, it->aend, &u)) ||
+			 !(it->a = get_u32v(it->a, it->aend, &u))))
+			break;
+		if (kind != WIDE_KIND_DEL_CELLS && !skip_value(it, kind))
+			break;
+		it->k++;
+		it->i++;
+		n++;
+	}
+	if (it->t == NULL || it->a == NULL)
+		it->error = true;
+	return n;
 }
 
 /*

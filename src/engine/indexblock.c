@@ -11,7 +11,12 @@
  *	  index    := nentries:varint arena:varint entry* filter
  *	  entry    := shared:varint unshared:varint lastrow-suffix
  *	              offset:varint length:varint ncells:varint
- *	              ts_min:zigzag ts_max:zigzag flags:u8
+ *	              ts_min:zigzag ts_max:zigzag flags:u8 [lastcol]
+ *	  lastcol  := famlen:u8 family quallen:varint qualifier
+ *	      flags: 0x01 tombstones below; 0x02 lastcol follows (format
+ *	      version 3): the family and qualifier of the last record covered,
+ *	      when it is of a column, so that a reader stepping past a column
+ *	      skips the blocks that hold nothing else (segment_reader.c)
  *	  filter   := nbits:varint k:u8 bits          (0 bits: no filter)
  *	  root     := nentries:varint arena:varint entry* 0   (no filter)
  *
@@ -82,6 +87,13 @@ WideIndexEncode(const WideIndexEntry *entries, int n, const uint64 *hashes,
 		put_zigzag(out, e->ts_min);
 		put_zigzag(out, e->ts_max);
 		put_byte(out, e->flags);
+		if (e->flags & WIDE_INDEX_HAS_LASTCOL)
+		{
+			put_byte(out, (uint8) e->lastfamlen);
+			put_bytes(out, e->lastfam, e->lastfamlen);
+			put_varint(out, e->lastquallen);
+			put_bytes(out, e->lastqual, e->lastquallen);
+		}
 		prev = e->lastrow;
 		prevlen = e->lastrowlen;
 	}
@@ -117,8 +129,9 @@ WideIndexEncode(const WideIndexEntry *entries, int n, const uint64 *hashes,
 }
 
 /*
- * WideIndexDecode -- decode an index or root block.  Entries point into a
- * palloc'd arena; the filter (if any) into "data".  NULL if malformed.
+ * WideIndexDecode -- decode an index or root block.  Entries' last rows
+ * point into a palloc'd arena; their last columns and the filter (if any)
+ * into "data", which must outlive the index.  NULL if malformed.
  */
 WideIndex *
 WideIndexDecode(const char *data, Size len, bool has_filter)
@@ -181,6 +194,24 @@ WideIndexDecode(const char *data, Size len, bool has_filter)
 			goto bad;
 		e->ts_max = z;
 		e->flags = (uint8) *p++;
+		e->lastfam = e->lastqual = NULL;
+		e->lastfamlen = e->lastquallen = 0;
+		if (e->flags & WIDE_INDEX_HAS_LASTCOL)
+		{
+			/* (points into data, which the caller keeps) */
+			if (p >= end || (uint8) *p > WIDE_MAX_FAMILY_NAME ||
+				(uint8) *p > (uint64) (end - p - 1))
+				goto bad;
+			e->lastfamlen = (uint8) *p++;
+			e->lastfam = p;
+			p += e->lastfamlen;
+			if (!(p = get_varint(p, end, &u)) || u > WIDE_MAX_QUALIFIER ||
+				u > (uint64) (end - p))
+				goto bad;
+			e->lastquallen = (uint32) u;
+			e->lastqual = p;
+			p += u;
+		}
 		prev = e->lastrow;
 		prevlen = e->lastrowlen;
 	}

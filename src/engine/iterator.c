@@ -9,6 +9,12 @@
  * record stays valid until the next call: the source it came from is
  * advanced only then.
  *
+ * A reader that wants no more records of a column (only the newest cell of
+ * each: reader.c) asks WideMergeIterNextAfter for the first record after
+ * it: every source whose current record is of that column steps past the
+ * column, with its own skip (a run's iterator steps over the rest of the
+ * column in a data block without decoding it) or record by record.
+ *
  * IDENTIFICATION
  *	  src/engine/iterator.c
  *
@@ -22,6 +28,7 @@
 typedef struct Source
 {
 	WideSourceNext next;
+	WideSourceSkip skip;		/* or NULL: next() until past the column */
 	void	   *arg;
 	int			order;			/* larger: newer */
 	WideCell	cur;
@@ -35,6 +42,7 @@ struct WideMergeIter
 	int			nheap;
 	int			returned;		/* source of the last record, or -1 */
 	int			last;			/* source of the record before, or -1 */
+	uint64		skipped;		/* records stepped over by NextAfter */
 };
 
 /* does source a come before source b? */
@@ -93,10 +101,22 @@ WideMergeIterCreate(int maxsources)
 void
 WideMergeIterAdd(WideMergeIter *m, WideSourceNext next, void *arg, int order)
 {
+	WideMergeIterAddSkippable(m, next, NULL, arg, order);
+}
+
+/*
+ * WideMergeIterAddSkippable -- add a source that can step past a column
+ * faster than record by record (see WideMergeIterNextAfter).
+ */
+void
+WideMergeIterAddSkippable(WideMergeIter *m, WideSourceNext next,
+						  WideSourceSkip skip, void *arg, int order)
+{
 	Source	   *s = &m->src[m->nsrc];
 	int			i;
 
 	s->next = next;
+	s->skip = skip;
 	s->arg = arg;
 	s->order = order;
 	if (!next(arg, &s->cur))
@@ -153,4 +173,78 @@ WideMergeIterNext(WideMergeIter *m)
 		cell->same = 0;
 	m->last = m->returned;
 	return cell;
+}
+
+/* is record c of column col (row, family and qualifier)? */
+static inline bool
+in_column(const WideCell *c, const WideCell *col)
+{
+	return c->kind >= WIDE_KIND_DEL_CELLS && WideCellSameColumn(c, col);
+}
+
+/* step source s, whose current record is of column col, past the column */
+static bool
+skip_source(WideMergeIter *m, Source *s, const WideCell *col)
+{
+	if (s->skip)
+		return s->skip(s->arg, col, &s->cur);
+	for (;;)
+	{
+		if (!s->next(s->arg, &s->cur))
+			return false;
+		if (!in_column(&s->cur, col))
+			return true;
+		m->skipped++;
+	}
+}
+
+/*
+ * WideMergeIterNextAfter -- WideMergeIterNext, but none of the records of
+ * column col (a copy of the coordinates of a record returned before, not
+ * pointing into the sources) is returned: the sources step past it.
+ */
+const WideCell *
+WideMergeIterNextAfter(WideMergeIter *m, const WideCell *col)
+{
+	int			i,
+				n = 0;
+
+	if (m->returned >= 0)
+	{
+		Source	   *s = &m->src[m->returned];
+
+		/* (a record of a later column has every source past col) */
+		if (!(in_column(&s->cur, col) ? skip_source(m, s, col) :
+			  s->next(s->arg, &s->cur)))
+			s->order = -1;		/* exhausted: leaves the heap below */
+		m->returned = -1;
+	}
+	/* every other source whose current record is of the column steps past */
+	for (i = 0; i < m->nheap; i++)
+	{
+		Source	   *s = &m->src[m->heap[i]];
+
+		if (s->order >= 0 && in_column(&s->cur, col) && !skip_source(m, s, col))
+			s->order = -1;
+		if (s->order >= 0)
+			m->heap[n++] = m->heap[i];
+	}
+	m->nheap = n;
+	for (i = m->nheap / 2 - 1; i >= 0; i--)
+		sift_down(m, i);
+	/* hints are relative to records of a source no longer returned */
+	m->last = -1;
+	if (m->nheap == 0)
+		return NULL;
+	return WideMergeIterNext(m);
+}
+
+/*
+ * WideMergeIterSkipped -- records WideMergeIterNextAfter stepped over one by
+ * one (a source's own skip counts its own).
+ */
+uint64
+WideMergeIterSkipped(const WideMergeIter *m)
+{
+	return m->skipped;
 }

@@ -27,6 +27,7 @@
 #include "postgres.h"
 
 #include "access/xact.h"
+#include "lib/stringinfo.h"
 #include "storage/bufmgr.h"
 #include "utils/memutils.h"
 
@@ -80,6 +81,13 @@ struct WideReader
 	WideRecordFilter keep;
 	void	   *keep_arg;
 	bool		skip_quals;		/* WideReaderSkipQualifiers */
+	/* WideReaderLatest: at most latest_n cells of each column */
+	int			latest_n;
+	int			col_count;		/* cells of column col returned */
+	bool		have_col;
+	bool		skip_col;		/* col is complete: step past its records */
+	WideCell	col;			/* the column of the last cell returned */
+	StringInfoData colbuf;		/* ... its row, family and qualifier */
 };
 
 /*
@@ -115,6 +123,12 @@ static bool
 seg_next(void *arg, WideCell *cell)
 {
 	return WideSegIterNext((WideSegIter *) arg, cell);
+}
+
+static bool
+seg_skip(void *arg, const WideCell *col, WideCell *cell)
+{
+	return WideSegIterSkipColumn((WideSegIter *) arg, col, cell);
 }
 
 static void
@@ -292,6 +306,9 @@ reader_open(WideReader *r, const TableState *ts, WideSourceNext wa_next)
 	int			nover = 0;
 	int			i;
 
+	/* (those of an earlier sub-range went with its memory) */
+	r->merge = NULL;
+	r->merger = NULL;
 	for (i = 0; i < ts->nwaruns; i++)
 		if (WideRunOverlapsRange(&ts->waruns[i], &r->range))
 			nover++, only = &ts->waruns[i];
@@ -329,7 +346,8 @@ reader_open(WideReader *r, const TableState *ts, WideSourceNext wa_next)
 		r->its[r->nits] = WideSegIterBegin(r->rel, &ts->waruns[i], &r->range);
 		if (r->pruning)
 			WideSegIterSetPrune(r->its[r->nits], &r->prune);
-		WideMergeIterAdd(r->merge, seg_next, r->its[r->nits], WIDE_MAX_RUNS + i);
+		WideMergeIterAddSkippable(r->merge, seg_next, seg_skip, r->its[r->nits],
+								  WIDE_MAX_RUNS + i);
 		r->nits++;
 		r->stats.runs_read++;
 	}
@@ -340,7 +358,7 @@ reader_open(WideReader *r, const TableState *ts, WideSourceNext wa_next)
 		r->its[r->nits] = WideSegIterBegin(r->rel, &ts->runs[i], &r->range);
 		if (r->pruning)
 			WideSegIterSetPrune(r->its[r->nits], &r->prune);
-		WideMergeIterAdd(r->merge, seg_next, r->its[r->nits], i);
+		WideMergeIterAddSkippable(r->merge, seg_next, seg_skip, r->its[r->nits], i);
 		r->nits++;
 		r->stats.runs_read++;
 	}
@@ -416,9 +434,13 @@ WideReaderNextRange(WideReader *r, const WideKeyRange *range)
 		WideSegIterSkipped(r->its[i], &skipped, &index_skipped);
 		r->stats.blocks_skipped += skipped;
 		r->stats.index_skipped += index_skipped;
+		r->stats.records_skipped += WideSegIterSkippedRecords(r->its[i], &skipped);
+		r->stats.blocks_column_skipped += skipped;
 		WideSegIterEnd(r->its[i]);
 	}
 	r->nits = 0;
+	if (r->merge)
+		r->stats.records_skipped += WideMergeIterSkipped(r->merge);
 	MemoryContextReset(r->rangecxt);
 	old = MemoryContextSwitchTo(r->rangecxt);
 	r->range = *range;
@@ -441,8 +463,16 @@ reader_next_fast(WideReader *r)
 	{
 		const WideFamily *def;
 
+		/* past a column that has its cells (WideReaderLatest) */
+		if (r->skip_col)
+		{
+			r->skip_col = false;
+			if (!WideSegIterSkipColumn(r->its[0], &r->col, c))
+				break;
+			r->fastbi = WideSegIterBlock(r->its[0]);
+		}
 		/* straight from the block while its records are all in range */
-		if (r->fastbi == NULL || !WideBlockIterNext(r->fastbi, c))
+		else if (r->fastbi == NULL || !WideBlockIterNext(r->fastbi, c))
 		{
 			if (!WideSegIterNext(r->its[0], c))
 				break;
@@ -471,6 +501,66 @@ reader_next_fast(WideReader *r)
 		return c;
 	}
 	return NULL;
+}
+
+/*
+ * Is cell among the first latest_n cells of its column (WideReaderLatest)?
+ * Once a column has them, the records left of it are stepped over (at the
+ * next read, when the cell returned is no longer needed); any cell of it
+ * that still comes -- an aggregate's older version the merger had started,
+ * records of a source that cannot skip -- is not returned.
+ */
+static bool
+latest_wants(WideReader *r, const WideCell *cell)
+{
+	if (r->have_col && WideCellSameColumn(cell, &r->col))
+	{
+		if (r->col_count >= r->latest_n)
+			return false;
+		r->col_count++;
+	}
+	else
+	{
+		resetStringInfo(&r->colbuf);
+		appendBinaryStringInfo(&r->colbuf, cell->key, cell->keylen);
+		appendBinaryStringInfo(&r->colbuf, cell->family, cell->famlen);
+		appendBinaryStringInfo(&r->colbuf, cell->qual, cell->quallen);
+		r->col = *cell;
+		r->col.key = r->colbuf.data;
+		r->col.family = r->colbuf.data + cell->keylen;
+		r->col.qual = r->colbuf.data + cell->keylen + cell->famlen;
+		r->col.value = NULL;
+		r->col.key_datum = r->col.qual_datum = r->col.value_datum = NULL;
+		r->have_col = true;
+		r->col_count = 1;
+	}
+	/*
+	 * A skip asked for an earlier column is moot: a cell of this one came,
+	 * so every source is past it.  (An aggregate's last version is made
+	 * when the next column's first record arrives; the plain cell that
+	 * record is can follow it before the skip is done.)
+	 */
+	r->skip_col = r->col_count >= r->latest_n;
+	return true;
+}
+
+/*
+ * WideReaderLatest -- from now on, return only the first n cells (the n
+ * newest) of each column, and step past the rest of its records instead of
+ * reading them.  What is returned is exactly what a read would return,
+ * cut to n cells per column: the merge still applies deletes, visibility,
+ * aggregates and GC to the records it reads, and a column is complete only
+ * once n cells of it were returned (with a window, n cells in it).  Call
+ * before the first WideReaderNext; not with WideReaderSkipQualifiers.
+ */
+void
+WideReaderLatest(WideReader *r, int n)
+{
+	Assert(n > 0);
+	if (r->skip_quals)
+		elog(ERROR, "a reader without qualifiers cannot tell columns apart");
+	r->latest_n = n;
+	initStringInfo(&r->colbuf);
 }
 
 /*
@@ -508,7 +598,16 @@ next:
 			r->done = true;
 			return NULL;
 		}
-		if ((in = WideMergeIterNext(r->merge)) != NULL)
+		/* past a column that has its cells (WideReaderLatest) */
+		if (r->skip_col)
+		{
+			r->skip_col = false;
+			in = WideMergeIterNextAfter(r->merge, &r->col);
+			r->skipped = true;	/* the records before were not pushed */
+		}
+		else
+			in = WideMergeIterNext(r->merge);
+		if (in != NULL)
 		{
 			uint8		hint;
 
@@ -548,6 +647,10 @@ next:
 	if (r->pruning && !WideTsPruneWants(&r->prune, cell))
 		goto next;
 
+	/* the first latest_n cells of each column, and a skip past the rest */
+	if (r->latest_n > 0 && !latest_wants(r, cell))
+		goto next;
+
 	if (cell->value == NULL && !WIDE_KIND_IS_TOMBSTONE(cell->kind))
 	{
 		MemoryContext old = MemoryContextSwitchTo(r->valcxt);
@@ -573,6 +676,8 @@ next:
 void
 WideReaderSkipQualifiers(WideReader *r)
 {
+	if (r->latest_n > 0)
+		return;					/* columns must be told apart */
 	r->skip_quals = true;
 	if (r->fast && r->nits == 1)
 		WideSegIterSkipQualifiers(r->its[0]);
@@ -675,7 +780,11 @@ WideReaderGetStats(const WideReader *r)
 		WideSegIterSkipped(r->its[i], &skipped, &index_skipped);
 		st.blocks_skipped += skipped;
 		st.index_skipped += index_skipped;
+		st.records_skipped += WideSegIterSkippedRecords(r->its[i], &skipped);
+		st.blocks_column_skipped += skipped;
 	}
+	if (r->merge)
+		st.records_skipped += WideMergeIterSkipped(r->merge);
 	return st;
 }
 

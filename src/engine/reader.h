@@ -27,6 +27,10 @@ typedef struct WideReaderStats
 	uint64		cells;			/* cells returned */
 	uint64		blocks_skipped; /* data blocks skipped by time pruning */
 	uint64		index_skipped;	/* index blocks skipped by time pruning */
+	uint64		records_skipped;	/* stepped over past complete columns
+									 * (WideReaderLatest) */
+	uint64		blocks_column_skipped;	/* data blocks of such columns alone,
+										 * not read */
 } WideReaderStats;
 
 /* merge.c: the rules of the read path */
@@ -53,6 +57,7 @@ extern void WideReaderEnd(WideReader *r);
 typedef bool (*WideRecordFilter) (const WideCell *cell, void *arg);
 typedef bool (*WideCellFold) (const WideCell *cell, void *arg);
 extern void WideReaderSkipQualifiers(WideReader *r);
+extern void WideReaderLatest(WideReader *r, int n);
 extern uint64 WideReaderFold(WideReader *r, WideCellFold fold, void *arg,
 							 bool *stopped);
 extern void WideReaderSetFilter(WideReader *r, WideRecordFilter keep, void *arg);

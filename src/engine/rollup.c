@@ -43,9 +43,21 @@
  * do not: the replicated or restored changes carry the rollup cells.
  *
  * A dump holds both the source cells and the rollup cells: restoring it
- * would count every source cell twice, so a restore runs with
- * wide.rollup_on_write = off (PGOPTIONS='-c wide.rollup_on_write=off'), or
- * wide.rebuild_rollup afterwards.
+ * with rollups firing would count every source cell twice.  So rollups do
+ * not fire in a session that restores a dump, which
+ * wide.rollup_on_write = auto (the default) recognises by the settings
+ * every pg_dump script and every pg_restore connection (its parallel
+ * workers' too) makes before anything else: check_function_bodies = off,
+ * and row_security = off or (with --enable-row-security) an empty
+ * search_path.  A session makes them only to restore: the first lets
+ * functions be created before what they use, the second makes a query fail
+ * rather than let row-level security hide rows from a dump, the third
+ * (pg_dump's defence against objects planted in the search path) leaves
+ * every name to be qualified.  The signal is per session, not per
+ * statement, because pg_dump --inserts writes every cell in its own
+ * INSERT, rollup cells and source cells in key order, and a data-only dump
+ * may hold them in separate statements.  wide.rollup_on_write = on makes
+ * rollups fire even then, off never.
  *
  * IDENTIFICATION
  *	  src/engine/rollup.c
@@ -54,10 +66,13 @@
  */
 #include "postgres.h"
 
+#include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "port/pg_bitutils.h"
 #include "port/pg_bswap.h"
+#include "utils/guc.h"
 #include "utils/rel.h"
+#include "utils/rls.h"
 
 #include "engine/format.h"
 #include "engine/cell.h"
@@ -65,8 +80,8 @@
 #include "engine/schema.h"
 #include "wide.h"
 
-/* GUC wide.rollup_on_write */
-bool		wide_rollup_on_write = true;
+/* GUC wide.rollup_on_write (WideRollupOnWrite) */
+int			wide_rollup_on_write = WIDE_ROLLUP_WRITE_AUTO;
 
 /*
  * Set by am/ (publication.c): true while the session replays another
@@ -79,6 +94,22 @@ bool		(*wide_rollup_replaying) (void) = NULL;
 static const char *const function_names[WIDE_ROLLUP_NFUNCTIONS] = {
 	"sum", "count", "min", "max", "hll"
 };
+
+/*
+ * Does the session restore a dump?  pg_dump's scripts and pg_restore's
+ * connections set check_function_bodies = off and row_security = off (on
+ * with --enable-row-security) first, and the search_path to '' (which SET
+ * search_path = '' spells ""); the defaults are on, on and "$user", public.
+ */
+static bool
+session_restores_dump(void)
+{
+	return !check_function_bodies &&
+		(!row_security ||
+		 (namespace_search_path != NULL &&
+		  (strcmp(namespace_search_path, "") == 0 ||
+		   strcmp(namespace_search_path, "\"\"") == 0)));
+}
 
 /*
  * WideRollupFunctionByName -- a function's number; -1 if unknown.
@@ -299,8 +330,10 @@ WideRollupExpand(Relation rel, const WideSchema *schema, WideCell *cells,
 	WideCell   *out;
 	int			nout;
 
-	/* a restore (wide.rollup_on_write = off) writes the rollup cells itself */
-	if (!schema->has_rollups || !wide_rollup_on_write)
+	/* a restore writes the rollup cells itself (see the top of the file) */
+	if (!schema->has_rollups || wide_rollup_on_write == WIDE_ROLLUP_WRITE_OFF)
+		return cells;
+	if (wide_rollup_on_write == WIDE_ROLLUP_WRITE_AUTO && session_restores_dump())
 		return cells;
 	/* a replica applying replicated changes receives the rollup cells too */
 	if (wide_rollup_replaying && wide_rollup_replaying())

@@ -43,6 +43,11 @@ typedef struct WideIndexEntry
 {
 	const char *lastrow;		/* last row key covered */
 	uint32		lastrowlen;
+	/* WIDE_INDEX_HAS_LASTCOL: the family and qualifier of the last record */
+	const char *lastfam;
+	uint32		lastfamlen;
+	const char *lastqual;
+	uint32		lastquallen;
 	uint32		length;			/* stored block length */
 	uint64		offset;			/* stored block offset in the stream */
 	uint64		ncells;
@@ -52,6 +57,7 @@ typedef struct WideIndexEntry
 } WideIndexEntry;
 
 #define WIDE_INDEX_HAS_TOMBSTONES	0x01
+#define WIDE_INDEX_HAS_LASTCOL		0x02	/* format version 3 */
 
 struct WideIndex
 {
@@ -154,6 +160,7 @@ extern void WideBlockFinish(WideBlockBuilder *b, StringInfo out);
 extern bool WideBlockIterInit(WideBlockIter *it, const char *data, Size len,
 							  int16 typlen, uint64 default_seq, uint64 seq_base);
 extern bool WideBlockIterNext(WideBlockIter *it, WideCell *c);
+extern int	WideBlockIterSkipColumn(WideBlockIter *it);
 extern WideBlockRows *WideBlockRowsBuild(const char *data, Size len,
 										 int16 typlen, uint64 default_seq,
 										 uint64 seq_base);
@@ -203,8 +210,11 @@ extern void WideSegmentCloseBlock(WideRawBlock *blk, WideCacheEntry *pin);
 extern WideSegIter *WideSegIterBegin(Relation rel, const WideRunData *run,
 									 const WideKeyRange *range);
 extern bool WideSegIterNext(WideSegIter *it, WideCell *cell);
+extern bool WideSegIterSkipColumn(WideSegIter *it, const WideCell *col,
+								  WideCell *cell);
 extern WideSegment *WideSegIterSegment(WideSegIter *it);
 extern uint64 WideSegIterBlocks(const WideSegIter *it);
+extern uint64 WideSegIterSkippedRecords(const WideSegIter *it, uint64 *blocks);
 struct WideTsPrune;
 extern void WideSegIterSetPrune(WideSegIter *it, const struct WideTsPrune *prune);
 extern void WideSegIterSkipQualifiers(WideSegIter *it);

@@ -543,6 +543,9 @@ struct WideSegIter
 	const WideTsPrune *prune;	/* time pruning (tsprune.c), or NULL */
 	uint64		skipped;		/* data blocks skipped by it */
 	uint64		index_skipped;	/* index blocks skipped by it */
+	uint64		skipped_records;	/* stepped over by WideSegIterSkipColumn */
+	uint64		column_skipped; /* data blocks it stepped over unread */
+	uint64		column_index_skipped;	/* ... and index blocks */
 	bool		started;
 	bool		done;
 	bool		check_start;	/* records of the block may be before the range */
@@ -741,6 +744,97 @@ WideSegIterNext(WideSegIter *it, WideCell *cell)
 		}
 		return true;
 	}
+}
+
+/* does an index entry cover records of column col up to its end? */
+static inline bool
+ends_in_column(const WideIndexEntry *e, const WideCell *col)
+{
+	return (e->flags & WIDE_INDEX_HAS_LASTCOL) &&
+		e->lastrowlen == col->keylen && e->lastfamlen == col->famlen &&
+		e->lastquallen == col->quallen &&
+		memcmp(e->lastqual, col->qual, col->quallen) == 0 &&
+		memcmp(e->lastfam, col->family, col->famlen) == 0 &&
+		memcmp(e->lastrow, col->key, col->keylen) == 0;
+}
+
+/*
+ * After the last record of a data block, itself of column col: step over
+ * the data blocks (and whole index blocks) whose last record is of col too
+ * -- every record they hold lies between two records of col, so is of col
+ * -- without reading them; next_block goes on with the first block that
+ * holds something else.  (Segments written before format version 3 have no
+ * last columns in their index: nothing is skipped.)
+ */
+static void
+skip_column_blocks(WideSegIter *it, const WideCell *col)
+{
+	for (;;)
+	{
+		const WideIndexEntry *e;
+
+		if (it->idx == NULL)
+		{
+			if (it->ri >= it->seg->root->n)
+				return;
+			e = &it->seg->root->entries[it->ri];
+			if (!ends_in_column(e, col))
+				return;
+			it->column_index_skipped++;
+			it->skipped_records += e->ncells;
+			it->ri++;
+			continue;
+		}
+		if (it->ii >= it->idx->n)
+		{
+			drop_index(it);
+			it->ri++;
+			continue;
+		}
+		e = &it->idx->entries[it->ii];
+		if (!ends_in_column(e, col))
+			return;
+		it->column_skipped++;
+		it->skipped_records += e->ncells;
+		it->ii++;
+	}
+}
+
+/*
+ * WideSegIterSkipColumn -- the next record in range after the records of
+ * column col (the current record is one of them), into *cell; false at the
+ * end.  The records of the column left in the current data block are
+ * stepped over without being made into cells (WideBlockIterSkipColumn).
+ */
+bool
+WideSegIterSkipColumn(WideSegIter *it, const WideCell *col, WideCell *cell)
+{
+	for (;;)
+	{
+		if (it->blk != NULL && !it->done)
+		{
+			it->skipped_records += WideBlockIterSkipColumn(&it->bi);
+			/* the column goes on past the block: skip blocks of it alone */
+			if (!it->bi.error && it->bi.i >= it->bi.ncells)
+				skip_column_blocks(it, col);
+		}
+		if (!WideSegIterNext(it, cell))
+			return false;
+		if (cell->kind < WIDE_KIND_DEL_CELLS || !WideCellSameColumn(cell, col))
+			return true;
+		it->skipped_records++;
+	}
+}
+
+/*
+ * WideSegIterSkippedRecords -- records WideSegIterSkipColumn stepped over
+ * (and in *blocks, the data blocks it did not read for that).
+ */
+uint64
+WideSegIterSkippedRecords(const WideSegIter *it, uint64 *blocks)
+{
+	*blocks = it->column_skipped;
+	return it->skipped_records;
 }
 
 /*

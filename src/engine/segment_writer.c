@@ -83,6 +83,8 @@ struct WideSegmentWriter
 	StringInfoData stored;
 	WideIndexEntry cur;			/* entry of the data block being built */
 	StringInfoData cur_lastrow;
+	StringInfoData cur_lastcol; /* family and qualifier of its last record */
+	bool		cur_has_lastcol;	/* (which is of a column) */
 
 	/* the index block being built */
 	WideIndexEntry *ientries;
@@ -148,6 +150,7 @@ WideSegmentWriterBegin(Relation rel, int16 typlen)
 	initStringInfo(&w->raw);
 	initStringInfo(&w->stored);
 	initStringInfo(&w->cur_lastrow);
+	initStringInfo(&w->cur_lastcol);
 	w->ientries = palloc(sizeof(WideIndexEntry) * INDEX_BLOCK_ENTRIES);
 	initStringInfo(&w->iarena);
 	w->maxhashes = 1024;
@@ -261,9 +264,16 @@ static void
 copy_entry(WideIndexEntry *dst, const WideIndexEntry *src, StringInfo arena)
 {
 	*dst = *src;
-	/* keep the arena offset; pointers are fixed up before encoding */
+	/* keep the arena offsets; pointers are fixed up before encoding */
 	dst->lastrow = (const char *) (uintptr_t) arena->len;
 	appendBinaryStringInfo(arena, src->lastrow, src->lastrowlen);
+	if (src->flags & WIDE_INDEX_HAS_LASTCOL)
+	{
+		dst->lastfam = (const char *) (uintptr_t) arena->len;
+		appendBinaryStringInfo(arena, src->lastfam, src->lastfamlen);
+		dst->lastqual = (const char *) (uintptr_t) arena->len;
+		appendBinaryStringInfo(arena, src->lastqual, src->lastquallen);
+	}
 }
 
 static void
@@ -272,7 +282,14 @@ fix_entries(WideIndexEntry *e, int n, StringInfo arena)
 	int			i;
 
 	for (i = 0; i < n; i++)
+	{
 		e[i].lastrow = arena->data + (uintptr_t) e[i].lastrow;
+		if (e[i].flags & WIDE_INDEX_HAS_LASTCOL)
+		{
+			e[i].lastfam = arena->data + (uintptr_t) e[i].lastfam;
+			e[i].lastqual = arena->data + (uintptr_t) e[i].lastqual;
+		}
+	}
 }
 
 /* write the index block being built and add it to the root */
@@ -299,7 +316,16 @@ finish_index_block(WideSegmentWriter *w)
 		rentry.ncells += w->ientries[i].ncells;
 		rentry.ts_min = Min(rentry.ts_min, w->ientries[i].ts_min);
 		rentry.ts_max = Max(rentry.ts_max, w->ientries[i].ts_max);
-		rentry.flags |= w->ientries[i].flags;
+		rentry.flags |= w->ientries[i].flags & WIDE_INDEX_HAS_TOMBSTONES;
+	}
+	/* the index block ends with its last data block */
+	if (last->flags & WIDE_INDEX_HAS_LASTCOL)
+	{
+		rentry.flags |= WIDE_INDEX_HAS_LASTCOL;
+		rentry.lastfam = last->lastfam;
+		rentry.lastfamlen = last->lastfamlen;
+		rentry.lastqual = last->lastqual;
+		rentry.lastquallen = last->lastquallen;
 	}
 	rentry.offset = store_block(w, &w->raw, false, &rentry.length);
 
@@ -327,6 +353,13 @@ finish_data_block(WideSegmentWriter *w)
 	w->cur.offset = store_block(w, &w->raw, true, &w->cur.length);
 	w->cur.lastrow = w->cur_lastrow.data;
 	w->cur.lastrowlen = w->cur_lastrow.len;
+	if (w->cur_has_lastcol)
+	{
+		w->cur.flags |= WIDE_INDEX_HAS_LASTCOL;
+		w->cur.lastfam = w->cur_lastcol.data;
+		w->cur.lastqual = w->cur_lastcol.data + w->cur.lastfamlen;
+		w->cur.lastquallen = w->cur_lastcol.len - w->cur.lastfamlen;
+	}
 	copy_entry(&w->ientries[w->nientries++], &w->cur, &w->iarena);
 
 	WideBlockBuilderReset(w->block);
@@ -478,6 +511,14 @@ WideSegmentWriterAdd(WideSegmentWriter *w, const WideCell *c, bool frozen)
 	/* index entry of the block */
 	resetStringInfo(&w->cur_lastrow);
 	appendBinaryStringInfo(&w->cur_lastrow, c->key, c->keylen);
+	w->cur_has_lastcol = c->kind >= WIDE_KIND_DEL_CELLS;
+	if (w->cur_has_lastcol)
+	{
+		resetStringInfo(&w->cur_lastcol);
+		appendBinaryStringInfo(&w->cur_lastcol, c->family, c->famlen);
+		appendBinaryStringInfo(&w->cur_lastcol, c->qual, c->quallen);
+		w->cur.lastfamlen = c->famlen;
+	}
 	w->cur.ncells++;
 	if (!WIDE_KIND_IS_TOMBSTONE(c->kind) || c->kind == WIDE_KIND_DEL_CELLS)
 	{

@@ -19,9 +19,17 @@ typedef struct WideMergeIter WideMergeIter;
 typedef bool (*WideSourceNext) (void *arg, WideCell *cell);
 
 extern WideMergeIter *WideMergeIterCreate(int maxsources);
+/* step past column col, whose record is current; false at the end */
+typedef bool (*WideSourceSkip) (void *arg, const WideCell *col, WideCell *cell);
+
 extern void WideMergeIterAdd(WideMergeIter *m, WideSourceNext next, void *arg,
 							 int order);
+extern void WideMergeIterAddSkippable(WideMergeIter *m, WideSourceNext next,
+									  WideSourceSkip skip, void *arg, int order);
 extern const WideCell *WideMergeIterNext(WideMergeIter *m);
+extern const WideCell *WideMergeIterNextAfter(WideMergeIter *m,
+											  const WideCell *col);
+extern uint64 WideMergeIterSkipped(const WideMergeIter *m);
 
 /* sorter.c: sorting cells in memory */
 typedef struct WideSorter WideSorter;

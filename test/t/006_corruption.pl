@@ -22,18 +22,23 @@ $node->safe_psql('postgres', q{
 is($node->safe_psql('postgres', "SELECT count(*) FROM wide.verify('t')"), '0',
 	'verify: a sound table has no problems');
 my $file = $node->data_dir . '/' . $node->safe_psql('postgres', "SELECT pg_relation_filepath('t')");
+my $live = $node->safe_psql('postgres', "SELECT segment FROM wide.runs('t')");
 $node->stop;
 
-# pages of a given type: the last two bytes of a wide page hold its type
+# pages of a given type: the last two bytes of a wide page hold its type;
+# with $owner, only those of that segment (the u32 before the type; pages
+# of a segment a compaction freed keep their type until they are reused)
 sub pages_of_type
 {
-	my ($type) = @_;
+	my ($type, $owner) = @_;
 	open my $fh, '<:raw', $file or die "open $file: $!";
 	my (@found, $page);
 	my $blk = 0;
 	while (read($fh, $page, 8192) == 8192)
 	{
-		push @found, $blk if unpack('v', substr($page, 8190, 2)) == $type;
+		push @found, $blk
+		  if unpack('v', substr($page, 8190, 2)) == $type
+		  && (!defined $owner || unpack('V', substr($page, 8184, 4)) == $owner);
 		$blk++;
 	}
 	close $fh;
@@ -52,7 +57,7 @@ sub damage
 	close $fh;
 }
 
-my @seg = pages_of_type(0x5704);
+my @seg = pages_of_type(0x5704, $live);
 ok(@seg > 10, 'the table has segment pages');
 my $victim = $seg[ int(@seg / 2) ];
 damage($victim, 3000, 64);
