@@ -22,6 +22,7 @@
  *						the caller's result
  *	WideRemoteMutateRows(...)	one entry of mutate_rows, on the node
  *	WideRemoteSamples(...)	sample_row_keys of a remote tablet
+ *	WideRemoteCompact(...)	wide.compact of a remote tablet, on its node
  *
  * At local PRE_COMMIT every remote transaction that wrote is prepared
  * (one that only read commits at once) (PREPARE TRANSACTION 'wide_<system id>_<full xid>_<server oid>'); any failure
@@ -742,5 +743,37 @@ WideRemoteSamples(Oid tablet, ReturnSetInfo *rsinfo, int64 *total)
 		values[1] = Int64GetDatum(off);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
+	PQclear(res);
+}
+
+/*
+ * WideRemoteCompact -- wide.compact of a remote tablet, run on its node on
+ * the wide table there, in this transaction's remote transaction (the
+ * node's own owner check applies to the mapped user).
+ */
+void
+WideRemoteCompact(Oid tablet, bool major)
+{
+	ForeignTable *ft = GetForeignTable(tablet);
+	ForeignServer *server = GetForeignServer(ft->serverid);
+	char	   *nsp = table_option(ft, "schema_name");
+	char	   *rel = table_option(ft, "table_name");
+	char	   *tabletname = get_rel_name(tablet);
+	const char *params[2];
+	RemoteConn *rc;
+	PGresult   *res;
+
+	if (nsp == NULL)
+		nsp = get_namespace_name(get_rel_namespace(tablet));
+	if (rel == NULL)
+		rel = tabletname;
+	params[0] = quote_qualified_identifier(nsp, rel);
+	params[1] = major ? "true" : "false";
+	rc = get_conn(server->servername, tabletname);
+	res = PQexecParams(rc->conn,
+					   "SELECT wide.compact($1::pg_catalog.regclass, $2::pg_catalog.bool)",
+					   2, NULL, params, NULL, NULL, 0);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK)
+		remote_error(rc, res, tabletname);
 	PQclear(res);
 }
