@@ -9,7 +9,8 @@
 # step: after the restart wide.resume_tablet_ops() finishes the move (it
 # had copied) or rolls it back (it had not), leaving no orphan.  Last, a
 # multi-tablet INSERT is not atomic across nodes (postgres_fdw commits
-# node by node) while the data API's writes are (two-phase commit).
+# node by node) while the data API's writes are (two-phase commit), and a
+# statement waiting for a node can be cancelled.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -365,6 +366,23 @@ like($err, qr/prepared transactions are disabled/, 'a data API write over two no
 is($coord->safe_psql('postgres', q{SELECT count(*) FROM dist WHERE value = -667}), '0',
 	'and no node kept its part: atomic by two-phase commit');
 is($n2->safe_psql('postgres', 'SELECT count(*) FROM pg_prepared_xacts'), '0', 'nothing left prepared');
+
+# a statement waiting for a node (here for a lock there) can be cancelled
+my ($hin, $hout, $herr) = ('', '', '');
+my $holder = IPC::Run::start([ 'psql', '-XAtq', '-d', $n2->connstr('postgres') ],
+	\$hin, \$hout, \$herr, $timer);
+$timer->start($PostgreSQL::Test::Utils::timeout_default);
+$hin .= "BEGIN; LOCK TABLE dist_4m; SELECT 'locked';\n";
+$holder->pump until $hout =~ /locked/;
+($ret, $out, $err) = $coord->psql('postgres',
+	q{SET statement_timeout = '1s'; SELECT wide.create_family('dist', 'late')});
+like($err, qr/canceling statement due to statement timeout/, 'a family change waiting for a node is cancelled');
+$hin .= "COMMIT;\n\\q\n";
+$holder->finish;
+is($n2->safe_psql('postgres', q{SELECT count(*) FROM wide.families('dist_4m') WHERE family = 'late'}), '0',
+	'and the node did not make it');
+is($coord->safe_psql('postgres', q{SELECT count(*) FROM wide.families('dist') WHERE family = 'late'}), '0',
+	'nor the coordinator');
 
 $lin .= "\\q\n";
 $locker->finish;
