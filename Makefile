@@ -20,6 +20,7 @@ OBJS = \
 	src/am/vacuum.o \
 	src/api/access.o \
 	src/api/tablets.o \
+	src/am/tracking.o \
 	src/api/remote.o \
 	src/api/bigtable_json.o \
 	src/api/aggregates.o \

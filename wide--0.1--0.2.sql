@@ -1814,6 +1814,42 @@ COMMENT ON TABLE wide.tablet_ops IS
 -- (family changes read it: they wait for no unfinished operation)
 GRANT SELECT ON wide.tablet_ops TO PUBLIC;
 
+-- The row keys written to a tablet marked by a split or move (a CHECK
+-- constraint wide_tablet_tracked), recorded by every write path in the
+-- writing transaction (am/tracking.c): the rows its catch-up compares.
+CREATE TABLE wide.tablet_op_changes (
+  tablet oid NOT NULL,
+  row_key bytea NOT NULL
+);
+COMMENT ON TABLE wide.tablet_op_changes IS
+  'row keys written to tablets while a split or move copies them';
+
+-- The distinct row keys written to a tablet since it was marked, as text
+-- literals of its row-key type.
+CREATE FUNCTION wide._tablet_changes(tablet regclass)
+RETURNS text[]
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT coalesce(array_agg(DISTINCT CASE
+           WHEN (SELECT atttypid FROM pg_attribute WHERE attrelid = tablet AND attnum = 1) = 'bytea'::regtype
+           THEN c.row_key::text
+           ELSE convert_from(c.row_key, current_setting('server_encoding')) END), '{}')
+    FROM wide.tablet_op_changes c WHERE c.tablet = _tablet_changes.tablet;
+$$;
+
+-- The SQL that marks a table for tracking (on), or unmarks it and forgets
+-- its row keys (off).
+CREATE FUNCTION wide._tablet_track_sql(tbl text, track boolean)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT format('DELETE FROM wide.tablet_op_changes WHERE tablet = %L::regclass; ALTER TABLE %s DROP CONSTRAINT IF EXISTS wide_tablet_tracked',
+                tbl, tbl)
+         || CASE WHEN track THEN ', ADD CONSTRAINT wide_tablet_tracked CHECK (true) NOT VALID' ELSE '' END;
+$$;
+
 -- The SQL of the bounds of a range partition: {lower, upper}, each a
 -- literal or MINVALUE / MAXVALUE.
 CREATE FUNCTION wide._tablet_bounds(tablet regclass)
@@ -1848,10 +1884,11 @@ $$;
 
 -- Make the cells of dst those of src WHERE cond, as of now: the cells of
 -- dst that src does not hold (or holds with another value) are deleted,
--- then those of src that dst lacks are written.  The number of cells
--- changed.  Run where both tables are (a node, or here through
+-- then those of src that dst lacks are written; only in the rows of keys
+-- (text literals of the row-key type) unless it is NULL.  The number of
+-- cells changed.  Run where both tables are (a node, or here through
 -- postgres_fdw), under a lock that stops writes to src.
-CREATE FUNCTION wide._tablet_delta(src regclass, dst regclass, cond text)
+CREATE FUNCTION wide._tablet_delta(src regclass, dst regclass, cond text, keys text[] DEFAULT NULL)
 RETURNS bigint
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -1862,19 +1899,32 @@ DECLARE
   k text[];
   n bigint := 0;
   m bigint;
+  conds text[];
+  w text;
 BEGIN
   SELECT array_agg(quote_ident(attname) ORDER BY attnum), array_agg(format_type(atttypid, atttypmod) ORDER BY attnum)
     INTO c, t FROM pg_attribute WHERE attrelid = dst AND attnum > 0 AND NOT attisdropped;
-  FOR k IN EXECUTE format('SELECT ARRAY[%1$s::text, %2$s::text, %3$s::text, %4$s::text] FROM (SELECT * FROM %6$s EXCEPT SELECT * FROM %5$s WHERE %7$s) d',
-                          c[1], c[2], c[3], c[4], src, dst, cond)
-  LOOP
-    EXECUTE format('DELETE FROM %s WHERE %s = %L::%s AND %s = %L::%s AND %s = %L::%s AND %s = %L::%s',
-                   dst, c[1], k[1], t[1], c[2], k[2], t[2], c[3], k[3], t[3], c[4], k[4], t[4]);
-    n := n + 1;
+  IF keys IS NULL THEN
+    conds := ARRAY[cond];
+  ELSIF cardinality(keys) = 0 THEN
+    conds := '{}';
+  ELSE
+    -- point reads of those rows (a Wide Scan of row_key = ANY, shipped to a node)
+    conds := ARRAY[format('%s = ANY (%L::%s[]) AND %s', c[1], keys, t[1], cond)];
+  END IF;
+  FOREACH w IN ARRAY conds LOOP
+    FOR k IN EXECUTE format('SELECT ARRAY[%1$s::text, %2$s::text, %3$s::text, %4$s::text] FROM (SELECT * FROM %6$s WHERE %7$s EXCEPT SELECT * FROM %5$s WHERE %7$s) d',
+                            c[1], c[2], c[3], c[4], src, dst, w)
+    LOOP
+      EXECUTE format('DELETE FROM %s WHERE %s = %L::%s AND %s = %L::%s AND %s = %L::%s AND %s = %L::%s',
+                     dst, c[1], k[1], t[1], c[2], k[2], t[2], c[3], k[3], t[3], c[4], k[4], t[4]);
+      n := n + 1;
+    END LOOP;
+    EXECUTE format('INSERT INTO %s SELECT * FROM %s WHERE %s EXCEPT SELECT * FROM %s WHERE %s', dst, src, w, dst, w);
+    GET DIAGNOSTICS m = ROW_COUNT;
+    n := n + m;
   END LOOP;
-  EXECUTE format('INSERT INTO %s SELECT * FROM %s WHERE %s EXCEPT SELECT * FROM %s', dst, src, cond, dst);
-  GET DIAGNOSTICS m = ROW_COUNT;
-  RETURN n + m;
+  RETURN n;
 END
 $$;
 
@@ -1937,6 +1987,7 @@ CREATE FUNCTION wide._tablet_op_begin(op text, parent regclass, tablet regclass,
 RETURNS bigint
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
+SET client_min_messages = warning
 AS $$
 DECLARE
   id bigint;
@@ -2088,6 +2139,13 @@ BEGIN
                nsp, names[i], cols, names[i], doc));
     END IF;
   END LOOP;
+  -- from now on the rows written to the tablet are recorded (before the
+  -- copy's snapshot: the catch-up compares those rows only)
+  IF here[1] = 'local' THEN
+    EXECUTE wide._tablet_track_sql(tablet::text, true);
+  ELSE
+    PERFORM wide._remote_exec(here[1], tablet, wide._tablet_track_sql(here[2], true));
+  END IF;
   INSERT INTO wide.tablet_ops (id, op, parent, tablet, node, new_tablets, new_nodes, bounds, step)
     VALUES (id, op, parent, tablet::text, here[1], names, nodes, bounds, 'created');
   RETURN id;
@@ -2150,6 +2208,7 @@ DECLARE
   keycol text;
   cond text;
   t0 timestamptz;
+  keys text[];
   delta bigint := 0;
   n bigint;
   i int;
@@ -2167,16 +2226,27 @@ BEGIN
   END IF;
   t0 := clock_timestamp();
   keycol := (SELECT attname FROM pg_attribute WHERE attrelid = o.parent AND attnum = 1);
+  -- the rows written since the tablet was marked
+  IF here[1] = 'local' THEN
+    keys := wide._tablet_changes(o.tablet::regclass);
+  ELSIF o.op = 'move' THEN
+    SELECT x::text[] INTO keys FROM wide._remote_query(here[1],
+      format('SELECT wide._tablet_changes(%L)::text', here[2])) x;
+  END IF;
   FOR i IN 1 .. array_length(o.new_tablets, 1) LOOP
     cond := wide._range_cond(keycol, o.bounds[i], o.bounds[i + 1]);
     IF o.op = 'split' AND here[1] <> 'local' THEN
       PERFORM wide._remote_exec(here[1], o.tablet::regclass,
-        format('SELECT wide._tablet_delta(%L, %L, %L)', here[2], o.new_tablets[i], cond));
+        format('SELECT wide._tablet_delta(%L, %L, %L, wide._tablet_changes(%L))',
+               here[2], o.new_tablets[i], cond, here[2]));
     ELSE
-      n := wide._tablet_delta(o.tablet::regclass, o.new_tablets[i]::regclass, cond);
+      n := wide._tablet_delta(o.tablet::regclass, o.new_tablets[i]::regclass, cond, keys);
       delta := delta + n;
     END IF;
   END LOOP;
+  IF here[1] = 'local' THEN
+    DELETE FROM wide.tablet_op_changes c WHERE c.tablet = o.tablet::regclass;
+  END IF;
   -- the swap (the old table on a node is dropped in the next step: this
   -- transaction may hold postgres_fdw's lock on it)
   EXECUTE format('DROP %s %s', CASE WHEN here[1] = 'local' THEN 'TABLE' ELSE 'FOREIGN TABLE' END, o.tablet);
@@ -2209,7 +2279,9 @@ BEGIN
     RAISE EXCEPTION 'tablet operation % is at step %, not swapped', op_id, o.step
       USING ERRCODE = 'object_not_in_prerequisite_state';
   END IF;
-  PERFORM wide._remote_exec(o.node, NULL, format('DROP TABLE IF EXISTS %s', o.old_remote));
+  PERFORM wide._remote_exec(o.node, NULL,
+    format('DELETE FROM wide.tablet_op_changes WHERE tablet = to_regclass(%L); DROP TABLE IF EXISTS %s',
+           o.old_remote, o.old_remote));
   UPDATE wide.tablet_ops SET step = 'done' WHERE id = op_id;
 END
 $$;
@@ -2220,6 +2292,7 @@ CREATE FUNCTION wide._tablet_op_rollback(op_id bigint)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
+SET client_min_messages = warning
 AS $$
 DECLARE
   o wide.tablet_ops;
@@ -2238,6 +2311,15 @@ BEGIN
       EXECUTE format('DROP TABLE IF EXISTS %s', o.new_tablets[i]);
     END IF;
   END LOOP;
+  -- the tablet stays: unmark it
+  IF o.node = 'local' THEN
+    IF to_regclass(o.tablet) IS NOT NULL THEN
+      EXECUTE wide._tablet_track_sql(o.tablet, false);
+    END IF;
+  ELSIF to_regclass(o.tablet) IS NOT NULL THEN
+    PERFORM wide._remote_exec(o.node, o.tablet::regclass,
+      wide._tablet_track_sql((wide._tablet_node(o.parent, o.tablet::regclass))[2], false));
+  END IF;
   UPDATE wide.tablet_ops SET step = 'rolled back', finished = clock_timestamp() WHERE id = op_id;
 END
 $$;

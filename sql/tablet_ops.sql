@@ -84,6 +84,8 @@ CALL wide.split_tablet('so', 'so_2b', 'w');
 CALL wide.resume_tablet_ops();
 SELECT id, step FROM wide.tablet_ops WHERE id = 3;
 SELECT to_regclass('so_3a') IS NULL AS gone, to_regclass('so_3b') IS NULL AS gone;
+-- the tablet is no longer marked for tracking its writes
+SELECT count(*) FROM pg_constraint WHERE conname = 'wide_tablet_tracked';
 SELECT * FROM so_state;
 
 -- stopped after the copy, while cells were written, replaced, deleted and
@@ -92,6 +94,7 @@ INSERT INTO so VALUES ('o1', 's', 'n', 1, 5);
 SELECT wide._tablet_op_begin('split', 'so', 'so_1a', 'p', NULL);
 SELECT wide._tablet_op_copy(4);
 SELECT step, copied_cells FROM wide.tablet_ops WHERE id = 4;
+SELECT conrelid::regclass FROM pg_constraint WHERE conname = 'wide_tablet_tracked';
 -- (so_1a holds [m, t): a new cell in each half, a replaced value, a cell
 -- deleted, a row deleted, an aggregate added to; and one outside)
 INSERT INTO so VALUES ('n_new', 'm', 'q', 1, 1), ('q_new', 'm', 'q', 1, 2), ('m0012', 'm', 'q0', 2, -12),
@@ -100,13 +103,16 @@ DELETE FROM so WHERE row_key = 'n0013';
 SELECT wide.delete_row('so', 'p0015');
 SELECT wide.add_to_cell('so', 'o1', 's', 'n', 1, 100::int8);
 CREATE TEMP TABLE so_expected AS SELECT * FROM so_sum;
+-- the rows written since the tablet was marked: the catch-up compares those
+SELECT wide._tablet_changes('so_1a');
 CALL wide.resume_tablet_ops();
 SELECT step, delta_cells FROM wide.tablet_ops WHERE id = 4;
 SELECT (SELECT row(s.*)::text FROM so_sum s) = (SELECT row(e.*)::text FROM so_expected e) AS same_cells;
 SELECT tableoid::regclass, * FROM so WHERE row_key IN ('n_new', 'q_new', 'm0012', 'a_new', 'n0013', 'p0015', 'o1')
  ORDER BY row_key, family, qualifier, ts;
 SELECT * FROM so_state;
--- nothing left behind: every table of so is a tablet
+-- nothing left behind: every table of so is a tablet, no row key recorded
+SELECT count(*) FROM wide.tablet_op_changes;
 SELECT string_agg(relname, ',' ORDER BY relname) FROM pg_class
  WHERE relname ~ '^so_[0-9]' AND relkind = 'r'
    AND oid NOT IN (SELECT inhrelid FROM pg_inherits WHERE inhparent = 'so'::regclass);

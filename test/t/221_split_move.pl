@@ -292,7 +292,8 @@ $op = start_psql($coord, q{CALL wide.move_tablet('dist', 'dist_2b', 'n2')});
 $coord->poll_query_until('postgres',
 	q{SELECT EXISTS (SELECT FROM pg_locks WHERE locktype = 'advisory' AND NOT granted)})
   or die 'the move did not reach its pause';
-$coord->safe_psql('postgres', q{INSERT INTO dist VALUES ('ix1', 'm', 'c', 1, 1)});
+# (a write into the tablet after its copy: the swap must catch it up on n2)
+$coord->safe_psql('postgres', q{INSERT INTO dist VALUES ('oz1', 'm', 'c', 1, 1)});
 crash($n2);
 locker('SELECT pg_advisory_unlock(2003395686, 2)');
 $op->{h}->finish;
@@ -305,7 +306,9 @@ is($coord->safe_psql('postgres', q{SELECT count(*) FROM dist WHERE row_key >= 'h
 $n2->start;
 my ($ret, $out, $err) = $coord->psql('postgres', 'CALL wide.resume_tablet_ops()');
 like($err, qr/tablet operation 7 \(move of public.dist_2b\): finished/, 'resume finishes the move');
-$coord->safe_psql('postgres', q{DELETE FROM dist WHERE row_key = 'ix1'});
+is($coord->safe_psql('postgres', q{SELECT tableoid::regclass FROM dist WHERE row_key = 'oz1'}), 'dist_7m',
+	'the write made before the kill is in the moved tablet');
+$coord->safe_psql('postgres', q{DELETE FROM dist WHERE row_key = 'oz1'});
 is($coord->safe_psql('postgres', sprintf($cmp, 'dist')), $state, 'the same cells');
 like(tablets(), qr/dist_7m:n2:FOR VALUES FROM \('[^']*'\) TO \('p'\)/, 'the tablet is on n2');
 is(misplaced_cells(), '', 'every cell in its tablet');
