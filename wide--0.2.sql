@@ -1729,14 +1729,16 @@ GRANT SELECT ON wide.tablet_ops TO PUBLIC;
 -- writing transaction (am/tracking.c): the rows its catch-up compares.
 CREATE TABLE wide.tablet_op_changes (
   tablet oid NOT NULL,
-  row_key bytea NOT NULL
+  row_key bytea NOT NULL,
+  xid xid8 NOT NULL
 );
 COMMENT ON TABLE wide.tablet_op_changes IS
   'row keys written to tablets while a split or move copies them';
 
--- The distinct row keys written to a tablet since it was marked, as text
+-- The distinct row keys written to a tablet since it was marked (by
+-- transactions that snapshot "since" does not see, if given), as text
 -- literals of its row-key type.
-CREATE FUNCTION wide._tablet_changes(tablet regclass)
+CREATE FUNCTION wide._tablet_changes(tablet regclass, since pg_snapshot DEFAULT NULL)
 RETURNS text[]
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -1745,7 +1747,9 @@ AS $$
            WHEN (SELECT atttypid FROM pg_attribute WHERE attrelid = tablet AND attnum = 1) = 'bytea'::regtype
            THEN c.row_key::text
            ELSE convert_from(c.row_key, current_setting('server_encoding')) END), '{}')
-    FROM wide.tablet_op_changes c WHERE c.tablet = _tablet_changes.tablet;
+    FROM wide.tablet_op_changes c
+   WHERE c.tablet = _tablet_changes.tablet
+     AND (since IS NULL OR NOT pg_visible_in_snapshot(c.xid, since));
 $$;
 
 -- The SQL that marks a table for tracking (on), or unmarks it and forgets
@@ -2119,8 +2123,10 @@ DECLARE
   cond text;
   t0 timestamptz;
   keys text[];
+  since pg_snapshot;
   delta bigint := 0;
   n bigint;
+  pass int;
   i int;
 BEGIN
   SELECT * INTO o FROM wide.tablet_ops WHERE id = op_id FOR UPDATE;
@@ -2128,31 +2134,50 @@ BEGIN
     RAISE EXCEPTION 'tablet operation % is at step %, not copied', op_id, o.step
       USING ERRCODE = 'object_not_in_prerequisite_state';
   END IF;
-  -- writers lock the parent first (ROW EXCLUSIVE), then the tablet
-  EXECUTE format('LOCK TABLE ONLY %s IN EXCLUSIVE MODE', o.parent);
   here := wide._tablet_node(o.parent, o.tablet::regclass);
-  IF here[1] = 'local' THEN
-    EXECUTE format('LOCK TABLE %s IN EXCLUSIVE MODE', o.tablet);
-  END IF;
-  t0 := clock_timestamp();
   keycol := (SELECT attname FROM pg_attribute WHERE attrelid = o.parent AND attnum = 1);
-  -- the rows written since the tablet was marked
-  IF here[1] = 'local' THEN
-    keys := wide._tablet_changes(o.tablet::regclass);
-  ELSIF o.op = 'move' THEN
-    SELECT x::text[] INTO keys FROM wide._remote_query(here[1],
-      format('SELECT wide._tablet_changes(%L)::text', here[2])) x;
-  END IF;
-  FOR i IN 1 .. array_length(o.new_tablets, 1) LOOP
-    cond := wide._range_cond(keycol, o.bounds[i], o.bounds[i + 1]);
-    IF o.op = 'split' AND here[1] <> 'local' THEN
-      PERFORM wide._remote_exec(here[1], o.tablet::regclass,
-        format('SELECT wide._tablet_delta(%L, %L, %L, wide._tablet_changes(%L))',
-               here[2], o.new_tablets[i], cond, here[2]));
-    ELSE
-      n := wide._tablet_delta(o.tablet::regclass, o.new_tablets[i]::regclass, cond, keys);
-      delta := delta + n;
+  -- two passes over the rows written since the tablet was marked: first
+  -- without the lock, those written until a snapshot "since" (of the
+  -- tablet's node); then, under the lock, those written by transactions
+  -- that "since" does not see
+  FOR pass IN 1 .. 2 LOOP
+    IF pass = 2 THEN
+      -- writers lock the parent first (ROW EXCLUSIVE), then the tablet
+      EXECUTE format('LOCK TABLE ONLY %s IN EXCLUSIVE MODE', o.parent);
+      IF here[1] = 'local' THEN
+        EXECUTE format('LOCK TABLE %s IN EXCLUSIVE MODE', o.tablet);
+      END IF;
+      t0 := clock_timestamp();
     END IF;
+    IF here[1] = 'local' THEN
+      IF pass = 1 THEN
+        SELECT pg_current_snapshot(), wide._tablet_changes(o.tablet::regclass) INTO since, keys;
+      ELSE
+        keys := wide._tablet_changes(o.tablet::regclass, since);
+      END IF;
+    ELSIF o.op = 'move' THEN
+      IF pass = 1 THEN
+        SELECT x::pg_snapshot INTO since FROM wide._remote_query(here[1], 'SELECT pg_current_snapshot()::text') x;
+      END IF;
+      SELECT x::text[] INTO keys FROM wide._remote_query(here[1],
+        format('SELECT wide._tablet_changes(%L, %L::pg_snapshot)::text', here[2],
+               CASE WHEN pass = 2 THEN since::text END)) x;
+    END IF;
+    FOR i IN 1 .. array_length(o.new_tablets, 1) LOOP
+      cond := wide._range_cond(keycol, o.bounds[i], o.bounds[i + 1]);
+      IF o.op = 'split' AND here[1] <> 'local' THEN
+        -- on the node, its snapshot kept in its transaction between the passes
+        PERFORM wide._remote_exec(here[1], o.tablet::regclass,
+          CASE WHEN pass = 1 AND i = 1
+               THEN 'SELECT set_config(''wide_op.since'', pg_current_snapshot()::text, true); ' ELSE '' END ||
+          format('SELECT wide._tablet_delta(%L, %L, %L, wide._tablet_changes(%L, %s))',
+                 here[2], o.new_tablets[i], cond, here[2],
+                 CASE WHEN pass = 2 THEN 'current_setting(''wide_op.since'')::pg_snapshot' ELSE 'NULL' END));
+      ELSE
+        n := wide._tablet_delta(o.tablet::regclass, o.new_tablets[i]::regclass, cond, keys);
+        delta := delta + n;
+      END IF;
+    END LOOP;
   END LOOP;
   IF here[1] = 'local' THEN
     DELETE FROM wide.tablet_op_changes c WHERE c.tablet = o.tablet::regclass;

@@ -10,8 +10,9 @@
  * WIDE_TRACK_CONSTRAINT before the copy's snapshot, and every write path
  * (wide_change_log, engine/writearea.h) records the row keys that a write
  * to a marked table touches into wide.tablet_op_changes (tablet oid,
- * row_key bytea), in the writing transaction: a write that commits is
- * recorded, one that aborts is not.  The operation drops the marker and
+ * row_key bytea, xid xid8: the writing transaction, so that the catch-up
+ * can take the rows a snapshot does not see), in the writing
+ * transaction: a write that commits is recorded, one that aborts is not.  The operation drops the marker and
  * the rows when it ends.  Any write path calls the hook before it takes a
  * buffer lock, so a heap insert here is safe.
  *
@@ -29,10 +30,13 @@
 
 #include "access/heapam.h"
 #include "access/htup_details.h"
+#include "access/transam.h"
+#include "access/xact.h"
 #include "access/table.h"
 #include "catalog/namespace.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/xid8.h"
 
 #include "engine/cell.h"
 #include "engine/writearea.h"
@@ -79,8 +83,8 @@ track_changes(Relation rel, const WideCell *cells, int n)
 	for (i = 0; i < n; i++)
 	{
 		const WideCell *c = &cells[i];
-		Datum		values[2];
-		bool		nulls[2] = {false, false};
+		Datum		values[3];
+		bool		nulls[3] = {false, false, false};
 		bytea	   *key;
 		HeapTuple	tup;
 
@@ -94,6 +98,7 @@ track_changes(Relation rel, const WideCell *cells, int n)
 		memcpy(VARDATA(key), c->key, c->keylen);
 		values[0] = ObjectIdGetDatum(RelationGetRelid(rel));
 		values[1] = PointerGetDatum(key);
+		values[2] = FullTransactionIdGetDatum(GetTopFullTransactionId());
 		tup = heap_form_tuple(RelationGetDescr(log), values, nulls);
 		simple_heap_insert(log, tup);
 		heap_freetuple(tup);
