@@ -266,12 +266,14 @@ BEGIN
   PERFORM wide.family_catalog_of(tbl);
   EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', tbl);
   -- the new tables of a split or move got the families at its start
-  IF EXISTS (SELECT FROM wide.tablet_ops o WHERE o.step IN ('created', 'copied')
-                AND (o.parent = tbl OR to_regclass(o.tablet) = tbl)) THEN
-    RAISE EXCEPTION 'a split or move of a tablet of % is unfinished', tbl
-      USING ERRCODE = 'object_not_in_prerequisite_state',
-            DETAIL = 'The families of the tablets cannot change until it is done.',
-            HINT = 'Wait for it, or run CALL wide.resume_tablet_ops() if it failed.';
+  IF to_regclass('wide.tablet_ops') IS NOT NULL THEN
+    IF EXISTS (SELECT FROM wide.tablet_ops o WHERE o.step IN ('created', 'copied')
+                  AND (o.parent = tbl OR to_regclass(o.tablet) = tbl)) THEN
+      RAISE EXCEPTION 'a split or move of a tablet of % is unfinished', tbl
+        USING ERRCODE = 'object_not_in_prerequisite_state',
+              DETAIL = 'The families of the tablets cannot change until it is done.',
+              HINT = 'Wait for it, or run CALL wide.resume_tablet_ops() if it failed.';
+    END IF;
   END IF;
   RETURN coalesce(wide.family_catalog_of(tbl),
                   '{"version": 1, "next_id": 1, "families": {}}'::jsonb);
@@ -1784,62 +1786,82 @@ COMMENT ON FUNCTION wide.read_latest(anyelement, bytea, bigint, jsonb, boolean) 
 -- Split and move of tablets (docs/scale.md)
 -- ----------------------------------------------------------------
 
--- The journal of splits and moves: one row per operation, its step
--- committed with the work of the step.  'created': the new tables exist
--- (empty); 'copied': they hold a copy of the old tablet's cells; 'done':
--- they replaced it; 'rolled back': they were dropped.  An operation left at
--- 'created' or 'copied' (a failure, a killed server) is rolled back or
--- finished by wide.resume_tablet_ops().  'swapped': the new tables
--- replaced the old one, which is still to be dropped on its node.
-CREATE TABLE wide.tablet_ops (
-  id bigserial PRIMARY KEY,
-  op text NOT NULL CHECK (op IN ('split', 'move')),
-  parent regclass NOT NULL,
-  tablet text NOT NULL,
-  node text NOT NULL,
-  new_tablets text[] NOT NULL,
-  new_nodes text[] NOT NULL,
-  bounds text[] NOT NULL,
-  step text NOT NULL CHECK (step IN ('created', 'copied', 'swapped', 'done', 'rolled back')),
-  started timestamptz NOT NULL DEFAULT now(),
-  finished timestamptz,
-  copied_cells bigint,
-  delta_cells bigint,
-  lock_ms float8,
-  old_remote text,
-  pid int NOT NULL DEFAULT pg_backend_pid()
-);
-COMMENT ON TABLE wide.tablet_ops IS
-  'journal of wide.split_tablet and wide.move_tablet: the step each reached';
--- (family changes read it: they wait for no unfinished operation)
-GRANT SELECT ON wide.tablet_ops TO PUBLIC;
-
--- The row keys written to a tablet marked by a split or move (a CHECK
--- constraint wide_tablet_tracked), recorded by every write path in the
--- writing transaction (am/tracking.c): the rows its catch-up compares.
-CREATE TABLE wide.tablet_op_changes (
-  tablet oid NOT NULL,
-  row_key bytea NOT NULL,
-  xid xid8 NOT NULL
-);
-COMMENT ON TABLE wide.tablet_op_changes IS
-  'row keys written to tablets while a split or move copies them';
+-- The journal of splits and moves, wide.tablet_ops: one row per
+-- operation, its step committed with the work of the step.  'created': the
+-- new tables exist (empty); 'copied': they hold a copy of the old tablet's
+-- cells; 'swapped': they replaced it, whose table on its node is still to
+-- be dropped; 'done'; 'rolled back': they were dropped.  An operation left
+-- at 'created', 'copied' or 'swapped' (a failure, a killed server) is
+-- rolled back or finished by wide.resume_tablet_ops().
+-- And wide.tablet_op_changes: the row keys written to a tablet marked by a
+-- split or move (a CHECK constraint wide_tablet_tracked), recorded with
+-- the writer's transaction by every write path (am/tracking.c): the rows
+-- its catch-up compares.
+-- Both are made by the first split or move (here, and on a node for its
+-- tablets), not by CREATE EXTENSION: a FOR ALL TABLES publication would
+-- otherwise publish them, and a subscriber without wide could not
+-- subscribe.
+CREATE FUNCTION wide._tablet_ops_tables()
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+SET client_min_messages = warning
+AS $$
+BEGIN
+  IF to_regclass('wide.tablet_op_changes') IS NOT NULL THEN
+    RETURN;
+  END IF;
+  PERFORM pg_advisory_xact_lock(2003395687);
+  CREATE TABLE IF NOT EXISTS wide.tablet_ops (
+    id bigserial PRIMARY KEY,
+    op text NOT NULL CHECK (op IN ('split', 'move')),
+    parent regclass NOT NULL,
+    tablet text NOT NULL,
+    node text NOT NULL,
+    new_tablets text[] NOT NULL,
+    new_nodes text[] NOT NULL,
+    bounds text[] NOT NULL,
+    step text NOT NULL CHECK (step IN ('created', 'copied', 'swapped', 'done', 'rolled back')),
+    started timestamptz NOT NULL DEFAULT now(),
+    finished timestamptz,
+    copied_cells bigint,
+    delta_cells bigint,
+    lock_ms float8,
+    old_remote text,
+    since text,
+    pid int NOT NULL DEFAULT pg_backend_pid()
+  );
+  COMMENT ON TABLE wide.tablet_ops IS
+    'journal of wide.split_tablet and wide.move_tablet: the step each reached';
+  -- (family changes read it: they wait for no unfinished operation)
+  GRANT SELECT ON wide.tablet_ops TO PUBLIC;
+  CREATE TABLE IF NOT EXISTS wide.tablet_op_changes (
+    tablet oid NOT NULL,
+    row_key bytea NOT NULL,
+    xid xid8 NOT NULL
+  );
+  COMMENT ON TABLE wide.tablet_op_changes IS
+    'row keys written to tablets while a split or move copies them';
+END
+$$;
 
 -- The distinct row keys written to a tablet since it was marked (by
 -- transactions that snapshot "since" does not see, if given), as text
 -- literals of its row-key type.
 CREATE FUNCTION wide._tablet_changes(tablet regclass, since pg_snapshot DEFAULT NULL)
 RETURNS text[]
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT coalesce(array_agg(DISTINCT CASE
-           WHEN (SELECT atttypid FROM pg_attribute WHERE attrelid = tablet AND attnum = 1) = 'bytea'::regtype
+BEGIN
+  RETURN (SELECT coalesce(array_agg(DISTINCT CASE
+           WHEN (SELECT atttypid FROM pg_attribute WHERE attrelid = _tablet_changes.tablet AND attnum = 1) = 'bytea'::regtype
            THEN c.row_key::text
            ELSE convert_from(c.row_key, current_setting('server_encoding')) END), '{}')
     FROM wide.tablet_op_changes c
    WHERE c.tablet = _tablet_changes.tablet
-     AND (since IS NULL OR NOT pg_visible_in_snapshot(c.xid, since));
+     AND (since IS NULL OR NOT pg_visible_in_snapshot(c.xid, since)));
+END
 $$;
 
 -- The SQL that marks a table for tracking (on), or unmarks it and forgets
@@ -1849,7 +1871,7 @@ RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT format('DELETE FROM wide.tablet_op_changes WHERE tablet = %L::regclass; ALTER TABLE %s DROP CONSTRAINT IF EXISTS wide_tablet_tracked',
+  SELECT format('SELECT wide._tablet_ops_tables(); DELETE FROM wide.tablet_op_changes WHERE tablet = %L::regclass; ALTER TABLE %s DROP CONSTRAINT IF EXISTS wide_tablet_tracked',
                 tbl, tbl)
          || CASE WHEN track THEN ', ADD CONSTRAINT wide_tablet_tracked CHECK (true) NOT VALID' ELSE '' END;
 $$;
@@ -1972,8 +1994,9 @@ AS $$
 $$;
 
 -- Pause a split or move before a step while another session holds the
--- advisory lock (2003395686, step): 1 before the copy, 2 before the swap
--- (tests use it to stop an operation at a known step).
+-- advisory lock (2003395686, step): 1 before the copy, 2 before the
+-- catch-up and the swap (tests use it to stop an operation at a known
+-- step).
 CREATE FUNCTION wide._tablet_op_pause(step int)
 RETURNS void
 LANGUAGE sql
@@ -2012,6 +2035,7 @@ DECLARE
   i int;
   ok boolean;
 BEGIN
+  PERFORM wide._tablet_ops_tables();
   IF NOT has_table_privilege('wide.tablet_ops', 'INSERT, UPDATE') THEN
     RAISE EXCEPTION 'permission denied for the journal of tablet operations'
       USING ERRCODE = 'insufficient_privilege',
@@ -2197,10 +2221,62 @@ BEGIN
 END
 $$;
 
--- Step 3: under a lock that stops writes (EXCLUSIVE on the parent and the
--- tablet: reads go on), bring the new tables up to date with the writes
--- made since the copy, then swap: drop the old tablet (here and on its
--- node) and attach the new ones.  Returns the time the lock was taken.
+-- Step 3a: a first catch-up, without a lock: the rows recorded until a
+-- snapshot "since" (of the tablet's node) are brought up to date in the new
+-- tables; "since" is journaled for step 3b.  Its own transaction: a move's
+-- reads through postgres_fdw keep one snapshot per transaction, which
+-- must not be the one of the second pass.
+CREATE FUNCTION wide._tablet_op_catchup(op_id bigint)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  o wide.tablet_ops;
+  here text[];
+  keycol text;
+  keys text[];
+  snap text;
+  i int;
+BEGIN
+  SELECT * INTO o FROM wide.tablet_ops WHERE id = op_id FOR UPDATE;
+  IF o.step <> 'copied' THEN
+    RAISE EXCEPTION 'tablet operation % is at step %, not copied', op_id, o.step
+      USING ERRCODE = 'object_not_in_prerequisite_state';
+  END IF;
+  here := wide._tablet_node(o.parent, o.tablet::regclass);
+  keycol := (SELECT attname FROM pg_attribute WHERE attrelid = o.parent AND attnum = 1);
+  IF here[1] = 'local' THEN
+    SELECT pg_current_snapshot()::text, wide._tablet_changes(o.tablet::regclass) INTO snap, keys;
+  ELSE
+    -- the node's snapshot, before the rows are read there
+    SELECT x INTO snap FROM wide._remote_query(here[1], 'SELECT pg_current_snapshot()::text') x;
+    IF o.op = 'move' THEN
+      SELECT x::text[] INTO keys FROM wide._remote_query(here[1],
+        format('SELECT wide._tablet_changes(%L)::text', here[2])) x;
+    END IF;
+  END IF;
+  FOR i IN 1 .. array_length(o.new_tablets, 1) LOOP
+    IF o.op = 'split' AND here[1] <> 'local' THEN
+      PERFORM wide._remote_exec(here[1], o.tablet::regclass,
+        format('SELECT wide._tablet_delta(%L, %L, %L, wide._tablet_changes(%L))',
+               here[2], o.new_tablets[i],
+               wide._range_cond(keycol, o.bounds[i], o.bounds[i + 1]), here[2]));
+    ELSE
+      PERFORM wide._tablet_delta(o.tablet::regclass, o.new_tablets[i]::regclass,
+                                 wide._range_cond(keycol, o.bounds[i], o.bounds[i + 1]), keys);
+    END IF;
+  END LOOP;
+  UPDATE wide.tablet_ops t SET since = snap WHERE t.id = op_id;
+END
+$$;
+
+-- Step 3b: under a lock that stops writes (EXCLUSIVE on the parent and the
+-- tablet: reads go on), bring the new tables up to date with the rows
+-- written by the transactions that the first catch-up's snapshot does not
+-- see (all the recorded rows if there was none), then swap: drop the old
+-- tablet here and attach the new ones.  Returns the time the lock was
+-- taken.
 CREATE FUNCTION wide._tablet_op_finish(op_id bigint)
 RETURNS timestamptz
 LANGUAGE plpgsql
@@ -2213,10 +2289,8 @@ DECLARE
   cond text;
   t0 timestamptz;
   keys text[];
-  since pg_snapshot;
   delta bigint := 0;
   n bigint;
-  pass int;
   i int;
 BEGIN
   SELECT * INTO o FROM wide.tablet_ops WHERE id = op_id FOR UPDATE;
@@ -2224,50 +2298,30 @@ BEGIN
     RAISE EXCEPTION 'tablet operation % is at step %, not copied', op_id, o.step
       USING ERRCODE = 'object_not_in_prerequisite_state';
   END IF;
+  -- writers lock the parent first (ROW EXCLUSIVE), then the tablet
+  EXECUTE format('LOCK TABLE ONLY %s IN EXCLUSIVE MODE', o.parent);
   here := wide._tablet_node(o.parent, o.tablet::regclass);
+  IF here[1] = 'local' THEN
+    EXECUTE format('LOCK TABLE %s IN EXCLUSIVE MODE', o.tablet);
+  END IF;
+  t0 := clock_timestamp();
   keycol := (SELECT attname FROM pg_attribute WHERE attrelid = o.parent AND attnum = 1);
-  -- two passes over the rows written since the tablet was marked: first
-  -- without the lock, those written until a snapshot "since" (of the
-  -- tablet's node); then, under the lock, those written by transactions
-  -- that "since" does not see
-  FOR pass IN 1 .. 2 LOOP
-    IF pass = 2 THEN
-      -- writers lock the parent first (ROW EXCLUSIVE), then the tablet
-      EXECUTE format('LOCK TABLE ONLY %s IN EXCLUSIVE MODE', o.parent);
-      IF here[1] = 'local' THEN
-        EXECUTE format('LOCK TABLE %s IN EXCLUSIVE MODE', o.tablet);
-      END IF;
-      t0 := clock_timestamp();
+  IF here[1] = 'local' THEN
+    keys := wide._tablet_changes(o.tablet::regclass, o.since::pg_snapshot);
+  ELSIF o.op = 'move' THEN
+    SELECT x::text[] INTO keys FROM wide._remote_query(here[1],
+      format('SELECT wide._tablet_changes(%L, %L::pg_snapshot)::text', here[2], o.since)) x;
+  END IF;
+  FOR i IN 1 .. array_length(o.new_tablets, 1) LOOP
+    cond := wide._range_cond(keycol, o.bounds[i], o.bounds[i + 1]);
+    IF o.op = 'split' AND here[1] <> 'local' THEN
+      PERFORM wide._remote_exec(here[1], o.tablet::regclass,
+        format('SELECT wide._tablet_delta(%L, %L, %L, wide._tablet_changes(%L, %L::pg_snapshot))',
+               here[2], o.new_tablets[i], cond, here[2], o.since));
+    ELSE
+      n := wide._tablet_delta(o.tablet::regclass, o.new_tablets[i]::regclass, cond, keys);
+      delta := delta + n;
     END IF;
-    IF here[1] = 'local' THEN
-      IF pass = 1 THEN
-        SELECT pg_current_snapshot(), wide._tablet_changes(o.tablet::regclass) INTO since, keys;
-      ELSE
-        keys := wide._tablet_changes(o.tablet::regclass, since);
-      END IF;
-    ELSIF o.op = 'move' THEN
-      IF pass = 1 THEN
-        SELECT x::pg_snapshot INTO since FROM wide._remote_query(here[1], 'SELECT pg_current_snapshot()::text') x;
-      END IF;
-      SELECT x::text[] INTO keys FROM wide._remote_query(here[1],
-        format('SELECT wide._tablet_changes(%L, %L::pg_snapshot)::text', here[2],
-               CASE WHEN pass = 2 THEN since::text END)) x;
-    END IF;
-    FOR i IN 1 .. array_length(o.new_tablets, 1) LOOP
-      cond := wide._range_cond(keycol, o.bounds[i], o.bounds[i + 1]);
-      IF o.op = 'split' AND here[1] <> 'local' THEN
-        -- on the node, its snapshot kept in its transaction between the passes
-        PERFORM wide._remote_exec(here[1], o.tablet::regclass,
-          CASE WHEN pass = 1 AND i = 1
-               THEN 'SELECT set_config(''wide_op.since'', pg_current_snapshot()::text, true); ' ELSE '' END ||
-          format('SELECT wide._tablet_delta(%L, %L, %L, wide._tablet_changes(%L, %s))',
-                 here[2], o.new_tablets[i], cond, here[2],
-                 CASE WHEN pass = 2 THEN 'current_setting(''wide_op.since'')::pg_snapshot' ELSE 'NULL' END));
-      ELSE
-        n := wide._tablet_delta(o.tablet::regclass, o.new_tablets[i]::regclass, cond, keys);
-        delta := delta + n;
-      END IF;
-    END LOOP;
   END LOOP;
   IF here[1] = 'local' THEN
     DELETE FROM wide.tablet_op_changes c WHERE c.tablet = o.tablet::regclass;
@@ -2378,6 +2432,8 @@ BEGIN
   PERFORM wide._tablet_op_copy(op_id);
   COMMIT;
   PERFORM wide._tablet_op_pause(2);
+  PERFORM wide._tablet_op_catchup(op_id);
+  COMMIT;
   t0 := wide._tablet_op_finish(op_id);
   COMMIT;
   -- the lock was held until the commit above (the nodes' included)
@@ -2438,6 +2494,9 @@ DECLARE
   outcome text;
 BEGIN
   PERFORM wide._tablet_op_top_level();
+  IF to_regclass('wide.tablet_ops') IS NULL THEN
+    RETURN;  -- no split or move ever ran
+  END IF;
   FOR s IN SELECT DISTINCT x FROM wide.tablet_ops t, unnest(t.new_nodes || t.node) x
             WHERE x <> 'local' AND EXISTS (SELECT FROM pg_catalog.pg_foreign_server WHERE srvname = x) LOOP
     BEGIN

@@ -223,6 +223,14 @@ is($coord->safe_psql('postgres', q{SELECT count(*) FROM wlog w WHERE NOT EXISTS
 	(SELECT FROM dist d WHERE d.family = 'w' AND d.value = w.i AND d.ts = w.i
 	    AND d.row_key = chr(97 + (w.i * 7) % 26) || 'w' || w.i)}), '0',
 	'each with its key and timestamp');
+# (on a failure, which writes are missing and the operations' ranges)
+if ($coord->safe_psql('postgres', q{SELECT count(*) FROM wlog w WHERE NOT EXISTS
+	(SELECT FROM dist d WHERE d.family = 'w' AND d.value = w.i)}) > 0)
+{
+	diag('missing writes: ' . $coord->safe_psql('postgres', q{SELECT string_agg(w.i || ':' || chr(97 + (w.i * 7) % 26) || 'w' || w.i, ', ')
+		FROM wlog w WHERE NOT EXISTS (SELECT FROM dist d WHERE d.family = 'w' AND d.value = w.i)}));
+	diag('operations: ' . $coord->safe_psql('postgres', q{SELECT string_agg(id || ' ' || op || ' ' || tablet || ' ' || bounds::text, '; ') FROM wide.tablet_ops}));
+}
 my ($reads, $bad) = split /\|/, $coord->safe_psql('postgres', q{SELECT count(*), count(*) FILTER (WHERE NOT ok) FROM rlog});
 cmp_ok($reads, '>', 20, "the reader read $reads times");
 is($bad, '0', 'every read saw every write committed before it and no cell twice');
