@@ -1710,7 +1710,8 @@ COMMENT ON FUNCTION wide.read_latest(anyelement, bytea, bigint, jsonb, boolean) 
 -- Both are made by the first split or move (here, and on a node for its
 -- tablets), not by CREATE EXTENSION: a FOR ALL TABLES publication would
 -- otherwise publish them, and a subscriber without wide could not
--- subscribe.
+-- subscribe (where splits run, a subscriber needs wide, as with any
+-- extension that has tables).
 CREATE FUNCTION wide._tablet_ops_tables()
 RETURNS void
 LANGUAGE plpgsql
@@ -1752,6 +1753,11 @@ BEGIN
   );
   COMMENT ON TABLE wide.tablet_op_changes IS
     'row keys written to tablets while a split or move copies them';
+  -- members of the extension, so that DROP EXTENSION drops them (pg_dump
+  -- leaves them out: the next split or move makes them again)
+  ALTER EXTENSION wide ADD TABLE wide.tablet_ops;
+  ALTER EXTENSION wide ADD SEQUENCE wide.tablet_ops_id_seq;
+  ALTER EXTENSION wide ADD TABLE wide.tablet_op_changes;
 END
 $$;
 
