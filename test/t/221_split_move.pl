@@ -10,7 +10,8 @@
 # had copied) or rolls it back (it had not), leaving no orphan.  Last, a
 # multi-tablet INSERT is not atomic across nodes (postgres_fdw commits
 # node by node) while the data API's writes are (two-phase commit), and a
-# statement waiting for a node can be cancelled.
+# statement waiting for a node can be cancelled.  Last, the coordinator is
+# killed while a split waits, and resume finishes it.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -397,5 +398,32 @@ is($coord->safe_psql('postgres', q{SELECT count(*) FROM wide.families('dist') WH
 
 $lin .= "\\q\n";
 $locker->finish;
+
+# the coordinator killed (with every session) while a split waits before
+# its catch-up: after the restart, resume finishes it
+$state = $coord->safe_psql('postgres', sprintf($cmp, 'dist'));
+my $wcells = $coord->safe_psql('postgres', q{SELECT count(*) FROM dist WHERE family = 'w'});
+($lin, $lout, $lerr) = ('', '', '');
+$locker = IPC::Run::start([ 'psql', '-XAtq', '-d', $coord->connstr('postgres') ],
+	\$lin, \$lout, \$lerr, $timer);
+locker('SELECT pg_advisory_lock(2003395686, 2)');
+$op = start_psql($coord, q{CALL wide.split_tablet('dist', 'dist_1a', 'b')});
+$coord->poll_query_until('postgres',
+	q{SELECT EXISTS (SELECT FROM pg_locks WHERE locktype = 'advisory' AND NOT granted)})
+  or die 'the split did not reach its pause';
+crash($coord);
+eval { $op->{h}->kill_kill; $op->{h}->finish; };
+eval { $locker->kill_kill; $locker->finish; };
+$coord->start;
+is($coord->safe_psql('postgres', q{SELECT step FROM wide.tablet_ops ORDER BY id DESC LIMIT 1}), 'copied',
+	'a split stopped by a coordinator crash stays copied');
+($ret, $out, $err) = $coord->psql('postgres', 'CALL wide.resume_tablet_ops()');
+like($err, qr/tablet operation \d+ \(split of public.dist_1a\): finished/, 'resume finishes it after the restart');
+is($coord->safe_psql('postgres', sprintf($cmp, 'dist')), $state, 'the same cells after the crash and the resumed split');
+is($coord->safe_psql('postgres', q{SELECT count(*) FROM dist WHERE family = 'w'}), $wcells, 'and the same written ones');
+like(tablets(), qr/^dist_\d+a:local:FOR VALUES FROM \(MINVALUE\) TO \('b'\) dist_\d+b:local:FOR VALUES FROM \('b'\) TO \('d'\)/,
+	'the tablet is split');
+is(misplaced_cells(), '', 'every cell in its tablet');
+no_orphans('after the resumed split');
 $_->stop for @nodes;
 done_testing();
