@@ -273,6 +273,16 @@ BEGIN
   PERFORM wide._check_owner(tbl);
   PERFORM wide.family_catalog_of(tbl);
   EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', tbl);
+  -- the new tables of a split or move got the families at its start
+  IF to_regclass('wide.tablet_ops') IS NOT NULL THEN
+    IF EXISTS (SELECT FROM wide.tablet_ops o WHERE o.step IN ('created', 'copied')
+                  AND (o.parent = tbl OR to_regclass(o.tablet) = tbl)) THEN
+      RAISE EXCEPTION 'a split or move of a tablet of % is unfinished', tbl
+        USING ERRCODE = 'object_not_in_prerequisite_state',
+              DETAIL = 'The families of the tablets cannot change until it is done.',
+              HINT = 'Wait for it, or run CALL wide.resume_tablet_ops() if it failed.';
+    END IF;
+  END IF;
   RETURN coalesce(wide.family_catalog_of(tbl),
                   '{"version": 1, "next_id": 1, "families": {}}'::jsonb);
 END
@@ -1779,3 +1789,771 @@ AS $$ SELECT * FROM wide.read_rows(tbl, prefix => prefix || '#', "limit" => n,
 COMMENT ON FUNCTION wide.read_latest(anyelement, bytea, bigint, jsonb, boolean) IS
   'read_latest, with bytea keys';
 
+
+-- ----------------------------------------------------------------
+-- Split and move of tablets (docs/scale.md)
+-- ----------------------------------------------------------------
+
+-- The journal of splits and moves, wide.tablet_ops: one row per
+-- operation, its step committed with the work of the step.  'created': the
+-- new tables exist (empty); 'copied': they hold a copy of the old tablet's
+-- cells; 'swapped': they replaced it, whose table on its node is still to
+-- be dropped; 'done'; 'rolled back': they were dropped.  An operation left
+-- at 'created', 'copied' or 'swapped' (a failure, a killed server) is
+-- rolled back or finished by wide.resume_tablet_ops().
+-- And wide.tablet_op_changes: the row keys written to a tablet marked by a
+-- split or move (a CHECK constraint wide_tablet_tracked), recorded with
+-- the writer's transaction by every write path (am/tracking.c): the rows
+-- its catch-up compares.
+-- Both are made by the first split or move (here, and on a node for its
+-- tablets), not by CREATE EXTENSION: a FOR ALL TABLES publication would
+-- otherwise publish them, and a subscriber without wide could not
+-- subscribe (where splits run, a subscriber needs wide, as with any
+-- extension that has tables).
+CREATE FUNCTION wide._tablet_ops_tables()
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+SET client_min_messages = warning
+AS $$
+BEGIN
+  IF to_regclass('wide.tablet_op_changes') IS NOT NULL THEN
+    RETURN;
+  END IF;
+  PERFORM pg_advisory_xact_lock(2003395687);
+  CREATE TABLE IF NOT EXISTS wide.tablet_ops (
+    id bigserial PRIMARY KEY,
+    op text NOT NULL CHECK (op IN ('split', 'move')),
+    parent regclass NOT NULL,
+    tablet text NOT NULL,
+    node text NOT NULL,
+    new_tablets text[] NOT NULL,
+    new_nodes text[] NOT NULL,
+    bounds text[] NOT NULL,
+    step text NOT NULL CHECK (step IN ('created', 'copied', 'swapped', 'done', 'rolled back')),
+    started timestamptz NOT NULL DEFAULT now(),
+    finished timestamptz,
+    copied_cells bigint,
+    delta_cells bigint,
+    lock_ms float8,
+    old_remote text,
+    since text,
+    pid int NOT NULL DEFAULT pg_backend_pid()
+  );
+  COMMENT ON TABLE wide.tablet_ops IS
+    'journal of wide.split_tablet and wide.move_tablet: the step each reached';
+  -- (family changes read it: they wait for no unfinished operation)
+  GRANT SELECT ON wide.tablet_ops TO PUBLIC;
+  CREATE TABLE IF NOT EXISTS wide.tablet_op_changes (
+    tablet oid NOT NULL,
+    row_key bytea NOT NULL,
+    xid xid8 NOT NULL
+  );
+  COMMENT ON TABLE wide.tablet_op_changes IS
+    'row keys written to tablets while a split or move copies them';
+  -- members of the extension, so that DROP EXTENSION drops them (pg_dump
+  -- leaves them out: the next split or move makes them again)
+  ALTER EXTENSION wide ADD TABLE wide.tablet_ops;
+  ALTER EXTENSION wide ADD SEQUENCE wide.tablet_ops_id_seq;
+  ALTER EXTENSION wide ADD TABLE wide.tablet_op_changes;
+END
+$$;
+
+-- The distinct row keys written to a tablet since it was marked (by
+-- transactions that snapshot "since" does not see, if given), as text
+-- literals of its row-key type.
+CREATE FUNCTION wide._tablet_changes(tablet regclass, since pg_snapshot DEFAULT NULL)
+RETURNS text[]
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  RETURN (SELECT coalesce(array_agg(DISTINCT CASE
+           WHEN (SELECT atttypid FROM pg_attribute WHERE attrelid = _tablet_changes.tablet AND attnum = 1) = 'bytea'::regtype
+           THEN c.row_key::text
+           ELSE convert_from(c.row_key, current_setting('server_encoding')) END), '{}')
+    FROM wide.tablet_op_changes c
+   WHERE c.tablet = _tablet_changes.tablet
+     AND (since IS NULL OR NOT pg_visible_in_snapshot(c.xid, since)));
+END
+$$;
+
+-- The SQL that marks a table for tracking (on), or unmarks it and forgets
+-- its row keys (off).
+CREATE FUNCTION wide._tablet_track_sql(tbl text, track boolean)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT format('SELECT wide._tablet_ops_tables(); DELETE FROM wide.tablet_op_changes WHERE tablet = %L::regclass; ALTER TABLE %s DROP CONSTRAINT IF EXISTS wide_tablet_tracked',
+                tbl, tbl)
+         || CASE WHEN track THEN ', ADD CONSTRAINT wide_tablet_tracked CHECK (true) NOT VALID' ELSE '' END;
+$$;
+
+-- The SQL of the bounds of a range partition: {lower, upper}, each a
+-- literal or MINVALUE / MAXVALUE.
+CREATE FUNCTION wide._tablet_bounds(tablet regclass)
+RETURNS text[]
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $f$
+DECLARE
+  b text := (SELECT pg_get_expr(relpartbound, oid) FROM pg_class WHERE oid = tablet);
+  m text[];
+BEGIN
+  m := regexp_match(b, $re$^FOR VALUES FROM \(('(?:[^']|'')*'(?:::[a-z]+)?|MINVALUE)\) TO \(('(?:[^']|'')*'(?:::[a-z]+)?|MAXVALUE)\)$$re$);
+  IF m IS NULL THEN
+    RAISE EXCEPTION 'table % is not a range partition of a tablet parent', tablet
+      USING ERRCODE = 'wrong_object_type', DETAIL = format('Its bounds are %s.', b);
+  END IF;
+  RETURN m;
+END
+$f$;
+
+-- The condition on the row key (the first column) of a range [lo, hi), the
+-- bounds as SQL (MINVALUE / MAXVALUE: unbounded).
+CREATE FUNCTION wide._range_cond(col text, lo text, hi text)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT format('%I IS NOT NULL', col)
+         || CASE WHEN lo = 'MINVALUE' THEN '' ELSE format(' AND %I >= %s', col, lo) END
+         || CASE WHEN hi = 'MAXVALUE' THEN '' ELSE format(' AND %I < %s', col, hi) END;
+$$;
+
+-- Make the cells of dst those of src WHERE cond, as of now: the cells of
+-- dst that src does not hold (or holds with another value) are deleted,
+-- then those of src that dst lacks are written; only in the rows of keys
+-- (text literals of the row-key type) unless it is NULL.  The number of
+-- cells changed.  Run where both tables are (a node, or here through
+-- postgres_fdw), under a lock that stops writes to src.
+CREATE FUNCTION wide._tablet_delta(src regclass, dst regclass, cond text, keys text[] DEFAULT NULL)
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  c text[];
+  t text[];
+  k text[];
+  n bigint := 0;
+  m bigint;
+  conds text[];
+  w text;
+BEGIN
+  SELECT array_agg(quote_ident(attname) ORDER BY attnum), array_agg(format_type(atttypid, atttypmod) ORDER BY attnum)
+    INTO c, t FROM pg_attribute WHERE attrelid = dst AND attnum > 0 AND NOT attisdropped;
+  IF keys IS NULL THEN
+    conds := ARRAY[cond];
+  ELSIF cardinality(keys) = 0 THEN
+    conds := '{}';
+  ELSE
+    -- point reads of those rows (a Wide Scan of row_key = ANY, shipped to a node)
+    conds := ARRAY[format('%s = ANY (%L::%s[]) AND %s', c[1], keys, t[1], cond)];
+  END IF;
+  FOREACH w IN ARRAY conds LOOP
+    FOR k IN EXECUTE format('SELECT ARRAY[%1$s::text, %2$s::text, %3$s::text, %4$s::text] FROM (SELECT * FROM %6$s WHERE %7$s EXCEPT SELECT * FROM %5$s WHERE %7$s) d',
+                            c[1], c[2], c[3], c[4], src, dst, w)
+    LOOP
+      EXECUTE format('DELETE FROM %s WHERE %s = %L::%s AND %s = %L::%s AND %s = %L::%s AND %s = %L::%s',
+                     dst, c[1], k[1], t[1], c[2], k[2], t[2], c[3], k[3], t[3], c[4], k[4], t[4]);
+      n := n + 1;
+    END LOOP;
+    EXECUTE format('INSERT INTO %s SELECT * FROM %s WHERE %s EXCEPT SELECT * FROM %s WHERE %s', dst, src, w, dst, w);
+    GET DIAGNOSTICS m = ROW_COUNT;
+    n := n + m;
+  END LOOP;
+  RETURN n;
+END
+$$;
+
+-- Where a tablet of a parent is: {node, remote table} ('local': here).
+CREATE FUNCTION wide._tablet_node(parent regclass, tablet regclass)
+RETURNS text[]
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  r record;
+BEGIN
+  IF NOT EXISTS (SELECT FROM pg_inherits WHERE inhrelid = tablet AND inhparent = parent) THEN
+    RAISE EXCEPTION 'table % is not a tablet of %', tablet, parent
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Name a partition of the parent; the tablets are listed by SELECT inhrelid::regclass FROM pg_inherits WHERE inhparent = ''parent''::regclass.';
+  END IF;
+  SELECT * INTO r FROM wide._remote_tablets(parent) x WHERE x.tablet = _tablet_node.tablet;
+  IF FOUND THEN
+    RETURN ARRAY[r.server, r.remote];
+  END IF;
+  IF (SELECT c.relkind <> 'r' OR a.amname IS DISTINCT FROM 'wide'
+        FROM pg_class c LEFT JOIN pg_am a ON a.oid = c.relam WHERE c.oid = tablet) THEN
+    RAISE EXCEPTION 'tablet % is not a wide table', tablet
+      USING ERRCODE = 'wrong_object_type',
+            DETAIL = 'Split and move take a wide table or a postgres_fdw foreign table over one; a partition that is partitioned itself is not a tablet.';
+  END IF;
+  RETURN ARRAY['local', tablet::text];
+END
+$$;
+
+-- The family catalog of a tablet, here or on its node.
+CREATE FUNCTION wide._tablet_catalog(node text[])
+RETURNS jsonb
+LANGUAGE sql
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT CASE WHEN node[1] = 'local' THEN wide.family_catalog_of(node[2]::regclass)
+         ELSE (SELECT x::jsonb FROM wide._remote_query(node[1],
+                 format('SELECT wide.family_catalog_of(%L)::text', node[2])) x) END;
+$$;
+
+-- Pause a split or move before a step while another session holds the
+-- advisory lock (2003395686, step): 1 before the copy, 2 before the
+-- catch-up and the swap (tests use it to stop an operation at a known
+-- step).
+CREATE FUNCTION wide._tablet_op_pause(step int)
+RETURNS void
+LANGUAGE sql
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT pg_advisory_lock_shared(2003395686, step);
+  SELECT pg_advisory_unlock_shared(2003395686, step);
+$$;
+
+-- Step 1 of a split or move: check the call, create the new tables (a
+-- remote one on its node, by two-phase commit with this transaction, and
+-- a foreign table here), journal them.  Returns the operation's id.
+CREATE FUNCTION wide._tablet_op_begin(op text, parent regclass, tablet regclass,
+                                      at_key text, to_node text)
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+SET client_min_messages = warning
+AS $$
+DECLARE
+  id bigint;
+  here text[];
+  b text[];
+  at text;
+  keycol text;
+  keytype regtype;
+  coll text := '';
+  nsp text;
+  rel text;
+  cols text;
+  doc jsonb;
+  samples text[];
+  names text[] := '{}';
+  nodes text[];
+  bounds text[];
+  i int;
+  ok boolean;
+BEGIN
+  PERFORM wide._tablet_ops_tables();
+  IF NOT has_table_privilege('wide.tablet_ops', 'INSERT, UPDATE') THEN
+    RAISE EXCEPTION 'permission denied for the journal of tablet operations'
+      USING ERRCODE = 'insufficient_privilege',
+            DETAIL = 'Split and move write the journal wide.tablet_ops.',
+            HINT = 'Run them as a superuser or as the owner of the extension wide.';
+  END IF;
+  PERFORM wide._check_owner(parent);
+  IF (SELECT relkind FROM pg_class WHERE oid = parent) <> 'p'
+     OR pg_get_partkeydef(parent) IS DISTINCT FROM
+        format('RANGE (%I)', (SELECT attname FROM pg_attribute WHERE attrelid = parent AND attnum = 1)) THEN
+    RAISE EXCEPTION 'table % is not partitioned by RANGE (row_key)', parent
+      USING ERRCODE = 'wrong_object_type';
+  END IF;
+  -- one operation at a time per parent (self-conflicting, lets reads and writes run)
+  EXECUTE format('LOCK TABLE %s IN SHARE UPDATE EXCLUSIVE MODE', parent);
+  here := wide._tablet_node(parent, tablet);
+  IF EXISTS (SELECT FROM wide.tablet_ops o WHERE o.parent = _tablet_op_begin.parent
+                AND o.step IN ('created', 'copied')) THEN
+    RAISE EXCEPTION 'a split or move of a tablet of % is unfinished', parent
+      USING ERRCODE = 'object_not_in_prerequisite_state',
+            HINT = 'Run CALL wide.resume_tablet_ops() to finish or roll it back.';
+  END IF;
+  IF EXISTS (SELECT FROM pg_partitioned_table WHERE partrelid = parent AND partdefid <> 0) THEN
+    RAISE EXCEPTION 'table % has a default partition', parent
+      USING ERRCODE = 'feature_not_supported',
+            DETAIL = 'A new tablet would have to be checked against every row of the default partition.';
+  END IF;
+  b := wide._tablet_bounds(tablet);
+  SELECT a.attname, a.atttypid INTO keycol, keytype FROM pg_attribute a WHERE a.attrelid = parent AND a.attnum = 1;
+  IF keytype = 'text'::regtype THEN
+    coll := ' COLLATE "C"';
+  END IF;
+  doc := wide._tablet_catalog(here);
+  IF jsonb_path_exists(doc, '$.families.* ? (@.aggregate == "hll" || @.aggregate == "rollup")') THEN
+    RAISE EXCEPTION 'tablet % has an hll or a rollup family', tablet
+      USING ERRCODE = 'feature_not_supported',
+            DETAIL = 'Split and move copy cells with INSERT, which adds to such a family rather than copying its cells.';
+  END IF;
+
+  IF op = 'split' THEN
+    IF at_key IS NULL THEN
+      -- the middle: the median of the tablet's samples, or of its row keys
+      IF here[1] = 'local' THEN
+        SELECT array_agg(s.row_key ORDER BY s.offset_bytes)::text[] INTO samples
+          FROM wide.sample_row_keys(tablet) s WHERE s.row_key <> '\x';
+      ELSE
+        SELECT array_agg(x) INTO samples FROM wide._remote_query(here[1],
+          format('SELECT row_key::text FROM wide.sample_row_keys(%L) WHERE row_key <> ''\x'' ORDER BY offset_bytes', here[2])) x;
+      END IF;
+      IF coalesce(array_length(samples, 1), 0) > 0 THEN
+        at := samples[(array_length(samples, 1) + 1) / 2];
+        IF keytype = 'text'::regtype THEN
+          at := convert_from(at::bytea, 'UTF8');
+        END IF;
+      ELSIF here[1] = 'local' THEN
+        EXECUTE format('SELECT k::text FROM (SELECT DISTINCT %1$I k FROM %2$s) d ORDER BY k OFFSET (SELECT count(DISTINCT %1$I) / 2 FROM %2$s) LIMIT 1',
+                       keycol, tablet) INTO at;
+      ELSE
+        SELECT x INTO at FROM wide._remote_query(here[1],
+          format('SELECT k::text FROM (SELECT DISTINCT %1$I k FROM %2$s) d ORDER BY k OFFSET (SELECT count(DISTINCT %1$I) / 2 FROM %2$s) LIMIT 1',
+                 keycol, here[2])) x;
+      END IF;
+      IF at IS NULL THEN
+        RAISE EXCEPTION 'tablet % is empty: give the key to split it at', tablet
+          USING ERRCODE = 'invalid_parameter_value';
+      END IF;
+    ELSE
+      at := at_key;
+    END IF;
+    at := format('%L::%s', at, keytype);
+    IF b[1] <> 'MINVALUE' THEN
+      EXECUTE format('SELECT %s%s = %s', at, coll, b[1]) INTO ok;
+    END IF;
+    IF b[1] <> 'MINVALUE' AND ok THEN
+      RAISE EXCEPTION 'cannot split tablet % at its lower bound %', tablet, b[1]
+        USING ERRCODE = 'invalid_parameter_value',
+              DETAIL = 'Both tablets must hold some key range.';
+    END IF;
+    EXECUTE format('SELECT %s FROM (SELECT %s%s) x(k)', wide._range_cond('k', b[1], b[2]), at, coll) INTO ok;
+    IF NOT ok THEN
+      RAISE EXCEPTION 'split key % is outside tablet %', coalesce(at_key, at), tablet
+        USING ERRCODE = 'invalid_parameter_value',
+              DETAIL = format('The tablet holds the keys from %s to %s.', b[1], b[2]);
+    END IF;
+    bounds := ARRAY[b[1], at, b[2]];
+    nodes := ARRAY[here[1], here[1]];
+  ELSE
+    IF to_node IS NULL THEN
+      RAISE EXCEPTION 'node cannot be NULL' USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    IF to_node <> 'local' AND NOT EXISTS (
+         SELECT FROM pg_foreign_server s JOIN pg_foreign_data_wrapper w ON w.oid = s.srvfdw
+          WHERE s.srvname = to_node AND w.fdwname = 'postgres_fdw') THEN
+      RAISE EXCEPTION 'node "%" is not a server of postgres_fdw', to_node
+        USING ERRCODE = 'undefined_object',
+              HINT = 'A node is ''local'' or the name of a foreign server created with CREATE SERVER ... FOREIGN DATA WRAPPER postgres_fdw.';
+    END IF;
+    IF to_node = here[1] THEN
+      RAISE EXCEPTION 'tablet % is already on node "%"', tablet, to_node
+        USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    bounds := b;
+    nodes := ARRAY[to_node];
+  END IF;
+
+  id := nextval(pg_get_serial_sequence('wide.tablet_ops', 'id'));
+  SELECT c.relname, n.nspname INTO rel, nsp
+    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = parent;
+  SELECT string_agg(format('%I %s%s', a.attname, format_type(a.atttypid, a.atttypmod),
+                           CASE WHEN a.attcollation <> 0
+                                THEN ' COLLATE ' || (SELECT quote_ident(collname) FROM pg_collation WHERE oid = a.attcollation)
+                                ELSE '' END), ', ' ORDER BY a.attnum)
+    INTO cols FROM pg_attribute a WHERE a.attrelid = parent AND a.attnum > 0 AND NOT a.attisdropped;
+  FOR i IN 1 .. array_length(nodes, 1) LOOP
+    names[i] := format('%I.%I', nsp, rel || '_' || id || CASE WHEN op = 'move' THEN 'm' ELSE chr(96 + i) END);
+    IF to_regclass(names[i]) IS NOT NULL THEN
+      RAISE EXCEPTION 'relation % already exists', names[i] USING ERRCODE = 'duplicate_table';
+    END IF;
+    IF nodes[i] = 'local' THEN
+      -- the CHECK lets ATTACH PARTITION skip its scan; dropped after it
+      EXECUTE format('CREATE TABLE %s (%s, CONSTRAINT wide_tablet_range CHECK (%s)) USING wide',
+                     names[i], cols, wide._range_cond(keycol, bounds[i], bounds[i + 1]));
+      PERFORM wide._store_catalog(names[i]::regclass, doc);
+    ELSE
+      EXECUTE format('CREATE FOREIGN TABLE %s (%s) SERVER %I OPTIONS (schema_name %L, table_name %L, async_capable ''true'', batch_size ''1000'', fetch_size ''10000'')',
+                     names[i], cols, nodes[i], nsp, rel || '_' || id || CASE WHEN op = 'move' THEN 'm' ELSE chr(96 + i) END);
+      PERFORM wide._remote_exec(nodes[i], names[i]::regclass,
+        format('CREATE SCHEMA IF NOT EXISTS %I; CREATE TABLE %s (%s) USING wide; SELECT wide._store_catalog(%L, %L::jsonb)',
+               nsp, names[i], cols, names[i], doc));
+    END IF;
+  END LOOP;
+  -- from now on the rows written to the tablet are recorded (before the
+  -- copy's snapshot: the catch-up compares those rows only)
+  IF here[1] = 'local' THEN
+    EXECUTE wide._tablet_track_sql(tablet::text, true);
+  ELSE
+    PERFORM wide._remote_exec(here[1], tablet, wide._tablet_track_sql(here[2], true));
+  END IF;
+  INSERT INTO wide.tablet_ops (id, op, parent, tablet, node, new_tablets, new_nodes, bounds, step)
+    VALUES (id, op, parent, tablet::text, here[1], names, nodes, bounds, 'created');
+  RETURN id;
+END
+$$;
+
+-- Step 2: copy the old tablet's cells into the new tables, as of a
+-- snapshot, while writes go on (a split of a remote tablet copies on its
+-- node; a move copies through postgres_fdw).
+CREATE FUNCTION wide._tablet_op_copy(op_id bigint)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  o wide.tablet_ops;
+  here text[];
+  keycol text;
+  cond text;
+  n bigint;
+  total bigint := 0;
+  i int;
+BEGIN
+  SELECT * INTO o FROM wide.tablet_ops WHERE id = op_id FOR UPDATE;
+  IF o.step <> 'created' THEN
+    RAISE EXCEPTION 'tablet operation % is at step %, not created', op_id, o.step
+      USING ERRCODE = 'object_not_in_prerequisite_state';
+  END IF;
+  here := wide._tablet_node(o.parent, o.tablet::regclass);
+  keycol := (SELECT attname FROM pg_attribute WHERE attrelid = o.parent AND attnum = 1);
+  FOR i IN 1 .. array_length(o.new_tablets, 1) LOOP
+    cond := wide._range_cond(keycol, o.bounds[i], o.bounds[i + 1]);
+    IF o.op = 'split' AND here[1] <> 'local' THEN
+      PERFORM wide._remote_exec(here[1], o.tablet::regclass,
+        format('INSERT INTO %s SELECT * FROM %s WHERE %s', o.new_tablets[i], here[2], cond));
+    ELSE
+      EXECUTE format('INSERT INTO %s SELECT * FROM %s WHERE %s', o.new_tablets[i], o.tablet, cond);
+      GET DIAGNOSTICS n = ROW_COUNT;
+      total := total + n;
+    END IF;
+  END LOOP;
+  UPDATE wide.tablet_ops SET step = 'copied',
+         copied_cells = CASE WHEN o.op = 'split' AND here[1] <> 'local' THEN NULL ELSE total END
+   WHERE id = op_id;
+END
+$$;
+
+-- Step 3a: a first catch-up, without a lock: the rows recorded until a
+-- snapshot "since" (of the tablet's node) are brought up to date in the new
+-- tables; "since" is journaled for step 3b.  Its own transaction: a move's
+-- reads through postgres_fdw keep one snapshot per transaction, which
+-- must not be the one of the second pass.
+CREATE FUNCTION wide._tablet_op_catchup(op_id bigint)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  o wide.tablet_ops;
+  here text[];
+  keycol text;
+  keys text[];
+  snap text;
+  i int;
+BEGIN
+  SELECT * INTO o FROM wide.tablet_ops WHERE id = op_id FOR UPDATE;
+  IF o.step <> 'copied' THEN
+    RAISE EXCEPTION 'tablet operation % is at step %, not copied', op_id, o.step
+      USING ERRCODE = 'object_not_in_prerequisite_state';
+  END IF;
+  here := wide._tablet_node(o.parent, o.tablet::regclass);
+  keycol := (SELECT attname FROM pg_attribute WHERE attrelid = o.parent AND attnum = 1);
+  IF here[1] = 'local' THEN
+    SELECT pg_current_snapshot()::text, wide._tablet_changes(o.tablet::regclass) INTO snap, keys;
+  ELSE
+    -- the node's snapshot, before the rows are read there
+    SELECT x INTO snap FROM wide._remote_query(here[1], 'SELECT pg_current_snapshot()::text') x;
+    IF o.op = 'move' THEN
+      SELECT x::text[] INTO keys FROM wide._remote_query(here[1],
+        format('SELECT wide._tablet_changes(%L)::text', here[2])) x;
+    END IF;
+  END IF;
+  FOR i IN 1 .. array_length(o.new_tablets, 1) LOOP
+    IF o.op = 'split' AND here[1] <> 'local' THEN
+      PERFORM wide._remote_exec(here[1], o.tablet::regclass,
+        format('SELECT wide._tablet_delta(%L, %L, %L, wide._tablet_changes(%L))',
+               here[2], o.new_tablets[i],
+               wide._range_cond(keycol, o.bounds[i], o.bounds[i + 1]), here[2]));
+    ELSE
+      PERFORM wide._tablet_delta(o.tablet::regclass, o.new_tablets[i]::regclass,
+                                 wide._range_cond(keycol, o.bounds[i], o.bounds[i + 1]), keys);
+    END IF;
+  END LOOP;
+  UPDATE wide.tablet_ops t SET since = snap WHERE t.id = op_id;
+END
+$$;
+
+-- Step 3b: under a lock that stops writes (EXCLUSIVE on the parent and the
+-- tablet: reads go on), bring the new tables up to date with the rows
+-- written by the transactions that the first catch-up's snapshot does not
+-- see (all the recorded rows if there was none), then swap: drop the old
+-- tablet here and attach the new ones.  Returns the time the lock was
+-- taken.
+CREATE FUNCTION wide._tablet_op_finish(op_id bigint)
+RETURNS timestamptz
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  o wide.tablet_ops;
+  here text[];
+  keycol text;
+  cond text;
+  t0 timestamptz;
+  keys text[];
+  delta bigint := 0;
+  n bigint;
+  i int;
+BEGIN
+  SELECT * INTO o FROM wide.tablet_ops WHERE id = op_id FOR UPDATE;
+  IF o.step <> 'copied' THEN
+    RAISE EXCEPTION 'tablet operation % is at step %, not copied', op_id, o.step
+      USING ERRCODE = 'object_not_in_prerequisite_state';
+  END IF;
+  -- writers lock the parent first (ROW EXCLUSIVE), then the tablet
+  EXECUTE format('LOCK TABLE ONLY %s IN EXCLUSIVE MODE', o.parent);
+  here := wide._tablet_node(o.parent, o.tablet::regclass);
+  IF here[1] = 'local' THEN
+    EXECUTE format('LOCK TABLE %s IN EXCLUSIVE MODE', o.tablet);
+  END IF;
+  t0 := clock_timestamp();
+  keycol := (SELECT attname FROM pg_attribute WHERE attrelid = o.parent AND attnum = 1);
+  IF here[1] = 'local' THEN
+    keys := wide._tablet_changes(o.tablet::regclass, o.since::pg_snapshot);
+  ELSIF o.op = 'move' THEN
+    SELECT x::text[] INTO keys FROM wide._remote_query(here[1],
+      format('SELECT wide._tablet_changes(%L, %L::pg_snapshot)::text', here[2], o.since)) x;
+  END IF;
+  FOR i IN 1 .. array_length(o.new_tablets, 1) LOOP
+    cond := wide._range_cond(keycol, o.bounds[i], o.bounds[i + 1]);
+    IF o.op = 'split' AND here[1] <> 'local' THEN
+      PERFORM wide._remote_exec(here[1], o.tablet::regclass,
+        format('SELECT wide._tablet_delta(%L, %L, %L, wide._tablet_changes(%L, %L::pg_snapshot))',
+               here[2], o.new_tablets[i], cond, here[2], o.since));
+    ELSE
+      n := wide._tablet_delta(o.tablet::regclass, o.new_tablets[i]::regclass, cond, keys);
+      delta := delta + n;
+    END IF;
+  END LOOP;
+  IF here[1] = 'local' THEN
+    DELETE FROM wide.tablet_op_changes c WHERE c.tablet = o.tablet::regclass;
+  END IF;
+  -- the swap (the old table on a node is dropped in the next step: this
+  -- transaction may hold postgres_fdw's lock on it)
+  EXECUTE format('DROP %s %s', CASE WHEN here[1] = 'local' THEN 'TABLE' ELSE 'FOREIGN TABLE' END, o.tablet);
+  FOR i IN 1 .. array_length(o.new_tablets, 1) LOOP
+    EXECUTE format('ALTER TABLE %s ATTACH PARTITION %s FOR VALUES FROM (%s) TO (%s)',
+                   o.parent, o.new_tablets[i], o.bounds[i], o.bounds[i + 1]);
+    IF o.new_nodes[i] = 'local' THEN
+      EXECUTE format('ALTER TABLE %s DROP CONSTRAINT wide_tablet_range', o.new_tablets[i]);
+    END IF;
+  END LOOP;
+  UPDATE wide.tablet_ops SET step = CASE WHEN here[1] = 'local' THEN 'done' ELSE 'swapped' END,
+         finished = clock_timestamp(), old_remote = here[2],
+         delta_cells = CASE WHEN o.op = 'split' AND here[1] <> 'local' THEN NULL ELSE delta END
+   WHERE id = op_id;
+  RETURN t0;
+END
+$$;
+
+-- Step 4 of an operation on a remote tablet: drop the old table on its node.
+CREATE FUNCTION wide._tablet_op_drop_old(op_id bigint)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  o wide.tablet_ops;
+BEGIN
+  SELECT * INTO o FROM wide.tablet_ops WHERE id = op_id FOR UPDATE;
+  IF o.step <> 'swapped' THEN
+    RAISE EXCEPTION 'tablet operation % is at step %, not swapped', op_id, o.step
+      USING ERRCODE = 'object_not_in_prerequisite_state';
+  END IF;
+  PERFORM wide._remote_exec(o.node, NULL,
+    format('DELETE FROM wide.tablet_op_changes WHERE tablet = to_regclass(%L); DROP TABLE IF EXISTS %s',
+           o.old_remote, o.old_remote));
+  UPDATE wide.tablet_ops SET step = 'done' WHERE id = op_id;
+END
+$$;
+
+-- Roll an operation at step 'created' back: drop its new tables, here and
+-- on their nodes.
+CREATE FUNCTION wide._tablet_op_rollback(op_id bigint)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+SET client_min_messages = warning
+AS $$
+DECLARE
+  o wide.tablet_ops;
+  i int;
+BEGIN
+  SELECT * INTO o FROM wide.tablet_ops WHERE id = op_id FOR UPDATE;
+  IF o.step <> 'created' THEN
+    RAISE EXCEPTION 'tablet operation % is at step %, not created', op_id, o.step
+      USING ERRCODE = 'object_not_in_prerequisite_state';
+  END IF;
+  FOR i IN 1 .. array_length(o.new_tablets, 1) LOOP
+    IF o.new_nodes[i] <> 'local' THEN
+      PERFORM wide._remote_exec(o.new_nodes[i], NULL, format('DROP TABLE IF EXISTS %s', o.new_tablets[i]));
+      EXECUTE format('DROP FOREIGN TABLE IF EXISTS %s', o.new_tablets[i]);
+    ELSE
+      EXECUTE format('DROP TABLE IF EXISTS %s', o.new_tablets[i]);
+    END IF;
+  END LOOP;
+  -- the tablet stays: unmark it
+  IF o.node = 'local' THEN
+    IF to_regclass(o.tablet) IS NOT NULL THEN
+      EXECUTE wide._tablet_track_sql(o.tablet, false);
+    END IF;
+  ELSIF to_regclass(o.tablet) IS NOT NULL THEN
+    PERFORM wide._remote_exec(o.node, o.tablet::regclass,
+      wide._tablet_track_sql((wide._tablet_node(o.parent, o.tablet::regclass))[2], false));
+  END IF;
+  UPDATE wide.tablet_ops SET step = 'rolled back', finished = clock_timestamp() WHERE id = op_id;
+END
+$$;
+
+-- Fail inside a transaction block: the steps of a split or move commit
+-- one by one (a CALL that starts its transaction started with it).
+CREATE FUNCTION wide._tablet_op_top_level()
+RETURNS void
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  IF transaction_timestamp() <> statement_timestamp() THEN
+    RAISE EXCEPTION 'a split or move of a tablet cannot run inside a transaction block'
+      USING ERRCODE = 'active_sql_transaction',
+            DETAIL = 'Each of its steps commits, so that the copy does not hold back writes and a failure can be resumed.',
+            HINT = 'Run CALL on its own, outside BEGIN ... COMMIT.';
+  END IF;
+END
+$$;
+
+-- Run an operation's steps, each its own transaction.  (Procedures that
+-- commit cannot have SET clauses: the names used are schema-qualified.)
+CREATE PROCEDURE wide._tablet_op_run(op_id bigint)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+  t0 timestamptz;
+BEGIN
+  PERFORM wide._tablet_op_pause(1);
+  PERFORM wide._tablet_op_copy(op_id);
+  COMMIT;
+  PERFORM wide._tablet_op_pause(2);
+  PERFORM wide._tablet_op_catchup(op_id);
+  COMMIT;
+  t0 := wide._tablet_op_finish(op_id);
+  COMMIT;
+  -- the lock was held until the commit above (the nodes' included)
+  UPDATE wide.tablet_ops SET lock_ms = extract(epoch FROM clock_timestamp() - t0) * 1000 WHERE id = op_id;
+  COMMIT;
+  IF (SELECT step FROM wide.tablet_ops WHERE id = op_id) = 'swapped' THEN
+    PERFORM wide._tablet_op_drop_old(op_id);
+    COMMIT;
+  END IF;
+END
+$$;
+
+-- Split a tablet at a key into two tablets on its node.
+CREATE PROCEDURE wide.split_tablet(parent regclass, tablet regclass, at_key text DEFAULT NULL)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+  op_id bigint;
+BEGIN
+  PERFORM wide._tablet_op_top_level();
+  op_id := wide._tablet_op_begin('split', parent, tablet, at_key, NULL);
+  COMMIT;
+  CALL wide._tablet_op_run(op_id);
+END
+$$;
+COMMENT ON PROCEDURE wide.split_tablet(regclass, regclass, text) IS
+  'split a tablet at a key (by default its middle) into two tablets on its node; writes pause only for the final swap';
+
+-- Move a tablet to another node ('local' or a postgres_fdw server).
+CREATE PROCEDURE wide.move_tablet(parent regclass, tablet regclass, node text)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+  op_id bigint;
+BEGIN
+  PERFORM wide._tablet_op_top_level();
+  op_id := wide._tablet_op_begin('move', parent, tablet, NULL, node);
+  COMMIT;
+  CALL wide._tablet_op_run(op_id);
+END
+$$;
+COMMENT ON PROCEDURE wide.move_tablet(regclass, regclass, text) IS
+  'move a tablet to another node (''local'' or a postgres_fdw server); writes pause only for the final swap';
+
+-- Finish or roll back the splits and moves that a failure or a killed
+-- server left unfinished: first the nodes' prepared leftovers are
+-- resolved, then an operation at 'created' is rolled back, one at
+-- 'copied' finished, one at 'swapped' has its old table dropped on its
+-- node, each in its own transaction; a NOTICE says what was done, a
+-- WARNING what failed (it stays in the journal for the next call).
+-- Operations still running in another session are left alone.
+CREATE PROCEDURE wide.resume_tablet_ops()
+LANGUAGE plpgsql
+AS $$
+DECLARE
+  o record;
+  s text;
+  outcome text;
+BEGIN
+  PERFORM wide._tablet_op_top_level();
+  IF to_regclass('wide.tablet_ops') IS NULL THEN
+    RETURN;  -- no split or move ever ran
+  END IF;
+  FOR s IN SELECT DISTINCT x FROM wide.tablet_ops t, unnest(t.new_nodes || t.node) x
+            WHERE x <> 'local' AND EXISTS (SELECT FROM pg_catalog.pg_foreign_server WHERE srvname = x) LOOP
+    BEGIN
+      PERFORM wide.resolve_tablets(s);
+    EXCEPTION WHEN OTHERS THEN
+      RAISE WARNING 'could not resolve the prepared transactions of node "%": %', s, SQLERRM;
+    END;
+  END LOOP;
+  COMMIT;
+  FOR o IN SELECT t.id, t.op, t.tablet, t.step, t.pid, t.started FROM wide.tablet_ops t
+            WHERE t.step IN ('created', 'copied', 'swapped') ORDER BY t.id LOOP
+    IF EXISTS (SELECT FROM pg_catalog.pg_stat_activity a WHERE a.pid = o.pid AND a.state = 'active'
+                  AND a.pid <> pg_catalog.pg_backend_pid() AND a.backend_start <= o.started) THEN
+      RAISE NOTICE 'tablet operation % (% of %) is running', o.id, o.op, o.tablet;
+      CONTINUE;
+    END IF;
+    BEGIN
+      IF o.step = 'created' THEN
+        PERFORM wide._tablet_op_rollback(o.id);
+        outcome := 'rolled back';
+      ELSIF o.step = 'copied' THEN
+        PERFORM wide._tablet_op_finish(o.id);
+        outcome := 'finished';
+      ELSE
+        outcome := 'finished';
+      END IF;
+    EXCEPTION WHEN OTHERS THEN
+      RAISE WARNING 'tablet operation % (% of %) failed: %', o.id, o.op, o.tablet, SQLERRM;
+      CONTINUE;
+    END;
+    COMMIT;
+    IF (SELECT t.step FROM wide.tablet_ops t WHERE t.id = o.id) = 'swapped' THEN
+      BEGIN
+        PERFORM wide._tablet_op_drop_old(o.id);
+      EXCEPTION WHEN OTHERS THEN
+        RAISE WARNING 'tablet operation % (% of %) could not drop the old table: %', o.id, o.op, o.tablet, SQLERRM;
+        CONTINUE;
+      END;
+      COMMIT;
+    END IF;
+    RAISE NOTICE 'tablet operation % (% of %): %', o.id, o.op, o.tablet, outcome;
+  END LOOP;
+END
+$$;
+COMMENT ON PROCEDURE wide.resume_tablet_ops() IS
+  'finish (copied, swapped) or roll back (created) the splits and moves of tablets that a failure left unfinished';

@@ -112,4 +112,6 @@ _PG_init(void)
 	WideInstallStatementHooks();
 	/* shared_preload_libraries only: logical decoding (am/cdc.c) */
 	WideInstallCdc();
+	/* row keys written to tablets being split or moved: after cdc's hook */
+	WideInstallTracking();
 }

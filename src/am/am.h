@@ -43,6 +43,9 @@ extern void WideInstallHooks(void);
 
 /* movein.c */
 extern void WideInstallMoveIn(void);
+
+/* tracking.c: row keys written to a tablet during a split or move */
+extern void WideInstallTracking(void);
 extern const WideFamily *WideMoveInFamily(Relation rel, const WideSchema *schema,
 										  const char *name, uint32 len);
 

@@ -51,6 +51,7 @@ extern int64 WideRemoteRows(FunctionCallInfo fcinfo, Oid tablet, int limitarg, i
 extern List *WideTabletsAll(Relation parent, LOCKMODE lockmode);
 extern int64 WideRemoteMutateRows(Oid tablet, Jsonb *entry);
 extern void WideRemoteSamples(Oid tablet, ReturnSetInfo *rsinfo, int64 *total);
+extern void WideRemoteCompact(Oid tablet, bool major);
 extern Relation WideOpenTable(FunctionCallInfo fcinfo, Oid relid, AclMode need,
 							  LOCKMODE lockmode);
 extern Relation WideOpenTableRead(const char *fname, Oid relid, LOCKMODE lockmode);

@@ -82,10 +82,17 @@ wide_compact(PG_FUNCTION_ARGS)
 		WideCheckOwner(relid);
 		parent = relation_open(relid, ShareUpdateExclusiveLock);
 		WideCheckOwner(relid);
-		foreach(lc, WideTablets(parent, ShareUpdateExclusiveLock))
+		foreach(lc, WideTabletsAll(parent, ShareUpdateExclusiveLock))
 		{
-			Relation	rel = WideOpenWide(lfirst_oid(lc), ShareUpdateExclusiveLock);
+			Relation	rel;
 
+			if (get_rel_relkind(lfirst_oid(lc)) == RELKIND_FOREIGN_TABLE)
+			{
+				/* a remote tablet: wide.compact on its node (remote.c) */
+				WideRemoteCompact(lfirst_oid(lc), major);
+				continue;
+			}
+			rel = WideOpenWide(lfirst_oid(lc), ShareUpdateExclusiveLock);
 			compact_table(rel, major);
 			relation_close(rel, ShareUpdateExclusiveLock);
 		}

@@ -22,6 +22,7 @@
  *						the caller's result
  *	WideRemoteMutateRows(...)	one entry of mutate_rows, on the node
  *	WideRemoteSamples(...)	sample_row_keys of a remote tablet
+ *	WideRemoteCompact(...)	wide.compact of a remote tablet, on its node
  *
  * At local PRE_COMMIT every remote transaction that wrote is prepared
  * (one that only read commits at once) (PREPARE TRANSACTION 'wide_<system id>_<full xid>_<server oid>'); any failure
@@ -50,6 +51,8 @@
 #include "libpq-fe.h"
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
+#include "storage/latch.h"
+#include "utils/wait_event.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
@@ -109,11 +112,89 @@ remote_error(RemoteConn *rc, PGresult *res, const char *tablet)
 			 hint ? errhint("%s", hint) : 0));
 }
 
+/*
+ * exec_wait -- run a statement (several, for a string without parameters)
+ * on a node and wait for its result as postgres_fdw waits for its own:
+ * on the latch and the socket, so that a cancel or a termination of this
+ * backend is not stuck behind a node that waits (e.g. for a lock).  On
+ * one, the node's statement is cancelled, its result drained (the
+ * connection stays usable for the ROLLBACK of the abort), and the
+ * interrupt is served.  The last result, or the first error.
+ */
+static PGresult *
+exec_wait(PGconn *conn, const char *sql, int nparams, const char *const *params)
+{
+	PGresult   *last = NULL;
+	bool		cancelled = false;
+	bool		sent;
+
+	if (nparams > 0 || params != NULL)
+		sent = PQsendQueryParams(conn, sql, nparams, NULL, params, NULL, NULL, 0);
+	else
+		sent = PQsendQuery(conn, sql);
+	if (!sent)
+		return PQmakeEmptyPGresult(conn, PGRES_FATAL_ERROR);
+	for (;;)
+	{
+		PGresult   *r;
+
+		while (PQisBusy(conn))
+		{
+			int			rc;
+
+			/* no interrupts during an abort: they are held off there */
+			if (!cancelled && INTERRUPTS_CAN_BE_PROCESSED() &&
+				(QueryCancelPending || ProcDiePending))
+			{
+				PGcancel   *cancel = PQgetCancel(conn);
+				char		errbuf[256];
+
+				if (cancel)
+				{
+					PQcancel(cancel, errbuf, sizeof(errbuf));
+					PQfreeCancel(cancel);
+				}
+				cancelled = true;
+			}
+			rc = WaitLatchOrSocket(MyLatch,
+								   WL_LATCH_SET | WL_SOCKET_READABLE | WL_EXIT_ON_PM_DEATH,
+								   PQsocket(conn), -1L, PG_WAIT_EXTENSION);
+			if (rc & WL_LATCH_SET)
+				ResetLatch(MyLatch);
+			if ((rc & WL_SOCKET_READABLE) && !PQconsumeInput(conn))
+			{
+				if (last)
+					PQclear(last);
+				return PQmakeEmptyPGresult(conn, PGRES_FATAL_ERROR);
+			}
+		}
+		r = PQgetResult(conn);
+		if (r == NULL)
+			break;
+		if (last && PQresultStatus(last) == PGRES_FATAL_ERROR)
+			PQclear(r);			/* keep the first error */
+		else
+		{
+			if (last)
+				PQclear(last);
+			last = r;
+		}
+	}
+	if (cancelled)
+	{
+		if (last)
+			PQclear(last);
+		CHECK_FOR_INTERRUPTS();
+		return PQmakeEmptyPGresult(conn, PGRES_FATAL_ERROR);
+	}
+	return last ? last : PQmakeEmptyPGresult(conn, PGRES_COMMAND_OK);
+}
+
 /* run a command that returns no rows; false (result kept in *res) on error */
 static bool
 run(RemoteConn *rc, const char *sql, PGresult **res)
 {
-	PGresult   *r = PQexec(rc->conn, sql);
+	PGresult   *r = exec_wait(rc->conn, sql, 0, NULL);
 
 	if (PQresultStatus(r) == PGRES_COMMAND_OK || PQresultStatus(r) == PGRES_TUPLES_OK)
 	{
@@ -573,8 +654,7 @@ WideRemoteCall(FunctionCallInfo fcinfo, Oid tablet)
 	Datum		result = (Datum) 0;
 
 	rc = get_conn(servername, tabletname);
-	res = PQexecParams(rc->conn, psprintf("SELECT %s", call), nparams, NULL,
-					   params, NULL, NULL, 0);
+	res = exec_wait(rc->conn, psprintf("SELECT %s", call), nparams, params);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK)
 		remote_error(rc, res, tabletname);
 	fcinfo->isnull = PQntuples(res) != 1 || PQgetisnull(res, 0, 0);
@@ -633,7 +713,7 @@ WideRemoteRows(FunctionCallInfo fcinfo, Oid tablet, int limitarg, int64 limit,
 	else
 		sql = psprintf("SELECT r.*, r.%s::text FROM %s r", quote_identifier(keycol), call);
 	rc = get_conn(servername, tabletname);
-	res = PQexecParams(rc->conn, sql, nparams, NULL, params, NULL, NULL, 0);
+	res = exec_wait(rc->conn, sql, nparams, params);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK)
 		remote_error(rc, res, tabletname);
 	if (PQnfields(res) != natts + 1)
@@ -689,9 +769,7 @@ WideRemoteMutateRows(Oid tablet, Jsonb *entry)
 	params[0] = quote_qualified_identifier(nsp, rel);
 	params[1] = psprintf("[%s]", JsonbToCString(NULL, &entry->root, VARSIZE(entry)));
 	rc = get_conn(server->servername, tabletname);
-	res = PQexecParams(rc->conn,
-					   "SELECT wide.mutate_rows($1::pg_catalog.regclass, $2::pg_catalog.jsonb)",
-					   2, NULL, params, NULL, NULL, 0);
+	res = exec_wait(rc->conn, "SELECT wide.mutate_rows($1::pg_catalog.regclass, $2::pg_catalog.jsonb)", 2, params);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1)
 		remote_error(rc, res, tabletname);
 	n = strtoi64(PQgetvalue(res, 0, 0), NULL, 10);
@@ -724,9 +802,7 @@ WideRemoteSamples(Oid tablet, ReturnSetInfo *rsinfo, int64 *total)
 		rel = tabletname;
 	params[0] = quote_qualified_identifier(nsp, rel);
 	rc = get_conn(server->servername, tabletname);
-	res = PQexecParams(rc->conn,
-					   "SELECT row_key, offset_bytes FROM wide.sample_row_keys($1::pg_catalog.regclass)",
-					   1, NULL, params, NULL, NULL, 0);
+	res = exec_wait(rc->conn, "SELECT row_key, offset_bytes FROM wide.sample_row_keys($1::pg_catalog.regclass)", 1, params);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK)
 		remote_error(rc, res, tabletname);
 	for (i = 0; i < PQntuples(res); i++)
@@ -742,5 +818,35 @@ WideRemoteSamples(Oid tablet, ReturnSetInfo *rsinfo, int64 *total)
 		values[1] = Int64GetDatum(off);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
+	PQclear(res);
+}
+
+/*
+ * WideRemoteCompact -- wide.compact of a remote tablet, run on its node on
+ * the wide table there, in this transaction's remote transaction (the
+ * node's own owner check applies to the mapped user).
+ */
+void
+WideRemoteCompact(Oid tablet, bool major)
+{
+	ForeignTable *ft = GetForeignTable(tablet);
+	ForeignServer *server = GetForeignServer(ft->serverid);
+	char	   *nsp = table_option(ft, "schema_name");
+	char	   *rel = table_option(ft, "table_name");
+	char	   *tabletname = get_rel_name(tablet);
+	const char *params[2];
+	RemoteConn *rc;
+	PGresult   *res;
+
+	if (nsp == NULL)
+		nsp = get_namespace_name(get_rel_namespace(tablet));
+	if (rel == NULL)
+		rel = tabletname;
+	params[0] = quote_qualified_identifier(nsp, rel);
+	params[1] = major ? "true" : "false";
+	rc = get_conn(server->servername, tabletname);
+	res = exec_wait(rc->conn, "SELECT wide.compact($1::pg_catalog.regclass, $2::pg_catalog.bool)", 2, params);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK)
+		remote_error(rc, res, tabletname);
 	PQclear(res);
 }

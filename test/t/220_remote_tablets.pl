@@ -268,9 +268,16 @@ is($n1->safe_psql('postgres', q{SELECT value FROM wide.read_row(NULL::dist_2, 'k
 $coord->safe_psql('postgres', q{SELECT wide.delete_cells('dist', 'k1', 'n', 'c')});
 $coord->safe_psql('postgres', q{SELECT wide.delete_cells('single', 'k1', 'n', 'c')});
 # sample_row_keys: every tablet's samples in key order, the nodes' too
-$coord->safe_psql('postgres', q{SELECT wide.compact('dist_1', true)});
-$n1->safe_psql('postgres', q{SELECT wide.compact('dist_2', true)});
-$n2->safe_psql('postgres', q{SELECT wide.compact('dist_3', true)});
+# (compact on the parent compacts the remote tablets on their nodes too)
+my $st = q{SELECT write_area_pages > 0 OR runs > 1 FROM wide.stats('%s')};
+is(join('', $coord->safe_psql('postgres', sprintf($st, 'dist_1')),
+	$n1->safe_psql('postgres', sprintf($st, 'dist_2')),
+	$n2->safe_psql('postgres', sprintf($st, 'dist_3'))), 'ttt', 'every tablet has cells to compact');
+$coord->safe_psql('postgres', q{SELECT wide.compact('dist', true)});
+is(join('', $coord->safe_psql('postgres', sprintf($st, 'dist_1')),
+	$n1->safe_psql('postgres', sprintf($st, 'dist_2')),
+	$n2->safe_psql('postgres', sprintf($st, 'dist_3'))), 'fff',
+	'compact on the parent compacted the local and the remote tablets');
 my $q = q{SELECT count(*) - 1, max(offset_bytes) FROM wide.sample_row_keys('%s')};
 my @parts = (split(/\|/, $coord->safe_psql('postgres', sprintf($q, 'dist_1'))),
 	split(/\|/, $n1->safe_psql('postgres', sprintf($q, 'dist_2'))),
