@@ -389,6 +389,13 @@ BEGIN
   END IF;
   doc := jsonb_set(doc, '{next_id}', to_jsonb(id + 1));
   doc := jsonb_set(doc, ARRAY['families', family], entry);
+  IF entry->'rollup' ? 'key_parts' AND pg_get_partkeydef(tbl) IS NOT DISTINCT FROM
+       format('RANGE (%I)', (SELECT attname FROM pg_attribute WHERE attrelid = tbl AND attnum = 1)) THEN
+    PERFORM wide._check_rollup_boundary(jsonb_build_object('families', jsonb_build_object(family, entry)), v)
+       FROM pg_inherits i, unnest(wide._tablet_bounds(i.inhrelid)) b,
+            LATERAL wide._bound_value(b) v
+      WHERE i.inhparent = tbl AND v IS NOT NULL;
+  END IF;
   PERFORM wide._store_catalog(tbl, doc);
   PERFORM wide.create_family(p, family, max_versions, max_age, gc, aggregate, gc_rule, rollup)
      FROM wide._partitions(tbl) p;
@@ -1504,6 +1511,9 @@ BEGIN
                                 ELSE '' END), ', ' ORDER BY a.attnum)
     INTO cols FROM pg_attribute a WHERE a.attrelid = parent AND a.attnum > 0 AND NOT a.attisdropped;
   doc := wide.family_catalog_of(parent);
+  IF doc IS NOT NULL THEN
+    PERFORM wide._check_rollup_boundary(doc, k) FROM unnest(split_keys) k;
+  END IF;
 
   FOR i IN 1 .. n LOOP
     lo := CASE WHEN i = 1 THEN 'MINVALUE' ELSE quote_literal(split_keys[i - 1]) END;
@@ -1799,6 +1809,86 @@ AS $$
                 tbl, tbl)
          || CASE WHEN track THEN ', ADD CONSTRAINT wide_tablet_tracked CHECK (true) NOT VALID' ELSE '' END;
 $$;
+-- A rollup with key_parts keeps the rollup of 'host7#1700000000000' under
+-- 'host7': a tablet boundary must not fall between a rollup key and the
+-- source keys it gathers, or the rollup cells and some of their sources
+-- would sit in different tablets and a read through the parent would see
+-- a part of the rollup.  Boundary b is inside such a group when some prefix
+-- P of b holding key_parts - 1 delimiters is followed in b by a byte <= the
+-- delimiter (then P < b <= P || delimiter || ..., a source key whose rollup
+-- key is P).  Returns the first rollup family of doc whose groups b splits,
+-- or NULL.
+CREATE FUNCTION wide._rollup_boundary_conflict(doc jsonb, b text)
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  f record;
+  bb bytea := convert_to(b, 'UTF8');
+  d int;
+  n int;
+  seen int;
+  c int;
+BEGIN
+  FOR f IN SELECT key, value->'rollup' AS r FROM jsonb_each(doc->'families')
+            WHERE value->'rollup' ? 'key_parts' ORDER BY key LOOP
+    n := (f.r->>'key_parts')::int;
+    d := get_byte(convert_to(coalesce(f.r->>'delimiter', '#'), 'UTF8'), 0);
+    seen := 0;
+    FOR i IN 0 .. length(bb) - 1 LOOP
+      c := get_byte(bb, i);
+      IF seen = n - 1 AND c <= d THEN
+        RETURN f.key;
+      END IF;
+      IF c = d THEN
+        seen := seen + 1;
+      END IF;
+      EXIT WHEN seen >= n;
+    END LOOP;
+  END LOOP;
+  RETURN NULL;
+END
+$$;
+
+-- The value of a range partition bound as pg_get_expr shows it ('k'::text,
+-- or 'k'); NULL for MINVALUE and MAXVALUE.
+CREATE FUNCTION wide._bound_value(b text)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  v text;
+BEGIN
+  IF b IN ('MINVALUE', 'MAXVALUE') THEN
+    RETURN NULL;
+  END IF;
+  EXECUTE format('SELECT (%s)::text', b) INTO v;
+  RETURN v;
+END
+$$;
+
+-- Fail if a tablet boundary b (a value, not SQL) splits a rollup's groups.
+CREATE FUNCTION wide._check_rollup_boundary(doc jsonb, b text)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  fam text := wide._rollup_boundary_conflict(doc, b);
+BEGIN
+  IF fam IS NOT NULL THEN
+    RAISE EXCEPTION 'tablet boundary % falls inside a group of rollup family "%"', quote_literal(b), fam
+      USING ERRCODE = 'invalid_parameter_value',
+            DETAIL = format('Rollup "%s" keeps its cells under the first %s part(s) of the source key (delimiter %s); the cells of one rollup key and all of its source keys must be in one tablet.',
+                            fam, doc->'families'->fam->'rollup'->>'key_parts',
+                            quote_literal(doc->'families'->fam->'rollup'->>'delimiter')),
+            HINT = 'Split at a rollup key, e.g. at ''host8'' rather than inside ''host7#...''.';
+  END IF;
+END
+$$;
+
 
 -- The SQL of the bounds of a range partition: {lower, upper}, each a
 -- literal or MINVALUE / MAXVALUE.
@@ -1842,6 +1932,7 @@ CREATE FUNCTION wide._tablet_delta(src regclass, dst regclass, cond text, keys t
 RETURNS bigint
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
+SET wide.rollup_on_write = off
 AS $$
 DECLARE
   c text[];
@@ -1993,10 +2084,16 @@ BEGIN
     coll := ' COLLATE "C"';
   END IF;
   doc := wide._tablet_catalog(here);
-  IF jsonb_path_exists(doc, '$.families.* ? (@.aggregate == "hll" || @.aggregate == "rollup")') THEN
-    RAISE EXCEPTION 'tablet % has an hll or a rollup family', tablet
+  -- The copy and the catch-up write a rollup family's cells as they are,
+  -- with wide.rollup_on_write off, so that the copied source cells do not
+  -- add to them again.  A move to a node writes through postgres_fdw, whose
+  -- session on the node this cannot set.
+  IF op = 'move' AND to_node IS DISTINCT FROM 'local' AND
+     jsonb_path_exists(doc, '$.families.* ? (@.aggregate == "rollup")') THEN
+    RAISE EXCEPTION 'tablet % has a rollup family', tablet
       USING ERRCODE = 'feature_not_supported',
-            DETAIL = 'Split and move copy cells with INSERT, which adds to such a family rather than copying its cells.';
+            DETAIL = 'A move to another node copies cells through postgres_fdw, where the copied source cells would add to the rollup cells copied with them.',
+            HINT = 'Split the tablet, or move it to ''local'' and then create the tablets again on the node.';
   END IF;
 
   IF op = 'split' THEN
@@ -2028,6 +2125,9 @@ BEGIN
       END IF;
     ELSE
       at := at_key;
+    END IF;
+    IF keytype = 'text'::regtype THEN
+      PERFORM wide._check_rollup_boundary(doc, at);
     END IF;
     at := format('%L::%s', at, keytype);
     IF b[1] <> 'MINVALUE' THEN
@@ -2111,6 +2211,7 @@ CREATE FUNCTION wide._tablet_op_copy(op_id bigint)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
+SET wide.rollup_on_write = off
 AS $$
 DECLARE
   o wide.tablet_ops;
@@ -2132,7 +2233,8 @@ BEGIN
     cond := wide._range_cond(keycol, o.bounds[i], o.bounds[i + 1]);
     IF o.op = 'split' AND here[1] <> 'local' THEN
       PERFORM wide._remote_exec(here[1], o.tablet::regclass,
-        format('INSERT INTO %s SELECT * FROM %s WHERE %s', o.new_tablets[i], here[2], cond));
+        format('SET LOCAL wide.rollup_on_write = off; INSERT INTO %s SELECT * FROM %s WHERE %s',
+               o.new_tablets[i], here[2], cond));
     ELSE
       EXECUTE format('INSERT INTO %s SELECT * FROM %s WHERE %s', o.new_tablets[i], o.tablet, cond);
       GET DIAGNOSTICS n = ROW_COUNT;
@@ -2154,6 +2256,7 @@ CREATE FUNCTION wide._tablet_op_catchup(op_id bigint)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
+SET wide.rollup_on_write = off
 AS $$
 DECLARE
   o wide.tablet_ops;
@@ -2205,6 +2308,7 @@ CREATE FUNCTION wide._tablet_op_finish(op_id bigint)
 RETURNS timestamptz
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
+SET wide.rollup_on_write = off
 AS $$
 DECLARE
   o wide.tablet_ops;

@@ -44,12 +44,18 @@ ROLLBACK;
 CREATE TABLE so_empty (LIKE so) PARTITION BY RANGE (row_key);
 SELECT * FROM wide.create_tablets('so_empty', '{}', ARRAY['local']);
 CALL wide.split_tablet('so_empty', 'so_empty_1');   -- no key to split at
-CREATE TABLE so_hll (row_key text COLLATE "C", family text COLLATE "C",
-                     qualifier text COLLATE "C", ts int8, value bytea)
+-- a rollup keeping host7's cells under 'host7' (key_parts): no tablet
+-- boundary may fall between 'host7' and 'host7#...'
+CREATE TABLE so_roll (row_key text COLLATE "C", family text COLLATE "C",
+                      qualifier text COLLATE "C", ts timestamptz, value int8)
   PARTITION BY RANGE (row_key);
-SELECT wide.create_family('so_hll', 'h', aggregate => 'hll');
-SELECT * FROM wide.create_tablets('so_hll', '{}', ARRAY['local']);
-CALL wide.split_tablet('so_hll', 'so_hll_1', 'k');
+SELECT wide.create_family('so_roll', 'm');
+SELECT wide.create_family('so_roll', 'r',
+  rollup => '{"source": "m", "bucket": "1 hour", "functions": ["sum", "count"], "key_parts": 1}');
+SELECT * FROM wide.create_tablets('so_roll', ARRAY['host7#5000'], ARRAY['local', 'local']);
+SELECT * FROM wide.create_tablets('so_roll', ARRAY['host7!'], ARRAY['local', 'local']);
+SELECT * FROM wide.create_tablets('so_roll', '{}', ARRAY['local']);
+CALL wide.split_tablet('so_roll', 'so_roll_1', 'host7#5000');
 -- nothing was made: no journal (made by the first operation), no new
 -- table, the same tablets
 SELECT count(*) FROM pg_class WHERE relnamespace = 'wide'::regnamespace AND relkind = 'r';
@@ -118,4 +124,34 @@ SELECT string_agg(relname, ',' ORDER BY relname) FROM pg_class
  WHERE relname ~ '^so_[0-9]' AND relkind = 'r'
    AND oid NOT IN (SELECT inhrelid FROM pg_inherits WHERE inhparent = 'so'::regclass);
 
-DROP TABLE so, other, so_empty, so_hll, so_before CASCADE;
+-- rollup and hll families split exactly: the copy and the catch-up write
+-- their cells as they are (wide.rollup_on_write off), so the copied source
+-- cells do not add to the rollup again
+INSERT INTO so_roll SELECT 'host' || h || '#' || (1000 * r), 'm', 'cpu', to_timestamp(r * 600), r
+  FROM generate_series(5, 9) h, generate_series(1, 12) r;
+CALL wide.split_tablet('so_roll', 'so_roll_1', 'host7');
+SELECT tableoid::regclass, row_key, qualifier, ts, value FROM so_roll WHERE family = 'r'
+ ORDER BY row_key, qualifier, ts;
+SELECT tableoid::regclass, count(*) FROM so_roll WHERE family = 'm' GROUP BY 1 ORDER BY 1;
+-- a group of a later rollup family must not be split either
+CREATE TABLE so_roll2 (LIKE so_roll) PARTITION BY RANGE (row_key);
+SELECT wide.create_family('so_roll2', 'm');
+SELECT * FROM wide.create_tablets('so_roll2', ARRAY['host7#5000'], ARRAY['local', 'local']);
+SELECT wide.create_family('so_roll2', 'r',
+  rollup => '{"source": "m", "bucket": "1 hour", "functions": ["sum"], "key_parts": 1}');
+SELECT family FROM wide.families('so_roll2') ORDER BY 1;
+CREATE TABLE so_hll (row_key text COLLATE "C", family text COLLATE "C",
+                     qualifier text COLLATE "C", ts timestamptz, value bytea)
+  PARTITION BY RANGE (row_key);
+SELECT wide.create_family('so_hll', 'h', aggregate => 'hll');
+SELECT * FROM wide.create_tablets('so_hll', '{}', ARRAY['local']);
+SELECT count(*) FROM (SELECT wide.add_to_cell('so_hll', 'k' || (i % 3), 'h', 'u', '2020-01-01'::timestamptz,
+                                               convert_to('x' || i, 'UTF8'))
+                        FROM generate_series(1, 300) i) a;
+CREATE TABLE so_hll_before AS SELECT row_key, qualifier, md5(value) AS sketch FROM so_hll;
+CALL wide.split_tablet('so_hll', 'so_hll_1', 'k1');
+SELECT tableoid::regclass, row_key, wide.hll_count(value) FROM so_hll ORDER BY row_key;
+SELECT (SELECT array_agg(row(row_key, qualifier, md5(value))::text ORDER BY row_key) FROM so_hll)
+     = (SELECT array_agg(row(b.*)::text ORDER BY row_key) FROM so_hll_before b) AS same_sketches;
+
+DROP TABLE so, other, so_empty, so_hll, so_hll_before, so_roll, so_roll2, so_before CASCADE;
