@@ -18,6 +18,15 @@ CREATE UNIQUE INDEX ON ri USING wide_key (family, row_key, qualifier, ts);
 CREATE UNIQUE INDEX ON ri USING wide_key (row_key, family, qualifier, ts) WHERE ts > 0;
 CREATE UNIQUE INDEX ON ri USING wide_key (row_key, family, qualifier, (ts + 1));
 CREATE UNIQUE INDEX ON ri USING wide_key (row_key, family, qualifier, ts) INCLUDE (value);
+-- equality of bytes only: a scan reads the row its key's bytes name, so a
+-- case-insensitive index would miss 'A' when asked for 'a'
+CREATE COLLATION ri_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+CREATE UNIQUE INDEX ON ri USING wide_key (row_key COLLATE ri_ci, family, qualifier, ts);
+CREATE UNIQUE INDEX ON ri USING wide_key (row_key, family, qualifier COLLATE ri_ci, ts);
+CREATE INDEX ON ri USING wide_key (row_key COLLATE ri_ci);
+CREATE INDEX ri_c ON ri USING wide_key (row_key COLLATE "C");
+DROP INDEX ri_c;
+DROP COLLATION ri_ci;
 CREATE UNIQUE INDEX ri_cell ON ri USING wide_key (row_key, family, qualifier, ts);
 ALTER TABLE ri REPLICA IDENTITY USING INDEX ri_cell;
 \d ri

@@ -16,7 +16,7 @@
  * as VACUUM FULL (engine/rewrite.c), with CLUSTER's usual locks and
  * privilege checks.  See docs/architecture.md for why this design.
  *
- * Two shapes are accepted, no expression, no predicate, no options:
+ * Two shapes are accepted, no expression, no predicate, no options, no nondeterministic collation:
  *
  *	- (row_key), not unique: the row key order, for CLUSTER;
  *	- UNIQUE (row_key, family, qualifier, ts): the coordinates of a cell,
@@ -145,6 +145,24 @@ check_shape(Relation heap, Relation index, IndexInfo *info)
 						   RelationGetRelationName(heap)),
 				 errhint("Write CREATE UNIQUE INDEX ON %s USING wide_key (row_key, family, qualifier, ts).",
 						 quote_identifier(RelationGetRelationName(heap)))));
+	/*
+	 * A scan reads the row the row key's bytes name and keeps the column
+	 * the family's and qualifier's bytes name: equality must be equality of
+	 * bytes, which a nondeterministic collation's is not ('a' = 'A').
+	 */
+	for (i = 0; i < info->ii_NumIndexAttrs; i++)
+	{
+		Oid			coll = index->rd_indcollation[i];
+
+		if (OidIsValid(coll) && !get_collation_isdeterministic(coll))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("a wide_key index cannot use nondeterministic collation \"%s\"",
+							get_collation_name(coll)),
+					 errdetail("Cells of wide table \"%s\" are found by the bytes of their coordinates.",
+							   RelationGetRelationName(heap)),
+					 errhint("Leave out the COLLATE clause.")));
+	}
 	if (info->ii_Predicate != NIL)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
