@@ -31,10 +31,11 @@
  * A scan (amgettuple) is a read of the cells with equal keys: a point read
  * of one row when the row key is given, else a read of the table, each
  * cell checked against every key with the opclass's equality.  A cell it
- * returns gets a TID remembered in delete.c's ring, so that
- * index_fetch_tuple, tuple_lock and tuple_delete find it again (tableam.c).
- * The planner never picks such a scan (amcostestimate gives disable_cost;
- * the CustomScan reads by row key), but it would be correct.  ambuild
+ * returns gets a TID remembered in delete.c's ring, with its value until
+ * the scan returns another, so that index_fetch_tuple, tuple_lock and
+ * tuple_delete find it again (tableam.c).  The planner picks such a scan
+ * only when settings rule the others out (amcostestimate gives
+ * disable_cost; the CustomScan reads by row key), and it is correct then.  ambuild
  * checks the shape, so CREATE INDEX, REINDEX, and the rebuild after VACUUM
  * FULL, CLUSTER or an ALTER TABLE rewrite all refuse anything else; ALTER
  * TABLE ... SET ACCESS METHOD to another access method is refused earlier,
@@ -458,7 +459,7 @@ cell_matches(IndexScanDesc scan, const WideSchema *schema,
 
 /*
  * amgettuple: the next cell with equal keys, under a TID that delete.c
- * remembers with the cell's value.
+ * remembers with the cell's value (until the next cell's).
  */
 static bool
 wide_key_gettuple(IndexScanDesc scan, ScanDirection dir)
@@ -501,7 +502,7 @@ wide_key_gettuple(IndexScanDesc scan, ScanDirection dir)
 		if (match)
 		{
 			WideDeleteRemember(heap, cell, &scan->xs_heaptid,
-							   WIDE_DELETE_WITH_VALUES);
+							   WIDE_DELETE_LATEST_VALUE);
 			return true;
 		}
 	}
