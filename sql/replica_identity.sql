@@ -110,6 +110,10 @@ DROP TABLE rv;
 -- CLUSTER by it (the order the cells are stored in anyway), VACUUM FULL
 CLUSTER ri USING ri_cell;
 VACUUM FULL ri;
+-- VACUUM keeps relhasindex: a publisher sends the replica identity columns,
+-- pg_dump dumps the indexes, of a table that has it only
+VACUUM ri;
+SELECT relhasindex FROM pg_class WHERE relname = 'ri';
 REINDEX INDEX CONCURRENTLY ri_cell;
 CREATE UNIQUE INDEX CONCURRENTLY ri_cell2 ON ri USING wide_key (row_key, family, qualifier, ts);
 DROP INDEX ri_cell2;
