@@ -64,6 +64,17 @@ INSERT INTO ri VALUES ('a', 'm', 'q', 1, '{}')
   ON CONFLICT (row_key, family, qualifier, ts) DO NOTHING;
 WITH w AS (INSERT INTO ri VALUES ('a', 'm', 'q', 1, '{}') ON CONFLICT DO NOTHING RETURNING 1)
 SELECT count(*) FROM w;
+-- also through a partitioned table with such a partition
+CREATE TABLE rp (row_key text COLLATE "C" NOT NULL, family text COLLATE "C" NOT NULL,
+                 qualifier text COLLATE "C" NOT NULL, ts int8 NOT NULL, value text)
+  PARTITION BY RANGE (row_key);
+CREATE TABLE rp1 PARTITION OF rp FOR VALUES FROM ('a') TO ('m') USING wide;
+SELECT wide.create_family('rp1', 'm');
+CREATE UNIQUE INDEX rp1_cell ON rp1 USING wide_key (row_key, family, qualifier, ts);
+INSERT INTO rp VALUES ('b', 'm', 'q', 1, 'x') ON CONFLICT DO NOTHING;
+INSERT INTO rp VALUES ('b', 'm', 'q', 1, 'x');
+SELECT * FROM rp;
+DROP TABLE rp;
 
 -- the planner reads a wide table through its own scan ...
 EXPLAIN (COSTS OFF) SELECT * FROM ri WHERE row_key = 'a' AND family = 'm' AND qualifier = 'q' AND ts = 1;

@@ -59,6 +59,7 @@
 #include "access/tableam.h"
 #include "catalog/index.h"
 #include "catalog/pg_am.h"
+#include "catalog/pg_inherits.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_opclass.h"
 #include "catalog/pg_type.h"
@@ -590,7 +591,54 @@ WideKeyCheckNewTable(Oid relid)
 	relation_close(table, NoLock);
 }
 
-/* refuse ON CONFLICT of one ModifyTable node into a table with the index */
+/* refuse ON CONFLICT into a wide table with a unique wide_key index */
+static void
+check_on_conflict_table(Oid relid, Oid keyam, LOCKMODE lockmode)
+{
+	Relation	table;
+	List	   *indexes;
+	ListCell   *ilc;
+
+	if (!WideRelationIsWide(relid))
+		return;
+	table = relation_open(relid, lockmode);
+	indexes = RelationGetIndexList(table);
+	foreach(ilc, indexes)
+	{
+		Oid			indexid = lfirst_oid(ilc);
+		HeapTuple	itup = SearchSysCache1(RELOID, ObjectIdGetDatum(indexid));
+		HeapTuple	xtup;
+		bool		is_key;
+		bool		unique;
+
+		if (!HeapTupleIsValid(itup))
+			continue;
+		is_key = ((Form_pg_class) GETSTRUCT(itup))->relam == keyam;
+		ReleaseSysCache(itup);
+		if (!is_key)
+			continue;
+		xtup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(indexid));
+		if (!HeapTupleIsValid(xtup))
+			continue;
+		unique = ((Form_pg_index) GETSTRUCT(xtup))->indisunique;
+		ReleaseSysCache(xtup);
+		if (unique)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("INSERT ... ON CONFLICT is not supported on wide table \"%s\" with unique index \"%s\"",
+							RelationGetRelationName(table), get_rel_name(indexid)),
+					 errdetail("PostgreSQL checks ON CONFLICT against btree indexes only; \"%s\" is a wide_key index.",
+							   get_rel_name(indexid)),
+					 errhint("A write to an existing cell replaces it: use a plain INSERT.")));
+	}
+	list_free(indexes);
+	relation_close(table, NoLock);
+}
+
+/*
+ * refuse ON CONFLICT of one ModifyTable node into a table with the index,
+ * or into a partitioned table one of whose partitions is one
+ */
 static void
 check_on_conflict(PlannedStmt *stmt, Plan *plan, Oid keyam)
 {
@@ -605,51 +653,28 @@ check_on_conflict(PlannedStmt *stmt, Plan *plan, Oid keyam)
 	foreach(lc, mt->resultRelations)
 	{
 		RangeTblEntry *rte = rt_fetch(lfirst_int(lc), stmt->rtable);
-		Relation	table;
-		List	   *indexes;
-		ListCell   *ilc;
 
-		if (rte->relkind != RELKIND_RELATION || !WideRelationIsWide(rte->relid))
-			continue;
-		table = relation_open(rte->relid, NoLock);
-		indexes = RelationGetIndexList(table);
-		foreach(ilc, indexes)
+		if (rte->relkind == RELKIND_RELATION)
+			check_on_conflict_table(rte->relid, keyam, NoLock);
+		else if (rte->relkind == RELKIND_PARTITIONED_TABLE)
 		{
-			Oid			indexid = lfirst_oid(ilc);
-			HeapTuple	itup = SearchSysCache1(RELOID, ObjectIdGetDatum(indexid));
-			HeapTuple	xtup;
-			bool		is_key;
-			bool		unique;
+			/* (the partitions the rows are routed to get this lock anyway) */
+			List	   *parts = find_all_inheritors(rte->relid, RowExclusiveLock, NULL);
+			ListCell   *plc;
 
-			if (!HeapTupleIsValid(itup))
-				continue;
-			is_key = ((Form_pg_class) GETSTRUCT(itup))->relam == keyam;
-			ReleaseSysCache(itup);
-			if (!is_key)
-				continue;
-			xtup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(indexid));
-			if (!HeapTupleIsValid(xtup))
-				continue;
-			unique = ((Form_pg_index) GETSTRUCT(xtup))->indisunique;
-			ReleaseSysCache(xtup);
-			if (unique)
-				ereport(ERROR,
-						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-						 errmsg("INSERT ... ON CONFLICT is not supported on wide table \"%s\" with unique index \"%s\"",
-								RelationGetRelationName(table), get_rel_name(indexid)),
-						 errdetail("PostgreSQL checks ON CONFLICT against btree indexes only; \"%s\" is a wide_key index.",
-								   get_rel_name(indexid)),
-						 errhint("A write to an existing cell replaces it: use a plain INSERT.")));
+			foreach(plc, parts)
+				if (get_rel_relkind(lfirst_oid(plc)) == RELKIND_RELATION)
+					check_on_conflict_table(lfirst_oid(plc), keyam, NoLock);
+			list_free(parts);
 		}
-		list_free(indexes);
-		relation_close(table, NoLock);
 	}
 }
 
 /*
  * WideKeyCheckOnConflict -- called at ExecutorStart: refuse INSERT ... ON
  * CONFLICT (at the top or in a WITH) into a wide table with a unique
- * wide_key index, which PostgreSQL's speculative insertion cannot check
+ * wide_key index, or a partitioned table with such a partition (a row is
+ * routed to it), which PostgreSQL's speculative insertion cannot check
  * (it knows btree arbiters only, and would fail with an internal error).
  */
 void
