@@ -27,6 +27,7 @@ struct TupleTableSlot;
 extern void WideInstallDeleteHooks(void);
 #define WIDE_DELETE_KEYS		1
 #define WIDE_DELETE_WITH_VALUES	2
+#define WIDE_DELETE_LATEST_VALUE	3	/* the value until the next such cell */
 extern int	WideDeleteTracking(Relation rel);
 extern void WideDeleteRemember(Relation rel, const WideCell *cell, ItemPointer tid,
 							   int track);

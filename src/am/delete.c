@@ -69,6 +69,7 @@ static List *targets = NIL;		/* of DeleteTarget *, in TopMemoryContext */
 static RememberedCell *ring = NULL;
 static MemoryContext ringcxt = NULL;
 static uint64 next_id = 1;
+static uint64 latest_id = 0;	/* remembered with WIDE_DELETE_LATEST_VALUE */
 static ExecutorStart_hook_type prev_ExecutorStart = NULL;
 static ExecutorEnd_hook_type prev_ExecutorEnd = NULL;
 static bool callback_registered = false;
@@ -200,7 +201,12 @@ WideDeleteTracking(Relation rel)
 
 /*
  * WideDeleteRemember -- give a cell a scan returns for a DELETE its TID,
- * and remember its coordinates.
+ * and remember its coordinates; with WIDE_DELETE_WITH_VALUES its value
+ * too, with WIDE_DELETE_LATEST_VALUE its value until the next cell
+ * remembered so (a wide_key index scan: the executor and the replication
+ * worker fetch, lock and delete the cell it returned before asking for
+ * another, and a worker applying a large transaction must not keep the
+ * values of all the cells it deleted).
  */
 void
 WideDeleteRemember(Relation rel, const WideCell *cell, ItemPointer tid, int track)
@@ -218,6 +224,20 @@ WideDeleteRemember(Relation rel, const WideCell *cell, ItemPointer tid, int trac
 										ALLOCSET_DEFAULT_SIZES);
 	if (ring == NULL)
 		ring = MemoryContextAllocZero(ringcxt, sizeof(RememberedCell) * WIDE_DELETE_RING);
+	if (track == WIDE_DELETE_LATEST_VALUE)
+	{
+		RememberedCell *l = &ring[latest_id % WIDE_DELETE_RING];
+
+		if (latest_id != 0 && l->id == latest_id)
+		{
+			if (l->value)
+				pfree(l->value);
+			l->value = NULL;
+			l->vallen = 0;
+			l->has_value = false;
+		}
+		latest_id = id;
+	}
 	r = &ring[id % WIDE_DELETE_RING];
 	if (r->bytes)
 		pfree(r->bytes);
@@ -226,7 +246,8 @@ WideDeleteRemember(Relation rel, const WideCell *cell, ItemPointer tid, int trac
 	r->value = NULL;
 	r->vallen = 0;
 	r->kind = cell->kind;
-	r->has_value = (track == WIDE_DELETE_WITH_VALUES);
+	r->has_value = (track == WIDE_DELETE_WITH_VALUES ||
+					track == WIDE_DELETE_LATEST_VALUE);
 	if (r->has_value && cell->vallen > 0)
 	{
 		r->value = MemoryContextAlloc(ringcxt, cell->vallen);

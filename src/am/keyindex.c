@@ -16,7 +16,7 @@
  * as VACUUM FULL (engine/rewrite.c), with CLUSTER's usual locks and
  * privilege checks.  See docs/architecture.md for why this design.
  *
- * Two shapes are accepted, no expression, no predicate, no options:
+ * Two shapes are accepted, no expression, no predicate, no options, no nondeterministic collation:
  *
  *	- (row_key), not unique: the row key order, for CLUSTER;
  *	- UNIQUE (row_key, family, qualifier, ts): the coordinates of a cell,
@@ -31,10 +31,11 @@
  * A scan (amgettuple) is a read of the cells with equal keys: a point read
  * of one row when the row key is given, else a read of the table, each
  * cell checked against every key with the opclass's equality.  A cell it
- * returns gets a TID remembered in delete.c's ring, so that
- * index_fetch_tuple, tuple_lock and tuple_delete find it again (tableam.c).
- * The planner never picks such a scan (amcostestimate gives disable_cost;
- * the CustomScan reads by row key), but it would be correct.  ambuild
+ * returns gets a TID remembered in delete.c's ring, with its value until
+ * the scan returns another, so that index_fetch_tuple, tuple_lock and
+ * tuple_delete find it again (tableam.c).  The planner picks such a scan
+ * only when settings rule the others out (amcostestimate gives
+ * disable_cost; the CustomScan reads by row key), and it is correct then.  ambuild
  * checks the shape, so CREATE INDEX, REINDEX, and the rebuild after VACUUM
  * FULL, CLUSTER or an ALTER TABLE rewrite all refuse anything else; ALTER
  * TABLE ... SET ACCESS METHOD to another access method is refused earlier,
@@ -58,6 +59,7 @@
 #include "access/tableam.h"
 #include "catalog/index.h"
 #include "catalog/pg_am.h"
+#include "catalog/pg_inherits.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_opclass.h"
 #include "catalog/pg_type.h"
@@ -145,6 +147,24 @@ check_shape(Relation heap, Relation index, IndexInfo *info)
 						   RelationGetRelationName(heap)),
 				 errhint("Write CREATE UNIQUE INDEX ON %s USING wide_key (row_key, family, qualifier, ts).",
 						 quote_identifier(RelationGetRelationName(heap)))));
+	/*
+	 * A scan reads the row the row key's bytes name and keeps the column
+	 * the family's and qualifier's bytes name: equality must be equality of
+	 * bytes, which a nondeterministic collation's is not ('a' = 'A').
+	 */
+	for (i = 0; i < info->ii_NumIndexAttrs; i++)
+	{
+		Oid			coll = index->rd_indcollation[i];
+
+		if (OidIsValid(coll) && !get_collation_isdeterministic(coll))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("a wide_key index cannot use nondeterministic collation \"%s\"",
+							get_collation_name(coll)),
+					 errdetail("Cells of wide table \"%s\" are found by the bytes of their coordinates.",
+							   RelationGetRelationName(heap)),
+					 errhint("Leave out the COLLATE clause.")));
+	}
 	if (info->ii_Predicate != NIL)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -440,7 +460,7 @@ cell_matches(IndexScanDesc scan, const WideSchema *schema,
 
 /*
  * amgettuple: the next cell with equal keys, under a TID that delete.c
- * remembers with the cell's value.
+ * remembers with the cell's value (until the next cell's).
  */
 static bool
 wide_key_gettuple(IndexScanDesc scan, ScanDirection dir)
@@ -483,7 +503,7 @@ wide_key_gettuple(IndexScanDesc scan, ScanDirection dir)
 		if (match)
 		{
 			WideDeleteRemember(heap, cell, &scan->xs_heaptid,
-							   WIDE_DELETE_WITH_VALUES);
+							   WIDE_DELETE_LATEST_VALUE);
 			return true;
 		}
 	}
@@ -571,7 +591,54 @@ WideKeyCheckNewTable(Oid relid)
 	relation_close(table, NoLock);
 }
 
-/* refuse ON CONFLICT of one ModifyTable node into a table with the index */
+/* refuse ON CONFLICT into a wide table with a unique wide_key index */
+static void
+check_on_conflict_table(Oid relid, Oid keyam, LOCKMODE lockmode)
+{
+	Relation	table;
+	List	   *indexes;
+	ListCell   *ilc;
+
+	if (!WideRelationIsWide(relid))
+		return;
+	table = relation_open(relid, lockmode);
+	indexes = RelationGetIndexList(table);
+	foreach(ilc, indexes)
+	{
+		Oid			indexid = lfirst_oid(ilc);
+		HeapTuple	itup = SearchSysCache1(RELOID, ObjectIdGetDatum(indexid));
+		HeapTuple	xtup;
+		bool		is_key;
+		bool		unique;
+
+		if (!HeapTupleIsValid(itup))
+			continue;
+		is_key = ((Form_pg_class) GETSTRUCT(itup))->relam == keyam;
+		ReleaseSysCache(itup);
+		if (!is_key)
+			continue;
+		xtup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(indexid));
+		if (!HeapTupleIsValid(xtup))
+			continue;
+		unique = ((Form_pg_index) GETSTRUCT(xtup))->indisunique;
+		ReleaseSysCache(xtup);
+		if (unique)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("INSERT ... ON CONFLICT is not supported on wide table \"%s\" with unique index \"%s\"",
+							RelationGetRelationName(table), get_rel_name(indexid)),
+					 errdetail("PostgreSQL checks ON CONFLICT against btree indexes only; \"%s\" is a wide_key index.",
+							   get_rel_name(indexid)),
+					 errhint("A write to an existing cell replaces it: use a plain INSERT.")));
+	}
+	list_free(indexes);
+	relation_close(table, NoLock);
+}
+
+/*
+ * refuse ON CONFLICT of one ModifyTable node into a table with the index,
+ * or into a partitioned table one of whose partitions is one
+ */
 static void
 check_on_conflict(PlannedStmt *stmt, Plan *plan, Oid keyam)
 {
@@ -586,51 +653,28 @@ check_on_conflict(PlannedStmt *stmt, Plan *plan, Oid keyam)
 	foreach(lc, mt->resultRelations)
 	{
 		RangeTblEntry *rte = rt_fetch(lfirst_int(lc), stmt->rtable);
-		Relation	table;
-		List	   *indexes;
-		ListCell   *ilc;
 
-		if (rte->relkind != RELKIND_RELATION || !WideRelationIsWide(rte->relid))
-			continue;
-		table = relation_open(rte->relid, NoLock);
-		indexes = RelationGetIndexList(table);
-		foreach(ilc, indexes)
+		if (rte->relkind == RELKIND_RELATION)
+			check_on_conflict_table(rte->relid, keyam, NoLock);
+		else if (rte->relkind == RELKIND_PARTITIONED_TABLE)
 		{
-			Oid			indexid = lfirst_oid(ilc);
-			HeapTuple	itup = SearchSysCache1(RELOID, ObjectIdGetDatum(indexid));
-			HeapTuple	xtup;
-			bool		is_key;
-			bool		unique;
+			/* (the partitions the rows are routed to get this lock anyway) */
+			List	   *parts = find_all_inheritors(rte->relid, RowExclusiveLock, NULL);
+			ListCell   *plc;
 
-			if (!HeapTupleIsValid(itup))
-				continue;
-			is_key = ((Form_pg_class) GETSTRUCT(itup))->relam == keyam;
-			ReleaseSysCache(itup);
-			if (!is_key)
-				continue;
-			xtup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(indexid));
-			if (!HeapTupleIsValid(xtup))
-				continue;
-			unique = ((Form_pg_index) GETSTRUCT(xtup))->indisunique;
-			ReleaseSysCache(xtup);
-			if (unique)
-				ereport(ERROR,
-						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-						 errmsg("INSERT ... ON CONFLICT is not supported on wide table \"%s\" with unique index \"%s\"",
-								RelationGetRelationName(table), get_rel_name(indexid)),
-						 errdetail("PostgreSQL checks ON CONFLICT against btree indexes only; \"%s\" is a wide_key index.",
-								   get_rel_name(indexid)),
-						 errhint("A write to an existing cell replaces it: use a plain INSERT.")));
+			foreach(plc, parts)
+				if (get_rel_relkind(lfirst_oid(plc)) == RELKIND_RELATION)
+					check_on_conflict_table(lfirst_oid(plc), keyam, NoLock);
+			list_free(parts);
 		}
-		list_free(indexes);
-		relation_close(table, NoLock);
 	}
 }
 
 /*
  * WideKeyCheckOnConflict -- called at ExecutorStart: refuse INSERT ... ON
  * CONFLICT (at the top or in a WITH) into a wide table with a unique
- * wide_key index, which PostgreSQL's speculative insertion cannot check
+ * wide_key index, or a partitioned table with such a partition (a row is
+ * routed to it), which PostgreSQL's speculative insertion cannot check
  * (it knows btree arbiters only, and would fail with an internal error).
  */
 void

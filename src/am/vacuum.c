@@ -211,6 +211,7 @@ WideVacuum(Relation rel, VacuumParams *params, BufferAccessStrategy bstrategy)
 	int64		truncated;
 	uint64		wa_pages;
 	double		ncells = 0;
+	List	   *indexes;
 	TransactionId frozenxid;
 
 	aggressive = vacuum_set_xid_limits(rel,
@@ -256,8 +257,18 @@ WideVacuum(Relation rel, VacuumParams *params, BufferAccessStrategy bstrategy)
 			frozenxid = runs[i].min_xmin;
 	}
 	ncells += (double) wa_pages * (BLCKSZ / 100);
-	vac_update_relstats(rel, RelationGetNumberOfBlocks(rel), ncells, 0, false,
-						frozenxid, oldest_mxact, NULL, NULL, false);
+
+	/*
+	 * relhasindex must stay true while the table has a wide_key index:
+	 * pg_dump dumps, the planner sees, and a publisher sends the replica
+	 * identity columns of (RelationGetIdentityKeyBitmap) only the indexes
+	 * of a table that has it.
+	 */
+	indexes = RelationGetIndexList(rel);
+	vac_update_relstats(rel, RelationGetNumberOfBlocks(rel), ncells, 0,
+						indexes != NIL, frozenxid, oldest_mxact, NULL, NULL,
+						false);
+	list_free(indexes);
 
 	if ((params->options & VACOPT_VERBOSE) && swept < 0)
 		ereport(INFO,

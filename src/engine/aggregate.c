@@ -254,9 +254,15 @@ WideHllCheck(const char *data, uint32 len)
 			return "A sparse sketch has at most 2048 entries of 4 bytes.";
 		for (i = 0; i < n; i++)
 		{
-			uint32		e = pg_ntoh32(*(const uint32 *) (p + HLL_HEADER + i * 4));
-			uint32		idx = e >> 8;
-			uint32		rho = e & 0xff;
+			uint32		e;
+			uint32		idx;
+			uint32		rho;
+
+			/* a value in a page or a segment block is not aligned */
+			memcpy(&e, p + HLL_HEADER + i * 4, 4);
+			e = pg_ntoh32(e);
+			idx = e >> 8;
+			rho = e & 0xff;
 
 			if (idx >= WIDE_HLL_M || rho < 1 || rho > HLL_Q + 1 ||
 				(int64) idx <= last)

@@ -190,11 +190,21 @@ WideReadMeta(Relation rel, int lockmode)
 		}
 		buf = ReadBufferExtended(rel, MAIN_FORKNUM, P_NEW, RBM_NORMAL, NULL);
 		Assert(BufferGetBlockNumber(buf) == WIDE_META_BLKNO);
-		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-		UnlockRelationForExtension(rel, ExclusiveLock);
 
-		init_meta(rel, buf);
+		/*
+		 * From here on another writer sees a zeroed block 0 and may take it
+		 * for a lost metapage (below): it locks it, initialises it and,
+		 * still holding it, extends the relation.  So release the extension
+		 * lock before waiting for the buffer's (else neither ever gets the
+		 * other's lock), and initialise the page only if nobody has.
+		 */
+		UnlockRelationForExtension(rel, ExclusiveLock);
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 		schema->meta_exists = true;
+		if (PageIsNew(BufferGetPage(buf)))
+			init_meta(rel, buf);
+		else
+			(void) WideCheckMeta(rel, buf);
 		return buf;
 	}
 
