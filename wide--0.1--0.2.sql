@@ -2011,6 +2011,64 @@ AS $$
          || CASE WHEN lo = 'MINVALUE' THEN '' ELSE format(' AND %I >= %s', col, lo) END
          || CASE WHEN hi = 'MAXVALUE' THEN '' ELSE format(' AND %I < %s', col, hi) END;
 $$;
+-- The rows that query q returns (each a VALUES list of SQL literals, as
+-- wide._row_literal makes them), written to dst -- a table on node --
+-- through wide's own connection, about 1000 rows a statement, with
+-- wide.rollup_on_write off: a move of a tablet with a rollup family to
+-- another node writes its cells as they are, where an INSERT through
+-- postgres_fdw would run the rollups on the node again.  Values travel as
+-- text, dates in ISO and UTC.  Returns the rows written.
+CREATE FUNCTION wide._tablet_write_remote(node text, dst regclass, q text)
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+SET datestyle = 'ISO, YMD'
+SET timezone = 'UTC'
+SET extra_float_digits = 1
+AS $$
+DECLARE
+  line text;
+  parts text[] := '{}';
+  n bigint := 0;
+BEGIN
+  FOR line IN EXECUTE q LOOP
+    parts := parts || line;
+    IF cardinality(parts) >= 1000 THEN
+      PERFORM wide._remote_exec(node, dst,
+        format('SET LOCAL wide.rollup_on_write = off; INSERT INTO %s VALUES %s', dst, array_to_string(parts, ', ')));
+      n := n + cardinality(parts);
+      parts := '{}';
+    END IF;
+  END LOOP;
+  IF cardinality(parts) > 0 THEN
+    PERFORM wide._remote_exec(node, dst,
+      format('SET LOCAL wide.rollup_on_write = off; INSERT INTO %s VALUES %s', dst, array_to_string(parts, ', ')));
+    n := n + cardinality(parts);
+  END IF;
+  RETURN n;
+END
+$$;
+
+-- A row of tbl as a VALUES list, an expression over its columns:
+-- '(' || quote_nullable(c1::text) || ', ' || ... || ')'
+CREATE FUNCTION wide._row_literal(tbl regclass)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT $q$'(' || $q$ || string_agg(format('quote_nullable(%I::text)', attname), $q$ || ', ' || $q$ ORDER BY attnum) || $q$ || ')'$q$
+    FROM pg_attribute WHERE attrelid = tbl AND attnum > 0 AND NOT attisdropped;
+$$;
+
+-- Does the table (a tablet parent) have a rollup family?
+CREATE FUNCTION wide._has_rollups(tbl regclass)
+RETURNS boolean
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT coalesce(jsonb_path_exists(wide.family_catalog_of(tbl), '$.families.* ? (@.aggregate == "rollup")'), false);
+$$;
+
 
 -- Make the cells of dst those of src WHERE cond, as of now: the cells of
 -- dst that src does not hold (or holds with another value) are deleted,
@@ -2018,7 +2076,8 @@ $$;
 -- (text literals of the row-key type) unless it is NULL.  The number of
 -- cells changed.  Run where both tables are (a node, or here through
 -- postgres_fdw), under a lock that stops writes to src.
-CREATE FUNCTION wide._tablet_delta(src regclass, dst regclass, cond text, keys text[] DEFAULT NULL)
+CREATE FUNCTION wide._tablet_delta(src regclass, dst regclass, cond text, keys text[] DEFAULT NULL,
+                                  via text DEFAULT NULL)
 RETURNS bigint
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -2047,12 +2106,28 @@ BEGIN
     FOR k IN EXECUTE format('SELECT ARRAY[%1$s::text, %2$s::text, %3$s::text, %4$s::text] FROM (SELECT * FROM %6$s WHERE %7$s EXCEPT SELECT * FROM %5$s WHERE %7$s) d',
                             c[1], c[2], c[3], c[4], src, dst, w)
     LOOP
-      EXECUTE format('DELETE FROM %s WHERE %s = %L::%s AND %s = %L::%s AND %s = %L::%s AND %s = %L::%s',
-                     dst, c[1], k[1], t[1], c[2], k[2], t[2], c[3], k[3], t[3], c[4], k[4], t[4]);
+      IF via IS NULL THEN
+        EXECUTE format('DELETE FROM %s WHERE %s = %L::%s AND %s = %L::%s AND %s = %L::%s AND %s = %L::%s',
+                       dst, c[1], k[1], t[1], c[2], k[2], t[2], c[3], k[3], t[3], c[4], k[4], t[4]);
+      ELSE
+        -- on the node, through wide's connection (_tablet_write_remote)
+        PERFORM wide._remote_exec(via, dst,
+          format('SET LOCAL wide.rollup_on_write = off; DELETE FROM %s WHERE %s = %L::%s AND %s = %L::%s AND %s = %L::%s AND %s = %L::%s',
+                 dst, c[1], k[1], t[1], c[2], k[2], t[2], c[3], k[3], t[3], c[4], k[4], t[4]));
+      END IF;
       n := n + 1;
     END LOOP;
-    EXECUTE format('INSERT INTO %s SELECT * FROM %s WHERE %s EXCEPT SELECT * FROM %s WHERE %s', dst, src, w, dst, w);
-    GET DIAGNOSTICS m = ROW_COUNT;
+    IF via IS NULL THEN
+      EXECUTE format('INSERT INTO %s SELECT * FROM %s WHERE %s EXCEPT SELECT * FROM %s WHERE %s', dst, src, w, dst, w);
+      GET DIAGNOSTICS m = ROW_COUNT;
+    ELSE
+      -- written on the node with rollups off, as the copy was; postgres_fdw
+      -- only reads dst, so its session and wide's never wait for each
+      -- other there
+      m := wide._tablet_write_remote(via, dst,
+             format('SELECT %s FROM (SELECT * FROM %s WHERE %s EXCEPT SELECT * FROM %s WHERE %s) d',
+                    wide._row_literal(src), src, w, dst, w));
+    END IF;
     n := n + m;
   END LOOP;
   RETURN n;
@@ -2174,17 +2249,6 @@ BEGIN
     coll := ' COLLATE "C"';
   END IF;
   doc := wide._tablet_catalog(here);
-  -- The copy and the catch-up write a rollup family's cells as they are,
-  -- with wide.rollup_on_write off, so that the copied source cells do not
-  -- add to them again.  A move to a node writes through postgres_fdw, whose
-  -- session on the node this cannot set.
-  IF op = 'move' AND to_node IS DISTINCT FROM 'local' AND
-     jsonb_path_exists(doc, '$.families.* ? (@.aggregate == "rollup")') THEN
-    RAISE EXCEPTION 'tablet % has a rollup family', tablet
-      USING ERRCODE = 'feature_not_supported',
-            DETAIL = 'A move to another node copies cells through postgres_fdw, where the copied source cells would add to the rollup cells copied with them.',
-            HINT = 'Split the tablet, or move it to ''local'' and then create the tablets again on the node.';
-  END IF;
 
   IF op = 'split' THEN
     IF at_key IS NULL THEN
@@ -2325,6 +2389,9 @@ BEGIN
       PERFORM wide._remote_exec(here[1], o.tablet::regclass,
         format('SET LOCAL wide.rollup_on_write = off; INSERT INTO %s SELECT * FROM %s WHERE %s',
                o.new_tablets[i], here[2], cond));
+    ELSIF o.new_nodes[i] <> 'local' AND wide._has_rollups(o.parent) THEN
+      total := total + wide._tablet_write_remote(o.new_nodes[i], o.new_tablets[i]::regclass,
+                         format('SELECT %s FROM %s WHERE %s', wide._row_literal(o.tablet::regclass), o.tablet, cond));
     ELSE
       EXECUTE format('INSERT INTO %s SELECT * FROM %s WHERE %s', o.new_tablets[i], o.tablet, cond);
       GET DIAGNOSTICS n = ROW_COUNT;
@@ -2381,7 +2448,9 @@ BEGIN
                wide._range_cond(keycol, o.bounds[i], o.bounds[i + 1]), here[2]));
     ELSE
       PERFORM wide._tablet_delta(o.tablet::regclass, o.new_tablets[i]::regclass,
-                                 wide._range_cond(keycol, o.bounds[i], o.bounds[i + 1]), keys);
+                                 wide._range_cond(keycol, o.bounds[i], o.bounds[i + 1]), keys,
+                                 CASE WHEN o.new_nodes[i] <> 'local' AND wide._has_rollups(o.parent)
+                                      THEN o.new_nodes[i] END);
     END IF;
   END LOOP;
   UPDATE wide.tablet_ops t SET since = snap WHERE t.id = op_id;
@@ -2437,7 +2506,9 @@ BEGIN
         format('SELECT wide._tablet_delta(%L, %L, %L, wide._tablet_changes(%L, %L::pg_snapshot))',
                here[2], o.new_tablets[i], cond, here[2], o.since));
     ELSE
-      n := wide._tablet_delta(o.tablet::regclass, o.new_tablets[i]::regclass, cond, keys);
+      n := wide._tablet_delta(o.tablet::regclass, o.new_tablets[i]::regclass, cond, keys,
+                              CASE WHEN o.new_nodes[i] <> 'local' AND wide._has_rollups(o.parent)
+                                   THEN o.new_nodes[i] END);
       delta := delta + n;
     END IF;
   END LOOP;
