@@ -1627,6 +1627,58 @@ $$;
 COMMENT ON FUNCTION wide.create_tablets(regclass, text[], text[]) IS
   'split a parent PARTITION BY RANGE (row_key) into tablets at split keys, each local or on a postgres_fdw node';
 
+-- Tablets for a parent from the samples of an existing wide table (of text
+-- row keys): the split keys are the samples at even shares of its bytes
+-- (wide.sample_row_keys), or, where it has too few samples, its distinct
+-- row keys at even shares; one tablet per node.  Then, e.g.,
+-- INSERT INTO parent SELECT * FROM the_table moves its cells in.
+CREATE FUNCTION wide.create_tablets(parent regclass, nodes text[], sample_from regclass)
+RETURNS SETOF regclass
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  n int := coalesce(cardinality(nodes), 0);
+  total numeric;
+  keys text[] := '{}';
+  k text;
+BEGIN
+  IF (SELECT atttypid FROM pg_attribute WHERE attrelid = sample_from AND attnum = 1) <> 'text'::regtype THEN
+    RAISE EXCEPTION 'table % does not have text row keys', sample_from
+      USING ERRCODE = 'datatype_mismatch',
+            HINT = 'Give the split keys: wide.create_tablets(parent, split_keys, nodes).';
+  END IF;
+  SELECT max(offset_bytes) INTO total FROM wide.sample_row_keys(sample_from);
+  FOR i IN 1 .. n - 1 LOOP
+    SELECT convert_from(s.row_key, 'UTF8') INTO k FROM wide.sample_row_keys(sample_from) s
+     WHERE s.row_key <> '\x' AND s.offset_bytes >= total * i / n
+     ORDER BY s.offset_bytes LIMIT 1;
+    IF k IS NOT NULL AND (cardinality(keys) = 0 OR k COLLATE "C" > keys[cardinality(keys)] COLLATE "C") THEN
+      keys := keys || k;
+    END IF;
+  END LOOP;
+  IF cardinality(keys) <> greatest(n - 1, 0) THEN
+    -- too few samples (a small table): even shares of its distinct row keys
+    EXECUTE format('SELECT coalesce(array_agg(m ORDER BY m), ''{}'') FROM (SELECT t, min(k) AS m FROM
+                      (SELECT k, ntile(%s) OVER (ORDER BY k) AS t FROM
+                         (SELECT DISTINCT %I::text COLLATE "C" AS k FROM %s) d) x
+                     WHERE t > 1 GROUP BY t) y',
+                   n, (SELECT attname FROM pg_attribute WHERE attrelid = sample_from AND attnum = 1),
+                   sample_from) INTO keys;
+  END IF;
+  IF cardinality(keys) <> greatest(n - 1, 0) THEN
+    RAISE EXCEPTION 'table % has too few row keys for % tablets', sample_from, n
+      USING ERRCODE = 'invalid_parameter_value',
+            DETAIL = format('It gives %s distinct split keys.', cardinality(keys)),
+            HINT = 'Give fewer nodes, or the split keys: wide.create_tablets(parent, split_keys, nodes).';
+  END IF;
+  RETURN QUERY SELECT * FROM wide.create_tablets(parent, keys, nodes);
+END
+$$;
+COMMENT ON FUNCTION wide.create_tablets(regclass, text[], regclass) IS
+  'split a parent into one tablet per node at even shares of the bytes of an existing wide table (its sample_row_keys)';
+
+
 -- Finish the transactions that this node's commits left prepared on a
 -- node (it failed between PREPARE and COMMIT PREPARED): committed where
 -- the local transaction committed, rolled back where it aborted.

@@ -37,4 +37,16 @@ SELECT c.relname, string_agg(f.family, ',' ORDER BY f.family)
   FROM pg_class c, wide.families(c.oid) f WHERE c.relname LIKE 'ct\_%' GROUP BY 1 ORDER BY 1;
 -- a node is a server of postgres_fdw
 SELECT wide._remote_exec('node1', NULL, 'SELECT 1');
-DROP TABLE ct, ct2, ct3, ct4;
+-- tablets from the row keys of an existing table (too small for samples:
+-- even shares of its distinct row keys), one per node; its cells then move in
+CREATE TABLE ct_old (LIKE ct4) USING wide;
+SELECT wide.create_family('ct_old', 'm');
+INSERT INTO ct_old SELECT 'k' || lpad(i::text, 3, '0'), 'm', 'q', 0, i FROM generate_series(1, 300) i;
+CREATE TABLE ct5 (LIKE ct) PARTITION BY RANGE (row_key);
+SELECT wide.create_family('ct5', 'm');
+SELECT wide.create_tablets('ct5', ARRAY['local', 'local', 'local'], sample_from => 'ct_old');
+INSERT INTO ct5 SELECT * FROM ct_old;
+SELECT tableoid::regclass, count(*), min(row_key), max(row_key) FROM ct5 GROUP BY 1 ORDER BY 1;
+CREATE TABLE ct6 (LIKE ct) PARTITION BY RANGE (row_key);
+SELECT wide.create_tablets('ct6', ARRAY['local', 'local'], sample_from => 'ct4');  -- empty
+DROP TABLE ct, ct2, ct3, ct4, ct5, ct6, ct_old;
