@@ -99,18 +99,27 @@ VARS="\\set h random(1, $HOSTS)
 NAMES=()
 declare -A R		# R[name,heap] R[name,wide] latencies in ms
 
-# sorted rows, floats to 10 significant digits (sums in another order differ
-# in the last bits), as one checksum
-normalize() {
-	python3 -c '
-import sys, re, hashlib
-def f(x):
+# same_results FILE_A FILE_B: the same rows, in any order; floats equal to
+# a relative 1e-12 (sums in another order differ in the last bits, and
+# rounding both to a number of digits can still tell them apart)
+same_results() {
+	python3 - "$1" "$2" <<'PY'
+import sys
+def rows(f):
+    return sorted(l.rstrip("\n").split("|") for l in open(f))
+def same(x, y):
+    if x == y:
+        return True
     try:
-        return x if re.fullmatch(r"-?[0-9]+", x) else format(float(x), ".10g")
+        a, b = float(x), float(y)
     except ValueError:
-        return x
-rows = sorted("|".join(f(x) for x in l.rstrip("\n").split("|")) for l in sys.stdin)
-print(hashlib.md5("\n".join(rows).encode()).hexdigest())'
+        return False
+    return abs(a - b) <= 1e-12 * max(abs(a), abs(b), 1.0)
+a, b = rows(sys.argv[1]), rows(sys.argv[2])
+ok = len(a) == len(b) and all(len(r) == len(q) and all(same(x, y) for x, y in zip(r, q))
+                              for r, q in zip(a, b))
+sys.exit(0 if ok else 1)
+PY
 }
 
 # query NAME HEAP_SQL WIDE_SQL [WORKERS]: time both, and check that they
@@ -127,10 +136,10 @@ query() {
 		R[$n,$t]=$(latency "$BENCH/q$n-$t.sql" "$workers")
 	done
 	# the same query with fixed variables, results compared as sorted text
-	local a b
-	a=$(sql "$(sed "s/:h/7/g; s/:m/700/g" <<<"$hsql")" | normalize)
-	b=$(sql "$(sed "s/:h/7/g; s/:m/700/g" <<<"$wsql")" | normalize)
-	[ "$a" = "$b" ] || { echo "DIFFERENT RESULTS: $name" >&2; R[$n,wide]=nan; }
+	sql "$(sed "s/:h/7/g; s/:m/700/g" <<<"$hsql")" > "$BENCH/r-heap.txt"
+	sql "$(sed "s/:h/7/g; s/:m/700/g" <<<"$wsql")" > "$BENCH/r-wide.txt"
+	same_results "$BENCH/r-heap.txt" "$BENCH/r-wide.txt" ||
+		{ echo "DIFFERENT RESULTS: $name" >&2; R[$n,wide]=nan; }
 	log "$name: heap ${R[$n,heap]} ms, wide ${R[$n,wide]} ms"
 }
 both() { query "$1" "${2//@/h}" "${2//@/w}" "${3:-0}"; }
