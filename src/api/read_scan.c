@@ -569,7 +569,8 @@ read_pathkeys(PlannerInfo *root, RelOptInfo *rel, Oid rowtype, int kind, List *a
 			break;
 		var = makeVar(rel->relid, attno, att->atttypid, att->atttypmod,
 					  att->attcollation, 0);
-		pk = build_expression_pathkey(root, (Expr *) var, NULL, opno, rel->relids, true);
+		/* only columns some equivalence class holds (customscan.c) */
+		pk = build_expression_pathkey(root, (Expr *) var, NULL, opno, rel->relids, false);
 		if (pk == NIL)
 			break;
 		pathkeys = list_concat(pathkeys, pk);

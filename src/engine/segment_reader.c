@@ -628,6 +628,7 @@ static bool
 next_block(WideSegIter *it)
 {
 	const WideIndexEntry *e;
+	bool		seen_before = false;
 
 	drop_block(it);
 	for (;;)
@@ -664,6 +665,17 @@ next_block(WideSegIter *it)
 		it->ri++;
 	}
 	e = &it->idx->entries[it->ii];
+	/* was the range's first block decoded before?  (see below) */
+	if (it->blocks == 0 && it->range.has_start)
+	{
+		void	   *obj;
+		WideCacheEntry *probe = WideCacheLookup(it->rel->rd_node, it->seg->segid,
+												it->seg->max_seq, CACHE_DATA,
+												e->offset, &obj);
+
+		seen_before = probe != NULL;
+		WideCacheRelease(probe);
+	}
 	/* a long scan stops filling the cache: it would only evict (see top) */
 	{
 		MemoryContext old = MemoryContextSwitchTo(it->bi.cxt);
@@ -683,18 +695,38 @@ next_block(WideSegIter *it)
 						   it->seq_base) ||
 		(uint64) it->bi.ncells != e->ncells)
 		stream_corrupt(it->rel, it->seg, "bad data block", e->offset);
-	/* the range's first block: start at its first row (block.c) */
+	/*
+	 * The range's first block: start at its first row, found in the
+	 * block's row directory (block.c).  Building the directory decodes the
+	 * whole block, so it is built only for a block read before: the first
+	 * read of a block (a point read of a cold block, the common case of
+	 * random point reads) decodes from the block's start up to the range,
+	 * half a block on average, check_start skipping what lies before it.
+	 */
 	if (it->blocks == 1 && it->range.has_start)
 	{
+		void	   *obj;
 		WideCacheEntry *rowspin;
-		WideBlockRows *rows = open_rows(it->rel, it->seg, it->seq_base, e, &rowspin);
-		int			j = WideBlockRowsSeek(rows, it->range.start,
-										  it->range.startlen,
-										  it->range.start_incl);
+		WideBlockRows *rows;
 
-		if (j > 0 && j < rows->n)
-			WideBlockIterSeekRow(&it->bi, rows, j);
-		WideCacheRelease(rowspin);
+		if (seen_before)
+			rows = open_rows(it->rel, it->seg, it->seq_base, e, &rowspin);
+		else
+		{
+			rowspin = WideCacheLookup(it->rel->rd_node, it->seg->segid,
+									  it->seg->max_seq, CACHE_ROWS, e->offset, &obj);
+			rows = rowspin ? (WideBlockRows *) obj : NULL;
+		}
+		if (rows != NULL)
+		{
+			int			j = WideBlockRowsSeek(rows, it->range.start,
+											  it->range.startlen,
+											  it->range.start_incl);
+
+			if (j > 0 && j < rows->n)
+				WideBlockIterSeekRow(&it->bi, rows, j);
+			WideCacheRelease(rowspin);
+		}
 	}
 	return true;
 }
