@@ -55,4 +55,25 @@ SELECT value FROM c;
 -- UPDATE is refused: a cell's coordinates are its identity, and writing
 -- them again replaces it
 UPDATE t SET value = 'x';
-DROP TABLE t, c;
+-- the cells a DELETE remembers take memory as they come: a DELETE of a few
+-- cells does not allocate room for 65,536 (a 4.7 MB ring, zeroed in every
+-- transaction that deleted); one of many still finds each cell, in a
+-- DELETE ... RETURNING inside a WITH too
+CREATE TABLE d (row_key text, family text, qualifier text, ts int8, value int8) USING wide;
+SELECT wide.create_family('d', 'm');
+INSERT INTO d SELECT 'r' || (i % 50), 'm', 'q' || i, i, i FROM generate_series(1, 3000) i;
+BEGIN;
+DELETE FROM d WHERE row_key = 'r7';
+SELECT total_bytes < 65536 AS small FROM pg_backend_memory_contexts WHERE name = 'wide DELETE cells';
+WITH x AS (DELETE FROM d WHERE row_key >= 'r2' RETURNING value) SELECT count(*), sum(value) FROM x;
+SELECT count(*), count(DISTINCT row_key) FROM d;
+COMMIT;
+SELECT count(*) FROM d;
+-- a DELETE in a data-modifying CTE (the statement is a SELECT or an
+-- INSERT): its scans remember the cells too (it failed with "scanned too
+-- long before")
+CREATE TABLE dlog (v int8);
+WITH x AS (DELETE FROM d WHERE row_key = 'r1' RETURNING value) INSERT INTO dlog SELECT value FROM x;
+SELECT count(*), sum(v) FROM dlog;
+SELECT count(*) FROM d WHERE row_key = 'r1';
+DROP TABLE t, c, d, dlog;

@@ -30,6 +30,7 @@
 #include "catalog/pg_class.h"
 #include "executor/executor.h"
 #include "nodes/pg_list.h"
+#include "nodes/plannodes.h"
 #include "parser/parsetree.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -66,7 +67,8 @@ typedef struct DeleteTarget
 } DeleteTarget;
 
 static List *targets = NIL;		/* of DeleteTarget *, in TopMemoryContext */
-static RememberedCell *ring = NULL;
+static RememberedCell *ring = NULL;	/* ringcap slots, cell id % ringcap */
+static int	ringcap = 0;
 static MemoryContext ringcxt = NULL;
 static uint64 next_id = 1;
 static uint64 latest_id = 0;	/* remembered with WIDE_DELETE_LATEST_VALUE */
@@ -86,6 +88,40 @@ forget_all(void)
 	if (ringcxt)
 		MemoryContextReset(ringcxt);
 	ring = NULL;
+	ringcap = 0;
+}
+
+/*
+ * Make room for the cell numbered id.  The ring starts small and doubles,
+ * up to WIDE_DELETE_RING slots, rather than forget a remembered cell: a
+ * DELETE of a few cells (or a replication worker applying a few deletes per
+ * transaction) must not allocate and zero the whole ring each time.  The
+ * cells remembered span fewer consecutive ids than the ring has slots, so
+ * they fall in distinct slots of the doubled ring too.
+ */
+static void
+ring_reserve(uint64 id)
+{
+	RememberedCell *grown;
+	int			newcap;
+	int			i;
+
+	if (ring == NULL)
+	{
+		ringcap = 64;
+		ring = MemoryContextAllocZero(ringcxt, sizeof(RememberedCell) * ringcap);
+		return;
+	}
+	if (ringcap >= WIDE_DELETE_RING || ring[id % ringcap].id == 0)
+		return;
+	newcap = ringcap * 2;
+	grown = MemoryContextAllocZero(ringcxt, sizeof(RememberedCell) * newcap);
+	for (i = 0; i < ringcap; i++)
+		if (ring[i].id != 0)
+			grown[ring[i].id % newcap] = ring[i];
+	pfree(ring);
+	ring = grown;
+	ringcap = newcap;
 }
 
 static void
@@ -96,32 +132,55 @@ xact_callback(XactEvent event, void *arg)
 		forget_all();
 }
 
+/*
+ * The wide tables a plan deletes from: a ModifyTable DELETE at the top of
+ * the plan, or of a subplan (a data-modifying CTE: WITH x AS (DELETE ...
+ * RETURNING ...) SELECT ..., whose own statement is a SELECT).
+ */
+static void
+add_delete_targets(QueryDesc *query, Plan *plan)
+{
+	ModifyTable *mt;
+	ListCell   *lc;
+
+	if (plan == NULL || !IsA(plan, ModifyTable))
+		return;
+	mt = (ModifyTable *) plan;
+	if (mt->operation != CMD_DELETE)
+		return;
+	foreach(lc, mt->resultRelations)
+	{
+		RangeTblEntry *rte = rt_fetch(lfirst_int(lc), query->plannedstmt->rtable);
+
+		if (rte->relkind == RELKIND_RELATION && WideRelationIsWide(rte->relid))
+		{
+			DeleteTarget *t = MemoryContextAlloc(TopMemoryContext, sizeof(DeleteTarget));
+			MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+			t->relid = rte->relid;
+			t->query = query;
+			t->returning = mt->returningLists != NIL;
+			targets = lappend(targets, t);
+			MemoryContextSwitchTo(old);
+		}
+	}
+}
+
 static void
 wide_ExecutorStart(QueryDesc *query, int eflags)
 {
 	/* before ExecOpenIndices fails on a wide_key arbiter (keyindex.c) */
 	WideKeyCheckOnConflict(query->plannedstmt);
 	/* before the plan's scans begin, which ask WideDeleteTracking */
-	if (query->operation == CMD_DELETE && !(eflags & EXEC_FLAG_EXPLAIN_ONLY))
+	if (!(eflags & EXEC_FLAG_EXPLAIN_ONLY))
 	{
-		ListCell   *lc;
-
-		foreach(lc, query->plannedstmt->resultRelations)
+		add_delete_targets(query, query->plannedstmt->planTree);
+		if (query->plannedstmt->hasModifyingCTE)
 		{
-			RangeTblEntry *rte = rt_fetch(lfirst_int(lc), query->plannedstmt->rtable);
+			ListCell   *lc;
 
-			if (rte->relkind == RELKIND_RELATION && WideRelationIsWide(rte->relid))
-			{
-				DeleteTarget *t = MemoryContextAlloc(TopMemoryContext, sizeof(DeleteTarget));
-
-				MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
-
-				t->relid = rte->relid;
-				t->query = query;
-				t->returning = query->plannedstmt->hasReturning;
-				targets = lappend(targets, t);
-				MemoryContextSwitchTo(old);
-			}
+			foreach(lc, query->plannedstmt->subplans)
+				add_delete_targets(query, (Plan *) lfirst(lc));
 		}
 	}
 	if (prev_ExecutorStart)
@@ -222,11 +281,10 @@ WideDeleteRemember(Relation rel, const WideCell *cell, ItemPointer tid, int trac
 	if (ringcxt == NULL)
 		ringcxt = AllocSetContextCreate(TopMemoryContext, "wide DELETE cells",
 										ALLOCSET_DEFAULT_SIZES);
-	if (ring == NULL)
-		ring = MemoryContextAllocZero(ringcxt, sizeof(RememberedCell) * WIDE_DELETE_RING);
+	ring_reserve(id);
 	if (track == WIDE_DELETE_LATEST_VALUE)
 	{
-		RememberedCell *l = &ring[latest_id % WIDE_DELETE_RING];
+		RememberedCell *l = &ring[latest_id % ringcap];
 
 		if (latest_id != 0 && l->id == latest_id)
 		{
@@ -238,7 +296,7 @@ WideDeleteRemember(Relation rel, const WideCell *cell, ItemPointer tid, int trac
 		}
 		latest_id = id;
 	}
-	r = &ring[id % WIDE_DELETE_RING];
+	r = &ring[id % ringcap];
 	if (r->bytes)
 		pfree(r->bytes);
 	if (r->value)
@@ -283,7 +341,7 @@ remembered(Relation rel, ItemPointer tid, WideCell *c, bool *has_value)
 		return false;
 	id = (uint64) ItemPointerGetBlockNumber(tid) * TIDS_PER_BLOCK +
 		(ItemPointerGetOffsetNumber(tid) - 1);
-	r = ring ? &ring[id % WIDE_DELETE_RING] : NULL;
+	r = ring ? &ring[id % ringcap] : NULL;
 	if (r == NULL || r->id != id || r->relid != RelationGetRelid(rel))
 		return false;
 	memset(c, 0, sizeof(WideCell));
