@@ -2456,6 +2456,46 @@ BEGIN
 END
 $$;
 
+-- Steps 3a and 3b: bring each new table up to date with the rows of keys
+-- (recorded since the mark, or, with "since", by the transactions that
+-- snapshot does not see): on the tablet's node for a split of a remote
+-- tablet (which reads the recorded rows there), else here, through wide's
+-- connection for a new table on a node of a table with rollups
+-- (_tablet_write_remote).  Returns the cells rewritten here.
+CREATE FUNCTION wide._tablet_op_deltas(op_id bigint, here text[], keys text[], since text)
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+SET wide.rollup_on_write = off
+AS $$
+DECLARE
+  o wide.tablet_ops;
+  keycol text;
+  cond text;
+  rollups boolean;
+  n bigint := 0;
+  i int;
+BEGIN
+  SELECT * INTO o FROM wide.tablet_ops WHERE id = op_id;
+  keycol := (SELECT attname FROM pg_attribute WHERE attrelid = o.parent AND attnum = 1);
+  rollups := wide._has_rollups(o.parent);
+  FOR i IN 1 .. array_length(o.new_tablets, 1) LOOP
+    cond := wide._range_cond(keycol, o.bounds[i], o.bounds[i + 1]);
+    IF o.op = 'split' AND here[1] <> 'local' THEN
+      PERFORM wide._remote_exec(here[1], o.tablet::regclass,
+        format('SELECT wide._tablet_delta(%L, %L, %L, wide._tablet_changes(%L%s))',
+               here[2], o.new_tablets[i], cond, here[2],
+               CASE WHEN since IS NULL THEN '' ELSE format(', %L::pg_snapshot', since) END));
+    ELSE
+      n := n + wide._tablet_delta(o.tablet::regclass, o.new_tablets[i]::regclass, cond, keys,
+                                  CASE WHEN o.new_nodes[i] <> 'local' AND rollups
+                                       THEN o.new_nodes[i] END);
+    END IF;
+  END LOOP;
+  RETURN n;
+END
+$$;
+
 -- Step 3a: a first catch-up, without a lock: the rows recorded until a
 -- snapshot "since" (of the tablet's node) are brought up to date in the new
 -- tables; "since" is journaled for step 3b.  Its own transaction: a move's
@@ -2470,10 +2510,8 @@ AS $$
 DECLARE
   o wide.tablet_ops;
   here text[];
-  keycol text;
   keys text[];
   snap text;
-  i int;
 BEGIN
   SELECT * INTO o FROM wide.tablet_ops WHERE id = op_id FOR UPDATE;
   IF o.step <> 'copied' THEN
@@ -2481,7 +2519,6 @@ BEGIN
       USING ERRCODE = 'object_not_in_prerequisite_state';
   END IF;
   here := wide._tablet_node(o.parent, o.tablet::regclass);
-  keycol := (SELECT attname FROM pg_attribute WHERE attrelid = o.parent AND attnum = 1);
   IF here[1] = 'local' THEN
     SELECT pg_current_snapshot()::text, wide._tablet_changes(o.tablet::regclass) INTO snap, keys;
   ELSE
@@ -2492,19 +2529,7 @@ BEGIN
         format('SELECT wide._tablet_changes(%L)::text', here[2])) x;
     END IF;
   END IF;
-  FOR i IN 1 .. array_length(o.new_tablets, 1) LOOP
-    IF o.op = 'split' AND here[1] <> 'local' THEN
-      PERFORM wide._remote_exec(here[1], o.tablet::regclass,
-        format('SELECT wide._tablet_delta(%L, %L, %L, wide._tablet_changes(%L))',
-               here[2], o.new_tablets[i],
-               wide._range_cond(keycol, o.bounds[i], o.bounds[i + 1]), here[2]));
-    ELSE
-      PERFORM wide._tablet_delta(o.tablet::regclass, o.new_tablets[i]::regclass,
-                                 wide._range_cond(keycol, o.bounds[i], o.bounds[i + 1]), keys,
-                                 CASE WHEN o.new_nodes[i] <> 'local' AND wide._has_rollups(o.parent)
-                                      THEN o.new_nodes[i] END);
-    END IF;
-  END LOOP;
+  PERFORM wide._tablet_op_deltas(op_id, here, keys, NULL);
   UPDATE wide.tablet_ops t SET since = snap WHERE t.id = op_id;
 END
 $$;
@@ -2524,12 +2549,9 @@ AS $$
 DECLARE
   o wide.tablet_ops;
   here text[];
-  keycol text;
-  cond text;
   t0 timestamptz;
   keys text[];
-  delta bigint := 0;
-  n bigint;
+  delta bigint;
   i int;
 BEGIN
   SELECT * INTO o FROM wide.tablet_ops WHERE id = op_id FOR UPDATE;
@@ -2544,26 +2566,13 @@ BEGIN
     EXECUTE format('LOCK TABLE %s IN EXCLUSIVE MODE', o.tablet);
   END IF;
   t0 := clock_timestamp();
-  keycol := (SELECT attname FROM pg_attribute WHERE attrelid = o.parent AND attnum = 1);
   IF here[1] = 'local' THEN
     keys := wide._tablet_changes(o.tablet::regclass, o.since::pg_snapshot);
   ELSIF o.op = 'move' THEN
     SELECT x::text[] INTO keys FROM wide._remote_query(here[1],
       format('SELECT wide._tablet_changes(%L, %L::pg_snapshot)::text', here[2], o.since)) x;
   END IF;
-  FOR i IN 1 .. array_length(o.new_tablets, 1) LOOP
-    cond := wide._range_cond(keycol, o.bounds[i], o.bounds[i + 1]);
-    IF o.op = 'split' AND here[1] <> 'local' THEN
-      PERFORM wide._remote_exec(here[1], o.tablet::regclass,
-        format('SELECT wide._tablet_delta(%L, %L, %L, wide._tablet_changes(%L, %L::pg_snapshot))',
-               here[2], o.new_tablets[i], cond, here[2], o.since));
-    ELSE
-      n := wide._tablet_delta(o.tablet::regclass, o.new_tablets[i]::regclass, cond, keys,
-                              CASE WHEN o.new_nodes[i] <> 'local' AND wide._has_rollups(o.parent)
-                                   THEN o.new_nodes[i] END);
-      delta := delta + n;
-    END IF;
-  END LOOP;
+  delta := wide._tablet_op_deltas(op_id, here, keys, o.since);
   IF here[1] = 'local' THEN
     DELETE FROM wide.tablet_op_changes c WHERE c.tablet = o.tablet::regclass;
   END IF;

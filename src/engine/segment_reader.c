@@ -434,11 +434,12 @@ WideSegmentOpenIndex(Relation rel, const WideSegment *seg,
  * WideSegmentOpenBlock -- a decompressed and checked data block: from the
  * block cache if it is there; else read, and cached if "cache" is true.
  * An uncached block is returned with *pin NULL, allocated in the current
- * memory context (WideSegmentCloseBlock frees it).
+ * memory context (WideSegmentCloseBlock frees it).  (open_block also says
+ * whether the block was in the cache.)
  */
-WideRawBlock *
-WideSegmentOpenBlock(Relation rel, const WideSegment *seg,
-					 const WideIndexEntry *e, WideCacheEntry **pin, bool cache)
+static WideRawBlock *
+open_block(Relation rel, const WideSegment *seg, const WideIndexEntry *e,
+		   WideCacheEntry **pin, bool cache, bool *hit)
 {
 	void	   *obj;
 	MemoryContext cxt,
@@ -447,6 +448,7 @@ WideSegmentOpenBlock(Relation rel, const WideSegment *seg,
 
 	*pin = WideCacheLookup(rel->rd_node, seg->segid, seg->max_seq,
 						   CACHE_DATA, e->offset, &obj);
+	*hit = *pin != NULL;
 	if (*pin)
 		return (WideRawBlock *) obj;
 	if (!cache)
@@ -464,6 +466,15 @@ WideSegmentOpenBlock(Relation rel, const WideSegment *seg,
 	*pin = WideCacheInsert(rel->rd_node, seg->segid, seg->max_seq,
 						   CACHE_DATA, e->offset, cxt, &obj);
 	return (WideRawBlock *) obj;
+}
+
+WideRawBlock *
+WideSegmentOpenBlock(Relation rel, const WideSegment *seg,
+					 const WideIndexEntry *e, WideCacheEntry **pin, bool cache)
+{
+	bool		hit;
+
+	return open_block(rel, seg, e, pin, cache, &hit);
 }
 
 /*
@@ -665,23 +676,15 @@ next_block(WideSegIter *it)
 		it->ri++;
 	}
 	e = &it->idx->entries[it->ii];
-	/* was the range's first block decoded before?  (see below) */
-	if (it->blocks == 0 && it->range.has_start)
-	{
-		void	   *obj;
-		WideCacheEntry *probe = WideCacheLookup(it->rel->rd_node, it->seg->segid,
-												it->seg->max_seq, CACHE_DATA,
-												e->offset, &obj);
-
-		seen_before = probe != NULL;
-		WideCacheRelease(probe);
-	}
-	/* a long scan stops filling the cache: it would only evict (see top) */
+	/*
+	 * a long scan stops filling the cache: it would only evict (see top);
+	 * seen_before: the block was decoded before (see below)
+	 */
 	{
 		MemoryContext old = MemoryContextSwitchTo(it->bi.cxt);
 
-		it->blk = WideSegmentOpenBlock(it->rel, it->seg, e, &it->blkpin,
-									   it->blocks < WIDE_SCAN_CACHED_BLOCKS);
+		it->blk = open_block(it->rel, it->seg, e, &it->blkpin,
+							 it->blocks < WIDE_SCAN_CACHED_BLOCKS, &seen_before);
 		MemoryContextSwitchTo(old);
 	}
 	it->blocks++;
