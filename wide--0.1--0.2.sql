@@ -1650,7 +1650,7 @@ BEGIN
   END IF;
   SELECT max(offset_bytes) INTO total FROM wide.sample_row_keys(sample_from);
   FOR i IN 1 .. n - 1 LOOP
-    SELECT convert_from(s.row_key, 'UTF8') INTO k FROM wide.sample_row_keys(sample_from) s
+    SELECT convert_from(s.row_key, getdatabaseencoding()) INTO k FROM wide.sample_row_keys(sample_from) s
      WHERE s.row_key <> '\x' AND s.offset_bytes >= total * i / n
      ORDER BY s.offset_bytes LIMIT 1;
     IF k IS NOT NULL AND (cardinality(keys) = 0 OR k COLLATE "C" > keys[cardinality(keys)] COLLATE "C") THEN
@@ -1951,6 +1951,7 @@ AS $$
                 tbl, tbl)
          || CASE WHEN track THEN ', ADD CONSTRAINT wide_tablet_tracked CHECK (true) NOT VALID' ELSE '' END;
 $$;
+
 -- A rollup with key_parts keeps the rollup of 'host7#1700000000000' under
 -- 'host7': a tablet boundary must not fall between a rollup key and the
 -- source keys it gathers, or the rollup cells and some of their sources
@@ -1967,7 +1968,7 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
   f record;
-  bb bytea := convert_to(b, 'UTF8');
+  bb bytea := convert_to(b, getdatabaseencoding());
   d int;
   n int;
   seen int;
@@ -1976,7 +1977,7 @@ BEGIN
   FOR f IN SELECT key, value->'rollup' AS r FROM jsonb_each(doc->'families')
             WHERE value->'rollup' ? 'key_parts' ORDER BY key LOOP
     n := (f.r->>'key_parts')::int;
-    d := get_byte(convert_to(coalesce(f.r->>'delimiter', '#'), 'UTF8'), 0);
+    d := get_byte(convert_to(coalesce(f.r->>'delimiter', '#'), getdatabaseencoding()), 0);
     seen := 0;
     FOR i IN 0 .. length(bb) - 1 LOOP
       c := get_byte(bb, i);
