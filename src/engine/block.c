@@ -367,7 +367,7 @@ WideBlockIterInit(WideBlockIter *it, const char *data, Size len, int16 typlen,
 		return false;
 	}
 	it->ncells = (int) ncells;
-	it->k = p;
+	it->kstart = it->k = p;
 	it->kend = p + keylen;
 	it->t = it->kend;
 	it->tend = it->t + tslen;
@@ -742,12 +742,165 @@ WideBlockIterSkipColumn(WideBlockIter *it)
 }
 
 /*
+ * skip_records -- step over records without making cells of them: their
+ * row keys are rebuilt (a row key shares a prefix with the one before) and
+ * the four streams advanced, but qualifiers are not copied and timestamps,
+ * sequence numbers, xmins and values not checked: a record is checked when
+ * WideBlockIterNext returns it.
+ *
+ * With key, stops before the first record of the first row >= key (> key if
+ * !incl), which the next WideBlockIterNext returns.  With rows, appends to
+ * it where every row stepped over starts.  Returns false on a malformed
+ * block (it->error).
+ */
+static bool
+skip_records(WideBlockIter *it, const char *key, uint32 keylen, bool incl,
+			 WideBlockRows *rows, int *cap)
+{
+	while (it->i < it->ncells)
+	{
+		const char *k = it->k;
+		const char *kend = it->kend;
+		uint8		flags,
+					kind;
+		uint64		shared,
+					unshared;
+		int64		delta;
+		uint32		u;
+
+		if (k >= kend)
+			BAD();
+		flags = (uint8) *k++;
+		kind = flags & F_KIND;
+		if (kind < WIDE_KIND_DEL_ROW || kind > WIDE_KIND_MERGE)
+			BAD();
+		if (flags & F_NEW_ROW)
+		{
+			char	   *dst;
+			uint32		len;
+
+			if (!(k = get_varint(k, kend, &shared)) ||
+				!(k = get_varint(k, kend, &unshared)) ||
+				shared > it->rowlen || unshared > (uint64) (kend - k) ||
+				shared + unshared > WIDE_MAX_ROW_KEY)
+				BAD();
+			len = (uint32) (shared + unshared);
+			/* (only bytes past the shared prefix change: read_keys redoes it) */
+			dst = keybuf_reserve(it->cxt, &it->rowbuf, &it->rowcap, len);
+			key_suffix_copy(dst + shared, k, unshared);
+			if (key != NULL)
+			{
+				int			cmp = WideKeyCompare(dst, len, key, keylen);
+
+				if (cmp > 0 || (cmp == 0 && incl))
+					return true;
+			}
+			if (rows != NULL)
+			{
+				WideBlockRowStart *r;
+
+				if (rows->n == *cap)
+					rows->rows = repalloc(rows->rows,
+										  sizeof(WideBlockRowStart) * (*cap *= 2));
+				r = &rows->rows[rows->n++];
+				r->i = it->i;
+				r->koff = it->k - it->kstart;
+				r->toff = it->t - it->kend;
+				r->aoff = it->a - it->tend;
+				r->voff = it->v - it->aend;
+				r->ts = it->ts;
+				r->seq = it->seq;
+				r->key = memcpy(palloc(Max(len, 1)), dst, len);
+				r->keylen = len;
+			}
+			k += unshared;
+			it->rowlen = len;
+			it->have_row = true;
+			it->fam = NULL;
+			it->famlen = 0;
+			it->have_qual = false;
+			it->quallen = 0;
+		}
+		else if (!it->have_row)
+			BAD();
+		if (flags & F_NEW_FAM)
+		{
+			if (k >= kend)
+				BAD();
+			it->famlen = (uint8) *k++;
+			if (it->famlen > (uint64) (kend - k))
+				BAD();
+			it->fam = k;
+			k += it->famlen;
+			if (!(k = get_u32v(k, kend, &u)))
+				BAD();
+			it->have_qual = false;
+			it->quallen = 0;
+		}
+		if (flags & F_NEW_QUAL)
+		{
+			if (!(k = get_varint(k, kend, &shared)) ||
+				!(k = get_varint(k, kend, &unshared)) ||
+				shared > it->quallen || unshared > (uint64) (kend - k) ||
+				shared + unshared > WIDE_MAX_QUALIFIER)
+				BAD();
+			k += unshared;
+			it->quallen = shared + unshared;
+			it->have_qual = true;
+		}
+		if ((kind != WIDE_KIND_DEL_ROW && it->fam == NULL) ||
+			(kind >= WIDE_KIND_DEL_CELLS && !it->have_qual))
+			BAD();
+		it->k = k;
+		if (!(it->t = get_zigzag(it->t, it->tend, &delta)))
+			BAD();
+		it->ts = (int64) ((uint64) it->ts - (uint64) delta);
+		if (kind == WIDE_KIND_DEL_CELLS &&
+			!(it->t = get_zigzag(it->t, it->tend, &delta)))
+			BAD();
+		if (flags & F_HAS_SEQ)
+		{
+			if (!(it->a = get_zigzag(it->a, it->aend, &delta)))
+				BAD();
+			it->seq += (uint64) delta;
+		}
+		if ((flags & F_HAS_XMIN) &&
+			(!(it->a = get_u32v(it->a, it->aend, &u)) ||
+			 !(it->a = get_u32v(it->a, it->aend, &u))))
+			BAD();
+		if (!WIDE_KIND_IS_TOMBSTONE(kind) && !skip_value(it, kind))
+			return false;
+		it->i++;
+	}
+	return true;
+}
+
+/*
+ * WideBlockIterSkipRows -- step over the records of the rows before key
+ * (up to key if !incl), the start of a range, without making cells of them;
+ * the next WideBlockIterNext returns the first record of the range, or
+ * false if the block holds none.  For a point read of a block not read
+ * before (no row directory): it costs a few byte tests per record, where
+ * WideBlockIterNext and a key comparison per record cost several times
+ * that.  Returns false on a malformed block (it->error).
+ */
+bool
+WideBlockIterSkipRows(WideBlockIter *it, const char *key, uint32 keylen,
+					  bool incl)
+{
+	if (it->error)
+		return false;
+	return skip_records(it, key, keylen, incl, NULL, NULL);
+}
+
+/*
  * WideBlockRowsBuild -- where each row of a block starts: its key and the
  * iterator's state before its first record (so that an iterator can start
  * there: WideBlockIterSeekRow), in the current memory context; NULL if the
- * block is damaged.  Decodes the whole block once; the directory is cached
- * beside it (segment_reader.c), so seeks into a hot block cost a binary
- * search instead of decoding the records before the key.
+ * block is damaged.  Steps over the whole block once (skip_records); the
+ * directory is cached beside it (segment_reader.c), so seeks into a hot
+ * block cost a binary search instead of stepping over the records before
+ * the key.
  */
 WideBlockRows *
 WideBlockRowsBuild(const char *data, Size len, int16 typlen,
@@ -755,45 +908,18 @@ WideBlockRowsBuild(const char *data, Size len, int16 typlen,
 {
 	WideBlockRows *rows = palloc(sizeof(WideBlockRows));
 	WideBlockIter it;
-	WideCell	c;
-	const char *kbase,
-			   *tbase,
-			   *abase,
-			   *vbase;
 	int			cap = 16;
+	bool		ok;
 
 	memset(&it, 0, sizeof(it));
 	rows->n = 0;
 	rows->rows = palloc(sizeof(WideBlockRowStart) * cap);
 	if (!WideBlockIterInit(&it, data, len, typlen, default_seq, seq_base))
 		return NULL;
-	kbase = it.k;
-	tbase = it.t;
-	abase = it.a;
-	vbase = it.v;
-	for (;;)
-	{
-		WideBlockRowStart r;
-
-		r.i = it.i;
-		r.koff = it.k - kbase;
-		r.toff = it.t - tbase;
-		r.aoff = it.a - abase;
-		r.voff = it.v - vbase;
-		r.ts = it.ts;
-		r.seq = it.seq;
-		if (!WideBlockIterNext(&it, &c))
-			break;
-		if (c.same & WIDE_SAME_ROW)
-			continue;
-		if (rows->n == cap)
-			rows->rows = repalloc(rows->rows, sizeof(WideBlockRowStart) * (cap *= 2));
-		r.key = memcpy(palloc(Max(c.keylen, 1)), c.key, c.keylen);
-		r.keylen = c.keylen;
-		rows->rows[rows->n++] = r;
-	}
+	ok = skip_records(&it, NULL, 0, false, rows, &cap) &&
+		it.k == it.kend && it.t == it.tend && it.a == it.aend && it.v == it.end;
 	WideBlockIterEnd(&it);
-	return it.error ? NULL : rows;
+	return ok ? rows : NULL;
 }
 
 /*

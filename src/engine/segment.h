@@ -71,6 +71,7 @@ struct WideIndex
 
 typedef struct WideBlockIter
 {
+	const char *kstart;			/* the key section */
 	const char *k,
 			   *kend,
 			   *t,
@@ -161,6 +162,8 @@ extern bool WideBlockIterInit(WideBlockIter *it, const char *data, Size len,
 							  int16 typlen, uint64 default_seq, uint64 seq_base);
 extern bool WideBlockIterNext(WideBlockIter *it, WideCell *c);
 extern int	WideBlockIterSkipColumn(WideBlockIter *it);
+extern bool WideBlockIterSkipRows(WideBlockIter *it, const char *key,
+								  uint32 keylen, bool incl);
 extern WideBlockRows *WideBlockRowsBuild(const char *data, Size len,
 										 int16 typlen, uint64 default_seq,
 										 uint64 seq_base);

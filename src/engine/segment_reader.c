@@ -700,11 +700,11 @@ next_block(WideSegIter *it)
 		stream_corrupt(it->rel, it->seg, "bad data block", e->offset);
 	/*
 	 * The range's first block: start at its first row, found in the
-	 * block's row directory (block.c).  Building the directory decodes the
-	 * whole block, so it is built only for a block read before: the first
-	 * read of a block (a point read of a cold block, the common case of
-	 * random point reads) decodes from the block's start up to the range,
-	 * half a block on average, check_start skipping what lies before it.
+	 * block's row directory (block.c).  Building the directory steps over
+	 * the whole block, so it is built only for a block read before: the
+	 * first read of a block (a point read of a cold block, the common case
+	 * of random point reads) steps over the rows before the range, half a
+	 * block on average, without making cells of them.
 	 */
 	if (it->blocks == 1 && it->range.has_start)
 	{
@@ -730,6 +730,10 @@ next_block(WideSegIter *it)
 				WideBlockIterSeekRow(&it->bi, rows, j);
 			WideCacheRelease(rowspin);
 		}
+		else if (!WideBlockIterSkipRows(&it->bi, it->range.start,
+										it->range.startlen,
+										it->range.start_incl))
+			stream_corrupt(it->rel, it->seg, "bad data block", e->offset);
 	}
 	return true;
 }
