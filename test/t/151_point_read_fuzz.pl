@@ -153,6 +153,14 @@ my %keys_of = ((map { $_ => \@keys } qw(tf ti t4 tt)), tb => \@bkeys);
 my %absent_of = ((map { $_ => \@absent } qw(tf ti t4 tt)), tb => \@babsent);
 sub keytype { return $_[0] eq 'tb' ? 'bytea' : 'text'; }
 
+# a qualifier literal of table t (tb: bytea qualifiers too)
+sub qlit
+{
+	my ($t, $q) = @_;
+	return "'\\x" . unpack('H*', $q) . "'::bytea" if $t eq 'tb';
+	return lit($q);
+}
+
 # a row key literal of table t
 sub klit
 {
@@ -223,7 +231,7 @@ sub tslit
 my $setup = '';
 for my $t (sort keys %types)
 {
-	$setup .= "CREATE TABLE $t (row_key " . keytype($t) . ", family text, qualifier text, ts timestamptz, value $types{$t}) USING wide;\n";
+	$setup .= "CREATE TABLE $t (row_key " . keytype($t) . ", family text, qualifier " . keytype($t) . ", ts timestamptz, value $types{$t}) USING wide;\n";
 	for my $f (@{ $fams{$t} })
 	{
 		$setup .= "SELECT wide.create_family('$t', '$f'"
@@ -255,8 +263,10 @@ my $aggts = $base;			# aggregate cells: one ts per column
 
 sub qual_of
 {
-	my ($k) = @_;
+	my ($t, $k) = @_;
 	return sprintf('c%03d', rnd(150)) if $wide_row{$k};
+	return pick('q0', "q0\x00", "q0\x00\x00", "\x00", "\xff", 'metric/cpu/core-0' . rnd(10), '')
+	  if $t eq 'tb' && rand() < 0.5;
 	return pick('q0', 'q1', 'q2', 'q3', 'metric/cpu/core-0' . rnd(10), 'metric/cpu/core-1' . rnd(10), '');
 }
 
@@ -268,11 +278,11 @@ sub put_cells
 	for (1 .. $n)
 	{
 		my $f = pick(@{ $fams{$t} });
-		my $q = qual_of($k);
+		my $q = qual_of($t, $k);
 		if ($agg{$f})
 		{
 			my $v = rnd(100) - 30;
-			push @rows, '(' . join(', ', klit($t, $k), lit($f), lit($q), tslit($aggts), $v) . ')';
+			push @rows, '(' . join(', ', klit($t, $k), lit($f), qlit($t, $q), tslit($aggts), $v) . ')';
 			next unless $apply;
 			my $c = \$model{$t}{$k}{$f}{$q}{$aggts};
 			$$c = !defined $$c ? $v : $f eq 's' ? $$c + $v : ($v > $$c ? $v : $$c);
@@ -280,7 +290,7 @@ sub put_cells
 		}
 		my $ts = ts_of($ts_style{$k});
 		my $v = value($t, $row_style{$k});
-		push @rows, '(' . join(', ', klit($t, $k), lit($f), lit($q), tslit($ts), $v) . ')';
+		push @rows, '(' . join(', ', klit($t, $k), lit($f), qlit($t, $q), tslit($ts), $v) . ')';
 		$model{$t}{$k}{$f}{$q}{$ts} = $v if $apply;
 	}
 	return "INSERT INTO $t VALUES " . join(",\n  ", @rows) . ";\n";
@@ -297,15 +307,15 @@ sub delete_op
 	{
 		my $f = pick(@{ $fams{$t} });
 		my @q = $m && $m->{$f} ? sort keys %{ $m->{$f} } : ();
-		my $q = @q && rand() < 0.8 ? pick(@q) : qual_of($k);
+		my $q = @q && rand() < 0.8 ? pick(@q) : qual_of($t, $k);
 		delete $m->{$f}{$q} if $m && $m->{$f};
-		return "SELECT wide.delete_cells('$t', " . klit($t, $k) . ", '$f', " . lit($q) . ");\n";
+		return "SELECT wide.delete_cells('$t', " . klit($t, $k) . ", '$f', " . qlit($t, $q) . ");\n";
 	}
 	if ($r < 0.45)
 	{
 		# a ts range [t1, t2) of a plain family
 		my @q = $m && $m->{a} ? sort keys %{ $m->{a} } : ();
-		my $q = @q ? pick(@q) : qual_of($k);
+		my $q = @q ? pick(@q) : qual_of($t, $k);
 		my @ts = $m && $m->{a}{$q} ? sort { $a <=> $b } keys %{ $m->{a}{$q} } : ();
 		@ts = (ts_of(1)) unless @ts;
 		my $t1 = pick(@ts) - rnd(2);
@@ -316,7 +326,7 @@ sub delete_op
 		{
 			delete $m->{a}{$q}{$_} for grep { $_ >= $t1 && $_ < $t2 } keys %{ $m->{a}{$q} };
 		}
-		return "SELECT wide.delete_cells('$t', " . klit($t, $k) . ", 'a', " . lit($q) . ", "
+		return "SELECT wide.delete_cells('$t', " . klit($t, $k) . ", 'a', " . qlit($t, $q) . ", "
 		  . tslit($t1) . ", " . tslit($t2) . ");\n";
 	}
 	if ($r < 0.6)
@@ -346,11 +356,11 @@ sub delete_op
 	{
 		delete $m->{a}{$q}{$t0};
 		return "DELETE FROM $t WHERE row_key = " . klit($t, $k) . " AND family = 'a' AND qualifier = "
-		  . lit($q) . " AND ts = " . tslit($t0) . ";\n";
+		  . qlit($t, $q) . " AND ts = " . tslit($t0) . ";\n";
 	}
 	delete $m->{a}{$q}{$_} for grep { $_ < $t0 } @ts;
 	return "DELETE FROM $t WHERE row_key = " . klit($t, $k) . " AND family = 'a' AND qualifier = "
-	  . lit($q) . " AND ts < " . tslit($t0) . ";\n";
+	  . qlit($t, $q) . " AND ts < " . tslit($t0) . ";\n";
 }
 
 # cells nobody sees: an aborted transaction and a rolled back savepoint
@@ -414,7 +424,7 @@ my $heap = '';
 for my $t (sort keys %types)
 {
 	$heap .= "CREATE TABLE h_$t (row_key " . keytype($t) . ($t eq 'tb' ? '' : ' COLLATE "C"') . ", family text COLLATE \"C\",
-		qualifier text COLLATE \"C\", ts timestamptz, value $types{$t});\n";
+		qualifier " . keytype($t) . ($t eq 'tb' ? '' : ' COLLATE "C"') . ", ts timestamptz, value $types{$t});\n";
 	my @rows;
 	for my $k (sort keys %{ $model{$t} })
 	{
@@ -424,7 +434,7 @@ for my $t (sort keys %types)
 			{
 				my @ts = sort { $b <=> $a } keys %{ $model{$t}{$k}{$f}{$q} };
 				splice(@ts, 2) if $f eq 'v' && @ts > 2;
-				push @rows, '(' . join(', ', klit($t, $k), lit($f), lit($q), tslit($_),
+				push @rows, '(' . join(', ', klit($t, $k), lit($f), qlit($t, $q), tslit($_),
 					$model{$t}{$k}{$f}{$q}{$_}) . ')' for @ts;
 			}
 		}
