@@ -517,13 +517,15 @@ sub payload
 	open my $fh, '>:raw', $f or die "$f: $!";
 	print $fh $raw;
 	close $fh;
-	return `zstd -q -d -c '$f'`;
+	# (in scalar context: in a list, backticks split the output into lines)
+	my $out = `zstd -q -d -c '$f'`;
+	return $out;
 }
 
 # the (offset, length) entries of a stored root or index block
 sub index_of
 {
-	my ($raw) = payload($_[0]);
+	my $raw = payload($_[0]);
 	my $pos = 0;
 	my $n = varint_at($raw, \$pos);
 	varint_at($raw, \$pos);
@@ -531,14 +533,17 @@ sub index_of
 	for (1 .. $n)
 	{
 		varint_at($raw, \$pos);
-		$pos += varint_at($raw, \$pos);
-		my ($off, $len) = (varint_at($raw, \$pos), varint_at($raw, \$pos));
+		my $unshared = varint_at($raw, \$pos);
+		$pos += $unshared;
+		my $off = varint_at($raw, \$pos);
+		my $len = varint_at($raw, \$pos);
 		varint_at($raw, \$pos) for 1 .. 3;
 		my $flags = ord(substr($raw, $pos++, 1));
 		if ($flags & 0x02)
 		{
 			$pos += 1 + ord(substr($raw, $pos, 1));
-			$pos += varint_at($raw, \$pos);
+			my $quallen = varint_at($raw, \$pos);
+			$pos += $quallen;
 		}
 		push @e, [ $off, $len ];
 	}
