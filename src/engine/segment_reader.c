@@ -387,6 +387,28 @@ WideSegmentReadBlock(Relation rel, const WideSegment *seg, uint64 off,
 	return raw;
 }
 
+/*
+ * read_data_block -- read, check and decompress a data block into *blk,
+ * packed if it was stored packed and can be read so (compress.c).
+ */
+static void
+read_data_block(Relation rel, const WideSegment *seg, const WideIndexEntry *e,
+				WideRawBlock *blk)
+{
+	char	   *stored;
+	const char *why = NULL;
+
+	if (e->offset > seg->stream_len || e->length > seg->stream_len - e->offset)
+		segment_corrupt(rel, seg->segid, "block past the end of the stream", e->offset);
+	stored = palloc(Max(e->length, 1));
+	WideSegmentReadBytes(rel, seg, e->offset, e->length, stored);
+	if (!WideBlockLoadData(stored, e->length, max_raw(seg, e->offset),
+						   seg->typlen, blk, &why))
+		stream_corrupt(rel, seg, why, e->offset);
+	if (blk->mem != stored)
+		pfree(stored);
+}
+
 /* a cached decoded index block */
 static WideIndex *
 open_index(Relation rel, const WideSegment *seg, const WideIndexEntry *e,
@@ -454,13 +476,13 @@ open_block(Relation rel, const WideSegment *seg, const WideIndexEntry *e,
 	if (!cache)
 	{
 		blk = palloc(sizeof(WideRawBlock));
-		blk->data = WideSegmentReadBlock(rel, seg, e->offset, e->length, &blk->len);
+		read_data_block(rel, seg, e, blk);
 		return blk;
 	}
 	cxt = WideCacheNewContext();
 	old = MemoryContextSwitchTo(cxt);
 	blk = palloc(sizeof(WideRawBlock));
-	blk->data = WideSegmentReadBlock(rel, seg, e->offset, e->length, &blk->len);
+	read_data_block(rel, seg, e, blk);
 	MemoryContextSwitchTo(old);
 	obj = blk;
 	*pin = WideCacheInsert(rel->rd_node, seg->segid, seg->max_seq,
@@ -487,7 +509,7 @@ WideSegmentCloseBlock(WideRawBlock *blk, WideCacheEntry *pin)
 		WideCacheRelease(pin);
 	else if (blk != NULL)
 	{
-		pfree(blk->data);
+		pfree(blk->mem);
 		pfree(blk);
 	}
 }
@@ -514,7 +536,7 @@ open_rows(Relation rel, const WideSegment *seg, uint64 seq_base,
 	blk = WideSegmentOpenBlock(rel, seg, e, &blkpin, true);
 	cxt = WideCacheNewContext();
 	old = MemoryContextSwitchTo(cxt);
-	rows = WideBlockRowsBuild(blk->data, blk->len, seg->typlen,
+	rows = WideBlockRowsBuild(blk, seg->typlen,
 							  seg->max_seq + seq_base, seq_base);
 	MemoryContextSwitchTo(old);
 	WideSegmentCloseBlock(blk, blkpin);
@@ -693,9 +715,8 @@ next_block(WideSegIter *it)
 	/* a block whose last row is in range ends before the range does */
 	it->check_start = it->range.has_start;
 	it->check_end = WideRowAfterRange(&it->range, e->lastrow, e->lastrowlen);
-	if (!WideBlockIterInit(&it->bi, it->blk->data, it->blk->len,
-						   it->seg->typlen, it->seg->max_seq + it->seq_base,
-						   it->seq_base) ||
+	if (!WideBlockIterInitBlock(&it->bi, it->blk, it->seg->typlen,
+								it->seg->max_seq + it->seq_base, it->seq_base) ||
 		(uint64) it->bi.ncells != e->ncells)
 		stream_corrupt(it->rel, it->seg, "bad data block", e->offset);
 	/*
