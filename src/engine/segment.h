@@ -123,6 +123,7 @@ typedef struct WideRawBlock
 	char	   *mem;			/* the allocation holding it */
 	uint64		ts_unit;		/* 1 if raw */
 	double		val_div;		/* 0 if the values are stored as they are */
+	uint32		seeks;			/* range starts sought in it (segment_reader.c) */
 } WideRawBlock;
 /* where a row of a data block starts (block.c), and a block's directory */
 typedef struct WideBlockRowStart
