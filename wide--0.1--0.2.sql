@@ -2316,7 +2316,7 @@ BEGIN
       IF coalesce(array_length(samples, 1), 0) > 0 THEN
         at := samples[(array_length(samples, 1) + 1) / 2];
         IF keytype = 'text'::regtype THEN
-          at := convert_from(at::bytea, 'UTF8');
+          at := convert_from(at::bytea, getdatabaseencoding());
         END IF;
       ELSIF here[1] = 'local' THEN
         EXECUTE format('SELECT k::text FROM (SELECT DISTINCT %1$I k FROM %2$s) d ORDER BY k OFFSET (SELECT count(DISTINCT %1$I) / 2 FROM %2$s) LIMIT 1',

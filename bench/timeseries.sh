@@ -7,8 +7,9 @@
 # Data: the server-metrics table of issue 11: hosts x minutes x 14 metrics
 # (default 50 x 1,440 = 1,008,000 cells), row key hostN#millis, one reading a
 # minute, float8 values, loaded with COPY; then wide is compacted and both
-# are VACUUM ANALYZEd.  Each query runs for $DURATION seconds in pgbench (one
-# client) on each table; the report is the mean latency and the ratio
+# are VACUUM ANALYZEd.  Each query runs in one pgbench run of 2 x $DURATION
+# seconds (one client) that picks the heap's or wide's text at random for
+# each transaction; the report is the mean latency of each and the ratio
 # wide / heap (lower is better for wide).
 #
 # Queries are declared in one place below (query NAME 'heap sql' 'wide sql'
@@ -87,11 +88,13 @@ CREATE TABLE probe AS
 ANALYZE probe;
 CHECKPOINT;"
 
-# pgbench mean latency (ms) of a script, one client
-latency() {
-	local file=$1 workers=$2
-	as_test_user "PGOPTIONS='-c max_parallel_workers_per_gather=$workers' $PGBENCH -c 1 -T $DURATION -f '$file' postgres" 2>/dev/null |
-		sed -n 's/^latency average = \([0-9.]*\) ms$/\1/p'
+# pgbench mean latencies (ms) of two scripts, "A B": one client runs both,
+# each transaction picking one at random, for twice $DURATION seconds, so
+# that a machine whose speed drifts (a shared host) slows both alike
+latencies() {
+	local a=$1 b=$2 workers=$3
+	as_test_user "PGOPTIONS='-c max_parallel_workers_per_gather=$workers' $PGBENCH -c 1 -T $((2 * DURATION)) -f '$a@1' -f '$b@1' postgres" 2>/dev/null |
+		sed -n 's/^ - latency average = \([0-9.]*\) ms$/\1/p' | paste -sd' ' -
 }
 
 VARS="\\set h random(1, $HOSTS)
@@ -129,12 +132,10 @@ query() {
 	NAMES+=("$name")
 	local check="\\set h 7
 \\set m 700"
-	for t in heap wide; do
-		local q; q=$([ $t = heap ] && echo "$hsql" || echo "$wsql")
-		printf '%s\n%s\n' "$VARS" "$q" > "$BENCH/q$n-$t.sql"
-		chmod 644 "$BENCH/q$n-$t.sql"
-		R[$n,$t]=$(latency "$BENCH/q$n-$t.sql" "$workers")
-	done
+	printf '%s\n%s\n' "$VARS" "$hsql" > "$BENCH/q$n-heap.sql"
+	printf '%s\n%s\n' "$VARS" "$wsql" > "$BENCH/q$n-wide.sql"
+	chmod 644 "$BENCH/q$n-heap.sql" "$BENCH/q$n-wide.sql"
+	read -r "R[$n,heap]" "R[$n,wide]" < <(latencies "$BENCH/q$n-heap.sql" "$BENCH/q$n-wide.sql" "$workers")
 	# the same query with fixed variables, results compared as sorted text
 	sql "$(sed "s/:h/7/g; s/:m/700/g" <<<"$hsql")" > "$BENCH/r-heap.txt"
 	sql "$(sed "s/:h/7/g; s/:m/700/g" <<<"$wsql")" > "$BENCH/r-wide.txt"

@@ -155,3 +155,32 @@ SELECT (SELECT array_agg(row(row_key, qualifier, md5(value))::text ORDER BY row_
      = (SELECT array_agg(row(b.*)::text ORDER BY row_key) FROM so_hll_before b) AS same_sketches;
 
 DROP TABLE so, other, so_empty, so_hll, so_hll_before, so_roll, so_roll2, so_before CASCADE;
+
+-- the default key in a LATIN1 database: the middle sample's bytes are read
+-- in the database's encoding (read as UTF-8, 'é' failed: invalid byte
+-- sequence for encoding "UTF8": 0xe9)
+\set regress_db :DBNAME
+CREATE DATABASE regress_wide_latin1 TEMPLATE template0 ENCODING 'LATIN1'
+  LC_COLLATE 'C' LC_CTYPE 'C';
+\c regress_wide_latin1
+SET client_encoding = 'UTF8';
+\set SHOW_CONTEXT never
+CREATE EXTENSION wide;
+CREATE TABLE l1 (row_key text COLLATE "C", family text COLLATE "C",
+                 qualifier text COLLATE "C", ts int8, value int8)
+  PARTITION BY RANGE (row_key);
+SELECT wide.create_family('l1', 'm');
+SELECT * FROM wide.create_tablets('l1', '{}', ARRAY['local']);
+SET wide.block_size = 1024;      -- samples: one per 128 blocks
+INSERT INTO l1 SELECT 'é' || lpad(i::text, 5, '0'), 'm', 'q', 1, i
+  FROM generate_series(1, 30000) i;
+SELECT wide.compact('l1_1', major => true) IS NOT NULL AS compacted;
+SELECT count(*) > 0 AS has_samples FROM wide.sample_row_keys('l1_1') WHERE row_key <> '\x';
+CALL wide.split_tablet('l1', 'l1_1');
+SELECT c.relname, pg_get_expr(c.relpartbound, c.oid) AS bound,
+       (SELECT count(*) FROM l1 WHERE tableoid = c.oid) AS cells
+  FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+ WHERE i.inhparent = 'l1'::regclass ORDER BY bound;
+SELECT count(*), sum(value) FROM l1;
+\c :regress_db
+DROP DATABASE regress_wide_latin1;

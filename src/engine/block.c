@@ -363,6 +363,8 @@ WideBlockIterInit(WideBlockIter *it, const char *data, Size len, int16 typlen,
 	it->famid = 0;
 	it->ts = 0;
 	it->seq = 0;
+	it->ts_unit = 1;
+	it->val_div = 0.0;
 	/* blocks are written after their records' transactions started */
 	it->next_xid = XidFromFullTransactionId(ReadNextFullTransactionId());
 	if (!(p = get_varint(p, end, &ncells)) || !(p = get_varint(p, end, &arena)) ||
@@ -385,6 +387,48 @@ WideBlockIterInit(WideBlockIter *it, const char *data, Size len, int16 typlen,
 	it->v = it->aend;
 	it->end = end;
 	return true;
+}
+
+/*
+ * WideBlockIterInitBlock -- WideBlockIterInit on a block as loaded
+ * (compress.c: WideBlockLoadData): a packed block is read as it is, each
+ * timestamp varint times the unit, and each value (8 bytes, checked by the
+ * loader) k / 10^e, decoded into the iterator's value buffer, one slot per
+ * record so that a value stays put while the iterator is in the block.
+ */
+bool
+WideBlockIterInitBlock(WideBlockIter *it, const WideRawBlock *blk,
+					   int16 typlen, uint64 default_seq, uint64 seq_base)
+{
+	if (!WideBlockIterInit(it, blk->data, blk->len, typlen, default_seq, seq_base))
+		return false;
+	it->ts_unit = blk->ts_unit;
+	it->val_div = blk->val_div;
+	if (it->val_div != 0.0)
+	{
+		Size		need = (Size) Max(it->ncells, 1) * 8;
+
+		if (it->fixed != 8)
+		{
+			it->error = true;
+			return false;
+		}
+		if (it->valcap < need)
+		{
+			if (it->valbuf)
+				pfree(it->valbuf);
+			it->valbuf = MemoryContextAlloc(it->cxt, need);
+			it->valcap = need;
+		}
+	}
+	return true;
+}
+
+/* a timestamp varint's delta, in microseconds (wrapping: never undefined) */
+static inline uint64
+ts_delta(const WideBlockIter *it, int64 d)
+{
+	return (uint64) d * it->ts_unit;
 }
 
 #define BAD()	do { it->error = true; return false; } while (0)
@@ -501,14 +545,14 @@ read_times(WideBlockIter *it, WideCell *c)
 	/* (wrapping arithmetic: a damaged delta must not be undefined) */
 	if (!(it->t = get_zigzag(it->t, it->tend, &delta)))
 		BAD();
-	it->ts = (int64) ((uint64) it->ts - (uint64) delta);
+	it->ts = (int64) ((uint64) it->ts - ts_delta(it, delta));
 	c->ts = it->ts;
 	c->ts_to = PG_INT64_MAX;
 	if (c->kind == WIDE_KIND_DEL_CELLS)
 	{
 		if (!(it->t = get_zigzag(it->t, it->tend, &delta)))
 			BAD();
-		c->ts_to = (int64) ((uint64) it->ts + (uint64) delta);
+		c->ts_to = (int64) ((uint64) it->ts + ts_delta(it, delta));
 	}
 	return true;
 }
@@ -556,7 +600,21 @@ read_value(WideBlockIter *it, WideCell *c)
 	const char *v = it->v;
 	const char *end = it->end;
 
-	if (it->fixed > 0)
+	if (it->val_div != 0.0)
+	{
+		/* a packed block: k / 10^e, as WideBlockUnpack computes it */
+		int64		k;
+		double		d;
+		char	   *slot = it->valbuf + (Size) it->i * 8;
+
+		if (!(v = get_zigzag(v, end, &k)))
+			BAD();
+		d = (double) k / it->val_div;
+		memcpy(slot, &d, 8);
+		c->value = slot;
+		c->vallen = 8;
+	}
+	else if (it->fixed > 0)
 	{
 		int			n = (c->kind == WIDE_KIND_PUT) ? it->fixed : sizeof(int64);
 
@@ -620,6 +678,12 @@ skip_value(WideBlockIter *it, uint8 kind)
 	uint64		len;
 	uint32		first;
 
+	if (it->val_div != 0.0)
+	{
+		if (!(it->v = get_varint(v, end, &len)))
+			BAD();
+		return true;
+	}
 	if (it->fixed > 0)
 	{
 		int			n = (kind == WIDE_KIND_PUT) ? it->fixed : sizeof(int64);
@@ -727,7 +791,7 @@ WideBlockIterSkipColumn(WideBlockIter *it)
 			break;
 		if (!(it->t = get_zigzag(it->t, it->tend, &delta)))
 			break;
-		it->ts = (int64) ((uint64) it->ts - (uint64) delta);
+		it->ts = (int64) ((uint64) it->ts - ts_delta(it, delta));
 		if (kind == WIDE_KIND_DEL_CELLS &&
 			!(it->t = get_zigzag(it->t, it->tend, &delta)))
 			break;
@@ -863,7 +927,7 @@ skip_records(WideBlockIter *it, const char *key, uint32 keylen, bool incl,
 		it->k = k;
 		if (!(it->t = get_zigzag(it->t, it->tend, &delta)))
 			BAD();
-		it->ts = (int64) ((uint64) it->ts - (uint64) delta);
+		it->ts = (int64) ((uint64) it->ts - ts_delta(it, delta));
 		if (kind == WIDE_KIND_DEL_CELLS &&
 			!(it->t = get_zigzag(it->t, it->tend, &delta)))
 			BAD();
@@ -912,7 +976,7 @@ WideBlockIterSkipRows(WideBlockIter *it, const char *key, uint32 keylen,
  * the key.
  */
 WideBlockRows *
-WideBlockRowsBuild(const char *data, Size len, int16 typlen,
+WideBlockRowsBuild(const WideRawBlock *blk, int16 typlen,
 				   uint64 default_seq, uint64 seq_base)
 {
 	WideBlockRows *rows = palloc(sizeof(WideBlockRows));
@@ -923,8 +987,11 @@ WideBlockRowsBuild(const char *data, Size len, int16 typlen,
 	memset(&it, 0, sizeof(it));
 	rows->n = 0;
 	rows->rows = palloc(sizeof(WideBlockRowStart) * cap);
-	if (!WideBlockIterInit(&it, data, len, typlen, default_seq, seq_base))
+	if (!WideBlockIterInitBlock(&it, blk, typlen, default_seq, seq_base))
+	{
+		WideBlockIterEnd(&it);
 		return NULL;
+	}
 	ok = skip_records(&it, NULL, 0, false, rows, &cap) &&
 		it.k == it.kend && it.t == it.tend && it.a == it.aend && it.v == it.end;
 	WideBlockIterEnd(&it);
@@ -995,6 +1062,8 @@ WideBlockIterEnd(WideBlockIter *it)
 		pfree(it->rowbuf);
 	if (it->qualbuf)
 		pfree(it->qualbuf);
-	it->rowbuf = it->qualbuf = NULL;
-	it->rowcap = it->qualcap = 0;
+	if (it->valbuf)
+		pfree(it->valbuf);
+	it->rowbuf = it->qualbuf = it->valbuf = NULL;
+	it->rowcap = it->qualcap = it->valcap = 0;
 }

@@ -27,8 +27,12 @@
  * Packing is a function of the raw bytes only (it does not need to know
  * the table's types), and the writer unpacks what it packed and compares
  * before it stores a packed block, so a packed block always unpacks to the
- * exact raw block, whatever the bytes meant.  Readers see raw blocks only:
- * compress.c unpacks after decompressing, before the block cache.
+ * exact raw block, whatever the bytes meant.  A reader iterates a packed
+ * block as it is when it can (block.c), multiplying each timestamp varint
+ * by the unit and dividing each k by 10^e as it goes: the block cache then
+ * holds the packed form, which is smaller, and no block is rewritten to
+ * be read.  Where it cannot (values not all 8 bytes long), compress.c
+ * unpacks the block first.
  *
  * IDENTIFICATION
  *	  src/engine/blockpack.c
@@ -243,6 +247,36 @@ WideBlockPack(const char *raw, Size len, StringInfo out)
 	return true;
 }
 
+/*
+ * WideBlockPackedHeader -- the head of a packed block: the raw block's size
+ * (checked against maxraw), the timestamp unit and the value divisor (0:
+ * values stored as they are, else 10^e, exact); returns where the rest
+ * starts, which has the layout of a raw block (block.c) with the sections
+ * ts' and values', or NULL if the head is malformed.  Iterators read a
+ * packed block as it is when its values are stored as they are or are all
+ * 8 bytes long (block.c: WideBlockIterInitBlock).
+ */
+const char *
+WideBlockPackedHeader(const char *packed, Size len, Size maxraw,
+					  Size *rawlen, uint64 *unit, double *div)
+{
+	const char *end = packed + len;
+	const char *p = packed;
+	uint64		size;
+	uint8		e;
+
+	if (!(p = get_varint(p, end, &size)) || size > maxraw ||
+		!(p = get_varint(p, end, unit)) || *unit == 0 || *unit > MAX_UNIT ||
+		p >= end)
+		return NULL;
+	e = (uint8) *p++;
+	if (e > MAX_EXP && e != EXP_NONE)
+		return NULL;
+	*rawlen = size;
+	*div = (e == EXP_NONE) ? 0.0 : pow10_exact(e);
+	return p;
+}
+
 /* WideBlockUnpack's scratch buffer for timestamp sections */
 static char *ts_scratch = NULL;
 static Size ts_scratch_size = 0;
@@ -264,8 +298,9 @@ enc_varint(char *p, uint64 v)
  * WideBlockUnpack -- the raw block of a packed one (palloc'd), or NULL if
  * it is malformed or would exceed maxraw bytes.
  *
- * This runs once per data block read from disk (the block cache holds raw
- * blocks), so it writes straight into its output; the timestamp section is
+ * Readers iterate most packed blocks as they are (block.c); this runs for
+ * the others, and for wide.verify and the writer's check, so it writes
+ * straight into its output; the timestamp section is
  * decoded first into a scratch buffer kept for the backend, because its
  * raw length goes into the header before it.
  */
@@ -281,7 +316,6 @@ WideBlockUnpack(const char *packed, Size len, Size maxraw, Size *rawlen)
 				keylen,
 				tslen,
 				auxlen;
-	uint8		e;
 	char	   *out;
 	char	   *o;
 	char	   *olimit;
@@ -290,11 +324,9 @@ WideBlockUnpack(const char *packed, Size len, Size maxraw, Size *rawlen)
 	const char *q;
 	const char *qend;
 
-	if (!(p = get_varint(p, end, &size)) || size > maxraw ||
-		!(p = get_varint(p, end, &unit)) || unit == 0 || unit > MAX_UNIT || p >= end)
-		return NULL;
-	e = (uint8) *p++;
-	if (e > MAX_EXP && e != EXP_NONE)
+	double		f;
+
+	if (!(p = WideBlockPackedHeader(packed, len, maxraw, &size, &unit, &f)))
 		return NULL;
 	if (!(p = get_varint(p, end, &ncells)) || !(p = get_varint(p, end, &arena)) ||
 		!(p = get_varint(p, end, &keylen)) || !(p = get_varint(p, end, &tslen)) ||
@@ -349,7 +381,7 @@ WideBlockUnpack(const char *packed, Size len, Size maxraw, Size *rawlen)
 	p += auxlen;
 
 	/* the values */
-	if (e == EXP_NONE)
+	if (f == 0.0)
 	{
 		if ((uint64) (olimit - o) < (uint64) (end - p))
 			goto bad;
@@ -358,8 +390,6 @@ WideBlockUnpack(const char *packed, Size len, Size maxraw, Size *rawlen)
 	}
 	else
 	{
-		double		f = pow10_exact(e);
-
 		while (p < end)
 		{
 			int64		k;

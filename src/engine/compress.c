@@ -101,57 +101,84 @@ WideBlockStore(const char *raw, Size len, bool data, StringInfo out)
 }
 
 /*
- * WideBlockLoad -- check and unframe a stored block.  Returns the raw bytes
- * (palloc'd, or "stored" itself when kept raw) and their length, or NULL
- * with *why set if the block is damaged.  A frame declaring more than
- * maxraw bytes (what a block of its kind can hold) is damaged: nothing is
- * allocated for it.
+ * check_frame -- check a stored block's checksum and type; for a zstd
+ * frame, its content size (bounded by maxraw, plus slack for a packed
+ * block).  NULL with *why set if it is damaged.
  */
-char *
-WideBlockLoad(const char *stored, Size len, Size maxraw, Size *rawlen,
-			  const char **why)
+static bool
+check_frame(const char *stored, Size len, Size maxraw, uint8 *type,
+			Size *size, const char **why)
 {
 	uint32		crc;
-	uint8		type;
-	unsigned long long size;
-	char	   *raw;
-	size_t		got;
+	unsigned long long n;
 
 	if (len < 5)
 	{
 		*why = "block is truncated";
-		return NULL;
+		return false;
 	}
 	memcpy(&crc, stored + len - 4, sizeof(crc));
 	if (crc != block_crc(stored, len - 4))
 	{
 		*why = "checksum mismatch";
-		return NULL;
+		return false;
 	}
-	type = (uint8) stored[len - 5];
-	if (type == BLOCK_RAW)
+	*type = (uint8) stored[len - 5];
+	if (*type == BLOCK_RAW)
 	{
-		*rawlen = len - 5;
-		return (char *) stored;
+		*size = len - 5;
+		return true;
 	}
-	if (type != BLOCK_ZSTD && type != BLOCK_PACKED)
+	if (*type != BLOCK_ZSTD && *type != BLOCK_PACKED)
 	{
 		*why = "unknown block type";
-		return NULL;
+		return false;
 	}
-	size = ZSTD_getFrameContentSize(stored, len - 5);
-	if (size == ZSTD_CONTENTSIZE_UNKNOWN || size == ZSTD_CONTENTSIZE_ERROR ||
-		size > maxraw + (type == BLOCK_PACKED ? WIDE_PACK_SLACK : 0) || size > MaxAllocSize)
+	n = ZSTD_getFrameContentSize(stored, len - 5);
+	if (n == ZSTD_CONTENTSIZE_UNKNOWN || n == ZSTD_CONTENTSIZE_ERROR ||
+		n > maxraw + (*type == BLOCK_PACKED ? WIDE_PACK_SLACK : 0) || n > MaxAllocSize)
 	{
 		*why = "bad compressed frame";
-		return NULL;
+		return false;
 	}
+	*size = (Size) n;
+	return true;
+}
+
+/* decompress a checked zstd frame of size bytes into dst */
+static bool
+decompress(const char *stored, Size len, char *dst, Size size,
+		   const char **why)
+{
+	size_t		got;
+
 	if (dctx == NULL)
 	{
 		dctx = ZSTD_createDCtx();
 		if (dctx == NULL)
 			ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
 							errmsg("could not create a zstd decompression context")));
+	}
+	got = ZSTD_decompressDCtx(dctx, dst, size, stored, len - 5);
+	if (ZSTD_isError(got) || got != size)
+	{
+		*why = "decompression failed";
+		return false;
+	}
+	return true;
+}
+
+/* WideBlockLoad of a checked frame */
+static char *
+unframe(const char *stored, Size len, Size maxraw, uint8 type, Size size,
+		Size *rawlen, const char **why)
+{
+	char	   *raw;
+
+	if (type == BLOCK_RAW)
+	{
+		*rawlen = size;
+		return (char *) stored;
 	}
 	if (type == BLOCK_PACKED)
 	{
@@ -165,25 +192,98 @@ WideBlockLoad(const char *stored, Size len, Size maxraw, Size *rawlen,
 			packed_scratch = MemoryContextAlloc(TopMemoryContext, Max(size, 1));
 			packed_scratch_size = Max(size, 1);
 		}
-		got = ZSTD_decompressDCtx(dctx, packed_scratch, size, stored, len - 5);
-		if (ZSTD_isError(got) || got != size)
-		{
-			*why = "decompression failed";
+		if (!decompress(stored, len, packed_scratch, size, why))
 			return NULL;
-		}
 		unpacked = WideBlockUnpack(packed_scratch, size, maxraw, rawlen);
 		if (unpacked == NULL)
 			*why = "bad packed block";
 		return unpacked;
 	}
 	raw = palloc(Max(size, 1));
-	got = ZSTD_decompressDCtx(dctx, raw, size, stored, len - 5);
-	if (ZSTD_isError(got) || got != size)
+	if (!decompress(stored, len, raw, size, why))
 	{
 		pfree(raw);
-		*why = "decompression failed";
 		return NULL;
 	}
 	*rawlen = size;
 	return raw;
+}
+
+/*
+ * WideBlockLoad -- check and unframe a stored block.  Returns the raw bytes
+ * (palloc'd, or "stored" itself when kept raw) and their length, or NULL
+ * with *why set if the block is damaged.  A frame declaring more than
+ * maxraw bytes (what a block of its kind can hold) is damaged: nothing is
+ * allocated for it.  A packed data block is unpacked.
+ */
+char *
+WideBlockLoad(const char *stored, Size len, Size maxraw, Size *rawlen,
+			  const char **why)
+{
+	uint8		type;
+	Size		size;
+
+	if (!check_frame(stored, len, maxraw, &type, &size, why))
+		return NULL;
+	return unframe(stored, len, maxraw, type, size, rawlen, why);
+}
+
+/*
+ * WideBlockLoadData -- WideBlockLoad for a data block whose segment's
+ * values have length typlen, into *blk (its memory palloc'd, or "stored"
+ * itself when kept raw).  A packed block stays packed when an iterator can
+ * read it as it is: its values stored as they are, or all 8 bytes long
+ * (typlen 8; aggregates are 8 bytes too); else it is unpacked.  False with
+ * *why set if the block is damaged.
+ */
+bool
+WideBlockLoadData(const char *stored, Size len, Size maxraw, int16 typlen,
+				  WideRawBlock *blk, const char **why)
+{
+	uint8		type;
+	Size		size;
+	char	   *packed;
+	const char *body;
+	Size		rawlen;
+
+	blk->ts_unit = 1;
+	blk->val_div = 0.0;
+	if (!check_frame(stored, len, maxraw, &type, &size, why))
+		return false;
+	if (type != BLOCK_PACKED)
+	{
+		blk->mem = unframe(stored, len, maxraw, type, size, &blk->len, why);
+		blk->data = blk->mem;
+		return blk->mem != NULL;
+	}
+	packed = palloc(Max(size, 1));
+	if (!decompress(stored, len, packed, size, why))
+	{
+		pfree(packed);
+		return false;
+	}
+	body = WideBlockPackedHeader(packed, size, maxraw, &rawlen, &blk->ts_unit,
+								 &blk->val_div);
+	if (body == NULL)
+	{
+		pfree(packed);
+		*why = "bad packed block";
+		return false;
+	}
+	if (blk->val_div != 0.0 && typlen != 8)
+	{
+		/* values not one per 8 bytes: the iterator needs them unpacked */
+		blk->mem = WideBlockUnpack(packed, size, maxraw, &blk->len);
+		pfree(packed);
+		blk->data = blk->mem;
+		blk->ts_unit = 1;
+		blk->val_div = 0.0;
+		if (blk->mem == NULL)
+			*why = "bad packed block";
+		return blk->mem != NULL;
+	}
+	blk->mem = packed;
+	blk->data = body;
+	blk->len = size - (body - packed);
+	return true;
 }

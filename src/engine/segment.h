@@ -105,13 +105,25 @@ typedef struct WideBlockIter
 	MemoryContext cxt;			/* where the buffers live */
 	bool		skip_quals;		/* qualifiers parsed, not rebuilt: cells
 								 * carry an empty one */
+	uint64		ts_unit;		/* of a packed block (WideRawBlock) */
+	double		val_div;
+	char	   *valbuf;			/* values of a packed block, 8 bytes each */
+	uint32		valcap;
 } WideBlockIter;
 
-/* a decompressed data block, as cached */
+/*
+ * A decompressed data block, as cached: raw, or packed (blockpack.c) and
+ * read as it is, each timestamp varint times ts_unit and each value
+ * k / val_div (block.c)
+ */
 typedef struct WideRawBlock
 {
 	Size		len;
-	char	   *data;
+	const char *data;			/* the block in the layout of block.c */
+	char	   *mem;			/* the allocation holding it */
+	uint64		ts_unit;		/* 1 if raw */
+	double		val_div;		/* 0 if the values are stored as they are */
+	uint32		seeks;			/* range starts sought in it (segment_reader.c) */
 } WideRawBlock;
 /* where a row of a data block starts (block.c), and a block's directory */
 typedef struct WideBlockRowStart
@@ -143,12 +155,18 @@ extern void WideBlockStore(const char *raw, Size len, bool data,
 						   StringInfo out);
 extern char *WideBlockLoad(const char *stored, Size len, Size maxraw,
 						   Size *rawlen, const char **why);
+extern bool WideBlockLoadData(const char *stored, Size len, Size maxraw,
+							  int16 typlen, WideRawBlock *blk,
+							  const char **why);
 
 /* blockpack.c */
 #define WIDE_PACK_SLACK	64		/* a packed block may exceed its raw size */
 extern bool WideBlockPack(const char *raw, Size len, StringInfo out);
 extern char *WideBlockUnpack(const char *packed, Size len, Size maxraw,
 							 Size *rawlen);
+extern const char *WideBlockPackedHeader(const char *packed, Size len,
+										 Size maxraw, Size *rawlen,
+										 uint64 *unit, double *div);
 
 /* block.c */
 extern WideBlockBuilder *WideBlockBuilderCreate(int16 typlen);
@@ -160,11 +178,14 @@ extern void WideBlockAdd(WideBlockBuilder *b, const WideCell *c, bool store_seq,
 extern void WideBlockFinish(WideBlockBuilder *b, StringInfo out);
 extern bool WideBlockIterInit(WideBlockIter *it, const char *data, Size len,
 							  int16 typlen, uint64 default_seq, uint64 seq_base);
+extern bool WideBlockIterInitBlock(WideBlockIter *it, const WideRawBlock *blk,
+								   int16 typlen, uint64 default_seq,
+								   uint64 seq_base);
 extern bool WideBlockIterNext(WideBlockIter *it, WideCell *c);
 extern int	WideBlockIterSkipColumn(WideBlockIter *it);
 extern bool WideBlockIterSkipRows(WideBlockIter *it, const char *key,
 								  uint32 keylen, bool incl);
-extern WideBlockRows *WideBlockRowsBuild(const char *data, Size len,
+extern WideBlockRows *WideBlockRowsBuild(const WideRawBlock *blk,
 										 int16 typlen, uint64 default_seq,
 										 uint64 seq_base);
 extern int	WideBlockRowsSeek(const WideBlockRows *rows, const char *key,

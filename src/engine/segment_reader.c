@@ -51,6 +51,9 @@
 /* data blocks an iterator caches before it reads as a scan (see above) */
 #define WIDE_SCAN_CACHED_BLOCKS	16
 
+/* seeks into a cached data block before its row directory is built */
+#define WIDE_SEEKS_BEFORE_ROWS	2
+
 static void
 segment_corrupt(Relation rel, uint32 segid, const char *what, uint64 where)
 {
@@ -387,6 +390,29 @@ WideSegmentReadBlock(Relation rel, const WideSegment *seg, uint64 off,
 	return raw;
 }
 
+/*
+ * read_data_block -- read, check and decompress a data block into *blk,
+ * packed if it was stored packed and can be read so (compress.c).
+ */
+static void
+read_data_block(Relation rel, const WideSegment *seg, const WideIndexEntry *e,
+				WideRawBlock *blk)
+{
+	char	   *stored;
+	const char *why = NULL;
+
+	if (e->offset > seg->stream_len || e->length > seg->stream_len - e->offset)
+		segment_corrupt(rel, seg->segid, "block past the end of the stream", e->offset);
+	stored = palloc(Max(e->length, 1));
+	WideSegmentReadBytes(rel, seg, e->offset, e->length, stored);
+	if (!WideBlockLoadData(stored, e->length, max_raw(seg, e->offset),
+						   seg->typlen, blk, &why))
+		stream_corrupt(rel, seg, why, e->offset);
+	blk->seeks = 0;
+	if (blk->mem != stored)
+		pfree(stored);
+}
+
 /* a cached decoded index block */
 static WideIndex *
 open_index(Relation rel, const WideSegment *seg, const WideIndexEntry *e,
@@ -434,12 +460,11 @@ WideSegmentOpenIndex(Relation rel, const WideSegment *seg,
  * WideSegmentOpenBlock -- a decompressed and checked data block: from the
  * block cache if it is there; else read, and cached if "cache" is true.
  * An uncached block is returned with *pin NULL, allocated in the current
- * memory context (WideSegmentCloseBlock frees it).  (open_block also says
- * whether the block was in the cache.)
+ * memory context (WideSegmentCloseBlock frees it).
  */
 static WideRawBlock *
 open_block(Relation rel, const WideSegment *seg, const WideIndexEntry *e,
-		   WideCacheEntry **pin, bool cache, bool *hit)
+		   WideCacheEntry **pin, bool cache)
 {
 	void	   *obj;
 	MemoryContext cxt,
@@ -448,19 +473,18 @@ open_block(Relation rel, const WideSegment *seg, const WideIndexEntry *e,
 
 	*pin = WideCacheLookup(rel->rd_node, seg->segid, seg->max_seq,
 						   CACHE_DATA, e->offset, &obj);
-	*hit = *pin != NULL;
 	if (*pin)
 		return (WideRawBlock *) obj;
 	if (!cache)
 	{
 		blk = palloc(sizeof(WideRawBlock));
-		blk->data = WideSegmentReadBlock(rel, seg, e->offset, e->length, &blk->len);
+		read_data_block(rel, seg, e, blk);
 		return blk;
 	}
 	cxt = WideCacheNewContext();
 	old = MemoryContextSwitchTo(cxt);
 	blk = palloc(sizeof(WideRawBlock));
-	blk->data = WideSegmentReadBlock(rel, seg, e->offset, e->length, &blk->len);
+	read_data_block(rel, seg, e, blk);
 	MemoryContextSwitchTo(old);
 	obj = blk;
 	*pin = WideCacheInsert(rel->rd_node, seg->segid, seg->max_seq,
@@ -472,9 +496,7 @@ WideRawBlock *
 WideSegmentOpenBlock(Relation rel, const WideSegment *seg,
 					 const WideIndexEntry *e, WideCacheEntry **pin, bool cache)
 {
-	bool		hit;
-
-	return open_block(rel, seg, e, pin, cache, &hit);
+	return open_block(rel, seg, e, pin, cache);
 }
 
 /*
@@ -487,7 +509,7 @@ WideSegmentCloseBlock(WideRawBlock *blk, WideCacheEntry *pin)
 		WideCacheRelease(pin);
 	else if (blk != NULL)
 	{
-		pfree(blk->data);
+		pfree(blk->mem);
 		pfree(blk);
 	}
 }
@@ -514,7 +536,7 @@ open_rows(Relation rel, const WideSegment *seg, uint64 seq_base,
 	blk = WideSegmentOpenBlock(rel, seg, e, &blkpin, true);
 	cxt = WideCacheNewContext();
 	old = MemoryContextSwitchTo(cxt);
-	rows = WideBlockRowsBuild(blk->data, blk->len, seg->typlen,
+	rows = WideBlockRowsBuild(blk, seg->typlen,
 							  seg->max_seq + seq_base, seq_base);
 	MemoryContextSwitchTo(old);
 	WideSegmentCloseBlock(blk, blkpin);
@@ -639,7 +661,6 @@ static bool
 next_block(WideSegIter *it)
 {
 	const WideIndexEntry *e;
-	bool		seen_before = false;
 
 	drop_block(it);
 	for (;;)
@@ -676,15 +697,12 @@ next_block(WideSegIter *it)
 		it->ri++;
 	}
 	e = &it->idx->entries[it->ii];
-	/*
-	 * a long scan stops filling the cache: it would only evict (see top);
-	 * seen_before: the block was decoded before (see below)
-	 */
+	/* a long scan stops filling the cache: it would only evict (see top) */
 	{
 		MemoryContext old = MemoryContextSwitchTo(it->bi.cxt);
 
 		it->blk = open_block(it->rel, it->seg, e, &it->blkpin,
-							 it->blocks < WIDE_SCAN_CACHED_BLOCKS, &seen_before);
+							 it->blocks < WIDE_SCAN_CACHED_BLOCKS);
 		MemoryContextSwitchTo(old);
 	}
 	it->blocks++;
@@ -693,33 +711,27 @@ next_block(WideSegIter *it)
 	/* a block whose last row is in range ends before the range does */
 	it->check_start = it->range.has_start;
 	it->check_end = WideRowAfterRange(&it->range, e->lastrow, e->lastrowlen);
-	if (!WideBlockIterInit(&it->bi, it->blk->data, it->blk->len,
-						   it->seg->typlen, it->seg->max_seq + it->seq_base,
-						   it->seq_base) ||
+	if (!WideBlockIterInitBlock(&it->bi, it->blk, it->seg->typlen,
+								it->seg->max_seq + it->seq_base, it->seq_base) ||
 		(uint64) it->bi.ncells != e->ncells)
 		stream_corrupt(it->rel, it->seg, "bad data block", e->offset);
 	/*
-	 * The range's first block: start at its first row, found in the
-	 * block's row directory (block.c).  Building the directory steps over
-	 * the whole block, so it is built only for a block read before: the
-	 * first read of a block (a point read of a cold block, the common case
-	 * of random point reads) steps over the rows before the range, half a
-	 * block on average, without making cells of them.
+	 * The range's first block: start at its first row.  Stepping over the
+	 * rows before it (block.c: WideBlockIterSkipRows) costs half a pass over
+	 * the block on average; the block's row directory makes it a binary
+	 * search, but building it costs a whole pass and an allocation per
+	 * row.  So the directory is built for a cached block sought more than
+	 * WIDE_SEEKS_BEFORE_ROWS times: a block of random point reads over a
+	 * big table is mostly evicted before that, one a workload comes back
+	 * to (ranges starting in it, rows read one by one) gets it soon.
 	 */
 	if (it->blocks == 1 && it->range.has_start)
 	{
-		void	   *obj;
-		WideCacheEntry *rowspin;
-		WideBlockRows *rows;
+		WideCacheEntry *rowspin = NULL;
+		WideBlockRows *rows = NULL;
 
-		if (seen_before)
+		if (it->blkpin != NULL && ++it->blk->seeks > WIDE_SEEKS_BEFORE_ROWS)
 			rows = open_rows(it->rel, it->seg, it->seq_base, e, &rowspin);
-		else
-		{
-			rowspin = WideCacheLookup(it->rel->rd_node, it->seg->segid,
-									  it->seg->max_seq, CACHE_ROWS, e->offset, &obj);
-			rows = rowspin ? (WideBlockRows *) obj : NULL;
-		}
 		if (rows != NULL)
 		{
 			int			j = WideBlockRowsSeek(rows, it->range.start,
