@@ -62,3 +62,13 @@ EXECUTE rr2('k7');
 SELECT wide.set_cell('tk', '\x6bff'::bytea, 'f', 'q', 1, 1);
 SELECT count(*) FROM tk;
 DROP TABLE bk, tk;
+-- reversed reads of keys with a zero byte before others (the pending row's
+-- key was copied as a C string: cut at the zero, read past the copy)
+CREATE TABLE bz (row_key bytea, family text, qualifier text, ts int8, value int8) USING wide;
+SELECT wide.create_family('bz', 'f');
+INSERT INTO bz VALUES ('\x00'::bytea, 'f', 'q', 1, 1), ('\x000001'::bytea, 'f', 'q', 1, 2),
+  ('\x0000ffff'::bytea, 'f', 'q', 1, 3), ('\x6b00'::bytea, 'f', 'q', 1, 4),
+  ('\x6b000061'::bytea, 'f', 'q', 1, 5), ('\x6b0000'::bytea, 'f', 'q', 1, 6);
+SELECT row_key, value FROM wide.read_rows(NULL::bz, reversed => true);
+SELECT row_key, value FROM wide.read_rows(NULL::bz, end_key => '\x6b0000'::bytea, reversed => true, "limit" => 2);
+DROP TABLE bz;

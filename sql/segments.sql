@@ -140,3 +140,20 @@ SELECT reltuples >= (SELECT count(*) FROM t) AS counted FROM pg_class WHERE oid 
 
 DROP TABLE t, h, keys, c;
 DROP FUNCTION same(text);
+
+-- a cell of the empty qualifier right after a delete of its family, in a
+-- run above an older one (so the tombstone stays in the run): the block
+-- writer took '' for "the same qualifier" and wrote a block no reader
+-- accepted ("bad data block")
+CREATE TABLE eq (row_key text, family text, qualifier text, ts int8, value int8) USING wide;
+SELECT wide.create_family('eq', 'f');
+INSERT INTO eq VALUES ('r', 'f', '', 1, 1), ('s', 'f', 'q', 1, 1);
+SELECT wide.compact('eq');
+SELECT wide.delete_family('eq', 'r', 'f');
+INSERT INTO eq VALUES ('r', 'f', '', 2, 2), ('r', 'f', 'q', 2, 3);
+SELECT wide.compact('eq');
+SELECT run, cells, has_tombstones FROM wide.runs('eq');
+SELECT * FROM wide.read_row(NULL::eq, 'r');
+SELECT * FROM eq WHERE row_key >= 'r';
+SELECT * FROM wide.verify('eq');
+DROP TABLE eq;

@@ -999,7 +999,8 @@ keep_pending(WideReadIter *it, const WideCell *cell, int ctx)
 	MemoryContextReset(it->revcxt[ctx]);
 	old = MemoryContextSwitchTo(it->revcxt[ctx]);
 	copy_cell_lazy(it, cell, &it->rpend);
-	it->rpendkey = pnstrdup(cell->key, cell->keylen);
+	/* (a bytea key may hold zero bytes: not pnstrdup, which stops there) */
+	it->rpendkey = memcpy(palloc(Max(cell->keylen, 1)), cell->key, cell->keylen);
 	it->rpendkeylen = cell->keylen;
 	MemoryContextSwitchTo(old);
 	it->has_rpend = true;

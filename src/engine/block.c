@@ -65,6 +65,7 @@ struct WideBlockBuilder
 	StringInfoData row;
 	StringInfoData fam;
 	StringInfoData qual;
+	bool		have_qual;		/* qual holds a qualifier of this family */
 	uint32		famid;
 	int64		prev_ts;
 	uint64		prev_seq;
@@ -106,6 +107,7 @@ WideBlockBuilderReset(WideBlockBuilder *b)
 	resetStringInfo(&b->row);
 	resetStringInfo(&b->fam);
 	resetStringInfo(&b->qual);
+	b->have_qual = false;
 	b->famid = 0;
 	b->prev_ts = 0;
 	b->prev_seq = 0;
@@ -141,8 +143,12 @@ WideBlockAdd(WideBlockBuilder *b, const WideCell *c, bool store_seq,
 	bool		new_fam = level >= WIDE_LEVEL_FAMILY &&
 		(new_row || b->fam.len != c->famlen || b->famid != c->famid ||
 		 memcmp(b->fam.data, c->family, c->famlen) != 0);
+	/*
+	 * (!have_qual: the empty qualifier after a family's start, e.g. after a
+	 * DEL_FAMILY, is a new one too: readers know no qualifier there)
+	 */
 	bool		new_qual = level >= WIDE_LEVEL_COLUMN &&
-		(new_row || new_fam ||
+		(new_row || new_fam || !b->have_qual ||
 		 WideKeyCompare(b->qual.data, b->qual.len, c->qual, c->quallen) != 0);
 
 	if (new_row)
@@ -171,6 +177,7 @@ WideBlockAdd(WideBlockBuilder *b, const WideCell *c, bool store_seq,
 		/* a new row starts its families and qualifiers afresh */
 		resetStringInfo(&b->fam);
 		resetStringInfo(&b->qual);
+		b->have_qual = false;
 	}
 	if (new_fam)
 	{
@@ -181,6 +188,7 @@ WideBlockAdd(WideBlockBuilder *b, const WideCell *c, bool store_seq,
 		appendBinaryStringInfo(&b->fam, c->family, c->famlen);
 		b->famid = c->famid;
 		resetStringInfo(&b->qual);
+		b->have_qual = false;
 	}
 	if (new_qual)
 	{
@@ -192,6 +200,7 @@ WideBlockAdd(WideBlockBuilder *b, const WideCell *c, bool store_seq,
 		put_bytes(&b->keys, c->qual + shared, c->quallen - shared);
 		resetStringInfo(&b->qual);
 		appendBinaryStringInfo(&b->qual, c->qual, c->quallen);
+		b->have_qual = true;
 		b->arena += c->quallen;
 	}
 
