@@ -7,10 +7,10 @@
 # Data: the server-metrics table of issue 11: hosts x minutes x 14 metrics
 # (default 50 x 1,440 = 1,008,000 cells), row key hostN#millis, one reading a
 # minute, float8 values, loaded with COPY; then wide is compacted and both
-# are VACUUM ANALYZEd.  Each query runs in one pgbench run of 2 x $DURATION
-# seconds (one client) that picks the heap's or wide's text at random for
-# each transaction; the report is the mean latency of each and the ratio
-# wide / heap (lower is better for wide).
+# are VACUUM ANALYZEd.  Each query runs in pgbench (one client) for
+# $DURATION seconds on the heap, on wide, on wide again and on the heap
+# again; the report is the mean latency of each and the ratio wide / heap
+# (lower is better for wide).
 #
 # Queries are declared in one place below (query NAME 'heap sql' 'wide sql'
 # [workers]); the two texts differ only where wide has its own function
@@ -20,7 +20,7 @@
 # Starts its own server (port $WIDE_BENCH_PORT or 54332, data in
 # $WIDE_BENCH_DIR or /tmp/wide-bench-ts), stops it.
 # Run as root.  `bench/timeseries.sh 500` gives the 10M-cell table (the
-# scale of issue 11's targets; give it an idle machine: DURATION=10
+# scale of issue 11's targets; give it an idle machine: DURATION=6
 # bench/timeseries.sh 500 takes about 20 minutes).
 #
 set -euo pipefail
@@ -88,13 +88,22 @@ CREATE TABLE probe AS
 ANALYZE probe;
 CHECKPOINT;"
 
-# pgbench mean latencies (ms) of two scripts, "A B": one client runs both,
-# each transaction picking one at random, for twice $DURATION seconds, so
-# that a machine whose speed drifts (a shared host) slows both alike
+# pgbench mean latencies (ms) of two scripts, "A B": four runs of one
+# client, $DURATION seconds each, in the order A B B A, each side's the
+# mean of its two, so that a machine whose speed drifts (a shared host)
+# slows both alike.  Each run is a new connection: wide's block cache is
+# the backend's, so every run starts with it empty (the heap's shared
+# buffers stay warm)
+latency() {
+	local file=$1 workers=$2
+	as_test_user "PGOPTIONS='-c max_parallel_workers_per_gather=$workers' $PGBENCH -c 1 -T $DURATION -f '$file' postgres" 2>/dev/null |
+		sed -n 's/^latency average = \([0-9.]*\) ms$/\1/p'
+}
 latencies() {
-	local a=$1 b=$2 workers=$3
-	as_test_user "PGOPTIONS='-c max_parallel_workers_per_gather=$workers' $PGBENCH -c 1 -T $((2 * DURATION)) -f '$a@1' -f '$b@1' postgres" 2>/dev/null |
-		sed -n 's/^ - latency average = \([0-9.]*\) ms$/\1/p' | paste -sd' ' -
+	local a=$1 b=$2 workers=$3 a1 b1 b2 a2
+	a1=$(latency "$a" "$workers"); b1=$(latency "$b" "$workers")
+	b2=$(latency "$b" "$workers"); a2=$(latency "$a" "$workers")
+	python3 -c "print('%.3f %.3f' % (($a1 + $a2) / 2, ($b1 + $b2) / 2))"
 }
 
 VARS="\\set h random(1, $HOSTS)

@@ -434,6 +434,23 @@ ts_delta(const WideBlockIter *it, int64 d)
 #define BAD()	do { it->error = true; return false; } while (0)
 
 /*
+ * empty_qualifier -- a column record with no qualifier since its family
+ * started has the empty one.  Builds before ef1f32a wrote the empty
+ * qualifier that way after a family's DEL_FAMILY record (WideBlockAdd
+ * compared it with the empty qualifier a new family starts with); it is the
+ * only way such a record was written, so reading it so is exact, and keeps
+ * those blocks readable.
+ */
+static pg_noinline void
+empty_qualifier(WideBlockIter *it)
+{
+	(void) keybuf_reserve(it->cxt, &it->qualbuf, &it->qualcap, 0);
+	it->qual_datum = keybuf_datum(it->qualbuf, 0);
+	it->quallen = 0;
+	it->have_qual = true;
+}
+
+/*
  * read_keys -- decode the record's row key, family and qualifier from the
  * key stream (each only where flags say it changed) into c.
  */
@@ -519,8 +536,8 @@ read_keys(WideBlockIter *it, uint8 flags, WideCell *c)
 	}
 	if (c->kind >= WIDE_KIND_DEL_CELLS)
 	{
-		if (!it->have_qual)
-			BAD();
+		if (unlikely(!it->have_qual))
+			empty_qualifier(it);
 		if (likely(!it->skip_quals))
 		{
 			c->qual = it->qualbuf + VARHDRSZ;
@@ -921,9 +938,10 @@ skip_records(WideBlockIter *it, const char *key, uint32 keylen, bool incl,
 			it->quallen = shared + unshared;
 			it->have_qual = true;
 		}
-		if ((kind != WIDE_KIND_DEL_ROW && it->fam == NULL) ||
-			(kind >= WIDE_KIND_DEL_CELLS && !it->have_qual))
+		if (kind != WIDE_KIND_DEL_ROW && it->fam == NULL)
 			BAD();
+		if (kind >= WIDE_KIND_DEL_CELLS && !it->have_qual)
+			empty_qualifier(it);
 		it->k = k;
 		if (!(it->t = get_zigzag(it->t, it->tend, &delta)))
 			BAD();
