@@ -53,6 +53,8 @@ typedef struct Verify
 	BlockNumber nblocks;
 	uint8	   *used;
 	int			problems;
+	bool		defer;			/* report() holds problems in pending */
+	List	   *pending;		/* of pairs: object, problem */
 } Verify;
 
 static void
@@ -78,6 +80,12 @@ report(Verify *v, const char *object, const char *fmt,...)
 		if (needed == 0)
 			break;
 		enlargeStringInfo(&buf, needed);
+	}
+	if (v->defer)
+	{
+		v->pending = lappend(v->pending, pstrdup(object));
+		v->pending = lappend(v->pending, buf.data);
+		return;
 	}
 	values[0] = CStringGetTextDatum(object);
 	values[1] = CStringGetTextDatum(buf.data);
@@ -497,6 +505,68 @@ check_lane(Verify *v, const char *object, const void *arg)
 }
 
 /*
+ * Is the free queue entry still in the table's queue as it was?  An entry
+ * whose stamp every snapshot had passed when verify read the metapage may
+ * be handed out while verify reads its pages (an autovacuum's relocation or
+ * a writer allocating): what verify found there then belongs to the new
+ * owner, and the entry is gone or changed.
+ */
+static bool
+free_entry_current(Verify *v, const WideFreeEntry *e)
+{
+	Buffer		metabuf = ReadBuffer(v->rel, WIDE_META_BLKNO);
+	WideMetaPage meta;
+	bool		found = false;
+	uint32		i;
+
+	LockBuffer(metabuf, BUFFER_LOCK_SHARE);
+	meta = WidePageGetMeta(BufferGetPage(metabuf));
+	for (i = 0; i < meta->nfree && i < WIDE_FREE_SLOTS; i++)
+	{
+		const WideFreeEntry *f = &meta->free[i];
+
+		if (f->kind == e->kind && f->start == e->start && f->npages == e->npages &&
+			FullTransactionIdEquals(f->stamp, e->stamp))
+		{
+			found = true;
+			break;
+		}
+	}
+	UnlockReleaseBuffer(metabuf);
+	return found;
+}
+
+/*
+ * Check the pages of a SEGMENT or CHAIN entry of the free queue; report
+ * what is wrong only if the entry is still queued after the check (see
+ * free_entry_current).
+ */
+static void
+check_free_entry(Verify *v, const char *object, const WideFreeEntry *e)
+{
+	ListCell   *lc;
+
+	v->defer = true;
+	if (e->kind == WIDE_FREE_SEGMENT)
+		guarded(v, object, check_free_segment, &e->start);
+	else
+		guarded(v, object, check_free_chain, e);
+	v->defer = false;
+	if (v->pending != NIL && free_entry_current(v, e))
+	{
+		for (lc = list_head(v->pending); lc != NULL; lc = lnext(v->pending, lc))
+		{
+			const char *obj = lfirst(lc);
+
+			lc = lnext(v->pending, lc);
+			report(v, obj, "%s", (const char *) lfirst(lc));
+		}
+	}
+	list_free_deep(v->pending);
+	v->pending = NIL;
+}
+
+/*
  * wide.verify(tbl regclass) RETURNS TABLE (object text, problem text)
  */
 Datum
@@ -585,10 +655,8 @@ wide_verify(PG_FUNCTION_ARGS)
 			claim(&v, object, e->start, e->npages);
 		else if (e->start >= v.nblocks)
 			report(&v, object, "refers to block %u beyond the end of the table", e->start);
-		else if (e->kind == WIDE_FREE_SEGMENT)
-			guarded(&v, object, check_free_segment, &e->start);
-		else if (e->kind == WIDE_FREE_CHAIN)
-			guarded(&v, object, check_free_chain, e);
+		else if (e->kind == WIDE_FREE_SEGMENT || e->kind == WIDE_FREE_CHAIN)
+			check_free_entry(&v, object, e);
 	}
 
 	relation_close(v.rel, AccessShareLock);
