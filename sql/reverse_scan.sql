@@ -101,6 +101,23 @@ SELECT count(*) AS hosts, count(*) FILTER (WHERE blocks <= 2 AND records = 3) AS
   FROM generate_series(1, 60) h, LATERAL rb_read(h);
 -- and the answer is the host's last row
 SELECT row_key, qualifier, value FROM rb WHERE row_key >= 'h17#' AND row_key < 'h17$' ORDER BY row_key DESC LIMIT 3;
-DROP FUNCTION rb_read;
+-- "as of": an exclusive end at an existing row (the latest row before a
+-- minute).  The first window is the row below it, not an empty window
+-- (the row at the end counted as one of its rows) and then the whole
+-- block before.
+CREATE FUNCTION rb_asof(h int, r int, OUT blocks int, OUT records int) LANGUAGE plpgsql AS $$
+DECLARE l text;
+BEGIN
+  FOR l IN EXECUTE format('EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+      SELECT * FROM rb WHERE row_key >= %L AND row_key < %L ORDER BY row_key DESC LIMIT 3',
+      'h' || h || '#', 'h' || h || '#' || (1000 + r)) LOOP
+    IF l ~ 'Blocks Read' THEN blocks := substring(l from '\d+')::int; END IF;
+    IF l ~ 'Records Merged' THEN records := substring(l from '\d+')::int; END IF;
+  END LOOP;
+END $$;
+SELECT count(*) AS reads, count(*) FILTER (WHERE blocks <= 2 AND records = 3) AS one_row_read
+  FROM generate_series(1, 60, 7) h, generate_series(2, 20) r, LATERAL rb_asof(h, r);
+SELECT row_key, qualifier, value FROM rb WHERE row_key >= 'h17#' AND row_key < 'h17#1012' ORDER BY row_key DESC LIMIT 3;
+DROP FUNCTION rb_read, rb_asof;
 DROP TABLE rb;
 RESET wide.block_size;

@@ -196,7 +196,7 @@ window_start(WideReverseReader *r)
 		if (WideRunOverlapsRange(&r->runs[i], &upto) &&
 			WideSegmentWindowStart(r->rel, &r->runs[i],
 								   r->has_hi ? r->hi.data : NULL, r->hi.len,
-								   r->runrows, &r->cand))
+								   r->hi_incl, r->runrows, &r->cand))
 			take_greater(r, &have);
 
 	/* the write area: the K-th row key below hi */

@@ -247,8 +247,8 @@ extern void WideSegIterSkipped(const WideSegIter *it, uint64 *blocks,
 							   uint64 *indexes);
 extern void WideSegIterEnd(WideSegIter *it);
 extern bool WideSegmentWindowStart(Relation rel, const WideRunData *run,
-								   const char *hi, uint32 hilen, int nrows,
-								   StringInfo out);
+								   const char *hi, uint32 hilen, bool hi_incl,
+								   int nrows, StringInfo out);
 
 /* blockcache.c */
 extern WideCacheEntry *WideCacheLookup(RelFileNode node, uint32 segid,

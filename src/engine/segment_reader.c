@@ -966,18 +966,18 @@ WideSegIterEnd(WideSegIter *it)
 }
 
 /*
- * The row key nrows rows below hi (counting the rows <= hi) in a data
- * block, into *out; false if the block has no more rows than that.  Uses
- * the block's row directory.
+ * The row key nrows rows below hi (counting the rows <= hi, or < hi if
+ * !hi_incl) in a data block, into *out; false if the block has no more
+ * rows than that.  Uses the block's row directory.
  */
 static bool
 block_row_below(Relation rel, const WideSegment *seg, const WideRunData *run,
 				const WideIndexEntry *e, const char *hi, uint32 hilen,
-				int nrows, StringInfo out, int *nbelow)
+				bool hi_incl, int nrows, StringInfo out, int *nbelow)
 {
 	WideCacheEntry *pin;
 	WideBlockRows *rows = open_rows(rel, seg, run->seq_base, e, &pin);
-	int			n = hi ? WideBlockRowsSeek(rows, hi, hilen, false) : rows->n;
+	int			n = hi ? WideBlockRowsSeek(rows, hi, hilen, !hi_incl) : rows->n;
 
 	*nbelow = n;
 
@@ -1000,12 +1000,13 @@ block_row_below(Relation rel, const WideSegment *seg, const WideRunData *run,
  * (*out, hi] lies in that one block (or in the blocks a row longer than a
  * block spans).  Reads the root and one index block, both cached; with
  * nrows > 0, also the keys of that data block (cached too), to return the
- * row nrows rows below hi instead if the block has more rows than that.
- * The bound is < hi.
+ * row nrows rows below hi instead if the block has more rows than that
+ * (rows < hi if !hi_incl: the window (*out, hi) then holds nrows rows, not
+ * nrows - 1, none when nrows is 1 and hi is a row).  The bound is < hi.
  */
 bool
 WideSegmentWindowStart(Relation rel, const WideRunData *run, const char *hi,
-					   uint32 hilen, int nrows, StringInfo out)
+					   uint32 hilen, bool hi_incl, int nrows, StringInfo out)
 {
 	WideCacheEntry *segpin,
 			   *idxpin = NULL;
@@ -1029,7 +1030,7 @@ WideSegmentWindowStart(Relation rel, const WideRunData *run, const char *hi,
 		int			n;
 
 		found = block_row_below(rel, seg, run, &idx->entries[ii], hi, hilen,
-								nrows, out, &n);
+								hi_incl, nrows, out, &n);
 		if (!found && n == 0 && (ii > 0 || ri > 0))
 		{
 			/*
@@ -1050,7 +1051,7 @@ WideSegmentWindowStart(Relation rel, const WideRunData *run, const char *hi,
 				ii = idx->n - 1;
 			}
 			found = block_row_below(rel, seg, run, &idx->entries[ii], hi, hilen,
-									nrows, out, &n);
+									hi_incl, nrows, out, &n);
 		}
 	}
 	if (!found)
