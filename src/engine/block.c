@@ -451,6 +451,60 @@ empty_qualifier(WideBlockIter *it)
 }
 
 /*
+ * read_family, read_qualifier -- the family or qualifier a record starts,
+ * at *kp (advanced past it), into the iterator's state; a qualifier is
+ * rebuilt in qualbuf only if copy (it shares a prefix with the one before).
+ * False on a malformed block (it->error).
+ */
+static inline bool
+read_family(WideBlockIter *it, const char **kp)
+{
+	const char *k = *kp;
+	const char *kend = it->kend;
+
+	if (k >= kend)
+		BAD();
+	it->famlen = (uint8) *k++;
+	if (it->famlen > (uint64) (kend - k))
+		BAD();
+	it->fam = k;
+	k += it->famlen;
+	if (!(k = get_u32v(k, kend, &it->famid)))
+		BAD();
+	it->have_qual = false;
+	it->quallen = 0;
+	*kp = k;
+	return true;
+}
+
+static inline bool
+read_qualifier(WideBlockIter *it, const char **kp, bool copy)
+{
+	const char *k = *kp;
+	const char *kend = it->kend;
+	uint64		shared,
+				unshared;
+
+	if (!(k = get_varint(k, kend, &shared)) ||
+		!(k = get_varint(k, kend, &unshared)) ||
+		shared > it->quallen || unshared > (uint64) (kend - k) ||
+		shared + unshared > WIDE_MAX_QUALIFIER)
+		BAD();
+	if (copy)
+	{
+		char	   *dst = keybuf_reserve(it->cxt, &it->qualbuf, &it->qualcap,
+										 shared + unshared);
+
+		key_suffix_copy(dst + shared, k, unshared);
+		it->qual_datum = keybuf_datum(it->qualbuf, shared + unshared);
+	}
+	*kp = k + unshared;
+	it->quallen = shared + unshared;
+	it->have_qual = true;
+	return true;
+}
+
+/*
  * read_keys -- decode the record's row key, family and qualifier from the
  * key stream (each only where flags say it changed) into c.
  */
@@ -483,37 +537,10 @@ read_keys(WideBlockIter *it, uint8 flags, WideCell *c)
 	}
 	else if (!it->have_row)
 		BAD();
-	if (flags & F_NEW_FAM)
-	{
-		if (k >= kend)
-			BAD();
-		it->famlen = (uint8) *k++;
-		if (it->famlen > (uint64) (kend - k))
-			BAD();
-		it->fam = k;
-		k += it->famlen;
-		if (!(k = get_u32v(k, kend, &it->famid)))
-			BAD();
-		it->have_qual = false;
-		it->quallen = 0;
-	}
-	if (flags & F_NEW_QUAL)
-	{
-		if (!(k = get_varint(k, kend, &shared)) ||
-			!(k = get_varint(k, kend, &unshared)) ||
-			shared > it->quallen || unshared > (uint64) (kend - k) ||
-			shared + unshared > WIDE_MAX_QUALIFIER)
-			BAD();
-		if (!it->skip_quals)
-		{
-			dst = keybuf_reserve(it->cxt, &it->qualbuf, &it->qualcap, shared + unshared);
-			key_suffix_copy(dst + shared, k, unshared);
-			it->qual_datum = keybuf_datum(it->qualbuf, shared + unshared);
-		}
-		k += unshared;
-		it->quallen = shared + unshared;
-		it->have_qual = true;
-	}
+	if ((flags & F_NEW_FAM) && !read_family(it, &k))
+		return false;
+	if ((flags & F_NEW_QUAL) && !read_qualifier(it, &k, !it->skip_quals))
+		return false;
 	it->k = k;
 
 	c->key = it->rowbuf + VARHDRSZ;
@@ -737,6 +764,38 @@ skip_value(WideBlockIter *it, uint8 kind)
 }
 
 /*
+ * step_tail -- step over what a record holds past its keys: its
+ * timestamps, sequence number, xmin and cmin, and value, without checking
+ * or copying them (it->ts and it->seq follow, for the records after it).
+ * False on a malformed block (it->error).
+ */
+static inline bool
+step_tail(WideBlockIter *it, uint8 flags)
+{
+	uint8		kind = flags & F_KIND;
+	int64		delta;
+	uint32		u;
+
+	if (!(it->t = get_zigzag(it->t, it->tend, &delta)))
+		BAD();
+	it->ts = (int64) ((uint64) it->ts - ts_delta(it, delta));
+	if (kind == WIDE_KIND_DEL_CELLS &&
+		!(it->t = get_zigzag(it->t, it->tend, &delta)))
+		BAD();
+	if (flags & F_HAS_SEQ)
+	{
+		if (!(it->a = get_zigzag(it->a, it->aend, &delta)))
+			BAD();
+		it->seq += (uint64) delta;
+	}
+	if ((flags & F_HAS_XMIN) &&
+		(!(it->a = get_u32v(it->a, it->aend, &u)) ||
+		 !(it->a = get_u32v(it->a, it->aend, &u))))
+		BAD();
+	return WIDE_KIND_IS_TOMBSTONE(kind) || skip_value(it, kind);
+}
+
+/*
  * WideBlockIterNext -- the next record, or false at the end (check
  * it->error for a malformed block).  The record points into the block and
  * the iterator's buffers, valid until the next call.
@@ -799,35 +858,17 @@ WideBlockIterSkipColumn(WideBlockIter *it)
 	{
 		uint8		flags = (uint8) *it->k;
 		uint8		kind = flags & F_KIND;
-		int64		delta;
-		uint32		u;
 
 		/* a new row, family or qualifier, or a non-column record: stop */
 		if ((flags & (F_NEW_ROW | F_NEW_FAM | F_NEW_QUAL)) ||
 			kind < WIDE_KIND_DEL_CELLS || kind > WIDE_KIND_MERGE || !it->have_qual)
 			break;
-		if (!(it->t = get_zigzag(it->t, it->tend, &delta)))
-			break;
-		it->ts = (int64) ((uint64) it->ts - ts_delta(it, delta));
-		if (kind == WIDE_KIND_DEL_CELLS &&
-			!(it->t = get_zigzag(it->t, it->tend, &delta)))
-			break;
-		if ((flags & F_HAS_SEQ) && !(it->a = get_zigzag(it->a, it->aend, &delta)))
-			break;
-		if (flags & F_HAS_SEQ)
-			it->seq += (uint64) delta;
-		if ((flags & F_HAS_XMIN) &&
-			(!(it->a = get_u32v(it->a, it->aend, &u)) ||
-			 !(it->a = get_u32v(it->a, it->aend, &u))))
-			break;
-		if (kind != WIDE_KIND_DEL_CELLS && !skip_value(it, kind))
+		if (!step_tail(it, flags))
 			break;
 		it->k++;
 		it->i++;
 		n++;
 	}
-	if (it->t == NULL || it->a == NULL)
-		it->error = true;
 	return n;
 }
 
@@ -855,8 +896,6 @@ skip_records(WideBlockIter *it, const char *key, uint32 keylen, bool incl,
 					kind;
 		uint64		shared,
 					unshared;
-		int64		delta;
-		uint32		u;
 
 		if (k >= kend)
 			BAD();
@@ -913,53 +952,16 @@ skip_records(WideBlockIter *it, const char *key, uint32 keylen, bool incl,
 		}
 		else if (!it->have_row)
 			BAD();
-		if (flags & F_NEW_FAM)
-		{
-			if (k >= kend)
-				BAD();
-			it->famlen = (uint8) *k++;
-			if (it->famlen > (uint64) (kend - k))
-				BAD();
-			it->fam = k;
-			k += it->famlen;
-			if (!(k = get_u32v(k, kend, &u)))
-				BAD();
-			it->have_qual = false;
-			it->quallen = 0;
-		}
-		if (flags & F_NEW_QUAL)
-		{
-			if (!(k = get_varint(k, kend, &shared)) ||
-				!(k = get_varint(k, kend, &unshared)) ||
-				shared > it->quallen || unshared > (uint64) (kend - k) ||
-				shared + unshared > WIDE_MAX_QUALIFIER)
-				BAD();
-			k += unshared;
-			it->quallen = shared + unshared;
-			it->have_qual = true;
-		}
+		if ((flags & F_NEW_FAM) && !read_family(it, &k))
+			return false;
+		if ((flags & F_NEW_QUAL) && !read_qualifier(it, &k, false))
+			return false;
 		if (kind != WIDE_KIND_DEL_ROW && it->fam == NULL)
 			BAD();
 		if (kind >= WIDE_KIND_DEL_CELLS && !it->have_qual)
 			empty_qualifier(it);
 		it->k = k;
-		if (!(it->t = get_zigzag(it->t, it->tend, &delta)))
-			BAD();
-		it->ts = (int64) ((uint64) it->ts - ts_delta(it, delta));
-		if (kind == WIDE_KIND_DEL_CELLS &&
-			!(it->t = get_zigzag(it->t, it->tend, &delta)))
-			BAD();
-		if (flags & F_HAS_SEQ)
-		{
-			if (!(it->a = get_zigzag(it->a, it->aend, &delta)))
-				BAD();
-			it->seq += (uint64) delta;
-		}
-		if ((flags & F_HAS_XMIN) &&
-			(!(it->a = get_u32v(it->a, it->aend, &u)) ||
-			 !(it->a = get_u32v(it->a, it->aend, &u))))
-			BAD();
-		if (!WIDE_KIND_IS_TOMBSTONE(kind) && !skip_value(it, kind))
+		if (!step_tail(it, flags))
 			return false;
 		it->i++;
 	}

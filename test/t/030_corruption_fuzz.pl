@@ -344,7 +344,13 @@ sub index_entries
 		my $off = get_varint($raw, \$pos);
 		my $len = get_varint($raw, \$pos);
 		get_varint($raw, \$pos) for 1 .. 3;
-		$pos++;
+		# flags; 0x02 (format version 3): the last record's family and qualifier
+		my $flags = ord(substr($raw, $pos++, 1));
+		if ($flags & 0x02)
+		{
+			$pos += 1 + ord(substr($raw, $pos, 1));
+			$pos += get_varint($raw, \$pos);
+		}
 		push @e, [ $off, $len ];
 	}
 	return @e;
