@@ -60,6 +60,7 @@ OBJS = \
 	src/engine/schema.o \
 	src/engine/segment_reader.o \
 	src/engine/segment_writer.o \
+	src/engine/sharedcache.o \
 	src/engine/seq.o \
 	src/engine/sorter.o \
 	src/engine/split.o \

@@ -752,6 +752,15 @@ LANGUAGE C STRICT VOLATILE;
 COMMENT ON FUNCTION wide.stats(regclass) IS
   'size and shape of a wide table: write area, runs, compression';
 
+CREATE OR REPLACE FUNCTION wide.block_cache(OUT shared boolean, OUT size_bytes bigint,
+                                 OUT used_bytes bigint, OUT blocks bigint,
+                                 OUT hits bigint, OUT misses bigint,
+                                 OUT inserts bigint, OUT evictions bigint)
+AS 'MODULE_PATHNAME', 'wide_block_cache'
+LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION wide.block_cache() IS
+  'the block cache shared by backends (wide in shared_preload_libraries): size and counters';
+
 CREATE OR REPLACE FUNCTION wide.runs(tbl regclass,
                           OUT run int, OUT segment bigint, OUT cells bigint,
                           OUT raw_bytes bigint, OUT stored_bytes bigint,

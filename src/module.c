@@ -5,8 +5,9 @@
  *
  * The library is loaded by CREATE EXTENSION, and in every backend that
  * opens a wide table (the relcache calls the access method's handler).
- * Only logical decoding of wide tables requires shared_preload_libraries
- * (am/cdc.c).
+ * Only logical decoding of wide tables (am/cdc.c) and the block cache
+ * shared by backends (engine/sharedcache.c) require
+ * shared_preload_libraries.
  *
  * IDENTIFICATION
  *	  src/module.c
@@ -18,10 +19,12 @@
 #include <limits.h>
 
 #include "fmgr.h"
+#include "miscadmin.h"
 #include "utils/guc.h"
 
 #include "wide.h"
 #include "engine/format.h"
+#include "engine/segment.h"
 #include "am/am.h"
 #include "am/cdc.h"
 #include "api/readiter.h"
@@ -79,6 +82,13 @@ define_settings(void)
 							"Memory each backend keeps for decoded segment blocks.",
 							NULL, &wide_block_cache_size, 64 * 1024, 0, INT_MAX / 2,
 							PGC_USERSET, GUC_UNIT_KB, NULL, NULL, NULL);
+	/* a PGC_POSTMASTER setting can only be defined while preloading */
+	if (process_shared_preload_libraries_in_progress)
+		DefineCustomIntVariable("wide.shared_block_cache_size",
+								"Shared memory for decompressed segment blocks, shared by every backend.",
+								"Only with wide in shared_preload_libraries; 0 turns the shared cache off.",
+								&wide_shared_block_cache_size, 64 * 1024, 0, INT_MAX / 2,
+								PGC_POSTMASTER, GUC_UNIT_KB, NULL, NULL, NULL);
 	DefineCustomIntVariable("wide.max_runs",
 							"Number of runs above which compaction merges the newest ones.",
 							NULL, &wide_max_runs, 8, 2, WIDE_MAX_RUNS - 4,
@@ -112,6 +122,8 @@ _PG_init(void)
 	WideInstallStatementHooks();
 	/* shared_preload_libraries only: logical decoding (am/cdc.c) */
 	WideInstallCdc();
+	/* shared_preload_libraries only: the shared block cache */
+	WideInstallSharedCache();
 	/* row keys written to tablets being split or moved: after cdc's hook */
 	WideInstallTracking();
 }

@@ -43,6 +43,7 @@
 
 PG_FUNCTION_INFO_V1(wide_compact);
 PG_FUNCTION_INFO_V1(wide_stats);
+PG_FUNCTION_INFO_V1(wide_block_cache);
 PG_FUNCTION_INFO_V1(wide_runs);
 PG_FUNCTION_INFO_V1(wide_sample_row_keys);
 
@@ -142,6 +143,32 @@ open_for_reading(FunctionCallInfo fcinfo, Oid relid, bool keys)
 		return rel;
 	}
 	return WideOpenTable(fcinfo, relid, ACL_SELECT, AccessShareLock);
+}
+
+/*
+ * wide.block_cache() RETURNS record: the shared block cache's size and
+ * counters since the server started (sharedcache.c); "shared" is false,
+ * and the rest zero, when there is none (wide not preloaded).
+ */
+Datum
+wide_block_cache(PG_FUNCTION_ARGS)
+{
+	WideSharedCacheCounts c;
+	TupleDesc	desc;
+	Datum		values[8];
+	bool		nulls[8] = {0};
+
+	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	values[0] = BoolGetDatum(WideSharedCacheStats(&c));
+	values[1] = Int64GetDatum((int64) c.size);
+	values[2] = Int64GetDatum((int64) c.used);
+	values[3] = Int64GetDatum((int64) c.entries);
+	values[4] = Int64GetDatum((int64) c.hits);
+	values[5] = Int64GetDatum((int64) c.misses);
+	values[6] = Int64GetDatum((int64) c.inserts);
+	values[7] = Int64GetDatum((int64) c.evictions);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
 }
 
 /*

@@ -261,4 +261,35 @@ extern WideCacheEntry *WideCacheInsert(RelFileNode node, uint32 segid,
 									   void **object);
 extern void WideCacheRelease(WideCacheEntry *e);
 
+/* sharedcache.c: decompressed blocks shared by every backend */
+typedef struct WideSharedMeta
+{
+	uint64		ts_unit;		/* a data block's WideRawBlock fields */
+	double		val_div;
+	uint32		data_off;		/* of its data in the payload */
+} WideSharedMeta;
+
+typedef struct WideSharedCacheCounts
+{
+	uint64		size;
+	uint64		used;
+	uint64		entries;
+	uint64		hits;
+	uint64		misses;
+	uint64		inserts;
+	uint64		evictions;
+} WideSharedCacheCounts;
+
+extern int	wide_shared_block_cache_size;
+extern void WideInstallSharedCache(void);
+extern char *WideSharedCacheGet(RelFileNode node, uint32 segid,
+								uint64 max_seq, uint32 kind, uint64 offset,
+								uint32 stored_len, Size *len,
+								WideSharedMeta *meta);
+extern void WideSharedCachePut(RelFileNode node, uint32 segid, uint64 max_seq,
+							   uint32 kind, uint64 offset, uint32 stored_len,
+							   const char *payload, Size len,
+							   const WideSharedMeta *meta);
+extern bool WideSharedCacheStats(WideSharedCacheCounts *c);
+
 #endif							/* WIDE_SEGMENT_H */

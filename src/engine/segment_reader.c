@@ -391,16 +391,33 @@ WideSegmentReadBlock(Relation rel, const WideSegment *seg, uint64 off,
 }
 
 /*
- * read_data_block -- read, check and decompress a data block into *blk,
- * packed if it was stored packed and can be read so (compress.c).
+ * read_data_block -- a data block into *blk, packed if it was stored packed
+ * and can be read so (compress.c): from the shared cache (sharedcache.c) if
+ * it is there, else read, checked and decompressed, and then shared if
+ * "share" (a block read by a scan of a whole run is not: it would push out
+ * the blocks point reads come back to).
  */
 static void
 read_data_block(Relation rel, const WideSegment *seg, const WideIndexEntry *e,
-				WideRawBlock *blk)
+				WideRawBlock *blk, bool share)
 {
 	char	   *stored;
 	const char *why = NULL;
+	WideSharedMeta meta;
+	Size		len;
 
+	blk->seeks = 0;
+	blk->mem = WideSharedCacheGet(rel->rd_node, seg->segid, seg->max_seq,
+								  CACHE_DATA, e->offset, e->length,
+								  &len, &meta);
+	if (blk->mem != NULL)
+	{
+		blk->data = blk->mem + meta.data_off;
+		blk->len = len - meta.data_off;
+		blk->ts_unit = meta.ts_unit;
+		blk->val_div = meta.val_div;
+		return;
+	}
 	if (e->offset > seg->stream_len || e->length > seg->stream_len - e->offset)
 		segment_corrupt(rel, seg->segid, "block past the end of the stream", e->offset);
 	stored = palloc(Max(e->length, 1));
@@ -408,7 +425,15 @@ read_data_block(Relation rel, const WideSegment *seg, const WideIndexEntry *e,
 	if (!WideBlockLoadData(stored, e->length, max_raw(seg, e->offset),
 						   seg->typlen, blk, &why))
 		stream_corrupt(rel, seg, why, e->offset);
-	blk->seeks = 0;
+	if (share)
+	{
+		meta.ts_unit = blk->ts_unit;
+		meta.val_div = blk->val_div;
+		meta.data_off = (uint32) (blk->data - blk->mem);
+		WideSharedCachePut(rel->rd_node, seg->segid, seg->max_seq, CACHE_DATA,
+						   e->offset, e->length, blk->mem,
+						   meta.data_off + blk->len, &meta);
+	}
 	if (blk->mem != stored)
 		pfree(stored);
 }
@@ -424,6 +449,7 @@ open_index(Relation rel, const WideSegment *seg, const WideIndexEntry *e,
 	Size		rawlen;
 	char	   *raw;
 	WideIndex  *idx;
+	WideSharedMeta meta;
 
 	*pin = WideCacheLookup(rel->rd_node, seg->segid, seg->max_seq,
 						   CACHE_INDEX, e->offset, &obj);
@@ -431,7 +457,15 @@ open_index(Relation rel, const WideSegment *seg, const WideIndexEntry *e,
 		return (WideIndex *) obj;
 	cxt = WideCacheNewContext();
 	old = MemoryContextSwitchTo(cxt);
-	raw = WideSegmentReadBlock(rel, seg, e->offset, e->length, &rawlen);
+	raw = WideSharedCacheGet(rel->rd_node, seg->segid, seg->max_seq,
+							 CACHE_INDEX, e->offset, e->length, &rawlen, &meta);
+	if (raw == NULL)
+	{
+		raw = WideSegmentReadBlock(rel, seg, e->offset, e->length, &rawlen);
+		memset(&meta, 0, sizeof(meta));
+		WideSharedCachePut(rel->rd_node, seg->segid, seg->max_seq, CACHE_INDEX,
+						   e->offset, e->length, raw, rawlen, &meta);
+	}
 	idx = WideIndexDecode(raw, rawlen, true);
 	MemoryContextSwitchTo(old);
 	if (idx == NULL || idx->n == 0)
@@ -478,13 +512,13 @@ open_block(Relation rel, const WideSegment *seg, const WideIndexEntry *e,
 	if (!cache)
 	{
 		blk = palloc(sizeof(WideRawBlock));
-		read_data_block(rel, seg, e, blk);
+		read_data_block(rel, seg, e, blk, false);
 		return blk;
 	}
 	cxt = WideCacheNewContext();
 	old = MemoryContextSwitchTo(cxt);
 	blk = palloc(sizeof(WideRawBlock));
-	read_data_block(rel, seg, e, blk);
+	read_data_block(rel, seg, e, blk, true);
 	MemoryContextSwitchTo(old);
 	obj = blk;
 	*pin = WideCacheInsert(rel->rd_node, seg->segid, seg->max_seq,

@@ -5,7 +5,9 @@
 # in the same transactions (test/stress/worker.pl explains the model): no
 # committed cell lost, no aborted cell visible, aggregate sums exact, no
 # acknowledged commit missing, wide.verify silent, and no error in the
-# server log that the faults do not explain.
+# server log that the faults do not explain.  Wide is preloaded with a
+# small shared block cache (sharedcache.c), so that every reader and
+# compaction goes through it while it evicts and the server restarts.
 #
 # Environment: WIDE_STRESS_ROUNDS (default 4), WIDE_STRESS_SECONDS per round
 # (default 12), WIDE_STRESS_SEED (default: random, printed), and
@@ -47,6 +49,8 @@ log_line_prefix = '%m [%p] %e %b: '
 log_autovacuum_min_duration = -1
 wide.flush_threshold = 256
 wide.max_runs = 4
+shared_preload_libraries = 'wide'
+wide.shared_block_cache_size = 2MB
 CONF
 $node->start;
 $node->safe_psql('postgres', q{

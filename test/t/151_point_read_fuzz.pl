@@ -43,7 +43,9 @@
 # packed, with the zstd tool).  Finally a byte inside a data block of a copy
 # of a table is damaged: point reads into that block fail with the clear
 # checksum ("bad data block") error, the others return the right rows, and
-# wide.verify reports it.
+# wide.verify reports it.  Wide is preloaded with a 4 MB shared block
+# cache (sharedcache.c): blocks read with the cache size 0 come from it
+# once another read shared them.
 #
 # Fixed seed and count in CI; any other by environment:
 #   WIDE_FUZZ_SEED=123 WIDE_FUZZ_FORMS=16 prove ... test/t/151_point_read_fuzz.pl
@@ -67,7 +69,8 @@ my $node = PostgreSQL::Test::Cluster->new('point_read_fuzz');
 $node->init;
 $node->append_conf('postgresql.conf',
 	"autovacuum = off\nwide.flush_threshold = 16\nwide.block_size = 1024\n"
-	  . "wide.compaction_ratio = 1.0\ntimezone = 'UTC'\nextra_float_digits = 3\n");
+	  . "wide.compaction_ratio = 1.0\ntimezone = 'UTC'\nextra_float_digits = 3\n"
+	  . "shared_preload_libraries = 'wide'\nwide.shared_block_cache_size = 4MB\n");
 $node->start;
 
 # WIDE_FUZZ_DUMP=<path>: the writes are also written to <path> (to replay)
