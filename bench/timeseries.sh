@@ -18,7 +18,11 @@
 # minute, with $T0 the first reading in ms and $TEND the last.
 #
 # Starts its own server (port $WIDE_BENCH_PORT or 54332, data in
-# $WIDE_BENCH_DIR or /tmp/wide-bench-ts), stops it.
+# $WIDE_BENCH_DIR or /tmp/wide-bench-ts), stops it.  The heap gets 2 GB of
+# shared buffers, which hold all of it; wide is preloaded with a 256 MB
+# shared block cache (src/engine/sharedcache.c), which holds the 10M-cell
+# table's decompressed blocks (about 125 MB), beside its pages in the same
+# shared buffers.
 # Run as root.  `bench/timeseries.sh 500` gives the 10M-cell table (the
 # scale of issue 11's targets; give it an idle machine: DURATION=6
 # bench/timeseries.sh 500 takes about 20 minutes).
@@ -49,7 +53,9 @@ max_worker_processes = 8
 max_parallel_workers = 4
 max_parallel_workers_per_gather = 0
 autovacuum = off
-jit = off"
+jit = off
+shared_preload_libraries = 'wide'
+wide.shared_block_cache_size = 256MB"
 trap 'stop_cluster "$BENCH"' EXIT
 
 PSQL="psql -X -q -At -h $BENCH -p $PORT -U postgres -v ON_ERROR_STOP=1"
