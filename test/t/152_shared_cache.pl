@@ -7,8 +7,8 @@
 #     an entry, and reads stay right;
 #   - readers in several connections compare random ranges and rows with a
 #     heap table written in the same transactions while a writer adds and
-#     deletes cells, compaction rewrites runs, VACUUM frees and reuses their
-#     pages and a table is dropped and created again, every block of the
+#     deletes cells, compaction rewrites runs, VACUUM and autovacuum free and
+#     reuse their pages and a table is dropped and created again, every block of the
 #     runs going in and out of the cache: no reader ever sees a difference;
 #   - a backend killed with SIGKILL restarts the server: the cache starts
 #     empty and reads are right;
@@ -28,6 +28,7 @@ shared_preload_libraries = 'wide'
 wide.shared_block_cache_size = 2MB
 wide.flush_threshold = 32
 restart_after_crash = on
+autovacuum = off
 autovacuum_naptime = 1
 autovacuum_vacuum_threshold = 50
 autovacuum_vacuum_insert_threshold = 100
@@ -111,13 +112,20 @@ is($node->safe_psql('postgres', q{
 # a full scan shares only its first blocks (segment_reader.c:
 # WIDE_SCAN_CACHED_BLOCKS) and index blocks: the rest would push out the
 # blocks point reads come back to
+# (u2: a copy of u in one new run that nothing has read yet)
+$node->safe_psql('postgres', q{
+	CREATE TABLE u2 (row_key text, family text, qualifier text, ts int8, value int8) USING wide;
+	SELECT wide.create_family('u2', 'f');
+	INSERT INTO u2 SELECT * FROM u;
+	SELECT wide.compact('u2', true);
+});
 my $before = $node->safe_psql('postgres', 'SELECT inserts FROM wide.block_cache()');
 my $plan = $node->safe_psql('postgres', q{
 	SET max_parallel_workers_per_gather = 0;
-	EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT count(*), sum(value) FROM u});
+	EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT count(*), sum(value) FROM u2});
 my ($nread) = $plan =~ /Blocks Read: (\d+)/;
 my $grew = $node->safe_psql('postgres', 'SELECT inserts FROM wide.block_cache()') - $before;
-ok($nread > 40 && $grew <= 20, "a full scan of $nread blocks shares $grew");
+ok($nread > 40 && $grew >= 16 && $grew <= 20, "a full scan of $nread blocks shares $grew");
 
 # every range of t: the cache (2 MB) is smaller than the table's blocks
 my $bad = 0;
@@ -186,6 +194,10 @@ SELECT wide.compact('v', true);
 SELECT 1 / (1 - sign(abs(sum(value) - 12502500))) FROM wide.read_rows(NULL::v, prefix => 'k');
 });
 
+# autovacuum joins the concurrent run only (before and after it, its reads
+# of the wide tables would count in the cache's counters checked)
+$node->safe_psql('postgres', 'ALTER SYSTEM SET autovacuum = on');
+$node->safe_psql('postgres', 'SELECT pg_reload_conf()');
 my @runs;
 for my $s ([$rt, 3], [$ru, 2], [$wr, 1], [$maint, 1], [$churn, 1])
 {
@@ -207,6 +219,8 @@ for my $r (@runs)
 		"$file: " . ($tx // 0) . " transactions, none failed")
 	  or diag("$$out\n$$err");
 }
+$node->safe_psql('postgres', 'ALTER SYSTEM SET autovacuum = off');
+$node->safe_psql('postgres', 'SELECT pg_reload_conf()');
 is($node->safe_psql('postgres', both_sql('k', 'l')),
 	'0', 'the tables equal their model after the concurrent run');
 is($node->safe_psql('postgres', q{
