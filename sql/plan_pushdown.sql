@@ -60,6 +60,11 @@ SELECT row_key FROM pm WHERE row_key ILIKE 'host7#%';
 SELECT row_key FROM pm WHERE row_key ILIKE 'HoSt7#%' AND row_key > 'HOST7#1';
 -- more than six letters: one range from the upper-cased prefix to the lower
 EXPLAIN (COSTS OFF) SELECT * FROM pm WHERE row_key ILIKE 'hosthost7#%';
+-- however many (32 to 38 letters were once taken for 1 to 64 variants: an
+-- undefined shift, 1 << 32 and up)
+EXPLAIN (COSTS OFF) SELECT * FROM pm WHERE row_key ILIKE 'hosthosthosthosthosthosthosthost%';
+EXPLAIN (COSTS OFF) SELECT * FROM pm WHERE row_key ILIKE 'hosthosthosthosthosthosthosthostho%';
+SELECT count(*) FROM pm WHERE row_key ILIKE 'hosthosthosthosthosthosthosthost%';
 SELECT count(*) FROM pm WHERE row_key ILIKE 'HOST1%';
 EXPLAIN (COSTS OFF) SELECT * FROM pm WHERE row_key ILIKE 'é#%';
 SELECT row_key FROM pm WHERE row_key ILIKE 'É#%';

@@ -366,7 +366,9 @@ match_pattern(WideMatch *m, Expr *clause, Node *pattern, int mode, bool *exact)
 		int			letters = WidePatternPrefix(VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v),
 												mode, &lo);
 
-		if (letters > 0 && (1 << letters) <= WIDE_MAX_CASE_VARIANTS)
+		/* (letters may be any count: 1 << 32 and up is undefined) */
+		if (letters > 0 && letters < 31 &&
+			(1 << letters) <= WIDE_MAX_CASE_VARIANTS)
 		{
 			add_bound(m, BOUND_ICASE, (Node *) key_const(m, &lo));
 			m->sels = lappend(m->sels, clause);
