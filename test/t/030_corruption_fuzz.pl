@@ -26,6 +26,9 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use File::Copy;
 use File::Path qw(rmtree);
+use FindBin;
+use lib $FindBin::RealBin;
+use WideFormat;
 
 my $seed = $ENV{WIDE_FUZZ_SEED} // 20261123;
 my $ncases = $ENV{WIDE_FUZZ_CASES} // 60;
@@ -33,14 +36,12 @@ my $with_meta = $ENV{WIDE_FUZZ_META} // 1;
 srand($seed);
 diag("corruption fuzzer: seed $seed, $ncases cases"
 	  . ($with_meta ? ', metapage cases included' : ''));
-my $have_zstd = system('zstd --version >/dev/null 2>&1') == 0;
+my $have_zstd = have_zstd();
 diag('zstd not found: no cases inside stored blocks') unless $have_zstd;
 
-my $BLCKSZ = 8192;
-my $HDR = 24;						# MAXALIGN(SizeOfPageHeaderData)
-my $CAP = $BLCKSZ - $HDR - 16;		# WIDE_PAGE_CAPACITY
-my %TYPE = (0x5701 => 'meta', 0x5702 => 'write', 0x5703 => 'blob',
-	0x5704 => 'segment', 0x5705 => 'segheader');
+my $HDR = $PAGE_HDR;
+my $CAP = $PAGE_CAP;
+my %TYPE = %PAGE_TYPE;
 
 my $node = PostgreSQL::Test::Cluster->new('fuzz');
 $node->init;
@@ -202,21 +203,10 @@ copy("$file{$_}.orig", $file{$_}) or die "copy back: $!" for qw(t g h);
 my $pristine = $node->basedir . '/pristine';
 system('cp', '-a', $node->data_dir, $pristine) == 0 or die "cp: $!";
 
-sub read_file_raw
-{
-	my ($path) = @_;
-	open my $fh, '<:raw', $path or die "open $path: $!";
-	local $/;
-	my $d = <$fh>;
-	close $fh;
-	return $d;
-}
-
 my %image;
 $image{$_} = read_file_raw("$file{$_}.orig") for qw(t g h);
 
 sub page { my ($tbl, $blk) = @_; return substr($image{$tbl}, $blk * $BLCKSZ, $BLCKSZ); }
-sub page_type { my ($p) = @_; return unpack('v', substr($p, 8190, 2)); }
 
 my (%pages, %count);
 for my $tbl (qw(t g h))
@@ -241,9 +231,6 @@ ok(grep({ $_->{multi} && $_->{live} } segments('t')),
 # Segments: header chains, streams and stored blocks (for the cases
 # inside blocks)
 # ----------------------------------------------------------------
-sub u32 { my ($s, $o) = @_; return unpack('V', substr($s, $o, 4)); }
-sub u64 { my ($s, $o) = @_; return unpack('Q<', substr($s, $o, 8)); }
-
 my %segcache;
 
 sub segments
@@ -267,93 +254,14 @@ sub segments
 	for my $root (@{ $pages{$tbl}{segheader} || [] })
 	{
 		next if $linked{$root};
-		my $p = page($tbl, $root);
-		my %s = (root => $root, segid => u32($p, $HDR + 4),
-			nextents => u32($p, $HDR + 12), root_len => u32($p, $HDR + 28),
-			stream_len => u64($p, $HDR + 32), root_off => u64($p, $HDR + 40));
-		my @entries;
-		my $blk = $root;
-		my $hops = 0;
-		while ($blk != 0xffffffff && $hops++ < 100)
-		{
-			my $hp = page($tbl, $blk);
-			my $n = u32($hp, $HDR + 8);
-			push @entries, [ u32($hp, $HDR + 64 + 8 * $_), u32($hp, $HDR + 68 + 8 * $_) ]
-			  for 0 .. $n - 1;
-			$blk = u32($hp, 8176);
-		}
-		$s{multi} = $hops > 1;
-		$s{live} = $live{$root};
-		$s{extents} = [ @entries[ 0 .. $s{nextents} - 1 ] ];
-		# stream page i -> block
-		$s{blocks} = [ map { my ($st, $np) = @$_; ($st .. $st + $np - 1) } @{ $s{extents} } ];
-		$s{stream} = join('', map { substr(page($tbl, $_), $HDR, $CAP) } @{ $s{blocks} });
-		push @segs, \%s;
+		my $s = segment_stream($image{$tbl}, $root);
+		$s->{multi} = $s->{hops} > 1;
+		$s->{live} = $live{$root};
+		$s->{blocks} = $s->{pages};
+		push @segs, $s;
 	}
 	$segcache{$tbl} = \@segs;
 	return @segs;
-}
-
-sub get_varint
-{
-	my ($s, $pos) = @_;
-	my ($v, $shift) = (0, 0);
-	while (1)
-	{
-		my $b = ord(substr($s, $$pos++, 1));
-		$v |= ($b & 0x7f) << $shift;
-		return $v unless $b & 0x80;
-		$shift += 7;
-	}
-}
-
-sub zstd_run
-{
-	my ($args, $in) = @_;
-	my $dir = $node->basedir;
-	open my $fh, '>:raw', "$dir/zin" or die;
-	print $fh $in;
-	close $fh;
-	unlink "$dir/zout";
-	return undef if system("zstd -q $args '$dir/zin' -o '$dir/zout' 2>/dev/null") != 0;
-	return read_file_raw("$dir/zout");
-}
-
-# the raw bytes of a stored block
-sub unframe
-{
-	my ($stored) = @_;
-	my $type = ord(substr($stored, -5, 1));
-	my $payload = substr($stored, 0, length($stored) - 5);
-	return ($type, $type == 0 ? $payload : zstd_run('-d', $payload));
-}
-
-# index entries of an index or root block: [offset, length]
-sub index_entries
-{
-	my ($raw) = @_;
-	my $pos = 0;
-	my $n = get_varint($raw, \$pos);
-	get_varint($raw, \$pos);
-	my @e;
-	for (1 .. $n)
-	{
-		get_varint($raw, \$pos);
-		my $unshared = get_varint($raw, \$pos);
-		$pos += $unshared;
-		my $off = get_varint($raw, \$pos);
-		my $len = get_varint($raw, \$pos);
-		get_varint($raw, \$pos) for 1 .. 3;
-		# flags; 0x02 (format version 3): the last record's family and qualifier
-		my $flags = ord(substr($raw, $pos++, 1));
-		if ($flags & 0x02)
-		{
-			$pos += 1 + ord(substr($raw, $pos, 1));
-			$pos += get_varint($raw, \$pos);
-		}
-		push @e, [ $off, $len ];
-	}
-	return @e;
 }
 
 # stored blocks of a segment: [kind, offset, length]
@@ -362,39 +270,15 @@ sub stored_blocks
 	my ($s) = @_;
 	return @{ $s->{stored} } if $s->{stored};
 	my @b = ([ 'root', $s->{root_off}, $s->{root_len} ]);
-	my (undef, $root) = unframe(substr($s->{stream}, $s->{root_off}, $s->{root_len}));
+	my (undef, $root) = unframe($node->basedir, substr($s->{stream}, $s->{root_off}, $s->{root_len}));
 	for my $ie (index_entries($root))
 	{
 		push @b, [ 'index', @$ie ];
-		my (undef, $idx) = unframe(substr($s->{stream}, $ie->[0], $ie->[1]));
+		my (undef, $idx) = unframe($node->basedir, substr($s->{stream}, $ie->[0], $ie->[1]));
 		push @b, [ 'data', @$_ ] for index_entries($idx);
 	}
 	$s->{stored} = \@b;
 	return @b;
-}
-
-# CRC-32C, as src/port/pg_crc32c computes it
-my @crctab;
-for my $i (0 .. 255)
-{
-	my $c = $i;
-	$c = ($c & 1) ? (($c >> 1) ^ 0x82F63B78) : ($c >> 1) for 1 .. 8;
-	$crctab[$i] = $c;
-}
-
-sub crc32c
-{
-	my ($s) = @_;
-	my $crc = 0xffffffff;
-	$crc = $crctab[ ($crc ^ $_) & 0xff ] ^ ($crc >> 8) for unpack('C*', $s);
-	return $crc ^ 0xffffffff;
-}
-
-sub frame
-{
-	my ($payload, $type) = @_;
-	my $body = $payload . chr($type);
-	return $body . pack('V', crc32c($body));
 }
 
 # ----------------------------------------------------------------
@@ -586,7 +470,7 @@ sub mutate_stored
 	my $b = pick(@blocks);
 	my ($kind, $off, $len) = @$b;
 	my $stored = substr($s->{stream}, $off, $len);
-	my ($type, $raw) = unframe($stored);
+	my ($type, $raw) = unframe($node->basedir, $stored);
 	return () unless defined $raw;
 	my $r = rand();
 	my ($new, $label);
@@ -615,7 +499,7 @@ sub mutate_stored
 	else
 	{
 		# the decompressed block, recompressed into the same length
-		my $z = zstd_run('-19 --no-check', $mangle->($raw));
+		my $z = zstd_tool($node->basedir, '-19 --no-check', $mangle->($raw));
 		return () unless defined $z && length($z) + 8 <= $len - 5;
 		my $pad = $len - 5 - length($z) - 8;
 		$new = frame($z . pack('VV', 0x184D2A50, $pad) . ("\0" x $pad), 1);

@@ -59,6 +59,9 @@ use IPC::Run;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use WideFormat;
 
 my $seed = $ENV{WIDE_FUZZ_SEED} // 20261127;
 my $nforms = $ENV{WIDE_FUZZ_FORMS} // 6;
@@ -468,116 +471,22 @@ for my $t (sort keys %types)
 # read from its file (after a CHECKPOINT): segment header chains, the root
 # and index blocks (zstd frames, decompressed by the zstd tool) and the type
 # byte that ends each stored data block.
-sub stream_of
-{
-	my ($img, $segid) = @_;
-	my (%hdr, %linked);
-	for my $blk (0 .. length($img) / 8192 - 1)
-	{
-		my $page = substr($img, $blk * 8192, 8192);
-		next unless unpack('v', substr($page, 8190, 2)) == 0x5705
-		  && unpack('V', substr($page, 24 + 4, 4)) == $segid;
-		$hdr{$blk} = $page;
-		$linked{ unpack('V', substr($page, 8176, 4)) } = 1;
-	}
-	my ($root) = grep { !$linked{$_} } sort { $a <=> $b } keys %hdr;
-	return undef unless defined $root;
-	my @entries;
-	for (my $hb = $root; defined $hb && $hdr{$hb}; $hb = unpack('V', substr($hdr{$hb}, 8176, 4)))
-	{
-		my $n = unpack('V', substr($hdr{$hb}, 24 + 8, 4));
-		push @entries, [ unpack('VV', substr($hdr{$hb}, 24 + 64 + 8 * $_, 8)) ] for 0 .. $n - 1;
-	}
-	my $h = $hdr{$root};
-	my $nextents = unpack('V', substr($h, 24 + 12, 4));
-	my @pages = map { ($_->[0] .. $_->[0] + $_->[1] - 1) } @entries[ 0 .. $nextents - 1 ];
-	return {
-		pages => \@pages,
-		stream => join('', map { substr($img, $_ * 8192 + 24, 8192 - 24 - 16) } @pages),
-		root_len => unpack('V', substr($h, 24 + 28, 4)),
-		root_off => unpack('Q<', substr($h, 24 + 40, 8)) };
-}
-
-sub varint_at
-{
-	my ($s, $pos) = @_;
-	my ($v, $shift) = (0, 0);
-	while (1)
-	{
-		my $b = ord(substr($s, $$pos++, 1));
-		$v |= ($b & 0x7f) << $shift;
-		return $v unless $b & 0x80;
-		$shift += 7;
-	}
-}
-
-# the bytes of a varint
-sub varint
-{
-	my ($v, $o) = (shift, '');
-	while ($v >= 0x80)
-	{
-		$o .= chr(($v & 0x7f) | 0x80);
-		$v >>= 7;
-	}
-	return $o . chr($v);
-}
-
 # the payload of a stored block, decompressed (a packed block stays packed)
-sub payload
-{
-	my ($stored) = @_;
-	my $raw = substr($stored, 0, length($stored) - 5);
-	return $raw if ord(substr($stored, -5, 1)) == 0;
-	my $f = $node->basedir . '/zframe';
-	open my $fh, '>:raw', $f or die "$f: $!";
-	print $fh $raw;
-	close $fh;
-	# (in scalar context: in a list, backticks split the output into lines)
-	my $out = `zstd -q -d -c '$f'`;
-	return $out;
-}
+sub payload { return (unframe($node->basedir, $_[0]))[1]; }
 
 # the (offset, length) entries of a stored root or index block
-sub index_of
-{
-	my $raw = payload($_[0]);
-	my $pos = 0;
-	my $n = varint_at($raw, \$pos);
-	varint_at($raw, \$pos);
-	my @e;
-	for (1 .. $n)
-	{
-		varint_at($raw, \$pos);
-		my $unshared = varint_at($raw, \$pos);
-		$pos += $unshared;
-		my $off = varint_at($raw, \$pos);
-		my $len = varint_at($raw, \$pos);
-		varint_at($raw, \$pos) for 1 .. 3;
-		my $flags = ord(substr($raw, $pos++, 1));
-		if ($flags & 0x02)
-		{
-			$pos += 1 + ord(substr($raw, $pos, 1));
-			my $quallen = varint_at($raw, \$pos);
-			$pos += $quallen;
-		}
-		push @e, [ $off, $len ];
-	}
-	return @e;
-}
+sub index_of { return index_entries(payload($_[0])); }
 
 sub block_types
 {
 	my ($t) = @_;
 	$node->safe_psql('postgres', 'CHECKPOINT');
 	my $file = $node->data_dir . '/' . $node->safe_psql('postgres', "SELECT pg_relation_filepath('$t')");
-	open my $fh, '<:raw', $file or die "$file: $!";
-	my $img = do { local $/; <$fh> };
-	close $fh;
+	my $img = read_file_raw($file);
 	my %n;
 	for my $segid (split /\n/, $node->safe_psql('postgres', "SELECT segment FROM wide.runs('$t')"))
 	{
-		my $s = stream_of($img, $segid) or next;
+		my $s = segment_of($img, $segid) or next;
 		for my $ie (index_of(substr($s->{stream}, $s->{root_off}, $s->{root_len})))
 		{
 			for my $de (index_of(substr($s->{stream}, $ie->[0], $ie->[1])))
@@ -597,7 +506,7 @@ sub block_types
 	return \%n;
 }
 
-my $have_zstd = system('zstd --version >/dev/null 2>&1') == 0;
+my $have_zstd = have_zstd();
 diag('zstd not found: stored block types not counted') unless $have_zstd;
 
 # the stored data blocks of the float8 tables, by type (diag only: a run
@@ -903,16 +812,13 @@ $node->stop;
 # the stream's pages in order
 my @stream;
 {
-	open my $fh, '<:raw', $file or die "open $file: $!";
-	my $img = do { local $/; <$fh> };
-	close $fh;
-	@stream = @{ stream_of($img, $segid)->{pages} };
+	@stream = @{ segment_of(read_file_raw($file), $segid)->{pages} };
 }
 cmp_ok(scalar(@stream), '>=', 2, 'the copy has several stream pages');
 copy($file, "$file.orig") or die "copy $file: $!";
 {
 	open my $fh, '+<:raw', $file or die "open $file: $!";
-	my $pos = $stream[0] * 8192 + 4000;
+	my $pos = $stream[0] * $BLCKSZ + 4000;
 	my $byte;
 	seek($fh, $pos, 0);
 	read($fh, $byte, 1);
@@ -967,21 +873,6 @@ is($node->safe_psql('postgres', "SELECT count(*) FROM wide.read_row(NULL::tf, 'k
 # an XX001 error, and the server stays up.  WIDE_FUZZ_DAMAGE: how many
 # (default 8).
 # ----------------------------------------------------------------
-my @crctab;
-for my $i (0 .. 255)
-{
-	my $c = $i;
-	$c = ($c & 1) ? (($c >> 1) ^ 0x82F63B78) : ($c >> 1) for 1 .. 8;
-	$crctab[$i] = $c;
-}
-
-sub crc32c
-{
-	my $crc = 0xffffffff;
-	$crc = $crctab[ ($crc ^ $_) & 0xff ] ^ ($crc >> 8) for unpack('C*', $_[0]);
-	return $crc ^ 0xffffffff;
-}
-
 # write_block(file, stream, off, len, type, raw): store the decoded bytes
 # raw as the stored block at offset off of the stream, of the same stored
 # length len: compressed, padded with a skippable frame, CRC fixed up (a
@@ -994,25 +885,19 @@ sub write_block
 	if ($type != 0 || length($raw) != $len - 5)
 	{
 		$type = 1 if $type == 0;
-		my $f = $node->basedir . '/zin';
-		open my $zf, '>:raw', $f or die "$f: $!";
-		print $zf $raw;
-		close $zf;
-		my $z = `zstd -q -19 --no-check -c '$f'`;
-		return 0 if length($z) + 8 > $len - 5;
+		my $z = zstd_tool($node->basedir, '-19 --no-check', $raw);
+		return 0 if !defined $z || length($z) + 8 > $len - 5;
 		my $pad = $len - 5 - length($z) - 8;
 		$body = $z . pack('VV', 0x184D2A50, $pad) . ("\0" x $pad);
 	}
-	$body .= chr($type);
-	$body .= pack('V', crc32c($body));
+	$body = frame($body, $type);
 	die "stored length changed" unless length($body) == $len;
 	# into the stream's pages
 	open my $fh, '+<:raw', $file or die "$file: $!";
-	my $cap = 8192 - 24 - 16;
 	for my $i (0 .. $len - 1)
 	{
 		my $so = $off + $i;
-		seek($fh, $s->{pages}[ int($so / $cap) ] * 8192 + 24 + $so % $cap, 0);
+		seek($fh, $s->{pages}[ int($so / $PAGE_CAP) ] * $BLCKSZ + $PAGE_HDR + $so % $PAGE_CAP, 0);
 		print $fh substr($body, $i, 1);
 	}
 	close $fh;
@@ -1028,10 +913,8 @@ SKIP:
 	{
 		$node->stop;
 		copy("$file.orig", $file) or die "copy back: $!";
-		open my $fh, '<:raw', $file or die "$file: $!";
-		my $img = do { local $/; <$fh> };
-		close $fh;
-		my $s = stream_of($img, $segid);
+		my $img = read_file_raw($file);
+		my $s = segment_of($img, $segid);
 		my @data;
 		for my $ie (index_of(substr($s->{stream}, $s->{root_off}, $s->{root_len})))
 		{
@@ -1109,10 +992,8 @@ SKIP:
 	my $efile = $node->data_dir . '/' . $node->safe_psql('postgres', "SELECT pg_relation_filepath('eo')");
 	my $eseg = $node->safe_psql('postgres', 'SELECT segment FROM wide.runs(\'eo\') WHERE has_tombstones');
 	$node->stop;
-	open my $fh, '<:raw', $efile or die "$efile: $!";
-	my $img = do { local $/; <$fh> };
-	close $fh;
-	my $s = stream_of($img, $eseg);
+	my $img = read_file_raw($efile);
+	my $s = segment_of($img, $eseg);
 	my ($ie) = index_of(substr($s->{stream}, $s->{root_off}, $s->{root_len}));
 	my ($off, $len) = @{ (index_of(substr($s->{stream}, $ie->[0], $ie->[1])))[0] };
 	my $stored = substr($s->{stream}, $off, $len);
