@@ -217,16 +217,34 @@ ring_at(SharedPart *p, Size off)
 	return (char *) shared + p->ring + off;
 }
 
-static void
-make_key(SharedKey *key, RelFileNode node, uint32 segid, uint64 max_seq,
-		 uint32 kind, uint64 offset)
+/*
+ * lock_key -- fill *key, lock its partition in mode and look it up: its
+ * hash entry or NULL, with *hash and *part set
+ */
+static SharedHashEntry *
+lock_key(SharedKey *key, RelFileNode node, uint32 segid, uint64 max_seq,
+		 uint32 kind, uint64 offset, LWLockMode mode, uint32 *hash,
+		 SharedPart **part)
 {
+	int			partno;
+
 	memset(key, 0, sizeof(*key));
 	key->node = node;
 	key->segid = segid;
 	key->kind = kind;
 	key->max_seq = max_seq;
 	key->offset = offset;
+	*hash = get_hash_value(shared_hash, key);
+	partno = *hash % WIDE_SHARED_PARTS;
+	*part = &shared->parts[partno];
+	LWLockAcquire(&shared_locks[partno].lock, mode);
+	return hash_search_with_hash_value(shared_hash, key, *hash, HASH_FIND, NULL);
+}
+
+static void
+unlock_part(SharedPart *p)
+{
+	LWLockRelease(&shared_locks[p - shared->parts].lock);
 }
 
 /*
@@ -240,19 +258,13 @@ WideSharedCacheGet(RelFileNode node, uint32 segid, uint64 max_seq,
 {
 	SharedKey	key;
 	uint32		hash;
-	int			partno;
 	SharedPart *p;
 	SharedHashEntry *he;
 	char	   *copy = NULL;
 
 	if (shared == NULL)
 		return NULL;
-	make_key(&key, node, segid, max_seq, kind, offset);
-	hash = get_hash_value(shared_hash, &key);
-	partno = hash % WIDE_SHARED_PARTS;
-	p = &shared->parts[partno];
-	LWLockAcquire(&shared_locks[partno].lock, LW_SHARED);
-	he = hash_search_with_hash_value(shared_hash, &key, hash, HASH_FIND, NULL);
+	he = lock_key(&key, node, segid, max_seq, kind, offset, LW_SHARED, &hash, &p);
 	if (he != NULL)
 	{
 		RingEntry  *re = (RingEntry *) ring_at(p, he->off);
@@ -266,7 +278,7 @@ WideSharedCacheGet(RelFileNode node, uint32 segid, uint64 max_seq,
 			*meta = re->meta;
 		}
 	}
-	LWLockRelease(&shared_locks[partno].lock);
+	unlock_part(p);
 	if (copy)
 		pg_atomic_fetch_add_u64(&p->hits, 1);
 	else
@@ -345,7 +357,6 @@ WideSharedCachePut(RelFileNode node, uint32 segid, uint64 max_seq,
 {
 	SharedKey	key;
 	uint32		hash;
-	int			partno;
 	SharedPart *p;
 	SharedHashEntry *he;
 	bool		found;
@@ -357,16 +368,11 @@ WideSharedCachePut(RelFileNode node, uint32 segid, uint64 max_seq,
 	need = RING_HEADER + MAXALIGN(len);
 	if (len > PG_UINT32_MAX || need > shared->part_size / 4)
 		return;
-	make_key(&key, node, segid, max_seq, kind, offset);
-	hash = get_hash_value(shared_hash, &key);
-	partno = hash % WIDE_SHARED_PARTS;
-	p = &shared->parts[partno];
-	LWLockAcquire(&shared_locks[partno].lock, LW_EXCLUSIVE);
-	he = hash_search_with_hash_value(shared_hash, &key, hash, HASH_FIND, NULL);
+	he = lock_key(&key, node, segid, max_seq, kind, offset, LW_EXCLUSIVE, &hash, &p);
 	if (he != NULL || !make_room(p, need))
 	{
 		/* another backend shared it first */
-		LWLockRelease(&shared_locks[partno].lock);
+		unlock_part(p);
 		return;
 	}
 	/* the table's entries are shared by the partitions: evict for one too */
@@ -375,7 +381,7 @@ WideSharedCachePut(RelFileNode node, uint32 segid, uint64 max_seq,
 	{
 		if (!evict_oldest(p))
 		{
-			LWLockRelease(&shared_locks[partno].lock);
+			unlock_part(p);
 			return;
 		}
 	}
@@ -393,7 +399,7 @@ WideSharedCachePut(RelFileNode node, uint32 segid, uint64 max_seq,
 	p->entries++;
 	p->used += need;
 	p->inserts++;
-	LWLockRelease(&shared_locks[partno].lock);
+	unlock_part(p);
 }
 
 /*
