@@ -365,14 +365,13 @@ match_pattern(WideMatch *m, Expr *clause, Node *pattern, int mode, bool *exact)
 		/* a few letters: a range per case variant (set_icase) */
 		int			letters = WidePatternPrefix(VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v),
 												mode, &lo);
+		int			variants = WideCaseVariantCount(letters, WIDE_MAX_CASE_VARIANTS);
 
-		/* (letters may be any count: 1 << 32 and up is undefined) */
-		if (letters > 0 && letters < 31 &&
-			(1 << letters) <= WIDE_MAX_CASE_VARIANTS)
+		if (letters > 0 && variants > 0)
 		{
 			add_bound(m, BOUND_ICASE, (Node *) key_const(m, &lo));
 			m->sels = lappend(m->sels, clause);
-			m->nseeks = Max(m->nseeks, 1 << letters);
+			m->nseeks = Max(m->nseeks, variants);
 			return true;
 		}
 	}

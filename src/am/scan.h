@@ -28,6 +28,16 @@
 /* ILIKE under "C": one range per case variant of a prefix, up to */
 #define WIDE_MAX_CASE_VARIANTS	64
 
+/*
+ * the number of case variants of a prefix with that many ASCII letters,
+ * 2^letters, or 0 if that is more than max (planner and executor alike)
+ */
+static inline int
+WideCaseVariantCount(int letters, int max)
+{
+	return letters < 31 && (1 << letters) <= max ? 1 << letters : 0;
+}
+
 /* a byte string (sorted sets of them: families, qualifiers, prefixes) */
 typedef struct WideBytes
 {

@@ -154,12 +154,13 @@ WideCaseVariants(const char *prefix, uint32 len, int max, int *n,
 
 		if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'))
 		{
-			if (letters == lengthof(pos) || (1 << (letters + 1)) > max)
+			if (letters == lengthof(pos) ||
+				WideCaseVariantCount(letters + 1, max) == 0)
 				return NULL;
 			pos[letters++] = i;
 		}
 	}
-	*n = 1 << letters;
+	*n = WideCaseVariantCount(letters, max);
 	out = MemoryContextAlloc(cxt, *n * sizeof(WideBytes));
 	/*
 	 * Variant v has letter j lower-cased when bit (letters - 1 - j) of v is

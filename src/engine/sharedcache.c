@@ -111,7 +111,6 @@ typedef struct SharedPart
 
 typedef struct SharedCache
 {
-	Size		part_size;
 	SharedPart	parts[WIDE_SHARED_PARTS];
 	/* the rings follow */
 } SharedCache;
@@ -173,13 +172,12 @@ shared_startup(void)
 	if (!found)
 	{
 		memset(shared, 0, sizeof(SharedCache));
-		shared->part_size = part_size();
 		for (int i = 0; i < WIDE_SHARED_PARTS; i++)
 		{
 			SharedPart *p = &shared->parts[i];
 
-			p->ring = MAXALIGN(sizeof(SharedCache)) + (Size) i * shared->part_size;
-			p->size = shared->part_size;
+			p->size = part_size();
+			p->ring = MAXALIGN(sizeof(SharedCache)) + (Size) i * p->size;
 			pg_atomic_init_u64(&p->hits, 0);
 			pg_atomic_init_u64(&p->misses, 0);
 		}
@@ -366,7 +364,8 @@ WideSharedCachePut(RelFileNode node, uint32 segid, uint64 max_seq,
 	if (shared == NULL)
 		return;
 	need = RING_HEADER + MAXALIGN(len);
-	if (len > PG_UINT32_MAX || need > shared->part_size / 4)
+	/* (every partition has the same size) */
+	if (len > PG_UINT32_MAX || need > shared->parts[0].size / 4)
 		return;
 	he = lock_key(&key, node, segid, max_seq, kind, offset, LW_EXCLUSIVE, &hash, &p);
 	if (he != NULL || !make_room(p, need))

@@ -10,6 +10,8 @@
 #     deletes cells, compaction rewrites runs, VACUUM and autovacuum free and
 #     reuse their pages and a table is dropped and created again, every block of the
 #     runs going in and out of the cache: no reader ever sees a difference;
+#   - a role without SELECT is refused, and one under a policy reads its
+#     rows only, though the table's blocks are shared;
 #   - a backend killed with SIGKILL restarts the server: the cache starts
 #     empty and reads are right;
 #   - wide.shared_block_cache_size = 0, or wide not preloaded: no shared
@@ -229,6 +231,36 @@ is($node->safe_psql('postgres', q{
 my ($hits, $evictions) = split /\|/, $node->safe_psql('postgres',
 	'SELECT hits, evictions FROM wide.block_cache()');
 ok($hits > $h1 && $evictions > $ev, "the run hit ($hits) and evicted ($evictions)");
+
+# ----------------------------------------------------------------
+# The cache is below privileges and policies: a role reads nothing more of
+# t for its blocks being shared (by the owner's reads just before)
+# ----------------------------------------------------------------
+$node->safe_psql('postgres', q{
+	SELECT count(*) FROM t;
+	CREATE ROLE nobody LOGIN;
+	CREATE ROLE reader LOGIN;
+	GRANT SELECT ON t TO reader;
+	GRANT USAGE ON SCHEMA wide TO nobody, reader;
+	ALTER TABLE t ENABLE ROW LEVEL SECURITY;
+	CREATE POLICY low ON t TO reader USING (row_key < 'k00010');
+});
+my ($rc, $out, $err) = $node->psql('postgres',
+	"SELECT count(*) FROM t WHERE row_key >= 'k00000'", extra_params => [ '-U', 'nobody' ]);
+like($err, qr/permission denied for table t/, 'a role without SELECT is refused');
+($rc, $out, $err) = $node->psql('postgres',
+	"SELECT * FROM wide.read_row(NULL::t, 'k00001')", extra_params => [ '-U', 'nobody' ]);
+like($err, qr/permission denied/, 'by read_row too');
+is($node->safe_psql('postgres', "SELECT count(DISTINCT row_key) FROM t WHERE row_key >= 'k'",
+		extra_params => [ '-U', 'reader' ]),
+	'10', 'a role under a policy reads its rows only');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM wide.block_cache()',
+		extra_params => [ '-U', 'nobody' ]),
+	'1', 'any role may read the cache\'s counters (no data in them)');
+$node->safe_psql('postgres', q{
+	DROP POLICY low ON t;
+	ALTER TABLE t DISABLE ROW LEVEL SECURITY;
+});
 
 # ----------------------------------------------------------------
 # A crash restart starts with an empty cache
