@@ -34,9 +34,10 @@ PGXS_DIR=$(dirname "$(pg_config --pgxs)")/..
 # the first pass) again, with max_prepared_transactions set
 SERVER="$OUT/server"
 as_test_user "mkdir -p '$SERVER'"
-start_cluster "$SERVER" 55431
+PORT=${WIDE_TEST_PORT:-55431}
+start_cluster "$SERVER" "$PORT"
 installcheck() {
-	as_test_user "PGHOST='$SERVER' PGPORT=55431 PGUSER=postgres \
+	as_test_user "PGHOST='$SERVER' PGPORT=$PORT PGUSER=postgres \
 		make -s installcheck WIDE_TEST_OUT='$OUT/$1' ${2:-}"
 }
 log "make installcheck (pg_regress, isolation) against a server with default settings"

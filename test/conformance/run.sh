@@ -16,7 +16,7 @@ if [ ! -x "$EMULATOR" ] || ! command -v cbt >/dev/null; then
 fi
 
 DIR=$(wide_tmpdir conformance)
-PORT=55434
+PORT=${WIDE_CONFORMANCE_PORT:-55434}
 EPORT=$((18086 + $$ % 1000))
 start_cluster "$DIR" "$PORT"
 "$EMULATOR" -host 127.0.0.1 -port "$EPORT" > "$DIR/emulator.log" 2>&1 &
