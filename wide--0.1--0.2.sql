@@ -45,8 +45,10 @@ CREATE OPERATOR CLASS wide.row_key_bytea_ops
 DEFAULT FOR TYPE bytea USING wide_key AS OPERATOR 3 =, STORAGE bytea;
 -- the timestamp of a cell, for UNIQUE (row_key, family, qualifier, ts): a
 -- logical replication subscriber's replica identity (docs/replication.md)
+
 CREATE OPERATOR CLASS wide.ts_int8_ops
 DEFAULT FOR TYPE int8 USING wide_key AS OPERATOR 3 =, STORAGE int8;
+
 CREATE OPERATOR CLASS wide.ts_timestamptz_ops
 DEFAULT FOR TYPE timestamptz USING wide_key AS OPERATOR 3 =, STORAGE timestamptz;
 
@@ -758,6 +760,7 @@ CREATE OR REPLACE FUNCTION wide.block_cache(OUT shared boolean, OUT size_bytes b
                                  OUT inserts bigint, OUT evictions bigint)
 AS 'MODULE_PATHNAME', 'wide_block_cache'
 LANGUAGE C STRICT VOLATILE;
+
 COMMENT ON FUNCTION wide.block_cache() IS
   'the block cache shared by backends (wide in shared_preload_libraries): size and counters';
 
@@ -1641,7 +1644,8 @@ COMMENT ON FUNCTION wide.create_tablets(regclass, text[], text[]) IS
 -- (wide.sample_row_keys), or, where it has too few samples, its distinct
 -- row keys at even shares; one tablet per node.  Then, e.g.,
 -- INSERT INTO parent SELECT * FROM the_table moves its cells in.
-CREATE FUNCTION wide.create_tablets(parent regclass, nodes text[], sample_from regclass)
+
+CREATE OR REPLACE FUNCTION wide.create_tablets(parent regclass, nodes text[], sample_from regclass)
 RETURNS SETOF regclass
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -1684,6 +1688,7 @@ BEGIN
   RETURN QUERY SELECT * FROM wide.create_tablets(parent, keys, nodes);
 END
 $$;
+
 COMMENT ON FUNCTION wide.create_tablets(regclass, text[], regclass) IS
   'split a parent into one tablet per node at even shares of the bytes of an existing wide table (its sample_row_keys)';
 
@@ -1881,7 +1886,8 @@ COMMENT ON FUNCTION wide.read_latest(anyelement, bytea, bigint, jsonb, boolean) 
 -- otherwise publish them, and a subscriber without wide could not
 -- subscribe (where splits run, a subscriber needs wide, as with any
 -- extension that has tables).
-CREATE FUNCTION wide._tablet_ops_tables()
+
+CREATE OR REPLACE FUNCTION wide._tablet_ops_tables()
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -1933,7 +1939,8 @@ $$;
 -- The distinct row keys written to a tablet since it was marked (by
 -- transactions that snapshot "since" does not see, if given), as text
 -- literals of its row-key type.
-CREATE FUNCTION wide._tablet_changes(tablet regclass, since pg_snapshot DEFAULT NULL)
+
+CREATE OR REPLACE FUNCTION wide._tablet_changes(tablet regclass, since pg_snapshot DEFAULT NULL)
 RETURNS text[]
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -1951,7 +1958,8 @@ $$;
 
 -- The SQL that marks a table for tracking (on), or unmarks it and forgets
 -- its row keys (off).
-CREATE FUNCTION wide._tablet_track_sql(tbl text, track boolean)
+
+CREATE OR REPLACE FUNCTION wide._tablet_track_sql(tbl text, track boolean)
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
@@ -1970,7 +1978,8 @@ $$;
 -- delimiter (then P < b <= P || delimiter || ..., a source key whose rollup
 -- key is P).  Returns the first rollup family of doc whose groups b splits,
 -- or NULL.
-CREATE FUNCTION wide._rollup_boundary_conflict(doc jsonb, b text)
+
+CREATE OR REPLACE FUNCTION wide._rollup_boundary_conflict(doc jsonb, b text)
 RETURNS text
 LANGUAGE plpgsql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
@@ -2005,7 +2014,8 @@ $$;
 
 -- The value of a range partition bound as pg_get_expr shows it ('k'::text,
 -- or 'k'); NULL for MINVALUE and MAXVALUE.
-CREATE FUNCTION wide._bound_value(b text)
+
+CREATE OR REPLACE FUNCTION wide._bound_value(b text)
 RETURNS text
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -2022,7 +2032,8 @@ END
 $$;
 
 -- Fail if a tablet boundary b (a value, not SQL) splits a rollup's groups.
-CREATE FUNCTION wide._check_rollup_boundary(doc jsonb, b text)
+
+CREATE OR REPLACE FUNCTION wide._check_rollup_boundary(doc jsonb, b text)
 RETURNS void
 LANGUAGE plpgsql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
@@ -2044,7 +2055,8 @@ $$;
 
 -- The SQL of the bounds of a range partition: {lower, upper}, each a
 -- literal or MINVALUE / MAXVALUE.
-CREATE FUNCTION wide._tablet_bounds(tablet regclass)
+
+CREATE OR REPLACE FUNCTION wide._tablet_bounds(tablet regclass)
 RETURNS text[]
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -2064,7 +2076,8 @@ $f$;
 
 -- The condition on the row key (the first column) of a range [lo, hi), the
 -- bounds as SQL (MINVALUE / MAXVALUE: unbounded).
-CREATE FUNCTION wide._range_cond(col text, lo text, hi text)
+
+CREATE OR REPLACE FUNCTION wide._range_cond(col text, lo text, hi text)
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
@@ -2080,7 +2093,8 @@ $$;
 -- another node writes its cells as they are, where an INSERT through
 -- postgres_fdw would run the rollups on the node again.  Values travel as
 -- text, dates in ISO and UTC.  Returns the rows written.
-CREATE FUNCTION wide._tablet_write_remote(node text, dst regclass, q text)
+
+CREATE OR REPLACE FUNCTION wide._tablet_write_remote(node text, dst regclass, q text)
 RETURNS bigint
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -2113,7 +2127,8 @@ $$;
 
 -- A row of tbl as a VALUES list, an expression over its columns:
 -- '(' || quote_nullable(c1::text) || ', ' || ... || ')'
-CREATE FUNCTION wide._row_literal(tbl regclass)
+
+CREATE OR REPLACE FUNCTION wide._row_literal(tbl regclass)
 RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -2123,7 +2138,8 @@ AS $$
 $$;
 
 -- Does the table (a tablet parent) have a rollup family?
-CREATE FUNCTION wide._has_rollups(tbl regclass)
+
+CREATE OR REPLACE FUNCTION wide._has_rollups(tbl regclass)
 RETURNS boolean
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -2138,7 +2154,8 @@ $$;
 -- (text literals of the row-key type) unless it is NULL.  The number of
 -- cells changed.  Run where both tables are (a node, or here through
 -- postgres_fdw), under a lock that stops writes to src.
-CREATE FUNCTION wide._tablet_delta(src regclass, dst regclass, cond text, keys text[] DEFAULT NULL,
+
+CREATE OR REPLACE FUNCTION wide._tablet_delta(src regclass, dst regclass, cond text, keys text[] DEFAULT NULL,
                                   via text DEFAULT NULL)
 RETURNS bigint
 LANGUAGE plpgsql
@@ -2197,7 +2214,8 @@ END
 $$;
 
 -- Where a tablet of a parent is: {node, remote table} ('local': here).
-CREATE FUNCTION wide._tablet_node(parent regclass, tablet regclass)
+
+CREATE OR REPLACE FUNCTION wide._tablet_node(parent regclass, tablet regclass)
 RETURNS text[]
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -2225,7 +2243,8 @@ END
 $$;
 
 -- The family catalog of a tablet, here or on its node.
-CREATE FUNCTION wide._tablet_catalog(node text[])
+
+CREATE OR REPLACE FUNCTION wide._tablet_catalog(node text[])
 RETURNS jsonb
 LANGUAGE sql
 SET search_path = pg_catalog, pg_temp
@@ -2239,7 +2258,8 @@ $$;
 -- advisory lock (2003395686, step): 1 before the copy, 2 before the
 -- catch-up and the swap (tests use it to stop an operation at a known
 -- step).
-CREATE FUNCTION wide._tablet_op_pause(step int)
+
+CREATE OR REPLACE FUNCTION wide._tablet_op_pause(step int)
 RETURNS void
 LANGUAGE sql
 SET search_path = pg_catalog, pg_temp
@@ -2251,7 +2271,8 @@ $$;
 -- Step 1 of a split or move: check the call, create the new tables (a
 -- remote one on its node, by two-phase commit with this transaction, and
 -- a foreign table here), journal them.  Returns the operation's id.
-CREATE FUNCTION wide._tablet_op_begin(op text, parent regclass, tablet regclass,
+
+CREATE OR REPLACE FUNCTION wide._tablet_op_begin(op text, parent regclass, tablet regclass,
                                       at_key text, to_node text)
 RETURNS bigint
 LANGUAGE plpgsql
@@ -2423,7 +2444,8 @@ $$;
 -- Step 2: copy the old tablet's cells into the new tables, as of a
 -- snapshot, while writes go on (a split of a remote tablet copies on its
 -- node; a move copies through postgres_fdw).
-CREATE FUNCTION wide._tablet_op_copy(op_id bigint)
+
+CREATE OR REPLACE FUNCTION wide._tablet_op_copy(op_id bigint)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -2472,7 +2494,8 @@ $$;
 -- tablet (which reads the recorded rows there), else here, through wide's
 -- connection for a new table on a node of a table with rollups
 -- (_tablet_write_remote).  Returns the cells rewritten here.
-CREATE FUNCTION wide._tablet_op_deltas(op_id bigint, here text[], keys text[], since text)
+
+CREATE OR REPLACE FUNCTION wide._tablet_op_deltas(op_id bigint, here text[], keys text[], since text)
 RETURNS bigint
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -2511,7 +2534,8 @@ $$;
 -- tables; "since" is journaled for step 3b.  Its own transaction: a move's
 -- reads through postgres_fdw keep one snapshot per transaction, which
 -- must not be the one of the second pass.
-CREATE FUNCTION wide._tablet_op_catchup(op_id bigint)
+
+CREATE OR REPLACE FUNCTION wide._tablet_op_catchup(op_id bigint)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -2550,7 +2574,8 @@ $$;
 -- see (all the recorded rows if there was none), then swap: drop the old
 -- tablet here and attach the new ones.  Returns the time the lock was
 -- taken.
-CREATE FUNCTION wide._tablet_op_finish(op_id bigint)
+
+CREATE OR REPLACE FUNCTION wide._tablet_op_finish(op_id bigint)
 RETURNS timestamptz
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -2605,7 +2630,8 @@ END
 $$;
 
 -- Step 4 of an operation on a remote tablet: drop the old table on its node.
-CREATE FUNCTION wide._tablet_op_drop_old(op_id bigint)
+
+CREATE OR REPLACE FUNCTION wide._tablet_op_drop_old(op_id bigint)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -2627,7 +2653,8 @@ $$;
 
 -- Roll an operation at step 'created' back: drop its new tables, here and
 -- on their nodes.
-CREATE FUNCTION wide._tablet_op_rollback(op_id bigint)
+
+CREATE OR REPLACE FUNCTION wide._tablet_op_rollback(op_id bigint)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -2665,7 +2692,8 @@ $$;
 
 -- Fail inside a transaction block: the steps of a split or move commit
 -- one by one (a CALL that starts its transaction started with it).
-CREATE FUNCTION wide._tablet_op_top_level()
+
+CREATE OR REPLACE FUNCTION wide._tablet_op_top_level()
 RETURNS void
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -2682,7 +2710,8 @@ $$;
 
 -- Run an operation's steps, each its own transaction.  (Procedures that
 -- commit cannot have SET clauses: the names used are schema-qualified.)
-CREATE PROCEDURE wide._tablet_op_run(op_id bigint)
+
+CREATE OR REPLACE PROCEDURE wide._tablet_op_run(op_id bigint)
 LANGUAGE plpgsql
 AS $$
 DECLARE
@@ -2707,7 +2736,8 @@ END
 $$;
 
 -- Split a tablet at a key into two tablets on its node.
-CREATE PROCEDURE wide.split_tablet(parent regclass, tablet regclass, at_key text DEFAULT NULL)
+
+CREATE OR REPLACE PROCEDURE wide.split_tablet(parent regclass, tablet regclass, at_key text DEFAULT NULL)
 LANGUAGE plpgsql
 AS $$
 DECLARE
@@ -2719,11 +2749,13 @@ BEGIN
   CALL wide._tablet_op_run(op_id);
 END
 $$;
+
 COMMENT ON PROCEDURE wide.split_tablet(regclass, regclass, text) IS
   'split a tablet at a key (by default its middle) into two tablets on its node; writes pause only for the final swap';
 
 -- Move a tablet to another node ('local' or a postgres_fdw server).
-CREATE PROCEDURE wide.move_tablet(parent regclass, tablet regclass, node text)
+
+CREATE OR REPLACE PROCEDURE wide.move_tablet(parent regclass, tablet regclass, node text)
 LANGUAGE plpgsql
 AS $$
 DECLARE
@@ -2735,6 +2767,7 @@ BEGIN
   CALL wide._tablet_op_run(op_id);
 END
 $$;
+
 COMMENT ON PROCEDURE wide.move_tablet(regclass, regclass, text) IS
   'move a tablet to another node (''local'' or a postgres_fdw server); writes pause only for the final swap';
 
@@ -2745,7 +2778,8 @@ COMMENT ON PROCEDURE wide.move_tablet(regclass, regclass, text) IS
 -- node, each in its own transaction; a NOTICE says what was done, a
 -- WARNING what failed (it stays in the journal for the next call).
 -- Operations still running in another session are left alone.
-CREATE PROCEDURE wide.resume_tablet_ops()
+
+CREATE OR REPLACE PROCEDURE wide.resume_tablet_ops()
 LANGUAGE plpgsql
 AS $$
 DECLARE
@@ -2801,5 +2835,7 @@ BEGIN
   END LOOP;
 END
 $$;
+
 COMMENT ON PROCEDURE wide.resume_tablet_ops() IS
   'finish (copied, swapped) or roll back (created) the splits and moves of tablets that a failure left unfinished';
+

@@ -5,7 +5,7 @@ An upgrade script that turns an installed wide OLD into NEW:
   1. drops the functions and aggregates of OLD that NEW does not have with
      the same arguments, argument names, defaults and result type (those
      CREATE OR REPLACE cannot change);
-  2. replays every CREATE FUNCTION / CREATE AGGREGATE of wide--NEW.sql as
+  2. replays every CREATE FUNCTION / PROCEDURE / AGGREGATE of wide--NEW.sql as
      CREATE OR REPLACE, and every COMMENT, and the CREATE ACCESS METHOD /
      CREATE OPERATOR CLASS statements of access methods and operator
      classes OLD does not have (those have no OR REPLACE; the ones OLD
@@ -27,7 +27,7 @@ def run(db, sql):
                           check=True, capture_output=True, text=True).stdout
 
 SIG = """SELECT p.oid::regprocedure::text || '|' || p.prokind::text || '|' ||
-  pg_get_function_arguments(p.oid) || '|' || pg_get_function_result(p.oid)
+  pg_get_function_arguments(p.oid) || '|' || coalesce(pg_get_function_result(p.oid), '')
   FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.classid = 'pg_proc'::regclass
  WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
    AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'wide')"""
@@ -65,7 +65,7 @@ out = ['-- wide %s -> %s (written by tools/make-upgrade.py; see its header)' % (
        '\\echo Use "ALTER EXTENSION wide UPDATE TO \'%s\'" to load this file. \\quit' % new, '']
 for ident, (kind, args, result) in sorted(sigs[old].items()):
     if sigs[new].get(ident) != (kind, args, result):
-        what = 'AGGREGATE' if kind == 'a' else 'FUNCTION'
+        what = {'a': 'AGGREGATE', 'p': 'PROCEDURE'}.get(kind, 'FUNCTION')
         out.append('ALTER EXTENSION wide DROP %s %s;' % (what, ident))
         out.append('DROP %s %s;' % (what, ident))
 out.append('')
@@ -77,6 +77,8 @@ chunks = re.split(r'(?m)^(?=CREATE |COMMENT ON |GRANT )', text)
 for c in chunks:
     if c.startswith('CREATE FUNCTION '):
         out.append('CREATE OR REPLACE FUNCTION ' + c[len('CREATE FUNCTION '):].rstrip() + '\n')
+    elif c.startswith('CREATE PROCEDURE '):
+        out.append('CREATE OR REPLACE PROCEDURE ' + c[len('CREATE PROCEDURE '):].rstrip() + '\n')
     elif c.startswith('CREATE AGGREGATE '):
         out.append('CREATE OR REPLACE AGGREGATE ' + c[len('CREATE AGGREGATE '):].rstrip() + '\n')
     elif c.startswith('COMMENT ON '):
