@@ -92,4 +92,8 @@ extern void WideKeyCheckNewTable(Oid relid);
 struct TableAmRoutine;
 extern const struct TableAmRoutine *WideTableAmRoutine(void);
 
+/* copyrow.c */
+struct TupleTableSlotOps;
+extern const struct TupleTableSlotOps *WideSlotOps(void);
+
 #endif							/* WIDE_AM_H */

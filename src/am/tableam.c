@@ -94,7 +94,8 @@ not_supported(Relation rel, const char *what, const char *hint)
 static const TupleTableSlotOps *
 wide_slot_callbacks(Relation rel)
 {
-	return &TTSOpsVirtual;
+	/* virtual slots that check the rows of a COPY FROM (copyrow.c) */
+	return WideSlotOps();
 }
 
 static TableScanDesc
