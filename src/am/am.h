@@ -92,6 +92,12 @@ extern void WideKeyCheckNewTable(Oid relid);
 struct TableAmRoutine;
 extern const struct TableAmRoutine *WideTableAmRoutine(void);
 
+/* policynote.c */
+extern void WidePolicyNoteWrites(Relation rel, const WideSchema *schema,
+								 const WideCell *cells, int n);
+extern void WidePolicyNoteReport(void);
+extern void WidePolicyNoteInstall(void);
+
 /* copyrow.c */
 struct TupleTableSlotOps;
 extern const struct TupleTableSlotOps *WideSlotOps(void);

@@ -402,6 +402,7 @@ wide_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,
 	old = MemoryContextSwitchTo(cxt);
 	schema = WideGetSchema(rel);
 	slot_to_cell(rel, schema, slot, cid, &cell);
+	WidePolicyNoteWrites(rel, schema, &cell, 1);
 	/* with the records of rollups of its family (engine/rollup.c) */
 	cells = WideRollupExpand(rel, schema, &cell, &n);
 	/* held until the statement ends (engine/pending.c) */
@@ -435,6 +436,7 @@ wide_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
 	}
 	/* with the records of rollups of their families (engine/rollup.c) */
 	n = nslots;
+	WidePolicyNoteWrites(rel, schema, cells, n);
 	cells = WideRollupExpand(rel, schema, cells, &n);
 	/* COPY: sorted in memory, written as runs of the write area (bulk.c) */
 	WideBulkAdd(rel, cells, n);
