@@ -3,9 +3,10 @@
  * wide.h
  *	  Settings of the wide extension used across modules.  module.c
  *	  registers them (_PG_init); each variable is defined by the file
- *	  named beside it below.  Settings used by one module only are
- *	  registered and declared there: wide.shared_block_cache_size
- *	  (engine/sharedcache.c, with the preload), wide.enable_customscan
+ *	  named beside it below (wide.shared_block_cache_size, registered
+ *	  only when wide is preloaded: engine/sharedcache.c and segment.h).
+ *	  Settings used by one module only are registered and declared
+ *	  there: wide.enable_customscan
  *	  (am/customscan.c), wide.enable_aggregate_pushdown (am/scan_agg.c),
  *	  wide.parallel_stretch_blocks (am/scan_parallel.c),
  *	  wide.enable_read_scan (api/read_scan.c).  Everything else is
