@@ -88,6 +88,13 @@ wide_slot_materialize(TupleTableSlot *slot)
 	if (!OidIsValid(relid) || TTS_EMPTY(slot) ||
 		(cstate = running_copy_from()) == NULL || cstate->rel == NULL)
 		return;
+	/*
+	 * Between reading a row and reading the next, a text COPY's current line
+	 * is valid; while it writes a batch (and runs AFTER triggers, which may
+	 * read the table) it is not: slots materialized then are not its rows.
+	 */
+	if (!cstate->opts.binary && !cstate->line_buf_valid)
+		return;
 	if (RelationGetRelid(cstate->rel) == relid)
 	{
 		if (cstate->rel->rd_tableam == WideTableAmRoutine())
