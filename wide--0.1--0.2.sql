@@ -2151,9 +2151,12 @@ $$;
 -- Make the cells of dst those of src WHERE cond, as of now: the cells of
 -- dst that src does not hold (or holds with another value) are deleted,
 -- then those of src that dst lacks are written; only in the rows of keys
--- (text literals of the row-key type) unless it is NULL.  The number of
--- cells changed.  Run where both tables are (a node, or here through
--- postgres_fdw), under a lock that stops writes to src.
+-- (text literals of the row-key type) unless it is NULL.  Cells are matched
+-- by their coordinates (row key, family, qualifier, timestamp), values by
+-- the binary image of the row (*=): a value type needs no equality
+-- operator (json, point, xml).  The number of cells changed.  Run where both tables are (a
+-- node, or here through postgres_fdw), under a lock that stops writes to
+-- src.
 
 CREATE OR REPLACE FUNCTION wide._tablet_delta(src regclass, dst regclass, cond text, keys text[] DEFAULT NULL,
                                   via text DEFAULT NULL)
@@ -2161,6 +2164,11 @@ RETURNS bigint
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 SET wide.rollup_on_write = off
+SET datestyle = 'ISO, YMD'
+SET intervalstyle = postgres
+SET timezone = 'UTC'
+SET extra_float_digits = 3
+SET bytea_output = hex
 AS $$
 DECLARE
   c text[];
@@ -2170,6 +2178,8 @@ DECLARE
   m bigint;
   conds text[];
   w text;
+  -- the cells of %1$s (alias a) WHERE w that %2$s (alias b) lacks
+  missing text;
 BEGIN
   SELECT array_agg(quote_ident(attname) ORDER BY attnum), array_agg(format_type(atttypid, atttypmod) ORDER BY attnum)
     INTO c, t FROM pg_attribute WHERE attrelid = dst AND attnum > 0 AND NOT attisdropped;
@@ -2181,9 +2191,12 @@ BEGIN
     -- point reads of those rows (a Wide Scan of row_key = ANY, shipped to a node)
     conds := ARRAY[format('%s = ANY (%L::%s[]) AND %s', c[1], keys, t[1], cond)];
   END IF;
+  missing := format('SELECT a.* FROM %%1$s a WHERE %%3$s AND NOT EXISTS (SELECT FROM %%2$s b WHERE %%4$s AND '
+                    'b.%1$s = a.%1$s AND b.%2$s = a.%2$s AND b.%3$s = a.%3$s AND b.%4$s = a.%4$s AND b *= a)',
+                    c[1], c[2], c[3], c[4]);
   FOREACH w IN ARRAY conds LOOP
-    FOR k IN EXECUTE format('SELECT ARRAY[%1$s::text, %2$s::text, %3$s::text, %4$s::text] FROM (SELECT * FROM %6$s WHERE %7$s EXCEPT SELECT * FROM %5$s WHERE %7$s) d',
-                            c[1], c[2], c[3], c[4], src, dst, w)
+    FOR k IN EXECUTE format('SELECT ARRAY[%1$s::text, %2$s::text, %3$s::text, %4$s::text] FROM (%5$s) d',
+                            c[1], c[2], c[3], c[4], format(missing, dst, src, w, w))
     LOOP
       IF via IS NULL THEN
         EXECUTE format('DELETE FROM %s WHERE %s = %L::%s AND %s = %L::%s AND %s = %L::%s AND %s = %L::%s',
@@ -2197,15 +2210,14 @@ BEGIN
       n := n + 1;
     END LOOP;
     IF via IS NULL THEN
-      EXECUTE format('INSERT INTO %s SELECT * FROM %s WHERE %s EXCEPT SELECT * FROM %s WHERE %s', dst, src, w, dst, w);
+      EXECUTE format('INSERT INTO %s %s', dst, format(missing, src, dst, w, w));
       GET DIAGNOSTICS m = ROW_COUNT;
     ELSE
       -- written on the node with rollups off, as the copy was; postgres_fdw
       -- only reads dst, so its session and wide's never wait for each
       -- other there
       m := wide._tablet_write_remote(via, dst,
-             format('SELECT %s FROM (SELECT * FROM %s WHERE %s EXCEPT SELECT * FROM %s WHERE %s) d',
-                    wide._row_literal(src), src, w, dst, w));
+             format('SELECT %s FROM (%s) d', wide._row_literal(src), format(missing, src, dst, w, w)));
     END IF;
     n := n + m;
   END LOOP;
