@@ -2302,6 +2302,7 @@ DECLARE
   nsp text;
   rel text;
   cols text;
+  local_cols text;
   doc jsonb;
   samples text[];
   names text[] := '{}';
@@ -2421,7 +2422,18 @@ BEGIN
                            CASE WHEN a.attcollation <> 0
                                 THEN ' COLLATE ' || (SELECT quote_ident(collname) FROM pg_collation WHERE oid = a.attcollation)
                                 ELSE '' END), ', ' ORDER BY a.attnum)
-    INTO cols FROM pg_attribute a WHERE a.attrelid = parent AND a.attnum > 0 AND NOT a.attisdropped;
+             INTO cols FROM pg_attribute a WHERE a.attrelid = parent AND a.attnum > 0 AND NOT a.attisdropped;
+  -- what ATTACH PARTITION requires of a partition: the parent's NOT NULL
+  -- columns and CHECK constraints (the table on a node has none of them,
+  -- as create_tablets makes it: the foreign table here carries them)
+  SELECT string_agg(format('%I %s%s', a.attname, format_type(a.atttypid, a.atttypmod),
+                           CASE WHEN a.attcollation <> 0
+                                THEN ' COLLATE ' || (SELECT quote_ident(collname) FROM pg_collation WHERE oid = a.attcollation)
+                                ELSE '' END)
+                    || CASE WHEN a.attnotnull THEN ' NOT NULL' ELSE '' END, ', ' ORDER BY a.attnum)
+    INTO local_cols FROM pg_attribute a WHERE a.attrelid = parent AND a.attnum > 0 AND NOT a.attisdropped;
+  local_cols := local_cols || coalesce((SELECT string_agg(format(', CONSTRAINT %I %s', c.conname, pg_get_constraintdef(c.oid)), '' ORDER BY c.conname)
+                                          FROM pg_constraint c WHERE c.conrelid = parent AND c.contype = 'c'), '');
   FOR i IN 1 .. array_length(nodes, 1) LOOP
     names[i] := format('%I.%I', nsp, rel || '_' || id || CASE WHEN op = 'move' THEN 'm' ELSE chr(96 + i) END);
     IF to_regclass(names[i]) IS NOT NULL THEN
@@ -2430,11 +2442,11 @@ BEGIN
     IF nodes[i] = 'local' THEN
       -- the CHECK lets ATTACH PARTITION skip its scan; dropped after it
       EXECUTE format('CREATE TABLE %s (%s, CONSTRAINT wide_tablet_range CHECK (%s)) USING wide',
-                     names[i], cols, wide._range_cond(keycol, bounds[i], bounds[i + 1]));
+                     names[i], local_cols, wide._range_cond(keycol, bounds[i], bounds[i + 1]));
       PERFORM wide._store_catalog(names[i]::regclass, doc);
     ELSE
       EXECUTE format('CREATE FOREIGN TABLE %s (%s) SERVER %I OPTIONS (schema_name %L, table_name %L, async_capable ''true'', batch_size ''1000'', fetch_size ''10000'')',
-                     names[i], cols, nodes[i], nsp, rel || '_' || id || CASE WHEN op = 'move' THEN 'm' ELSE chr(96 + i) END);
+                     names[i], local_cols, nodes[i], nsp, rel || '_' || id || CASE WHEN op = 'move' THEN 'm' ELSE chr(96 + i) END);
       PERFORM wide._remote_exec(nodes[i], names[i]::regclass,
         format('CREATE SCHEMA IF NOT EXISTS %I; CREATE TABLE %s (%s) USING wide; SELECT wide._store_catalog(%L, %L::jsonb)',
                nsp, names[i], cols, names[i], doc));
@@ -2663,8 +2675,8 @@ BEGIN
 END
 $$;
 
--- Roll an operation at step 'created' back: drop its new tables, here and
--- on their nodes.
+-- Roll an operation at step 'created' or 'copied' back: drop its new
+-- tables, here and on their nodes, and unmark the tablet.
 
 CREATE OR REPLACE FUNCTION wide._tablet_op_rollback(op_id bigint)
 RETURNS void
@@ -2677,8 +2689,8 @@ DECLARE
   i int;
 BEGIN
   SELECT * INTO o FROM wide.tablet_ops WHERE id = op_id FOR UPDATE;
-  IF o.step <> 'created' THEN
-    RAISE EXCEPTION 'tablet operation % is at step %, not created', op_id, o.step
+  IF o.step NOT IN ('created', 'copied') THEN
+    RAISE EXCEPTION 'tablet operation % is at step %, not created or copied', op_id, o.step
       USING ERRCODE = 'object_not_in_prerequisite_state';
   END IF;
   FOR i IN 1 .. array_length(o.new_tablets, 1) LOOP
@@ -2694,7 +2706,7 @@ BEGIN
     IF to_regclass(o.tablet) IS NOT NULL THEN
       EXECUTE wide._tablet_track_sql(o.tablet, false);
     END IF;
-  ELSIF to_regclass(o.tablet) IS NOT NULL THEN
+  ELSIF EXISTS (SELECT FROM pg_inherits WHERE inhrelid = to_regclass(o.tablet) AND inhparent = o.parent) THEN
     PERFORM wide._remote_exec(o.node, o.tablet::regclass,
       wide._tablet_track_sql((wide._tablet_node(o.parent, o.tablet::regclass))[2], false));
   END IF;
@@ -2786,7 +2798,9 @@ COMMENT ON PROCEDURE wide.move_tablet(regclass, regclass, text) IS
 -- Finish or roll back the splits and moves that a failure or a killed
 -- server left unfinished: first the nodes' prepared leftovers are
 -- resolved, then an operation at 'created' is rolled back, one at
--- 'copied' finished, one at 'swapped' has its old table dropped on its
+-- 'copied' finished (rolled back if its swap fails: a constraint added to
+-- the parent, the tablet dropped or detached), one at 'swapped' has its
+-- old table dropped on its
 -- node, each in its own transaction; a NOTICE says what was done, a
 -- WARNING what failed (it stays in the journal for the next call).
 -- Operations still running in another session are left alone.
@@ -2798,6 +2812,7 @@ DECLARE
   o record;
   s text;
   outcome text;
+  err text;
 BEGIN
   PERFORM wide._tablet_op_top_level();
   IF to_regclass('wide.tablet_ops') IS NULL THEN
@@ -2824,8 +2839,16 @@ BEGIN
         PERFORM wide._tablet_op_rollback(o.id);
         outcome := 'rolled back';
       ELSIF o.step = 'copied' THEN
-        PERFORM wide._tablet_op_finish(o.id);
-        outcome := 'finished';
+        BEGIN
+          PERFORM wide._tablet_op_finish(o.id);
+          outcome := 'finished';
+        EXCEPTION WHEN OTHERS THEN
+          -- a swap that cannot succeed (the parent has changed, the tablet
+          -- is gone): the old tablet still holds every cell
+          GET STACKED DIAGNOSTICS err = MESSAGE_TEXT;
+          PERFORM wide._tablet_op_rollback(o.id);
+          outcome := format('rolled back, as its swap failed: %s', err);
+        END;
       ELSE
         outcome := 'finished';
       END IF;
