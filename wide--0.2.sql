@@ -1860,15 +1860,49 @@ END
 $$;
 
 -- The SQL that marks a table for tracking (on), or unmarks it and forgets
--- its row keys (off).
-CREATE FUNCTION wide._tablet_track_sql(tbl text, track boolean)
+-- its row keys (off).  The mark is the CHECK constraint wide_tablet_tracked
+-- (am/tracking.c records the row keys written) and a trigger
+-- wide_tablet_op_guard that refuses TRUNCATE, which bypasses the write
+-- hooks: a TRUNCATE between the copy and the swap would be undone by the
+-- swap.  The trigger's argument is the operation's id: the swap checks it
+-- to find that the tablet is still the table that was copied.
+CREATE FUNCTION wide._tablet_track_sql(tbl text, track boolean, op_id bigint DEFAULT NULL)
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT format('SELECT wide._tablet_ops_tables(); DELETE FROM wide.tablet_op_changes WHERE tablet = %L::regclass; ALTER TABLE %s DROP CONSTRAINT IF EXISTS wide_tablet_tracked',
-                tbl, tbl)
-         || CASE WHEN track THEN ', ADD CONSTRAINT wide_tablet_tracked CHECK (true) NOT VALID' ELSE '' END;
+  SELECT format('SELECT wide._tablet_ops_tables(); DELETE FROM wide.tablet_op_changes WHERE tablet = %L::regclass; DROP TRIGGER IF EXISTS wide_tablet_op_guard ON %s; ALTER TABLE %s DROP CONSTRAINT IF EXISTS wide_tablet_tracked',
+                tbl, tbl, tbl)
+         || CASE WHEN track THEN format(', ADD CONSTRAINT wide_tablet_tracked CHECK (true) NOT VALID; '
+                                        'CREATE TRIGGER wide_tablet_op_guard BEFORE TRUNCATE ON %s FOR EACH STATEMENT EXECUTE FUNCTION wide._tablet_op_guard(%L); '
+                                        'ALTER TABLE %s ENABLE ALWAYS TRIGGER wide_tablet_op_guard',
+                                        tbl, op_id, tbl) ELSE '' END;
+$$;
+
+-- The trigger of a tablet that a split or move has marked: TRUNCATE is
+-- refused until the operation is done or rolled back.
+CREATE FUNCTION wide._tablet_op_guard()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  RAISE EXCEPTION 'cannot truncate %.% while a split or move of it is unfinished', TG_TABLE_SCHEMA, TG_TABLE_NAME
+    USING ERRCODE = 'object_in_use',
+          DETAIL = format('Tablet operation %s has copied or is copying its cells; its swap would bring truncated cells back.', TG_ARGV[0]),
+          HINT = 'Wait for the operation to finish, or run CALL wide.resume_tablet_ops() if it failed; then truncate.';
+END
+$$;
+
+-- Does the table carry the mark of operation op_id (the guard trigger with
+-- its id)?  SQL to run where the table is.
+CREATE FUNCTION wide._tablet_marked_sql(tbl text, op_id bigint)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT format('SELECT EXISTS (SELECT FROM pg_catalog.pg_trigger WHERE tgrelid = %L::regclass AND tgname = ''wide_tablet_op_guard'' AND tgargs = pg_catalog.convert_to(%L, ''UTF8'') || pg_catalog.decode(''00'', ''hex''))::text',
+                tbl, op_id);
 $$;
 
 -- A rollup with key_parts keeps the rollup of 'host7#1700000000000' under
@@ -2344,9 +2378,9 @@ BEGIN
   -- from now on the rows written to the tablet are recorded (before the
   -- copy's snapshot: the catch-up compares those rows only)
   IF here[1] = 'local' THEN
-    EXECUTE wide._tablet_track_sql(tablet::text, true);
+    EXECUTE wide._tablet_track_sql(tablet::text, true, id);
   ELSE
-    PERFORM wide._remote_exec(here[1], tablet, wide._tablet_track_sql(here[2], true));
+    PERFORM wide._remote_exec(here[1], tablet, wide._tablet_track_sql(here[2], true, id));
   END IF;
   INSERT INTO wide.tablet_ops (id, op, parent, tablet, node, new_tablets, new_nodes, bounds, step)
     VALUES (id, op, parent, tablet::text, here[1], names, nodes, bounds, 'created');
@@ -2496,6 +2530,7 @@ DECLARE
   t0 timestamptz;
   keys text[];
   delta bigint;
+  marked text;
   i int;
 BEGIN
   SELECT * INTO o FROM wide.tablet_ops WHERE id = op_id FOR UPDATE;
@@ -2508,6 +2543,19 @@ BEGIN
   here := wide._tablet_node(o.parent, o.tablet::regclass);
   IF here[1] = 'local' THEN
     EXECUTE format('LOCK TABLE %s IN EXCLUSIVE MODE', o.tablet);
+  END IF;
+  -- the tablet must be the table that was marked and copied (not one
+  -- put in its place since, by DETACH and ATTACH or DROP and CREATE)
+  IF here[1] = 'local' THEN
+    EXECUTE wide._tablet_marked_sql(o.tablet, op_id) INTO marked;
+  ELSE
+    SELECT x INTO marked FROM wide._remote_query(here[1], wide._tablet_marked_sql(here[2], op_id)) x;
+  END IF;
+  IF marked IS DISTINCT FROM 'true' THEN
+    RAISE EXCEPTION 'table % is not the tablet that operation % copied', o.tablet, op_id
+      USING ERRCODE = 'object_not_in_prerequisite_state',
+            DETAIL = 'The tablet was detached, dropped or replaced after the operation began.',
+            HINT = 'CALL wide.resume_tablet_ops() rolls the operation back.';
   END IF;
   t0 := clock_timestamp();
   IF here[1] = 'local' THEN
@@ -2569,6 +2617,7 @@ SET client_min_messages = warning
 AS $$
 DECLARE
   o wide.tablet_ops;
+  r record;
   i int;
 BEGIN
   SELECT * INTO o FROM wide.tablet_ops WHERE id = op_id FOR UPDATE;
@@ -2584,8 +2633,12 @@ BEGIN
       EXECUTE format('DROP TABLE IF EXISTS %s', o.new_tablets[i]);
     END IF;
   END LOOP;
-  -- the tablet stays: unmark it
+  -- the tablet stays: unmark it (wherever it is now: found by its guard)
   IF o.node = 'local' THEN
+    FOR r IN SELECT t.tgrelid::regclass::text AS rel FROM pg_trigger t
+              WHERE t.tgname = 'wide_tablet_op_guard' AND t.tgargs = convert_to(op_id::text, 'UTF8') || decode('00', 'hex') LOOP
+      EXECUTE wide._tablet_track_sql(r.rel, false);
+    END LOOP;
     IF to_regclass(o.tablet) IS NOT NULL THEN
       EXECUTE wide._tablet_track_sql(o.tablet, false);
     END IF;

@@ -25,6 +25,8 @@ BEGIN  -- through the parent, pruned by a literal to the tablet that should hold
 END $$;
 SELECT wide._tablet_ops_tables();
 CREATE FUNCTION tg_op() RETURNS bigint LANGUAGE sql AS $$ SELECT max(id) FROM wide.tablet_ops $$;
+-- operation ids (in messages) from 2001 on, whatever ran before
+SELECT setval(pg_get_serial_sequence('wide.tablet_ops', 'id'), 2000) > 0 AS ids;
 
 -- 2. NOT NULL and CHECK constraints of the parent: the new tablets have
 -- them, and still refuse what the parent refuses

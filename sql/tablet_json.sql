@@ -12,7 +12,7 @@ DECLARE r record;
 BEGIN
   FOR r IN SELECT c.oid, c.relname, pg_get_expr(c.relpartbound, c.oid) b
              FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-            WHERE i.inhparent = p ORDER BY 2 LOOP
+            WHERE i.inhparent = p ORDER BY pg_get_expr(c.relpartbound, c.oid) LIKE '%FROM (MINVALUE)%' DESC, pg_get_expr(c.relpartbound, c.oid) COLLATE "C" LOOP
     tablet := regexp_replace(r.relname, '_[0-9]+([a-z])$', '_N\1'); bound := r.b;
     EXECUTE format('SELECT count(*) FROM %s', r.oid::regclass) INTO cells;
     RETURN NEXT;
@@ -26,6 +26,8 @@ BEGIN  -- through the parent, pruned by a literal to the tablet that should hold
 END $$;
 SELECT wide._tablet_ops_tables();
 CREATE FUNCTION tg_op() RETURNS bigint LANGUAGE sql AS $$ SELECT max(id) FROM wide.tablet_ops $$;
+-- operation ids (in messages) from 1001 on, whatever ran before
+SELECT setval(pg_get_serial_sequence('wide.tablet_ops', 'id'), 1000) > 0 AS ids;
 
 -- 1. json values: cells added, replaced and deleted between the copy and
 -- the swap are caught up (EXCEPT would need equality on json)
