@@ -1798,10 +1798,20 @@ SET search_path = pg_catalog, pg_temp
 SET client_min_messages = warning
 AS $$
 BEGIN
-  IF to_regclass('wide.tablet_op_changes') IS NOT NULL THEN
+  IF to_regclass('wide.tablet_op_pause') IS NOT NULL THEN
     RETURN;
   END IF;
   PERFORM pg_advisory_xact_lock(2003395687);
+  IF to_regclass('wide.tablet_op_changes') IS NOT NULL THEN
+    -- made by an earlier version: only the pause rows are missing
+    CREATE TABLE IF NOT EXISTS wide.tablet_op_pause (step int PRIMARY KEY);
+    INSERT INTO wide.tablet_op_pause VALUES (1), (2) ON CONFLICT DO NOTHING;
+    IF NOT EXISTS (SELECT FROM pg_depend WHERE classid = 'pg_class'::regclass
+                      AND objid = 'wide.tablet_op_pause'::regclass AND deptype = 'e') THEN
+      ALTER EXTENSION wide ADD TABLE wide.tablet_op_pause;
+    END IF;
+    RETURN;
+  END IF;
   CREATE TABLE IF NOT EXISTS wide.tablet_ops (
     id bigserial PRIMARY KEY,
     op text NOT NULL CHECK (op IN ('split', 'move')),
@@ -1837,6 +1847,14 @@ BEGIN
   ALTER EXTENSION wide ADD TABLE wide.tablet_ops;
   ALTER EXTENSION wide ADD SEQUENCE wide.tablet_ops_id_seq;
   ALTER EXTENSION wide ADD TABLE wide.tablet_op_changes;
+  -- a session holding a row here FOR UPDATE pauses operations before that
+  -- step (_tablet_op_pause); no grant to PUBLIC: only the roles that may
+  -- update it (its owner, superusers) can
+  CREATE TABLE IF NOT EXISTS wide.tablet_op_pause (step int PRIMARY KEY);
+  COMMENT ON TABLE wide.tablet_op_pause IS
+    'a row locked FOR UPDATE pauses splits and moves before that step (1: the copy, 2: the catch-up)';
+  INSERT INTO wide.tablet_op_pause VALUES (1), (2) ON CONFLICT DO NOTHING;
+  ALTER EXTENSION wide ADD TABLE wide.tablet_op_pause;
 END
 $$;
 
@@ -2191,17 +2209,24 @@ AS $$
                  format('SELECT wide.family_catalog_of(%L)::text', node[2])) x) END;
 $$;
 
--- Pause a split or move before a step while another session holds the
--- advisory lock (2003395686, step): 1 before the copy, 2 before the
--- catch-up and the swap (tests use it to stop an operation at a known
--- step).
+-- Pause a split or move before a step while another session holds the row
+-- of that step in wide.tablet_op_pause FOR UPDATE: 1 before the copy, 2
+-- before the catch-up and the swap (tests use it to stop an operation at a
+-- known step).  Locking a row takes UPDATE on the table, which only its
+-- owner and superusers have: no other role can stall an operation (a
+-- fixed advisory lock, which any role may take, could).  An operation run
+-- by a role without that privilege does not pause.
 CREATE FUNCTION wide._tablet_op_pause(step int)
 RETURNS void
-LANGUAGE sql
+LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT pg_advisory_lock_shared(2003395686, step);
-  SELECT pg_advisory_unlock_shared(2003395686, step);
+BEGIN
+  IF to_regclass('wide.tablet_op_pause') IS NOT NULL
+     AND has_table_privilege('wide.tablet_op_pause', 'UPDATE') THEN
+    PERFORM FROM wide.tablet_op_pause p WHERE p.step = _tablet_op_pause.step FOR KEY SHARE;
+  END IF;
+END
 $$;
 
 -- Step 1 of a split or move: check the call, create the new tables (a
