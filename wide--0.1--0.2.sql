@@ -1962,6 +1962,12 @@ CREATE OR REPLACE FUNCTION wide._tablet_changes(tablet regclass, since pg_snapsh
 RETURNS text[]
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
+SET standard_conforming_strings = on
+SET bytea_output = hex
+SET datestyle = 'ISO, YMD'
+SET intervalstyle = postgres
+SET timezone = 'UTC'
+SET extra_float_digits = 3
 AS $$
 BEGIN
   RETURN (SELECT coalesce(array_agg(DISTINCT CASE
@@ -2073,6 +2079,12 @@ CREATE OR REPLACE FUNCTION wide._bound_value(b text)
 RETURNS text
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
+SET standard_conforming_strings = on
+SET bytea_output = hex
+SET datestyle = 'ISO, YMD'
+SET intervalstyle = postgres
+SET timezone = 'UTC'
+SET extra_float_digits = 3
 AS $$
 DECLARE
   v text;
@@ -2108,22 +2120,41 @@ $$;
 
 
 -- The SQL of the bounds of a range partition: {lower, upper}, each a
--- literal or MINVALUE / MAXVALUE.
+-- literal of the row-key type or MINVALUE / MAXVALUE.  The literals are
+-- made from the values (quote_literal: E'...' where a backslash is in
+-- them), not taken from pg_get_expr, whose text depends on the session's
+-- standard_conforming_strings: they mean the same in any session, here or
+-- on a node, now or when an operation is resumed.
 
 CREATE OR REPLACE FUNCTION wide._tablet_bounds(tablet regclass)
 RETURNS text[]
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
+SET standard_conforming_strings = on
+SET bytea_output = hex
+SET datestyle = 'ISO, YMD'
+SET intervalstyle = postgres
+SET timezone = 'UTC'
+SET extra_float_digits = 3
 AS $f$
 DECLARE
   b text := (SELECT pg_get_expr(relpartbound, oid) FROM pg_class WHERE oid = tablet);
+  keytype text := (SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = tablet AND attnum = 1);
   m text[];
+  v text;
 BEGIN
   m := regexp_match(b, $re$^FOR VALUES FROM \(('(?:[^']|'')*'(?:::[a-z]+)?|MINVALUE)\) TO \(('(?:[^']|'')*'(?:::[a-z]+)?|MAXVALUE)\)$$re$);
   IF m IS NULL THEN
     RAISE EXCEPTION 'table % is not a range partition of a tablet parent', tablet
       USING ERRCODE = 'wrong_object_type', DETAIL = format('Its bounds are %s.', b);
   END IF;
+  FOR i IN 1 .. 2 LOOP
+    IF m[i] NOT IN ('MINVALUE', 'MAXVALUE') THEN
+      -- (read under the pinned standard_conforming_strings it was written with)
+      EXECUTE format('SELECT (%s)::text', m[i]) INTO v;
+      m[i] := format('%L::%s', v, keytype);
+    END IF;
+  END LOOP;
   RETURN m;
 END
 $f$;
@@ -2152,9 +2183,12 @@ CREATE OR REPLACE FUNCTION wide._tablet_write_remote(node text, dst regclass, q 
 RETURNS bigint
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
+SET standard_conforming_strings = on
+SET bytea_output = hex
 SET datestyle = 'ISO, YMD'
+SET intervalstyle = postgres
 SET timezone = 'UTC'
-SET extra_float_digits = 1
+SET extra_float_digits = 3
 AS $$
 DECLARE
   line text;
@@ -2218,11 +2252,12 @@ RETURNS bigint
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 SET wide.rollup_on_write = off
+SET standard_conforming_strings = on
+SET bytea_output = hex
 SET datestyle = 'ISO, YMD'
 SET intervalstyle = postgres
 SET timezone = 'UTC'
 SET extra_float_digits = 3
-SET bytea_output = hex
 AS $$
 DECLARE
   c text[];
@@ -2314,6 +2349,12 @@ CREATE OR REPLACE FUNCTION wide._tablet_catalog(node text[])
 RETURNS jsonb
 LANGUAGE sql
 SET search_path = pg_catalog, pg_temp
+SET standard_conforming_strings = on
+SET bytea_output = hex
+SET datestyle = 'ISO, YMD'
+SET intervalstyle = postgres
+SET timezone = 'UTC'
+SET extra_float_digits = 3
 AS $$
   SELECT CASE WHEN node[1] = 'local' THEN wide.family_catalog_of(node[2]::regclass)
          ELSE (SELECT x::jsonb FROM wide._remote_query(node[1],
@@ -2350,6 +2391,12 @@ CREATE OR REPLACE FUNCTION wide._tablet_op_begin(op text, parent regclass, table
 RETURNS bigint
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
+SET standard_conforming_strings = on
+SET bytea_output = hex
+SET datestyle = 'ISO, YMD'
+SET intervalstyle = postgres
+SET timezone = 'UTC'
+SET extra_float_digits = 3
 SET client_min_messages = warning
 AS $$
 DECLARE
@@ -2414,13 +2461,16 @@ BEGIN
         SELECT array_agg(s.row_key ORDER BY s.offset_bytes)::text[] INTO samples
           FROM wide.sample_row_keys(tablet) s WHERE s.row_key <> '\x';
       ELSE
+        -- (a text key's bytes are in the node's encoding: converted there)
         SELECT array_agg(x) INTO samples FROM wide._remote_query(here[1],
-          format('SELECT row_key::text FROM wide.sample_row_keys(%L) WHERE row_key <> ''\x'' ORDER BY offset_bytes', here[2])) x;
+          format('SELECT %s FROM wide.sample_row_keys(%L) WHERE row_key <> ''\x'' ORDER BY offset_bytes',
+                 CASE WHEN keytype = 'text'::regtype THEN 'convert_to(convert_from(row_key, current_setting(''server_encoding'')), ''UTF8'')::text'
+                      ELSE 'row_key::text' END, here[2])) x;
       END IF;
       IF coalesce(array_length(samples, 1), 0) > 0 THEN
         at := samples[(array_length(samples, 1) + 1) / 2];
         IF keytype = 'text'::regtype THEN
-          at := convert_from(at::bytea, getdatabaseencoding());
+          at := convert_from(at::bytea, CASE WHEN here[1] = 'local' THEN getdatabaseencoding() ELSE 'UTF8' END);
         END IF;
       ELSIF here[1] = 'local' THEN
         EXECUTE format('SELECT k::text FROM (SELECT DISTINCT %1$I k FROM %2$s) d ORDER BY k OFFSET (SELECT count(DISTINCT %1$I) / 2 FROM %2$s) LIMIT 1',
@@ -2534,6 +2584,12 @@ CREATE OR REPLACE FUNCTION wide._tablet_op_copy(op_id bigint)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
+SET standard_conforming_strings = on
+SET bytea_output = hex
+SET datestyle = 'ISO, YMD'
+SET intervalstyle = postgres
+SET timezone = 'UTC'
+SET extra_float_digits = 3
 SET wide.rollup_on_write = off
 AS $$
 DECLARE
@@ -2584,6 +2640,12 @@ CREATE OR REPLACE FUNCTION wide._tablet_op_deltas(op_id bigint, here text[], key
 RETURNS bigint
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
+SET standard_conforming_strings = on
+SET bytea_output = hex
+SET datestyle = 'ISO, YMD'
+SET intervalstyle = postgres
+SET timezone = 'UTC'
+SET extra_float_digits = 3
 SET wide.rollup_on_write = off
 AS $$
 DECLARE
@@ -2624,6 +2686,12 @@ CREATE OR REPLACE FUNCTION wide._tablet_op_catchup(op_id bigint)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
+SET standard_conforming_strings = on
+SET bytea_output = hex
+SET datestyle = 'ISO, YMD'
+SET intervalstyle = postgres
+SET timezone = 'UTC'
+SET extra_float_digits = 3
 SET wide.rollup_on_write = off
 AS $$
 DECLARE
@@ -2664,6 +2732,12 @@ CREATE OR REPLACE FUNCTION wide._tablet_op_finish(op_id bigint)
 RETURNS timestamptz
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
+SET standard_conforming_strings = on
+SET bytea_output = hex
+SET datestyle = 'ISO, YMD'
+SET intervalstyle = postgres
+SET timezone = 'UTC'
+SET extra_float_digits = 3
 SET wide.rollup_on_write = off
 AS $$
 DECLARE
@@ -2734,6 +2808,12 @@ CREATE OR REPLACE FUNCTION wide._tablet_op_drop_old(op_id bigint)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
+SET standard_conforming_strings = on
+SET bytea_output = hex
+SET datestyle = 'ISO, YMD'
+SET intervalstyle = postgres
+SET timezone = 'UTC'
+SET extra_float_digits = 3
 AS $$
 DECLARE
   o wide.tablet_ops;
@@ -2757,6 +2837,12 @@ CREATE OR REPLACE FUNCTION wide._tablet_op_rollback(op_id bigint)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
+SET standard_conforming_strings = on
+SET bytea_output = hex
+SET datestyle = 'ISO, YMD'
+SET intervalstyle = postgres
+SET timezone = 'UTC'
+SET extra_float_digits = 3
 SET client_min_messages = warning
 AS $$
 DECLARE

@@ -9,7 +9,9 @@
  * postgres_fdw; what it cannot do -- create the table there, change its
  * families -- is sent here as SQL over a connection of our own, opened
  * with the foreign server's options and the user's mapping, as
- * postgres_fdw opens its own:
+ * postgres_fdw opens its own, and with the settings that change how SQL
+ * text is read or values are written pinned (pin_settings: nothing sent
+ * depends on the node's ALTER DATABASE ... SET):
  *
  *	wide._remote_exec(server, tablet, sql)	runs sql on the node, in a
  *						remote transaction opened at the first call of the
@@ -232,6 +234,34 @@ libpq_option(const char *name, PQconninfoOption *defs)
 	return false;
 }
 
+/*
+ * What is sent to a node is SQL text with literals in it, and what comes
+ * back is text: neither may depend on the settings that the node's
+ * database or role gives a session (ALTER DATABASE ... SET).  Pin those
+ * that change how text is read or written, as postgres_fdw does for its
+ * own sessions (client_encoding is a connection option).
+ */
+static void
+pin_settings(PGconn *conn, ForeignServer *server)
+{
+	PGresult   *res = PQexec(conn,
+							 "SET search_path = pg_catalog; SET standard_conforming_strings = on; "
+							 "SET datestyle = ISO; SET intervalstyle = postgres; SET timezone = 'UTC'; "
+							 "SET extra_float_digits = 3; SET bytea_output = hex");
+
+	if (PQresultStatus(res) != PGRES_COMMAND_OK)
+	{
+		char	   *msg = pstrdup(PQerrorMessage(conn));
+
+		PQclear(res);
+		PQfinish(conn);
+		ereport(ERROR,
+				(errcode(ERRCODE_SQLCLIENT_UNABLE_TO_ESTABLISH_SQLCONNECTION),
+				 errmsg("could not set up the session on node \"%s\": %s", server->servername, msg)));
+	}
+	PQclear(res);
+}
+
 /* open a connection to a foreign server of postgres_fdw, as its user mapping says */
 static PGconn *
 connect_server(ForeignServer *server, const char *tablet)
@@ -303,6 +333,7 @@ connect_server(ForeignServer *server, const char *tablet)
 				 errmsg("password is required to reach node \"%s\"", server->servername),
 				 errdetail("Non-superusers must give a password in the user mapping.")));
 	}
+	pin_settings(conn, server);
 	return conn;
 }
 
@@ -463,7 +494,7 @@ get_conn(const char *servername, const char *tablet)
 		rc->depth = 1;
 		remote_conns = lappend(remote_conns, rc);
 		MemoryContextSwitchTo(old);
-		run_or_fail(rc, "SET search_path = pg_catalog; BEGIN ISOLATION LEVEL READ COMMITTED", tablet);
+		run_or_fail(rc, "BEGIN ISOLATION LEVEL READ COMMITTED", tablet);
 	}
 	while (rc->depth < level)
 	{
