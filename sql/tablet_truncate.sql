@@ -87,6 +87,19 @@ SELECT * FROM tg_tablets('tt');
 SELECT count(*) AS leftovers FROM pg_class WHERE relname ~ '^tt_[0-9]+[a-z]$'
    AND oid NOT IN (SELECT inhrelid FROM pg_inherits WHERE inhparent = 'tt'::regclass);
 
+-- a rewrite of the parent after the copy (ALTER COLUMN ... TYPE): the new
+-- tables keep the old type and cannot be attached; rolled back too
+SELECT c.relname AS tt_mid FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+ WHERE i.inhparent = 'tt'::regclass AND pg_get_expr(c.relpartbound, c.oid) LIKE '%TO (''t'')' \gset
+SELECT wide._tablet_op_begin('split', 'tt', :'tt_mid', 'p', NULL) > 0 AS begun;
+SELECT wide._tablet_op_copy(tg_op());
+ALTER TABLE tt ALTER COLUMN value TYPE numeric;
+CALL wide.resume_tablet_ops();
+SELECT step FROM wide.tablet_ops WHERE id = tg_op();
+SELECT * FROM tg_tablets('tt');
+SELECT count(*) AS leftovers FROM pg_class WHERE relname ~ '^tt_[0-9]+[a-z]$'
+   AND oid NOT IN (SELECT inhrelid FROM pg_inherits WHERE inhparent = 'tt'::regclass);
+
 SELECT count(*) AS open_ops FROM wide.tablet_ops WHERE step IN ('created', 'copied', 'swapped');
 DROP TABLE tt;
 DROP FUNCTION tg_op(), tg_tablets(regclass), tg_found(regclass, text);
