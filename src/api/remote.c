@@ -57,6 +57,7 @@
 #include "utils/wait_event.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -260,6 +261,29 @@ pin_settings(PGconn *conn, ForeignServer *server)
 				 errmsg("could not set up the session on node \"%s\": %s", server->servername, msg)));
 	}
 	PQclear(res);
+}
+
+/*
+ * Values go to a node and come back as text: here too they are written and
+ * read under the settings pinned on the node's session, not the user's
+ * (DateStyle 'SQL, DMY' would write 02/03/2020, which the node reads as
+ * February 3rd; extra_float_digits < 1 loses digits).  As postgres_fdw's
+ * set_transmission_modes; undo with AtEOXact_GUC(true, nestlevel).
+ */
+static int
+pin_io_settings(void)
+{
+	int			nestlevel = NewGUCNestLevel();
+
+	set_config_option("datestyle", "ISO", PGC_USERSET, PGC_S_SESSION,
+					  GUC_ACTION_SAVE, true, 0, false);
+	set_config_option("intervalstyle", "postgres", PGC_USERSET, PGC_S_SESSION,
+					  GUC_ACTION_SAVE, true, 0, false);
+	set_config_option("extra_float_digits", "3", PGC_USERSET, PGC_S_SESSION,
+					  GUC_ACTION_SAVE, true, 0, false);
+	set_config_option("bytea_output", "hex", PGC_USERSET, PGC_S_SESSION,
+					  GUC_ACTION_SAVE, true, 0, false);
+	return nestlevel;
 }
 
 /* open a connection to a foreign server of postgres_fdw, as its user mapping says */
@@ -602,6 +626,7 @@ remote_call_sql(FunctionCallInfo fcinfo, Oid tablet, const char ***params,
 	HeapTuple	proctup;
 	Form_pg_proc proc;
 	StringInfoData sql;
+	int			nestlevel;
 	int			i;
 
 	if (nsp == NULL)
@@ -622,6 +647,7 @@ remote_call_sql(FunctionCallInfo fcinfo, Oid tablet, const char ***params,
 												NameStr(proc->proname)));
 	*params = palloc0(sizeof(char *) * (fcinfo->nargs + 1));
 	*nparams = 0;
+	nestlevel = pin_io_settings();
 	for (i = 0; i < fcinfo->nargs; i++)
 	{
 		Oid			argtype = get_fn_expr_argtype(fcinfo->flinfo, i);
@@ -659,6 +685,7 @@ remote_call_sql(FunctionCallInfo fcinfo, Oid tablet, const char ***params,
 		}
 		appendStringInfo(&sql, "$%d::%s", *nparams, format_type_be_qualified(type));
 	}
+	AtEOXact_GUC(true, nestlevel);
 	appendStringInfoString(&sql, ")");
 	ReleaseSysCache(proctup);
 	return sql.data;
@@ -693,12 +720,15 @@ WideRemoteCall(FunctionCallInfo fcinfo, Oid tablet)
 	{
 		Oid			infn;
 		Oid			ioparam;
+		int			nestlevel;
 
 		/* a row of the table (read_modify_write_row): the parent's row type */
 		if (IsPolymorphicType(rettype))
 			rettype = get_fn_expr_rettype(fcinfo->flinfo);
 		getTypeInputInfo(rettype, &infn, &ioparam);
+		nestlevel = pin_io_settings();
 		result = OidInputFunctionCall(infn, PQgetvalue(res, 0, 0), ioparam, -1);
+		AtEOXact_GUC(true, nestlevel);
 	}
 	if (rettype == VOIDOID)
 		fcinfo->isnull = false;
@@ -733,6 +763,7 @@ WideRemoteRows(FunctionCallInfo fcinfo, Oid tablet, int limitarg, int64 limit,
 	char	  **values;
 	int64		rows = 0;
 	char	   *lastkey = NULL;
+	int			nestlevel;
 	int			i,
 				j;
 
@@ -757,6 +788,7 @@ WideRemoteRows(FunctionCallInfo fcinfo, Oid tablet, int limitarg, int64 limit,
 	}
 	meta = TupleDescGetAttInMetadata(rsinfo->setDesc);
 	values = palloc(sizeof(char *) * natts);
+	nestlevel = pin_io_settings();
 	for (i = 0; i < PQntuples(res); i++)
 	{
 		HeapTuple	tup;
@@ -771,6 +803,7 @@ WideRemoteRows(FunctionCallInfo fcinfo, Oid tablet, int limitarg, int64 limit,
 			rows++;
 		lastkey = key;
 	}
+	AtEOXact_GUC(true, nestlevel);
 	PQclear(res);
 	return rows;
 }

@@ -190,4 +190,24 @@ is($node->safe_psql('postgres', q{SELECT count(*) || ' ' || string_agg(value::te
 	FROM dj WHERE row_key IN ('a_new', 'b1', 'c2', 'd3')}), '3 {"new": "\u00e9"},[1,  2],{"i" : 3}', 'json cells caught up');
 is($node->safe_psql('postgres', 'SELECT count(*) FROM dj'), '300', 'json cells: 300');
 
+# the data API on a remote tablet from a session with every setting
+# changed: the arguments are sent as text, the results come back as text;
+# a timestamp and a float8 must arrive and return exact (DateStyle
+# 'SQL, DMY' wrote 02/03/2020, which the node read as February 3rd;
+# extra_float_digits = -15 lost digits)
+$node->safe_psql('postgres', q{
+	CREATE TABLE da (row_key text COLLATE "C", family text COLLATE "C",
+	                 qualifier text COLLATE "C", ts timestamptz, value float8)
+	  PARTITION BY RANGE (row_key);
+	SELECT wide.create_family('da', 'm');
+	SELECT count(*) FROM wide.create_tablets('da', '{}', ARRAY['n1']);
+});
+$node->safe_psql('postgres', qq{$coord_settings
+	SELECT wide.set_cell('da', 'k1'::text, 'm'::text, 'q'::text, 1 / 3::float8, '2020-03-02 00:30:00+00'::timestamptz)});
+is($node->safe_psql('postgres', q{SELECT ts = '2020-03-02 00:30:00+00' AND value = 1 / 3::float8 FROM da}), 't',
+	'a cell written through the data API from a session with other settings is exact on the node');
+is($node->safe_psql('postgres', qq{$coord_settings
+	SELECT ts = '2020-03-02 00:30:00+00'::timestamptz AND value = 1 / 3::float8 FROM wide.read_rows(NULL::da, keys => ARRAY['k1'])}),
+	't', 'and read back exact through the data API in that session');
+
 done_testing();
