@@ -472,8 +472,7 @@ wide_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 				  Snapshot snapshot, Snapshot crosscheck, bool wait,
 				  TM_FailureData *tmfd, bool changingPart)
 {
-	WideDeleteCell(rel, tid);
-	return TM_Ok;
+	return WideDeleteCell(rel, tid, cid, tmfd);
 }
 
 static TM_Result
@@ -498,8 +497,16 @@ wide_tuple_lock(Relation rel, ItemPointer tid, Snapshot snapshot,
 				LockWaitPolicy wait_policy, uint8 flags,
 				TM_FailureData *tmfd)
 {
-	if (IsLogicalWorker() && WideDeleteFetch(rel, tid, slot))
+	/*
+	 * So does a DELETE or MERGE with a BEFORE ROW DELETE trigger
+	 * (GetTupleForTrigger): its scan kept the values (delete.c).
+	 */
+	if ((IsLogicalWorker() || WideDeleteTracking(rel)) &&
+		WideDeleteFetch(rel, tid, slot))
+	{
+		tmfd->traversed = false;
 		return TM_Ok;
+	}
 	not_supported(rel, "locking cells (SELECT ... FOR UPDATE/SHARE)", NULL);
 }
 
