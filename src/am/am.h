@@ -35,6 +35,9 @@ extern void WideDeleteRemember(Relation rel, const WideCell *cell, ItemPointer t
 struct TM_FailureData;
 extern TM_Result WideDeleteCell(Relation rel, ItemPointer tid, CommandId cid,
 								struct TM_FailureData *tmfd);
+extern bool WideDeleteLock(Relation rel, ItemPointer tid, CommandId cid,
+						   struct TupleTableSlot *slot, struct TM_FailureData *tmfd,
+						   TM_Result *result);
 extern bool WideDeleteFetch(Relation rel, ItemPointer tid, struct TupleTableSlot *slot);
 
 /* stmtwrite.c: when a statement's writes end */

@@ -496,6 +496,82 @@ dedupe_needed(Relation rel)
 	return false;
 }
 
+/* the ring slot of a TID remembered() found */
+static RememberedCell *
+remembered_slot(ItemPointer tid)
+{
+	uint64		id = (uint64) ItemPointerGetBlockNumber(tid) * TIDS_PER_BLOCK +
+		(ItemPointerGetOffsetNumber(tid) - 1);
+
+	return &ring[id % ringcap];
+}
+
+/*
+ * Has this statement (command cid or one a trigger of it ran) deleted the
+ * cell c, remembered in slot r, already?  If so, fill *tmfd for
+ * TM_SelfModified.  With record, remember it as deleted by cid if not.
+ */
+static bool
+already_deleted(Relation rel, RememberedCell *r, const WideCell *c,
+				CommandId cid, bool record, struct TM_FailureData *tmfd)
+{
+	CommandId	by = r->deleted_cid;
+	bool		found = r->deleted;
+
+	if (!found && dedupe_needed(rel) && (record || deleted != NULL))
+	{
+		DeletedKey	k;
+		DeletedEntry *e;
+
+		if (deleted == NULL)
+		{
+			HASHCTL		ctl;
+
+			ctl.keysize = sizeof(DeletedKey);
+			ctl.entrysize = sizeof(DeletedEntry);
+			ctl.hash = deleted_hash;
+			ctl.match = deleted_match;
+			ctl.hcxt = ringcxt;
+			deleted = hash_create("wide deleted cells", 256, &ctl,
+								  HASH_ELEM | HASH_FUNCTION | HASH_COMPARE |
+								  HASH_CONTEXT);
+		}
+		k.relid = RelationGetRelid(rel);
+		k.keylen = c->keylen;
+		k.famlen = c->famlen;
+		k.quallen = c->quallen;
+		k.ts = c->ts;
+		k.bytes = c->key;		/* key, family, qualifier: contiguous */
+		e = hash_search(deleted, &k, record ? HASH_ENTER : HASH_FIND, &found);
+		if (e == NULL)
+			found = false;
+		else if (!found)
+		{
+			char	   *b = MemoryContextAlloc(ringcxt, Max(c->keylen + c->famlen + c->quallen, 1));
+
+			memcpy(b, c->key, c->keylen + c->famlen + c->quallen);
+			e->key.bytes = b;
+			e->cid = cid;
+		}
+		else if (e->cid < cid)
+		{
+			/* deleted by an earlier statement: this is a newer write */
+			if (record)
+				e->cid = cid;
+			found = false;
+		}
+		else
+			by = e->cid;
+	}
+	if (found)
+	{
+		tmfd->xmax = GetCurrentTransactionId();
+		tmfd->cmax = by;
+		tmfd->traversed = false;
+	}
+	return found;
+}
+
 /*
  * WideDeleteCell -- tuple_delete: a tombstone for the cell a scan of this
  * DELETE returned with this TID, by command cid.  A cell this statement
@@ -510,7 +586,6 @@ WideDeleteCell(Relation rel, ItemPointer tid, CommandId cid,
 	const WideSchema *schema = WideGetSchema(rel);
 	WideCell	c;
 	RememberedCell *r;
-	uint64		id;
 
 	if (!remembered(rel, tid, &c, NULL))
 		ereport(ERROR,
@@ -520,65 +595,11 @@ WideDeleteCell(Relation rel, ItemPointer tid, CommandId cid,
 				 errdetail("A DELETE deletes each cell by the coordinates its scan remembered; this plan read more than %d cells of the table before deleting one.",
 						   WIDE_DELETE_RING),
 				 errhint("Delete with a simpler WHERE clause, or with wide.delete_cells() or wide.mutate_rows().")));
-	id = (uint64) ItemPointerGetBlockNumber(tid) * TIDS_PER_BLOCK +
-		(ItemPointerGetOffsetNumber(tid) - 1);
-	r = &ring[id % ringcap];
-
-	if (r->deleted || dedupe_needed(rel))
+	r = remembered_slot(tid);
+	if (already_deleted(rel, r, &c, cid, true, tmfd))
 	{
-		CommandId	by = r->deleted_cid;
-		bool		found = r->deleted;
-
-		if (!found)
-		{
-			DeletedKey	k;
-			DeletedEntry *e;
-
-			if (deleted == NULL)
-			{
-				HASHCTL		ctl;
-
-				ctl.keysize = sizeof(DeletedKey);
-				ctl.entrysize = sizeof(DeletedEntry);
-				ctl.hash = deleted_hash;
-				ctl.match = deleted_match;
-				ctl.hcxt = ringcxt;
-				deleted = hash_create("wide deleted cells", 256, &ctl,
-									  HASH_ELEM | HASH_FUNCTION | HASH_COMPARE |
-									  HASH_CONTEXT);
-			}
-			k.relid = RelationGetRelid(rel);
-			k.keylen = c.keylen;
-			k.famlen = c.famlen;
-			k.quallen = c.quallen;
-			k.ts = c.ts;
-			k.bytes = c.key;	/* key, family, qualifier: contiguous */
-			e = hash_search(deleted, &k, HASH_ENTER, &found);
-			if (!found)
-			{
-				char	   *b = MemoryContextAlloc(ringcxt, Max(c.keylen + c.famlen + c.quallen, 1));
-
-				memcpy(b, c.key, c.keylen + c.famlen + c.quallen);
-				e->key.bytes = b;
-				e->cid = cid;
-			}
-			else if (e->cid < cid)
-			{
-				/* deleted by an earlier statement: this is a newer write */
-				e->cid = cid;
-				found = false;
-			}
-			else
-				by = e->cid;
-		}
-		if (found)
-		{
-			tmfd->ctid = *tid;
-			tmfd->xmax = GetCurrentTransactionId();
-			tmfd->cmax = by;
-			tmfd->traversed = false;
-			return TM_SelfModified;
-		}
+		tmfd->ctid = *tid;
+		return TM_SelfModified;
 	}
 	r->deleted = true;
 	r->deleted_cid = cid;
@@ -593,6 +614,36 @@ WideDeleteCell(Relation rel, ItemPointer tid, CommandId cid,
 	c.cmin = GetCurrentCommandId(true);
 	WideMaybeFlush(rel, WideWriteAreaInsert(rel, &c, 1));
 	return TM_Ok;
+}
+
+/*
+ * WideDeleteLock -- tuple_lock for a DELETE or MERGE with a BEFORE ROW
+ * DELETE trigger (GetTupleForTrigger): the cell its scan returned with
+ * this TID, or TM_SelfModified if this statement deleted it already (a
+ * join returned it twice: the trigger does not fire again, as for a heap
+ * tuple).  false if the cell is not known.
+ */
+bool
+WideDeleteLock(Relation rel, ItemPointer tid, CommandId cid,
+			   struct TupleTableSlot *slot, struct TM_FailureData *tmfd,
+			   TM_Result *result)
+{
+	WideCell	c;
+	ItemPointerData self = *tid;
+
+	if (!remembered(rel, &self, &c, NULL))
+		return false;
+	if (already_deleted(rel, remembered_slot(&self), &c, cid, false, tmfd))
+	{
+		tmfd->ctid = self;
+		*result = TM_SelfModified;
+		return true;
+	}
+	if (!WideDeleteFetch(rel, &self, slot))
+		return false;
+	tmfd->traversed = false;
+	*result = TM_Ok;
+	return true;
 }
 
 /*

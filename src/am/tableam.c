@@ -497,16 +497,16 @@ wide_tuple_lock(Relation rel, ItemPointer tid, Snapshot snapshot,
 				LockWaitPolicy wait_policy, uint8 flags,
 				TM_FailureData *tmfd)
 {
-	/*
-	 * So does a DELETE or MERGE with a BEFORE ROW DELETE trigger
-	 * (GetTupleForTrigger): its scan kept the values (delete.c).
-	 */
-	if ((IsLogicalWorker() || WideDeleteTracking(rel)) &&
-		WideDeleteFetch(rel, tid, slot))
+	TM_Result	result;
+
+	if (IsLogicalWorker() && WideDeleteFetch(rel, tid, slot))
 	{
 		tmfd->traversed = false;
 		return TM_Ok;
 	}
+	/* so does a DELETE or MERGE with a BEFORE ROW DELETE trigger (delete.c) */
+	if (WideDeleteTracking(rel) && WideDeleteLock(rel, tid, cid, slot, tmfd, &result))
+		return result;
 	not_supported(rel, "locking cells (SELECT ... FOR UPDATE/SHARE)", NULL);
 }
 
