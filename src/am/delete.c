@@ -242,6 +242,7 @@ add_delete_targets(QueryDesc *query, Plan *plan)
 		{
 			DeleteTarget *t = MemoryContextAlloc(TopMemoryContext, sizeof(DeleteTarget));
 			ListCell   *lc2;
+			MemoryContext old;
 
 			t->relid = rte->relid;
 			t->query = query;
@@ -256,7 +257,9 @@ add_delete_targets(QueryDesc *query, Plan *plan)
 				if (o->relid == t->relid && o->query == query)
 					o->dedupe = t->dedupe = true;
 			}
+			old = MemoryContextSwitchTo(TopMemoryContext);
 			targets = lappend(targets, t);
+			MemoryContextSwitchTo(old);
 		}
 	}
 }

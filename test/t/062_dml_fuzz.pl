@@ -294,9 +294,9 @@ sub dwhere { my ($a) = @_; return "$a.family <> 'mv' AND " . pred($a); }
 
 sub returning
 {
-	my $a = $_[0] // '{T}';
 	# (a join's other columns: which duplicate join row comes first is open)
-	return pick('', '', $a eq '{T}' ? ' RETURNING *' : " RETURNING $a.*", " RETURNING $a.row_key, $a.qualifier, $a.ts", " RETURNING $a.value || '!', $a.ts * 2");
+	my $a = defined $_[0] ? "$_[0]." : '';
+	return pick('', '', $a eq '' ? ' RETURNING *' : " RETURNING ${a}*", " RETURNING ${a}row_key, ${a}qualifier, ${a}ts", " RETURNING ${a}value || '!', ${a}ts * 2");
 }
 
 sub a_cell
