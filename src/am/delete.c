@@ -165,7 +165,14 @@ xact_callback(XactEvent event, void *arg)
 		forget_all();
 }
 
-/* is plan a plain scan of range table entry rti (or an Append of them)? */
+/*
+ * Does plan return each cell of the result relations (range table entries
+ * rtis) at most once?  A plain scan of one (or an Append of them), or a
+ * join with such an outer side that emits each outer row at most once (a
+ * semi or anti join, or an inner join whose inner side is unique: DELETE
+ * ... WHERE k IN (SELECT ...)).  When not, deleted cells are deduplicated
+ * by their coordinates, which costs memory for each cell deleted.
+ */
 static bool
 plain_scan(Plan *plan, List *rtis)
 {
@@ -175,6 +182,18 @@ plain_scan(Plan *plan, List *rtis)
 		return false;
 	switch (nodeTag(plan))
 	{
+		case T_NestLoop:
+		case T_MergeJoin:
+		case T_HashJoin:
+			{
+				Join	   *j = (Join *) plan;
+
+				if (j->jointype != JOIN_SEMI && j->jointype != JOIN_ANTI &&
+					!(j->jointype == JOIN_INNER && j->inner_unique) &&
+					!(j->jointype == JOIN_LEFT && j->inner_unique))
+					return false;
+				return plain_scan(outerPlan(plan), rtis);
+			}
 		case T_SeqScan:
 		case T_CustomScan:
 			return list_member_int(rtis, ((Scan *) plan)->scanrelid);

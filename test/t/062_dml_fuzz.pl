@@ -31,7 +31,7 @@
 # compaction, issue 24 #10).
 #
 #   WIDE_DML_SEED=<n>    the seed (default 20261128); printed
-#   WIDE_DML_STEPS=<n>   steps (default 1500)
+#   WIDE_DML_STEPS=<n>   steps (default 1000)
 #   WIDE_DML_DUMP=<file> write the psql script there
 #   test/dml_fuzz.sh SEED N runs this file alone with those set
 use strict;
@@ -41,7 +41,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 
 my $seed = $ENV{WIDE_DML_SEED} || 20261128;
-my $nsteps = $ENV{WIDE_DML_STEPS} || 1500;
+my $nsteps = $ENV{WIDE_DML_STEPS} || 1000;
 srand($seed);
 diag "dml fuzz seed $seed, $nsteps steps";
 
@@ -95,6 +95,12 @@ BEGIN
   RETURN NEW;
 END $$;
 CREATE TRIGGER zzz_replace BEFORE INSERT ON h FOR EACH ROW EXECUTE FUNCTION fz_replace();
+-- wide refuses an UPDATE that meets a cell (0A000), not one that meets none
+CREATE FUNCTION fz_noupdate() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE EXCEPTION 'UPDATE is not supported' USING ERRCODE = 'feature_not_supported';
+END $$;
+CREATE TRIGGER aaa_noupdate BEFORE UPDATE ON h FOR EACH ROW EXECUTE FUNCTION fz_noupdate();
 
 -- logging triggers: TG_ARGV[0] is the log table
 CREATE FUNCTION fz_log() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -405,9 +411,35 @@ sub func
 }
 sub insert_plain { return "INSERT INTO {T} VALUES " . cells(); }
 
+# UPDATE: refused by wide when it meets a cell (the heap twin's first
+# BEFORE UPDATE ROW trigger says the same)
+sub update
+{
+	my $c = rnd(3);
+	return "UPDATE {T} a SET value = a.value || 'u' WHERE " . dwhere('a') . returning('a') if $c < 1;
+	return "UPDATE {V} a SET value = 'u' WHERE " . pred('a') if $c < 2;
+	return "MERGE INTO {T} a USING (SELECT DISTINCT ON (k) * FROM src ORDER BY k, n) s ON a.row_key = s.k AND a.qualifier = s.q AND a.family <> 'mv'"
+	  . " WHEN MATCHED THEN UPDATE SET value = 'mu'";
+}
+
+# COPY FROM STDIN, the rows inline; a step of its own (in a failed
+# transaction psql would read the rows as SQL)
+sub copy
+{
+	my %s;
+	my @rows;
+	for (0 .. rnd(6))
+	{
+		my @c = (pick(@keys), pick('cf', 'g', 'mv'), pick(@quals), rnd(6), pick(@vals) . rnd(3));
+		push @rows, join("\t", @c) unless $s{"@c[0..3]"}++;
+	}
+	return "COPY {T} FROM STDIN;\n" . join("\n", @rows) . "\n\\.";
+}
+
 sub single
 {
-	my $c = rnd(20);
+	my $c = rnd(21);
+	return update() if $c == 20;
 	return insert() if $c < 7;
 	return gen_delete() if $c < 14;
 	return cte() if $c < 16;
@@ -419,6 +451,7 @@ sub single
 sub step
 {
 	my $c = rnd(20);
+	return [ copy() ] if $c == 0;
 	return [ single() ] if $c < 12;
 	if ($c < 18)
 	{
@@ -457,7 +490,7 @@ for my $i (0 .. $#steps)
 		{
 			my $x = inst($st, $s);
 			$x = "SELECT count(*) FROM (SELECT 1) x" if $s eq 'H' && $x =~ /wide\.compact/;
-			$script .= "$x;\n\\echo '\@s' :SQLSTATE :ROW_COUNT\n";
+			$script .= ($x =~ /\\\.$/ ? "$x\n" : "$x;\n") . "\\echo '\@s' :SQLSTATE :ROW_COUNT\n";
 			$nstmts++ if $s eq 'W';
 		}
 	}
