@@ -14,6 +14,16 @@
  * written before it.  The scan does not see its own statement's tombstones
  * (they carry the statement's command id).
  *
+ * As for a heap tuple, a cell this statement already deleted is
+ * TM_SelfModified when deleted again (a join returning it twice, two
+ * DELETEs of the table in one statement, MERGE with two source rows): it is
+ * counted, returned and shown to BEFORE ROW DELETE triggers once.  A cell is
+ * known as deleted by its ring slot and, when the plan may return it twice
+ * from different scans (a rescanned inner side), by its coordinates.
+ * MERGE's WHEN MATCHED, BEFORE ROW DELETE triggers (which "lock" the cell)
+ * and OLD TABLE transition tables fetch the cell the scan returned: the
+ * values are then kept, as for RETURNING.
+ *
  * A plan that scans more than WIDE_DELETE_RING cells of the table before
  * deleting one of them (say, a hash join that builds on the wide table)
  * gets a clear error for that cell, never a wrong delete; plain DELETE ...

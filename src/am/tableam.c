@@ -489,7 +489,9 @@ wide_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
  * Cells have no row locks: a delete is a tombstone written blindly, which
  * wins over the writes before it.  A logical replication worker "locks"
  * the cell it found by its replica identity index before deleting it
- * (RelationFindReplTupleByIndex): that cell is there, as it found it.
+ * (RelationFindReplTupleByIndex): that cell is there, as it found it.  So
+ * does a DELETE or MERGE with a BEFORE ROW DELETE trigger
+ * (GetTupleForTrigger) "lock" the cell its scan returned.
  */
 static TM_Result
 wide_tuple_lock(Relation rel, ItemPointer tid, Snapshot snapshot,
@@ -504,7 +506,6 @@ wide_tuple_lock(Relation rel, ItemPointer tid, Snapshot snapshot,
 		tmfd->traversed = false;
 		return TM_Ok;
 	}
-	/* so does a DELETE or MERGE with a BEFORE ROW DELETE trigger (delete.c) */
 	if (WideDeleteTracking(rel) && WideDeleteLock(rel, tid, cid, slot, tmfd, &result))
 		return result;
 	not_supported(rel, "locking cells (SELECT ... FOR UPDATE/SHARE)", NULL);
