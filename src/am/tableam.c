@@ -475,8 +475,7 @@ wide_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 				  Snapshot snapshot, Snapshot crosscheck, bool wait,
 				  TM_FailureData *tmfd, bool changingPart)
 {
-	WideDeleteCell(rel, tid);
-	return TM_Ok;
+	return WideDeleteCell(rel, tid, cid, tmfd);
 }
 
 static TM_Result
@@ -493,7 +492,9 @@ wide_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
  * Cells have no row locks: a delete is a tombstone written blindly, which
  * wins over the writes before it.  A logical replication worker "locks"
  * the cell it found by its replica identity index before deleting it
- * (RelationFindReplTupleByIndex): that cell is there, as it found it.
+ * (RelationFindReplTupleByIndex): that cell is there, as it found it.  So
+ * does a DELETE or MERGE with a BEFORE ROW DELETE trigger
+ * (GetTupleForTrigger) "lock" the cell its scan returned.
  */
 static TM_Result
 wide_tuple_lock(Relation rel, ItemPointer tid, Snapshot snapshot,
@@ -501,8 +502,15 @@ wide_tuple_lock(Relation rel, ItemPointer tid, Snapshot snapshot,
 				LockWaitPolicy wait_policy, uint8 flags,
 				TM_FailureData *tmfd)
 {
+	TM_Result	result;
+
 	if (IsLogicalWorker() && WideDeleteFetch(rel, tid, slot))
+	{
+		tmfd->traversed = false;
 		return TM_Ok;
+	}
+	if (WideDeleteTracking(rel) && WideDeleteLock(rel, tid, cid, slot, tmfd, &result))
+		return result;
 	not_supported(rel, "locking cells (SELECT ... FOR UPDATE/SHARE)", NULL);
 }
 
