@@ -12,6 +12,7 @@ OBJS = \
 	src/am/keyindex.o \
 	src/am/movein.o \
 	src/am/policynote.o \
+	src/am/progress.o \
 	src/am/publication.o \
 	src/am/scan_agg.o \
 	src/am/scan_pushdown.o \

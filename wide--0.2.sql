@@ -731,6 +731,30 @@ LANGUAGE C STRICT;
 COMMENT ON FUNCTION wide.compact(regclass, boolean) IS
   'flush the write area and merge runs (all of them with major => true)';
 
+-- Wide's phases of the VACUUM and COPY commands running now (am/progress.c
+-- keeps them in progress parameters the heap's views do not use).
+CREATE FUNCTION wide.progress(OUT pid int, OUT relation regclass, OUT command text,
+                              OUT phase text, OUT compactions bigint,
+                              OUT pages_truncated bigint)
+RETURNS SETOF record
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT p.pid, p.relid::regclass, c.command,
+         (ARRAY['flushing the write area', 'compacting runs', 'merging runs to drop deletes',
+                'rewriting runs to freeze', 'sweeping orphaned pages', 'giving the free tail back',
+                'updating statistics', 'flushing the write area', 'sorting and writing the last run'])[p.param11],
+         CASE c.command WHEN 'VACUUM' THEN p.param12 END,
+         CASE c.command WHEN 'VACUUM' THEN p.param13 END
+    FROM unnest(ARRAY['VACUUM', 'COPY']) c(command),
+         LATERAL pg_stat_get_progress_info(c.command) p
+   WHERE p.param11 > 0
+     AND EXISTS (SELECT FROM pg_class r JOIN pg_am a ON a.oid = r.relam
+                  WHERE r.oid = p.relid AND a.amname = 'wide')
+$$;
+COMMENT ON FUNCTION wide.progress() IS
+  'the phase of each VACUUM and COPY of a wide table running now (also in pg_stat_progress_vacuum and pg_stat_progress_copy)';
+
 CREATE FUNCTION wide.stats(tbl regclass,
                            OUT write_area_pages bigint, OUT runs int,
                            OUT cells bigint, OUT raw_bytes bigint,

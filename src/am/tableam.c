@@ -517,8 +517,11 @@ wide_tuple_lock(Relation rel, ItemPointer tid, Snapshot snapshot,
 static void
 wide_finish_bulk_insert(Relation rel, int options)
 {
+	WideProgressCopyPhase(WIDE_PROGRESS_COPY_FLUSH);
 	WideMaybeFlush(rel, WidePendingWrite(rel));
+	WideProgressCopyPhase(WIDE_PROGRESS_COPY_WRITE);
 	WideBulkFinish(rel);
+	WideProgressCopyPhase(WIDE_PROGRESS_NONE);
 }
 
 /* ----------------------------------------------------------------
