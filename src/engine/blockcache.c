@@ -34,6 +34,7 @@ int			wide_block_cache_size = 64 * 1024;	/* kB */
 typedef struct CacheKey
 {
 	RelFileNode node;
+	uint64		epoch;			/* the storage's epoch (WideStorageEpoch) */
 	uint32		segid;
 	uint32		kind;
 	uint64		max_seq;
@@ -123,7 +124,7 @@ evict(Size limit)
  * WideCacheLookup -- find and pin a cached object; NULL if absent.
  */
 WideCacheEntry *
-WideCacheLookup(RelFileNode node, uint32 segid, uint64 max_seq, uint32 kind,
+WideCacheLookup(RelFileNode node, uint64 epoch, uint32 segid, uint64 max_seq, uint32 kind,
 				uint64 offset, void **object)
 {
 	CacheKey	key;
@@ -133,6 +134,7 @@ WideCacheLookup(RelFileNode node, uint32 segid, uint64 max_seq, uint32 kind,
 		cache_init();
 	memset(&key, 0, sizeof(key));
 	key.node = node;
+	key.epoch = epoch;
 	key.segid = segid;
 	key.kind = kind;
 	key.max_seq = max_seq;
@@ -164,7 +166,7 @@ WideCacheNewContext(void)
  * dropped and the cached one returned.
  */
 WideCacheEntry *
-WideCacheInsert(RelFileNode node, uint32 segid, uint64 max_seq, uint32 kind,
+WideCacheInsert(RelFileNode node, uint64 epoch, uint32 segid, uint64 max_seq, uint32 kind,
 				uint64 offset, MemoryContext cxt, void **object)
 {
 	CacheKey	key;
@@ -173,6 +175,7 @@ WideCacheInsert(RelFileNode node, uint32 segid, uint64 max_seq, uint32 kind,
 
 	memset(&key, 0, sizeof(key));
 	key.node = node;
+	key.epoch = epoch;
 	key.segid = segid;
 	key.kind = kind;
 	key.max_seq = max_seq;
