@@ -65,4 +65,27 @@ INSERT INTO tr4 SELECT 'r' || i, 'cf', 'q3', 1, 3 * i FROM generate_series(1, 50
 SELECT qualifier, sum(value) FROM tr4 GROUP BY 1;
 COMMIT;
 SELECT qualifier, sum(value) FROM tr4 GROUP BY 1;
-DROP TABLE tr, tr2, tr3, tr4;
+-- a TRUNCATE in a subtransaction gets a new relfilenode; rolled back, the
+-- table reads its contents before it again, and a reset after that is read
+-- right too
+BEGIN;
+CREATE TABLE tr5 (row_key text, family text, qualifier text, ts int8, value int8) USING wide;
+SELECT wide.create_family('tr5', 'cf');
+INSERT INTO tr5 SELECT 'r' || i, 'cf', 'q1', 1, i FROM generate_series(1, 5000) i;
+SELECT sum(value) FROM tr5;
+SAVEPOINT s;
+TRUNCATE tr5;
+INSERT INTO tr5 SELECT 'r' || i, 'cf', 'q2', 1, 2 * i FROM generate_series(1, 5000) i;
+SELECT wide.compact('tr5', major => true);
+SELECT qualifier, sum(value) FROM tr5 GROUP BY 1;
+ROLLBACK TO SAVEPOINT s;
+SELECT qualifier, sum(value) FROM tr5 GROUP BY 1;
+TRUNCATE tr5;
+INSERT INTO tr5 SELECT 'r' || i, 'cf', 'q3', 1, 3 * i FROM generate_series(1, 5000) i;
+SELECT qualifier, sum(value) FROM tr5 GROUP BY 1;
+COMMIT;
+SELECT qualifier, sum(value) FROM tr5 GROUP BY 1;
+-- VACUUM FULL writes a new relfilenode; the table reads the same
+VACUUM FULL tr5;
+SELECT qualifier, sum(value) FROM tr5 GROUP BY 1;
+DROP TABLE tr, tr2, tr3, tr4, tr5;
