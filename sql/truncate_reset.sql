@@ -88,4 +88,17 @@ SELECT qualifier, sum(value) FROM tr5 GROUP BY 1;
 -- VACUUM FULL writes a new relfilenode; the table reads the same
 VACUUM FULL tr5;
 SELECT qualifier, sum(value) FROM tr5 GROUP BY 1;
-DROP TABLE tr, tr2, tr3, tr4, tr5;
+-- a temporary table, reset in place, is read right (its blocks stay in the
+-- backend's cache, never in the shared one)
+BEGIN;
+CREATE TEMP TABLE tr6 (row_key text, family text, qualifier text, ts int8, value int8) USING wide;
+SELECT wide.create_family('tr6', 'cf');
+INSERT INTO tr6 SELECT 'r' || i, 'cf', 'q1', 1, i FROM generate_series(1, 5000) i;
+SELECT wide.compact('tr6', major => true);
+SELECT qualifier, sum(value) FROM tr6 GROUP BY 1;
+TRUNCATE tr6;
+INSERT INTO tr6 SELECT 'r' || i, 'cf', 'q2', 1, 2 * i FROM generate_series(1, 5000) i;
+SELECT wide.compact('tr6', major => true);
+COMMIT;
+SELECT qualifier, sum(value) FROM tr6 GROUP BY 1;
+DROP TABLE tr, tr2, tr3, tr4, tr5, tr6;

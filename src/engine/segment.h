@@ -252,12 +252,12 @@ extern bool WideSegmentWindowStart(Relation rel, const WideRunData *run,
 								   int nrows, StringInfo out);
 
 /* blockcache.c */
-extern WideCacheEntry *WideCacheLookup(RelFileNode node, uint64 epoch,
+extern WideCacheEntry *WideCacheLookup(Relation rel, uint64 epoch,
 									   uint32 segid,
 									   uint64 max_seq, uint32 kind,
 									   uint64 offset, void **object);
 extern MemoryContext WideCacheNewContext(void);
-extern WideCacheEntry *WideCacheInsert(RelFileNode node, uint64 epoch,
+extern WideCacheEntry *WideCacheInsert(Relation rel, uint64 epoch,
 									   uint32 segid,
 									   uint64 max_seq, uint32 kind,
 									   uint64 offset, MemoryContext cxt,

@@ -280,7 +280,7 @@ WideSegmentOpen(Relation rel, const WideRunData *run, WideCacheEntry **pin)
 	WideSegment *seg;
 	uint64		epoch = WideStorageEpoch(rel);
 
-	*pin = WideCacheLookup(rel->rd_node, epoch, run->segid, run->max_seq,
+	*pin = WideCacheLookup(rel, epoch, run->segid, run->max_seq,
 						   CACHE_SEGMENT, 0, &obj);
 	if (*pin)
 		return (WideSegment *) obj;
@@ -303,7 +303,7 @@ WideSegmentOpen(Relation rel, const WideRunData *run, WideCacheEntry **pin)
 						run->root);
 	seg->epoch = epoch;
 	obj = seg;
-	*pin = WideCacheInsert(rel->rd_node, epoch, run->segid, run->max_seq,
+	*pin = WideCacheInsert(rel, epoch, run->segid, run->max_seq,
 						   CACHE_SEGMENT, 0, cxt, &obj);
 	return (WideSegment *) obj;
 }
@@ -411,7 +411,11 @@ read_data_block(Relation rel, const WideSegment *seg, const WideIndexEntry *e,
 	Size		len;
 
 	blk->seeks = 0;
-	blk->mem = WideSharedCacheGet(rel->rd_node, seg->epoch, seg->segid, seg->max_seq,
+	/* a temporary table's blocks are its backend's alone */
+	if (RelationUsesLocalBuffers(rel))
+		share = false;
+	blk->mem = RelationUsesLocalBuffers(rel) ? NULL :
+		WideSharedCacheGet(rel->rd_node, seg->epoch, seg->segid, seg->max_seq,
 								  CACHE_DATA, e->offset, e->length,
 								  &len, &meta);
 	if (blk->mem != NULL)
@@ -455,19 +459,21 @@ open_index(Relation rel, const WideSegment *seg, const WideIndexEntry *e,
 	WideIndex  *idx;
 	WideSharedMeta meta;
 
-	*pin = WideCacheLookup(rel->rd_node, seg->epoch, seg->segid, seg->max_seq,
+	*pin = WideCacheLookup(rel, seg->epoch, seg->segid, seg->max_seq,
 						   CACHE_INDEX, e->offset, &obj);
 	if (*pin)
 		return (WideIndex *) obj;
 	cxt = WideCacheNewContext();
 	old = MemoryContextSwitchTo(cxt);
-	raw = WideSharedCacheGet(rel->rd_node, seg->epoch, seg->segid, seg->max_seq,
-							 CACHE_INDEX, e->offset, e->length, &rawlen, &meta);
+	raw = RelationUsesLocalBuffers(rel) ? NULL :
+		WideSharedCacheGet(rel->rd_node, seg->epoch, seg->segid, seg->max_seq,
+						   CACHE_INDEX, e->offset, e->length, &rawlen, &meta);
 	if (raw == NULL)
 	{
 		raw = WideSegmentReadBlock(rel, seg, e->offset, e->length, &rawlen);
 		memset(&meta, 0, sizeof(meta));
-		WideSharedCachePut(rel->rd_node, seg->epoch, seg->segid, seg->max_seq, CACHE_INDEX,
+		if (!RelationUsesLocalBuffers(rel))
+			WideSharedCachePut(rel->rd_node, seg->epoch, seg->segid, seg->max_seq, CACHE_INDEX,
 						   e->offset, e->length, raw, rawlen, &meta);
 	}
 	idx = WideIndexDecode(raw, rawlen, true);
@@ -478,7 +484,7 @@ open_index(Relation rel, const WideSegment *seg, const WideIndexEntry *e,
 		stream_corrupt(rel, seg, "bad index block", e->offset);
 	}
 	obj = idx;
-	*pin = WideCacheInsert(rel->rd_node, seg->epoch, seg->segid, seg->max_seq,
+	*pin = WideCacheInsert(rel, seg->epoch, seg->segid, seg->max_seq,
 						   CACHE_INDEX, e->offset, cxt, &obj);
 	return (WideIndex *) obj;
 }
@@ -509,7 +515,7 @@ open_block(Relation rel, const WideSegment *seg, const WideIndexEntry *e,
 				old;
 	WideRawBlock *blk;
 
-	*pin = WideCacheLookup(rel->rd_node, seg->epoch, seg->segid, seg->max_seq,
+	*pin = WideCacheLookup(rel, seg->epoch, seg->segid, seg->max_seq,
 						   CACHE_DATA, e->offset, &obj);
 	if (*pin)
 		return (WideRawBlock *) obj;
@@ -525,7 +531,7 @@ open_block(Relation rel, const WideSegment *seg, const WideIndexEntry *e,
 	read_data_block(rel, seg, e, blk, true);
 	MemoryContextSwitchTo(old);
 	obj = blk;
-	*pin = WideCacheInsert(rel->rd_node, seg->epoch, seg->segid, seg->max_seq,
+	*pin = WideCacheInsert(rel, seg->epoch, seg->segid, seg->max_seq,
 						   CACHE_DATA, e->offset, cxt, &obj);
 	return (WideRawBlock *) obj;
 }
@@ -567,7 +573,7 @@ open_rows(Relation rel, const WideSegment *seg, uint64 seq_base,
 	WideRawBlock *blk;
 	WideBlockRows *rows;
 
-	*pin = WideCacheLookup(rel->rd_node, seg->epoch, seg->segid, seg->max_seq,
+	*pin = WideCacheLookup(rel, seg->epoch, seg->segid, seg->max_seq,
 						   CACHE_ROWS, e->offset, &obj);
 	if (*pin)
 		return (WideBlockRows *) obj;
@@ -584,7 +590,7 @@ open_rows(Relation rel, const WideSegment *seg, uint64 seq_base,
 		stream_corrupt(rel, seg, "bad data block", e->offset);
 	}
 	obj = rows;
-	*pin = WideCacheInsert(rel->rd_node, seg->epoch, seg->segid, seg->max_seq,
+	*pin = WideCacheInsert(rel, seg->epoch, seg->segid, seg->max_seq,
 						   CACHE_ROWS, e->offset, cxt, &obj);
 	return (WideBlockRows *) obj;
 }

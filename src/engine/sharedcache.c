@@ -29,7 +29,7 @@
  * connection's first reads of a block; FIFO serves those as well as LRU
  * would, with no bookkeeping on a hit.
  *
- * Keys are blockcache.c's: (relfilenode, the storage's epoch, segment id,
+ * Keys are blockcache.c's but the backend: (relfilenode, the storage's epoch, segment id,
  * the segment's largest stored sequence number, kind, offset).  A segment
  * never changes once written, its id is never reused within one epoch of
  * the storage, and an epoch is a sequence number taken when the metapage
@@ -38,7 +38,9 @@
  * block's bytes for the life of the server; an entry also keeps the block's stored
  * length, which a lookup must match.  Shared memory is reset by a crash
  * restart.  Only blocks read through the segment reader's cached paths are
- * put here; wide.verify reads the pages (WideSegmentReadBlock).
+ * put here; wide.verify reads the pages (WideSegmentReadBlock).  A temporary
+ * table's blocks are not: no other backend can read them, and its
+ * relfilenode may be a permanent relation's too (the key has no backend).
  *
  * Concurrency.  A lookup holds its partition's lock shared while it copies
  * the payload into backend memory; an insert holds it exclusive while it
