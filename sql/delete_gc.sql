@@ -60,6 +60,7 @@ INSERT INTO forms VALUES
   ('DELETE FROM d WHERE value IN (1, 11, 22)'),
   ('DELETE FROM d USING (VALUES (1), (11), (12)) v(x) WHERE d.value = v.x'),
   ('WITH x AS (DELETE FROM d WHERE value IN (1, 21) RETURNING value) SELECT count(*) FROM x'),
+  ('DO $x$ BEGIN BEGIN DELETE FROM d WHERE value = 1; RAISE EXCEPTION ''boom''; EXCEPTION WHEN others THEN NULL; END; DELETE FROM d WHERE value = 2; END $x$'),
   ('SELECT wide.delete_cells(''d'', ''r'', ''f'', ''q'', T1, T1 + 1)'),
   ('SELECT wide.delete_cells(''d'', ''r'', ''f'', ''q'', T2)'),
   ('SELECT wide.delete_cells(''d'', ''r'', ''f'', ''q'')'),

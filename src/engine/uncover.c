@@ -227,6 +227,7 @@ typedef struct Noted
 static MemoryContext batch_cxt = NULL;
 static Oid	batch_relid = InvalidOid;
 static Snapshot batch_snapshot = NULL;	/* the DELETE's (its QueryDesc's) */
+static SubTransactionId batch_subid = InvalidSubTransactionId;
 static Noted *batch = NULL;
 static int	nbatch = 0;
 static bool batch_callbacks = false;
@@ -256,8 +257,11 @@ static void
 batch_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 					   SubTransactionId parentSubid, void *arg)
 {
-	if (event == SUBXACT_EVENT_ABORT_SUB)
+	/* the notes of the aborted subtransaction or of one inside it */
+	if (event == SUBXACT_EVENT_ABORT_SUB && nbatch > 0 && batch_subid >= mySubid)
 		batch_forget();
+	else if (event == SUBXACT_EVENT_COMMIT_SUB && batch_subid == mySubid)
+		batch_subid = parentSubid;
 }
 
 static int
@@ -333,6 +337,7 @@ WideUncoverNote(Relation rel, const WideSchema *schema, Snapshot snapshot,
 		batch = MemoryContextAlloc(batch_cxt, sizeof(Noted) * WIDE_UNCOVER_BATCH);
 	batch_relid = RelationGetRelid(rel);
 	batch_snapshot = snapshot;
+	batch_subid = GetCurrentSubTransactionId();
 	n = &batch[nbatch++];
 	n->del = *del;
 	n->del.key = MemoryContextAlloc(batch_cxt, Max(del->keylen, 1));
