@@ -9,8 +9,9 @@ An upgrade script that turns an installed wide OLD into NEW:
      CREATE OR REPLACE, and every COMMENT, and the CREATE ACCESS METHOD /
      CREATE OPERATOR CLASS statements of access methods and operator
      classes OLD does not have (those have no OR REPLACE; the ones OLD
-     has are kept as they are); other statements (the schema grant) exist
-     already.
+     has are kept as they are); and every GRANT and REVOKE (a function
+     kept from OLD keeps its ACL, so NEW's are applied again); other
+     statements exist already.
 Signatures are read from a server: both versions must be installed
 (make install) and PSQL (default "psql") must reach a server where this
 user may create databases.  test/t/009_upgrade.pl checks the result: an
@@ -73,7 +74,7 @@ out.append('')
 text = open(os.path.join(root, 'wide--%s.sql' % new)).read()
 # statements start at column 0; a function body may hold anything between
 # its dollar quotes, so split on the top-level keywords only
-chunks = re.split(r'(?m)^(?=CREATE |COMMENT ON |GRANT )', text)
+chunks = re.split(r'(?m)^(?=CREATE |COMMENT ON |GRANT |REVOKE )', text)
 for c in chunks:
     if c.startswith('CREATE FUNCTION '):
         out.append('CREATE OR REPLACE FUNCTION ' + c[len('CREATE FUNCTION '):].rstrip() + '\n')
@@ -81,7 +82,7 @@ for c in chunks:
         out.append('CREATE OR REPLACE PROCEDURE ' + c[len('CREATE PROCEDURE '):].rstrip() + '\n')
     elif c.startswith('CREATE AGGREGATE '):
         out.append('CREATE OR REPLACE AGGREGATE ' + c[len('CREATE AGGREGATE '):].rstrip() + '\n')
-    elif c.startswith('COMMENT ON '):
+    elif c.startswith('COMMENT ON ') or c.startswith('GRANT ') or c.startswith('REVOKE '):
         out.append(c.rstrip() + '\n')
     elif c.startswith('CREATE ACCESS METHOD '):
         name = c.split()[3]
