@@ -320,6 +320,15 @@ RETURNS void
 AS 'MODULE_PATHNAME', 'wide_remote_family'
 LANGUAGE C;
 
+-- A move to a node of a tablet of a published parent is refused before it
+-- starts: the node's writes would never reach the subscribers
+-- (src/am/publication.c).
+CREATE FUNCTION wide._refuse_published_remote(parent regclass)
+RETURNS void
+AS 'MODULE_PATHNAME', 'wide_refuse_published_remote'
+LANGUAGE C STRICT;
+REVOKE EXECUTE ON FUNCTION wide._refuse_published_remote(regclass) FROM PUBLIC;
+
 -- ... and the creation of its table there, with its family catalog.
 CREATE FUNCTION wide._remote_create_tablet(tablet regclass, catalog jsonb)
 RETURNS void
@@ -2215,6 +2224,9 @@ BEGIN
     RAISE EXCEPTION 'a split or move of a tablet of % is unfinished', parent
       USING ERRCODE = 'object_not_in_prerequisite_state',
             HINT = 'Run CALL wide.resume_tablet_ops() to finish or roll it back.';
+  END IF;
+  IF op = 'move' AND to_node <> 'local' THEN
+    PERFORM wide._refuse_published_remote(parent);
   END IF;
   IF EXISTS (SELECT FROM pg_partitioned_table WHERE partrelid = parent AND partdefid <> 0) THEN
     RAISE EXCEPTION 'table % has a default partition', parent

@@ -14,8 +14,9 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 
 my $coord = PostgreSQL::Test::Cluster->new('coord');
-$coord->init;
-$coord->append_conf('postgresql.conf', "max_prepared_transactions = 10\n");
+$coord->init(allows_streaming => 'logical');
+$coord->append_conf('postgresql.conf',
+	"max_prepared_transactions = 10\nshared_preload_libraries = 'wide'\n");
 $coord->start;
 my $n1 = PostgreSQL::Test::Cluster->new('n1');
 $n1->init;
@@ -141,5 +142,33 @@ is($n1->safe_psql('postgres',
 	'm', 'the owner dropped a family on the node');
 is($coord->safe_psql('postgres', q{SELECT * FROM wide._remote_query('n1', 'SELECT 1')}), '1',
 	'a superuser runs a query on the node');
+
+# a parent of tablets that is published gets no remote tablet (issue 24,
+# defect 5): its node's writes would never reach the subscribers
+$coord->safe_psql('postgres', q{
+	CREATE TABLE pubm (LIKE dist) PARTITION BY RANGE (row_key);
+	SELECT wide.create_family('pubm', 'm');
+	SELECT wide.create_tablets('pubm', ARRAY['m'], ARRAY['local', 'local']);
+	INSERT INTO pubm VALUES ('a', 'm', 'q', 1, 1), ('z', 'm', 'q', 1, 2);
+	CREATE PUBLICATION pm FOR TABLE pubm WITH (publish_via_partition_root);
+	CREATE TABLE pubc (LIKE dist) PARTITION BY RANGE (row_key);
+	CREATE PUBLICATION pc FOR TABLE pubc;
+});
+my ($ret, $out, $err) = $coord->psql('postgres', q{CALL wide.move_tablet('pubm', 'pubm_2', 'n1')});
+like($err, qr/cannot move a tablet of table "public.pubm" to a node: it is published/,
+	'a tablet of a published parent is not moved to a node');
+is($coord->safe_psql('postgres', q{SELECT string_agg(relname, ',' ORDER BY relname) FROM pg_class WHERE relname LIKE 'pubm%'}),
+	'pubm,pubm_1,pubm_2', 'the refused move made nothing here');
+($ret, $out, $err) = $coord->psql('postgres',
+	q{SELECT wide.create_tablets('pubc', ARRAY[]::text[], ARRAY['n1'])});
+like($err, qr/cannot publish table "(public\.)?pubc": it has remote tablets/,
+	'a published parent gets no remote tablet from create_tablets');
+is($n1->safe_psql('postgres', q{SELECT count(*) FROM pg_class WHERE relname LIKE 'pub%'}), '0',
+	'nothing was made on the node');
+($ret, $out, $err) = $coord->psql('postgres', q{CREATE PUBLICATION pd FOR TABLE dist WITH (publish_via_partition_root)});
+like($err, qr/cannot publish table "(public\.)?dist": it has remote tablets/,
+	'a parent with a remote tablet is not published');
+$coord->safe_psql('postgres', q{DROP PUBLICATION pm; CALL wide.move_tablet('pubm', 'pubm_2', 'n1')});
+is($coord->safe_psql('postgres', q{SELECT count(*) FROM pubm}), '2', 'unpublished, the tablet moves');
 
 done_testing();
