@@ -255,6 +255,18 @@ RETURNS void
 AS 'MODULE_PATHNAME', 'wide_check_owner'
 LANGUAGE C STABLE;
 
+-- The hint of an unknown family's error: the table's families, so that a
+-- misspelled name is seen at once.
+CREATE FUNCTION wide._family_hint(doc jsonb)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT CASE WHEN count(*) = 0 THEN 'The table has no column families yet.'
+              ELSE 'Its column families: ' || string_agg(quote_ident(f), ', ' ORDER BY f) || '.' END
+    FROM jsonb_object_keys(coalesce($1->'families', '{}')) f
+$$;
+
 -- Lock a wide table for a family change and return its catalog document.
 CREATE FUNCTION wide._lock_catalog(tbl regclass)
 RETURNS jsonb
@@ -454,7 +466,7 @@ DECLARE
 BEGIN
   IF old IS NULL THEN
     RAISE EXCEPTION 'column family "%" does not exist in wide table %', family, tbl
-      USING ERRCODE = 'undefined_object';
+      USING ERRCODE = 'undefined_object', HINT = wide._family_hint(doc);
   END IF;
   doc := jsonb_set(doc, ARRAY['families', family],
                    wide._family_entry(tbl, family, (old->>'id')::bigint,
@@ -484,7 +496,7 @@ DECLARE
 BEGIN
   IF NOT doc->'families' ? family THEN
     RAISE EXCEPTION 'column family "%" does not exist in wide table %', family, tbl
-      USING ERRCODE = 'undefined_object';
+      USING ERRCODE = 'undefined_object', HINT = wide._family_hint(doc);
   END IF;
   IF EXISTS (SELECT FROM jsonb_each(doc->'families') f
              WHERE f.value->'rollup'->>'source' = family) THEN
@@ -1445,7 +1457,7 @@ BEGIN
   END IF;
   IF NOT (wide.family_catalog_of(tbl)->'families') ? family THEN
     RAISE EXCEPTION 'column family "%" does not exist in wide table %', family, tbl
-      USING ERRCODE = 'undefined_object';
+      USING ERRCODE = 'undefined_object', HINT = wide._family_hint(wide.family_catalog_of(tbl));
   END IF;
   SELECT string_agg(format('(array_agg(%I%s) FILTER (WHERE %I = %L))[1] AS %I',
                            c[5], CASE per WHEN 'row' THEN format(' ORDER BY %I DESC', c[4]) ELSE '' END,
