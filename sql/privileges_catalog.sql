@@ -41,6 +41,8 @@ SELECT p.oid, p.oid::regprocedure::text AS fn, p.proname, p.prokind, p.prolang, 
  WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
    AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'wide');
 SELECT internal, public_exec, count(*) FROM ext_fn GROUP BY 1, 2 ORDER BY 1, 2;
+-- (function names unaligned, so that a change of schema changes only them)
+\pset format unaligned
 
 -- never open: the C functions that run the SQL they are given on a node
 SELECT fn, public_exec FROM ext_fn
@@ -63,6 +65,7 @@ SELECT f.fn,
             ELSE 'UNEXPECTED: nothing open to PUBLIC calls it' END AS why
   FROM ext_fn f WHERE f.internal AND f.public_exec ORDER BY f.fn;
 
+\pset format aligned
 -- the roles get no internal function beyond those open to PUBLIC
 SELECT r.rolname, count(*) FILTER (WHERE has_function_privilege(r.oid, f.oid, 'EXECUTE')) AS may_execute,
        count(*) FILTER (WHERE f.internal AND has_function_privilege(r.oid, f.oid, 'EXECUTE')
@@ -105,12 +108,14 @@ CREATE TEMP TABLE pc_calls AS
   SELECT f.fn, f.prokind, cardinality(f.proargtypes::oid[]) AS nargs FROM ext_fn f
    WHERE f.internal AND f.public_exec AND f.proargtypes[0] = 'regclass'::regtype;
 GRANT SELECT ON pc_calls TO PUBLIC;
+\pset format unaligned
 SET ROLE regress_pc_si;
 SELECT fn, pc_try(fn::regprocedure, nargs, prokind) FROM pc_calls ORDER BY fn;
 RESET ROLE;
 SET ROLE regress_pc_none;
 SELECT fn, pc_try(fn::regprocedure, nargs, prokind) FROM pc_calls ORDER BY fn;
 RESET ROLE;
+\pset format aligned
 SELECT (SELECT string_agg(pc::text, ',' ORDER BY row_key) FROM pc) = cells AS cells_unchanged,
        wide.family_catalog_of('pc')::text = catalog AS catalog_unchanged
   FROM pc_before;
