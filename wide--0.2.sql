@@ -1797,6 +1797,36 @@ AS $$ SELECT * FROM wide.read_rows(tbl, prefix => prefix || '#', "limit" => n,
 COMMENT ON FUNCTION wide.read_latest(anyelement, bytea, bigint, jsonb, boolean) IS
   'read_latest, with bytea keys';
 
+-- A qualifier in a bytea column may be any bytes.  read_modify_write_row
+-- takes it as bytea too (the same C function reads either type), and
+-- column_range builds its bounds as {"base64": ...}, which the filter
+-- reads as bytes.  Their text forms are unchanged: a literal resolves to
+-- text, as before.
+CREATE FUNCTION wide.read_modify_write_row(tbl anyelement, row_key "any", family text,
+                                           qualifier bytea, append bytea DEFAULT NULL,
+                                           increment bigint DEFAULT NULL)
+RETURNS anyelement
+AS 'MODULE_PATHNAME', 'wide_read_modify_write_row'
+LANGUAGE C;
+COMMENT ON FUNCTION wide.read_modify_write_row(anyelement, "any", text, bytea, bytea, bigint) IS
+  'read_modify_write_row, with a bytea qualifier';
+
+CREATE FUNCTION wide.column_range(family text, start_qualifier bytea,
+                                  end_qualifier bytea DEFAULT NULL,
+                                  start_inclusive boolean DEFAULT true,
+                                  end_inclusive boolean DEFAULT false)
+RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT jsonb_build_object('column_range_filter', jsonb_strip_nulls(jsonb_build_object(
+       'family_name', family,
+       CASE WHEN start_inclusive THEN 'start_qualifier_closed' ELSE 'start_qualifier_open' END,
+       CASE WHEN start_qualifier IS NOT NULL THEN jsonb_build_object('base64',
+            pg_catalog.translate(pg_catalog.encode(start_qualifier, 'base64'), E'\n', '')) END,
+       CASE WHEN end_inclusive THEN 'end_qualifier_closed' ELSE 'end_qualifier_open' END,
+       CASE WHEN end_qualifier IS NOT NULL THEN jsonb_build_object('base64',
+            pg_catalog.translate(pg_catalog.encode(end_qualifier, 'base64'), E'\n', '')) END))) $$;
+COMMENT ON FUNCTION wide.column_range(text, bytea, bytea, boolean, boolean) IS
+  'row filter: the columns of a family between two qualifiers, as bytes';
+
 
 -- ----------------------------------------------------------------
 -- Split and move of tablets (docs/scale.md)

@@ -15,6 +15,7 @@
 #ifndef WIDE_AM_H
 #define WIDE_AM_H
 
+#include "access/tableam.h"
 #include "storage/buf.h"
 #include "storage/itemptr.h"
 #include "utils/relcache.h"
@@ -31,7 +32,12 @@ extern void WideInstallDeleteHooks(void);
 extern int	WideDeleteTracking(Relation rel);
 extern void WideDeleteRemember(Relation rel, const WideCell *cell, ItemPointer tid,
 							   int track);
-extern void WideDeleteCell(Relation rel, ItemPointer tid);
+struct TM_FailureData;
+extern TM_Result WideDeleteCell(Relation rel, ItemPointer tid, CommandId cid,
+								struct TM_FailureData *tmfd);
+extern bool WideDeleteLock(Relation rel, ItemPointer tid, CommandId cid,
+						   struct TupleTableSlot *slot, struct TM_FailureData *tmfd,
+						   TM_Result *result);
 extern bool WideDeleteFetch(Relation rel, ItemPointer tid, struct TupleTableSlot *slot);
 
 /* stmtwrite.c: when a statement's writes end */
@@ -91,5 +97,15 @@ extern void WideKeyCheckNewTable(Oid relid);
 /* tableam.c */
 struct TableAmRoutine;
 extern const struct TableAmRoutine *WideTableAmRoutine(void);
+
+/* policynote.c */
+extern void WidePolicyNoteWrites(Relation rel, const WideSchema *schema,
+								 const WideCell *cells, int n);
+extern void WidePolicyNoteReport(void);
+extern void WidePolicyNoteInstall(void);
+
+/* copyrow.c */
+struct TupleTableSlotOps;
+extern const struct TupleTableSlotOps *WideSlotOps(void);
 
 #endif							/* WIDE_AM_H */

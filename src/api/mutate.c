@@ -227,6 +227,7 @@ WideWriteRecords(Relation rel, WideCell *cells, int n)
 	WideCheckPrivileges(RelationGetRelid(rel), WideCellsPrivileges(cells, n));
 	for (i = 0; i < n; i++)
 		WideCheckCellText(schema, &cells[i]);
+	WidePolicyNoteWrites(rel, schema, cells, n);
 	/* with the records of rollups of their families (engine/rollup.c) */
 	cells = WideRollupExpand(rel, schema, cells, &n);
 	for (i = 0; i < n; i++)
