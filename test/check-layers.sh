@@ -72,6 +72,11 @@ if grep -qE '^[[:space:]]*#[[:space:]]*include' wide.h; then
 	bad=1
 fi
 
+# the same rules by calls, from the built objects (test/check-calls.py)
+if command -v python3 >/dev/null && command -v nm >/dev/null; then
+	python3 ../test/check-calls.py || bad=1
+fi
+
 if [ $bad -ne 0 ]; then
 	echo "layering check failed (see test/check-layers.sh)" >&2
 	exit 1

@@ -36,6 +36,7 @@
  */
 #include "postgres.h"
 
+#include "access/relation.h"
 #include "access/tableam.h"
 #include "access/xact.h"
 #include "catalog/pg_class.h"
@@ -49,10 +50,12 @@
 #include "utils/memutils.h"
 #include "utils/relcache.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 
 #include "engine/format.h"
 #include "engine/cell.h"
 #include "engine/schema.h"
+#include "engine/uncover.h"
 #include "engine/writearea.h"
 #include "am/am.h"
 
@@ -316,6 +319,25 @@ wide_ExecutorStart(QueryDesc *query, int eflags)
 		standard_ExecutorStart(query, eflags);
 }
 
+/* the DELETE statement running on rel, if any */
+static DeleteTarget *
+running_target(Relation rel)
+{
+	ListCell   *lc;
+
+	DeleteTarget *found = NULL;
+
+	/* the innermost one: a trigger's DELETE runs inside its statement's */
+	foreach(lc, targets)
+	{
+		DeleteTarget *t = lfirst(lc);
+
+		if (t->relid == RelationGetRelid(rel) && t->query->snapshot != NULL)
+			found = t;
+	}
+	return found;
+}
+
 static void
 wide_ExecutorEnd(QueryDesc *query)
 {
@@ -328,6 +350,11 @@ wide_ExecutorEnd(QueryDesc *query)
 
 		if (t->query == query)
 		{
+			/* the last batch of the columns it deleted (engine/uncover.c) */
+			Relation	rel = relation_open(t->relid, NoLock);
+
+			WideMaybeFlush(rel, WideUncoverFlush(rel));
+			relation_close(rel, NoLock);
 			targets = foreach_delete_current(targets, lc);
 			pfree(t);
 			ended = true;
@@ -617,6 +644,9 @@ WideDeleteCell(Relation rel, ItemPointer tid, CommandId cid,
 {
 	const WideSchema *schema = WideGetSchema(rel);
 	WideCell	c;
+	WideCell   *cells;
+	int			n = 1;
+	DeleteTarget *t;
 	RememberedCell *r;
 
 	if (!remembered(rel, tid, &c, NULL))
@@ -644,7 +674,19 @@ WideDeleteCell(Relation rel, ItemPointer tid, CommandId cid,
 	c.famid = WideFamilyForWrite(rel, schema, c.family, c.famlen)->id;
 	c.xmin = GetCurrentTransactionId();
 	c.cmin = GetCurrentCommandId(true);
-	WideMaybeFlush(rel, WideWriteAreaInsert(rel, &c, 1));
+	/*
+	 * with the versions its family's policy hides (engine/uncover.c): for a
+	 * DELETE statement, once its batch of columns is read; for a delete
+	 * without one (a logical replication worker's), at once
+	 */
+	if ((t = running_target(rel)) != NULL)
+	{
+		WideMaybeFlush(rel, WideWriteAreaInsert(rel, &c, 1));
+		WideMaybeFlush(rel, WideUncoverNote(rel, schema, t->query->snapshot, &c));
+		return TM_Ok;
+	}
+	cells = WideUncoverExpand(rel, schema, GetActiveSnapshot(), &c, &n);
+	WideMaybeFlush(rel, WideWriteAreaInsert(rel, cells, n));
 	return TM_Ok;
 }
 
