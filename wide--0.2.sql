@@ -307,15 +307,44 @@ $$;
 
 -- Statements on the node of a remote tablet, in a remote transaction
 -- prepared at the local PRE_COMMIT and committed after it (remote.c).
+-- They run the SQL they are given as the user mapping's node user, so
+-- only the extension's owner (a superuser) and superusers may call them:
+-- the tablet operations, which need them, are theirs anyway.
 CREATE FUNCTION wide._remote_exec(server text, tablet regclass, sql text)
 RETURNS void
 AS 'MODULE_PATHNAME', 'wide_remote_exec'
 LANGUAGE C;
+REVOKE EXECUTE ON FUNCTION wide._remote_exec(text, regclass, text) FROM PUBLIC;
 
 -- The first column of a query's rows on a node.
 CREATE FUNCTION wide._remote_query(server text, sql text)
 RETURNS SETOF text
 AS 'MODULE_PATHNAME', 'wide_remote_query'
+LANGUAGE C;
+REVOKE EXECUTE ON FUNCTION wide._remote_query(text, text) FROM PUBLIC;
+
+-- What the owner of a remote tablet may have done on its node, built from
+-- the catalog and checked in C (remote.c): a family change of its table
+-- there (fn: create_family, alter_family or drop_family; args: the
+-- arguments after the table, as text) ...
+CREATE FUNCTION wide._remote_family(tablet regclass, fn text, args text[])
+RETURNS void
+AS 'MODULE_PATHNAME', 'wide_remote_family'
+LANGUAGE C;
+
+-- A move to a node of a tablet of a published parent is refused before it
+-- starts: the node's writes would never reach the subscribers
+-- (src/am/publication.c).
+CREATE FUNCTION wide._refuse_published_remote(parent regclass)
+RETURNS void
+AS 'MODULE_PATHNAME', 'wide_refuse_published_remote'
+LANGUAGE C STRICT;
+REVOKE EXECUTE ON FUNCTION wide._refuse_published_remote(regclass) FROM PUBLIC;
+
+-- ... and the creation of its table there, with its family catalog.
+CREATE FUNCTION wide._remote_create_tablet(tablet regclass, catalog jsonb)
+RETURNS void
+AS 'MODULE_PATHNAME', 'wide_remote_create_tablet'
 LANGUAGE C;
 
 -- The remote tablets among the partitions of a table (postgres_fdw foreign
@@ -341,7 +370,7 @@ AS $$
 $$;
 
 -- Run a family change on every remote tablet of a table.
-CREATE FUNCTION wide._remote_families(tbl regclass, fn text, args text)
+CREATE FUNCTION wide._remote_families(tbl regclass, fn text, args text[])
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -350,7 +379,7 @@ DECLARE
   r record;
 BEGIN
   FOR r IN SELECT * FROM wide._remote_tablets(tbl) LOOP
-    PERFORM wide._remote_exec(r.server, r.tablet, format('SELECT %s(%L%s)', fn, r.remote, args));
+    PERFORM wide._remote_family(r.tablet, fn, args);
   END LOOP;
 END
 $$;
@@ -411,9 +440,8 @@ BEGIN
   PERFORM wide._store_catalog(tbl, doc);
   PERFORM wide.create_family(p, family, max_versions, max_age, gc, aggregate, gc_rule, rollup)
      FROM wide._partitions(tbl) p;
-  PERFORM wide._remote_families(tbl, 'wide.create_family',
-    format(', %L, %L::int, %L::interval, %L, %L, %L::jsonb, %L::jsonb',
-           family, max_versions, max_age, gc, aggregate, gc_rule, rollup));
+  PERFORM wide._remote_families(tbl, 'create_family',
+    ARRAY[family, max_versions::text, max_age::text, gc, aggregate, gc_rule::text, rollup::text]);
   -- a rollup of a family with data starts complete (each partition fills its own)
   IF rollup IS NOT NULL AND (SELECT relkind FROM pg_class WHERE oid = tbl) = 'r' THEN
     PERFORM wide._rollup_fill(tbl, family, NULL, NULL);
@@ -451,9 +479,8 @@ BEGIN
   PERFORM wide._store_catalog(tbl, doc);
   PERFORM wide.alter_family(p, family, max_versions, max_age, gc, gc_rule)
      FROM wide._partitions(tbl) p;
-  PERFORM wide._remote_families(tbl, 'wide.alter_family',
-    format(', %L, %L::int, %L::interval, %L, %L::jsonb',
-           family, max_versions, max_age, gc, gc_rule));
+  PERFORM wide._remote_families(tbl, 'alter_family',
+    ARRAY[family, max_versions::text, max_age::text, gc, gc_rule::text]);
 END
 $$;
 COMMENT ON FUNCTION wide.alter_family(regclass, text, int, interval, text, jsonb) IS
@@ -484,7 +511,7 @@ BEGIN
   doc := doc #- ARRAY['families', family];
   PERFORM wide._store_catalog(tbl, doc);
   PERFORM wide.drop_family(p, family) FROM wide._partitions(tbl) p;
-  PERFORM wide._remote_families(tbl, 'wide.drop_family', format(', %L', family));
+  PERFORM wide._remote_families(tbl, 'drop_family', ARRAY[family]);
 END
 $$;
 COMMENT ON FUNCTION wide.drop_family(regclass, text) IS
@@ -1496,7 +1523,6 @@ AS $$
 DECLARE
   nsp text;
   rel text;
-  cols text;
   doc jsonb;
   n int := coalesce(array_length(nodes, 1), 0);
   lo text;
@@ -1550,11 +1576,6 @@ BEGIN
 
   SELECT c.relname, n2.nspname INTO rel, nsp
     FROM pg_class c JOIN pg_namespace n2 ON n2.oid = c.relnamespace WHERE c.oid = parent;
-  SELECT string_agg(format('%I %s%s', a.attname, format_type(a.atttypid, a.atttypmod),
-                           CASE WHEN a.attcollation <> 0
-                                THEN ' COLLATE ' || (SELECT quote_ident(collname) FROM pg_collation WHERE oid = a.attcollation)
-                                ELSE '' END), ', ' ORDER BY a.attnum)
-    INTO cols FROM pg_attribute a WHERE a.attrelid = parent AND a.attnum > 0 AND NOT a.attisdropped;
   doc := wide.family_catalog_of(parent);
   IF doc IS NOT NULL THEN
     PERFORM wide._check_rollup_boundary(doc, k) FROM unnest(split_keys) k;
@@ -1570,13 +1591,7 @@ BEGIN
     ELSE
       EXECUTE format('CREATE FOREIGN TABLE %s PARTITION OF %s FOR VALUES FROM (%s) TO (%s) SERVER %I OPTIONS (schema_name %L, table_name %L, async_capable ''true'')',
                      part, parent, lo, hi, nodes[i], nsp, rel || '_' || i);
-      PERFORM wide._remote_exec(nodes[i], part::regclass,
-        format('CREATE SCHEMA IF NOT EXISTS %I; CREATE TABLE %s (%s) USING wide',
-               nsp, part, cols));
-      IF doc IS NOT NULL THEN
-        PERFORM wide._remote_exec(nodes[i], part::regclass,
-          format('SELECT wide._store_catalog(%L, %L::jsonb)', part, doc));
-      END IF;
+      PERFORM wide._remote_create_tablet(part::regclass, doc);
     END IF;
     RETURN NEXT part::regclass;
   END LOOP;
@@ -2395,6 +2410,9 @@ BEGIN
       USING ERRCODE = 'object_not_in_prerequisite_state',
             HINT = 'Run CALL wide.resume_tablet_ops() to finish or roll it back.';
   END IF;
+  IF op = 'move' AND to_node <> 'local' THEN
+    PERFORM wide._refuse_published_remote(parent);
+  END IF;
   IF EXISTS (SELECT FROM pg_partitioned_table WHERE partrelid = parent AND partdefid <> 0) THEN
     RAISE EXCEPTION 'table % has a default partition', parent
       USING ERRCODE = 'feature_not_supported',
@@ -2978,3 +2996,34 @@ END
 $$;
 COMMENT ON PROCEDURE wide.resume_tablet_ops() IS
   'finish (copied, swapped) or roll back (created) the splits and moves of tablets that a failure left unfinished';
+
+-- ----------------------------------------------------------------
+-- EXECUTE of the internal functions (docs/security.md)
+--
+-- The functions above whose names start with "_" are internal.  Those
+-- that no function open to PUBLIC calls are not executable by PUBLIC:
+-- the aggregates' support functions (the aggregates check their owner's
+-- EXECUTE, not the caller's), the steps of a split or move (only the
+-- extension's owner and superusers may run one, they write
+-- wide.tablet_ops) and _remote_exec/_remote_query (revoked where they are
+-- made).  The others are called, as the caller, by the family and tablet
+-- functions, so the caller must be able to execute them: they are pure,
+-- or check what their callers check (sql/privileges_catalog.sql lists
+-- them from pg_proc and fails on any other).
+-- ----------------------------------------------------------------
+
+REVOKE EXECUTE ON FUNCTION
+  wide._hll_add_trans(internal, anyelement), wide._hll_union_trans(internal, bytea),
+  wide._hll_final(internal), wide._hll_combine(internal, internal),
+  wide._hll_serialize(internal), wide._hll_deserialize(bytea, internal),
+  wide._has_rollups(regclass), wide._range_cond(text, text, text), wide._row_literal(regclass),
+  wide._tablet_catalog(text[]), wide._tablet_changes(regclass, pg_snapshot),
+  wide._tablet_delta(regclass, regclass, text, text[], text), wide._tablet_node(regclass, regclass),
+  wide._tablet_op_begin(text, regclass, regclass, text, text), wide._tablet_op_catchup(bigint),
+  wide._tablet_op_copy(bigint), wide._tablet_op_deltas(bigint, text[], text[], text),
+  wide._tablet_op_drop_old(bigint), wide._tablet_op_finish(bigint), wide._tablet_op_pause(integer),
+  wide._tablet_op_rollback(bigint), wide._tablet_ops_tables(), wide._tablet_track_sql(text, boolean, bigint),
+  wide._tablet_write_remote(text, regclass, text), wide._tablet_marked_sql(text, bigint),
+  wide._tablet_op_guard()
+  FROM PUBLIC;
+REVOKE EXECUTE ON PROCEDURE wide._tablet_op_run(bigint) FROM PUBLIC;

@@ -35,6 +35,15 @@
  * Setting session_preload_libraries or shared_preload_libraries to 'wide'
  * closes the gap at DDL time (docs/sql.md).
  *
+ * A parent of tablets with a remote tablet (a foreign-table partition, its
+ * cells written on another node) is never published, decodable or not:
+ * the node's writes are not in this server's WAL, so a subscriber would get
+ * the initial copy and then only the local tablets' changes.  Refused:
+ * CREATE/ALTER PUBLICATION that would include such a parent (by name, by
+ * its schema, FOR ALL TABLES), and making a remote tablet of a published
+ * parent (CREATE FOREIGN TABLE ... PARTITION OF, ATTACH PARTITION, and
+ * wide.move_tablet to a node, which checks first: WideRefusePublishedRemote).
+ *
  * IDENTIFICATION
  *	  src/am/publication.c
  *
@@ -43,6 +52,7 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/relation.h"
 #include "access/xact.h"
 #include "catalog/indexing.h"
 #include "catalog/namespace.h"
@@ -54,6 +64,7 @@
 #include "catalog/pg_publication_rel.h"
 #include "commands/defrem.h"
 #include "commands/trigger.h"
+#include "fmgr.h"
 #include "lib/stringinfo.h"
 #include "tcop/utility.h"
 #include "utils/hsearch.h"
@@ -337,15 +348,166 @@ WideCheckNotPublished(Relation rel)
 	}
 }
 
+/*
+ * the remote tablets under relid: relid itself if it is one, or the
+ * foreign-table partitions of a partitioned table with the columns of a
+ * wide table (a parent of tablets)
+ */
+static List *
+remote_tablets(Oid relid)
+{
+	char		relkind = get_rel_relkind(relid);
+	List	   *result = NIL;
+	Relation	rel;
+	bool		shaped;
+	ListCell   *lc;
+
+	if (relkind == RELKIND_FOREIGN_TABLE && get_rel_relispartition(relid))
+	{
+		List	   *anc = get_partition_ancestors(relid);
+
+		return anc != NIL && remote_tablets(llast_oid(anc)) != NIL ?
+			list_make1_oid(relid) : NIL;
+	}
+	if (relkind != RELKIND_PARTITIONED_TABLE)
+		return NIL;
+	rel = try_relation_open(relid, AccessShareLock);
+	if (rel == NULL)
+		return NIL;
+	shaped = WideHasTableShape(rel);
+	relation_close(rel, AccessShareLock);
+	if (!shaped)
+		return NIL;
+	foreach(lc, find_all_inheritors(relid, NoLock, NULL))
+	{
+		if (get_rel_relkind(lfirst_oid(lc)) == RELKIND_FOREIGN_TABLE)
+			result = lappend_oid(result, lfirst_oid(lc));
+	}
+	return result;
+}
+
+/* the remote tablets under any of relids, without repeats */
+static List *
+remote_tablets_among(List *relids)
+{
+	List	   *result = NIL;
+	ListCell   *lc;
+
+	foreach(lc, relids)
+		result = list_concat_unique_oid(result, remote_tablets(lfirst_oid(lc)));
+	return result;
+}
+
+/* refuse: publication pubname would include the parent of remote tablets */
+static void
+refuse_remote(const char *pubname, List *tablets)
+{
+	Oid			tablet = linitial_oid(tablets);
+	List	   *anc = get_partition_ancestors(tablet);
+	Oid			parent = anc != NIL ? llast_oid(anc) : tablet;
+	int			n = list_length(tablets);
+
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("cannot publish table %s: it has remote tablets",
+					quoted_names(list_make1_oid(parent))),
+			 errdetail_plural("Publication \"%s\" would include it, but the cells of its remote tablet %s are written on another node, whose changes this server does not decode: its subscribers would silently miss them after the initial copy.",
+							  "Publication \"%s\" would include it, but the cells of its remote tablets %s are written on other nodes, whose changes this server does not decode: its subscribers would silently miss them after the initial copy.",
+							  n, pubname ? pubname : "?", quoted_names(tablets)),
+			 errhint("Publish the wide tables on the nodes that hold them, or keep the tablets of a published table local.")));
+}
+
+/* a publication that includes relid or one of its ancestors, if any */
+static Oid
+publishing_ancestor(Oid relid)
+{
+	List	   *rels = list_make1_oid(relid);
+	List	   *all;
+	ListCell   *lc;
+
+	if (get_rel_relispartition(relid))
+		rels = list_concat(rels, get_partition_ancestors(relid));
+	foreach(lc, rels)
+	{
+		Oid			r = lfirst_oid(lc);
+		List	   *pubs = GetRelationPublications(r);
+
+		if (pubs == NIL)
+			pubs = GetSchemaPublications(get_rel_namespace(r));
+		if (pubs != NIL)
+			return linitial_oid(pubs);
+	}
+	all = GetAllTablesPublications();
+	return all != NIL ? linitial_oid(all) : InvalidOid;
+}
+
+/* refuse remote tablets under relid whose parent is published */
+static void
+check_remote_tablets(Oid relid)
+{
+	ListCell   *lc;
+
+	foreach(lc, remote_tablets(relid))
+	{
+		Oid			pubid = publishing_ancestor(lfirst_oid(lc));
+
+		if (OidIsValid(pubid))
+			refuse_remote(get_publication_name(pubid, true),
+						  list_make1_oid(lfirst_oid(lc)));
+	}
+}
+
+/*
+ * WideRefusePublishedRemote -- refuse to give a parent of tablets a remote
+ * tablet while a publication includes it (wide.move_tablet checks before
+ * it starts, rather than fail at its swap).
+ */
+void
+WideRefusePublishedRemote(Oid parent)
+{
+	Oid			pubid = publishing_ancestor(parent);
+
+	if (OidIsValid(pubid))
+	{
+		char	   *pubname = get_publication_name(pubid, true);
+
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot move a tablet of table %s to a node: it is published",
+						quoted_names(list_make1_oid(parent))),
+				 errdetail("Publication \"%s\" includes it, and the cells of a remote tablet are written on another node, whose changes this server does not decode: its subscribers would silently miss them.",
+						   pubname ? pubname : "?"),
+				 errhint("Remove the table from the publication first, or keep its tablets local.")));
+	}
+}
+
+/* wide._refuse_published_remote(parent regclass) */
+PG_FUNCTION_INFO_V1(wide_refuse_published_remote);
+Datum
+wide_refuse_published_remote(PG_FUNCTION_ARGS)
+{
+	WideRefusePublishedRemote(PG_GETARG_OID(0));
+	PG_RETURN_VOID();
+}
+
 /* a newly created publication */
 static void
 check_publication(Oid pubid)
 {
 	Publication *pub;
+	List	   *remote;
 
 	if (!SearchSysCacheExists1(PUBLICATIONOID, ObjectIdGetDatum(pubid)))
 		return;
 	pub = GetPublication(pubid);
+	/* the roots: partitioned tables, whose remote tablets are never listed */
+	if (pub->alltables)
+		remote = remote_tablets_among(GetAllTablesPublicationRelations(true));
+	else
+		remote = remote_tablets_among(list_concat(GetPublicationRelations(pubid, PUBLICATION_PART_ROOT),
+												  GetAllSchemaPublicationRelations(pubid, PUBLICATION_PART_ROOT)));
+	if (remote != NIL)
+		refuse_remote(pub->name, remote);
 	if (pub->alltables)
 	{
 		List	   *wide = wide_among(GetAllTablesPublicationRelations(false));
@@ -369,8 +531,11 @@ check_publication(Oid pubid)
 static void
 check_relation(Oid relid, bool became_wide)
 {
-	List	   *leaves = wide_leaves(relid);
+	List	   *leaves;
 	ListCell   *lc;
+
+	check_remote_tablets(relid);
+	leaves = wide_leaves(relid);
 
 	foreach(lc, leaves)
 	{
@@ -414,6 +579,9 @@ run_pending_checks(void)
 				if (!SearchSysCacheExists1(PUBLICATIONREL,
 										   ObjectIdGetDatum(p->rowid)))
 					break;
+				wide = remote_tablets(p->objid);
+				if (wide != NIL)
+					refuse_remote(get_publication_name(p->pubid, true), wide);
 				wide = wide_leaves(p->objid);
 				if (wide != NIL)
 					refuse(p->pubid, wide);
@@ -422,6 +590,10 @@ run_pending_checks(void)
 				if (!SearchSysCacheExists1(PUBLICATIONNAMESPACE,
 										   ObjectIdGetDatum(p->rowid)))
 					break;
+				wide = remote_tablets_among(GetSchemaPublicationRelations(p->objid,
+																		  PUBLICATION_PART_ROOT));
+				if (wide != NIL)
+					refuse_remote(get_publication_name(p->pubid, true), wide);
 				wide = wide_among(GetSchemaPublicationRelations(p->objid,
 																PUBLICATION_PART_LEAF));
 				if (wide != NIL)
@@ -453,6 +625,9 @@ note_new_relation(Oid relid)
 	if (tup == NULL)
 		return;
 	cls = (Form_pg_class) GETSTRUCT(tup);
+	/* a foreign table: perhaps a remote tablet of a published parent */
+	if (cls->relkind == RELKIND_FOREIGN_TABLE)
+		add_pending(PENDING_RELATION, InvalidOid, relid, InvalidOid, false);
 	if (cls->relkind == RELKIND_RELATION && OidIsValid(wide_am) &&
 		cls->relam == wide_am)
 	{

@@ -22,6 +22,7 @@ extern HeapTuple WideFetchNewCatalogRow(Oid catalog, Oid index,
 
 /* publication.c */
 extern void WideCheckNotPublished(Relation rel);
+extern void WideRefusePublishedRemote(Oid parent);
 extern void WidePublicationObjectAccess(ObjectAccessType access, Oid classId,
 										Oid objectId, int subId);
 extern void WideInstallPublicationHooks(void);

@@ -18,6 +18,12 @@
  *						local transaction (savepoints follow subtransactions)
  *	wide._remote_query(server, sql)		the first column of a query's rows,
  *						in its own remote transaction (no changes expected)
+ *		(both run the SQL they are given: not executable by PUBLIC, only by
+ *		the extension's owner and superusers, for the tablet operations)
+ *	wide._remote_family(tablet, fn, args)	a family change of a remote
+ *						tablet's table on its node, for the tablet's owner
+ *	wide._remote_create_tablet(tablet, catalog)	its table on the node, made
+ *						from the foreign table's columns, for its owner
  *	WideRemoteCall(fcinfo, tablet)	a data API call on a key of a remote
  *						tablet: the same function on the node, on its table
  *	WideRemoteRows(...)	a read of the data API on the node, its rows into
@@ -42,11 +48,13 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/relation.h"
 #include "access/transam.h"
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "commands/defrem.h"
 #include "foreign/foreign.h"
+#include "catalog/pg_collation.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "funcapi.h"
@@ -56,11 +64,13 @@
 #include "storage/latch.h"
 #include "utils/wait_event.h"
 #include "utils/acl.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/rel.h"
 #include "utils/syscache.h"
 #include "utils/tuplestore.h"
 
@@ -68,6 +78,8 @@
 
 PG_FUNCTION_INFO_V1(wide_remote_exec);
 PG_FUNCTION_INFO_V1(wide_remote_query);
+PG_FUNCTION_INFO_V1(wide_remote_family);
+PG_FUNCTION_INFO_V1(wide_remote_create_tablet);
 
 /* one node's connection in the current local transaction */
 typedef struct RemoteConn
@@ -913,4 +925,203 @@ WideRemoteCompact(Oid tablet, bool major)
 	if (PQresultStatus(res) != PGRES_TUPLES_OK)
 		remote_error(rc, res, tabletname);
 	PQclear(res);
+}
+
+/*
+ * owned_remote_tablet -- the remote tablet of argument "arg": a foreign
+ * table that is a partition, owned by the current user (or a role it is a
+ * member of).  Its node and its table there go to *server and *remote.
+ * The functions below reach a node on behalf of PUBLIC-callable family and
+ * tablet functions, so they check what those check, on the tablet itself,
+ * and run only statements they build.
+ */
+static Oid
+owned_remote_tablet(FunctionCallInfo fcinfo, int arg, ForeignServer **server,
+					char **remote)
+{
+	Oid			tablet;
+	ForeignTable *ft;
+	char	   *nsp;
+	char	   *rel;
+
+	if (PG_ARGISNULL(arg))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("tablet cannot be NULL")));
+	tablet = PG_GETARG_OID(arg);
+	if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(tablet)))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", tablet)));
+	if (!pg_class_ownercheck(tablet, GetUserId()))
+		aclcheck_error(ACLCHECK_NOT_OWNER,
+					   get_relkind_objtype(get_rel_relkind(tablet)),
+					   get_rel_name(tablet));
+	if (get_rel_relkind(tablet) != RELKIND_FOREIGN_TABLE ||
+		!get_rel_relispartition(tablet))
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a remote tablet", get_rel_name(tablet)),
+				 errdetail("A remote tablet is a foreign table that is a partition of a parent of tablets.")));
+	ft = GetForeignTable(tablet);
+	*server = GetForeignServer(ft->serverid);
+	nsp = table_option(ft, "schema_name");
+	rel = table_option(ft, "table_name");
+	if (nsp == NULL)
+		nsp = get_namespace_name(get_rel_namespace(tablet));
+	if (rel == NULL)
+		rel = get_rel_name(tablet);
+	*remote = (char *) quote_qualified_identifier(nsp, rel);
+	return tablet;
+}
+
+/* run a statement with parameters in this transaction's remote transaction */
+static void
+remote_exec_params(ForeignServer *server, Oid tablet, const char *sql,
+				   int nparams, const char *const *params)
+{
+	char	   *tabletname = DatumGetCString(DirectFunctionCall1(regclassout,
+																 ObjectIdGetDatum(tablet)));
+	RemoteConn *rc = get_conn(server->servername, tabletname);
+	PGresult   *res = exec_wait(rc->conn, sql, nparams, params);
+
+	if (PQresultStatus(res) != PGRES_TUPLES_OK &&
+		PQresultStatus(res) != PGRES_COMMAND_OK)
+		remote_error(rc, res, tabletname);
+	PQclear(res);
+}
+
+/*
+ * wide._remote_family(tablet regclass, fn text, args text[]) -- family
+ * change "fn" (create_family, alter_family or drop_family) of the wide
+ * table of a remote tablet, run on its node with "args" (the arguments
+ * after the table, as text, NULL for NULL) as parameters.  Only for the
+ * owner of the tablet; the node checks the mapped user's ownership again.
+ */
+Datum
+wide_remote_family(PG_FUNCTION_ARGS)
+{
+	static const struct
+	{
+		const char *fn;
+		const char *const types[8];
+	}			fns[] = {
+		{"create_family", {"text", "int4", "interval", "text", "text", "jsonb", "jsonb", NULL}},
+		{"alter_family", {"text", "int4", "interval", "text", "jsonb", NULL}},
+		{"drop_family", {"text", NULL}},
+	};
+	ForeignServer *server;
+	char	   *remote;
+	Oid			tablet = owned_remote_tablet(fcinfo, 0, &server, &remote);
+	char	   *fn;
+	Datum	   *elems;
+	bool	   *nulls;
+	int			nelems;
+	const char **params;
+	StringInfoData sql;
+	int			f,
+				i;
+
+	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("function and arguments cannot be NULL")));
+	fn = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	for (f = 0; f < lengthof(fns); f++)
+		if (strcmp(fns[f].fn, fn) == 0)
+			break;
+	if (f == lengthof(fns))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("\"%s\" is not a family function", fn),
+				 errhint("It is create_family, alter_family or drop_family.")));
+	deconstruct_array(PG_GETARG_ARRAYTYPE_P(2), TEXTOID, -1, false, TYPALIGN_INT,
+					  &elems, &nulls, &nelems);
+	for (i = 0; fns[f].types[i] != NULL; i++)
+		;
+	if (nelems != i)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("wide.%s takes %d arguments after the table, not %d", fn, i, nelems)));
+	params = palloc0(sizeof(char *) * (nelems + 1));
+	params[0] = remote;
+	initStringInfo(&sql);
+	appendStringInfo(&sql, "SELECT wide.%s($1::pg_catalog.regclass", fn);
+	for (i = 0; i < nelems; i++)
+	{
+		params[i + 1] = nulls[i] ? NULL : TextDatumGetCString(elems[i]);
+		appendStringInfo(&sql, ", $%d::pg_catalog.%s", i + 2, fns[f].types[i]);
+	}
+	appendStringInfoString(&sql, ")");
+	remote_exec_params(server, tablet, sql.data, nelems + 1, params);
+	PG_RETURN_VOID();
+}
+
+/*
+ * wide._remote_create_tablet(tablet regclass, catalog jsonb) -- make the
+ * wide table of a remote tablet on its node: its schema if missing, a wide
+ * table with the foreign table's columns, and the family catalog (if not
+ * NULL).  Only for the owner of the tablet.
+ */
+Datum
+wide_remote_create_tablet(PG_FUNCTION_ARGS)
+{
+	ForeignServer *server;
+	char	   *remote;
+	Oid			tablet = owned_remote_tablet(fcinfo, 0, &server, &remote);
+	ForeignTable *ft = GetForeignTable(tablet);
+	char	   *nsp = table_option(ft, "schema_name");
+	Relation	rel;
+	TupleDesc	desc;
+	StringInfoData sql;
+	int			i;
+	bool		first = true;
+
+	if (nsp == NULL)
+		nsp = get_namespace_name(get_rel_namespace(tablet));
+	initStringInfo(&sql);
+	appendStringInfo(&sql, "CREATE SCHEMA IF NOT EXISTS %s; CREATE TABLE %s (",
+					 quote_identifier(nsp), remote);
+	rel = relation_open(tablet, AccessShareLock);
+	desc = RelationGetDescr(rel);
+	for (i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		if (att->attisdropped)
+			continue;
+		appendStringInfo(&sql, "%s%s %s", first ? "" : ", ",
+						 quote_identifier(NameStr(att->attname)),
+						 format_type_extended(att->atttypid, att->atttypmod,
+											  FORMAT_TYPE_TYPEMOD_GIVEN |
+											  FORMAT_TYPE_FORCE_QUALIFY));
+		if (OidIsValid(att->attcollation))
+		{
+			HeapTuple	tup = SearchSysCache1(COLLOID, ObjectIdGetDatum(att->attcollation));
+			Form_pg_collation coll;
+
+			if (!HeapTupleIsValid(tup))
+				elog(ERROR, "cache lookup failed for collation %u", att->attcollation);
+			coll = (Form_pg_collation) GETSTRUCT(tup);
+			appendStringInfo(&sql, " COLLATE %s",
+							 quote_qualified_identifier(get_namespace_name(coll->collnamespace),
+														NameStr(coll->collname)));
+			ReleaseSysCache(tup);
+		}
+		first = false;
+	}
+	relation_close(rel, AccessShareLock);
+	appendStringInfoString(&sql, ") USING wide");
+	remote_exec_params(server, tablet, sql.data, 0, NULL);
+	if (!PG_ARGISNULL(1))
+	{
+		const char *params[2];
+
+		params[0] = remote;
+		params[1] = JsonbToCString(NULL, &PG_GETARG_JSONB_P(1)->root, -1);
+		remote_exec_params(server, tablet,
+						   "SELECT wide._store_catalog($1::pg_catalog.regclass, $2::pg_catalog.jsonb)",
+						   2, params);
+	}
+	PG_RETURN_VOID();
 }

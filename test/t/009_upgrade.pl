@@ -53,14 +53,16 @@ $node->safe_psql('postgres', q{
 is($node->safe_psql('postgres', "SELECT count(*) FROM m"), (split /\|/, $cells)[0] + 1,
 	'writes, compaction and the new version\'s functions work on the old tables');
 
-# the upgraded extension equals a fresh one: same objects, same definitions
+# the upgraded extension equals a fresh one: same objects, same definitions,
+# same EXECUTE privileges
 my $objects = q{
 	SELECT string_agg(d, E'\n' ORDER BY d) FROM (
 	  SELECT pg_describe_object(classid, objid, 0) || ' ' ||
 	         coalesce((SELECT md5(CASE WHEN p.prokind = 'a'
 	                                   THEN (SELECT row(a.*)::text FROM pg_aggregate a WHERE a.aggfnoid = p.oid)
 	                                   ELSE pg_get_functiondef(p.oid) END
-	                              || coalesce(obj_description(p.oid, 'pg_proc'), ''))
+	                              || coalesce(obj_description(p.oid, 'pg_proc'), '')
+	                              || coalesce(p.proacl::text, ''))
 	                     FROM pg_proc p WHERE classid = 'pg_proc'::regclass AND p.oid = objid), '') AS d
 	    FROM pg_depend WHERE refclassid = 'pg_extension'::regclass AND deptype = 'e'
 	     AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'wide')) s};
