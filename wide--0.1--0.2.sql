@@ -1,6 +1,14 @@
 -- wide 0.1 -> 0.2 (written by tools/make-upgrade.py; see its header)
 \echo Use "ALTER EXTENSION wide UPDATE TO '0.2'" to load this file. \quit
 
+CREATE SCHEMA wide_internal;
+
+ALTER FUNCTION wide._check_owner(regclass) SET SCHEMA wide_internal;
+ALTER FUNCTION wide._hll_add_trans(internal,anyelement) SET SCHEMA wide_internal;
+ALTER FUNCTION wide._hll_final(internal) SET SCHEMA wide_internal;
+ALTER FUNCTION wide._hll_union_trans(internal,bytea) SET SCHEMA wide_internal;
+ALTER FUNCTION wide._lock_catalog(regclass) SET SCHEMA wide_internal;
+ALTER FUNCTION wide._store_catalog(regclass,jsonb) SET SCHEMA wide_internal;
 
 ALTER EXTENSION wide DROP FUNCTION wide._family_entry(regclass,text,bigint,integer,interval,text,text);
 DROP FUNCTION wide._family_entry(regclass,text,bigint,integer,interval,text,text);
@@ -66,6 +74,13 @@ DEFAULT FOR TYPE timestamptz USING wide_key AS OPERATOR 3 =, STORAGE timestamptz
 
 GRANT USAGE ON SCHEMA wide TO PUBLIC;
 
+-- The internal functions (named _*) live in schema wide_internal, out of
+-- the way of \df wide.*; see "EXECUTE of the internal functions" at the
+-- end for who may execute them.  USAGE is granted because PUBLIC functions
+-- call some of them as the caller, which PostgreSQL checks.
+
+GRANT USAGE ON SCHEMA wide_internal TO PUBLIC;
+
 -- ----------------------------------------------------------------
 -- Column families
 --
@@ -93,7 +108,7 @@ LANGUAGE C STRICT STABLE;
 -- catalog's form: {"max_num_versions": n}, {"max_age": text, "max_age_us":
 -- n}, {"union": [...]}, {"intersection": [...]}.
 
-CREATE OR REPLACE FUNCTION wide._gc_rule(rule jsonb, depth int DEFAULT 1)
+CREATE OR REPLACE FUNCTION wide_internal._gc_rule(rule jsonb, depth int DEFAULT 1)
 RETURNS jsonb
 LANGUAGE plpgsql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
@@ -156,7 +171,7 @@ BEGIN
         USING ERRCODE = 'invalid_parameter_value';
     END IF;
     FOR e IN SELECT value FROM jsonb_array_elements(v) LOOP
-      parts := parts || jsonb_build_array(wide._gc_rule(e, depth + 1));
+      parts := parts || jsonb_build_array(wide_internal._gc_rule(e, depth + 1));
     END LOOP;
     rule := jsonb_build_object(k, parts);
     IF depth = 1 AND (SELECT count(*) FROM jsonb_path_query(rule, 'strict $.** ? (@.type() == "object")')) > 32 THEN
@@ -174,7 +189,7 @@ $$;
 
 -- Validate family options; returns the family's entry of the catalog.
 
-CREATE OR REPLACE FUNCTION wide._family_entry(tbl regclass, family text, id bigint,
+CREATE OR REPLACE FUNCTION wide_internal._family_entry(tbl regclass, family text, id bigint,
                                    max_versions int, max_age interval,
                                    gc text, aggregate text, gc_rule jsonb DEFAULT NULL)
 RETURNS jsonb
@@ -193,7 +208,7 @@ BEGIN
         USING ERRCODE = 'invalid_parameter_value',
               HINT = 'Write the whole policy as gc_rule, e.g. {"union": [{"max_num_versions": 3}, {"max_age": "86400s"}]}.';
     END IF;
-    r := wide._gc_rule(gc_rule);
+    r := wide_internal._gc_rule(gc_rule);
     -- the flat policies stay flat: one rule, or one of each joined
     IF r ? 'max_num_versions' THEN
       max_versions := (r->>'max_num_versions')::int;
@@ -268,7 +283,7 @@ $$;
 -- Fail unless the current user owns the wide table (NULL: an error); the
 -- family functions call it before they lock anything.
 
-CREATE OR REPLACE FUNCTION wide._check_owner(tbl regclass)
+CREATE OR REPLACE FUNCTION wide_internal._check_owner(tbl regclass)
 RETURNS void
 AS 'MODULE_PATHNAME', 'wide_check_owner'
 LANGUAGE C STABLE;
@@ -276,7 +291,7 @@ LANGUAGE C STABLE;
 -- The hint of an unknown family's error: the table's families, so that a
 -- misspelled name is seen at once.
 
-CREATE OR REPLACE FUNCTION wide._family_hint(doc jsonb)
+CREATE OR REPLACE FUNCTION wide_internal._family_hint(doc jsonb)
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
@@ -288,7 +303,7 @@ $$;
 
 -- Lock a wide table for a family change and return its catalog document.
 
-CREATE OR REPLACE FUNCTION wide._lock_catalog(tbl regclass)
+CREATE OR REPLACE FUNCTION wide_internal._lock_catalog(tbl regclass)
 RETURNS jsonb
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -296,7 +311,7 @@ AS $$
 BEGIN
   -- only the owner, checked before a lock is queued; fails cleanly on a
   -- table that is not wide
-  PERFORM wide._check_owner(tbl);
+  PERFORM wide_internal._check_owner(tbl);
   PERFORM wide.family_catalog_of(tbl);
   EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', tbl);
   -- the new tables of a split or move got the families at its start
@@ -317,7 +332,7 @@ $$;
 -- The partitions of a table split into tablets (none for a wide table):
 -- family changes on the parent apply to each of them, in one transaction.
 
-CREATE OR REPLACE FUNCTION wide._partitions(tbl regclass)
+CREATE OR REPLACE FUNCTION wide_internal._partitions(tbl regclass)
 RETURNS SETOF regclass
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -332,28 +347,28 @@ $$;
 -- only the extension's owner (a superuser) and superusers may call them:
 -- the tablet operations, which need them, are theirs anyway.
 
-CREATE OR REPLACE FUNCTION wide._remote_exec(server text, tablet regclass, sql text)
+CREATE OR REPLACE FUNCTION wide_internal._remote_exec(server text, tablet regclass, sql text)
 RETURNS void
 AS 'MODULE_PATHNAME', 'wide_remote_exec'
 LANGUAGE C;
 
-REVOKE EXECUTE ON FUNCTION wide._remote_exec(text, regclass, text) FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION wide_internal._remote_exec(text, regclass, text) FROM PUBLIC;
 
 -- The first column of a query's rows on a node.
 
-CREATE OR REPLACE FUNCTION wide._remote_query(server text, sql text)
+CREATE OR REPLACE FUNCTION wide_internal._remote_query(server text, sql text)
 RETURNS SETOF text
 AS 'MODULE_PATHNAME', 'wide_remote_query'
 LANGUAGE C;
 
-REVOKE EXECUTE ON FUNCTION wide._remote_query(text, text) FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION wide_internal._remote_query(text, text) FROM PUBLIC;
 
 -- What the owner of a remote tablet may have done on its node, built from
 -- the catalog and checked in C (remote.c): a family change of its table
 -- there (fn: create_family, alter_family or drop_family; args: the
 -- arguments after the table, as text) ...
 
-CREATE OR REPLACE FUNCTION wide._remote_family(tablet regclass, fn text, args text[])
+CREATE OR REPLACE FUNCTION wide_internal._remote_family(tablet regclass, fn text, args text[])
 RETURNS void
 AS 'MODULE_PATHNAME', 'wide_remote_family'
 LANGUAGE C;
@@ -362,16 +377,16 @@ LANGUAGE C;
 -- starts: the node's writes would never reach the subscribers
 -- (src/am/publication.c).
 
-CREATE OR REPLACE FUNCTION wide._refuse_published_remote(parent regclass)
+CREATE OR REPLACE FUNCTION wide_internal._refuse_published_remote(parent regclass)
 RETURNS void
 AS 'MODULE_PATHNAME', 'wide_refuse_published_remote'
 LANGUAGE C STRICT;
 
-REVOKE EXECUTE ON FUNCTION wide._refuse_published_remote(regclass) FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION wide_internal._refuse_published_remote(regclass) FROM PUBLIC;
 
 -- ... and the creation of its table there, with its family catalog.
 
-CREATE OR REPLACE FUNCTION wide._remote_create_tablet(tablet regclass, catalog jsonb)
+CREATE OR REPLACE FUNCTION wide_internal._remote_create_tablet(tablet regclass, catalog jsonb)
 RETURNS void
 AS 'MODULE_PATHNAME', 'wide_remote_create_tablet'
 LANGUAGE C;
@@ -379,7 +394,7 @@ LANGUAGE C;
 -- The remote tablets among the partitions of a table (postgres_fdw foreign
 -- tables): the node and the wide table there.
 
-CREATE OR REPLACE FUNCTION wide._remote_tablets(tbl regclass)
+CREATE OR REPLACE FUNCTION wide_internal._remote_tablets(tbl regclass)
 RETURNS TABLE (tablet regclass, server text, remote text)
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -401,7 +416,7 @@ $$;
 
 -- Run a family change on every remote tablet of a table.
 
-CREATE OR REPLACE FUNCTION wide._remote_families(tbl regclass, fn text, args text[])
+CREATE OR REPLACE FUNCTION wide_internal._remote_families(tbl regclass, fn text, args text[])
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -409,19 +424,19 @@ AS $$
 DECLARE
   r record;
 BEGIN
-  FOR r IN SELECT * FROM wide._remote_tablets(tbl) LOOP
-    PERFORM wide._remote_family(r.tablet, fn, args);
+  FOR r IN SELECT * FROM wide_internal._remote_tablets(tbl) LOOP
+    PERFORM wide_internal._remote_family(r.tablet, fn, args);
   END LOOP;
 END
 $$;
 
-CREATE OR REPLACE FUNCTION wide._store_catalog(tbl regclass, doc jsonb)
+CREATE OR REPLACE FUNCTION wide_internal._store_catalog(tbl regclass, doc jsonb)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-  PERFORM wide._check_owner(tbl);
+  PERFORM wide_internal._check_owner(tbl);
   EXECUTE format('ALTER TABLE ONLY %s ALTER COLUMN %I SET DEFAULT wide.family_catalog(%L::jsonb)',
                  tbl,
                  (SELECT attname FROM pg_attribute WHERE attrelid = tbl AND attnum = 2),
@@ -441,9 +456,9 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  doc jsonb := wide._lock_catalog(tbl);
+  doc jsonb := wide_internal._lock_catalog(tbl);
   id bigint := (doc->>'next_id')::bigint;
-  entry jsonb := wide._family_entry(tbl, family, id, max_versions, max_age, gc, aggregate, gc_rule);
+  entry jsonb := wide_internal._family_entry(tbl, family, id, max_versions, max_age, gc, aggregate, gc_rule);
 BEGIN
   IF doc->'families' ? family THEN
     RAISE EXCEPTION 'column family "%" already exists in wide table %', family, tbl
@@ -457,25 +472,25 @@ BEGIN
               HINT = 'A rollup family chooses its aggregate per qualifier: cpu:sum, cpu:count, cpu:min, cpu:max, cpu:hll.';
     END IF;
     entry := entry || jsonb_build_object('aggregate', 'rollup',
-                                         'rollup', wide._rollup_entry(tbl, doc, family, rollup));
+                                         'rollup', wide_internal._rollup_entry(tbl, doc, family, rollup));
   END IF;
   doc := jsonb_set(doc, '{next_id}', to_jsonb(id + 1));
   doc := jsonb_set(doc, ARRAY['families', family], entry);
   IF entry->'rollup' ? 'key_parts' AND pg_get_partkeydef(tbl) IS NOT DISTINCT FROM
        format('RANGE (%I)', (SELECT attname FROM pg_attribute WHERE attrelid = tbl AND attnum = 1)) THEN
-    PERFORM wide._check_rollup_boundary(jsonb_build_object('families', jsonb_build_object(family, entry)), v)
-       FROM pg_inherits i, unnest(wide._tablet_bounds(i.inhrelid)) b,
-            LATERAL wide._bound_value(b) v
+    PERFORM wide_internal._check_rollup_boundary(jsonb_build_object('families', jsonb_build_object(family, entry)), v)
+       FROM pg_inherits i, unnest(wide_internal._tablet_bounds(i.inhrelid)) b,
+            LATERAL wide_internal._bound_value(b) v
       WHERE i.inhparent = tbl AND v IS NOT NULL;
   END IF;
-  PERFORM wide._store_catalog(tbl, doc);
+  PERFORM wide_internal._store_catalog(tbl, doc);
   PERFORM wide.create_family(p, family, max_versions, max_age, gc, aggregate, gc_rule, rollup)
-     FROM wide._partitions(tbl) p;
-  PERFORM wide._remote_families(tbl, 'create_family',
+     FROM wide_internal._partitions(tbl) p;
+  PERFORM wide_internal._remote_families(tbl, 'create_family',
     ARRAY[family, max_versions::text, max_age::text, gc, aggregate, gc_rule::text, rollup::text]);
   -- a rollup of a family with data starts complete (each partition fills its own)
   IF rollup IS NOT NULL AND (SELECT relkind FROM pg_class WHERE oid = tbl) = 'r' THEN
-    PERFORM wide._rollup_fill(tbl, family, NULL, NULL);
+    PERFORM wide_internal._rollup_fill(tbl, family, NULL, NULL);
   END IF;
 END
 $$;
@@ -493,25 +508,25 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  doc jsonb := wide._lock_catalog(tbl);
+  doc jsonb := wide_internal._lock_catalog(tbl);
   old jsonb := doc->'families'->family;
 BEGIN
   IF old IS NULL THEN
     RAISE EXCEPTION 'column family "%" does not exist in wide table %', family, tbl
-      USING ERRCODE = 'undefined_object', HINT = wide._family_hint(doc);
+      USING ERRCODE = 'undefined_object', HINT = wide_internal._family_hint(doc);
   END IF;
   doc := jsonb_set(doc, ARRAY['families', family],
-                   wide._family_entry(tbl, family, (old->>'id')::bigint,
+                   wide_internal._family_entry(tbl, family, (old->>'id')::bigint,
                                       max_versions, max_age, gc,
                                       nullif(old->>'aggregate', 'rollup'),
                                       gc_rule)
                    || CASE WHEN old ? 'rollup'
                            THEN jsonb_build_object('aggregate', 'rollup', 'rollup', old->'rollup')
                            ELSE '{}'::jsonb END);
-  PERFORM wide._store_catalog(tbl, doc);
+  PERFORM wide_internal._store_catalog(tbl, doc);
   PERFORM wide.alter_family(p, family, max_versions, max_age, gc, gc_rule)
-     FROM wide._partitions(tbl) p;
-  PERFORM wide._remote_families(tbl, 'alter_family',
+     FROM wide_internal._partitions(tbl) p;
+  PERFORM wide_internal._remote_families(tbl, 'alter_family',
     ARRAY[family, max_versions::text, max_age::text, gc, gc_rule::text]);
 END
 $$;
@@ -525,11 +540,11 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  doc jsonb := wide._lock_catalog(tbl);
+  doc jsonb := wide_internal._lock_catalog(tbl);
 BEGIN
   IF NOT doc->'families' ? family THEN
     RAISE EXCEPTION 'column family "%" does not exist in wide table %', family, tbl
-      USING ERRCODE = 'undefined_object', HINT = wide._family_hint(doc);
+      USING ERRCODE = 'undefined_object', HINT = wide_internal._family_hint(doc);
   END IF;
   IF EXISTS (SELECT FROM jsonb_each(doc->'families') f
              WHERE f.value->'rollup'->>'source' = family) THEN
@@ -542,9 +557,9 @@ BEGIN
             HINT = 'Drop the rollup families first: their cells stay readable without their source.';
   END IF;
   doc := doc #- ARRAY['families', family];
-  PERFORM wide._store_catalog(tbl, doc);
-  PERFORM wide.drop_family(p, family) FROM wide._partitions(tbl) p;
-  PERFORM wide._remote_families(tbl, 'drop_family', ARRAY[family]);
+  PERFORM wide_internal._store_catalog(tbl, doc);
+  PERFORM wide.drop_family(p, family) FROM wide_internal._partitions(tbl) p;
+  PERFORM wide_internal._remote_families(tbl, 'drop_family', ARRAY[family]);
 END
 $$;
 
@@ -578,7 +593,7 @@ COMMENT ON FUNCTION wide.families(regclass) IS 'the column families of a wide ta
 
 -- Validate a rollup definition; returns it as the catalog keeps it.
 
-CREATE OR REPLACE FUNCTION wide._rollup_entry(tbl regclass, doc jsonb, family text, rollup jsonb)
+CREATE OR REPLACE FUNCTION wide_internal._rollup_entry(tbl regclass, doc jsonb, family text, rollup jsonb)
 RETURNS jsonb
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -672,7 +687,7 @@ $$;
 
 -- Add the source cells of rows [start_key, end_key) to a rollup family.
 
-CREATE OR REPLACE FUNCTION wide._rollup_fill(tbl regclass, family text, start_key text, end_key text)
+CREATE OR REPLACE FUNCTION wide_internal._rollup_fill(tbl regclass, family text, start_key text, end_key text)
 RETURNS bigint
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -762,7 +777,7 @@ BEGIN
   EXECUTE format('DELETE FROM %s WHERE family = %L %s %s', tbl, family,
     CASE WHEN start_key IS NULL THEN '' ELSE format('AND row_key >= %L::%s', start_key, keytype) END,
     CASE WHEN end_key IS NULL THEN '' ELSE format('AND row_key < %L::%s', end_key, keytype) END);
-  RETURN wide._rollup_fill(tbl, family, start_key, end_key);
+  RETURN wide_internal._rollup_fill(tbl, family, start_key, end_key);
 END
 $$;
 
@@ -992,45 +1007,45 @@ LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION wide.hll_union(bytea, bytea) IS
   'the HyperLogLog sketch of the union of two sketches'' inputs';
 
-CREATE OR REPLACE FUNCTION wide._hll_add_trans(internal, anyelement)
+CREATE OR REPLACE FUNCTION wide_internal._hll_add_trans(internal, anyelement)
 RETURNS internal
 AS 'MODULE_PATHNAME', 'wide_hll_add_trans'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
-CREATE OR REPLACE FUNCTION wide._hll_union_trans(internal, bytea)
+CREATE OR REPLACE FUNCTION wide_internal._hll_union_trans(internal, bytea)
 RETURNS internal
 AS 'MODULE_PATHNAME', 'wide_hll_union_trans'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
-CREATE OR REPLACE FUNCTION wide._hll_final(internal)
+CREATE OR REPLACE FUNCTION wide_internal._hll_final(internal)
 RETURNS bytea
 AS 'MODULE_PATHNAME', 'wide_hll_final'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 -- parallel aggregation: states combine, and travel between processes, as sketches
 
-CREATE OR REPLACE FUNCTION wide._hll_combine(internal, internal)
+CREATE OR REPLACE FUNCTION wide_internal._hll_combine(internal, internal)
 RETURNS internal
 AS 'MODULE_PATHNAME', 'wide_hll_combine'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
-CREATE OR REPLACE FUNCTION wide._hll_serialize(internal)
+CREATE OR REPLACE FUNCTION wide_internal._hll_serialize(internal)
 RETURNS bytea
 AS 'MODULE_PATHNAME', 'wide_hll_serialize'
 LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
 
-CREATE OR REPLACE FUNCTION wide._hll_deserialize(bytea, internal)
+CREATE OR REPLACE FUNCTION wide_internal._hll_deserialize(bytea, internal)
 RETURNS internal
 AS 'MODULE_PATHNAME', 'wide_hll_deserialize'
 LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
 
 CREATE OR REPLACE AGGREGATE wide.hll_add_agg(anyelement) (
-  SFUNC = wide._hll_add_trans,
+  SFUNC = wide_internal._hll_add_trans,
   STYPE = internal,
-  FINALFUNC = wide._hll_final,
-  COMBINEFUNC = wide._hll_combine,
-  SERIALFUNC = wide._hll_serialize,
-  DESERIALFUNC = wide._hll_deserialize,
+  FINALFUNC = wide_internal._hll_final,
+  COMBINEFUNC = wide_internal._hll_combine,
+  SERIALFUNC = wide_internal._hll_serialize,
+  DESERIALFUNC = wide_internal._hll_deserialize,
   PARALLEL = SAFE
 );
 
@@ -1038,12 +1053,12 @@ COMMENT ON AGGREGATE wide.hll_add_agg(anyelement) IS
   'the HyperLogLog sketch of a column''s values, hashed as hll families hash inputs';
 
 CREATE OR REPLACE AGGREGATE wide.hll_union_agg(bytea) (
-  SFUNC = wide._hll_union_trans,
+  SFUNC = wide_internal._hll_union_trans,
   STYPE = internal,
-  FINALFUNC = wide._hll_final,
-  COMBINEFUNC = wide._hll_combine,
-  SERIALFUNC = wide._hll_serialize,
-  DESERIALFUNC = wide._hll_deserialize,
+  FINALFUNC = wide_internal._hll_final,
+  COMBINEFUNC = wide_internal._hll_combine,
+  SERIALFUNC = wide_internal._hll_serialize,
+  DESERIALFUNC = wide_internal._hll_deserialize,
   PARALLEL = SAFE
 );
 
@@ -1352,7 +1367,7 @@ AS $$ SELECT to_timestamp((9223372036854775807 - reversed::bigint) / 1000.0) $$;
 COMMENT ON FUNCTION wide.reverse_millis(timestamptz) IS
   'Long.MAX_VALUE - millis as 19 digits: newest-first keys';
 
-CREATE OR REPLACE FUNCTION wide._bad_bucket(unit text)
+CREATE OR REPLACE FUNCTION wide_internal._bad_bucket(unit text)
 RETURNS text LANGUAGE plpgsql IMMUTABLE
 AS $$
 BEGIN
@@ -1382,7 +1397,7 @@ BEGIN
                      || lpad(extract(week FROM l)::text, 2, '0')
     WHEN 'month' THEN substr(ymd, 1, 6)
     WHEN 'year' THEN substr(ymd, 1, 4)
-    ELSE wide._bad_bucket(unit)
+    ELSE wide_internal._bad_bucket(unit)
   END;
 END
 $$;
@@ -1588,7 +1603,7 @@ BEGIN
   END IF;
   IF NOT (wide.family_catalog_of(tbl)->'families') ? family THEN
     RAISE EXCEPTION 'column family "%" does not exist in wide table %', family, tbl
-      USING ERRCODE = 'undefined_object', HINT = wide._family_hint(wide.family_catalog_of(tbl));
+      USING ERRCODE = 'undefined_object', HINT = wide_internal._family_hint(wide.family_catalog_of(tbl));
   END IF;
   SELECT string_agg(format('(array_agg(%I%s) FILTER (WHERE %I = %L))[1] AS %I',
                            c[5], CASE per WHEN 'row' THEN format(' ORDER BY %I DESC', c[4]) ELSE '' END,
@@ -1639,7 +1654,7 @@ DECLARE
   part text;
   i int;
 BEGIN
-  PERFORM wide._check_owner(parent);
+  PERFORM wide_internal._check_owner(parent);
   IF (SELECT relkind FROM pg_class WHERE oid = parent) <> 'p'
      OR pg_get_partkeydef(parent) IS DISTINCT FROM
         format('RANGE (%I)', (SELECT attname FROM pg_attribute WHERE attrelid = parent AND attnum = 1)) THEN
@@ -1687,7 +1702,7 @@ BEGIN
     FROM pg_class c JOIN pg_namespace n2 ON n2.oid = c.relnamespace WHERE c.oid = parent;
   doc := wide.family_catalog_of(parent);
   IF doc IS NOT NULL THEN
-    PERFORM wide._check_rollup_boundary(doc, k) FROM unnest(split_keys) k;
+    PERFORM wide_internal._check_rollup_boundary(doc, k) FROM unnest(split_keys) k;
   END IF;
 
   FOR i IN 1 .. n LOOP
@@ -1700,7 +1715,7 @@ BEGIN
     ELSE
       EXECUTE format('CREATE FOREIGN TABLE %s PARTITION OF %s FOR VALUES FROM (%s) TO (%s) SERVER %I OPTIONS (schema_name %L, table_name %L, async_capable ''true'')',
                      part, parent, lo, hi, nodes[i], nsp, rel || '_' || i);
-      PERFORM wide._remote_create_tablet(part::regclass, doc);
+      PERFORM wide_internal._remote_create_tablet(part::regclass, doc);
     END IF;
     RETURN NEXT part::regclass;
   END LOOP;
@@ -1777,16 +1792,16 @@ DECLARE
   prefix text := format('wide_%s_', (SELECT system_identifier FROM pg_control_system()));
   status text;
 BEGIN
-  FOR gid IN SELECT * FROM wide._remote_query(server,
+  FOR gid IN SELECT * FROM wide_internal._remote_query(server,
                 format('SELECT gid FROM pg_prepared_xacts WHERE gid LIKE %L AND database = current_database()',
                        prefix || '%'))
   LOOP
     status := pg_xact_status(split_part(substr(gid, length(prefix) + 1), '_', 1)::xid8);
     IF status = 'committed' THEN
-      PERFORM wide._remote_query(server, format('COMMIT PREPARED %L', gid));
+      PERFORM wide_internal._remote_query(server, format('COMMIT PREPARED %L', gid));
       outcome := 'committed';
     ELSIF status = 'aborted' OR status IS NULL THEN
-      PERFORM wide._remote_query(server, format('ROLLBACK PREPARED %L', gid));
+      PERFORM wide_internal._remote_query(server, format('ROLLBACK PREPARED %L', gid));
       outcome := 'rolled back';
     ELSE
       outcome := 'in progress';
@@ -1809,7 +1824,7 @@ COMMENT ON FUNCTION wide.resolve_tablets(text) IS
 -- input has type unknown"); these overloads take the string and say what
 -- to write instead.
 
-CREATE OR REPLACE FUNCTION wide._table_by_row_type(fname text, tbl text)
+CREATE OR REPLACE FUNCTION wide_internal._table_by_row_type(fname text, tbl text)
 RETURNS void
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -1839,7 +1854,7 @@ CREATE OR REPLACE FUNCTION wide.read_rows(tbl text,
 RETURNS SETOF text
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
-AS $$ BEGIN PERFORM wide._table_by_row_type('read_rows', tbl); END $$;
+AS $$ BEGIN PERFORM wide_internal._table_by_row_type('read_rows', tbl); END $$;
 
 COMMENT ON FUNCTION wide.read_rows(text, text[], text, text, boolean, boolean, text, jsonb, bigint, boolean, jsonb) IS
   'a read naming its table by a string: refused, saying to write NULL::tablename';
@@ -1858,7 +1873,7 @@ CREATE OR REPLACE FUNCTION wide.read_rows_labeled(tbl text,
 RETURNS SETOF text
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
-AS $$ BEGIN PERFORM wide._table_by_row_type('read_rows_labeled', tbl); END $$;
+AS $$ BEGIN PERFORM wide_internal._table_by_row_type('read_rows_labeled', tbl); END $$;
 
 COMMENT ON FUNCTION wide.read_rows_labeled(text, text[], text, text, boolean, boolean, text, jsonb, bigint, boolean, jsonb) IS
   'a read naming its table by a string: refused, saying to write NULL::tablename';
@@ -1867,7 +1882,7 @@ CREATE OR REPLACE FUNCTION wide.read_row(tbl text, row_key text, filter jsonb DE
 RETURNS SETOF text
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
-AS $$ BEGIN PERFORM wide._table_by_row_type('read_row', tbl); END $$;
+AS $$ BEGIN PERFORM wide_internal._table_by_row_type('read_row', tbl); END $$;
 
 COMMENT ON FUNCTION wide.read_row(text, text, jsonb) IS
   'a read naming its table by a string: refused, saying to write NULL::tablename';
@@ -1878,7 +1893,7 @@ CREATE OR REPLACE FUNCTION wide.read_modify_write_row(tbl text, row_key text, fa
 RETURNS SETOF text
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
-AS $$ BEGIN PERFORM wide._table_by_row_type('read_modify_write_row', tbl); END $$;
+AS $$ BEGIN PERFORM wide_internal._table_by_row_type('read_modify_write_row', tbl); END $$;
 
 COMMENT ON FUNCTION wide.read_modify_write_row(text, text, text, text, bytea, bigint) IS
   'a read naming its table by a string: refused, saying to write NULL::tablename';
@@ -1889,7 +1904,7 @@ CREATE OR REPLACE FUNCTION wide.read_salted(tbl text, buckets int,
 RETURNS SETOF text
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
-AS $$ BEGIN PERFORM wide._table_by_row_type('read_salted', tbl); END $$;
+AS $$ BEGIN PERFORM wide_internal._table_by_row_type('read_salted', tbl); END $$;
 
 COMMENT ON FUNCTION wide.read_salted(text, int, text, text, text, jsonb) IS
   'a read naming its table by a string: refused, saying to write NULL::tablename';
@@ -1899,7 +1914,7 @@ CREATE OR REPLACE FUNCTION wide.read_latest(tbl text, prefix text, n bigint,
 RETURNS SETOF text
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
-AS $$ BEGIN PERFORM wide._table_by_row_type('read_latest', tbl); END $$;
+AS $$ BEGIN PERFORM wide_internal._table_by_row_type('read_latest', tbl); END $$;
 
 COMMENT ON FUNCTION wide.read_latest(text, text, bigint, jsonb, boolean) IS
   'a read naming its table by a string: refused, saying to write NULL::tablename';
@@ -1910,7 +1925,7 @@ CREATE OR REPLACE FUNCTION wide.read_current(tbl text, prefix text DEFAULT NULL,
 RETURNS SETOF text
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
-AS $$ BEGIN PERFORM wide._table_by_row_type('read_current', tbl); END $$;
+AS $$ BEGIN PERFORM wide_internal._table_by_row_type('read_current', tbl); END $$;
 
 COMMENT ON FUNCTION wide.read_current(text, text, text, text, jsonb) IS
   'a read naming its table by a string: refused, saying to write NULL::tablename';
@@ -1991,7 +2006,7 @@ COMMENT ON FUNCTION wide.column_range(text, bytea, bytea, boolean, boolean) IS
 -- subscribe (where splits run, a subscriber needs wide, as with any
 -- extension that has tables).
 
-CREATE OR REPLACE FUNCTION wide._tablet_ops_tables()
+CREATE OR REPLACE FUNCTION wide_internal._tablet_ops_tables()
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -2062,7 +2077,7 @@ $$;
 -- transactions that snapshot "since" does not see, if given), as text
 -- literals of its row-key type.
 
-CREATE OR REPLACE FUNCTION wide._tablet_changes(tablet regclass, since pg_snapshot DEFAULT NULL)
+CREATE OR REPLACE FUNCTION wide_internal._tablet_changes(tablet regclass, since pg_snapshot DEFAULT NULL)
 RETURNS text[]
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -2092,15 +2107,15 @@ $$;
 -- swap.  The trigger's argument is the operation's id: the swap checks it
 -- to find that the tablet is still the table that was copied.
 
-CREATE OR REPLACE FUNCTION wide._tablet_track_sql(tbl text, track boolean, op_id bigint DEFAULT NULL)
+CREATE OR REPLACE FUNCTION wide_internal._tablet_track_sql(tbl text, track boolean, op_id bigint DEFAULT NULL)
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT format('SELECT wide._tablet_ops_tables(); DELETE FROM wide.tablet_op_changes WHERE tablet = %L::regclass; DROP TRIGGER IF EXISTS wide_tablet_op_guard ON %s; ALTER TABLE %s DROP CONSTRAINT IF EXISTS wide_tablet_tracked',
+  SELECT format('SELECT wide_internal._tablet_ops_tables(); DELETE FROM wide.tablet_op_changes WHERE tablet = %L::regclass; DROP TRIGGER IF EXISTS wide_tablet_op_guard ON %s; ALTER TABLE %s DROP CONSTRAINT IF EXISTS wide_tablet_tracked',
                 tbl, tbl, tbl)
          || CASE WHEN track THEN format(', ADD CONSTRAINT wide_tablet_tracked CHECK (true) NOT VALID; '
-                                        'CREATE TRIGGER wide_tablet_op_guard BEFORE TRUNCATE ON %s FOR EACH STATEMENT EXECUTE FUNCTION wide._tablet_op_guard(%L); '
+                                        'CREATE TRIGGER wide_tablet_op_guard BEFORE TRUNCATE ON %s FOR EACH STATEMENT EXECUTE FUNCTION wide_internal._tablet_op_guard(%L); '
                                         'ALTER TABLE %s ENABLE ALWAYS TRIGGER wide_tablet_op_guard',
                                         tbl, op_id, tbl) ELSE '' END;
 $$;
@@ -2108,7 +2123,7 @@ $$;
 -- The trigger of a tablet that a split or move has marked: TRUNCATE is
 -- refused until the operation is done or rolled back.
 
-CREATE OR REPLACE FUNCTION wide._tablet_op_guard()
+CREATE OR REPLACE FUNCTION wide_internal._tablet_op_guard()
 RETURNS trigger
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -2124,7 +2139,7 @@ $$;
 -- Does the table carry the mark of operation op_id (the guard trigger with
 -- its id)?  SQL to run where the table is.
 
-CREATE OR REPLACE FUNCTION wide._tablet_marked_sql(tbl text, op_id bigint)
+CREATE OR REPLACE FUNCTION wide_internal._tablet_marked_sql(tbl text, op_id bigint)
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
@@ -2143,7 +2158,7 @@ $$;
 -- key is P).  Returns the first rollup family of doc whose groups b splits,
 -- or NULL.
 
-CREATE OR REPLACE FUNCTION wide._rollup_boundary_conflict(doc jsonb, b text)
+CREATE OR REPLACE FUNCTION wide_internal._rollup_boundary_conflict(doc jsonb, b text)
 RETURNS text
 LANGUAGE plpgsql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
@@ -2179,7 +2194,7 @@ $$;
 -- The value of a range partition bound as pg_get_expr shows it ('k'::text,
 -- or 'k'); NULL for MINVALUE and MAXVALUE.
 
-CREATE OR REPLACE FUNCTION wide._bound_value(b text)
+CREATE OR REPLACE FUNCTION wide_internal._bound_value(b text)
 RETURNS text
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -2203,13 +2218,13 @@ $$;
 
 -- Fail if a tablet boundary b (a value, not SQL) splits a rollup's groups.
 
-CREATE OR REPLACE FUNCTION wide._check_rollup_boundary(doc jsonb, b text)
+CREATE OR REPLACE FUNCTION wide_internal._check_rollup_boundary(doc jsonb, b text)
 RETURNS void
 LANGUAGE plpgsql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  fam text := wide._rollup_boundary_conflict(doc, b);
+  fam text := wide_internal._rollup_boundary_conflict(doc, b);
 BEGIN
   IF fam IS NOT NULL THEN
     RAISE EXCEPTION 'tablet boundary % falls inside a group of rollup family "%"', quote_literal(b), fam
@@ -2230,7 +2245,7 @@ $$;
 -- standard_conforming_strings: they mean the same in any session, here or
 -- on a node, now or when an operation is resumed.
 
-CREATE OR REPLACE FUNCTION wide._tablet_bounds(tablet regclass)
+CREATE OR REPLACE FUNCTION wide_internal._tablet_bounds(tablet regclass)
 RETURNS text[]
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -2266,7 +2281,7 @@ $f$;
 -- The condition on the row key (the first column) of a range [lo, hi), the
 -- bounds as SQL (MINVALUE / MAXVALUE: unbounded).
 
-CREATE OR REPLACE FUNCTION wide._range_cond(col text, lo text, hi text)
+CREATE OR REPLACE FUNCTION wide_internal._range_cond(col text, lo text, hi text)
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
@@ -2276,14 +2291,14 @@ AS $$
          || CASE WHEN hi = 'MAXVALUE' THEN '' ELSE format(' AND %I < %s', col, hi) END;
 $$;
 -- The rows that query q returns (each a VALUES list of SQL literals, as
--- wide._row_literal makes them), written to dst -- a table on node --
+-- wide_internal._row_literal makes them), written to dst -- a table on node --
 -- through wide's own connection, about 1000 rows a statement, with
 -- wide.rollup_on_write off: a move of a tablet with a rollup family to
 -- another node writes its cells as they are, where an INSERT through
 -- postgres_fdw would run the rollups on the node again.  Values travel as
 -- text, dates in ISO and UTC.  Returns the rows written.
 
-CREATE OR REPLACE FUNCTION wide._tablet_write_remote(node text, dst regclass, q text)
+CREATE OR REPLACE FUNCTION wide_internal._tablet_write_remote(node text, dst regclass, q text)
 RETURNS bigint
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -2302,14 +2317,14 @@ BEGIN
   FOR line IN EXECUTE q LOOP
     parts := parts || line;
     IF cardinality(parts) >= 1000 THEN
-      PERFORM wide._remote_exec(node, dst,
+      PERFORM wide_internal._remote_exec(node, dst,
         format('SET LOCAL wide.rollup_on_write = off; INSERT INTO %s VALUES %s', dst, array_to_string(parts, ', ')));
       n := n + cardinality(parts);
       parts := '{}';
     END IF;
   END LOOP;
   IF cardinality(parts) > 0 THEN
-    PERFORM wide._remote_exec(node, dst,
+    PERFORM wide_internal._remote_exec(node, dst,
       format('SET LOCAL wide.rollup_on_write = off; INSERT INTO %s VALUES %s', dst, array_to_string(parts, ', ')));
     n := n + cardinality(parts);
   END IF;
@@ -2320,7 +2335,7 @@ $$;
 -- A row of tbl as a VALUES list, an expression over its columns:
 -- '(' || quote_nullable(c1::text) || ', ' || ... || ')'
 
-CREATE OR REPLACE FUNCTION wide._row_literal(tbl regclass)
+CREATE OR REPLACE FUNCTION wide_internal._row_literal(tbl regclass)
 RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -2331,7 +2346,7 @@ $$;
 
 -- Does the table (a tablet parent) have a rollup family?
 
-CREATE OR REPLACE FUNCTION wide._has_rollups(tbl regclass)
+CREATE OR REPLACE FUNCTION wide_internal._has_rollups(tbl regclass)
 RETURNS boolean
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -2350,7 +2365,7 @@ $$;
 -- node, or here through postgres_fdw), under a lock that stops writes to
 -- src.
 
-CREATE OR REPLACE FUNCTION wide._tablet_delta(src regclass, dst regclass, cond text, keys text[] DEFAULT NULL,
+CREATE OR REPLACE FUNCTION wide_internal._tablet_delta(src regclass, dst regclass, cond text, keys text[] DEFAULT NULL,
                                   via text DEFAULT NULL)
 RETURNS bigint
 LANGUAGE plpgsql
@@ -2396,7 +2411,7 @@ BEGIN
                        dst, c[1], k[1], t[1], c[2], k[2], t[2], c[3], k[3], t[3], c[4], k[4], t[4]);
       ELSE
         -- on the node, through wide's connection (_tablet_write_remote)
-        PERFORM wide._remote_exec(via, dst,
+        PERFORM wide_internal._remote_exec(via, dst,
           format('SET LOCAL wide.rollup_on_write = off; DELETE FROM %s WHERE %s = %L::%s AND %s = %L::%s AND %s = %L::%s AND %s = %L::%s',
                  dst, c[1], k[1], t[1], c[2], k[2], t[2], c[3], k[3], t[3], c[4], k[4], t[4]));
       END IF;
@@ -2409,8 +2424,8 @@ BEGIN
       -- written on the node with rollups off, as the copy was; postgres_fdw
       -- only reads dst, so its session and wide's never wait for each
       -- other there
-      m := wide._tablet_write_remote(via, dst,
-             format('SELECT %s FROM (%s) d', wide._row_literal(src), format(missing, src, dst, w, w)));
+      m := wide_internal._tablet_write_remote(via, dst,
+             format('SELECT %s FROM (%s) d', wide_internal._row_literal(src), format(missing, src, dst, w, w)));
     END IF;
     n := n + m;
   END LOOP;
@@ -2420,7 +2435,7 @@ $$;
 
 -- Where a tablet of a parent is: {node, remote table} ('local': here).
 
-CREATE OR REPLACE FUNCTION wide._tablet_node(parent regclass, tablet regclass)
+CREATE OR REPLACE FUNCTION wide_internal._tablet_node(parent regclass, tablet regclass)
 RETURNS text[]
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -2433,7 +2448,7 @@ BEGIN
       USING ERRCODE = 'invalid_parameter_value',
             HINT = 'Name a partition of the parent; the tablets are listed by SELECT inhrelid::regclass FROM pg_inherits WHERE inhparent = ''parent''::regclass.';
   END IF;
-  SELECT * INTO r FROM wide._remote_tablets(parent) x WHERE x.tablet = _tablet_node.tablet;
+  SELECT * INTO r FROM wide_internal._remote_tablets(parent) x WHERE x.tablet = _tablet_node.tablet;
   IF FOUND THEN
     RETURN ARRAY[r.server, r.remote];
   END IF;
@@ -2449,7 +2464,7 @@ $$;
 
 -- The family catalog of a tablet, here or on its node.
 
-CREATE OR REPLACE FUNCTION wide._tablet_catalog(node text[])
+CREATE OR REPLACE FUNCTION wide_internal._tablet_catalog(node text[])
 RETURNS jsonb
 LANGUAGE sql
 SET search_path = pg_catalog, pg_temp
@@ -2461,7 +2476,7 @@ SET timezone = 'UTC'
 SET extra_float_digits = 3
 AS $$
   SELECT CASE WHEN node[1] = 'local' THEN wide.family_catalog_of(node[2]::regclass)
-         ELSE (SELECT x::jsonb FROM wide._remote_query(node[1],
+         ELSE (SELECT x::jsonb FROM wide_internal._remote_query(node[1],
                  format('SELECT wide.family_catalog_of(%L)::text', node[2])) x) END;
 $$;
 
@@ -2473,7 +2488,7 @@ $$;
 -- fixed advisory lock, which any role may take, could).  An operation run
 -- by a role without that privilege does not pause.
 
-CREATE OR REPLACE FUNCTION wide._tablet_op_pause(step int)
+CREATE OR REPLACE FUNCTION wide_internal._tablet_op_pause(step int)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -2490,7 +2505,7 @@ $$;
 -- remote one on its node, by two-phase commit with this transaction, and
 -- a foreign table here), journal them.  Returns the operation's id.
 
-CREATE OR REPLACE FUNCTION wide._tablet_op_begin(op text, parent regclass, tablet regclass,
+CREATE OR REPLACE FUNCTION wide_internal._tablet_op_begin(op text, parent regclass, tablet regclass,
                                       at_key text, to_node text)
 RETURNS bigint
 LANGUAGE plpgsql
@@ -2523,14 +2538,14 @@ DECLARE
   i int;
   ok boolean;
 BEGIN
-  PERFORM wide._tablet_ops_tables();
+  PERFORM wide_internal._tablet_ops_tables();
   IF NOT has_table_privilege('wide.tablet_ops', 'INSERT, UPDATE') THEN
     RAISE EXCEPTION 'permission denied for the journal of tablet operations'
       USING ERRCODE = 'insufficient_privilege',
             DETAIL = 'Split and move write the journal wide.tablet_ops.',
             HINT = 'Run them as a superuser or as the owner of the extension wide.';
   END IF;
-  PERFORM wide._check_owner(parent);
+  PERFORM wide_internal._check_owner(parent);
   IF (SELECT relkind FROM pg_class WHERE oid = parent) <> 'p'
      OR pg_get_partkeydef(parent) IS DISTINCT FROM
         format('RANGE (%I)', (SELECT attname FROM pg_attribute WHERE attrelid = parent AND attnum = 1)) THEN
@@ -2539,7 +2554,7 @@ BEGIN
   END IF;
   -- one operation at a time per parent (self-conflicting, lets reads and writes run)
   EXECUTE format('LOCK TABLE %s IN SHARE UPDATE EXCLUSIVE MODE', parent);
-  here := wide._tablet_node(parent, tablet);
+  here := wide_internal._tablet_node(parent, tablet);
   IF EXISTS (SELECT FROM wide.tablet_ops o WHERE o.parent = _tablet_op_begin.parent
                 AND o.step IN ('created', 'copied')) THEN
     RAISE EXCEPTION 'a split or move of a tablet of % is unfinished', parent
@@ -2547,19 +2562,19 @@ BEGIN
             HINT = 'Run CALL wide.resume_tablet_ops() to finish or roll it back.';
   END IF;
   IF op = 'move' AND to_node <> 'local' THEN
-    PERFORM wide._refuse_published_remote(parent);
+    PERFORM wide_internal._refuse_published_remote(parent);
   END IF;
   IF EXISTS (SELECT FROM pg_partitioned_table WHERE partrelid = parent AND partdefid <> 0) THEN
     RAISE EXCEPTION 'table % has a default partition', parent
       USING ERRCODE = 'feature_not_supported',
             DETAIL = 'A new tablet would have to be checked against every row of the default partition.';
   END IF;
-  b := wide._tablet_bounds(tablet);
+  b := wide_internal._tablet_bounds(tablet);
   SELECT a.attname, a.atttypid INTO keycol, keytype FROM pg_attribute a WHERE a.attrelid = parent AND a.attnum = 1;
   IF keytype = 'text'::regtype THEN
     coll := ' COLLATE "C"';
   END IF;
-  doc := wide._tablet_catalog(here);
+  doc := wide_internal._tablet_catalog(here);
 
   IF op = 'split' THEN
     IF at_key IS NULL THEN
@@ -2569,7 +2584,7 @@ BEGIN
           FROM wide.sample_row_keys(tablet) s WHERE s.row_key <> '\x';
       ELSE
         -- (a text key's bytes are in the node's encoding: converted there)
-        SELECT array_agg(x) INTO samples FROM wide._remote_query(here[1],
+        SELECT array_agg(x) INTO samples FROM wide_internal._remote_query(here[1],
           format('SELECT %s FROM wide.sample_row_keys(%L) WHERE row_key <> ''\x'' ORDER BY offset_bytes',
                  CASE WHEN keytype = 'text'::regtype THEN 'convert_to(convert_from(row_key, current_setting(''server_encoding'')), ''UTF8'')::text'
                       ELSE 'row_key::text' END, here[2])) x;
@@ -2583,7 +2598,7 @@ BEGIN
         EXECUTE format('SELECT k::text FROM (SELECT DISTINCT %1$I k FROM %2$s) d ORDER BY k OFFSET (SELECT count(DISTINCT %1$I) / 2 FROM %2$s) LIMIT 1',
                        keycol, tablet) INTO at;
       ELSE
-        SELECT x INTO at FROM wide._remote_query(here[1],
+        SELECT x INTO at FROM wide_internal._remote_query(here[1],
           format('SELECT k::text FROM (SELECT DISTINCT %1$I k FROM %2$s) d ORDER BY k OFFSET (SELECT count(DISTINCT %1$I) / 2 FROM %2$s) LIMIT 1',
                  keycol, here[2])) x;
       END IF;
@@ -2595,7 +2610,7 @@ BEGIN
       at := at_key;
     END IF;
     IF keytype = 'text'::regtype THEN
-      PERFORM wide._check_rollup_boundary(doc, at);
+      PERFORM wide_internal._check_rollup_boundary(doc, at);
     END IF;
     at := format('%L::%s', at, keytype);
     IF b[1] <> 'MINVALUE' THEN
@@ -2606,7 +2621,7 @@ BEGIN
         USING ERRCODE = 'invalid_parameter_value',
               DETAIL = 'Both tablets must hold some key range.';
     END IF;
-    EXECUTE format('SELECT %s FROM (SELECT %s%s) x(k)', wide._range_cond('k', b[1], b[2]), at, coll) INTO ok;
+    EXECUTE format('SELECT %s FROM (SELECT %s%s) x(k)', wide_internal._range_cond('k', b[1], b[2]), at, coll) INTO ok;
     IF NOT ok THEN
       RAISE EXCEPTION 'split key % is outside tablet %', coalesce(at_key, at), tablet
         USING ERRCODE = 'invalid_parameter_value',
@@ -2660,22 +2675,22 @@ BEGIN
     IF nodes[i] = 'local' THEN
       -- the CHECK lets ATTACH PARTITION skip its scan; dropped after it
       EXECUTE format('CREATE TABLE %s (%s, CONSTRAINT wide_tablet_range CHECK (%s)) USING wide',
-                     names[i], local_cols, wide._range_cond(keycol, bounds[i], bounds[i + 1]));
-      PERFORM wide._store_catalog(names[i]::regclass, doc);
+                     names[i], local_cols, wide_internal._range_cond(keycol, bounds[i], bounds[i + 1]));
+      PERFORM wide_internal._store_catalog(names[i]::regclass, doc);
     ELSE
       EXECUTE format('CREATE FOREIGN TABLE %s (%s) SERVER %I OPTIONS (schema_name %L, table_name %L, async_capable ''true'', batch_size ''1000'', fetch_size ''10000'')',
                      names[i], local_cols, nodes[i], nsp, rel || '_' || id || CASE WHEN op = 'move' THEN 'm' ELSE chr(96 + i) END);
-      PERFORM wide._remote_exec(nodes[i], names[i]::regclass,
-        format('CREATE SCHEMA IF NOT EXISTS %I; CREATE TABLE %s (%s) USING wide; SELECT wide._store_catalog(%L, %L::jsonb)',
+      PERFORM wide_internal._remote_exec(nodes[i], names[i]::regclass,
+        format('CREATE SCHEMA IF NOT EXISTS %I; CREATE TABLE %s (%s) USING wide; SELECT wide_internal._store_catalog(%L, %L::jsonb)',
                nsp, names[i], cols, names[i], doc));
     END IF;
   END LOOP;
   -- from now on the rows written to the tablet are recorded (before the
   -- copy's snapshot: the catch-up compares those rows only)
   IF here[1] = 'local' THEN
-    EXECUTE wide._tablet_track_sql(tablet::text, true, id);
+    EXECUTE wide_internal._tablet_track_sql(tablet::text, true, id);
   ELSE
-    PERFORM wide._remote_exec(here[1], tablet, wide._tablet_track_sql(here[2], true, id));
+    PERFORM wide_internal._remote_exec(here[1], tablet, wide_internal._tablet_track_sql(here[2], true, id));
   END IF;
   INSERT INTO wide.tablet_ops (id, op, parent, tablet, node, new_tablets, new_nodes, bounds, step)
     VALUES (id, op, parent, tablet::text, here[1], names, nodes, bounds, 'created');
@@ -2687,7 +2702,7 @@ $$;
 -- snapshot, while writes go on (a split of a remote tablet copies on its
 -- node; a move copies through postgres_fdw).
 
-CREATE OR REPLACE FUNCTION wide._tablet_op_copy(op_id bigint)
+CREATE OR REPLACE FUNCTION wide_internal._tablet_op_copy(op_id bigint)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -2713,17 +2728,17 @@ BEGIN
     RAISE EXCEPTION 'tablet operation % is at step %, not created', op_id, o.step
       USING ERRCODE = 'object_not_in_prerequisite_state';
   END IF;
-  here := wide._tablet_node(o.parent, o.tablet::regclass);
+  here := wide_internal._tablet_node(o.parent, o.tablet::regclass);
   keycol := (SELECT attname FROM pg_attribute WHERE attrelid = o.parent AND attnum = 1);
   FOR i IN 1 .. array_length(o.new_tablets, 1) LOOP
-    cond := wide._range_cond(keycol, o.bounds[i], o.bounds[i + 1]);
+    cond := wide_internal._range_cond(keycol, o.bounds[i], o.bounds[i + 1]);
     IF o.op = 'split' AND here[1] <> 'local' THEN
-      PERFORM wide._remote_exec(here[1], o.tablet::regclass,
+      PERFORM wide_internal._remote_exec(here[1], o.tablet::regclass,
         format('SET LOCAL wide.rollup_on_write = off; INSERT INTO %s SELECT * FROM %s WHERE %s',
                o.new_tablets[i], here[2], cond));
-    ELSIF o.new_nodes[i] <> 'local' AND wide._has_rollups(o.parent) THEN
-      total := total + wide._tablet_write_remote(o.new_nodes[i], o.new_tablets[i]::regclass,
-                         format('SELECT %s FROM %s WHERE %s', wide._row_literal(o.tablet::regclass), o.tablet, cond));
+    ELSIF o.new_nodes[i] <> 'local' AND wide_internal._has_rollups(o.parent) THEN
+      total := total + wide_internal._tablet_write_remote(o.new_nodes[i], o.new_tablets[i]::regclass,
+                         format('SELECT %s FROM %s WHERE %s', wide_internal._row_literal(o.tablet::regclass), o.tablet, cond));
     ELSE
       EXECUTE format('INSERT INTO %s SELECT * FROM %s WHERE %s', o.new_tablets[i], o.tablet, cond);
       GET DIAGNOSTICS n = ROW_COUNT;
@@ -2743,7 +2758,7 @@ $$;
 -- connection for a new table on a node of a table with rollups
 -- (_tablet_write_remote).  Returns the cells rewritten here.
 
-CREATE OR REPLACE FUNCTION wide._tablet_op_deltas(op_id bigint, here text[], keys text[], since text)
+CREATE OR REPLACE FUNCTION wide_internal._tablet_op_deltas(op_id bigint, here text[], keys text[], since text)
 RETURNS bigint
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -2765,16 +2780,16 @@ DECLARE
 BEGIN
   SELECT * INTO o FROM wide.tablet_ops WHERE id = op_id;
   keycol := (SELECT attname FROM pg_attribute WHERE attrelid = o.parent AND attnum = 1);
-  rollups := wide._has_rollups(o.parent);
+  rollups := wide_internal._has_rollups(o.parent);
   FOR i IN 1 .. array_length(o.new_tablets, 1) LOOP
-    cond := wide._range_cond(keycol, o.bounds[i], o.bounds[i + 1]);
+    cond := wide_internal._range_cond(keycol, o.bounds[i], o.bounds[i + 1]);
     IF o.op = 'split' AND here[1] <> 'local' THEN
-      PERFORM wide._remote_exec(here[1], o.tablet::regclass,
-        format('SELECT wide._tablet_delta(%L, %L, %L, wide._tablet_changes(%L%s))',
+      PERFORM wide_internal._remote_exec(here[1], o.tablet::regclass,
+        format('SELECT wide_internal._tablet_delta(%L, %L, %L, wide_internal._tablet_changes(%L%s))',
                here[2], o.new_tablets[i], cond, here[2],
                CASE WHEN since IS NULL THEN '' ELSE format(', %L::pg_snapshot', since) END));
     ELSE
-      n := n + wide._tablet_delta(o.tablet::regclass, o.new_tablets[i]::regclass, cond, keys,
+      n := n + wide_internal._tablet_delta(o.tablet::regclass, o.new_tablets[i]::regclass, cond, keys,
                                   CASE WHEN o.new_nodes[i] <> 'local' AND rollups
                                        THEN o.new_nodes[i] END);
     END IF;
@@ -2789,7 +2804,7 @@ $$;
 -- reads through postgres_fdw keep one snapshot per transaction, which
 -- must not be the one of the second pass.
 
-CREATE OR REPLACE FUNCTION wide._tablet_op_catchup(op_id bigint)
+CREATE OR REPLACE FUNCTION wide_internal._tablet_op_catchup(op_id bigint)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -2812,18 +2827,18 @@ BEGIN
     RAISE EXCEPTION 'tablet operation % is at step %, not copied', op_id, o.step
       USING ERRCODE = 'object_not_in_prerequisite_state';
   END IF;
-  here := wide._tablet_node(o.parent, o.tablet::regclass);
+  here := wide_internal._tablet_node(o.parent, o.tablet::regclass);
   IF here[1] = 'local' THEN
-    SELECT pg_current_snapshot()::text, wide._tablet_changes(o.tablet::regclass) INTO snap, keys;
+    SELECT pg_current_snapshot()::text, wide_internal._tablet_changes(o.tablet::regclass) INTO snap, keys;
   ELSE
     -- the node's snapshot, before the rows are read there
-    SELECT x INTO snap FROM wide._remote_query(here[1], 'SELECT pg_current_snapshot()::text') x;
+    SELECT x INTO snap FROM wide_internal._remote_query(here[1], 'SELECT pg_current_snapshot()::text') x;
     IF o.op = 'move' THEN
-      SELECT x::text[] INTO keys FROM wide._remote_query(here[1],
-        format('SELECT wide._tablet_changes(%L)::text', here[2])) x;
+      SELECT x::text[] INTO keys FROM wide_internal._remote_query(here[1],
+        format('SELECT wide_internal._tablet_changes(%L)::text', here[2])) x;
     END IF;
   END IF;
-  PERFORM wide._tablet_op_deltas(op_id, here, keys, NULL);
+  PERFORM wide_internal._tablet_op_deltas(op_id, here, keys, NULL);
   UPDATE wide.tablet_ops t SET since = snap WHERE t.id = op_id;
 END
 $$;
@@ -2835,7 +2850,7 @@ $$;
 -- tablet here and attach the new ones.  Returns the time the lock was
 -- taken.
 
-CREATE OR REPLACE FUNCTION wide._tablet_op_finish(op_id bigint)
+CREATE OR REPLACE FUNCTION wide_internal._tablet_op_finish(op_id bigint)
 RETURNS timestamptz
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -2863,16 +2878,16 @@ BEGIN
   END IF;
   -- writers lock the parent first (ROW EXCLUSIVE), then the tablet
   EXECUTE format('LOCK TABLE ONLY %s IN EXCLUSIVE MODE', o.parent);
-  here := wide._tablet_node(o.parent, o.tablet::regclass);
+  here := wide_internal._tablet_node(o.parent, o.tablet::regclass);
   IF here[1] = 'local' THEN
     EXECUTE format('LOCK TABLE %s IN EXCLUSIVE MODE', o.tablet);
   END IF;
   -- the tablet must be the table that was marked and copied (not one
   -- put in its place since, by DETACH and ATTACH or DROP and CREATE)
   IF here[1] = 'local' THEN
-    EXECUTE wide._tablet_marked_sql(o.tablet, op_id) INTO marked;
+    EXECUTE wide_internal._tablet_marked_sql(o.tablet, op_id) INTO marked;
   ELSE
-    SELECT x INTO marked FROM wide._remote_query(here[1], wide._tablet_marked_sql(here[2], op_id)) x;
+    SELECT x INTO marked FROM wide_internal._remote_query(here[1], wide_internal._tablet_marked_sql(here[2], op_id)) x;
   END IF;
   IF marked IS DISTINCT FROM 'true' THEN
     RAISE EXCEPTION 'table % is not the tablet that operation % copied', o.tablet, op_id
@@ -2882,12 +2897,12 @@ BEGIN
   END IF;
   t0 := clock_timestamp();
   IF here[1] = 'local' THEN
-    keys := wide._tablet_changes(o.tablet::regclass, o.since::pg_snapshot);
+    keys := wide_internal._tablet_changes(o.tablet::regclass, o.since::pg_snapshot);
   ELSIF o.op = 'move' THEN
-    SELECT x::text[] INTO keys FROM wide._remote_query(here[1],
-      format('SELECT wide._tablet_changes(%L, %L::pg_snapshot)::text', here[2], o.since)) x;
+    SELECT x::text[] INTO keys FROM wide_internal._remote_query(here[1],
+      format('SELECT wide_internal._tablet_changes(%L, %L::pg_snapshot)::text', here[2], o.since)) x;
   END IF;
-  delta := wide._tablet_op_deltas(op_id, here, keys, o.since);
+  delta := wide_internal._tablet_op_deltas(op_id, here, keys, o.since);
   IF here[1] = 'local' THEN
     DELETE FROM wide.tablet_op_changes c WHERE c.tablet = o.tablet::regclass;
   END IF;
@@ -2911,7 +2926,7 @@ $$;
 
 -- Step 4 of an operation on a remote tablet: drop the old table on its node.
 
-CREATE OR REPLACE FUNCTION wide._tablet_op_drop_old(op_id bigint)
+CREATE OR REPLACE FUNCTION wide_internal._tablet_op_drop_old(op_id bigint)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -2930,7 +2945,7 @@ BEGIN
     RAISE EXCEPTION 'tablet operation % is at step %, not swapped', op_id, o.step
       USING ERRCODE = 'object_not_in_prerequisite_state';
   END IF;
-  PERFORM wide._remote_exec(o.node, NULL,
+  PERFORM wide_internal._remote_exec(o.node, NULL,
     format('DELETE FROM wide.tablet_op_changes WHERE tablet = to_regclass(%L); DROP TABLE IF EXISTS %s',
            o.old_remote, o.old_remote));
   UPDATE wide.tablet_ops SET step = 'done' WHERE id = op_id;
@@ -2940,7 +2955,7 @@ $$;
 -- Roll an operation at step 'created' or 'copied' back: drop its new
 -- tables, here and on their nodes, and unmark the tablet.
 
-CREATE OR REPLACE FUNCTION wide._tablet_op_rollback(op_id bigint)
+CREATE OR REPLACE FUNCTION wide_internal._tablet_op_rollback(op_id bigint)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -2964,7 +2979,7 @@ BEGIN
   END IF;
   FOR i IN 1 .. array_length(o.new_tablets, 1) LOOP
     IF o.new_nodes[i] <> 'local' THEN
-      PERFORM wide._remote_exec(o.new_nodes[i], NULL, format('DROP TABLE IF EXISTS %s', o.new_tablets[i]));
+      PERFORM wide_internal._remote_exec(o.new_nodes[i], NULL, format('DROP TABLE IF EXISTS %s', o.new_tablets[i]));
       EXECUTE format('DROP FOREIGN TABLE IF EXISTS %s', o.new_tablets[i]);
     ELSE
       EXECUTE format('DROP TABLE IF EXISTS %s', o.new_tablets[i]);
@@ -2974,14 +2989,14 @@ BEGIN
   IF o.node = 'local' THEN
     FOR r IN SELECT t.tgrelid::regclass::text AS rel FROM pg_trigger t
               WHERE t.tgname = 'wide_tablet_op_guard' AND t.tgargs = convert_to(op_id::text, 'UTF8') || decode('00', 'hex') LOOP
-      EXECUTE wide._tablet_track_sql(r.rel, false);
+      EXECUTE wide_internal._tablet_track_sql(r.rel, false);
     END LOOP;
     IF to_regclass(o.tablet) IS NOT NULL THEN
-      EXECUTE wide._tablet_track_sql(o.tablet, false);
+      EXECUTE wide_internal._tablet_track_sql(o.tablet, false);
     END IF;
   ELSIF EXISTS (SELECT FROM pg_inherits WHERE inhrelid = to_regclass(o.tablet) AND inhparent = o.parent) THEN
-    PERFORM wide._remote_exec(o.node, o.tablet::regclass,
-      wide._tablet_track_sql((wide._tablet_node(o.parent, o.tablet::regclass))[2], false));
+    PERFORM wide_internal._remote_exec(o.node, o.tablet::regclass,
+      wide_internal._tablet_track_sql((wide_internal._tablet_node(o.parent, o.tablet::regclass))[2], false));
   END IF;
   UPDATE wide.tablet_ops SET step = 'rolled back', finished = clock_timestamp() WHERE id = op_id;
 END
@@ -2990,7 +3005,7 @@ $$;
 -- Fail inside a transaction block: the steps of a split or move commit
 -- one by one (a CALL that starts its transaction started with it).
 
-CREATE OR REPLACE FUNCTION wide._tablet_op_top_level()
+CREATE OR REPLACE FUNCTION wide_internal._tablet_op_top_level()
 RETURNS void
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -3008,25 +3023,25 @@ $$;
 -- Run an operation's steps, each its own transaction.  (Procedures that
 -- commit cannot have SET clauses: the names used are schema-qualified.)
 
-CREATE OR REPLACE PROCEDURE wide._tablet_op_run(op_id bigint)
+CREATE OR REPLACE PROCEDURE wide_internal._tablet_op_run(op_id bigint)
 LANGUAGE plpgsql
 AS $$
 DECLARE
   t0 timestamptz;
 BEGIN
-  PERFORM wide._tablet_op_pause(1);
-  PERFORM wide._tablet_op_copy(op_id);
+  PERFORM wide_internal._tablet_op_pause(1);
+  PERFORM wide_internal._tablet_op_copy(op_id);
   COMMIT;
-  PERFORM wide._tablet_op_pause(2);
-  PERFORM wide._tablet_op_catchup(op_id);
+  PERFORM wide_internal._tablet_op_pause(2);
+  PERFORM wide_internal._tablet_op_catchup(op_id);
   COMMIT;
-  t0 := wide._tablet_op_finish(op_id);
+  t0 := wide_internal._tablet_op_finish(op_id);
   COMMIT;
   -- the lock was held until the commit above (the nodes' included)
   UPDATE wide.tablet_ops SET lock_ms = extract(epoch FROM clock_timestamp() - t0) * 1000 WHERE id = op_id;
   COMMIT;
   IF (SELECT step FROM wide.tablet_ops WHERE id = op_id) = 'swapped' THEN
-    PERFORM wide._tablet_op_drop_old(op_id);
+    PERFORM wide_internal._tablet_op_drop_old(op_id);
     COMMIT;
   END IF;
 END
@@ -3040,10 +3055,10 @@ AS $$
 DECLARE
   op_id bigint;
 BEGIN
-  PERFORM wide._tablet_op_top_level();
-  op_id := wide._tablet_op_begin('split', parent, tablet, at_key, NULL);
+  PERFORM wide_internal._tablet_op_top_level();
+  op_id := wide_internal._tablet_op_begin('split', parent, tablet, at_key, NULL);
   COMMIT;
-  CALL wide._tablet_op_run(op_id);
+  CALL wide_internal._tablet_op_run(op_id);
 END
 $$;
 
@@ -3058,10 +3073,10 @@ AS $$
 DECLARE
   op_id bigint;
 BEGIN
-  PERFORM wide._tablet_op_top_level();
-  op_id := wide._tablet_op_begin('move', parent, tablet, NULL, node);
+  PERFORM wide_internal._tablet_op_top_level();
+  op_id := wide_internal._tablet_op_begin('move', parent, tablet, NULL, node);
   COMMIT;
-  CALL wide._tablet_op_run(op_id);
+  CALL wide_internal._tablet_op_run(op_id);
 END
 $$;
 
@@ -3087,7 +3102,7 @@ DECLARE
   outcome text;
   err text;
 BEGIN
-  PERFORM wide._tablet_op_top_level();
+  PERFORM wide_internal._tablet_op_top_level();
   IF to_regclass('wide.tablet_ops') IS NULL THEN
     RETURN;  -- no split or move ever ran
   END IF;
@@ -3109,17 +3124,17 @@ BEGIN
     END IF;
     BEGIN
       IF o.step = 'created' THEN
-        PERFORM wide._tablet_op_rollback(o.id);
+        PERFORM wide_internal._tablet_op_rollback(o.id);
         outcome := 'rolled back';
       ELSIF o.step = 'copied' THEN
         BEGIN
-          PERFORM wide._tablet_op_finish(o.id);
+          PERFORM wide_internal._tablet_op_finish(o.id);
           outcome := 'finished';
         EXCEPTION WHEN OTHERS THEN
           -- a swap that cannot succeed (the parent has changed, the tablet
           -- is gone): the old tablet still holds every cell
           GET STACKED DIAGNOSTICS err = MESSAGE_TEXT;
-          PERFORM wide._tablet_op_rollback(o.id);
+          PERFORM wide_internal._tablet_op_rollback(o.id);
           outcome := format('rolled back, as its swap failed: %s', err);
         END;
       ELSE
@@ -3132,7 +3147,7 @@ BEGIN
     COMMIT;
     IF (SELECT t.step FROM wide.tablet_ops t WHERE t.id = o.id) = 'swapped' THEN
       BEGIN
-        PERFORM wide._tablet_op_drop_old(o.id);
+        PERFORM wide_internal._tablet_op_drop_old(o.id);
       EXCEPTION WHEN OTHERS THEN
         RAISE WARNING 'tablet operation % (% of %) could not drop the old table: %', o.id, o.op, o.tablet, SQLERRM;
         CONTINUE;
@@ -3163,19 +3178,19 @@ COMMENT ON PROCEDURE wide.resume_tablet_ops() IS
 -- ----------------------------------------------------------------
 
 REVOKE EXECUTE ON FUNCTION
-  wide._hll_add_trans(internal, anyelement), wide._hll_union_trans(internal, bytea),
-  wide._hll_final(internal), wide._hll_combine(internal, internal),
-  wide._hll_serialize(internal), wide._hll_deserialize(bytea, internal),
-  wide._has_rollups(regclass), wide._range_cond(text, text, text), wide._row_literal(regclass),
-  wide._tablet_catalog(text[]), wide._tablet_changes(regclass, pg_snapshot),
-  wide._tablet_delta(regclass, regclass, text, text[], text), wide._tablet_node(regclass, regclass),
-  wide._tablet_op_begin(text, regclass, regclass, text, text), wide._tablet_op_catchup(bigint),
-  wide._tablet_op_copy(bigint), wide._tablet_op_deltas(bigint, text[], text[], text),
-  wide._tablet_op_drop_old(bigint), wide._tablet_op_finish(bigint), wide._tablet_op_pause(integer),
-  wide._tablet_op_rollback(bigint), wide._tablet_ops_tables(), wide._tablet_track_sql(text, boolean, bigint),
-  wide._tablet_write_remote(text, regclass, text), wide._tablet_marked_sql(text, bigint),
-  wide._tablet_op_guard()
+  wide_internal._hll_add_trans(internal, anyelement), wide_internal._hll_union_trans(internal, bytea),
+  wide_internal._hll_final(internal), wide_internal._hll_combine(internal, internal),
+  wide_internal._hll_serialize(internal), wide_internal._hll_deserialize(bytea, internal),
+  wide_internal._has_rollups(regclass), wide_internal._range_cond(text, text, text), wide_internal._row_literal(regclass),
+  wide_internal._tablet_catalog(text[]), wide_internal._tablet_changes(regclass, pg_snapshot),
+  wide_internal._tablet_delta(regclass, regclass, text, text[], text), wide_internal._tablet_node(regclass, regclass),
+  wide_internal._tablet_op_begin(text, regclass, regclass, text, text), wide_internal._tablet_op_catchup(bigint),
+  wide_internal._tablet_op_copy(bigint), wide_internal._tablet_op_deltas(bigint, text[], text[], text),
+  wide_internal._tablet_op_drop_old(bigint), wide_internal._tablet_op_finish(bigint), wide_internal._tablet_op_pause(integer),
+  wide_internal._tablet_op_rollback(bigint), wide_internal._tablet_ops_tables(), wide_internal._tablet_track_sql(text, boolean, bigint),
+  wide_internal._tablet_write_remote(text, regclass, text), wide_internal._tablet_marked_sql(text, bigint),
+  wide_internal._tablet_op_guard()
   FROM PUBLIC;
 
-REVOKE EXECUTE ON PROCEDURE wide._tablet_op_run(bigint) FROM PUBLIC;
+REVOKE EXECUTE ON PROCEDURE wide_internal._tablet_op_run(bigint) FROM PUBLIC;
 

@@ -50,6 +50,6 @@ SELECT wide.family_catalog_of('g') = :'before'::jsonb AS unchanged;
 \set VERBOSITY terse
 
 -- a catalog written by hand is checked when the table is opened
-SELECT wide._store_catalog('g', '{"version": 1, "next_id": 9, "families": {"a": {"id": 1, "gc_rule": {"union": [{"max_num_versions": -1}]}}}}');
+SELECT wide_internal._store_catalog('g', '{"version": 1, "next_id": 9, "families": {"a": {"id": 1, "gc_rule": {"union": [{"max_num_versions": -1}]}}}}');
 SELECT count(*) FROM g;
 DROP TABLE g;

@@ -131,8 +131,8 @@ RESET ROLE;
 
 -- DDL through the internal helpers is checked too
 SET ROLE regress_wide_sid;
-SELECT wide._lock_catalog('pt');
-SELECT wide._store_catalog('pt', '{}');
+SELECT wide_internal._lock_catalog('pt');
+SELECT wide_internal._store_catalog('pt', '{}');
 RESET ROLE;
 
 -- the objects above are used and dropped by the next test, prepared.sql

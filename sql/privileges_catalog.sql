@@ -75,10 +75,10 @@ SELECT r.rolname, count(*) FILTER (WHERE has_function_privilege(r.oid, f.oid, 'E
 -- the node functions are refused to a role with SELECT and INSERT (before
 -- any node is looked up)
 SET ROLE regress_pc_si;
-SELECT wide._remote_exec('nosuch', NULL, 'DELETE FROM pc');
-SELECT * FROM wide._remote_query('nosuch', 'SELECT rolpassword FROM pg_authid');
-SELECT wide._remote_family('pc', 'drop_family', ARRAY['m']);
-SELECT wide._remote_create_tablet('pc', NULL);
+SELECT wide_internal._remote_exec('nosuch', NULL, 'DELETE FROM pc');
+SELECT * FROM wide_internal._remote_query('nosuch', 'SELECT rolpassword FROM pg_authid');
+SELECT wide_internal._remote_family('pc', 'drop_family', ARRAY['m']);
+SELECT wide_internal._remote_create_tablet('pc', NULL);
 RESET ROLE;
 
 -- every internal function open to PUBLIC that takes a table first, called
@@ -136,7 +136,7 @@ SELECT wide.create_family('pcp', 'n');
 RESET ROLE;
 SET ROLE regress_pc_si;
 SELECT wide.create_family('pcp', 'o');
-SELECT wide._remote_families('pcp', 'drop_family', ARRAY['n']);
+SELECT wide_internal._remote_families('pcp', 'drop_family', ARRAY['n']);
 RESET ROLE;
 SELECT c.relname, string_agg(f.family, ',' ORDER BY f.family)
   FROM pg_class c, wide.families(c.oid) f WHERE c.relname LIKE 'pcp%' GROUP BY 1 ORDER BY 1;

@@ -47,8 +47,8 @@ CREATE FOREIGN TABLE pr.pub_3 (row_key text COLLATE "C", family text COLLATE "C"
 ALTER TABLE pr.pub ATTACH PARTITION pr.pub_3 FOR VALUES FROM ('m') TO (MAXVALUE);
 SELECT count(*) FROM pg_inherits WHERE inhparent = 'pr.pub'::regclass;
 -- nor is a tablet moved to a node (checked before the move starts)
-SELECT wide._refuse_published_remote('pr.pub');
-SELECT wide._refuse_published_remote('pr.parent');
+SELECT wide_internal._refuse_published_remote('pr.pub');
+SELECT wide_internal._refuse_published_remote('pr.parent');
 -- once unpublished, it may
 ALTER PUBLICATION prp DROP TABLE pr.pub;
 ALTER TABLE pr.pub ATTACH PARTITION pr.pub_3 FOR VALUES FROM ('m') TO (MAXVALUE);

@@ -23,7 +23,7 @@ BEGIN  -- through the parent, pruned by a literal to the tablet that should hold
   EXECUTE format('SELECT count(*) FROM %s WHERE row_key = %L', p, k) INTO n;
   RETURN n;
 END $$;
-SELECT wide._tablet_ops_tables();
+SELECT wide_internal._tablet_ops_tables();
 CREATE FUNCTION tg_op() RETURNS bigint LANGUAGE sql AS $$ SELECT max(id) FROM wide.tablet_ops $$;
 -- operation ids (in messages) from 2001 on, whatever ran before
 SELECT setval(pg_get_serial_sequence('wide.tablet_ops', 'id'), 2000) > 0 AS ids;
@@ -62,8 +62,8 @@ SELECT tg_try($$INSERT INTO tc VALUES ('u1', 'm', 'q', -1, 1)$$),
 DELETE FROM tc WHERE row_key = 'u1';
 -- a constraint added to the parent after the copy: the swap cannot attach
 -- the new tables; resume rolls the split back, leaving nothing behind
-SELECT wide._tablet_op_begin('split', 'tc', 'tc_1', 'f', NULL) > 0 AS begun;
-SELECT wide._tablet_op_copy(tg_op());
+SELECT wide_internal._tablet_op_begin('split', 'tc', 'tc_1', 'f', NULL) > 0 AS begun;
+SELECT wide_internal._tablet_op_copy(tg_op());
 ALTER TABLE tc ADD CONSTRAINT tc_later CHECK (value > 0);
 CALL wide.resume_tablet_ops();
 SELECT step FROM wide.tablet_ops WHERE id = tg_op();

@@ -24,7 +24,7 @@ BEGIN  -- through the parent, pruned by a literal to the tablet that should hold
   EXECUTE format('SELECT count(*) FROM %s WHERE row_key = %L', p, k) INTO n;
   RETURN n;
 END $$;
-SELECT wide._tablet_ops_tables();
+SELECT wide_internal._tablet_ops_tables();
 CREATE FUNCTION tg_op() RETURNS bigint LANGUAGE sql AS $$ SELECT max(id) FROM wide.tablet_ops $$;
 -- operation ids (in messages) from 1001 on, whatever ran before
 SELECT setval(pg_get_serial_sequence('wide.tablet_ops', 'id'), 1000) > 0 AS ids;
@@ -40,8 +40,8 @@ CREATE TABLE tj_ref (row_key text, family text, qualifier text, ts int8, value j
 INSERT INTO tj SELECT chr(97 + i % 26) || i, 'd', 'q', 1, json_build_object('i', i, 'pad', repeat('x', i % 7))
   FROM generate_series(1, 400) i;
 INSERT INTO tj_ref SELECT * FROM tj;
-SELECT wide._tablet_op_begin('split', 'tj', 'tj_2', 't', NULL) > 0 AS begun;
-SELECT wide._tablet_op_copy(tg_op());
+SELECT wide_internal._tablet_op_begin('split', 'tj', 'tj_2', 't', NULL) > 0 AS begun;
+SELECT wide_internal._tablet_op_copy(tg_op());
 INSERT INTO tj VALUES ('q_new', 'd', 'q', 1, '{"new": true}'), ('r17', 'd', 'q', 1, '{"i":  17}'),
                       ('s18', 'd', 'q', 2, '[1, 2]');
 INSERT INTO tj_ref VALUES ('q_new', 'd', 'q', 1, '{"new": true}'), ('s18', 'd', 'q', 2, '[1, 2]');
@@ -65,8 +65,8 @@ CREATE TABLE tpt (row_key text COLLATE "C", family text COLLATE "C",
 SELECT wide.create_family('tpt', 'd');
 SELECT count(*) FROM wide.create_tablets('tpt', '{}', ARRAY['local']);
 INSERT INTO tpt SELECT 'k' || i, 'd', 'q', 1, point(i, -i) FROM generate_series(1, 50) i;
-SELECT wide._tablet_op_begin('split', 'tpt', 'tpt_1', 'k3', NULL) > 0 AS begun;
-SELECT wide._tablet_op_copy(tg_op());
+SELECT wide_internal._tablet_op_begin('split', 'tpt', 'tpt_1', 'k3', NULL) > 0 AS begun;
+SELECT wide_internal._tablet_op_copy(tg_op());
 INSERT INTO tpt VALUES ('k40', 'd', 'q', 1, point(0.5, 0.25)), ('k41', 'd', 'q', 7, point(1, 1));
 CALL wide.resume_tablet_ops();
 SELECT step, delta_cells FROM wide.tablet_ops WHERE id = tg_op();

@@ -82,7 +82,7 @@ CALL wide.split_tablet('so', 'so_1b', 't');
 
 -- an operation that stopped after its first step (as after a failure):
 -- family changes wait for it, another operation too; resume rolls it back
-SELECT wide._tablet_op_begin('split', 'so', 'so_1a', 'p', NULL);
+SELECT wide_internal._tablet_op_begin('split', 'so', 'so_1a', 'p', NULL);
 SELECT id, tablet, new_tablets, step FROM wide.tablet_ops WHERE step <> 'done';
 SELECT to_regclass('so_3a') IS NOT NULL AS made, to_regclass('so_3b') IS NOT NULL AS made;
 SELECT wide.create_family('so', 'z');
@@ -98,8 +98,8 @@ SELECT * FROM so_state;
 -- stopped after the copy, while cells were written, replaced, deleted and
 -- added to: resume brings the copy up to date under the lock and swaps
 INSERT INTO so VALUES ('o1', 's', 'n', 1, 5);
-SELECT wide._tablet_op_begin('split', 'so', 'so_1a', 'p', NULL);
-SELECT wide._tablet_op_copy(4);
+SELECT wide_internal._tablet_op_begin('split', 'so', 'so_1a', 'p', NULL);
+SELECT wide_internal._tablet_op_copy(4);
 SELECT step, copied_cells FROM wide.tablet_ops WHERE id = 4;
 SELECT conrelid::regclass FROM pg_constraint WHERE conname = 'wide_tablet_tracked';
 -- (so_1a holds [m, t): a new cell in each half, a replaced value, a cell
@@ -111,7 +111,7 @@ SELECT wide.delete_row('so', 'p0015');
 SELECT wide.add_to_cell('so', 'o1', 's', 'n', 1, 100::int8);
 CREATE TEMP TABLE so_expected AS SELECT * FROM so_sum;
 -- the rows written since the tablet was marked: the catch-up compares those
-SELECT wide._tablet_changes('so_1a');
+SELECT wide_internal._tablet_changes('so_1a');
 CALL wide.resume_tablet_ops();
 SELECT step, delta_cells FROM wide.tablet_ops WHERE id = 4;
 SELECT (SELECT row(s.*)::text FROM so_sum s) = (SELECT row(e.*)::text FROM so_expected e) AS same_cells;

@@ -24,7 +24,7 @@ BEGIN  -- through the parent, pruned by a literal to the tablet that should hold
   EXECUTE format('SELECT count(*) FROM %s WHERE row_key = %L', p, k) INTO n;
   RETURN n;
 END $$;
-SELECT wide._tablet_ops_tables();
+SELECT wide_internal._tablet_ops_tables();
 CREATE FUNCTION tg_op() RETURNS bigint LANGUAGE sql AS $$ SELECT max(id) FROM wide.tablet_ops $$;
 -- operation ids (in messages) from 4001 on, whatever ran before
 SELECT setval(pg_get_serial_sequence('wide.tablet_ops', 'id'), 4000) > 0 AS ids;
@@ -56,8 +56,8 @@ SET TimeZone = 'Asia/Kathmandu';
 SET extra_float_digits = -15;
 CREATE SCHEMA tg_shadow;
 SET search_path = tg_shadow, public;
-SELECT wide._tablet_op_begin('split', 'ts', 'ts_3', E'd''\\\\', NULL) > 0 AS begun;
-SELECT wide._tablet_op_copy(tg_op());
+SELECT wide_internal._tablet_op_begin('split', 'ts', 'ts_3', E'd''\\\\', NULL) > 0 AS begun;
+SELECT wide_internal._tablet_op_copy(tg_op());
 INSERT INTO ts VALUES (E'd''\\\\', 'm', 'q', '2021-06-01 12:34:56.789+00', 1.0 / 3),
                       (E'd''\\', 'm', 'q', '2020-01-01 00:00:00+00', 77.7);
 RESET ALL;

@@ -24,7 +24,7 @@ BEGIN  -- through the parent, pruned by a literal to the tablet that should hold
   EXECUTE format('SELECT count(*) FROM %s WHERE row_key = %L', p, k) INTO n;
   RETURN n;
 END $$;
-SELECT wide._tablet_ops_tables();
+SELECT wide_internal._tablet_ops_tables();
 CREATE FUNCTION tg_op() RETURNS bigint LANGUAGE sql AS $$ SELECT max(id) FROM wide.tablet_ops $$;
 -- operation ids (in messages) from 3001 on, whatever ran before
 SELECT setval(pg_get_serial_sequence('wide.tablet_ops', 'id'), 3000) > 0 AS ids;
@@ -37,8 +37,8 @@ CREATE TABLE tt (row_key text COLLATE "C", family text COLLATE "C",
 SELECT wide.create_family('tt', 'm');
 SELECT count(*) FROM wide.create_tablets('tt', ARRAY['m'], ARRAY['local', 'local']);
 INSERT INTO tt SELECT chr(97 + i % 26) || i, 'm', 'q', 1, i FROM generate_series(1, 500) i;
-SELECT wide._tablet_op_begin('split', 'tt', 'tt_2', 't', NULL) > 0 AS begun;
-SELECT wide._tablet_op_copy(tg_op());
+SELECT wide_internal._tablet_op_begin('split', 'tt', 'tt_2', 't', NULL) > 0 AS begun;
+SELECT wide_internal._tablet_op_copy(tg_op());
 TRUNCATE tt;
 TRUNCATE tt_2;
 SELECT count(*) FROM tt;
@@ -52,8 +52,8 @@ TRUNCATE :"tt_new";
 SELECT count(*) FROM pg_trigger WHERE tgname = 'wide_tablet_op_guard';
 -- DETACH of the tablet after the copy: the operation cannot swap; resume
 -- rolls it back and the detached table keeps its cells
-SELECT wide._tablet_op_begin('split', 'tt', 'tt_1', 'f', NULL) > 0 AS begun;
-SELECT wide._tablet_op_copy(tg_op());
+SELECT wide_internal._tablet_op_begin('split', 'tt', 'tt_1', 'f', NULL) > 0 AS begun;
+SELECT wide_internal._tablet_op_copy(tg_op());
 ALTER TABLE tt DETACH PARTITION tt_1;
 INSERT INTO tt_1 VALUES ('a_new', 'm', 'q', 1, 1);
 CALL wide.resume_tablet_ops();
@@ -63,12 +63,12 @@ SELECT (SELECT count(*) FROM pg_constraint WHERE conname = 'wide_tablet_tracked'
        (SELECT count(*) FROM pg_trigger WHERE tgname = 'wide_tablet_op_guard') AS guards;
 -- a table of the same name attached in its place is not the one copied
 ALTER TABLE tt ATTACH PARTITION tt_1 FOR VALUES FROM (MINVALUE) TO ('m');
-SELECT wide._tablet_op_begin('split', 'tt', 'tt_1', 'f', NULL) > 0 AS begun;
-SELECT wide._tablet_op_copy(tg_op());
+SELECT wide_internal._tablet_op_begin('split', 'tt', 'tt_1', 'f', NULL) > 0 AS begun;
+SELECT wide_internal._tablet_op_copy(tg_op());
 ALTER TABLE tt DETACH PARTITION tt_1;
 ALTER TABLE tt_1 RENAME TO tt_1_old;
 CREATE TABLE tt_1 PARTITION OF tt FOR VALUES FROM (MINVALUE) TO ('m') USING wide;
-SELECT wide._tablet_op_finish(tg_op()) IS NOT NULL AS swapped;
+SELECT wide_internal._tablet_op_finish(tg_op()) IS NOT NULL AS swapped;
 CALL wide.resume_tablet_ops();
 SELECT step FROM wide.tablet_ops WHERE id = tg_op();
 SELECT * FROM tg_tablets('tt');
@@ -78,8 +78,8 @@ SELECT (SELECT count(*) FROM pg_constraint WHERE conname = 'wide_tablet_tracked'
 DROP TABLE tt_1;
 ALTER TABLE tt_1_old RENAME TO tt_1;
 ALTER TABLE tt ATTACH PARTITION tt_1 FOR VALUES FROM (MINVALUE) TO ('m');
-SELECT wide._tablet_op_begin('split', 'tt', 'tt_1', 'f', NULL) > 0 AS begun;
-SELECT wide._tablet_op_copy(tg_op());
+SELECT wide_internal._tablet_op_begin('split', 'tt', 'tt_1', 'f', NULL) > 0 AS begun;
+SELECT wide_internal._tablet_op_copy(tg_op());
 DROP TABLE tt_1;
 CALL wide.resume_tablet_ops();
 SELECT step FROM wide.tablet_ops WHERE id = tg_op();
@@ -91,8 +91,8 @@ SELECT count(*) AS leftovers FROM pg_class WHERE relname ~ '^tt_[0-9]+[a-z]$'
 -- tables keep the old type and cannot be attached; rolled back too
 SELECT c.relname AS tt_mid FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
  WHERE i.inhparent = 'tt'::regclass AND pg_get_expr(c.relpartbound, c.oid) LIKE '%TO (''t'')' \gset
-SELECT wide._tablet_op_begin('split', 'tt', :'tt_mid', 'p', NULL) > 0 AS begun;
-SELECT wide._tablet_op_copy(tg_op());
+SELECT wide_internal._tablet_op_begin('split', 'tt', :'tt_mid', 'p', NULL) > 0 AS begun;
+SELECT wide_internal._tablet_op_copy(tg_op());
 ALTER TABLE tt ALTER COLUMN value TYPE numeric;
 CALL wide.resume_tablet_ops();
 SELECT step FROM wide.tablet_ops WHERE id = tg_op();

@@ -36,7 +36,7 @@ SELECT wide.create_family('ct', 'n');
 SELECT c.relname, string_agg(f.family, ',' ORDER BY f.family)
   FROM pg_class c, wide.families(c.oid) f WHERE c.relname LIKE 'ct\_%' GROUP BY 1 ORDER BY 1;
 -- a node is a server of postgres_fdw
-SELECT wide._remote_exec('node1', NULL, 'SELECT 1');
+SELECT wide_internal._remote_exec('node1', NULL, 'SELECT 1');
 -- tablets from the row keys of an existing table (too small for samples:
 -- even shares of its distinct row keys), one per node; its cells then move in
 CREATE TABLE ct_old (LIKE ct4) USING wide;

@@ -481,7 +481,7 @@ WideRefusePublishedRemote(Oid parent)
 	}
 }
 
-/* wide._refuse_published_remote(parent regclass) */
+/* wide_internal._refuse_published_remote(parent regclass) */
 PG_FUNCTION_INFO_V1(wide_refuse_published_remote);
 Datum
 wide_refuse_published_remote(PG_FUNCTION_ARGS)

@@ -385,7 +385,7 @@ WideCheckCellText(const WideSchema *schema, const WideCell *cell)
 }
 
 /*
- * wide._check_owner(tbl regclass) -- for the family DDL functions in SQL:
+ * wide_internal._check_owner(tbl regclass) -- for the family DDL functions in SQL:
  * fail unless the current user owns the table, before it is locked.
  */
 Datum

@@ -220,7 +220,7 @@ agg_state(FunctionCallInfo fcinfo)
 }
 
 /*
- * wide._hll_add_trans(state, value) -- hll_add_agg: add a value's hash.
+ * wide_internal._hll_add_trans(state, value) -- hll_add_agg: add a value's hash.
  */
 Datum
 wide_hll_add_trans(PG_FUNCTION_ARGS)
@@ -238,7 +238,7 @@ wide_hll_add_trans(PG_FUNCTION_ARGS)
 }
 
 /*
- * wide._hll_union_trans(state, sketch) -- hll_union_agg: merge a sketch.
+ * wide_internal._hll_union_trans(state, sketch) -- hll_union_agg: merge a sketch.
  */
 Datum
 wide_hll_union_trans(PG_FUNCTION_ARGS)
@@ -255,7 +255,7 @@ wide_hll_union_trans(PG_FUNCTION_ARGS)
 }
 
 /*
- * wide._hll_final(state) -- the sketch.
+ * wide_internal._hll_final(state) -- the sketch.
  */
 Datum
 wide_hll_final(PG_FUNCTION_ARGS)
@@ -286,7 +286,7 @@ agg_new_state(FunctionCallInfo fcinfo)
 }
 
 /*
- * wide._hll_combine(state, state) -- fold the second state into the first.
+ * wide_internal._hll_combine(state, state) -- fold the second state into the first.
  */
 Datum
 wide_hll_combine(PG_FUNCTION_ARGS)
@@ -310,7 +310,7 @@ wide_hll_combine(PG_FUNCTION_ARGS)
 }
 
 /*
- * wide._hll_serialize(state) -- the state as its sketch.
+ * wide_internal._hll_serialize(state) -- the state as its sketch.
  */
 Datum
 wide_hll_serialize(PG_FUNCTION_ARGS)
@@ -319,7 +319,7 @@ wide_hll_serialize(PG_FUNCTION_ARGS)
 }
 
 /*
- * wide._hll_deserialize(sketch, internal) -- a state from its sketch.
+ * wide_internal._hll_deserialize(sketch, internal) -- a state from its sketch.
  */
 Datum
 wide_hll_deserialize(PG_FUNCTION_ARGS)

@@ -13,16 +13,16 @@
  * text is read or values are written pinned (pin_settings: nothing sent
  * depends on the node's ALTER DATABASE ... SET):
  *
- *	wide._remote_exec(server, tablet, sql)	runs sql on the node, in a
+ *	wide_internal._remote_exec(server, tablet, sql)	runs sql on the node, in a
  *						remote transaction opened at the first call of the
  *						local transaction (savepoints follow subtransactions)
- *	wide._remote_query(server, sql)		the first column of a query's rows,
+ *	wide_internal._remote_query(server, sql)		the first column of a query's rows,
  *						in its own remote transaction (no changes expected)
  *		(both run the SQL they are given: not executable by PUBLIC, only by
  *		the extension's owner and superusers, for the tablet operations)
- *	wide._remote_family(tablet, fn, args)	a family change of a remote
+ *	wide_internal._remote_family(tablet, fn, args)	a family change of a remote
  *						tablet's table on its node, for the tablet's owner
- *	wide._remote_create_tablet(tablet, catalog)	its table on the node, made
+ *	wide_internal._remote_create_tablet(tablet, catalog)	its table on the node, made
  *						from the foreign table's columns, for its owner
  *	WideRemoteCall(fcinfo, tablet)	a data API call on a key of a remote
  *						tablet: the same function on the node, on its table
@@ -544,7 +544,7 @@ get_conn(const char *servername, const char *tablet)
 }
 
 /*
- * wide._remote_exec(server name, tablet regclass, sql text) -- run sql on
+ * wide_internal._remote_exec(server name, tablet regclass, sql text) -- run sql on
  * the node in this transaction's remote transaction there.
  */
 Datum
@@ -562,7 +562,7 @@ wide_remote_exec(PG_FUNCTION_ARGS)
 }
 
 /*
- * wide._remote_query(server name, sql text) RETURNS SETOF text -- the first
+ * wide_internal._remote_query(server name, sql text) RETURNS SETOF text -- the first
  * column of the rows of a query run on the node, in its own connection.
  */
 Datum
@@ -992,7 +992,7 @@ remote_exec_params(ForeignServer *server, Oid tablet, const char *sql,
 }
 
 /*
- * wide._remote_family(tablet regclass, fn text, args text[]) -- family
+ * wide_internal._remote_family(tablet regclass, fn text, args text[]) -- family
  * change "fn" (create_family, alter_family or drop_family) of the wide
  * table of a remote tablet, run on its node with "args" (the arguments
  * after the table, as text, NULL for NULL) as parameters.  Only for the
@@ -1058,7 +1058,7 @@ wide_remote_family(PG_FUNCTION_ARGS)
 }
 
 /*
- * wide._remote_create_tablet(tablet regclass, catalog jsonb) -- make the
+ * wide_internal._remote_create_tablet(tablet regclass, catalog jsonb) -- make the
  * wide table of a remote tablet on its node: its schema if missing, a wide
  * table with the foreign table's columns, and the family catalog (if not
  * NULL).  Only for the owner of the tablet.
@@ -1120,7 +1120,7 @@ wide_remote_create_tablet(PG_FUNCTION_ARGS)
 		params[0] = remote;
 		params[1] = JsonbToCString(NULL, &PG_GETARG_JSONB_P(1)->root, -1);
 		remote_exec_params(server, tablet,
-						   "SELECT wide._store_catalog($1::pg_catalog.regclass, $2::pg_catalog.jsonb)",
+						   "SELECT wide_internal._store_catalog($1::pg_catalog.regclass, $2::pg_catalog.jsonb)",
 						   2, params);
 	}
 	PG_RETURN_VOID();

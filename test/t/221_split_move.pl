@@ -117,7 +117,7 @@ sub start_psql
 
 # a session holding the pause row of a step (1: before the copy, 2: before
 # the swap) FOR UPDATE; an operation waiting for it
-$coord->safe_psql('postgres', 'SELECT wide._tablet_ops_tables()');
+$coord->safe_psql('postgres', 'SELECT wide_internal._tablet_ops_tables()');
 my $paused = q{SELECT EXISTS (SELECT FROM pg_stat_activity WHERE wait_event_type = 'Lock'
                                AND query ~ 'wide\.(split|move)_tablet')};
 my ($lin, $lout, $lerr) = ('', '', '');
@@ -251,8 +251,8 @@ sub misplaced_cells
 	my ($ret, $out, $err) = $coord->psql('postgres', q{
 		DO $$ DECLARE t regclass; b text[]; n bigint; bad text := ''; BEGIN
 		  FOR t IN SELECT inhrelid::regclass FROM pg_inherits WHERE inhparent = 'dist'::regclass LOOP
-		    b := wide._tablet_bounds(t);
-		    EXECUTE format('SELECT count(*) FROM %s WHERE NOT (%s)', t, wide._range_cond('row_key', b[1], b[2])) INTO n;
+		    b := wide_internal._tablet_bounds(t);
+		    EXECUTE format('SELECT count(*) FROM %s WHERE NOT (%s)', t, wide_internal._range_cond('row_key', b[1], b[2])) INTO n;
 		    IF n > 0 THEN bad := bad || t || ' '; END IF;
 		  END LOOP;
 		  RAISE NOTICE 'misplaced: [%]', bad;

@@ -50,7 +50,7 @@ $node->safe_psql('postgres', qq{
 	CREATE SERVER n2 FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host '$host', port '$port', dbname 'n2');
 	CREATE USER MAPPING FOR CURRENT_USER SERVER n1;
 	CREATE USER MAPPING FOR CURRENT_USER SERVER n2;
-	SELECT wide._tablet_ops_tables();
+	SELECT wide_internal._tablet_ops_tables();
 });
 my $coord_settings = join('; ', map { "SET $_" } @node_settings) . ';';
 my $other_settings = join('; ', map { "SET $_" } @other) . ';';
@@ -143,8 +143,8 @@ check('move here -> n1', 'n1 n1 n2 n2 local');
 # under another
 $t = tablet_at('é');
 $node->safe_psql('postgres', qq{$coord_settings
-	SELECT wide._tablet_op_begin('move', 'dist', '$t', NULL, 'n1');
-	SELECT wide._tablet_op_copy((SELECT max(id) FROM wide.tablet_ops));
+	SELECT wide_internal._tablet_op_begin('move', 'dist', '$t', NULL, 'n1');
+	SELECT wide_internal._tablet_op_copy((SELECT max(id) FROM wide.tablet_ops));
 	INSERT INTO dist VALUES (E'\\u00e9''', 'm', 'q9', '2021-01-01 00:00:00+00', 0.1),
 	                        (E'\\u00e9''', 'm', 'q1', '2020-03-02 00:30:00+00', 2.5)});
 $node->safe_psql('postgres', q{
@@ -159,8 +159,8 @@ check('move n2 -> n1, resumed', 'n1 n1 n2 n1 local');
 # node's tablet refuses it; the move then finishes with every cell
 $t = tablet_at('d');
 $node->safe_psql('postgres', qq{
-	SELECT wide._tablet_op_begin('move', 'dist', '$t', NULL, 'local');
-	SELECT wide._tablet_op_copy((SELECT max(id) FROM wide.tablet_ops))});
+	SELECT wide_internal._tablet_op_begin('move', 'dist', '$t', NULL, 'local');
+	SELECT wide_internal._tablet_op_copy((SELECT max(id) FROM wide.tablet_ops))});
 ($ret, $out, $err) = $node->psql('postgres', 'TRUNCATE dist');
 like($err, qr/cannot truncate .* while a split or move of it is unfinished/, 'TRUNCATE of the parent is refused during a move');
 ($ret, $out, $err) = $node->psql('postgres', "TRUNCATE $t");
@@ -179,8 +179,8 @@ $node->safe_psql('postgres', q{
 	SELECT wide.create_family('dj', 'd');
 	SELECT count(*) FROM wide.create_tablets('dj', ARRAY['m'], ARRAY['n1', 'local']);
 	INSERT INTO dj SELECT chr(97 + i % 12) || i, 'd', 'q', 1, json_build_object('i', i) FROM generate_series(1, 300) i;
-	SELECT wide._tablet_op_begin('move', 'dj', 'dj_1', NULL, 'n2');
-	SELECT wide._tablet_op_copy((SELECT max(id) FROM wide.tablet_ops));
+	SELECT wide_internal._tablet_op_begin('move', 'dj', 'dj_1', NULL, 'n2');
+	SELECT wide_internal._tablet_op_copy((SELECT max(id) FROM wide.tablet_ops));
 	INSERT INTO dj VALUES ('a_new', 'd', 'q', 1, '{"new": "\u00e9"}'), ('b1', 'd', 'q', 1, '[1,  2]');
 	SELECT wide.delete_row('dj', 'c2');
 });

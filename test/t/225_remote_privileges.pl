@@ -74,12 +74,12 @@ my $tables_before = $n1->safe_psql('postgres', $tables_q);
 
 # the functions that run given SQL on a node are refused to alice
 my @attacks = (
-	[q{SELECT wide._remote_exec('n1', 'dist_2', 'DELETE FROM public.dist_2')}, 'delete a tablet'],
-	[q{SELECT wide._remote_exec('n1', NULL, 'CREATE TABLE public.planted (x int)')}, 'create a table'],
-	[q{SELECT * FROM wide._remote_query('n1', 'SELECT rolpassword FROM pg_authid')}, 'read pg_authid'],
-	[q{SELECT wide._remote_exec('n1', NULL, $$COPY (SELECT 1) TO PROGRAM 'true'$$)}, 'COPY TO PROGRAM'],
-	[q{SELECT wide._remote_family('dist_2', 'drop_family', ARRAY['m'])}, 'drop a family of the tablet'],
-	[q{SELECT wide._remote_create_tablet('dist_2', NULL)}, 'create the tablet\'s table again'],
+	[q{SELECT wide_internal._remote_exec('n1', 'dist_2', 'DELETE FROM public.dist_2')}, 'delete a tablet'],
+	[q{SELECT wide_internal._remote_exec('n1', NULL, 'CREATE TABLE public.planted (x int)')}, 'create a table'],
+	[q{SELECT * FROM wide_internal._remote_query('n1', 'SELECT rolpassword FROM pg_authid')}, 'read pg_authid'],
+	[q{SELECT wide_internal._remote_exec('n1', NULL, $$COPY (SELECT 1) TO PROGRAM 'true'$$)}, 'COPY TO PROGRAM'],
+	[q{SELECT wide_internal._remote_family('dist_2', 'drop_family', ARRAY['m'])}, 'drop a family of the tablet'],
+	[q{SELECT wide_internal._remote_create_tablet('dist_2', NULL)}, 'create the tablet\'s table again'],
 	[q{SELECT wide.delete_row('dist', 'z26')}, 'delete_row on a remote key'],
 	[q{SELECT wide.delete_cells('dist', 'z26', 'm', 'q')}, 'delete_cells on a remote key'],
 	[q{SELECT wide.mutate_row('dist', 'z26', '[{"deleteFromRow": {}}]')}, 'mutate_row deleteFromRow'],
@@ -140,7 +140,7 @@ $coord->safe_psql('postgres', q{SET ROLE owner_r; SELECT wide.drop_family('dist'
 is($n1->safe_psql('postgres',
 	q{SELECT string_agg(family, ',' ORDER BY family) FROM wide.families('public.dist_2')}),
 	'm', 'the owner dropped a family on the node');
-is($coord->safe_psql('postgres', q{SELECT * FROM wide._remote_query('n1', 'SELECT 1')}), '1',
+is($coord->safe_psql('postgres', q{SELECT * FROM wide_internal._remote_query('n1', 'SELECT 1')}), '1',
 	'a superuser runs a query on the node');
 
 # a parent of tablets that is published gets no remote tablet (issue 24,
