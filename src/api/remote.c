@@ -25,12 +25,17 @@
  *	WideRemoteCompact(...)	wide.compact of a remote tablet, on its node
  *
  * At local PRE_COMMIT every remote transaction that wrote is prepared
- * (one that only read commits at once) (PREPARE TRANSACTION 'wide_<system id>_<full xid>_<server oid>'); any failure
- * aborts the local transaction, which rolls back the remote ones, prepared
- * or not.  After the local commit the prepared ones are committed.  If a
- * node fails in between, its transaction stays prepared; the local commit
- * log decides it, and wide.resolve_tablets(server) commits or rolls back
- * such leftovers of this node by it.
+ * (one that only read commits at once) as PREPARE TRANSACTION
+ * 'wide_<cluster id>_<full xid>_<server oid>', after a decision record per
+ * node is written in the local transaction (wide._remote_commit_record,
+ * as the extension's owner: wide.remote_commits; the cluster id is random,
+ * made again at a new system identifier or timeline); any failure aborts
+ * the local transaction, which rolls back the remote ones, prepared or
+ * not.  After the local commit the prepared ones are committed.  If a node
+ * fails in between, its transaction stays prepared; wide.resolve_tablets
+ * commits it if its record exists and rolls it back only if it is of the
+ * current cluster id, has no record and is over -- never from the commit
+ * log alone, which forgets old xids.
  *
  * IDENTIFICATION
  *	  src/api/remote.c

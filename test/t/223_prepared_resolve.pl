@@ -23,7 +23,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use IPC::Run;
 
-$PostgreSQL::Test::Utils::timeout_default = 60;
+$PostgreSQL::Test::Utils::timeout_default = 30;
 
 my $coord = PostgreSQL::Test::Cluster->new('coord');
 $coord->init(allows_streaming => 1);
@@ -46,6 +46,7 @@ $coord->safe_psql('postgres', qq{
 	SELECT wide.create_tablets('dist', ARRAY['h'], ARRAY['local', 'n1']);
 	INSERT INTO dist SELECT 'k' || i, 'm', 'q', 1, i FROM generate_series(1, 200) i;
 	SELECT wide.set_cell('dist', 'k0', 'm', 'q', 1, 0);
+	CREATE TABLE note (i int);
 });
 is($n1->safe_psql('postgres', 'SELECT count(*) FROM pg_prepared_xacts'), '0', 'a data API write commits on the node');
 like(($coord->psql('postgres', 'SELECT id FROM wide.remote_cluster WHERE current'))[1], qr/^[0-9a-f]{32}$/,
@@ -65,7 +66,9 @@ sub start_psql
 }
 
 # a write by $sql on $node that commits there but whose COMMIT PREPARED on
-# n1 fails; returns its GID on n1
+# n1 fails; returns its GID on n1 (the write is in a transaction that
+# writes here too: one that writes no WAL before its commit record does not
+# wait for synchronous replication)
 sub in_doubt_write
 {
 	my ($node, $sql) = @_;
@@ -74,10 +77,12 @@ sub in_doubt_write
 		ALTER SYSTEM SET synchronous_commit = 'local';
 		SELECT pg_reload_conf();
 	});
-	my $w = start_psql($node, 'SET synchronous_commit = on', $sql);
+	my $w = start_psql($node, 'SET synchronous_commit = on', "INSERT INTO note VALUES (1); $sql");
 	$node->poll_query_until('postgres',
 		q{SELECT EXISTS (SELECT FROM pg_stat_activity WHERE wait_event = 'SyncRep')})
-	  or die 'the write does not wait for synchronous replication';
+	  or die 'the write does not wait for synchronous replication: '
+	  . $node->safe_psql('postgres', q{SELECT string_agg(concat_ws(' ', pid, state, wait_event, query), E'\n') FROM pg_stat_activity})
+	  . $n1->safe_psql('postgres', q{SELECT string_agg(concat_ws(' ', pid, state, wait_event, query), E'\n') FROM pg_stat_activity});
 	$n1->safe_psql('postgres',
 		q{SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'wide'});
 	$node->safe_psql('postgres',
@@ -128,7 +133,7 @@ my $t2 = $coord->safe_psql('postgres', q{SELECT tableoid::regclass FROM dist WHE
 # decide (one of another coordinator), and makes nothing
 $n1->safe_psql('postgres', qq{BEGIN; SELECT wide.set_cell('$t2', 'k_other', 'm', 'q', 1, 1);
 	PREPARE TRANSACTION 'wide_00000000000000000000000000000000_5_1'});
-my ($ret, $out, $err) = $coord->psql('postgres', qq{CALL wide.split_tablet('dist', '$t2', 'k7')});
+my ($ret, $out, $err) = $coord->psql('postgres', qq{SET statement_timeout = '20s'; CALL wide.split_tablet('dist', '$t2', 'k7')});
 like($err, qr/is locked by prepared transactions not yet decided: wide_0{32}_5_1/,
 	'a split of a tablet in doubt on its node is refused');
 is($coord->safe_psql('postgres', q{SELECT count(*) FROM wide.tablet_ops}), '1', 'nothing journaled');
