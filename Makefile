@@ -5,11 +5,14 @@ OBJS = \
 	src/module.o \
 	src/am/cdc.o \
 	src/am/cellslot.o \
+	src/am/copyrow.o \
 	src/am/customscan.o \
 	src/am/ddl.o \
 	src/am/delete.o \
 	src/am/keyindex.o \
 	src/am/movein.o \
+	src/am/policynote.o \
+	src/am/progress.o \
 	src/am/publication.o \
 	src/am/scan_agg.o \
 	src/am/scan_pushdown.o \
@@ -54,6 +57,7 @@ OBJS = \
 	src/engine/record.o \
 	src/engine/resolve.o \
 	src/engine/rollup.o \
+	src/engine/uncover.o \
 	src/engine/reverse.o \
 	src/engine/rewrite.o \
 	src/engine/rules.o \
@@ -79,8 +83,8 @@ PGFILEDESC = "wide - wide-column store"
 PG_CPPFLAGS = -I$(srcdir)/src -I$(libpq_srcdir)
 SHLIB_LINK = -lzstd -lre2 -lstdc++ $(libpq)
 
-REGRESS = wide_ddl families gc_rules cells mvcc segments bulk aggregates reads mutate_row conditional delete filters privileges prepared rls validation scan_pushdown txn_families rewrite space_reuse publications toolkit toolkit_ranges ts_prune parallel_scan space_truncate ingest_statement stats_counts plan_pushdown reverse_scan srf_read_scan vacuum_full move_in tablets cluster_key replica_identity read_names bytes_reads bytes_json agg_pushdown rollup_basic tablets_create tablet_ops cdc_decoding density_pack latest_skip
-ISOLATION = snapshot write_order compaction adders conditional privileges serializable publication_race parallel_serializable parallel_snapshot space_truncate ingest_visibility vacuum_full cluster_concurrent agg_snapshot rollup_concurrent latest_snapshot split_catchup
+REGRESS = wide_ddl families gc_rules cells mvcc segments bulk aggregates reads mutate_row conditional delete filters privileges prepared rls validation scan_pushdown txn_families rewrite space_reuse publications toolkit toolkit_ranges ts_prune parallel_scan space_truncate ingest_statement stats_counts plan_pushdown reverse_scan srf_read_scan vacuum_full move_in tablets cluster_key replica_identity read_names bytes_reads bytes_json agg_pushdown rollup_basic tablets_create tablet_ops tablet_json tablet_constraints tablet_truncate tablet_settings cdc_decoding density_pack latest_skip copy_lines policy_notice bytes_qualifiers dml_forms truncate_reset delete_gc
+ISOLATION = snapshot write_order compaction adders conditional privileges serializable publication_race parallel_serializable parallel_snapshot space_truncate ingest_visibility vacuum_full cluster_concurrent agg_snapshot rollup_concurrent latest_snapshot split_catchup split_pause split_json
 
 # `make installcheck` runs both lists against the running server that
 # PGHOST/PGPORT name, with its default settings (tests that need more, such

@@ -255,6 +255,18 @@ RETURNS void
 AS 'MODULE_PATHNAME', 'wide_check_owner'
 LANGUAGE C STABLE;
 
+-- The hint of an unknown family's error: the table's families, so that a
+-- misspelled name is seen at once.
+CREATE FUNCTION wide._family_hint(doc jsonb)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT CASE WHEN count(*) = 0 THEN 'The table has no column families yet.'
+              ELSE 'Its column families: ' || string_agg(quote_ident(f), ', ' ORDER BY f) || '.' END
+    FROM jsonb_object_keys(coalesce($1->'families', '{}')) f
+$$;
+
 -- Lock a wide table for a family change and return its catalog document.
 CREATE FUNCTION wide._lock_catalog(tbl regclass)
 RETURNS jsonb
@@ -426,7 +438,7 @@ DECLARE
 BEGIN
   IF old IS NULL THEN
     RAISE EXCEPTION 'column family "%" does not exist in wide table %', family, tbl
-      USING ERRCODE = 'undefined_object';
+      USING ERRCODE = 'undefined_object', HINT = wide._family_hint(doc);
   END IF;
   doc := jsonb_set(doc, ARRAY['families', family],
                    wide._family_entry(tbl, family, (old->>'id')::bigint,
@@ -457,7 +469,7 @@ DECLARE
 BEGIN
   IF NOT doc->'families' ? family THEN
     RAISE EXCEPTION 'column family "%" does not exist in wide table %', family, tbl
-      USING ERRCODE = 'undefined_object';
+      USING ERRCODE = 'undefined_object', HINT = wide._family_hint(doc);
   END IF;
   IF EXISTS (SELECT FROM jsonb_each(doc->'families') f
              WHERE f.value->'rollup'->>'source' = family) THEN
@@ -718,6 +730,30 @@ AS 'MODULE_PATHNAME', 'wide_compact'
 LANGUAGE C STRICT;
 COMMENT ON FUNCTION wide.compact(regclass, boolean) IS
   'flush the write area and merge runs (all of them with major => true)';
+
+-- Wide's phases of the VACUUM and COPY commands running now (am/progress.c
+-- keeps them in progress parameters the heap's views do not use).
+CREATE FUNCTION wide.progress(OUT pid int, OUT relation regclass, OUT command text,
+                              OUT phase text, OUT compactions bigint,
+                              OUT pages_truncated bigint)
+RETURNS SETOF record
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT p.pid, p.relid::regclass, c.command,
+         (ARRAY['flushing the write area', 'compacting runs', 'merging runs to drop deletes',
+                'rewriting runs to freeze', 'sweeping orphaned pages', 'giving the free tail back',
+                'updating statistics', 'flushing the write area', 'sorting and writing the last run'])[p.param11],
+         CASE c.command WHEN 'VACUUM' THEN p.param12 END,
+         CASE c.command WHEN 'VACUUM' THEN p.param13 END
+    FROM unnest(ARRAY['VACUUM', 'COPY']) c(command),
+         LATERAL pg_stat_get_progress_info(c.command) p
+   WHERE p.param11 > 0
+     AND EXISTS (SELECT FROM pg_class r JOIN pg_am a ON a.oid = r.relam
+                  WHERE r.oid = p.relid AND a.amname = 'wide')
+$$;
+COMMENT ON FUNCTION wide.progress() IS
+  'the phase of each VACUUM and COPY of a wide table running now (also in pg_stat_progress_vacuum and pg_stat_progress_copy)';
 
 CREATE FUNCTION wide.stats(tbl regclass,
                            OUT write_area_pages bigint, OUT runs int,
@@ -1418,7 +1454,7 @@ BEGIN
   END IF;
   IF NOT (wide.family_catalog_of(tbl)->'families') ? family THEN
     RAISE EXCEPTION 'column family "%" does not exist in wide table %', family, tbl
-      USING ERRCODE = 'undefined_object';
+      USING ERRCODE = 'undefined_object', HINT = wide._family_hint(wide.family_catalog_of(tbl));
   END IF;
   SELECT string_agg(format('(array_agg(%I%s) FILTER (WHERE %I = %L))[1] AS %I',
                            c[5], CASE per WHEN 'row' THEN format(' ORDER BY %I DESC', c[4]) ELSE '' END,
@@ -1951,6 +1987,36 @@ AS $$ SELECT * FROM wide.read_rows(tbl, prefix => prefix || '#', "limit" => n,
 COMMENT ON FUNCTION wide.read_latest(anyelement, bytea, bigint, jsonb, boolean) IS
   'read_latest, with bytea keys';
 
+-- A qualifier in a bytea column may be any bytes.  read_modify_write_row
+-- takes it as bytea too (the same C function reads either type), and
+-- column_range builds its bounds as {"base64": ...}, which the filter
+-- reads as bytes.  Their text forms are unchanged: a literal resolves to
+-- text, as before.
+CREATE FUNCTION wide.read_modify_write_row(tbl anyelement, row_key "any", family text,
+                                           qualifier bytea, append bytea DEFAULT NULL,
+                                           increment bigint DEFAULT NULL)
+RETURNS anyelement
+AS 'MODULE_PATHNAME', 'wide_read_modify_write_row'
+LANGUAGE C;
+COMMENT ON FUNCTION wide.read_modify_write_row(anyelement, "any", text, bytea, bytea, bigint) IS
+  'read_modify_write_row, with a bytea qualifier';
+
+CREATE FUNCTION wide.column_range(family text, start_qualifier bytea,
+                                  end_qualifier bytea DEFAULT NULL,
+                                  start_inclusive boolean DEFAULT true,
+                                  end_inclusive boolean DEFAULT false)
+RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT jsonb_build_object('column_range_filter', jsonb_strip_nulls(jsonb_build_object(
+       'family_name', family,
+       CASE WHEN start_inclusive THEN 'start_qualifier_closed' ELSE 'start_qualifier_open' END,
+       CASE WHEN start_qualifier IS NOT NULL THEN jsonb_build_object('base64',
+            pg_catalog.translate(pg_catalog.encode(start_qualifier, 'base64'), E'\n', '')) END,
+       CASE WHEN end_inclusive THEN 'end_qualifier_closed' ELSE 'end_qualifier_open' END,
+       CASE WHEN end_qualifier IS NOT NULL THEN jsonb_build_object('base64',
+            pg_catalog.translate(pg_catalog.encode(end_qualifier, 'base64'), E'\n', '')) END))) $$;
+COMMENT ON FUNCTION wide.column_range(text, bytea, bytea, boolean, boolean) IS
+  'row filter: the columns of a family between two qualifiers, as bytes';
+
 
 -- ----------------------------------------------------------------
 -- Split and move of tablets (docs/scale.md)
@@ -1979,10 +2045,20 @@ SET search_path = pg_catalog, pg_temp
 SET client_min_messages = warning
 AS $$
 BEGIN
-  IF to_regclass('wide.tablet_op_changes') IS NOT NULL THEN
+  IF to_regclass('wide.tablet_op_pause') IS NOT NULL THEN
     RETURN;
   END IF;
   PERFORM pg_advisory_xact_lock(2003395687);
+  IF to_regclass('wide.tablet_op_changes') IS NOT NULL THEN
+    -- made by an earlier version: only the pause rows are missing
+    CREATE TABLE IF NOT EXISTS wide.tablet_op_pause (step int PRIMARY KEY);
+    INSERT INTO wide.tablet_op_pause VALUES (1), (2) ON CONFLICT DO NOTHING;
+    IF NOT EXISTS (SELECT FROM pg_depend WHERE classid = 'pg_class'::regclass
+                      AND objid = 'wide.tablet_op_pause'::regclass AND deptype = 'e') THEN
+      ALTER EXTENSION wide ADD TABLE wide.tablet_op_pause;
+    END IF;
+    RETURN;
+  END IF;
   CREATE TABLE IF NOT EXISTS wide.tablet_ops (
     id bigserial PRIMARY KEY,
     op text NOT NULL CHECK (op IN ('split', 'move')),
@@ -2018,6 +2094,14 @@ BEGIN
   ALTER EXTENSION wide ADD TABLE wide.tablet_ops;
   ALTER EXTENSION wide ADD SEQUENCE wide.tablet_ops_id_seq;
   ALTER EXTENSION wide ADD TABLE wide.tablet_op_changes;
+  -- a session holding a row here FOR UPDATE pauses operations before that
+  -- step (_tablet_op_pause); no grant to PUBLIC: only the roles that may
+  -- update it (its owner, superusers) can
+  CREATE TABLE IF NOT EXISTS wide.tablet_op_pause (step int PRIMARY KEY);
+  COMMENT ON TABLE wide.tablet_op_pause IS
+    'a row locked FOR UPDATE pauses splits and moves before that step (1: the copy, 2: the catch-up)';
+  INSERT INTO wide.tablet_op_pause VALUES (1), (2) ON CONFLICT DO NOTHING;
+  ALTER EXTENSION wide ADD TABLE wide.tablet_op_pause;
 END
 $$;
 
@@ -2028,6 +2112,12 @@ CREATE FUNCTION wide._tablet_changes(tablet regclass, since pg_snapshot DEFAULT 
 RETURNS text[]
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
+SET standard_conforming_strings = on
+SET bytea_output = hex
+SET datestyle = 'ISO, YMD'
+SET intervalstyle = postgres
+SET timezone = 'UTC'
+SET extra_float_digits = 3
 AS $$
 BEGIN
   RETURN (SELECT coalesce(array_agg(DISTINCT CASE
@@ -2041,15 +2131,49 @@ END
 $$;
 
 -- The SQL that marks a table for tracking (on), or unmarks it and forgets
--- its row keys (off).
-CREATE FUNCTION wide._tablet_track_sql(tbl text, track boolean)
+-- its row keys (off).  The mark is the CHECK constraint wide_tablet_tracked
+-- (am/tracking.c records the row keys written) and a trigger
+-- wide_tablet_op_guard that refuses TRUNCATE, which bypasses the write
+-- hooks: a TRUNCATE between the copy and the swap would be undone by the
+-- swap.  The trigger's argument is the operation's id: the swap checks it
+-- to find that the tablet is still the table that was copied.
+CREATE FUNCTION wide._tablet_track_sql(tbl text, track boolean, op_id bigint DEFAULT NULL)
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT format('SELECT wide._tablet_ops_tables(); DELETE FROM wide.tablet_op_changes WHERE tablet = %L::regclass; ALTER TABLE %s DROP CONSTRAINT IF EXISTS wide_tablet_tracked',
-                tbl, tbl)
-         || CASE WHEN track THEN ', ADD CONSTRAINT wide_tablet_tracked CHECK (true) NOT VALID' ELSE '' END;
+  SELECT format('SELECT wide._tablet_ops_tables(); DELETE FROM wide.tablet_op_changes WHERE tablet = %L::regclass; DROP TRIGGER IF EXISTS wide_tablet_op_guard ON %s; ALTER TABLE %s DROP CONSTRAINT IF EXISTS wide_tablet_tracked',
+                tbl, tbl, tbl)
+         || CASE WHEN track THEN format(', ADD CONSTRAINT wide_tablet_tracked CHECK (true) NOT VALID; '
+                                        'CREATE TRIGGER wide_tablet_op_guard BEFORE TRUNCATE ON %s FOR EACH STATEMENT EXECUTE FUNCTION wide._tablet_op_guard(%L); '
+                                        'ALTER TABLE %s ENABLE ALWAYS TRIGGER wide_tablet_op_guard',
+                                        tbl, op_id, tbl) ELSE '' END;
+$$;
+
+-- The trigger of a tablet that a split or move has marked: TRUNCATE is
+-- refused until the operation is done or rolled back.
+CREATE FUNCTION wide._tablet_op_guard()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  RAISE EXCEPTION 'cannot truncate %.% while a split or move of it is unfinished', TG_TABLE_SCHEMA, TG_TABLE_NAME
+    USING ERRCODE = 'object_in_use',
+          DETAIL = format('Tablet operation %s has copied or is copying its cells; its swap would bring truncated cells back.', TG_ARGV[0]),
+          HINT = 'Wait for the operation to finish, or run CALL wide.resume_tablet_ops() if it failed; then truncate.';
+END
+$$;
+
+-- Does the table carry the mark of operation op_id (the guard trigger with
+-- its id)?  SQL to run where the table is.
+CREATE FUNCTION wide._tablet_marked_sql(tbl text, op_id bigint)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT format('SELECT EXISTS (SELECT FROM pg_catalog.pg_trigger WHERE tgrelid = %L::regclass AND tgname = ''wide_tablet_op_guard'' AND tgargs = pg_catalog.convert_to(%L, ''UTF8'') || pg_catalog.decode(''00'', ''hex''))::text',
+                tbl, op_id);
 $$;
 
 -- A rollup with key_parts keeps the rollup of 'host7#1700000000000' under
@@ -2100,6 +2224,12 @@ CREATE FUNCTION wide._bound_value(b text)
 RETURNS text
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
+SET standard_conforming_strings = on
+SET bytea_output = hex
+SET datestyle = 'ISO, YMD'
+SET intervalstyle = postgres
+SET timezone = 'UTC'
+SET extra_float_digits = 3
 AS $$
 DECLARE
   v text;
@@ -2134,21 +2264,40 @@ $$;
 
 
 -- The SQL of the bounds of a range partition: {lower, upper}, each a
--- literal or MINVALUE / MAXVALUE.
+-- literal of the row-key type or MINVALUE / MAXVALUE.  The literals are
+-- made from the values (quote_literal: E'...' where a backslash is in
+-- them), not taken from pg_get_expr, whose text depends on the session's
+-- standard_conforming_strings: they mean the same in any session, here or
+-- on a node, now or when an operation is resumed.
 CREATE FUNCTION wide._tablet_bounds(tablet regclass)
 RETURNS text[]
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
+SET standard_conforming_strings = on
+SET bytea_output = hex
+SET datestyle = 'ISO, YMD'
+SET intervalstyle = postgres
+SET timezone = 'UTC'
+SET extra_float_digits = 3
 AS $f$
 DECLARE
   b text := (SELECT pg_get_expr(relpartbound, oid) FROM pg_class WHERE oid = tablet);
+  keytype text := (SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = tablet AND attnum = 1);
   m text[];
+  v text;
 BEGIN
   m := regexp_match(b, $re$^FOR VALUES FROM \(('(?:[^']|'')*'(?:::[a-z]+)?|MINVALUE)\) TO \(('(?:[^']|'')*'(?:::[a-z]+)?|MAXVALUE)\)$$re$);
   IF m IS NULL THEN
     RAISE EXCEPTION 'table % is not a range partition of a tablet parent', tablet
       USING ERRCODE = 'wrong_object_type', DETAIL = format('Its bounds are %s.', b);
   END IF;
+  FOR i IN 1 .. 2 LOOP
+    IF m[i] NOT IN ('MINVALUE', 'MAXVALUE') THEN
+      -- (read under the pinned standard_conforming_strings it was written with)
+      EXECUTE format('SELECT (%s)::text', m[i]) INTO v;
+      m[i] := format('%L::%s', v, keytype);
+    END IF;
+  END LOOP;
   RETURN m;
 END
 $f$;
@@ -2175,9 +2324,12 @@ CREATE FUNCTION wide._tablet_write_remote(node text, dst regclass, q text)
 RETURNS bigint
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
+SET standard_conforming_strings = on
+SET bytea_output = hex
 SET datestyle = 'ISO, YMD'
+SET intervalstyle = postgres
 SET timezone = 'UTC'
-SET extra_float_digits = 1
+SET extra_float_digits = 3
 AS $$
 DECLARE
   line text;
@@ -2226,15 +2378,24 @@ $$;
 -- Make the cells of dst those of src WHERE cond, as of now: the cells of
 -- dst that src does not hold (or holds with another value) are deleted,
 -- then those of src that dst lacks are written; only in the rows of keys
--- (text literals of the row-key type) unless it is NULL.  The number of
--- cells changed.  Run where both tables are (a node, or here through
--- postgres_fdw), under a lock that stops writes to src.
+-- (text literals of the row-key type) unless it is NULL.  Cells are matched
+-- by their coordinates (row key, family, qualifier, timestamp), values by
+-- the binary image of the row (*=): a value type needs no equality
+-- operator (json, point, xml).  The number of cells changed.  Run where both tables are (a
+-- node, or here through postgres_fdw), under a lock that stops writes to
+-- src.
 CREATE FUNCTION wide._tablet_delta(src regclass, dst regclass, cond text, keys text[] DEFAULT NULL,
                                   via text DEFAULT NULL)
 RETURNS bigint
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 SET wide.rollup_on_write = off
+SET standard_conforming_strings = on
+SET bytea_output = hex
+SET datestyle = 'ISO, YMD'
+SET intervalstyle = postgres
+SET timezone = 'UTC'
+SET extra_float_digits = 3
 AS $$
 DECLARE
   c text[];
@@ -2244,6 +2405,8 @@ DECLARE
   m bigint;
   conds text[];
   w text;
+  -- the cells of %1$s (alias a) WHERE w that %2$s (alias b) lacks
+  missing text;
 BEGIN
   SELECT array_agg(quote_ident(attname) ORDER BY attnum), array_agg(format_type(atttypid, atttypmod) ORDER BY attnum)
     INTO c, t FROM pg_attribute WHERE attrelid = dst AND attnum > 0 AND NOT attisdropped;
@@ -2255,9 +2418,12 @@ BEGIN
     -- point reads of those rows (a Wide Scan of row_key = ANY, shipped to a node)
     conds := ARRAY[format('%s = ANY (%L::%s[]) AND %s', c[1], keys, t[1], cond)];
   END IF;
+  missing := format('SELECT a.* FROM %%1$s a WHERE %%3$s AND NOT EXISTS (SELECT FROM %%2$s b WHERE %%4$s AND '
+                    'b.%1$s = a.%1$s AND b.%2$s = a.%2$s AND b.%3$s = a.%3$s AND b.%4$s = a.%4$s AND b *= a)',
+                    c[1], c[2], c[3], c[4]);
   FOREACH w IN ARRAY conds LOOP
-    FOR k IN EXECUTE format('SELECT ARRAY[%1$s::text, %2$s::text, %3$s::text, %4$s::text] FROM (SELECT * FROM %6$s WHERE %7$s EXCEPT SELECT * FROM %5$s WHERE %7$s) d',
-                            c[1], c[2], c[3], c[4], src, dst, w)
+    FOR k IN EXECUTE format('SELECT ARRAY[%1$s::text, %2$s::text, %3$s::text, %4$s::text] FROM (%5$s) d',
+                            c[1], c[2], c[3], c[4], format(missing, dst, src, w, w))
     LOOP
       IF via IS NULL THEN
         EXECUTE format('DELETE FROM %s WHERE %s = %L::%s AND %s = %L::%s AND %s = %L::%s AND %s = %L::%s',
@@ -2271,15 +2437,14 @@ BEGIN
       n := n + 1;
     END LOOP;
     IF via IS NULL THEN
-      EXECUTE format('INSERT INTO %s SELECT * FROM %s WHERE %s EXCEPT SELECT * FROM %s WHERE %s', dst, src, w, dst, w);
+      EXECUTE format('INSERT INTO %s %s', dst, format(missing, src, dst, w, w));
       GET DIAGNOSTICS m = ROW_COUNT;
     ELSE
       -- written on the node with rollups off, as the copy was; postgres_fdw
       -- only reads dst, so its session and wide's never wait for each
       -- other there
       m := wide._tablet_write_remote(via, dst,
-             format('SELECT %s FROM (SELECT * FROM %s WHERE %s EXCEPT SELECT * FROM %s WHERE %s) d',
-                    wide._row_literal(src), src, w, dst, w));
+             format('SELECT %s FROM (%s) d', wide._row_literal(src), format(missing, src, dst, w, w)));
     END IF;
     n := n + m;
   END LOOP;
@@ -2320,23 +2485,36 @@ CREATE FUNCTION wide._tablet_catalog(node text[])
 RETURNS jsonb
 LANGUAGE sql
 SET search_path = pg_catalog, pg_temp
+SET standard_conforming_strings = on
+SET bytea_output = hex
+SET datestyle = 'ISO, YMD'
+SET intervalstyle = postgres
+SET timezone = 'UTC'
+SET extra_float_digits = 3
 AS $$
   SELECT CASE WHEN node[1] = 'local' THEN wide.family_catalog_of(node[2]::regclass)
          ELSE (SELECT x::jsonb FROM wide._remote_query(node[1],
                  format('SELECT wide.family_catalog_of(%L)::text', node[2])) x) END;
 $$;
 
--- Pause a split or move before a step while another session holds the
--- advisory lock (2003395686, step): 1 before the copy, 2 before the
--- catch-up and the swap (tests use it to stop an operation at a known
--- step).
+-- Pause a split or move before a step while another session holds the row
+-- of that step in wide.tablet_op_pause FOR UPDATE: 1 before the copy, 2
+-- before the catch-up and the swap (tests use it to stop an operation at a
+-- known step).  Locking a row takes UPDATE on the table, which only its
+-- owner and superusers have: no other role can stall an operation (a
+-- fixed advisory lock, which any role may take, could).  An operation run
+-- by a role without that privilege does not pause.
 CREATE FUNCTION wide._tablet_op_pause(step int)
 RETURNS void
-LANGUAGE sql
+LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT pg_advisory_lock_shared(2003395686, step);
-  SELECT pg_advisory_unlock_shared(2003395686, step);
+BEGIN
+  IF to_regclass('wide.tablet_op_pause') IS NOT NULL
+     AND has_table_privilege('wide.tablet_op_pause', 'UPDATE') THEN
+    PERFORM FROM wide.tablet_op_pause p WHERE p.step = _tablet_op_pause.step FOR KEY SHARE;
+  END IF;
+END
 $$;
 
 -- Step 1 of a split or move: check the call, create the new tables (a
@@ -2347,6 +2525,12 @@ CREATE FUNCTION wide._tablet_op_begin(op text, parent regclass, tablet regclass,
 RETURNS bigint
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
+SET standard_conforming_strings = on
+SET bytea_output = hex
+SET datestyle = 'ISO, YMD'
+SET intervalstyle = postgres
+SET timezone = 'UTC'
+SET extra_float_digits = 3
 SET client_min_messages = warning
 AS $$
 DECLARE
@@ -2360,6 +2544,7 @@ DECLARE
   nsp text;
   rel text;
   cols text;
+  local_cols text;
   doc jsonb;
   samples text[];
   names text[] := '{}';
@@ -2414,13 +2599,16 @@ BEGIN
         SELECT array_agg(s.row_key ORDER BY s.offset_bytes)::text[] INTO samples
           FROM wide.sample_row_keys(tablet) s WHERE s.row_key <> '\x';
       ELSE
+        -- (a text key's bytes are in the node's encoding: converted there)
         SELECT array_agg(x) INTO samples FROM wide._remote_query(here[1],
-          format('SELECT row_key::text FROM wide.sample_row_keys(%L) WHERE row_key <> ''\x'' ORDER BY offset_bytes', here[2])) x;
+          format('SELECT %s FROM wide.sample_row_keys(%L) WHERE row_key <> ''\x'' ORDER BY offset_bytes',
+                 CASE WHEN keytype = 'text'::regtype THEN 'convert_to(convert_from(row_key, current_setting(''server_encoding'')), ''UTF8'')::text'
+                      ELSE 'row_key::text' END, here[2])) x;
       END IF;
       IF coalesce(array_length(samples, 1), 0) > 0 THEN
         at := samples[(array_length(samples, 1) + 1) / 2];
         IF keytype = 'text'::regtype THEN
-          at := convert_from(at::bytea, getdatabaseencoding());
+          at := convert_from(at::bytea, CASE WHEN here[1] = 'local' THEN getdatabaseencoding() ELSE 'UTF8' END);
         END IF;
       ELSIF here[1] = 'local' THEN
         EXECUTE format('SELECT k::text FROM (SELECT DISTINCT %1$I k FROM %2$s) d ORDER BY k OFFSET (SELECT count(DISTINCT %1$I) / 2 FROM %2$s) LIMIT 1',
@@ -2483,7 +2671,18 @@ BEGIN
                            CASE WHEN a.attcollation <> 0
                                 THEN ' COLLATE ' || (SELECT quote_ident(collname) FROM pg_collation WHERE oid = a.attcollation)
                                 ELSE '' END), ', ' ORDER BY a.attnum)
-    INTO cols FROM pg_attribute a WHERE a.attrelid = parent AND a.attnum > 0 AND NOT a.attisdropped;
+             INTO cols FROM pg_attribute a WHERE a.attrelid = parent AND a.attnum > 0 AND NOT a.attisdropped;
+  -- what ATTACH PARTITION requires of a partition: the parent's NOT NULL
+  -- columns and CHECK constraints (the table on a node has none of them,
+  -- as create_tablets makes it: the foreign table here carries them)
+  SELECT string_agg(format('%I %s%s', a.attname, format_type(a.atttypid, a.atttypmod),
+                           CASE WHEN a.attcollation <> 0
+                                THEN ' COLLATE ' || (SELECT quote_ident(collname) FROM pg_collation WHERE oid = a.attcollation)
+                                ELSE '' END)
+                    || CASE WHEN a.attnotnull THEN ' NOT NULL' ELSE '' END, ', ' ORDER BY a.attnum)
+    INTO local_cols FROM pg_attribute a WHERE a.attrelid = parent AND a.attnum > 0 AND NOT a.attisdropped;
+  local_cols := local_cols || coalesce((SELECT string_agg(format(', CONSTRAINT %I %s', c.conname, pg_get_constraintdef(c.oid)), '' ORDER BY c.conname)
+                                          FROM pg_constraint c WHERE c.conrelid = parent AND c.contype = 'c'), '');
   FOR i IN 1 .. array_length(nodes, 1) LOOP
     names[i] := format('%I.%I', nsp, rel || '_' || id || CASE WHEN op = 'move' THEN 'm' ELSE chr(96 + i) END);
     IF to_regclass(names[i]) IS NOT NULL THEN
@@ -2492,11 +2691,11 @@ BEGIN
     IF nodes[i] = 'local' THEN
       -- the CHECK lets ATTACH PARTITION skip its scan; dropped after it
       EXECUTE format('CREATE TABLE %s (%s, CONSTRAINT wide_tablet_range CHECK (%s)) USING wide',
-                     names[i], cols, wide._range_cond(keycol, bounds[i], bounds[i + 1]));
+                     names[i], local_cols, wide._range_cond(keycol, bounds[i], bounds[i + 1]));
       PERFORM wide._store_catalog(names[i]::regclass, doc);
     ELSE
       EXECUTE format('CREATE FOREIGN TABLE %s (%s) SERVER %I OPTIONS (schema_name %L, table_name %L, async_capable ''true'', batch_size ''1000'', fetch_size ''10000'')',
-                     names[i], cols, nodes[i], nsp, rel || '_' || id || CASE WHEN op = 'move' THEN 'm' ELSE chr(96 + i) END);
+                     names[i], local_cols, nodes[i], nsp, rel || '_' || id || CASE WHEN op = 'move' THEN 'm' ELSE chr(96 + i) END);
       PERFORM wide._remote_exec(nodes[i], names[i]::regclass,
         format('CREATE SCHEMA IF NOT EXISTS %I; CREATE TABLE %s (%s) USING wide; SELECT wide._store_catalog(%L, %L::jsonb)',
                nsp, names[i], cols, names[i], doc));
@@ -2505,9 +2704,9 @@ BEGIN
   -- from now on the rows written to the tablet are recorded (before the
   -- copy's snapshot: the catch-up compares those rows only)
   IF here[1] = 'local' THEN
-    EXECUTE wide._tablet_track_sql(tablet::text, true);
+    EXECUTE wide._tablet_track_sql(tablet::text, true, id);
   ELSE
-    PERFORM wide._remote_exec(here[1], tablet, wide._tablet_track_sql(here[2], true));
+    PERFORM wide._remote_exec(here[1], tablet, wide._tablet_track_sql(here[2], true, id));
   END IF;
   INSERT INTO wide.tablet_ops (id, op, parent, tablet, node, new_tablets, new_nodes, bounds, step)
     VALUES (id, op, parent, tablet::text, here[1], names, nodes, bounds, 'created');
@@ -2522,6 +2721,12 @@ CREATE FUNCTION wide._tablet_op_copy(op_id bigint)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
+SET standard_conforming_strings = on
+SET bytea_output = hex
+SET datestyle = 'ISO, YMD'
+SET intervalstyle = postgres
+SET timezone = 'UTC'
+SET extra_float_digits = 3
 SET wide.rollup_on_write = off
 AS $$
 DECLARE
@@ -2571,6 +2776,12 @@ CREATE FUNCTION wide._tablet_op_deltas(op_id bigint, here text[], keys text[], s
 RETURNS bigint
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
+SET standard_conforming_strings = on
+SET bytea_output = hex
+SET datestyle = 'ISO, YMD'
+SET intervalstyle = postgres
+SET timezone = 'UTC'
+SET extra_float_digits = 3
 SET wide.rollup_on_write = off
 AS $$
 DECLARE
@@ -2610,6 +2821,12 @@ CREATE FUNCTION wide._tablet_op_catchup(op_id bigint)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
+SET standard_conforming_strings = on
+SET bytea_output = hex
+SET datestyle = 'ISO, YMD'
+SET intervalstyle = postgres
+SET timezone = 'UTC'
+SET extra_float_digits = 3
 SET wide.rollup_on_write = off
 AS $$
 DECLARE
@@ -2649,6 +2866,12 @@ CREATE FUNCTION wide._tablet_op_finish(op_id bigint)
 RETURNS timestamptz
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
+SET standard_conforming_strings = on
+SET bytea_output = hex
+SET datestyle = 'ISO, YMD'
+SET intervalstyle = postgres
+SET timezone = 'UTC'
+SET extra_float_digits = 3
 SET wide.rollup_on_write = off
 AS $$
 DECLARE
@@ -2657,6 +2880,7 @@ DECLARE
   t0 timestamptz;
   keys text[];
   delta bigint;
+  marked text;
   i int;
 BEGIN
   SELECT * INTO o FROM wide.tablet_ops WHERE id = op_id FOR UPDATE;
@@ -2673,6 +2897,19 @@ BEGIN
     -- a write committed here whose COMMIT PREPARED failed on the node is
     -- decided before the catch-up (which then sees it), or the swap waits
     PERFORM wide._tablet_check_in_doubt(here[1], here[2]);
+  END IF;
+  -- the tablet must be the table that was marked and copied (not one
+  -- put in its place since, by DETACH and ATTACH or DROP and CREATE)
+  IF here[1] = 'local' THEN
+    EXECUTE wide._tablet_marked_sql(o.tablet, op_id) INTO marked;
+  ELSE
+    SELECT x INTO marked FROM wide._remote_query(here[1], wide._tablet_marked_sql(here[2], op_id)) x;
+  END IF;
+  IF marked IS DISTINCT FROM 'true' THEN
+    RAISE EXCEPTION 'table % is not the tablet that operation % copied', o.tablet, op_id
+      USING ERRCODE = 'object_not_in_prerequisite_state',
+            DETAIL = 'The tablet was detached, dropped or replaced after the operation began.',
+            HINT = 'CALL wide.resume_tablet_ops() rolls the operation back.';
   END IF;
   t0 := clock_timestamp();
   IF here[1] = 'local' THEN
@@ -2708,6 +2945,12 @@ CREATE FUNCTION wide._tablet_op_drop_old(op_id bigint)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
+SET standard_conforming_strings = on
+SET bytea_output = hex
+SET datestyle = 'ISO, YMD'
+SET intervalstyle = postgres
+SET timezone = 'UTC'
+SET extra_float_digits = 3
 AS $$
 DECLARE
   o wide.tablet_ops;
@@ -2725,21 +2968,28 @@ BEGIN
 END
 $$;
 
--- Roll an operation at step 'created' back: drop its new tables, here and
--- on their nodes.
+-- Roll an operation at step 'created' or 'copied' back: drop its new
+-- tables, here and on their nodes, and unmark the tablet.
 CREATE FUNCTION wide._tablet_op_rollback(op_id bigint)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
+SET standard_conforming_strings = on
+SET bytea_output = hex
+SET datestyle = 'ISO, YMD'
+SET intervalstyle = postgres
+SET timezone = 'UTC'
+SET extra_float_digits = 3
 SET client_min_messages = warning
 AS $$
 DECLARE
   o wide.tablet_ops;
+  r record;
   i int;
 BEGIN
   SELECT * INTO o FROM wide.tablet_ops WHERE id = op_id FOR UPDATE;
-  IF o.step <> 'created' THEN
-    RAISE EXCEPTION 'tablet operation % is at step %, not created', op_id, o.step
+  IF o.step NOT IN ('created', 'copied') THEN
+    RAISE EXCEPTION 'tablet operation % is at step %, not created or copied', op_id, o.step
       USING ERRCODE = 'object_not_in_prerequisite_state';
   END IF;
   FOR i IN 1 .. array_length(o.new_tablets, 1) LOOP
@@ -2750,12 +3000,16 @@ BEGIN
       EXECUTE format('DROP TABLE IF EXISTS %s', o.new_tablets[i]);
     END IF;
   END LOOP;
-  -- the tablet stays: unmark it
+  -- the tablet stays: unmark it (wherever it is now: found by its guard)
   IF o.node = 'local' THEN
+    FOR r IN SELECT t.tgrelid::regclass::text AS rel FROM pg_trigger t
+              WHERE t.tgname = 'wide_tablet_op_guard' AND t.tgargs = convert_to(op_id::text, 'UTF8') || decode('00', 'hex') LOOP
+      EXECUTE wide._tablet_track_sql(r.rel, false);
+    END LOOP;
     IF to_regclass(o.tablet) IS NOT NULL THEN
       EXECUTE wide._tablet_track_sql(o.tablet, false);
     END IF;
-  ELSIF to_regclass(o.tablet) IS NOT NULL THEN
+  ELSIF EXISTS (SELECT FROM pg_inherits WHERE inhrelid = to_regclass(o.tablet) AND inhparent = o.parent) THEN
     PERFORM wide._remote_exec(o.node, o.tablet::regclass,
       wide._tablet_track_sql((wide._tablet_node(o.parent, o.tablet::regclass))[2], false));
   END IF;
@@ -2841,7 +3095,9 @@ COMMENT ON PROCEDURE wide.move_tablet(regclass, regclass, text) IS
 -- Finish or roll back the splits and moves that a failure or a killed
 -- server left unfinished: first the nodes' prepared leftovers are
 -- resolved, then an operation at 'created' is rolled back, one at
--- 'copied' finished, one at 'swapped' has its old table dropped on its
+-- 'copied' finished (rolled back if its swap fails: a constraint added to
+-- the parent, the tablet dropped or detached), one at 'swapped' has its
+-- old table dropped on its
 -- node, each in its own transaction; a NOTICE says what was done, a
 -- WARNING what failed (it stays in the journal for the next call).
 -- Operations still running in another session are left alone.
@@ -2852,6 +3108,7 @@ DECLARE
   o record;
   s text;
   outcome text;
+  err text;
 BEGIN
   PERFORM wide._tablet_op_top_level();
   IF to_regclass('wide.tablet_ops') IS NULL THEN
@@ -2878,8 +3135,16 @@ BEGIN
         PERFORM wide._tablet_op_rollback(o.id);
         outcome := 'rolled back';
       ELSIF o.step = 'copied' THEN
-        PERFORM wide._tablet_op_finish(o.id);
-        outcome := 'finished';
+        BEGIN
+          PERFORM wide._tablet_op_finish(o.id);
+          outcome := 'finished';
+        EXCEPTION WHEN OTHERS THEN
+          -- a swap that cannot succeed (the parent has changed, the tablet
+          -- is gone): the old tablet still holds every cell
+          GET STACKED DIAGNOSTICS err = MESSAGE_TEXT;
+          PERFORM wide._tablet_op_rollback(o.id);
+          outcome := format('rolled back, as its swap failed: %s', err);
+        END;
       ELSE
         outcome := 'finished';
       END IF;

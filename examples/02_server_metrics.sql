@@ -103,3 +103,22 @@ SELECT demo.expect('server07 readings 19:50-19:55', count(*), 60::bigint) FROM m
    AND qualifier = 'cpu/cpu1_usr';
 SELECT demo.expect('CURRENT_METRIC server07 cpu1_usr', value, ((91 + 7 + 719) % 1000) / 10.0::float8)
   FROM current_metric WHERE row_key = 'server07.example.com' AND qualifier = 'cpu/cpu1_usr';
+
+\echo -- a Grafana panel (docs/cookbook.md), as Grafana sends it for 19:00-20:00: server01 cpu1_usr, a point a minute
+SELECT floor(extract(epoch from ts)/60)*60 AS "time", avg(value) AS "cpu1_usr"
+  FROM metric
+ WHERE row_key >= wide.time_key('server01.example.com', '2015-03-16T19:00:00Z')
+   AND row_key <  wide.time_key('server01.example.com', '2015-03-16T20:00:00Z')
+   AND qualifier = 'cpu/cpu1_usr'
+ GROUP BY 1 ORDER BY 1 LIMIT 3;
+-- host 1, metric 1: reading i is ((13 + 7 + i) % 1000) / 10; 19:50 is readings 600-611
+CREATE TEMP VIEW panel AS
+SELECT floor(extract(epoch from ts)/60)*60 AS "time", avg(value) AS "cpu1_usr"
+  FROM metric
+ WHERE row_key >= wide.time_key('server01.example.com', '2015-03-16T19:00:00Z')
+   AND row_key <  wide.time_key('server01.example.com', '2015-03-16T20:00:00Z')
+   AND qualifier = 'cpu/cpu1_usr'
+ GROUP BY 1;
+SELECT demo.expect('Grafana panel points', count(*), 60::bigint) FROM panel;
+SELECT demo.expect('Grafana panel at 19:50', round(cpu1_usr::numeric, 2), 62.55)
+  FROM panel WHERE "time" = extract(epoch FROM timestamptz '2015-03-16 19:50+00');

@@ -129,3 +129,18 @@ SELECT pg_get_expr(adbin, adrelid) LIKE 'wide.family_catalog(%' AS is_catalog
   FROM pg_attrdef WHERE adrelid = 'metric'::regclass;
 
 DROP TABLE metric, counters, bcounters;
+
+-- a misspelled family: the write's error says which family was meant, and
+-- the family functions list the families; a name far from every family
+-- gets no guess
+CREATE TABLE typo (row_key text, family text, qualifier text, ts int8, value int8) USING wide;
+SELECT wide.alter_family('typo', 'hits', max_versions => 1);
+SELECT wide.create_family('typo', 'hits');
+SELECT wide.create_family('typo', 'errors');
+INSERT INTO typo VALUES ('r', 'hitz', 'q', 1, 1);
+INSERT INTO typo VALUES ('r', 'eror', 'q', 1, 1);
+INSERT INTO typo VALUES ('r', 'latency', 'q', 1, 1);
+SELECT wide.set_cell('typo', 'r', 'hts', 'q', 1, 1);
+SELECT wide.drop_family('typo', 'hitz');
+SELECT count(*) FROM typo;
+DROP TABLE typo;

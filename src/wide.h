@@ -1,9 +1,16 @@
 /*-------------------------------------------------------------------------
  *
  * wide.h
- *	  Settings of the wide extension (GUCs, defined in module.c and
- *	  bulk.c).  Everything else is declared by the header of the module
- *	  that defines it.
+ *	  Settings of the wide extension used across modules.  module.c
+ *	  registers them (_PG_init); each variable is defined by the file
+ *	  named beside it below (wide.shared_block_cache_size, registered
+ *	  only when wide is preloaded: engine/sharedcache.c and segment.h).
+ *	  Settings used by one module only are registered and declared
+ *	  there: wide.enable_customscan
+ *	  (am/customscan.c), wide.enable_aggregate_pushdown (am/scan_agg.c),
+ *	  wide.parallel_stretch_blocks (am/scan_parallel.c),
+ *	  wide.enable_read_scan (api/read_scan.c).  Everything else is
+ *	  declared by the header of the module that defines it.
  *
  * The extension is layered (see docs/architecture.md):
  *
@@ -27,18 +34,17 @@
 #ifndef WIDE_H
 #define WIDE_H
 
-/* module.c */
-extern int	wide_flush_threshold;
-extern int	wide_block_size;
-extern int	wide_compression_level;
-extern int	wide_block_cache_size;
-extern int	wide_max_runs;
-extern double wide_compaction_ratio;
+extern int	wide_flush_threshold;	/* engine/flush.c */
+extern int	wide_block_size;	/* engine/segment_writer.c */
+extern int	wide_compression_level; /* engine/compress.c */
+extern int	wide_block_cache_size;	/* engine/blockcache.c */
+extern int	wide_max_runs;		/* engine/compaction.c */
+extern double wide_compaction_ratio;	/* engine/compaction.c */
 
 /* engine/bulk.c */
 extern int	wide_bulk_memory;
 
-/* engine/truncate.c */
+/* engine/truncate.c: wide.debug_crash, crash points for the tests */
 extern char *wide_debug_crash;
 
 /* engine/pending.c */

@@ -54,9 +54,27 @@ done
 for f in am/*.c am/*.h; do
 	check "$f" 'api/[^">]*|wide_access\.h|wide_filter\.h|filter\.h'
 done
+# docs/architecture.md names every source file with its role (its section
+# "Source files", one table row each), and no file that is gone
+DOC=../docs/architecture.md
+named=$(sed -n '/^## Source files/,/^## /p' "$DOC" | sed -nE 's/^\| `([^`]+)` \|.*/\1/p' | sort)
+present=$(find . -name '*.c' -o -name '*.h' -o -name '*.cpp' | sed 's|^\./||' | sort)
+for f in $(comm -13 <(echo "$named") <(echo "$present")); do
+	echo "docs/architecture.md: src/$f is not in its list of source files" >&2
+	bad=1
+done
+for f in $(comm -23 <(echo "$named") <(echo "$present")); do
+	echo "docs/architecture.md: names src/$f, which does not exist" >&2
+	bad=1
+done
 if grep -qE '^[[:space:]]*#[[:space:]]*include' wide.h; then
 	echo "layering: src/wide.h includes headers; it only declares settings" >&2
 	bad=1
+fi
+
+# the same rules by calls, from the built objects (test/check-calls.py)
+if command -v python3 >/dev/null && command -v nm >/dev/null; then
+	python3 ../test/check-calls.py || bad=1
 fi
 
 if [ $bad -ne 0 ]; then

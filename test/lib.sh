@@ -4,7 +4,9 @@
 # commands as an unprivileged OS user (initdb and postgres refuse root).
 # Sourced, not executed.
 
-WIDE_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# WIDE_READABLE_ROOT: a copy of the checkout that the test user can read,
+# made by wide_test_user when the checkout itself is private (see there)
+WIDE_ROOT=${WIDE_READABLE_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 WIDE_TEST_USER=${WIDE_TEST_USER:-wide_test}
 PG_MAJOR=15
 
@@ -55,6 +57,29 @@ wide_test_user() {
 	fi
 	id "$WIDE_TEST_USER" >/dev/null 2>&1 ||
 		useradd --system --create-home --shell /bin/bash "$WIDE_TEST_USER"
+	wide_readable_root
+}
+
+# The servers and psql run as the test user, in the checkout and on its
+# files.  A checkout the test user cannot enter (cloned under /root, or
+# into a directory of mode 0700 as mktemp -d makes) is copied, once per
+# command, to a directory it can read, and everything (build, install,
+# tests, examples) runs from the copy; WIDE_READABLE_ROOT tells the
+# scripts this one starts.
+wide_readable_root() {
+	[ "$(id -u)" -eq 0 ] || return 0
+	[ -n "${WIDE_READABLE_ROOT:-}" ] && return 0
+	if su "$WIDE_TEST_USER" -s /bin/bash -c "cd '$WIDE_ROOT' && test -r Makefile && test -r examples/00_setup.sql" 2>/dev/null; then
+		return 0
+	fi
+	local copy
+	copy=$(mktemp -d "/tmp/wide-checkout.XXXXXX")
+	log "$WIDE_TEST_USER, who runs the servers and tests, cannot read $WIDE_ROOT (a parent directory is private); working from a copy in $copy"
+	tar -C "$WIDE_ROOT" --exclude=./.git -cf - . | tar -C "$copy" -xf -
+	chmod -R a+rX "$copy"
+	chmod 755 "$copy"
+	WIDE_ROOT=$copy
+	export WIDE_READABLE_ROOT=$copy
 }
 
 # as_test_user CMD... -- run a shell command line as the test user;

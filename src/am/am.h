@@ -15,6 +15,7 @@
 #ifndef WIDE_AM_H
 #define WIDE_AM_H
 
+#include "access/tableam.h"
 #include "storage/buf.h"
 #include "storage/itemptr.h"
 #include "utils/relcache.h"
@@ -31,7 +32,12 @@ extern void WideInstallDeleteHooks(void);
 extern int	WideDeleteTracking(Relation rel);
 extern void WideDeleteRemember(Relation rel, const WideCell *cell, ItemPointer tid,
 							   int track);
-extern void WideDeleteCell(Relation rel, ItemPointer tid);
+struct TM_FailureData;
+extern TM_Result WideDeleteCell(Relation rel, ItemPointer tid, CommandId cid,
+								struct TM_FailureData *tmfd);
+extern bool WideDeleteLock(Relation rel, ItemPointer tid, CommandId cid,
+						   struct TupleTableSlot *slot, struct TM_FailureData *tmfd,
+						   TM_Result *result);
 extern bool WideDeleteFetch(Relation rel, ItemPointer tid, struct TupleTableSlot *slot);
 
 /* stmtwrite.c: when a statement's writes end */
@@ -81,6 +87,32 @@ extern double WideEstimateCells(Relation rel);
 extern void WideVacuum(Relation rel, struct VacuumParams *params,
 					   BufferAccessStrategy bstrategy);
 
+/* progress.c: long work in PostgreSQL's progress views (wide.progress()) */
+typedef enum WideProgressPhase
+{
+	WIDE_PROGRESS_NONE = 0,
+	WIDE_PROGRESS_FLUSH = 1,	/* VACUUM: the write area becomes a run */
+	WIDE_PROGRESS_COMPACT = 2,	/* VACUUM: size-tiered compactions */
+	WIDE_PROGRESS_DELETES = 3,	/* VACUUM: merging runs to drop deletes */
+	WIDE_PROGRESS_FREEZE = 4,	/* VACUUM: rewriting runs of old xids */
+	WIDE_PROGRESS_SWEEP = 5,	/* VACUUM: queueing orphaned pages */
+	WIDE_PROGRESS_TRUNCATE = 6, /* VACUUM: giving the free tail back */
+	WIDE_PROGRESS_STATS = 7,	/* VACUUM: statistics, relfrozenxid */
+	WIDE_PROGRESS_COPY_WRITE = 8,	/* COPY: sorting and writing the last run */
+	WIDE_PROGRESS_COPY_FLUSH = 9	/* COPY: flushing the write area */
+} WideProgressPhase;
+
+/* progress parameters (indexes) the heap's views leave free */
+#define WIDE_PROGRESS_PARAM_PHASE		10
+#define WIDE_PROGRESS_PARAM_COMPACTIONS 11
+#define WIDE_PROGRESS_PARAM_TRUNCATED	12
+
+extern void WideProgressVacuumStart(Relation rel);
+extern void WideProgressVacuumPhase(WideProgressPhase phase);
+extern void WideProgressVacuumCount(int param, int64 value);
+extern void WideProgressVacuumEnd(Relation rel);
+extern void WideProgressCopyPhase(WideProgressPhase phase);
+
 /* keyindex.c: the wide_key index access method */
 extern bool WideKeyIndexIs(Relation index);
 struct PlannedStmt;
@@ -91,5 +123,15 @@ extern void WideKeyCheckNewTable(Oid relid);
 /* tableam.c */
 struct TableAmRoutine;
 extern const struct TableAmRoutine *WideTableAmRoutine(void);
+
+/* policynote.c */
+extern void WidePolicyNoteWrites(Relation rel, const WideSchema *schema,
+								 const WideCell *cells, int n);
+extern void WidePolicyNoteReport(void);
+extern void WidePolicyNoteInstall(void);
+
+/* copyrow.c */
+struct TupleTableSlotOps;
+extern const struct TupleTableSlotOps *WideSlotOps(void);
 
 #endif							/* WIDE_AM_H */

@@ -26,6 +26,7 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/timestamp.h"
+#include "utils/varlena.h"
 
 #include "engine/format.h"
 #include "engine/cell.h"
@@ -93,6 +94,9 @@ WideCheckTimestamp(int64 ts)
 				 errdetail("Cell timestamps are microseconds since 1970-01-01 and cannot be negative.")));
 }
 
+static const WideFamily *nearest_family(const WideSchema *schema,
+										 const char *name, uint32 len);
+
 /*
  * WideFamilyForWrite -- the family a write names; fails if it is unknown.
  */
@@ -111,6 +115,15 @@ WideFamilyForWrite(Relation rel, const WideSchema *schema,
 		const char *relname = OidIsValid(orig) ? get_rel_name(orig) :
 			RelationGetRelationName(rel);
 
+		const WideFamily *near = nearest_family(schema, name, len);
+
+		if (near != NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_OBJECT),
+					 errmsg("column family \"%.*s\" does not exist in wide table \"%s\"",
+							(int) len, name, relname),
+					 errhint("Did you mean \"%.*s\"?  Or create it first: SELECT wide.create_family('%s', '%.*s');",
+							 near->namelen, near->name, relname, (int) len, name)));
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("column family \"%.*s\" does not exist in wide table \"%s\"",
@@ -119,6 +132,36 @@ WideFamilyForWrite(Relation rel, const WideSchema *schema,
 						 relname, (int) len, name)));
 	}
 	return f;
+}
+
+/*
+ * nearest_family -- the family whose name is nearest to name by edit
+ * distance, if near enough to be a typo, else NULL: at most a third of the
+ * name's length rounded up, and fewer edits than the shorter name has
+ * bytes (family names are often one or two letters: "x" is no typo of "m").
+ */
+static const WideFamily *
+nearest_family(const WideSchema *schema, const char *name, uint32 len)
+{
+	int			max_d = ((int) len + 2) / 3;
+	const WideFamily *best = NULL;
+
+	for (int i = 0; i < schema->nfamilies; i++)
+	{
+		const WideFamily *f = &schema->families[i];
+		int			d = varstr_levenshtein_less_equal(name, len, f->name,
+													  f->namelen, 1, 1, 1,
+													  max_d, true);
+
+		if (d <= max_d && d < Min((int) len, f->namelen))
+		{
+			best = f;
+			max_d = d - 1;		/* later names must be strictly nearer */
+			if (max_d < 0)
+				break;
+		}
+	}
+	return best;
 }
 
 /*

@@ -9,6 +9,11 @@
  *	- Indexes, foreign keys and AFTER ROW triggers are refused when they are
  *	  created (for CREATE INDEX CONCURRENTLY, before its first commit):
  *	  they would need cells fetched again by item pointer.
+ *	- Rules that could only fail are refused when they are created: an ON
+ *	  SELECT rule on a wide table (which would turn it into a view) and a
+ *	  rule whose action UPDATEs a wide table (UPDATE is refused; INSERT the
+ *	  new value instead).  Every other trigger and rule works
+ *	  (test/t/062_dml_fuzz.pl, sql/dml_forms.sql).
  *	- The planner never plans a parallel scan of a wide table.
  *	- Publications never include a wide table (publication.c).
  *
@@ -28,7 +33,10 @@
 #include "catalog/pg_class.h"
 #include "catalog/pg_index.h"
 #include "catalog/pg_constraint.h"
+#include "catalog/pg_rewrite.h"
 #include "catalog/pg_trigger.h"
+#include "nodes/parsenodes.h"
+#include "parser/parsetree.h"
 #include "commands/trigger.h"
 #include "commands/defrem.h"
 #include "optimizer/plancat.h"
@@ -105,6 +113,51 @@ is_key_index(Oid indexid)
 	return OidIsValid(am) && am == WideKeyIndexAmOid();
 }
 
+/* refuse a new rule that could only fail on a wide table */
+static void
+check_new_rule(Oid ruleid)
+{
+	HeapTuple	tup = WideFetchNewCatalogRow(RewriteRelationId, RewriteOidIndexId,
+											 Anum_pg_rewrite_oid, ruleid);
+	Form_pg_rewrite rule;
+	Datum		d;
+	bool		isnull;
+	List	   *actions;
+	ListCell   *lc;
+	Relation	catalog;
+
+	if (tup == NULL)
+		return;
+	rule = (Form_pg_rewrite) GETSTRUCT(tup);
+	if (rule->ev_type == '0' + CMD_SELECT && WideRelationIsWide(rule->ev_class))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot create an ON SELECT rule on wide table \"%s\"",
+						get_rel_name(rule->ev_class)),
+				 errdetail("It would turn the table into a view and drop its cells' storage."),
+				 errhint("Create a view over the table instead.")));
+	catalog = table_open(RewriteRelationId, AccessShareLock);
+	d = heap_getattr(tup, Anum_pg_rewrite_ev_action, RelationGetDescr(catalog), &isnull);
+	actions = isnull ? NIL : (List *) stringToNode(TextDatumGetCString(d));
+	table_close(catalog, AccessShareLock);
+	foreach(lc, actions)
+	{
+		Query	   *q = lfirst(lc);
+		RangeTblEntry *rte;
+
+		if (!IsA(q, Query) || q->commandType != CMD_UPDATE || q->resultRelation <= 0)
+			continue;
+		rte = rt_fetch(q->resultRelation, q->rtable);
+		if (rte->rtekind == RTE_RELATION && WideRelationIsWide(rte->relid))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("cannot create a rule that updates wide table \"%s\"",
+							get_rel_name(rte->relid)),
+					 errdetail("UPDATE is not supported on wide tables: a cell's coordinates are its identity."),
+					 errhint("Write the action as an INSERT of the new value: a write to an existing cell replaces it.")));
+	}
+}
+
 /* refuse what would later need a cell fetched by item pointer, or an index */
 static void
 check_new_object(Oid classId, Oid objectId)
@@ -151,6 +204,8 @@ check_new_object(Oid classId, Oid objectId)
 										 con->conrelid : con->confrelid)),
 					 errdetail("Foreign-key checks fetch cells by item pointer, which wide tables do not keep.")));
 	}
+	else if (classId == RewriteRelationId)
+		check_new_rule(objectId);
 	else if (classId == TriggerRelationId)
 	{
 		Form_pg_trigger trig;

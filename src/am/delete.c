@@ -14,6 +14,16 @@
  * written before it.  The scan does not see its own statement's tombstones
  * (they carry the statement's command id).
  *
+ * As for a heap tuple, a cell this statement already deleted is
+ * TM_SelfModified when deleted again (a join returning it twice, two
+ * DELETEs of the table in one statement, MERGE with two source rows): it is
+ * counted, returned and shown to BEFORE ROW DELETE triggers once.  A cell is
+ * known as deleted by its ring slot and, when the plan may return it twice
+ * from different scans (a rescanned inner side), by its coordinates.
+ * MERGE's WHEN MATCHED, BEFORE ROW DELETE triggers (which "lock" the cell)
+ * and OLD TABLE transition tables fetch the cell the scan returned: the
+ * values are then kept, as for RETURNING.
+ *
  * A plan that scans more than WIDE_DELETE_RING cells of the table before
  * deleting one of them (say, a hash join that builds on the wide table)
  * gets a clear error for that cell, never a wrong delete; plain DELETE ...
@@ -26,18 +36,26 @@
  */
 #include "postgres.h"
 
+#include "access/relation.h"
+#include "access/tableam.h"
 #include "access/xact.h"
 #include "catalog/pg_class.h"
+#include "common/hashfn.h"
+#include "nodes/execnodes.h"
+#include "utils/hsearch.h"
 #include "executor/executor.h"
 #include "nodes/pg_list.h"
 #include "nodes/plannodes.h"
 #include "parser/parsetree.h"
 #include "utils/memutils.h"
+#include "utils/relcache.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 
 #include "engine/format.h"
 #include "engine/cell.h"
 #include "engine/schema.h"
+#include "engine/uncover.h"
 #include "engine/writearea.h"
 #include "am/am.h"
 
@@ -57,13 +75,39 @@ typedef struct RememberedCell
 	bool		has_value;		/* for RETURNING: value and vallen kept */
 	char	   *value;			/* its value, or NULL when empty */
 	uint32		vallen;
+	bool		deleted;		/* tuple_delete wrote its tombstone */
+	CommandId	deleted_cid;	/* ... in this command */
 } RememberedCell;
+
+/*
+ * A cell deleted by a DELETE or MERGE whose plan may return one cell more
+ * than once (a join with duplicate matches, a rescanned inner side, two
+ * data-modifying CTEs deleting from one table): the second delete of it is
+ * TM_SelfModified, as for a heap tuple, so that it is counted and returned
+ * once.  Keyed by the cell's coordinates.
+ */
+typedef struct DeletedKey
+{
+	Oid			relid;
+	uint32		keylen;
+	uint32		famlen;
+	uint32		quallen;
+	int64		ts;
+	const char *bytes;			/* key, family, qualifier */
+} DeletedKey;
+
+typedef struct DeletedEntry
+{
+	DeletedKey	key;
+	CommandId	cid;			/* of the command that deleted it */
+} DeletedEntry;
 
 typedef struct DeleteTarget
 {
 	Oid			relid;
 	QueryDesc  *query;			/* the DELETE that targets it */
-	bool		returning;		/* DELETE ... RETURNING: keep values too */
+	bool		returning;		/* keep values too (see add_delete_targets) */
+	bool		dedupe;			/* its plan may return a cell twice */
 } DeleteTarget;
 
 static List *targets = NIL;		/* of DeleteTarget *, in TopMemoryContext */
@@ -72,6 +116,7 @@ static int	ringcap = 0;
 static MemoryContext ringcxt = NULL;
 static uint64 next_id = 1;
 static uint64 latest_id = 0;	/* remembered with WIDE_DELETE_LATEST_VALUE */
+static HTAB *deleted = NULL;	/* of DeletedEntry, in ringcxt */
 static ExecutorStart_hook_type prev_ExecutorStart = NULL;
 static ExecutorEnd_hook_type prev_ExecutorEnd = NULL;
 static bool callback_registered = false;
@@ -89,6 +134,7 @@ forget_all(void)
 		MemoryContextReset(ringcxt);
 	ring = NULL;
 	ringcap = 0;
+	deleted = NULL;
 }
 
 /*
@@ -133,21 +179,93 @@ xact_callback(XactEvent event, void *arg)
 }
 
 /*
- * The wide tables a plan deletes from: a ModifyTable DELETE at the top of
- * the plan, or of a subplan (a data-modifying CTE: WITH x AS (DELETE ...
- * RETURNING ...) SELECT ..., whose own statement is a SELECT).
+ * Does plan return each cell of the result relations (range table entries
+ * rtis) at most once?  A plain scan of one (or an Append of them), or a
+ * join with such an outer side that emits each outer row at most once (a
+ * semi or anti join, or an inner join whose inner side is unique: DELETE
+ * ... WHERE k IN (SELECT ...)).  When not, deleted cells are deduplicated
+ * by their coordinates, which costs memory for each cell deleted.
+ */
+static bool
+plain_scan(Plan *plan, List *rtis)
+{
+	ListCell   *lc;
+
+	if (plan == NULL)
+		return false;
+	switch (nodeTag(plan))
+	{
+		case T_NestLoop:
+		case T_MergeJoin:
+		case T_HashJoin:
+			{
+				Join	   *j = (Join *) plan;
+
+				if (j->jointype != JOIN_SEMI && j->jointype != JOIN_ANTI &&
+					!(j->jointype == JOIN_INNER && j->inner_unique) &&
+					!(j->jointype == JOIN_LEFT && j->inner_unique))
+					return false;
+				return plain_scan(outerPlan(plan), rtis);
+			}
+		case T_SeqScan:
+		case T_CustomScan:
+			return list_member_int(rtis, ((Scan *) plan)->scanrelid);
+		case T_Append:
+			foreach(lc, ((Append *) plan)->appendplans)
+				if (!plain_scan(lfirst(lc), rtis))
+					return false;
+			return true;
+		case T_Result:
+			return plan->lefttree == NULL ? false : plain_scan(plan->lefttree, rtis);
+		default:
+			return false;
+	}
+}
+
+/*
+ * Does relation relid have triggers that fetch a deleted cell again (a
+ * BEFORE ROW DELETE trigger, which "locks" it, or a statement trigger's
+ * transition table OLD TABLE)?
+ */
+static bool
+triggers_fetch_deleted(Oid relid)
+{
+	Relation	rel = RelationIdGetRelation(relid);
+	bool		fetch = false;
+
+	if (RelationIsValid(rel))
+	{
+		fetch = rel->trigdesc != NULL &&
+			(rel->trigdesc->trig_delete_before_row ||
+			 rel->trigdesc->trig_delete_after_row ||
+			 rel->trigdesc->trig_delete_old_table);
+		RelationClose(rel);
+	}
+	return fetch;
+}
+
+/*
+ * The wide tables a plan deletes from: a ModifyTable DELETE or MERGE at
+ * the top of the plan, or of a subplan (a data-modifying CTE: WITH x AS
+ * (DELETE ... RETURNING ...) SELECT ..., whose own statement is a SELECT).
+ * The values of the cells its scans return are kept when something
+ * fetches them again by TID: RETURNING, MERGE (its WHEN clauses read the
+ * target row), row triggers and transition tables.
  */
 static void
 add_delete_targets(QueryDesc *query, Plan *plan)
 {
 	ModifyTable *mt;
 	ListCell   *lc;
+	bool		plain;
 
 	if (plan == NULL || !IsA(plan, ModifyTable))
 		return;
 	mt = (ModifyTable *) plan;
-	if (mt->operation != CMD_DELETE)
+	if (mt->operation != CMD_DELETE && mt->operation != CMD_MERGE)
 		return;
+	plain = mt->operation == CMD_DELETE &&
+		plain_scan(outerPlan(plan), mt->resultRelations);
 	foreach(lc, mt->resultRelations)
 	{
 		RangeTblEntry *rte = rt_fetch(lfirst_int(lc), query->plannedstmt->rtable);
@@ -155,11 +273,23 @@ add_delete_targets(QueryDesc *query, Plan *plan)
 		if (rte->relkind == RELKIND_RELATION && WideRelationIsWide(rte->relid))
 		{
 			DeleteTarget *t = MemoryContextAlloc(TopMemoryContext, sizeof(DeleteTarget));
-			MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+			ListCell   *lc2;
+			MemoryContext old;
 
 			t->relid = rte->relid;
 			t->query = query;
-			t->returning = mt->returningLists != NIL;
+			t->returning = mt->returningLists != NIL ||
+				mt->operation == CMD_MERGE || triggers_fetch_deleted(rte->relid);
+			t->dedupe = !plain;
+			/* two DELETEs of one table in one statement (CTEs) */
+			foreach(lc2, targets)
+			{
+				DeleteTarget *o = lfirst(lc2);
+
+				if (o->relid == t->relid && o->query == query)
+					o->dedupe = t->dedupe = true;
+			}
+			old = MemoryContextSwitchTo(TopMemoryContext);
 			targets = lappend(targets, t);
 			MemoryContextSwitchTo(old);
 		}
@@ -189,6 +319,25 @@ wide_ExecutorStart(QueryDesc *query, int eflags)
 		standard_ExecutorStart(query, eflags);
 }
 
+/* the DELETE statement running on rel, if any */
+static DeleteTarget *
+running_target(Relation rel)
+{
+	ListCell   *lc;
+
+	DeleteTarget *found = NULL;
+
+	/* the innermost one: a trigger's DELETE runs inside its statement's */
+	foreach(lc, targets)
+	{
+		DeleteTarget *t = lfirst(lc);
+
+		if (t->relid == RelationGetRelid(rel) && t->query->snapshot != NULL)
+			found = t;
+	}
+	return found;
+}
+
 static void
 wide_ExecutorEnd(QueryDesc *query)
 {
@@ -201,6 +350,11 @@ wide_ExecutorEnd(QueryDesc *query)
 
 		if (t->query == query)
 		{
+			/* the last batch of the columns it deleted (engine/uncover.c) */
+			Relation	rel = relation_open(t->relid, NoLock);
+
+			WideMaybeFlush(rel, WideUncoverFlush(rel));
+			relation_close(rel, NoLock);
 			targets = foreach_delete_current(targets, lc);
 			pfree(t);
 			ended = true;
@@ -217,6 +371,7 @@ wide_ExecutorEnd(QueryDesc *query)
 	{
 		MemoryContextReset(ringcxt);
 		ring = NULL;
+		deleted = NULL;
 	}
 	if (prev_ExecutorEnd)
 		prev_ExecutorEnd(query);
@@ -303,6 +458,7 @@ WideDeleteRemember(Relation rel, const WideCell *cell, ItemPointer tid, int trac
 		pfree(r->value);
 	r->value = NULL;
 	r->vallen = 0;
+	r->deleted = false;
 	r->kind = cell->kind;
 	r->has_value = (track == WIDE_DELETE_WITH_VALUES ||
 					track == WIDE_DELETE_LATEST_VALUE);
@@ -360,15 +516,138 @@ remembered(Relation rel, ItemPointer tid, WideCell *c, bool *has_value)
 	return true;
 }
 
+static uint32
+deleted_hash(const void *key, Size keysize)
+{
+	const DeletedKey *k = key;
+
+	return hash_combine(hash_bytes((const unsigned char *) k->bytes,
+								   k->keylen + k->famlen + k->quallen),
+						hash_bytes_uint32((uint32) k->ts ^ k->relid ^
+										  (k->keylen << 16) ^ k->famlen));
+}
+
+static int
+deleted_match(const void *key1, const void *key2, Size keysize)
+{
+	const DeletedKey *a = key1;
+	const DeletedKey *b = key2;
+
+	if (a->relid != b->relid || a->ts != b->ts || a->keylen != b->keylen ||
+		a->famlen != b->famlen || a->quallen != b->quallen)
+		return 1;
+	return memcmp(a->bytes, b->bytes, a->keylen + a->famlen + a->quallen);
+}
+
+/* does a running DELETE or MERGE of rel need deleted cells deduplicated? */
+static bool
+dedupe_needed(Relation rel)
+{
+	ListCell   *lc;
+
+	foreach(lc, targets)
+	{
+		DeleteTarget *t = lfirst(lc);
+
+		if (t->relid == RelationGetRelid(rel) && t->dedupe)
+			return true;
+	}
+	return false;
+}
+
+/* the ring slot of a TID remembered() found */
+static RememberedCell *
+remembered_slot(ItemPointer tid)
+{
+	uint64		id = (uint64) ItemPointerGetBlockNumber(tid) * TIDS_PER_BLOCK +
+		(ItemPointerGetOffsetNumber(tid) - 1);
+
+	return &ring[id % ringcap];
+}
+
+/*
+ * Has this statement (command cid or one a trigger of it ran) deleted the
+ * cell c, remembered in slot r, already?  If so, fill *tmfd for
+ * TM_SelfModified.  With record, remember it as deleted by cid if not.
+ */
+static bool
+already_deleted(Relation rel, RememberedCell *r, const WideCell *c,
+				CommandId cid, bool record, struct TM_FailureData *tmfd)
+{
+	CommandId	by = r->deleted_cid;
+	bool		found = r->deleted;
+
+	if (!found && dedupe_needed(rel) && (record || deleted != NULL))
+	{
+		DeletedKey	k;
+		DeletedEntry *e;
+
+		if (deleted == NULL)
+		{
+			HASHCTL		ctl;
+
+			ctl.keysize = sizeof(DeletedKey);
+			ctl.entrysize = sizeof(DeletedEntry);
+			ctl.hash = deleted_hash;
+			ctl.match = deleted_match;
+			ctl.hcxt = ringcxt;
+			deleted = hash_create("wide deleted cells", 256, &ctl,
+								  HASH_ELEM | HASH_FUNCTION | HASH_COMPARE |
+								  HASH_CONTEXT);
+		}
+		k.relid = RelationGetRelid(rel);
+		k.keylen = c->keylen;
+		k.famlen = c->famlen;
+		k.quallen = c->quallen;
+		k.ts = c->ts;
+		k.bytes = c->key;		/* key, family, qualifier: contiguous */
+		e = hash_search(deleted, &k, record ? HASH_ENTER : HASH_FIND, &found);
+		if (e == NULL)
+			found = false;
+		else if (!found)
+		{
+			char	   *b = MemoryContextAlloc(ringcxt, Max(c->keylen + c->famlen + c->quallen, 1));
+
+			memcpy(b, c->key, c->keylen + c->famlen + c->quallen);
+			e->key.bytes = b;
+			e->cid = cid;
+		}
+		else if (e->cid < cid)
+		{
+			/* deleted by an earlier statement: this is a newer write */
+			if (record)
+				e->cid = cid;
+			found = false;
+		}
+		else
+			by = e->cid;
+	}
+	if (found)
+	{
+		tmfd->xmax = GetCurrentTransactionId();
+		tmfd->cmax = by;
+		tmfd->traversed = false;
+	}
+	return found;
+}
+
 /*
  * WideDeleteCell -- tuple_delete: a tombstone for the cell a scan of this
- * DELETE returned with this TID.
+ * DELETE returned with this TID, by command cid.  A cell this statement
+ * already deleted (returned twice by a join) is TM_SelfModified, as a heap
+ * tuple is: the executor skips it (or, deleted by a command a trigger of
+ * this one ran, raises the heap's error).
  */
-void
-WideDeleteCell(Relation rel, ItemPointer tid)
+TM_Result
+WideDeleteCell(Relation rel, ItemPointer tid, CommandId cid,
+			   struct TM_FailureData *tmfd)
 {
 	const WideSchema *schema = WideGetSchema(rel);
 	WideCell	c;
+	WideCell   *cells;
+	int			n = 1;
+	DeleteTarget *t;
+	RememberedCell *r;
 
 	if (!remembered(rel, tid, &c, NULL))
 		ereport(ERROR,
@@ -378,6 +657,14 @@ WideDeleteCell(Relation rel, ItemPointer tid)
 				 errdetail("A DELETE deletes each cell by the coordinates its scan remembered; this plan read more than %d cells of the table before deleting one.",
 						   WIDE_DELETE_RING),
 				 errhint("Delete with a simpler WHERE clause, or with wide.delete_cells() or wide.mutate_rows().")));
+	r = remembered_slot(tid);
+	if (already_deleted(rel, r, &c, cid, true, tmfd))
+	{
+		tmfd->ctid = *tid;
+		return TM_SelfModified;
+	}
+	r->deleted = true;
+	r->deleted_cid = cid;
 
 	/* a tombstone of exactly this version */
 	c.kind = WIDE_KIND_DEL_CELLS;
@@ -387,7 +674,50 @@ WideDeleteCell(Relation rel, ItemPointer tid)
 	c.famid = WideFamilyForWrite(rel, schema, c.family, c.famlen)->id;
 	c.xmin = GetCurrentTransactionId();
 	c.cmin = GetCurrentCommandId(true);
-	WideMaybeFlush(rel, WideWriteAreaInsert(rel, &c, 1));
+	/*
+	 * with the versions its family's policy hides (engine/uncover.c): for a
+	 * DELETE statement, once its batch of columns is read; for a delete
+	 * without one (a logical replication worker's), at once
+	 */
+	if ((t = running_target(rel)) != NULL)
+	{
+		WideMaybeFlush(rel, WideWriteAreaInsert(rel, &c, 1));
+		WideMaybeFlush(rel, WideUncoverNote(rel, schema, t->query->snapshot, &c));
+		return TM_Ok;
+	}
+	cells = WideUncoverExpand(rel, schema, GetActiveSnapshot(), &c, &n);
+	WideMaybeFlush(rel, WideWriteAreaInsert(rel, cells, n));
+	return TM_Ok;
+}
+
+/*
+ * WideDeleteLock -- tuple_lock for a DELETE or MERGE with a BEFORE ROW
+ * DELETE trigger (GetTupleForTrigger): the cell its scan returned with
+ * this TID, or TM_SelfModified if this statement deleted it already (a
+ * join returned it twice: the trigger does not fire again, as for a heap
+ * tuple).  false if the cell is not known.
+ */
+bool
+WideDeleteLock(Relation rel, ItemPointer tid, CommandId cid,
+			   struct TupleTableSlot *slot, struct TM_FailureData *tmfd,
+			   TM_Result *result)
+{
+	WideCell	c;
+	ItemPointerData self = *tid;
+
+	if (!remembered(rel, &self, &c, NULL))
+		return false;
+	if (already_deleted(rel, remembered_slot(&self), &c, cid, false, tmfd))
+	{
+		tmfd->ctid = self;
+		*result = TM_SelfModified;
+		return true;
+	}
+	if (!WideDeleteFetch(rel, &self, slot))
+		return false;
+	tmfd->traversed = false;
+	*result = TM_Ok;
+	return true;
 }
 
 /*

@@ -15,6 +15,10 @@
  * table sees it written).  Writes outside any query (level 0: ALTER
  * TABLE's rewrite, a DO block's PERFORM) are appended at once.
  *
+ * When a top-level statement (no query or utility statement around it)
+ * ends well, it reports the cells it wrote that their family's policy
+ * collected at once (policynote.c).
+ *
  * IDENTIFICATION
  *	  src/am/stmtwrite.c
  *
@@ -36,6 +40,15 @@ static ExecutorEnd_hook_type prev_ExecutorEnd = NULL;
 static ProcessUtility_hook_type prev_ProcessUtility = NULL;
 
 static int	exec_level = 0;
+static int	utility_level = 0;	/* utility statements running */
+
+/* a top-level statement ended well: what it says about its cells */
+static void
+statement_ended(void)
+{
+	if (exec_level == 0 && utility_level == 0)
+		WidePolicyNoteReport();	/* policynote.c */
+}
 
 /* write the cells pending from statements deeper than level */
 static void
@@ -107,6 +120,7 @@ wide_ExecutorEnd(QueryDesc *query)
 		prev_ExecutorEnd(query);
 	else
 		standard_ExecutorEnd(query);
+	statement_ended();
 }
 
 static void
@@ -117,12 +131,22 @@ wide_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 {
 	/* TRUNCATE, ALTER TABLE, COPY, ...: after every write before them */
 	write_pending_above(-1);
-	if (prev_ProcessUtility)
-		prev_ProcessUtility(pstmt, queryString, readOnlyTree, context,
-							params, queryEnv, dest, qc);
-	else
-		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
+	utility_level++;
+	PG_TRY();
+	{
+		if (prev_ProcessUtility)
+			prev_ProcessUtility(pstmt, queryString, readOnlyTree, context,
 								params, queryEnv, dest, qc);
+		else
+			standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
+									params, queryEnv, dest, qc);
+	}
+	PG_FINALLY();
+	{
+		utility_level--;
+	}
+	PG_END_TRY();
+	statement_ended();
 }
 
 /*
@@ -149,4 +173,5 @@ WideInstallStatementHooks(void)
 	ExecutorEnd_hook = wide_ExecutorEnd;
 	prev_ProcessUtility = ProcessUtility_hook;
 	ProcessUtility_hook = wide_ProcessUtility;
+	WidePolicyNoteInstall();
 }

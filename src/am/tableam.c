@@ -94,7 +94,8 @@ not_supported(Relation rel, const char *what, const char *hint)
 static const TupleTableSlotOps *
 wide_slot_callbacks(Relation rel)
 {
-	return &TTSOpsVirtual;
+	/* virtual slots that check the rows of a COPY FROM (copyrow.c) */
+	return WideSlotOps();
 }
 
 static TableScanDesc
@@ -401,6 +402,7 @@ wide_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,
 	old = MemoryContextSwitchTo(cxt);
 	schema = WideGetSchema(rel);
 	slot_to_cell(rel, schema, slot, cid, &cell);
+	WidePolicyNoteWrites(rel, schema, &cell, 1);
 	/* with the records of rollups of its family (engine/rollup.c) */
 	cells = WideRollupExpand(rel, schema, &cell, &n);
 	/* held until the statement ends (engine/pending.c) */
@@ -434,6 +436,7 @@ wide_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
 	}
 	/* with the records of rollups of their families (engine/rollup.c) */
 	n = nslots;
+	WidePolicyNoteWrites(rel, schema, cells, n);
 	cells = WideRollupExpand(rel, schema, cells, &n);
 	/* COPY: sorted in memory, written as runs of the write area (bulk.c) */
 	WideBulkAdd(rel, cells, n);
@@ -472,8 +475,7 @@ wide_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 				  Snapshot snapshot, Snapshot crosscheck, bool wait,
 				  TM_FailureData *tmfd, bool changingPart)
 {
-	WideDeleteCell(rel, tid);
-	return TM_Ok;
+	return WideDeleteCell(rel, tid, cid, tmfd);
 }
 
 static TM_Result
@@ -490,7 +492,9 @@ wide_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
  * Cells have no row locks: a delete is a tombstone written blindly, which
  * wins over the writes before it.  A logical replication worker "locks"
  * the cell it found by its replica identity index before deleting it
- * (RelationFindReplTupleByIndex): that cell is there, as it found it.
+ * (RelationFindReplTupleByIndex): that cell is there, as it found it.  So
+ * does a DELETE or MERGE with a BEFORE ROW DELETE trigger
+ * (GetTupleForTrigger) "lock" the cell its scan returned.
  */
 static TM_Result
 wide_tuple_lock(Relation rel, ItemPointer tid, Snapshot snapshot,
@@ -498,16 +502,26 @@ wide_tuple_lock(Relation rel, ItemPointer tid, Snapshot snapshot,
 				LockWaitPolicy wait_policy, uint8 flags,
 				TM_FailureData *tmfd)
 {
+	TM_Result	result;
+
 	if (IsLogicalWorker() && WideDeleteFetch(rel, tid, slot))
+	{
+		tmfd->traversed = false;
 		return TM_Ok;
+	}
+	if (WideDeleteTracking(rel) && WideDeleteLock(rel, tid, cid, slot, tmfd, &result))
+		return result;
 	not_supported(rel, "locking cells (SELECT ... FOR UPDATE/SHARE)", NULL);
 }
 
 static void
 wide_finish_bulk_insert(Relation rel, int options)
 {
+	WideProgressCopyPhase(WIDE_PROGRESS_COPY_FLUSH);
 	WideMaybeFlush(rel, WidePendingWrite(rel));
+	WideProgressCopyPhase(WIDE_PROGRESS_COPY_WRITE);
 	WideBulkFinish(rel);
+	WideProgressCopyPhase(WIDE_PROGRESS_NONE);
 }
 
 /* ----------------------------------------------------------------

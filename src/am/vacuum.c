@@ -27,6 +27,7 @@
 
 #include "access/multixact.h"
 #include "access/transam.h"
+#include "commands/progress.h"
 #include "commands/vacuum.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
@@ -223,10 +224,15 @@ WideVacuum(Relation rel, VacuumParams *params, BufferAccessStrategy bstrategy)
 									   &freeze_limit, &multi_cutoff);
 	freeze_all = aggressive || (params->options & VACOPT_FREEZE) != 0;
 
+	WideProgressVacuumStart(rel);
+	WideProgressVacuumPhase(WIDE_PROGRESS_FLUSH);
 	WideFlush(rel);
-	while (steps++ < MAX_STEPS && WideCompactStep(rel, false, 0))
-		;
+	WideProgressVacuumPhase(WIDE_PROGRESS_COMPACT);
+	while (steps < MAX_STEPS && WideCompactStep(rel, false, 0))
+		WideProgressVacuumCount(WIDE_PROGRESS_PARAM_COMPACTIONS, ++steps);
+	WideProgressVacuumPhase(WIDE_PROGRESS_DELETES);
 	compact_for_deletes(rel, oldest_xmin);
+	WideProgressVacuumPhase(WIDE_PROGRESS_FREEZE);
 
 	/* rewrite runs with old transaction ids, so relfrozenxid can advance */
 	n = current_runs(rel, runs, &wa_pages);
@@ -243,8 +249,15 @@ WideVacuum(Relation rel, VacuumParams *params, BufferAccessStrategy bstrategy)
 		}
 	}
 
+	WideProgressVacuumCount(PROGRESS_VACUUM_HEAP_BLKS_SCANNED,
+							RelationGetNumberOfBlocks(rel));
+	WideProgressVacuumPhase(WIDE_PROGRESS_SWEEP);
 	swept = WideSweep(rel);
+	WideProgressVacuumPhase(WIDE_PROGRESS_TRUNCATE);
 	truncated = truncate_tail(rel, params);
+	if (truncated > 0)
+		WideProgressVacuumCount(WIDE_PROGRESS_PARAM_TRUNCATED, truncated);
+	WideProgressVacuumPhase(WIDE_PROGRESS_STATS);
 
 	/* statistics and the new relfrozenxid */
 	frozenxid = oldest_xmin;
@@ -269,6 +282,7 @@ WideVacuum(Relation rel, VacuumParams *params, BufferAccessStrategy bstrategy)
 						indexes != NIL, frozenxid, oldest_mxact, NULL, NULL,
 						false);
 	list_free(indexes);
+	WideProgressVacuumEnd(rel);
 
 	if ((params->options & VACOPT_VERBOSE) && swept < 0)
 		ereport(INFO,

@@ -15,8 +15,9 @@
  *	  a bytes field its base64 string is decoded: row keys, qualifiers and
  *	  regexes become strings of their bytes (which must then be valid text
  *	  in the database encoding: a JSON string cannot hold other bytes; a
- *	  row key that is not becomes {"base64": "..."}, which the key readers
- *	  take: WideJsonBase64Key), a
+ *	  row key or qualifier that is not becomes {"base64": "..."}, which the
+ *	  readers of keys and qualifiers take: WideJsonBase64Key; whether the
+ *	  table takes such bytes is checked where they are used), a
  *	  value becomes what the value column takes (bytea: "\x..." hex, int8:
  *	  the 8-byte big-endian integer Bigtable uses, text: the string);
  *	- int64 fields written as strings ("timestampMicros": "1000") become
@@ -223,11 +224,14 @@ convert_scalar(const char *name, bool camel, JsonbValue *v, Oid valtype,
 		int			len;
 		char	   *b = unbase64(name, v, &len);
 
-		if (in_list(name, key_fields) &&
+		if ((in_list(name, key_fields) || in_list(name, qualifier_fields)) &&
 			(memchr(b, '\0', len) != NULL ||
 			 pg_verify_mbstr_len(GetDatabaseEncoding(), b, len, true) < 0))
 		{
-			/* a key that is not text: {"base64": ...}, read by the key readers */
+			/*
+			 * a key or qualifier that is not text: {"base64": ...}, read by
+			 * the readers of keys and qualifiers
+			 */
 			JsonbParseState *kps = NULL;
 			JsonbValue	k;
 
@@ -245,10 +249,8 @@ convert_scalar(const char *name, bool camel, JsonbValue *v, Oid valtype,
 			text_value(name, b, len, out,
 					   "Write such a byte as an escape in the pattern (RE2 syntax), or match any byte with \\C.");
 		else
-			text_value(name, b, len, out,
-					   in_list(name, key_fields) ?
-					   "Pass such keys as bytea arguments of the read (start_key => '\\x61ff'::bytea) or of the mutation (row_key)." :
-					   "A qualifier is stored as text.");
+			/* a key or qualifier that is text, checked above */
+			text_value(name, b, len, out, "A key or qualifier that is not text is passed on as {\"base64\": ...}.");
 	}
 	else if (in_list(name, int64_fields) && v->type == jbvString)
 	{

@@ -404,7 +404,17 @@ wide_read_modify_write_row(PG_FUNCTION_ARGS)
 		memcpy(VARDATA(keyt), k, klen);
 	}
 	famt = PG_GETARG_TEXT_PP(2);
-	qualt = PG_GETARG_TEXT_PP(3);
+	{
+		/* the qualifier as bytes: text or bytea (any bytes, in a bytea column) */
+		const char *q;
+		uint32		qlen;
+
+		WideArgBytes(fcinfo, 3, "qualifier", &q, &qlen);
+		WideCheckText(schema->qualtype, q, qlen, "qualifier");
+		qualt = (text *) palloc(VARHDRSZ + qlen);
+		SET_VARSIZE(qualt, VARHDRSZ + qlen);
+		memcpy(VARDATA(qualt), q, qlen);
+	}
 	fam = WideFamilyForWrite(rel, schema, VARDATA_ANY(famt), VARSIZE_ANY_EXHDR(famt));
 	if (fam->aggregate != WIDE_AGG_NONE)
 		ereport(ERROR,

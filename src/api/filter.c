@@ -319,6 +319,22 @@ check_fields(JsonbValue *obj, const FilterPath *path, const char *const *allowed
 		bad_filter(path, WideUnknownNameDetail("field", bad, allowed));
 }
 
+/*
+ * a qualifier bound: a JSON string, or {"base64": "..."} for bytes that
+ * are not text (bigtable_json.c)
+ */
+static char *
+qualifier_bound(JsonbValue *v, const FilterPath *path, int *len)
+{
+	char	   *b;
+
+	if (WideJsonBase64Key(v, &b, len))
+		return b;
+	if (v->type != jbvString)
+		bad_filter(path, "A qualifier must be a JSON string, or {\"base64\": \"...\"} for bytes that are not text.");
+	return json_string(v, path, "A qualifier", len);
+}
+
 /* the bounds of a column_range_filter */
 static void
 parse_column_range(WideFilter *f, JsonbValue *arg, const FilterPath *sub)
@@ -333,20 +349,20 @@ parse_column_range(WideFilter *f, JsonbValue *arg, const FilterPath *sub)
 		bad_filter(sub, "A column range needs a family_name.");
 	f->family = json_string(p, sub, "family_name", &f->familylen);
 	if ((p = WideJsonField(arg, "start_qualifier_closed")) != NULL)
-		f->lo = json_string(p, sub, "A qualifier", &f->lolen), f->has_lo = f->lo_incl = true;
+		f->lo = qualifier_bound(p, sub, &f->lolen), f->has_lo = f->lo_incl = true;
 	if ((p = WideJsonField(arg, "start_qualifier_open")) != NULL)
 	{
 		if (f->has_lo)
 			bad_filter(sub, "A range has one start.");
-		f->lo = json_string(p, sub, "A qualifier", &f->lolen), f->has_lo = true;
+		f->lo = qualifier_bound(p, sub, &f->lolen), f->has_lo = true;
 	}
 	if ((p = WideJsonField(arg, "end_qualifier_closed")) != NULL)
-		f->hi = json_string(p, sub, "A qualifier", &f->hilen), f->has_hi = f->hi_incl = true;
+		f->hi = qualifier_bound(p, sub, &f->hilen), f->has_hi = f->hi_incl = true;
 	if ((p = WideJsonField(arg, "end_qualifier_open")) != NULL)
 	{
 		if (f->has_hi)
 			bad_filter(sub, "A range has one end.");
-		f->hi = json_string(p, sub, "A qualifier", &f->hilen), f->has_hi = true;
+		f->hi = qualifier_bound(p, sub, &f->hilen), f->has_hi = true;
 	}
 }
 

@@ -34,12 +34,14 @@
 #include "utils/date.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
 #include "engine/format.h"
 #include "engine/cell.h"
 #include "engine/aggregate.h"
 #include "engine/schema.h"
+#include "engine/uncover.h"
 #include "engine/writearea.h"
 #include "am/am.h"
 #include "api/api.h"
@@ -227,6 +229,7 @@ WideWriteRecords(Relation rel, WideCell *cells, int n)
 	WideCheckPrivileges(RelationGetRelid(rel), WideCellsPrivileges(cells, n));
 	for (i = 0; i < n; i++)
 		WideCheckCellText(schema, &cells[i]);
+	WidePolicyNoteWrites(rel, schema, cells, n);
 	/* with the records of rollups of their families (engine/rollup.c) */
 	cells = WideRollupExpand(rel, schema, cells, &n);
 	for (i = 0; i < n; i++)
@@ -234,6 +237,8 @@ WideWriteRecords(Relation rel, WideCell *cells, int n)
 		cells[i].xmin = GetCurrentTransactionId();
 		cells[i].cmin = GetCurrentCommandId(true);
 	}
+	/* a column delete also removes what its family's policy hides */
+	cells = WideUncoverExpand(rel, schema, GetActiveSnapshot(), cells, &n);
 	/* held until the statement ends (engine/pending.c) */
 	WideMaybeFlush(rel, WidePendingAdd(rel, cells, n, WideStatementLevel()));
 }

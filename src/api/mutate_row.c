@@ -94,6 +94,26 @@ string_field(JsonbValue *obj, const char *name, const char *where, bool required
 	return cstring_to_text_with_len(v->val.string.val, v->val.string.len);
 }
 
+/*
+ * a qualifier field: a JSON string, or {"base64": "..."} for bytes that are
+ * not text (what a qualifier of Bigtable's JSON mapping that is not text
+ * becomes, bigtable_json.c); whether the table takes them is checked with
+ * the cell (WideCheckCellText)
+ */
+static text *
+qualifier_field(JsonbValue *obj, const char *name, const char *where)
+{
+	JsonbValue *v = WideJsonField(obj, name);
+	char	   *b;
+	int			len;
+
+	if (v != NULL && WideJsonBase64Key(v, &b, &len))
+		return cstring_to_text_with_len(b, len);
+	if (v != NULL && v->type != jbvString)
+		bad_mutation(where, psprintf("\"%s\" must be a JSON string, or {\"base64\": \"...\"} for bytes that are not text.", name));
+	return string_field(obj, name, where, true);
+}
+
 /* a timestamp field: *isnull when absent or -1 (server time) */
 static int64
 ts_field(JsonbValue *obj, const char *name, const char *where, bool *isnull)
@@ -213,7 +233,7 @@ delete_from_column(Relation rel, const WideSchema *schema, JsonbValue *arg,
 
 	check_fields(arg, sub, ok);
 	values[1] = PointerGetDatum(string_field(arg, "family_name", sub, true));
-	values[2] = PointerGetDatum(string_field(arg, "column_qualifier", sub, true));
+	values[2] = PointerGetDatum(qualifier_field(arg, "column_qualifier", sub));
 	if ((r = WideJsonField(arg, "time_range")) != NULL)
 	{
 		static const char *const rok[] = {"start_timestamp_micros", "end_timestamp_micros", NULL};
@@ -349,7 +369,7 @@ WideMutationCell(Relation rel, const WideSchema *schema, const char *key,
 
 		check_fields(&arg, sub, set ? set_ok : agg_ok);
 		values[1] = PointerGetDatum(string_field(&arg, "family_name", sub, true));
-		values[2] = PointerGetDatum(string_field(&arg, "column_qualifier", sub, true));
+		values[2] = PointerGetDatum(qualifier_field(&arg, "column_qualifier", sub));
 		ts = ts_field(&arg, "timestamp_micros", sub, &tsnull);
 		isnull[3] = tsnull;
 		values[3] = ts_datum(schema, ts);

@@ -9,7 +9,9 @@
  * postgres_fdw; what it cannot do -- create the table there, change its
  * families -- is sent here as SQL over a connection of our own, opened
  * with the foreign server's options and the user's mapping, as
- * postgres_fdw opens its own:
+ * postgres_fdw opens its own, and with the settings that change how SQL
+ * text is read or values are written pinned (pin_settings: nothing sent
+ * depends on the node's ALTER DATABASE ... SET):
  *
  *	wide._remote_exec(server, tablet, sql)	runs sql on the node, in a
  *						remote transaction opened at the first call of the
@@ -68,6 +70,7 @@
 #include "utils/wait_event.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -246,6 +249,57 @@ libpq_option(const char *name, PQconninfoOption *defs)
 	return false;
 }
 
+/*
+ * What is sent to a node is SQL text with literals in it, and what comes
+ * back is text: neither may depend on the settings that the node's
+ * database or role gives a session (ALTER DATABASE ... SET).  Pin those
+ * that change how text is read or written, as postgres_fdw does for its
+ * own sessions (client_encoding is a connection option).
+ */
+static void
+pin_settings(PGconn *conn, ForeignServer *server)
+{
+	PGresult   *res = PQexec(conn,
+							 "SET search_path = pg_catalog; SET standard_conforming_strings = on; "
+							 "SET datestyle = ISO; SET intervalstyle = postgres; SET timezone = 'UTC'; "
+							 "SET extra_float_digits = 3; SET bytea_output = hex");
+
+	if (PQresultStatus(res) != PGRES_COMMAND_OK)
+	{
+		char	   *msg = pstrdup(PQerrorMessage(conn));
+
+		PQclear(res);
+		PQfinish(conn);
+		ereport(ERROR,
+				(errcode(ERRCODE_SQLCLIENT_UNABLE_TO_ESTABLISH_SQLCONNECTION),
+				 errmsg("could not set up the session on node \"%s\": %s", server->servername, msg)));
+	}
+	PQclear(res);
+}
+
+/*
+ * Values go to a node and come back as text: here too they are written and
+ * read under the settings pinned on the node's session, not the user's
+ * (DateStyle 'SQL, DMY' would write 02/03/2020, which the node reads as
+ * February 3rd; extra_float_digits < 1 loses digits).  As postgres_fdw's
+ * set_transmission_modes; undo with AtEOXact_GUC(true, nestlevel).
+ */
+static int
+pin_io_settings(void)
+{
+	int			nestlevel = NewGUCNestLevel();
+
+	set_config_option("datestyle", "ISO", PGC_USERSET, PGC_S_SESSION,
+					  GUC_ACTION_SAVE, true, 0, false);
+	set_config_option("intervalstyle", "postgres", PGC_USERSET, PGC_S_SESSION,
+					  GUC_ACTION_SAVE, true, 0, false);
+	set_config_option("extra_float_digits", "3", PGC_USERSET, PGC_S_SESSION,
+					  GUC_ACTION_SAVE, true, 0, false);
+	set_config_option("bytea_output", "hex", PGC_USERSET, PGC_S_SESSION,
+					  GUC_ACTION_SAVE, true, 0, false);
+	return nestlevel;
+}
+
 /* open a connection to a foreign server of postgres_fdw, as its user mapping says */
 static PGconn *
 connect_server(ForeignServer *server, const char *tablet)
@@ -317,6 +371,7 @@ connect_server(ForeignServer *server, const char *tablet)
 				 errmsg("password is required to reach node \"%s\"", server->servername),
 				 errdetail("Non-superusers must give a password in the user mapping.")));
 	}
+	pin_settings(conn, server);
 	return conn;
 }
 
@@ -564,7 +619,7 @@ get_conn(const char *servername, const char *tablet)
 		rc->depth = 1;
 		remote_conns = lappend(remote_conns, rc);
 		MemoryContextSwitchTo(old);
-		run_or_fail(rc, "SET search_path = pg_catalog; BEGIN ISOLATION LEVEL READ COMMITTED", tablet);
+		run_or_fail(rc, "BEGIN ISOLATION LEVEL READ COMMITTED", tablet);
 	}
 	while (rc->depth < level)
 	{
@@ -672,6 +727,7 @@ remote_call_sql(FunctionCallInfo fcinfo, Oid tablet, const char ***params,
 	HeapTuple	proctup;
 	Form_pg_proc proc;
 	StringInfoData sql;
+	int			nestlevel;
 	int			i;
 
 	if (nsp == NULL)
@@ -692,6 +748,7 @@ remote_call_sql(FunctionCallInfo fcinfo, Oid tablet, const char ***params,
 												NameStr(proc->proname)));
 	*params = palloc0(sizeof(char *) * (fcinfo->nargs + 1));
 	*nparams = 0;
+	nestlevel = pin_io_settings();
 	for (i = 0; i < fcinfo->nargs; i++)
 	{
 		Oid			argtype = get_fn_expr_argtype(fcinfo->flinfo, i);
@@ -729,6 +786,7 @@ remote_call_sql(FunctionCallInfo fcinfo, Oid tablet, const char ***params,
 		}
 		appendStringInfo(&sql, "$%d::%s", *nparams, format_type_be_qualified(type));
 	}
+	AtEOXact_GUC(true, nestlevel);
 	appendStringInfoString(&sql, ")");
 	ReleaseSysCache(proctup);
 	return sql.data;
@@ -763,12 +821,15 @@ WideRemoteCall(FunctionCallInfo fcinfo, Oid tablet)
 	{
 		Oid			infn;
 		Oid			ioparam;
+		int			nestlevel;
 
 		/* a row of the table (read_modify_write_row): the parent's row type */
 		if (IsPolymorphicType(rettype))
 			rettype = get_fn_expr_rettype(fcinfo->flinfo);
 		getTypeInputInfo(rettype, &infn, &ioparam);
+		nestlevel = pin_io_settings();
 		result = OidInputFunctionCall(infn, PQgetvalue(res, 0, 0), ioparam, -1);
+		AtEOXact_GUC(true, nestlevel);
 	}
 	if (rettype == VOIDOID)
 		fcinfo->isnull = false;
@@ -803,6 +864,7 @@ WideRemoteRows(FunctionCallInfo fcinfo, Oid tablet, int limitarg, int64 limit,
 	char	  **values;
 	int64		rows = 0;
 	char	   *lastkey = NULL;
+	int			nestlevel;
 	int			i,
 				j;
 
@@ -827,6 +889,7 @@ WideRemoteRows(FunctionCallInfo fcinfo, Oid tablet, int limitarg, int64 limit,
 	}
 	meta = TupleDescGetAttInMetadata(rsinfo->setDesc);
 	values = palloc(sizeof(char *) * natts);
+	nestlevel = pin_io_settings();
 	for (i = 0; i < PQntuples(res); i++)
 	{
 		HeapTuple	tup;
@@ -841,6 +904,7 @@ WideRemoteRows(FunctionCallInfo fcinfo, Oid tablet, int limitarg, int64 limit,
 			rows++;
 		lastkey = key;
 	}
+	AtEOXact_GUC(true, nestlevel);
 	PQclear(res);
 	return rows;
 }

@@ -6,10 +6,16 @@
  * Decoding a block (CRC, zstd, parsing) costs more than reading its pages
  * from shared buffers, so each backend keeps the blocks it decoded, up to
  * wide.block_cache_size bytes, least recently used out first.  Entries are
- * keyed by (relfilenode, segment id, segment's largest sequence number,
- * offset): segments never change once written, segment ids are never
- * reused within a relfilenode, and the sequence number tells a segment of a
- * dropped table from one of a new table that got the same relfilenode.
+ * keyed by (relfilenode, backend, epoch, segment id, segment's largest
+ * sequence number, kind, offset): segments never change once written, and
+ * segment ids are never reused within one epoch of a relfilenode's storage.
+ * The epoch (storage.c, WideStorageEpoch) is a sequence number taken
+ * whenever a metapage is made: a TRUNCATE that keeps the relfilenode (of a
+ * table created or truncated in the same transaction) starts segment ids
+ * again from 1, and a new table can get a dropped table's relfilenode, but
+ * neither gets an epoch that was used before.  The backend (of a temporary
+ * table, else InvalidBackendId) tells a temporary table from a permanent
+ * one with the same relfilenode.
  *
  * An entry in use is pinned; pins are released by their users, and any
  * left (an error may skip a release) at the end of the transaction.
@@ -25,6 +31,7 @@
 #include "lib/ilist.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
+#include "utils/rel.h"
 
 #include "wide.h"
 #include "engine/segment.h"
@@ -34,6 +41,8 @@ int			wide_block_cache_size = 64 * 1024;	/* kB */
 typedef struct CacheKey
 {
 	RelFileNode node;
+	BackendId	backend;		/* a temporary table's, else InvalidBackendId */
+	uint64		epoch;			/* the storage's epoch (WideStorageEpoch) */
 	uint32		segid;
 	uint32		kind;
 	uint64		max_seq;
@@ -123,7 +132,7 @@ evict(Size limit)
  * WideCacheLookup -- find and pin a cached object; NULL if absent.
  */
 WideCacheEntry *
-WideCacheLookup(RelFileNode node, uint32 segid, uint64 max_seq, uint32 kind,
+WideCacheLookup(Relation rel, uint64 epoch, uint32 segid, uint64 max_seq, uint32 kind,
 				uint64 offset, void **object)
 {
 	CacheKey	key;
@@ -132,7 +141,9 @@ WideCacheLookup(RelFileNode node, uint32 segid, uint64 max_seq, uint32 kind,
 	if (cache == NULL)
 		cache_init();
 	memset(&key, 0, sizeof(key));
-	key.node = node;
+	key.node = rel->rd_node;
+	key.backend = rel->rd_backend;
+	key.epoch = epoch;
 	key.segid = segid;
 	key.kind = kind;
 	key.max_seq = max_seq;
@@ -164,7 +175,7 @@ WideCacheNewContext(void)
  * dropped and the cached one returned.
  */
 WideCacheEntry *
-WideCacheInsert(RelFileNode node, uint32 segid, uint64 max_seq, uint32 kind,
+WideCacheInsert(Relation rel, uint64 epoch, uint32 segid, uint64 max_seq, uint32 kind,
 				uint64 offset, MemoryContext cxt, void **object)
 {
 	CacheKey	key;
@@ -172,7 +183,9 @@ WideCacheInsert(RelFileNode node, uint32 segid, uint64 max_seq, uint32 kind,
 	bool		found;
 
 	memset(&key, 0, sizeof(key));
-	key.node = node;
+	key.node = rel->rd_node;
+	key.backend = rel->rd_backend;
+	key.epoch = epoch;
 	key.segid = segid;
 	key.kind = kind;
 	key.max_seq = max_seq;

@@ -199,6 +199,14 @@ typedef struct WideMetaPageData
 	uint32		nfree;
 	uint32		pad;
 	WideFreeEntry free[WIDE_FREE_SLOTS];
+
+	/*
+	 * A sequence number taken when this metapage was made (storage.c): it
+	 * tells this storage from what an earlier reset of the same relfilenode,
+	 * or a dropped relation with the same relfilenode, held, for the block
+	 * caches' keys.  0 in a metapage made before it existed (zeroes there).
+	 */
+	uint64		epoch;
 } WideMetaPageData;
 
 typedef WideMetaPageData *WideMetaPage;

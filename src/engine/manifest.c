@@ -108,6 +108,22 @@
 #include "storage/bufmgr.h"
 #include "storage/lmgr.h"
 #include "storage/standby.h"
+
+/*
+ * The conflict record borrows nbtree's xl_btree_reuse_page, whose layout is
+ * PostgreSQL 15's here: PostgreSQL 16 renamed its fields (locator,
+ * snapshotConflictHorizon) and added isCatalogRel.  Another major version
+ * must not build until log_conflict() is checked against its nbtxlog.h; the
+ * assertions below fail the build if 15's layout itself is not what
+ * log_conflict() fills (TAP 013_standby_conflict tests the effect).
+ */
+#if PG_VERSION_NUM < 150000 || PG_VERSION_NUM >= 160000
+#error "wide logs nbtree's XLOG_BTREE_REUSE_PAGE as its standby conflict record: check xl_btree_reuse_page of this PostgreSQL version in log_conflict() (engine/manifest.c)"
+#endif
+StaticAssertDecl(offsetof(xl_btree_reuse_page, node) == 0 &&
+				 offsetof(xl_btree_reuse_page, block) == sizeof(RelFileNode) &&
+				 SizeOfBtreeReusePage == sizeof(xl_btree_reuse_page),
+				 "xl_btree_reuse_page is not PostgreSQL 15's");
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 

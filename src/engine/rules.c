@@ -25,6 +25,10 @@
  * do, nested as deep as Bigtable's GcRule (schema.h: a postfix program).
  * A rule that cannot be judged (versions not countable, now unknown) does
  * not collect, and under an intersection neither does the intersection.
+ * A version hidden by a version limit stays collected: a column delete that
+ * would make it one of the newest again comes with the tombstone of the
+ * versions its policy hides (uncover.c), so that reads do not depend on
+ * whether compaction collected them first.
  *
  * IDENTIFICATION
  *	  src/engine/rules.c

@@ -29,6 +29,7 @@ typedef struct WideSegment
 	uint32		root_len;
 	uint64		ncells;
 	uint64		max_seq;
+	uint64		epoch;			/* the storage's epoch (WideSegmentOpen only) */
 	int			nextents;
 	WideExtent *extents;
 	uint64	   *cum;			/* pages before extent i */
@@ -251,11 +252,13 @@ extern bool WideSegmentWindowStart(Relation rel, const WideRunData *run,
 								   int nrows, StringInfo out);
 
 /* blockcache.c */
-extern WideCacheEntry *WideCacheLookup(RelFileNode node, uint32 segid,
+extern WideCacheEntry *WideCacheLookup(Relation rel, uint64 epoch,
+									   uint32 segid,
 									   uint64 max_seq, uint32 kind,
 									   uint64 offset, void **object);
 extern MemoryContext WideCacheNewContext(void);
-extern WideCacheEntry *WideCacheInsert(RelFileNode node, uint32 segid,
+extern WideCacheEntry *WideCacheInsert(Relation rel, uint64 epoch,
+									   uint32 segid,
 									   uint64 max_seq, uint32 kind,
 									   uint64 offset, MemoryContext cxt,
 									   void **object);
@@ -282,11 +285,13 @@ typedef struct WideSharedCacheCounts
 
 extern int	wide_shared_block_cache_size;
 extern void WideInstallSharedCache(void);
-extern char *WideSharedCacheGet(RelFileNode node, uint32 segid,
+extern char *WideSharedCacheGet(RelFileNode node, uint64 epoch,
+								uint32 segid,
 								uint64 max_seq, uint32 kind, uint64 offset,
 								uint32 stored_len, Size *len,
 								WideSharedMeta *meta);
-extern void WideSharedCachePut(RelFileNode node, uint32 segid, uint64 max_seq,
+extern void WideSharedCachePut(RelFileNode node, uint64 epoch,
+							   uint32 segid, uint64 max_seq,
 							   uint32 kind, uint64 offset, uint32 stored_len,
 							   const char *payload, Size len,
 							   const WideSharedMeta *meta);

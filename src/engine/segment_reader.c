@@ -267,7 +267,9 @@ WideSegmentFree(WideSegment *seg)
 }
 
 /*
- * WideSegmentOpen -- the cached, pinned segment of a run.
+ * WideSegmentOpen -- the cached, pinned segment of a run.  Only a segment
+ * opened so has its blocks cached (its epoch, WideStorageEpoch, is part of
+ * their keys); one from WideSegmentLoad is read with WideSegmentReadBlock.
  */
 WideSegment *
 WideSegmentOpen(Relation rel, const WideRunData *run, WideCacheEntry **pin)
@@ -276,8 +278,9 @@ WideSegmentOpen(Relation rel, const WideRunData *run, WideCacheEntry **pin)
 	MemoryContext cxt,
 				old;
 	WideSegment *seg;
+	uint64		epoch = WideStorageEpoch(rel);
 
-	*pin = WideCacheLookup(rel->rd_node, run->segid, run->max_seq,
+	*pin = WideCacheLookup(rel, epoch, run->segid, run->max_seq,
 						   CACHE_SEGMENT, 0, &obj);
 	if (*pin)
 		return (WideSegment *) obj;
@@ -298,8 +301,9 @@ WideSegmentOpen(Relation rel, const WideRunData *run, WideCacheEntry **pin)
 	if (seg->segid != run->segid || seg->max_seq + run->seq_base != run->max_seq)
 		segment_corrupt(rel, run->segid, "header does not match the metapage",
 						run->root);
+	seg->epoch = epoch;
 	obj = seg;
-	*pin = WideCacheInsert(rel->rd_node, run->segid, run->max_seq,
+	*pin = WideCacheInsert(rel, epoch, run->segid, run->max_seq,
 						   CACHE_SEGMENT, 0, cxt, &obj);
 	return (WideSegment *) obj;
 }
@@ -407,7 +411,11 @@ read_data_block(Relation rel, const WideSegment *seg, const WideIndexEntry *e,
 	Size		len;
 
 	blk->seeks = 0;
-	blk->mem = WideSharedCacheGet(rel->rd_node, seg->segid, seg->max_seq,
+	/* a temporary table's blocks are its backend's alone */
+	if (RelationUsesLocalBuffers(rel))
+		share = false;
+	blk->mem = RelationUsesLocalBuffers(rel) ? NULL :
+		WideSharedCacheGet(rel->rd_node, seg->epoch, seg->segid, seg->max_seq,
 								  CACHE_DATA, e->offset, e->length,
 								  &len, &meta);
 	if (blk->mem != NULL)
@@ -430,7 +438,7 @@ read_data_block(Relation rel, const WideSegment *seg, const WideIndexEntry *e,
 		meta.ts_unit = blk->ts_unit;
 		meta.val_div = blk->val_div;
 		meta.data_off = (uint32) (blk->data - blk->mem);
-		WideSharedCachePut(rel->rd_node, seg->segid, seg->max_seq, CACHE_DATA,
+		WideSharedCachePut(rel->rd_node, seg->epoch, seg->segid, seg->max_seq, CACHE_DATA,
 						   e->offset, e->length, blk->mem,
 						   meta.data_off + blk->len, &meta);
 	}
@@ -451,19 +459,21 @@ open_index(Relation rel, const WideSegment *seg, const WideIndexEntry *e,
 	WideIndex  *idx;
 	WideSharedMeta meta;
 
-	*pin = WideCacheLookup(rel->rd_node, seg->segid, seg->max_seq,
+	*pin = WideCacheLookup(rel, seg->epoch, seg->segid, seg->max_seq,
 						   CACHE_INDEX, e->offset, &obj);
 	if (*pin)
 		return (WideIndex *) obj;
 	cxt = WideCacheNewContext();
 	old = MemoryContextSwitchTo(cxt);
-	raw = WideSharedCacheGet(rel->rd_node, seg->segid, seg->max_seq,
-							 CACHE_INDEX, e->offset, e->length, &rawlen, &meta);
+	raw = RelationUsesLocalBuffers(rel) ? NULL :
+		WideSharedCacheGet(rel->rd_node, seg->epoch, seg->segid, seg->max_seq,
+						   CACHE_INDEX, e->offset, e->length, &rawlen, &meta);
 	if (raw == NULL)
 	{
 		raw = WideSegmentReadBlock(rel, seg, e->offset, e->length, &rawlen);
 		memset(&meta, 0, sizeof(meta));
-		WideSharedCachePut(rel->rd_node, seg->segid, seg->max_seq, CACHE_INDEX,
+		if (!RelationUsesLocalBuffers(rel))
+			WideSharedCachePut(rel->rd_node, seg->epoch, seg->segid, seg->max_seq, CACHE_INDEX,
 						   e->offset, e->length, raw, rawlen, &meta);
 	}
 	idx = WideIndexDecode(raw, rawlen, true);
@@ -474,7 +484,7 @@ open_index(Relation rel, const WideSegment *seg, const WideIndexEntry *e,
 		stream_corrupt(rel, seg, "bad index block", e->offset);
 	}
 	obj = idx;
-	*pin = WideCacheInsert(rel->rd_node, seg->segid, seg->max_seq,
+	*pin = WideCacheInsert(rel, seg->epoch, seg->segid, seg->max_seq,
 						   CACHE_INDEX, e->offset, cxt, &obj);
 	return (WideIndex *) obj;
 }
@@ -505,7 +515,7 @@ open_block(Relation rel, const WideSegment *seg, const WideIndexEntry *e,
 				old;
 	WideRawBlock *blk;
 
-	*pin = WideCacheLookup(rel->rd_node, seg->segid, seg->max_seq,
+	*pin = WideCacheLookup(rel, seg->epoch, seg->segid, seg->max_seq,
 						   CACHE_DATA, e->offset, &obj);
 	if (*pin)
 		return (WideRawBlock *) obj;
@@ -521,7 +531,7 @@ open_block(Relation rel, const WideSegment *seg, const WideIndexEntry *e,
 	read_data_block(rel, seg, e, blk, true);
 	MemoryContextSwitchTo(old);
 	obj = blk;
-	*pin = WideCacheInsert(rel->rd_node, seg->segid, seg->max_seq,
+	*pin = WideCacheInsert(rel, seg->epoch, seg->segid, seg->max_seq,
 						   CACHE_DATA, e->offset, cxt, &obj);
 	return (WideRawBlock *) obj;
 }
@@ -563,7 +573,7 @@ open_rows(Relation rel, const WideSegment *seg, uint64 seq_base,
 	WideRawBlock *blk;
 	WideBlockRows *rows;
 
-	*pin = WideCacheLookup(rel->rd_node, seg->segid, seg->max_seq,
+	*pin = WideCacheLookup(rel, seg->epoch, seg->segid, seg->max_seq,
 						   CACHE_ROWS, e->offset, &obj);
 	if (*pin)
 		return (WideBlockRows *) obj;
@@ -580,7 +590,7 @@ open_rows(Relation rel, const WideSegment *seg, uint64 seq_base,
 		stream_corrupt(rel, seg, "bad data block", e->offset);
 	}
 	obj = rows;
-	*pin = WideCacheInsert(rel->rd_node, seg->segid, seg->max_seq,
+	*pin = WideCacheInsert(rel, seg->epoch, seg->segid, seg->max_seq,
 						   CACHE_ROWS, e->offset, cxt, &obj);
 	return (WideBlockRows *) obj;
 }

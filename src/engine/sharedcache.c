@@ -29,14 +29,18 @@
  * connection's first reads of a block; FIFO serves those as well as LRU
  * would, with no bookkeeping on a hit.
  *
- * Keys are blockcache.c's: (relfilenode, segment id, the segment's largest
- * stored sequence number, kind, offset).  A segment never changes once
- * written, its id is never reused within a relfilenode, and sequence
- * numbers grow with the WAL position (seq.c), so a key names one block's
- * bytes for the life of the server; an entry also keeps the block's stored
+ * Keys are blockcache.c's but the backend: (relfilenode, the storage's epoch, segment id,
+ * the segment's largest stored sequence number, kind, offset).  A segment
+ * never changes once written, its id is never reused within one epoch of
+ * the storage, and an epoch is a sequence number taken when the metapage
+ * was made (storage.c), different for every reset of the same relfilenode
+ * and every relation that gets the number later, so a key names one
+ * block's bytes for the life of the server; an entry also keeps the block's stored
  * length, which a lookup must match.  Shared memory is reset by a crash
  * restart.  Only blocks read through the segment reader's cached paths are
- * put here; wide.verify reads the pages (WideSegmentReadBlock).
+ * put here; wide.verify reads the pages (WideSegmentReadBlock).  A temporary
+ * table's blocks are not: no other backend can read them, and its
+ * relfilenode may be a permanent relation's too (the key has no backend).
  *
  * Concurrency.  A lookup holds its partition's lock shared while it copies
  * the payload into backend memory; an insert holds it exclusive while it
@@ -70,6 +74,7 @@ int			wide_shared_block_cache_size = 64 * 1024;	/* kB */
 typedef struct SharedKey
 {
 	RelFileNode node;
+	uint64		epoch;			/* the storage's epoch (WideStorageEpoch) */
 	uint32		segid;
 	uint32		kind;
 	uint64		max_seq;
@@ -220,7 +225,7 @@ ring_at(SharedPart *p, Size off)
  * hash entry or NULL, with *hash and *part set
  */
 static SharedHashEntry *
-lock_key(SharedKey *key, RelFileNode node, uint32 segid, uint64 max_seq,
+lock_key(SharedKey *key, RelFileNode node, uint64 epoch, uint32 segid, uint64 max_seq,
 		 uint32 kind, uint64 offset, LWLockMode mode, uint32 *hash,
 		 SharedPart **part)
 {
@@ -228,6 +233,7 @@ lock_key(SharedKey *key, RelFileNode node, uint32 segid, uint64 max_seq,
 
 	memset(key, 0, sizeof(*key));
 	key->node = node;
+	key->epoch = epoch;
 	key->segid = segid;
 	key->kind = kind;
 	key->max_seq = max_seq;
@@ -250,7 +256,7 @@ unlock_part(SharedPart *p)
  * a cached block's payload, with its length and meta; NULL if absent.
  */
 char *
-WideSharedCacheGet(RelFileNode node, uint32 segid, uint64 max_seq,
+WideSharedCacheGet(RelFileNode node, uint64 epoch, uint32 segid, uint64 max_seq,
 				   uint32 kind, uint64 offset, uint32 stored_len,
 				   Size *len, WideSharedMeta *meta)
 {
@@ -262,7 +268,7 @@ WideSharedCacheGet(RelFileNode node, uint32 segid, uint64 max_seq,
 
 	if (shared == NULL)
 		return NULL;
-	he = lock_key(&key, node, segid, max_seq, kind, offset, LW_SHARED, &hash, &p);
+	he = lock_key(&key, node, epoch, segid, max_seq, kind, offset, LW_SHARED, &hash, &p);
 	if (he != NULL)
 	{
 		RingEntry  *re = (RingEntry *) ring_at(p, he->off);
@@ -349,7 +355,7 @@ make_room(SharedPart *p, Size need)
  * larger than a quarter of a partition is not shared.
  */
 void
-WideSharedCachePut(RelFileNode node, uint32 segid, uint64 max_seq,
+WideSharedCachePut(RelFileNode node, uint64 epoch, uint32 segid, uint64 max_seq,
 				   uint32 kind, uint64 offset, uint32 stored_len,
 				   const char *payload, Size len, const WideSharedMeta *meta)
 {
@@ -367,7 +373,7 @@ WideSharedCachePut(RelFileNode node, uint32 segid, uint64 max_seq,
 	/* (every partition has the same size) */
 	if (len > PG_UINT32_MAX || need > shared->parts[0].size / 4)
 		return;
-	he = lock_key(&key, node, segid, max_seq, kind, offset, LW_EXCLUSIVE, &hash, &p);
+	he = lock_key(&key, node, epoch, segid, max_seq, kind, offset, LW_EXCLUSIVE, &hash, &p);
 	if (he != NULL || !make_room(p, need))
 	{
 		/* another backend shared it first */

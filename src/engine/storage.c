@@ -21,6 +21,19 @@
  * Every change is WAL-logged through Generic WAL (access/generic_xlog.h);
  * freshly initialised pages are logged as full images.
  *
+ * The epoch.  A TRUNCATE of a table created or already truncated in the
+ * same transaction keeps its relfilenode and cuts the file to nothing; the
+ * next writer makes a new metapage, whose segment ids start at 1 again.
+ * The block caches (blockcache.c, sharedcache.c) key a block by its
+ * relfilenode and segment id, so every metapage carries an epoch, a
+ * sequence number (seq.c) taken when it is made, and the keys include it:
+ * no two metapages of the server's life get the same one (sequence
+ * numbers grow with the WAL position, the metapage is logged as a full
+ * image, and WideSeqAfterWrite pads the WAL where it is not).  Each backend
+ * remembers the epoch of every relfilenode whose metapage it read
+ * (WideStorageEpoch); a reader always reads the metapage before the
+ * segments it lists, so what it remembers is current.
+ *
  * IDENTIFICATION
  *	  src/engine/storage.c
  *
@@ -33,12 +46,16 @@
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
 #include "storage/lmgr.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
 
 #include "engine/format.h"
 #include "engine/schema.h"
 #include "engine/storage.h"
 #include "engine/manifest.h"
+
+static void note_epoch(Relation rel, const WideMetaPageData *meta);
 
 /*
  * WideInitPage -- format a page of the given type.
@@ -114,6 +131,7 @@ WideCheckMeta(Relation rel, Buffer metabuf)
 						   WIDE_FORMAT_OLDEST, WIDE_FORMAT_VERSION),
 				 errhint("Install the version of wide that wrote the table.")));
 	WideManifestValidate(rel, meta);
+	note_epoch(rel, meta);
 	return meta;
 }
 
@@ -151,15 +169,76 @@ WideMetaLost(Relation rel, Buffer metabuf)
 	return PageIsNew(BufferGetPage(metabuf)) && only_new_pages(rel);
 }
 
-/* initialise the exclusively locked metapage, logged as a full image */
+/* the epoch of each relfilenode whose metapage this backend read */
+typedef struct EpochEntry
+{
+	RelFileNode node;			/* hash key: must be first */
+	uint64		epoch;
+} EpochEntry;
+
+static HTAB *epochs = NULL;
+
+static void
+note_epoch(Relation rel, const WideMetaPageData *meta)
+{
+	EpochEntry *e;
+
+	if (epochs == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(RelFileNode);
+		ctl.entrysize = sizeof(EpochEntry);
+		ctl.hcxt = TopMemoryContext;
+		epochs = hash_create("wide storage epochs", 64, &ctl,
+							 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
+	e = hash_search(epochs, &rel->rd_node, HASH_ENTER, NULL);
+	e->epoch = meta->epoch;
+}
+
+/*
+ * WideStorageEpoch -- the epoch of the relation's storage (file header):
+ * the one of the metapage this backend read last, or, in a backend that
+ * has not read it (a parallel worker), read now.  0 for an empty table.
+ * REQUIRES: no lock on the metapage unless this backend read it (with
+ * WideReadMeta) since its relfilenode was last reset.
+ */
+uint64
+WideStorageEpoch(Relation rel)
+{
+	EpochEntry *e = NULL;
+	Buffer		metabuf;
+
+	if (epochs != NULL)
+		e = hash_search(epochs, &rel->rd_node, HASH_FIND, NULL);
+	if (e != NULL)
+		return e->epoch;
+	metabuf = WideReadMeta(rel, BUFFER_LOCK_SHARE);
+	if (!BufferIsValid(metabuf))
+		return 0;
+	UnlockReleaseBuffer(metabuf);
+	e = hash_search(epochs, &rel->rd_node, HASH_FIND, NULL);
+	return e ? e->epoch : 0;
+}
+
+/*
+ * initialise the exclusively locked metapage, logged as a full image, with
+ * a new epoch
+ */
 static void
 init_meta(Relation rel, Buffer buf)
 {
 	GenericXLogState *state = GenericXLogStart(rel);
 	Page		page = GenericXLogRegisterBuffer(state, buf, GENERIC_XLOG_FULL_IMAGE);
+	uint64		epoch = WideSeqNext(rel, 1);
+	XLogRecPtr	lsn;
 
 	WideInitMetaPage(page);
-	GenericXLogFinish(state);
+	WidePageGetMeta(page)->epoch = epoch;
+	lsn = GenericXLogFinish(state);
+	WideSeqAfterWrite(rel, epoch, lsn);
+	note_epoch(rel, WidePageGetMeta(BufferGetPage(buf)));
 }
 
 /*

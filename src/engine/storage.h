@@ -25,6 +25,7 @@ extern void WideInitPage(Page page, uint16 page_type, uint32 owner);
 extern Buffer WideReadMeta(Relation rel, int lockmode);
 extern bool WideMetaLost(Relation rel, Buffer metabuf);
 extern WideMetaPage WideCheckMeta(Relation rel, Buffer metabuf);
+extern uint64 WideStorageEpoch(Relation rel);
 extern void WideWritePage(Relation rel, BlockNumber blkno, Page image,
 						  BufferAccessStrategy strategy);
 extern Buffer WideReadPage(Relation rel, BlockNumber blkno, int lockmode,

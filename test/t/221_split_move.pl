@@ -115,7 +115,11 @@ sub start_psql
 	return { h => $h, out => \$out, err => \$err };
 }
 
-# a session holding the pause lock of a step (1: before the copy, 2: before the swap)
+# a session holding the pause row of a step (1: before the copy, 2: before
+# the swap) FOR UPDATE; an operation waiting for it
+$coord->safe_psql('postgres', 'SELECT wide._tablet_ops_tables()');
+my $paused = q{SELECT EXISTS (SELECT FROM pg_stat_activity WHERE wait_event_type = 'Lock'
+                               AND query ~ 'wide\.(split|move)_tablet')};
 my ($lin, $lout, $lerr) = ('', '', '');
 my $timer = IPC::Run::timer($PostgreSQL::Test::Utils::timeout_default);
 my $locker = IPC::Run::start([ 'psql', '-XAtq', '-d', $coord->connstr('postgres') ],
@@ -134,16 +138,16 @@ sub locker
 sub paused_op
 {
 	my ($call, $step) = @_;
-	locker("SELECT pg_advisory_lock(2003395686, $step)");
+	locker("BEGIN; SELECT FROM wide.tablet_op_pause WHERE step = $step FOR UPDATE");
 	my $op = start_psql($coord, $call);
 	$coord->poll_query_until('postgres',
-		q{SELECT EXISTS (SELECT FROM pg_locks WHERE locktype = 'advisory' AND NOT granted)})
+		$paused)
 	  or die 'the operation did not reach its pause';
 	my $at = $coord->safe_psql('postgres', q{SELECT step FROM wide.tablet_ops ORDER BY id DESC LIMIT 1});
 	my $w0 = $coord->safe_psql('postgres', 'SELECT count(*) FROM wlog');
 	$coord->poll_query_until('postgres', "SELECT count(*) >= $w0 + 30 FROM wlog")
 	  or die 'the writer does not write';
-	locker("SELECT pg_advisory_unlock(2003395686, $step)");
+	locker("COMMIT");
 	return ($op, $at);
 }
 
@@ -296,15 +300,15 @@ note 'lock held at the swap (ms): '
 my $state = $coord->safe_psql('postgres', sprintf($cmp, 'dist'));
 my $before = tablets();
 my $inrange = $coord->safe_psql('postgres', q{SELECT count(*) FROM dist WHERE row_key >= 'h' AND row_key < 'p'});
-locker('SELECT pg_advisory_lock(2003395686, 2)');
+locker('BEGIN; SELECT FROM wide.tablet_op_pause WHERE step = 2 FOR UPDATE');
 $op = start_psql($coord, q{CALL wide.move_tablet('dist', 'dist_2b', 'n2')});
 $coord->poll_query_until('postgres',
-	q{SELECT EXISTS (SELECT FROM pg_locks WHERE locktype = 'advisory' AND NOT granted)})
+	$paused)
   or die 'the move did not reach its pause';
 # (a write into the tablet after its copy: the swap must catch it up on n2)
 $coord->safe_psql('postgres', q{INSERT INTO dist VALUES ('oz1', 'm', 'c', 1, 1)});
 crash($n2);
-locker('SELECT pg_advisory_unlock(2003395686, 2)');
+locker('COMMIT');
 $op->{h}->finish;
 like(${ $op->{err} }, qr/n2/, 'the move fails with the node down, naming it');
 is($coord->safe_psql('postgres', q{SELECT step FROM wide.tablet_ops ORDER BY id DESC LIMIT 1}), 'copied',
@@ -326,14 +330,14 @@ no_orphans('after the resumed move');
 # killed before the copy: the copy fails, resume rolls the move back and
 # drops the table it had made on n2
 $before = tablets();
-locker('SELECT pg_advisory_lock(2003395686, 1)');
+locker('BEGIN; SELECT FROM wide.tablet_op_pause WHERE step = 1 FOR UPDATE');
 $op = start_psql($coord, q{CALL wide.move_tablet('dist', 'dist_1a', 'n2')});
 $coord->poll_query_until('postgres',
-	q{SELECT EXISTS (SELECT FROM pg_locks WHERE locktype = 'advisory' AND NOT granted)})
+	$paused)
   or die 'the move did not reach its pause';
 is($n2->safe_psql('postgres', q{SELECT to_regclass('dist_8m') IS NOT NULL}), 't', 'the move made its table on n2');
 crash($n2);
-locker('SELECT pg_advisory_unlock(2003395686, 1)');
+locker('COMMIT');
 $op->{h}->finish;
 like(${ $op->{err} }, qr/n2/, 'the copy fails with the node down');
 is($coord->safe_psql('postgres', q{SELECT step FROM wide.tablet_ops WHERE id = 8}), 'created', 'it stays created');
@@ -406,10 +410,10 @@ my $wcells = $coord->safe_psql('postgres', q{SELECT count(*) FROM dist WHERE fam
 ($lin, $lout, $lerr) = ('', '', '');
 $locker = IPC::Run::start([ 'psql', '-XAtq', '-d', $coord->connstr('postgres') ],
 	\$lin, \$lout, \$lerr, $timer);
-locker('SELECT pg_advisory_lock(2003395686, 2)');
+locker('BEGIN; SELECT FROM wide.tablet_op_pause WHERE step = 2 FOR UPDATE');
 $op = start_psql($coord, q{CALL wide.split_tablet('dist', 'dist_1a', 'b')});
 $coord->poll_query_until('postgres',
-	q{SELECT EXISTS (SELECT FROM pg_locks WHERE locktype = 'advisory' AND NOT granted)})
+	$paused)
   or die 'the split did not reach its pause';
 crash($coord);
 eval { $op->{h}->kill_kill; $op->{h}->finish; };
