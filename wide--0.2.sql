@@ -1660,6 +1660,7 @@ SET search_path = pg_catalog, pg_temp
 AS $$
   SELECT ('x' || substr(pg_walfile_name(pg_current_wal_insert_lsn()), 1, 8))::bit(32)::int;
 $$;
+REVOKE EXECUTE ON FUNCTION wide._remote_timeline() FROM PUBLIC;
 
 CREATE FUNCTION wide._remote_commit_record(servers oid[])
 RETURNS text
@@ -1713,6 +1714,7 @@ BEGIN
   RETURN prefix;
 END
 $$;
+REVOKE EXECUTE ON FUNCTION wide._remote_commit_record(oid[]) FROM PUBLIC;
 
 -- Finish the transactions that this coordinator's commits left prepared
 -- on a node (it failed between PREPARE and COMMIT PREPARED), by the
@@ -1850,6 +1852,7 @@ BEGIN
   END IF;
 END
 $$;
+REVOKE EXECUTE ON FUNCTION wide._tablet_check_in_doubt(text, text) FROM PUBLIC;
 
 -- ----------------------------------------------------------------
 -- A table named by a string in a read

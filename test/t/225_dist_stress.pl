@@ -299,13 +299,13 @@ sub run_op
 		my ($lin, $lout, $lerr) = ('', '', '');
 		my $locker = IPC::Run::start([ 'psql', '-XAtq', '-d', $coord->connstr('postgres') ],
 			\$lin, \$lout, \$lerr);
-		$lin .= "SELECT pg_advisory_lock(2003395686, 2); SELECT 'locked';\n";
+		$lin .= "BEGIN; SELECT FROM wide.tablet_op_pause WHERE step = 2 FOR UPDATE; SELECT 'locked';\n";
 		$locker->pump until $lout =~ /locked/;
 		my $op = start_psql($coord, @pre, $sql);
 		$coord->poll_query_until('postgres',
-			q{SELECT EXISTS (SELECT FROM pg_locks WHERE locktype = 'advisory' AND NOT granted)});
+			q{SELECT EXISTS (SELECT FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ~ 'wide\.(split|move)_tablet')});
 		$coord->psql('postgres', 'BEGIN; TRUNCATE d; TRUNCATE wlog; COMMIT');
-		$lin .= "SELECT pg_advisory_unlock(2003395686, 2); SELECT 'unlocked';\n";
+		$lin .= "COMMIT; SELECT 'unlocked';\n";
 		$locker->pump until $lout =~ /unlocked/;
 		$lin .= "\\q\n";
 		$locker->finish;

@@ -48,6 +48,8 @@ $coord->safe_psql('postgres', qq{
 	SELECT wide.set_cell('dist', 'k0', 'm', 'q', 1, 0);
 	CREATE TABLE note (i int);
 });
+# (a first split makes the journal and the table of pauses)
+$coord->safe_psql('postgres', q{CALL wide.split_tablet('dist', 'dist_1', 'c')});
 is($n1->safe_psql('postgres', 'SELECT count(*) FROM pg_prepared_xacts'), '0', 'a data API write commits on the node');
 like(($coord->psql('postgres', 'SELECT id FROM wide.remote_cluster WHERE current'))[1], qr/^[0-9a-f]{32}$/,
 	'the coordinator named itself by a random id at its first distributed commit');
@@ -107,21 +109,21 @@ sub cell
 # catch-up): the split decides it before the swap and keeps it
 my ($lin, $lout, $lerr) = ('', '', '');
 my $locker = IPC::Run::start([ 'psql', '-XAtq', '-d', $coord->connstr('postgres') ], \$lin, \$lout, \$lerr);
-$lin .= "SELECT pg_advisory_lock(2003395686, 2); SELECT 'locked';\n";
+$lin .= "BEGIN; SELECT FROM wide.tablet_op_pause WHERE step = 2 FOR UPDATE; SELECT 'locked';\n";
 $locker->pump until $lout =~ /locked/;
 my $op = start_psql($coord, q{SET statement_timeout = '30s'}, q{CALL wide.split_tablet('dist', 'dist_2', 'k5')});
 $coord->poll_query_until('postgres',
-	q{SELECT EXISTS (SELECT FROM pg_locks WHERE locktype = 'advisory' AND NOT granted)})
+	q{SELECT EXISTS (SELECT FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ~ 'wide\.split_tablet')})
   or die 'the split did not reach its pause';
 my $gid = in_doubt_write($coord, q{SELECT wide.set_cell('dist', 'k_split', 'm', 'q', 1, 1)});
 like($gid, qr/^wide_[0-9a-f]{32}_\d+_\d+$/, 'the write is prepared on the node');
-$lin .= "SELECT pg_advisory_unlock(2003395686, 2); SELECT 'unlocked';\n";
+$lin .= "COMMIT; SELECT 'unlocked';\n";
 $locker->pump until $lout =~ /unlocked/;
 $op->{h}->finish;
 is(${ $op->{err} }, '', 'the split finished');
 $coord->psql('postgres', 'SELECT wide.resolve_tablets(\'n1\')');
 $coord->psql('postgres', 'CALL wide.resume_tablet_ops()');
-is($coord->safe_psql('postgres', q{SELECT string_agg(step, ',') FROM wide.tablet_ops}), 'done', 'the split is done');
+is($coord->safe_psql('postgres', q{SELECT string_agg(step, ',' ORDER BY id) FROM wide.tablet_ops}), 'done,done', 'the split is done');
 is(cell($coord, 'k_split'), '1', 'the write in doubt during the split is in the new tablets');
 is($coord->safe_psql('postgres', 'SELECT count(*) FROM dist'), '202', 'every cell once');
 is($n1->safe_psql('postgres', 'SELECT count(*) FROM pg_prepared_xacts'), '0', 'nothing left prepared');
@@ -136,7 +138,7 @@ $n1->safe_psql('postgres', qq{BEGIN; SELECT wide.set_cell('$t2', 'k_other', 'm',
 my ($ret, $out, $err) = $coord->psql('postgres', qq{SET statement_timeout = '20s'; CALL wide.split_tablet('dist', '$t2', 'k7')});
 like($err, qr/is locked by prepared transactions not yet decided: wide_0{32}_5_1/,
 	'a split of a tablet in doubt on its node is refused');
-is($coord->safe_psql('postgres', q{SELECT count(*) FROM wide.tablet_ops}), '1', 'nothing journaled');
+is($coord->safe_psql('postgres', q{SELECT count(*) FROM wide.tablet_ops}), '2', 'nothing journaled');
 $n1->safe_psql('postgres', q{ROLLBACK PREPARED 'wide_00000000000000000000000000000000_5_1'});
 
 # 2. a clone of the coordinator, promoted: it does not decide the other's
