@@ -1659,38 +1659,222 @@ COMMENT ON FUNCTION wide.create_tablets(regclass, text[], regclass) IS
   'split a parent into one tablet per node at even shares of the bytes of an existing wide table (its sample_row_keys)';
 
 
--- Finish the transactions that this node's commits left prepared on a
--- node (it failed between PREPARE and COMMIT PREPARED): committed where
--- the local transaction committed, rolled back where it aborted.
+-- The decision records of distributed commits (remote.c): at the local
+-- PRE_COMMIT of a transaction that wrote on nodes, one row per node's
+-- prepared transaction is written in that same local transaction, before
+-- the node prepares; so a record exists exactly when the local transaction
+-- committed.  wide.resolve_tablets decides a node's leftovers by them, and
+-- forgets the records of transactions no node holds prepared any more.
+-- wide.remote_cluster names this coordinator in the GIDs it prepares: a
+-- random id, made again when the system identifier or the WAL timeline
+-- changes (a restored copy, a promoted standby), so that two coordinators
+-- grown from one data directory never take each other's transactions for
+-- their own; the ids this coordinator had before are kept (current false).
+-- Made at the first distributed commit (remote.c calls this as the owner
+-- of the extension), not by CREATE EXTENSION, for the reason given at
+-- wide_internal._tablet_ops_tables.  Returns the GID prefix of the current
+-- transaction: 'wide_<cluster id>_<full xid>_', the node's server oid
+-- follows.  (wide_internal._remote_timeline: the WAL timeline this server writes.)
+CREATE FUNCTION wide_internal._remote_timeline()
+RETURNS int
+LANGUAGE sql VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT ('x' || substr(pg_walfile_name(pg_current_wal_insert_lsn()), 1, 8))::bit(32)::int;
+$$;
+REVOKE EXECUTE ON FUNCTION wide_internal._remote_timeline() FROM PUBLIC;
+
+CREATE FUNCTION wide_internal._remote_commit_record(servers oid[])
+RETURNS text
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+SET client_min_messages = warning
+AS $$
+DECLARE
+  sysid bigint := (SELECT system_identifier FROM pg_control_system());
+  tli int := wide_internal._remote_timeline();
+  cid text;
+  prefix text;
+BEGIN
+  IF to_regclass('wide.remote_commits') IS NULL THEN
+    PERFORM pg_advisory_xact_lock(2003395688);
+    CREATE TABLE IF NOT EXISTS wide.remote_cluster (
+      id text PRIMARY KEY,
+      system_identifier bigint NOT NULL,
+      timeline int NOT NULL,
+      current boolean NOT NULL,
+      made timestamptz NOT NULL DEFAULT now()
+    );
+    COMMENT ON TABLE wide.remote_cluster IS
+      'the ids this coordinator names itself by in the transactions it prepares on nodes (current: the one in use)';
+    CREATE TABLE IF NOT EXISTS wide.remote_commits (
+      gid text NOT NULL,
+      server oid NOT NULL,
+      xid xid8 NOT NULL,
+      committed timestamptz NOT NULL DEFAULT now()
+    );
+    COMMENT ON TABLE wide.remote_commits IS
+      'the transactions prepared on nodes whose local transaction committed, until wide.resolve_tablets sees them finished';
+    ALTER EXTENSION wide ADD TABLE wide.remote_cluster;
+    ALTER EXTENSION wide ADD TABLE wide.remote_commits;
+  END IF;
+  SELECT c.id INTO cid FROM wide.remote_cluster c
+   WHERE c.current AND c.system_identifier = sysid AND c.timeline = tli;
+  IF cid IS NULL THEN
+    PERFORM pg_advisory_xact_lock(2003395688);
+    SELECT c.id INTO cid FROM wide.remote_cluster c
+     WHERE c.current AND c.system_identifier = sysid AND c.timeline = tli;
+    IF cid IS NULL THEN
+      cid := replace(gen_random_uuid()::text, '-', '');
+      UPDATE wide.remote_cluster SET current = false WHERE current;
+      INSERT INTO wide.remote_cluster (id, system_identifier, timeline, current) VALUES (cid, sysid, tli, true);
+    END IF;
+  END IF;
+  prefix := format('wide_%s_%s_', cid, pg_current_xact_id());
+  INSERT INTO wide.remote_commits (gid, server, xid)
+    SELECT prefix || s, s, pg_current_xact_id() FROM unnest(servers) s;
+  RETURN prefix;
+END
+$$;
+REVOKE EXECUTE ON FUNCTION wide_internal._remote_commit_record(oid[]) FROM PUBLIC;
+
+-- Finish the transactions that this coordinator's commits left prepared
+-- on a node (it failed between PREPARE and COMMIT PREPARED), by the
+-- decision records: one with a record committed (its local transaction
+-- committed); one of this coordinator's current id without a record is
+-- rolled back once its local transaction is over (it did not commit: a
+-- committed one has a record), also when the commit log no longer knows
+-- it.  One of an id this coordinator had before (before a restore or a
+-- promotion) without a record is left alone and reported 'undecided':
+-- another coordinator grown from the same data directory may have made
+-- it.  Transactions of other coordinators are not touched.  (GIDs of
+-- version 0.2 before the records, 'wide_<system id>_<xid>_<server>', are
+-- decided by the commit log while it knows them.)  Then the records of
+-- transactions the node no longer holds prepared are forgotten.
 CREATE FUNCTION wide.resolve_tablets(server text)
 RETURNS TABLE (gid text, outcome text)
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  prefix text := format('wide_%s_', (SELECT system_identifier FROM pg_control_system()));
+  srv oid := (SELECT oid FROM pg_foreign_server s WHERE s.srvname = resolve_tablets.server);
+  legacy text := format('wide_%s_', (SELECT system_identifier FROM pg_control_system()));
+  cid text;
+  ours text[] := '{}';
+  known text[] := '{}';
+  prepared text[];
   status text;
+  xid text;
 BEGIN
-  FOR gid IN SELECT * FROM wide_internal._remote_query(server,
-                format('SELECT gid FROM pg_prepared_xacts WHERE gid LIKE %L AND database = current_database()',
-                       prefix || '%'))
-  LOOP
-    status := pg_xact_status(split_part(substr(gid, length(prefix) + 1), '_', 1)::xid8);
-    IF status = 'committed' THEN
-      PERFORM wide_internal._remote_query(server, format('COMMIT PREPARED %L', gid));
+  IF srv IS NULL THEN
+    RAISE EXCEPTION 'server "%" does not exist', server USING ERRCODE = 'undefined_object';
+  END IF;
+  IF to_regclass('wide.remote_commits') IS NOT NULL THEN
+    -- the records first: one visible now was prepared before the list below
+    SELECT coalesce(array_agg(c.gid), '{}') INTO known FROM wide.remote_commits c WHERE c.server = srv;
+    -- the current id only if made here: a clone's is a former one
+    SELECT c.id INTO cid FROM wide.remote_cluster c
+     WHERE c.current AND c.system_identifier = (SELECT system_identifier FROM pg_control_system())
+       AND c.timeline = wide_internal._remote_timeline();
+    SELECT coalesce(array_agg(c.id), '{}') INTO ours FROM wide.remote_cluster c;
+  END IF;
+  SELECT coalesce(array_agg(x), '{}') INTO prepared FROM wide_internal._remote_query(server,
+    'SELECT gid FROM pg_catalog.pg_prepared_xacts WHERE gid LIKE ''wide\_%'' AND database = current_database()') x;
+  FOREACH gid IN ARRAY prepared LOOP
+    outcome := NULL;
+    xid := split_part(gid, '_', 3);
+    IF xid !~ '^[0-9]+$' THEN
+      CONTINUE;                 -- not prepared by wide
+    ELSIF gid = ANY (known) OR (to_regclass('wide.remote_commits') IS NOT NULL AND
+                                EXISTS (SELECT FROM wide.remote_commits c WHERE c.gid = resolve_tablets.gid)) THEN
       outcome := 'committed';
-    ELSIF status = 'aborted' OR status IS NULL THEN
-      PERFORM wide_internal._remote_query(server, format('ROLLBACK PREPARED %L', gid));
-      outcome := 'rolled back';
+    ELSIF split_part(gid, '_', 2) = cid THEN
+      status := pg_xact_status(xid::xid8);
+      IF status = 'in progress' THEN
+        outcome := 'in progress';
+      ELSIF status = 'committed' THEN
+        outcome := 'committed';   -- its record is not visible yet
+      ELSE
+        outcome := 'rolled back'; -- over, and no record: it did not commit
+      END IF;
+    ELSIF split_part(gid, '_', 2) = ANY (ours) THEN
+      outcome := 'undecided';
+    ELSIF gid LIKE legacy || '%' THEN
+      BEGIN
+        status := pg_xact_status(xid::xid8);
+      EXCEPTION WHEN OTHERS THEN
+        status := NULL;
+      END;
+      outcome := CASE status WHEN 'committed' THEN 'committed' WHEN 'aborted' THEN 'rolled back'
+                 WHEN 'in progress' THEN 'in progress' ELSE 'undecided' END;
     ELSE
-      outcome := 'in progress';
+      CONTINUE;                 -- another coordinator's
+    END IF;
+    IF outcome IN ('committed', 'rolled back') THEN
+      BEGIN
+        PERFORM wide_internal._remote_query(server, format('%s PREPARED %L',
+                  CASE outcome WHEN 'committed' THEN 'COMMIT' ELSE 'ROLLBACK' END, gid));
+      EXCEPTION WHEN OTHERS THEN
+        -- finished meanwhile by its own session, or busy there
+        outcome := 'busy';
+      END;
+    END IF;
+    IF outcome = 'undecided' THEN
+      RAISE WARNING 'prepared transaction % on node "%" has no decision record here', gid, server
+        USING DETAIL = 'It was prepared under an earlier id of this coordinator (before a restore or a promotion); another coordinator grown from the same data directory may have made it.',
+              HINT = 'Commit or roll it back on the node by hand once you know its outcome.';
     END IF;
     RETURN NEXT;
   END LOOP;
+  IF cardinality(known) > 0 THEN
+    DELETE FROM wide.remote_commits c WHERE c.server = srv AND c.gid = ANY (known)
+       AND NOT c.gid = ANY (prepared);
+  END IF;
 END
 $$;
 COMMENT ON FUNCTION wide.resolve_tablets(text) IS
-  'commit or roll back the transactions a failed node kept prepared for this node, as its commit log decided them';
+  'commit or roll back the transactions a failed node kept prepared for this coordinator, as its decision records say';
+
+-- Fail if a node holds a transaction prepared and not finished that locks
+-- table tbl there (a write of a data API call whose COMMIT PREPARED
+-- failed): a split or move must neither copy the table without it nor
+-- drop it before it is decided.  A transaction of this coordinator that
+-- is finishing is waited for (2 s), then wide.resolve_tablets decides
+-- what it can.
+CREATE FUNCTION wide_internal._tablet_check_in_doubt(node text, tbl text)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  -- a prepared transaction's locks have no pid; its virtual transaction
+  -- is the one that holds the lock on its xid
+  q text := format($q$SELECT string_agg(DISTINCT p.gid, ', ') FROM pg_catalog.pg_prepared_xacts p
+                      JOIN pg_catalog.pg_locks x ON x.locktype = 'transactionid' AND x.transactionid = p.transaction
+                      JOIN pg_catalog.pg_locks l ON l.virtualtransaction = x.virtualtransaction AND l.pid IS NULL
+                     WHERE x.pid IS NULL AND l.locktype = 'relation' AND l.relation = to_regclass(%L)
+                       AND p.database = current_database()$q$, tbl);
+  gids text;
+  i int;
+BEGIN
+  FOR i IN 1 .. 21 LOOP
+    SELECT x INTO gids FROM wide_internal._remote_query(node, q) x;
+    EXIT WHEN gids IS NULL;
+    IF i = 20 THEN
+      PERFORM wide.resolve_tablets(node);
+    ELSIF i < 20 THEN
+      PERFORM pg_sleep(0.1);
+    END IF;
+  END LOOP;
+  IF gids IS NOT NULL THEN
+    RAISE EXCEPTION 'table % on node "%" is locked by prepared transactions not yet decided: %', tbl, node, gids
+      USING ERRCODE = 'object_not_in_prerequisite_state',
+            DETAIL = 'A split or move would miss or drop their writes.',
+            HINT = format('Run SELECT * FROM wide.resolve_tablets(%L), or finish them on the node.', node);
+  END IF;
+END
+$$;
+REVOKE EXECUTE ON FUNCTION wide_internal._tablet_check_in_doubt(text, text) FROM PUBLIC;
 
 -- ----------------------------------------------------------------
 -- A table named by a string in a read
@@ -2411,6 +2595,10 @@ BEGIN
   -- one operation at a time per parent (self-conflicting, lets reads and writes run)
   EXECUTE format('LOCK TABLE %s IN SHARE UPDATE EXCLUSIVE MODE', parent);
   here := wide_internal._tablet_node(parent, tablet);
+  IF here[1] <> 'local' THEN
+    -- a write prepared there and not decided would be missed by the copy
+    PERFORM wide_internal._tablet_check_in_doubt(here[1], here[2]);
+  END IF;
   IF EXISTS (SELECT FROM wide.tablet_ops o WHERE o.parent = _tablet_op_begin.parent
                 AND o.step IN ('created', 'copied')) THEN
     RAISE EXCEPTION 'a split or move of a tablet of % is unfinished', parent
@@ -2733,6 +2921,10 @@ BEGIN
   here := wide_internal._tablet_node(o.parent, o.tablet::regclass);
   IF here[1] = 'local' THEN
     EXECUTE format('LOCK TABLE %s IN EXCLUSIVE MODE', o.tablet);
+  ELSE
+    -- a write committed here whose COMMIT PREPARED failed on the node is
+    -- decided before the catch-up (which then sees it), or the swap waits
+    PERFORM wide_internal._tablet_check_in_doubt(here[1], here[2]);
   END IF;
   -- the tablet must be the table that was marked and copied (not one
   -- put in its place since, by DETACH and ATTACH or DROP and CREATE)
@@ -2796,6 +2988,7 @@ BEGIN
     RAISE EXCEPTION 'tablet operation % is at step %, not swapped', op_id, o.step
       USING ERRCODE = 'object_not_in_prerequisite_state';
   END IF;
+  PERFORM wide_internal._tablet_check_in_doubt(o.node, o.old_remote);
   PERFORM wide_internal._remote_exec(o.node, NULL,
     format('DELETE FROM wide.tablet_op_changes WHERE tablet = to_regclass(%L); DROP TABLE IF EXISTS %s',
            o.old_remote, o.old_remote));

@@ -33,12 +33,17 @@
  *	WideRemoteCompact(...)	wide.compact of a remote tablet, on its node
  *
  * At local PRE_COMMIT every remote transaction that wrote is prepared
- * (one that only read commits at once) (PREPARE TRANSACTION 'wide_<system id>_<full xid>_<server oid>'); any failure
- * aborts the local transaction, which rolls back the remote ones, prepared
- * or not.  After the local commit the prepared ones are committed.  If a
- * node fails in between, its transaction stays prepared; the local commit
- * log decides it, and wide.resolve_tablets(server) commits or rolls back
- * such leftovers of this node by it.
+ * (one that only read commits at once) as PREPARE TRANSACTION
+ * 'wide_<cluster id>_<full xid>_<server oid>', after a decision record per
+ * node is written in the local transaction (wide_internal._remote_commit_record,
+ * as the extension's owner: wide.remote_commits; the cluster id is random,
+ * made again at a new system identifier or timeline); any failure aborts
+ * the local transaction, which rolls back the remote ones, prepared or
+ * not.  After the local commit the prepared ones are committed.  If a node
+ * fails in between, its transaction stays prepared; wide.resolve_tablets
+ * commits it if its record exists and rolls it back only if it is of the
+ * current cluster id, has no record and is over -- never from the commit
+ * log alone, which forgets old xids.
  *
  * IDENTIFICATION
  *	  src/api/remote.c
@@ -47,8 +52,16 @@
  */
 #include "postgres.h"
 
+#include "access/genam.h"
 #include "access/htup_details.h"
 #include "access/relation.h"
+#include "access/table.h"
+#include "catalog/indexing.h"
+#include "catalog/pg_authid.h"
+#include "catalog/pg_extension.h"
+#include "executor/spi.h"
+#include "utils/array.h"
+#include "utils/fmgroids.h"
 #include "access/transam.h"
 #include "access/xact.h"
 #include "access/xlog.h"
@@ -71,6 +84,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 #include "utils/syscache.h"
 #include "utils/tuplestore.h"
 
@@ -390,6 +404,82 @@ forget_all(void)
 	remote_conns = NIL;
 }
 
+/* the owner of the extension wide */
+static Oid
+extension_owner(void)
+{
+	Relation	rel;
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	Oid			owner = BOOTSTRAP_SUPERUSERID;
+
+	rel = table_open(ExtensionRelationId, AccessShareLock);
+	ScanKeyInit(&key, Anum_pg_extension_extname, BTEqualStrategyNumber, F_NAMEEQ,
+				CStringGetDatum("wide"));
+	scan = systable_beginscan(rel, ExtensionNameIndexId, true, NULL, 1, &key);
+	tup = systable_getnext(scan);
+	if (HeapTupleIsValid(tup))
+		owner = ((Form_pg_extension) GETSTRUCT(tup))->extowner;
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return owner;
+}
+
+/*
+ * commit_record -- write the decision records of the nodes that wrote, in
+ * the local transaction (wide_internal._remote_commit_record, run as the owner of
+ * the extension: the records are not the user's to write), and return the
+ * GID prefix of this transaction, 'wide_<cluster id>_<full xid>_'.
+ */
+static char *
+commit_record(List *writers)
+{
+	Oid			save_userid;
+	int			save_sec;
+	Oid			extowner;
+	Datum	   *oids = palloc(sizeof(Datum) * list_length(writers));
+	ArrayType  *arr;
+	Oid			argtypes[1] = {OIDARRAYOID};
+	Datum		args[1];
+	char	   *prefix;
+	ListCell   *lc;
+	int			n = 0;
+	bool		isnull;
+
+	foreach(lc, writers)
+		oids[n++] = ObjectIdGetDatum(((RemoteConn *) lfirst(lc))->serverid);
+	arr = construct_array(oids, n, OIDOID, sizeof(Oid), true, TYPALIGN_INT);
+	args[0] = PointerGetDatum(arr);
+	extowner = extension_owner();
+	GetUserIdAndSecContext(&save_userid, &save_sec);
+	SetUserIdAndSecContext(extowner, save_sec | SECURITY_LOCAL_USERID_CHANGE);
+	PG_TRY();
+	{
+		if (SPI_connect() != SPI_OK_CONNECT)
+			elog(ERROR, "SPI_connect failed");
+		PushActiveSnapshot(GetTransactionSnapshot());
+		if (SPI_execute_with_args("SELECT wide_internal._remote_commit_record($1)", 1, argtypes,
+								  args, NULL, false, 1) != SPI_OK_SELECT ||
+			SPI_processed != 1)
+			elog(ERROR, "could not record the decision of a distributed commit");
+		prefix = MemoryContextStrdup(TopTransactionContext,
+									 TextDatumGetCString(SPI_getbinval(SPI_tuptable->vals[0],
+																	  SPI_tuptable->tupdesc, 1,
+																	  &isnull)));
+		PopActiveSnapshot();
+		SPI_finish();
+	}
+	PG_FINALLY();
+	{
+		SetUserIdAndSecContext(save_userid, save_sec);
+	}
+	PG_END_TRY();
+	if (strlen(prefix) + 12 > sizeof(((RemoteConn *) NULL)->gid))
+		elog(ERROR, "GID prefix too long: %s", prefix);
+	return prefix;
+}
+
 /* two-phase commit of the remote transactions around the local one */
 static void
 remote_xact_callback(XactEvent event, void *arg)
@@ -401,30 +491,41 @@ remote_xact_callback(XactEvent event, void *arg)
 	switch (event)
 	{
 		case XACT_EVENT_PRE_COMMIT:
-			foreach(lc, remote_conns)
 			{
-				RemoteConn *rc = lfirst(lc);
-				char		sql[160];
-				PGresult   *res;
-				bool		wrote;
+				List	   *writers = NIL;
+				char	   *prefix;
 
-				/* a node that only read commits at once: nothing to prepare */
-				if (!run(rc, "SELECT pg_catalog.pg_current_xact_id_if_assigned() IS NOT NULL", &res))
-					remote_error(rc, res, NULL);
-				wrote = PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, 0), "t") == 0;
-				PQclear(res);
-				if (!wrote)
+				foreach(lc, remote_conns)
 				{
-					run_or_fail(rc, "COMMIT", NULL);
-					continue;
+					RemoteConn *rc = lfirst(lc);
+					PGresult   *res;
+					bool		wrote;
+
+					/* a node that only read commits at once: nothing to prepare */
+					if (!run(rc, "SELECT pg_catalog.pg_current_xact_id_if_assigned() IS NOT NULL", &res))
+						remote_error(rc, res, NULL);
+					wrote = PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+					PQclear(res);
+					if (!wrote)
+						run_or_fail(rc, "COMMIT", NULL);
+					else
+						writers = lappend(writers, rc);
 				}
-				snprintf(rc->gid, sizeof(rc->gid), "wide_" UINT64_FORMAT "_" UINT64_FORMAT "_%u",
-						 GetSystemIdentifier(),
-						 U64FromFullTransactionId(GetTopFullTransactionId()),
-						 rc->serverid);
-				snprintf(sql, sizeof(sql), "PREPARE TRANSACTION '%s'", rc->gid);
-				run_or_fail(rc, sql, NULL);
-				rc->prepared = true;
+				if (writers == NIL)
+					break;
+				/* the decision records, in this transaction, before any PREPARE */
+				prefix = commit_record(writers);
+				foreach(lc, writers)
+				{
+					RemoteConn *rc = lfirst(lc);
+					char		sql[160];
+
+					snprintf(rc->gid, sizeof(rc->gid), "%s%u", prefix, rc->serverid);
+					snprintf(sql, sizeof(sql), "PREPARE TRANSACTION '%s'", rc->gid);
+					run_or_fail(rc, sql, NULL);
+					rc->prepared = true;
+				}
+				list_free(writers);
 			}
 			break;
 		case XACT_EVENT_PRE_PREPARE:
