@@ -2841,7 +2841,18 @@ BEGIN
     nodes := ARRAY[to_node];
   END IF;
 
-  id := nextval(pg_get_serial_sequence('wide.tablet_ops', 'id'));
+  -- The id names the new tables.  Under wal_level = minimal the sequence,
+  -- made by the first operation in the transaction that takes its first
+  -- id, is not WAL-logged then, and its later values (logged 32 ahead
+  -- from that unlogged state) go back after a crash: an id the journal
+  -- already holds is skipped, under a lock that the next taker waits
+  -- for, and the sequence moved past it (setval is WAL-logged).
+  id := nextval('wide.tablet_ops_id_seq');
+  IF id <= (SELECT max(o.id) FROM wide.tablet_ops o) THEN
+    PERFORM pg_advisory_xact_lock(2003395687);
+    id := greatest(nextval('wide.tablet_ops_id_seq'), (SELECT max(o.id) + 1 FROM wide.tablet_ops o));
+    PERFORM setval('wide.tablet_ops_id_seq', id);
+  END IF;
   SELECT c.relname, n.nspname INTO rel, nsp
     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = parent;
   SELECT string_agg(format('%I %s%s', a.attname, format_type(a.atttypid, a.atttypmod),

@@ -29,8 +29,8 @@
 # WIDE_DIST_WAL_MINIMAL (default 0: wal_level = minimal, where
 # the journal's id sequence, made by the first split in the transaction
 # that takes its first id, goes back after a crash: a split or move after a
-# coordinator kill then fails on a duplicate id -- a bug found by this
-# test), WIDE_DIST_MIXED_READS (default 0: the reader reads the parent
+# coordinator kill failed on a duplicate id -- a bug found by this test,
+# fixed: 227_journal_minimal_wal.pl), WIDE_DIST_MIXED_READS (default 0: the reader reads the parent
 # and wide.read_rows in one statement; a move then hangs for ever: its
 # ALTER TABLE on the node waits for the reader's postgres_fdw transaction,
 # and the reader's read_rows on the node waits behind the ALTER TABLE -- a
