@@ -2288,6 +2288,44 @@ BEGIN
 END
 $$;
 
+-- Run an operation's DDL on a node (the mark, the unmark, the drop of the
+-- old table) under a lock_timeout there, retrying a bounded number of
+-- times.  Without it a move could wait for ever: its ALTER TABLE on the
+-- node waits for a reader's postgres_fdw transaction, and the same
+-- reader's wide.read_rows (another connection to the node) waits behind
+-- the ALTER TABLE -- a cycle through one coordinator backend that no
+-- server's deadlock detector sees.  The timeout lets the reader go on;
+-- each attempt is rolled back to a savepoint on the node.  After the last
+-- attempt the step fails cleanly (nothing of it is left; a journaled
+-- operation is finished or rolled back by wide.resume_tablet_ops()).
+
+CREATE OR REPLACE FUNCTION wide_internal._remote_ddl(server text, tablet regclass, sql text)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  attempts constant int := 10;
+  msg text;
+BEGIN
+  FOR attempt IN 1 .. attempts LOOP
+    BEGIN
+      PERFORM wide_internal._remote_exec(server, tablet,
+        'SET LOCAL lock_timeout = ''1s''; ' || sql || '; RESET lock_timeout');
+      RETURN;
+    EXCEPTION WHEN lock_not_available THEN
+      GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT;
+    END;
+    PERFORM pg_sleep(0.1 * attempt);
+  END LOOP;
+  RAISE EXCEPTION '%', msg
+    USING ERRCODE = 'lock_not_available',
+          DETAIL = format('A tablet operation''s change on node "%s" waited for a lock %s times for 1 s; sessions there (a reader through postgres_fdw, whose statement may also wait for this change) held it.',
+                          server, attempts),
+          HINT = 'Retry the operation, or run CALL wide.resume_tablet_ops() if it had begun, when those sessions have ended.';
+END
+$$;
+
 -- The SQL that marks a table for tracking (on), or unmarks it and forgets
 -- its row keys (off).  The mark is the CHECK constraint wide_tablet_tracked
 -- (am/tracking.c records the row keys written) and a trigger
@@ -2894,7 +2932,7 @@ BEGIN
   IF here[1] = 'local' THEN
     EXECUTE wide_internal._tablet_track_sql(tablet::text, true, id);
   ELSE
-    PERFORM wide_internal._remote_exec(here[1], tablet, wide_internal._tablet_track_sql(here[2], true, id));
+    PERFORM wide_internal._remote_ddl(here[1], tablet, wide_internal._tablet_track_sql(here[2], true, id));
   END IF;
   INSERT INTO wide.tablet_ops (id, op, parent, tablet, node, new_tablets, new_nodes, bounds, step)
     VALUES (id, op, parent, tablet::text, here[1], names, nodes, bounds, 'created');
@@ -3154,7 +3192,7 @@ BEGIN
       USING ERRCODE = 'object_not_in_prerequisite_state';
   END IF;
   PERFORM wide_internal._tablet_check_in_doubt(o.node, o.old_remote);
-  PERFORM wide_internal._remote_exec(o.node, NULL,
+  PERFORM wide_internal._remote_ddl(o.node, NULL,
     format('DELETE FROM wide.tablet_op_changes WHERE tablet = to_regclass(%L); DROP TABLE IF EXISTS %s',
            o.old_remote, o.old_remote));
   UPDATE wide.tablet_ops SET step = 'done' WHERE id = op_id;
@@ -3204,7 +3242,7 @@ BEGIN
       EXECUTE wide_internal._tablet_track_sql(o.tablet, false);
     END IF;
   ELSIF EXISTS (SELECT FROM pg_inherits WHERE inhrelid = to_regclass(o.tablet) AND inhparent = o.parent) THEN
-    PERFORM wide_internal._remote_exec(o.node, o.tablet::regclass,
+    PERFORM wide_internal._remote_ddl(o.node, o.tablet::regclass,
       wide_internal._tablet_track_sql((wide_internal._tablet_node(o.parent, o.tablet::regclass))[2], false));
   END IF;
   UPDATE wide.tablet_ops SET step = 'rolled back', finished = clock_timestamp() WHERE id = op_id;
@@ -3398,7 +3436,7 @@ REVOKE EXECUTE ON FUNCTION
   wide_internal._tablet_op_drop_old(bigint), wide_internal._tablet_op_finish(bigint), wide_internal._tablet_op_pause(integer),
   wide_internal._tablet_op_rollback(bigint), wide_internal._tablet_ops_tables(), wide_internal._tablet_track_sql(text, boolean, bigint),
   wide_internal._tablet_write_remote(text, regclass, text), wide_internal._tablet_marked_sql(text, bigint),
-  wide_internal._tablet_op_guard()
+  wide_internal._tablet_op_guard(), wide_internal._remote_ddl(text, regclass, text)
   FROM PUBLIC;
 
 REVOKE EXECUTE ON PROCEDURE wide_internal._tablet_op_run(bigint) FROM PUBLIC;

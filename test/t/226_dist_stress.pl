@@ -31,10 +31,11 @@
 # that takes its first id, goes back after a crash: a split or move after a
 # coordinator kill failed on a duplicate id -- a bug found by this test,
 # fixed: 227_journal_minimal_wal.pl), WIDE_DIST_MIXED_READS (default 0: the reader reads the parent
-# and wide.read_rows in one statement; a move then hangs for ever: its
+# and wide.read_rows in one statement; a move then hung for ever: its
 # ALTER TABLE on the node waits for the reader's postgres_fdw transaction,
 # and the reader's read_rows on the node waits behind the ALTER TABLE -- a
-# deadlock no server sees, found by this test), WIDE_DIST_STRICT_API_READS
+# deadlock no server sees, found by this test; fixed by a lock_timeout and
+# retries on the node's DDL: 228_move_lock_cycle.pl), WIDE_DIST_STRICT_API_READS
 # (default 0: a read by wide.read_rows of the parent while a move swaps
 # may miss a cell the swap's last catch-up wrote -- the function locks the
 # parent after the statement's snapshot was taken, so it sees the new
