@@ -49,6 +49,7 @@ extern Datum WideRemoteCall(FunctionCallInfo fcinfo, Oid tablet);
 extern int64 WideRemoteRows(FunctionCallInfo fcinfo, Oid tablet, int limitarg, int64 limit,
 							const char *keycol, bool labeled);
 extern List *WideTabletsAll(Relation parent, LOCKMODE lockmode);
+extern bool WideTabletsNewerThan(List *tablets, Snapshot snapshot);
 extern int64 WideRemoteMutateRows(Oid tablet, Jsonb *entry);
 extern void WideRemoteSamples(Oid tablet, ReturnSetInfo *rsinfo, int64 *total);
 extern void WideRemoteCompact(Oid tablet, bool major);

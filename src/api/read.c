@@ -30,6 +30,7 @@
 #include "postgres.h"
 
 #include "access/relation.h"
+#include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "funcapi.h"
 #include "miscadmin.h"
@@ -1258,6 +1259,8 @@ read_srf(FunctionCallInfo fcinfo, bool read_row)
 	Relation	parent = NULL;
 	List	   *tablets;
 	ListCell   *lc;
+	Snapshot	snapshot = GetActiveSnapshot();
+	Snapshot	fresh = NULL;
 	TupleDesc	rowdesc = NULL;
 	ReturnSetInfo *rsinfo;
 	bool		labeled;
@@ -1306,6 +1309,24 @@ read_srf(FunctionCallInfo fcinfo, bool read_row)
 			tablets = rev;
 		}
 		rowdesc = RelationGetDescr(parent);
+
+		/*
+		 * The tablets are locked only now, after the statement's snapshot
+		 * was taken: a split or move that swapped tablets while this call
+		 * waited for the locks gives the new tablets, whose last cells (the
+		 * operation's final catch-up) that snapshot does not see.  A SELECT
+		 * through the parent locks its partitions when it is planned,
+		 * before its snapshot; in READ COMMITTED do the same as it, with a
+		 * snapshot taken after the locks.  (In REPEATABLE READ a SELECT
+		 * through the parent reads the new partitions with the
+		 * transaction's snapshot too.)
+		 */
+		if (!IsolationUsesXactSnapshot() &&
+			WideTabletsNewerThan(tablets, snapshot))
+		{
+			fresh = RegisterSnapshot(GetLatestSnapshot());
+			snapshot = fresh;
+		}
 	}
 	else
 		tablets = list_make1_oid(relid);
@@ -1340,7 +1361,7 @@ read_srf(FunctionCallInfo fcinfo, bool read_row)
 			WideOpenTable(fcinfo, relid, ACL_SELECT, AccessShareLock);
 		if (parent == NULL)
 			rowdesc = RelationGetDescr(rel);
-		it = WideReadBegin(rel, WideSchemaCopy(rel), GetActiveSnapshot(), &spec, NULL);
+		it = WideReadBegin(rel, WideSchemaCopy(rel), snapshot, &spec, NULL);
 		read_into(it, rsinfo, rowdesc, labeled, cellcxt, callcxt);
 		if (spec.limit > 0)
 			spec.limit -= Min(spec.limit, WideReadRowCount(it));
@@ -1349,6 +1370,8 @@ read_srf(FunctionCallInfo fcinfo, bool read_row)
 		if (spec.limit == 0)
 			break;
 	}
+	if (fresh)
+		UnregisterSnapshot(fresh);
 	if (parent)
 		relation_close(parent, NoLock);
 	MemoryContextSwitchTo(old);

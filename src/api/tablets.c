@@ -16,6 +16,12 @@
  *							remote tablet is a foreign table (remote.c)
  *	WideTablets(parent)		every leaf wide table in row-key order (range
  *							partitions are disjoint and sorted by bound)
+ *	WideTabletsNewerThan(tablets, snapshot)
+ *							was one of the tablets attached (or otherwise
+ *							changed in pg_class) by a transaction the
+ *							snapshot does not see?  Then the partition set
+ *							read is newer than the snapshot (a split or move
+ *							swapped while the caller waited for its locks)
  *
  * Privileges and row-level security are those of the parent, as for SQL
  * statements through it: a partition's own grants are not consulted.  The
@@ -28,7 +34,10 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "access/relation.h"
+#include "access/transam.h"
+#include "access/xact.h"
 #include "catalog/partition.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
@@ -39,6 +48,8 @@
 #include "utils/lsyscache.h"
 #include "utils/partcache.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
 
 #include "engine/format.h"
 #include "engine/cell.h"
@@ -241,4 +252,48 @@ List *
 WideTabletsAll(Relation parent, LOCKMODE lockmode)
 {
 	return add_leaves(NIL, parent, lockmode, true);
+}
+
+/* does the snapshot see the transaction "xid" committed (or is it ours)? */
+static bool
+xid_seen_by(TransactionId xid, Snapshot snapshot)
+{
+	if (!TransactionIdIsNormal(xid))
+		return true;			/* frozen or bootstrap */
+	if (TransactionIdIsCurrentTransactionId(xid))
+		return true;
+	if (XidInMVCCSnapshot(xid, snapshot))
+		return false;
+	return TransactionIdDidCommit(xid);
+}
+
+/*
+ * WideTabletsNewerThan -- was the pg_class row of one of the tablets (a
+ * list of relation OIDs, locked by the caller) written by a transaction
+ * that the MVCC snapshot does not see?  ATTACH PARTITION rewrites the
+ * row of the partition it attaches, so a tablet that a split or move put
+ * in place after the snapshot was taken is caught: its new cells, copied
+ * by the operation's last transaction, are invisible to the snapshot
+ * while the old tablet, which the snapshot would see them in, is no
+ * longer in the list.  (Any other change of the row, an ALTER TABLE say,
+ * counts too: a false alarm costs the caller a fresh snapshot.)
+ */
+bool
+WideTabletsNewerThan(List *tablets, Snapshot snapshot)
+{
+	ListCell   *lc;
+
+	foreach(lc, tablets)
+	{
+		HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(lfirst_oid(lc)));
+		bool		newer;
+
+		if (!HeapTupleIsValid(tup))
+			continue;
+		newer = !xid_seen_by(HeapTupleHeaderGetXmin(tup->t_data), snapshot);
+		ReleaseSysCache(tup);
+		if (newer)
+			return true;
+	}
+	return false;
 }
