@@ -74,10 +74,12 @@ stop_cluster "$SERVER"
 fi
 
 if want tap; then
-log "TAP: test/t/*.pl"
+# two at a time (WIDE_TAP_JOBS): most of a TAP test's time is a server
+# starting, waiting or syncing, and each has its own cluster and port
+log "TAP: test/t/*.pl, ${WIDE_TAP_JOBS:-2} at a time"
 as_test_user "mkdir -p '$OUT/tap'"
 if ! as_test_user "TESTDIR='$OUT/tap' PG_REGRESS='$PGXS_DIR/test/regress/pg_regress' \
-		prove -I '$PGXS_DIR/test/perl' -I '$WIDE_ROOT/test/t' test/t/*.pl"; then
+		prove -j${WIDE_TAP_JOBS:-2} -I '$PGXS_DIR/test/perl' -I '$WIDE_ROOT/test/t' test/t/*.pl"; then
 	failed+=(tap)
 	tail -n 50 "$OUT"/tap/tmp_check/log/*.log 2>/dev/null | tail -200
 fi
