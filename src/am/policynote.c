@@ -169,7 +169,7 @@ age_text(int64 us)
 	};
 	int			i;
 
-	for (i = 0; i < lengthof(units); i++)
+	for (i = 0; i < (int) lengthof(units); i++)
 		if (us % units[i].unit == 0)
 			return psprintf("%lld %s", (long long) (us / units[i].unit),
 							us == units[i].unit ? units[i].one : units[i].many);

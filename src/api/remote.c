@@ -442,7 +442,7 @@ commit_record(List *writers)
 	ArrayType  *arr;
 	Oid			argtypes[1] = {OIDARRAYOID};
 	Datum		args[1];
-	char	   *prefix;
+	char	   *volatile prefix = NULL;
 	ListCell   *lc;
 	int			n = 0;
 	bool		isnull;
@@ -1128,7 +1128,7 @@ wide_remote_family(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("function and arguments cannot be NULL")));
 	fn = text_to_cstring(PG_GETARG_TEXT_PP(1));
-	for (f = 0; f < lengthof(fns); f++)
+	for (f = 0; f < (int) lengthof(fns); f++)
 		if (strcmp(fns[f].fn, fn) == 0)
 			break;
 	if (f == lengthof(fns))
