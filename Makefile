@@ -14,6 +14,10 @@ OBJS = \
 	src/am/policynote.o \
 	src/am/progress.o \
 	src/am/publication.o \
+	src/am/rows_plan.o \
+	src/am/rows_scan.o \
+	src/am/rows_shape.o \
+	src/am/rows_write.o \
 	src/am/scan_agg.o \
 	src/am/scan_pushdown.o \
 	src/am/scan_tswindow.o \

@@ -12,7 +12,8 @@ An upgrade script that turns an installed wide OLD into NEW:
   2. replays every CREATE FUNCTION / PROCEDURE / AGGREGATE of wide--NEW.sql as
      CREATE OR REPLACE, and every COMMENT, and the CREATE ACCESS METHOD /
      CREATE OPERATOR CLASS statements of access methods and operator
-     classes OLD does not have (those have no OR REPLACE; the ones OLD
+     classes, foreign data wrappers and servers OLD does not have (those
+     have no OR REPLACE; the ones OLD
      has are kept as they are); and every GRANT and REVOKE (a function
      kept from OLD keeps its ACL, so NEW's are applied again); other
      statements exist already.
@@ -52,6 +53,16 @@ SELECT 'opclass ' || n.nspname || '.' || c.opcname || ' ' || a.amname
   FROM pg_opclass c JOIN pg_namespace n ON n.oid = c.opcnamespace
   JOIN pg_am a ON a.oid = c.opcmethod
   JOIN pg_depend d ON d.objid = c.oid AND d.classid = 'pg_opclass'::regclass
+ WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
+   AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'wide')
+UNION ALL
+SELECT 'fdw ' || w.fdwname FROM pg_foreign_data_wrapper w JOIN pg_depend d ON d.objid = w.oid
+   AND d.classid = 'pg_foreign_data_wrapper'::regclass
+ WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
+   AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'wide')
+UNION ALL
+SELECT 'server ' || s.srvname FROM pg_foreign_server s JOIN pg_depend d ON d.objid = s.oid
+   AND d.classid = 'pg_foreign_server'::regclass
  WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
    AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'wide')"""
 
@@ -119,6 +130,12 @@ for c in chunks:
     elif c.startswith('CREATE ACCESS METHOD '):
         name = c.split()[3]
         if 'am ' + name not in objs[old]:
+            out.append(c.rstrip() + '\n')
+    elif c.startswith('CREATE FOREIGN DATA WRAPPER '):
+        if 'fdw ' + c.split()[4] not in objs[old]:
+            out.append(c.rstrip() + '\n')
+    elif c.startswith('CREATE SERVER '):
+        if 'server ' + c.split()[2] not in objs[old]:
             out.append(c.rstrip() + '\n')
     elif c.startswith('CREATE OPERATOR CLASS '):
         m = re.match(r'CREATE OPERATOR CLASS (\S+)\s.*?\bUSING (\S+)', c, re.S)

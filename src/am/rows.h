@@ -1,0 +1,135 @@
+/*-------------------------------------------------------------------------
+ *
+ * rows.h
+ *	  The row form: a foreign table whose tuples are readings assembled
+ *	  from the cells of one family of a wide table (rows_shape.c: the
+ *	  declaration and the row key's codec; rows_plan.c: paths and key
+ *	  ranges; rows_scan.c: the scan, ANALYZE, EXPLAIN; rows_write.c:
+ *	  INSERT, COPY, UPDATE, DELETE).
+ *
+ *	  CREATE FOREIGN TABLE cpu (time timestamptz, tags_id int, usage_user
+ *	  float8, ...) SERVER wide_rows OPTIONS (cells 'cpu_cells', family
+ *	  'cpu', key 'tags_id,time');
+ *
+ *	  The key columns, in order, make the row key (parts joined by the
+ *	  separator, as wide.key() joins them); every other column is a
+ *	  qualifier of the family, NULL when the row has no cell of it.
+ *
+ * IDENTIFICATION
+ *	  src/am/rows.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef WIDE_ROWS_H
+#define WIDE_ROWS_H
+
+#include "access/attnum.h"
+#include "lib/stringinfo.h"
+#include "nodes/primnodes.h"
+#include "utils/relcache.h"
+#include "engine/cell.h"
+#include "engine/schema.h"
+
+#define WIDE_ROWS_MAX_PARTS	8
+
+/* how a key part is written in the row key */
+typedef enum WideRowPartKind
+{
+	WIDE_PART_TEXT = 1,			/* as it is, # and \ escaped by \ */
+	WIDE_PART_INT,				/* decimal digits, fixed width */
+	WIDE_PART_TIME				/* seconds (or ms, us) since 1970, fixed width */
+} WideRowPartKind;
+
+typedef struct WideRowPart
+{
+	AttrNumber	attnum;			/* the column */
+	Oid			type;
+	WideRowPartKind kind;
+	int			width;			/* digits; INT 0: any bigint as 20 digits */
+	int64		unit;			/* TIME: microseconds per unit */
+	bool		reversed;		/* TIME: newest first (10^width - 1 - t) */
+} WideRowPart;
+
+/* what a column of the row form is */
+typedef enum WideRowColKind
+{
+	WIDE_COL_KEY = 1,			/* a part of the row key */
+	WIDE_COL_VALUE,				/* a qualifier of the family */
+	WIDE_COL_TS,				/* the cells' timestamp (not in the key) */
+	WIDE_COL_DROPPED
+} WideRowColKind;
+
+typedef struct WideRowCol
+{
+	WideRowColKind kind;
+	int			part;			/* KEY: index into parts */
+	Oid			type;
+	int16		typlen;
+	bool		typbyval;
+	bool		binary;			/* VALUE: stored as the type's binary form
+								 * in a bytea value column */
+	Oid			sendfn;			/* binary: typsend, typreceive, typioparam */
+	Oid			recvfn;
+	Oid			ioparam;
+	char	   *qual;			/* VALUE: the qualifier */
+	uint32		quallen;
+} WideRowCol;
+
+typedef struct WideRowShape
+{
+	Oid			relid;			/* the foreign table */
+	Oid			cells;			/* the wide table */
+	char	   *family;
+	int			famlen;
+	char		sep;
+	int			nparts;
+	WideRowPart parts[WIDE_ROWS_MAX_PARTS];
+	AttrNumber	ts_attnum;		/* the column written as the cells' time */
+	bool		ts_in_key;		/* ... a key part: a row per row key */
+	int			ts_part;		/* ... which */
+	int			natts;
+	WideRowCol *cols;			/* by attnum - 1 */
+	int			nvalues;		/* value columns, by qualifier (bytewise) */
+	AttrNumber *by_qual;
+} WideRowShape;
+
+/* rows_shape.c */
+extern WideRowShape *WideRowShapeGet(Oid relid);
+extern Relation WideRowCellsOpen(const WideRowShape *shape, LOCKMODE mode,
+								 AclMode perm);
+extern void WideRowKeyPart(const WideRowShape *shape, int part, Datum d,
+						   StringInfo buf);
+extern void WideRowKeyDecode(const WideRowShape *shape, const char *key,
+							 uint32 len, Datum *values, bool *isnull);
+extern int	WideRowColumnOf(const WideRowShape *shape, const char *qual,
+							uint32 len);
+extern Datum WideRowValueIn(const WideRowShape *shape, const WideSchema *schema,
+							const WideRowCol *col, Datum value);
+extern Datum WideRowValueOut(const WideRowShape *shape, const WideSchema *schema,
+							 const WideRowCol *col, Datum value);
+
+/* rows_plan.c */
+struct PlannerInfo;
+struct RelOptInfo;
+struct ForeignPath;
+struct ForeignScan;
+struct Plan;
+extern bool WideRowsKeyCondition(struct PlannerInfo *root, const WideRowShape *s,
+								 struct RelOptInfo *rel, Expr *clause, int *part,
+								 int *strategy, bool *is_array, Expr **value);
+extern void WideRowsGetRelSize(struct PlannerInfo *root, struct RelOptInfo *baserel,
+							   Oid foreigntableid);
+extern void WideRowsGetPaths(struct PlannerInfo *root, struct RelOptInfo *baserel,
+							 Oid foreigntableid);
+extern struct ForeignScan *WideRowsGetPlan(struct PlannerInfo *root,
+										   struct RelOptInfo *baserel,
+										   Oid foreigntableid,
+										   struct ForeignPath *best_path,
+										   List *tlist, List *scan_clauses,
+										   struct Plan *outer_plan);
+
+/* rows_write.c */
+struct FdwRoutine;
+extern void WideRowsModifyRoutine(struct FdwRoutine *r);
+
+#endif							/* WIDE_ROWS_H */

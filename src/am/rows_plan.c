@@ -1,0 +1,471 @@
+/*-------------------------------------------------------------------------
+ *
+ * rows_plan.c
+ *	  Planning a scan of a row form: which conditions become row key
+ *	  ranges, which columns the scan must read, paths (parameterized by
+ *	  the key parts a join gives) and their costs.
+ *
+ * Key conditions.  A comparison of a key column with a value that does
+ * not depend on the row -- a constant, a parameter, or a column of another
+ * table of a join (a parameterized path: one seek per outer row) -- is a
+ * key condition: = and = ANY(array) on any part, and <, <=, >, >= on
+ * integer and time parts (text parts are escaped, so their order is not
+ * the key's).  At execution (rows_scan.c) the values are evaluated and the
+ * conditions become ranges, from the first part on: each = value of a part
+ * multiplies the prefixes, a range of a part ends them.  Every condition
+ * stays in the scan's filter as well: ranges decide what is read, the
+ * filter what is returned.
+ *
+ * Columns.  The scan reads only the family's cells of the qualifiers the
+ * query uses -- if a strict condition on one of them drops the rows
+ * without it; otherwise every column's, since a row exists when it has any
+ * cell (a row with only usage_system must still be counted by count(*)).
+ *
+ * Costs.  A seek per range (one random page, like the Wide Scan's), then
+ * the cells read (rows in the ranges times the columns read) at the cost of
+ * merging a cell, and a tuple per row.  Rows and distinct values come from
+ * ANALYZE of the foreign table (rows_scan.c samples it); before ANALYZE,
+ * the wide table's cell count divided by the number of columns.
+ *
+ * Order.  Rows come out in row key order: by the key parts, as long as
+ * they are integers or times (reversed times descending), and, with a
+ * timestamp column that is not in the key, newest first within a row.
+ *
+ * IDENTIFICATION
+ *	  src/am/rows_plan.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "access/stratnum.h"
+#include "access/table.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_opfamily.h"
+#include "catalog/pg_type.h"
+#include "commands/defrem.h"
+#include "foreign/fdwapi.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/planmain.h"
+#include "optimizer/restrictinfo.h"
+#include "utils/array.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/selfuncs.h"
+
+#include "am/am.h"
+#include "am/rows.h"
+
+/* what the planner keeps between its callbacks, in baserel->fdw_private */
+typedef struct RowsPlanInfo
+{
+	WideRowShape *shape;
+	double		cells_per_row;	/* columns read per row */
+	List	   *needed;			/* attnums of the value columns read */
+	bool		exist_by_needed;	/* a strict condition makes them enough */
+} RowsPlanInfo;
+
+/* the opfamily of a key part's comparisons */
+static Oid
+part_opfamily(const WideRowPart *p)
+{
+	switch (p->kind)
+	{
+		case WIDE_PART_TEXT:
+			return TEXT_BTREE_FAM_OID;
+		case WIDE_PART_INT:
+			return INTEGER_BTREE_FAM_OID;
+		default:
+			return get_opclass_family(GetDefaultOpClass(p->type, BTREE_AM_OID));
+	}
+}
+
+/* may a value of this type be compared with the part as a key condition */
+static bool
+part_accepts(const WideRowPart *p, Oid type)
+{
+	switch (p->kind)
+	{
+		case WIDE_PART_TEXT:
+			return type == TEXTOID || type == VARCHAROID;
+		case WIDE_PART_INT:
+			return type == INT2OID || type == INT4OID || type == INT8OID;
+		default:
+			return type == p->type;
+	}
+}
+
+static Node *
+strip(Node *n)
+{
+	while (n && IsA(n, RelabelType))
+		n = (Node *) ((RelabelType *) n)->arg;
+	return n;
+}
+
+/* the key part a node is a Var of, or -1 */
+static int
+key_part_of(const WideRowShape *s, RelOptInfo *rel, Node *n)
+{
+	Var		   *v = (Var *) strip(n);
+
+	if (v == NULL || !IsA(v, Var) || v->varno != rel->relid ||
+		v->varlevelsup != 0 || v->varattno <= 0 || v->varattno > s->natts)
+		return -1;
+	if (s->cols[v->varattno - 1].kind != WIDE_COL_KEY)
+		return -1;
+	return s->cols[v->varattno - 1].part;
+}
+
+/*
+ * WideRowsKeyCondition -- whether a clause is a key condition, and of
+ * which part, with what strategy, whether its value is an array, and its
+ * value expression.
+ */
+bool
+WideRowsKeyCondition(PlannerInfo *root, const WideRowShape *s, RelOptInfo *rel,
+					 Expr *clause, int *part, int *strategy, bool *is_array,
+					 Expr **value)
+{
+	Oid			opno;
+	Node	   *left,
+			   *right;
+	int			p;
+	int			strat;
+	Oid			lefttype,
+				righttype;
+
+	if (IsA(clause, OpExpr) && list_length(((OpExpr *) clause)->args) == 2)
+	{
+		OpExpr	   *op = (OpExpr *) clause;
+
+		left = linitial(op->args);
+		right = lsecond(op->args);
+		opno = op->opno;
+		*is_array = false;
+		if (key_part_of(s, rel, left) < 0 && key_part_of(s, rel, right) >= 0)
+		{
+			Node	   *t = left;
+
+			left = right;
+			right = t;
+			opno = get_commutator(opno);
+			if (!OidIsValid(opno))
+				return false;
+		}
+	}
+	else if (IsA(clause, ScalarArrayOpExpr))
+	{
+		ScalarArrayOpExpr *sa = (ScalarArrayOpExpr *) clause;
+
+		if (!sa->useOr)
+			return false;
+		left = linitial(sa->args);
+		right = lsecond(sa->args);
+		opno = sa->opno;
+		*is_array = true;
+	}
+	else
+		return false;
+
+	p = key_part_of(s, rel, left);
+	if (p < 0)
+		return false;
+	if (contain_volatile_functions(right) ||
+		bms_is_member(rel->relid, pull_varnos(root, right)))
+		return false;
+	get_op_opfamily_properties(opno, part_opfamily(&s->parts[p]), false,
+							   &strat, &lefttype, &righttype);
+	if (!op_in_opfamily(opno, part_opfamily(&s->parts[p])))
+		return false;
+	if (*is_array)
+	{
+		Oid			elt = get_element_type(exprType(right));
+
+		if (strat != BTEqualStrategyNumber || !part_accepts(&s->parts[p], elt))
+			return false;
+	}
+	else if (!part_accepts(&s->parts[p], exprType(right)))
+		return false;
+	if (s->parts[p].kind == WIDE_PART_TEXT)
+	{
+		Oid			coll = exprInputCollation((Node *) clause);
+
+		if (strat != BTEqualStrategyNumber ||
+			(OidIsValid(coll) && !get_collation_isdeterministic(coll)))
+			return false;
+	}
+	*part = p;
+	*strategy = strat;
+	*value = (Expr *) right;
+	return true;
+}
+
+/* value columns a list of expressions uses */
+static void
+columns_used(const WideRowShape *s, RelOptInfo *rel, List *exprs, Bitmapset **attrs)
+{
+	pull_varattnos((Node *) exprs, rel->relid, attrs);
+}
+
+void
+WideRowsGetRelSize(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
+{
+	RowsPlanInfo *info = palloc0(sizeof(RowsPlanInfo));
+	WideRowShape *s = WideRowShapeGet(foreigntableid);
+	Bitmapset  *attrs = NULL;
+	List	   *clauses = NIL;
+	ListCell   *lc;
+	int			x;
+	bool		whole_row = false;
+
+	info->shape = s;
+	baserel->fdw_private = info;
+
+	/* the columns read */
+	columns_used(s, baserel, baserel->reltarget->exprs, &attrs);
+	foreach(lc, baserel->baserestrictinfo)
+		clauses = lappend(clauses, ((RestrictInfo *) lfirst(lc))->clause);
+	columns_used(s, baserel, clauses, &attrs);
+	/* (join clauses are in the target list already) */
+	x = -1;
+	while ((x = bms_next_member(attrs, x)) >= 0)
+	{
+		AttrNumber	a = x + FirstLowInvalidHeapAttributeNumber;
+
+		if (a == 0)
+			whole_row = true;
+		else if (a > 0 && s->cols[a - 1].kind == WIDE_COL_VALUE)
+			info->needed = lappend_int(info->needed, a);
+	}
+	if (whole_row)
+	{
+		list_free(info->needed);
+		info->needed = NIL;
+		for (int i = 0; i < s->natts; i++)
+			if (s->cols[i].kind == WIDE_COL_VALUE)
+				info->needed = lappend_int(info->needed, i + 1);
+	}
+	/* a strict condition on a column read: its cells say which rows exist */
+	foreach(lc, find_nonnullable_vars((Node *) clauses))
+	{
+		Var		   *v = lfirst(lc);
+
+		if (v->varno == baserel->relid && v->varattno > 0 &&
+			s->cols[v->varattno - 1].kind == WIDE_COL_VALUE)
+			info->exist_by_needed = true;
+	}
+	info->cells_per_row = info->exist_by_needed ?
+		Max(list_length(info->needed), 1) : Max(s->nvalues, 1);
+
+	/* rows: ANALYZE's count, else the wide table's cells per column */
+	if (baserel->tuples <= 0)
+	{
+		Relation	crel = table_open(s->cells, AccessShareLock);
+
+		baserel->tuples = Max(WideEstimateCells(crel) / Max(s->nvalues, 1), 10);
+		table_close(crel, AccessShareLock);
+	}
+	baserel->rows = clamp_row_est(baserel->tuples *
+								  clauselist_selectivity(root, baserel->baserestrictinfo,
+														 0, JOIN_INNER, NULL));
+}
+
+/* the key conditions among clauses, and the selectivity of what they read */
+static List *
+key_clauses(PlannerInfo *root, const WideRowShape *s, RelOptInfo *rel, List *rinfos, int *nseeks)
+{
+	List	   *out = NIL;
+	ListCell   *lc;
+	bool		eq[WIDE_ROWS_MAX_PARTS] = {0};
+	double		nvals[WIDE_ROWS_MAX_PARTS];
+
+	foreach(lc, rinfos)
+	{
+		RestrictInfo *ri = lfirst(lc);
+		int			part,
+					strat;
+		bool		is_array;
+		Expr	   *value;
+
+		if (WideRowsKeyCondition(root, s, rel, ri->clause, &part, &strat, &is_array, &value))
+		{
+			out = lappend(out, ri);
+			if (strat == BTEqualStrategyNumber)
+			{
+				double		n = 1;
+
+				if (is_array && IsA(value, Const) && !((Const *) value)->constisnull)
+					n = ArrayGetNItems(ARR_NDIM(DatumGetArrayTypeP(((Const *) value)->constvalue)),
+									   ARR_DIMS(DatumGetArrayTypeP(((Const *) value)->constvalue)));
+				else if (is_array)
+					n = 10;
+				if (!eq[part] || n < nvals[part])
+					nvals[part] = n;
+				eq[part] = true;
+			}
+		}
+	}
+	*nseeks = 1;
+	for (int i = 0; i < s->nparts && eq[i]; i++)
+		*nseeks *= (int) Min(nvals[i], 100000);
+	return out;
+}
+
+static void
+rows_cost(PlannerInfo *root, RelOptInfo *rel, RowsPlanInfo *info,
+		  List *rinfos, double rows_out, Cost *startup, Cost *total)
+{
+	int			nseeks;
+	List	   *keys = key_clauses(root, info->shape, rel, rinfos, &nseeks);
+	Selectivity sel = keys ? clauselist_selectivity(root, keys, rel->relid,
+												   JOIN_INNER, NULL) : 1.0;
+	double		rows_read = clamp_row_est(rel->tuples * sel);
+	QualCost	qc;
+
+	cost_qual_eval(&qc, rinfos, root);
+	*startup = qc.startup + (keys ? 0 : seq_page_cost);
+	*total = *startup +
+		(keys ? nseeks * random_page_cost : 0) +
+		rows_read * info->cells_per_row * cpu_operator_cost * 2 +
+		rows_read * (cpu_tuple_cost + qc.per_tuple);
+}
+
+/* the order of the rows: the key parts, while they are fixed-width */
+static List *
+rows_pathkeys(PlannerInfo *root, RelOptInfo *rel, const WideRowShape *s)
+{
+	List	   *pathkeys = NIL;
+
+	for (int i = 0; i < s->nparts; i++)
+	{
+		const WideRowPart *p = &s->parts[i];
+		Oid			opno;
+		List	   *pk;
+		Var		   *var;
+
+		if (p->kind == WIDE_PART_TEXT)
+			break;
+		opno = get_opfamily_member(part_opfamily(p), p->type, p->type,
+								   p->reversed ? BTGreaterStrategyNumber : BTLessStrategyNumber);
+		if (!OidIsValid(opno))
+			break;
+		var = makeVar(rel->relid, p->attnum, p->type, -1, InvalidOid, 0);
+		pk = build_expression_pathkey(root, (Expr *) var, NULL, opno, rel->relids, false);
+		if (pk == NIL)
+			break;				/* no query uses that order */
+		pathkeys = list_concat(pathkeys, pk);
+	}
+	return pathkeys;
+}
+
+/* EC members that are a key column of rel: join clauses to seek by */
+static bool
+ec_member_is_key(PlannerInfo *root, RelOptInfo *rel, EquivalenceClass *ec,
+				 EquivalenceMember *em, void *arg)
+{
+	return key_part_of((const WideRowShape *) arg, rel, (Node *) em->em_expr) >= 0;
+}
+
+void
+WideRowsGetPaths(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
+{
+	RowsPlanInfo *info = baserel->fdw_private;
+	Cost		startup,
+				total;
+	List	   *pathkeys = rows_pathkeys(root, baserel, info->shape);
+	List	   *candidates = NIL;
+	List	   *outers = NIL;
+	ListCell   *lc;
+
+	rows_cost(root, baserel, info, baserel->baserestrictinfo, baserel->rows,
+			  &startup, &total);
+	add_path(baserel, (Path *) create_foreignscan_path(root, baserel, NULL, baserel->rows,
+													   startup, total, pathkeys,
+													   NULL, NULL, NIL));
+
+	/* parameterized: a seek per row of another relation */
+	foreach(lc, baserel->joininfo)
+	{
+		RestrictInfo *ri = lfirst(lc);
+		int			part,
+					strat;
+		bool		is_array;
+		Expr	   *value;
+
+		if (WideRowsKeyCondition(root, info->shape, baserel, ri->clause, &part, &strat,
+								 &is_array, &value) &&
+			strat == BTEqualStrategyNumber &&
+			!bms_is_empty(ri->clause_relids) &&
+			join_clause_is_movable_to(ri, baserel))
+			candidates = lappend(candidates, ri);
+	}
+	candidates = list_concat(candidates,
+							 generate_implied_equalities_for_column(root, baserel,
+																	ec_member_is_key,
+																	info->shape,
+																	baserel->lateral_referencers));
+	foreach(lc, candidates)
+	{
+		RestrictInfo *ri = lfirst(lc);
+		Relids		outer = bms_difference(ri->clause_relids, baserel->relids);
+		ParamPathInfo *ppi;
+		double		rows;
+		List	   *all;
+
+		if (bms_is_empty(outer) || bms_overlap(outer, baserel->lateral_referencers))
+			continue;
+		if (list_member(outers, outer))
+			continue;
+		outers = lappend(outers, outer);
+		ppi = get_baserel_parampathinfo(root, baserel, outer);
+		rows = ppi->ppi_rows;
+		all = list_concat(list_copy(baserel->baserestrictinfo), ppi->ppi_clauses);
+		rows_cost(root, baserel, info, all, rows, &startup, &total);
+		add_path(baserel, (Path *) create_foreignscan_path(root, baserel, NULL, rows,
+														   startup, total, pathkeys,
+														   outer, NULL, NIL));
+	}
+}
+
+ForeignScan *
+WideRowsGetPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
+				ForeignPath *best_path, List *tlist, List *scan_clauses,
+				Plan *outer_plan)
+{
+	RowsPlanInfo *info = baserel->fdw_private;
+	List	   *exprs = NIL;
+	List	   *meta = NIL;
+	ListCell   *lc;
+
+	foreach(lc, scan_clauses)
+	{
+		RestrictInfo *ri = lfirst(lc);
+		int			part,
+					strat;
+		bool		is_array;
+		Expr	   *value;
+
+		if (ri->pseudoconstant)
+			continue;
+		if (WideRowsKeyCondition(root, info->shape, baserel, ri->clause, &part, &strat,
+								 &is_array, &value))
+		{
+			exprs = lappend(exprs, value);
+			meta = lappend(meta, list_make3_int(part, strat, is_array));
+		}
+	}
+	return make_foreignscan(tlist, extract_actual_clauses(scan_clauses, false),
+							baserel->relid, exprs,
+							list_make3(info->needed, meta,
+									   makeInteger(info->exist_by_needed)),
+							NIL, NIL, outer_plan);
+}

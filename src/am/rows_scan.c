@@ -1,0 +1,1051 @@
+/*-------------------------------------------------------------------------
+ *
+ * rows_scan.c
+ *	  The row form's scan: key ranges from the evaluated key conditions,
+ *	  one reader over them, and rows assembled in C from the merged cells
+ *	  in storage order -- no Sort, no Group, a tuple per reading.  Also the
+ *	  wrapper's handler, EXPLAIN and ANALYZE.
+ *
+ * Assembly.  The reader returns the family's visible cells (deletes,
+ * versions, GC and aggregates applied, as every read of the wide table)
+ * in (row key, qualifier, time newest first) order.  Without a timestamp
+ * column outside the key, a row is a row key, and a column's value its
+ * qualifier's newest cell (the reader skips older versions). With one, a
+ * row is a row key and a time: the row key's cells are gathered, then
+ * returned grouped by time, newest first (a row key holds one series).
+ * A row key that is not of the form's shape is an error (rows_shape.c).
+ *
+ * ANALYZE reads every row and keeps a reservoir sample (as file_fdw), so
+ * the planner gets true distinct counts of key parts and columns.
+ *
+ * IDENTIFICATION
+ *	  src/am/rows_scan.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/stratnum.h"
+#include "access/table.h"
+#include "catalog/pg_type.h"
+#include "commands/explain.h"
+#include "commands/vacuum.h"
+#include "executor/executor.h"
+#include "foreign/fdwapi.h"
+#include "foreign/foreign.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "storage/bufmgr.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/sampling.h"
+#include "utils/timestamp.h"
+
+#include "engine/reader.h"
+#include "am/am.h"
+#include "am/scan.h"
+#include "am/rows.h"
+
+PG_FUNCTION_INFO_V1(wide_rows_handler);
+
+/* a cell of a row key, in versions mode */
+typedef struct RowsVersion
+{
+	int64		ts;
+	AttrNumber	att;
+	int			order;			/* arrival, for a stable sort */
+	Datum		value;
+} RowsVersion;
+
+typedef struct RowsScan
+{
+	WideRowShape *shape;
+	Relation	cells;
+	const WideSchema *schema;
+	Snapshot	snapshot;
+	bool		by_version;		/* a timestamp column outside the key */
+
+	/* key conditions: values evaluated at each (re)scan */
+	List	   *meta;			/* (part, strategy, is_array) per value */
+	List	   *values;			/* ExprState per value */
+	WideColumnFilter columns;
+	bool		all_columns;
+
+	/* ranges of this (re)scan */
+	bool		started;
+	int			nranges;
+	int			nextrange;
+	WideKeyRange *ranges;
+	WideReader *reader;
+	MemoryContext readcxt;		/* the reader and its ranges */
+	MemoryContext rowcxt;		/* the current row's datums */
+
+	/* assembly */
+	const WideCell *pending;	/* read, belongs to the next row */
+	bool		done;
+	char	   *key;			/* the current row key */
+	uint32		keylen;
+	uint32		keycap;
+	RowsVersion *versions;		/* versions mode: the row key's cells */
+	int			nversions;
+	int			capversions;
+	int			nextversion;
+	Datum	   *keyvalues;		/* the row key's parts, by attnum - 1 */
+	bool	   *keynulls;
+
+	/* EXPLAIN ANALYZE */
+	uint64		nrows;
+	uint64		ncells;
+	uint64		nseeks;
+} RowsScan;
+
+/* ----------------------------------------------------------------
+ *	Key ranges
+ * ----------------------------------------------------------------
+ */
+
+/* a part's values as digits: u in [lo, hi) (hi_inf: unbounded) */
+typedef struct PartBounds
+{
+	bool		any;			/* a bound was given */
+	uint64		lo;
+	uint64		hi;
+	bool		hi_inf;
+	bool		empty;
+} PartBounds;
+
+static uint64
+pow10_u(int n)
+{
+	uint64		v = 1;
+
+	while (n-- > 0)
+		v *= 10;
+	return v;
+}
+
+/* the integer of a key-condition value of an integer part */
+static int64
+int_value(Datum d, Oid type)
+{
+	return type == INT2OID ? DatumGetInt16(d) :
+		type == INT4OID ? DatumGetInt32(d) : DatumGetInt64(d);
+}
+
+/*
+ * bound -- narrow b by "part <strat> d".  In digit space u: integers of a
+ * fixed width are themselves, of no width offset by 2^63; times are whole
+ * units since 1970.
+ */
+static void
+bound(const WideRowPart *p, int strat, Datum d, Oid type, PartBounds *b)
+{
+	uint64		lo = 0,
+				hi = 0;
+	bool		has_lo = false,
+				has_hi = false;
+	uint64		dom = p->kind == WIDE_PART_INT && p->width == 0 ? 0 : pow10_u(p->width);
+
+	b->any = true;
+	if (p->kind == WIDE_PART_INT)
+	{
+		int64		x = int_value(d, type);
+
+		if (p->width == 0)
+		{
+			uint64		u = (uint64) x + ((uint64) 1 << 63);
+
+			switch (strat)
+			{
+				case BTGreaterEqualStrategyNumber:
+					lo = u, has_lo = true;
+					break;
+				case BTGreaterStrategyNumber:
+					if (u == PG_UINT64_MAX)
+						b->empty = true;
+					lo = u + 1, has_lo = true;
+					break;
+				case BTLessStrategyNumber:
+					hi = u, has_hi = true;
+					break;
+				case BTLessEqualStrategyNumber:
+					if (u != PG_UINT64_MAX)
+						hi = u + 1, has_hi = true;
+					break;
+			}
+		}
+		else
+		{
+			switch (strat)
+			{
+				case BTGreaterEqualStrategyNumber:
+					lo = x < 0 ? 0 : (uint64) x, has_lo = true;
+					break;
+				case BTGreaterStrategyNumber:
+					lo = x < 0 ? 0 : (uint64) x + 1, has_lo = true;
+					break;
+				case BTLessStrategyNumber:
+					hi = x <= 0 ? 0 : (uint64) x, has_hi = true;
+					break;
+				case BTLessEqualStrategyNumber:
+					hi = x < 0 ? 0 : (uint64) x + 1, has_hi = true;
+					break;
+			}
+		}
+	}
+	else
+	{
+		Timestamp	t = DatumGetTimestamp(d);
+		int64		us;
+		int64		fl,
+					ce;
+
+		if (TIMESTAMP_IS_NOBEGIN(t))
+		{
+			if (strat == BTLessStrategyNumber || strat == BTLessEqualStrategyNumber)
+				b->empty = true;
+			return;
+		}
+		if (TIMESTAMP_IS_NOEND(t))
+		{
+			if (strat == BTGreaterStrategyNumber || strat == BTGreaterEqualStrategyNumber)
+				b->empty = true;
+			return;
+		}
+		us = WideTimestampToUnix(t);
+		/* floor and ceiling of us / unit */
+		fl = us / p->unit - (us % p->unit < 0 ? 1 : 0);
+		ce = fl + (us - fl * p->unit != 0 ? 1 : 0);
+		switch (strat)
+		{
+			case BTGreaterEqualStrategyNumber:
+				lo = ce < 0 ? 0 : (uint64) ce, has_lo = true;
+				break;
+			case BTGreaterStrategyNumber:
+				lo = fl + 1 < 0 ? 0 : (uint64) (fl + 1), has_lo = true;
+				break;
+			case BTLessStrategyNumber:
+				hi = ce < 0 ? 0 : (uint64) ce, has_hi = true;
+				break;
+			case BTLessEqualStrategyNumber:
+				hi = fl + 1 < 0 ? 0 : (uint64) (fl + 1), has_hi = true;
+				break;
+		}
+	}
+	if (has_lo && lo > b->lo)
+		b->lo = lo;
+	if (has_hi && dom != 0 && hi >= dom)
+		has_hi = false;
+	if (has_hi && (b->hi_inf || hi < b->hi))
+	{
+		b->hi = hi;
+		b->hi_inf = false;
+	}
+	if (dom != 0 && b->lo >= dom)
+		b->empty = true;
+	if (!b->hi_inf && b->lo >= b->hi)
+		b->empty = true;
+}
+
+static void
+append_u(StringInfo buf, uint64 v, int width)
+{
+	char		digits[24];
+	int			n = 0;
+
+	do
+	{
+		digits[n++] = '0' + (v % 10);
+		v /= 10;
+	} while (v > 0);
+	for (int i = n; i < width; i++)
+		appendStringInfoChar(buf, '0');
+	while (n > 0)
+		appendStringInfoChar(buf, digits[--n]);
+}
+
+/*
+ * encode_eq -- a key-condition value of "part = d" as the part's bytes, or
+ * false if no row key can hold it (out of range, between two units).
+ */
+static bool
+encode_eq(const WideRowShape *s, int part, Datum d, Oid type, StringInfo buf)
+{
+	const WideRowPart *p = &s->parts[part];
+
+	if (p->kind == WIDE_PART_TEXT)
+	{
+		WideRowKeyPart(s, part, d, buf);
+		return true;
+	}
+	if (p->kind == WIDE_PART_INT)
+	{
+		int64		x = int_value(d, type);
+
+		if ((p->type == INT2OID && (x < PG_INT16_MIN || x > PG_INT16_MAX)) ||
+			(p->type == INT4OID && (x < PG_INT32_MIN || x > PG_INT32_MAX)))
+			return false;
+		if (p->width == 0)
+			append_u(buf, (uint64) x + ((uint64) 1 << 63), 20);
+		else if (x < 0 || (uint64) x >= pow10_u(p->width))
+			return false;
+		else
+			append_u(buf, (uint64) x, p->width);
+		return true;
+	}
+	else
+	{
+		Timestamp	t = DatumGetTimestamp(d);
+		int64		us;
+
+		if (TIMESTAMP_NOT_FINITE(t))
+			return false;
+		us = WideTimestampToUnix(t);
+		if (us < 0 || us % p->unit != 0 || (uint64) (us / p->unit) >= pow10_u(p->width))
+			return false;
+		append_u(buf, p->reversed ? pow10_u(p->width) - 1 - (uint64) (us / p->unit) :
+				 (uint64) (us / p->unit), p->width);
+		return true;
+	}
+}
+
+typedef struct KeyBytes
+{
+	char	   *data;
+	uint32		len;
+} KeyBytes;
+
+static int
+cmp_keybytes(const void *a, const void *b)
+{
+	const KeyBytes *x = a,
+			   *y = b;
+	int			c = memcmp(x->data, y->data, Min(x->len, y->len));
+
+	return c != 0 ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+/* the least key greater than every key that begins with p; false: none */
+static bool
+prefix_end(const char *p, uint32 len, StringInfo out)
+{
+	while (len > 0 && (unsigned char) p[len - 1] == 0xFF)
+		len--;
+	if (len == 0)
+		return false;
+	resetStringInfo(out);
+	appendBinaryStringInfo(out, p, len);
+	out->data[len - 1]++;
+	return true;
+}
+
+static void
+add_range(RowsScan *st, int *cap, const char *start, uint32 startlen, bool has_start,
+		  const char *end, uint32 endlen, bool has_end, bool point)
+{
+	WideKeyRange *r;
+
+	if (st->nranges == *cap)
+	{
+		*cap *= 2;
+		st->ranges = repalloc(st->ranges, sizeof(WideKeyRange) * *cap);
+	}
+	r = &st->ranges[st->nranges++];
+	memset(r, 0, sizeof(*r));
+	r->has_start = has_start;
+	r->start_incl = true;
+	r->start = has_start ? pnstrdup(start, startlen) : NULL;
+	r->startlen = has_start ? startlen : 0;
+	r->has_end = has_end;
+	r->end_incl = point;
+	r->end = has_end ? pnstrdup(end, endlen) : NULL;
+	r->endlen = has_end ? endlen : 0;
+	r->is_point = point;
+}
+
+/*
+ * build_ranges -- the ranges of the key conditions' current values, in
+ * key order, in st->ranges; none if no row can match.
+ */
+static void
+build_ranges(RowsScan *st, ExprContext *econtext)
+{
+	const WideRowShape *s = st->shape;
+	List	   *eqvals[WIDE_ROWS_MAX_PARTS] = {0};
+	bool		has_eq[WIDE_ROWS_MAX_PARTS] = {0};
+	PartBounds bounds[WIDE_ROWS_MAX_PARTS];
+	ListCell   *lm,
+			   *lv;
+	KeyBytes   *prefixes;
+	int			nprefixes = 1;
+	int			cap = 16;
+	int			part;
+	StringInfoData buf,
+				end;
+
+	memset(bounds, 0, sizeof(bounds));
+	for (int i = 0; i < WIDE_ROWS_MAX_PARTS; i++)
+		bounds[i].hi_inf = true;
+	st->nranges = 0;
+	st->ranges = palloc(sizeof(WideKeyRange) * cap);
+	initStringInfo(&buf);
+	initStringInfo(&end);
+
+	forboth(lm, st->meta, lv, st->values)
+	{
+		List	   *m = lfirst(lm);
+		int			p = linitial_int(m);
+		int			strat = lsecond_int(m);
+		bool		is_array = lthird_int(m);
+		ExprState  *es = lfirst(lv);
+		bool		isnull;
+		Datum		d = ExecEvalExpr(es, econtext, &isnull);
+		Oid			type = exprType((Node *) es->expr);
+
+		if (isnull)
+			return;				/* a comparison with NULL is never true */
+		if (strat == BTEqualStrategyNumber)
+		{
+			List	   *vals = NIL;
+
+			if (has_eq[p])
+				continue;		/* the first equality decides; the filter the rest */
+			if (is_array)
+			{
+				ArrayType  *a = DatumGetArrayTypeP(d);
+				int16		typlen;
+				bool		typbyval;
+				char		typalign;
+				Datum	   *elems;
+				bool	   *nulls;
+				int			n;
+
+				type = ARR_ELEMTYPE(a);
+				get_typlenbyvalalign(type, &typlen, &typbyval, &typalign);
+				deconstruct_array(a, type, typlen, typbyval, typalign, &elems, &nulls, &n);
+				for (int i = 0; i < n; i++)
+				{
+					if (nulls[i])
+						continue;
+					resetStringInfo(&buf);
+					if (encode_eq(s, p, elems[i], type, &buf))
+					{
+						KeyBytes   *k = palloc(sizeof(KeyBytes));
+
+						if (p < s->nparts - 1)
+							appendStringInfoChar(&buf, s->sep);
+						k->data = pnstrdup(buf.data, buf.len);
+						k->len = buf.len;
+						vals = lappend(vals, k);
+					}
+				}
+			}
+			else
+			{
+				resetStringInfo(&buf);
+				if (encode_eq(s, p, d, type, &buf))
+				{
+					KeyBytes   *k = palloc(sizeof(KeyBytes));
+
+					if (p < s->nparts - 1)
+						appendStringInfoChar(&buf, s->sep);
+					k->data = pnstrdup(buf.data, buf.len);
+					k->len = buf.len;
+					vals = lappend(vals, k);
+				}
+			}
+			if (vals == NIL)
+				return;			/* no row key holds any of the values */
+			has_eq[p] = true;
+			eqvals[p] = vals;
+		}
+		else
+			bound(&s->parts[p], strat, d, type, &bounds[p]);
+	}
+
+	/* prefixes of the parts with equalities, from the first on */
+	prefixes = palloc(sizeof(KeyBytes));
+	prefixes[0].data = "";
+	prefixes[0].len = 0;
+	for (part = 0; part < s->nparts && has_eq[part]; part++)
+	{
+		int			nv = list_length(eqvals[part]);
+		KeyBytes   *vals = palloc(sizeof(KeyBytes) * nv);
+		KeyBytes   *next;
+		int			k = 0,
+					nn = 0;
+		ListCell   *lc;
+
+		if (bounds[part].empty)
+			return;
+		foreach(lc, eqvals[part])
+			vals[k++] = *(KeyBytes *) lfirst(lc);
+		qsort(vals, nv, sizeof(KeyBytes), cmp_keybytes);
+		for (int i = 0; i < nv; i++)
+			if (nn == 0 || cmp_keybytes(&vals[nn - 1], &vals[i]) != 0)
+				vals[nn++] = vals[i];
+		if ((double) nprefixes * nn > 1000000)
+			break;				/* too many: read the prefixes so far */
+		next = palloc(sizeof(KeyBytes) * nprefixes * nn);
+		k = 0;
+		for (int i = 0; i < nprefixes; i++)
+			for (int j = 0; j < nn; j++)
+			{
+				next[k].len = prefixes[i].len + vals[j].len;
+				next[k].data = palloc(next[k].len);
+				memcpy(next[k].data, prefixes[i].data, prefixes[i].len);
+				memcpy(next[k].data + prefixes[i].len, vals[j].data, vals[j].len);
+				k++;
+			}
+		prefixes = next;
+		nprefixes = k;
+	}
+
+	for (int i = 0; i < nprefixes; i++)
+	{
+		const KeyBytes *pre = &prefixes[i];
+
+		if (part == s->nparts)
+		{
+			/* every part equal: one row key */
+			add_range(st, &cap, pre->data, pre->len, true, pre->data, pre->len, true, true);
+		}
+		else if (bounds[part].any && s->parts[part].kind != WIDE_PART_TEXT &&
+				 has_eq[part] == false)
+		{
+			const WideRowPart *p = &s->parts[part];
+			PartBounds *b = &bounds[part];
+			int			w = p->kind == WIDE_PART_INT && p->width == 0 ? 20 : p->width;
+			uint64		dlo,
+						dhi;
+			bool		dhi_inf;
+
+			if (b->empty)
+				return;
+			if (p->reversed)
+			{
+				/* u in [lo, hi)  <=>  digits in [D - hi, D - lo) */
+				uint64		dom = pow10_u(p->width);
+
+				dlo = b->hi_inf ? 0 : dom - b->hi;
+				dhi = dom - b->lo;
+				dhi_inf = (b->lo == 0);
+			}
+			else
+			{
+				dlo = b->lo;
+				dhi = b->hi;
+				dhi_inf = b->hi_inf;
+			}
+			resetStringInfo(&buf);
+			appendBinaryStringInfo(&buf, pre->data, pre->len);
+			append_u(&buf, dlo, w);
+			if (!dhi_inf)
+			{
+				resetStringInfo(&end);
+				appendBinaryStringInfo(&end, pre->data, pre->len);
+				append_u(&end, dhi, w);
+				add_range(st, &cap, buf.data, buf.len, true, end.data, end.len, true, false);
+			}
+			else
+			{
+				bool		has_end = prefix_end(pre->data, pre->len, &end);
+
+				add_range(st, &cap, buf.data, buf.len, true, end.data, end.len, has_end, false);
+			}
+		}
+		else
+		{
+			bool		has_end = prefix_end(pre->data, pre->len, &end);
+
+			add_range(st, &cap, pre->data, pre->len, pre->len > 0,
+					  end.data, end.len, has_end, false);
+		}
+	}
+}
+
+/* ----------------------------------------------------------------
+ *	Reading cells
+ * ----------------------------------------------------------------
+ */
+
+static void
+close_reader(RowsScan *st)
+{
+	if (st->reader != NULL)
+		WideReaderEnd(st->reader);
+	st->reader = NULL;
+}
+
+/* the next cell of the family in the ranges, or NULL */
+static const WideCell *
+next_cell(RowsScan *st)
+{
+	const WideCell *c;
+	MemoryContext old = MemoryContextSwitchTo(st->readcxt);
+
+	for (;;)
+	{
+		if (st->reader == NULL)
+		{
+			WideKeyRange hull;
+
+			if (st->nextrange >= st->nranges)
+			{
+				c = NULL;
+				break;
+			}
+			if (st->nranges == 1)
+				st->reader = WideReaderBegin(st->cells, st->snapshot, WideReaderNow(),
+											 &st->ranges[0]);
+			else
+			{
+				hull = st->ranges[0];
+				hull.has_end = st->ranges[st->nranges - 1].has_end;
+				hull.end = st->ranges[st->nranges - 1].end;
+				hull.endlen = st->ranges[st->nranges - 1].endlen;
+				hull.end_incl = st->ranges[st->nranges - 1].end_incl;
+				hull.is_point = false;
+				st->reader = WideReaderBeginRanges(st->cells, st->snapshot,
+												   WideReaderNow(), &hull, NULL);
+				WideReaderNextRange(st->reader, &st->ranges[0]);
+			}
+			WideReaderSetFilter(st->reader, WideColumnFilterKeep, &st->columns);
+			if (!st->by_version)
+				WideReaderLatest(st->reader, 1);
+			st->nextrange = 1;
+			st->nseeks++;
+		}
+		c = WideReaderNext(st->reader);
+		if (c != NULL)
+		{
+			if (WideColumnFilterMatch(&st->columns, c))
+				break;
+			continue;
+		}
+		if (st->nextrange >= st->nranges)
+			break;
+		WideReaderNextRange(st->reader, &st->ranges[st->nextrange++]);
+		st->nseeks++;
+	}
+	MemoryContextSwitchTo(old);
+	if (c != NULL)
+		st->ncells++;
+	return c;
+}
+
+/* the value of a cell as a datum of its column, in the current context */
+static Datum
+cell_value(RowsScan *st, const WideCell *c, AttrNumber att)
+{
+	Datum		v;
+
+	if (c->kind == WIDE_KIND_MERGE || c->kind == WIDE_KIND_ADD)
+		v = WideAggToValue(st->schema, c);
+	else
+		v = WideBytesToValue(st->schema, c->value, c->vallen);
+	return WideRowValueOut(st->shape, st->schema, &st->shape->cols[att - 1], v);
+}
+
+static int
+cmp_version(const void *a, const void *b)
+{
+	const RowsVersion *x = a,
+			   *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts > y->ts ? -1 : 1;
+	return x->order - y->order;
+}
+
+/*
+ * next_row -- assemble the next row into values/isnull (natts of them);
+ * false at the end.  Datums live in st->rowcxt until the next call.
+ */
+static bool
+next_row(RowsScan *st, Datum *values, bool *isnull)
+{
+	const WideRowShape *s = st->shape;
+	MemoryContext old;
+
+	if (st->by_version && st->nextversion < st->nversions)
+		goto emit_version;
+	if (st->done)
+		return false;
+
+	MemoryContextReset(st->rowcxt);
+	old = MemoryContextSwitchTo(st->rowcxt);
+	for (int i = 0; i < s->natts; i++)
+		isnull[i] = true;
+	st->keylen = 0;
+	st->nversions = 0;
+	st->nextversion = 0;
+	for (;;)
+	{
+		const WideCell *c = st->pending ? st->pending : next_cell(st);
+		AttrNumber	att;
+
+		st->pending = NULL;
+		if (c == NULL)
+		{
+			st->done = true;
+			break;
+		}
+		if (st->keylen > 0 &&
+			(c->keylen != st->keylen || memcmp(c->key, st->key, c->keylen) != 0))
+		{
+			st->pending = c;	/* the next row's */
+			break;
+		}
+		if (st->keylen == 0)
+		{
+			if (c->keylen > st->keycap)
+			{
+				st->keycap = Max(c->keylen, 64);
+				st->key = MemoryContextAlloc(GetMemoryChunkContext(st), st->keycap);
+			}
+			memcpy(st->key, c->key, c->keylen);
+			st->keylen = c->keylen;
+		}
+		att = WideRowColumnOf(s, c->qual, c->quallen);
+		if (att == 0)
+			continue;			/* a qualifier the form has no column for */
+		if (!st->by_version)
+		{
+			if (isnull[att - 1])
+			{
+				values[att - 1] = cell_value(st, c, att);
+				isnull[att - 1] = false;
+			}
+		}
+		else
+		{
+			RowsVersion *v;
+
+			if (st->nversions == st->capversions)
+			{
+				st->capversions = Max(64, st->capversions * 2);
+				st->versions = st->versions == NULL ?
+					MemoryContextAlloc(GetMemoryChunkContext(st),
+									   sizeof(RowsVersion) * st->capversions) :
+					repalloc(st->versions, sizeof(RowsVersion) * st->capversions);
+			}
+			v = &st->versions[st->nversions];
+			v->ts = c->ts;
+			v->att = att;
+			v->order = st->nversions;
+			v->value = cell_value(st, c, att);
+			st->nversions++;
+		}
+	}
+	if (st->keylen == 0)
+	{
+		MemoryContextSwitchTo(old);
+		return false;
+	}
+	WideRowKeyDecode(s, st->key, st->keylen, st->keyvalues, st->keynulls);
+	MemoryContextSwitchTo(old);
+	if (!st->by_version)
+	{
+		for (int i = 0; i < s->nparts; i++)
+		{
+			int			a = s->parts[i].attnum - 1;
+
+			values[a] = st->keyvalues[a];
+			isnull[a] = false;
+		}
+		st->nrows++;
+		return true;
+	}
+	if (st->nversions == 0)
+		return next_row(st, values, isnull);	/* only unknown qualifiers */
+	qsort(st->versions, st->nversions, sizeof(RowsVersion), cmp_version);
+
+emit_version:
+	{
+		int64		ts = st->versions[st->nextversion].ts;
+
+		for (int i = 0; i < s->natts; i++)
+			isnull[i] = true;
+		for (int i = 0; i < s->nparts; i++)
+		{
+			int			a = s->parts[i].attnum - 1;
+
+			values[a] = st->keyvalues[a];
+			isnull[a] = false;
+		}
+		values[s->ts_attnum - 1] = TimestampTzGetDatum(WideUnixToTimestamp(ts));
+		isnull[s->ts_attnum - 1] = false;
+		while (st->nextversion < st->nversions && st->versions[st->nextversion].ts == ts)
+		{
+			RowsVersion *v = &st->versions[st->nextversion++];
+
+			/* the newest write of a column at one time wins: merged already */
+			if (isnull[v->att - 1])
+			{
+				values[v->att - 1] = v->value;
+				isnull[v->att - 1] = false;
+			}
+		}
+		st->nrows++;
+		return true;
+	}
+}
+
+/*
+ * WideRowsBegin -- a scan of a row form's rows (reading columns "needed",
+ * or all), for the executor, ANALYZE and UPDATE/DELETE.
+ */
+static RowsScan *
+rows_begin(WideRowShape *shape, Snapshot snapshot, List *needed, bool exist_by_needed)
+{
+	RowsScan   *st = palloc0(sizeof(RowsScan));
+	WideBytes  *quals;
+	int			n = 0;
+
+	st->shape = shape;
+	st->cells = WideRowCellsOpen(shape, AccessShareLock, ACL_SELECT);
+	st->schema = WideGetSchema(st->cells);
+	st->snapshot = snapshot;
+	st->by_version = shape->ts_attnum > 0 && !shape->ts_in_key;
+	st->readcxt = AllocSetContextCreate(CurrentMemoryContext, "wide rows reader",
+										ALLOCSET_DEFAULT_SIZES);
+	st->rowcxt = AllocSetContextCreate(CurrentMemoryContext, "wide rows row",
+									   ALLOCSET_DEFAULT_SIZES);
+	st->keyvalues = palloc0(sizeof(Datum) * shape->natts);
+	st->keynulls = palloc0(sizeof(bool) * shape->natts);
+
+	/* the family's cells of the columns read */
+	WideColumnFilterReset(&st->columns);
+	st->columns.fam_active = true;
+	st->columns.nfams = 1;
+	st->columns.fams = palloc(sizeof(WideBytes));
+	st->columns.fams[0].data = shape->family;
+	st->columns.fams[0].len = shape->famlen;
+	st->columns.qual_active = true;
+	quals = palloc(sizeof(WideBytes) * Max(shape->nvalues, 1));
+	for (int i = 0; i < shape->nvalues; i++)
+	{
+		AttrNumber	a = shape->by_qual[i];
+
+		if (exist_by_needed && needed != NIL && !list_member_int(needed, a))
+			continue;
+		quals[n].data = shape->cols[a - 1].qual;
+		quals[n].len = shape->cols[a - 1].quallen;
+		n++;
+	}
+	st->columns.quals = quals;
+	st->columns.nquals = n;
+	return st;
+}
+
+static void
+rows_end(RowsScan *st)
+{
+	close_reader(st);
+	table_close(st->cells, NoLock);
+}
+
+/* start again: the ranges are the caller's (st->ranges) */
+static void
+rows_restart(RowsScan *st)
+{
+	close_reader(st);
+	MemoryContextReset(st->readcxt);
+	st->nextrange = 0;
+	st->pending = NULL;
+	st->done = false;
+	st->nversions = 0;
+	st->nextversion = 0;
+	st->started = true;
+}
+
+/* ----------------------------------------------------------------
+ *	The executor's callbacks
+ * ----------------------------------------------------------------
+ */
+
+static void
+rows_begin_scan(ForeignScanState *node, int eflags)
+{
+	ForeignScan *plan = (ForeignScan *) node->ss.ps.plan;
+	List	   *needed = linitial(plan->fdw_private);
+	List	   *meta = lsecond(plan->fdw_private);
+	bool		exist_by_needed = intVal(lthird(plan->fdw_private));
+	RowsScan   *st;
+
+	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
+		return;
+	st = rows_begin(WideRowShapeGet(RelationGetRelid(node->ss.ss_currentRelation)),
+					node->ss.ps.state->es_snapshot, needed, exist_by_needed);
+	st->meta = meta;
+	st->values = ExecInitExprList(plan->fdw_exprs, (PlanState *) node);
+	node->fdw_state = st;
+}
+
+static TupleTableSlot *
+rows_iterate(ForeignScanState *node)
+{
+	RowsScan   *st = node->fdw_state;
+	TupleTableSlot *slot = node->ss.ss_ScanTupleSlot;
+
+	if (!st->started)
+	{
+		MemoryContext old = MemoryContextSwitchTo(st->readcxt);
+
+		rows_restart(st);
+		build_ranges(st, node->ss.ps.ps_ExprContext);
+		MemoryContextSwitchTo(old);
+	}
+	ExecClearTuple(slot);
+	if (!next_row(st, slot->tts_values, slot->tts_isnull))
+		return slot;
+	ExecStoreVirtualTuple(slot);
+	return slot;
+}
+
+static void
+rows_rescan(ForeignScanState *node)
+{
+	RowsScan   *st = node->fdw_state;
+
+	close_reader(st);
+	st->started = false;
+}
+
+static void
+rows_end_scan(ForeignScanState *node)
+{
+	RowsScan   *st = node->fdw_state;
+
+	if (st != NULL)
+		rows_end(st);
+}
+
+static void
+rows_explain(ForeignScanState *node, ExplainState *es)
+{
+	ForeignScan *plan = (ForeignScan *) node->ss.ps.plan;
+	WideRowShape *s = WideRowShapeGet(RelationGetRelid(node->ss.ss_currentRelation));
+	List	   *meta = lsecond(plan->fdw_private);
+	StringInfoData b;
+	ListCell   *lc;
+	RowsScan   *st = node->fdw_state;
+
+	ExplainPropertyText("Wide Table", get_rel_name(s->cells), es);
+	ExplainPropertyText("Family", s->family, es);
+	initStringInfo(&b);
+	foreach(lc, meta)
+	{
+		List	   *m = lfirst(lc);
+		int			part = linitial_int(m);
+		int			strat = lsecond_int(m);
+		static const char *const ops[] = {"", "<", "<=", "=", ">=", ">"};
+
+		if (b.len > 0)
+			appendStringInfoString(&b, ", ");
+		appendStringInfo(&b, "%s %s%s",
+						 get_attname(s->relid, s->parts[part].attnum, false),
+						 ops[strat], lthird_int(m) ? " ANY" : "");
+	}
+	ExplainPropertyText("Row Keys", b.len > 0 ? b.data : "all", es);
+	if (es->analyze && st != NULL)
+	{
+		ExplainPropertyInteger("Seeks", NULL, (int64) st->nseeks, es);
+		ExplainPropertyInteger("Cells Read", NULL, (int64) st->ncells, es);
+	}
+}
+
+/* ----------------------------------------------------------------
+ *	ANALYZE
+ * ----------------------------------------------------------------
+ */
+
+static int
+rows_sample(Relation rel, int elevel, HeapTuple *rows, int targrows,
+			double *totalrows, double *totaldeadrows)
+{
+	WideRowShape *shape = WideRowShapeGet(RelationGetRelid(rel));
+	TupleDesc	desc = RelationGetDescr(rel);
+	Snapshot	snap = RegisterSnapshot(GetTransactionSnapshot());
+	RowsScan   *st = rows_begin(shape, snap, NIL, false);
+	Datum	   *values = palloc(sizeof(Datum) * desc->natts);
+	bool	   *isnull = palloc(sizeof(bool) * desc->natts);
+	ReservoirStateData rstate;
+	double		seen = 0;
+	int			n = 0;
+	int			cap = 4;
+
+	st->ranges = palloc0(sizeof(WideKeyRange) * cap);
+	st->nranges = 1;			/* everything */
+	rows_restart(st);
+	reservoir_init_selection_state(&rstate, targrows);
+	while (next_row(st, values, isnull))
+	{
+		vacuum_delay_point();
+		if (n < targrows)
+			rows[n++] = heap_form_tuple(desc, values, isnull);
+		else
+		{
+			double		skip = reservoir_get_next_S(&rstate, seen, targrows);
+
+			if (skip < 1)
+			{
+				int			k = (int) (targrows * sampler_random_fract(&rstate.randstate));
+
+				heap_freetuple(rows[k]);
+				rows[k] = heap_form_tuple(desc, values, isnull);
+			}
+			/* (skipping rows would save only their tuples: they are read anyway) */
+		}
+		seen += 1;
+	}
+	rows_end(st);
+	UnregisterSnapshot(snap);
+	*totalrows = seen;
+	*totaldeadrows = 0;
+	ereport(elevel,
+			(errmsg("\"%s\": %.0f rows read, %d in the sample",
+					RelationGetRelationName(rel), seen, n)));
+	return n;
+}
+
+static bool
+rows_analyze(Relation rel, AcquireSampleRowsFunc *func, BlockNumber *totalpages)
+{
+	WideRowShape *shape = WideRowShapeGet(RelationGetRelid(rel));
+	Relation	crel = WideRowCellsOpen(shape, AccessShareLock, ACL_SELECT);
+
+	*totalpages = RelationGetNumberOfBlocks(crel);
+	table_close(crel, AccessShareLock);
+	*func = rows_sample;
+	return true;
+}
+
+/* ----------------------------------------------------------------
+ *	The handler
+ * ----------------------------------------------------------------
+ */
+
+Datum
+wide_rows_handler(PG_FUNCTION_ARGS)
+{
+	FdwRoutine *r = makeNode(FdwRoutine);
+
+	r->GetForeignRelSize = WideRowsGetRelSize;
+	r->GetForeignPaths = WideRowsGetPaths;
+	r->GetForeignPlan = WideRowsGetPlan;
+	r->BeginForeignScan = rows_begin_scan;
+	r->IterateForeignScan = rows_iterate;
+	r->ReScanForeignScan = rows_rescan;
+	r->EndForeignScan = rows_end_scan;
+	r->ExplainForeignScan = rows_explain;
+	r->AnalyzeForeignTable = rows_analyze;
+	WideRowsModifyRoutine(r);
+	PG_RETURN_POINTER(r);
+}

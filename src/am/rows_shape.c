@@ -1,0 +1,723 @@
+/*-------------------------------------------------------------------------
+ *
+ * rows_shape.c
+ *	  The row form's declaration: the foreign table's options checked and
+ *	  read into a WideRowShape, the row key's codec, and values between a
+ *	  column's type and the wide table's value column.
+ *
+ * Options of the foreign table (SERVER wide_rows):
+ *	  cells		the wide table holding the cells (required)
+ *	  family	the family whose qualifiers are the columns (required)
+ *	  key		the key columns, comma-separated, in key order (required)
+ *	  separator	one byte between key parts (default '#')
+ *	  timestamp	the column written as the cells' timestamp (default: the
+ *				first timestamp key part; none: the server's time)
+ * Options of a column:
+ *	  qualifier	its qualifier (default: the column's name)
+ *	  width		key part: digits of an integer or a time (default: any
+ *				bigint as 20 digits, offset by 2^63; times: 10, 13 or 16
+ *				digits for s, ms, us)
+ *	  unit		time key part: s, ms or us (default s)
+ *	  reversed	time key part: newest first, written 10^width - 1 - t
+ *
+ * The row key.  Parts are joined by the separator, as wide.key() joins
+ * them: a text part with the separator or \ inside is escaped by \, so the
+ * keys of one value of the first part are exactly the keys that begin with
+ * it and the separator; integer and time parts are fixed-width digits, so
+ * their order is the key's order and a range of them is a range of keys.
+ * A time part holds whole units: a timestamp between two is refused, not
+ * rounded (the reading would come back at another time).
+ *
+ * Values.  A value column has the wide table's value type, or any type
+ * when the value column is bytea: then the cell holds the type's binary
+ * form (int8 and float8 as 8 big-endian bytes, as Bigtable's clients write
+ * them; text as its bytes).
+ *
+ * IDENTIFICATION
+ *	  src/am/rows_shape.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/reloptions.h"
+#include "access/table.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_foreign_table.h"
+#include "catalog/pg_type.h"
+#include "commands/defrem.h"
+#include "foreign/foreign.h"
+#include "miscadmin.h"
+#include "utils/regproc.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/rls.h"
+#include "utils/timestamp.h"
+#include "utils/varlena.h"
+
+#include "am/am.h"
+#include "am/rows.h"
+
+PG_FUNCTION_INFO_V1(wide_rows_validator);
+
+static const char *const table_options[] = {"cells", "family", "key", "separator", "timestamp"};
+static const char *const column_options[] = {"qualifier", "width", "unit", "reversed"};
+
+static bool
+option_known(const char *name, const char *const *names, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(name, names[i]) == 0)
+			return true;
+	return false;
+}
+
+static int
+parse_width(const char *s)
+{
+	char	   *end;
+	long		w = strtol(s, &end, 10);
+
+	if (*s == '\0' || *end != '\0' || w < 1 || w > 19)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("width must be a number of digits from 1 to 19, not \"%s\"", s)));
+	return (int) w;
+}
+
+static int64
+parse_unit(const char *s)
+{
+	if (strcmp(s, "s") == 0)
+		return USECS_PER_SEC;
+	if (strcmp(s, "ms") == 0)
+		return 1000;
+	if (strcmp(s, "us") == 0)
+		return 1;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("unit must be s, ms or us, not \"%s\"", s)));
+	return 0;
+}
+
+/*
+ * wide_rows_validator -- the options of the wide_rows wrapper, its server
+ * and its foreign tables and their columns, checked one by one (the
+ * columns' types are checked when the table is first used).
+ */
+Datum
+wide_rows_validator(PG_FUNCTION_ARGS)
+{
+	List	   *options = untransformRelOptions(PG_GETARG_DATUM(0));
+	Oid			catalog = PG_GETARG_OID(1);
+	ListCell   *lc;
+
+	foreach(lc, options)
+	{
+		DefElem    *def = lfirst_node(DefElem, lc);
+		const char *val = defGetString(def);
+
+		if (catalog == ForeignTableRelationId)
+		{
+			if (!option_known(def->defname, table_options, lengthof(table_options)))
+				ereport(ERROR,
+						(errcode(ERRCODE_FDW_INVALID_OPTION_NAME),
+						 errmsg("invalid option \"%s\" of a wide_rows table", def->defname),
+						 errhint("A wide_rows table takes cells, family, key, separator and timestamp.")));
+			if (strcmp(def->defname, "separator") == 0 && strlen(val) != 1)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("separator must be one byte, not \"%s\"", val)));
+			if (strcmp(def->defname, "separator") == 0 && *val == '\\')
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("separator cannot be \\"),
+						 errdetail("\\ escapes the separator inside text key parts.")));
+			if (strcmp(def->defname, "family") == 0 &&
+				(strlen(val) == 0 || strlen(val) > WIDE_MAX_FAMILY_NAME))
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("invalid family name \"%s\"", val)));
+		}
+		else if (catalog == AttributeRelationId)
+		{
+			if (!option_known(def->defname, column_options, lengthof(column_options)))
+				ereport(ERROR,
+						(errcode(ERRCODE_FDW_INVALID_OPTION_NAME),
+						 errmsg("invalid option \"%s\" of a wide_rows column", def->defname),
+						 errhint("A column takes qualifier, and a key column width, unit and reversed.")));
+			if (strcmp(def->defname, "width") == 0)
+				(void) parse_width(val);
+			else if (strcmp(def->defname, "unit") == 0)
+				(void) parse_unit(val);
+			else if (strcmp(def->defname, "reversed") == 0)
+				(void) defGetBoolean(def);
+			else if (strcmp(def->defname, "qualifier") == 0 &&
+					 strlen(val) > WIDE_MAX_QUALIFIER)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("qualifier is longer than %d bytes", WIDE_MAX_QUALIFIER)));
+		}
+		else
+			ereport(ERROR,
+					(errcode(ERRCODE_FDW_INVALID_OPTION_NAME),
+					 errmsg("invalid option \"%s\"", def->defname),
+					 errhint("The wide_rows wrapper and its servers take no options; its foreign tables do.")));
+	}
+	PG_RETURN_VOID();
+}
+
+static const char *
+table_option(List *options, const char *name)
+{
+	ListCell   *lc;
+
+	foreach(lc, options)
+	{
+		DefElem    *def = lfirst_node(DefElem, lc);
+
+		if (strcmp(def->defname, name) == 0)
+			return defGetString(def);
+	}
+	return NULL;
+}
+
+static void shape_error(Oid relid, const char *msg, const char *hint) pg_attribute_noreturn();
+
+static void
+shape_error(Oid relid, const char *msg, const char *hint)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+			 errmsg("wide_rows table \"%s\": %s", get_rel_name(relid), msg),
+			 hint ? errhint("%s", hint) : 0));
+}
+
+static int
+cmp_qual(const void *a, const void *b, void *arg)
+{
+	const WideRowShape *s = arg;
+	const WideRowCol *x = &s->cols[*(const AttrNumber *) a - 1];
+	const WideRowCol *y = &s->cols[*(const AttrNumber *) b - 1];
+	int			c = memcmp(x->qual, y->qual, Min(x->quallen, y->quallen));
+
+	return c != 0 ? c : (x->quallen > y->quallen) - (x->quallen < y->quallen);
+}
+
+/*
+ * WideRowShapeGet -- the row form of a foreign table of the wide_rows
+ * server: checked against the wide table it names, and allocated in the
+ * current memory context.
+ */
+WideRowShape *
+WideRowShapeGet(Oid relid)
+{
+	ForeignTable *ft = GetForeignTable(relid);
+	Relation	rel = table_open(relid, AccessShareLock);
+	TupleDesc	desc = RelationGetDescr(rel);
+	WideRowShape *s = palloc0(sizeof(WideRowShape));
+	const char *cells = table_option(ft->options, "cells");
+	const char *family = table_option(ft->options, "family");
+	const char *key = table_option(ft->options, "key");
+	const char *sep = table_option(ft->options, "separator");
+	const char *tscol = table_option(ft->options, "timestamp");
+	List	   *keycols;
+	ListCell   *lc;
+	Relation	crel;
+	const WideSchema *schema;
+	Oid			valtype;
+
+	s->relid = relid;
+	if (cells == NULL || family == NULL || key == NULL)
+		shape_error(relid, "the options cells, family and key are required",
+					"For example: OPTIONS (cells 'cpu_cells', family 'cpu', key 'host,time').");
+	s->cells = RangeVarGetRelid(makeRangeVarFromNameList(stringToQualifiedNameList(cells)),
+								NoLock, false);
+	if (!WideRelationIsWide(s->cells))
+		shape_error(relid, psprintf("\"%s\" is not a wide table", cells),
+					"The cells option names a table created USING wide.");
+	s->family = pstrdup(family);
+	s->famlen = strlen(family);
+	s->sep = sep ? sep[0] : '#';
+
+	crel = table_open(s->cells, AccessShareLock);
+	schema = WideGetSchema(crel);
+	valtype = schema->valtype;
+	if (WideSchemaFindFamily(schema, s->family, s->famlen) == NULL)
+		shape_error(relid, psprintf("wide table \"%s\" has no family \"%s\"",
+									RelationGetRelationName(crel), s->family),
+					psprintf("Create it first: SELECT wide.create_family('%s', '%s');",
+							 RelationGetRelationName(crel), s->family));
+	table_close(crel, AccessShareLock);
+
+	s->natts = desc->natts;
+	s->cols = palloc0(sizeof(WideRowCol) * desc->natts);
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		s->cols[i].type = att->atttypid;
+		s->cols[i].typlen = att->attlen;
+		s->cols[i].typbyval = att->attbyval;
+		s->cols[i].kind = att->attisdropped ? WIDE_COL_DROPPED : WIDE_COL_VALUE;
+	}
+
+	/* the key */
+	if (!SplitIdentifierString(pstrdup(key), ',', &keycols) || keycols == NIL)
+		shape_error(relid, psprintf("invalid key \"%s\"", key),
+					"List the key columns in order, separated by commas.");
+	if (list_length(keycols) > WIDE_ROWS_MAX_PARTS)
+		shape_error(relid, psprintf("a row key has at most %d parts", WIDE_ROWS_MAX_PARTS), NULL);
+	foreach(lc, keycols)
+	{
+		const char *name = lfirst(lc);
+		AttrNumber	attnum = get_attnum(relid, name);
+		WideRowPart *p = &s->parts[s->nparts];
+		List	   *copts;
+		ListCell   *lo;
+
+		if (attnum <= 0)
+			shape_error(relid, psprintf("key column \"%s\" does not exist", name), NULL);
+		if (s->cols[attnum - 1].kind == WIDE_COL_KEY)
+			shape_error(relid, psprintf("key column \"%s\" is named twice", name), NULL);
+		p->attnum = attnum;
+		p->type = s->cols[attnum - 1].type;
+		switch (p->type)
+		{
+			case TEXTOID:
+			case VARCHAROID:
+				p->kind = WIDE_PART_TEXT;
+				break;
+			case INT2OID:
+			case INT4OID:
+			case INT8OID:
+				p->kind = WIDE_PART_INT;
+				break;
+			case TIMESTAMPTZOID:
+			case TIMESTAMPOID:
+				p->kind = WIDE_PART_TIME;
+				p->unit = USECS_PER_SEC;
+				break;
+			default:
+				shape_error(relid, psprintf("key column \"%s\" has type %s", name,
+											format_type_be(p->type)),
+							"Key columns are text, varchar, smallint, integer, bigint, timestamptz or timestamp.");
+		}
+		copts = GetForeignColumnOptions(relid, attnum);
+		foreach(lo, copts)
+		{
+			DefElem    *def = lfirst_node(DefElem, lo);
+
+			if (strcmp(def->defname, "width") == 0 && p->kind != WIDE_PART_TEXT)
+				p->width = parse_width(defGetString(def));
+			else if (strcmp(def->defname, "unit") == 0 && p->kind == WIDE_PART_TIME)
+				p->unit = parse_unit(defGetString(def));
+			else if (strcmp(def->defname, "reversed") == 0 && p->kind == WIDE_PART_TIME)
+				p->reversed = defGetBoolean(def);
+			else
+				shape_error(relid, psprintf("key column \"%s\" cannot take option \"%s\"",
+											name, def->defname),
+							"Integer key columns take width; time key columns width, unit and reversed.");
+		}
+		if (p->kind == WIDE_PART_TIME && p->width == 0)
+			p->width = p->unit == USECS_PER_SEC ? 10 : p->unit == 1000 ? 13 : 16;
+		s->cols[attnum - 1].kind = WIDE_COL_KEY;
+		s->cols[attnum - 1].part = s->nparts;
+		s->nparts++;
+	}
+
+	/* the cells' timestamp */
+	s->ts_part = -1;
+	if (tscol != NULL)
+	{
+		s->ts_attnum = get_attnum(relid, tscol);
+		if (s->ts_attnum <= 0)
+			shape_error(relid, psprintf("timestamp column \"%s\" does not exist", tscol), NULL);
+		if (s->cols[s->ts_attnum - 1].type != TIMESTAMPTZOID &&
+			s->cols[s->ts_attnum - 1].type != TIMESTAMPOID)
+			shape_error(relid, psprintf("timestamp column \"%s\" is not a timestamp", tscol), NULL);
+	}
+	else
+		for (int i = 0; i < s->nparts; i++)
+			if (s->parts[i].kind == WIDE_PART_TIME)
+			{
+				s->ts_attnum = s->parts[i].attnum;
+				break;
+			}
+	if (s->ts_attnum > 0)
+	{
+		WideRowCol *c = &s->cols[s->ts_attnum - 1];
+
+		if (c->kind == WIDE_COL_KEY)
+		{
+			s->ts_in_key = true;
+			s->ts_part = c->part;
+		}
+		else
+			c->kind = WIDE_COL_TS;
+	}
+
+	/* the values */
+	s->by_qual = palloc(sizeof(AttrNumber) * desc->natts);
+	for (int i = 0; i < desc->natts; i++)
+	{
+		WideRowCol *c = &s->cols[i];
+		List	   *copts;
+		ListCell   *lo;
+		const char *qual = NameStr(TupleDescAttr(desc, i)->attname);
+
+		if (c->kind != WIDE_COL_VALUE)
+			continue;
+		copts = GetForeignColumnOptions(relid, i + 1);
+		foreach(lo, copts)
+		{
+			DefElem    *def = lfirst_node(DefElem, lo);
+
+			if (strcmp(def->defname, "qualifier") == 0)
+				qual = defGetString(def);
+			else
+				shape_error(relid, psprintf("column \"%s\" cannot take option \"%s\"",
+											NameStr(TupleDescAttr(desc, i)->attname),
+											def->defname),
+							"Only key columns take width, unit and reversed.");
+		}
+		c->qual = pstrdup(qual);
+		c->quallen = strlen(qual);
+		if (c->type == valtype)
+			c->binary = false;
+		else if (valtype == BYTEAOID)
+		{
+			bool		isvarlena;
+
+			c->binary = true;
+			getTypeBinaryOutputInfo(c->type, &c->sendfn, &isvarlena);
+			getTypeBinaryInputInfo(c->type, &c->recvfn, &c->ioparam);
+		}
+		else
+			shape_error(relid, psprintf("column \"%s\" has type %s, the values of \"%s\" are %s",
+										NameStr(TupleDescAttr(desc, i)->attname),
+										format_type_be(c->type), cells,
+										format_type_be(valtype)),
+						"A column has the wide table's value type, or any type when the value column is bytea.");
+		s->by_qual[s->nvalues++] = i + 1;
+	}
+	qsort_arg(s->by_qual, s->nvalues, sizeof(AttrNumber), cmp_qual, s);
+	for (int i = 1; i < s->nvalues; i++)
+		if (cmp_qual(&s->by_qual[i - 1], &s->by_qual[i], s) == 0)
+			shape_error(relid, psprintf("two columns have qualifier \"%s\"",
+										s->cols[s->by_qual[i] - 1].qual), NULL);
+	table_close(rel, AccessShareLock);
+	return s;
+}
+
+/*
+ * WideRowCellsOpen -- the wide table of a row form, opened with lockmode
+ * after checking that the current user has perm on it: the row form
+ * reads and writes its cells directly, so it is no way around the wide
+ * table's privileges or row level security.
+ */
+Relation
+WideRowCellsOpen(const WideRowShape *shape, LOCKMODE mode, AclMode perm)
+{
+	Relation	crel = table_open(shape->cells, mode);
+	AclResult	acl = pg_class_aclcheck(shape->cells, GetUserId(), perm);
+
+	if (acl != ACLCHECK_OK)
+		aclcheck_error(acl, OBJECT_TABLE, RelationGetRelationName(crel));
+	if (check_enable_rls(shape->cells, InvalidOid, false) == RLS_ENABLED)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("wide table \"%s\" has row level security: its row form \"%s\" cannot read or write it",
+						RelationGetRelationName(crel), get_rel_name(shape->relid)),
+				 errdetail("The row form reads cells without the table's policies.")));
+	return crel;
+}
+
+static void
+append_digits(StringInfo buf, uint64 v, int width)
+{
+	char		digits[24];
+	int			n = 0;
+
+	do
+	{
+		digits[n++] = '0' + (v % 10);
+		v /= 10;
+	} while (v > 0);
+	for (int i = n; i < width; i++)
+		appendStringInfoChar(buf, '0');
+	while (n > 0)
+		appendStringInfoChar(buf, digits[--n]);
+}
+
+static uint64
+pow10_u64(int n)
+{
+	uint64		v = 1;
+
+	while (n-- > 0)
+		v *= 10;
+	return v;
+}
+
+/*
+ * WideRowKeyPart -- append part "part" of a row key, the value d of its
+ * column, to buf (the separator is the caller's).
+ */
+void
+WideRowKeyPart(const WideRowShape *shape, int part, Datum d, StringInfo buf)
+{
+	const WideRowPart *p = &shape->parts[part];
+	const char *colname = get_attname(shape->relid, p->attnum, false);
+
+	switch (p->kind)
+	{
+		case WIDE_PART_TEXT:
+			{
+				text	   *t = DatumGetTextPP(d);
+				const char *s = VARDATA_ANY(t);
+				int			len = VARSIZE_ANY_EXHDR(t);
+
+				for (int i = 0; i < len; i++)
+				{
+					if (s[i] == shape->sep || s[i] == '\\')
+						appendStringInfoChar(buf, '\\');
+					appendStringInfoChar(buf, s[i]);
+				}
+				break;
+			}
+		case WIDE_PART_INT:
+			{
+				int64		v = p->type == INT2OID ? DatumGetInt16(d) :
+					p->type == INT4OID ? DatumGetInt32(d) : DatumGetInt64(d);
+
+				if (p->width == 0)
+					append_digits(buf, (uint64) v + ((uint64) 1 << 63), 20);
+				else
+				{
+					if (v < 0 || (uint64) v >= pow10_u64(p->width))
+						ereport(ERROR,
+								(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+								 errmsg("key column \"%s\": " INT64_FORMAT " does not fit in %d digits",
+										colname, v, p->width),
+								 errhint("Give the column a larger width, or none for any bigint.")));
+					append_digits(buf, (uint64) v, p->width);
+				}
+				break;
+			}
+		case WIDE_PART_TIME:
+			{
+				int64		us = WideTimestampToUnix(DatumGetTimestamp(d));
+				int64		v;
+
+				if (TIMESTAMP_NOT_FINITE(DatumGetTimestamp(d)) || us < 0)
+					ereport(ERROR,
+							(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+							 errmsg("key column \"%s\": a time before 1970 or infinite cannot be a key part",
+									colname)));
+				if (us % p->unit != 0)
+					ereport(ERROR,
+							(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+							 errmsg("key column \"%s\" holds whole %s, not %s", colname,
+									p->unit == USECS_PER_SEC ? "seconds" : "milliseconds",
+									DatumGetCString(DirectFunctionCall1(timestamptz_out, d))),
+							 errhint("Truncate the time, or declare the column with a finer unit (OPTIONS (unit 'ms') or 'us').")));
+				v = us / p->unit;
+				if ((uint64) v >= pow10_u64(p->width))
+					ereport(ERROR,
+							(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+							 errmsg("key column \"%s\": the time does not fit in %d digits",
+									colname, p->width)));
+				if (p->reversed)
+					v = (int64) (pow10_u64(p->width) - 1 - (uint64) v);
+				append_digits(buf, (uint64) v, p->width);
+				break;
+			}
+	}
+}
+
+static void key_error(const WideRowShape *shape, const char *key, uint32 len) pg_attribute_noreturn();
+
+static void
+key_error(const WideRowShape *shape, const char *key, uint32 len)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_EXCEPTION),
+			 errmsg("row key \"%s\" of wide table \"%s\" is not a key of its row form \"%s\"",
+					pnstrdup(key, Min(len, 200)), get_rel_name(shape->cells),
+					get_rel_name(shape->relid)),
+			 errdetail("Its key has %d parts joined by \"%c\".", shape->nparts, shape->sep),
+			 errhint("Delete or rewrite the cell through the wide table, e.g. SELECT wide.delete_row('%s', ...).",
+					 get_rel_name(shape->cells))));
+}
+
+static bool
+parse_digits(const char *s, int n, uint64 *v)
+{
+	*v = 0;
+	for (int i = 0; i < n; i++)
+	{
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		*v = *v * 10 + (s[i] - '0');
+	}
+	return true;
+}
+
+/*
+ * WideRowKeyDecode -- the key columns' values of a row key, by attnum - 1;
+ * other columns are left alone.  A key that is not of the shape is an
+ * error: a row the form cannot show is never skipped without a word.
+ */
+void
+WideRowKeyDecode(const WideRowShape *shape, const char *key, uint32 len,
+				 Datum *values, bool *isnull)
+{
+	uint32		pos = 0;
+
+	for (int i = 0; i < shape->nparts; i++)
+	{
+		const WideRowPart *p = &shape->parts[i];
+		bool		last = (i == shape->nparts - 1);
+		int			ai = p->attnum - 1;
+
+		if (p->kind == WIDE_PART_TEXT)
+		{
+			StringInfoData b;
+			bool		esc = false;
+
+			initStringInfo(&b);
+			while (pos < len)
+			{
+				char		c = key[pos];
+
+				if (esc)
+				{
+					appendStringInfoChar(&b, c);
+					esc = false;
+				}
+				else if (c == '\\')
+					esc = true;
+				else if (c == shape->sep)
+					break;
+				else
+					appendStringInfoChar(&b, c);
+				pos++;
+			}
+			if (esc)
+				key_error(shape, key, len);
+			values[ai] = PointerGetDatum(cstring_to_text_with_len(b.data, b.len));
+		}
+		else
+		{
+			int			w = p->kind == WIDE_PART_INT && p->width == 0 ? 20 : p->width;
+			uint64		v;
+
+			if (len - pos < (uint32) w || !parse_digits(key + pos, w, &v))
+				key_error(shape, key, len);
+			pos += w;
+			if (p->kind == WIDE_PART_INT)
+			{
+				int64		n = p->width == 0 ? (int64) (v - ((uint64) 1 << 63)) : (int64) v;
+
+				if (p->type == INT2OID)
+				{
+					if (n < PG_INT16_MIN || n > PG_INT16_MAX)
+						key_error(shape, key, len);
+					values[ai] = Int16GetDatum((int16) n);
+				}
+				else if (p->type == INT4OID)
+				{
+					if (n < PG_INT32_MIN || n > PG_INT32_MAX)
+						key_error(shape, key, len);
+					values[ai] = Int32GetDatum((int32) n);
+				}
+				else
+					values[ai] = Int64GetDatum(n);
+			}
+			else
+			{
+				if (p->reversed)
+					v = pow10_u64(p->width) - 1 - v;
+				if (v > (uint64) (PG_INT64_MAX / p->unit))
+					key_error(shape, key, len);
+				values[ai] = TimestampGetDatum(WideUnixToTimestamp((int64) v * p->unit));
+			}
+		}
+		isnull[ai] = false;
+		if (last)
+		{
+			if (pos != len)
+				key_error(shape, key, len);
+		}
+		else
+		{
+			if (pos >= len || key[pos] != shape->sep)
+				key_error(shape, key, len);
+			pos++;
+		}
+	}
+}
+
+/*
+ * WideRowColumnOf -- the attnum of the value column of a qualifier, or 0.
+ */
+int
+WideRowColumnOf(const WideRowShape *shape, const char *qual, uint32 len)
+{
+	int			lo = 0,
+				hi = shape->nvalues - 1;
+
+	while (lo <= hi)
+	{
+		int			mid = (lo + hi) / 2;
+		const WideRowCol *c = &shape->cols[shape->by_qual[mid] - 1];
+		int			cmp = memcmp(c->qual, qual, Min(c->quallen, len));
+
+		if (cmp == 0)
+			cmp = (c->quallen > len) - (c->quallen < len);
+		if (cmp == 0)
+			return shape->by_qual[mid];
+		if (cmp < 0)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return 0;
+}
+
+/*
+ * WideRowValueIn -- a column's value as a datum of the wide table's value
+ * type; WideRowValueOut the reverse.
+ */
+Datum
+WideRowValueIn(const WideRowShape *shape, const WideSchema *schema,
+			   const WideRowCol *col, Datum value)
+{
+	if (!col->binary)
+		return value;
+	if (col->type == TEXTOID || col->type == VARCHAROID || col->type == BYTEAOID)
+		return PointerGetDatum(PG_DETOAST_DATUM_PACKED(DatumGetPointer(value)));
+	return PointerGetDatum(OidSendFunctionCall(col->sendfn, value));
+}
+
+Datum
+WideRowValueOut(const WideRowShape *shape, const WideSchema *schema,
+				const WideRowCol *col, Datum value)
+{
+	StringInfoData buf;
+	bytea	   *b;
+
+	if (!col->binary)
+		return value;
+	b = DatumGetByteaPP(value);
+	if (col->type == TEXTOID || col->type == VARCHAROID || col->type == BYTEAOID)
+		return PointerGetDatum(b);
+	buf.data = VARDATA_ANY(b);
+	buf.len = VARSIZE_ANY_EXHDR(b);
+	buf.maxlen = buf.len;
+	buf.cursor = 0;
+	return OidReceiveFunctionCall(col->recvfn, &buf, col->ioparam, -1);
+}

@@ -1,0 +1,461 @@
+/*-------------------------------------------------------------------------
+ *
+ * rows_write.c
+ *	  Writes through the row form: INSERT and COPY turn a row into a cell
+ *	  per non-NULL value column; UPDATE writes the changed columns (a NULL
+ *	  deletes the column's cells); DELETE writes one family tombstone per
+ *	  row (or, with a timestamp column outside the key, a column tombstone
+ *	  per column at the row's time).
+ *
+ * Cells are written as SQL writes of the wide table are: checked like an
+ * INSERT's (family, limits, timestamps, aggregate inputs: cellslot.c),
+ * stamped with the transaction and command, with the rollups of the family
+ * and, for deletes, what the family's policy hides (uncover.c); INSERT,
+ * UPDATE and DELETE through the statement buffer, COPY through the bulk
+ * path (sorted in memory, written as runs).  The wide table's privileges
+ * are checked for the user: INSERT for INSERT and COPY, UPDATE for
+ * UPDATE, DELETE for DELETE.
+ *
+ * A row is its key: UPDATE cannot change a key column (or the timestamp
+ * column), and a row all of whose value columns are NULL has no cells,
+ * so INSERT refuses it rather than lose it.
+ *
+ * IDENTIFICATION
+ *	  src/am/rows_write.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/table.h"
+#include "access/xact.h"
+#include "catalog/pg_type.h"
+#include "executor/executor.h"
+#include "foreign/fdwapi.h"
+#include "nodes/makefuncs.h"
+#include "optimizer/appendinfo.h"
+#include "optimizer/inherit.h"
+#include "parser/parsetree.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+#include "engine/uncover.h"
+#include "engine/writearea.h"
+#include "am/am.h"
+#include "am/rows.h"
+
+typedef struct RowsModify
+{
+	WideRowShape *shape;
+	Relation	cells;
+	bool		bulk;			/* COPY: the bulk path */
+	CmdType		op;
+	List	   *updated;		/* UPDATE: attnums set */
+	AttrNumber	junk[WIDE_ROWS_MAX_PARTS + 1];	/* key parts, then ts */
+	MemoryContext cxt;			/* per row */
+	Datum	   *values;			/* the row's key and time, by attnum - 1 */
+	bool	   *isnull;
+} RowsModify;
+
+static int
+rows_updatable(Relation rel)
+{
+	return (1 << CMD_INSERT) | (1 << CMD_UPDATE) | (1 << CMD_DELETE);
+}
+
+static const char *
+junk_name(int i)
+{
+	return psprintf("wide_key_%d", i + 1);
+}
+
+/* UPDATE and DELETE find a row by its key parts (and time) */
+static void
+rows_add_targets(PlannerInfo *root, Index rtindex, RangeTblEntry *rte,
+				 Relation rel)
+{
+	WideRowShape *s = WideRowShapeGet(RelationGetRelid(rel));
+	int			i;
+
+	for (i = 0; i < s->nparts; i++)
+	{
+		const WideRowPart *p = &s->parts[i];
+		Var		   *v = makeVar(rtindex, p->attnum, p->type, -1,
+								get_typcollation(p->type), 0);
+
+		add_row_identity_var(root, v, rtindex, junk_name(i));
+	}
+	if (s->ts_attnum > 0 && !s->ts_in_key)
+		add_row_identity_var(root,
+							 makeVar(rtindex, s->ts_attnum,
+									 s->cols[s->ts_attnum - 1].type, -1, InvalidOid, 0),
+							 rtindex, junk_name(i));
+}
+
+static List *
+rows_plan_modify(PlannerInfo *root, ModifyTable *plan, Index rti, int subplan_index)
+{
+	RangeTblEntry *rte = planner_rt_fetch(rti, root);
+	List	   *updated = NIL;
+	int			x = -1;
+	Bitmapset  *cols;
+
+	if (plan->operation != CMD_UPDATE)
+		return NIL;
+	cols = get_rel_all_updated_cols(root, root->simple_rel_array[rti]);
+	(void) rte;
+	while ((x = bms_next_member(cols, x)) >= 0)
+	{
+		AttrNumber	a = x + FirstLowInvalidHeapAttributeNumber;
+
+		if (a > 0)
+			updated = lappend_int(updated, a);
+	}
+	return list_make1(updated);
+}
+
+static RowsModify *
+modify_begin(ResultRelInfo *rinfo, CmdType op, bool bulk)
+{
+	Relation	rel = rinfo->ri_RelationDesc;
+	RowsModify *m = palloc0(sizeof(RowsModify));
+	AclMode		perm = op == CMD_INSERT ? ACL_INSERT :
+		op == CMD_UPDATE ? ACL_UPDATE : ACL_DELETE;
+
+	m->shape = WideRowShapeGet(RelationGetRelid(rel));
+	m->cells = WideRowCellsOpen(m->shape, RowExclusiveLock, perm);
+	m->bulk = bulk;
+	m->op = op;
+	m->cxt = AllocSetContextCreate(CurrentMemoryContext, "wide rows write",
+								   ALLOCSET_DEFAULT_SIZES);
+	m->values = palloc0(sizeof(Datum) * m->shape->natts);
+	m->isnull = palloc0(sizeof(bool) * m->shape->natts);
+	rinfo->ri_FdwState = m;
+	return m;
+}
+
+static void
+rows_begin_modify(ModifyTableState *mtstate, ResultRelInfo *rinfo,
+				  List *fdw_private, int subplan_index, int eflags)
+{
+	RowsModify *m;
+	int			njunk;
+
+	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
+		return;
+	m = modify_begin(rinfo, mtstate->operation, false);
+	if (m->op == CMD_UPDATE)
+		m->updated = linitial(fdw_private);
+	if (m->op == CMD_INSERT)
+		return;
+	njunk = m->shape->nparts + (m->shape->ts_attnum > 0 && !m->shape->ts_in_key ? 1 : 0);
+	for (int i = 0; i < njunk; i++)
+	{
+		m->junk[i] = ExecFindJunkAttributeInTlist(outerPlanState(mtstate)->plan->targetlist,
+												  junk_name(i));
+		if (!AttributeNumberIsValid(m->junk[i]))
+			elog(ERROR, "wide rows: junk column %s not found", junk_name(i));
+	}
+}
+
+/* COPY (and tuple routing): the bulk path */
+static void
+rows_begin_insert(ModifyTableState *mtstate, ResultRelInfo *rinfo)
+{
+	modify_begin(rinfo, CMD_INSERT, mtstate == NULL || mtstate->ps.plan == NULL);
+}
+
+/*
+ * write_cells -- write cells of the current transaction and command: the
+ * statement buffer, or for COPY the bulk path.
+ */
+static void
+write_cells(RowsModify *m, WideCell *cells, int n, CommandId cid, bool deletes)
+{
+	Relation	rel = m->cells;
+	const WideSchema *schema = WideGetSchema(rel);
+
+	if (n == 0)
+		return;
+	WidePolicyNoteWrites(rel, schema, cells, n);
+	cells = WideRollupExpand(rel, schema, cells, &n);
+	for (int i = 0; i < n; i++)
+	{
+		cells[i].xmin = GetCurrentTransactionId();
+		cells[i].cmin = cid;
+	}
+	if (deletes)
+		cells = WideUncoverExpand(rel, schema, GetActiveSnapshot(), cells, &n);
+	if (m->bulk)
+		WideBulkAdd(rel, cells, n);
+	else
+		WideMaybeFlush(rel, WidePendingAdd(rel, cells, n, WideStatementLevel()));
+}
+
+/* the row key of a row whose key columns are in values/isnull */
+static void
+build_key(RowsModify *m, Datum *values, bool *isnull, StringInfo key)
+{
+	const WideRowShape *s = m->shape;
+
+	for (int i = 0; i < s->nparts; i++)
+	{
+		AttrNumber	a = s->parts[i].attnum;
+
+		if (isnull[a - 1])
+			ereport(ERROR,
+					(errcode(ERRCODE_NOT_NULL_VIOLATION),
+					 errmsg("key column \"%s\" of \"%s\" cannot be NULL",
+							get_attname(s->relid, a, false), get_rel_name(s->relid)),
+					 errdetail("A row of a row form is found by its key.")));
+		if (i > 0)
+			appendStringInfoChar(key, s->sep);
+		WideRowKeyPart(s, i, values[a - 1], key);
+	}
+	if (key->len == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the row key of a row of \"%s\" is empty", get_rel_name(s->relid)),
+				 errdetail("Bigtable row keys are one byte or longer.")));
+}
+
+/* the cell timestamp of a row: its time column, or NULL (server time) */
+static void
+row_time(RowsModify *m, const WideSchema *schema, Datum *values, bool *isnull,
+		 Datum *ts, bool *tsnull)
+{
+	AttrNumber	a = m->shape->ts_attnum;
+
+	*tsnull = true;
+	if (a <= 0)
+		return;
+	if (isnull[a - 1])
+		ereport(ERROR,
+				(errcode(ERRCODE_NOT_NULL_VIOLATION),
+				 errmsg("timestamp column \"%s\" of \"%s\" cannot be NULL",
+						get_attname(m->shape->relid, a, false),
+						get_rel_name(m->shape->relid))));
+	*tsnull = false;
+	*ts = schema->tstype == TIMESTAMPTZOID ? values[a - 1] :
+		Int64GetDatum(WideTimestampToUnix(DatumGetTimestampTz(values[a - 1])));
+}
+
+/* a cell of one value column of a row */
+static void
+value_cell(RowsModify *m, const WideSchema *schema, StringInfo key, int att,
+		   Datum value, Datum ts, bool tsnull, WideCell *cell)
+{
+	const WideRowCol *col = &m->shape->cols[att - 1];
+	Datum		v[5];
+	bool		n[5] = {false, false, false, tsnull, false};
+
+	v[0] = PointerGetDatum(cstring_to_text_with_len(key->data, key->len));
+	v[1] = PointerGetDatum(cstring_to_text_with_len(m->shape->family, m->shape->famlen));
+	v[2] = PointerGetDatum(cstring_to_text_with_len(col->qual, col->quallen));
+	v[3] = ts;
+	v[4] = WideRowValueIn(m->shape, schema, col, value);
+	WideCellFromValues(m->cells, schema, v, n, cell);
+}
+
+static TupleTableSlot *
+rows_insert(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
+			TupleTableSlot *planSlot)
+{
+	RowsModify *m = rinfo->ri_FdwState;
+	const WideRowShape *s = m->shape;
+	MemoryContext old = MemoryContextSwitchTo(m->cxt);
+	const WideSchema *schema = WideGetSchema(m->cells);
+	StringInfoData key;
+	WideCell   *cells = palloc(sizeof(WideCell) * Max(s->nvalues, 1));
+	int			n = 0;
+	Datum		ts;
+	bool		tsnull;
+
+	slot_getallattrs(slot);
+	initStringInfo(&key);
+	build_key(m, slot->tts_values, slot->tts_isnull, &key);
+	row_time(m, schema, slot->tts_values, slot->tts_isnull, &ts, &tsnull);
+	for (int i = 0; i < s->nvalues; i++)
+	{
+		AttrNumber	a = s->by_qual[i];
+
+		if (slot->tts_isnull[a - 1])
+			continue;
+		value_cell(m, schema, &key, a, slot->tts_values[a - 1], ts, tsnull, &cells[n++]);
+	}
+	if (n == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_NOT_NULL_VIOLATION),
+				 errmsg("a row of \"%s\" needs a value besides its key", get_rel_name(s->relid)),
+				 errdetail("Every value column is NULL: the row would have no cell, and would not exist."),
+				 errhint("Write at least one column of the family \"%s\".", s->family)));
+	write_cells(m, cells, n, estate->es_output_cid, false);
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(m->cxt);
+	return slot;
+}
+
+/* the key (and time) of the row an UPDATE or DELETE names */
+static void
+junk_key(RowsModify *m, TupleTableSlot *planSlot, StringInfo key)
+{
+	const WideRowShape *s = m->shape;
+	bool		isnull;
+
+	for (int i = 0; i < s->nparts; i++)
+	{
+		AttrNumber	a = s->parts[i].attnum;
+
+		m->values[a - 1] = ExecGetJunkAttribute(planSlot, m->junk[i], &isnull);
+		m->isnull[a - 1] = isnull;
+	}
+	if (s->ts_attnum > 0 && !s->ts_in_key)
+	{
+		m->values[s->ts_attnum - 1] = ExecGetJunkAttribute(planSlot, m->junk[s->nparts],
+														   &isnull);
+		m->isnull[s->ts_attnum - 1] = isnull;
+	}
+	build_key(m, m->values, m->isnull, key);
+}
+
+/* a tombstone of the row's cells of column att (0: of the family) */
+static void
+tombstone(RowsModify *m, const WideSchema *schema, StringInfo key, int att,
+		  WideCell *c)
+{
+	const WideRowShape *s = m->shape;
+	const WideFamily *f = WideFamilyForWrite(m->cells, schema, s->family, s->famlen);
+
+	memset(c, 0, sizeof(WideCell));
+	c->key = pnstrdup(key->data, key->len);
+	c->keylen = key->len;
+	c->family = s->family;
+	c->famlen = s->famlen;
+	c->famid = f->id;
+	c->qual = "";
+	c->ts = 0;
+	c->ts_to = PG_INT64_MAX;
+	if (att == 0)
+		c->kind = WIDE_KIND_DEL_FAMILY;
+	else
+	{
+		c->kind = WIDE_KIND_DEL_CELLS;
+		c->qual = s->cols[att - 1].qual;
+		c->quallen = s->cols[att - 1].quallen;
+		if (s->ts_attnum > 0 && !s->ts_in_key)
+		{
+			/* the cells of the row's time */
+			c->ts = WideTimestampToUnix(DatumGetTimestampTz(m->values[s->ts_attnum - 1]));
+			c->ts_to = c->ts + 1;
+		}
+	}
+}
+
+static TupleTableSlot *
+rows_delete(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
+			TupleTableSlot *planSlot)
+{
+	RowsModify *m = rinfo->ri_FdwState;
+	const WideRowShape *s = m->shape;
+	MemoryContext old = MemoryContextSwitchTo(m->cxt);
+	const WideSchema *schema = WideGetSchema(m->cells);
+	StringInfoData key;
+	WideCell   *cells = palloc(sizeof(WideCell) * Max(s->nvalues, 1));
+	int			n = 0;
+
+	initStringInfo(&key);
+	junk_key(m, planSlot, &key);
+	if (s->ts_attnum > 0 && !s->ts_in_key)
+		for (int i = 0; i < s->nvalues; i++)
+			tombstone(m, schema, &key, s->by_qual[i], &cells[n++]);
+	else
+		tombstone(m, schema, &key, 0, &cells[n++]);
+	write_cells(m, cells, n, estate->es_output_cid, true);
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(m->cxt);
+	return slot;
+}
+
+static TupleTableSlot *
+rows_update(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
+			TupleTableSlot *planSlot)
+{
+	RowsModify *m = rinfo->ri_FdwState;
+	const WideRowShape *s = m->shape;
+	MemoryContext old = MemoryContextSwitchTo(m->cxt);
+	const WideSchema *schema = WideGetSchema(m->cells);
+	StringInfoData key;
+	WideCell   *cells = palloc(sizeof(WideCell) * Max(list_length(m->updated), 1));
+	int			nput = 0;
+	int			ndel = 0;
+	WideCell   *dels = palloc(sizeof(WideCell) * Max(list_length(m->updated), 1));
+	ListCell   *lc;
+	Datum		ts;
+	bool		tsnull;
+
+	initStringInfo(&key);
+	junk_key(m, planSlot, &key);
+	slot_getallattrs(slot);
+	row_time(m, schema, m->values, m->isnull, &ts, &tsnull);
+	foreach(lc, m->updated)
+	{
+		AttrNumber	a = lfirst_int(lc);
+
+		if (s->cols[a - 1].kind == WIDE_COL_KEY || s->cols[a - 1].kind == WIDE_COL_TS)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("cannot update column \"%s\" of \"%s\": it is part of the row's key",
+							get_attname(s->relid, a, false), get_rel_name(s->relid)),
+					 errhint("Delete the row and insert it with the new key.")));
+		if (s->cols[a - 1].kind != WIDE_COL_VALUE)
+			continue;
+		if (slot->tts_isnull[a - 1])
+			tombstone(m, schema, &key, a, &dels[ndel++]);
+		else
+			value_cell(m, schema, &key, a, slot->tts_values[a - 1], ts, tsnull,
+					   &cells[nput++]);
+	}
+	write_cells(m, dels, ndel, estate->es_output_cid, true);
+	write_cells(m, cells, nput, estate->es_output_cid, false);
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(m->cxt);
+	return slot;
+}
+
+static void
+rows_end_modify(EState *estate, ResultRelInfo *rinfo)
+{
+	RowsModify *m = rinfo->ri_FdwState;
+
+	if (m == NULL)
+		return;
+	if (m->bulk)
+	{
+		WideProgressCopyPhase(WIDE_PROGRESS_COPY_FLUSH);
+		WideMaybeFlush(m->cells, WidePendingWrite(m->cells));
+		WideProgressCopyPhase(WIDE_PROGRESS_COPY_WRITE);
+		WideBulkFinish(m->cells);
+		WideProgressCopyPhase(WIDE_PROGRESS_NONE);
+	}
+	table_close(m->cells, NoLock);
+	rinfo->ri_FdwState = NULL;
+}
+
+/* WideRowsModifyRoutine -- the write callbacks of the wrapper */
+void
+WideRowsModifyRoutine(FdwRoutine *r)
+{
+	r->IsForeignRelUpdatable = rows_updatable;
+	r->AddForeignUpdateTargets = rows_add_targets;
+	r->PlanForeignModify = rows_plan_modify;
+	r->BeginForeignModify = rows_begin_modify;
+	r->ExecForeignInsert = rows_insert;
+	r->ExecForeignUpdate = rows_update;
+	r->ExecForeignDelete = rows_delete;
+	r->EndForeignModify = rows_end_modify;
+	r->BeginForeignInsert = rows_begin_insert;
+	r->EndForeignInsert = rows_end_modify;
+}
