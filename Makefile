@@ -14,6 +14,7 @@ OBJS = \
 	src/am/policynote.o \
 	src/am/progress.o \
 	src/am/publication.o \
+	src/am/rows_agg.o \
 	src/am/rows_plan.o \
 	src/am/rows_scan.o \
 	src/am/rows_shape.o \

@@ -62,7 +62,7 @@ typedef struct RowsVersion
 	Datum		value;
 } RowsVersion;
 
-typedef struct RowsScan
+struct RowsScan
 {
 	WideRowShape *shape;
 	Relation	cells;
@@ -107,7 +107,7 @@ typedef struct RowsScan
 	uint64		nrows;
 	uint64		ncells;
 	uint64		nseeks;
-} RowsScan;
+};
 
 /* ----------------------------------------------------------------
  *	Key ranges
@@ -966,41 +966,87 @@ rows_restart(RowsScan *st)
  * ----------------------------------------------------------------
  */
 
-static void
-rows_begin_scan(ForeignScanState *node, int eflags)
+/*
+ * WideRowsScanOpen -- a scan of a row form's rows for an executor node:
+ * the key conditions' values are evaluated (in econtext) when the first
+ * row is asked for, and again after WideRowsScanRestart.
+ */
+RowsScan *
+WideRowsScanOpen(WideRowShape *shape, Snapshot snapshot, List *fdw_private,
+				 List *valuestates)
 {
-	ForeignScan *plan = (ForeignScan *) node->ss.ps.plan;
-	List	   *needed = linitial(plan->fdw_private);
-	List	   *meta = lsecond(plan->fdw_private);
-	bool		exist_by_needed = intVal(lthird(plan->fdw_private));
-	RowsScan   *st;
+	RowsScan   *st = rows_begin(shape, snapshot, linitial(fdw_private),
+								intVal(lthird(fdw_private)));
 
-	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
-		return;
-	st = rows_begin(WideRowShapeGet(RelationGetRelid(node->ss.ss_currentRelation)),
-					node->ss.ps.state->es_snapshot, needed, exist_by_needed);
-	st->meta = meta;
-	st->backward = intVal(lfourth(plan->fdw_private));
-	st->values = ExecInitExprList(plan->fdw_exprs, (PlanState *) node);
-	node->fdw_state = st;
+	st->meta = lsecond(fdw_private);
+	st->backward = intVal(lfourth(fdw_private));
+	st->values = valuestates;
+	return st;
 }
 
-static TupleTableSlot *
-rows_iterate(ForeignScanState *node)
+/* the next row into values/isnull; false at the end */
+bool
+WideRowsScanNext(RowsScan *st, ExprContext *econtext, Datum *values, bool *isnull)
 {
-	RowsScan   *st = node->fdw_state;
-	TupleTableSlot *slot = node->ss.ss_ScanTupleSlot;
-
 	if (!st->started)
 	{
 		MemoryContext old = MemoryContextSwitchTo(st->readcxt);
 
 		rows_restart(st);
-		build_ranges(st, node->ss.ps.ps_ExprContext);
+		build_ranges(st, econtext);
 		MemoryContextSwitchTo(old);
 	}
+	return next_row(st, values, isnull);
+}
+
+void
+WideRowsScanRestart(RowsScan *st)
+{
+	close_reader(st);
+	st->started = false;
+}
+
+void
+WideRowsScanClose(RowsScan *st)
+{
+	rows_end(st);
+}
+
+void
+WideRowsScanCounts(RowsScan *st, uint64 *seeks, uint64 *cells)
+{
+	*seeks = st->nseeks;
+	*cells = st->ncells;
+}
+
+static void
+rows_begin_scan(ForeignScanState *node, int eflags)
+{
+	ForeignScan *plan = (ForeignScan *) node->ss.ps.plan;
+
+	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
+		return;
+	if (plan->scan.scanrelid == 0)
+	{
+		WideRowsAggBegin(node, eflags);	/* GROUP BY inside the scan */
+		return;
+	}
+	node->fdw_state =
+		WideRowsScanOpen(WideRowShapeGet(RelationGetRelid(node->ss.ss_currentRelation)),
+						 node->ss.ps.state->es_snapshot, plan->fdw_private,
+						 ExecInitExprList(plan->fdw_exprs, (PlanState *) node));
+}
+
+static TupleTableSlot *
+rows_iterate(ForeignScanState *node)
+{
+	TupleTableSlot *slot = node->ss.ss_ScanTupleSlot;
+
+	if (((ForeignScan *) node->ss.ps.plan)->scan.scanrelid == 0)
+		return WideRowsAggNext(node);
 	ExecClearTuple(slot);
-	if (!next_row(st, slot->tts_values, slot->tts_isnull))
+	if (!WideRowsScanNext(node->fdw_state, node->ss.ps.ps_ExprContext,
+						  slot->tts_values, slot->tts_isnull))
 		return slot;
 	ExecStoreVirtualTuple(slot);
 	return slot;
@@ -1009,30 +1055,34 @@ rows_iterate(ForeignScanState *node)
 static void
 rows_rescan(ForeignScanState *node)
 {
-	RowsScan   *st = node->fdw_state;
-
-	close_reader(st);
-	st->started = false;
+	if (((ForeignScan *) node->ss.ps.plan)->scan.scanrelid == 0)
+		WideRowsAggRescan(node);
+	else
+		WideRowsScanRestart(node->fdw_state);
 }
 
 static void
 rows_end_scan(ForeignScanState *node)
 {
-	RowsScan   *st = node->fdw_state;
-
-	if (st != NULL)
-		rows_end(st);
+	if (node->fdw_state == NULL)
+		return;
+	if (((ForeignScan *) node->ss.ps.plan)->scan.scanrelid == 0)
+		WideRowsAggEnd(node);
+	else
+		rows_end(node->fdw_state);
 }
 
 static void
 rows_explain(ForeignScanState *node, ExplainState *es)
 {
 	ForeignScan *plan = (ForeignScan *) node->ss.ps.plan;
-	WideRowShape *s = WideRowShapeGet(RelationGetRelid(node->ss.ss_currentRelation));
+	bool		agg = plan->scan.scanrelid == 0;
+	WideRowShape *s = WideRowShapeGet(agg ? WideRowsAggRelid(plan) :
+									  RelationGetRelid(node->ss.ss_currentRelation));
 	List	   *meta = lsecond(plan->fdw_private);
 	StringInfoData b;
 	ListCell   *lc;
-	RowsScan   *st = node->fdw_state;
+	RowsScan   *st = agg ? WideRowsAggScan(node) : node->fdw_state;
 
 	ExplainPropertyText("Wide Table", get_rel_name(s->cells), es);
 	ExplainPropertyText("Family", s->family, es);
@@ -1053,6 +1103,8 @@ rows_explain(ForeignScanState *node, ExplainState *es)
 	ExplainPropertyText("Row Keys", b.len > 0 ? b.data : "all", es);
 	if (intVal(lfourth(plan->fdw_private)))
 		ExplainPropertyText("Direction", "backward", es);
+	if (agg)
+		WideRowsAggExplain(node, es);
 	if (es->analyze && st != NULL)
 	{
 		ExplainPropertyInteger("Seeks", NULL, (int64) st->nseeks, es);
@@ -1145,6 +1197,7 @@ wide_rows_handler(PG_FUNCTION_ARGS)
 	r->EndForeignScan = rows_end_scan;
 	r->ExplainForeignScan = rows_explain;
 	r->AnalyzeForeignTable = rows_analyze;
+	r->GetForeignUpperPaths = WideRowsGetUpperPaths;
 	WideRowsModifyRoutine(r);
 	PG_RETURN_POINTER(r);
 }
