@@ -5,7 +5,8 @@
  *	  from the cells of one family of a wide table (rows_shape.c: the
  *	  declaration and the row key's codec; rows_plan.c: paths and key
  *	  ranges; rows_scan.c: the scan, ANALYZE, EXPLAIN; rows_write.c:
- *	  INSERT, COPY, UPDATE, DELETE).
+ *	  INSERT, COPY, UPDATE, DELETE; rows_agg.c: GROUP BY inside the scan;
+ *	  rows_fdw.c: the handler, which sends each callback to its module).
  *
  *	  CREATE FOREIGN TABLE cpu (time timestamptz, tags_id int, usage_user
  *	  float8, ...) SERVER wide_rows OPTIONS (cells 'cpu_cells', family
@@ -25,6 +26,7 @@
 
 #include "access/attnum.h"
 #include "lib/stringinfo.h"
+#include "foreign/fdwapi.h"
 #include "nodes/pathnodes.h"
 #include "utils/relcache.h"
 #include "utils/snapshot.h"
@@ -146,7 +148,11 @@ extern bool WideRowsScanNext(RowsScan *st, struct ExprContext *econtext,
 							 Datum *values, bool *isnull);
 extern void WideRowsScanRestart(RowsScan *st);
 extern void WideRowsScanClose(RowsScan *st);
-extern void WideRowsScanCounts(RowsScan *st, uint64 *seeks, uint64 *cells);
+struct ExplainState;
+extern void WideRowsScanExplain(Oid relid, List *fdw_private, RowsScan *st,
+								struct ExplainState *es);
+extern bool WideRowsAnalyze(Relation rel, AcquireSampleRowsFunc *func,
+							BlockNumber *totalpages);
 
 /* rows_agg.c: GROUP BY inside the scan */
 struct ForeignScanState;

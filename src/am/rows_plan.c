@@ -493,8 +493,6 @@ WideRowsGetPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 	List	   *exprs;
 	List	   *priv;
 
-	if (IS_UPPER_REL(baserel))
-		return WideRowsAggPlan(root, baserel, best_path, tlist, outer_plan);
 	priv = WideRowsPlanPrivate(baserel, linitial_int(best_path->fdw_private), &exprs,
 							   scan_clauses, root);
 	return make_foreignscan(tlist, extract_actual_clauses(scan_clauses, false),
