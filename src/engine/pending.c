@@ -7,7 +7,7 @@
  * Appending every cell of an INSERT ... SELECT to the write area costs a
  * page lock and a Generic WAL record per cell, and the flush writes the
  * cell again.  Instead, INSERT (tuple_insert) and the wide.* mutations
- * hand their cells here while a statement runs (am/stmtwrite.c passes the
+ * hand their cells here while a statement runs (am/write.c passes the
  * executor nesting level).  When the statement ends, its cells are written:
  * a small batch is appended to the write area, page by page with one WAL
  * record per page; a large one (wide.statement_run_size or more of records)
