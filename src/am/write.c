@@ -32,15 +32,17 @@
  *	   the delete (engine/uncover.c: read at once with the given snapshot, or
  *	   for a DELETE statement noted for its batch);
  *	5. where the cells go: the statement buffer, a bulk load or the write
- *	   area, as the mode says;
+ *	   area, as the mode says; a bulk load or an append writes the statement
+ *	   buffer of the relation first, so that the write order is the order of
+ *	   the calls (engine/pending.c);
  *	6. the flush: a write that leaves the write area at wide.flush_threshold
  *	   pages or more flushes it (flush_if_full, below).
  *
- * The engine keeps the write order across its paths: an append or a bulk
- * load writes the statement buffer of the relation first (writearea.c,
- * bulk.c).  What WideWrite allocates (only when rollups or hidden versions
- * add records) is in the caller's memory context; a write of a few cells
- * allocates nothing else, so a caller may call it once per row.
+ * A call costs little more than its destination: a few loops over the
+ * cells, no catalog access, so a caller may call it once per row (INSERT
+ * does).  The records rollups and hidden versions add are palloc'd in the
+ * caller's memory context and not freed: a caller writing row by row
+ * resets its context now and then (tuple_insert does, per row).
  *
  * When a statement's writes end: INSERT and the wide.* mutations running
  * inside a query write in the statement buffer at the executor nesting level
@@ -131,6 +133,17 @@ flush_if_full(Relation rel, uint32 wa_pages)
 	UnlockRelation(rel, ShareUpdateExclusiveLock);
 }
 
+/*
+ * append -- cells to the write area at once, after the statement buffer of
+ * rel (the write order is the order of the calls); the write area's pages.
+ */
+static inline uint32
+append(Relation rel, WideCell *cells, int n)
+{
+	WidePendingWrite(rel);
+	return WideWriteAreaInsert(rel, cells, n);
+}
+
 /* is one of the cells a column delete (which may uncover hidden versions)? */
 static inline bool
 any_column_delete(const WideCell *cells, int n)
@@ -185,14 +198,16 @@ WideWrite(Relation rel, const WideSchema *schema, WideCell *cells, int n,
 				if (level > 0)
 					flush_if_full(rel, WidePendingAdd(rel, cells, n, level));
 				else
-					flush_if_full(rel, WideWriteAreaInsert(rel, cells, n));
+					flush_if_full(rel, append(rel, cells, n));
 				break;
 			}
 		case WIDE_WRITE_BULK:
 			/*
-			 * Sorted into runs of the write area; the runs are flushed as
-			 * they are (bulk.c), so the write area does not grow.
+			 * Sorted into runs of the write area, after the statement buffer
+			 * of rel; the runs are flushed as they are (bulk.c), so the write
+			 * area does not grow.
 			 */
+			WidePendingWrite(rel);
 			WideBulkAdd(rel, cells, n);
 			break;
 		case WIDE_WRITE_APPEND:
@@ -200,11 +215,11 @@ WideWrite(Relation rel, const WideSchema *schema, WideCell *cells, int n,
 				cells = WideUncoverExpand(rel, schema,
 										  snapshot ? snapshot : GetActiveSnapshot(),
 										  cells, &n);
-			flush_if_full(rel, WideWriteAreaInsert(rel, cells, n));
+			flush_if_full(rel, append(rel, cells, n));
 			break;
 		case WIDE_WRITE_DELETE:
 			Assert(snapshot != NULL);
-			flush_if_full(rel, WideWriteAreaInsert(rel, cells, n));
+			flush_if_full(rel, append(rel, cells, n));
 			/* read with the statement's batch (engine/uncover.c) */
 			for (i = 0; i < n; i++)
 				flush_if_full(rel, WideUncoverNote(rel, schema, snapshot, &cells[i]));
