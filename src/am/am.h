@@ -45,7 +45,10 @@ extern bool WideDeleteFetch(Relation rel, ItemPointer tid, struct TupleTableSlot
 /*
  * write.c: the one entry point of every write of cells, and when a
  * statement's writes end.  The mode says what the writer is; write.c decides
- * the stamp, rollups, buffering and flushes from it.
+ * the stamp, rollups, buffering and flushes from it.  A STATEMENT writer's
+ * cells are written when its statement ends (the executor hooks); a BULK
+ * writer must call WideWriteEnd(rel, WIDE_WRITE_BULK) when its load ends
+ * (finish_bulk_insert), or its last run is lost with the transaction.
  */
 typedef enum WideWriteMode
 {

@@ -13,7 +13,8 @@
  *		replication worker's apply, a DO block's PERFORM) they are appended
  *		to the write area at once.
  *	WIDE_WRITE_BULK  COPY (multi_insert): sorted in memory and written as
- *		runs of the write area (engine/bulk.c), the last at WideWriteEnd.
+ *		runs of the write area (engine/bulk.c), the last at WideWriteEnd,
+ *		which the writer must call (nothing else writes it).
  *	WIDE_WRITE_APPEND  appended to the write area at once: a delete outside
  *		a DELETE statement (a logical replication worker's).
  *	WIDE_WRITE_DELETE  a DELETE statement's tombstones: appended at once;
