@@ -24,7 +24,7 @@ OBJS = \
 	src/am/scan_pushdown.o \
 	src/am/scan_tswindow.o \
 	src/am/scan_parallel.o \
-	src/am/stmtwrite.o \
+	src/am/write.o \
 	src/am/tableam.o \
 	src/am/vacuum.o \
 	src/api/access.o \

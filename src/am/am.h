@@ -3,7 +3,8 @@
  * am.h
  *	  PostgreSQL glue of the wide table access method: the TableAmRoutine
  *	  (tableam.c), SQL values <-> cells (cellslot.c), DELETE (delete.c),
- *	  DDL checks (ddl.c), the planner (customscan.c), VACUUM (vacuum.c).
+ *	  DDL checks (ddl.c), the planner (customscan.c), VACUUM (vacuum.c),
+ *	  every write of cells (write.c).
  *
  *	  Executor and tableam types are only forward-declared here.
  *
@@ -19,6 +20,7 @@
 #include "storage/buf.h"
 #include "storage/itemptr.h"
 #include "utils/relcache.h"
+#include "utils/snapshot.h"
 #include "engine/cell.h"
 #include "engine/schema.h"
 
@@ -40,7 +42,26 @@ extern bool WideDeleteLock(Relation rel, ItemPointer tid, CommandId cid,
 						   TM_Result *result);
 extern bool WideDeleteFetch(Relation rel, ItemPointer tid, struct TupleTableSlot *slot);
 
-/* stmtwrite.c: when a statement's writes end */
+/*
+ * write.c: the one entry point of every write of cells, and when a
+ * statement's writes end.  The mode says what the writer is; write.c decides
+ * the stamp, rollups, buffering and flushes from it.  A STATEMENT writer's
+ * cells are written when its statement ends (the executor hooks); a BULK
+ * writer must call WideWriteEnd(rel, WIDE_WRITE_BULK) when its load ends
+ * (finish_bulk_insert), or its last run is lost with the transaction.
+ */
+typedef enum WideWriteMode
+{
+	WIDE_WRITE_STATEMENT,		/* INSERT, wide.* mutations: held until the
+								 * statement ends (at once outside a query) */
+	WIDE_WRITE_BULK,			/* COPY: sorted into runs of the write area */
+	WIDE_WRITE_APPEND,			/* appended at once (replication's deletes) */
+	WIDE_WRITE_DELETE			/* a DELETE statement's tombstones */
+} WideWriteMode;
+extern void WideWrite(Relation rel, const WideSchema *schema, WideCell *cells,
+					  int n, WideWriteMode mode, CommandId cid,
+					  Snapshot snapshot);
+extern void WideWriteEnd(Relation rel, WideWriteMode mode);
 extern int	WideStatementLevel(void);
 extern void WideInstallStatementHooks(void);
 
@@ -82,7 +103,6 @@ extern void WideInstallPlanner(void);
 
 /* vacuum.c */
 struct VacuumParams;
-extern void WideMaybeFlush(Relation rel, uint32 wa_pages);
 extern double WideEstimateCells(Relation rel);
 extern void WideVacuum(Relation rel, struct VacuumParams *params,
 					   BufferAccessStrategy bstrategy);

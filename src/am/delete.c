@@ -50,13 +50,10 @@
 #include "utils/memutils.h"
 #include "utils/relcache.h"
 #include "utils/rel.h"
-#include "utils/snapmgr.h"
 
 #include "engine/format.h"
 #include "engine/cell.h"
 #include "engine/schema.h"
-#include "engine/uncover.h"
-#include "engine/writearea.h"
 #include "am/am.h"
 
 #define WIDE_DELETE_RING	65536
@@ -353,7 +350,7 @@ wide_ExecutorEnd(QueryDesc *query)
 			/* the last batch of the columns it deleted (engine/uncover.c) */
 			Relation	rel = relation_open(t->relid, NoLock);
 
-			WideMaybeFlush(rel, WideUncoverFlush(rel));
+			WideWriteEnd(rel, WIDE_WRITE_DELETE);
 			relation_close(rel, NoLock);
 			targets = foreach_delete_current(targets, lc);
 			pfree(t);
@@ -644,8 +641,6 @@ WideDeleteCell(Relation rel, ItemPointer tid, CommandId cid,
 {
 	const WideSchema *schema = WideGetSchema(rel);
 	WideCell	c;
-	WideCell   *cells;
-	int			n = 1;
 	DeleteTarget *t;
 	RememberedCell *r;
 
@@ -672,21 +667,18 @@ WideDeleteCell(Relation rel, ItemPointer tid, CommandId cid,
 	c.vallen = 0;
 	c.ts_to = c.ts == PG_INT64_MAX ? PG_INT64_MAX : c.ts + 1;
 	c.famid = WideFamilyForWrite(rel, schema, c.family, c.famlen)->id;
-	c.xmin = GetCurrentTransactionId();
-	c.cmin = GetCurrentCommandId(true);
 	/*
-	 * with the versions its family's policy hides (engine/uncover.c): for a
-	 * DELETE statement, once its batch of columns is read; for a delete
-	 * without one (a logical replication worker's), at once
+	 * appended at once, with the versions its family's policy hides
+	 * (write.c): for a DELETE statement, once its batch of columns is read
+	 * with its snapshot; for a delete without one (a logical replication
+	 * worker's), at once
 	 */
 	if ((t = running_target(rel)) != NULL)
-	{
-		WideMaybeFlush(rel, WideWriteAreaInsert(rel, &c, 1));
-		WideMaybeFlush(rel, WideUncoverNote(rel, schema, t->query->snapshot, &c));
-		return TM_Ok;
-	}
-	cells = WideUncoverExpand(rel, schema, GetActiveSnapshot(), &c, &n);
-	WideMaybeFlush(rel, WideWriteAreaInsert(rel, cells, n));
+		WideWrite(rel, schema, &c, 1, WIDE_WRITE_DELETE,
+				  GetCurrentCommandId(true), t->query->snapshot);
+	else
+		WideWrite(rel, schema, &c, 1, WIDE_WRITE_APPEND,
+				  GetCurrentCommandId(true), NULL);
 	return TM_Ok;
 }
 

@@ -8,11 +8,11 @@
  * as soon as it is written: reads never return it and compaction drops it.
  * Loading old data into such a family (a COPY of last month's readings
  * into a 7-day family) thus succeeds, reports every row, and leaves
- * nothing.  The write paths -- INSERT (tuple_insert), COPY (multi_insert)
- * and the data API (WideWriteRecords) -- count the cells they are handed
+ * nothing.  Every write -- INSERT, COPY, the data API: WideWrite (write.c)
+ * -- counts the cells it is handed
  * that the family's policy collects as the newest version of their column
  * at the reference time of reads (WideReaderNow); the top-level statement
- * reports the count when it ends (am/stmtwrite.c), and only if it ends
+ * reports the count when it ends (am/write.c), and only if it ends
  * well.  Only the cells written count, not the records of rollups computed
  * from them.  Versions beyond max_versions are not counted: writing newer
  * versions over older ones is what max_versions is for, and whether a

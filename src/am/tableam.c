@@ -4,7 +4,7 @@
  *	  The "wide" table access method: thin callbacks over the engine.
  *
  * Tuples of a wide table are cells (row_key, family, qualifier, ts, value).
- * INSERT and COPY append records to the write area; a sequential scan
+ * INSERT and COPY hand their cells to write.c (WideWrite); a sequential scan
  * returns the cells one MVCC snapshot sees, in (row_key, family, qualifier,
  * ts desc) order.  What a wide table does not do -- indexes (the row key is
  * the index), UPDATE/DELETE through the executor, row locks, TABLESAMPLE,
@@ -48,7 +48,6 @@
 
 #include "engine/cell.h"
 #include "engine/schema.h"
-#include "engine/writearea.h"
 #include "engine/reader.h"
 #include "engine/maintenance.h"
 #include "am/am.h"
@@ -368,15 +367,13 @@ wide_index_delete_tuples(Relation rel, TM_IndexDeleteOp *delstate)
  * ----------------------------------------------------------------
  */
 
-/* turn a slot into a record of the current transaction */
+/* turn a slot into a cell (write.c stamps it) */
 static void
 slot_to_cell(Relation rel, const WideSchema *schema, TupleTableSlot *slot,
-			 CommandId cid, WideCell *cell)
+			 WideCell *cell)
 {
 	slot_getallattrs(slot);
 	WideCellFromValues(rel, schema, slot->tts_values, slot->tts_isnull, cell);
-	cell->xmin = GetCurrentTransactionId();
-	cell->cmin = cid;
 }
 
 static void
@@ -386,8 +383,6 @@ wide_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,
 	static MemoryContext cxt = NULL;
 	MemoryContext old;
 	WideCell	cell;
-	WideCell   *cells;
-	int			n = 1;
 	const WideSchema *schema;
 
 	/*
@@ -401,12 +396,9 @@ wide_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,
 	MemoryContextReset(cxt);
 	old = MemoryContextSwitchTo(cxt);
 	schema = WideGetSchema(rel);
-	slot_to_cell(rel, schema, slot, cid, &cell);
-	WidePolicyNoteWrites(rel, schema, &cell, 1);
-	/* with the records of rollups of its family (engine/rollup.c) */
-	cells = WideRollupExpand(rel, schema, &cell, &n);
-	/* held until the statement ends (engine/pending.c) */
-	WideMaybeFlush(rel, WidePendingAdd(rel, cells, n, WideStatementLevel()));
+	slot_to_cell(rel, schema, slot, &cell);
+	/* held until the statement ends (write.c) */
+	WideWrite(rel, schema, &cell, 1, WIDE_WRITE_STATEMENT, cid, NULL);
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(cxt);
 	slot->tts_tableOid = RelationGetRelid(rel);
@@ -426,20 +418,15 @@ wide_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
 	WideSchema *schema = WideSchemaCopy(rel);
 	WideCell   *cells = palloc(sizeof(WideCell) * nslots);
 	int			i;
-	int			n;
 
 	for (i = 0; i < nslots; i++)
 	{
-		slot_to_cell(rel, schema, slots[i], cid, &cells[i]);
+		slot_to_cell(rel, schema, slots[i], &cells[i]);
 		slots[i]->tts_tableOid = RelationGetRelid(rel);
 		ItemPointerSet(&slots[i]->tts_tid, 0, 1);
 	}
-	/* with the records of rollups of their families (engine/rollup.c) */
-	n = nslots;
-	WidePolicyNoteWrites(rel, schema, cells, n);
-	cells = WideRollupExpand(rel, schema, cells, &n);
-	/* COPY: sorted in memory, written as runs of the write area (bulk.c) */
-	WideBulkAdd(rel, cells, n);
+	/* COPY: sorted in memory, written as runs of the write area (write.c) */
+	WideWrite(rel, schema, cells, nslots, WIDE_WRITE_BULK, cid, NULL);
 	pgstat_count_heap_insert(rel, nslots);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
@@ -517,11 +504,7 @@ wide_tuple_lock(Relation rel, ItemPointer tid, Snapshot snapshot,
 static void
 wide_finish_bulk_insert(Relation rel, int options)
 {
-	WideProgressCopyPhase(WIDE_PROGRESS_COPY_FLUSH);
-	WideMaybeFlush(rel, WidePendingWrite(rel));
-	WideProgressCopyPhase(WIDE_PROGRESS_COPY_WRITE);
-	WideBulkFinish(rel);
-	WideProgressCopyPhase(WIDE_PROGRESS_NONE);
+	WideWriteEnd(rel, WIDE_WRITE_BULK);
 }
 
 /* ----------------------------------------------------------------

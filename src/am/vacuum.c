@@ -1,12 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * vacuum.c
- *	  VACUUM of a wide table, and flushes triggered by writes.
+ *	  VACUUM of a wide table.
  *
- * A write that leaves the write area at wide.flush_threshold pages or more
- * flushes it, if it can take the table's ShareUpdateExclusiveLock without
- * waiting (otherwise VACUUM or another writer is at it), and then does
- * small compactions the policy asks for (at most 4 times the flush size).
+ * (A write that fills the write area flushes it itself: write.c.)
  *
  * VACUUM (and autovacuum, which the inserts trigger) flushes, compacts per
  * policy without a size limit, merges down to the oldest run when frozen
@@ -41,36 +38,6 @@
 #include "am/am.h"
 
 #define MAX_STEPS	16
-
-/*
- * WideMaybeFlush -- after a write: flush if the write area is full.
- */
-void
-WideMaybeFlush(Relation rel, uint32 wa_pages)
-{
-	uint64		cap;
-	int			steps = 0;
-
-	if (wa_pages < (uint32) wide_flush_threshold)
-		return;
-	if (!ConditionalLockRelation(rel, ShareUpdateExclusiveLock))
-	{
-		/*
-		 * Another backend is flushing or compacting.  Past twice the
-		 * threshold, wait for it and flush (back-pressure): so the write
-		 * area, and with it the memory a flush sorts, stays bounded by
-		 * wide.flush_threshold however fast writers are.
-		 */
-		if (wa_pages < 2 * (uint32) wide_flush_threshold)
-			return;
-		LockRelation(rel, ShareUpdateExclusiveLock);
-	}
-	WideFlush(rel);
-	cap = (uint64) wide_flush_threshold * BLCKSZ * 4;
-	while (steps++ < MAX_STEPS && WideCompactStep(rel, false, cap))
-		;
-	UnlockRelation(rel, ShareUpdateExclusiveLock);
-}
 
 /* the runs, copied from the metapage */
 static int

@@ -34,15 +34,12 @@
 #include "utils/date.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
-#include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
 #include "engine/format.h"
 #include "engine/cell.h"
 #include "engine/aggregate.h"
 #include "engine/schema.h"
-#include "engine/uncover.h"
-#include "engine/writearea.h"
 #include "am/am.h"
 #include "api/api.h"
 
@@ -216,9 +213,10 @@ WideOpenForWrite(Oid relid, AclMode mode)
 }
 
 /*
- * WideWriteRecords -- append records of the current transaction and
+ * WideWriteRecords -- write records of the current transaction and
  * command, after checking them all: the caller opened the table for the
- * privileges these records need, and their text is valid.
+ * privileges these records need, and their text is valid.  Held until the
+ * statement ends, as INSERT's (am/write.c).
  */
 void
 WideWriteRecords(Relation rel, WideCell *cells, int n)
@@ -229,18 +227,8 @@ WideWriteRecords(Relation rel, WideCell *cells, int n)
 	WideCheckPrivileges(RelationGetRelid(rel), WideCellsPrivileges(cells, n));
 	for (i = 0; i < n; i++)
 		WideCheckCellText(schema, &cells[i]);
-	WidePolicyNoteWrites(rel, schema, cells, n);
-	/* with the records of rollups of their families (engine/rollup.c) */
-	cells = WideRollupExpand(rel, schema, cells, &n);
-	for (i = 0; i < n; i++)
-	{
-		cells[i].xmin = GetCurrentTransactionId();
-		cells[i].cmin = GetCurrentCommandId(true);
-	}
-	/* a column delete also removes what its family's policy hides */
-	cells = WideUncoverExpand(rel, schema, GetActiveSnapshot(), cells, &n);
-	/* held until the statement ends (engine/pending.c) */
-	WideMaybeFlush(rel, WidePendingAdd(rel, cells, n, WideStatementLevel()));
+	WideWrite(rel, schema, cells, n, WIDE_WRITE_STATEMENT,
+			  GetCurrentCommandId(true), NULL);
 }
 
 /* a tombstone of the given kind for a row */

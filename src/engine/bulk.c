@@ -157,6 +157,8 @@ write_run(Relation rel, WideBulk *b)
 /*
  * WideBulkAdd -- take rows of the current transaction and command (xmin,
  * cmin set); they are written when the buffer is full or at WideBulkFinish.
+ * The caller wrote the statement buffer of rel first (WidePendingWrite),
+ * for the write order.
  */
 void
 WideBulkAdd(Relation rel, WideCell *cells, int n)
@@ -167,8 +169,6 @@ WideBulkAdd(Relation rel, WideCell *cells, int n)
 
 	WideSerializableWrite(rel);
 	WideCheckWrite(rel);
-	/* a statement's cells written before, in write order (pending.c) */
-	WidePendingWrite(rel);
 	WideLogChanges(rel, cells, n);
 
 	if (!callbacks_registered)

@@ -23,7 +23,7 @@
  *
  * Memory: the sealed records are sorted in memory.  Writers flush the
  * write area when it reaches wide.flush_threshold, and past twice that they
- * wait for a running flush or compaction and flush themselves (vacuum.c),
+ * wait for a running flush or compaction and flush themselves (am/write.c),
  * so a generation, and the memory its flush sorts, stays within about twice
  * wide.flush_threshold (16 MB by default) whatever the table's size.
  *

@@ -7,7 +7,7 @@
  * Appending every cell of an INSERT ... SELECT to the write area costs a
  * page lock and a Generic WAL record per cell, and the flush writes the
  * cell again.  Instead, INSERT (tuple_insert) and the wide.* mutations
- * hand their cells here while a statement runs (am/stmtwrite.c passes the
+ * hand their cells here while a statement runs (am/write.c passes the
  * executor nesting level).  When the statement ends, its cells are written:
  * a small batch is appended to the write area, page by page with one WAL
  * record per page; a large one (wide.statement_run_size or more of records)
@@ -21,8 +21,8 @@
  * - Order.  The buffer's cells keep their order of arrival (sequence
  *	 numbers 0..n-1 inside a run, array order in the write area), and any
  *	 other write to the relation -- an append (writearea.c), a COPY
- *	 (bulk.c) -- first writes the buffer, so the write order is the order
- *	 of the calls.
+ *	 (bulk.c) -- first writes the buffer (their callers do: am/write.c,
+ *	 uncover.c), so the write order is the order of the calls.
  * - Visibility.  Before any reader of the relation takes its state
  *	 (reader.c), the buffer is written: a read in the same backend during
  *	 the statement (a volatile function, a trigger, read_rows in the SELECT
@@ -222,9 +222,10 @@ pending_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 /*
  * WidePendingAdd -- take records of the current transaction and command
  * (xmin, cmin set; seq and blob references are set when they are written)
- * of a statement running at the given executor nesting level (> 0; 0
- * appends them at once).  Returns the write area's pages if the write area
- * was appended to (for deciding to flush), else 0.
+ * of a statement running at the given executor nesting level (> 0: writes
+ * outside any query are appended at once by am/write.c).  Returns the write
+ * area's pages if the write area was appended to (for deciding to flush),
+ * else 0.
  */
 uint32
 WidePendingAdd(Relation rel, const WideCell *cells, int n, int level)
@@ -235,9 +236,7 @@ WidePendingAdd(Relation rel, const WideCell *cells, int n, int level)
 	MemoryContext old;
 	int			i;
 
-	if (level <= 0)
-		return WideWriteAreaInsert(rel, (WideCell *) cells, n);
-
+	Assert(level > 0);
 	WideSerializableWrite(rel);
 	WideCheckWrite(rel);
 	WideLogChanges(rel, cells, n);

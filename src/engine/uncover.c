@@ -462,7 +462,11 @@ flush_batch(Relation rel)
 		nout++;
 	}
 	if (nout > 0)
+	{
+		/* a statement's cells pending in memory go first, in write order */
+		WidePendingWrite(rel);
 		pages = WideWriteAreaInsert(rel, out, nout);
+	}
 	pfree(out);
 	batch_forget();
 	return pages;

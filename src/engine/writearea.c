@@ -290,14 +290,13 @@ spill_body(const WideCell *cell, uint32 *len)
  * The caller has filled every field but seq (set here) and the blob
  * reference; xmin and cmin are the writing transaction's.  Records are
  * appended in array order, so a later element gets a larger sequence
- * number: the last write of a cell in a batch wins.
+ * number: the last write of a cell in a batch wins.  The caller wrote the
+ * statement buffer of rel first (WidePendingWrite), for the write order.
  */
 uint32
 WideWriteAreaInsert(Relation rel, WideCell *cells, int ncells)
 {
 	WideCheckWrite(rel);
-	/* a statement's cells pending in memory were logged when added */
-	WidePendingWrite(rel);
 	WideLogChanges(rel, cells, ncells);
 	return WideWriteAreaAppend(rel, cells, ncells);
 }
@@ -316,8 +315,6 @@ WideWriteAreaAppend(Relation rel, WideCell *cells, int ncells)
 
 	WideSerializableWrite(rel);
 	WideCheckWrite(rel);
-	/* a statement's cells pending in memory go first, in write order */
-	WidePendingWrite(rel);
 	while (done < ncells)
 	{
 		WideCell   *c = &cells[done];
