@@ -372,10 +372,8 @@ finish_data_block(WideSegmentWriter *w)
 
 /* does this record keep its sequence number? (see the file header) */
 static bool
-keeps_seq(WideSegmentWriter *w, const WideCell *c)
+keeps_seq(WideSegmentWriter *w, const WideCell *c, bool same_row)
 {
-	bool		same_row = w->have_prev &&
-		WideKeyCompare(w->prev.key, w->prev.keylen, c->key, c->keylen) == 0;
 	bool		keep;
 
 	if (!same_row)
@@ -390,9 +388,14 @@ keeps_seq(WideSegmentWriter *w, const WideCell *c)
 			(same_row && WideCellLevel(&w->prev) == WIDE_LEVEL_CELL &&
 			 w->prev.ts == c->ts && WideCellSameColumn(&w->prev, c));
 
-	/* remember the coordinates of this record */
-	resetStringInfo(&w->prevbuf);
-	appendBinaryStringInfo(&w->prevbuf, c->key, c->keylen);
+	/* remember the coordinates of this record (the row key if new) */
+	if (same_row)
+		w->prevbuf.len = c->keylen;
+	else
+	{
+		resetStringInfo(&w->prevbuf);
+		appendBinaryStringInfo(&w->prevbuf, c->key, c->keylen);
+	}
 	appendBinaryStringInfo(&w->prevbuf, c->family, c->famlen);
 	appendBinaryStringInfo(&w->prevbuf, c->qual, c->quallen);
 	w->prev = *c;
@@ -498,7 +501,7 @@ WideSegmentWriterAdd(WideSegmentWriter *w, const WideCell *c, bool frozen)
 		pfree(data);
 		c = &moved;
 	}
-	keep = keeps_seq(w, c);
+	keep = keeps_seq(w, c, !new_row);
 
 	/* cut blocks at row boundaries when they can, at the size limit always */
 	if (WideBlockBuilderCount(w->block) > 0 &&
@@ -508,9 +511,12 @@ WideSegmentWriterAdd(WideSegmentWriter *w, const WideCell *c, bool frozen)
 
 	WideBlockAdd(w->block, c, keep, frozen);
 
-	/* index entry of the block */
-	resetStringInfo(&w->cur_lastrow);
-	appendBinaryStringInfo(&w->cur_lastrow, c->key, c->keylen);
+	/* index entry of the block: its last row key changes with the row */
+	if (new_row)
+	{
+		resetStringInfo(&w->cur_lastrow);
+		appendBinaryStringInfo(&w->cur_lastrow, c->key, c->keylen);
+	}
 	w->cur_has_lastcol = c->kind >= WIDE_KIND_DEL_CELLS;
 	if (w->cur_has_lastcol)
 	{

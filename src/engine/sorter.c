@@ -86,6 +86,17 @@ WideCellCompareStable(const WideCell *a, const WideCell *b)
 	return -WideKeyCompare(a->value, a->vallen, b->value, b->vallen);
 }
 
+/* WideCellCompareStable of two records of one row key */
+static inline int
+compare_in_row(const WideCell *a, const WideCell *b)
+{
+	int			r = WideCellCompareInRow(a, b);
+
+	if (r != 0 || a->value == NULL || b->value == NULL)
+		return r;
+	return -WideKeyCompare(a->value, a->vallen, b->value, b->vallen);
+}
+
 static int
 cmp_cellp(const void *a, const void *b)
 {
@@ -239,13 +250,13 @@ cmp_group(const Group *a, const Group *b)
 #define ST_DEFINE
 #include "lib/sort_template.h"
 
-/* sort n records of one row key in the full order */
+/* sort n records (of one row key when in_row) in the full order */
 static void
-sort_row(WideCell **cells, int64 n)
+sort_row(WideCell **cells, int64 n, bool in_row)
 {
 	int64		i;
 
-	if (n > 32)
+	if (n > 32 || !in_row)
 	{
 		qsort(cells, n, sizeof(WideCell *), cmp_cellp);
 		return;
@@ -257,13 +268,13 @@ sort_row(WideCell **cells, int64 n)
 		int64		lo = 0;
 		int64		hi = i;
 
-		if (WideCellCompareStable(cells[i - 1], c) <= 0)
+		if (compare_in_row(cells[i - 1], c) <= 0)
 			continue;
 		while (lo < hi)
 		{
 			int64		mid = (lo + hi) / 2;
 
-			if (WideCellCompareStable(cells[mid], c) <= 0)
+			if (compare_in_row(cells[mid], c) <= 0)
 				lo = mid + 1;
 			else
 				hi = mid;
@@ -307,7 +318,7 @@ WideSorterDone(WideSorter *s)
 	if (s->ngroups <= 1 || s->ungrouped)
 	{
 		/* one row key, or records that are in no group: the full order */
-		sort_row(s->cells, s->ncells);
+		sort_row(s->cells, s->ncells, s->ngroups == 1 && !s->ungrouped);
 		s->ungrouped = s->ncells > 0;
 		s->ngroups = 0;
 		return;
@@ -331,7 +342,7 @@ WideSorterDone(WideSorter *s)
 				 s->groups[h].keylen == s->groups[g].keylen &&
 				 s->groups[h].prefix == s->groups[g].prefix &&
 				 memcmp(s->groups[h].key, s->groups[g].key, s->groups[g].keylen) == 0);
-		sort_row(&out[start], nout - start);
+		sort_row(&out[start], nout - start, true);
 		g = h;
 	}
 	Assert(nout == s->ncells);
