@@ -82,4 +82,34 @@ SELECT row_key, length(value) FROM b WHERE row_key = 'big';
 SELECT * FROM wide.verify('b');
 SELECT * FROM wide.verify('n');
 
-DROP TABLE b, n;
+-- the sort of a run: rows arrive whole (runs of one row key, sorted by key,
+-- then each key's records in the full order); rows that come back later in
+-- the same COPY, rows of more than 32 cells, keys sharing their first 8
+-- bytes, keys shorter than 8 bytes and keys that are prefixes of others
+CREATE TABLE s (row_key text, family text, qualifier text, ts int8, value text) USING wide;
+SELECT wide.create_family('s', 'f');
+SELECT wide.create_family('s', 'g', max_versions => 1);
+COPY s FROM PROGRAM 'awk ''BEGIN { split("a abcdefgh abcdefghi abcdefgh0 host_1 host_12 zz", p, " ");
+  for (t = 0; t < 40; t++) for (h = 1; h <= 7; h++) for (q = 0; q < (h == 6 ? 41 : 5); q++)
+    printf "%s#%d,%s,q%d,%d,v%d.%d.%d\n", p[h], t % 5, (q % 3 ? "f" : "g"), (q * 7) % 41, t, t, h, q }''' (FORMAT csv);
+SELECT count(*) AS cells,
+       count(*) FILTER (WHERE (row_key, family, qualifier, -ts) <= prev) AS out_of_order
+  FROM (SELECT *, lag((row_key, family, qualifier, -ts)) OVER () AS prev FROM s) x;
+SELECT row_key, family, qualifier, ts, value FROM s
+ WHERE row_key IN ('abcdefgh#0', 'abcdefgh0#0') AND qualifier IN ('q0', 'q7') ORDER BY 1, 2, 3, 4 DESC LIMIT 12;
+SELECT * FROM wide.verify('s');
+
+-- VACUUM after a COPY of several runs: the write area's runs become runs,
+-- and runs left in the table's tail are moved down by copying their pages
+-- (truncate.c, WideMoveRunBySegid) before the tail is cut
+SET wide.bulk_memory = '4MB';
+COPY s FROM PROGRAM 'awk ''BEGIN { for (t = 0; t < 300; t++) for (h = 0; h < 20; h++) for (q = 0; q < 10; q++)
+    printf "z%d#%d,f,m%d,%d,%d\n", h, t, q, t, h * q + t }''' (FORMAT csv);
+RESET wide.bulk_memory;
+SELECT write_area_runs AS wa_runs FROM wide.stats('s');
+VACUUM s;
+SELECT runs, compactions > 0 AS moved, free_pages * 4 < table_pages AS little_free FROM wide.stats('s');
+SELECT count(*), sum(value::int8) FROM s WHERE row_key ~ '^z[0-9]';
+SELECT * FROM wide.verify('s');
+
+DROP TABLE b, n, s;

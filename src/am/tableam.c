@@ -24,6 +24,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/heapam.h"
 #include "access/multixact.h"
 #include "access/tableam.h"
@@ -50,6 +52,7 @@
 #include "engine/schema.h"
 #include "engine/reader.h"
 #include "engine/maintenance.h"
+#include "engine/split.h"
 #include "am/am.h"
 
 PG_FUNCTION_INFO_V1(wide_tableam_handler);
@@ -68,6 +71,16 @@ typedef struct WideScanDescData
 	BlockNumber analyze_nblocks;
 	uint64		analyze_from;
 	uint64		analyze_to;
+	/* ANALYZE of a large table: a sample of each sampled block's stretch */
+	bool		analyze_sampled;
+	int			analyze_nkeys;	/* split keys: stretches nkeys + 1 */
+	WideSplitKey *analyze_keys;
+	int64		analyze_stretch;	/* the stretch being read, or -1 */
+	int			analyze_per_block;	/* cells returned per sampled block */
+	int			analyze_left;	/* ... still to return for this block */
+	bool		analyze_counted;	/* this block's cells added to liverows */
+	StringInfoData analyze_lo;
+	StringInfoData analyze_hi;
 } WideScanDescData;
 
 typedef WideScanDescData *WideScanDesc;
@@ -667,8 +680,109 @@ wide_relation_estimate_size(Relation rel, int32 *attr_widths,
  * not rows, so block b of n stands for the b-th n-th of the cells in key
  * order: the sample is spread over the key space and the extrapolated count
  * is right.
+ *
+ * A wide table is dense (a block stands for thousands of cells), so
+ * ANALYZE samples nearly every block of it, and reading every cell of
+ * those would read the whole table.  When a block stands for many more
+ * cells than the sample needs from it (targrows / sampled blocks, twice
+ * over), the table is cut into stretches at block boundaries of its runs
+ * (engine/split.c, as parallel scans do), block b stands for the b-th n-th
+ * of the stretches, and the scan seeks to its stretch and returns its
+ * first few cells (the next few when several blocks share a stretch),
+ * counting the block's share of all cells as live rows.  The sample is a
+ * cluster sample of whole stretches' starts, as the heap's is of whole
+ * pages; the extrapolated count is the metapage's count of records.
  * ----------------------------------------------------------------
  */
+
+/* the rows ANALYZE samples: 300 x the largest statistics target */
+static int
+analyze_target_rows(Relation rel)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	int			target = default_statistics_target;
+	int			i;
+
+	for (i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		if (!att->attisdropped && att->attstattarget > target)
+			target = att->attstattarget;
+	}
+	return 300 * Max(target, 1);
+}
+
+static void
+analyze_begin(WideScanDesc scan)
+{
+	Relation	rel = scan->base.rs_rd;
+	MemoryContext old = MemoryContextSwitchTo(scan->scancxt);
+	double		targrows = analyze_target_rows(rel);
+	double		sampled;
+	double		per_block;
+
+	/* the cells the runs and the write area hold, without reading them */
+	scan->analyze_total = WideEstimateCells(rel);
+	scan->analyze_nblocks = Max(RelationGetNumberOfBlocks(rel), 1);
+
+	/* BlockSampler samples min(targrows, blocks) blocks */
+	sampled = Min(targrows, (double) scan->analyze_nblocks);
+	per_block = ceil(2 * targrows / sampled);
+	if (scan->analyze_total / scan->analyze_nblocks > 2 * per_block)
+	{
+		uint64		nblocks;
+
+		scan->analyze_nkeys = WideSplitKeys(rel, NULL, scan->analyze_nblocks,
+											&nblocks, &scan->analyze_keys);
+		scan->analyze_sampled = true;
+		scan->analyze_per_block = (int) per_block;
+		scan->analyze_stretch = -1;
+		initStringInfo(&scan->analyze_lo);
+		initStringInfo(&scan->analyze_hi);
+		scan->reader = WideReaderBeginRanges(rel, scan->base.rs_snapshot,
+											 WideReaderNow(), NULL, NULL);
+	}
+	else
+		scan->reader = WideReaderBegin(rel, scan->base.rs_snapshot,
+									   WideReaderNow(), NULL);
+	MemoryContextSwitchTo(old);
+}
+
+/* read stretch j next: the rows after split key j - 1 up to key j */
+static void
+analyze_seek(WideScanDesc scan, int64 j)
+{
+	WideKeyRange range;
+	MemoryContext old;
+
+	memset(&range, 0, sizeof(range));
+	resetStringInfo(&scan->analyze_lo);
+	resetStringInfo(&scan->analyze_hi);
+	if (j > 0)
+	{
+		const WideSplitKey *k = &scan->analyze_keys[j - 1];
+
+		appendBinaryStringInfo(&scan->analyze_lo, k->key, k->len);
+		appendStringInfoChar(&scan->analyze_lo, '\0');
+		range.has_start = range.start_incl = true;
+	}
+	if (j < scan->analyze_nkeys)
+	{
+		const WideSplitKey *k = &scan->analyze_keys[j];
+
+		appendBinaryStringInfo(&scan->analyze_hi, k->key, k->len);
+		range.has_end = range.end_incl = true;
+	}
+	range.start = scan->analyze_lo.data;
+	range.startlen = scan->analyze_lo.len;
+	range.end = scan->analyze_hi.data;
+	range.endlen = scan->analyze_hi.len;
+	old = MemoryContextSwitchTo(scan->scancxt);
+	WideReaderNextRange(scan->reader, &range);
+	MemoryContextSwitchTo(old);
+	scan->analyze_stretch = j;
+}
 
 static bool
 wide_scan_analyze_next_block(TableScanDesc sscan, BlockNumber blockno,
@@ -677,15 +791,18 @@ wide_scan_analyze_next_block(TableScanDesc sscan, BlockNumber blockno,
 	WideScanDesc scan = (WideScanDesc) sscan;
 
 	if (scan->reader == NULL)
+		analyze_begin(scan);
+	if (scan->analyze_sampled)
 	{
-		MemoryContext old = MemoryContextSwitchTo(scan->scancxt);
+		int64		j = (int64) ((uint64) blockno * (scan->analyze_nkeys + 1) /
+								 scan->analyze_nblocks);
 
-		/* the cells the runs and the write area hold, without reading them */
-		scan->analyze_total = WideEstimateCells(sscan->rs_rd);
-		scan->analyze_nblocks = Max(RelationGetNumberOfBlocks(sscan->rs_rd), 1);
-		scan->reader = WideReaderBegin(sscan->rs_rd, sscan->rs_snapshot,
-									   WideReaderNow(), NULL);
-		MemoryContextSwitchTo(old);
+		/* blocks of one stretch read on where the one before stopped */
+		if (j != scan->analyze_stretch)
+			analyze_seek(scan, j);
+		scan->analyze_left = scan->analyze_per_block;
+		scan->analyze_counted = false;
+		return true;
 	}
 	scan->analyze_from = (uint64) (scan->analyze_total * blockno /
 								   scan->analyze_nblocks);
@@ -701,6 +818,28 @@ wide_scan_analyze_next_tuple(TableScanDesc sscan, TransactionId OldestXmin,
 {
 	WideScanDesc scan = (WideScanDesc) sscan;
 	const WideCell *cell;
+
+	if (scan->analyze_sampled)
+	{
+		MemoryContext old;
+
+		/* the block stands for its share of the cells, read or not */
+		if (!scan->analyze_counted)
+		{
+			*liverows += scan->analyze_total / scan->analyze_nblocks;
+			scan->analyze_counted = true;
+		}
+		if (scan->analyze_left <= 0)
+			return false;
+		old = MemoryContextSwitchTo(scan->scancxt);
+		cell = WideReaderNext(scan->reader);
+		MemoryContextSwitchTo(old);
+		if (cell == NULL)
+			return false;
+		scan->analyze_left--;
+		store_cell(scan, WideGetSchema(sscan->rs_rd), cell, slot);
+		return true;
+	}
 
 	while (scan->ntuples < scan->analyze_to)
 	{

@@ -273,19 +273,28 @@ WideVacuum(Relation rel, VacuumParams *params, BufferAccessStrategy bstrategy)
 }
 
 /*
- * WideEstimateCells -- records in the runs and (estimated) the write area.
- * Superseded and deleted records count too, so this is an upper bound.
+ * WideEstimateCells -- records in the runs and the write area's runs, and
+ * (estimated from its pages) the rest of the write area.  Superseded and
+ * deleted records count too, so this is an upper bound.
  */
 double
 WideEstimateCells(Relation rel)
 {
-	WideRunData runs[WIDE_MAX_RUNS];
-	uint64		wa_pages;
-	int			n = current_runs(rel, runs, &wa_pages);
+	Buffer		metabuf = WideReadMeta(rel, BUFFER_LOCK_SHARE);
+	WideMetaPage meta;
 	double		cells = 0;
+	uint64		pages = 0;
 	int			i;
 
-	for (i = 0; i < n; i++)
-		cells += runs[i].ncells;
-	return cells + (double) wa_pages * (BLCKSZ / 100);
+	if (!BufferIsValid(metabuf))
+		return 0;
+	meta = WidePageGetMeta(BufferGetPage(metabuf));
+	for (i = 0; i < (int) meta->nruns; i++)
+		cells += meta->runs[i].ncells;
+	for (i = 0; i < (int) meta->nwaruns; i++)
+		cells += meta->waruns[i].ncells;
+	for (i = 0; i < WIDE_NLANES; i++)
+		pages += meta->lanes[i].npages + meta->flush_lanes[i].npages;
+	UnlockReleaseBuffer(metabuf);
+	return cells + (double) pages * (BLCKSZ / 100);
 }

@@ -128,15 +128,25 @@ void
 WideBulkWriteRun(Relation rel, WideSorter *sorter, uint64 n, int16 typlen)
 {
 	WideSegmentWriter *w;
-	WideCell	cell;
+	WideCell  **cells;
+	int64		ncells;
+	int64		i;
 	WideRunData run;
 
 	if (n == 0)
 		return;
 	WideSorterDone(sorter);
 	w = WideSegmentWriterBegin(rel, typlen);
-	while (WideSorterNext(sorter, &cell))
-		WideSegmentWriterAdd(w, &cell, false);
+	/* the sorted records in place, fetched a few ahead (they are scattered) */
+	cells = WideSorterCells(sorter, &ncells);
+	for (i = 0; i < ncells; i++)
+	{
+#ifdef __GNUC__
+		if (i + 8 < ncells)
+			__builtin_prefetch(cells[i + 8]);
+#endif
+		WideSegmentWriterAdd(w, cells[i], false);
+	}
 	if (WideSegmentWriterFinish(w, &run))
 		register_run(rel, &run, n);
 	WideSegmentWriterEnd(w);

@@ -62,13 +62,23 @@ WideCellLevel(const WideCell *cell)
 int
 WideCellCompare(const WideCell *a, const WideCell *b)
 {
+	int			r = WideKeyCompare(a->key, a->keylen, b->key, b->keylen);
+
+	if (r != 0)
+		return r;
+	return WideCellCompareInRow(a, b);
+}
+
+/*
+ * WideCellCompareInRow -- WideCellCompare of two records of the same row
+ * key (the sorter compares a row's records without their key).
+ */
+int
+WideCellCompareInRow(const WideCell *a, const WideCell *b)
+{
 	int			r;
 	int			la;
 	int			lb;
-
-	r = WideKeyCompare(a->key, a->keylen, b->key, b->keylen);
-	if (r != 0)
-		return r;
 
 	la = WideCellLevel(a);
 	lb = WideCellLevel(b);

@@ -78,6 +78,7 @@ typedef struct WideKeyRange
 /* cell.c: order of cells, row key ranges */
 extern int	WideCellLevel(const WideCell *cell);
 extern int	WideCellCompare(const WideCell *a, const WideCell *b);
+extern int	WideCellCompareInRow(const WideCell *a, const WideCell *b);
 extern int	WideKeyCompare(const char *a, uint32 alen, const char *b, uint32 blen);
 extern bool WideCellSameColumn(const WideCell *a, const WideCell *b);
 extern bool WideRowBeforeRange(const WideKeyRange *r, const char *key, uint32 keylen);

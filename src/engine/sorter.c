@@ -14,6 +14,17 @@
  * keeps the chunks for the next batch, so a bulk load reuses the same
  * memory for every run it writes.
  *
+ * Rows arrive whole.  A reading, a mutation of a row, a row of the row
+ * form: consecutive records usually share their row key (a TSBS reading is
+ * ten cells of one row).  WideSorterAdd notes such runs of one row key as
+ * *groups*; WideSorterDone sorts the groups by row key (an 8-byte prefix
+ * of the key, big-endian, decides most comparisons without touching the
+ * record), then sorts the records of each row key (the groups of one key
+ * together, when a row came back later) with the full order, by binary
+ * insertion when they are few.  Since the full order sorts by row key
+ * first, the result is the same as sorting all records with it, at a
+ * tenth of the comparisons when rows have ten cells.
+ *
  * IDENTIFICATION
  *	  src/engine/sorter.c
  *
@@ -21,12 +32,23 @@
  */
 #include "postgres.h"
 
+#include "port/pg_bswap.h"
 #include "utils/memutils.h"
 
 #include "engine/cell.h"
 #include "engine/sort.h"
 
 #define CHUNK_SIZE		(1024 * 1024)
+
+/* consecutive records of one row key, cells[first .. first + n) */
+typedef struct Group
+{
+	uint64		prefix;			/* the key's first 8 bytes, big-endian, 0-padded */
+	const char *key;
+	uint32		keylen;
+	uint32		n;
+	int64		first;
+} Group;
 
 typedef struct Chunk
 {
@@ -45,6 +67,10 @@ struct WideSorter
 	int64		ncells;
 	int64		maxcells;
 	int64		next;
+	Group	   *groups;
+	int64		ngroups;
+	int64		maxgroups;
+	bool		ungrouped;		/* records added before a WideSorterDone */
 };
 
 /*
@@ -54,6 +80,17 @@ int
 WideCellCompareStable(const WideCell *a, const WideCell *b)
 {
 	int			r = WideCellCompare(a, b);
+
+	if (r != 0 || a->value == NULL || b->value == NULL)
+		return r;
+	return -WideKeyCompare(a->value, a->vallen, b->value, b->vallen);
+}
+
+/* WideCellCompareStable of two records of one row key */
+static inline int
+compare_in_row(const WideCell *a, const WideCell *b)
+{
+	int			r = WideCellCompareInRow(a, b);
 
 	if (r != 0 || a->value == NULL || b->value == NULL)
 		return r;
@@ -79,6 +116,8 @@ WideSorterBegin(void)
 								   ALLOCSET_DEFAULT_SIZES);
 	s->maxcells = 1024;
 	s->cells = MemoryContextAlloc(s->cxt, sizeof(WideCell *) * s->maxcells);
+	s->maxgroups = 1024;
+	s->groups = MemoryContextAlloc(s->cxt, sizeof(Group) * s->maxgroups);
 	return s;
 }
 
@@ -162,7 +201,87 @@ WideSorterAdd(WideSorter *s, const WideCell *cell)
 		memcpy(p, cell->value, cell->vallen);
 		c->value = p;
 	}
+
+	/* the row key of the record before: one more record of its group */
+	if (s->ngroups > 0)
+	{
+		Group	   *g = &s->groups[s->ngroups - 1];
+
+		if (g->keylen == c->keylen && g->first + g->n == s->ncells &&
+			memcmp(g->key, c->key, c->keylen) == 0)
+		{
+			g->n++;
+			s->cells[s->ncells++] = c;
+			return;
+		}
+	}
+	if (s->ngroups == s->maxgroups)
+	{
+		s->maxgroups *= 2;
+		s->groups = repalloc_huge(s->groups, sizeof(Group) * s->maxgroups);
+	}
+	{
+		Group	   *g = &s->groups[s->ngroups++];
+		uint64		prefix = 0;
+
+		memcpy(&prefix, c->key, Min(c->keylen, sizeof(uint64)));
+		g->prefix = pg_ntoh64(prefix);
+		g->key = c->key;
+		g->keylen = c->keylen;
+		g->n = 1;
+		g->first = s->ncells;
+	}
 	s->cells[s->ncells++] = c;
+}
+
+/* groups by row key; equal keys stay adjacent, in any order */
+static inline int
+cmp_group(const Group *a, const Group *b)
+{
+	if (a->prefix != b->prefix)
+		return a->prefix < b->prefix ? -1 : 1;
+	return WideKeyCompare(a->key, a->keylen, b->key, b->keylen);
+}
+
+#define ST_SORT sort_groups
+#define ST_ELEMENT_TYPE Group
+#define ST_COMPARE(a, b) cmp_group(a, b)
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
+
+/* sort n records (of one row key when in_row) in the full order */
+static void
+sort_row(WideCell **cells, int64 n, bool in_row)
+{
+	int64		i;
+
+	if (n > 32 || !in_row)
+	{
+		qsort(cells, n, sizeof(WideCell *), cmp_cellp);
+		return;
+	}
+	/* binary insertion: few comparisons, a memmove of pointers */
+	for (i = 1; i < n; i++)
+	{
+		WideCell   *c = cells[i];
+		int64		lo = 0;
+		int64		hi = i;
+
+		if (compare_in_row(cells[i - 1], c) <= 0)
+			continue;
+		while (lo < hi)
+		{
+			int64		mid = (lo + hi) / 2;
+
+			if (compare_in_row(cells[mid], c) <= 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		memmove(&cells[lo + 1], &cells[lo], sizeof(WideCell *) * (i - lo));
+		cells[lo] = c;
+	}
 }
 
 /*
@@ -191,8 +310,45 @@ WideSorterBytes(WideSorter *s)
 void
 WideSorterDone(WideSorter *s)
 {
-	qsort(s->cells, s->ncells, sizeof(WideCell *), cmp_cellp);
+	WideCell  **out;
+	int64		nout = 0;
+	int64		g;
+
 	s->next = 0;
+	if (s->ngroups <= 1 || s->ungrouped)
+	{
+		/* one row key, or records that are in no group: the full order */
+		sort_row(s->cells, s->ncells, s->ngroups == 1 && !s->ungrouped);
+		s->ungrouped = s->ncells > 0;
+		s->ngroups = 0;
+		return;
+	}
+	s->ungrouped = true;
+	sort_groups(s->groups, s->ngroups);
+	out = MemoryContextAllocHuge(s->cxt, sizeof(WideCell *) * s->maxcells);
+	for (g = 0; g < s->ngroups;)
+	{
+		int64		start = nout;
+		int64		h = g;
+
+		/* the groups of this row key */
+		do
+		{
+			memcpy(&out[nout], &s->cells[s->groups[h].first],
+				   sizeof(WideCell *) * s->groups[h].n);
+			nout += s->groups[h].n;
+			h++;
+		} while (h < s->ngroups &&
+				 s->groups[h].keylen == s->groups[g].keylen &&
+				 s->groups[h].prefix == s->groups[g].prefix &&
+				 memcmp(s->groups[h].key, s->groups[g].key, s->groups[g].keylen) == 0);
+		sort_row(&out[start], nout - start, true);
+		g = h;
+	}
+	Assert(nout == s->ncells);
+	pfree(s->cells);
+	s->cells = out;
+	s->ngroups = 0;
 }
 
 /*
@@ -256,6 +412,8 @@ void
 WideSorterReset(WideSorter *s)
 {
 	s->ncells = 0;
+	s->ngroups = 0;
+	s->ungrouped = false;
 	s->next = 0;
 	s->cur = s->chunks;
 	if (s->cur)
