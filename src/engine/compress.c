@@ -233,7 +233,8 @@ WideBlockLoad(const char *stored, Size len, Size maxraw, Size *rawlen,
  * values have length typlen, into *blk (its memory palloc'd, or "stored"
  * itself when kept raw).  A packed block stays packed when an iterator can
  * read it as it is: its values stored as they are, or all 8 bytes long
- * (typlen 8; aggregates are 8 bytes too); else it is unpacked.  False with
+ * (typlen 8; aggregates are 8 bytes too) and packed by an exponent; else
+ * (delta coded values too) it is unpacked.  False with
  * *why set if the block is damaged.
  */
 bool
@@ -270,9 +271,12 @@ WideBlockLoadData(const char *stored, Size len, Size maxraw, int16 typlen,
 		*why = "bad packed block";
 		return false;
 	}
-	if (blk->val_div != 0.0 && typlen != 8)
+	if (blk->val_div < 0.0 || (blk->val_div != 0.0 && typlen != 8))
 	{
-		/* values not one per 8 bytes: the iterator needs them unpacked */
+		/*
+		 * values delta coded (each needs the one before it in its column),
+		 * or not one per 8 bytes: the iterator needs them unpacked
+		 */
 		blk->mem = WideBlockUnpack(packed, size, maxraw, &blk->len);
 		pfree(packed);
 		blk->data = blk->mem;

@@ -112,8 +112,9 @@ typedef WidePageOpaqueData *WidePageOpaque;
  * ----------------------------------------------------------------
  */
 #define WIDE_MAGIC				0x57494445	/* "WIDE" */
-#define WIDE_FORMAT_VERSION		3			/* 2: packed data blocks; 3: index
-											 * entries name their last column */
+#define WIDE_FORMAT_VERSION		4			/* 2: packed data blocks; 3: index
+											 * entries name their last column;
+											 * 4: delta coded float8 values */
 #define WIDE_FORMAT_OLDEST		1			/* oldest version read */
 #define WIDE_NLANES				4			/* write-area insertion lanes */
 #define WIDE_MAX_RUNS			24			/* segments listed in the metapage */
