@@ -696,6 +696,45 @@ match_or(WideMatch *m, BoolExpr *or, bool *exact)
 		a.relid = m->relid;
 		a.keytype = m->keytype;
 		a.desc = m->desc;
+		/*
+		 * An arm that is itself an OR of ranges (a constant split_part
+		 * list, an OR the planner did not flatten): its arms are ours
+		 */
+		if (list_length(conj) == 1)
+		{
+			bool		e;
+
+			if (match_clause(&a, linitial(conj), &e) &&
+				list_length(a.kinds) >= 2 && linitial_int(a.kinds) == BOUND_OR &&
+				llast_int(a.kinds) == BOUND_OR_END)
+			{
+				/* one OR group, nothing beside it */
+				int			depth = 0;
+				bool		flat = true;
+
+				foreach(lc, a.kinds)
+				{
+					int			k = lfirst_int(lc);
+
+					depth += k == BOUND_OR ? 1 : k == BOUND_OR_END ? -1 : 0;
+					if (depth == 0 && lnext(a.kinds, lc) != NULL)
+						flat = false;
+				}
+				if (flat)
+				{
+					int			n = list_length(a.kinds);
+
+					kinds = list_concat(kinds, list_copy_tail(list_truncate(a.kinds, n - 1), 1));
+					exprs = list_concat(exprs, list_copy_tail(list_truncate(a.exprs, n - 1), 1));
+					*exact = *exact && e;
+					seeks += Max(a.nseeks, 1);
+					continue;
+				}
+			}
+			a.kinds = a.exprs = a.sels = NIL;
+			a.has_range = false;
+			a.nseeks = 0;
+		}
 		foreach(lc, conj)
 		{
 			int			before = list_length(a.kinds);
