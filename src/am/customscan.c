@@ -109,6 +109,9 @@ static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
 /* wide.enable_customscan: offer the planner the Wide Scan path */
 static bool wide_enable_customscan = true;
 
+/* wide.enable_range_lists: ORs and split_part lists as lists of ranges */
+static bool wide_enable_range_lists = true;
+
 static Plan *plan_wide_path(PlannerInfo *root, RelOptInfo *rel,
 							CustomPath *best_path, List *tlist,
 							List *clauses, List *custom_plans);
@@ -791,9 +794,9 @@ match_clause(WideMatch *m, Expr *clause, bool *exact)
 	*exact = true;
 	if (match_column(m, clause))
 		return true;
-	if (is_orclause(clause))
+	if (wide_enable_range_lists && is_orclause(clause))
 		return match_or(m, (BoolExpr *) clause, exact);
-	if (match_split(m, clause, exact))
+	if (wide_enable_range_lists && match_split(m, clause, exact))
 		return true;
 	*exact = true;
 
@@ -2503,6 +2506,11 @@ WideInstallPlanner(void)
 							 "Lets the planner read wide tables with Wide Scan (key ranges, sorted output).",
 							 "Off, wide tables are read by plain sequential scans that check every condition on every cell; for testing and for comparing plans.",
 							 &wide_enable_customscan, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("wide.enable_range_lists",
+							 "Lets the Wide Scan read an OR of row_key conditions, or split_part(row_key, sep, 1) = / IN, as a list of key ranges.",
+							 "Off, such conditions are filters over the range of the other conditions; for comparing plans.",
+							 &wide_enable_range_lists, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	WideParallelDefineSettings();
 	WideInstallAggregate();
