@@ -9,6 +9,9 @@
  *	  read per key), and row_key LIKE 'prefix%' (a prefix range); constants
  *	  and parameters (prepared statements, nested-loop inner sides) both
  *	  work, evaluated when the scan starts;
+ *	- reads an OR of such conditions, and split_part(row_key, sep, 1) = x /
+ *	  IN / = ANY, as a list of ranges, sorted and merged (match_or,
+ *	  match_split; WideKeyRangesNormalize), a seek each;
  *	- declares its output sorted by (row_key, family, qualifier, ts desc),
  *	  so ORDER BY on them costs no sort; and offers the same scan backwards
  *	  (engine/reverse.c), sorted by (row_key desc, family desc, qualifier

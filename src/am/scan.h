@@ -3,7 +3,8 @@
  * scan.h
  *	  What the Wide Scan (customscan.c) pushes down besides row_key
  *	  comparisons, and what it costs (scan_pushdown.c): key ranges from
- *	  LIKE, ILIKE and starts_with patterns, family and qualifier sets
+ *	  LIKE, ILIKE and starts_with patterns, lists of key ranges (sorted,
+ *	  merged, intersected: ORs, key parts), family and qualifier sets
  *	  checked on merged cells before tuples are formed, the cost model.
  *
  * IDENTIFICATION
