@@ -252,7 +252,8 @@ sub or_cond
 sub where
 {
 	my @c = (or_cond());
-	push @c, pick(or_cond(), key_cond(), "t.value > " . rnd(1000), "t.family = 'v2'") if rnd(2);
+	push @c, pick(or_cond(), key_cond(), "t.value > " . rnd(1000), "t.family = 'v2'",
+		"t.row_key ILIKE " . lit(pick('HOST_1%', 'host_%', 'HoSt_2#10%', 'a%', 'HOST_1#%'))) if rnd(2);
 	return join(' AND ', @c);
 }
 
