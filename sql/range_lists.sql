@@ -42,6 +42,13 @@ EXPLAIN (COSTS OFF) SELECT * FROM rl
 SELECT count(*), min(row_key), max(row_key) FROM rl
  WHERE (row_key >= 'host_1#1010' AND row_key < 'host_1#1020')
     OR (row_key >= 'host_7#1010' AND row_key < 'host_7#1020');
+-- (the plan before, kept by wide.enable_range_lists = off)
+SET wide.enable_range_lists = off;
+EXPLAIN (COSTS OFF) SELECT * FROM rl
+ WHERE (row_key >= 'host_1#1010' AND row_key < 'host_1#1020')
+    OR (row_key >= 'host_7#1010' AND row_key < 'host_7#1020');
+EXPLAIN (COSTS OFF) SELECT count(*) FROM rl WHERE split_part(row_key, '#', 1) IN ('host_7', 'host_1');
+RESET wide.enable_range_lists;
 -- overlapping and touching arms are merged: every row once, in key order
 SELECT row_key, count(*) FROM rl
  WHERE (row_key >= 'host_2#1010' AND row_key < 'host_2#1013')
