@@ -9,6 +9,9 @@
  *	  read per key), and row_key LIKE 'prefix%' (a prefix range); constants
  *	  and parameters (prepared statements, nested-loop inner sides) both
  *	  work, evaluated when the scan starts;
+ *	- reads an OR of such conditions, and split_part(row_key, sep, 1) = x /
+ *	  IN / = ANY, as a list of ranges, sorted and merged (match_or,
+ *	  match_split; WideKeyRangesNormalize), a seek each;
  *	- declares its output sorted by (row_key, family, qualifier, ts desc),
  *	  so ORDER BY on them costs no sort; and offers the same scan backwards
  *	  (engine/reverse.c), sorted by (row_key desc, family desc, qualifier
@@ -89,11 +92,28 @@
 #define FILTER_QUAL_IN	14		/* expr is an array of qualifiers */
 #define IS_FILTER(kind)	((kind) >= FILTER_FAMILY && (kind) <= FILTER_QUAL_IN)
 #define BOUND_ICASE		15		/* expr is a prefix, ASCII letters in any case */
+/*
+ * An OR of key conditions: BOUND_OR, then per arm BOUND_ARM followed by the
+ * arm's bounds (comparisons, =, LIKE and starts_with prefixes, IN lists),
+ * then BOUND_OR_END; the markers' exprs are placeholders.  The scan reads
+ * the union of the arms' ranges, sorted and merged (WideKeyRangesNormalize).
+ */
+#define BOUND_OR		16
+#define BOUND_ARM		17
+#define BOUND_OR_END	18
+#define IS_MARKER(kind)	((kind) >= BOUND_OR && (kind) <= BOUND_OR_END)
+/* split_part(row_key, sep, 1) = x: BOUND_SEP (expr: sep), then BOUND_SPLIT */
+#define BOUND_SEP		19		/* expr is the one-byte separator */
+#define BOUND_SPLIT		20		/* expr is the first key part */
+#define BOUND_SPLIT_IN	21		/* expr is an array of first key parts */
 
 static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
 
 /* wide.enable_customscan: offer the planner the Wide Scan path */
 static bool wide_enable_customscan = true;
+
+/* wide.enable_range_lists: ORs and split_part lists as lists of ranges */
+static bool wide_enable_range_lists = true;
 
 static Plan *plan_wide_path(PlannerInfo *root, RelOptInfo *rel,
 							CustomPath *best_path, List *tlist,
@@ -169,6 +189,11 @@ typedef struct WideScanState
 	WideBytes  *prefixes;
 	int			nprefixes;
 	int			nextprefix;
+	/* OR arms, key parts: a list of ranges, normalized, and the next one */
+	bool		has_ranges;
+	WideKeyRange *ranges;
+	int			nranges;
+	int			nextrange;
 	StringInfoData prefix_end;
 	StringInfoData lo;
 	StringInfoData hi;
@@ -480,6 +505,284 @@ match_column(WideMatch *m, Expr *clause)
 }
 
 /*
+ * Is expr split_part(row_key, sep, 1) with a one-byte ASCII separator, under
+ * a deterministic collation?  Then split_part(row_key, sep, 1) = v (v free
+ * of sep) holds exactly for row_key = v and the keys beginning with v||sep
+ * (a key without the separator is its own first part): an ASCII byte is
+ * never part of another character in a server encoding, so the search is
+ * bytewise.  A v that holds sep is no key's first part.
+ */
+static bool
+split_part_sep(Node *expr, Index relid, char *sep)
+{
+	FuncExpr   *f;
+	Const	   *c,
+			   *n;
+	struct varlena *v;
+
+	if (expr == NULL || !IsA(expr, FuncExpr))
+		return false;
+	f = (FuncExpr *) expr;
+	if (f->funcid != F_SPLIT_PART || list_length(f->args) != 3 ||
+		!is_row_key(linitial(f->args), relid) ||
+		exprType(linitial(f->args)) != TEXTOID ||
+		!IsA(lsecond(f->args), Const) || !IsA(lthird(f->args), Const))
+		return false;
+	c = (Const *) lsecond(f->args);
+	n = (Const *) lthird(f->args);
+	if (c->constisnull || n->constisnull || c->consttype != TEXTOID ||
+		n->consttype != INT4OID || DatumGetInt32(n->constvalue) != 1 ||
+		!OidIsValid(f->inputcollid) || !get_collation_isdeterministic(f->inputcollid))
+		return false;
+	v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(c->constvalue));
+	if (VARSIZE_ANY_EXHDR(v) != 1 || (unsigned char) VARDATA_ANY(v)[0] >= 0x80)
+		return false;
+	*sep = VARDATA_ANY(v)[0];
+	return true;
+}
+
+/* a placeholder expression for the markers of an OR */
+static Node *
+marker_expr(void)
+{
+	return (Node *) makeBoolConst(true, false);
+}
+
+/*
+ * split_part(row_key, sep, 1) = x, or = ANY(array): exact ranges.  Constant
+ * values become an OR of "row_key = v" and "row_key ^@ v||sep" now, shown as
+ * such by EXPLAIN; others are read when the scan starts (BOUND_SPLIT).
+ */
+static bool
+match_split(WideMatch *m, Expr *clause, bool *exact)
+{
+	List	   *args;
+	Oid			opno,
+				collid;
+	bool		is_array = IsA(clause, ScalarArrayOpExpr);
+	Node	   *fn,
+			   *arg;
+	char		sep;
+	Oid			ltype,
+				rtype;
+
+	if (IsA(clause, OpExpr))
+	{
+		args = ((OpExpr *) clause)->args;
+		opno = ((OpExpr *) clause)->opno;
+		collid = ((OpExpr *) clause)->inputcollid;
+	}
+	else if (is_array && ((ScalarArrayOpExpr *) clause)->useOr)
+	{
+		args = ((ScalarArrayOpExpr *) clause)->args;
+		opno = ((ScalarArrayOpExpr *) clause)->opno;
+		collid = ((ScalarArrayOpExpr *) clause)->inputcollid;
+	}
+	else
+		return false;
+	if (m->keytype != TEXTOID || list_length(args) != 2)
+		return false;
+	fn = linitial(args);
+	arg = lsecond(args);
+	if (!is_array && !split_part_sep(fn, m->relid, &sep))
+	{
+		fn = arg;
+		arg = linitial(args);
+		opno = get_commutator(opno);
+	}
+	if (!OidIsValid(opno) || !split_part_sep(fn, m->relid, &sep) ||
+		!is_scan_constant(arg, m->relid))
+		return false;
+	op_input_types(opno, &ltype, &rtype);
+	if (ltype != TEXTOID || rtype != TEXTOID ||
+		(is_array ? get_element_type(exprType(arg)) : exprType(arg)) != TEXTOID ||
+		get_op_opfamily_strategy(opno, TEXT_BTREE_FAM_OID) != BTEqualStrategyNumber ||
+		!OidIsValid(collid) || !get_collation_isdeterministic(collid))
+		return false;
+	*exact = true;
+	if (IsA(arg, Const))
+	{
+		Const	   *c = (Const *) arg;
+		Datum	   *elems = &c->constvalue;
+		bool	   *nulls = NULL;
+		int			n = 1;
+		List	   *armsels = NIL;
+		int			i;
+
+		if (c->constisnull)
+			return false;
+		if (is_array)
+			deconstruct_array(DatumGetArrayTypeP(c->constvalue), TEXTOID, -1, false,
+							  TYPALIGN_INT, &elems, &nulls, &n);
+		add_bound(m, BOUND_OR, marker_expr());
+		for (i = 0; i < n; i++)
+		{
+			struct varlena *v;
+			StringInfoData k,
+						end;
+			bool		has_end;
+			Const	   *lo;
+
+			if (nulls && nulls[i])
+				continue;
+			v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(elems[i]));
+			if (memchr(VARDATA_ANY(v), sep, VARSIZE_ANY_EXHDR(v)) != NULL)
+				continue;		/* no key's first part */
+			initStringInfo(&k);
+			initStringInfo(&end);
+			appendBinaryStringInfo(&k, VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v));
+			add_bound(m, BOUND_ARM, marker_expr());
+			lo = key_const(m, &k);
+			add_bound(m, BOUND_EQ, (Node *) lo);
+			armsels = lappend(armsels, key_opclause(m, BTEqualStrategyNumber, lo));
+			appendStringInfoChar(&k, sep);
+			WidePrefixEnd(&end, k.data, k.len, &has_end);
+			add_bound(m, BOUND_ARM, marker_expr());
+			lo = key_const(m, &k);
+			add_bound(m, BOUND_STARTS, (Node *) lo);
+			armsels = lappend(armsels,
+							  make_andclause(list_make2(key_opclause(m, BTGreaterEqualStrategyNumber, lo),
+														key_opclause(m, BTLessStrategyNumber,
+																	 key_const(m, &end)))));
+		}
+		add_bound(m, BOUND_OR_END, marker_expr());
+		if (armsels != NIL)
+			m->sels = lappend(m->sels, list_length(armsels) > 1 ?
+							  make_orclause(armsels) : linitial(armsels));
+		else
+			m->sels = lappend(m->sels, makeBoolConst(false, false));
+		m->nseeks = m->nseeks > 1 ? Min(m->nseeks, Max(list_length(armsels), 1)) :
+			Max(list_length(armsels), 1);
+		return true;
+	}
+	add_bound(m, BOUND_SEP, (Node *) makeConst(TEXTOID, -1, DEFAULT_COLLATION_OID, -1,
+											   PointerGetDatum(cstring_to_text_with_len(&sep, 1)),
+											   false, false));
+	add_bound(m, is_array ? BOUND_SPLIT_IN : BOUND_SPLIT, arg);
+	m->sels = lappend(m->sels, clause);
+	m->nseeks = m->nseeks > 1 ? Min(m->nseeks, is_array ? 20 : 2) : (is_array ? 20 : 2);
+	return true;
+}
+
+static bool match_clause(WideMatch *m, Expr *clause, bool *exact);
+
+/* may a bound of this kind be one of an OR arm's? */
+static bool
+arm_kind_ok(int kind)
+{
+	return kind == BOUND_EQ || kind == BOUND_LT || kind == BOUND_LE ||
+		kind == BOUND_GT || kind == BOUND_GE || kind == BOUND_PREFIX ||
+		kind == BOUND_IN || kind == BOUND_STARTS || kind == BOUND_IPREFIX;
+}
+
+/*
+ * An OR whose every arm bounds row_key: the union of the arms' ranges.  An
+ * arm is an AND of conditions, of which those on the key give its range
+ * and the others (families, values, ...) are left to the Filter: the OR is
+ * exact only if every condition of every arm is.
+ */
+static bool
+match_or(WideMatch *m, BoolExpr *or, bool *exact)
+{
+	List	   *kinds = list_make1_int(BOUND_OR);
+	List	   *exprs = list_make1(marker_expr());
+	double		seeks = 0;
+	ListCell   *la;
+
+	*exact = true;
+	foreach(la, or->args)
+	{
+		Node	   *arm = lfirst(la);
+		List	   *conj = is_andclause(arm) ? ((BoolExpr *) arm)->args : list_make1(arm);
+		WideMatch	a;
+		ListCell   *lc;
+		bool		bounded = false;
+
+		memset(&a, 0, sizeof(a));
+		a.relid = m->relid;
+		a.keytype = m->keytype;
+		a.desc = m->desc;
+		/*
+		 * An arm that is itself an OR of ranges (a constant split_part
+		 * list, an OR the planner did not flatten): its arms are ours
+		 */
+		if (list_length(conj) == 1)
+		{
+			bool		e;
+
+			if (match_clause(&a, linitial(conj), &e) &&
+				list_length(a.kinds) >= 2 && linitial_int(a.kinds) == BOUND_OR &&
+				llast_int(a.kinds) == BOUND_OR_END)
+			{
+				/* one OR group, nothing beside it */
+				int			depth = 0;
+				bool		flat = true;
+
+				foreach(lc, a.kinds)
+				{
+					int			k = lfirst_int(lc);
+
+					depth += k == BOUND_OR ? 1 : k == BOUND_OR_END ? -1 : 0;
+					if (depth == 0 && lnext(a.kinds, lc) != NULL)
+						flat = false;
+				}
+				if (flat)
+				{
+					int			n = list_length(a.kinds);
+
+					kinds = list_concat(kinds, list_copy_tail(list_truncate(a.kinds, n - 1), 1));
+					exprs = list_concat(exprs, list_copy_tail(list_truncate(a.exprs, n - 1), 1));
+					*exact = *exact && e;
+					seeks += Max(a.nseeks, 1);
+					continue;
+				}
+			}
+			a.kinds = a.exprs = a.sels = NIL;
+			a.has_range = false;
+			a.nseeks = 0;
+		}
+		foreach(lc, conj)
+		{
+			int			before = list_length(a.kinds);
+			bool		e;
+			bool		ok;
+
+			ok = match_clause(&a, lfirst(lc), &e);
+			for (int i = before; ok && i < list_length(a.kinds); i++)
+				ok = arm_kind_ok(list_nth_int(a.kinds, i));
+			if (ok && list_length(a.kinds) > before)
+			{
+				bounded = true;
+				*exact = *exact && e;
+				continue;
+			}
+			a.kinds = list_truncate(a.kinds, before);
+			a.exprs = list_truncate(a.exprs, before);
+			*exact = false;
+		}
+		if (!bounded)
+			return false;		/* an arm that bounds nothing: every key */
+		kinds = lappend_int(kinds, BOUND_ARM);
+		kinds = list_concat(kinds, a.kinds);
+		exprs = lappend(exprs, marker_expr());
+		exprs = list_concat(exprs, a.exprs);
+		seeks += Max(a.nseeks, 1);
+	}
+	kinds = lappend_int(kinds, BOUND_OR_END);
+	exprs = lappend(exprs, marker_expr());
+	{
+		ListCell   *lk,
+				   *le;
+
+		forboth(lk, kinds, le, exprs)
+			add_bound(m, lfirst_int(lk), lfirst(le));
+	}
+	m->sels = lappend(m->sels, or);
+	m->nseeks = m->nseeks > 1 ? Min(m->nseeks, Max(seeks, 1)) : Max(seeks, 1);
+	return true;
+}
+
+/*
  * Does the clause bound row_key (or pick families or qualifiers)?  If so,
  * append its kinds and bound expressions, and say whether the bounds
  * enforce the clause exactly (else the clause stays a qual, checked on
@@ -494,6 +797,11 @@ match_clause(WideMatch *m, Expr *clause, bool *exact)
 	*exact = true;
 	if (match_column(m, clause))
 		return true;
+	if (wide_enable_range_lists && is_orclause(clause))
+		return match_or(m, (BoolExpr *) clause, exact);
+	if (wide_enable_range_lists && match_split(m, clause, exact))
+		return true;
+	*exact = true;
 
 	/* starts_with(row_key, prefix): bytewise under deterministic collations */
 	if (IsA(clause, FuncExpr) && ((FuncExpr *) clause)->funcid == F_STARTS_WITH &&
@@ -809,12 +1117,14 @@ add_wide_path(PlannerInfo *root, RelOptInfo *rel, Relation r, List *pathkeys,
 	/*
 	 * A large range may go parallel: not a join's or a lateral path, not
 	 * point reads or a list of keys, not the case variants of an ILIKE
-	 * prefix (read one range after the other, which the stretches of a
-	 * parallel scan do not)
+	 * prefix nor a list of ranges (read one range after the other, which
+	 * the stretches of a parallel scan do not)
 	 */
 	if (ppi == NULL && !for_join &&
 		!list_member_int(m.kinds, BOUND_IN) && !list_member_int(m.kinds, BOUND_EQ) &&
-		!list_member_int(m.kinds, BOUND_IPREFIX_C) && !list_member_int(m.kinds, BOUND_ICASE))
+		!list_member_int(m.kinds, BOUND_IPREFIX_C) && !list_member_int(m.kinds, BOUND_ICASE) &&
+		!list_member_int(m.kinds, BOUND_OR) && !list_member_int(m.kinds, BOUND_SPLIT) &&
+		!list_member_int(m.kinds, BOUND_SPLIT_IN))
 		WideAddPartialPath(root, rel, cpath, sel);
 }
 
@@ -823,7 +1133,10 @@ static bool
 ec_member_is_row_key(PlannerInfo *root, RelOptInfo *rel, EquivalenceClass *ec,
 					 EquivalenceMember *em, void *arg)
 {
-	return is_row_key((Node *) em->em_expr, rel->relid);
+	char		sep;
+
+	return is_row_key((Node *) em->em_expr, rel->relid) ||
+		split_part_sep((Node *) em->em_expr, rel->relid, &sep);
 }
 
 /*
@@ -980,7 +1293,7 @@ begin_wide_scan(CustomScanState *node, EState *estate, int eflags)
 		Oid			type = exprType(lfirst(lc));
 
 		if (lfirst_int(lk) == BOUND_IN || lfirst_int(lk) == FILTER_FAMILY_IN ||
-			lfirst_int(lk) == FILTER_QUAL_IN)
+			lfirst_int(lk) == FILTER_QUAL_IN || lfirst_int(lk) == BOUND_SPLIT_IN)
 			type = get_element_type(type);
 		s->bound_types = lappend_oid(s->bound_types, type);
 	}
@@ -1184,6 +1497,163 @@ set_in_list(WideScanState *s, Datum arr, Oid elemtype)
 	}
 }
 
+/* a list of ranges being built, in keycxt */
+typedef struct RangeList
+{
+	WideKeyRange *r;
+	int			n;
+	int			cap;
+} RangeList;
+
+/* append a range to the list, its bounds copied into keycxt */
+static void
+range_list_add(WideScanState *s, RangeList *l, const WideKeyRange *r)
+{
+	WideKeyRange v = *r;
+
+	if (l->n == l->cap)
+	{
+		l->cap = Max(8, l->cap * 2);
+		l->r = l->r ? repalloc(l->r, l->cap * sizeof(WideKeyRange)) :
+			MemoryContextAlloc(s->keycxt, l->cap * sizeof(WideKeyRange));
+	}
+	if (v.has_start)
+	{
+		char	   *c = MemoryContextAlloc(s->keycxt, v.startlen + 1);
+
+		memcpy(c, v.start, v.startlen);
+		v.start = c;
+	}
+	if (v.has_end)
+	{
+		char	   *c = MemoryContextAlloc(s->keycxt, v.endlen + 1);
+
+		memcpy(c, v.end, v.endlen);
+		v.end = c;
+	}
+	l->r[l->n++] = v;
+}
+
+/* the scan reads only keys in these ranges too (normalized here) */
+static void
+and_ranges(WideScanState *s, RangeList *l)
+{
+	int			n;
+
+	if (l->r == NULL)
+		l->r = MemoryContextAlloc(s->keycxt, sizeof(WideKeyRange));
+	n = WideKeyRangesNormalize(l->r, l->n);
+	if (!s->has_ranges)
+	{
+		s->ranges = l->r;
+		s->nranges = n;
+		s->has_ranges = true;
+	}
+	else
+		s->ranges = WideKeyRangesIntersect(s->ranges, s->nranges, l->r, n,
+										   &s->nranges, s->keycxt);
+}
+
+/* the range of the bounds so far (s->lo, s->hi) */
+static WideKeyRange
+current_range(WideScanState *s)
+{
+	WideKeyRange v = s->range;
+
+	v.start = s->lo.data;
+	v.startlen = s->lo.len;
+	v.end = s->hi.data;
+	v.endlen = s->hi.len;
+	v.is_point = false;
+	return v;
+}
+
+/* an OR's arm ends: its range, or the keys of its IN list in its range */
+static void
+close_arm(WideScanState *s, RangeList *arms)
+{
+	WideKeyRange v = current_range(s);
+	int			i;
+
+	if (s->keys == NULL)
+	{
+		range_list_add(s, arms, &v);
+		return;
+	}
+	for (i = 0; i < s->nkeys; i++)
+	{
+		WideKeyRange p;
+
+		if (WideRowBeforeRange(&v, s->keys[i].data, s->keys[i].len) ||
+			WideRowAfterRange(&v, s->keys[i].data, s->keys[i].len))
+			continue;
+		memset(&p, 0, sizeof(p));
+		p.has_start = p.has_end = p.start_incl = p.end_incl = true;
+		p.start = p.end = s->keys[i].data;
+		p.startlen = p.endlen = s->keys[i].len;
+		range_list_add(s, arms, &p);
+	}
+}
+
+/*
+ * split_part(row_key, sep, 1) = v for each value v (an array's elements):
+ * the key v and the keys that begin with v||sep; a v holding sep gives no
+ * key (split_part_sep)
+ */
+static void
+set_split(WideScanState *s, Datum d, Oid type, bool is_array, char sep)
+{
+	Datum	   *elems = &d;
+	bool	   *nulls = NULL;
+	int			n = 1;
+	int			i;
+	RangeList	l = {0};
+	StringInfoData k,
+				end;
+
+	if (is_array)
+	{
+		ArrayType  *a = DatumGetArrayTypeP(d);
+
+		if (ARR_ELEMTYPE(a) != type)
+			elog(ERROR, "wide scan: array of type %u where %u was planned",
+				 ARR_ELEMTYPE(a), type);
+		deconstruct_array(a, type, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
+	}
+	initStringInfo(&k);
+	initStringInfo(&end);
+	for (i = 0; i < n; i++)
+	{
+		const char *p;
+		uint32		len;
+		WideKeyRange r;
+		bool		has_end;
+
+		if (nulls && nulls[i])
+			continue;
+		key_bytes(elems[i], type, &p, &len);
+		if (memchr(p, sep, len) != NULL)
+			continue;
+		memset(&r, 0, sizeof(r));
+		r.has_start = r.has_end = r.start_incl = r.end_incl = true;
+		r.start = r.end = p;
+		r.startlen = r.endlen = len;
+		range_list_add(s, &l, &r);
+		resetStringInfo(&k);
+		appendBinaryStringInfo(&k, p, len);
+		appendStringInfoChar(&k, sep);
+		WidePrefixEnd(&end, k.data, k.len, &has_end);
+		r.start = k.data;
+		r.startlen = k.len;
+		r.end = end.data;
+		r.endlen = end.len;
+		r.end_incl = false;
+		r.has_end = has_end;
+		range_list_add(s, &l, &r);
+	}
+	and_ranges(s, &l);
+}
+
 /* evaluate the bounds: the range (and IN keys) of this scan */
 static void
 compute_range(WideScanState *s)
@@ -1193,8 +1663,23 @@ compute_range(WideScanState *s)
 			   *le,
 			   *lt;
 	MemoryContext old;
+	/* an OR: the AND's state while its arms are read, and the arms' ranges */
+	bool		in_or = false;
+	bool		in_arm = false;
+	bool		arm_dead = false;
+	WideKeyRange saved_range;
+	StringInfoData saved_lo,
+				saved_hi;
+	WideKeyRef *saved_keys = NULL;
+	int			saved_nkeys = 0;
+	RangeList	arms = {0};
+	char		sep = 0;
 
 	memset(&s->range, 0, sizeof(s->range));
+	s->has_ranges = false;
+	s->ranges = NULL;
+	s->nranges = 0;
+	s->nextrange = 0;
 	WideColumnFilterReset(&s->columns);
 	MemoryContextReset(s->keycxt);
 	s->keys = NULL;
@@ -1217,19 +1702,77 @@ compute_range(WideScanState *s)
 	{
 		int			kind = lfirst_int(lk);
 		bool		isnull;
-		Datum		d = ExecEvalExpr((ExprState *) lfirst(le), econtext, &isnull);
+		Datum		d;
 		const char *k;
 		uint32		len;
 
+		if (kind == BOUND_OR)
+		{
+			/* the arms start from no bound; the AND's are put aside */
+			saved_range = s->range;
+			saved_lo = s->lo;
+			saved_hi = s->hi;
+			saved_keys = s->keys;
+			saved_nkeys = s->nkeys;
+			initStringInfo(&s->lo);
+			initStringInfo(&s->hi);
+			memset(&arms, 0, sizeof(arms));
+			in_or = true;
+			in_arm = false;
+			continue;
+		}
+		if (kind == BOUND_ARM || kind == BOUND_OR_END)
+		{
+			if (in_arm && !arm_dead)
+				close_arm(s, &arms);
+			memset(&s->range, 0, sizeof(s->range));
+			resetStringInfo(&s->lo);
+			resetStringInfo(&s->hi);
+			s->keys = NULL;
+			s->nkeys = 0;
+			in_arm = true;
+			arm_dead = false;
+			if (kind == BOUND_OR_END)
+			{
+				s->range = saved_range;
+				s->lo = saved_lo;
+				s->hi = saved_hi;
+				s->keys = saved_keys;
+				s->nkeys = saved_nkeys;
+				in_or = in_arm = false;
+				and_ranges(s, &arms);
+			}
+			continue;
+		}
+		if (arm_dead)
+			continue;
+		d = ExecEvalExpr((ExprState *) lfirst(le), econtext, &isnull);
 		if (isnull)
 		{
-			/* "row_key op NULL" is never true */
+			/* "row_key op NULL" is never true: no key in this arm, or at all */
+			if (in_or)
+			{
+				arm_dead = true;
+				continue;
+			}
 			s->empty = true;
 			break;
 		}
 		if (kind == BOUND_IN)
 		{
 			set_in_list(s, d, lfirst_oid(lt));
+			continue;
+		}
+		if (kind == BOUND_SEP)
+		{
+			key_bytes(d, lfirst_oid(lt), &k, &len);
+			Assert(len == 1);
+			sep = k[0];
+			continue;
+		}
+		if (kind == BOUND_SPLIT || kind == BOUND_SPLIT_IN)
+		{
+			set_split(s, d, lfirst_oid(lt), kind == BOUND_SPLIT_IN, sep);
 			continue;
 		}
 		if (IS_FILTER(kind))
@@ -1297,6 +1840,55 @@ compute_range(WideScanState *s)
 			s->empty = true;
 		else if (cmp == 0)
 			s->range.is_point = true;
+	}
+	if (s->has_ranges && !s->empty)
+	{
+		/* the list of ranges, within the range of the other bounds */
+		WideKeyRange whole = s->range;
+
+		s->ranges = WideKeyRangesIntersect(s->ranges, s->nranges, &whole, 1,
+										   &s->nranges, s->keycxt);
+		if (s->prefixes != NULL)
+		{
+			/* and within the case variants of an ILIKE prefix */
+			RangeList	l = {0};
+			StringInfoData end;
+			int			i;
+
+			initStringInfo(&end);
+			for (i = 0; i < s->nprefixes; i++)
+			{
+				WideKeyRange r;
+
+				memset(&r, 0, sizeof(r));
+				r.has_start = r.start_incl = true;
+				r.start = s->prefixes[i].data;
+				r.startlen = s->prefixes[i].len;
+				WidePrefixEnd(&end, r.start, r.startlen, &r.has_end);
+				r.end = end.data;
+				r.endlen = end.len;
+				range_list_add(s, &l, &r);
+			}
+			pfree(end.data);
+			and_ranges(s, &l);
+			s->prefixes = NULL;
+			s->nprefixes = 0;
+		}
+		if (s->keys != NULL)
+		{
+			/* point reads of the keys in the ranges */
+			int			i,
+						m = 0;
+
+			for (i = 0; i < s->nkeys; i++)
+				if (WideKeyRangesContain(s->ranges, s->nranges,
+										 s->keys[i].data, s->keys[i].len))
+					s->keys[m++] = s->keys[i];
+			s->nkeys = m;
+			s->has_ranges = false;
+		}
+		else if (s->nranges == 0)
+			s->empty = true;
 	}
 	if (s->keys != NULL && s->nkeys == 0)
 		s->empty = true;
@@ -1409,6 +2001,14 @@ open_reader(WideScanState *s)
 		r.start = r.end = k;
 		r.startlen = r.endlen = len;
 	}
+	else if (s->has_ranges)
+	{
+		/* the next range of the list (backward: from the last) */
+		if (s->nextrange >= s->nranges)
+			return false;
+		r = s->ranges[s->backward ? s->nranges - 1 - s->nextrange : s->nextrange];
+		s->nextrange++;
+	}
 	else if (s->prefixes != NULL && !next_prefix_range(s, &r))
 		return false;
 	/*
@@ -1420,7 +2020,7 @@ open_reader(WideScanState *s)
 	if (s->pscan != NULL)
 	{
 		/* a parallel scan: the range, read by the stretches it claims */
-		if (s->keys != NULL || s->prefixes != NULL)
+		if (s->keys != NULL || s->prefixes != NULL || s->has_ranges)
 			elog(ERROR, "a parallel Wide Scan cannot read a list of keys or prefixes");
 		s->reader = WideReaderBeginRanges(rel, estate->es_snapshot,
 										  WideParallelNow(s->pscan), &r,
@@ -1506,7 +2106,7 @@ scan_next_cell(WideScanState *s)
 		if (s->pscan != NULL && next_stretch(s))
 			continue;
 		close_reader(s);
-		if (s->keys == NULL && s->prefixes == NULL)
+		if (s->keys == NULL && s->prefixes == NULL && !s->has_ranges)
 		{
 			s->empty = true;
 			return NULL;
@@ -1593,7 +2193,12 @@ explain_wide_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 			   *le;
 	StringInfoData keys,
 				fams,
-				quals;
+				quals,
+				arm;
+	bool		in_or = false;
+	int			narms = 0;
+	int			arm_bounds = 0;
+	char	   *sep = "";
 
 	/* the key range, then the families and qualifiers kept */
 	initStringInfo(&keys);
@@ -1602,6 +2207,7 @@ explain_wide_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 	if (cscan->custom_exprs != NIL)
 		context = set_deparse_context_plan(es->deparse_cxt, node->ss.ps.plan,
 										   ancestors);
+	initStringInfo(&arm);
 	forboth(lk, s->bound_kinds, le, cscan->custom_exprs)
 	{
 		static const char *const names[] = {
@@ -1609,14 +2215,51 @@ explain_wide_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 			"row_key >=", "prefix of row_key LIKE", "row_key = ANY",
 			"row_key ^@", "prefix of row_key ILIKE", "prefix of row_key ILIKE",
 			"family =", "family = ANY", "qualifier =", "qualifier = ANY",
-			"row_key ^@ any case of"
+			"row_key ^@ any case of", "", "", "", "", "=", "= ANY"
 		};
 		int			kind = lfirst_int(lk);
 		StringInfo	buf = kind == FILTER_FAMILY || kind == FILTER_FAMILY_IN ? &fams :
-			kind == FILTER_QUAL || kind == FILTER_QUAL_IN ? &quals : &keys;
+			kind == FILTER_QUAL || kind == FILTER_QUAL_IN ? &quals :
+			in_or ? &arm : &keys;
 
+		/* an OR: (arm OR arm ...), an arm of several bounds parenthesized */
+		if (kind == BOUND_OR)
+		{
+			if (keys.len > 0)
+				appendStringInfoString(&keys, " AND ");
+			appendStringInfoChar(&keys, '(');
+			in_or = true;
+			narms = 0;
+			resetStringInfo(&arm);
+			continue;
+		}
+		if (kind == BOUND_ARM || kind == BOUND_OR_END)
+		{
+			if (narms > 0)
+				appendStringInfo(&keys, "%s%s%s%s", narms > 1 ? " OR " : "",
+								 arm_bounds > 1 ? "(" : "", arm.data,
+								 arm_bounds > 1 ? ")" : "");
+			resetStringInfo(&arm);
+			arm_bounds = 0;
+			narms++;
+			if (kind == BOUND_OR_END)
+			{
+				appendStringInfoString(&keys, narms == 1 ? "none)" : ")");
+				in_or = false;
+			}
+			continue;
+		}
+		if (kind == BOUND_SEP)
+		{
+			sep = deparse_expression(lfirst(le), context, false, false);
+			continue;
+		}
 		if (buf->len > 0)
 			appendStringInfoString(buf, " AND ");
+		if (buf == &arm)
+			arm_bounds++;
+		if (kind == BOUND_SPLIT || kind == BOUND_SPLIT_IN)
+			appendStringInfo(buf, "split_part(row_key, %s, 1) ", sep);
 		appendStringInfo(buf, "%s %s", names[kind],
 						 deparse_expression(lfirst(le), context, false, false));
 	}
@@ -1841,7 +2484,7 @@ WideScanFold(CustomScanState *node, WideCellFold fold, void *arg)
 		if (s->pscan != NULL && next_stretch(s))
 			continue;
 		close_reader(s);
-		if (s->keys == NULL && s->prefixes == NULL)
+		if (s->keys == NULL && s->prefixes == NULL && !s->has_ranges)
 		{
 			s->empty = true;
 			return n;
@@ -1866,6 +2509,11 @@ WideInstallPlanner(void)
 							 "Lets the planner read wide tables with Wide Scan (key ranges, sorted output).",
 							 "Off, wide tables are read by plain sequential scans that check every condition on every cell; for testing and for comparing plans.",
 							 &wide_enable_customscan, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("wide.enable_range_lists",
+							 "Lets the Wide Scan read an OR of row_key conditions, or split_part(row_key, sep, 1) = / IN, as a list of key ranges.",
+							 "Off, such conditions are filters over the range of the other conditions; for comparing plans.",
+							 &wide_enable_range_lists, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	WideParallelDefineSettings();
 	WideInstallAggregate();

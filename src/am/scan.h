@@ -3,7 +3,8 @@
  * scan.h
  *	  What the Wide Scan (customscan.c) pushes down besides row_key
  *	  comparisons, and what it costs (scan_pushdown.c): key ranges from
- *	  LIKE, ILIKE and starts_with patterns, family and qualifier sets
+ *	  LIKE, ILIKE and starts_with patterns, lists of key ranges (sorted,
+ *	  merged, intersected: ORs, key parts), family and qualifier sets
  *	  checked on merged cells before tuples are formed, the cost model.
  *
  * IDENTIFICATION
@@ -69,6 +70,17 @@ extern void WideColumnFilterAdd(WideColumnFilter *f, MemoryContext cxt,
 extern bool WideColumnFilterEmpty(const WideColumnFilter *f);
 extern bool WideColumnFilterMatch(const WideColumnFilter *f, const WideCell *cell);
 extern bool WideColumnFilterKeep(const WideCell *cell, void *arg);
+
+/* lists of key ranges: OR arms, IN lists of key parts (scan_pushdown.c) */
+extern bool WideKeyRangeIsEmpty(const WideKeyRange *r);
+extern int	WideKeyRangesNormalize(WideKeyRange *r, int n);
+extern WideKeyRange *WideKeyRangesIntersect(const WideKeyRange *a, int na,
+											const WideKeyRange *b, int nb,
+											int *n, MemoryContext cxt);
+extern bool WideKeyRangesContain(const WideKeyRange *r, int n,
+								 const char *key, uint32 len);
+extern void WidePrefixEnd(StringInfo buf, const char *prefix, uint32 len,
+						  bool *has_end);
 
 /* the cost of a Wide Scan */
 extern void WideScanCost(PlannerInfo *root, RelOptInfo *rel, Path *path,

@@ -23,6 +23,16 @@
  * row tombstone still hides the cells of every family.  The scan checks
  * the merged cells again before it forms a tuple.
  *
+ * Lists of key ranges.  An OR of key conditions, an IN list of key parts
+ * (split_part(row_key, '#', 1) IN (...)) and the case variants of an ILIKE
+ * prefix are read as a list of ranges, one seek each, in key order.
+ * WideKeyRangesNormalize sorts such a list and merges the ranges that
+ * overlap or touch, so that no row is read twice and a backward scan can
+ * read the list from its end; WideKeyRangesIntersect is the AND of two
+ * normalized lists.  Both only move pointers: the bytes of the bounds
+ * belong to the caller (the Wide Scan's key memory; the row form's key
+ * parts use the same functions).
+ *
  * Costs.  A key range costs a seek (an index block and a data block per
  * run, mostly cached: one random page) per range or per key of an IN
  * list, then its share of the table's pages and cells, the share being
@@ -368,6 +378,206 @@ WideColumnFilterKeep(const WideCell *cell, void *arg)
 		return bsearch(&b, f->fams, f->nfams, sizeof(WideBytes), cmp_bytes) != NULL;
 	}
 	return WideColumnFilterMatch(f, cell);
+}
+
+/* ----------------------------------------------------------------
+ *	Lists of key ranges
+ * ----------------------------------------------------------------
+ */
+
+/* order of two lower bounds: unbounded first; at one key, included first */
+static int
+cmp_lower(const WideKeyRange *a, const WideKeyRange *b)
+{
+	int			c;
+
+	if (!a->has_start || !b->has_start)
+		return (a->has_start ? 1 : 0) - (b->has_start ? 1 : 0);
+	c = WideKeyCompare(a->start, a->startlen, b->start, b->startlen);
+	if (c != 0)
+		return c;
+	return (a->start_incl ? 0 : 1) - (b->start_incl ? 0 : 1);
+}
+
+/* order of two upper bounds: unbounded last; at one key, excluded first */
+static int
+cmp_upper(const WideKeyRange *a, const WideKeyRange *b)
+{
+	int			c;
+
+	if (!a->has_end || !b->has_end)
+		return (a->has_end ? 0 : 1) - (b->has_end ? 0 : 1);
+	c = WideKeyCompare(a->end, a->endlen, b->end, b->endlen);
+	if (c != 0)
+		return c;
+	return (a->end_incl ? 1 : 0) - (b->end_incl ? 1 : 0);
+}
+
+static int
+cmp_range_qsort(const void *a, const void *b)
+{
+	return cmp_lower((const WideKeyRange *) a, (const WideKeyRange *) b);
+}
+
+/* set is_point: one key, both ends included */
+static void
+set_is_point(WideKeyRange *r)
+{
+	r->is_point = r->has_start && r->has_end && r->start_incl && r->end_incl &&
+		WideKeyCompare(r->start, r->startlen, r->end, r->endlen) == 0;
+}
+
+/*
+ * WideKeyRangeIsEmpty -- does the range hold no key?  (lo > hi, or lo = hi
+ * with an end excluded)
+ */
+bool
+WideKeyRangeIsEmpty(const WideKeyRange *r)
+{
+	int			c;
+
+	if (!r->has_start || !r->has_end)
+		return false;
+	c = WideKeyCompare(r->start, r->startlen, r->end, r->endlen);
+	return c > 0 || (c == 0 && !(r->start_incl && r->end_incl));
+}
+
+/*
+ * WideKeyRangesNormalize -- sort a list of ranges by their lower bounds,
+ * drop the empty ones and merge those that overlap or touch ([a, b] and
+ * (b, c), [a, b) and [b, c)), in place.  Returns the new length; the
+ * ranges are then disjoint and ascending, each with is_point set.
+ */
+int
+WideKeyRangesNormalize(WideKeyRange *r, int n)
+{
+	int			i,
+				k = 0;
+
+	for (i = 0; i < n; i++)
+		if (!WideKeyRangeIsEmpty(&r[i]))
+			r[k++] = r[i];
+	n = k;
+	if (n > 1)
+		qsort(r, n, sizeof(WideKeyRange), cmp_range_qsort);
+	k = 0;
+	for (i = 0; i < n; i++)
+	{
+		WideKeyRange *cur = k > 0 ? &r[k - 1] : NULL;
+		bool		merge = false;
+
+		if (cur != NULL)
+		{
+			if (!cur->has_end || !r[i].has_start)
+				merge = true;
+			else
+			{
+				int			c = WideKeyCompare(r[i].start, r[i].startlen,
+											   cur->end, cur->endlen);
+
+				merge = c < 0 || (c == 0 && (cur->end_incl || r[i].start_incl));
+			}
+		}
+		if (!merge)
+		{
+			r[k++] = r[i];
+			continue;
+		}
+		/* the merged range ends where the later of the two ends */
+		if (cmp_upper(&r[i], cur) > 0)
+		{
+			cur->has_end = r[i].has_end;
+			cur->end_incl = r[i].end_incl;
+			cur->end = r[i].end;
+			cur->endlen = r[i].endlen;
+		}
+	}
+	for (i = 0; i < k; i++)
+		set_is_point(&r[i]);
+	return k;
+}
+
+/*
+ * WideKeyRangesIntersect -- the keys in both of two normalized lists, as a
+ * normalized list allocated in cxt (its bounds point into a's and b's).
+ */
+WideKeyRange *
+WideKeyRangesIntersect(const WideKeyRange *a, int na, const WideKeyRange *b,
+					   int nb, int *n, MemoryContext cxt)
+{
+	WideKeyRange *out = MemoryContextAlloc(cxt, Max(na + nb, 1) * sizeof(WideKeyRange));
+	int			i = 0,
+				j = 0,
+				k = 0;
+
+	while (i < na && j < nb)
+	{
+		WideKeyRange v;
+		const WideKeyRange *lo = cmp_lower(&a[i], &b[j]) >= 0 ? &a[i] : &b[j];
+		const WideKeyRange *hi = cmp_upper(&a[i], &b[j]) <= 0 ? &a[i] : &b[j];
+
+		memset(&v, 0, sizeof(v));
+		v.has_start = lo->has_start;
+		v.start_incl = lo->start_incl;
+		v.start = lo->start;
+		v.startlen = lo->startlen;
+		v.has_end = hi->has_end;
+		v.end_incl = hi->end_incl;
+		v.end = hi->end;
+		v.endlen = hi->endlen;
+		if (!WideKeyRangeIsEmpty(&v))
+		{
+			set_is_point(&v);
+			out[k++] = v;
+		}
+		/* the range that ends first meets nothing further in the other */
+		if (hi == &a[i])
+			i++;
+		else
+			j++;
+	}
+	*n = k;
+	return out;
+}
+
+/*
+ * WideKeyRangesContain -- is the key in one of a normalized list's ranges?
+ */
+bool
+WideKeyRangesContain(const WideKeyRange *r, int n, const char *key, uint32 len)
+{
+	int			lo = 0,
+				hi = n;
+
+	/* the first range whose end is not before the key */
+	while (lo < hi)
+	{
+		int			mid = (lo + hi) / 2;
+
+		if (WideRowAfterRange(&r[mid], key, len))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && !WideRowBeforeRange(&r[lo], key, len);
+}
+
+/*
+ * WidePrefixEnd -- into buf, the least key greater than every key that
+ * begins with prefix; *has_end false when there is none (the prefix is
+ * empty or all 0xFF bytes).
+ */
+void
+WidePrefixEnd(StringInfo buf, const char *prefix, uint32 len, bool *has_end)
+{
+	resetStringInfo(buf);
+	appendBinaryStringInfo(buf, prefix, len);
+	while (buf->len > 0 && (uint8) buf->data[buf->len - 1] == 0xFF)
+		buf->len--;
+	*has_end = buf->len > 0;
+	if (*has_end)
+		buf->data[buf->len - 1]++;
+	buf->data[buf->len] = '\0';
 }
 
 /* ----------------------------------------------------------------

@@ -44,9 +44,16 @@ my $in = peak_kb("SELECT sum((SELECT count(*) FROM r WHERE row_key = ANY(ARRAY['
 	AND length(upper(qualifier || repeat('zyxw', 500))) > 0)) FROM generate_series(1, $n) g");
 my $range = peak_kb("SELECT sum((SELECT count(*) FROM r WHERE row_key >= 'k' || (g % 30)
 	AND row_key < 'k' || (g % 30) || 'z')) FROM generate_series(1, $n) g");
-note "peak kB: $base at rest, $in after $n IN-list rescans, $range after $n range rescans";
+# lists of ranges: an OR, and split_part = ANY built when each rescan starts
+my $list = peak_kb("SELECT sum((SELECT count(*) FROM r WHERE (row_key = 'k' || (g % 30)
+	OR (row_key >= 'k1' AND row_key < 'k12') OR row_key ^@ 'k2')
+	AND split_part(row_key, '#', 1) = ANY(ARRAY['k1', 'k' || (g % 30), 'k20', 'k25', 'k3'])))
+	FROM generate_series(1, $n) g");
+note "peak kB: $base at rest, $in after $n IN-list rescans, $range after $n range rescans, "
+  . "$list after $n range-list rescans";
 cmp_ok($in - $base, "<", 32 * 1024, "$n rescans of an IN list stay within 32 MB");
 cmp_ok($range - $base, "<", 32 * 1024, "$n rescans of a key range stay within 32 MB");
+cmp_ok($list - $base, "<", 32 * 1024, "$n rescans of a list of ranges stay within 32 MB");
 
 $node->stop;
 done_testing();
