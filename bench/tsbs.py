@@ -236,15 +236,37 @@ def pivot(metrics, agg, alias_fmt):
                                % (agg, m, alias_fmt % m) for m in metrics)
 
 
-def qual_filter(metrics):
+def qual_where(metrics):
+    """the qualifiers as a condition the Wide Scan applies before forming tuples"""
     if len(metrics) == len(METRICS):
-        return "NULL"
-    return "wide.qualifier_filter('%s')" % "|".join(metrics)
+        return ""
+    return " AND qualifier IN (%s)" % ", ".join("'%s'" % m for m in metrics)
 
 
-def ranges(hostnames, s0, s1):
-    return "'%s'" % json.dumps([{"start_key_closed": "%s#%d" % (h, s0), "end_key_open": "%s#%d" % (h, s1)}
-                                for h in sorted(hostnames)])
+def host_array(hostnames):
+    return "ARRAY[%s]" % ", ".join("'%s'" % h for h in sorted(hostnames))
+
+
+def bucketed(a, n, agg, metrics, keys, source):
+    """Aggregate cells per (bucket, keys..., qualifier), then turn each
+    group's qualifiers into columns: one aggregate per cell, not one FILTER
+    per metric and cell"""
+    name = "minute" if n == 60 else "hour"
+    return """SELECT %s, %s
+          %s
+        FROM (SELECT %s AS %s, %squalifier, %s(value) AS v
+          %s
+          GROUP BY %s) g
+        GROUP BY %s""" % (
+        name, "".join(k + ", " for k in keys),
+        ",\n          ".join("max(v) FILTER (WHERE qualifier = '%s') AS %s" % (m, agg_alias(agg, m)) for m in metrics),
+        bucket(a, n, "ts"), name, "".join(k + ", " for k in keys), agg, source,
+        ", ".join(str(i) for i in range(1, len(keys) + 3)),
+        ", ".join(str(i) for i in range(1, len(keys) + 2)))
+
+
+def agg_alias(agg, m):
+    return ("mean_" if agg == "avg" else agg + "_") + m
 
 
 def host_where(hostnames):
@@ -285,11 +307,11 @@ def make_query(a, g, qt):
             ", ".join("max(%s) as max_%s" % (m, m) for m in metrics),
             host_where(hostnames), gotime(lo), gotime(hi), name, name, " ASC" if n == 60 else "")
         s0, s1 = key_secs(lo, hi)
-        cell = """SELECT %s AS %s,
-          %s
-        FROM wide.read_rows(NULL::cpu, ranges => %s, filter => %s)
-        GROUP BY 1 ORDER BY 1""" % (bucket(a, n, "ts"), name, pivot(metrics, "max", "max_%s"),
-                                    ranges(hostnames, s0, s1), qual_filter(metrics))
+        # a key range per host (a parameterized Wide Scan per element)
+        cell = bucketed(a, n, "max", metrics, [], """FROM unnest(%s) h CROSS JOIN LATERAL (
+            SELECT ts, qualifier, value FROM cpu
+             WHERE row_key >= h || '#%d' AND row_key < h || '#%d'%s) c""" % (
+            host_array(hostnames), s0, s1, qual_where(metrics))) + " ORDER BY 1"
         return heap, cell, True
     if qt.startswith("double-groupby"):
         nmetrics = len(METRICS) if p[2] == "all" else int(p[2])
@@ -310,18 +332,15 @@ def make_query(a, g, qt):
             bucket(a, 3600, "time"), ", ".join("avg(%s) as mean_%s" % (m, m) for m in metrics),
             gotime(lo), gotime(hi), ", ".join("mean_" + m for m in metrics))
         s0, s1 = key_secs(lo, hi)
-        # one key range per host (a LATERAL read per row of tags), grouped by
-        # hour inside it: small groups, hashed
+        # a key range per host (a parameterized Wide Scan per row of tags),
+        # grouped inside it: small groups, hashed
         cell = """SELECT b.hour, t.hostname, %s
-        FROM tags t CROSS JOIN LATERAL (
-          SELECT %s AS hour,
-          %s
-          FROM wide.read_rows(NULL::cpu, start_key => t.hostname || '#%d',
-                              end_key => t.hostname || '#%d', filter => %s)
-          GROUP BY 1) b
+        FROM tags t CROSS JOIN LATERAL (%s) b
         ORDER BY b.hour, t.hostname""" % (
-            ", ".join("b.mean_" + m for m in metrics), bucket(a, 3600, "ts"),
-            pivot(metrics, "avg", "mean_%s"), s0, s1, qual_filter(metrics))
+            ", ".join("b.mean_" + m for m in metrics),
+            bucketed(a, 3600, "avg", metrics, [], """FROM cpu
+             WHERE row_key >= t.hostname || '#%d' AND row_key < t.hostname || '#%d'%s""" % (
+                s0, s1, qual_where(metrics))))
         return heap, cell, True
     if qt.startswith("high-cpu"):
         nhosts = 0 if p[2] == "all" else int(p[2])
@@ -330,20 +349,20 @@ def make_query(a, g, qt):
         heap = "SELECT * FROM cpu WHERE usage_user > 90.0 and time >= '%s' AND time < '%s' %s" % (
             gotime(lo), gotime(hi), ("AND " + host_where(hostnames)) if nhosts else "")
         s0, s1 = key_secs(lo, hi)
-        # Bigtable's condition filter: the rows whose usage_user cell is
-        # above 90 pass whole, the others not at all; only those are pivoted
-        cond = ("wide.chain(wide.ts_range('%s', '%s'), wide.condition("
-                "wide.chain(wide.qualifier_filter('usage_user'), wide.value_range('90', NULL, false)), "
-                "'{\"pass_all_filter\": true}', '{\"block_all_filter\": true}'))") % (gotime(lo), gotime(hi))
-        src = ("wide.read_rows(NULL::cpu, ranges => %s, filter => %s)" % (ranges(hostnames, s0, s1), cond)
-               if nhosts else "wide.read_rows(NULL::cpu, filter => %s)" % cond)
+        # the keys of the readings above 90 (usage_user cells only, the
+        # value tested on them), then those rows read by key and pivoted
+        hot = ("SELECT row_key FROM unnest(%s) h CROSS JOIN LATERAL (SELECT row_key FROM cpu "
+               "WHERE row_key >= h || '#%d' AND row_key < h || '#%d' AND qualifier = 'usage_user' "
+               "AND value > 90.0) k" % (host_array(hostnames), s0, s1) if nhosts else
+               "SELECT row_key FROM cpu WHERE qualifier = 'usage_user' AND value > 90.0 "
+               "AND ts >= '%s' AND ts < '%s'" % (gotime(lo), gotime(hi)))
         cell = """SELECT r.time, t.id AS tags_id, %s
         FROM (SELECT ts AS time, split_part(row_key, '#', 1) AS hostname,
           %s
-          FROM %s
+          FROM wide.read_rows(NULL::cpu, keys => ARRAY(%s))
           GROUP BY row_key, ts) r
         JOIN tags t ON t.hostname = r.hostname""" % (
-            ", ".join("r." + m for m in METRICS), pivot(METRICS, "max", "%s"), src)
+            ", ".join("r." + m for m in METRICS), pivot(METRICS, "max", "%s"), hot)
         return heap, cell, False
     if qt == "lastpoint":
         heap = ("SELECT DISTINCT ON (t.hostname) * FROM tags t INNER JOIN LATERAL(SELECT * FROM cpu c "
@@ -435,6 +454,11 @@ def load(a, targets):
         res[t] = {"copy": a.readings / (copy_ms / 1000.0), "vacuum": vac_ms / 1000.0, "size": size}
         print("  %-5s COPY %.1f s (%.0f readings/s), VACUUM ANALYZE %.2f s, %.1f MB"
               % (t, copy_ms / 1000, res[t]["copy"], res[t]["vacuum"], size / 2**20), flush=True)
+        if a.compact and t != "heap":
+            res[t]["compact"] = s.run("SELECT wide.compact('%s', major => true)" % rel)[1] / 1000.0
+            res[t]["csize"] = int(s.run("SELECT pg_total_relation_size('%s')" % rel)[0][0])
+            print("  %-5s wide.compact %.2f s, %.1f MB" % (t, res[t]["compact"], res[t]["csize"] / 2**20),
+                  flush=True)
     s.run("CHECKPOINT")
     s.close()
     return res
@@ -446,6 +470,7 @@ def run_queries(a, targets, queries):
     times = {}
     for qt, inst in queries:
         times[qt] = {t: [] for t in targets}
+        nrows = []
         for qi, (heap, cell, ordered) in enumerate(inst):
             sql = {"heap": heap, "rows": heap, "cells": cell}
             for rep in range(a.reps + 1):  # repetition 0 warms and is not timed
@@ -467,11 +492,11 @@ def run_queries(a, targets, queries):
                                 heap, "\n".join(ref), t, sql[t], "\n".join(answers[t])))
                         sys.exit("DIFFERENT ANSWERS: %s instance %d, heap %d rows, %s %d rows; "
                                  "both in %s/mismatch.txt" % (qt, qi, len(ref), t, len(answers[t]), a.dir))
-                if rep == 0 and qi == 0:
-                    nrows = len(ref if ref is not None else answers[targets[0]])
+                if rep == 0:
+                    nrows.append(len(ref if ref is not None else answers[targets[0]]))
         med = {t: statistics.median(times[qt][t]) for t in targets}
-        print("  %-22s %s  (%d rows in the first answer)" % (
-            qt, "  ".join("%s %.2f ms" % (t, med[t]) for t in targets), nrows), flush=True)
+        print("  %-22s %s  (rows of the answers: %s)" % (
+            qt, "  ".join("%s %.2f ms" % (t, med[t]) for t in targets), "/".join(map(str, nrows))), flush=True)
     for s in sess.values():
         s.close()
     return times
@@ -483,9 +508,9 @@ def report(a, targets, load_res, times):
     head = "| |" + "".join(" %s |" % t for t in cols) + "".join(" %s/heap |" % t for t in others)
     print()
     print("TSBS devops cpu-only, %d hosts x %d h at %d s: %d readings, %s values, %d instance(s) x %d "
-          "run(s) per query type, medians; %s buckets, %d parallel worker(s)"
+          "run(s) per query type, medians; %s buckets, %d parallel worker(s)%s"
           % (a.hosts, a.hours, a.interval, a.readings, "float" if a.floats else "integer",
-             a.runs, a.reps, a.bucket, a.workers))
+             a.runs, a.reps, a.bucket, a.workers, "; wide compacted after VACUUM" if a.compact else ""))
     print()
     print(head)
     print("|---|" + "---:|" * (len(cols) + len(others)))
@@ -501,6 +526,11 @@ def report(a, targets, load_res, times):
         line("size after VACUUM ANALYZE, MB", {t: load_res[t]["size"] / 2**20 for t in load_res}, "%.1f")
         line("COPY, readings/s", {t: load_res[t]["copy"] for t in load_res}, "%.0f")
         line("VACUUM ANALYZE, s", {t: load_res[t]["vacuum"] for t in load_res}, "%.2f")
+        if a.compact:
+            line("then wide.compact(major), s", {t: load_res[t]["compact"] for t in load_res if t != "heap"},
+                 "%.2f", False)
+            line("size after compaction, MB", {t: load_res[t].get("csize", load_res[t]["size"]) / 2**20
+                                               for t in load_res}, "%.1f")
     ratios = {t: [] for t in others}
     for qt in times:
         med = {t: statistics.median(times[qt][t]) for t in targets}
@@ -523,6 +553,7 @@ def main():
     ap.add_argument("--hours", type=int, default=24)
     ap.add_argument("--interval", type=int, default=10)
     ap.add_argument("--floats", action="store_true")
+    ap.add_argument("--compact", action="store_true")
     ap.add_argument("--seed", type=int, default=123)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--reps", type=int, default=2)

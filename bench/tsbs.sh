@@ -60,7 +60,7 @@
 #   --bucket date_trunc|tsbs (date_trunc)
 #   --workers N (0)  max_parallel_workers_per_gather (PostgreSQL's default is 2)
 #   --targets heap,cells,rows   --queries TYPE,TYPE,...
-#   --smoke          5 hosts x 2 h, 2 runs x 1 rep: a minute, to check the
+#   --smoke          8 hosts x 2 h, 3 runs x 1 rep: a minute, to check the
 #                    script and the answers (windows longer than the data are
 #                    cut to half its span; host counts to the hosts there are)
 # Environment: WIDE_BENCH_DIR (/tmp/wide-bench-tsbs), WIDE_BENCH_PORT (54338).
@@ -76,8 +76,8 @@ source "$(dirname "$0")/../test/lib.sh"
 ARGS=()
 while [ $# -gt 0 ]; do
 	case $1 in
-	--smoke) ARGS+=(--hosts 5 --hours 2 --runs 2 --reps 1) ;;
-	--floats) ARGS+=("$1") ;;
+	--smoke) ARGS+=(--hosts 8 --hours 2 --runs 3 --reps 1) ;;
+	--floats|--compact) ARGS+=("$1") ;;
 	--hosts|--hours|--interval|--runs|--reps|--seed|--bucket|--workers|--targets|--queries)
 		[ $# -ge 2 ] || { echo "$1 needs a value" >&2; exit 2; }
 		ARGS+=("$1" "$2"); shift ;;
