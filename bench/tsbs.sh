@@ -17,9 +17,11 @@
 #   cells  wide's cell form, the Bigtable schema guide's tall and narrow
 #          table: row key `host_12#1451606400`, family `cpu`, a qualifier per
 #          metric, value float8, ts = the reading's time; loaded by COPY of
-#          cells; each query in the best cell-form SQL we can write
-#          (read_rows with key ranges and filters, GROUP BY with FILTER,
-#          a condition filter for high-cpu, read_latest for lastpoint).
+#          cells; each query in the best cell-form SQL we can write (a
+#          parameterized Wide Scan per host's key range with qualifier
+#          pushdown, aggregates per bucket and qualifier pivoted with
+#          FILTER, read_rows of the keys above the threshold for high-cpu,
+#          read_latest for lastpoint; see docs/performance.md).
 #   rows   wide's row form: a foreign table of server `wide_rows` over a wide
 #          cells table (key 'tags_id,time'), loaded by COPY of the heap's CSV,
 #          queried with the heap's SQL text.  Skipped, with a line saying so,
