@@ -21,7 +21,9 @@
 #          parameterized Wide Scan per host's key range with qualifier
 #          pushdown, aggregates per bucket and qualifier pivoted with
 #          FILTER, read_rows of the keys above the threshold for high-cpu,
-#          read_latest for lastpoint; see docs/performance.md).
+#          read_latest for lastpoint; see docs/performance.md).  Where a
+#          query covers all hosts, the cell form takes them from `tags`,
+#          the host registry of TSBS's schema.
 #   rows   wide's row form: a foreign table of server `wide_rows` over a wide
 #          cells table (key 'tags_id,time'), loaded by COPY of the heap's CSV,
 #          queried with the heap's SQL text.  Skipped, with a line saying so,
@@ -41,9 +43,10 @@
 # groupby-orderby-limit) in the SQL of tsbs_generate_queries for TimescaleDB
 # on plain PostgreSQL with its tags table (timescale-use-tags, the default),
 # buckets by date_trunc (--bucket tsbs: TSBS's non-time_bucket expression).
-# --runs random parameter sets per type (lastpoint has none: one), each
-# run once untimed, then --reps times timed on every target in turn, the
-# order reversed on every repetition.  Every answer of every run is compared
+# --runs random parameter sets per type (lastpoint has none: the same
+# query), each run --reps times on every target in turn, the targets' order
+# alternating from run to run; the first set of each type runs once more,
+# untimed, before.  Every answer of every run is compared
 # with the heap's: the row form's must be identical (with --floats equal to
 # 1e-12 relative: sums may add in another order), the cell form's floats
 # equal to 1e-9 relative; a mismatch stops the bench with both answers in
@@ -56,7 +59,7 @@
 # Options:
 #   --hosts N (100)  --hours H (24)  --interval SECONDS (10)
 #   --runs N (5)     parameter sets per query type
-#   --reps N (2)     timed runs of each parameter set on each target
+#   --reps N (1)     timed runs of each parameter set on each target
 #   --floats         full-precision float values (a random walk)
 #   --seed N (123)   data and query parameters
 #   --bucket date_trunc|tsbs (date_trunc)
