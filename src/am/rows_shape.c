@@ -47,6 +47,7 @@
 #include "catalog/pg_type.h"
 #include "commands/defrem.h"
 #include "foreign/foreign.h"
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "utils/regproc.h"
 #include "utils/acl.h"
@@ -703,21 +704,63 @@ WideRowValueIn(const WideRowShape *shape, const WideSchema *schema,
 	return PointerGetDatum(OidSendFunctionCall(col->sendfn, value));
 }
 
+typedef struct ValueOutContext
+{
+	const WideRowShape *shape;
+	const WideRowCol *col;
+} ValueOutContext;
+
+static void
+value_out_context(void *arg)
+{
+	ValueOutContext *c = arg;
+
+	errcontext("a cell of qualifier \"%s\" of wide table \"%s\", read as %s by its row form \"%s\"",
+			   c->col->qual, get_rel_name(c->shape->cells),
+			   format_type_be(c->col->type), get_rel_name(c->shape->relid));
+}
+
+/*
+ * (A bytea cell written through the cell form need not be the column
+ * type's binary form: its receive function's errors, trailing bytes and
+ * text not in the database encoding are errors that name the qualifier.)
+ */
 Datum
 WideRowValueOut(const WideRowShape *shape, const WideSchema *schema,
 				const WideRowCol *col, Datum value)
 {
 	StringInfoData buf;
 	bytea	   *b;
+	ErrorContextCallback cb;
+	ValueOutContext ctx;
+	Datum		result;
 
 	if (!col->binary)
 		return value;
 	b = DatumGetByteaPP(value);
-	if (col->type == TEXTOID || col->type == VARCHAROID || col->type == BYTEAOID)
+	if (col->type == BYTEAOID)
 		return PointerGetDatum(b);
+	ctx.shape = shape;
+	ctx.col = col;
+	cb.callback = value_out_context;
+	cb.arg = &ctx;
+	cb.previous = error_context_stack;
+	error_context_stack = &cb;
+	if (col->type == TEXTOID || col->type == VARCHAROID)
+	{
+		(void) pg_verifymbstr(VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b), false);
+		error_context_stack = cb.previous;
+		return PointerGetDatum(b);
+	}
 	buf.data = VARDATA_ANY(b);
 	buf.len = VARSIZE_ANY_EXHDR(b);
 	buf.maxlen = buf.len;
 	buf.cursor = 0;
-	return OidReceiveFunctionCall(col->recvfn, &buf, col->ioparam, -1);
+	result = OidReceiveFunctionCall(col->recvfn, &buf, col->ioparam, -1);
+	if (buf.cursor != buf.len)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("incorrect binary data format: %d bytes left over", buf.len - buf.cursor)));
+	error_context_stack = cb.previous;
+	return result;
 }
