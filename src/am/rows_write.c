@@ -55,6 +55,7 @@ typedef struct RowsModify
 	CmdType		op;
 	List	   *updated;		/* UPDATE: attnums set */
 	AttrNumber	junk[WIDE_ROWS_MAX_PARTS + 1];	/* key parts, then ts */
+	AttrNumber	wholerow;		/* DELETE ... RETURNING: the deleted row */
 	MemoryContext cxt;			/* per row */
 	Datum	   *values;			/* the row's key and time, by attnum - 1 */
 	bool	   *isnull;
@@ -93,6 +94,14 @@ rows_add_targets(PlannerInfo *root, Index rtindex, RangeTblEntry *rte,
 							 makeVar(rtindex, s->ts_attnum,
 									 s->cols[s->ts_attnum - 1].type, -1, InvalidOid, 0),
 							 rtindex, junk_name(i));
+
+	/*
+	 * DELETE ... RETURNING returns the deleted row: the whole row comes up
+	 * from the scan (UPDATE's new row is the executor's).
+	 */
+	if (root->parse->commandType == CMD_DELETE && root->parse->returningList != NIL)
+		add_row_identity_var(root, makeWholeRowVar(rte, rtindex, 0, false),
+							 rtindex, "wholerow");
 }
 
 static List *
@@ -159,6 +168,8 @@ rows_begin_modify(ModifyTableState *mtstate, ResultRelInfo *rinfo,
 		if (!AttributeNumberIsValid(m->junk[i]))
 			elog(ERROR, "wide rows: junk column %s not found", junk_name(i));
 	}
+	m->wholerow = ExecFindJunkAttributeInTlist(outerPlanState(mtstate)->plan->targetlist,
+											   "wholerow");
 }
 
 /* COPY (and tuple routing): the bulk path */
@@ -376,6 +387,23 @@ rows_delete(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 	write_cells(m, cells, n, estate->es_output_cid, true);
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(m->cxt);
+	if (AttributeNumberIsValid(m->wholerow))
+	{
+		bool		isnull;
+		Datum		d = ExecGetJunkAttribute(planSlot, m->wholerow, &isnull);
+
+		if (!isnull)
+		{
+			HeapTupleHeader td = DatumGetHeapTupleHeader(d);
+			HeapTupleData tuple;
+
+			tuple.t_len = HeapTupleHeaderGetDatumLength(td);
+			ItemPointerSetInvalid(&tuple.t_self);
+			tuple.t_tableOid = RelationGetRelid(rinfo->ri_RelationDesc);
+			tuple.t_data = td;
+			ExecForceStoreHeapTuple(heap_copytuple(&tuple), slot, true);
+		}
+	}
 	return slot;
 }
 
