@@ -362,6 +362,9 @@ rows_pathkeys(PlannerInfo *root, RelOptInfo *rel, const WideRowShape *s)
 		pk = build_expression_pathkey(root, (Expr *) var, NULL, opno, rel->relids, false);
 		if (pk == NIL)
 			break;				/* no query uses that order */
+		/* a part equal to a constant (tags_id = 3) orders nothing: the next does */
+		if (EC_MUST_BE_REDUNDANT(((PathKey *) linitial(pk))->pk_eclass))
+			continue;
 		pathkeys = list_concat(pathkeys, pk);
 	}
 	return pathkeys;
