@@ -339,9 +339,13 @@ rows_cost(PlannerInfo *root, RelOptInfo *rel, RowsPlanInfo *info,
 		rows_read * (cpu_tuple_cost + qc.per_tuple);
 }
 
-/* the order of the rows: the key parts, while they are fixed-width */
+/*
+ * the order of the rows: the key parts, while they are fixed-width (or
+ * the reverse order, for a backward scan)
+ */
 static List *
-rows_pathkeys(PlannerInfo *root, RelOptInfo *rel, const WideRowShape *s)
+rows_pathkeys(PlannerInfo *root, RelOptInfo *rel, const WideRowShape *s,
+			  bool backward)
 {
 	List	   *pathkeys = NIL;
 
@@ -355,15 +359,16 @@ rows_pathkeys(PlannerInfo *root, RelOptInfo *rel, const WideRowShape *s)
 		if (p->kind == WIDE_PART_TEXT)
 			break;
 		opno = get_opfamily_member(part_opfamily(p), p->type, p->type,
-								   p->reversed ? BTGreaterStrategyNumber : BTLessStrategyNumber);
+								   p->reversed != backward ? BTGreaterStrategyNumber :
+								   BTLessStrategyNumber);
 		if (!OidIsValid(opno))
 			break;
 		var = makeVar(rel->relid, p->attnum, p->type, -1, InvalidOid, 0);
 		pk = build_expression_pathkey(root, (Expr *) var, NULL, opno, rel->relids, false);
 		if (pk == NIL)
 			break;				/* no query uses that order */
-		/* a part equal to a constant (tags_id = 3) orders nothing: the next does */
-		if (EC_MUST_BE_REDUNDANT(((PathKey *) linitial(pk))->pk_eclass))
+		/* a part equal to a constant orders nothing (as an index's) */
+		if (((PathKey *) linitial(pk))->pk_eclass->ec_has_const)
 			continue;
 		pathkeys = list_concat(pathkeys, pk);
 	}
@@ -384,16 +389,25 @@ WideRowsGetPaths(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 	RowsPlanInfo *info = baserel->fdw_private;
 	Cost		startup,
 				total;
-	List	   *pathkeys = rows_pathkeys(root, baserel, info->shape);
+	List	   *pathkeys = rows_pathkeys(root, baserel, info->shape, false);
+	List	   *backkeys = NIL;
 	List	   *candidates = NIL;
 	List	   *outers = NIL;
 	ListCell   *lc;
+
+	/* a backward scan, for ORDER BY ... DESC LIMIT (rows of one time each) */
+	if (info->shape->ts_attnum == 0 || info->shape->ts_in_key)
+		backkeys = rows_pathkeys(root, baserel, info->shape, true);
 
 	rows_cost(root, baserel, info, baserel->baserestrictinfo, baserel->rows,
 			  &startup, &total);
 	add_path(baserel, (Path *) create_foreignscan_path(root, baserel, NULL, baserel->rows,
 													   startup, total, pathkeys,
-													   NULL, NULL, NIL));
+													   NULL, NULL, list_make1_int(0)));
+	if (backkeys != NIL)
+		add_path(baserel, (Path *) create_foreignscan_path(root, baserel, NULL, baserel->rows,
+														   startup, total * 1.1, backkeys,
+														   NULL, NULL, list_make1_int(1)));
 
 	/* parameterized: a seek per row of another relation */
 	foreach(lc, baserel->joininfo)
@@ -435,7 +449,11 @@ WideRowsGetPaths(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 		rows_cost(root, baserel, info, all, rows, &startup, &total);
 		add_path(baserel, (Path *) create_foreignscan_path(root, baserel, NULL, rows,
 														   startup, total, pathkeys,
-														   outer, NULL, NIL));
+														   outer, NULL, list_make1_int(0)));
+		if (backkeys != NIL)
+			add_path(baserel, (Path *) create_foreignscan_path(root, baserel, NULL, rows,
+															   startup, total * 1.1, backkeys,
+															   outer, NULL, list_make1_int(1)));
 	}
 }
 
@@ -468,7 +486,8 @@ WideRowsGetPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 	}
 	return make_foreignscan(tlist, extract_actual_clauses(scan_clauses, false),
 							baserel->relid, exprs,
-							list_make3(info->needed, meta,
-									   makeInteger(info->exist_by_needed)),
+							list_make4(info->needed, meta,
+									   makeInteger(info->exist_by_needed),
+									   makeInteger(linitial_int(best_path->fdw_private))),
 							NIL, NIL, outer_plan);
 }

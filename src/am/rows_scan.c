@@ -82,6 +82,9 @@ typedef struct RowsScan
 	int			nextrange;
 	WideKeyRange *ranges;
 	WideReader *reader;
+	bool		backward;		/* rows last first: ranges from the last */
+	WideReverseReader *rreader;
+	bool	   *wanted;			/* by attnum - 1: columns read */
 	MemoryContext readcxt;		/* the reader and its ranges */
 	MemoryContext rowcxt;		/* the current row's datums */
 
@@ -97,6 +100,8 @@ typedef struct RowsScan
 	int			nextversion;
 	Datum	   *keyvalues;		/* the row key's parts, by attnum - 1 */
 	bool	   *keynulls;
+
+	int			lastqual;		/* by_qual index of the last column found */
 
 	/* EXPLAIN ANALYZE */
 	uint64		nrows;
@@ -579,7 +584,45 @@ close_reader(RowsScan *st)
 {
 	if (st->reader != NULL)
 		WideReaderEnd(st->reader);
+	if (st->rreader != NULL)
+		WideReverseEnd(st->rreader);
 	st->reader = NULL;
+	st->rreader = NULL;
+}
+
+/*
+ * next_cell_backward -- the next cell of a backward scan: each range by a
+ * reverse reader (rows last first, the cells of a row in forward order),
+ * from the last range to the first.
+ */
+static const WideCell *
+next_cell_backward(RowsScan *st)
+{
+	const WideCell *c;
+
+	for (;;)
+	{
+		if (st->rreader == NULL)
+		{
+			if (st->nextrange >= st->nranges)
+				return NULL;
+			st->rreader = WideReverseBegin(st->cells, st->snapshot, WideReaderNow(),
+										   &st->ranges[st->nranges - 1 - st->nextrange],
+										   true, NULL);
+			st->nextrange++;
+			st->nseeks++;
+		}
+		c = WideReverseNext(st->rreader);
+		if (c == NULL)
+		{
+			WideReverseEnd(st->rreader);
+			st->rreader = NULL;
+			continue;
+		}
+		if (c->famlen == st->shape->famlen &&
+			memcmp(c->family, st->shape->family, c->famlen) == 0)
+			return c;
+	}
 }
 
 /* the next cell of the family in the ranges, or NULL */
@@ -589,6 +632,14 @@ next_cell(RowsScan *st)
 	const WideCell *c;
 	MemoryContext old = MemoryContextSwitchTo(st->readcxt);
 
+	if (st->backward)
+	{
+		c = next_cell_backward(st);
+		MemoryContextSwitchTo(old);
+		if (c != NULL)
+			st->ncells++;
+		return c;
+	}
 	for (;;)
 	{
 		if (st->reader == NULL)
@@ -615,16 +666,18 @@ next_cell(RowsScan *st)
 												   WideReaderNow(), &hull, NULL);
 				WideReaderNextRange(st->reader, &st->ranges[0]);
 			}
-			WideReaderSetFilter(st->reader, WideColumnFilterKeep, &st->columns);
-			if (!st->by_version)
-				WideReaderLatest(st->reader, 1);
+			if (st->columns.fam_active || st->columns.qual_active)
+				WideReaderSetFilter(st->reader, WideColumnFilterKeep, &st->columns);
 			st->nextrange = 1;
 			st->nseeks++;
 		}
 		c = WideReaderNext(st->reader);
 		if (c != NULL)
 		{
-			if (WideColumnFilterMatch(&st->columns, c))
+			/* (the merged cells of kept columns; other families' too, if
+			 * the table has no other) */
+			if (c->famlen == st->shape->famlen &&
+				memcmp(c->family, st->shape->family, c->famlen) == 0)
 				break;
 			continue;
 		}
@@ -650,6 +703,40 @@ cell_value(RowsScan *st, const WideCell *c, AttrNumber att)
 	else
 		v = WideBytesToValue(st->schema, c->value, c->vallen);
 	return WideRowValueOut(st->shape, st->schema, &st->shape->cols[att - 1], v);
+}
+
+/*
+ * column_of -- the column of a cell's qualifier, or 0.  Cells come in
+ * qualifier order, so the column after the last one found is tried first.
+ */
+static AttrNumber
+column_of(RowsScan *st, const WideCell *c)
+{
+	const WideRowShape *s = st->shape;
+	int			next = st->lastqual + 1;
+
+	if (next < s->nvalues)
+	{
+		const WideRowCol *col = &s->cols[s->by_qual[next] - 1];
+
+		if (col->quallen == c->quallen && memcmp(col->qual, c->qual, c->quallen) == 0)
+		{
+			st->lastqual = next;
+			return s->by_qual[next];
+		}
+	}
+	for (int i = 0; i < s->nvalues; i++)
+	{
+		const WideRowCol *col = &s->cols[s->by_qual[i] - 1];
+
+		if (col->quallen == c->quallen && memcmp(col->qual, c->qual, c->quallen) == 0)
+		{
+			st->lastqual = i;
+			return s->by_qual[i];
+		}
+	}
+	st->lastqual = -1;
+	return 0;
 }
 
 static int
@@ -696,6 +783,9 @@ next_row(RowsScan *st, Datum *values, bool *isnull)
 			st->done = true;
 			break;
 		}
+		att = column_of(st, c);
+		if (att == 0 || !st->wanted[att - 1])
+			continue;			/* a qualifier the form has no column for */
 		if (st->keylen > 0 &&
 			(c->keylen != st->keylen || memcmp(c->key, st->key, c->keylen) != 0))
 		{
@@ -712,9 +802,6 @@ next_row(RowsScan *st, Datum *values, bool *isnull)
 			memcpy(st->key, c->key, c->keylen);
 			st->keylen = c->keylen;
 		}
-		att = WideRowColumnOf(s, c->qual, c->quallen);
-		if (att == 0)
-			continue;			/* a qualifier the form has no column for */
 		if (!st->by_version)
 		{
 			if (isnull[att - 1])
@@ -841,6 +928,15 @@ rows_begin(WideRowShape *shape, Snapshot snapshot, List *needed, bool exist_by_n
 	}
 	st->columns.quals = quals;
 	st->columns.nquals = n;
+	st->wanted = palloc0(sizeof(bool) * shape->natts);
+	for (int i = 0; i < n; i++)
+		st->wanted[WideRowColumnOf(shape, quals[i].data, quals[i].len) - 1] = true;
+	/* a filter the reader applies only where it drops cells */
+	if (st->schema->nfamilies <= 1)
+		st->columns.fam_active = false;
+	if (n == shape->nvalues)
+		st->columns.qual_active = false;	/* others have no column anyway */
+	st->lastqual = -1;
 	return st;
 }
 
@@ -884,6 +980,7 @@ rows_begin_scan(ForeignScanState *node, int eflags)
 	st = rows_begin(WideRowShapeGet(RelationGetRelid(node->ss.ss_currentRelation)),
 					node->ss.ps.state->es_snapshot, needed, exist_by_needed);
 	st->meta = meta;
+	st->backward = intVal(lfourth(plan->fdw_private));
 	st->values = ExecInitExprList(plan->fdw_exprs, (PlanState *) node);
 	node->fdw_state = st;
 }
@@ -954,6 +1051,8 @@ rows_explain(ForeignScanState *node, ExplainState *es)
 						 ops[strat], lthird_int(m) ? " ANY" : "");
 	}
 	ExplainPropertyText("Row Keys", b.len > 0 ? b.data : "all", es);
+	if (intVal(lfourth(plan->fdw_private)))
+		ExplainPropertyText("Direction", "backward", es);
 	if (es->analyze && st != NULL)
 	{
 		ExplainPropertyInteger("Seeks", NULL, (int64) st->nseeks, es);
