@@ -6,7 +6,9 @@
  *	  column's type and the wide table's value column.
  *
  * Options of the foreign table (SERVER wide_rows):
- *	  cells		the wide table holding the cells (required)
+ *	  cells		the wide table holding the cells (required); a name without
+ *				a schema is the wide table of that name in the foreign
+ *				table's schema, else in the search path
  *	  family	the family whose qualifiers are the columns (required)
  *	  key		the key columns, comma-separated, in key order (required)
  *	  separator	one byte between key parts (default '#')
@@ -208,6 +210,28 @@ cmp_qual(const void *a, const void *b, void *arg)
 }
 
 /*
+ * cells_relid -- the wide table the cells option names.  A name without a
+ * schema is first looked for in the foreign table's own schema, so that
+ * what a row form reads does not depend on the reader's search_path
+ * (pg_dump's is empty; a SECURITY DEFINER function's is its own).
+ */
+static Oid
+cells_relid(Oid relid, const char *cells)
+{
+	List	   *names = stringToQualifiedNameList(cells);
+
+	if (list_length(names) == 1)
+	{
+		Oid			own = get_relname_relid(strVal(linitial(names)),
+											get_rel_namespace(relid));
+
+		if (OidIsValid(own))
+			return own;
+	}
+	return RangeVarGetRelid(makeRangeVarFromNameList(names), NoLock, false);
+}
+
+/*
  * WideRowShapeGet -- the row form of a foreign table of the wide_rows
  * server: checked against the wide table it names, and allocated in the
  * current memory context.
@@ -234,8 +258,7 @@ WideRowShapeGet(Oid relid)
 	if (cells == NULL || family == NULL || key == NULL)
 		shape_error(relid, "the options cells, family and key are required",
 					"For example: OPTIONS (cells 'cpu_cells', family 'cpu', key 'host,time').");
-	s->cells = RangeVarGetRelid(makeRangeVarFromNameList(stringToQualifiedNameList(cells)),
-								NoLock, false);
+	s->cells = cells_relid(relid, cells);
 	if (!WideRelationIsWide(s->cells))
 		shape_error(relid, psprintf("\"%s\" is not a wide table", cells),
 					"The cells option names a table created USING wide.");
