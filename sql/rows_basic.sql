@@ -360,7 +360,16 @@ UPDATE counters SET bytes = 1 WHERE page = '/b';
 SELECT * FROM counters WHERE page = '/b';
 DELETE FROM counters WHERE page = '/a' AND day = '2020-01-02';
 SELECT * FROM counters;
-DROP FOREIGN TABLE counters;
+-- an aggregate family needs the cells' time: a row form without one is refused
+CREATE FOREIGN TABLE counters_now (page text, hits int8)
+  SERVER wide_rows OPTIONS (cells 'ra', family 'n', key 'page');
+INSERT INTO counters_now VALUES ('/c', 1);
+SELECT * FROM counters_now;
+-- a renamed value column reads another qualifier unless its qualifier is set
+ALTER FOREIGN TABLE counters ALTER COLUMN bytes OPTIONS (ADD qualifier 'bytes');
+ALTER FOREIGN TABLE counters RENAME COLUMN bytes TO size;
+SELECT * FROM counters;
+DROP FOREIGN TABLE counters, counters_now;
 DROP TABLE ra;
 
 -- GC seen through the row form: max_versions and max_age
