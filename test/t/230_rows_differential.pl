@@ -227,8 +227,9 @@ sub tags_pred
 
 sub time_pred
 {
-	my $c = rnd(8);
+	my $c = rnd(9);
 	return "t.time " . pick('<', '<=', '>', '>=', '=') . ' ' . tconst() if $c < 4;
+	return "t.time IN (" . join(', ', map { tconst() } 0 .. rnd(4)) . ")" if $c == 8;
 	return "t.time >= " . tconst() . " AND t.time < " . tconst() if $c < 6;
 	return "t.time BETWEEN " . tconst() . " AND " . tconst() if $c < 7;
 	return "t.time " . pick('>', '<') . " '$base'::timestamptz + interval '" . rnd($nsteps * 10) . " s' - interval '1 ms'";
