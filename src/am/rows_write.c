@@ -112,6 +112,12 @@ rows_plan_modify(PlannerInfo *root, ModifyTable *plan, Index rti, int subplan_in
 	int			x = -1;
 	Bitmapset  *cols;
 
+	if (plan->onConflictAction != ONCONFLICT_NONE)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("INSERT ... ON CONFLICT is not supported on the row form \"%s\"",
+						get_rel_name(rte->relid)),
+				 errdetail("An INSERT of an existing row writes over the columns it gives, as Bigtable's writes do.")));
 	if (plan->operation != CMD_UPDATE)
 		return NIL;
 	cols = get_rel_all_updated_cols(root, root->simple_rel_array[rti]);
