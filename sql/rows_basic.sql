@@ -95,6 +95,9 @@ SELECT count(*) FROM rc;
 -- INSERT of an existing key writes its columns over (NULL: leaves the column)
 INSERT INTO cpu VALUES ('2020-01-01 00:00:00', 1, 99, NULL);
 SELECT * FROM cpu WHERE tags_id = 1;
+-- ON CONFLICT would be silently a write over: refused
+INSERT INTO cpu VALUES ('2020-01-01 00:00:00', 1, 98, 98) ON CONFLICT DO NOTHING;
+SELECT * FROM cpu WHERE tags_id = 1;
 -- cells of other families, and qualifiers with no column, are not rows' columns
 INSERT INTO rc VALUES ('09223372036854775809#1577836800', 'other', 'usage_user', '2020-01-01', 555),
                       ('09223372036854775809#1577836800', 'cpu', 'usage_idle', '2020-01-01', 666),
@@ -309,6 +312,23 @@ INSERT INTO rc VALUES ('09223372036854775809#1577836800', 'other', 'x', '2020-01
 DELETE FROM cpu WHERE tags_id = 1;
 SELECT row_key, family, qualifier, value FROM rc WHERE row_key LIKE '09223372036854775809%';
 SELECT * FROM cpu;
+-- row triggers see the old and new rows
+CREATE TABLE trig_log (op text, r text);
+CREATE FUNCTION trig_log() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	INSERT INTO trig_log VALUES (TG_OP || ' ' || TG_WHEN, coalesce(OLD::text, '') || ' -> ' || coalesce(NEW::text, ''));
+	RETURN coalesce(NEW, OLD);
+END $$;
+CREATE TRIGGER a AFTER INSERT OR UPDATE OR DELETE ON cpu FOR EACH ROW EXECUTE FUNCTION trig_log();
+CREATE TRIGGER b BEFORE INSERT OR UPDATE OR DELETE ON cpu FOR EACH ROW EXECUTE FUNCTION trig_log();
+INSERT INTO cpu VALUES ('2020-01-01 00:00:00', 5, 5, NULL);
+UPDATE cpu SET usage_system = 6 WHERE tags_id = 5;
+DELETE FROM cpu WHERE tags_id = 5 RETURNING *;
+SELECT * FROM trig_log;
+DROP TRIGGER a ON cpu;
+DROP TRIGGER b ON cpu;
+DROP TABLE trig_log;
+DROP FUNCTION trig_log();
 -- a DELETE that matches nothing writes nothing; reinsert after a delete
 DELETE FROM cpu WHERE tags_id = 99;
 INSERT INTO cpu VALUES ('2020-01-01 00:00:00', 1, 1, NULL);
