@@ -5,7 +5,8 @@
  *	  from the cells of one family of a wide table (rows_shape.c: the
  *	  declaration and the row key's codec; rows_plan.c: paths and key
  *	  ranges; rows_scan.c: the scan, ANALYZE, EXPLAIN; rows_write.c:
- *	  INSERT, COPY, UPDATE, DELETE).
+ *	  INSERT, COPY, UPDATE, DELETE; rows_agg.c: GROUP BY inside the scan;
+ *	  rows_fdw.c: the handler, which sends each callback to its module).
  *
  *	  CREATE FOREIGN TABLE cpu (time timestamptz, tags_id int, usage_user
  *	  float8, ...) SERVER wide_rows OPTIONS (cells 'cpu_cells', family
@@ -25,8 +26,10 @@
 
 #include "access/attnum.h"
 #include "lib/stringinfo.h"
-#include "nodes/primnodes.h"
+#include "foreign/fdwapi.h"
+#include "nodes/pathnodes.h"
 #include "utils/relcache.h"
+#include "utils/snapshot.h"
 #include "engine/cell.h"
 #include "engine/schema.h"
 
@@ -108,7 +111,15 @@ extern Datum WideRowValueIn(const WideRowShape *shape, const WideSchema *schema,
 extern Datum WideRowValueOut(const WideRowShape *shape, const WideSchema *schema,
 							 const WideRowCol *col, Datum value);
 
-/* rows_plan.c */
+/* rows_plan.c; what the planner keeps in a row form's baserel->fdw_private */
+typedef struct RowsPlanInfo
+{
+	WideRowShape *shape;
+	double		cells_per_row;	/* columns read per row */
+	List	   *needed;			/* attnums of the value columns read */
+	bool		exist_by_needed;	/* a strict condition makes them enough */
+} RowsPlanInfo;
+
 struct PlannerInfo;
 struct RelOptInfo;
 struct ForeignPath;
@@ -127,6 +138,43 @@ extern struct ForeignScan *WideRowsGetPlan(struct PlannerInfo *root,
 										   struct ForeignPath *best_path,
 										   List *tlist, List *scan_clauses,
 										   struct Plan *outer_plan);
+
+/* rows_scan.c: the scan of rows, for the executor nodes */
+typedef struct RowsScan RowsScan;
+struct ExprContext;
+extern RowsScan *WideRowsScanOpen(WideRowShape *shape, Snapshot snapshot,
+								  List *fdw_private, List *valuestates);
+extern bool WideRowsScanNext(RowsScan *st, struct ExprContext *econtext,
+							 Datum *values, bool *isnull);
+extern void WideRowsScanRestart(RowsScan *st);
+extern void WideRowsScanClose(RowsScan *st);
+struct ExplainState;
+extern void WideRowsScanExplain(Oid relid, List *fdw_private, RowsScan *st,
+								struct ExplainState *es);
+extern bool WideRowsAnalyze(Relation rel, AcquireSampleRowsFunc *func,
+							BlockNumber *totalpages);
+
+/* rows_agg.c: GROUP BY inside the scan */
+struct ForeignScanState;
+struct ExplainState;
+struct TupleTableSlot;
+extern void WideRowsGetUpperPaths(struct PlannerInfo *root, UpperRelationKind stage,
+								  struct RelOptInfo *input_rel,
+								  struct RelOptInfo *output_rel, void *extra);
+extern Oid	WideRowsAggRelid(struct ForeignScan *plan);
+extern struct ForeignScan *WideRowsAggPlan(struct PlannerInfo *root,
+										   struct RelOptInfo *rel,
+										   struct ForeignPath *best_path,
+										   List *tlist, struct Plan *outer_plan);
+extern void WideRowsAggBegin(struct ForeignScanState *node, int eflags);
+extern struct TupleTableSlot *WideRowsAggNext(struct ForeignScanState *node);
+extern void WideRowsAggRescan(struct ForeignScanState *node);
+extern void WideRowsAggEnd(struct ForeignScanState *node);
+extern RowsScan *WideRowsAggScan(struct ForeignScanState *node);
+extern void WideRowsAggExplain(struct ForeignScanState *node, struct ExplainState *es);
+extern List *WideRowsPlanPrivate(struct RelOptInfo *baserel, bool backward,
+								 List **meta_exprs, List *clauses,
+								 struct PlannerInfo *root);
 
 /* rows_write.c */
 struct FdwRoutine;

@@ -64,14 +64,6 @@
 #include "am/am.h"
 #include "am/rows.h"
 
-/* what the planner keeps between its callbacks, in baserel->fdw_private */
-typedef struct RowsPlanInfo
-{
-	WideRowShape *shape;
-	double		cells_per_row;	/* columns read per row */
-	List	   *needed;			/* attnums of the value columns read */
-	bool		exist_by_needed;	/* a strict condition makes them enough */
-} RowsPlanInfo;
 
 /* the opfamily of a key part's comparisons */
 static Oid
@@ -457,17 +449,22 @@ WideRowsGetPaths(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 	}
 }
 
-ForeignScan *
-WideRowsGetPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
-				ForeignPath *best_path, List *tlist, List *scan_clauses,
-				Plan *outer_plan)
+/*
+ * WideRowsPlanPrivate -- what a scan of baserel needs at execution: the
+ * value columns read, the key conditions among clauses (RestrictInfos;
+ * their values are returned in *values, in the same order), whether the
+ * columns read decide which rows exist, and the direction.
+ */
+List *
+WideRowsPlanPrivate(RelOptInfo *baserel, bool backward, List **values,
+					List *clauses, PlannerInfo *root)
 {
 	RowsPlanInfo *info = baserel->fdw_private;
-	List	   *exprs = NIL;
 	List	   *meta = NIL;
 	ListCell   *lc;
 
-	foreach(lc, scan_clauses)
+	*values = NIL;
+	foreach(lc, clauses)
 	{
 		RestrictInfo *ri = lfirst(lc);
 		int			part,
@@ -480,14 +477,24 @@ WideRowsGetPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 		if (WideRowsKeyCondition(root, info->shape, baserel, ri->clause, &part, &strat,
 								 &is_array, &value))
 		{
-			exprs = lappend(exprs, value);
+			*values = lappend(*values, value);
 			meta = lappend(meta, list_make3_int(part, strat, is_array));
 		}
 	}
+	return list_make4(info->needed, meta, makeInteger(info->exist_by_needed),
+					  makeInteger(backward));
+}
+
+ForeignScan *
+WideRowsGetPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
+				ForeignPath *best_path, List *tlist, List *scan_clauses,
+				Plan *outer_plan)
+{
+	List	   *exprs;
+	List	   *priv;
+
+	priv = WideRowsPlanPrivate(baserel, linitial_int(best_path->fdw_private), &exprs,
+							   scan_clauses, root);
 	return make_foreignscan(tlist, extract_actual_clauses(scan_clauses, false),
-							baserel->relid, exprs,
-							list_make4(info->needed, meta,
-									   makeInteger(info->exist_by_needed),
-									   makeInteger(linitial_int(best_path->fdw_private))),
-							NIL, NIL, outer_plan);
+							baserel->relid, exprs, priv, NIL, NIL, outer_plan);
 }

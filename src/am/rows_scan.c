@@ -3,8 +3,8 @@
  * rows_scan.c
  *	  The row form's scan: key ranges from the evaluated key conditions,
  *	  one reader over them, and rows assembled in C from the merged cells
- *	  in storage order -- no Sort, no Group, a tuple per reading.  Also the
- *	  wrapper's handler, EXPLAIN and ANALYZE.
+ *	  in storage order -- no Sort, no Group, a tuple per reading; EXPLAIN
+ *	  and ANALYZE of it.
  *
  * Assembly.  The reader returns the family's visible cells (deletes,
  * versions, GC and aggregates applied, as every read of the wide table)
@@ -51,8 +51,6 @@
 #include "am/scan.h"
 #include "am/rows.h"
 
-PG_FUNCTION_INFO_V1(wide_rows_handler);
-
 /* a cell of a row key, in versions mode */
 typedef struct RowsVersion
 {
@@ -62,7 +60,7 @@ typedef struct RowsVersion
 	Datum		value;
 } RowsVersion;
 
-typedef struct RowsScan
+struct RowsScan
 {
 	WideRowShape *shape;
 	Relation	cells;
@@ -83,6 +81,21 @@ typedef struct RowsScan
 	WideKeyRange *ranges;
 	WideReader *reader;
 	bool		backward;		/* rows last first: ranges from the last */
+
+	/*
+	 * Skip scan: the parts before skip_part+1 have no condition (or only
+	 * equalities, in the ranges), part skip_part+1 a range: each distinct
+	 * prefix through part skip_part is read only in that window.
+	 */
+	bool		skip;
+	int			skip_part;
+	StringInfoData skip_lo;		/* the window's digits */
+	StringInfoData skip_hi;
+	bool		skip_hi_inf;
+	bool		in_window;
+	StringInfoData cur_hi;		/* the current prefix's window end */
+	StringInfoData jump;		/* where the next window is looked for */
+	bool		skip_done;
 	WideReverseReader *rreader;
 	bool	   *wanted;			/* by attnum - 1: columns read */
 	MemoryContext readcxt;		/* the reader and its ranges */
@@ -107,7 +120,7 @@ typedef struct RowsScan
 	uint64		nrows;
 	uint64		ncells;
 	uint64		nseeks;
-} RowsScan;
+};
 
 /* ----------------------------------------------------------------
  *	Key ranges
@@ -511,6 +524,50 @@ build_ranges(RowsScan *st, ExprContext *econtext)
 		nprefixes = k;
 	}
 
+	/*
+	 * A range on the part after the first one without a condition: read
+	 * each value of that part only in the range (a skip scan).
+	 */
+	st->skip = false;
+	if (!st->backward && part < s->nparts - 1 &&
+		bounds[part + 1].any && !has_eq[part + 1] &&
+		s->parts[part + 1].kind != WIDE_PART_TEXT)
+	{
+		const WideRowPart *p = &s->parts[part + 1];
+		PartBounds *b = &bounds[part + 1];
+		int			w = p->kind == WIDE_PART_INT && p->width == 0 ? 20 : p->width;
+		uint64		dlo,
+					dhi;
+		bool		dhi_inf;
+
+		if (b->empty)
+			return;
+		if (p->reversed)
+		{
+			uint64		dom = pow10_u(p->width);
+
+			dlo = b->hi_inf ? 0 : dom - b->hi;
+			dhi = dom - b->lo;
+			dhi_inf = (b->lo == 0);
+		}
+		else
+		{
+			dlo = b->lo;
+			dhi = b->hi;
+			dhi_inf = b->hi_inf;
+		}
+		st->skip = true;
+		st->skip_part = part;
+		initStringInfo(&st->skip_lo);
+		initStringInfo(&st->skip_hi);
+		initStringInfo(&st->cur_hi);
+		initStringInfo(&st->jump);
+		append_u(&st->skip_lo, dlo, w);
+		st->skip_hi_inf = dhi_inf;
+		if (!dhi_inf)
+			append_u(&st->skip_hi, dhi, w);
+	}
+
 	for (int i = 0; i < nprefixes; i++)
 	{
 		const KeyBytes *pre = &prefixes[i];
@@ -625,6 +682,171 @@ next_cell_backward(RowsScan *st)
 	}
 }
 
+/* the bytes of key through the separator after part "part", or -1 */
+static int
+prefix_len(const WideRowShape *s, const char *key, uint32 len, int part)
+{
+	uint32		pos = 0;
+
+	for (int i = 0; i <= part; i++)
+	{
+		const WideRowPart *p = &s->parts[i];
+
+		if (p->kind == WIDE_PART_TEXT)
+		{
+			while (pos < len && key[pos] != s->sep)
+				pos += (key[pos] == '\\') ? 2 : 1;
+		}
+		else
+			pos += (p->kind == WIDE_PART_INT && p->width == 0) ? 20 : p->width;
+		if (pos >= len || key[pos] != s->sep)
+			return -1;
+		pos++;
+	}
+	return (int) pos;
+}
+
+static int
+cmp_key(const char *a, uint32 alen, const char *b, uint32 blen)
+{
+	int			c = memcmp(a, b, Min(alen, blen));
+
+	return c != 0 ? c : (alen > blen) - (alen < blen);
+}
+
+/* read on from key "from" (included) to the end of the current range */
+static void
+skip_to(RowsScan *st, const char *from, uint32 len)
+{
+	const WideKeyRange *cur = &st->ranges[st->nextrange - 1];
+	WideKeyRange r = *cur;
+
+	if (cur->has_end && (cmp_key(from, len, cur->end, cur->endlen) > 0 ||
+						 (cmp_key(from, len, cur->end, cur->endlen) == 0 && !cur->end_incl)))
+	{
+		/* past this range: the next one */
+		if (st->nextrange >= st->nranges)
+		{
+			st->skip_done = true;
+			return;
+		}
+		WideReaderNextRange(st->reader, &st->ranges[st->nextrange++]);
+	}
+	else
+	{
+		r.has_start = true;
+		r.start_incl = true;
+		r.start = pnstrdup(from, len);
+		r.startlen = len;
+		r.is_point = false;
+		WideReaderNextRange(st->reader, &r);
+	}
+	st->in_window = false;
+	st->nseeks++;
+}
+
+/*
+ * next_cell_skip -- the next cell of a skip scan: for each prefix through
+ * part skip_part (a host), only the rows whose next part lies in the
+ * window, found by seeking to the prefix and the window's start, and past
+ * the window to the next prefix.
+ */
+static const WideCell *
+next_cell_skip(RowsScan *st)
+{
+	const WideRowShape *s = st->shape;
+	const WideCell *c;
+
+	for (;;)
+	{
+		int			plen;
+		StringInfoData lo;
+
+		if (st->reader == NULL)
+		{
+			WideKeyRange hull = st->ranges[0];
+
+			if (st->nranges == 0)
+				return NULL;
+			hull.has_end = st->ranges[st->nranges - 1].has_end;
+			hull.end = st->ranges[st->nranges - 1].end;
+			hull.endlen = st->ranges[st->nranges - 1].endlen;
+			hull.end_incl = st->ranges[st->nranges - 1].end_incl;
+			hull.is_point = false;
+			st->reader = WideReaderBeginRanges(st->cells, st->snapshot,
+											   WideReaderNow(), &hull, NULL);
+			WideReaderNextRange(st->reader, &st->ranges[0]);
+			st->nextrange = 1;
+			st->in_window = false;
+			st->skip_done = false;
+			st->nseeks++;
+		}
+		if (st->skip_done)
+			return NULL;
+		c = WideReaderNext(st->reader);
+		if (c == NULL)
+		{
+			if (st->nextrange >= st->nranges)
+				return NULL;
+			WideReaderNextRange(st->reader, &st->ranges[st->nextrange++]);
+			st->in_window = false;
+			st->nseeks++;
+			continue;
+		}
+		if (c->famlen != s->famlen || memcmp(c->family, s->family, c->famlen) != 0)
+			continue;
+		if (st->in_window)
+		{
+			if (st->cur_hi.len == 0 ||
+				cmp_key(c->key, c->keylen, st->cur_hi.data, st->cur_hi.len) < 0)
+				return c;
+			/* past the window: the next prefix */
+			resetStringInfo(&st->jump);
+			if (st->skip_hi_inf)
+				appendBinaryStringInfo(&st->jump, st->cur_hi.data, st->cur_hi.len);
+			else if (!prefix_end(st->cur_hi.data,
+								 prefix_len(s, st->cur_hi.data, st->cur_hi.len, st->skip_part),
+								 &st->jump))
+				return NULL;
+			skip_to(st, st->jump.data, st->jump.len);
+			continue;
+		}
+		/* the first cell at or after a jump: its prefix and window */
+		plen = prefix_len(s, c->key, c->keylen, st->skip_part);
+		if (plen < 0)
+			WideRowKeyDecode(s, c->key, c->keylen, st->keyvalues, st->keynulls);	/* errors */
+		initStringInfo(&lo);
+		appendBinaryStringInfo(&lo, c->key, plen);
+		appendBinaryStringInfoNT(&lo, st->skip_lo.data, st->skip_lo.len);
+		resetStringInfo(&st->cur_hi);
+		if (st->skip_hi_inf)
+		{
+			if (!prefix_end(c->key, plen, &st->cur_hi))
+				resetStringInfo(&st->cur_hi);	/* (no end: to the last key) */
+		}
+		else
+		{
+			appendBinaryStringInfo(&st->cur_hi, c->key, plen);
+			appendBinaryStringInfo(&st->cur_hi, st->skip_hi.data, st->skip_hi.len);
+		}
+		st->in_window = true;
+		if (cmp_key(c->key, c->keylen, lo.data, lo.len) < 0)
+		{
+			/* before the window: seek to it */
+			skip_to(st, lo.data, lo.len);
+			st->in_window = !st->skip_done;
+			continue;
+		}
+		if (st->cur_hi.len == 0 ||
+			cmp_key(c->key, c->keylen, st->cur_hi.data, st->cur_hi.len) < 0)
+			return c;
+		/* after it: the next prefix */
+		if (!prefix_end(c->key, plen, &st->jump))
+			return NULL;
+		skip_to(st, st->jump.data, st->jump.len);
+	}
+}
+
 /* the next cell of the family in the ranges, or NULL */
 static const WideCell *
 next_cell(RowsScan *st)
@@ -632,9 +854,9 @@ next_cell(RowsScan *st)
 	const WideCell *c;
 	MemoryContext old = MemoryContextSwitchTo(st->readcxt);
 
-	if (st->backward)
+	if (st->backward || st->skip)
 	{
-		c = next_cell_backward(st);
+		c = st->backward ? next_cell_backward(st) : next_cell_skip(st);
 		MemoryContextSwitchTo(old);
 		if (c != NULL)
 			st->ncells++;
@@ -966,73 +1188,64 @@ rows_restart(RowsScan *st)
  * ----------------------------------------------------------------
  */
 
-static void
-rows_begin_scan(ForeignScanState *node, int eflags)
+/*
+ * WideRowsScanOpen -- a scan of a row form's rows for an executor node:
+ * the key conditions' values are evaluated (in econtext) when the first
+ * row is asked for, and again after WideRowsScanRestart.
+ */
+RowsScan *
+WideRowsScanOpen(WideRowShape *shape, Snapshot snapshot, List *fdw_private,
+				 List *valuestates)
 {
-	ForeignScan *plan = (ForeignScan *) node->ss.ps.plan;
-	List	   *needed = linitial(plan->fdw_private);
-	List	   *meta = lsecond(plan->fdw_private);
-	bool		exist_by_needed = intVal(lthird(plan->fdw_private));
-	RowsScan   *st;
+	RowsScan   *st = rows_begin(shape, snapshot, linitial(fdw_private),
+								intVal(lthird(fdw_private)));
 
-	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
-		return;
-	st = rows_begin(WideRowShapeGet(RelationGetRelid(node->ss.ss_currentRelation)),
-					node->ss.ps.state->es_snapshot, needed, exist_by_needed);
-	st->meta = meta;
-	st->backward = intVal(lfourth(plan->fdw_private));
-	st->values = ExecInitExprList(plan->fdw_exprs, (PlanState *) node);
-	node->fdw_state = st;
+	st->meta = lsecond(fdw_private);
+	st->backward = intVal(lfourth(fdw_private));
+	st->values = valuestates;
+	return st;
 }
 
-static TupleTableSlot *
-rows_iterate(ForeignScanState *node)
+/* the next row into values/isnull; false at the end */
+bool
+WideRowsScanNext(RowsScan *st, ExprContext *econtext, Datum *values, bool *isnull)
 {
-	RowsScan   *st = node->fdw_state;
-	TupleTableSlot *slot = node->ss.ss_ScanTupleSlot;
-
 	if (!st->started)
 	{
 		MemoryContext old = MemoryContextSwitchTo(st->readcxt);
 
 		rows_restart(st);
-		build_ranges(st, node->ss.ps.ps_ExprContext);
+		build_ranges(st, econtext);
 		MemoryContextSwitchTo(old);
 	}
-	ExecClearTuple(slot);
-	if (!next_row(st, slot->tts_values, slot->tts_isnull))
-		return slot;
-	ExecStoreVirtualTuple(slot);
-	return slot;
+	return next_row(st, values, isnull);
 }
 
-static void
-rows_rescan(ForeignScanState *node)
+void
+WideRowsScanRestart(RowsScan *st)
 {
-	RowsScan   *st = node->fdw_state;
-
 	close_reader(st);
 	st->started = false;
 }
 
-static void
-rows_end_scan(ForeignScanState *node)
+void
+WideRowsScanClose(RowsScan *st)
 {
-	RowsScan   *st = node->fdw_state;
-
-	if (st != NULL)
-		rows_end(st);
+	rows_end(st);
 }
 
-static void
-rows_explain(ForeignScanState *node, ExplainState *es)
+/*
+ * WideRowsScanExplain -- EXPLAIN of a scan of the row form relid with the
+ * plan's fdw_private (WideRowsPlanPrivate's four items first) and, under
+ * ANALYZE, its scan st.
+ */
+void
+WideRowsScanExplain(Oid relid, List *fdw_private, RowsScan *st, ExplainState *es)
 {
-	ForeignScan *plan = (ForeignScan *) node->ss.ps.plan;
-	WideRowShape *s = WideRowShapeGet(RelationGetRelid(node->ss.ss_currentRelation));
-	List	   *meta = lsecond(plan->fdw_private);
+	WideRowShape *s = WideRowShapeGet(relid);
+	List	   *meta = lsecond(fdw_private);
 	StringInfoData b;
 	ListCell   *lc;
-	RowsScan   *st = node->fdw_state;
 
 	ExplainPropertyText("Wide Table", get_rel_name(s->cells), es);
 	ExplainPropertyText("Family", s->family, es);
@@ -1051,7 +1264,7 @@ rows_explain(ForeignScanState *node, ExplainState *es)
 						 ops[strat], lthird_int(m) ? " ANY" : "");
 	}
 	ExplainPropertyText("Row Keys", b.len > 0 ? b.data : "all", es);
-	if (intVal(lfourth(plan->fdw_private)))
+	if (intVal(lfourth(fdw_private)))
 		ExplainPropertyText("Direction", "backward", es);
 	if (es->analyze && st != NULL)
 	{
@@ -1114,8 +1327,8 @@ rows_sample(Relation rel, int elevel, HeapTuple *rows, int targrows,
 	return n;
 }
 
-static bool
-rows_analyze(Relation rel, AcquireSampleRowsFunc *func, BlockNumber *totalpages)
+bool
+WideRowsAnalyze(Relation rel, AcquireSampleRowsFunc *func, BlockNumber *totalpages)
 {
 	WideRowShape *shape = WideRowShapeGet(RelationGetRelid(rel));
 	Relation	crel = WideRowCellsOpen(shape, AccessShareLock, ACL_SELECT);
@@ -1124,27 +1337,4 @@ rows_analyze(Relation rel, AcquireSampleRowsFunc *func, BlockNumber *totalpages)
 	table_close(crel, AccessShareLock);
 	*func = rows_sample;
 	return true;
-}
-
-/* ----------------------------------------------------------------
- *	The handler
- * ----------------------------------------------------------------
- */
-
-Datum
-wide_rows_handler(PG_FUNCTION_ARGS)
-{
-	FdwRoutine *r = makeNode(FdwRoutine);
-
-	r->GetForeignRelSize = WideRowsGetRelSize;
-	r->GetForeignPaths = WideRowsGetPaths;
-	r->GetForeignPlan = WideRowsGetPlan;
-	r->BeginForeignScan = rows_begin_scan;
-	r->IterateForeignScan = rows_iterate;
-	r->ReScanForeignScan = rows_rescan;
-	r->EndForeignScan = rows_end_scan;
-	r->ExplainForeignScan = rows_explain;
-	r->AnalyzeForeignTable = rows_analyze;
-	WideRowsModifyRoutine(r);
-	PG_RETURN_POINTER(r);
 }

@@ -494,8 +494,8 @@ void
 WideRowKeyPart(const WideRowShape *shape, int part, Datum d, StringInfo buf)
 {
 	const WideRowPart *p = &shape->parts[part];
-	const char *colname = get_attname(shape->relid, p->attnum, false);
 
+#define colname get_attname(shape->relid, p->attnum, false)
 	switch (p->kind)
 	{
 		case WIDE_PART_TEXT:
@@ -560,6 +560,7 @@ WideRowKeyPart(const WideRowShape *shape, int part, Datum d, StringInfo buf)
 				break;
 			}
 	}
+#undef colname
 }
 
 static void key_error(const WideRowShape *shape, const char *key, uint32 len) pg_attribute_noreturn();

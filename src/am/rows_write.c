@@ -59,6 +59,8 @@ typedef struct RowsModify
 	MemoryContext cxt;			/* per row */
 	Datum	   *values;			/* the row's key and time, by attnum - 1 */
 	bool	   *isnull;
+	Datum		famd;			/* the family, as text */
+	Datum	   *quald;			/* the value columns' qualifiers, as text */
 } RowsModify;
 
 static int
@@ -148,6 +150,12 @@ modify_begin(ResultRelInfo *rinfo, CmdType op, bool bulk)
 								   ALLOCSET_DEFAULT_SIZES);
 	m->values = palloc0(sizeof(Datum) * m->shape->natts);
 	m->isnull = palloc0(sizeof(bool) * m->shape->natts);
+	m->famd = PointerGetDatum(cstring_to_text_with_len(m->shape->family, m->shape->famlen));
+	m->quald = palloc0(sizeof(Datum) * m->shape->natts);
+	for (int i = 0; i < m->shape->natts; i++)
+		if (m->shape->cols[i].kind == WIDE_COL_VALUE)
+			m->quald[i] = PointerGetDatum(cstring_to_text_with_len(m->shape->cols[i].qual,
+																	m->shape->cols[i].quallen));
 	rinfo->ri_FdwState = m;
 	return m;
 }
@@ -262,16 +270,16 @@ row_time(RowsModify *m, const WideSchema *schema, Datum *values, bool *isnull,
 
 /* a cell of one value column of a row */
 static void
-value_cell(RowsModify *m, const WideSchema *schema, StringInfo key, int att,
+value_cell(RowsModify *m, const WideSchema *schema, Datum keyd, int att,
 		   Datum value, Datum ts, bool tsnull, WideCell *cell)
 {
 	const WideRowCol *col = &m->shape->cols[att - 1];
 	Datum		v[5];
 	bool		n[5] = {false, false, false, tsnull, false};
 
-	v[0] = PointerGetDatum(cstring_to_text_with_len(key->data, key->len));
-	v[1] = PointerGetDatum(cstring_to_text_with_len(m->shape->family, m->shape->famlen));
-	v[2] = PointerGetDatum(cstring_to_text_with_len(col->qual, col->quallen));
+	v[0] = keyd;
+	v[1] = m->famd;
+	v[2] = m->quald[att - 1];
 	v[3] = ts;
 	v[4] = WideRowValueIn(m->shape, schema, col, value);
 	WideCellFromValues(m->cells, schema, v, n, cell);
@@ -290,18 +298,20 @@ rows_insert(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 	int			n = 0;
 	Datum		ts;
 	bool		tsnull;
+	Datum		keyd;
 
 	slot_getallattrs(slot);
 	initStringInfo(&key);
 	build_key(m, slot->tts_values, slot->tts_isnull, &key);
 	row_time(m, schema, slot->tts_values, slot->tts_isnull, &ts, &tsnull);
+	keyd = PointerGetDatum(cstring_to_text_with_len(key.data, key.len));
 	for (int i = 0; i < s->nvalues; i++)
 	{
 		AttrNumber	a = s->by_qual[i];
 
 		if (slot->tts_isnull[a - 1])
 			continue;
-		value_cell(m, schema, &key, a, slot->tts_values[a - 1], ts, tsnull, &cells[n++]);
+		value_cell(m, schema, keyd, a, slot->tts_values[a - 1], ts, tsnull, &cells[n++]);
 	}
 	if (n == 0)
 		ereport(ERROR,
@@ -449,8 +459,8 @@ rows_update(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 		if (slot->tts_isnull[a - 1])
 			tombstone(m, schema, &key, a, &dels[ndel++]);
 		else
-			value_cell(m, schema, &key, a, slot->tts_values[a - 1], ts, tsnull,
-					   &cells[nput++]);
+			value_cell(m, schema, PointerGetDatum(cstring_to_text_with_len(key.data, key.len)),
+					   a, slot->tts_values[a - 1], ts, tsnull, &cells[nput++]);
 	}
 	write_cells(m, dels, ndel, estate->es_output_cid, true);
 	write_cells(m, cells, nput, estate->es_output_cid, false);

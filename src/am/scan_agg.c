@@ -112,7 +112,7 @@ typedef struct WideAggState
 } WideAggState;
 
 static create_upper_paths_hook_type prev_create_upper_paths_hook = NULL;
-static bool wide_enable_aggregate_pushdown = true;
+bool		wide_enable_aggregate_pushdown = true;	/* also rows_agg.c */
 
 static Plan *plan_agg_path(PlannerInfo *root, RelOptInfo *rel,
 						   CustomPath *best_path, List *tlist,

@@ -28,4 +28,7 @@ extern const WideSchema *WideScanSchema(CustomScanState *node);
 /* scan_agg.c */
 extern void WideInstallAggregate(void);
 
+/* wide.enable_aggregate_pushdown: also the row form's (rows_agg.c) */
+extern bool wide_enable_aggregate_pushdown;
+
 #endif							/* WIDE_SCAN_AGG_H */

@@ -160,6 +160,9 @@ typedef struct WideRunData
 
 #define WIDE_RUN_HI_TRUNCATED	0x0001	/* hi_key is a prefix of the largest */
 #define WIDE_RUN_HAS_TOMBSTONES	0x0002
+#define WIDE_RUN_ONE_VERSION	0x0004	/* no column has two records (runs
+										 * written before it was defined lack
+										 * it, which is only conservative) */
 
 /* free-space queue entries (see space.c) */
 #define WIDE_FREE_EXTENT		1	/* pages start .. start+npages-1 */

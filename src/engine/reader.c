@@ -266,7 +266,9 @@ reader_prepare(Relation rel, Snapshot snapshot, int64 now,
  * May the cells of this run, the only source of a range, be returned as
  * they are stored?  Yes if every record is frozen (visible to every
  * snapshot; flush and compaction then left one record per cell), the run
- * holds no tombstones, and no family folds aggregates or counts versions:
+ * holds no tombstones, and no family folds aggregates or counts versions
+ * (or the run holds one record per column, WIDE_RUN_ONE_VERSION, which no
+ * version limit collects):
  * the merger would only drop cells of unknown families and cells past a
  * max age, which the fast path does too (reader_next_fast).
  */
@@ -281,14 +283,31 @@ run_is_plain(const WideReader *r, const WideRunData *run)
 	for (i = 0; i < r->schema->nfamilies; i++)
 	{
 		const WideFamily *f = &r->schema->families[i];
+		bool		versions = false,
+					ages = false;
 		int			j;
 
-		if (f->aggregate != WIDE_AGG_NONE || f->max_versions > 0)
+		if (f->aggregate != WIDE_AGG_NONE)
 			return false;
-		/* (a policy of ages only: judged cell by cell, reader_next_fast) */
 		for (j = 0; j < f->ngc; j++)
-			if (f->gc[j].kind == WIDE_GC_VERSIONS)
-				return false;
+		{
+			versions |= (f->gc[j].kind == WIDE_GC_VERSIONS);
+			ages |= (f->gc[j].kind == WIDE_GC_AGE);
+		}
+		versions |= (f->max_versions > 0);
+		ages |= (f->max_age > 0);
+		if (!versions)
+			continue;			/* (ages only: judged cell by cell,
+								 * reader_next_fast) */
+
+		/*
+		 * A version limit never collects the only version of a column
+		 * (every limit is at least 1), so a run with one record per column
+		 * is read as it is -- unless ages join the policy, whose mix with
+		 * versions only the merger judges.
+		 */
+		if (ages || !(run->flags & WIDE_RUN_ONE_VERSION))
+			return false;
 	}
 	return true;
 }
@@ -496,7 +515,8 @@ reader_next_fast(WideReader *r)
 		def = r->fastdef;
 		/* a live incarnation of its family, and not past its max age */
 		if (def == NULL || c->famid != def->id || c->kind != WIDE_KIND_PUT ||
-			(def->ngc > 0 && WideGCCollects(def, 0, c->ts, r->now, true)))
+			(def->ngc > 0 && def->max_age > 0 &&
+			 WideGCCollects(def, 0, c->ts, r->now, true)))
 			continue;
 		return c;
 	}

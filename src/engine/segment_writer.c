@@ -113,6 +113,7 @@ struct WideSegmentWriter
 	StringInfoData prevbuf;
 	bool		have_prev;
 	bool		row_has_tombstone;
+	bool		repeats;		/* a column has two records: not ONE_VERSION */
 
 	/* statistics for the run descriptor */
 	WideRunData run;
@@ -389,6 +390,8 @@ keeps_seq(WideSegmentWriter *w, const WideCell *c)
 		keep = w->row_has_tombstone ||
 			(same_row && WideCellLevel(&w->prev) == WIDE_LEVEL_CELL &&
 			 w->prev.ts == c->ts && WideCellSameColumn(&w->prev, c));
+	if (same_row && WideCellSameColumn(&w->prev, c))
+		w->repeats = true;
 
 	/* remember the coordinates of this record */
 	resetStringInfo(&w->prevbuf);
@@ -715,6 +718,8 @@ WideSegmentWriterFinish(WideSegmentWriter *w, WideRunData *run)
 	memcpy(w->run.hi_key, w->hi.data, w->run.hi_len);
 	if (w->hi.len > WIDE_RUN_KEY_PREFIX)
 		w->run.flags |= WIDE_RUN_HI_TRUNCATED;
+	if (!w->repeats)
+		w->run.flags |= WIDE_RUN_ONE_VERSION;
 	*run = w->run;
 	MemoryContextSwitchTo(old);
 	return true;

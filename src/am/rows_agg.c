@@ -1,0 +1,722 @@
+/*-------------------------------------------------------------------------
+ *
+ * rows_agg.c
+ *	  GROUP BY inside the row form's scan: a query that groups one row form
+ *	  (by any expressions of its columns: key parts, date_trunc of the
+ *	  time, ...) and aggregates with count, sum, avg, min and max is
+ *	  planned as one Foreign Scan that returns the groups.  The rows are
+ *	  assembled (rows_scan.c), filtered by the query's conditions and
+ *	  folded into a hash table of groups in C; no row is a tuple of the
+ *	  executor.
+ *
+ * Exactness.  The aggregates fold the rows in the scan's order, as the
+ * Aggregate node above a plain scan of the form would, with PostgreSQL's
+ * own arithmetic: sum(float8) adds as float8pl does, avg(float8) keeps
+ * N, Sx and Sxx as float8_accum does (and fails on overflow as it does),
+ * min and max compare as float8larger and float8smaller (NaN largest).
+ * So the answers are bit for bit those of the plan without the pushdown
+ * (test rows_agg compares them).
+ *
+ * What is pushed: count(*), count(x), sum and avg of float8, min and max
+ * of float8, int2/4/8, timestamp and timestamptz; no DISTINCT, ORDER BY
+ * or FILTER inside an aggregate, no HAVING, no grouping sets; grouping
+ * expressions hashable and not volatile; conditions without subplans.
+ * Anything else is planned as before: the scan below an Aggregate, as is
+ * everything with wide.enable_aggregate_pushdown = off (the Wide Scan's
+ * setting: one switch for both forms).
+ * The groups are held in memory: a grouping estimated at more than
+ * WIDE_ROWS_AGG_MAX_GROUPS groups is not pushed (the Aggregate node can
+ * spill to disk).
+ *
+ * IDENTIFICATION
+ *	  src/am/rows_agg.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "access/table.h"
+#include "catalog/pg_aggregate.h"
+#include "catalog/pg_type.h"
+#include "commands/explain.h"
+#include "executor/executor.h"
+#include "foreign/fdwapi.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/planmain.h"
+#include "optimizer/restrictinfo.h"
+#include "optimizer/tlist.h"
+#include "utils/float.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/selfuncs.h"
+
+#include "am/rows.h"
+#include "am/scan_agg.h"
+
+#define WIDE_ROWS_AGG_MAX_GROUPS	2000000
+
+typedef enum RowsAggKind
+{
+	AGG_COUNT_STAR = 1,
+	AGG_COUNT,
+	AGG_SUM_F8,
+	AGG_AVG_F8,
+	AGG_MAX_F8,
+	AGG_MIN_F8,
+	AGG_MAX_INT,				/* int2, int4, int8, timestamp(tz): as int64 */
+	AGG_MIN_INT
+} RowsAggKind;
+
+/* the kind of an aggregate the scan computes, or 0 */
+static int
+agg_kind(Aggref *a)
+{
+	Oid			argtype;
+
+	if (a->aggorder != NIL || a->aggdistinct != NIL || a->aggfilter != NULL ||
+		a->aggkind != AGGKIND_NORMAL || a->aggsplit != AGGSPLIT_SIMPLE ||
+		a->agglevelsup != 0)
+		return 0;
+	if (a->aggfnoid == F_COUNT_)
+		return AGG_COUNT_STAR;
+	if (list_length(a->args) != 1)
+		return 0;
+	argtype = exprType((Node *) ((TargetEntry *) linitial(a->args))->expr);
+	switch (a->aggfnoid)
+	{
+		case F_COUNT_ANY:
+			return AGG_COUNT;
+		case F_SUM_FLOAT8:
+			return AGG_SUM_F8;
+		case F_AVG_FLOAT8:
+			return AGG_AVG_F8;
+		case F_MAX_FLOAT8:
+			return AGG_MAX_F8;
+		case F_MIN_FLOAT8:
+			return AGG_MIN_F8;
+		case F_MAX_INT2:
+		case F_MAX_INT4:
+		case F_MAX_INT8:
+		case F_MAX_TIMESTAMP:
+		case F_MAX_TIMESTAMPTZ:
+			return AGG_MAX_INT;
+		case F_MIN_INT2:
+		case F_MIN_INT4:
+		case F_MIN_INT8:
+		case F_MIN_TIMESTAMP:
+		case F_MIN_TIMESTAMPTZ:
+			return AGG_MIN_INT;
+	}
+	(void) argtype;
+	return 0;
+}
+
+/* does an expression use only columns of the row form rel? */
+static bool
+of_rel_only(PlannerInfo *root, Node *expr, RelOptInfo *rel)
+{
+	Relids		r = pull_varnos(root, expr);
+
+	return bms_is_subset(r, rel->relids) &&
+		!contain_volatile_functions(expr) && !contain_subplans(expr) &&
+		!contain_agg_clause(expr) && !expression_returns_set(expr);
+}
+
+void
+WideRowsGetUpperPaths(PlannerInfo *root, UpperRelationKind stage,
+					  RelOptInfo *input_rel, RelOptInfo *output_rel, void *extra)
+{
+	Query	   *parse = root->parse;
+	GroupPathExtraData *gx = extra;
+	PathTarget *target;
+	List	   *tlist = NIL;
+	List	   *groupexprs = NIL;
+	ListCell   *lc;
+	int			i = 0;
+	int			naggs = 0;
+	Path	   *in;
+	double		ngroups;
+	Cost		startup,
+				total;
+	ForeignPath *path;
+
+	if (!wide_enable_aggregate_pushdown ||
+		stage != UPPERREL_GROUP_AGG || input_rel->reloptkind != RELOPT_BASEREL ||
+		input_rel->fdw_private == NULL || output_rel->fdw_private != NULL)
+		return;
+	if (parse->groupingSets || root->hasHavingQual || gx->havingQual != NULL ||
+		gx->patype != PARTITIONWISE_AGGREGATE_NONE)
+		return;
+	foreach(lc, input_rel->baserestrictinfo)
+		if (contain_subplans((Node *) ((RestrictInfo *) lfirst(lc))->clause))
+			return;
+	target = output_rel->reltarget;
+	foreach(lc, target->exprs)
+	{
+		Expr	   *expr = lfirst(lc);
+		Index		sgref = get_pathtarget_sortgroupref(target, i);
+		SortGroupClause *sgc = sgref ? get_sortgroupref_clause_noerr(sgref, parse->groupClause) : NULL;
+
+		i++;
+		if (sgc != NULL)
+		{
+			TargetEntry *tle;
+
+			if (!sgc->hashable || !of_rel_only(root, (Node *) expr, input_rel))
+				return;
+			tle = makeTargetEntry(copyObject(expr), list_length(tlist) + 1, NULL, false);
+			tle->ressortgroupref = sgref;
+			tlist = lappend(tlist, tle);
+			groupexprs = lappend(groupexprs, expr);
+		}
+		else
+		{
+			List	   *vars = pull_var_clause((Node *) expr, PVC_INCLUDE_AGGREGATES);
+			ListCell   *lv;
+
+			foreach(lv, vars)
+			{
+				Aggref	   *a = lfirst(lv);
+
+				if (!IsA(a, Aggref) || agg_kind(a) == 0)
+					return;
+				if (a->args != NIL &&
+					!of_rel_only(root, (Node *) ((TargetEntry *) linitial(a->args))->expr,
+								 input_rel))
+					return;
+				if (!tlist_member((Expr *) a, tlist))
+				{
+					tlist = lappend(tlist, makeTargetEntry(copyObject((Expr *) a),
+														   list_length(tlist) + 1,
+														   NULL, false));
+					naggs++;
+				}
+			}
+		}
+	}
+	if (naggs == 0 && groupexprs == NIL)
+		return;
+
+	/* costs: the scan, less its tuples, plus the folding */
+	in = input_rel->cheapest_total_path;
+	if (in == NULL || in->param_info != NULL)
+		return;
+	ngroups = groupexprs == NIL ? 1 :
+		estimate_num_groups(root, groupexprs, input_rel->rows, NULL, NULL);
+	if (ngroups > WIDE_ROWS_AGG_MAX_GROUPS)
+		return;
+	startup = in->total_cost - input_rel->rows * cpu_tuple_cost * 0.5 +
+		input_rel->rows * cpu_operator_cost * (list_length(groupexprs) + naggs) * 0.5;
+	total = startup + ngroups * cpu_tuple_cost;
+	path = create_foreign_upper_path(root, output_rel, target, ngroups, startup, total,
+									 NIL, NULL,
+									 list_make2(tlist, makeInteger(input_rel->relid)));
+	add_path(output_rel, (Path *) path);
+}
+
+/* the wide_rows table of a grouping scan */
+Oid
+WideRowsAggRelid(ForeignScan *plan)
+{
+	return (Oid) intVal(list_nth(plan->fdw_private, 4));
+}
+
+/*
+ * WideRowsAggPlan -- the plan of a grouping path: a Foreign Scan of no
+ * relation whose tuples are fdw_scan_tlist (group columns, aggregates).
+ * fdw_private: the base scan's four items (WideRowsPlanPrivate), the
+ * table, the key conditions' values, the conditions, the grouping
+ * expressions and their equality operators, the aggregates' kinds and
+ * arguments, and which tlist entry is which.
+ */
+ForeignScan *
+WideRowsAggPlan(PlannerInfo *root, RelOptInfo *rel, ForeignPath *best_path,
+				List *tlist, Plan *outer_plan)
+{
+	List	   *scan_tlist = linitial(best_path->fdw_private);
+	int			relid = intVal(lsecond(best_path->fdw_private));
+	RelOptInfo *baserel = root->simple_rel_array[relid];
+	Oid			ftoid = root->simple_rte_array[relid]->relid;
+	List	   *values;
+	List	   *priv = WideRowsPlanPrivate(baserel, false, &values,
+										   baserel->baserestrictinfo, root);
+	List	   *quals = extract_actual_clauses(baserel->baserestrictinfo, false);
+	List	   *groups = NIL,
+			   *eqops = NIL,
+			   *kinds = NIL,
+			   *args = NIL,
+			   *colmap = NIL;
+	ListCell   *lc;
+
+	foreach(lc, scan_tlist)
+	{
+		TargetEntry *tle = lfirst(lc);
+
+		if (tle->ressortgroupref)
+		{
+			SortGroupClause *sgc = get_sortgroupref_clause(tle->ressortgroupref,
+														   root->parse->groupClause);
+
+			colmap = lappend_int(colmap, list_length(groups));
+			groups = lappend(groups, copyObject(tle->expr));
+			eqops = lappend_oid(eqops, sgc->eqop);
+		}
+		else
+		{
+			Aggref	   *a = (Aggref *) tle->expr;
+
+			colmap = lappend_int(colmap, -1 - list_length(kinds));
+			kinds = lappend_int(kinds, agg_kind(a));
+			args = lappend(args, a->args ? copyObject(((TargetEntry *) linitial(a->args))->expr) :
+						   (Expr *) makeBoolConst(true, false));
+		}
+	}
+	quals = copyObject(quals);
+	values = copyObject(values);
+	fix_opfuncids((Node *) quals);
+	fix_opfuncids((Node *) groups);
+	fix_opfuncids((Node *) args);
+	fix_opfuncids((Node *) values);
+	priv = lappend(priv, makeInteger((int) ftoid));
+	priv = lappend(priv, values);
+	priv = lappend(priv, quals);
+	priv = lappend(priv, groups);
+	priv = lappend(priv, eqops);
+	priv = lappend(priv, kinds);
+	priv = lappend(priv, args);
+	priv = lappend(priv, colmap);
+	return make_foreignscan(tlist, NIL, 0, NIL, priv, scan_tlist, NIL, outer_plan);
+}
+
+/* ----------------------------------------------------------------
+ *	Execution
+ * ----------------------------------------------------------------
+ */
+
+typedef struct RowsAcc
+{
+	int64		n;				/* rows counted / N */
+	double		sx;				/* sum, Sx */
+	double		sxx;			/* avg: Sxx */
+	Datum		v;				/* min, max */
+	bool		has;			/* a value was seen */
+} RowsAcc;
+
+typedef struct RowsAggState
+{
+	RowsScan   *scan;
+	Relation	rel;			/* the row form */
+	TupleTableSlot *baseslot;	/* a row of it */
+	ExprContext *econtext;		/* evaluates over baseslot */
+	ExprState  *qual;
+	int			ngroups;
+	ExprState **groupstates;
+	int			naggs;
+	int		   *kinds;
+	ExprState **argstates;
+	int		   *colmap;
+	TupleDesc	groupdesc;
+	TupleTableSlot *groupslot;
+	TupleTableSlot *outslot;	/* a group found in the table */
+	TupleHashTable ht;
+	MemoryContext tablecxt;
+	MemoryContext tempcxt;
+	RowsAcc    *single;			/* no GROUP BY: the one group */
+	bool		folded;
+	bool		emitted;
+	TupleHashIterator iter;
+	uint64		nrows;
+	uint64		ngroupsout;
+} RowsAggState;
+
+static void
+acc_add(const RowsAggState *as, RowsAcc *acc, Datum *vals, bool *nulls)
+{
+	for (int j = 0; j < as->naggs; j++)
+	{
+		RowsAcc    *a = &acc[j];
+		Datum		d = vals[j];
+
+		if (as->kinds[j] == AGG_COUNT_STAR)
+		{
+			a->n++;
+			continue;
+		}
+		if (nulls[j])
+			continue;
+		switch (as->kinds[j])
+		{
+			case AGG_COUNT:
+				a->n++;
+				break;
+			case AGG_SUM_F8:
+				/* float8pl */
+				a->sx = a->has ? float8_pl(a->sx, DatumGetFloat8(d)) : DatumGetFloat8(d);
+				a->has = true;
+				break;
+			case AGG_AVG_F8:
+				{
+					/* float8_accum */
+					double		newval = DatumGetFloat8(d);
+					double		N = (double) a->n;
+					double		Sx = a->sx;
+					double		Sxx = a->sxx;
+					double		tmp;
+
+					N += 1.0;
+					Sx += newval;
+					if (a->n > 0)
+					{
+						tmp = newval * N - Sx;
+						Sxx += tmp * tmp / (N * (double) a->n);
+						if (isinf(Sx) || isinf(Sxx))
+						{
+							if (!isinf(a->sx) && !isinf(newval))
+								float_overflow_error();
+							Sxx = get_float8_nan();
+						}
+					}
+					else if (isnan(newval) || isinf(newval))
+						Sxx = get_float8_nan();
+					a->n++;
+					a->sx = Sx;
+					a->sxx = Sxx;
+					break;
+				}
+			case AGG_MAX_F8:
+				/* float8larger(state, new) */
+				if (!a->has || !float8_gt(DatumGetFloat8(a->v), DatumGetFloat8(d)))
+					a->v = d;
+				a->has = true;
+				break;
+			case AGG_MIN_F8:
+				/* float8smaller(state, new) */
+				if (!a->has || !float8_lt(DatumGetFloat8(a->v), DatumGetFloat8(d)))
+					a->v = d;
+				a->has = true;
+				break;
+			case AGG_MAX_INT:
+				if (!a->has || DatumGetInt64(d) > DatumGetInt64(a->v))
+					a->v = d;
+				a->has = true;
+				break;
+			case AGG_MIN_INT:
+				if (!a->has || DatumGetInt64(d) < DatumGetInt64(a->v))
+					a->v = d;
+				a->has = true;
+				break;
+		}
+	}
+}
+
+/* an integer aggregate's argument as int64 (int2, int4 widen) */
+static Datum
+int_arg(Oid type, Datum d)
+{
+	switch (type)
+	{
+		case INT2OID:
+			return Int64GetDatum((int64) DatumGetInt16(d));
+		case INT4OID:
+			return Int64GetDatum((int64) DatumGetInt32(d));
+		default:
+			return d;			/* int8, timestamp(tz) */
+	}
+}
+
+static Datum
+int_result(Oid type, Datum d)
+{
+	switch (type)
+	{
+		case INT2OID:
+			return Int16GetDatum((int16) DatumGetInt64(d));
+		case INT4OID:
+			return Int32GetDatum((int32) DatumGetInt64(d));
+		default:
+			return d;
+	}
+}
+
+void
+WideRowsAggBegin(ForeignScanState *node, int eflags)
+{
+	ForeignScan *plan = (ForeignScan *) node->ss.ps.plan;
+	List	   *priv = plan->fdw_private;
+	RowsAggState *as = palloc0(sizeof(RowsAggState));
+	EState	   *estate = node->ss.ps.state;
+	Oid			ftoid = WideRowsAggRelid(plan);
+	List	   *values = list_nth(priv, 5);
+	List	   *quals = list_nth(priv, 6);
+	List	   *groups = list_nth(priv, 7);
+	List	   *eqops = list_nth(priv, 8);
+	List	   *kinds = list_nth(priv, 9);
+	List	   *args = list_nth(priv, 10);
+	List	   *colmap = list_nth(priv, 11);
+	ListCell   *lc;
+	int			i;
+
+	as->rel = table_open(ftoid, AccessShareLock);
+	as->scan = WideRowsScanOpen(WideRowShapeGet(ftoid), estate->es_snapshot,
+								list_make4(linitial(priv), lsecond(priv),
+										   lthird(priv), lfourth(priv)),
+								ExecInitExprList(values, (PlanState *) node));
+	as->baseslot = MakeSingleTupleTableSlot(RelationGetDescr(as->rel), &TTSOpsVirtual);
+	as->econtext = CreateExprContext(estate);
+	as->qual = ExecInitQual(quals, (PlanState *) node);
+	as->ngroups = list_length(groups);
+	as->groupstates = palloc(sizeof(ExprState *) * Max(as->ngroups, 1));
+	i = 0;
+	foreach(lc, groups)
+		as->groupstates[i++] = ExecInitExpr(lfirst(lc), (PlanState *) node);
+	as->naggs = list_length(kinds);
+	as->kinds = palloc(sizeof(int) * Max(as->naggs, 1));
+	as->argstates = palloc(sizeof(ExprState *) * Max(as->naggs, 1));
+	i = 0;
+	foreach(lc, kinds)
+	{
+		as->kinds[i] = lfirst_int(lc);
+		as->argstates[i] = ExecInitExpr(list_nth(args, i), (PlanState *) node);
+		i++;
+	}
+	as->colmap = palloc(sizeof(int) * list_length(colmap));
+	i = 0;
+	foreach(lc, colmap)
+		as->colmap[i++] = lfirst_int(lc);
+
+	as->tablecxt = AllocSetContextCreate(estate->es_query_cxt, "wide rows groups",
+										 ALLOCSET_DEFAULT_SIZES);
+	as->tempcxt = AllocSetContextCreate(estate->es_query_cxt, "wide rows group hash",
+										ALLOCSET_DEFAULT_SIZES);
+	if (as->ngroups > 0)
+	{
+		AttrNumber *keycols = palloc(sizeof(AttrNumber) * as->ngroups);
+		Oid		   *ops = palloc(sizeof(Oid) * as->ngroups);
+		Oid		   *colls = palloc(sizeof(Oid) * as->ngroups);
+		Oid		   *eqfuncs;
+		FmgrInfo   *hashfns;
+
+		as->groupdesc = CreateTemplateTupleDesc(as->ngroups);
+		i = 0;
+		foreach(lc, groups)
+		{
+			Node	   *g = lfirst(lc);
+
+			TupleDescInitEntry(as->groupdesc, i + 1, NULL, exprType(g), exprTypmod(g), 0);
+			TupleDescInitEntryCollation(as->groupdesc, i + 1, exprCollation(g));
+			keycols[i] = i + 1;
+			ops[i] = list_nth_oid(eqops, i);
+			colls[i] = exprCollation(g);
+			i++;
+		}
+		execTuplesHashPrepare(as->ngroups, ops, &eqfuncs, &hashfns);
+		as->groupslot = MakeSingleTupleTableSlot(as->groupdesc, &TTSOpsVirtual);
+		as->outslot = MakeSingleTupleTableSlot(as->groupdesc, &TTSOpsMinimalTuple);
+		as->ht = BuildTupleHashTableExt(&node->ss.ps, as->groupdesc, as->ngroups,
+										keycols, eqfuncs, hashfns, colls, 1024,
+										sizeof(RowsAcc) * as->naggs,
+										estate->es_query_cxt, as->tablecxt,
+										as->tempcxt, false);
+	}
+	node->fdw_state = as;
+}
+
+/* fold every row of the scan into the groups */
+static void
+fold(ForeignScanState *node, RowsAggState *as)
+{
+	ExprContext *ec = as->econtext;
+	TupleTableSlot *bs = as->baseslot;
+	Datum	   *vals = palloc(sizeof(Datum) * Max(as->naggs, 1));
+	bool	   *nulls = palloc(sizeof(bool) * Max(as->naggs, 1));
+
+	if (as->ngroups == 0)
+		as->single = MemoryContextAllocZero(as->tablecxt, sizeof(RowsAcc) * Max(as->naggs, 1));
+	for (;;)
+	{
+		RowsAcc    *acc;
+
+		CHECK_FOR_INTERRUPTS();
+		ResetExprContext(ec);
+		ExecClearTuple(bs);
+		if (!WideRowsScanNext(as->scan, node->ss.ps.ps_ExprContext,
+							  bs->tts_values, bs->tts_isnull))
+			break;
+		ExecStoreVirtualTuple(bs);
+		ec->ecxt_scantuple = bs;
+		if (as->qual && !ExecQual(as->qual, ec))
+			continue;
+		as->nrows++;
+		if (as->ngroups > 0)
+		{
+			TupleTableSlot *gs = as->groupslot;
+			TupleHashEntry e;
+			bool		isnew;
+
+			ExecClearTuple(gs);
+			for (int i = 0; i < as->ngroups; i++)
+				gs->tts_values[i] = ExecEvalExpr(as->groupstates[i], ec, &gs->tts_isnull[i]);
+			ExecStoreVirtualTuple(gs);
+			e = LookupTupleHashEntry(as->ht, gs, &isnew, NULL);
+			if (isnew)
+			{
+				e->additional = MemoryContextAllocZero(as->tablecxt,
+													   sizeof(RowsAcc) * Max(as->naggs, 1));
+				as->ngroupsout++;
+			}
+			acc = e->additional;
+		}
+		else
+			acc = as->single;
+		for (int j = 0; j < as->naggs; j++)
+		{
+			if (as->kinds[j] == AGG_COUNT_STAR)
+				continue;
+			vals[j] = ExecEvalExpr(as->argstates[j], ec, &nulls[j]);
+			if (!nulls[j] && (as->kinds[j] == AGG_MAX_INT || as->kinds[j] == AGG_MIN_INT))
+				vals[j] = int_arg(exprType((Node *) as->argstates[j]->expr), vals[j]);
+		}
+		acc_add(as, acc, vals, nulls);
+	}
+	if (as->ngroups > 0)
+		InitTupleHashIterator(as->ht, &as->iter);
+	as->folded = true;
+}
+
+TupleTableSlot *
+WideRowsAggNext(ForeignScanState *node)
+{
+	RowsAggState *as = node->fdw_state;
+	TupleTableSlot *slot = node->ss.ss_ScanTupleSlot;
+	RowsAcc    *acc;
+	int			natts = slot->tts_tupleDescriptor->natts;
+
+	if (!as->folded)
+		fold(node, as);
+	ExecClearTuple(slot);
+	if (as->ngroups > 0)
+	{
+		TupleHashEntry e = ScanTupleHashTable(as->ht, &as->iter);
+
+		if (e == NULL)
+			return slot;
+		ExecStoreMinimalTuple(e->firstTuple, as->outslot, false);
+		slot_getallattrs(as->outslot);
+		acc = e->additional;
+	}
+	else
+	{
+		if (as->emitted)
+			return slot;
+		as->emitted = true;
+		acc = as->single;
+	}
+	for (int i = 0; i < natts; i++)
+	{
+		int			m = as->colmap[i];
+
+		slot->tts_isnull[i] = false;
+		if (m >= 0)
+		{
+			slot->tts_values[i] = as->outslot->tts_values[m];
+			slot->tts_isnull[i] = as->outslot->tts_isnull[m];
+		}
+		else
+		{
+			int			j = -1 - m;
+			RowsAcc    *a = &acc[j];
+
+			switch (as->kinds[j])
+			{
+				case AGG_COUNT_STAR:
+				case AGG_COUNT:
+					slot->tts_values[i] = Int64GetDatum(a->n);
+					break;
+				case AGG_SUM_F8:
+					slot->tts_values[i] = Float8GetDatum(a->sx);
+					slot->tts_isnull[i] = !a->has;
+					break;
+				case AGG_AVG_F8:
+					/* float8_avg */
+					slot->tts_values[i] = Float8GetDatum(a->sx / (double) a->n);
+					slot->tts_isnull[i] = (a->n == 0);
+					break;
+				case AGG_MAX_INT:
+				case AGG_MIN_INT:
+					slot->tts_values[i] = int_result(exprType((Node *) as->argstates[j]->expr), a->v);
+					slot->tts_isnull[i] = !a->has;
+					break;
+				default:
+					slot->tts_values[i] = a->v;
+					slot->tts_isnull[i] = !a->has;
+					break;
+			}
+		}
+	}
+	ExecStoreVirtualTuple(slot);
+	return slot;
+}
+
+void
+WideRowsAggRescan(ForeignScanState *node)
+{
+	RowsAggState *as = node->fdw_state;
+
+	WideRowsScanRestart(as->scan);
+	if (as->ht)
+		ResetTupleHashTable(as->ht);
+	MemoryContextReset(as->tablecxt);
+	as->single = NULL;
+	as->folded = false;
+	as->emitted = false;
+	as->nrows = 0;
+	as->ngroupsout = 0;
+}
+
+void
+WideRowsAggEnd(ForeignScanState *node)
+{
+	RowsAggState *as = node->fdw_state;
+
+	WideRowsScanClose(as->scan);
+	ExecDropSingleTupleTableSlot(as->baseslot);
+	if (as->groupslot)
+	{
+		ExecDropSingleTupleTableSlot(as->groupslot);
+		ExecDropSingleTupleTableSlot(as->outslot);
+	}
+	table_close(as->rel, NoLock);
+}
+
+RowsScan *
+WideRowsAggScan(ForeignScanState *node)
+{
+	RowsAggState *as = node->fdw_state;
+
+	return as ? as->scan : NULL;
+}
+
+void
+WideRowsAggExplain(ForeignScanState *node, ExplainState *es)
+{
+	ForeignScan *plan = (ForeignScan *) node->ss.ps.plan;
+	RowsAggState *as = node->fdw_state;
+
+	ExplainPropertyInteger("Grouped By", NULL, list_length(list_nth(plan->fdw_private, 7)), es);
+	ExplainPropertyInteger("Aggregates", NULL, list_length(list_nth(plan->fdw_private, 9)), es);
+	if (es->analyze && as != NULL)
+	{
+		ExplainPropertyInteger("Rows Folded", NULL, (int64) as->nrows, es);
+		ExplainPropertyInteger("Groups", NULL, (int64) as->ngroupsout, es);
+	}
+}
