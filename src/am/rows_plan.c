@@ -174,10 +174,10 @@ WideRowsKeyCondition(PlannerInfo *root, const WideRowShape *s, RelOptInfo *rel,
 	if (contain_volatile_functions(right) ||
 		bms_is_member(rel->relid, pull_varnos(root, right)))
 		return false;
+	if (!op_in_opfamily(opno, part_opfamily(&s->parts[p])))
+		return false;			/* <>, LIKE, ...: not a key condition */
 	get_op_opfamily_properties(opno, part_opfamily(&s->parts[p]), false,
 							   &strat, &lefttype, &righttype);
-	if (!op_in_opfamily(opno, part_opfamily(&s->parts[p])))
-		return false;
 	if (*is_array)
 	{
 		Oid			elt = get_element_type(exprType(right));

@@ -6,7 +6,9 @@
  *	  column's type and the wide table's value column.
  *
  * Options of the foreign table (SERVER wide_rows):
- *	  cells		the wide table holding the cells (required)
+ *	  cells		the wide table holding the cells (required); a name without
+ *				a schema is the wide table of that name in the foreign
+ *				table's schema, else in the search path
  *	  family	the family whose qualifiers are the columns (required)
  *	  key		the key columns, comma-separated, in key order (required)
  *	  separator	one byte between key parts (default '#')
@@ -47,6 +49,7 @@
 #include "catalog/pg_type.h"
 #include "commands/defrem.h"
 #include "foreign/foreign.h"
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "utils/regproc.h"
 #include "utils/acl.h"
@@ -207,6 +210,28 @@ cmp_qual(const void *a, const void *b, void *arg)
 }
 
 /*
+ * cells_relid -- the wide table the cells option names.  A name without a
+ * schema is first looked for in the foreign table's own schema, so that
+ * what a row form reads does not depend on the reader's search_path
+ * (pg_dump's is empty; a SECURITY DEFINER function's is its own).
+ */
+static Oid
+cells_relid(Oid relid, const char *cells)
+{
+	List	   *names = stringToQualifiedNameList(cells);
+
+	if (list_length(names) == 1)
+	{
+		Oid			own = get_relname_relid(strVal(linitial(names)),
+											get_rel_namespace(relid));
+
+		if (OidIsValid(own))
+			return own;
+	}
+	return RangeVarGetRelid(makeRangeVarFromNameList(names), NoLock, false);
+}
+
+/*
  * WideRowShapeGet -- the row form of a foreign table of the wide_rows
  * server: checked against the wide table it names, and allocated in the
  * current memory context.
@@ -233,8 +258,7 @@ WideRowShapeGet(Oid relid)
 	if (cells == NULL || family == NULL || key == NULL)
 		shape_error(relid, "the options cells, family and key are required",
 					"For example: OPTIONS (cells 'cpu_cells', family 'cpu', key 'host,time').");
-	s->cells = RangeVarGetRelid(makeRangeVarFromNameList(stringToQualifiedNameList(cells)),
-								NoLock, false);
+	s->cells = cells_relid(relid, cells);
 	if (!WideRelationIsWide(s->cells))
 		shape_error(relid, psprintf("\"%s\" is not a wide table", cells),
 					"The cells option names a table created USING wide.");
@@ -704,21 +728,63 @@ WideRowValueIn(const WideRowShape *shape, const WideSchema *schema,
 	return PointerGetDatum(OidSendFunctionCall(col->sendfn, value));
 }
 
+typedef struct ValueOutContext
+{
+	const WideRowShape *shape;
+	const WideRowCol *col;
+} ValueOutContext;
+
+static void
+value_out_context(void *arg)
+{
+	ValueOutContext *c = arg;
+
+	errcontext("a cell of qualifier \"%s\" of wide table \"%s\", read as %s by its row form \"%s\"",
+			   c->col->qual, get_rel_name(c->shape->cells),
+			   format_type_be(c->col->type), get_rel_name(c->shape->relid));
+}
+
+/*
+ * (A bytea cell written through the cell form need not be the column
+ * type's binary form: its receive function's errors, trailing bytes and
+ * text not in the database encoding are errors that name the qualifier.)
+ */
 Datum
 WideRowValueOut(const WideRowShape *shape, const WideSchema *schema,
 				const WideRowCol *col, Datum value)
 {
 	StringInfoData buf;
 	bytea	   *b;
+	ErrorContextCallback cb;
+	ValueOutContext ctx;
+	Datum		result;
 
 	if (!col->binary)
 		return value;
 	b = DatumGetByteaPP(value);
-	if (col->type == TEXTOID || col->type == VARCHAROID || col->type == BYTEAOID)
+	if (col->type == BYTEAOID)
 		return PointerGetDatum(b);
+	ctx.shape = shape;
+	ctx.col = col;
+	cb.callback = value_out_context;
+	cb.arg = &ctx;
+	cb.previous = error_context_stack;
+	error_context_stack = &cb;
+	if (col->type == TEXTOID || col->type == VARCHAROID)
+	{
+		(void) pg_verifymbstr(VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b), false);
+		error_context_stack = cb.previous;
+		return PointerGetDatum(b);
+	}
 	buf.data = VARDATA_ANY(b);
 	buf.len = VARSIZE_ANY_EXHDR(b);
 	buf.maxlen = buf.len;
 	buf.cursor = 0;
-	return OidReceiveFunctionCall(col->recvfn, &buf, col->ioparam, -1);
+	result = OidReceiveFunctionCall(col->recvfn, &buf, col->ioparam, -1);
+	if (buf.cursor != buf.len)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("incorrect binary data format: %d bytes left over", buf.len - buf.cursor)));
+	error_context_stack = cb.previous;
+	return result;
 }

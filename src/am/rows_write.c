@@ -55,6 +55,7 @@ typedef struct RowsModify
 	CmdType		op;
 	List	   *updated;		/* UPDATE: attnums set */
 	AttrNumber	junk[WIDE_ROWS_MAX_PARTS + 1];	/* key parts, then ts */
+	AttrNumber	wholerow;		/* DELETE ... RETURNING: the deleted row */
 	MemoryContext cxt;			/* per row */
 	Datum	   *values;			/* the row's key and time, by attnum - 1 */
 	bool	   *isnull;
@@ -95,6 +96,14 @@ rows_add_targets(PlannerInfo *root, Index rtindex, RangeTblEntry *rte,
 							 makeVar(rtindex, s->ts_attnum,
 									 s->cols[s->ts_attnum - 1].type, -1, InvalidOid, 0),
 							 rtindex, junk_name(i));
+
+	/*
+	 * DELETE ... RETURNING returns the deleted row: the whole row comes up
+	 * from the scan (UPDATE's new row is the executor's).
+	 */
+	if (root->parse->commandType == CMD_DELETE && root->parse->returningList != NIL)
+		add_row_identity_var(root, makeWholeRowVar(rte, rtindex, 0, false),
+							 rtindex, "wholerow");
 }
 
 static List *
@@ -105,6 +114,12 @@ rows_plan_modify(PlannerInfo *root, ModifyTable *plan, Index rti, int subplan_in
 	int			x = -1;
 	Bitmapset  *cols;
 
+	if (plan->onConflictAction != ONCONFLICT_NONE)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("INSERT ... ON CONFLICT is not supported on the row form \"%s\"",
+						get_rel_name(rte->relid)),
+				 errdetail("An INSERT of an existing row writes over the columns it gives, as Bigtable's writes do.")));
 	if (plan->operation != CMD_UPDATE)
 		return NIL;
 	cols = get_rel_all_updated_cols(root, root->simple_rel_array[rti]);
@@ -167,6 +182,8 @@ rows_begin_modify(ModifyTableState *mtstate, ResultRelInfo *rinfo,
 		if (!AttributeNumberIsValid(m->junk[i]))
 			elog(ERROR, "wide rows: junk column %s not found", junk_name(i));
 	}
+	m->wholerow = ExecFindJunkAttributeInTlist(outerPlanState(mtstate)->plan->targetlist,
+											   "wholerow");
 }
 
 /* COPY (and tuple routing): the bulk path */
@@ -386,6 +403,23 @@ rows_delete(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 	write_cells(m, cells, n, estate->es_output_cid, true);
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(m->cxt);
+	if (AttributeNumberIsValid(m->wholerow))
+	{
+		bool		isnull;
+		Datum		d = ExecGetJunkAttribute(planSlot, m->wholerow, &isnull);
+
+		if (!isnull)
+		{
+			HeapTupleHeader td = DatumGetHeapTupleHeader(d);
+			HeapTupleData tuple;
+
+			tuple.t_len = HeapTupleHeaderGetDatumLength(td);
+			ItemPointerSetInvalid(&tuple.t_self);
+			tuple.t_tableOid = RelationGetRelid(rinfo->ri_RelationDesc);
+			tuple.t_data = td;
+			ExecForceStoreHeapTuple(heap_copytuple(&tuple), slot, true);
+		}
+	}
 	return slot;
 }
 
