@@ -3441,3 +3441,30 @@ REVOKE EXECUTE ON FUNCTION
 
 REVOKE EXECUTE ON PROCEDURE wide_internal._tablet_op_run(bigint) FROM PUBLIC;
 
+-- ----------------------------------------------------------------
+-- The row form (src/am/rows_*.c, docs/sql.md "Readings as rows"): a
+-- foreign table of server wide_rows shows the cells of one family of a
+-- wide table as rows, a reading per tuple.  The wrapper checks the wide
+-- table's privileges for the user at every read and write, so any role
+-- may declare a row form; it reads only what the role may read.
+-- ----------------------------------------------------------------
+
+CREATE OR REPLACE FUNCTION wide.rows_handler()
+RETURNS fdw_handler
+AS 'MODULE_PATHNAME', 'wide_rows_handler'
+LANGUAGE C STRICT;
+
+CREATE OR REPLACE FUNCTION wide.rows_validator(text[], oid)
+RETURNS void
+AS 'MODULE_PATHNAME', 'wide_rows_validator'
+LANGUAGE C STRICT;
+
+CREATE FOREIGN DATA WRAPPER wide_rows HANDLER wide.rows_handler VALIDATOR wide.rows_validator;
+
+CREATE SERVER wide_rows FOREIGN DATA WRAPPER wide_rows;
+
+GRANT USAGE ON FOREIGN SERVER wide_rows TO PUBLIC;
+
+COMMENT ON SERVER wide_rows IS
+  'the row form: CREATE FOREIGN TABLE ... SERVER wide_rows OPTIONS (cells ''tbl'', family ''f'', key ''col1,col2'')';
+

@@ -9,10 +9,10 @@
  *
  * Cells are written as SQL writes of the wide table are: checked like an
  * INSERT's (family, limits, timestamps, aggregate inputs: cellslot.c),
- * stamped with the transaction and command, with the rollups of the family
- * and, for deletes, what the family's policy hides (uncover.c); INSERT,
- * UPDATE and DELETE through the statement buffer, COPY through the bulk
- * path (sorted in memory, written as runs).  The wide table's privileges
+ * then handed to the one write entry point (write.c), which stamps them
+ * and adds the rollups of the family and, for deletes, what the family's
+ * policy hides; INSERT, UPDATE and DELETE as statement writes, COPY as a
+ * bulk load (sorted in memory, written as runs).  The wide table's privileges
  * are checked for the user: INSERT for INSERT and COPY, UPDATE for
  * UPDATE, DELETE for DELETE.
  *
@@ -200,24 +200,12 @@ rows_begin_insert(ModifyTableState *mtstate, ResultRelInfo *rinfo)
 static void
 write_cells(RowsModify *m, WideCell *cells, int n, CommandId cid, bool deletes)
 {
-	Relation	rel = m->cells;
-	const WideSchema *schema = WideGetSchema(rel);
-
 	if (n == 0)
 		return;
-	WidePolicyNoteWrites(rel, schema, cells, n);
-	cells = WideRollupExpand(rel, schema, cells, &n);
-	for (int i = 0; i < n; i++)
-	{
-		cells[i].xmin = GetCurrentTransactionId();
-		cells[i].cmin = cid;
-	}
-	if (deletes)
-		cells = WideUncoverExpand(rel, schema, GetActiveSnapshot(), cells, &n);
-	if (m->bulk)
-		WideBulkAdd(rel, cells, n);
-	else
-		WideMaybeFlush(rel, WidePendingAdd(rel, cells, n, WideStatementLevel()));
+	/* the one write entry point (write.c): stamps, rollups, hidden versions */
+	WideWrite(m->cells, WideGetSchema(m->cells), cells, n,
+			  m->bulk ? WIDE_WRITE_BULK : WIDE_WRITE_STATEMENT, cid,
+			  deletes ? GetActiveSnapshot() : NULL);
 }
 
 /* the row key of a row whose key columns are in values/isnull */
@@ -477,13 +465,7 @@ rows_end_modify(EState *estate, ResultRelInfo *rinfo)
 	if (m == NULL)
 		return;
 	if (m->bulk)
-	{
-		WideProgressCopyPhase(WIDE_PROGRESS_COPY_FLUSH);
-		WideMaybeFlush(m->cells, WidePendingWrite(m->cells));
-		WideProgressCopyPhase(WIDE_PROGRESS_COPY_WRITE);
-		WideBulkFinish(m->cells);
-		WideProgressCopyPhase(WIDE_PROGRESS_NONE);
-	}
+		WideWriteEnd(m->cells, WIDE_WRITE_BULK);	/* (reports COPY's phases) */
 	table_close(m->cells, NoLock);
 	rinfo->ri_FdwState = NULL;
 }
