@@ -62,7 +62,7 @@ for f in "$WIDE_ROOT"/examples/[0-9][0-9]_*.sql; do
 done
 
 log "done in $((SECONDS - start)) s.  wide is running: psql -h $DEMO -p $PORT -U postgres
-   the tables: quote, trade, metric, current_metric, sensor, sensor_20170726,
+   the tables: quote, trade, metric, current_metric, sensor, sensor_20170726, cpu_rows (a row form), cpu_heap,
    balloon_col, balloon_cell, balloon_row, balloon_json, hot_trade_salted,
    donations, donors (and views quote_wide, trade_wide, balloon_row_wide)
    stop it: examples/demo.sh stop"
