@@ -183,25 +183,25 @@ WideWrite(Relation rel, const WideSchema *schema, WideCell *cells, int n,
 	WidePolicyNoteWrites(rel, schema, cells, n);
 	/* 3. with the records of rollups of their families */
 	cells = WideRollupExpand(rel, schema, cells, &n);
+	/*
+	 * 4. a column delete also removes what its family's policy hides: read
+	 * now, or for a DELETE statement with its batch (below)
+	 */
+	if (mode != WIDE_WRITE_DELETE && any_column_delete(cells, n))
+		cells = WideUncoverExpand(rel, schema,
+								  snapshot ? snapshot : GetActiveSnapshot(),
+								  cells, &n);
 
+	/* 5. where the cells go, and 6. the flush */
 	switch (mode)
 	{
 		case WIDE_WRITE_STATEMENT:
-			{
-				int			level = exec_level;
-
-				/* 4. a column delete also removes what its policy hides */
-				if (any_column_delete(cells, n))
-					cells = WideUncoverExpand(rel, schema,
-											  snapshot ? snapshot : GetActiveSnapshot(),
-											  cells, &n);
-				/* 5, 6: held until the statement ends, or at once */
-				if (level > 0)
-					flush_if_full(rel, WidePendingAdd(rel, cells, n, level));
-				else
-					flush_if_full(rel, append(rel, cells, n));
-				break;
-			}
+			/* held until the statement ends, or at once outside a query */
+			if (exec_level > 0)
+				flush_if_full(rel, WidePendingAdd(rel, cells, n, exec_level));
+			else
+				flush_if_full(rel, append(rel, cells, n));
+			break;
 		case WIDE_WRITE_BULK:
 			/*
 			 * Sorted into runs of the write area, after the statement buffer
@@ -212,10 +212,6 @@ WideWrite(Relation rel, const WideSchema *schema, WideCell *cells, int n,
 			WideBulkAdd(rel, cells, n);
 			break;
 		case WIDE_WRITE_APPEND:
-			if (any_column_delete(cells, n))
-				cells = WideUncoverExpand(rel, schema,
-										  snapshot ? snapshot : GetActiveSnapshot(),
-										  cells, &n);
 			flush_if_full(rel, append(rel, cells, n));
 			break;
 		case WIDE_WRITE_DELETE:
