@@ -106,6 +106,23 @@ EXPLAIN (COSTS OFF) SELECT count(*) FROM rl
 SELECT rl_check($$SELECT row_key FROM rl
  WHERE split_part(row_key, '#', 1) IN ('host_3', 'host_4') OR row_key < 'host_0#1002'
     OR split_part(row_key, '#', 1) = 'host_3'$$);
+-- a long constant list: its ranges are built when the scan starts
+CREATE FUNCTION rl_keys(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	line text;
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+		IF line ~ 'Row Keys' THEN
+			RETURN left(trim(line), 50);
+		END IF;
+	END LOOP;
+	RETURN NULL;
+END
+$$;
+SELECT rl_keys(format($$SELECT row_key FROM rl WHERE split_part(row_key, '#', 1) = ANY(%L::text[])$$,
+       (SELECT '{' || string_agg('host_' || i, ',') || ',a#b}' FROM generate_series(0, 79) i)));
+SELECT rl_check(format($$SELECT row_key FROM rl WHERE split_part(row_key, '#', 1) = ANY(%L::text[])$$,
+       (SELECT '{' || string_agg('host_' || i, ',') || ',a#b,host_1x}' FROM generate_series(4, 79) i)));
 -- parameters: the ranges are built when the scan starts
 SET plan_cache_mode = force_generic_plan;
 PREPARE rl_p(text[]) AS SELECT count(*) FROM rl WHERE split_part(row_key, '#', 1) = ANY($1);
@@ -161,4 +178,4 @@ SELECT rl_rows($$SELECT count(*) FROM rl WHERE split_part(row_key, '#', 1) = 'ho
        rl_rows($$SELECT * FROM rl WHERE split_part(row_key, '#', 1) = 'host_3'$$) BETWEEN 100 AND 140 AS host_rows;
 
 DROP TABLE rl, rl_hosts;
-DROP FUNCTION rl_check(text), rl_rows(text);
+DROP FUNCTION rl_check(text), rl_rows(text), rl_keys(text);

@@ -550,8 +550,9 @@ marker_expr(void)
 
 /*
  * split_part(row_key, sep, 1) = x, or = ANY(array): exact ranges.  Constant
- * values become an OR of "row_key = v" and "row_key ^@ v||sep" now, shown as
- * such by EXPLAIN; others are read when the scan starts (BOUND_SPLIT).
+ * values (up to 64) become an OR of "row_key = v" and "row_key ^@ v||sep"
+ * now, shown as such by EXPLAIN; others are read when the scan starts
+ * (BOUND_SPLIT, BOUND_SPLIT_IN).
  */
 static bool
 match_split(WideMatch *m, Expr *clause, bool *exact)
@@ -600,7 +601,11 @@ match_split(WideMatch *m, Expr *clause, bool *exact)
 		!OidIsValid(collid) || !get_collation_isdeterministic(collid))
 		return false;
 	*exact = true;
-	if (IsA(arg, Const))
+	/* a long constant list is turned into ranges when the scan starts */
+	if (IsA(arg, Const) &&
+		(!is_array || ((Const *) arg)->constisnull ||
+		 ArrayGetNItems(ARR_NDIM(DatumGetArrayTypeP(((Const *) arg)->constvalue)),
+						ARR_DIMS(DatumGetArrayTypeP(((Const *) arg)->constvalue))) <= 64))
 	{
 		Const	   *c = (Const *) arg;
 		Datum	   *elems = &c->constvalue;
@@ -660,7 +665,14 @@ match_split(WideMatch *m, Expr *clause, bool *exact)
 											   false, false));
 	add_bound(m, is_array ? BOUND_SPLIT_IN : BOUND_SPLIT, arg);
 	m->sels = lappend(m->sels, clause);
-	m->nseeks = m->nseeks > 1 ? Min(m->nseeks, is_array ? 20 : 2) : (is_array ? 20 : 2);
+	{
+		double		nvals = is_array ? 10 : 1;
+
+		if (IsA(arg, Const))
+			nvals = ArrayGetNItems(ARR_NDIM(DatumGetArrayTypeP(((Const *) arg)->constvalue)),
+								   ARR_DIMS(DatumGetArrayTypeP(((Const *) arg)->constvalue)));
+		m->nseeks = m->nseeks > 1 ? Min(m->nseeks, 2 * nvals) : 2 * nvals;
+	}
 	return true;
 }
 
