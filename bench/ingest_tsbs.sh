@@ -17,7 +17,7 @@
 # VALUES=int (default: integers, as TSBS writes them today) or VALUES=float
 # (full-precision random walk).  Default 864,000 readings (100 hosts x 24 h).
 # Starts its own server (PORT, default 54336, data in /tmp/wide-bench-itsbs)
-# and stops it; with PERF=1 it records `perf record -g` of the wide COPY and
+# and stops it; with PERF=1 it records `perf record -g` of the COPY and
 # VACUUM ANALYZE backends of the last round in $BENCH/perf-*.data.
 #
 set -euo pipefail
@@ -111,7 +111,7 @@ SELECT extract(epoch FROM clock_timestamp() - :'t0');
 SQL
 	chmod 644 "$BENCH/timed.sql"
 	rm -f "$BENCH/pid" "$BENCH/sec"
-	if [ -n "${PERF:-}" ] && [ "$r" -eq "$REPS" ] && [ "${tag%%_*}" = wide ]; then
+	if [ -n "${PERF:-}" ] && [ "$r" -eq "$REPS" ]; then
 		PERF_WAIT=1
 		as_test_user "$PSQL -f '$BENCH/timed.sql'" >/dev/null &
 		job=$!
