@@ -103,7 +103,10 @@ $setup .= q{
 	SELECT wide.compact('cells', true);
 	INSERT INTO cpu_rows SELECT * FROM cpu_heap WHERE tags_id % 2 = 1;
 	INSERT INTO cpu_rev SELECT tags_id, v4, v3, v2, v1, time FROM cpu_heap;
-	SELECT wide.compact('cells');
+	-- (cpu_rev and half of cpu_rows stay in the write area until a round compacts)
+	UPDATE cpu_rows SET v2 = v2 + 0.25 WHERE tags_id % 3 = 0 AND v1 > 500;
+	UPDATE cpu_rev SET v2 = v2 + 0.25 WHERE tags_id % 3 = 0 AND v1 > 500;
+	UPDATE cpu_heap SET v2 = v2 + 0.25 WHERE tags_id % 3 = 0 AND v1 > 500;
 	ANALYZE cpu_heap; ANALYZE cpu_rows; ANALYZE cpu_rev; ANALYZE tags;
 };
 
