@@ -257,7 +257,9 @@ WideRowsAggPlan(PlannerInfo *root, RelOptInfo *rel, ForeignPath *best_path,
 	List	   *values;
 	List	   *priv = WideRowsPlanPrivate(baserel, false, &values,
 										   baserel->baserestrictinfo, root);
-	List	   *quals = extract_actual_clauses(baserel->baserestrictinfo, false);
+	/* every condition, pseudo-constant ones too (no gating Result here) */
+	List	   *quals = list_concat(extract_actual_clauses(baserel->baserestrictinfo, false),
+									extract_actual_clauses(baserel->baserestrictinfo, true));
 	List	   *groups = NIL,
 			   *eqops = NIL,
 			   *kinds = NIL,

@@ -109,7 +109,7 @@ key_part_of(const WideRowShape *s, RelOptInfo *rel, Node *n)
 {
 	Var		   *v = (Var *) strip(n);
 
-	if (v == NULL || !IsA(v, Var) || v->varno != rel->relid ||
+	if (v == NULL || !IsA(v, Var) || (Index) v->varno != rel->relid ||
 		v->varlevelsup != 0 || v->varattno <= 0 || v->varattno > s->natts)
 		return -1;
 	if (s->cols[v->varattno - 1].kind != WIDE_COL_KEY)
@@ -251,7 +251,7 @@ WideRowsGetRelSize(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 	{
 		Var		   *v = lfirst(lc);
 
-		if (v->varno == baserel->relid && v->varattno > 0 &&
+		if ((Index) v->varno == baserel->relid && v->varattno > 0 &&
 			s->cols[v->varattno - 1].kind == WIDE_COL_VALUE)
 			info->exist_by_needed = true;
 	}

@@ -80,6 +80,9 @@ struct RowsScan
 	int			nextrange;
 	WideKeyRange *ranges;
 	WideReader *reader;
+	WideReadState *rstate;		/* the table's state, read once per scan:
+								 * a reader per range or window reads it */
+	int64		now;
 	bool		backward;		/* rows last first: ranges from the last */
 
 	/*
@@ -643,8 +646,39 @@ close_reader(RowsScan *st)
 		WideReaderEnd(st->reader);
 	if (st->rreader != NULL)
 		WideReverseEnd(st->rreader);
+	if (st->rstate != NULL)
+		WideReadStateEnd(st->rstate);
 	st->reader = NULL;
 	st->rreader = NULL;
+	st->rstate = NULL;
+}
+
+/*
+ * open_at -- a reader of range r of the scan's read state (taken at the
+ * first): every range and skip window reads the one state of the table,
+ * its write-area records gathered and sorted once.
+ */
+static void
+open_at(RowsScan *st, const WideKeyRange *r)
+{
+	if (st->reader != NULL)
+		WideReaderEnd(st->reader);
+	if (st->rstate == NULL)
+	{
+		WideKeyRange hull = st->ranges[0];
+
+		hull.has_end = st->ranges[st->nranges - 1].has_end;
+		hull.end = st->ranges[st->nranges - 1].end;
+		hull.endlen = st->ranges[st->nranges - 1].endlen;
+		hull.end_incl = st->ranges[st->nranges - 1].end_incl;
+		hull.is_point = hull.is_point && st->nranges == 1;
+		st->rstate = WideReadStateBegin(st->cells, st->snapshot, &hull);
+		st->now = WideReaderNow();
+	}
+	st->reader = WideReaderBeginAt(st->rstate, st->now, r, NULL);
+	if (st->columns.fam_active || st->columns.qual_active)
+		WideReaderSetFilter(st->reader, WideColumnFilterKeep, &st->columns);
+	st->nseeks++;
 }
 
 /*
@@ -721,6 +755,7 @@ skip_to(RowsScan *st, const char *from, uint32 len)
 	const WideKeyRange *cur = &st->ranges[st->nextrange - 1];
 	WideKeyRange r = *cur;
 
+	st->in_window = false;
 	if (cur->has_end && (cmp_key(from, len, cur->end, cur->endlen) > 0 ||
 						 (cmp_key(from, len, cur->end, cur->endlen) == 0 && !cur->end_incl)))
 	{
@@ -730,19 +765,15 @@ skip_to(RowsScan *st, const char *from, uint32 len)
 			st->skip_done = true;
 			return;
 		}
-		WideReaderNextRange(st->reader, &st->ranges[st->nextrange++]);
+		open_at(st, &st->ranges[st->nextrange++]);
+		return;
 	}
-	else
-	{
-		r.has_start = true;
-		r.start_incl = true;
-		r.start = pnstrdup(from, len);
-		r.startlen = len;
-		r.is_point = false;
-		WideReaderNextRange(st->reader, &r);
-	}
-	st->in_window = false;
-	st->nseeks++;
+	r.has_start = true;
+	r.start_incl = true;
+	r.start = pnstrdup(from, len);
+	r.startlen = len;
+	r.is_point = false;
+	open_at(st, &r);
 }
 
 /*
@@ -764,22 +795,12 @@ next_cell_skip(RowsScan *st)
 
 		if (st->reader == NULL)
 		{
-			WideKeyRange hull = st->ranges[0];
-
 			if (st->nranges == 0)
 				return NULL;
-			hull.has_end = st->ranges[st->nranges - 1].has_end;
-			hull.end = st->ranges[st->nranges - 1].end;
-			hull.endlen = st->ranges[st->nranges - 1].endlen;
-			hull.end_incl = st->ranges[st->nranges - 1].end_incl;
-			hull.is_point = false;
-			st->reader = WideReaderBeginRanges(st->cells, st->snapshot,
-											   WideReaderNow(), &hull, NULL);
-			WideReaderNextRange(st->reader, &st->ranges[0]);
+			open_at(st, &st->ranges[0]);
 			st->nextrange = 1;
 			st->in_window = false;
 			st->skip_done = false;
-			st->nseeks++;
 		}
 		if (st->skip_done)
 			return NULL;
@@ -788,9 +809,8 @@ next_cell_skip(RowsScan *st)
 		{
 			if (st->nextrange >= st->nranges)
 				return NULL;
-			WideReaderNextRange(st->reader, &st->ranges[st->nextrange++]);
+			open_at(st, &st->ranges[st->nextrange++]);
 			st->in_window = false;
-			st->nseeks++;
 			continue;
 		}
 		if (c->famlen != s->famlen || memcmp(c->family, s->family, c->famlen) != 0)
@@ -866,32 +886,12 @@ next_cell(RowsScan *st)
 	{
 		if (st->reader == NULL)
 		{
-			WideKeyRange hull;
-
 			if (st->nextrange >= st->nranges)
 			{
 				c = NULL;
 				break;
 			}
-			if (st->nranges == 1)
-				st->reader = WideReaderBegin(st->cells, st->snapshot, WideReaderNow(),
-											 &st->ranges[0]);
-			else
-			{
-				hull = st->ranges[0];
-				hull.has_end = st->ranges[st->nranges - 1].has_end;
-				hull.end = st->ranges[st->nranges - 1].end;
-				hull.endlen = st->ranges[st->nranges - 1].endlen;
-				hull.end_incl = st->ranges[st->nranges - 1].end_incl;
-				hull.is_point = false;
-				st->reader = WideReaderBeginRanges(st->cells, st->snapshot,
-												   WideReaderNow(), &hull, NULL);
-				WideReaderNextRange(st->reader, &st->ranges[0]);
-			}
-			if (st->columns.fam_active || st->columns.qual_active)
-				WideReaderSetFilter(st->reader, WideColumnFilterKeep, &st->columns);
-			st->nextrange = 1;
-			st->nseeks++;
+			open_at(st, &st->ranges[st->nextrange++]);
 		}
 		c = WideReaderNext(st->reader);
 		if (c != NULL)
@@ -903,10 +903,8 @@ next_cell(RowsScan *st)
 				break;
 			continue;
 		}
-		if (st->nextrange >= st->nranges)
-			break;
-		WideReaderNextRange(st->reader, &st->ranges[st->nextrange++]);
-		st->nseeks++;
+		WideReaderEnd(st->reader);
+		st->reader = NULL;
 	}
 	MemoryContextSwitchTo(old);
 	if (c != NULL)
