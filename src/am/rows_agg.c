@@ -157,13 +157,6 @@ WideRowsGetUpperPaths(PlannerInfo *root, UpperRelationKind stage,
 	if (parse->groupingSets || root->hasHavingQual || gx->havingQual != NULL ||
 		gx->patype != PARTITIONWISE_AGGREGATE_NONE)
 		return;
-	/*
-	 * A pseudoconstant qual (tags_id = 3 AND tags_id = 4, a parameter
-	 * compared with a constant) is a gating Result over the scan: a path
-	 * replacing the aggregate would drop it, and count rows it excludes.
-	 */
-	if (root->hasPseudoConstantQuals)
-		return;
 	foreach(lc, input_rel->baserestrictinfo)
 		if (contain_subplans((Node *) ((RestrictInfo *) lfirst(lc))->clause))
 			return;
