@@ -467,9 +467,6 @@ WideReaderNextRange(WideReader *r, const WideKeyRange *range)
 		copy_bound(&r->range.start, range->start, range->startlen);
 	if (range->has_end)
 		copy_bound(&r->range.end, range->end, range->endlen);
-	/* (a range may start before a write-area record the last merge took) */
-	if (r->sorter && range->has_start)
-		WideSorterSeek(r->sorter, r->range.start, r->range.startlen);
 	reader_open(r, r->state, sorter_next_range);
 	MemoryContextSwitchTo(old);
 	r->finished = r->skipped = r->done = false;

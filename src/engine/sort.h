@@ -40,7 +40,6 @@ extern WideCell **WideSorterCells(WideSorter *s, int64 *n);
 extern Size WideSorterBytes(WideSorter *s);
 extern void WideSorterDone(WideSorter *s);
 extern bool WideSorterNext(WideSorter *s, WideCell *cell);
-extern void WideSorterSeek(WideSorter *s, const char *key, uint32 keylen);
 extern bool WideSorterPeekInRange(WideSorter *s, const WideKeyRange *r);
 extern bool WideSorterNextInRange(WideSorter *s, const WideKeyRange *r,
 								  WideCell *cell);

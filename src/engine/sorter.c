@@ -232,29 +232,6 @@ WideSorterNextInRange(WideSorter *s, const WideKeyRange *r, WideCell *cell)
 }
 
 /*
- * WideSorterSeek -- go back or forth to the first record whose row key is
- * at or after key (a reader starting a range: the merge it drops may hold
- * a record it took from the sorter and never returned).
- */
-void
-WideSorterSeek(WideSorter *s, const char *key, uint32 keylen)
-{
-	int64		lo = 0,
-				hi = s->ncells;
-
-	while (lo < hi)
-	{
-		int64		mid = lo + (hi - lo) / 2;
-
-		if (WideKeyCompare(s->cells[mid]->key, s->cells[mid]->keylen, key, keylen) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	s->next = lo;
-}
-
-/*
  * WideSorterPeekInRange -- is the next record (after those before the
  * range, which are skipped) in the range?  It is not consumed.
  */
