@@ -7,7 +7,8 @@
 # infinities, NULL), on values; ORDER BY ... LIMIT (forward and backward
 # scans), GROUP BY key parts and time buckets, joins with a small tags
 # table (hashed and parameterized nested loops), LATERAL ... LIMIT 1,
-# DISTINCT ON, IN (subquery), generic plans with parameters.  Every query
+# DISTINCT ON, IN (subquery), generic plans with parameters; GROUP BY
+# inside the scan (wide.enable_aggregate_pushdown on, and off).  Every query
 # runs on the heap and on the row forms under several planner settings,
 # and must return the same rows.  Between rounds, random INSERTs
 # (overwriting columns), UPDATEs (NULL deletes a cell) and DELETEs go to
@@ -103,7 +104,10 @@ $setup .= q{
 	SELECT wide.compact('cells', true);
 	INSERT INTO cpu_rows SELECT * FROM cpu_heap WHERE tags_id % 2 = 1;
 	INSERT INTO cpu_rev SELECT tags_id, v4, v3, v2, v1, time FROM cpu_heap;
-	SELECT wide.compact('cells');
+	-- (cpu_rev and half of cpu_rows stay in the write area until a round compacts)
+	UPDATE cpu_rows SET v2 = v2 + 0.25 WHERE tags_id % 3 = 0 AND v1 > 500;
+	UPDATE cpu_rev SET v2 = v2 + 0.25 WHERE tags_id % 3 = 0 AND v1 > 500;
+	UPDATE cpu_heap SET v2 = v2 + 0.25 WHERE tags_id % 3 = 0 AND v1 > 500;
 	ANALYZE cpu_heap; ANALYZE cpu_rows; ANALYZE cpu_rev; ANALYZE tags;
 };
 
@@ -181,6 +185,7 @@ BEGIN
 		|| CASE WHEN shown ~ 'Row Keys: [^\n]*time' THEN ' timekeys' ELSE '' END
 		|| CASE WHEN shown ~ 'Filter: [^\n]*tags_id = [a-z]+\.id' THEN ' param' ELSE '' END
 		|| CASE WHEN shown ~ 'Direction: backward' THEN ' backward' ELSE '' END
+		|| CASE WHEN shown ~ 'Aggregates: ' THEN ' grouped' ELSE '' END
 		|| CASE WHEN res[1] ~ '^#?ERROR' THEN ' error' WHEN res[1] ~ '^(#\n)*$' THEN ' empty' ELSE '' END;
 END
 $f$;
@@ -253,6 +258,8 @@ sub where
 	push @p, time_pred() if rnd(2);
 	push @p, value_pred() if rnd(3) == 0;
 	push @p, tags_pred() if rnd(8) == 0;
+	# a pseudoconstant: a gating Result above the scan
+	push @p, pick("current_setting('timezone') = 'UTC'", "current_setting('timezone') <> 'UTC'") if rnd(10) == 0;
 	return @p ? ' WHERE ' . join(' AND ', @p) : '';
 }
 
@@ -359,6 +366,8 @@ sub writes
 		$x =~ s/%T/$t/g;
 		if ($t eq 'cpu_heap')
 		{
+			# a reading with no value is no row in a row form: after every statement
+			$x =~ s/;\n/;\nDELETE FROM cpu_heap WHERE v1 IS NULL AND v2 IS NULL AND v3 IS NULL AND v4 IS NULL;\n/g;
 			$x =~ s/%I/INTO cpu_heap AS h/g;
 			$x =~ s/%U/ ON CONFLICT (tags_id, time) DO UPDATE SET v1 = coalesce(EXCLUDED.v1, h.v1),
 			  v2 = coalesce(EXCLUDED.v2, h.v2), v3 = coalesce(EXCLUDED.v3, h.v3), v4 = coalesce(EXCLUDED.v4, h.v4)/g;
@@ -375,8 +384,6 @@ sub writes
 		}
 		$sql .= $x;
 	}
-	# a reading with no value is no row in a row form
-	$sql .= "DELETE FROM cpu_heap WHERE v1 IS NULL AND v2 IS NULL AND v3 IS NULL AND v4 IS NULL;\n";
 	return $sql;
 }
 
@@ -404,7 +411,9 @@ for my $i (1 .. $nqueries)
 		if ($diff ne "0\n0\n0\n0")
 		{
 			fail("the same readings after the writes before query $i");
-			diag "seed $seed:\n$w\n$diff";
+			diag "seed $seed:\n$w\n$diff\n"
+			  . $node->safe_psql('postgres', q{(SELECT 'heap', * FROM cpu_heap EXCEPT ALL SELECT 'heap', * FROM cpu_rows)
+			  UNION ALL (SELECT 'rows', * FROM cpu_rows EXCEPT ALL SELECT 'rows', * FROM cpu_heap)});
 			last;
 		}
 	}
@@ -431,6 +440,7 @@ cmp_ok($seen{keys} // 0, '>', $nqueries / 4, 'key conditions as ranges');
 cmp_ok($seen{timekeys} // 0, '>', $nqueries / 10, 'time ranges on the key');
 cmp_ok($seen{param} // 0, '>', $nqueries / 40, 'parameterized nested loops');
 cmp_ok($seen{backward} // 0, '>', $nqueries / 40, 'backward scans');
+cmp_ok($seen{grouped} // 0, '>', $nqueries / 20, 'GROUP BY inside the scan');
 
 $node->stop;
 done_testing();
