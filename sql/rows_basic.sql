@@ -385,7 +385,11 @@ CREATE FOREIGN TABLE counters_now (page text, hits int8)
   SERVER wide_rows OPTIONS (cells 'ra', family 'n', key 'page');
 INSERT INTO counters_now VALUES ('/c', 1);
 SELECT * FROM counters_now;
--- a renamed value column reads another qualifier unless its qualifier is set
+-- a renamed value column would read another qualifier: refused unless its
+-- qualifier is set; a key column named by the key option is refused
+ALTER FOREIGN TABLE counters RENAME COLUMN bytes TO size;
+ALTER FOREIGN TABLE counters RENAME COLUMN page TO path;
+SELECT * FROM counters;
 ALTER FOREIGN TABLE counters ALTER COLUMN bytes OPTIONS (ADD qualifier 'bytes');
 ALTER FOREIGN TABLE counters RENAME COLUMN bytes TO size;
 SELECT * FROM counters;

@@ -26,6 +26,7 @@
 #include "engine/format.h"
 #include "engine/segment.h"
 #include "am/am.h"
+#include "am/rows.h"
 #include "am/cdc.h"
 #include "api/readiter.h"
 
@@ -119,6 +120,7 @@ _PG_init(void)
 	WideInstallHooks();
 	WideInstallDeleteHooks();
 	WideInstallMoveIn();
+	WideInstallRowsHooks();
 	WideInstallStatementHooks();
 	/* shared_preload_libraries only: logical decoding (am/cdc.c) */
 	WideInstallCdc();

@@ -30,6 +30,12 @@
  * A time part holds whole units: a timestamp between two is refused, not
  * rounded (the reading would come back at another time).
  *
+ * Renames.  A value column without a qualifier option is its name's
+ * qualifier, and the key option names key columns: renaming either would
+ * silently show other cells (or none).  ALTER ... RENAME COLUMN of such a
+ * column is refused, with the option that pins it as the hint
+ * (WideInstallRowsHooks).
+ *
  * Values.  A value column has the wide table's value type, or any type
  * when the value column is bytea: then the cell holds the type's binary
  * form (int8 and float8 as 8 big-endian bytes, as Bigtable's clients write
@@ -43,6 +49,8 @@
 #include "postgres.h"
 
 #include "access/reloptions.h"
+#include "catalog/pg_foreign_server.h"
+#include "tcop/utility.h"
 #include "access/table.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_foreign_table.h"
@@ -787,4 +795,94 @@ WideRowValueOut(const WideRowShape *shape, const WideSchema *schema,
 				 errmsg("incorrect binary data format: %d bytes left over", buf.len - buf.cursor)));
 	error_context_stack = cb.previous;
 	return result;
+}
+
+
+static ProcessUtility_hook_type prev_ProcessUtility_hook = NULL;
+
+/* is relid a foreign table of a server of the wide_rows wrapper? */
+static bool
+is_row_form(Oid relid)
+{
+	ForeignTable *ft;
+	ForeignServer *srv;
+	ForeignDataWrapper *fdw;
+
+	if (get_rel_relkind(relid) != RELKIND_FOREIGN_TABLE)
+		return false;
+	ft = GetForeignTable(relid);
+	srv = GetForeignServer(ft->serverid);
+	fdw = GetForeignDataWrapper(srv->fdwid);
+	return strcmp(fdw->fdwname, "wide_rows") == 0;
+}
+
+/* refuse a rename of a row form's column whose name is its meaning */
+static void
+check_rename(RenameStmt *stmt)
+{
+	Oid			relid;
+	AttrNumber	attnum;
+	List	   *copts;
+	ListCell   *lc;
+	const char *key;
+	List	   *keycols;
+
+	if (stmt->renameType != OBJECT_COLUMN || stmt->relation == NULL)
+		return;
+	relid = RangeVarGetRelid(stmt->relation, NoLock, true);
+	if (!OidIsValid(relid) || !is_row_form(relid))
+		return;
+	attnum = get_attnum(relid, stmt->subname);
+	if (attnum <= 0)
+		return;					/* PostgreSQL's own error follows */
+	key = table_option(GetForeignTable(relid)->options, "key");
+	if (key != NULL && SplitIdentifierString(pstrdup(key), ',', &keycols))
+		foreach(lc, keycols)
+			if (strcmp(lfirst(lc), stmt->subname) == 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("cannot rename key column \"%s\" of row form \"%s\"",
+								stmt->subname, get_rel_name(relid)),
+						 errdetail("The key option names it: the row form would lose its key."),
+						 errhint("Declare the row form again under the new name (DROP FOREIGN TABLE, CREATE FOREIGN TABLE): its cells stay in the wide table.")));
+	copts = GetForeignColumnOptions(relid, attnum);
+	foreach(lc, copts)
+		if (strcmp(lfirst_node(DefElem, lc)->defname, "qualifier") == 0)
+			return;				/* pinned: the name is only a name */
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("cannot rename column \"%s\" of row form \"%s\": its name is its qualifier",
+					stmt->subname, get_rel_name(relid)),
+			 errdetail("After the rename it would show the cells of qualifier \"%s\", not those it shows now.",
+					   stmt->newname),
+			 errhint("Pin its qualifier first: ALTER FOREIGN TABLE %s ALTER COLUMN %s OPTIONS (ADD qualifier '%s');",
+					 quote_identifier(get_rel_name(relid)), quote_identifier(stmt->subname),
+					 stmt->subname)));
+}
+
+static void
+rows_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
+					bool readOnlyTree, ProcessUtilityContext context,
+					ParamListInfo params, QueryEnvironment *queryEnv,
+					DestReceiver *dest, QueryCompletion *qc)
+{
+	if (IsA(pstmt->utilityStmt, RenameStmt))
+		check_rename((RenameStmt *) pstmt->utilityStmt);
+	if (prev_ProcessUtility_hook)
+		prev_ProcessUtility_hook(pstmt, queryString, readOnlyTree, context,
+								 params, queryEnv, dest, qc);
+	else
+		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
+								params, queryEnv, dest, qc);
+}
+
+/*
+ * WideInstallRowsHooks -- the ProcessUtility hook of the row form (from
+ * _PG_init).
+ */
+void
+WideInstallRowsHooks(void)
+{
+	prev_ProcessUtility_hook = ProcessUtility_hook;
+	ProcessUtility_hook = rows_ProcessUtility;
 }
