@@ -264,7 +264,7 @@ value_refs(const char *k, Size keylen, uint64 ncells, int32 *refs)
 	uint64		i;
 
 	/* (every record has a flags byte: this bounds what is allocated) */
-	if (ncells > keylen || ncells > PG_INT32_MAX / 4)
+	if (ncells > keylen || ncells > MaxAllocSize / 32)
 		return -1;
 	while (cap < ncells * 2)
 		cap <<= 1;
