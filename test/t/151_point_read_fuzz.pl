@@ -993,7 +993,7 @@ SKIP:
 		-- (more cells after it: a block zstd shrinks, with room to pad; their
 		-- values delta coded leave less of it, hence long qualifiers)
 		INSERT INTO eo SELECT 'r', 'f', 'qualifier ' || lpad(i::text, 3, '0'), 2, i
-		  FROM generate_series(1, 200) i;
+		  FROM generate_series(1, 1000) i;
 		SELECT wide.compact('eo');
 		CHECKPOINT;
 	});
