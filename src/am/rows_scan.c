@@ -390,6 +390,35 @@ add_range(RowsScan *st, int *cap, const char *start, uint32 startlen, bool has_s
 }
 
 /*
+ * bound_digits -- a part's bounds as the digits of its key bytes:
+ * [*dlo, *dhi) (*dhi_inf: no end), *w digits; false if no value fits.
+ */
+static bool
+bound_digits(const WideRowPart *p, const PartBounds *b, uint64 *dlo,
+			 uint64 *dhi, bool *dhi_inf, int *w)
+{
+	*w = p->kind == WIDE_PART_INT && p->width == 0 ? 20 : p->width;
+	if (b->empty)
+		return false;
+	if (p->reversed)
+	{
+		/* u in [lo, hi)  <=>  digits in [D - hi, D - lo) */
+		uint64		dom = pow10_u(p->width);
+
+		*dlo = b->hi_inf ? 0 : dom - b->hi;
+		*dhi = dom - b->lo;
+		*dhi_inf = (b->lo == 0);
+	}
+	else
+	{
+		*dlo = b->lo;
+		*dhi = b->hi;
+		*dhi_inf = b->hi_inf;
+	}
+	return true;
+}
+
+/*
  * build_ranges -- the ranges of the key conditions' current values, in
  * key order, in st->ranges; none if no row can match.
  */
@@ -536,29 +565,14 @@ build_ranges(RowsScan *st, ExprContext *econtext)
 		bounds[part + 1].any && !has_eq[part + 1] &&
 		s->parts[part + 1].kind != WIDE_PART_TEXT)
 	{
-		const WideRowPart *p = &s->parts[part + 1];
-		PartBounds *b = &bounds[part + 1];
-		int			w = p->kind == WIDE_PART_INT && p->width == 0 ? 20 : p->width;
 		uint64		dlo,
 					dhi;
 		bool		dhi_inf;
+		int			w;
 
-		if (b->empty)
+		if (!bound_digits(&s->parts[part + 1], &bounds[part + 1], &dlo, &dhi,
+						  &dhi_inf, &w))
 			return;
-		if (p->reversed)
-		{
-			uint64		dom = pow10_u(p->width);
-
-			dlo = b->hi_inf ? 0 : dom - b->hi;
-			dhi = dom - b->lo;
-			dhi_inf = (b->lo == 0);
-		}
-		else
-		{
-			dlo = b->lo;
-			dhi = b->hi;
-			dhi_inf = b->hi_inf;
-		}
 		st->skip = true;
 		st->skip_part = part;
 		initStringInfo(&st->skip_lo);
@@ -583,30 +597,13 @@ build_ranges(RowsScan *st, ExprContext *econtext)
 		else if (bounds[part].any && s->parts[part].kind != WIDE_PART_TEXT &&
 				 has_eq[part] == false)
 		{
-			const WideRowPart *p = &s->parts[part];
-			PartBounds *b = &bounds[part];
-			int			w = p->kind == WIDE_PART_INT && p->width == 0 ? 20 : p->width;
 			uint64		dlo,
 						dhi;
 			bool		dhi_inf;
+			int			w;
 
-			if (b->empty)
+			if (!bound_digits(&s->parts[part], &bounds[part], &dlo, &dhi, &dhi_inf, &w))
 				return;
-			if (p->reversed)
-			{
-				/* u in [lo, hi)  <=>  digits in [D - hi, D - lo) */
-				uint64		dom = pow10_u(p->width);
-
-				dlo = b->hi_inf ? 0 : dom - b->hi;
-				dhi = dom - b->lo;
-				dhi_inf = (b->lo == 0);
-			}
-			else
-			{
-				dlo = b->lo;
-				dhi = b->hi;
-				dhi_inf = b->hi_inf;
-			}
 			resetStringInfo(&buf);
 			appendBinaryStringInfo(&buf, pre->data, pre->len);
 			append_u(&buf, dlo, w);
