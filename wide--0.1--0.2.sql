@@ -414,7 +414,11 @@ AS $$
    ORDER BY i.inhrelid;
 $$;
 
--- Run a family change on every remote tablet of a table.
+-- Run a family change on every remote tablet of a table.  Each waits 1 s
+-- at most for the node table's lock (_remote_family), and is tried up to
+-- 10 times, each attempt rolled back to a savepoint on the node, as a
+-- tablet operation's DDL is (_remote_ddl): without it a family change once
+-- waited for ever in the distributed stress test (t/226, both switches).
 
 CREATE OR REPLACE FUNCTION wide_internal._remote_families(tbl regclass, fn text, args text[])
 RETURNS void
@@ -423,9 +427,29 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
   r record;
+  attempts constant int := 10;
+  msg text;
+  done boolean;
 BEGIN
   FOR r IN SELECT * FROM wide_internal._remote_tablets(tbl) LOOP
-    PERFORM wide_internal._remote_family(r.tablet, fn, args);
+    done := false;
+    FOR attempt IN 1 .. attempts LOOP
+      BEGIN
+        PERFORM wide_internal._remote_family(r.tablet, fn, args);
+        done := true;
+        EXIT;
+      EXCEPTION WHEN lock_not_available THEN
+        GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT;
+      END;
+      PERFORM pg_sleep(0.1 * attempt);
+    END LOOP;
+    IF NOT done THEN
+      RAISE EXCEPTION '%', msg
+        USING ERRCODE = 'lock_not_available',
+              DETAIL = format('The family change of tablet %s waited for a lock on its node %s times for 1 s; sessions there held it.',
+                              r.tablet, attempts),
+              HINT = 'Retry when those sessions have ended.';
+    END IF;
   END LOOP;
 END
 $$;

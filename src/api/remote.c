@@ -1154,7 +1154,18 @@ wide_remote_family(PG_FUNCTION_ARGS)
 		appendStringInfo(&sql, ", $%d::pg_catalog.%s", i + 2, fns[f].types[i]);
 	}
 	appendStringInfoString(&sql, ")");
+
+	/*
+	 * The family change takes the node table's AccessExclusiveLock: wait for
+	 * it 1 s at most (the caller, _remote_families, retries), as tablet
+	 * operations' DDL does (_remote_ddl): a reader's transaction on the node
+	 * may hold the table while its next statement waits behind this one, a
+	 * cycle through the coordinator that no server's deadlock detector
+	 * sees.  SET LOCAL is undone with the savepoint of a failed attempt.
+	 */
+	remote_exec_params(server, tablet, "SET LOCAL lock_timeout = '1s'", 0, NULL);
 	remote_exec_params(server, tablet, sql.data, nelems + 1, params);
+	remote_exec_params(server, tablet, "RESET lock_timeout", 0, NULL);
 	PG_RETURN_VOID();
 }
 
