@@ -102,6 +102,11 @@ extern Relation WideRowCellsOpen(const WideRowShape *shape, LOCKMODE mode,
 								 AclMode perm);
 extern void WideRowKeyPart(const WideRowShape *shape, int part, Datum d,
 						   StringInfo buf);
+extern bool WideRowKeyPartTry(const WideRowShape *shape, int part, Datum d,
+							  Oid type, StringInfo buf);
+extern int64 WideRowInt(Datum d, Oid type);
+extern void WideRowDigits(StringInfo buf, uint64 v, int width);
+extern uint64 WideRowPow10(int n);
 extern void WideRowKeyDecode(const WideRowShape *shape, const char *key,
 							 uint32 len, Datum *values, bool *isnull);
 extern int	WideRowColumnOf(const WideRowShape *shape, const char *qual,

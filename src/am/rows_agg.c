@@ -326,6 +326,7 @@ typedef struct RowsAggState
 	int			naggs;
 	int		   *kinds;
 	ExprState **argstates;
+	Oid		   *argtypes;		/* (looked up once, not per row) */
 	int		   *colmap;
 	TupleDesc	groupdesc;
 	TupleTableSlot *groupslot;
@@ -484,11 +485,13 @@ WideRowsAggBegin(ForeignScanState *node, int eflags)
 	as->naggs = list_length(kinds);
 	as->kinds = palloc(sizeof(int) * Max(as->naggs, 1));
 	as->argstates = palloc(sizeof(ExprState *) * Max(as->naggs, 1));
+	as->argtypes = palloc(sizeof(Oid) * Max(as->naggs, 1));
 	i = 0;
 	foreach(lc, kinds)
 	{
 		as->kinds[i] = lfirst_int(lc);
 		as->argstates[i] = ExecInitExpr(list_nth(args, i), (PlanState *) node);
+		as->argtypes[i] = exprType(list_nth(args, i));
 		i++;
 	}
 	as->colmap = palloc(sizeof(int) * list_length(colmap));
@@ -586,7 +589,7 @@ fold(ForeignScanState *node, RowsAggState *as)
 				continue;
 			vals[j] = ExecEvalExpr(as->argstates[j], ec, &nulls[j]);
 			if (!nulls[j] && (as->kinds[j] == AGG_MAX_INT || as->kinds[j] == AGG_MIN_INT))
-				vals[j] = int_arg(exprType((Node *) as->argstates[j]->expr), vals[j]);
+				vals[j] = int_arg(as->argtypes[j], vals[j]);
 		}
 		acc_add(as, acc, vals, nulls);
 	}
@@ -655,7 +658,7 @@ WideRowsAggNext(ForeignScanState *node)
 					break;
 				case AGG_MAX_INT:
 				case AGG_MIN_INT:
-					slot->tts_values[i] = int_result(exprType((Node *) as->argstates[j]->expr), a->v);
+					slot->tts_values[i] = int_result(as->argtypes[j], a->v);
 					slot->tts_isnull[i] = !a->has;
 					break;
 				default:

@@ -140,24 +140,6 @@ typedef struct PartBounds
 	bool		empty;
 } PartBounds;
 
-static uint64
-pow10_u(int n)
-{
-	uint64		v = 1;
-
-	while (n-- > 0)
-		v *= 10;
-	return v;
-}
-
-/* the integer of a key-condition value of an integer part */
-static int64
-int_value(Datum d, Oid type)
-{
-	return type == INT2OID ? DatumGetInt16(d) :
-		type == INT4OID ? DatumGetInt32(d) : DatumGetInt64(d);
-}
-
 /*
  * bound -- narrow b by "part <strat> d".  In digit space u: integers of a
  * fixed width are themselves, of no width offset by 2^63; times are whole
@@ -170,12 +152,12 @@ bound(const WideRowPart *p, int strat, Datum d, Oid type, PartBounds *b)
 				hi = 0;
 	bool		has_lo = false,
 				has_hi = false;
-	uint64		dom = p->kind == WIDE_PART_INT && p->width == 0 ? 0 : pow10_u(p->width);
+	uint64		dom = p->kind == WIDE_PART_INT && p->width == 0 ? 0 : WideRowPow10(p->width);
 
 	b->any = true;
 	if (p->kind == WIDE_PART_INT)
 	{
-		int64		x = int_value(d, type);
+		int64		x = WideRowInt(d, type);
 
 		if (p->width == 0)
 		{
@@ -273,68 +255,6 @@ bound(const WideRowPart *p, int strat, Datum d, Oid type, PartBounds *b)
 		b->empty = true;
 }
 
-static void
-append_u(StringInfo buf, uint64 v, int width)
-{
-	char		digits[24];
-	int			n = 0;
-
-	do
-	{
-		digits[n++] = '0' + (v % 10);
-		v /= 10;
-	} while (v > 0);
-	for (int i = n; i < width; i++)
-		appendStringInfoChar(buf, '0');
-	while (n > 0)
-		appendStringInfoChar(buf, digits[--n]);
-}
-
-/*
- * encode_eq -- a key-condition value of "part = d" as the part's bytes, or
- * false if no row key can hold it (out of range, between two units).
- */
-static bool
-encode_eq(const WideRowShape *s, int part, Datum d, Oid type, StringInfo buf)
-{
-	const WideRowPart *p = &s->parts[part];
-
-	if (p->kind == WIDE_PART_TEXT)
-	{
-		WideRowKeyPart(s, part, d, buf);
-		return true;
-	}
-	if (p->kind == WIDE_PART_INT)
-	{
-		int64		x = int_value(d, type);
-
-		if ((p->type == INT2OID && (x < PG_INT16_MIN || x > PG_INT16_MAX)) ||
-			(p->type == INT4OID && (x < PG_INT32_MIN || x > PG_INT32_MAX)))
-			return false;
-		if (p->width == 0)
-			append_u(buf, (uint64) x + ((uint64) 1 << 63), 20);
-		else if (x < 0 || (uint64) x >= pow10_u(p->width))
-			return false;
-		else
-			append_u(buf, (uint64) x, p->width);
-		return true;
-	}
-	else
-	{
-		Timestamp	t = DatumGetTimestamp(d);
-		int64		us;
-
-		if (TIMESTAMP_NOT_FINITE(t))
-			return false;
-		us = WideTimestampToUnix(t);
-		if (us < 0 || us % p->unit != 0 || (uint64) (us / p->unit) >= pow10_u(p->width))
-			return false;
-		append_u(buf, p->reversed ? pow10_u(p->width) - 1 - (uint64) (us / p->unit) :
-				 (uint64) (us / p->unit), p->width);
-		return true;
-	}
-}
-
 typedef struct KeyBytes
 {
 	char	   *data;
@@ -346,23 +266,17 @@ cmp_keybytes(const void *a, const void *b)
 {
 	const KeyBytes *x = a,
 			   *y = b;
-	int			c = memcmp(x->data, y->data, Min(x->len, y->len));
-
-	return c != 0 ? c : (x->len > y->len) - (x->len < y->len);
+	return WideKeyCompare(x->data, x->len, y->data, y->len);
 }
 
 /* the least key greater than every key that begins with p; false: none */
-static bool
+static inline bool
 prefix_end(const char *p, uint32 len, StringInfo out)
 {
-	while (len > 0 && (unsigned char) p[len - 1] == 0xFF)
-		len--;
-	if (len == 0)
-		return false;
-	resetStringInfo(out);
-	appendBinaryStringInfo(out, p, len);
-	out->data[len - 1]++;
-	return true;
+	bool		has_end;
+
+	WidePrefixEnd(out, p, len, &has_end);
+	return has_end;
 }
 
 static void
@@ -403,7 +317,7 @@ bound_digits(const WideRowPart *p, const PartBounds *b, uint64 *dlo,
 	if (p->reversed)
 	{
 		/* u in [lo, hi)  <=>  digits in [D - hi, D - lo) */
-		uint64		dom = pow10_u(p->width);
+		uint64		dom = WideRowPow10(p->width);
 
 		*dlo = b->hi_inf ? 0 : dom - b->hi;
 		*dhi = dom - b->lo;
@@ -483,7 +397,7 @@ build_ranges(RowsScan *st, ExprContext *econtext)
 					if (nulls[i])
 						continue;
 					resetStringInfo(&buf);
-					if (encode_eq(s, p, elems[i], type, &buf))
+					if (WideRowKeyPartTry(s, p, elems[i], type, &buf))
 					{
 						KeyBytes   *k = palloc(sizeof(KeyBytes));
 
@@ -498,7 +412,7 @@ build_ranges(RowsScan *st, ExprContext *econtext)
 			else
 			{
 				resetStringInfo(&buf);
-				if (encode_eq(s, p, d, type, &buf))
+				if (WideRowKeyPartTry(s, p, d, type, &buf))
 				{
 					KeyBytes   *k = palloc(sizeof(KeyBytes));
 
@@ -579,10 +493,10 @@ build_ranges(RowsScan *st, ExprContext *econtext)
 		initStringInfo(&st->skip_hi);
 		initStringInfo(&st->cur_hi);
 		initStringInfo(&st->jump);
-		append_u(&st->skip_lo, dlo, w);
+		WideRowDigits(&st->skip_lo, dlo, w);
 		st->skip_hi_inf = dhi_inf;
 		if (!dhi_inf)
-			append_u(&st->skip_hi, dhi, w);
+			WideRowDigits(&st->skip_hi, dhi, w);
 	}
 
 	for (int i = 0; i < nprefixes; i++)
@@ -606,12 +520,12 @@ build_ranges(RowsScan *st, ExprContext *econtext)
 				return;
 			resetStringInfo(&buf);
 			appendBinaryStringInfo(&buf, pre->data, pre->len);
-			append_u(&buf, dlo, w);
+			WideRowDigits(&buf, dlo, w);
 			if (!dhi_inf)
 			{
 				resetStringInfo(&end);
 				appendBinaryStringInfo(&end, pre->data, pre->len);
-				append_u(&end, dhi, w);
+				WideRowDigits(&end, dhi, w);
 				add_range(st, &cap, buf.data, buf.len, true, end.data, end.len, true, false);
 			}
 			else
@@ -737,13 +651,6 @@ prefix_len(const WideRowShape *s, const char *key, uint32 len, int part)
 	return (int) pos;
 }
 
-static int
-cmp_key(const char *a, uint32 alen, const char *b, uint32 blen)
-{
-	int			c = memcmp(a, b, Min(alen, blen));
-
-	return c != 0 ? c : (alen > blen) - (alen < blen);
-}
 
 /* read on from key "from" (included) to the end of the current range */
 static void
@@ -753,8 +660,8 @@ skip_to(RowsScan *st, const char *from, uint32 len)
 	WideKeyRange r = *cur;
 
 	st->in_window = false;
-	if (cur->has_end && (cmp_key(from, len, cur->end, cur->endlen) > 0 ||
-						 (cmp_key(from, len, cur->end, cur->endlen) == 0 && !cur->end_incl)))
+	if (cur->has_end && (WideKeyCompare(from, len, cur->end, cur->endlen) > 0 ||
+						 (WideKeyCompare(from, len, cur->end, cur->endlen) == 0 && !cur->end_incl)))
 	{
 		/* past this range: the next one */
 		if (st->nextrange >= st->nranges)
@@ -815,7 +722,7 @@ next_cell_skip(RowsScan *st)
 		if (st->in_window)
 		{
 			if (st->cur_hi.len == 0 ||
-				cmp_key(c->key, c->keylen, st->cur_hi.data, st->cur_hi.len) < 0)
+				WideKeyCompare(c->key, c->keylen, st->cur_hi.data, st->cur_hi.len) < 0)
 				return c;
 			/* past the window: the next prefix */
 			resetStringInfo(&st->jump);
@@ -847,7 +754,7 @@ next_cell_skip(RowsScan *st)
 			appendBinaryStringInfo(&st->cur_hi, st->skip_hi.data, st->skip_hi.len);
 		}
 		st->in_window = true;
-		if (cmp_key(c->key, c->keylen, lo.data, lo.len) < 0)
+		if (WideKeyCompare(c->key, c->keylen, lo.data, lo.len) < 0)
 		{
 			/* before the window: seek to it */
 			skip_to(st, lo.data, lo.len);
@@ -855,7 +762,7 @@ next_cell_skip(RowsScan *st)
 			continue;
 		}
 		if (st->cur_hi.len == 0 ||
-			cmp_key(c->key, c->keylen, st->cur_hi.data, st->cur_hi.len) < 0)
+			WideKeyCompare(c->key, c->keylen, st->cur_hi.data, st->cur_hi.len) < 0)
 			return c;
 		/* after it: the next prefix */
 		if (!prefix_end(c->key, plen, &st->jump))

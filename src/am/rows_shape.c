@@ -467,8 +467,9 @@ WideRowCellsOpen(const WideRowShape *shape, LOCKMODE mode, AclMode perm)
 	return crel;
 }
 
-static void
-append_digits(StringInfo buf, uint64 v, int width)
+/* WideRowDigits -- v as width digits (zero-padded) */
+void
+WideRowDigits(StringInfo buf, uint64 v, int width)
 {
 	char		digits[24];
 	int			n = 0;
@@ -484,8 +485,9 @@ append_digits(StringInfo buf, uint64 v, int width)
 		appendStringInfoChar(buf, digits[--n]);
 }
 
-static uint64
-pow10_u64(int n)
+/* WideRowPow10 -- 10^n */
+uint64
+WideRowPow10(int n)
 {
 	uint64		v = 1;
 
@@ -494,16 +496,27 @@ pow10_u64(int n)
 	return v;
 }
 
+/* WideRowInt -- an int2, int4 or int8 datum as int64 */
+int64
+WideRowInt(Datum d, Oid type)
+{
+	return type == INT2OID ? DatumGetInt16(d) :
+		type == INT4OID ? DatumGetInt32(d) : DatumGetInt64(d);
+}
+
 /*
- * WideRowKeyPart -- append part "part" of a row key, the value d of its
- * column, to buf (the separator is the caller's).
+ * WideRowKeyPartTry -- append part "part" of a row key for the value d (of
+ * type "type": the column's, or for an integer part any integer type) to
+ * buf; false, with buf as it was, if no row key holds the value: out of the
+ * column's type or width, a time before 1970, infinite or between two units
+ * (a key condition with such a value matches no row).
  */
-void
-WideRowKeyPart(const WideRowShape *shape, int part, Datum d, StringInfo buf)
+bool
+WideRowKeyPartTry(const WideRowShape *shape, int part, Datum d, Oid type,
+				  StringInfo buf)
 {
 	const WideRowPart *p = &shape->parts[part];
 
-#define colname get_attname(shape->relid, p->attnum, false)
 	switch (p->kind)
 	{
 		case WIDE_PART_TEXT:
@@ -518,57 +531,84 @@ WideRowKeyPart(const WideRowShape *shape, int part, Datum d, StringInfo buf)
 						appendStringInfoChar(buf, '\\');
 					appendStringInfoChar(buf, s[i]);
 				}
-				break;
+				return true;
 			}
 		case WIDE_PART_INT:
 			{
-				int64		v = p->type == INT2OID ? DatumGetInt16(d) :
-					p->type == INT4OID ? DatumGetInt32(d) : DatumGetInt64(d);
+				int64		v = WideRowInt(d, type);
 
+				if ((p->type == INT2OID && (v < PG_INT16_MIN || v > PG_INT16_MAX)) ||
+					(p->type == INT4OID && (v < PG_INT32_MIN || v > PG_INT32_MAX)))
+					return false;
 				if (p->width == 0)
-					append_digits(buf, (uint64) v + ((uint64) 1 << 63), 20);
+					WideRowDigits(buf, (uint64) v + ((uint64) 1 << 63), 20);
+				else if (v < 0 || (uint64) v >= WideRowPow10(p->width))
+					return false;
 				else
-				{
-					if (v < 0 || (uint64) v >= pow10_u64(p->width))
-						ereport(ERROR,
-								(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-								 errmsg("key column \"%s\": " INT64_FORMAT " does not fit in %d digits",
-										colname, v, p->width),
-								 errhint("Give the column a larger width, or none for any bigint.")));
-					append_digits(buf, (uint64) v, p->width);
-				}
-				break;
+					WideRowDigits(buf, (uint64) v, p->width);
+				return true;
 			}
 		case WIDE_PART_TIME:
 			{
-				int64		us = WideTimestampToUnix(DatumGetTimestamp(d));
-				int64		v;
+				Timestamp	t = DatumGetTimestamp(d);
+				int64		us;
+				uint64		v;
 
-				if (TIMESTAMP_NOT_FINITE(DatumGetTimestamp(d)) || us < 0)
-					ereport(ERROR,
-							(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
-							 errmsg("key column \"%s\": a time before 1970 or infinite cannot be a key part",
-									colname)));
-				if (us % p->unit != 0)
-					ereport(ERROR,
-							(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
-							 errmsg("key column \"%s\" holds whole %s, not %s", colname,
-									p->unit == USECS_PER_SEC ? "seconds" : "milliseconds",
-									DatumGetCString(DirectFunctionCall1(timestamptz_out, d))),
-							 errhint("Truncate the time, or declare the column with a finer unit (OPTIONS (unit 'ms') or 'us').")));
-				v = us / p->unit;
-				if ((uint64) v >= pow10_u64(p->width))
-					ereport(ERROR,
-							(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
-							 errmsg("key column \"%s\": the time does not fit in %d digits",
-									colname, p->width)));
-				if (p->reversed)
-					v = (int64) (pow10_u64(p->width) - 1 - (uint64) v);
-				append_digits(buf, (uint64) v, p->width);
-				break;
+				if (TIMESTAMP_NOT_FINITE(t))
+					return false;
+				us = WideTimestampToUnix(t);
+				if (us < 0 || us % p->unit != 0 ||
+					(uint64) (us / p->unit) >= WideRowPow10(p->width))
+					return false;
+				v = (uint64) (us / p->unit);
+				WideRowDigits(buf, p->reversed ? WideRowPow10(p->width) - 1 - v : v, p->width);
+				return true;
 			}
 	}
-#undef colname
+	return false;
+}
+
+/*
+ * WideRowKeyPart -- append part "part" of a row key, the value d of its
+ * column, to buf (the separator is the caller's); a value no key can hold
+ * is an error that says why.
+ */
+void
+WideRowKeyPart(const WideRowShape *shape, int part, Datum d, StringInfo buf)
+{
+	const WideRowPart *p = &shape->parts[part];
+	const char *colname;
+
+	if (WideRowKeyPartTry(shape, part, d, p->type, buf))
+		return;
+	colname = get_attname(shape->relid, p->attnum, false);
+	if (p->kind == WIDE_PART_INT)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("key column \"%s\": " INT64_FORMAT " does not fit in %d digits",
+						colname, WideRowInt(d, p->type), p->width),
+				 errhint("Give the column a larger width, or none for any bigint.")));
+	else
+	{
+		int64		us = WideTimestampToUnix(DatumGetTimestamp(d));
+
+		if (TIMESTAMP_NOT_FINITE(DatumGetTimestamp(d)) || us < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+					 errmsg("key column \"%s\": a time before 1970 or infinite cannot be a key part",
+							colname)));
+		if (us % p->unit != 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+					 errmsg("key column \"%s\" holds whole %s, not %s", colname,
+							p->unit == USECS_PER_SEC ? "seconds" : "milliseconds",
+							DatumGetCString(DirectFunctionCall1(timestamptz_out, d))),
+					 errhint("Truncate the time, or declare the column with a finer unit (OPTIONS (unit 'ms') or 'us').")));
+		ereport(ERROR,
+				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+				 errmsg("key column \"%s\": the time does not fit in %d digits",
+						colname, p->width)));
+	}
 }
 
 static void key_error(const WideRowShape *shape, const char *key, uint32 len) pg_attribute_noreturn();
@@ -673,7 +713,7 @@ WideRowKeyDecode(const WideRowShape *shape, const char *key, uint32 len,
 			else
 			{
 				if (p->reversed)
-					v = pow10_u64(p->width) - 1 - v;
+					v = WideRowPow10(p->width) - 1 - v;
 				if (v > (uint64) (PG_INT64_MAX / p->unit))
 					key_error(shape, key, len);
 				values[ai] = TimestampGetDatum(WideUnixToTimestamp((int64) v * p->unit));
