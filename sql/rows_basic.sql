@@ -549,3 +549,22 @@ DROP FOREIGN TABLE cpu, cpu_rev, hosts, piped, ints, times;
 DROP TABLE rc, tags, not_wide;
 DROP OWNED BY regress_rows_reader, regress_rows_writer;
 DROP ROLE regress_rows_reader, regress_rows_writer;
+
+-- operands PostgreSQL compares with a text key part: name, varchar, bpchar
+-- (bpchar's trailing blanks go with its cast to text), casts; and a varchar
+-- key column compared with bpchar (not a key condition: filtered)
+CREATE TABLE rop_cells (row_key text, family text, qualifier text, ts timestamptz, value float8) USING wide;
+SELECT wide.create_family('rop_cells', 'm');
+CREATE FOREIGN TABLE rop (host text, v float8) SERVER wide_rows OPTIONS (cells 'rop_cells', family 'm', key 'host');
+CREATE FOREIGN TABLE ropv (host varchar(10), v float8) SERVER wide_rows OPTIONS (cells 'rop_cells', family 'm', key 'host');
+INSERT INTO rop VALUES ('a', 1), ('a ', 2), ('b', 3), ('a#x', 4);
+EXPLAIN (costs off) SELECT * FROM rop WHERE host = 'a'::name;
+SELECT * FROM rop WHERE host = 'a'::name;
+SELECT * FROM rop WHERE host = 'a '::varchar;
+SELECT * FROM rop WHERE host = 'a '::bpchar;
+SELECT * FROM rop WHERE host IN ('a'::name, 'a#x'::name) ORDER BY v;
+SELECT * FROM rop WHERE host = ANY (ARRAY['b', 'a ']::varchar[]) ORDER BY v;
+SELECT * FROM ropv WHERE host = 'a '::bpchar ORDER BY v;
+SELECT * FROM ropv WHERE host = 'a#x' ORDER BY v;
+DROP FOREIGN TABLE rop, ropv;
+DROP TABLE rop_cells;

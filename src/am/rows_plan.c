@@ -87,7 +87,7 @@ part_accepts(const WideRowPart *p, Oid type)
 	switch (p->kind)
 	{
 		case WIDE_PART_TEXT:
-			return type == TEXTOID || type == VARCHAROID;
+			return type == TEXTOID || type == VARCHAROID || type == NAMEOID;
 		case WIDE_PART_INT:
 			return type == INT2OID || type == INT4OID || type == INT8OID;
 		default:

@@ -521,10 +521,21 @@ WideRowKeyPartTry(const WideRowShape *shape, int part, Datum d, Oid type,
 	{
 		case WIDE_PART_TEXT:
 			{
-				text	   *t = DatumGetTextPP(d);
-				const char *s = VARDATA_ANY(t);
-				int			len = VARSIZE_ANY_EXHDR(t);
+				const char *s;
+				int			len;
 
+				if (type == NAMEOID)	/* text = name, a key condition */
+				{
+					s = NameStr(*DatumGetName(d));
+					len = strlen(s);
+				}
+				else
+				{
+					text	   *t = DatumGetTextPP(d);
+
+					s = VARDATA_ANY(t);
+					len = VARSIZE_ANY_EXHDR(t);
+				}
 				for (int i = 0; i < len; i++)
 				{
 					if (s[i] == shape->sep || s[i] == '\\')
