@@ -20,6 +20,9 @@
 
 /* an open segment: its header, and (if loaded) its root index */
 typedef struct WideIndex WideIndex;
+/* the longest bound kept as a seek hint (WideSegment) */
+#define WIDE_SEEK_HINT_KEY	64
+
 typedef struct WideSegment
 {
 	uint32		segid;
@@ -38,6 +41,20 @@ typedef struct WideSegment
 	int			nblobs;
 	WideBlobRef *blobs;			/* blobs the records own */
 	WideIndex  *root;
+	/*
+	 * Where the bound the last WideSegmentWindowStart found lies: a row key
+	 * that starts inside data block hint_ii of index block hint_ri, row
+	 * hint_row of its directory (segment_reader.c).  The reverse reader's
+	 * window then starts right after it, and its iterator takes the
+	 * position instead of seeking again.  (A segment never changes, so
+	 * the position of a key in it never goes stale.)
+	 */
+	bool		hint_valid;
+	int			hint_ri;
+	int			hint_ii;
+	int			hint_row;
+	uint32		hint_keylen;
+	char		hint_key[WIDE_SEEK_HINT_KEY];
 } WideSegment;
 
 typedef struct WideIndexEntry
