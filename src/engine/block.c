@@ -986,6 +986,17 @@ WideBlockIterSkipRows(WideBlockIter *it, const char *key, uint32 keylen,
 	return skip_records(it, key, keylen, incl, NULL, NULL);
 }
 
+/* the 8 bytes of a key after its first plen, big-endian, zero-padded */
+static inline uint64
+key_next8(const char *key, uint32 keylen, uint32 plen)
+{
+	uint64		v = 0;
+
+	for (uint32 i = 0; i < 8; i++)
+		v = (v << 8) | (plen + i < keylen ? (uint8) key[plen + i] : 0);
+	return v;
+}
+
 /*
  * WideBlockRowsBuild -- where each row of a block starts: its key and the
  * iterator's state before its first record (so that an iterator can start
@@ -1015,8 +1026,27 @@ WideBlockRowsBuild(const WideRawBlock *blk, int16 typlen,
 	ok = skip_records(&it, NULL, 0, false, rows, &cap) &&
 		it.k == it.kend && it.t == it.tend && it.a == it.aend && it.v == it.end;
 	WideBlockIterEnd(&it);
-	return ok ? rows : NULL;
+	if (!ok)
+		return NULL;
+	/* (keys are sorted: the first and the last share what all share) */
+	rows->plen = 0;
+	rows->next8 = NULL;
+	if (rows->n > 0)
+	{
+		const WideBlockRowStart *first = &rows->rows[0];
+		const WideBlockRowStart *last = &rows->rows[rows->n - 1];
+
+		while (rows->plen < first->keylen && rows->plen < last->keylen &&
+			   first->key[rows->plen] == last->key[rows->plen])
+			rows->plen++;
+		rows->next8 = palloc(sizeof(uint64) * rows->n);
+		for (int j = 0; j < rows->n; j++)
+			rows->next8[j] = key_next8(rows->rows[j].key, rows->rows[j].keylen,
+									   rows->plen);
+	}
+	return rows;
 }
+
 
 /*
  * WideBlockRowsSeek -- the first row of the directory whose key is >= key
@@ -1028,12 +1058,30 @@ WideBlockRowsSeek(const WideBlockRows *rows, const char *key, uint32 keylen,
 {
 	int			lo = 0,
 				hi = rows->n;
+	uint64		k8 = 0;
 
+	if (rows->next8 != NULL)
+	{
+		/* outside the keys' common prefix, before or after them all */
+		int			c = memcmp(key, rows->rows[0].key, Min(keylen, rows->plen));
+
+		if (c != 0)
+			return c < 0 ? 0 : rows->n;
+		if (keylen < rows->plen)
+			return 0;			/* a proper prefix of every key */
+		k8 = key_next8(key, keylen, rows->plen);
+	}
 	while (lo < hi)
 	{
 		int			mid = lo + (hi - lo) / 2;
-		int			cmp = WideKeyCompare(rows->rows[mid].key, rows->rows[mid].keylen,
-										 key, keylen);
+		int			cmp;
+
+		/* the 8 bytes after the prefix order the keys, unless equal */
+		if (rows->next8 != NULL && rows->next8[mid] != k8)
+			cmp = rows->next8[mid] < k8 ? -1 : 1;
+		else
+			cmp = WideKeyCompare(rows->rows[mid].key, rows->rows[mid].keylen,
+								 key, keylen);
 
 		if (cmp < 0 || (cmp == 0 && !incl))
 			lo = mid + 1;

@@ -161,6 +161,14 @@ typedef struct WideBlockRows
 {
 	int			n;
 	WideBlockRowStart *rows;
+	/*
+	 * The bytes every row key of the block starts with (plen of them, those
+	 * of rows[0].key), and the 8 bytes of each key after them, big-endian,
+	 * zero-padded: a seek compares these first, a small array, instead of
+	 * reading every key it passes (block.c)
+	 */
+	uint32		plen;
+	uint64	   *next8;
 } WideBlockRows;
 
 typedef struct WideBlockBuilder WideBlockBuilder;
