@@ -365,8 +365,11 @@ WideBlockIterInit(WideBlockIter *it, const char *data, Size len, int16 typlen,
 	it->seq = 0;
 	it->ts_unit = 1;
 	it->val_div = 0.0;
-	/* blocks are written after their records' transactions started */
-	it->next_xid = XidFromFullTransactionId(ReadNextFullTransactionId());
+	/*
+	 * blocks are written after their records' transactions started (read
+	 * at the first record with an xmin: a frozen block needs no XidGenLock)
+	 */
+	it->next_xid = InvalidTransactionId;
 	if (!(p = get_varint(p, end, &ncells)) || !(p = get_varint(p, end, &arena)) ||
 		!(p = get_varint(p, end, &keylen)) || !(p = get_varint(p, end, &tslen)) ||
 		!(p = get_varint(p, end, &auxlen)) ||
@@ -601,6 +604,20 @@ read_times(WideBlockIter *it, WideCell *c)
 	return true;
 }
 
+/* the next transaction id, as of the first record that needed it */
+static pg_noinline TransactionId
+next_xid_read(WideBlockIter *it)
+{
+	it->next_xid = XidFromFullTransactionId(ReadNextFullTransactionId());
+	return it->next_xid;
+}
+
+static inline TransactionId
+block_next_xid(WideBlockIter *it)
+{
+	return TransactionIdIsValid(it->next_xid) ? it->next_xid : next_xid_read(it);
+}
+
 /*
  * read_aux -- decode the record's sequence number and xmin/cmin from the
  * auxiliary stream, or take the defaults when flags say they are absent.
@@ -626,7 +643,7 @@ read_aux(WideBlockIter *it, uint8 flags, WideCell *c)
 			BAD();
 		/* an xmin from the future would send visibility checks to clog */
 		if (TransactionIdIsNormal(c->xmin) &&
-			!TransactionIdPrecedes(c->xmin, it->next_xid))
+			!TransactionIdPrecedes(c->xmin, block_next_xid(it)))
 			BAD();
 	}
 	else
@@ -986,17 +1003,6 @@ WideBlockIterSkipRows(WideBlockIter *it, const char *key, uint32 keylen,
 	return skip_records(it, key, keylen, incl, NULL, NULL);
 }
 
-/* the 8 bytes of a key after its first plen, big-endian, zero-padded */
-static inline uint64
-key_next8(const char *key, uint32 keylen, uint32 plen)
-{
-	uint64		v = 0;
-
-	for (uint32 i = 0; i < 8; i++)
-		v = (v << 8) | (plen + i < keylen ? (uint8) key[plen + i] : 0);
-	return v;
-}
-
 /*
  * WideBlockRowsBuild -- where each row of a block starts: its key and the
  * iterator's state before its first record (so that an iterator can start
@@ -1028,20 +1034,26 @@ WideBlockRowsBuild(const WideRawBlock *blk, int16 typlen,
 	WideBlockIterEnd(&it);
 	if (!ok)
 		return NULL;
-	/* (keys are sorted: the first and the last share what all share) */
+	/* the prefix all keys share (WideBlockRowsSeek) */
 	rows->plen = 0;
 	rows->next8 = NULL;
 	if (rows->n > 0)
 	{
 		const WideBlockRowStart *first = &rows->rows[0];
-		const WideBlockRowStart *last = &rows->rows[rows->n - 1];
 
-		while (rows->plen < first->keylen && rows->plen < last->keylen &&
-			   first->key[rows->plen] == last->key[rows->plen])
-			rows->plen++;
+		rows->plen = first->keylen;
+		for (int j = 1; j < rows->n; j++)
+		{
+			uint32		k = 0;
+
+			while (k < rows->plen && k < rows->rows[j].keylen &&
+				   first->key[k] == rows->rows[j].key[k])
+				k++;
+			rows->plen = k;
+		}
 		rows->next8 = palloc(sizeof(uint64) * rows->n);
 		for (int j = 0; j < rows->n; j++)
-			rows->next8[j] = key_next8(rows->rows[j].key, rows->rows[j].keylen,
+			rows->next8[j] = WideKeyNext8(rows->rows[j].key, rows->rows[j].keylen,
 									   rows->plen);
 	}
 	return rows;
@@ -1069,7 +1081,7 @@ WideBlockRowsSeek(const WideBlockRows *rows, const char *key, uint32 keylen,
 			return c < 0 ? 0 : rows->n;
 		if (keylen < rows->plen)
 			return 0;			/* a proper prefix of every key */
-		k8 = key_next8(key, keylen, rows->plen);
+		k8 = WideKeyNext8(key, keylen, rows->plen);
 	}
 	while (lo < hi)
 	{

@@ -85,6 +85,9 @@ struct WideIndex
 	const uint8 *bits;			/* row filter, or NULL */
 	uint32		nbits;
 	uint8		nprobes;
+	/* the prefix every lastrow shares, and the 8 bytes after it of each */
+	uint32		plen;
+	uint64	   *next8;			/* (WideKeyNext8; NULL: none) */
 };
 
 typedef struct WideBlockIter
