@@ -127,5 +127,6 @@ SELECT count(*) AS wrong_answers FROM km m
     OR (SELECT max(row_key) FROM (SELECT row_key FROM kw WHERE row_key < m.row_key ORDER BY row_key DESC LIMIT 1) s)
        IS DISTINCT FROM (SELECT max(row_key) FROM km WHERE row_key < m.row_key);
 
-DROP TABLE kw, km, lr, hcpu, tags CASCADE;
+DROP FOREIGN TABLE cpu;
+DROP TABLE kw, km, lr, hcpu, tags;
 DROP FUNCTION lastpoint_diff(int), probe_diffs(int);
