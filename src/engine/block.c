@@ -1041,7 +1041,7 @@ WideBlockRowsBuild(const WideRawBlock *blk, int16 typlen,
 	{
 		const WideBlockRowStart *first = &rows->rows[0];
 
-		rows->plen = first->keylen;
+		rows->plen = Min(first->keylen, WIDE_KEY_PREFIX_MAX);
 		for (int j = 1; j < rows->n; j++)
 		{
 			uint32		k = 0;
@@ -1051,6 +1051,7 @@ WideBlockRowsBuild(const WideRawBlock *blk, int16 typlen,
 				k++;
 			rows->plen = k;
 		}
+		memcpy(rows->prefix, first->key, rows->plen);
 		rows->next8 = palloc(sizeof(uint64) * rows->n);
 		for (int j = 0; j < rows->n; j++)
 			rows->next8[j] = WideKeyNext8(rows->rows[j].key, rows->rows[j].keylen,
@@ -1075,7 +1076,7 @@ WideBlockRowsSeek(const WideBlockRows *rows, const char *key, uint32 keylen,
 	if (rows->next8 != NULL)
 	{
 		/* outside the keys' common prefix, before or after them all */
-		int			c = memcmp(key, rows->rows[0].key, Min(keylen, rows->plen));
+		int			c = memcmp(key, rows->prefix, Min(keylen, rows->plen));
 
 		if (c != 0)
 			return c < 0 ? 0 : rows->n;

@@ -88,6 +88,9 @@ extern int	WideKeyCompare(const char *a, uint32 alen, const char *b, uint32 blen
  * Seeks keep them in an array beside sorted keys (block.c, indexblock.c),
  * so that a binary search reads a few cache lines instead of a key each.
  */
+/* the longest common prefix kept beside such an array (a seek reads it first) */
+#define WIDE_KEY_PREFIX_MAX	48
+
 static inline uint64
 WideKeyNext8(const char *key, uint32 keylen, uint32 plen)
 {

@@ -239,7 +239,7 @@ WideIndexDecode(const char *data, Size len, bool has_filter)
 	/* the keys' common prefix and what follows it, for WideIndexSeek */
 	if (idx->n == 0)
 		return idx;
-	idx->plen = idx->entries[0].lastrowlen;
+	idx->plen = Min(idx->entries[0].lastrowlen, WIDE_KEY_PREFIX_MAX);
 	for (i = 1; i < idx->n; i++)
 	{
 		const WideIndexEntry *e = &idx->entries[i];
@@ -250,6 +250,7 @@ WideIndexDecode(const char *data, Size len, bool has_filter)
 			k++;
 		idx->plen = k;
 	}
+	memcpy(idx->prefix, idx->entries[0].lastrow, idx->plen);
 	idx->next8 = palloc(sizeof(uint64) * Max(idx->n, 1));
 	for (i = 0; i < idx->n; i++)
 		idx->next8[i] = WideKeyNext8(idx->entries[i].lastrow,
@@ -299,7 +300,7 @@ WideIndexSeek(const WideIndex *idx, const char *key, uint32 keylen)
 	if (idx->next8 != NULL && idx->n > 0)
 	{
 		/* outside the keys' common prefix: before or after them all */
-		int			c = memcmp(key, idx->entries[0].lastrow, Min(keylen, idx->plen));
+		int			c = memcmp(key, idx->prefix, Min(keylen, idx->plen));
 
 		if (c != 0)
 			return c < 0 ? 0 : idx->n;

@@ -88,6 +88,7 @@ struct WideIndex
 	/* the prefix every lastrow shares, and the 8 bytes after it of each */
 	uint32		plen;
 	uint64	   *next8;			/* (WideKeyNext8; NULL: none) */
+	char		prefix[WIDE_KEY_PREFIX_MAX];	/* (its first plen bytes) */
 };
 
 typedef struct WideBlockIter
@@ -172,6 +173,7 @@ typedef struct WideBlockRows
 	 */
 	uint32		plen;
 	uint64	   *next8;
+	char		prefix[WIDE_KEY_PREFIX_MAX];	/* (its first plen bytes) */
 } WideBlockRows;
 
 typedef struct WideBlockBuilder WideBlockBuilder;
