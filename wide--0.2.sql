@@ -1739,6 +1739,9 @@ BEGIN
     );
     COMMENT ON TABLE wide.remote_commits IS
       'the transactions prepared on nodes whose local transaction committed, until wide.resolve_tablets sees them finished';
+    -- (a publication FOR ALL TABLES or of schema wide includes it: without
+    -- a replica identity, PostgreSQL would refuse resolve_tablets' DELETE)
+    ALTER TABLE wide.remote_commits REPLICA IDENTITY FULL;
     ALTER EXTENSION wide ADD TABLE wide.remote_cluster;
     ALTER EXTENSION wide ADD TABLE wide.remote_commits;
   END IF;
@@ -2138,6 +2141,9 @@ BEGIN
   );
   COMMENT ON TABLE wide.tablet_op_changes IS
     'row keys written to tablets while a split or move copies them';
+  -- (a publication FOR ALL TABLES or of schema wide includes it: without a
+  -- replica identity, PostgreSQL would refuse every split's and move's DELETE)
+  ALTER TABLE wide.tablet_op_changes REPLICA IDENTITY FULL;
   -- members of the extension, so that DROP EXTENSION drops them (pg_dump
   -- leaves them out: the next split or move makes them again)
   ALTER EXTENSION wide ADD TABLE wide.tablet_ops;
