@@ -2949,6 +2949,12 @@ BEGIN
       EXECUTE format('CREATE TABLE %s (%s, CONSTRAINT wide_tablet_range CHECK (%s)) USING wide',
                      names[i], local_cols, wide_internal._range_cond(keycol, bounds[i], bounds[i + 1]));
       PERFORM wide_internal._store_catalog(names[i]::regclass, doc);
+      -- the tablet's replica identity FULL (or the parent's, for a tablet
+      -- coming from a node): the deletes of a published parent need it on
+      -- every tablet (PostgreSQL refuses them without)
+      IF EXISTS (SELECT FROM pg_class WHERE oid IN (tablet, parent) AND relkind IN ('r', 'p') AND relreplident = 'f') THEN
+        EXECUTE format('ALTER TABLE %s REPLICA IDENTITY FULL', names[i]);
+      END IF;
     ELSE
       EXECUTE format('CREATE FOREIGN TABLE %s (%s) SERVER %I OPTIONS (schema_name %L, table_name %L, async_capable ''true'', batch_size ''1000'', fetch_size ''10000'')',
                      names[i], local_cols, nodes[i], nsp, rel || '_' || id || CASE WHEN op = 'move' THEN 'm' ELSE chr(96 + i) END);
