@@ -34,10 +34,10 @@
 # split_tablet requires of a rollup with key_parts.
 #
 # Environment: WIDE_DIST_ROUNDS (default 3), WIDE_DIST_SECONDS per round
-# (default 15), WIDE_DIST_SEED (default random, printed), WIDE_DIST_KILLS
+# (default 12), WIDE_DIST_SEED (default random, printed), WIDE_DIST_KILLS
 # (default 1: kill -9 of the coordinator or a node in some rounds),
-# WIDE_DIST_OP_SETTINGS (default 0: issue 24 defect 2, random settings in
-# the sessions that split and move), WIDE_DIST_TRUNCATE_IN_OPS (default 0:
+# WIDE_DIST_OP_SETTINGS (default 1: issue 24 defect 2, random settings in
+# the sessions that split and move), WIDE_DIST_TRUNCATE_IN_OPS (default 1:
 # issue 24 defect 3, TRUNCATE while a split or move is between its copy and
 # its swap, or while one that a kill left open waits for
 # resume_tablet_ops; off, a TRUNCATE is replaced by a resume then),
@@ -66,11 +66,11 @@ use Time::HiRes qw(usleep time);
 use Test::More;
 
 my $rounds = $ENV{WIDE_DIST_ROUNDS} // 3;
-my $seconds = $ENV{WIDE_DIST_SECONDS} // 15;
+my $seconds = $ENV{WIDE_DIST_SECONDS} // 12;
 my $seed = $ENV{WIDE_DIST_SEED} // int(rand(1_000_000));
 my $kills = $ENV{WIDE_DIST_KILLS} // 1;
-my $op_settings = $ENV{WIDE_DIST_OP_SETTINGS} // 0;
-my $trunc_in_ops = $ENV{WIDE_DIST_TRUNCATE_IN_OPS} // 0;
+my $op_settings = $ENV{WIDE_DIST_OP_SETTINGS} // 1;
+my $trunc_in_ops = $ENV{WIDE_DIST_TRUNCATE_IN_OPS} // 1;
 my $wal_minimal = $ENV{WIDE_DIST_WAL_MINIMAL} // 0;
 my $mixed_reads = $ENV{WIDE_DIST_MIXED_READS} // 0;
 my $strict_api = $ENV{WIDE_DIST_STRICT_API_READS} // 1;
