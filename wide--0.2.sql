@@ -1739,6 +1739,9 @@ BEGIN
     );
     COMMENT ON TABLE wide.remote_commits IS
       'the transactions prepared on nodes whose local transaction committed, until wide.resolve_tablets sees them finished';
+    -- (a publication FOR ALL TABLES or of schema wide includes it: without
+    -- a replica identity, PostgreSQL would refuse resolve_tablets' DELETE)
+    ALTER TABLE wide.remote_commits REPLICA IDENTITY FULL;
     ALTER EXTENSION wide ADD TABLE wide.remote_cluster;
     ALTER EXTENSION wide ADD TABLE wide.remote_commits;
   END IF;
@@ -2138,6 +2141,9 @@ BEGIN
   );
   COMMENT ON TABLE wide.tablet_op_changes IS
     'row keys written to tablets while a split or move copies them';
+  -- (a publication FOR ALL TABLES or of schema wide includes it: without a
+  -- replica identity, PostgreSQL would refuse every split's and move's DELETE)
+  ALTER TABLE wide.tablet_op_changes REPLICA IDENTITY FULL;
   -- members of the extension, so that DROP EXTENSION drops them (pg_dump
   -- leaves them out: the next split or move makes them again)
   ALTER EXTENSION wide ADD TABLE wide.tablet_ops;
@@ -2493,6 +2499,8 @@ DECLARE
   w text;
   -- the cells of %1$s (alias a) WHERE w that %2$s (alias b) lacks
   missing text;
+  -- deletes on the node not yet sent
+  dels text[] := '{}';
 BEGIN
   SELECT array_agg(quote_ident(attname) ORDER BY attnum), array_agg(format_type(atttypid, atttypmod) ORDER BY attnum)
     INTO c, t FROM pg_attribute WHERE attrelid = dst AND attnum > 0 AND NOT attisdropped;
@@ -2515,13 +2523,25 @@ BEGIN
         EXECUTE format('DELETE FROM %s WHERE %s = %L::%s AND %s = %L::%s AND %s = %L::%s AND %s = %L::%s',
                        dst, c[1], k[1], t[1], c[2], k[2], t[2], c[3], k[3], t[3], c[4], k[4], t[4]);
       ELSE
-        -- on the node, through wide's connection (_tablet_write_remote)
-        PERFORM wide_internal._remote_exec(via, dst,
-          format('SET LOCAL wide.rollup_on_write = off; DELETE FROM %s WHERE %s = %L::%s AND %s = %L::%s AND %s = %L::%s AND %s = %L::%s',
-                 dst, c[1], k[1], t[1], c[2], k[2], t[2], c[3], k[3], t[3], c[4], k[4], t[4]));
+        -- on the node, through wide's connection (_tablet_write_remote),
+        -- 500 a round trip: one each made the catch-up of a move of a
+        -- table with a rollup family (every write changes its rollup
+        -- cells) take minutes under writes (t/226, 229_move_rollup_catchup)
+        dels := dels || format('DELETE FROM %s WHERE %s = %L::%s AND %s = %L::%s AND %s = %L::%s AND %s = %L::%s',
+                               dst, c[1], k[1], t[1], c[2], k[2], t[2], c[3], k[3], t[3], c[4], k[4], t[4]);
+        IF cardinality(dels) >= 500 THEN
+          PERFORM wide_internal._remote_exec(via, dst,
+            'SET LOCAL wide.rollup_on_write = off; ' || array_to_string(dels, '; '));
+          dels := '{}';
+        END IF;
       END IF;
       n := n + 1;
     END LOOP;
+    IF cardinality(dels) > 0 THEN
+      PERFORM wide_internal._remote_exec(via, dst,
+        'SET LOCAL wide.rollup_on_write = off; ' || array_to_string(dels, '; '));
+      dels := '{}';
+    END IF;
     IF via IS NULL THEN
       EXECUTE format('INSERT INTO %s %s', dst, format(missing, src, dst, w, w));
       GET DIAGNOSTICS m = ROW_COUNT;
@@ -2793,6 +2813,12 @@ BEGIN
       EXECUTE format('CREATE TABLE %s (%s, CONSTRAINT wide_tablet_range CHECK (%s)) USING wide',
                      names[i], local_cols, wide_internal._range_cond(keycol, bounds[i], bounds[i + 1]));
       PERFORM wide_internal._store_catalog(names[i]::regclass, doc);
+      -- the tablet's replica identity FULL (or the parent's, for a tablet
+      -- coming from a node): the deletes of a published parent need it on
+      -- every tablet (PostgreSQL refuses them without)
+      IF EXISTS (SELECT FROM pg_class WHERE oid IN (tablet, parent) AND relkind IN ('r', 'p') AND relreplident = 'f') THEN
+        EXECUTE format('ALTER TABLE %s REPLICA IDENTITY FULL', names[i]);
+      END IF;
     ELSE
       EXECUTE format('CREATE FOREIGN TABLE %s (%s) SERVER %I OPTIONS (schema_name %L, table_name %L, async_capable ''true'', batch_size ''1000'', fetch_size ''10000'')',
                      names[i], local_cols, nodes[i], nsp, rel || '_' || id || CASE WHEN op = 'move' THEN 'm' ELSE chr(96 + i) END);
