@@ -139,16 +139,7 @@ aggregate_write(FunctionCallInfo fcinfo, WideKind kind)
 		cell.vallen = VARSIZE_ANY_EXHDR(b);
 	}
 	else
-	{
-		int64	   *v = palloc(sizeof(int64));
-
-		if (agg == WIDE_AGG_HLL)
-			*(uint64 *) v = WideHllInputHash(intype, input);
-		else
-			*v = WideAggInt(rel, fam, intype, input);
-		cell.value = (const char *) v;
-		cell.vallen = sizeof(int64);
-	}
+		cell.value = WideAggInput(rel, fam, agg, kind, intype, input, &cell.vallen);
 	WideWriteRecords(rel, &cell, 1);
 	relation_close(rel, NoLock);
 }

@@ -304,25 +304,26 @@ aggregate_input(Relation rel, const WideFamily *fam, bool add,
 		cell->value = VARDATA_ANY(b);
 		cell->vallen = VARSIZE_ANY_EXHDR(b);
 	}
-	else
+	else if (fam->aggregate == WIDE_AGG_HLL)
 	{
 		int64	   *v = palloc(sizeof(int64));
 		JsonbValue *in = WideJsonField(arg, "input");
 
-		if (fam->aggregate == WIDE_AGG_HLL)
-		{
-			if (in != NULL && in->type == jbvNumeric)
-				*(uint64 *) v = WideHllInputHash(INT8OID,
-												 value_field(arg, "input", sub, INT8OID));
-			else
-				*(uint64 *) v = WideHllInputHash(TEXTOID,
-												 value_field(arg, "input", sub, TEXTOID));
-		}
+		if (in != NULL && in->type == jbvNumeric)
+			*(uint64 *) v = WideHllInputHash(INT8OID,
+											 value_field(arg, "input", sub, INT8OID));
 		else
-			*v = WideAggInt(rel, fam, TEXTOID, value_field(arg, "input", sub, TEXTOID));
+			*(uint64 *) v = WideHllInputHash(TEXTOID,
+											 value_field(arg, "input", sub, TEXTOID));
 		cell->value = (const char *) v;
 		cell->vallen = sizeof(int64);
 	}
+	else
+		cell->value = WideAggInput(rel, fam,
+								   WideCellAggregate(fam, cell->qual, cell->quallen),
+								   cell->kind, TEXTOID,
+								   value_field(arg, "input", sub, TEXTOID),
+								   &cell->vallen);
 }
 
 /*

@@ -22,12 +22,16 @@
  *	             'cpu:count', 'cpu:min', 'cpu:max', 'cpu:hll'
  *	  ts         the start of the source timestamp's bucket: ts - ts %
  *	             bucket (buckets are aligned on 1970-01-01 00:00 UTC)
- *	  input      sum, min, max: the value (int8; in a bytea table 8
- *	             big-endian bytes); count: 1; hll: the value's hash
+ *	  input      sum, min, max: the value (int8 or float8; in a bytea
+ *	             table 8 big-endian bytes); count: 1 (an int64, also in a
+ *	             float8 table); hll: the value's hash
  *
  * A rollup family is an aggregate family whose aggregate is chosen per cell
  * by the qualifier's suffix (WideCellAggregate): ':sum' and ':count' sum,
- * ':min' and ':max' keep the extreme, ':hll' is a HyperLogLog sketch.  So
+ * ':min' and ':max' keep the extreme, ':hll' is a HyperLogLog sketch.  In a
+ * float8 table sum, min and max fold doubles, the sum exactly (fsum.c), so
+ * a rollup cell reads back the correctly rounded sum of its inputs however
+ * they were folded; a count stays an integer.  So
  * its cells merge as add_to_cell's do: on read and at compaction, without
  * locks, exactly under concurrency (folding is commutative) and aborts (an
  * aborted writer's ADD records are invisible like its PUTs).
@@ -150,19 +154,39 @@ WideRollupFunctionOf(const char *qual, uint32 quallen)
 WideAggregate
 WideCellAggregate(const WideFamily *f, const char *qual, uint32 quallen)
 {
-	if (f->aggregate != WIDE_AGG_ROLLUP)
-		return f->aggregate;
-	switch (WideRollupFunctionOf(qual, quallen))
-	{
-		case WIDE_ROLLUP_MIN:
-			return WIDE_AGG_MIN;
-		case WIDE_ROLLUP_MAX:
-			return WIDE_AGG_MAX;
-		case WIDE_ROLLUP_HLL:
-			return WIDE_AGG_HLL;
-		default:
-			return WIDE_AGG_SUM;
-	}
+	WideAggregate agg = f->aggregate;
+
+	if (agg == WIDE_AGG_ROLLUP)
+		switch (WideRollupFunctionOf(qual, quallen))
+		{
+			case WIDE_ROLLUP_MIN:
+				agg = WIDE_AGG_MIN;
+				break;
+			case WIDE_ROLLUP_MAX:
+				agg = WIDE_AGG_MAX;
+				break;
+			case WIDE_ROLLUP_HLL:
+				return WIDE_AGG_HLL;
+			case WIDE_ROLLUP_COUNT:
+				return WIDE_AGG_SUM;	/* an int64 count in any table */
+			default:
+				agg = WIDE_AGG_SUM;
+				break;
+		}
+	/* over a float8 value column, sum, min and max fold doubles */
+	if (f->float_values)
+		switch (agg)
+		{
+			case WIDE_AGG_SUM:
+				return WIDE_AGG_FSUM;
+			case WIDE_AGG_MIN:
+				return WIDE_AGG_FMIN;
+			case WIDE_AGG_MAX:
+				return WIDE_AGG_FMAX;
+			default:
+				break;
+		}
+	return agg;
 }
 
 /*
@@ -291,7 +315,16 @@ expand_one(Relation rel, const WideSchema *schema, const WideFamily *r,
 				*(uint64 *) input = rollup_hash(schema, c);
 				break;
 			default:
-				*input = rollup_int(rel, schema, r, c);
+				if (schema->valtype == FLOAT8OID && c->vallen == sizeof(double))
+				{
+					double		d;
+
+					memcpy(&d, c->value, sizeof(double));
+					d = WideFloatInput(WideCellAggregate(r, qual, c->quallen + 1 + fnlen), d);
+					memcpy(input, &d, sizeof(double));
+				}
+				else
+					*input = rollup_int(rel, schema, r, c);
 				break;
 		}
 

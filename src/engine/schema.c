@@ -720,8 +720,11 @@ build_schema(Relation rel, Jsonb *doc, MemoryContext cxt)
 	if (nfams > 0)
 		memcpy(schema->families, fams, sizeof(WideFamily) * nfams);
 	for (int i = 0; i < nfams; i++)
-		if (fams[i].aggregate == WIDE_AGG_ROLLUP)
+	{
+		if (schema->families[i].aggregate == WIDE_AGG_ROLLUP)
 			schema->has_rollups = true;
+		schema->families[i].float_values = (schema->valtype == FLOAT8OID);
+	}
 	return schema;
 }
 
