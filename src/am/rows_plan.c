@@ -306,6 +306,15 @@ key_clauses(PlannerInfo *root, const WideRowShape *s, RelOptInfo *rel, List *rin
 			}
 		}
 	}
+	if (s->salt)
+	{
+		/* every bucket, or one for each whole key */
+		eq[0] = true;
+		nvals[0] = s->salt;
+		for (int i = 1; i < s->nparts && eq[i]; i++)
+			if (i == s->nparts - 1)
+				nvals[0] = 1;
+	}
 	*nseeks = 1;
 	for (int i = 0; i < s->nparts && eq[i]; i++)
 		*nseeks *= (int) Min(nvals[i], 100000);
@@ -348,8 +357,8 @@ rows_pathkeys(PlannerInfo *root, RelOptInfo *rel, const WideRowShape *s,
 		List	   *pk;
 		Var		   *var;
 
-		if (p->kind == WIDE_PART_TEXT)
-			break;
+		if (p->kind == WIDE_PART_TEXT || p->kind == WIDE_PART_SALT)
+			break;				/* (salted: bucket by bucket, no order) */
 		opno = get_opfamily_member(part_opfamily(p), p->type, p->type,
 								   p->reversed != backward ? BTGreaterStrategyNumber :
 								   BTLessStrategyNumber);

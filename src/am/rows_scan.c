@@ -332,6 +332,17 @@ bound_digits(const WideRowPart *p, const PartBounds *b, uint64 *dlo,
 	return true;
 }
 
+/* the bucket of a salted prefix build_ranges made (w digits) */
+static int
+prefix_bucket(const char *data, int w)
+{
+	int			b = 0;
+
+	for (int i = 0; i < w; i++)
+		b = b * 10 + (data[i] - '0');
+	return b;
+}
+
 /*
  * build_ranges -- the ranges of the key conditions' current values, in
  * key order, in st->ranges; none if no row can match.
@@ -432,6 +443,27 @@ build_ranges(RowsScan *st, ExprContext *econtext)
 			bound(&s->parts[p], strat, d, type, &bounds[p]);
 	}
 
+	/*
+	 * A salted key with key conditions: its first part is every bucket (one,
+	 * below, if the other parts are all equalities).  Without, the whole
+	 * table: a key with no bucket of ours is an error, not a skipped row.
+	 */
+	if (s->salt && st->meta != NIL)
+	{
+		for (int b = 0; b < s->salt; b++)
+		{
+			KeyBytes   *k = palloc(sizeof(KeyBytes));
+
+			resetStringInfo(&buf);
+			WideRowDigits(&buf, (uint64) b, s->parts[0].width);
+			appendStringInfoChar(&buf, s->sep);
+			k->data = pnstrdup(buf.data, buf.len);
+			k->len = buf.len;
+			eqvals[0] = lappend(eqvals[0], k);
+		}
+		has_eq[0] = true;
+	}
+
 	/* prefixes of the parts with equalities, from the first on */
 	prefixes = palloc(sizeof(KeyBytes));
 	prefixes[0].data = "";
@@ -467,6 +499,19 @@ build_ranges(RowsScan *st, ExprContext *econtext)
 				k++;
 			}
 		prefixes = next;
+		nprefixes = k;
+	}
+
+	/* whole salted keys: each in the bucket its other parts make */
+	if (s->salt && part == s->nparts)
+	{
+		int			w = s->parts[0].width;
+		int			k = 0;
+
+		for (int i = 0; i < nprefixes; i++)
+			if (WideRowSaltOf(prefixes[i].data + w + 1, prefixes[i].len - w - 1,
+							  s->salt) == prefix_bucket(prefixes[i].data, w))
+				prefixes[k++] = prefixes[i];
 		nprefixes = k;
 	}
 
@@ -963,7 +1008,7 @@ next_row(RowsScan *st, Datum *values, bool *isnull)
 	MemoryContextSwitchTo(old);
 	if (!st->by_version)
 	{
-		for (int i = 0; i < s->nparts; i++)
+		for (int i = s->salt ? 1 : 0; i < s->nparts; i++)
 		{
 			int			a = s->parts[i].attnum - 1;
 
@@ -983,7 +1028,7 @@ emit_version:
 
 		for (int i = 0; i < s->natts; i++)
 			isnull[i] = true;
-		for (int i = 0; i < s->nparts; i++)
+		for (int i = s->salt ? 1 : 0; i < s->nparts; i++)
 		{
 			int			a = s->parts[i].attnum - 1;
 
@@ -1166,6 +1211,8 @@ WideRowsScanExplain(Oid relid, List *fdw_private, RowsScan *st, ExplainState *es
 						 ops[strat], lthird_int(m) ? " ANY" : "");
 	}
 	ExplainPropertyText("Row Keys", b.len > 0 ? b.data : "all", es);
+	if (s->salt)
+		ExplainPropertyInteger("Salt Buckets", NULL, s->salt, es);
 	if (intVal(lfourth(fdw_private)))
 		ExplainPropertyText("Direction", "backward", es);
 	if (es->analyze && st != NULL)

@@ -2,7 +2,8 @@
 # readings in a heap table cpu_heap(time, tags_id, v1..v4) and in two row
 # forms over wide tables -- cpu_rows (key tags_id,time: integers of any
 # width, seconds) and cpu_rev (key tags_id of width 3, time in ms,
-# reversed) -- and random queries over them: WHERE on tags_id (=, IN, ANY
+# reversed) and cpu_salt (cpu_rows' key salted into 5 buckets) -- and
+# random queries over them: WHERE on tags_id (=, IN, ANY
 # with NULLs, ranges, <>), on time (bounds between units, before 1970,
 # infinities, NULL), on values; ORDER BY ... LIMIT (forward and backward
 # scans), GROUP BY key parts and time buckets, joins with a small tags
@@ -64,6 +65,7 @@ my $setup = q{
 	CREATE TABLE cells (row_key text, family text, qualifier text, ts timestamptz, value float8) USING wide;
 	SELECT wide.create_family('cells', 'cpu', max_versions => 1);
 	SELECT wide.create_family('cells', 'rev', max_versions => 1);
+	SELECT wide.create_family('cells', 'salt', max_versions => 1);
 	SELECT wide.create_family('cells', 'noise');
 	CREATE FOREIGN TABLE cpu_rows (time timestamptz NOT NULL, tags_id int4 NOT NULL,
 	                               v1 float8, v2 float8, v3 float8, v4 float8)
@@ -72,6 +74,9 @@ my $setup = q{
 	                              v4 float8, v3 float8 OPTIONS (qualifier 'third'), v2 float8, v1 float8,
 	                              time timestamptz OPTIONS (unit 'ms', reversed 'true') NOT NULL)
 	  SERVER wide_rows OPTIONS (cells 'cells', family 'rev', key 'tags_id,time');
+	CREATE FOREIGN TABLE cpu_salt (time timestamptz NOT NULL, tags_id int4 NOT NULL,
+	                               v1 float8, v2 float8, v3 float8, v4 float8)
+	  SERVER wide_rows OPTIONS (cells 'cells', family 'salt', key 'tags_id,time', salt '5');
 	CREATE TABLE tags (id int4 PRIMARY KEY, hostname text, region text);
 };
 $setup .= "INSERT INTO tags SELECT i, 'host_' || i, (ARRAY['eu', 'us', 'ap'])[1 + i % 3] FROM generate_series(-1, $nhosts + 2) i;\n";
@@ -104,11 +109,13 @@ $setup .= q{
 	SELECT wide.compact('cells', true);
 	INSERT INTO cpu_rows SELECT * FROM cpu_heap WHERE tags_id % 2 = 1;
 	INSERT INTO cpu_rev SELECT tags_id, v4, v3, v2, v1, time FROM cpu_heap;
+	INSERT INTO cpu_salt SELECT * FROM cpu_heap;
 	-- (cpu_rev and half of cpu_rows stay in the write area until a round compacts)
 	UPDATE cpu_rows SET v2 = v2 + 0.25 WHERE tags_id % 3 = 0 AND v1 > 500;
 	UPDATE cpu_rev SET v2 = v2 + 0.25 WHERE tags_id % 3 = 0 AND v1 > 500;
+	UPDATE cpu_salt SET v2 = v2 + 0.25 WHERE tags_id % 3 = 0 AND v1 > 500;
 	UPDATE cpu_heap SET v2 = v2 + 0.25 WHERE tags_id % 3 = 0 AND v1 > 500;
-	ANALYZE cpu_heap; ANALYZE cpu_rows; ANALYZE cpu_rev; ANALYZE tags;
+	ANALYZE cpu_heap; ANALYZE cpu_rows; ANALYZE cpu_rev; ANALYZE cpu_salt; ANALYZE tags;
 };
 
 # the comparison, in the server: a template over {T}, run on the heap and
@@ -133,7 +140,7 @@ $f$;
 
 CREATE FUNCTION fz(q text, prep text, args text[]) RETURNS text LANGUAGE plpgsql AS $f$
 DECLARE
-	cfgs text[] := ARRAY['heap', 'rows', 'rows nl nosort', 'rev', 'rev nl'];
+	cfgs text[] := ARRAY['heap', 'rows', 'rows nl nosort', 'rev', 'rev nl', 'salt', 'salt nl nosort'];
 	cfg text;
 	res text[] := '{}';
 	shown text := '';
@@ -149,7 +156,8 @@ BEGIN
 		PERFORM set_config('enable_sort', CASE WHEN cfg ~ 'nosort' THEN 'off' ELSE 'on' END, true);
 		PERFORM set_config('enable_hashagg', CASE WHEN cfg ~ 'nosort' THEN 'off' ELSE 'on' END, true);
 		PERFORM set_config('wide.enable_aggregate_pushdown', CASE WHEN cfg ~ 'nosort' THEN 'off' ELSE 'on' END, true);
-		body := replace(q, '{T}', CASE WHEN cfg = 'heap' THEN 'cpu_heap' WHEN cfg ~ 'rev' THEN 'cpu_rev' ELSE 'cpu_rows' END);
+		body := replace(q, '{T}', CASE WHEN cfg = 'heap' THEN 'cpu_heap' WHEN cfg ~ 'rev' THEN 'cpu_rev'
+		                                   WHEN cfg ~ 'salt' THEN 'cpu_salt' ELSE 'cpu_rows' END);
 		IF prep = '' THEN
 			one := fz_rows(body);
 			IF cfg <> 'heap' THEN
@@ -196,6 +204,7 @@ my $same = q{SELECT count(*) FROM (SELECT * FROM cpu_heap EXCEPT ALL SELECT * FR
 is($node->safe_psql('postgres', sprintf($same, 'cpu_rows')), '0', 'cpu_rows holds the heap\'s readings');
 is($node->safe_psql('postgres', sprintf($same, '(SELECT time, tags_id, v1, v2, v3, v4 FROM cpu_rev) r')),
 	'0', 'cpu_rev holds the heap\'s readings');
+is($node->safe_psql('postgres', sprintf($same, 'cpu_salt')), '0', 'cpu_salt holds the heap\'s readings');
 is($node->safe_psql('postgres', q{SELECT (SELECT count(*) FROM cpu_heap) = (SELECT count(*) FROM cpu_rows)}),
 	't', 'as many rows');
 
@@ -360,7 +369,7 @@ sub writes
 		}
 	}
 	my $sql = '';
-	for my $t ('cpu_heap', 'cpu_rows', 'cpu_rev')
+	for my $t ('cpu_heap', 'cpu_rows', 'cpu_rev', 'cpu_salt')
 	{
 		my $x = $s;
 		$x =~ s/%T/$t/g;
@@ -379,7 +388,7 @@ sub writes
 		}
 		else
 		{
-			$x =~ s/%I/INTO cpu_rows/g;
+			$x =~ s/%I/INTO $t/g;
 			$x =~ s/%U//g;
 		}
 		$sql .= $x;
@@ -407,8 +416,10 @@ for my $i (1 .. $nqueries)
 			sprintf($same, 'cpu_rows') . ' UNION ALL '
 			  . sprintf($same, '(SELECT time, tags_id, v1, v2, v3, v4 FROM cpu_rev) r')
 			  . ' UNION ALL SELECT abs((SELECT count(*) FROM cpu_heap) - (SELECT count(*) FROM cpu_rows))'
-			  . ' UNION ALL SELECT abs((SELECT count(*) FROM cpu_heap) - (SELECT count(*) FROM cpu_rev))');
-		if ($diff ne "0\n0\n0\n0")
+			  . ' UNION ALL SELECT abs((SELECT count(*) FROM cpu_heap) - (SELECT count(*) FROM cpu_rev))'
+			  . ' UNION ALL ' . sprintf($same, 'cpu_salt')
+			  . ' UNION ALL SELECT abs((SELECT count(*) FROM cpu_heap) - (SELECT count(*) FROM cpu_salt))');
+		if ($diff ne "0\n0\n0\n0\n0\n0")
 		{
 			fail("the same readings after the writes before query $i");
 			diag "seed $seed:\n$w\n$diff\n"
