@@ -249,10 +249,10 @@ BEGIN
             DETAIL = 'union collects a cell when either rule says so; intersection when both do.';
   END IF;
   IF aggregate IS NOT NULL THEN
-    IF aggregate NOT IN ('sum', 'min', 'max', 'hll') THEN
+    IF aggregate NOT IN ('sum', 'min', 'max', 'hll', 'ddsketch') THEN
       RAISE EXCEPTION 'unknown aggregate "%"', aggregate
         USING ERRCODE = 'invalid_parameter_value',
-              HINT = 'Aggregate families are sum, min, max or hll.';
+              HINT = 'Aggregate families are sum, min, max, hll or ddsketch.';
     END IF;
     SELECT a.atttypid INTO valtype FROM pg_attribute a
       WHERE a.attrelid = tbl AND a.attnum = 5;
@@ -261,6 +261,12 @@ BEGIN
         USING ERRCODE = 'datatype_mismatch',
               DETAIL = format('The value column of %s has type %s.', tbl, valtype),
               HINT = 'An hll cell holds a HyperLogLog sketch; read its estimate with wide.hll_count(value).';
+    END IF;
+    IF aggregate = 'ddsketch' AND valtype <> 'bytea'::regtype THEN
+      RAISE EXCEPTION 'ddsketch family "%" needs a value column of type bytea', family
+        USING ERRCODE = 'datatype_mismatch',
+              DETAIL = format('The value column of %s has type %s.', tbl, valtype),
+              HINT = 'A ddsketch cell holds a quantile sketch of float8 inputs; read quantiles with wide.quantile(value, 0.99).';
     END IF;
     IF valtype NOT IN ('int8'::regtype, 'float8'::regtype, 'bytea'::regtype) THEN
       RAISE EXCEPTION 'aggregate family "%" needs a value column of type int8, float8 or bytea', family
@@ -1122,6 +1128,98 @@ CREATE OR REPLACE AGGREGATE wide.hll_union_agg(bytea) (
 
 COMMENT ON AGGREGATE wide.hll_union_agg(bytea) IS
   'the HyperLogLog sketch of the union of a column of sketches';
+
+-- Quantile sketches (DDSketch, src/engine/ddsketch.c): a ddsketch family's
+-- cell is the sketch of every float8 input written to it, with 1% relative
+-- accuracy for every quantile; sketches merge bin by bin.
+
+CREATE OR REPLACE FUNCTION wide.quantile(sketch bytea, q float8)
+RETURNS float8
+AS 'MODULE_PATHNAME', 'wide_quantile'
+LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION wide.quantile(bytea, float8) IS
+  'the q-quantile of a DDSketch''s inputs (what percentile_disc(q) returns), within 1%';
+
+CREATE OR REPLACE FUNCTION wide.quantiles(sketch bytea, qs float8[])
+RETURNS float8[]
+AS 'MODULE_PATHNAME', 'wide_quantiles'
+LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION wide.quantiles(bytea, float8[]) IS
+  'wide.quantile of each q';
+
+CREATE OR REPLACE FUNCTION wide.ddsketch_count(sketch bytea)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'wide_ddsketch_count'
+LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION wide.ddsketch_count(bytea) IS
+  'the number of inputs of a DDSketch';
+
+CREATE OR REPLACE FUNCTION wide.ddsketch_union(a bytea, b bytea)
+RETURNS bytea
+AS 'MODULE_PATHNAME', 'wide_ddsketch_union'
+LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION wide.ddsketch_union(bytea, bytea) IS
+  'the DDSketch of both sketches'' inputs';
+
+CREATE OR REPLACE FUNCTION wide_internal._ddsketch_add_trans(internal, float8)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'wide_ddsketch_add_trans'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE OR REPLACE FUNCTION wide_internal._ddsketch_union_trans(internal, bytea)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'wide_ddsketch_union_trans'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE OR REPLACE FUNCTION wide_internal._ddsketch_final(internal)
+RETURNS bytea
+AS 'MODULE_PATHNAME', 'wide_ddsketch_final'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE OR REPLACE FUNCTION wide_internal._ddsketch_combine(internal, internal)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'wide_ddsketch_combine'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE OR REPLACE FUNCTION wide_internal._ddsketch_serialize(internal)
+RETURNS bytea
+AS 'MODULE_PATHNAME', 'wide_ddsketch_final'
+LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
+
+CREATE OR REPLACE FUNCTION wide_internal._ddsketch_deserialize(bytea, internal)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'wide_ddsketch_deserialize'
+LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
+
+CREATE OR REPLACE AGGREGATE wide.ddsketch_agg(float8) (
+  SFUNC = wide_internal._ddsketch_add_trans,
+  STYPE = internal,
+  FINALFUNC = wide_internal._ddsketch_final,
+  COMBINEFUNC = wide_internal._ddsketch_combine,
+  SERIALFUNC = wide_internal._ddsketch_serialize,
+  DESERIALFUNC = wide_internal._ddsketch_deserialize,
+  PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE wide.ddsketch_agg(float8) IS
+  'the DDSketch of a column''s values, as a ddsketch family keeps them';
+
+CREATE OR REPLACE AGGREGATE wide.ddsketch_union_agg(bytea) (
+  SFUNC = wide_internal._ddsketch_union_trans,
+  STYPE = internal,
+  FINALFUNC = wide_internal._ddsketch_final,
+  COMBINEFUNC = wide_internal._ddsketch_combine,
+  SERIALFUNC = wide_internal._ddsketch_serialize,
+  DESERIALFUNC = wide_internal._ddsketch_deserialize,
+  PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE wide.ddsketch_union_agg(bytea) IS
+  'the DDSketch of the union of a column of sketches';
 
 -- ----------------------------------------------------------------
 -- Reads (Bigtable ReadRows)
@@ -3486,6 +3584,9 @@ REVOKE EXECUTE ON FUNCTION
   wide_internal._hll_add_trans(internal, anyelement), wide_internal._hll_union_trans(internal, bytea),
   wide_internal._hll_final(internal), wide_internal._hll_combine(internal, internal),
   wide_internal._hll_serialize(internal), wide_internal._hll_deserialize(bytea, internal),
+  wide_internal._ddsketch_add_trans(internal, float8), wide_internal._ddsketch_union_trans(internal, bytea),
+  wide_internal._ddsketch_final(internal), wide_internal._ddsketch_combine(internal, internal),
+  wide_internal._ddsketch_serialize(internal), wide_internal._ddsketch_deserialize(bytea, internal),
   wide_internal._has_rollups(regclass), wide_internal._range_cond(text, text, text), wide_internal._row_literal(regclass),
   wide_internal._tablet_catalog(text[]), wide_internal._tablet_changes(regclass, pg_snapshot),
   wide_internal._tablet_delta(regclass, regclass, text, text[], text), wide_internal._tablet_node(regclass, regclass),

@@ -206,10 +206,10 @@ hll_input_as_sketch(const WideSchema *schema, WideCell *cell)
 	WideAcc		acc;
 	char	   *sketch;
 
-	if (f == NULL || f->aggregate != WIDE_AGG_HLL)
+	if (f == NULL || (f->aggregate != WIDE_AGG_HLL && f->aggregate != WIDE_AGG_DDS))
 		return;
 	WideAccInit(&acc, CurrentMemoryContext);
-	WideAccStart(&acc, WIDE_AGG_HLL);
+	WideAccStart(&acc, f->aggregate);
 	WideAccFold(&acc, WIDE_KIND_ADD, cell->value, cell->vallen);
 	cell->vallen = WideAccSize(&acc);
 	sketch = palloc(cell->vallen);

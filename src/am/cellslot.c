@@ -369,6 +369,38 @@ WideAggInput(Relation rel, const WideFamily *fam, WideAggregate agg,
 	char	   *out;
 
 	(void) kind;
+	if (agg == WIDE_AGG_DDS)
+	{
+		double		d;
+
+		/* a bytea input is 8 big-endian bytes of a double */
+		if (type == BYTEAOID)
+		{
+			uint32		blen;
+			const char *b = varlena_bytes(value, &blen);
+			uint64		be;
+
+			if (blen != sizeof(double))
+				ereport(ERROR,
+						(errcode(ERRCODE_DATATYPE_MISMATCH),
+						 errmsg("input to ddsketch family \"%s\" must be a float8 or a sketch", fam->name),
+						 errdetail("A bytea input is a sketch, or 8 big-endian bytes of a double, not %u bytes.", blen)));
+			memcpy(&be, b, sizeof(be));
+			be = pg_ntoh64(be);
+			memcpy(&d, &be, sizeof(d));
+		}
+		else
+			d = WideAggFloat(rel, fam, type, value);
+		if (isnan(d) || isinf(d))
+			ereport(ERROR,
+					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+					 errmsg("input to ddsketch family \"%s\" must be finite, not %g", fam->name, d),
+					 errdetail("A quantile sketch keeps finite values.")));
+		out = palloc(sizeof(double));
+		memcpy(out, &d, sizeof(double));
+		*len = sizeof(double);
+		return out;
+	}
 	if (WIDE_AGG_IS_FLOAT(agg))
 	{
 		double		d = WideFloatInput(agg, WideAggFloat(rel, fam, type, value));
@@ -452,10 +484,10 @@ WideAggToValue(const WideSchema *schema, const WideCell *cell)
 		WIDE_AGG_NONE;
 	int64		acc;
 
-	if (agg == WIDE_AGG_HLL)
+	if (agg == WIDE_AGG_HLL || agg == WIDE_AGG_DDS)
 	{
 		if (schema->valtype != BYTEAOID)
-			elog(ERROR, "HyperLogLog cell in a wide table without a bytea value column");
+			elog(ERROR, "sketch cell in a wide table without a bytea value column");
 		return bytes_datum(cell->value, cell->vallen);
 	}
 	if (WIDE_AGG_IS_FLOAT(agg))
@@ -556,9 +588,11 @@ WideCellFromValues(Relation rel, const WideSchema *schema,
 		cell->value = WideValueToBytes(schema, values[4], &cell->vallen);
 		check_length(rel, "value", cell->vallen, WIDE_MAX_VALUE);
 	}
-	else if (agg == WIDE_AGG_HLL && schema->valtype == BYTEAOID &&
+	else if ((agg == WIDE_AGG_HLL || agg == WIDE_AGG_DDS) &&
+			 schema->valtype == BYTEAOID &&
 			 (cell->value = varlena_bytes(values[4], &cell->vallen)) != NULL &&
-			 WideHllCheck(cell->value, cell->vallen) == NULL)
+			 (agg == WIDE_AGG_HLL ? WideHllCheck(cell->value, cell->vallen) :
+			  WideDDSCheck(cell->value, cell->vallen)) == NULL)
 	{
 		/*
 		 * A well-formed sketch written into an hll family is merged

@@ -291,15 +291,19 @@ aggregate_input(Relation rel, const WideFamily *fam, bool add,
 				 errdetail("At %s.", sub),
 				 errhint("Use set_cell mutations for a plain family.")));
 	cell->kind = add ? WIDE_KIND_ADD : WIDE_KIND_MERGE;
-	if (fam->aggregate == WIDE_AGG_HLL && cell->kind == WIDE_KIND_MERGE)
+	if ((fam->aggregate == WIDE_AGG_HLL || fam->aggregate == WIDE_AGG_DDS) &&
+		cell->kind == WIDE_KIND_MERGE)
 	{
 		bytea	   *b = DatumGetByteaPP(value_field(arg, "input", sub, BYTEAOID));
-		const char *problem = WideHllCheck(VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b));
+		const char *problem = fam->aggregate == WIDE_AGG_HLL ?
+			WideHllCheck(VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b)) :
+			WideDDSCheck(VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b));
 
 		if (problem)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-					 errmsg("invalid HyperLogLog sketch at %s", sub),
+					 errmsg("invalid %s at %s",
+							fam->aggregate == WIDE_AGG_HLL ? "HyperLogLog sketch" : "DDSketch", sub),
 					 errdetail_internal("%s", problem)));
 		cell->value = VARDATA_ANY(b);
 		cell->vallen = VARSIZE_ANY_EXHDR(b);

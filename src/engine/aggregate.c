@@ -27,6 +27,10 @@
  *	       inputs, rounded once when read, so that it does not depend on
  *	       the order of folding either
  *
+ * A ddsketch family (any value column of bytea) folds float8 values into a
+ * DDSketch (ddsketch.c): ADD is the value, a double of 8 bytes in native
+ * byte order; MERGE a sketch.
+ *
  * fmin and fmax order doubles as PostgreSQL does (NaN above everything)
  * and put -0 below +0, which PostgreSQL holds equal: which zero a min of
  * both keeps would otherwise depend on the order.
@@ -471,6 +475,8 @@ WideAccStart(WideAcc *a, WideAggregate agg)
 		memset(a->limbs, 0, sizeof(a->limbs));
 		a->fflags = 0;
 	}
+	if (agg == WIDE_AGG_DDS)
+		WideDDSStart(a);
 	if (agg == WIDE_AGG_HLL)
 	{
 		if (a->regs == NULL)
@@ -530,6 +536,27 @@ WideAccFold(WideAcc *a, uint8 kind, const char *value, uint32 len)
 			hll_merge_sketch(a->regs, value, len);
 		a->empty = false;
 		return;
+	}
+	else if (a->agg == WIDE_AGG_DDS)
+	{
+		if (kind == WIDE_KIND_ADD)
+		{
+			double		v;
+
+			if (len != sizeof(double))
+				acc_corrupt("DDSketch input", len, NULL);
+			memcpy(&v, value, sizeof(double));
+			WideDDSAdd(a, v);
+		}
+		else
+		{
+			const char *problem = WideDDSCheck(value, len);
+
+			if (problem != NULL)
+				acc_corrupt("DDSketch", len, problem);
+			WideDDSMerge(a, value, len);
+		}
+		a->empty = false;
 	}
 	else if (a->agg == WIDE_AGG_FSUM)
 	{
@@ -592,6 +619,16 @@ WideAccSize(WideAcc *a)
 {
 	if (a->agg == WIDE_AGG_HLL)
 		return hll_size(a->regs, &a->nonzero);
+	if (a->agg == WIDE_AGG_DDS)
+	{
+		MemoryContext old = MemoryContextSwitchTo(a->cxt);
+
+		if (a->encoded)
+			pfree(a->encoded);
+		a->encoded = WideDDSEncode(a, &a->encoded_len);
+		MemoryContextSwitchTo(old);
+		return a->encoded_len;
+	}
 	return sizeof(int64);		/* fsum: the rounded sum, a double */
 }
 
@@ -606,6 +643,8 @@ WideAccWrite(const WideAcc *a, char *out)
 {
 	if (a->agg == WIDE_AGG_HLL)
 		hll_write(a->regs, a->nonzero, out);
+	else if (a->agg == WIDE_AGG_DDS)
+		memcpy(out, a->encoded, a->encoded_len);
 	else if (WIDE_AGG_IS_FLOAT(a->agg))
 	{
 		double		f = WideAccFloat(a);

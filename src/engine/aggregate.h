@@ -23,7 +23,8 @@ typedef enum WideAggregate
 	/* the same over float8 values (a float8 value column) */
 	WIDE_AGG_FSUM,
 	WIDE_AGG_FMIN,
-	WIDE_AGG_FMAX
+	WIDE_AGG_FMAX,
+	WIDE_AGG_DDS				/* a DDSketch of float8 values (ddsketch.c) */
 } WideAggregate;
 
 #define WIDE_AGG_IS_FLOAT(a) \
@@ -57,9 +58,12 @@ typedef struct WideAcc
 	int64		i;				/* sum, min, max */
 	uint8	   *regs;			/* hll registers */
 	uint32		nonzero;		/* hll: set by WideAccSize */
+	char	   *encoded;		/* ddsketch: set by WideAccSize */
+	uint32		encoded_len;
 	double		f;				/* fmin, fmax */
 	uint8		fflags;			/* fsum: WIDE_FSUM_* */
 	uint64		limbs[WIDE_FSUM_LIMBS];	/* fsum */
+	struct WideDDS *dds;		/* ddsketch: its bins */
 	MemoryContext cxt;
 } WideAcc;
 
@@ -73,6 +77,15 @@ extern uint32 WideAccSize(WideAcc *a);
 extern void WideAccWrite(const WideAcc *a, char *out);
 extern double WideAccFloat(const WideAcc *a);
 extern double WideFloatInput(WideAggregate agg, double v);
+
+/* quantile sketches (ddsketch.c) */
+extern void WideDDSStart(WideAcc *a);
+extern void WideDDSAdd(WideAcc *a, double x);
+extern const char *WideDDSCheck(const char *data, uint32 len);
+extern void WideDDSMerge(WideAcc *a, const char *data, uint32 len);
+extern char *WideDDSEncode(const WideAcc *a, uint32 *len);
+extern uint64 WideDDSCount(const WideAcc *a);
+extern double WideDDSQuantile(const WideAcc *a, double q, bool *empty);
 
 /* exact float8 sums (fsum.c) */
 extern void WideFsumAdd(WideAcc *a, double v);

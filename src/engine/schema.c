@@ -640,6 +640,8 @@ parse_family(Relation rel, const char *name, int namelen,
 			f->aggregate = WIDE_AGG_MAX;
 		else if (l == 3 && memcmp(a, "hll", 3) == 0)
 			f->aggregate = WIDE_AGG_HLL;
+		else if (l == 8 && memcmp(a, "ddsketch", 8) == 0)
+			f->aggregate = WIDE_AGG_DDS;
 		else if (l == 6 && memcmp(a, "rollup", 6) == 0)
 			f->aggregate = WIDE_AGG_ROLLUP;
 	}
