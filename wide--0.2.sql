@@ -627,12 +627,12 @@ BEGIN
   IF jsonb_typeof(rollup->'functions') IS DISTINCT FROM 'array' THEN
     RAISE EXCEPTION 'functions of rollup "%" must be an array', family
       USING ERRCODE = 'invalid_parameter_value',
-            HINT = 'Functions are sum, count, min, max and hll.';
+            HINT = 'Functions are sum, count, min, max, hll and ddsketch.';
   END IF;
   SELECT array_agg(DISTINCT f ORDER BY f) INTO fns
     FROM jsonb_array_elements_text(rollup->'functions') f;
-  IF fns IS NULL OR NOT fns <@ ARRAY['sum', 'count', 'min', 'max', 'hll'] THEN
-    RAISE EXCEPTION 'functions of rollup "%" must be some of sum, count, min, max and hll, not %',
+  IF fns IS NULL OR NOT fns <@ ARRAY['sum', 'count', 'min', 'max', 'hll', 'ddsketch'] THEN
+    RAISE EXCEPTION 'functions of rollup "%" must be some of sum, count, min, max, hll and ddsketch, not %',
                     family, rollup->'functions'
       USING ERRCODE = 'invalid_parameter_value';
   END IF;
@@ -647,6 +647,12 @@ BEGIN
     RAISE EXCEPTION 'hll rollup "%" needs a value column of type bytea', family
       USING ERRCODE = 'datatype_mismatch',
             DETAIL = format('The value column of %s has type %s.', tbl, valtype);
+  END IF;
+  IF 'ddsketch' = ANY (fns) AND valtype <> 'bytea'::regtype THEN
+    RAISE EXCEPTION 'ddsketch rollup "%" needs a value column of type bytea', family
+      USING ERRCODE = 'datatype_mismatch',
+            DETAIL = format('The value column of %s has type %s.', tbl, valtype),
+            HINT = 'A ddsketch cell holds a quantile sketch; the readings are 8-byte big-endian integers, as sum takes them.';
   END IF;
   IF rollup ? 'key_parts' OR rollup ? 'delimiter' THEN
     IF jsonb_typeof(rollup->'key_parts') IS DISTINCT FROM 'number' OR
@@ -725,9 +731,10 @@ BEGIN
               WHEN 'max' THEN CASE WHEN valtype = 'float8'::regtype
                 THEN $m$CASE WHEN max(value) = 0 AND bool_or(float8send(value) = '\x0000000000000000') THEN '0'::float8 ELSE max(value) END$m$
                 ELSE format('max(%s)', val) END
+              WHEN 'ddsketch' THEN format('wide.ddsketch_agg((%s)::float8)', val)
               ELSE 'wide.hll_add_agg(value)' END, 'r_' || fn);
     vals := vals || format(', (%L, %s)', fn,
-      CASE fn WHEN 'hll' THEN 'NULL::bigint' ELSE format('g.%I', 'r_' || fn) END);
+      CASE WHEN fn IN ('hll', 'ddsketch') THEN 'NULL::bigint' ELSE format('g.%I', 'r_' || fn) END);
   END LOOP;
   IF nfns > 0 THEN
     EXECUTE format($q$
@@ -743,8 +750,9 @@ BEGIN
       family,
       format(qualsuffix, 'f.fn'),
       CASE WHEN valtype = 'bytea'::regtype
-           THEN format('CASE WHEN f.fn = ''hll'' THEN %s ELSE int8send(f.v) END',
-                       CASE WHEN r->'functions' ? 'hll' THEN 'g.r_hll' ELSE 'NULL' END)
+           THEN format('CASE WHEN f.fn = ''hll'' THEN %s WHEN f.fn = ''ddsketch'' THEN %s ELSE int8send(f.v) END',
+                       CASE WHEN r->'functions' ? 'hll' THEN 'g.r_hll' ELSE 'NULL' END,
+                       CASE WHEN r->'functions' ? 'ddsketch' THEN 'g.r_ddsketch' ELSE 'NULL' END)
            ELSE 'f.v' END,
       substr(vals, 3), rkey);
     GET DIAGNOSTICS n = ROW_COUNT;

@@ -104,5 +104,46 @@ CREATE TABLE notbytea (row_key text, family text, qualifier text, ts int8, value
 SELECT wide.create_family('notbytea', 'p', aggregate => 'ddsketch');
 SELECT wide.create_family('notbytea', 'p', aggregate => 'tdigest');
 
-DROP TABLE data, lat, log, notbytea;
+-- a ddsketch rollup (a bytea table: readings are 8-byte big-endian
+-- integers, as its sum takes them): each bucket's sketch is the sketch of
+-- its readings, byte for byte, through the backfill, live writes, an
+-- abort, compactions and rebuild_rollup
+CREATE TABLE rb (row_key text, family text, qualifier text, ts timestamptz, value bytea) USING wide;
+SELECT wide.create_family('rb', 'm');
+INSERT INTO rb SELECT 'h' || (i % 3) || '#' || i, 'm', 'lat', '2026-01-01'::timestamptz + i * interval '1 s',
+       int8send((i * 7919 % 1000 - 100)::int8) FROM generate_series(1, 900) i;
+SELECT wide.create_family('rb', 'p', rollup => '{"source": "m", "bucket": "5 minutes",
+  "functions": ["count", "ddsketch"], "key_parts": 1}');
+INSERT INTO rb SELECT 'h' || (i % 3) || '#' || i, 'm', 'lat', '2026-01-01'::timestamptz + i * interval '1 s',
+       int8send((i * 7919 % 1000 - 100)::int8) FROM generate_series(901, 1800) i;
+BEGIN;
+INSERT INTO rb VALUES ('h1#x', 'm', 'lat', '2026-01-01 00:01:00+00', int8send(100000));
+ROLLBACK;
+SELECT wide.compact('rb') IS NOT NULL AS compacted;
+CREATE FUNCTION rb_diff() RETURNS bigint LANGUAGE sql AS $$
+  WITH raw AS (
+    SELECT split_part(row_key, '#', 1) AS k, date_bin('5 minutes', ts, 'epoch') AS b,
+           wide.ddsketch_agg(('x' || encode(value, 'hex'))::bit(64)::bigint::float8) AS s
+      FROM rb WHERE family = 'm' GROUP BY 1, 2)
+  SELECT count(*) FROM raw
+    FULL JOIN (SELECT * FROM rb WHERE family = 'p' AND qualifier = 'lat:ddsketch') r
+      ON r.row_key = raw.k AND r.ts = raw.b
+   WHERE r.value IS DISTINCT FROM raw.s $$;
+SELECT rb_diff() AS diff, (SELECT count(*) FROM rb WHERE family = 'p') AS rollup_cells;
+SELECT bool_and(abs(wide.quantile(p.value, 0.99) - e.p99) <= 0.01 * abs(e.p99)) AS p99_within_1pct
+  FROM rb p, LATERAL (SELECT percentile_disc(0.99) WITHIN GROUP (ORDER BY ('x' || encode(value, 'hex'))::bit(64)::bigint) AS p99
+                        FROM rb r WHERE r.family = 'm' AND split_part(r.row_key, '#', 1) = p.row_key
+                         AND date_bin('5 minutes', r.ts, 'epoch') = p.ts) e
+ WHERE p.family = 'p' AND p.qualifier = 'lat:ddsketch';
+DELETE FROM rb WHERE family = 'm' AND row_key LIKE 'h2#1%';
+SELECT wide.rebuild_rollup('rb', 'p');
+SELECT wide.compact('rb', true) IS NOT NULL AS compacted;
+SELECT rb_diff() AS diff_after_rebuild;
+SELECT * FROM wide.verify('rb');
+CREATE TABLE rf (row_key text, family text, qualifier text, ts int8, value float8) USING wide;
+SELECT wide.create_family('rf', 'm');
+SELECT wide.create_family('rf', 'p', rollup => '{"source": "m", "bucket": "1 second", "functions": ["ddsketch"]}');
+
+DROP TABLE data, lat, log, notbytea, rb, rf;
+DROP FUNCTION rb_diff();
 DROP FUNCTION lat_diff();

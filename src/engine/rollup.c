@@ -19,12 +19,13 @@
  *	             of 'host7#1700000000000' keys with key_parts 1 is kept
  *	             under 'host7'
  *	  qualifier  the source qualifier, ':' and the function: 'cpu:sum',
- *	             'cpu:count', 'cpu:min', 'cpu:max', 'cpu:hll'
+ *	             'cpu:count', 'cpu:min', 'cpu:max', 'cpu:hll', 'cpu:ddsketch'
  *	  ts         the start of the source timestamp's bucket: ts - ts %
  *	             bucket (buckets are aligned on 1970-01-01 00:00 UTC)
  *	  input      sum, min, max: the value (int8 or float8; in a bytea
  *	             table 8 big-endian bytes); count: 1 (an int64, also in a
- *	             float8 table); hll: the value's hash
+ *	             float8 table); hll: the value's hash; ddsketch: the
+ *	             value (a bytea table's 8-byte integer) as a double
  *
  * A rollup family is an aggregate family whose aggregate is chosen per cell
  * by the qualifier's suffix (WideCellAggregate): ':sum' and ':count' sum,
@@ -96,7 +97,7 @@ int			wide_rollup_on_write = WIDE_ROLLUP_WRITE_AUTO;
 bool		(*wide_rollup_replaying) (void) = NULL;
 
 static const char *const function_names[WIDE_ROLLUP_NFUNCTIONS] = {
-	"sum", "count", "min", "max", "hll"
+	"sum", "count", "min", "max", "hll", "ddsketch"
 };
 
 /*
@@ -167,6 +168,8 @@ WideCellAggregate(const WideFamily *f, const char *qual, uint32 quallen)
 				break;
 			case WIDE_ROLLUP_HLL:
 				return WIDE_AGG_HLL;
+			case WIDE_ROLLUP_DDSKETCH:
+				return WIDE_AGG_DDS;
 			case WIDE_ROLLUP_COUNT:
 				return WIDE_AGG_SUM;	/* an int64 count in any table */
 			default:
@@ -203,7 +206,7 @@ WideRollupCellCheck(Relation rel, const WideFamily *f, const char *qual,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("qualifier \"%s\" of rollup family \"%s\" names no function",
 						pnstrdup(qual, Min(quallen, 64)), f->name),
-				 errdetail("A rollup cell's qualifier ends in :sum, :count, :min, :max or :hll."),
+				 errdetail("A rollup cell's qualifier ends in :sum, :count, :min, :max, :hll or :ddsketch."),
 				 errhint("Rollup families of wide table \"%s\" are written by writes to their source family; wide.rebuild_rollup() recomputes them.",
 						 RelationGetRelationName(rel))));
 	return WideCellAggregate(f, qual, quallen);
@@ -313,6 +316,14 @@ expand_one(Relation rel, const WideSchema *schema, const WideFamily *r,
 				break;
 			case WIDE_ROLLUP_HLL:
 				*(uint64 *) input = rollup_hash(schema, c);
+				break;
+			case WIDE_ROLLUP_DDSKETCH:
+				{
+					/* the value as sum takes it (a bytea table's integer) */
+					double		d = (double) rollup_int(rel, schema, r, c);
+
+					memcpy(input, &d, sizeof(double));
+				}
 				break;
 			default:
 				if (schema->valtype == FLOAT8OID && c->vallen == sizeof(double))

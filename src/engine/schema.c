@@ -31,11 +31,11 @@
  *	                              "max_age_us": <int>,        -- optional
  *	                              "gc": "union"|"intersection",
  *	                              "gc_rule": <rule>,          -- instead of the three above
- *	                              "aggregate": "sum"|"min"|"max"|"hll"|"rollup",
+ *	                              "aggregate": "sum"|"min"|"max"|"hll"|"ddsketch"|"rollup",
  *	                              "rollup": <rollup> } } }          -- with "rollup"
  *
  * A <rollup> is {"source": "<family>", "bucket": "<interval>", "bucket_us":
- * <int>, "functions": ["sum"|"count"|"min"|"max"|"hll", ...]}, written by
+ * <int>, "functions": ["sum"|"count"|"min"|"max"|"hll"|"ddsketch", ...]}, written by
  * wide.create_family(..., rollup => ...); see engine/rollup.c.
  *
  * A <rule> is Bigtable's nested GcRule, written by wide_internal._gc_rule:

@@ -102,6 +102,7 @@ typedef enum WideRollupFunction
 	WIDE_ROLLUP_MIN,
 	WIDE_ROLLUP_MAX,
 	WIDE_ROLLUP_HLL,
+	WIDE_ROLLUP_DDSKETCH,
 	WIDE_ROLLUP_NFUNCTIONS
 } WideRollupFunction;
 
