@@ -138,7 +138,7 @@ aggregate_write(FunctionCallInfo fcinfo, WideKind kind)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("column family \"%s\" is not an aggregate family", fam->name),
-				 errdetail("%s() writes to families created with an aggregate (sum, min, max or hll).",
+				 errdetail("%s() writes to families created with an aggregate (sum, min, max, hll or ddsketch).",
 						   fname),
 				 errhint("Use wide.set_cell() for a plain family.")));
 	(void) WideCellCoordinates(rel, schema, values, isnull, &cell);
