@@ -160,6 +160,11 @@ extern RowsScan *WideRowsScanOpen(WideRowShape *shape, Snapshot snapshot,
 extern bool WideRowsScanNext(RowsScan *st, struct ExprContext *econtext,
 							 Datum *values, bool *isnull);
 extern void WideRowsScanRestart(RowsScan *st);
+extern Size WideRowsScanEstimateDSM(RowsScan *st, struct ExprContext *econtext,
+									int nworkers);
+extern void WideRowsScanInitDSM(RowsScan *st, void *coordinate);
+extern void WideRowsScanReinitDSM(RowsScan *st, void *coordinate);
+extern void WideRowsScanInitWorker(RowsScan *st, void *coordinate);
 extern void WideRowsScanClose(RowsScan *st);
 struct ExplainState;
 extern void WideRowsScanExplain(Oid relid, List *fdw_private, RowsScan *st,

@@ -9,7 +9,8 @@
 # scans), GROUP BY key parts and time buckets, joins with a small tags
 # table (hashed and parameterized nested loops), LATERAL ... LIMIT 1,
 # DISTINCT ON, IN (subquery), generic plans with parameters; GROUP BY
-# inside the scan (wide.enable_aggregate_pushdown on, and off).  Every query
+# inside the scan (wide.enable_aggregate_pushdown on, and off); parallel
+# scans of rows (partial paths under Gather, costs that favour them).  Every query
 # runs on the heap and on the row forms under several planner settings,
 # and must return the same rows.  Between rounds, random INSERTs
 # (overwriting columns), UPDATEs (NULL deletes a cell) and DELETEs go to
@@ -35,7 +36,7 @@ diag "rows differential seed $seed, $nqueries queries";
 my $node = PostgreSQL::Test::Cluster->new('rowsfuzz');
 $node->init;
 $node->append_conf('postgresql.conf',
-	"autovacuum = off\njit = off\nwide.flush_threshold = 16\nwide.block_size = 1024\ntimezone = 'UTC'\n");
+	"autovacuum = off\njit = off\nwide.flush_threshold = 16\nwide.block_size = 1024\ntimezone = 'UTC'\nwide.parallel_stretch_blocks = 1\n");
 $node->start;
 
 sub rnd { return int(rand($_[0])); }
@@ -140,7 +141,7 @@ $f$;
 
 CREATE FUNCTION fz(q text, prep text, args text[]) RETURNS text LANGUAGE plpgsql AS $f$
 DECLARE
-	cfgs text[] := ARRAY['heap', 'rows', 'rows nl nosort', 'rev', 'rev nl', 'salt', 'salt nl nosort'];
+	cfgs text[] := ARRAY['heap', 'rows', 'rows nl nosort', 'rows par', 'rev', 'rev nl', 'salt', 'salt nl nosort', 'salt par nosort'];
 	cfg text;
 	res text[] := '{}';
 	shown text := '';
@@ -156,6 +157,11 @@ BEGIN
 		PERFORM set_config('enable_sort', CASE WHEN cfg ~ 'nosort' THEN 'off' ELSE 'on' END, true);
 		PERFORM set_config('enable_hashagg', CASE WHEN cfg ~ 'nosort' THEN 'off' ELSE 'on' END, true);
 		PERFORM set_config('wide.enable_aggregate_pushdown', CASE WHEN cfg ~ 'nosort' THEN 'off' ELSE 'on' END, true);
+		-- parallel scans of rows wherever the planner may take one
+		PERFORM set_config('max_parallel_workers_per_gather', CASE WHEN cfg ~ 'par' THEN '2' ELSE '0' END, true);
+		PERFORM set_config('parallel_setup_cost', CASE WHEN cfg ~ 'par' THEN '0' ELSE '1000' END, true);
+		PERFORM set_config('parallel_tuple_cost', CASE WHEN cfg ~ 'par' THEN '0' ELSE '0.1' END, true);
+		PERFORM set_config('min_parallel_table_scan_size', CASE WHEN cfg ~ 'par' THEN '0' ELSE '1024' END, true);
 		body := replace(q, '{T}', CASE WHEN cfg = 'heap' THEN 'cpu_heap' WHEN cfg ~ 'rev' THEN 'cpu_rev'
 		                                   WHEN cfg ~ 'salt' THEN 'cpu_salt' ELSE 'cpu_rows' END);
 		IF prep = '' THEN
@@ -194,6 +200,7 @@ BEGIN
 		|| CASE WHEN shown ~ 'Filter: [^\n]*tags_id = [a-z]+\.id' THEN ' param' ELSE '' END
 		|| CASE WHEN shown ~ 'Direction: backward' THEN ' backward' ELSE '' END
 		|| CASE WHEN shown ~ 'Aggregates: ' THEN ' grouped' ELSE '' END
+		|| CASE WHEN shown ~ 'Parallel Foreign Scan' THEN ' parallel' ELSE '' END
 		|| CASE WHEN res[1] ~ '^#?ERROR' THEN ' error' WHEN res[1] ~ '^(#\n)*$' THEN ' empty' ELSE '' END;
 END
 $f$;
@@ -452,6 +459,7 @@ cmp_ok($seen{timekeys} // 0, '>', $nqueries / 10, 'time ranges on the key');
 cmp_ok($seen{param} // 0, '>', $nqueries / 40, 'parameterized nested loops');
 cmp_ok($seen{backward} // 0, '>', $nqueries / 40, 'backward scans');
 cmp_ok($seen{grouped} // 0, '>', $nqueries / 20, 'GROUP BY inside the scan');
+cmp_ok($seen{parallel} // 0, '>', $nqueries / 10, 'parallel scans of rows');
 
 $node->stop;
 done_testing();
