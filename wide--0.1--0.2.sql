@@ -572,7 +572,8 @@ CREATE OR REPLACE FUNCTION wide.create_family(tbl regclass, family text,
                                    rollup jsonb DEFAULT NULL)
 RETURNS void
 AS 'MODULE_PATHNAME', 'wide_create_family'
-LANGUAGE C;
+LANGUAGE C
+SET search_path = pg_catalog, pg_temp;
 
 COMMENT ON FUNCTION wide.create_family(regclass, text, int, interval, text, text, jsonb, jsonb) IS
   'create a column family with a garbage-collection policy, an aggregate type, or as a rollup of another family';
@@ -584,7 +585,8 @@ CREATE OR REPLACE FUNCTION wide.alter_family(tbl regclass, family text,
                                   gc_rule jsonb DEFAULT NULL)
 RETURNS void
 AS 'MODULE_PATHNAME', 'wide_alter_family'
-LANGUAGE C;
+LANGUAGE C
+SET search_path = pg_catalog, pg_temp;
 
 COMMENT ON FUNCTION wide.alter_family(regclass, text, int, interval, text, jsonb) IS
   'replace the garbage-collection policy of a column family';
@@ -592,7 +594,8 @@ COMMENT ON FUNCTION wide.alter_family(regclass, text, int, interval, text, jsonb
 CREATE OR REPLACE FUNCTION wide.drop_family(tbl regclass, family text)
 RETURNS void
 AS 'MODULE_PATHNAME', 'wide_drop_family'
-LANGUAGE C;
+LANGUAGE C
+SET search_path = pg_catalog, pg_temp;
 
 COMMENT ON FUNCTION wide.drop_family(regclass, text) IS
   'drop a column family: its cells become unreadable at once and are removed by compaction';
@@ -723,7 +726,8 @@ CREATE OR REPLACE FUNCTION wide.rebuild_rollup(tbl regclass, family text,
                                     start_key text DEFAULT NULL, end_key text DEFAULT NULL)
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'wide_rebuild_rollup'
-LANGUAGE C;
+LANGUAGE C
+SET search_path = pg_catalog, pg_temp;
 
 COMMENT ON FUNCTION wide.rebuild_rollup(regclass, text, text, text) IS
   'recompute the cells of a rollup family for the rows [start_key, end_key) from its source cells (after deletes of source cells, which rollups do not subtract); returns the cells written';
@@ -1684,7 +1688,8 @@ $$;
 CREATE OR REPLACE FUNCTION wide.create_tablets(parent regclass, split_keys text[], nodes text[])
 RETURNS SETOF regclass
 AS 'MODULE_PATHNAME', 'wide_create_tablets'
-LANGUAGE C;
+LANGUAGE C
+SET search_path = pg_catalog, pg_temp;
 
 COMMENT ON FUNCTION wide.create_tablets(regclass, text[], text[]) IS
   'split a parent PARTITION BY RANGE (row_key) into tablets at split keys, each local or on a postgres_fdw node';

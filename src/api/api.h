@@ -38,10 +38,10 @@ extern Relation WideOpenParent(FunctionCallInfo fcinfo, const char *fname, Oid r
 /* entry.c: the public functions whose work internal functions do */
 extern List *WideChildren(Oid relid, bool local, bool remote);
 /* families.c */
-extern char *WideStoreCatalogSql(const char *table, const char *famcol, const char *doc);
 extern void WideStoreCatalog(Oid relid, Jsonb *doc);
 /* remote.c: family changes and creation of remote tablets */
-extern void WideRemoteFamilies(Oid relid, const char *fn, int nargs, const char *const *args);
+extern char *WideStoreCatalogSql(const char *table, const char *famcol, const char *doc);
+extern void WideRemoteFamily(Oid tablet, const char *fn, int nargs, const char *const *args);
 extern void WideRemoteCreateTablet(Oid tablet, Jsonb *catalog);
 /* bigtable_json.c */
 extern Jsonb *WideBigtableJson(Jsonb *doc, Oid valtype);

@@ -18,7 +18,7 @@
  *		_family_doc (the checks and the new catalog), for a new rollup with
  *		key_parts on a parent of tablets _tablet_bounds, _bound_value and
  *		_check_rollup_boundary on each tablet's bounds, WideStoreCatalog,
- *		the same function on each local partition, WideRemoteFamilies on
+ *		the same function on each local partition, WideRemoteFamily on
  *		the remote ones, and for a new rollup of a wide table _rollup_fill
  *	wide.rebuild_rollup
  *		_rebuild_rollup (its checks, its lock and the DELETE, which check
@@ -327,7 +327,8 @@ family_change(FunctionCallInfo fcinfo, FamilyOp op)
 		getTypeOutputInfo(types[i], &out, &varlena);
 		remote_args[i] = OidOutputFunctionCall(out, PG_GETARG_DATUM(i + 1));
 	}
-	WideRemoteFamilies(relid, fns[op], ntypes, remote_args);
+	foreach(lc, WideChildren(relid, false, true))
+		WideRemoteFamily(lfirst_oid(lc), fns[op], ntypes, remote_args);
 
 	/* a rollup of a family with data starts complete (each partition fills its own) */
 	if (op == FAMILY_CREATE && !PG_ARGISNULL(7) && get_rel_relkind(relid) == RELKIND_RELATION)

@@ -4,9 +4,9 @@
  *	  SQL functions behind the family catalog.
  *
  * The catalog itself is the default expression of a wide table's "family"
- * column (see engine/schema.c); wide.create_family and friends, written in
- * SQL in the extension script, rewrite it with ALTER TABLE.  This file holds
- * the C pieces they need:
+ * column (see engine/schema.c); wide.create_family and friends (api/entry.c,
+ * with their checks in the extension script) rewrite it with ALTER TABLE.
+ * This file holds the C pieces they need:
  *
  *	  wide.family_catalog(jsonb) RETURNS text
  *		  the default expression itself: raises the error an INSERT without
@@ -15,10 +15,10 @@
  *		  the current catalog document of a wide table, or NULL.
  *	  wide_internal._store_catalog(regclass, jsonb), WideStoreCatalog
  *		  set it: ALTER TABLE ONLY t ALTER COLUMN family SET DEFAULT ...
- *	  wide_internal._store_catalog_sql(text, text, jsonb) RETURNS text,
- *	  WideStoreCatalogSql
- *		  that statement, for a table on a node (no internal function of the
- *		  extension runs there: the node's user may not execute those).
+ *	  wide_internal._store_catalog_sql(text, text, jsonb) RETURNS text
+ *		  that statement (WideStoreCatalogSql, remote.c), for a table on a
+ *		  node (no internal function of the extension runs there: the
+ *		  node's user may not execute those).
  *
  * IDENTIFICATION
  *	  src/api/families.c
@@ -47,19 +47,6 @@ PG_FUNCTION_INFO_V1(wide_family_catalog);
 PG_FUNCTION_INFO_V1(wide_family_catalog_of);
 PG_FUNCTION_INFO_V1(wide_store_catalog);
 PG_FUNCTION_INFO_V1(wide_store_catalog_sql);
-
-/*
- * WideStoreCatalogSql -- the statement that makes doc (jsonb as text) the
- * family catalog of a table (qualified and quoted) whose family column is
- * famcol (doc NULL: no catalog).  Its literal reads the same whatever standard_conforming_strings
- * is (quote_literal writes E'' where a backslash is in it).
- */
-char *
-WideStoreCatalogSql(const char *table, const char *famcol, const char *doc)
-{
-	return psprintf("ALTER TABLE ONLY %s ALTER COLUMN %s SET DEFAULT wide.family_catalog(%s::pg_catalog.jsonb)",
-					table, quote_identifier(famcol), doc ? quote_literal_cstr(doc) : "NULL");
-}
 
 /*
  * WideStoreCatalog -- make doc the family catalog of a table, as the

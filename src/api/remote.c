@@ -20,10 +20,12 @@
  *						in its own remote transaction (no changes expected)
  *		(both run the SQL they are given: not executable by PUBLIC, only by
  *		the extension's owner and superusers, for the tablet operations)
- *	WideRemoteFamilies(relid, fn, ...)	a family change of the remote tablets'
- *						tables on their nodes, for the tablets' owner
+ *	WideRemoteFamily(tablet, fn, ...)	a family change of a remote tablet's
+ *						table on its node, for the tablet's owner
  *	WideRemoteCreateTablet(tablet, catalog)	its table on the node, made
  *						from the foreign table's columns, for its owner
+ *	WideStoreCatalogSql(table, famcol, doc)	the statement that stores a
+ *						family catalog, here or on a node
  *	WideRemoteCall(fcinfo, tablet)	a data API call on a key of a remote
  *						tablet: the same function on the node, on its table
  *	WideRemoteRows(...)	a read of the data API on the node, its rows into
@@ -1132,7 +1134,7 @@ remote_family(Oid tablet, const char *fn, int nargs, const char *const *args)
 
 	/*
 	 * The family change takes the node table's AccessExclusiveLock: wait for
-	 * it 1 s at most (WideRemoteFamilies retries), as tablet operations' DDL
+	 * it 1 s at most (WideRemoteFamily retries), as tablet operations' DDL
 	 * does (_remote_ddl): a reader's transaction on the node may hold the
 	 * table while its next statement waits behind this one, a cycle through
 	 * the coordinator that no server's deadlock detector sees.  SET LOCAL is
@@ -1144,69 +1146,75 @@ remote_family(Oid tablet, const char *fn, int nargs, const char *const *args)
 }
 
 /*
- * WideRemoteFamilies -- a family change (as remote_family) on every remote
- * tablet of a table, in the order of their OIDs.  Each waits 1 s at most
- * for the node table's lock and is tried up to 10 times, each attempt in a
- * subtransaction (rolled back to a savepoint on the node), as a tablet
- * operation's DDL is (_remote_ddl): without it a family change once waited
- * for ever in the distributed stress test (t/226, both switches).
+ * WideRemoteFamily -- a family change (as remote_family) on a remote
+ * tablet.  It waits 1 s at most for the node table's lock and is tried up
+ * to 10 times, each attempt in a subtransaction (rolled back to a
+ * savepoint on the node), as a tablet operation's DDL is (_remote_ddl):
+ * without it a family change once waited for ever in the distributed
+ * stress test (t/226, both switches).
  */
 void
-WideRemoteFamilies(Oid relid, const char *fn, int nargs, const char *const *args)
+WideRemoteFamily(Oid tablet, const char *fn, int nargs, const char *const *args)
 {
 	const int	attempts = 10;
-	List	   *tablets = WideChildren(relid, false, true);
-	ListCell   *lc;
+	char	   *msg = NULL;
+	bool		done = false;
+	int			attempt;
 
-	foreach(lc, tablets)
+	for (attempt = 1; attempt <= attempts && !done; attempt++)
 	{
-		Oid			tablet = lfirst_oid(lc);
-		char	   *msg = NULL;
-		bool		done = false;
-		int			attempt;
+		MemoryContext cxt = CurrentMemoryContext;
+		ResourceOwner owner = CurrentResourceOwner;
 
-		for (attempt = 1; attempt <= attempts && !done; attempt++)
+		BeginInternalSubTransaction(NULL);
+		MemoryContextSwitchTo(cxt);
+		PG_TRY();
 		{
-			MemoryContext cxt = CurrentMemoryContext;
-			ResourceOwner owner = CurrentResourceOwner;
-
-			BeginInternalSubTransaction(NULL);
+			remote_family(tablet, fn, nargs, args);
+			ReleaseCurrentSubTransaction();
 			MemoryContextSwitchTo(cxt);
-			PG_TRY();
-			{
-				remote_family(tablet, fn, nargs, args);
-				ReleaseCurrentSubTransaction();
-				MemoryContextSwitchTo(cxt);
-				CurrentResourceOwner = owner;
-				done = true;
-			}
-			PG_CATCH();
-			{
-				ErrorData  *edata;
-
-				MemoryContextSwitchTo(cxt);
-				edata = CopyErrorData();
-				FlushErrorState();
-				RollbackAndReleaseCurrentSubTransaction();
-				MemoryContextSwitchTo(cxt);
-				CurrentResourceOwner = owner;
-				if (edata->sqlerrcode != ERRCODE_LOCK_NOT_AVAILABLE)
-					ReThrowError(edata);
-				msg = edata->message;
-			}
-			PG_END_TRY();
-			if (!done)
-				DirectFunctionCall1(pg_sleep, Float8GetDatum(0.1 * attempt));
+			CurrentResourceOwner = owner;
+			done = true;
 		}
+		PG_CATCH();
+		{
+			ErrorData  *edata;
+
+			MemoryContextSwitchTo(cxt);
+			edata = CopyErrorData();
+			FlushErrorState();
+			RollbackAndReleaseCurrentSubTransaction();
+			MemoryContextSwitchTo(cxt);
+			CurrentResourceOwner = owner;
+			if (edata->sqlerrcode != ERRCODE_LOCK_NOT_AVAILABLE)
+				ReThrowError(edata);
+			msg = edata->message;
+		}
+		PG_END_TRY();
 		if (!done)
-			ereport(ERROR,
-					(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
-					 errmsg("%s", msg),
-					 errdetail("The family change of tablet %s waited for a lock on its node %d times for 1 s; sessions there held it.",
-							   DatumGetCString(DirectFunctionCall1(regclassout, ObjectIdGetDatum(tablet))),
-							   attempts),
-					 errhint("Retry when those sessions have ended.")));
+			DirectFunctionCall1(pg_sleep, Float8GetDatum(0.1 * attempt));
 	}
+	if (!done)
+		ereport(ERROR,
+				(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
+				 errmsg("%s", msg),
+				 errdetail("The family change of tablet %s waited for a lock on its node %d times for 1 s; sessions there held it.",
+						   DatumGetCString(DirectFunctionCall1(regclassout, ObjectIdGetDatum(tablet))),
+						   attempts),
+				 errhint("Retry when those sessions have ended.")));
+}
+
+/*
+ * WideStoreCatalogSql -- the statement that makes doc (jsonb as text) the
+ * family catalog of a table (qualified and quoted) whose family column is
+ * famcol (doc NULL: no catalog).  Its literal reads the same whatever standard_conforming_strings
+ * is (quote_literal writes E'' where a backslash is in it).
+ */
+char *
+WideStoreCatalogSql(const char *table, const char *famcol, const char *doc)
+{
+	return psprintf("ALTER TABLE ONLY %s ALTER COLUMN %s SET DEFAULT wide.family_catalog(%s::pg_catalog.jsonb)",
+					table, quote_identifier(famcol), doc ? quote_literal_cstr(doc) : "NULL");
 }
 
 /*
