@@ -35,6 +35,7 @@ OBJS = \
 	src/api/aggregates.o \
 	src/api/conditional.o \
 	src/api/families.o \
+	src/api/entry.o \
 	src/api/filter.o \
 	src/api/jsonargs.o \
 	src/api/maintenance.o \

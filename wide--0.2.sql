@@ -54,8 +54,9 @@ GRANT USAGE ON SCHEMA wide TO PUBLIC;
 
 -- The internal functions (named _*) live in schema wide_internal, out of
 -- the way of \df wide.*; see "EXECUTE of the internal functions" at the
--- end for who may execute them.  USAGE is granted because PUBLIC functions
--- call some of them as the caller, which PostgreSQL checks.
+-- end for who may execute them (no one but the extension's owner and
+-- superusers).  USAGE (name lookup, no EXECUTE) is granted: the public
+-- functions in C look them up as the caller.
 CREATE SCHEMA wide_internal;
 GRANT USAGE ON SCHEMA wide_internal TO PUBLIC;
 
@@ -79,111 +80,156 @@ RETURNS jsonb
 AS 'MODULE_PATHNAME', 'wide_family_catalog_of'
 LANGUAGE C STRICT STABLE;
 
--- A nested GC rule in Bigtable's GcRule JSON (max_num_versions or
--- maxNumVersions; max_age or maxAge as "86400s" or an interval; union and
--- intersection as an array or {"rules": [...]}), checked and written in the
--- catalog's form: {"max_num_versions": n}, {"max_age": text, "max_age_us":
--- n}, {"union": [...]}, {"intersection": [...]}.
-CREATE FUNCTION wide_internal._gc_rule(rule jsonb, depth int DEFAULT 1)
-RETURNS jsonb
-LANGUAGE plpgsql IMMUTABLE
-SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-  k text;
-  v jsonb;
-  n numeric;
-  age interval;
-  parts jsonb := '[]';
-  e jsonb;
-BEGIN
-  IF depth > 8 THEN
-    RAISE EXCEPTION 'GC rule is nested too deep'
-      USING ERRCODE = 'invalid_parameter_value',
-            DETAIL = 'A GC rule may nest unions and intersections 8 deep.';
-  END IF;
-  IF jsonb_typeof(rule) IS DISTINCT FROM 'object' OR (SELECT count(*) FROM jsonb_object_keys(rule)) <> 1 THEN
-    RAISE EXCEPTION 'invalid GC rule %', coalesce(rule::text, 'NULL')
-      USING ERRCODE = 'invalid_parameter_value',
-            DETAIL = 'A GC rule is an object with one key: max_num_versions, max_age, union or intersection.',
-            HINT = 'For example {"union": [{"max_num_versions": 3}, {"max_age": "86400s"}]}.';
-  END IF;
-  SELECT key, value INTO k, v FROM jsonb_each(rule);
-  IF k IN ('max_num_versions', 'maxNumVersions') THEN
-    IF jsonb_typeof(v) = 'string' AND v #>> '{}' ~ '^[0-9]+$' THEN
-      v := to_jsonb((v #>> '{}')::numeric);
-    END IF;
-    IF jsonb_typeof(v) IS DISTINCT FROM 'number' OR v::numeric < 1 OR v::numeric > 2147483647
-       OR v::numeric <> trunc(v::numeric) THEN
-      RAISE EXCEPTION 'max_num_versions must be a whole number from 1 to 2147483647, not %', v
-        USING ERRCODE = 'invalid_parameter_value';
-    END IF;
-    RETURN jsonb_build_object('max_num_versions', v::numeric::int);
-  ELSIF k IN ('max_age', 'maxAge') THEN
-    BEGIN
-      IF jsonb_typeof(v) = 'number' THEN
-        age := make_interval(secs => v::numeric::float8);
-      ELSIF jsonb_typeof(v) = 'string' AND v #>> '{}' ~ '^[0-9]+(\.[0-9]+)?s$' THEN
-        age := make_interval(secs => rtrim(v #>> '{}', 's')::float8);
-      ELSIF jsonb_typeof(v) = 'string' THEN
-        age := (v #>> '{}')::interval;
-      END IF;
-    EXCEPTION WHEN invalid_datetime_format OR datetime_field_overflow OR interval_field_overflow THEN
-      age := NULL;
-    END;
-    IF age IS NULL OR age <= interval '0' THEN
-      RAISE EXCEPTION 'max_age must be a positive duration, not %', v
-        USING ERRCODE = 'invalid_parameter_value',
-              HINT = 'Write it as Bigtable does ("86400s") or as an interval ("1 day").';
-    END IF;
-    RETURN jsonb_build_object('max_age', age::text,
-                              'max_age_us', (extract(epoch FROM age) * 1000000)::bigint);
-  ELSIF k IN ('union', 'intersection') THEN
-    IF jsonb_typeof(v) = 'object' AND v ? 'rules' AND (SELECT count(*) FROM jsonb_object_keys(v)) = 1 THEN
-      v := v->'rules';
-    END IF;
-    IF jsonb_typeof(v) IS DISTINCT FROM 'array' OR jsonb_array_length(v) = 0 THEN
-      RAISE EXCEPTION '% must be a non-empty array of GC rules, not %', k, v
-        USING ERRCODE = 'invalid_parameter_value';
-    END IF;
-    FOR e IN SELECT value FROM jsonb_array_elements(v) LOOP
-      parts := parts || jsonb_build_array(wide_internal._gc_rule(e, depth + 1));
-    END LOOP;
-    rule := jsonb_build_object(k, parts);
-    IF depth = 1 AND (SELECT count(*) FROM jsonb_path_query(rule, 'strict $.** ? (@.type() == "object")')) > 32 THEN
-      RAISE EXCEPTION 'GC rule has too many parts'
-        USING ERRCODE = 'invalid_parameter_value',
-              DETAIL = 'A GC rule may have at most 32 rules, unions and intersections in all.';
-    END IF;
-    RETURN rule;
-  END IF;
-  RAISE EXCEPTION 'unknown GC rule "%"', k
-    USING ERRCODE = 'invalid_parameter_value',
-          HINT = 'A GC rule is max_num_versions, max_age, union or intersection.';
-END
-$$;
-
--- Validate family options; returns the family's entry of the catalog.
-CREATE FUNCTION wide_internal._family_entry(tbl regclass, family text, id bigint,
-                                   max_versions int, max_age interval,
-                                   gc text, aggregate text, gc_rule jsonb DEFAULT NULL)
+-- The checks and the new catalog document of a family change (op:
+-- create, alter or drop; the arguments of wide.create_family and
+-- friends), on the document doc that _lock_catalog returned; hint: the
+-- hint of an unknown family's error (_family_hint).  Returns {"doc": the
+-- new document, "check": {"families": {family: entry}}} where check is
+-- there when the new family is a rollup with key_parts of a parent split
+-- at its row keys: its tablets' bounds must not split the rollup's groups
+-- (_check_rollup_boundary).  Pure: the family functions (C, api/entry.c)
+-- lock, store and reach the partitions and nodes.
+CREATE FUNCTION wide_internal._family_doc(op text, tbl regclass, doc jsonb, hint text, family text,
+                                 max_versions int, max_age interval, gc text,
+                                 aggregate text, gc_rule jsonb, rollup jsonb)
 RETURNS jsonb
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
+  old jsonb;
+  id bigint;
+  agg text := aggregate;
+  entry jsonb;
   valtype regtype;
   r jsonb;
   a jsonb;
   b jsonb;
 BEGIN
+  IF op = 'create' THEN
+    id := (doc->>'next_id')::bigint;
+  ELSE
+    old := doc->'families'->family;
+    IF old IS NULL THEN
+      RAISE EXCEPTION 'column family "%" does not exist in wide table %', family, tbl
+        USING ERRCODE = 'undefined_object', HINT = hint;
+    END IF;
+    IF op = 'drop' THEN
+      IF EXISTS (SELECT FROM jsonb_each(doc->'families') f
+                 WHERE f.value->'rollup'->>'source' = family) THEN
+        RAISE EXCEPTION 'column family "%" of wide table % has rollups', family, tbl
+          USING ERRCODE = 'dependent_objects_still_exist',
+                DETAIL = format('Rollup families of it: %s.',
+                                (SELECT string_agg(f.key, ', ' ORDER BY f.key)
+                                   FROM jsonb_each(doc->'families') f
+                                  WHERE f.value->'rollup'->>'source' = family)),
+                HINT = 'Drop the rollup families first: their cells stay readable without their source.';
+      END IF;
+      RETURN jsonb_build_object('doc', doc #- ARRAY['families', family]);
+    END IF;
+    id := (old->>'id')::bigint;
+    agg := nullif(old->>'aggregate', 'rollup');
+  END IF;
+
+  -- the family's entry of the catalog, its options checked
   IF gc_rule IS NOT NULL THEN
     IF max_versions IS NOT NULL OR max_age IS NOT NULL OR gc IS DISTINCT FROM 'union' THEN
       RAISE EXCEPTION 'a family takes either gc_rule or max_versions, max_age and gc'
         USING ERRCODE = 'invalid_parameter_value',
               HINT = 'Write the whole policy as gc_rule, e.g. {"union": [{"max_num_versions": 3}, {"max_age": "86400s"}]}.';
     END IF;
-    r := wide_internal._gc_rule(gc_rule);
+    -- A nested GC rule in Bigtable's GcRule JSON (max_num_versions or
+    -- maxNumVersions; max_age or maxAge as "86400s" or an interval; union
+    -- and intersection as an array or {"rules": [...]}), checked and
+    -- written in the catalog's form: {"max_num_versions": n}, {"max_age":
+    -- text, "max_age_us": n}, {"union": [...]}, {"intersection": [...]}.
+    -- Depth first, each rule checked before the rules under it.
+    DECLARE
+      todo jsonb := jsonb_build_array(jsonb_build_object('path', '[]'::jsonb, 'depth', 1, 'rule', gc_rule));
+      item jsonb;
+      path text[];
+      depth int;
+      rule jsonb;
+      k text;
+      v jsonb;
+      age interval;
+      norm jsonb;
+    BEGIN
+      WHILE jsonb_array_length(todo) > 0 LOOP
+        item := todo->-1;
+        todo := todo - (-1);
+        path := ARRAY(SELECT jsonb_array_elements_text(item->'path'));
+        depth := (item->>'depth')::int;
+        rule := item->'rule';
+        IF depth > 8 THEN
+          RAISE EXCEPTION 'GC rule is nested too deep'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = 'A GC rule may nest unions and intersections 8 deep.';
+        END IF;
+        IF jsonb_typeof(rule) IS DISTINCT FROM 'object' OR (SELECT count(*) FROM jsonb_object_keys(rule)) <> 1 THEN
+          RAISE EXCEPTION 'invalid GC rule %', coalesce(rule::text, 'NULL')
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = 'A GC rule is an object with one key: max_num_versions, max_age, union or intersection.',
+                  HINT = 'For example {"union": [{"max_num_versions": 3}, {"max_age": "86400s"}]}.';
+        END IF;
+        SELECT key, value INTO k, v FROM jsonb_each(rule);
+        IF k IN ('max_num_versions', 'maxNumVersions') THEN
+          IF jsonb_typeof(v) = 'string' AND v #>> '{}' ~ '^[0-9]+$' THEN
+            v := to_jsonb((v #>> '{}')::numeric);
+          END IF;
+          IF jsonb_typeof(v) IS DISTINCT FROM 'number' OR v::numeric < 1 OR v::numeric > 2147483647
+             OR v::numeric <> trunc(v::numeric) THEN
+            RAISE EXCEPTION 'max_num_versions must be a whole number from 1 to 2147483647, not %', v
+              USING ERRCODE = 'invalid_parameter_value';
+          END IF;
+          norm := jsonb_build_object('max_num_versions', v::numeric::int);
+        ELSIF k IN ('max_age', 'maxAge') THEN
+          age := NULL;
+          BEGIN
+            IF jsonb_typeof(v) = 'number' THEN
+              age := make_interval(secs => v::numeric::float8);
+            ELSIF jsonb_typeof(v) = 'string' AND v #>> '{}' ~ '^[0-9]+(\.[0-9]+)?s$' THEN
+              age := make_interval(secs => rtrim(v #>> '{}', 's')::float8);
+            ELSIF jsonb_typeof(v) = 'string' THEN
+              age := (v #>> '{}')::interval;
+            END IF;
+          EXCEPTION WHEN invalid_datetime_format OR datetime_field_overflow OR interval_field_overflow THEN
+            age := NULL;
+          END;
+          IF age IS NULL OR age <= interval '0' THEN
+            RAISE EXCEPTION 'max_age must be a positive duration, not %', v
+              USING ERRCODE = 'invalid_parameter_value',
+                    HINT = 'Write it as Bigtable does ("86400s") or as an interval ("1 day").';
+          END IF;
+          norm := jsonb_build_object('max_age', age::text,
+                                    'max_age_us', (extract(epoch FROM age) * 1000000)::bigint);
+        ELSIF k IN ('union', 'intersection') THEN
+          IF jsonb_typeof(v) = 'object' AND v ? 'rules' AND (SELECT count(*) FROM jsonb_object_keys(v)) = 1 THEN
+            v := v->'rules';
+          END IF;
+          IF jsonb_typeof(v) IS DISTINCT FROM 'array' OR jsonb_array_length(v) = 0 THEN
+            RAISE EXCEPTION '% must be a non-empty array of GC rules, not %', k, v
+              USING ERRCODE = 'invalid_parameter_value';
+          END IF;
+          -- its rules replace the elements of v in place, first one first
+          norm := jsonb_build_object(k, v);
+          FOR i IN REVERSE jsonb_array_length(v) - 1 .. 0 LOOP
+            todo := todo || jsonb_build_array(jsonb_build_object(
+              'path', to_jsonb(path || ARRAY[k, i::text]), 'depth', depth + 1, 'rule', v->i));
+          END LOOP;
+        ELSE
+          RAISE EXCEPTION 'unknown GC rule "%"', k
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'A GC rule is max_num_versions, max_age, union or intersection.';
+        END IF;
+        r := CASE WHEN cardinality(path) = 0 THEN norm ELSE jsonb_set(r, path, norm) END;
+      END LOOP;
+      IF (SELECT count(*) FROM jsonb_path_query(r, 'strict $.** ? (@.type() == "object")')) > 32 THEN
+        RAISE EXCEPTION 'GC rule has too many parts'
+          USING ERRCODE = 'invalid_parameter_value',
+                DETAIL = 'A GC rule may have at most 32 rules, unions and intersections in all.';
+      END IF;
+    END;
     -- the flat policies stay flat: one rule, or one of each joined
     IF r ? 'max_num_versions' THEN
       max_versions := (r->>'max_num_versions')::int;
@@ -223,21 +269,21 @@ BEGIN
       USING ERRCODE = 'invalid_parameter_value',
             DETAIL = 'union collects a cell when either rule says so; intersection when both do.';
   END IF;
-  IF aggregate IS NOT NULL THEN
-    IF aggregate NOT IN ('sum', 'min', 'max', 'hll', 'ddsketch') THEN
-      RAISE EXCEPTION 'unknown aggregate "%"', aggregate
+  IF agg IS NOT NULL THEN
+    IF agg NOT IN ('sum', 'min', 'max', 'hll', 'ddsketch') THEN
+      RAISE EXCEPTION 'unknown aggregate "%"', agg
         USING ERRCODE = 'invalid_parameter_value',
               HINT = 'Aggregate families are sum, min, max, hll or ddsketch.';
     END IF;
     SELECT a.atttypid INTO valtype FROM pg_attribute a
       WHERE a.attrelid = tbl AND a.attnum = 5;
-    IF aggregate = 'hll' AND valtype <> 'bytea'::regtype THEN
+    IF agg = 'hll' AND valtype <> 'bytea'::regtype THEN
       RAISE EXCEPTION 'hll family "%" needs a value column of type bytea', family
         USING ERRCODE = 'datatype_mismatch',
               DETAIL = format('The value column of %s has type %s.', tbl, valtype),
               HINT = 'An hll cell holds a HyperLogLog sketch; read its estimate with wide.hll_count(value).';
     END IF;
-    IF aggregate = 'ddsketch' AND valtype <> 'bytea'::regtype THEN
+    IF agg = 'ddsketch' AND valtype <> 'bytea'::regtype THEN
       RAISE EXCEPTION 'ddsketch family "%" needs a value column of type bytea', family
         USING ERRCODE = 'datatype_mismatch',
               DETAIL = format('The value column of %s has type %s.', tbl, valtype),
@@ -250,19 +296,139 @@ BEGIN
               HINT = 'sum, min and max keep a 64-bit integer per cell, or a float8 one (a float8 sum exact in any order of writes).';
     END IF;
   END IF;
-  RETURN jsonb_strip_nulls(jsonb_build_object(
+  entry := jsonb_strip_nulls(jsonb_build_object(
     'id', id,
     'max_versions', max_versions,
     'max_age', max_age::text,
     'max_age_us', (extract(epoch FROM max_age) * 1000000)::bigint,
     'gc', CASE WHEN r IS NULL THEN gc END,
     'gc_rule', r,
-    'aggregate', aggregate));
+    'aggregate', agg));
+
+  IF op = 'alter' THEN
+    RETURN jsonb_build_object('doc', jsonb_set(doc, ARRAY['families', family],
+      entry || CASE WHEN old ? 'rollup'
+                    THEN jsonb_build_object('aggregate', 'rollup', 'rollup', old->'rollup')
+                    ELSE '{}'::jsonb END));
+  END IF;
+
+  IF doc->'families' ? family THEN
+    RAISE EXCEPTION 'column family "%" already exists in wide table %', family, tbl
+      USING ERRCODE = 'duplicate_object',
+            HINT = 'Change its garbage-collection policy with wide.alter_family().';
+  END IF;
+  IF rollup IS NOT NULL THEN
+    IF aggregate IS NOT NULL THEN
+      RAISE EXCEPTION 'a family takes either aggregate or rollup'
+        USING ERRCODE = 'invalid_parameter_value',
+              HINT = 'A rollup family chooses its aggregate per qualifier: cpu:sum, cpu:count, cpu:min, cpu:max, cpu:hll.';
+    END IF;
+    -- the rollup definition, as the catalog keeps it
+    DECLARE
+      source text;
+      src jsonb;
+      bucket interval;
+      fns text[];
+      valtype regtype;
+    BEGIN
+      IF jsonb_typeof(rollup) <> 'object' OR
+         EXISTS (SELECT FROM jsonb_object_keys(rollup) k
+                  WHERE k NOT IN ('source', 'bucket', 'functions', 'key_parts', 'delimiter')) THEN
+        RAISE EXCEPTION 'a rollup is an object with source, bucket, functions, and optionally key_parts and delimiter'
+          USING ERRCODE = 'invalid_parameter_value',
+                HINT = 'E.g. {"source": "m", "bucket": "5 minutes", "functions": ["sum", "count", "min", "max"]}.';
+      END IF;
+      source := rollup->>'source';
+      src := doc->'families'->source;
+      IF src IS NULL THEN
+        RAISE EXCEPTION 'source family "%" of rollup "%" does not exist in wide table %',
+                        source, family, tbl
+          USING ERRCODE = 'undefined_object',
+                HINT = 'Create the source family first; a rollup aggregates a family of the same table.';
+      END IF;
+      IF src ? 'aggregate' THEN
+        RAISE EXCEPTION 'source family "%" of rollup "%" is an aggregate family', source, family
+          USING ERRCODE = 'invalid_parameter_value',
+                HINT = 'A rollup aggregates the values written to a plain family.';
+      END IF;
+      BEGIN
+        bucket := (rollup->>'bucket')::interval;
+      EXCEPTION WHEN others THEN
+        bucket := NULL;
+      END;
+      IF bucket IS NULL OR bucket <= interval '0' OR extract(month FROM bucket) <> 0
+         OR extract(year FROM bucket) <> 0 THEN
+        RAISE EXCEPTION 'bucket of rollup "%" must be a positive interval of fixed length, not %',
+                        family, coalesce(rollup->>'bucket', 'NULL')
+          USING ERRCODE = 'invalid_parameter_value',
+                DETAIL = 'Buckets start at multiples of their width since 1970-01-01 00:00 UTC; months and years vary in length.',
+                HINT = 'E.g. "1 minute", "5 minutes", "1 hour", "1 day".';
+      END IF;
+      IF jsonb_typeof(rollup->'functions') IS DISTINCT FROM 'array' THEN
+        RAISE EXCEPTION 'functions of rollup "%" must be an array', family
+          USING ERRCODE = 'invalid_parameter_value',
+                HINT = 'Functions are sum, count, min, max, hll and ddsketch.';
+      END IF;
+      SELECT array_agg(DISTINCT f ORDER BY f) INTO fns
+        FROM jsonb_array_elements_text(rollup->'functions') f;
+      IF fns IS NULL OR NOT fns <@ ARRAY['sum', 'count', 'min', 'max', 'hll', 'ddsketch'] THEN
+        RAISE EXCEPTION 'functions of rollup "%" must be some of sum, count, min, max, hll and ddsketch, not %',
+                        family, rollup->'functions'
+          USING ERRCODE = 'invalid_parameter_value';
+      END IF;
+      SELECT a.atttypid INTO valtype FROM pg_attribute a WHERE a.attrelid = tbl AND a.attnum = 5;
+      IF valtype NOT IN ('int8'::regtype, 'float8'::regtype, 'bytea'::regtype) THEN
+        RAISE EXCEPTION 'rollup family "%" needs a value column of type int8, float8 or bytea', family
+          USING ERRCODE = 'datatype_mismatch',
+                DETAIL = format('The value column of %s has type %s.', tbl, valtype),
+                HINT = 'Rollups keep 64-bit integers or float8 values (a float8 sum is exact whatever the order of writes, rounded once when read): store measurements as int8 or float8.';
+      END IF;
+      IF 'hll' = ANY (fns) AND valtype <> 'bytea'::regtype THEN
+        RAISE EXCEPTION 'hll rollup "%" needs a value column of type bytea', family
+          USING ERRCODE = 'datatype_mismatch',
+                DETAIL = format('The value column of %s has type %s.', tbl, valtype);
+      END IF;
+      IF 'ddsketch' = ANY (fns) AND valtype <> 'bytea'::regtype THEN
+        RAISE EXCEPTION 'ddsketch rollup "%" needs a value column of type bytea', family
+          USING ERRCODE = 'datatype_mismatch',
+                DETAIL = format('The value column of %s has type %s.', tbl, valtype),
+                HINT = 'A ddsketch cell holds a quantile sketch; the readings are 8-byte big-endian integers, as sum takes them.';
+      END IF;
+      IF rollup ? 'key_parts' OR rollup ? 'delimiter' THEN
+        IF jsonb_typeof(rollup->'key_parts') IS DISTINCT FROM 'number' OR
+           (rollup->>'key_parts')::numeric NOT BETWEEN 1 AND 255 OR
+           (rollup->>'key_parts')::numeric <> round((rollup->>'key_parts')::numeric) OR
+           octet_length(coalesce(rollup->>'delimiter', '#')) <> 1 THEN
+          RAISE EXCEPTION 'key_parts of rollup "%" must be an integer from 1 to 255, and its delimiter one byte', family
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'E.g. "key_parts": 1 keeps the rollup of ''host7#1700000000000'' under ''host7''.';
+        END IF;
+        IF (SELECT atttypid FROM pg_attribute WHERE attrelid = tbl AND attnum = 1) <> 'text'::regtype THEN
+          RAISE EXCEPTION 'key_parts of rollup "%" needs a text row key', family
+            USING ERRCODE = 'datatype_mismatch';
+        END IF;
+      END IF;
+      entry := entry || jsonb_build_object('aggregate', 'rollup', 'rollup',
+        jsonb_strip_nulls(jsonb_build_object('source', source, 'bucket', bucket::text,
+                            'bucket_us', (extract(epoch FROM bucket) * 1000000)::bigint,
+                            'functions', to_jsonb(fns),
+                            'key_parts', (rollup->>'key_parts')::int,
+                            'delimiter', CASE WHEN rollup ? 'key_parts'
+                                              THEN coalesce(rollup->>'delimiter', '#') END)));
+    END;
+  END IF;
+  doc := jsonb_set(doc, '{next_id}', to_jsonb(id + 1));
+  doc := jsonb_set(doc, ARRAY['families', family], entry);
+  RETURN jsonb_build_object('doc', doc, 'check',
+    CASE WHEN entry->'rollup' ? 'key_parts' AND pg_get_partkeydef(tbl) IS NOT DISTINCT FROM
+              format('RANGE (%I)', (SELECT attname FROM pg_attribute WHERE attrelid = tbl AND attnum = 1))
+         THEN jsonb_build_object('families', jsonb_build_object(family, entry)) END);
 END
 $$;
 
--- Fail unless the current user owns the wide table (NULL: an error); the
--- family functions call it before they lock anything.
+-- Fail unless the current user owns the wide table (NULL: an error), as
+-- the family functions check before they lock anything (WideCheckFamilyOwner);
+-- for the tablet operations.
 CREATE FUNCTION wide_internal._check_owner(tbl regclass)
 RETURNS void
 AS 'MODULE_PATHNAME', 'wide_check_owner'
@@ -280,16 +446,16 @@ AS $$
     FROM jsonb_object_keys(coalesce($1->'families', '{}')) f
 $$;
 
--- Lock a wide table for a family change and return its catalog document.
+-- Lock a wide table for a family change and return its catalog document
+-- (the family functions have checked the caller owns it, before a lock is
+-- queued).
 CREATE FUNCTION wide_internal._lock_catalog(tbl regclass)
 RETURNS jsonb
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-  -- only the owner, checked before a lock is queued; fails cleanly on a
-  -- table that is not wide
-  PERFORM wide_internal._check_owner(tbl);
+  -- fails cleanly on a table that is not wide
   PERFORM wide.family_catalog_of(tbl);
   EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', tbl);
   -- the new tables of a split or move got the families at its start
@@ -305,17 +471,6 @@ BEGIN
   RETURN coalesce(wide.family_catalog_of(tbl),
                   '{"version": 1, "next_id": 1, "families": {}}'::jsonb);
 END
-$$;
-
--- The partitions of a table split into tablets (none for a wide table):
--- family changes on the parent apply to each of them, in one transaction.
-CREATE FUNCTION wide_internal._partitions(tbl regclass)
-RETURNS SETOF regclass
-LANGUAGE sql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $$
-  SELECT i.inhrelid::regclass FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-   WHERE i.inhparent = tbl AND c.relkind <> 'f' ORDER BY i.inhrelid;
 $$;
 
 -- Statements on the node of a remote tablet, in a remote transaction
@@ -336,15 +491,6 @@ AS 'MODULE_PATHNAME', 'wide_remote_query'
 LANGUAGE C;
 REVOKE EXECUTE ON FUNCTION wide_internal._remote_query(text, text) FROM PUBLIC;
 
--- What the owner of a remote tablet may have done on its node, built from
--- the catalog and checked in C (remote.c): a family change of its table
--- there (fn: create_family, alter_family or drop_family; args: the
--- arguments after the table, as text) ...
-CREATE FUNCTION wide_internal._remote_family(tablet regclass, fn text, args text[])
-RETURNS void
-AS 'MODULE_PATHNAME', 'wide_remote_family'
-LANGUAGE C;
-
 -- A move to a node of a tablet of a published parent is refused before it
 -- starts: the node's writes would never reach the subscribers
 -- (src/am/publication.c).
@@ -353,12 +499,6 @@ RETURNS void
 AS 'MODULE_PATHNAME', 'wide_refuse_published_remote'
 LANGUAGE C STRICT;
 REVOKE EXECUTE ON FUNCTION wide_internal._refuse_published_remote(regclass) FROM PUBLIC;
-
--- ... and the creation of its table there, with its family catalog.
-CREATE FUNCTION wide_internal._remote_create_tablet(tablet regclass, catalog jsonb)
-RETURNS void
-AS 'MODULE_PATHNAME', 'wide_remote_create_tablet'
-LANGUAGE C;
 
 -- The remote tablets among the partitions of a table (postgres_fdw foreign
 -- tables): the node and the wide table there.
@@ -382,59 +522,22 @@ AS $$
    ORDER BY i.inhrelid;
 $$;
 
--- Run a family change on every remote tablet of a table.  Each waits 1 s
--- at most for the node table's lock (_remote_family), and is tried up to
--- 10 times, each attempt rolled back to a savepoint on the node, as a
--- tablet operation's DDL is (_remote_ddl): without it a family change once
--- waited for ever in the distributed stress test (t/226, both switches).
-CREATE FUNCTION wide_internal._remote_families(tbl regclass, fn text, args text[])
-RETURNS void
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-  r record;
-  attempts constant int := 10;
-  msg text;
-  done boolean;
-BEGIN
-  FOR r IN SELECT * FROM wide_internal._remote_tablets(tbl) LOOP
-    done := false;
-    FOR attempt IN 1 .. attempts LOOP
-      BEGIN
-        PERFORM wide_internal._remote_family(r.tablet, fn, args);
-        done := true;
-        EXIT;
-      EXCEPTION WHEN lock_not_available THEN
-        GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT;
-      END;
-      PERFORM pg_sleep(0.1 * attempt);
-    END LOOP;
-    IF NOT done THEN
-      RAISE EXCEPTION '%', msg
-        USING ERRCODE = 'lock_not_available',
-              DETAIL = format('The family change of tablet %s waited for a lock on its node %s times for 1 s; sessions there held it.',
-                              r.tablet, attempts),
-              HINT = 'Retry when those sessions have ended.';
-    END IF;
-  END LOOP;
-END
-$$;
-
+-- Make doc the family catalog of a table the caller owns (families.c).
 CREATE FUNCTION wide_internal._store_catalog(tbl regclass, doc jsonb)
 RETURNS void
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
-AS $$
-BEGIN
-  PERFORM wide_internal._check_owner(tbl);
-  EXECUTE format('ALTER TABLE ONLY %s ALTER COLUMN %I SET DEFAULT wide.family_catalog(%L::jsonb)',
-                 tbl,
-                 (SELECT attname FROM pg_attribute WHERE attrelid = tbl AND attnum = 2),
-                 doc::text);
-END
-$$;
+AS 'MODULE_PATHNAME', 'wide_store_catalog'
+LANGUAGE C;
 
+-- The statement that does it on a node (tbl quoted, famcol its family
+-- column): no internal function of the extension runs there.
+CREATE FUNCTION wide_internal._store_catalog_sql(tbl text, famcol text, doc jsonb)
+RETURNS text
+AS 'MODULE_PATHNAME', 'wide_store_catalog_sql'
+LANGUAGE C IMMUTABLE;
+
+-- The family functions are in C (api/entry.c): they check the caller owns
+-- the table, then run _lock_catalog, _family_doc and the others, which no
+-- one else may execute.
 CREATE FUNCTION wide.create_family(tbl regclass, family text,
                                    max_versions int DEFAULT NULL,
                                    max_age interval DEFAULT NULL,
@@ -443,48 +546,9 @@ CREATE FUNCTION wide.create_family(tbl regclass, family text,
                                    gc_rule jsonb DEFAULT NULL,
                                    rollup jsonb DEFAULT NULL)
 RETURNS void
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-  doc jsonb := wide_internal._lock_catalog(tbl);
-  id bigint := (doc->>'next_id')::bigint;
-  entry jsonb := wide_internal._family_entry(tbl, family, id, max_versions, max_age, gc, aggregate, gc_rule);
-BEGIN
-  IF doc->'families' ? family THEN
-    RAISE EXCEPTION 'column family "%" already exists in wide table %', family, tbl
-      USING ERRCODE = 'duplicate_object',
-            HINT = 'Change its garbage-collection policy with wide.alter_family().';
-  END IF;
-  IF rollup IS NOT NULL THEN
-    IF aggregate IS NOT NULL THEN
-      RAISE EXCEPTION 'a family takes either aggregate or rollup'
-        USING ERRCODE = 'invalid_parameter_value',
-              HINT = 'A rollup family chooses its aggregate per qualifier: cpu:sum, cpu:count, cpu:min, cpu:max, cpu:hll.';
-    END IF;
-    entry := entry || jsonb_build_object('aggregate', 'rollup',
-                                         'rollup', wide_internal._rollup_entry(tbl, doc, family, rollup));
-  END IF;
-  doc := jsonb_set(doc, '{next_id}', to_jsonb(id + 1));
-  doc := jsonb_set(doc, ARRAY['families', family], entry);
-  IF entry->'rollup' ? 'key_parts' AND pg_get_partkeydef(tbl) IS NOT DISTINCT FROM
-       format('RANGE (%I)', (SELECT attname FROM pg_attribute WHERE attrelid = tbl AND attnum = 1)) THEN
-    PERFORM wide_internal._check_rollup_boundary(jsonb_build_object('families', jsonb_build_object(family, entry)), v)
-       FROM pg_inherits i, unnest(wide_internal._tablet_bounds(i.inhrelid)) b,
-            LATERAL wide_internal._bound_value(b) v
-      WHERE i.inhparent = tbl AND v IS NOT NULL;
-  END IF;
-  PERFORM wide_internal._store_catalog(tbl, doc);
-  PERFORM wide.create_family(p, family, max_versions, max_age, gc, aggregate, gc_rule, rollup)
-     FROM wide_internal._partitions(tbl) p;
-  PERFORM wide_internal._remote_families(tbl, 'create_family',
-    ARRAY[family, max_versions::text, max_age::text, gc, aggregate, gc_rule::text, rollup::text]);
-  -- a rollup of a family with data starts complete (each partition fills its own)
-  IF rollup IS NOT NULL AND (SELECT relkind FROM pg_class WHERE oid = tbl) = 'r' THEN
-    PERFORM wide_internal._rollup_fill(tbl, family, NULL, NULL);
-  END IF;
-END
-$$;
+AS 'MODULE_PATHNAME', 'wide_create_family'
+LANGUAGE C
+SET search_path = pg_catalog, pg_temp;
 COMMENT ON FUNCTION wide.create_family(regclass, text, int, interval, text, text, jsonb, jsonb) IS
   'create a column family with a garbage-collection policy, an aggregate type, or as a rollup of another family';
 
@@ -494,63 +558,17 @@ CREATE FUNCTION wide.alter_family(tbl regclass, family text,
                                   gc text DEFAULT 'union',
                                   gc_rule jsonb DEFAULT NULL)
 RETURNS void
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-  doc jsonb := wide_internal._lock_catalog(tbl);
-  old jsonb := doc->'families'->family;
-BEGIN
-  IF old IS NULL THEN
-    RAISE EXCEPTION 'column family "%" does not exist in wide table %', family, tbl
-      USING ERRCODE = 'undefined_object', HINT = wide_internal._family_hint(doc);
-  END IF;
-  doc := jsonb_set(doc, ARRAY['families', family],
-                   wide_internal._family_entry(tbl, family, (old->>'id')::bigint,
-                                      max_versions, max_age, gc,
-                                      nullif(old->>'aggregate', 'rollup'),
-                                      gc_rule)
-                   || CASE WHEN old ? 'rollup'
-                           THEN jsonb_build_object('aggregate', 'rollup', 'rollup', old->'rollup')
-                           ELSE '{}'::jsonb END);
-  PERFORM wide_internal._store_catalog(tbl, doc);
-  PERFORM wide.alter_family(p, family, max_versions, max_age, gc, gc_rule)
-     FROM wide_internal._partitions(tbl) p;
-  PERFORM wide_internal._remote_families(tbl, 'alter_family',
-    ARRAY[family, max_versions::text, max_age::text, gc, gc_rule::text]);
-END
-$$;
+AS 'MODULE_PATHNAME', 'wide_alter_family'
+LANGUAGE C
+SET search_path = pg_catalog, pg_temp;
 COMMENT ON FUNCTION wide.alter_family(regclass, text, int, interval, text, jsonb) IS
   'replace the garbage-collection policy of a column family';
 
 CREATE FUNCTION wide.drop_family(tbl regclass, family text)
 RETURNS void
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-  doc jsonb := wide_internal._lock_catalog(tbl);
-BEGIN
-  IF NOT doc->'families' ? family THEN
-    RAISE EXCEPTION 'column family "%" does not exist in wide table %', family, tbl
-      USING ERRCODE = 'undefined_object', HINT = wide_internal._family_hint(doc);
-  END IF;
-  IF EXISTS (SELECT FROM jsonb_each(doc->'families') f
-             WHERE f.value->'rollup'->>'source' = family) THEN
-    RAISE EXCEPTION 'column family "%" of wide table % has rollups', family, tbl
-      USING ERRCODE = 'dependent_objects_still_exist',
-            DETAIL = format('Rollup families of it: %s.',
-                            (SELECT string_agg(f.key, ', ' ORDER BY f.key)
-                               FROM jsonb_each(doc->'families') f
-                              WHERE f.value->'rollup'->>'source' = family)),
-            HINT = 'Drop the rollup families first: their cells stay readable without their source.';
-  END IF;
-  doc := doc #- ARRAY['families', family];
-  PERFORM wide_internal._store_catalog(tbl, doc);
-  PERFORM wide.drop_family(p, family) FROM wide_internal._partitions(tbl) p;
-  PERFORM wide_internal._remote_families(tbl, 'drop_family', ARRAY[family]);
-END
-$$;
+AS 'MODULE_PATHNAME', 'wide_drop_family'
+LANGUAGE C
+SET search_path = pg_catalog, pg_temp;
 COMMENT ON FUNCTION wide.drop_family(regclass, text) IS
   'drop a column family: its cells become unreadable at once and are removed by compaction';
 
@@ -577,105 +595,6 @@ COMMENT ON FUNCTION wide.families(regclass) IS 'the column families of a wide ta
 -- rollup of another gets, for every write to its source, one aggregate
 -- input per function at (row key, '<qualifier>:<function>', bucket start).
 -- ----------------------------------------------------------------
-
--- Validate a rollup definition; returns it as the catalog keeps it.
-CREATE FUNCTION wide_internal._rollup_entry(tbl regclass, doc jsonb, family text, rollup jsonb)
-RETURNS jsonb
-LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-  source text;
-  src jsonb;
-  bucket interval;
-  fns text[];
-  valtype regtype;
-BEGIN
-  IF jsonb_typeof(rollup) <> 'object' OR
-     EXISTS (SELECT FROM jsonb_object_keys(rollup) k
-              WHERE k NOT IN ('source', 'bucket', 'functions', 'key_parts', 'delimiter')) THEN
-    RAISE EXCEPTION 'a rollup is an object with source, bucket, functions, and optionally key_parts and delimiter'
-      USING ERRCODE = 'invalid_parameter_value',
-            HINT = 'E.g. {"source": "m", "bucket": "5 minutes", "functions": ["sum", "count", "min", "max"]}.';
-  END IF;
-  source := rollup->>'source';
-  src := doc->'families'->source;
-  IF src IS NULL THEN
-    RAISE EXCEPTION 'source family "%" of rollup "%" does not exist in wide table %',
-                    source, family, tbl
-      USING ERRCODE = 'undefined_object',
-            HINT = 'Create the source family first; a rollup aggregates a family of the same table.';
-  END IF;
-  IF src ? 'aggregate' THEN
-    RAISE EXCEPTION 'source family "%" of rollup "%" is an aggregate family', source, family
-      USING ERRCODE = 'invalid_parameter_value',
-            HINT = 'A rollup aggregates the values written to a plain family.';
-  END IF;
-  BEGIN
-    bucket := (rollup->>'bucket')::interval;
-  EXCEPTION WHEN others THEN
-    bucket := NULL;
-  END;
-  IF bucket IS NULL OR bucket <= interval '0' OR extract(month FROM bucket) <> 0
-     OR extract(year FROM bucket) <> 0 THEN
-    RAISE EXCEPTION 'bucket of rollup "%" must be a positive interval of fixed length, not %',
-                    family, coalesce(rollup->>'bucket', 'NULL')
-      USING ERRCODE = 'invalid_parameter_value',
-            DETAIL = 'Buckets start at multiples of their width since 1970-01-01 00:00 UTC; months and years vary in length.',
-            HINT = 'E.g. "1 minute", "5 minutes", "1 hour", "1 day".';
-  END IF;
-  IF jsonb_typeof(rollup->'functions') IS DISTINCT FROM 'array' THEN
-    RAISE EXCEPTION 'functions of rollup "%" must be an array', family
-      USING ERRCODE = 'invalid_parameter_value',
-            HINT = 'Functions are sum, count, min, max, hll and ddsketch.';
-  END IF;
-  SELECT array_agg(DISTINCT f ORDER BY f) INTO fns
-    FROM jsonb_array_elements_text(rollup->'functions') f;
-  IF fns IS NULL OR NOT fns <@ ARRAY['sum', 'count', 'min', 'max', 'hll', 'ddsketch'] THEN
-    RAISE EXCEPTION 'functions of rollup "%" must be some of sum, count, min, max, hll and ddsketch, not %',
-                    family, rollup->'functions'
-      USING ERRCODE = 'invalid_parameter_value';
-  END IF;
-  SELECT a.atttypid INTO valtype FROM pg_attribute a WHERE a.attrelid = tbl AND a.attnum = 5;
-  IF valtype NOT IN ('int8'::regtype, 'float8'::regtype, 'bytea'::regtype) THEN
-    RAISE EXCEPTION 'rollup family "%" needs a value column of type int8, float8 or bytea', family
-      USING ERRCODE = 'datatype_mismatch',
-            DETAIL = format('The value column of %s has type %s.', tbl, valtype),
-            HINT = 'Rollups keep 64-bit integers or float8 values (a float8 sum is exact whatever the order of writes, rounded once when read): store measurements as int8 or float8.';
-  END IF;
-  IF 'hll' = ANY (fns) AND valtype <> 'bytea'::regtype THEN
-    RAISE EXCEPTION 'hll rollup "%" needs a value column of type bytea', family
-      USING ERRCODE = 'datatype_mismatch',
-            DETAIL = format('The value column of %s has type %s.', tbl, valtype);
-  END IF;
-  IF 'ddsketch' = ANY (fns) AND valtype <> 'bytea'::regtype THEN
-    RAISE EXCEPTION 'ddsketch rollup "%" needs a value column of type bytea', family
-      USING ERRCODE = 'datatype_mismatch',
-            DETAIL = format('The value column of %s has type %s.', tbl, valtype),
-            HINT = 'A ddsketch cell holds a quantile sketch; the readings are 8-byte big-endian integers, as sum takes them.';
-  END IF;
-  IF rollup ? 'key_parts' OR rollup ? 'delimiter' THEN
-    IF jsonb_typeof(rollup->'key_parts') IS DISTINCT FROM 'number' OR
-       (rollup->>'key_parts')::numeric NOT BETWEEN 1 AND 255 OR
-       (rollup->>'key_parts')::numeric <> round((rollup->>'key_parts')::numeric) OR
-       octet_length(coalesce(rollup->>'delimiter', '#')) <> 1 THEN
-      RAISE EXCEPTION 'key_parts of rollup "%" must be an integer from 1 to 255, and its delimiter one byte', family
-        USING ERRCODE = 'invalid_parameter_value',
-              HINT = 'E.g. "key_parts": 1 keeps the rollup of ''host7#1700000000000'' under ''host7''.';
-    END IF;
-    IF (SELECT atttypid FROM pg_attribute WHERE attrelid = tbl AND attnum = 1) <> 'text'::regtype THEN
-      RAISE EXCEPTION 'key_parts of rollup "%" needs a text row key', family
-        USING ERRCODE = 'datatype_mismatch';
-    END IF;
-  END IF;
-  RETURN jsonb_strip_nulls(jsonb_build_object('source', source, 'bucket', bucket::text,
-                            'bucket_us', (extract(epoch FROM bucket) * 1000000)::bigint,
-                            'functions', to_jsonb(fns),
-                            'key_parts', (rollup->>'key_parts')::int,
-                            'delimiter', CASE WHEN rollup ? 'key_parts'
-                                              THEN coalesce(rollup->>'delimiter', '#') END));
-END
-$$;
 
 -- Add the source cells of rows [start_key, end_key) to a rollup family.
 CREATE FUNCTION wide_internal._rollup_fill(tbl regclass, family text, start_key text, end_key text)
@@ -779,9 +698,10 @@ BEGIN
 END
 $$;
 
-CREATE FUNCTION wide.rebuild_rollup(tbl regclass, family text,
-                                    start_key text DEFAULT NULL, end_key text DEFAULT NULL)
-RETURNS bigint
+-- The checks, lock and DELETE of wide.rebuild_rollup, which then runs
+-- _rollup_fill (api/entry.c).
+CREATE FUNCTION wide_internal._rebuild_rollup(tbl regclass, family text, start_key text, end_key text)
+RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
@@ -804,9 +724,15 @@ BEGIN
   EXECUTE format('DELETE FROM %s WHERE family = %L %s %s', tbl, family,
     CASE WHEN start_key IS NULL THEN '' ELSE format('AND row_key >= %L::%s', start_key, keytype) END,
     CASE WHEN end_key IS NULL THEN '' ELSE format('AND row_key < %L::%s', end_key, keytype) END);
-  RETURN wide_internal._rollup_fill(tbl, family, start_key, end_key);
 END
 $$;
+
+CREATE FUNCTION wide.rebuild_rollup(tbl regclass, family text,
+                                    start_key text DEFAULT NULL, end_key text DEFAULT NULL)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'wide_rebuild_rollup'
+LANGUAGE C
+SET search_path = pg_catalog, pg_temp;
 COMMENT ON FUNCTION wide.rebuild_rollup(regclass, text, text, text) IS
   'recompute the cells of a rollup family for the rows [start_key, end_key) from its source cells (after deletes of source cells, which rollups do not subtract); returns the cells written';
 
@@ -1431,16 +1357,6 @@ AS $$ SELECT to_timestamp((9223372036854775807 - reversed::bigint) / 1000.0) $$;
 COMMENT ON FUNCTION wide.reverse_millis(timestamptz) IS
   'Long.MAX_VALUE - millis as 19 digits: newest-first keys';
 
-CREATE FUNCTION wide_internal._bad_bucket(unit text)
-RETURNS text LANGUAGE plpgsql IMMUTABLE
-AS $$
-BEGIN
-  RAISE EXCEPTION 'unknown time bucket "%"', unit
-    USING ERRCODE = 'invalid_parameter_value',
-          HINT = 'Buckets are hour, day, week, month and year.';
-END
-$$;
-
 -- Time buckets as the guides write them, in a time zone (default UTC):
 -- hour 2017072614, day 20170726, week 2017week30 (ISO week), month 201707,
 -- year 2017.
@@ -1453,6 +1369,11 @@ DECLARE
   ymd text := lpad(extract(year FROM l)::text, 4, '0') || lpad(extract(month FROM l)::text, 2, '0')
               || lpad(extract(day FROM l)::text, 2, '0');
 BEGIN
+  IF unit NOT IN ('hour', 'day', 'week', 'month', 'year') THEN
+    RAISE EXCEPTION 'unknown time bucket "%"', unit
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Buckets are hour, day, week, month and year.';
+  END IF;
   RETURN CASE unit
     WHEN 'hour' THEN ymd || lpad(extract(hour FROM l)::text, 2, '0')
     WHEN 'day' THEN ymd
@@ -1460,7 +1381,6 @@ BEGIN
                      || lpad(extract(week FROM l)::text, 2, '0')
     WHEN 'month' THEN substr(ymd, 1, 6)
     WHEN 'year' THEN substr(ymd, 1, 4)
-    ELSE wide_internal._bad_bucket(unit)
   END;
 END
 $$;
@@ -1621,8 +1541,10 @@ COMMENT ON FUNCTION wide.read_current(anyelement, text, text, text, jsonb) IS
 -- newest ts (per => 'row').  INSERT into either view writes one cell per
 -- non-NULL column at the row's ts (an INSTEAD OF trigger: the way back,
 -- for loading; into a per-row view it sets current values).
-CREATE FUNCTION wide.create_pivot_view(view_name text, tbl regclass, family text,
-                                       qualifiers text[], per text DEFAULT 'ts')
+-- (its work; wide.create_pivot_view, in C, passes the hint of an unknown
+-- family's error: the table's families)
+CREATE FUNCTION wide_internal._create_pivot_view(view_name text, tbl regclass, family text,
+                                       qualifiers text[], per text, hint text)
 RETURNS void LANGUAGE plpgsql
 AS $$
 DECLARE
@@ -1645,7 +1567,7 @@ BEGIN
   END IF;
   IF NOT (wide.family_catalog_of(tbl)->'families') ? family THEN
     RAISE EXCEPTION 'column family "%" does not exist in wide table %', family, tbl
-      USING ERRCODE = 'undefined_object', HINT = wide_internal._family_hint(wide.family_catalog_of(tbl));
+      USING ERRCODE = 'undefined_object', HINT = hint;
   END IF;
   SELECT string_agg(format('(array_agg(%I%s) FILTER (WHERE %I = %L))[1] AS %I',
                            c[5], CASE per WHEN 'row' THEN format(' ORDER BY %I DESC', c[4]) ELSE '' END,
@@ -1671,6 +1593,11 @@ BEGIN
                  view_name, fn);
 END
 $$;
+CREATE FUNCTION wide.create_pivot_view(view_name text, tbl regclass, family text,
+                                       qualifiers text[], per text DEFAULT 'ts')
+RETURNS void
+AS 'MODULE_PATHNAME', 'wide_create_pivot_view'
+LANGUAGE C;
 COMMENT ON FUNCTION wide.create_pivot_view(text, regclass, text, text[], text) IS
   'a view with one typed column per qualifier of a family: per (row_key, ts), or per row_key with the newest values';
 
@@ -1679,22 +1606,17 @@ COMMENT ON FUNCTION wide.create_pivot_view(text, regclass, text, text[], text) I
 -- with the parent's families, and a foreign-table partition here).  All or
 -- nothing: the remote tables are created in transactions prepared and
 -- committed with the local one.
-CREATE FUNCTION wide.create_tablets(parent regclass, split_keys text[], nodes text[])
-RETURNS SETOF regclass
+-- The checks of wide.create_tablets(parent, split_keys, nodes) after the
+-- ownership of parent (api/entry.c); returns the family catalog of parent,
+-- which its split keys must not split the rollups of (_check_rollup_boundary).
+CREATE FUNCTION wide_internal._create_tablets_check(parent regclass, split_keys text[], nodes text[])
+RETURNS jsonb
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  nsp text;
-  rel text;
-  doc jsonb;
   n int := coalesce(array_length(nodes, 1), 0);
-  lo text;
-  hi text;
-  part text;
-  i int;
 BEGIN
-  PERFORM wide_internal._check_owner(parent);
   IF (SELECT relkind FROM pg_class WHERE oid = parent) <> 'p'
      OR pg_get_partkeydef(parent) IS DISTINCT FROM
         format('RANGE (%I)', (SELECT attname FROM pg_attribute WHERE attrelid = parent AND attnum = 1)) THEN
@@ -1738,12 +1660,29 @@ BEGIN
     END IF;
   END LOOP;
 
+  RETURN wide.family_catalog_of(parent);
+END
+$$;
+
+-- ... and its tablets, local and (their foreign tables) remote; the remote
+-- tables are made on their nodes next (WideRemoteCreateTablet).
+CREATE FUNCTION wide_internal._create_tablets_make(parent regclass, split_keys text[], nodes text[])
+RETURNS regclass[]
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  nsp text;
+  rel text;
+  n int := coalesce(array_length(nodes, 1), 0);
+  lo text;
+  hi text;
+  part text;
+  i int;
+  made regclass[] := '{}';
+BEGIN
   SELECT c.relname, n2.nspname INTO rel, nsp
     FROM pg_class c JOIN pg_namespace n2 ON n2.oid = c.relnamespace WHERE c.oid = parent;
-  doc := wide.family_catalog_of(parent);
-  IF doc IS NOT NULL THEN
-    PERFORM wide_internal._check_rollup_boundary(doc, k) FROM unnest(split_keys) k;
-  END IF;
 
   FOR i IN 1 .. n LOOP
     lo := CASE WHEN i = 1 THEN 'MINVALUE' ELSE quote_literal(split_keys[i - 1]) END;
@@ -1755,12 +1694,18 @@ BEGIN
     ELSE
       EXECUTE format('CREATE FOREIGN TABLE %s PARTITION OF %s FOR VALUES FROM (%s) TO (%s) SERVER %I OPTIONS (schema_name %L, table_name %L, async_capable ''true'')',
                      part, parent, lo, hi, nodes[i], nsp, rel || '_' || i);
-      PERFORM wide_internal._remote_create_tablet(part::regclass, doc);
     END IF;
-    RETURN NEXT part::regclass;
+    made := made || part::regclass;
   END LOOP;
+  RETURN made;
 END
 $$;
+
+CREATE FUNCTION wide.create_tablets(parent regclass, split_keys text[], nodes text[])
+RETURNS SETOF regclass
+AS 'MODULE_PATHNAME', 'wide_create_tablets'
+LANGUAGE C
+SET search_path = pg_catalog, pg_temp;
 COMMENT ON FUNCTION wide.create_tablets(regclass, text[], text[]) IS
   'split a parent PARTITION BY RANGE (row_key) into tablets at split keys, each local or on a postgres_fdw node';
 
@@ -2044,23 +1989,7 @@ REVOKE EXECUTE ON FUNCTION wide_internal._tablet_check_in_doubt(text, text) FROM
 -- by a value of that type (NULL::t).  wide.read_rows('t') would otherwise
 -- fail inside PostgreSQL ("could not determine polymorphic type because
 -- input has type unknown"); these overloads take the string and say what
--- to write instead.
-CREATE FUNCTION wide_internal._table_by_row_type(fname text, tbl text)
-RETURNS void
-LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-  rel regclass := CASE WHEN tbl IS NOT NULL THEN to_regclass(tbl) END;
-BEGIN
-  RAISE EXCEPTION 'wide.%() takes its table as a row of the table''s type, not as a name', fname
-    USING ERRCODE = 'wrong_object_type',
-          DETAIL = 'The cells come back as rows of the table''s own type, which PostgreSQL must know when the query is planned.',
-          HINT = format('Write wide.%s(NULL::%s, ...).', fname,
-                        coalesce(rel::text, quote_ident(coalesce(tbl, 'tablename'))));
-END
-$$;
-
+-- to write instead (api/entry.c).
 CREATE FUNCTION wide.read_rows(tbl text,
                                keys text[] DEFAULT NULL,
                                start_key text DEFAULT NULL,
@@ -2073,9 +2002,9 @@ CREATE FUNCTION wide.read_rows(tbl text,
                                reversed boolean DEFAULT false,
                                filter jsonb DEFAULT NULL)
 RETURNS SETOF text
-LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $$ BEGIN PERFORM wide_internal._table_by_row_type('read_rows', tbl); END $$;
+AS 'MODULE_PATHNAME', 'wide_read_by_name'
+LANGUAGE C STABLE
+SET search_path = pg_catalog, pg_temp;
 
 COMMENT ON FUNCTION wide.read_rows(text, text[], text, text, boolean, boolean, text, jsonb, bigint, boolean, jsonb) IS
   'a read naming its table by a string: refused, saying to write NULL::tablename';
@@ -2092,18 +2021,18 @@ CREATE FUNCTION wide.read_rows_labeled(tbl text,
                                        reversed boolean DEFAULT false,
                                        filter jsonb DEFAULT NULL)
 RETURNS SETOF text
-LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $$ BEGIN PERFORM wide_internal._table_by_row_type('read_rows_labeled', tbl); END $$;
+AS 'MODULE_PATHNAME', 'wide_read_by_name'
+LANGUAGE C STABLE
+SET search_path = pg_catalog, pg_temp;
 
 COMMENT ON FUNCTION wide.read_rows_labeled(text, text[], text, text, boolean, boolean, text, jsonb, bigint, boolean, jsonb) IS
   'a read naming its table by a string: refused, saying to write NULL::tablename';
 
 CREATE FUNCTION wide.read_row(tbl text, row_key text, filter jsonb DEFAULT NULL)
 RETURNS SETOF text
-LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $$ BEGIN PERFORM wide_internal._table_by_row_type('read_row', tbl); END $$;
+AS 'MODULE_PATHNAME', 'wide_read_by_name'
+LANGUAGE C STABLE
+SET search_path = pg_catalog, pg_temp;
 
 COMMENT ON FUNCTION wide.read_row(text, text, jsonb) IS
   'a read naming its table by a string: refused, saying to write NULL::tablename';
@@ -2112,9 +2041,9 @@ CREATE FUNCTION wide.read_modify_write_row(tbl text, row_key text, family text,
                                            qualifier text, append bytea DEFAULT NULL,
                                            increment bigint DEFAULT NULL)
 RETURNS SETOF text
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
-AS $$ BEGIN PERFORM wide_internal._table_by_row_type('read_modify_write_row', tbl); END $$;
+AS 'MODULE_PATHNAME', 'wide_read_by_name'
+LANGUAGE C
+SET search_path = pg_catalog, pg_temp;
 
 COMMENT ON FUNCTION wide.read_modify_write_row(text, text, text, text, bytea, bigint) IS
   'a read naming its table by a string: refused, saying to write NULL::tablename';
@@ -2123,9 +2052,9 @@ CREATE FUNCTION wide.read_salted(tbl text, buckets int,
                                  start_key text DEFAULT NULL, end_key text DEFAULT NULL,
                                  prefix text DEFAULT NULL, filter jsonb DEFAULT NULL)
 RETURNS SETOF text
-LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $$ BEGIN PERFORM wide_internal._table_by_row_type('read_salted', tbl); END $$;
+AS 'MODULE_PATHNAME', 'wide_read_by_name'
+LANGUAGE C STABLE
+SET search_path = pg_catalog, pg_temp;
 
 COMMENT ON FUNCTION wide.read_salted(text, int, text, text, text, jsonb) IS
   'a read naming its table by a string: refused, saying to write NULL::tablename';
@@ -2133,9 +2062,9 @@ COMMENT ON FUNCTION wide.read_salted(text, int, text, text, text, jsonb) IS
 CREATE FUNCTION wide.read_latest(tbl text, prefix text, n bigint,
                                  filter jsonb DEFAULT NULL, newest_first boolean DEFAULT true)
 RETURNS SETOF text
-LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $$ BEGIN PERFORM wide_internal._table_by_row_type('read_latest', tbl); END $$;
+AS 'MODULE_PATHNAME', 'wide_read_by_name'
+LANGUAGE C STABLE
+SET search_path = pg_catalog, pg_temp;
 
 COMMENT ON FUNCTION wide.read_latest(text, text, bigint, jsonb, boolean) IS
   'a read naming its table by a string: refused, saying to write NULL::tablename';
@@ -2144,9 +2073,9 @@ CREATE FUNCTION wide.read_current(tbl text, prefix text DEFAULT NULL,
                                   start_key text DEFAULT NULL, end_key text DEFAULT NULL,
                                   filter jsonb DEFAULT NULL)
 RETURNS SETOF text
-LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $$ BEGIN PERFORM wide_internal._table_by_row_type('read_current', tbl); END $$;
+AS 'MODULE_PATHNAME', 'wide_read_by_name'
+LANGUAGE C STABLE
+SET search_path = pg_catalog, pg_temp;
 
 COMMENT ON FUNCTION wide.read_current(text, text, text, text, jsonb) IS
   'a read naming its table by a string: refused, saying to write NULL::tablename';
@@ -2408,40 +2337,7 @@ $$;
 -- a part of the rollup.  Boundary b is inside such a group when some prefix
 -- P of b holding key_parts - 1 delimiters is followed in b by a byte <= the
 -- delimiter (then P < b <= P || delimiter || ..., a source key whose rollup
--- key is P).  Returns the first rollup family of doc whose groups b splits,
--- or NULL.
-CREATE FUNCTION wide_internal._rollup_boundary_conflict(doc jsonb, b text)
-RETURNS text
-LANGUAGE plpgsql IMMUTABLE
-SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-  f record;
-  bb bytea := convert_to(b, getdatabaseencoding());
-  d int;
-  n int;
-  seen int;
-  c int;
-BEGIN
-  FOR f IN SELECT key, value->'rollup' AS r FROM jsonb_each(doc->'families')
-            WHERE value->'rollup' ? 'key_parts' ORDER BY key LOOP
-    n := (f.r->>'key_parts')::int;
-    d := get_byte(convert_to(coalesce(f.r->>'delimiter', '#'), getdatabaseencoding()), 0);
-    seen := 0;
-    FOR i IN 0 .. length(bb) - 1 LOOP
-      c := get_byte(bb, i);
-      IF seen = n - 1 AND c <= d THEN
-        RETURN f.key;
-      END IF;
-      IF c = d THEN
-        seen := seen + 1;
-      END IF;
-      EXIT WHEN seen >= n;
-    END LOOP;
-  END LOOP;
-  RETURN NULL;
-END
-$$;
+-- key is P).
 
 -- The value of a range partition bound as pg_get_expr shows it ('k'::text,
 -- or 'k'); NULL for MINVALUE and MAXVALUE.
@@ -2467,15 +2363,40 @@ BEGIN
 END
 $$;
 
--- Fail if a tablet boundary b (a value, not SQL) splits a rollup's groups.
+-- Fail if a tablet boundary b (a value, not SQL) splits the groups of a
+-- rollup of doc (the first such family, by name, is named).
 CREATE FUNCTION wide_internal._check_rollup_boundary(doc jsonb, b text)
 RETURNS void
 LANGUAGE plpgsql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  fam text := wide_internal._rollup_boundary_conflict(doc, b);
+  fam text;
+  f record;
+  bb bytea := convert_to(b, getdatabaseencoding());
+  d int;
+  n int;
+  seen int;
+  c int;
 BEGIN
+  <<families>>
+  FOR f IN SELECT key, value->'rollup' AS r FROM jsonb_each(doc->'families')
+            WHERE value->'rollup' ? 'key_parts' ORDER BY key LOOP
+    n := (f.r->>'key_parts')::int;
+    d := get_byte(convert_to(coalesce(f.r->>'delimiter', '#'), getdatabaseencoding()), 0);
+    seen := 0;
+    FOR i IN 0 .. length(bb) - 1 LOOP
+      c := get_byte(bb, i);
+      IF seen = n - 1 AND c <= d THEN
+        fam := f.key;
+        EXIT families;
+      END IF;
+      IF c = d THEN
+        seen := seen + 1;
+      END IF;
+      EXIT WHEN seen >= n;
+    END LOOP;
+  END LOOP;
   IF fam IS NOT NULL THEN
     RAISE EXCEPTION 'tablet boundary % falls inside a group of rollup family "%"', quote_literal(b), fam
       USING ERRCODE = 'invalid_parameter_value',
@@ -2956,8 +2877,10 @@ BEGIN
       EXECUTE format('CREATE FOREIGN TABLE %s (%s) SERVER %I OPTIONS (schema_name %L, table_name %L, async_capable ''true'', batch_size ''1000'', fetch_size ''10000'')',
                      names[i], local_cols, nodes[i], nsp, rel || '_' || id || CASE WHEN op = 'move' THEN 'm' ELSE chr(96 + i) END);
       PERFORM wide_internal._remote_exec(nodes[i], names[i]::regclass,
-        format('CREATE SCHEMA IF NOT EXISTS %I; CREATE TABLE %s (%s) USING wide; SELECT wide_internal._store_catalog(%L, %L::jsonb)',
-               nsp, names[i], cols, names[i], doc));
+        format('CREATE SCHEMA IF NOT EXISTS %I; CREATE TABLE %s (%s) USING wide; %s',
+               nsp, names[i], cols,
+               wide_internal._store_catalog_sql(names[i],
+                 (SELECT attname FROM pg_attribute WHERE attrelid = parent AND attnum = 2), doc)));
     END IF;
   END LOOP;
   -- from now on the rows written to the tablet are recorded (before the
@@ -3431,38 +3354,23 @@ COMMENT ON PROCEDURE wide.resume_tablet_ops() IS
 -- ----------------------------------------------------------------
 -- EXECUTE of the internal functions (docs/security.md)
 --
--- The functions above whose names start with "_" are internal.  Those
--- that no function open to PUBLIC calls are not executable by PUBLIC:
--- the aggregates' support functions (the aggregates check their owner's
--- EXECUTE, not the caller's), the steps of a split or move (only the
--- extension's owner and superusers may run one, they write
--- wide.tablet_ops) and _remote_exec/_remote_query (revoked where they are
--- made).  The others are called, as the caller, by the family and tablet
--- functions, so the caller must be able to execute them: they are pure,
--- or check what their callers check (sql/privileges_catalog.sql lists
--- them from pg_proc and fails on any other).
+-- No internal function (schema wide_internal) is executable by PUBLIC:
+-- the public functions that need them are in C (api/entry.c), check the
+-- caller's privileges on the table and call them without the EXECUTE
+-- check of a call from SQL; the aggregates' support functions are checked
+-- for the aggregates' owner; the steps of a split or move are for the
+-- extension's owner and superusers (they write wide.tablet_ops).
+-- sql/privileges_catalog.sql reads this from pg_proc and fails on any
+-- internal function open to PUBLIC.
 -- ----------------------------------------------------------------
 
-REVOKE EXECUTE ON FUNCTION
-  wide_internal._hll_add_trans(internal, anyelement), wide_internal._hll_union_trans(internal, bytea),
-  wide_internal._hll_final(internal), wide_internal._hll_combine(internal, internal),
-  wide_internal._hll_serialize(internal), wide_internal._hll_deserialize(bytea, internal),
-  wide_internal._ddsketch_add_trans(internal, float8), wide_internal._ddsketch_union_trans(internal, bytea),
-  wide_internal._ddsketch_final(internal), wide_internal._ddsketch_combine(internal, internal),
-  wide_internal._ddsketch_serialize(internal), wide_internal._ddsketch_deserialize(bytea, internal),
-  wide_internal._has_rollups(regclass), wide_internal._range_cond(text, text, text), wide_internal._row_literal(regclass),
-  wide_internal._tablet_catalog(text[]), wide_internal._tablet_changes(regclass, pg_snapshot),
-  wide_internal._tablet_delta(regclass, regclass, text, text[], text), wide_internal._tablet_node(regclass, regclass),
-  wide_internal._tablet_op_begin(text, regclass, regclass, text, text), wide_internal._tablet_op_catchup(bigint),
-  wide_internal._tablet_op_copy(bigint), wide_internal._tablet_op_deltas(bigint, text[], text[], text),
-  wide_internal._tablet_op_drop_old(bigint), wide_internal._tablet_op_finish(bigint), wide_internal._tablet_op_pause(integer),
-  wide_internal._tablet_op_rollback(bigint), wide_internal._tablet_ops_tables(), wide_internal._tablet_track_sql(text, boolean, bigint),
-  wide_internal._tablet_write_remote(text, regclass, text), wide_internal._tablet_marked_sql(text, bigint),
-  wide_internal._tablet_op_guard(), wide_internal._remote_ddl(text, regclass, text)
-  FROM PUBLIC;
+REVOKE EXECUTE ON ALL ROUTINES IN SCHEMA wide_internal FROM PUBLIC;
 REVOKE EXECUTE ON PROCEDURE wide_internal._tablet_op_run(bigint) FROM PUBLIC;
 
 -- ----------------------------------------------------------------
+  wide_internal._ddsketch_add_trans(internal, float8), wide_internal._ddsketch_union_trans(internal, bytea),
+  wide_internal._ddsketch_final(internal), wide_internal._ddsketch_combine(internal, internal),
+  wide_internal._ddsketch_serialize(internal), wide_internal._ddsketch_deserialize(bytea, internal),
 -- The row form (src/am/rows_*.c, docs/sql.md "Readings as rows"): a
 -- foreign table of server wide_rows shows the cells of one family of a
 -- wide table as rows, a reading per tuple.  The wrapper checks the wide

@@ -129,7 +129,7 @@ SELECT wide.check_and_mutate_row('pt', 'r1', '{"value_regex_filter": "secret"}',
 SELECT wide.read_modify_write_row(NULL::pt, 'r1', 'cf', 'q', append => '');
 RESET ROLE;
 
--- DDL through the internal helpers is checked too
+-- the internal helpers are not executable by other roles
 SET ROLE regress_wide_sid;
 SELECT wide_internal._lock_catalog('pt');
 SELECT wide_internal._store_catalog('pt', '{}');

@@ -61,7 +61,7 @@ typedef struct MoveIn
 static MoveIn *movein = NULL;	/* the running statement's, or NULL */
 static ProcessUtility_hook_type prev_ProcessUtility_hook = NULL;
 
-/* is this a valid family name (as wide_internal._family_entry checks)? */
+/* is this a valid family name (as wide_internal._family_doc checks)? */
 static bool
 family_name_ok(const char *name, uint32 len)
 {

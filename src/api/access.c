@@ -385,14 +385,13 @@ WideCheckCellText(const WideSchema *schema, const WideCell *cell)
 }
 
 /*
- * wide_internal._check_owner(tbl regclass) -- for the family DDL functions in SQL:
- * fail unless the current user owns the table, before it is locked.
+ * WideCheckFamilyOwner -- for the family and tablet functions: fail unless
+ * the current user owns the table, before it is locked, and it is a wide
+ * table or has the columns of one.
  */
-Datum
-wide_check_owner(PG_FUNCTION_ARGS)
+void
+WideCheckFamilyOwner(Oid relid)
 {
-	Oid			relid = WideTableArg(fcinfo, 0);
-
 	WideCheckOwner(relid);
 	if (!WideRelationIsWide(relid))
 	{
@@ -409,5 +408,15 @@ wide_check_owner(PG_FUNCTION_ARGS)
 					 errmsg("\"%s\" is not a wide table", table_name(relid)),
 					 errhint("Create it with CREATE TABLE ... USING wide, or give a table the columns (row_key, family, qualifier, ts, value) to prepare it for ALTER TABLE ... SET ACCESS METHOD wide.")));
 	}
+}
+
+/*
+ * wide_internal._check_owner(tbl regclass) -- WideCheckFamilyOwner, for the
+ * tablet operations in SQL (not executable by PUBLIC).
+ */
+Datum
+wide_check_owner(PG_FUNCTION_ARGS)
+{
+	WideCheckFamilyOwner(WideTableArg(fcinfo, 0));
 	PG_RETURN_VOID();
 }

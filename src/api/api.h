@@ -29,11 +29,20 @@
 extern Oid	WideTableArg(FunctionCallInfo fcinfo, int argno);
 extern void WideCheckPrivileges(Oid relid, AclMode need);
 extern void WideCheckOwner(Oid relid);
+extern void WideCheckFamilyOwner(Oid relid);
 extern void WideCheckAnyPrivilege(Oid relid);
 extern Relation WideOpenTableKey(FunctionCallInfo fcinfo, Oid relid, AclMode need,
 								 LOCKMODE lockmode, int keyarg);
 extern Relation WideOpenParent(FunctionCallInfo fcinfo, const char *fname, Oid relid,
 							   AclMode need, LOCKMODE lockmode);
+/* entry.c: the public functions whose work internal functions do */
+extern List *WideChildren(Oid relid, bool local, bool remote);
+/* families.c */
+extern void WideStoreCatalog(Oid relid, Jsonb *doc);
+/* remote.c: family changes and creation of remote tablets */
+extern char *WideStoreCatalogSql(const char *table, const char *famcol, const char *doc);
+extern void WideRemoteFamily(Oid tablet, const char *fn, int nargs, const char *const *args);
+extern void WideRemoteCreateTablet(Oid tablet, Jsonb *catalog);
 /* bigtable_json.c */
 extern Jsonb *WideBigtableJson(Jsonb *doc, Oid valtype);
 extern bool WideJsonBase64Key(JsonbValue *v, char **p, int *len);

@@ -4,15 +4,21 @@
  *	  SQL functions behind the family catalog.
  *
  * The catalog itself is the default expression of a wide table's "family"
- * column (see engine/schema.c); wide.create_family and friends, written in
- * SQL in the extension script, rewrite it with ALTER TABLE.  This file holds
- * the C pieces they need:
+ * column (see engine/schema.c); wide.create_family and friends (api/entry.c,
+ * with their checks in the extension script) rewrite it with ALTER TABLE.
+ * This file holds the C pieces they need:
  *
  *	  wide.family_catalog(jsonb) RETURNS text
  *		  the default expression itself: raises the error an INSERT without
  *		  a family deserves.
  *	  wide.family_catalog_of(regclass) RETURNS jsonb
  *		  the current catalog document of a wide table, or NULL.
+ *	  wide_internal._store_catalog(regclass, jsonb), WideStoreCatalog
+ *		  set it: ALTER TABLE ONLY t ALTER COLUMN family SET DEFAULT ...
+ *	  wide_internal._store_catalog_sql(text, text, jsonb) RETURNS text
+ *		  that statement (WideStoreCatalogSql, remote.c), for a table on a
+ *		  node (no internal function of the extension runs there: the
+ *		  node's user may not execute those).
  *
  * IDENTIFICATION
  *	  src/api/families.c
@@ -24,7 +30,10 @@
 #include "access/relation.h"
 #include "access/table.h"
 #include "catalog/pg_type.h"
+#include "executor/spi.h"
 #include "fmgr.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/datum.h"
 #include "utils/jsonb.h"
 #include "utils/rel.h"
@@ -36,6 +45,64 @@
 
 PG_FUNCTION_INFO_V1(wide_family_catalog);
 PG_FUNCTION_INFO_V1(wide_family_catalog_of);
+PG_FUNCTION_INFO_V1(wide_store_catalog);
+PG_FUNCTION_INFO_V1(wide_store_catalog_sql);
+
+/*
+ * WideStoreCatalog -- make doc the family catalog of a table, as the
+ * current user (ALTER TABLE checks its ownership).
+ */
+void
+WideStoreCatalog(Oid relid, Jsonb *doc)
+{
+	char	   *nsp = get_namespace_name(get_rel_namespace(relid));
+	char	   *rel = get_rel_name(relid);
+	char	   *sql;
+
+	if (nsp == NULL || rel == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
+	sql = WideStoreCatalogSql(quote_qualified_identifier(nsp, rel),
+							  get_attname(relid, 2, false),
+							  doc ? JsonbToCString(NULL, &doc->root, -1) : NULL);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute(sql, false, 0) != SPI_OK_UTILITY)
+		elog(ERROR, "could not store the family catalog of table %u", relid);
+	SPI_finish();
+}
+
+/*
+ * wide_internal._store_catalog(tbl regclass, doc jsonb) -- WideStoreCatalog
+ * of a table the current user owns, for the tablet operations and tests.
+ */
+Datum
+wide_store_catalog(PG_FUNCTION_ARGS)
+{
+	Oid			relid = WideTableArg(fcinfo, 0);
+
+	WideCheckFamilyOwner(relid);
+	WideStoreCatalog(relid, PG_ARGISNULL(1) ? NULL : PG_GETARG_JSONB_P(1));
+	PG_RETURN_VOID();
+}
+
+/*
+ * wide_internal._store_catalog_sql(tbl text, famcol text, doc jsonb) --
+ * WideStoreCatalogSql, tbl already quoted (the tablet operations send it
+ * to a node).
+ */
+Datum
+wide_store_catalog_sql(PG_FUNCTION_ARGS)
+{
+	Jsonb	   *doc = PG_ARGISNULL(2) ? NULL : PG_GETARG_JSONB_P(2);
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		PG_RETURN_NULL();
+	PG_RETURN_TEXT_P(cstring_to_text(WideStoreCatalogSql(text_to_cstring(PG_GETARG_TEXT_PP(0)),
+														 text_to_cstring(PG_GETARG_TEXT_PP(1)),
+														 doc ? JsonbToCString(NULL, &doc->root, -1) : NULL)));
+}
 
 /*
  * wide.family_catalog(jsonb) -- evaluated only when an INSERT leaves out

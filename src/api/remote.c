@@ -20,10 +20,12 @@
  *						in its own remote transaction (no changes expected)
  *		(both run the SQL they are given: not executable by PUBLIC, only by
  *		the extension's owner and superusers, for the tablet operations)
- *	wide_internal._remote_family(tablet, fn, args)	a family change of a remote
- *						tablet's table on its node, for the tablet's owner
- *	wide_internal._remote_create_tablet(tablet, catalog)	its table on the node, made
+ *	WideRemoteFamily(tablet, fn, ...)	a family change of a remote tablet's
+ *						table on its node, for the tablet's owner
+ *	WideRemoteCreateTablet(tablet, catalog)	its table on the node, made
  *						from the foreign table's columns, for its owner
+ *	WideStoreCatalogSql(table, famcol, doc)	the statement that stores a
+ *						family catalog, here or on a node
  *	WideRemoteCall(fcinfo, tablet)	a data API call on a key of a remote
  *						tablet: the same function on the node, on its table
  *	WideRemoteRows(...)	a read of the data API on the node, its rows into
@@ -84,6 +86,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/resowner.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
 #include "utils/tuplestore.h"
@@ -92,8 +95,6 @@
 
 PG_FUNCTION_INFO_V1(wide_remote_exec);
 PG_FUNCTION_INFO_V1(wide_remote_query);
-PG_FUNCTION_INFO_V1(wide_remote_family);
-PG_FUNCTION_INFO_V1(wide_remote_create_tablet);
 
 /* one node's connection in the current local transaction */
 typedef struct RemoteConn
@@ -1029,27 +1030,20 @@ WideRemoteCompact(Oid tablet, bool major)
 }
 
 /*
- * owned_remote_tablet -- the remote tablet of argument "arg": a foreign
- * table that is a partition, owned by the current user (or a role it is a
- * member of).  Its node and its table there go to *server and *remote.
- * The functions below reach a node on behalf of PUBLIC-callable family and
- * tablet functions, so they check what those check, on the tablet itself,
- * and run only statements they build.
+ * owned_remote_tablet -- a remote tablet: a foreign table that is a
+ * partition, owned by the current user (or a role it is a member of).  Its
+ * node and its table there go to *server and *remote.  The functions below
+ * reach a node on behalf of the family and tablet functions open to PUBLIC
+ * (api/entry.c), so they check what those check, on the tablet itself, and
+ * run only statements they build.
  */
-static Oid
-owned_remote_tablet(FunctionCallInfo fcinfo, int arg, ForeignServer **server,
-					char **remote)
+static void
+owned_remote_tablet(Oid tablet, ForeignServer **server, char **remote)
 {
-	Oid			tablet;
 	ForeignTable *ft;
 	char	   *nsp;
 	char	   *rel;
 
-	if (PG_ARGISNULL(arg))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("tablet cannot be NULL")));
-	tablet = PG_GETARG_OID(arg);
 	if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(tablet)))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_TABLE),
@@ -1073,7 +1067,6 @@ owned_remote_tablet(FunctionCallInfo fcinfo, int arg, ForeignServer **server,
 	if (rel == NULL)
 		rel = get_rel_name(tablet);
 	*remote = (char *) quote_qualified_identifier(nsp, rel);
-	return tablet;
 }
 
 /* run a statement with parameters in this transaction's remote transaction */
@@ -1093,14 +1086,14 @@ remote_exec_params(ForeignServer *server, Oid tablet, const char *sql,
 }
 
 /*
- * wide_internal._remote_family(tablet regclass, fn text, args text[]) -- family
- * change "fn" (create_family, alter_family or drop_family) of the wide
- * table of a remote tablet, run on its node with "args" (the arguments
- * after the table, as text, NULL for NULL) as parameters.  Only for the
- * owner of the tablet; the node checks the mapped user's ownership again.
+ * remote_family -- family change "fn" (create_family, alter_family or
+ * drop_family) of the wide table of a remote tablet, run on its node with
+ * "args" (the arguments after the table, as text, NULL for NULL) as
+ * parameters.  Only for the owner of the tablet; the node checks the
+ * mapped user's ownership again.
  */
-Datum
-wide_remote_family(PG_FUNCTION_ARGS)
+static void
+remote_family(Oid tablet, const char *fn, int nargs, const char *const *args)
 {
 	static const struct
 	{
@@ -1113,82 +1106,140 @@ wide_remote_family(PG_FUNCTION_ARGS)
 	};
 	ForeignServer *server;
 	char	   *remote;
-	Oid			tablet = owned_remote_tablet(fcinfo, 0, &server, &remote);
-	char	   *fn;
-	Datum	   *elems;
-	bool	   *nulls;
-	int			nelems;
 	const char **params;
 	StringInfoData sql;
 	int			f,
 				i;
 
-	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("function and arguments cannot be NULL")));
-	fn = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	owned_remote_tablet(tablet, &server, &remote);
 	for (f = 0; f < (int) lengthof(fns); f++)
 		if (strcmp(fns[f].fn, fn) == 0)
 			break;
 	if (f == lengthof(fns))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("\"%s\" is not a family function", fn),
-				 errhint("It is create_family, alter_family or drop_family.")));
-	deconstruct_array(PG_GETARG_ARRAYTYPE_P(2), TEXTOID, -1, false, TYPALIGN_INT,
-					  &elems, &nulls, &nelems);
+		elog(ERROR, "\"%s\" is not a family function", fn);
 	for (i = 0; fns[f].types[i] != NULL; i++)
 		;
-	if (nelems != i)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("wide.%s takes %d arguments after the table, not %d", fn, i, nelems)));
-	params = palloc0(sizeof(char *) * (nelems + 1));
+	if (nargs != i)
+		elog(ERROR, "wide.%s takes %d arguments after the table, not %d", fn, i, nargs);
+	params = palloc0(sizeof(char *) * (nargs + 1));
 	params[0] = remote;
 	initStringInfo(&sql);
 	appendStringInfo(&sql, "SELECT wide.%s($1::pg_catalog.regclass", fn);
-	for (i = 0; i < nelems; i++)
+	for (i = 0; i < nargs; i++)
 	{
-		params[i + 1] = nulls[i] ? NULL : TextDatumGetCString(elems[i]);
+		params[i + 1] = args[i];
 		appendStringInfo(&sql, ", $%d::pg_catalog.%s", i + 2, fns[f].types[i]);
 	}
 	appendStringInfoString(&sql, ")");
 
 	/*
 	 * The family change takes the node table's AccessExclusiveLock: wait for
-	 * it 1 s at most (the caller, _remote_families, retries), as tablet
-	 * operations' DDL does (_remote_ddl): a reader's transaction on the node
-	 * may hold the table while its next statement waits behind this one, a
-	 * cycle through the coordinator that no server's deadlock detector
-	 * sees.  SET LOCAL is undone with the savepoint of a failed attempt.
+	 * it 1 s at most (WideRemoteFamily retries), as tablet operations' DDL
+	 * does (_remote_ddl): a reader's transaction on the node may hold the
+	 * table while its next statement waits behind this one, a cycle through
+	 * the coordinator that no server's deadlock detector sees.  SET LOCAL is
+	 * undone with the savepoint of a failed attempt.
 	 */
 	remote_exec_params(server, tablet, "SET LOCAL lock_timeout = '1s'", 0, NULL);
-	remote_exec_params(server, tablet, sql.data, nelems + 1, params);
+	remote_exec_params(server, tablet, sql.data, nargs + 1, params);
 	remote_exec_params(server, tablet, "RESET lock_timeout", 0, NULL);
-	PG_RETURN_VOID();
 }
 
 /*
- * wide_internal._remote_create_tablet(tablet regclass, catalog jsonb) -- make the
- * wide table of a remote tablet on its node: its schema if missing, a wide
- * table with the foreign table's columns, and the family catalog (if not
- * NULL).  Only for the owner of the tablet.
+ * WideRemoteFamily -- a family change (as remote_family) on a remote
+ * tablet.  It waits 1 s at most for the node table's lock and is tried up
+ * to 10 times, each attempt in a subtransaction (rolled back to a
+ * savepoint on the node), as a tablet operation's DDL is (_remote_ddl):
+ * without it a family change once waited for ever in the distributed
+ * stress test (t/226, both switches).
  */
-Datum
-wide_remote_create_tablet(PG_FUNCTION_ARGS)
+void
+WideRemoteFamily(Oid tablet, const char *fn, int nargs, const char *const *args)
+{
+	const int	attempts = 10;
+	char	   *msg = NULL;
+	bool		done = false;
+	int			attempt;
+
+	for (attempt = 1; attempt <= attempts && !done; attempt++)
+	{
+		MemoryContext cxt = CurrentMemoryContext;
+		ResourceOwner owner = CurrentResourceOwner;
+
+		BeginInternalSubTransaction(NULL);
+		MemoryContextSwitchTo(cxt);
+		PG_TRY();
+		{
+			remote_family(tablet, fn, nargs, args);
+			ReleaseCurrentSubTransaction();
+			MemoryContextSwitchTo(cxt);
+			CurrentResourceOwner = owner;
+			done = true;
+		}
+		PG_CATCH();
+		{
+			ErrorData  *edata;
+
+			MemoryContextSwitchTo(cxt);
+			edata = CopyErrorData();
+			FlushErrorState();
+			RollbackAndReleaseCurrentSubTransaction();
+			MemoryContextSwitchTo(cxt);
+			CurrentResourceOwner = owner;
+			if (edata->sqlerrcode != ERRCODE_LOCK_NOT_AVAILABLE)
+				ReThrowError(edata);
+			msg = edata->message;
+		}
+		PG_END_TRY();
+		if (!done)
+			DirectFunctionCall1(pg_sleep, Float8GetDatum(0.1 * attempt));
+	}
+	if (!done)
+		ereport(ERROR,
+				(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
+				 errmsg("%s", msg),
+				 errdetail("The family change of tablet %s waited for a lock on its node %d times for 1 s; sessions there held it.",
+						   DatumGetCString(DirectFunctionCall1(regclassout, ObjectIdGetDatum(tablet))),
+						   attempts),
+				 errhint("Retry when those sessions have ended.")));
+}
+
+/*
+ * WideStoreCatalogSql -- the statement that makes doc (jsonb as text) the
+ * family catalog of a table (qualified and quoted) whose family column is
+ * famcol (doc NULL: no catalog).  Its literal reads the same whatever standard_conforming_strings
+ * is (quote_literal writes E'' where a backslash is in it).
+ */
+char *
+WideStoreCatalogSql(const char *table, const char *famcol, const char *doc)
+{
+	return psprintf("ALTER TABLE ONLY %s ALTER COLUMN %s SET DEFAULT wide.family_catalog(%s::pg_catalog.jsonb)",
+					table, quote_identifier(famcol), doc ? quote_literal_cstr(doc) : "NULL");
+}
+
+/*
+ * WideRemoteCreateTablet -- make the wide table of a remote tablet on its
+ * node: its schema if missing, a wide table with the foreign table's
+ * columns, and the family catalog (if not NULL).  Only for the owner of the
+ * tablet.
+ */
+void
+WideRemoteCreateTablet(Oid tablet, Jsonb *catalog)
 {
 	ForeignServer *server;
 	char	   *remote;
-	Oid			tablet = owned_remote_tablet(fcinfo, 0, &server, &remote);
-	ForeignTable *ft = GetForeignTable(tablet);
-	char	   *nsp = table_option(ft, "schema_name");
+	ForeignTable *ft;
+	char	   *nsp;
+	char	   *famcol = NULL;
 	Relation	rel;
 	TupleDesc	desc;
 	StringInfoData sql;
 	int			i;
 	bool		first = true;
 
+	owned_remote_tablet(tablet, &server, &remote);
+	ft = GetForeignTable(tablet);
+	nsp = table_option(ft, "schema_name");
 	if (nsp == NULL)
 		nsp = get_namespace_name(get_rel_namespace(tablet));
 	initStringInfo(&sql);
@@ -1202,6 +1253,8 @@ wide_remote_create_tablet(PG_FUNCTION_ARGS)
 
 		if (att->attisdropped)
 			continue;
+		if (att->attnum == 2)
+			famcol = pstrdup(NameStr(att->attname));
 		appendStringInfo(&sql, "%s%s %s", first ? "" : ", ",
 						 quote_identifier(NameStr(att->attname)),
 						 format_type_extended(att->atttypid, att->atttypmod,
@@ -1225,15 +1278,15 @@ wide_remote_create_tablet(PG_FUNCTION_ARGS)
 	relation_close(rel, AccessShareLock);
 	appendStringInfoString(&sql, ") USING wide");
 	remote_exec_params(server, tablet, sql.data, 0, NULL);
-	if (!PG_ARGISNULL(1))
-	{
-		const char *params[2];
 
-		params[0] = remote;
-		params[1] = JsonbToCString(NULL, &PG_GETARG_JSONB_P(1)->root, -1);
+	/*
+	 * The catalog as the family functions store it (WideStoreCatalogSql): a
+	 * statement the node's user may run on the table it owns, with no
+	 * internal function of the extension there.
+	 */
+	if (catalog != NULL && famcol != NULL)
 		remote_exec_params(server, tablet,
-						   "SELECT wide_internal._store_catalog($1::pg_catalog.regclass, $2::pg_catalog.jsonb)",
-						   2, params);
-	}
-	PG_RETURN_VOID();
+						   WideStoreCatalogSql(remote, famcol,
+											   JsonbToCString(NULL, &catalog->root, -1)),
+						   0, NULL);
 }

@@ -38,7 +38,7 @@
  * <int>, "functions": ["sum"|"count"|"min"|"max"|"hll"|"ddsketch", ...]}, written by
  * wide.create_family(..., rollup => ...); see engine/rollup.c.
  *
- * A <rule> is Bigtable's nested GcRule, written by wide_internal._gc_rule:
+ * A <rule> is Bigtable's nested GcRule, written by wide_internal._family_doc:
  * {"max_num_versions": n}, {"max_age": "<interval>", "max_age_us": n},
  * {"union": [<rule>, ...]} or {"intersection": [<rule>, ...]}; at most
  * WIDE_GC_MAX_OPS parts, WIDE_GC_MAX_DEPTH deep.  Both forms compile to one
@@ -482,7 +482,7 @@ gc_push(Relation rel, WideFamily *f, WideGcOpKind kind, int nargs, int64 arg)
 }
 
 /*
- * compile a nested GC rule in the catalog's form (wide_internal._gc_rule writes it):
+ * compile a nested GC rule in the catalog's form (wide_internal._family_doc writes it):
  * {"max_num_versions": n} | {"max_age": "text", "max_age_us": n} |
  * {"union": [rule, ...]} | {"intersection": [rule, ...]}
  */

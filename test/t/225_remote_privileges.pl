@@ -78,8 +78,9 @@ my @attacks = (
 	[q{SELECT wide_internal._remote_exec('n1', NULL, 'CREATE TABLE public.planted (x int)')}, 'create a table'],
 	[q{SELECT * FROM wide_internal._remote_query('n1', 'SELECT rolpassword FROM pg_authid')}, 'read pg_authid'],
 	[q{SELECT wide_internal._remote_exec('n1', NULL, $$COPY (SELECT 1) TO PROGRAM 'true'$$)}, 'COPY TO PROGRAM'],
-	[q{SELECT wide_internal._remote_family('dist_2', 'drop_family', ARRAY['m'])}, 'drop a family of the tablet'],
-	[q{SELECT wide_internal._remote_create_tablet('dist_2', NULL)}, 'create the tablet\'s table again'],
+	[q{SELECT wide.drop_family('dist_2', 'm')}, 'drop a family of the tablet'],
+	[q{SELECT wide_internal._store_catalog('dist_2', '{}')}, 'store a catalog'],
+	[q{SELECT wide.create_tablets('dist', ARRAY['z'], ARRAY['local', 'n1'])}, 'create tablets'],
 	[q{SELECT wide.delete_row('dist', 'z26')}, 'delete_row on a remote key'],
 	[q{SELECT wide.delete_cells('dist', 'z26', 'm', 'q')}, 'delete_cells on a remote key'],
 	[q{SELECT wide.mutate_row('dist', 'z26', '[{"deleteFromRow": {}}]')}, 'mutate_row deleteFromRow'],
@@ -170,5 +171,40 @@ like($err, qr/cannot publish table "(public\.)?dist": it has remote tablets/,
 	'a parent with a remote tablet is not published');
 $coord->safe_psql('postgres', q{DROP PUBLICATION pm; CALL wide.move_tablet('pubm', 'pubm_2', 'n1')});
 is($coord->safe_psql('postgres', q{SELECT count(*) FROM pubm}), '2', 'unpublished, the tablet moves');
+
+# an owner mapped to a node user that is not a superuser: the node runs
+# only public functions and statements on the table that user owns (no
+# internal function of the extension is executable there by it)
+$n1->safe_psql('postgres', q{
+	CREATE ROLE node_user LOGIN PASSWORD 'node_pw2';
+	GRANT CREATE ON SCHEMA public TO node_user;
+	GRANT CREATE ON DATABASE postgres TO node_user;  -- (CREATE SCHEMA IF NOT EXISTS asks it)
+});
+$hba = slurp_file($n1->data_dir . '/pg_hba.conf');
+open $fh, '>', $n1->data_dir . '/pg_hba.conf' or die;
+print $fh "local all node_user scram-sha-256\nhost all node_user 127.0.0.1/32 scram-sha-256\n" . $hba;
+close $fh;
+$n1->reload;
+$coord->safe_psql('postgres', q{
+	CREATE ROLE owner2;
+	GRANT USAGE ON FOREIGN SERVER n1 TO owner2;
+	CREATE USER MAPPING FOR owner2 SERVER n1 OPTIONS (user 'node_user', password 'node_pw2');
+	GRANT CREATE ON SCHEMA public TO owner2;
+	CREATE TABLE dist2 (LIKE dist) PARTITION BY RANGE (row_key);
+	ALTER TABLE dist2 OWNER TO owner2;
+	SET ROLE owner2;
+	SELECT wide.create_family('dist2', 'm', max_versions => 2);
+	SELECT wide.create_tablets('dist2', ARRAY['m'], ARRAY['local', 'n1']);
+	SELECT wide.create_family('dist2', 'x', max_age => '1 day');
+	SELECT wide.alter_family('dist2', 'x', max_versions => 3);
+	SELECT wide.create_family('dist2', 'r', rollup => '{"source": "m", "bucket": "1 hour", "functions": ["sum"]}');
+	SELECT wide.drop_family('dist2', 'r');
+	INSERT INTO dist2 VALUES ('a', 'm', 'q', 1, 1), ('z', 'm', 'q', 1, 2);
+});
+is($n1->safe_psql('postgres',
+	q{SELECT pg_get_userbyid(relowner) || ':' || (SELECT string_agg(family || '/' || coalesce(max_versions::text, '-'), ',' ORDER BY family)
+	    FROM wide.families(c.oid)) FROM pg_class c WHERE relname = 'dist2_2'}),
+	'node_user:m/2,x/3', 'an owner mapped to a node user that is not a superuser made a remote tablet and changed its families');
+is($coord->safe_psql('postgres', q{SET ROLE owner2; SELECT count(*) FROM dist2}), '2', 'and reads and writes it');
 
 done_testing();
