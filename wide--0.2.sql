@@ -3368,9 +3368,6 @@ REVOKE EXECUTE ON ALL ROUTINES IN SCHEMA wide_internal FROM PUBLIC;
 REVOKE EXECUTE ON PROCEDURE wide_internal._tablet_op_run(bigint) FROM PUBLIC;
 
 -- ----------------------------------------------------------------
-  wide_internal._ddsketch_add_trans(internal, float8), wide_internal._ddsketch_union_trans(internal, bytea),
-  wide_internal._ddsketch_final(internal), wide_internal._ddsketch_combine(internal, internal),
-  wide_internal._ddsketch_serialize(internal), wide_internal._ddsketch_deserialize(bytea, internal),
 -- The row form (src/am/rows_*.c, docs/sql.md "Readings as rows"): a
 -- foreign table of server wide_rows shows the cells of one family of a
 -- wide table as rows, a reading per tuple.  The wrapper checks the wide
