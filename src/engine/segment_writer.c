@@ -686,6 +686,79 @@ write_header(WideSegmentWriter *w, uint64 root_off, uint32 root_len,
 }
 
 /*
+ * WideSegmentWriterCopyRun -- write, as this (empty) writer's segment, a
+ * page-by-page copy of the segment of "src": the same stream (blocks and
+ * index), under the writer's new segment id, in pages the space map hands
+ * out (lowest first), listing the same blobs, which stay where they are.
+ * Fills in *run (src's descriptor with the new segment id and header).
+ * Nothing is decoded: a move of a run (truncate.c) costs a copy of its pages.
+ * The caller publishes "run" in place of src, as a compaction does.
+ */
+void
+WideSegmentWriterCopyRun(WideSegmentWriter *w, const WideRunData *src,
+						 WideRunData *run)
+{
+	MemoryContext old = MemoryContextSwitchTo(w->cxt);
+	WideSegment *seg = WideSegmentLoad(w->rel, src->root, false);
+	uint64		npages = 0;
+	uint32		nheaders;
+	int			i;
+
+	Assert(w->run.ncells == 0 && w->nextents == 0);
+	for (i = 0; i < seg->nextents; i++)
+		npages += seg->extents[i].npages;
+	w->next_extent_size = (uint32) Max(Min(npages, MAX_EXTENT_PAGES), 1);
+	for (i = 0; i < seg->nextents; i++)
+	{
+		uint32		j;
+
+		for (j = 0; j < seg->extents[i].npages; j++)
+		{
+			Buffer		buf;
+
+			CHECK_FOR_INTERRUPTS();
+			buf = ReadBufferExtended(w->rel, MAIN_FORKNUM, seg->extents[i].start + j,
+									 RBM_NORMAL, w->strategy);
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
+			WideCheckPage(w->rel, buf, WIDE_PAGE_SEGMENT);
+			memcpy(w->page, BufferGetPage(buf), BLCKSZ);
+			UnlockReleaseBuffer(buf);
+
+			if (w->nextents == 0 ||
+				w->ext_used == w->extents[w->nextents - 1].npages)
+				add_extent(w);
+			WidePageGetOpaque((Page) w->page)->owner = w->segid;
+			WideWritePage(w->rel, w->extents[w->nextents - 1].start + w->ext_used,
+						  (Page) w->page, w->strategy);
+			w->ext_used++;
+		}
+	}
+	if (w->segid == 0)
+		add_extent(w);			/* an empty stream still needs a segment id */
+
+	/* the same blobs, the same header fields, the new extents */
+	for (i = 0; i < seg->nblobs; i++)
+	{
+		if (w->nblobs == w->maxblobs)
+		{
+			w->maxblobs *= 2;
+			w->blobs = repalloc(w->blobs, sizeof(WideBlobRef) * w->maxblobs);
+		}
+		w->blobs[w->nblobs++] = seg->blobs[i];
+	}
+	w->typlen = seg->typlen;
+	w->stream_len = seg->stream_len;
+	w->run.ncells = seg->ncells;
+	w->run.max_seq = seg->max_seq;	/* the header's, before any base */
+	*run = *src;
+	run->segid = w->segid;
+	run->root = write_header(w, seg->root_off, seg->root_len, &nheaders);
+	run->npages = npages + nheaders;
+	WideSegmentFree(seg);
+	MemoryContextSwitchTo(old);
+}
+
+/*
  * WideSegmentWriterFinish -- write what is pending and the header; fill in
  * the run descriptor.  Returns false (and writes nothing) for an empty
  * segment.  The segment is not visible until the caller publishes "run".
