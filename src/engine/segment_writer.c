@@ -685,6 +685,18 @@ write_header(WideSegmentWriter *w, uint64 root_off, uint32 root_len,
 	return blk[0];
 }
 
+/* damage found in the segment WideSegmentWriterCopyRun copies */
+static void
+copy_corrupt(Relation rel, uint32 segid, const char *what, uint64 where)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("wide table \"%s\": segment %u is damaged: %s at %llu",
+					RelationGetRelationName(rel), segid, what,
+					(unsigned long long) where),
+			 errhint("Run wide.verify() on the table.")));
+}
+
 /*
  * WideSegmentWriterCopyRun -- write, as this (empty) writer's segment, a
  * page-by-page copy of the segment of "src": the same stream (blocks and
@@ -699,12 +711,25 @@ WideSegmentWriterCopyRun(WideSegmentWriter *w, const WideRunData *src,
 						 WideRunData *run)
 {
 	MemoryContext old = MemoryContextSwitchTo(w->cxt);
-	WideSegment *seg = WideSegmentLoad(w->rel, src->root, false);
+	WideSegment *seg = WideSegmentLoad(w->rel, src->root, true);
 	uint64		npages = 0;
 	uint32		nheaders;
 	int			i;
 
 	Assert(w->run.ncells == 0 && w->nextents == 0);
+
+	/*
+	 * The copy writes a new header: damage a read of the source would meet
+	 * in what the new header states afresh must stop the copy, or it would
+	 * vanish from the table unreported (wide.verify reports what reads
+	 * reject).  So the source is checked as WideSegmentOpen checks a run
+	 * (its header names the run's segment and sequence numbers) and each
+	 * page as a read checks it (a stream page of that segment); the blocks
+	 * are copied as they are, their damage with them.
+	 */
+	if (seg->segid != src->segid || seg->max_seq + src->seq_base != src->max_seq)
+		copy_corrupt(w->rel, src->segid, "header does not match the metapage",
+					 src->root);
 	for (i = 0; i < seg->nextents; i++)
 		npages += seg->extents[i].npages;
 	w->next_extent_size = (uint32) Max(Min(npages, MAX_EXTENT_PAGES), 1);
@@ -721,6 +746,14 @@ WideSegmentWriterCopyRun(WideSegmentWriter *w, const WideRunData *src,
 									 RBM_NORMAL, w->strategy);
 			LockBuffer(buf, BUFFER_LOCK_SHARE);
 			WideCheckPage(w->rel, buf, WIDE_PAGE_SEGMENT);
+			if (WidePageGetOpaque(BufferGetPage(buf))->owner != src->segid)
+			{
+				BlockNumber blkno = BufferGetBlockNumber(buf);
+
+				UnlockReleaseBuffer(buf);
+				copy_corrupt(w->rel, src->segid, "page belongs to something else",
+							 blkno);
+			}
 			memcpy(w->page, BufferGetPage(buf), BLCKSZ);
 			UnlockReleaseBuffer(buf);
 
