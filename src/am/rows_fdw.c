@@ -93,6 +93,42 @@ rows_end_scan(ForeignScanState *node)
 		WideRowsScanClose(node->fdw_state);
 }
 
+/*
+ * Parallel scans of rows (partial paths, rows_plan.c): the leader cuts the
+ * scan's key ranges into stretches, every participant reads its share of
+ * the stretches it claims.  GROUP BY inside the scan stays serial.
+ */
+static bool
+rows_parallel_safe(PlannerInfo *root, RelOptInfo *rel, RangeTblEntry *rte)
+{
+	return true;
+}
+
+static Size
+rows_estimate_dsm(ForeignScanState *node, ParallelContext *pcxt)
+{
+	return WideRowsScanEstimateDSM(node->fdw_state, node->ss.ps.ps_ExprContext,
+								   pcxt->nworkers);
+}
+
+static void
+rows_initialize_dsm(ForeignScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	WideRowsScanInitDSM(node->fdw_state, coordinate);
+}
+
+static void
+rows_reinitialize_dsm(ForeignScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	WideRowsScanReinitDSM(node->fdw_state, coordinate);
+}
+
+static void
+rows_initialize_worker(ForeignScanState *node, shm_toc *toc, void *coordinate)
+{
+	WideRowsScanInitWorker(node->fdw_state, coordinate);
+}
+
 static void
 rows_explain(ForeignScanState *node, ExplainState *es)
 {
@@ -106,7 +142,8 @@ rows_explain(ForeignScanState *node, ExplainState *es)
 	}
 	else
 		WideRowsScanExplain(RelationGetRelid(node->ss.ss_currentRelation),
-							plan->fdw_private, node->fdw_state, es);
+							plan->fdw_private,
+							plan->scan.plan.parallel_aware ? NULL : node->fdw_state, es);
 }
 
 Datum
@@ -123,6 +160,11 @@ wide_rows_handler(PG_FUNCTION_ARGS)
 	r->ReScanForeignScan = rows_rescan;
 	r->EndForeignScan = rows_end_scan;
 	r->ExplainForeignScan = rows_explain;
+	r->IsForeignScanParallelSafe = rows_parallel_safe;
+	r->EstimateDSMForeignScan = rows_estimate_dsm;
+	r->InitializeDSMForeignScan = rows_initialize_dsm;
+	r->ReInitializeDSMForeignScan = rows_reinitialize_dsm;
+	r->InitializeWorkerForeignScan = rows_initialize_worker;
 	r->AnalyzeForeignTable = WideRowsAnalyze;
 	WideRowsModifyRoutine(r);
 	PG_RETURN_POINTER(r);
