@@ -34,6 +34,7 @@
 #include "access/table.h"
 #include "catalog/pg_type.h"
 #include "commands/explain.h"
+#include "common/pg_prng.h"
 #include "commands/vacuum.h"
 #include "executor/executor.h"
 #include "foreign/fdwapi.h"
@@ -1460,14 +1461,19 @@ rows_full_sample(Relation rel, RowsScan *st, int elevel, HeapTuple *rows,
 }
 
 /*
- * rows_stretch_sample -- the first rows of each of about targrows /
- * ROWS_PER_STRETCH stretches of the table (engine/split.c cuts them at
- * block boundaries of its runs, in similar numbers of records), up to
- * targrows in all; false, with nothing read, when the table has too few
- * stretches.  The row count is the table's count of records times the
- * rows per cell read.
+ * rows_stretch_sample -- the first rows of targrows / ROWS_PER_STRETCH
+ * stretches drawn at random among about targrows / STRETCH_CHOICE of the
+ * table (engine/split.c cuts them at block boundaries of its runs, in
+ * similar numbers of records), up to targrows in all; false, with nothing
+ * read, when the table has too few stretches.  The stretches are drawn
+ * from many more than are read: where every series of a table has the same
+ * layout (TSBS: a host's readings fill the same blocks at the same times),
+ * stretches evenly spaced start at the same few times of every series, and
+ * the sample saw 300 distinct times of 8,640.  The row count is the table's
+ * count of records times the rows per cell read.
  */
-#define ROWS_PER_STRETCH	100
+#define ROWS_PER_STRETCH	30
+#define STRETCH_CHOICE		3
 
 static bool
 rows_stretch_sample(Relation rel, RowsScan *st, double ncells, int elevel,
@@ -1479,19 +1485,25 @@ rows_stretch_sample(Relation rel, RowsScan *st, double ncells, int elevel,
 	uint64		nblocks;
 	int			nkeys;
 	int			nst;
+	int			m;
 	int			per;
 	int			n = 0;
+	BlockSamplerData bs;
 	double		nread = 0;
 	double		cells = 0;
 	Datum	   *values;
 	bool	   *isnull;
 
-	nkeys = WideSplitKeys(st->cells, NULL, Max(targrows / ROWS_PER_STRETCH, 2),
+	nkeys = WideSplitKeys(st->cells, NULL, Max(targrows / STRETCH_CHOICE, 2),
 						  &nblocks, &keys);
 	nst = nkeys + 1;
 	if (nst < 2)
 		return false;
-	per = (targrows + nst - 1) / nst;
+	m = (int) BlockSampler_Init(&bs, nst,
+								Max((targrows + ROWS_PER_STRETCH - 1) / ROWS_PER_STRETCH, 2),
+								pg_prng_uint32(&pg_global_prng_state));
+	per = (targrows + m - 1) / m;
+	elog(DEBUG1, "row form sample: %d of %d stretches, %d rows each", m, nst, per);
 
 	/* stretch j: the rows after split key j - 1 through key j */
 	st->ranges = palloc0(sizeof(WideKeyRange) * nst);
@@ -1520,8 +1532,9 @@ rows_stretch_sample(Relation rel, RowsScan *st, double ncells, int elevel,
 	isnull = palloc(sizeof(bool) * desc->natts);
 	rows_restart(st);
 	st->nranges = nst;
-	for (int j = 0; j < nst && n < targrows; j++)
+	while (BlockSampler_HasMore(&bs) && n < targrows)
 	{
+		int			j = (int) BlockSampler_Next(&bs);
 		int			taken = 0;
 		uint64		cells0;
 
