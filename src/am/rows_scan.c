@@ -1503,7 +1503,6 @@ rows_stretch_sample(Relation rel, RowsScan *st, double ncells, int elevel,
 								Max((targrows + ROWS_PER_STRETCH - 1) / ROWS_PER_STRETCH, 2),
 								pg_prng_uint32(&pg_global_prng_state));
 	per = (targrows + m - 1) / m;
-	elog(DEBUG1, "row form sample: %d of %d stretches, %d rows each", m, nst, per);
 
 	/* stretch j: the rows after split key j - 1 through key j */
 	st->ranges = palloc0(sizeof(WideKeyRange) * nst);
@@ -1563,8 +1562,10 @@ rows_stretch_sample(Relation rel, RowsScan *st, double ncells, int elevel,
 	*nsampled = n;
 	*totalrows = cells > 0 ? floor(ncells * nread / cells + 0.5) : 0;
 	ereport(elevel,
-			(errmsg("\"%s\": a sample of %d rows from the starts of stretches of its cells table, %.0f rows estimated",
-					RelationGetRelationName(rel), n, *totalrows)));
+			(errmsg("\"%s\": a sample from the starts of stretches of its cells table, %.0f rows estimated",
+					RelationGetRelationName(rel), *totalrows)));
+	elog(DEBUG1, "\"%s\": %d rows from %d of %d stretches",
+		 RelationGetRelationName(rel), n, m, nst);
 	return true;
 }
 
