@@ -75,6 +75,16 @@ SELECT outside($$SELECT host, count(*), sum(a), max(b) FROM prow WHERE time >= '
        outside($$SELECT host, count(*), sum(a), max(b) FROM psalt WHERE time >= '2020-01-01 05:00' AND time < '2020-01-01 06:40' GROUP BY host$$),
        outside($$SELECT count(*) FROM prow WHERE time >= '2020-01-01 11:00' AND time < '2020-01-01 11:05'$$);
 
+-- GROUP BY inside a parallel scan: each participant's groups with partial
+-- aggregates (avg's state {N, Sx, Sxx}), combined above Gather
+SET wide.enable_aggregate_pushdown = on;
+EXPLAIN (costs off) SELECT host, count(*), sum(a), avg(b), min(time), max(a) FROM prow GROUP BY host;
+SELECT q, parallel(q), differs(q), differs(replace(q, 'prow', 'psalt')) AS salted
+  FROM unnest(ARRAY[
+    'SELECT host, count(*), sum(a), avg(b), min(time), max(a) FROM prow GROUP BY host',
+    $$SELECT date_trunc('hour', time), count(b), avg(a) FROM prow WHERE time >= '2020-01-01 05:00' GROUP BY 1$$,
+    'SELECT count(*), avg(a), sum(b), max(time) FROM prow']) q;
+
 DROP FOREIGN TABLE prow, psalt;
 DROP TABLE pc, pheap;
 DROP FUNCTION differs(text), parallel(text), outside(text);

@@ -96,7 +96,8 @@ rows_end_scan(ForeignScanState *node)
 /*
  * Parallel scans of rows (partial paths, rows_plan.c): the leader cuts the
  * scan's key ranges into stretches, every participant reads its share of
- * the stretches it claims.  GROUP BY inside the scan stays serial.
+ * the stretches it claims; a grouping scan returns each participant's
+ * groups with partial aggregates (rows_agg.c).
  */
 static bool
 rows_parallel_safe(PlannerInfo *root, RelOptInfo *rel, RangeTblEntry *rte)
@@ -104,29 +105,36 @@ rows_parallel_safe(PlannerInfo *root, RelOptInfo *rel, RangeTblEntry *rte)
 	return true;
 }
 
+/* the scan of rows of a node: its own, or that of a grouping scan */
+static RowsScan *
+scan_of(ForeignScanState *node)
+{
+	return is_grouping(node) ? WideRowsAggScan(node) : node->fdw_state;
+}
+
 static Size
 rows_estimate_dsm(ForeignScanState *node, ParallelContext *pcxt)
 {
-	return WideRowsScanEstimateDSM(node->fdw_state, node->ss.ps.ps_ExprContext,
+	return WideRowsScanEstimateDSM(scan_of(node), node->ss.ps.ps_ExprContext,
 								   pcxt->nworkers);
 }
 
 static void
 rows_initialize_dsm(ForeignScanState *node, ParallelContext *pcxt, void *coordinate)
 {
-	WideRowsScanInitDSM(node->fdw_state, coordinate);
+	WideRowsScanInitDSM(scan_of(node), coordinate);
 }
 
 static void
 rows_reinitialize_dsm(ForeignScanState *node, ParallelContext *pcxt, void *coordinate)
 {
-	WideRowsScanReinitDSM(node->fdw_state, coordinate);
+	WideRowsScanReinitDSM(scan_of(node), coordinate);
 }
 
 static void
 rows_initialize_worker(ForeignScanState *node, shm_toc *toc, void *coordinate)
 {
-	WideRowsScanInitWorker(node->fdw_state, coordinate);
+	WideRowsScanInitWorker(scan_of(node), coordinate);
 }
 
 static void
@@ -137,7 +145,7 @@ rows_explain(ForeignScanState *node, ExplainState *es)
 	if (is_grouping(node))
 	{
 		WideRowsScanExplain(WideRowsAggRelid(plan), plan->fdw_private,
-							WideRowsAggScan(node), es);
+							plan->scan.plan.parallel_aware ? NULL : WideRowsAggScan(node), es);
 		WideRowsAggExplain(node, es);
 	}
 	else

@@ -139,6 +139,12 @@ struct RowsScan
 	StringInfoData plo;			/* the claimed stretch's bounds */
 	StringInfoData phi;
 
+	/* a lower bound on a time part besides the key conditions (rows_agg.c) */
+	bool		has_floor;
+	int			floor_part;
+	Datum		floor;
+	Oid			floor_type;
+
 	/* EXPLAIN ANALYZE */
 	uint64		nrows;
 	uint64		ncells;
@@ -463,12 +469,16 @@ build_ranges(RowsScan *st, ExprContext *econtext)
 			bound(&s->parts[p], strat, d, type, &bounds[p]);
 	}
 
+	if (st->has_floor)
+		bound(&s->parts[st->floor_part], BTGreaterEqualStrategyNumber, st->floor,
+			  st->floor_type, &bounds[st->floor_part]);
+
 	/*
 	 * A salted key with key conditions: its first part is every bucket (one,
 	 * below, if the other parts are all equalities).  Without, the whole
 	 * table: a key with no bucket of ours is an error, not a skipped row.
 	 */
-	if (s->salt && st->meta != NIL)
+	if (s->salt && (st->meta != NIL || st->has_floor))
 	{
 		for (int b = 0; b < s->salt; b++)
 		{
@@ -789,6 +799,18 @@ next_cell_backward(RowsScan *st)
 	}
 }
 
+/*
+ * row_done -- whether the cell read last ended its row, as far as the
+ * reader knows without reading on: a backward scan's reverse reader knows
+ * (its windows hold whole rows), and the next cell, which could read a
+ * whole window for a LIMIT 1, is not needed to end the row.
+ */
+static inline bool
+row_done(const RowsScan *st)
+{
+	return st->backward && st->rreader != NULL && WideReverseRowDone(st->rreader);
+}
+
 /* the bytes of key through the separator after part "part", or -1 */
 static int
 prefix_len(const WideRowShape *s, const char *key, uint32 len, int part)
@@ -1083,7 +1105,12 @@ next_row(RowsScan *st, Datum *values, bool *isnull)
 		}
 		att = column_of(st, c);
 		if (att == 0 || !st->wanted[att - 1])
-			continue;			/* a qualifier the form has no column for */
+		{
+			/* a qualifier the form has no column for */
+			if (st->keylen > 0 && row_done(st))
+				break;
+			continue;
+		}
 		if (st->keylen > 0 &&
 			(c->keylen != st->keylen || memcmp(c->key, st->key, c->keylen) != 0))
 		{
@@ -1127,6 +1154,8 @@ next_row(RowsScan *st, Datum *values, bool *isnull)
 			v->value = cell_value(st, c, att);
 			st->nversions++;
 		}
+		if (row_done(st))
+			break;
 	}
 	if (st->keylen == 0)
 	{
@@ -1355,6 +1384,21 @@ WideRowsScanInitWorker(RowsScan *st, void *coordinate)
 		share_ranges(st);
 		MemoryContextSwitchTo(old);
 	}
+}
+
+/*
+ * WideRowsScanSetFloor -- from the next (re)scan on, read only rows whose
+ * time key part "part" is at least t (of type "type"), as if the query had
+ * said so too; has_floor false: no such bound.
+ */
+void
+WideRowsScanSetFloor(RowsScan *st, int part, bool has_floor, Datum t, Oid type)
+{
+	Assert(st->shape->parts[part].kind == WIDE_PART_TIME);
+	st->has_floor = has_floor;
+	st->floor_part = part;
+	st->floor = t;
+	st->floor_type = type;
 }
 
 void
