@@ -27,3 +27,41 @@ RESET default_statistics_target;
 ANALYZE an;
 SELECT reltuples FROM pg_class WHERE relname = 'an';
 DROP TABLE an;
+-- the row form (rows_scan.c): a table of many more rows than the sample is
+-- sampled by the starts of stretches of its cells table, not read whole
+CREATE TABLE rc (row_key text, family text, qualifier text, ts timestamptz, value float8) USING wide;
+SELECT wide.create_family('rc', 'cpu', max_versions => 1);
+CREATE FOREIGN TABLE rcpu (time timestamptz NOT NULL, tags_id int4 NOT NULL,
+    m0 float8, m1 float8, m2 float8, m3 float8, m4 float8,
+    m5 float8, m6 float8, m7 float8, m8 float8, m9 float8)
+  SERVER wide_rows OPTIONS (cells 'rc', family 'cpu', key 'tags_id,time');
+INSERT INTO rcpu SELECT '2016-01-01'::timestamptz + t * interval '10 s', h,
+    t, h, t % 7, h % 3, t + h, 5, 6, 7, 8, (t * h) % 11
+  FROM generate_series(0, 99) t, generate_series(0, 19) h;
+VACUUM rc;
+SET default_statistics_target = 1;
+ANALYZE VERBOSE rcpu;
+SELECT reltuples FROM pg_class WHERE relname = 'rcpu';
+SELECT attname, n_distinct IS NOT NULL AND (most_common_vals IS NOT NULL OR histogram_bounds IS NOT NULL) AS described
+  FROM pg_stats WHERE tablename = 'rcpu' ORDER BY attname;
+-- the count is of records: a delete counts until a compaction drops it
+DELETE FROM rcpu WHERE tags_id > 9;
+VACUUM rc;
+ANALYZE rcpu;
+SELECT reltuples > 1000 AS records_counted FROM pg_class WHERE relname = 'rcpu';
+SELECT count(*) FROM rcpu;
+-- a few rows more than the sample holds: read whole, counted exactly
+DELETE FROM rcpu WHERE tags_id > 1;
+SELECT wide.compact('rc', major => true);
+ANALYZE VERBOSE rcpu;
+SELECT reltuples FROM pg_class WHERE relname = 'rcpu';
+-- another family in the cells table: read whole (its records are not all the form's)
+SELECT wide.create_family('rc', 'mem');
+INSERT INTO rcpu SELECT '2016-01-02'::timestamptz + t * interval '10 s', h, t
+  FROM generate_series(0, 99) t, generate_series(0, 19) h;
+VACUUM rc;
+ANALYZE VERBOSE rcpu;
+SELECT reltuples FROM pg_class WHERE relname = 'rcpu';
+RESET default_statistics_target;
+DROP FOREIGN TABLE rcpu;
+DROP TABLE rc;

@@ -99,4 +99,17 @@ SELECT row_key, family, qualifier, ts, value FROM s
  WHERE row_key IN ('abcdefgh#0', 'abcdefgh0#0') AND qualifier IN ('q0', 'q7') ORDER BY 1, 2, 3, 4 DESC LIMIT 12;
 SELECT * FROM wide.verify('s');
 
+-- VACUUM after a COPY of several runs: the write area's runs become runs,
+-- and runs left in the table's tail are moved down by copying their pages
+-- (truncate.c, WideMoveRunBySegid) before the tail is cut
+SET wide.bulk_memory = '4MB';
+COPY s FROM PROGRAM 'awk ''BEGIN { for (t = 0; t < 300; t++) for (h = 0; h < 20; h++) for (q = 0; q < 10; q++)
+    printf "z%d#%d,f,m%d,%d,%d\n", h, t, q, t, h * q + t }''' (FORMAT csv);
+RESET wide.bulk_memory;
+SELECT write_area_runs AS wa_runs FROM wide.stats('s');
+VACUUM s;
+SELECT runs, compactions > 0 AS moved, free_pages * 4 < table_pages AS little_free FROM wide.stats('s');
+SELECT count(*), sum(value::int8) FROM s WHERE row_key ~ '^z[0-9]';
+SELECT * FROM wide.verify('s');
+
 DROP TABLE b, n, s;

@@ -278,3 +278,42 @@ WideCompactRunBySegid(Relation rel, uint32 segid, BlockNumber move_blobs_from,
 		}
 	return false;
 }
+
+/*
+ * WideMoveRunBySegid -- copy the run of segment "segid" page by page into
+ * pages the space map hands out (lowest first), and publish the copy in
+ * its place (truncate.c moves runs out of the table's tail): the same
+ * records, blocks and blobs, nothing decoded or rewritten; false if it is
+ * no longer a run.  crash_point as for WideCompactRunBySegid.
+ * REQUIRES: ShareUpdateExclusiveLock.
+ */
+bool
+WideMoveRunBySegid(Relation rel, uint32 segid, const char *crash_point)
+{
+	WideRunData runs[WIDE_MAX_RUNS];
+	int			n = read_runs(rel, runs);
+	int			i;
+
+	for (i = 0; i < n; i++)
+		if (runs[i].segid == segid)
+		{
+			WideSegmentWriter *w = WideSegmentWriterBegin(rel, 0);
+			WideRunData run;
+			WideManifestTx tx;
+			WideMetaPage meta;
+
+			WideSegmentWriterCopyRun(w, &runs[i], &run);
+			if (crash_point)
+				WideDebugCrash(crash_point);
+			WideManifestLogHorizon(rel);	/* manifest.c, M5 */
+			meta = WideManifestBegin(rel, &tx);
+			WideManifestReplaceRuns(rel, meta, i, i, runs + i, &run);
+			(void) WideSpaceFree(meta, WIDE_FREE_SEGMENT, runs[i].root, 0);
+			meta->version_counter++;
+			meta->compactions++;
+			(void) WideManifestCommit(&tx);
+			WideSegmentWriterEnd(w);
+			return true;
+		}
+	return false;
+}

@@ -53,6 +53,8 @@ extern void WideCompactForRoom(Relation rel, int slots);
 extern bool WideCompactRunBySegid(Relation rel, uint32 segid,
 								  BlockNumber move_blobs_from,
 								  const char *crash_point);
+extern bool WideMoveRunBySegid(Relation rel, uint32 segid,
+							   const char *crash_point);
 
 /* rewrite.c */
 extern WideResolveStats WideRewrite(Relation src, Relation dst);

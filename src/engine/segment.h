@@ -241,6 +241,8 @@ extern void WideSegmentWriterMoveBlobs(WideSegmentWriter *w, BlockNumber from);
 extern void WideSegmentWriterAdd(WideSegmentWriter *w, const WideCell *c,
 								 bool frozen);
 extern bool WideSegmentWriterFinish(WideSegmentWriter *w, WideRunData *run);
+extern void WideSegmentWriterCopyRun(WideSegmentWriter *w, const WideRunData *src,
+									 WideRunData *run);
 extern const WideBlobRef *WideSegmentWriterBlobs(const WideSegmentWriter *w,
 												 int *n);
 extern void WideSegmentWriterEnd(WideSegmentWriter *w);

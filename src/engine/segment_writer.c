@@ -685,6 +685,112 @@ write_header(WideSegmentWriter *w, uint64 root_off, uint32 root_len,
 	return blk[0];
 }
 
+/* damage found in the segment WideSegmentWriterCopyRun copies */
+static void
+copy_corrupt(Relation rel, uint32 segid, const char *what, uint64 where)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("wide table \"%s\": segment %u is damaged: %s at %llu",
+					RelationGetRelationName(rel), segid, what,
+					(unsigned long long) where),
+			 errhint("Run wide.verify() on the table.")));
+}
+
+/*
+ * WideSegmentWriterCopyRun -- write, as this (empty) writer's segment, a
+ * page-by-page copy of the segment of "src": the same stream (blocks and
+ * index), under the writer's new segment id, in pages the space map hands
+ * out (lowest first), listing the same blobs, which stay where they are.
+ * Fills in *run (src's descriptor with the new segment id and header).
+ * Nothing is decoded: a move of a run (truncate.c) costs a copy of its pages.
+ * The caller publishes "run" in place of src, as a compaction does.
+ */
+void
+WideSegmentWriterCopyRun(WideSegmentWriter *w, const WideRunData *src,
+						 WideRunData *run)
+{
+	MemoryContext old = MemoryContextSwitchTo(w->cxt);
+	WideSegment *seg = WideSegmentLoad(w->rel, src->root, true);
+	uint64		npages = 0;
+	uint32		nheaders;
+	int			i;
+
+	Assert(w->run.ncells == 0 && w->nextents == 0);
+
+	/*
+	 * The copy writes a new header: damage a read of the source would meet
+	 * in what the new header states afresh must stop the copy, or it would
+	 * vanish from the table unreported (wide.verify reports what reads
+	 * reject).  So the source is checked as WideSegmentOpen checks a run
+	 * (its header names the run's segment and sequence numbers) and each
+	 * page as a read checks it (a stream page of that segment); the blocks
+	 * are copied as they are, their damage with them.
+	 */
+	if (seg->segid != src->segid || seg->max_seq + src->seq_base != src->max_seq)
+		copy_corrupt(w->rel, src->segid, "header does not match the metapage",
+					 src->root);
+	for (i = 0; i < seg->nextents; i++)
+		npages += seg->extents[i].npages;
+	w->next_extent_size = (uint32) Max(Min(npages, MAX_EXTENT_PAGES), 1);
+	for (i = 0; i < seg->nextents; i++)
+	{
+		uint32		j;
+
+		for (j = 0; j < seg->extents[i].npages; j++)
+		{
+			Buffer		buf;
+
+			CHECK_FOR_INTERRUPTS();
+			buf = ReadBufferExtended(w->rel, MAIN_FORKNUM, seg->extents[i].start + j,
+									 RBM_NORMAL, w->strategy);
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
+			WideCheckPage(w->rel, buf, WIDE_PAGE_SEGMENT);
+			if (WidePageGetOpaque(BufferGetPage(buf))->owner != src->segid)
+			{
+				BlockNumber blkno = BufferGetBlockNumber(buf);
+
+				UnlockReleaseBuffer(buf);
+				copy_corrupt(w->rel, src->segid, "page belongs to something else",
+							 blkno);
+			}
+			memcpy(w->page, BufferGetPage(buf), BLCKSZ);
+			UnlockReleaseBuffer(buf);
+
+			if (w->nextents == 0 ||
+				w->ext_used == w->extents[w->nextents - 1].npages)
+				add_extent(w);
+			WidePageGetOpaque((Page) w->page)->owner = w->segid;
+			WideWritePage(w->rel, w->extents[w->nextents - 1].start + w->ext_used,
+						  (Page) w->page, w->strategy);
+			w->ext_used++;
+		}
+	}
+	if (w->segid == 0)
+		add_extent(w);			/* an empty stream still needs a segment id */
+
+	/* the same blobs, the same header fields, the new extents */
+	for (i = 0; i < seg->nblobs; i++)
+	{
+		if (w->nblobs == w->maxblobs)
+		{
+			w->maxblobs *= 2;
+			w->blobs = repalloc(w->blobs, sizeof(WideBlobRef) * w->maxblobs);
+		}
+		w->blobs[w->nblobs++] = seg->blobs[i];
+	}
+	w->typlen = seg->typlen;
+	w->stream_len = seg->stream_len;
+	w->run.ncells = seg->ncells;
+	w->run.max_seq = seg->max_seq;	/* the header's, before any base */
+	*run = *src;
+	run->segid = w->segid;
+	run->root = write_header(w, seg->root_off, seg->root_len, &nheaders);
+	run->npages = npages + nheaders;
+	WideSegmentFree(seg);
+	MemoryContextSwitchTo(old);
+}
+
 /*
  * WideSegmentWriterFinish -- write what is pending and the header; fill in
  * the run descriptor.  Returns false (and writes nothing) for an empty

@@ -17,9 +17,11 @@
  * Rows arrive whole.  A reading, a mutation of a row, a row of the row
  * form: consecutive records usually share their row key (a TSBS reading is
  * ten cells of one row).  WideSorterAdd notes such runs of one row key as
- * *groups*; WideSorterDone sorts the groups by row key (an 8-byte prefix
- * of the key, big-endian, decides most comparisons without touching the
- * record), then sorts the records of each row key (the groups of one key
+ * *groups*; WideSorterDone sorts the groups by row key (16 bytes of the
+ * key after the prefix all keys of the batch share, as two big-endian
+ * integers, decide most comparisons without touching the record: the row
+ * form's keys share their first 15 digits, and its host and time parts
+ * fit in the next 16 bytes), then sorts the records of each row key (the groups of one key
  * together, when a row came back later) with the full order, by binary
  * insertion when they are few.  Since the full order sorts by row key
  * first, the result is the same as sorting all records with it, at a
@@ -43,7 +45,9 @@
 /* consecutive records of one row key, cells[first .. first + n) */
 typedef struct Group
 {
-	uint64		prefix;			/* the key's first 8 bytes, big-endian, 0-padded */
+	uint64		prefix;			/* the key's bytes [common, common + 8) and */
+	uint64		prefix2;		/* [common + 8, common + 16), big-endian,
+								 * 0-padded (WideSorterDone) */
 	const char *key;
 	uint32		keylen;
 	uint32		n;
@@ -222,10 +226,6 @@ WideSorterAdd(WideSorter *s, const WideCell *cell)
 	}
 	{
 		Group	   *g = &s->groups[s->ngroups++];
-		uint64		prefix = 0;
-
-		memcpy(&prefix, c->key, Min(c->keylen, sizeof(uint64)));
-		g->prefix = pg_ntoh64(prefix);
 		g->key = c->key;
 		g->keylen = c->keylen;
 		g->n = 1;
@@ -240,6 +240,8 @@ cmp_group(const Group *a, const Group *b)
 {
 	if (a->prefix != b->prefix)
 		return a->prefix < b->prefix ? -1 : 1;
+	if (a->prefix2 != b->prefix2)
+		return a->prefix2 < b->prefix2 ? -1 : 1;
 	return WideKeyCompare(a->key, a->keylen, b->key, b->keylen);
 }
 
@@ -249,6 +251,36 @@ cmp_group(const Group *a, const Group *b)
 #define ST_SCOPE static
 #define ST_DEFINE
 #include "lib/sort_template.h"
+
+/*
+ * set_prefixes -- each group's 16 bytes after the prefix every key shares
+ * (equal keys compare equal; where those bytes tie, the keys decide)
+ */
+static void
+set_prefixes(Group *groups, int64 n)
+{
+	uint32		common = groups[0].keylen;
+	int64		i;
+
+	for (i = 1; i < n && common > 0; i++)
+	{
+		uint32		j = 0;
+		uint32		lim = Min(common, groups[i].keylen);
+
+		while (j < lim && groups[i].key[j] == groups[0].key[j])
+			j++;
+		common = j;
+	}
+	for (i = 0; i < n; i++)
+	{
+		Group	   *g = &groups[i];
+		uint64		p[2] = {0, 0};
+
+		memcpy(p, g->key + common, Min(g->keylen - common, sizeof(p)));
+		g->prefix = pg_ntoh64(p[0]);
+		g->prefix2 = pg_ntoh64(p[1]);
+	}
+}
 
 /* sort n records (of one row key when in_row) in the full order */
 static void
@@ -324,6 +356,7 @@ WideSorterDone(WideSorter *s)
 		return;
 	}
 	s->ungrouped = true;
+	set_prefixes(s->groups, s->ngroups);
 	sort_groups(s->groups, s->ngroups);
 	out = MemoryContextAllocHuge(s->cxt, sizeof(WideCell *) * s->maxcells);
 	for (g = 0; g < s->ngroups;)
@@ -341,6 +374,7 @@ WideSorterDone(WideSorter *s)
 		} while (h < s->ngroups &&
 				 s->groups[h].keylen == s->groups[g].keylen &&
 				 s->groups[h].prefix == s->groups[g].prefix &&
+				 s->groups[h].prefix2 == s->groups[g].prefix2 &&
 				 memcmp(s->groups[h].key, s->groups[g].key, s->groups[g].keylen) == 0);
 		sort_row(&out[start], nout - start, true);
 		g = h;

@@ -32,11 +32,14 @@
  *
  * Placing new pages low (space.c hands out the lowest reusable extent
  * first) lets the end of the table empty by itself; where live data still
- * sits in the tail, WideRelocateTail rewrites the runs found there, as a
- * compaction of each one alone, into free pages lower down, so that the
- * next truncation can cut them.  A compaction keeps its input's blobs
- * where they are; a relocation copies those in the tail along (segment
- * writer, WideSegmentWriterMoveBlobs) and frees the old ones.
+ * sits in the tail, WideRelocateTail moves the runs found there into free
+ * pages lower down, so that the next truncation can cut them: a run whose
+ * blobs are all below the tail is copied page by page under a new segment
+ * id (WideMoveRunBySegid: nothing decoded, so moving the run a compaction
+ * just wrote at the end costs a copy, not a second rewrite); one with blobs
+ * in the tail is rewritten, as a compaction of it alone, which copies those
+ * blobs along (segment writer, WideSegmentWriterMoveBlobs) and frees the
+ * old ones.
  *
  * Crashes: after step 1 and before step 2 the cut pages are neither
  * referred to nor queued, i.e. orphans (M2 d): the next VACUUM's sweep
@@ -428,7 +431,10 @@ WideRelocateTail(Relation rel)
 		if (move_from == InvalidBlockNumber && p->stream_last < used)
 			continue;
 		CHECK_FOR_INTERRUPTS();
-		if (!WideCompactRunBySegid(rel, runs[p->index].segid, move_from,
+		/* no blob to bring down: a copy of its pages; else a rewrite */
+		if (move_from == InvalidBlockNumber ?
+			!WideMoveRunBySegid(rel, runs[p->index].segid, "relocate") :
+			!WideCompactRunBySegid(rel, runs[p->index].segid, move_from,
 								   "relocate"))
 			continue;
 		taken += need;
