@@ -4,6 +4,7 @@
 // ReadModifyWriteRow and PingAndWarm.  docs/grpc.md describes the mapping.
 #include "services.h"
 
+#include <cstring>
 #include <map>
 
 #include "convert.h"
@@ -16,7 +17,9 @@ using grpc::StatusCode;
 using namespace google::bigtable::v2;
 
 // values longer than this are sent as several chunks (value_size set), and
-// a response is sent once its chunks hold about this many bytes
+// a response is sent at the end of the row that brings its chunks to this
+// many bytes.  A response always ends at a row's end: the Go client (cbt)
+// checks after each response that no row is left open.
 static const size_t CHUNK_BYTES = 1 << 20;
 
 static Status
@@ -53,7 +56,8 @@ ts_micros(const PGresult *r, int col)
 // service sends them: a row's first chunk names the row, family and
 // qualifier, later ones name the family and qualifier when they change, a
 // value longer than CHUNK_BYTES is split (value_size on all but its last
-// piece), and the row's last chunk commits it.  A cell is held back until
+// piece), and the row's last chunk commits it.  Responses end at row ends, so
+// the memory held is one row's cells and about CHUNK_BYTES of others.  A cell is held back until
 // the next one shows whether its row ends.
 class Chunker
 {
@@ -124,17 +128,15 @@ private:
 				if (off + n < total)
 					c->set_value_size((int32_t) total);
 				bytes_ += n;
-				if (off + n < total && bytes_ >= CHUNK_BYTES && !flush())
-					return false;
 			}
 		}
 		if (commit)
 		{
 			c->set_commit_row(true);
 			in_row_ = false;
+			if (bytes_ >= CHUNK_BYTES)
+				return flush();
 		}
-		if (bytes_ >= CHUNK_BYTES)
-			return flush();
 		return true;
 	}
 
@@ -255,6 +257,9 @@ public:
 			else if (es != PGRES_TUPLES_OK)
 			{
 				result = result_status(c.get(), r);
+				const char *state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+				if (state && strcmp(state, "42704") == 0 && result.error_message().rfind("type ", 0) == 0)
+					result = Status(StatusCode::NOT_FOUND, "table \"" + table + "\" not found");
 				stopped = true;
 			}
 		}

@@ -7,8 +7,10 @@
 // It connects with libpq (the PG* environment, or --dsn), serves plaintext
 // like the Bigtable emulator, and prints "wide-bigtable listening on H:N"
 // once it accepts calls (port 0 picks a free port).  SIGINT or SIGTERM stop it.
-#include <pthread.h>
 #include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
 
 #include <cstdio>
 #include <cstdlib>
@@ -17,6 +19,17 @@
 #include <thread>
 
 #include "services.h"
+
+static int stop_pipe[2];
+
+static void
+on_stop_signal(int)
+{
+	int saved = errno;
+	ssize_t n = write(stop_pipe[1], "x", 1);	/* a full pipe: a stop is pending */
+	(void) n;
+	errno = saved;
+}
 
 static void
 usage(int code)
@@ -73,13 +86,15 @@ main(int argc, char **argv)
 	if (port < 0 || port > 65535 || cfg.max_connections < 1)
 		usage(2);
 
-	// the signal thread below takes SIGINT and SIGTERM; block them in the
-	// threads gRPC starts
-	sigset_t sigs;
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGINT);
-	sigaddset(&sigs, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
+	// SIGINT and SIGTERM wake the thread below, which shuts the server down
+	// (whichever thread gets the signal: gRPC may start some before main)
+	if (pipe(stop_pipe) != 0)
+		return 1;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_stop_signal;
+	sigaction(SIGINT, &sa, nullptr);
+	sigaction(SIGTERM, &sa, nullptr);
 	signal(SIGPIPE, SIG_IGN);
 
 	Pool pool(cfg);
@@ -108,9 +123,10 @@ main(int argc, char **argv)
 	printf("wide-bigtable listening on %s:%d\n", host.c_str(), bound);
 	fflush(stdout);
 
-	std::thread stopper([&server, sigs]() {
-		int sig;
-		sigwait(&sigs, &sig);
+	std::thread stopper([&server]() {
+		char c;
+		while (read(stop_pipe[0], &c, 1) < 0 && errno == EINTR)
+			;
 		server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
 	});
 	server->Wait();

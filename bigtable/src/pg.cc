@@ -3,7 +3,9 @@
 
 #include <poll.h>
 
+#include <cstdio>
 #include <cstring>
+#include <ctime>
 
 // MutateRows applies each entry in its own subtransaction and reports the
 // SQLSTATE of those that fail: one round trip per request, each entry
@@ -28,6 +30,21 @@ BEGIN
   END LOOP;
 END $$)SQL";
 
+// Calls answer UNAVAILABLE while the database is away; say so on stderr,
+// at most once a second.
+void
+log_unavailable(const std::string &msg)
+{
+	static std::mutex mu;
+	static time_t last;
+	std::lock_guard<std::mutex> lock(mu);
+	time_t now = time(nullptr);
+	if (now == last)
+		return;
+	last = now;
+	fprintf(stderr, "wide-bigtable: UNAVAILABLE: %s\n", msg.c_str());
+}
+
 Pool::~Pool()
 {
 	for (PGconn *c : idle_)
@@ -47,6 +64,7 @@ Pool::connect(grpc::Status *err)
 		while (!msg.empty() && msg.back() == '\n')
 			msg.pop_back();
 		*err = grpc::Status(grpc::StatusCode::UNAVAILABLE, "cannot connect to PostgreSQL: " + msg);
+		log_unavailable(err->error_message());
 		PQfinish(c);
 		return nullptr;
 	}
@@ -225,7 +243,10 @@ result_status(PGconn *conn, const PGresult *res)
 			msg.pop_back();
 	}
 	if (PQstatus(conn) != CONNECTION_OK || state == nullptr)
+	{
+		log_unavailable("PostgreSQL connection lost: " + msg);
 		return grpc::Status(grpc::StatusCode::UNAVAILABLE, "PostgreSQL connection lost: " + msg);
+	}
 	return grpc::Status(sqlstate_code(state), msg);
 }
 

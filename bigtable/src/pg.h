@@ -102,6 +102,9 @@ grpc::Status result_status(PGconn *conn, const PGresult *res);
 // the gRPC code of a SQLSTATE
 grpc::StatusCode sqlstate_code(const std::string &sqlstate);
 
+// logs (rate-limited) that calls answer UNAVAILABLE, and why
+void log_unavailable(const std::string &msg);
+
 // Cancels the running query and reads its results to the end, so that
 // the connection can serve the next statement.
 void cancel_and_drain(PGconn *conn);
