@@ -37,6 +37,8 @@ my $server = start([ $bin, '--host', '127.0.0.1', '--port', '0', '--dsn', $dsn, 
 $server->pump until $out =~ /listening on [\w.]+:(\d+)/;
 my $addr = "127.0.0.1:$1";
 $timer->reset;
+# a test that dies (a bail-out) leaves no server behind
+END { $server->kill_kill if $server && $server->pumpable; }
 
 # -creds: without it cbt spends seconds asking gcloud for credentials the
 # emulator protocol does not use
