@@ -118,3 +118,16 @@ $(OBJS): $(WIDE_HEADERS)
 .PHONY: check-layers
 check-layers:
 	@bash $(srcdir)/test/check-layers.sh
+
+# wide-bigtable, the gRPC front-end (bigtable/, docs/grpc.md): its own
+# Makefile, which skips the server with a note where gRPC is not installed
+.PHONY: bigtable-server install-bigtable-server clean-bigtable-server
+all: bigtable-server
+install: install-bigtable-server
+clean: clean-bigtable-server
+bigtable-server:
+	$(MAKE) -C $(srcdir)/bigtable PG_CONFIG=$(PG_CONFIG)
+install-bigtable-server: bigtable-server
+	$(MAKE) -C $(srcdir)/bigtable PG_CONFIG=$(PG_CONFIG) install
+clean-bigtable-server:
+	$(MAKE) -C $(srcdir)/bigtable clean

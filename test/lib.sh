@@ -15,7 +15,8 @@ log() { printf '\n== %s\n' "$*" >&2; }
 # apt packages the build, the tests and the benchmarks need
 wide_packages() {
 	echo "postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR postgresql-contrib" \
-		"libzstd-dev zstd libre2-dev libipc-run-perl make gcc g++ perl"
+		"libzstd-dev zstd libre2-dev libipc-run-perl make gcc g++ perl" \
+		"libgrpc++-dev protobuf-compiler-grpc libpq-dev pkg-config"
 }
 
 # install missing packages (as root); a no-op when everything is there

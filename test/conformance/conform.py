@@ -3,11 +3,14 @@
 
 Usage: conform.py --psql "psql -h HOST -p PORT -U USER -d DB" --emulator HOST:PORT
                   scenario.scn ...
+       conform.py --grpc HOST:PORT --emulator HOST:PORT scenario.scn ...
 
 Each scenario is replayed against the Bigtable emulator (through `cbt`) and
 against a wide table (through psql); after every `read` line, both sides'
 results (row key, family, qualifier, timestamp, value, all as bytes) must be
-equal, or the script reports the difference and fails.
+equal, or the script reports the difference and fails.  With --grpc instead
+of --psql, the wide side is wide-bigtable (docs/grpc.md) at HOST:PORT, driven
+by the same cbt commands and reads as the emulator.
 
 Scenario lines (shell words; a line starting with '#' is a comment):
 
@@ -42,6 +45,7 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+CREDS = os.path.join(HERE, 'no-creds.json')
 
 
 class Side:
@@ -57,16 +61,17 @@ class Side:
         return lit(k)
 
     # ---------------------------------------------------------- emulator
-    def cbt(self, *words, check=True):
-        env = dict(os.environ, BIGTABLE_EMULATOR_HOST=self.args.emulator, TZ='UTC')
-        p = subprocess.run(['cbt', '-project', 'p', '-instance', 'i'] +
+    def cbt(self, *words, check=True, addr=None):
+        env = dict(os.environ, BIGTABLE_EMULATOR_HOST=addr or self.args.emulator, TZ='UTC')
+        # -creds: without it cbt spends seconds asking gcloud for credentials
+        p = subprocess.run(['cbt', '-project', 'p', '-instance', 'i', '-creds', CREDS] +
                            [unescape(w) for w in words], env=env, capture_output=True)
         if check and p.returncode != 0:
             raise RuntimeError('cbt %s: %s' % (' '.join(words), p.stderr.decode(errors='replace')))
         return p
 
-    def emu_read(self, opts):
-        env = dict(os.environ, BIGTABLE_EMULATOR_HOST=self.args.emulator)
+    def emu_read(self, opts, addr=None):
+        env = dict(os.environ, BIGTABLE_EMULATOR_HOST=addr or self.args.emulator)
         cmd = [sys.executable, os.path.join(HERE, 'cbt_dump.py'), '--hex',
                '--project', 'p', '--instance', 'i', self.table]
         cmd += [os.fsdecode(b'%s=%s' % (k.encode(), unescape(v) if k in ('start', 'end', 'prefix')
@@ -78,6 +83,8 @@ class Side:
 
     # ---------------------------------------------------------- wide
     def psql(self, sql):
+        if self.args.grpc:
+            return ''		# the wide side is driven through wide-bigtable by cbt
         p = subprocess.run(shlex.split(self.args.psql) + ['-X', '-q', '-At', '-F', '\t',
                                                           '-v', 'ON_ERROR_STOP=1', '-c', sql],
                            capture_output=True)
@@ -176,6 +183,14 @@ def family_sql(table, spec):
     return 'SELECT wide.create_family(%s);' % ', '.join(args)
 
 
+def mirror(side, *words, check=True):
+    """a cbt command against the emulator, and against wide-bigtable with --grpc"""
+    p = side.cbt(*words, check=check)
+    if side.args.grpc:
+        side.cbt(*words, check=check, addr=side.args.grpc)
+    return p
+
+
 def run_scenario(side, path):
     name = os.path.splitext(os.path.basename(path))[0]
     failures = 0
@@ -193,13 +208,13 @@ def run_scenario(side, path):
             topts = dict(w.split('=', 1) for w in rest)
             fams = topts.get('families', '')
             side.bytea = topts.get('keys') == 'bytea'
-            side.cbt('deletetable', side.table, check=False)
-            side.cbt('createtable', side.table, 'families=' + fams)
+            mirror(side, 'deletetable', side.table, check=False)
+            mirror(side, 'createtable', side.table, 'families=' + fams)
             # the emulator starts collecting only after a ModifyColumnFamilies
             for spec in fams.split(','):
                 parts = spec.split(':')
                 if len(parts) == 2 and parts[1] not in ('', 'never'):
-                    side.cbt('setgcpolicy', side.table, parts[0],
+                    mirror(side, 'setgcpolicy', side.table, parts[0],
                              *parts[1].replace('||', ' or ').split())
             sql = ('DROP TABLE IF EXISTS %s; ' % side.table) + ('CREATE TABLE %s (row_key %s, family text, qualifier text, ts int8, '
                    'value bytea) USING wide;' % (side.table, 'bytea' if side.bytea else 'text'))
@@ -207,7 +222,7 @@ def run_scenario(side, path):
                 sql += family_sql(side.table, spec)
             side.psql(sql)
         elif op == 'set':
-            side.cbt('set', side.table, rest[0], *rest[1:])
+            mirror(side, 'set', side.table, rest[0], *rest[1:])
             values = []
             for c in rest[1:]:
                 fam, qual, value, ts = split_cell(c)
@@ -215,7 +230,7 @@ def run_scenario(side, path):
                               % (side.key(rest[0]), lit(fam), lit(qual), ts, lit(value)))
             side.psql('INSERT INTO %s VALUES %s;' % (side.table, ', '.join(values)))
         elif op == 'addtocell':
-            side.cbt('addtocell', side.table, rest[0], *rest[1:])
+            mirror(side, 'addtocell', side.table, rest[0], *rest[1:])
             sql = ''
             for c in rest[1:]:
                 fam, qual, value, ts = split_cell(c)
@@ -223,18 +238,19 @@ def run_scenario(side, path):
                     lit(side.table), side.key(rest[0]), lit(fam), lit(qual), ts, int(value))
             side.psql(sql)
         elif op == 'deletecolumn':
-            side.cbt('deletecolumn', side.table, *rest)
+            mirror(side, 'deletecolumn', side.table, *rest)
             side.psql('SELECT wide.delete_cells(%s, %s, %s, %s);'
                       % (lit(side.table), side.key(rest[0]), lit(rest[1]), lit(rest[2])))
         elif op == 'deleterow':
-            side.cbt('deleterow', side.table, rest[0])
+            mirror(side, 'deleterow', side.table, rest[0])
             side.psql('SELECT wide.delete_row(%s, %s);' % (lit(side.table), side.key(rest[0])))
         elif op == 'gc':
             time.sleep(2.0)		# the emulator collects 0.5-1.5 s after a write
         elif op == 'read':
             opts = [tuple(w.split('=', 1)) for w in rest]
             emu = side.emu_read(opts)
-            wide = side.wide_read(opts)
+            wide = (side.emu_read(opts, addr=side.args.grpc) if side.args.grpc
+                    else side.wide_read(opts))
             reads += 1
             if emu != wide:
                 failures += 1
@@ -254,10 +270,13 @@ def run_scenario(side, path):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument('--psql', required=True)
+    ap.add_argument('--psql')
+    ap.add_argument('--grpc', help='HOST:PORT of wide-bigtable (instead of --psql)')
     ap.add_argument('--emulator', required=True)
     ap.add_argument('scenarios', nargs='+')
     args = ap.parse_args()
+    if not args.psql and not args.grpc:
+        ap.error('give --psql or --grpc')
     side = Side(args)
     failures = 0
     for path in args.scenarios:

@@ -35,4 +35,25 @@ done
 as_test_user "psql -X -q -h '$DIR' -p $PORT -U postgres -c 'CREATE EXTENSION wide'" || exit 1
 python3 "$WIDE_ROOT/test/conformance/conform.py" \
 	--psql "psql -h $DIR -p $PORT -U postgres -d postgres" \
+	--emulator "127.0.0.1:$EPORT" "$WIDE_ROOT"/test/conformance/scenarios/*.scn || exit 1
+
+# the same scenarios through wide-bigtable (docs/grpc.md), driven by cbt as
+# the emulator is, where the server was built
+SERVER="$PG_BINDIR/wide-bigtable"
+if [ ! -x "$SERVER" ]; then
+	echo "conformance over gRPC: skipped (no $SERVER)"
+	exit 0
+fi
+"$SERVER" --host 127.0.0.1 --port 0 --dsn "host=$DIR port=$PORT user=postgres dbname=postgres" \
+	> "$DIR/wide-bigtable.log" 2>&1 &
+SPID=$!
+trap 'kill $SPID 2>/dev/null; cleanup' EXIT
+for _ in $(seq 1 100); do
+	grep -q 'listening on' "$DIR/wide-bigtable.log" && break
+	sleep 0.1
+done
+GPORT=$(sed -n 's/.*listening on [^:]*:\([0-9]*\).*/\1/p' "$DIR/wide-bigtable.log")
+[ -n "$GPORT" ] || { cat "$DIR/wide-bigtable.log"; exit 1; }
+echo "conformance over gRPC (wide-bigtable on port $GPORT):"
+python3 "$WIDE_ROOT/test/conformance/conform.py" --grpc "127.0.0.1:$GPORT" \
 	--emulator "127.0.0.1:$EPORT" "$WIDE_ROOT"/test/conformance/scenarios/*.scn

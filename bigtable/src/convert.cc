@@ -1,0 +1,510 @@
+// convert.cc -- protobuf -> wide's JSON (see convert.h).  Written by hand
+// rather than with protobuf's JSON printer: proto3 JSON leaves out default
+// values (timestamp 0, an empty value), which wide would read as "absent".
+#include "convert.h"
+
+#include <chrono>
+#include <cstdio>
+
+using grpc::Status;
+using grpc::StatusCode;
+
+std::string
+json_string(const std::string &s)
+{
+	std::string o = "\"";
+	for (unsigned char c : s)
+	{
+		switch (c)
+		{
+			case '"': o += "\\\""; break;
+			case '\\': o += "\\\\"; break;
+			case '\n': o += "\\n"; break;
+			case '\r': o += "\\r"; break;
+			case '\t': o += "\\t"; break;
+			default:
+				if (c < 0x20)
+				{
+					char b[8];
+					snprintf(b, sizeof b, "\\u%04x", c);
+					o += b;
+				}
+				else
+					o += (char) c;
+		}
+	}
+	return o + "\"";
+}
+
+std::string
+base64(const std::string &in)
+{
+	static const char *t = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	std::string o;
+	o.reserve((in.size() + 2) / 3 * 4);
+	size_t i = 0;
+	for (; i + 2 < in.size(); i += 3)
+	{
+		unsigned v = ((unsigned char) in[i] << 16) | ((unsigned char) in[i + 1] << 8) | (unsigned char) in[i + 2];
+		o += t[v >> 18];
+		o += t[(v >> 12) & 63];
+		o += t[(v >> 6) & 63];
+		o += t[v & 63];
+	}
+	if (i + 1 == in.size())
+	{
+		unsigned v = (unsigned char) in[i] << 16;
+		o += t[v >> 18];
+		o += t[(v >> 12) & 63];
+		o += "==";
+	}
+	else if (i + 2 == in.size())
+	{
+		unsigned v = ((unsigned char) in[i] << 16) | ((unsigned char) in[i + 1] << 8);
+		o += t[v >> 18];
+		o += t[(v >> 12) & 63];
+		o += t[(v >> 6) & 63];
+		o += '=';
+	}
+	return o;
+}
+
+std::string
+hex(const std::string &in)
+{
+	static const char *d = "0123456789abcdef";
+	std::string o;
+	o.reserve(in.size() * 2);
+	for (unsigned char c : in)
+	{
+		o += d[c >> 4];
+		o += d[c & 15];
+	}
+	return o;
+}
+
+// now, in microseconds since 1970, truncated to the millisecond
+static int64_t
+server_millis_micros()
+{
+	auto now = std::chrono::system_clock::now().time_since_epoch();
+	return std::chrono::duration_cast<std::chrono::milliseconds>(now).count() * 1000;
+}
+
+static std::string
+b64(const std::string &s)
+{
+	return "\"" + base64(s) + "\"";
+}
+
+static Status
+invalid(const std::string &msg)
+{
+	return Status(StatusCode::INVALID_ARGUMENT, msg);
+}
+
+static Status
+filter_rec(const btv2::RowFilter &f, std::string *o, bool *labels)
+{
+	using F = btv2::RowFilter;
+	switch (f.filter_case())
+	{
+		case F::kChain:
+		case F::kInterleave:
+		{
+			const auto &fs = f.has_chain() ? f.chain().filters() : f.interleave().filters();
+			*o += f.has_chain() ? "{\"chain\":{\"filters\":[" : "{\"interleave\":{\"filters\":[";
+			for (int i = 0; i < fs.size(); i++)
+			{
+				if (i > 0)
+					*o += ",";
+				Status st = filter_rec(fs[i], o, labels);
+				if (!st.ok())
+					return st;
+			}
+			*o += "]}}";
+			return Status::OK;
+		}
+		case F::kCondition:
+		{
+			const auto &c = f.condition();
+			*o += "{\"condition\":{";
+			bool first = true;
+			const btv2::RowFilter *parts[] = {c.has_predicate_filter() ? &c.predicate_filter() : nullptr,
+											  c.has_true_filter() ? &c.true_filter() : nullptr,
+											  c.has_false_filter() ? &c.false_filter() : nullptr};
+			const char *names[] = {"predicateFilter", "trueFilter", "falseFilter"};
+			for (int i = 0; i < 3; i++)
+			{
+				if (!parts[i])
+					continue;
+				*o += std::string(first ? "" : ",") + "\"" + names[i] + "\":";
+				first = false;
+				Status st = filter_rec(*parts[i], o, labels);
+				if (!st.ok())
+					return st;
+			}
+			*o += "}}";
+			return Status::OK;
+		}
+		case F::kSink:
+			return Status(StatusCode::UNIMPLEMENTED, "wide does not support the sink filter");
+		case F::kPassAllFilter:
+			*o += f.pass_all_filter() ? "{\"passAllFilter\":true}" : "{\"blockAllFilter\":true}";
+			return Status::OK;
+		case F::kBlockAllFilter:
+			*o += f.block_all_filter() ? "{\"blockAllFilter\":true}" : "{\"passAllFilter\":true}";
+			return Status::OK;
+		case F::kRowKeyRegexFilter:
+			*o += "{\"rowKeyRegexFilter\":" + b64(f.row_key_regex_filter()) + "}";
+			return Status::OK;
+		case F::kRowSampleFilter:
+		{
+			char b[64];
+			snprintf(b, sizeof b, "%.17g", f.row_sample_filter());
+			*o += std::string("{\"rowSampleFilter\":") + b + "}";
+			return Status::OK;
+		}
+		case F::kFamilyNameRegexFilter:
+			*o += "{\"familyNameRegexFilter\":" + json_string(f.family_name_regex_filter()) + "}";
+			return Status::OK;
+		case F::kColumnQualifierRegexFilter:
+			*o += "{\"columnQualifierRegexFilter\":" + b64(f.column_qualifier_regex_filter()) + "}";
+			return Status::OK;
+		case F::kColumnRangeFilter:
+		{
+			const auto &r = f.column_range_filter();
+			*o += "{\"columnRangeFilter\":{\"familyName\":" + json_string(r.family_name());
+			if (r.has_start_qualifier_closed())
+				*o += ",\"startQualifierClosed\":" + b64(r.start_qualifier_closed());
+			else if (r.has_start_qualifier_open())
+				*o += ",\"startQualifierOpen\":" + b64(r.start_qualifier_open());
+			if (r.has_end_qualifier_closed())
+				*o += ",\"endQualifierClosed\":" + b64(r.end_qualifier_closed());
+			else if (r.has_end_qualifier_open())
+				*o += ",\"endQualifierOpen\":" + b64(r.end_qualifier_open());
+			*o += "}}";
+			return Status::OK;
+		}
+		case F::kTimestampRangeFilter:
+		{
+			const auto &r = f.timestamp_range_filter();
+			*o += "{\"timestampRangeFilter\":{\"startTimestampMicros\":" +
+				std::to_string(r.start_timestamp_micros()) +
+				",\"endTimestampMicros\":" + std::to_string(r.end_timestamp_micros()) + "}}";
+			return Status::OK;
+		}
+		case F::kValueRegexFilter:
+			*o += "{\"valueRegexFilter\":" + b64(f.value_regex_filter()) + "}";
+			return Status::OK;
+		case F::kValueRangeFilter:
+		{
+			const auto &r = f.value_range_filter();
+			*o += "{\"valueRangeFilter\":{";
+			bool start = true;
+			if (r.has_start_value_closed())
+				*o += "\"startValueClosed\":" + b64(r.start_value_closed());
+			else if (r.has_start_value_open())
+				*o += "\"startValueOpen\":" + b64(r.start_value_open());
+			else
+				start = false;
+			if (r.has_end_value_closed())
+				*o += std::string(start ? "," : "") + "\"endValueClosed\":" + b64(r.end_value_closed());
+			else if (r.has_end_value_open())
+				*o += std::string(start ? "," : "") + "\"endValueOpen\":" + b64(r.end_value_open());
+			*o += "}}";
+			return Status::OK;
+		}
+		case F::kCellsPerRowOffsetFilter:
+			*o += "{\"cellsPerRowOffsetFilter\":" + std::to_string(f.cells_per_row_offset_filter()) + "}";
+			return Status::OK;
+		case F::kCellsPerRowLimitFilter:
+			*o += "{\"cellsPerRowLimitFilter\":" + std::to_string(f.cells_per_row_limit_filter()) + "}";
+			return Status::OK;
+		case F::kCellsPerColumnLimitFilter:
+			*o += "{\"cellsPerColumnLimitFilter\":" + std::to_string(f.cells_per_column_limit_filter()) + "}";
+			return Status::OK;
+		case F::kStripValueTransformer:
+			if (!f.strip_value_transformer())
+				return invalid("strip_value_transformer must be true");
+			*o += "{\"stripValueTransformer\":true}";
+			return Status::OK;
+		case F::kApplyLabelTransformer:
+			*labels = true;
+			*o += "{\"applyLabelTransformer\":" + json_string(f.apply_label_transformer()) + "}";
+			return Status::OK;
+		case F::FILTER_NOT_SET:
+			return invalid("a RowFilter sets none of its filters");
+		default:
+			return Status(StatusCode::UNIMPLEMENTED, "wide does not support this RowFilter (field " +
+						  std::to_string((int) f.filter_case()) + ")");
+	}
+}
+
+Status
+filter_json(const btv2::RowFilter &f, std::string *out, bool *labels)
+{
+	out->clear();
+	*labels = false;
+	return filter_rec(f, out, labels);
+}
+
+// the int64 of a Value (int_value or an 8-byte big-endian raw_value)
+static Status
+value_int64(const btv2::Value &v, const char *what, int64_t *out)
+{
+	if (v.kind_case() == btv2::Value::kIntValue)
+		*out = v.int_value();
+	else if (v.kind_case() == btv2::Value::kRawTimestampMicros)
+		*out = v.raw_timestamp_micros();
+	else if (v.kind_case() == btv2::Value::kRawValue && v.raw_value().size() == 8)
+	{
+		uint64_t x = 0;
+		for (unsigned char c : v.raw_value())
+			x = (x << 8) | c;
+		*out = (int64_t) x;
+	}
+	else
+		return invalid(std::string(what) + " must be an int64 Value");
+	return Status::OK;
+}
+
+static Status
+value_bytes(const btv2::Value &v, const char *what, std::string *out)
+{
+	if (v.kind_case() == btv2::Value::kRawValue)
+		*out = v.raw_value();
+	else if (v.kind_case() == btv2::Value::kBytesValue)
+		*out = v.bytes_value();
+	else if (v.kind_case() == btv2::Value::kStringValue)
+		*out = v.string_value();
+	else
+		return invalid(std::string(what) + " must be a bytes Value");
+	return Status::OK;
+}
+
+Status
+mutations_json(const google::protobuf::RepeatedPtrField<btv2::Mutation> &ms, std::string *out)
+{
+	using M = btv2::Mutation;
+	std::string o = "[";
+	if (ms.empty())
+		return invalid("no mutations given");
+	for (int i = 0; i < ms.size(); i++)
+	{
+		const M &m = ms[i];
+		if (i > 0)
+			o += ",";
+		switch (m.mutation_case())
+		{
+			case M::kSetCell:
+			{
+				const auto &s = m.set_cell();
+				// -1: the server's time, in milliseconds as Bigtable assigns it
+				int64_t ts = s.timestamp_micros() == -1 ? server_millis_micros() : s.timestamp_micros();
+				if (ts < -1)
+					return invalid("timestamp_micros must be -1 or not negative");
+				o += "{\"setCell\":{\"familyName\":" + json_string(s.family_name()) +
+					",\"columnQualifier\":" + b64(s.column_qualifier()) +
+					",\"timestampMicros\":" + std::to_string(ts) +
+					",\"value\":" + b64(s.value()) + "}}";
+				break;
+			}
+			case M::kAddToCell:
+			case M::kMergeToCell:
+			{
+				bool add = m.has_add_to_cell();
+				const auto &fam = add ? m.add_to_cell().family_name() : m.merge_to_cell().family_name();
+				const auto &q = add ? m.add_to_cell().column_qualifier() : m.merge_to_cell().column_qualifier();
+				const auto &ts = add ? m.add_to_cell().timestamp() : m.merge_to_cell().timestamp();
+				const auto &in = add ? m.add_to_cell().input() : m.merge_to_cell().input();
+				std::string qual;
+				int64_t t;
+				Status st = value_bytes(q, "column_qualifier", &qual);
+				if (st.ok())
+					st = value_int64(ts, "timestamp", &t);
+				if (!st.ok())
+					return st;
+				o += std::string(add ? "{\"add_to_cell\":" : "{\"merge_to_cell\":") +
+					"{\"family_name\":" + json_string(fam) +
+					",\"column_qualifier\":{\"base64\":" + b64(qual) + "}" +
+					",\"timestamp_micros\":" + std::to_string(t) + ",\"input\":";
+				int64_t n;
+				if (in.kind_case() == btv2::Value::kRawValue && in.raw_value().size() != 8)
+					o += json_string("\\x" + hex(in.raw_value()));	// a sketch, for a bytea column
+				else if (value_int64(in, "input", &n).ok())
+					o += std::to_string(n);
+				else
+					return invalid("input must be an int64 Value or raw bytes");
+				o += "}}";
+				break;
+			}
+			case M::kDeleteFromColumn:
+			{
+				const auto &d = m.delete_from_column();
+				o += "{\"deleteFromColumn\":{\"familyName\":" + json_string(d.family_name()) +
+					",\"columnQualifier\":" + b64(d.column_qualifier());
+				if (d.has_time_range())
+				{
+					int64_t from = d.time_range().start_timestamp_micros();
+					int64_t to = d.time_range().end_timestamp_micros();
+					if (to != 0 && to < from)
+						return invalid("delete_from_column: end_timestamp_micros before start_timestamp_micros");
+					o += ",\"timeRange\":{\"startTimestampMicros\":" + std::to_string(from);
+					if (to != 0)
+						o += ",\"endTimestampMicros\":" + std::to_string(to);
+					o += "}";
+				}
+				o += "}}";
+				break;
+			}
+			case M::kDeleteFromFamily:
+				o += "{\"deleteFromFamily\":{\"familyName\":" + json_string(m.delete_from_family().family_name()) + "}}";
+				break;
+			case M::kDeleteFromRow:
+				o += "{\"deleteFromRow\":{}}";
+				break;
+			case M::MUTATION_NOT_SET:
+				return invalid("a Mutation sets none of its mutations");
+			default:
+				return Status(StatusCode::UNIMPLEMENTED, "wide does not support this Mutation (field " +
+							  std::to_string((int) m.mutation_case()) + ")");
+		}
+	}
+	*out = o + "]";
+	return Status::OK;
+}
+
+std::string
+ranges_json(const btv2::RowSet &rows)
+{
+	if (rows.row_ranges().empty())
+		return "";
+	std::string o = "[";
+	for (int i = 0; i < rows.row_ranges().size(); i++)
+	{
+		const auto &r = rows.row_ranges(i);
+		std::string parts;
+		auto add = [&parts](const char *k, const std::string &v) {
+			parts += std::string(parts.empty() ? "" : ",") + "\"" + k + "\":" + b64(v);
+		};
+		// an empty bound is no bound
+		if (r.has_start_key_closed() && !r.start_key_closed().empty())
+			add("startKeyClosed", r.start_key_closed());
+		else if (r.has_start_key_open() && !r.start_key_open().empty())
+			add("startKeyOpen", r.start_key_open());
+		if (r.has_end_key_closed() && !r.end_key_closed().empty())
+			add("endKeyClosed", r.end_key_closed());
+		else if (r.has_end_key_open() && !r.end_key_open().empty())
+			add("endKeyOpen", r.end_key_open());
+		o += std::string(i ? "," : "") + "{" + parts + "}";
+	}
+	return o + "]";
+}
+
+static Status
+gc_rec(const btadmin::GcRule &r, std::string *o, int depth)
+{
+	using G = btadmin::GcRule;
+	if (depth > 8)
+		return invalid("GC rule nested deeper than 8");
+	switch (r.rule_case())
+	{
+		case G::kMaxNumVersions:
+			if (r.max_num_versions() < 1)
+				return invalid("max_num_versions must be at least 1");
+			*o += "{\"max_num_versions\":" + std::to_string(r.max_num_versions()) + "}";
+			return Status::OK;
+		case G::kMaxAge:
+		{
+			const auto &d = r.max_age();
+			if (d.seconds() < 0 || d.nanos() < 0 || (d.seconds() == 0 && d.nanos() == 0))
+				return invalid("max_age must be positive");
+			char b[64];
+			snprintf(b, sizeof b, "%lld.%06ds", (long long) d.seconds(), d.nanos() / 1000);
+			*o += std::string("{\"max_age\":\"") + b + "\"}";
+			return Status::OK;
+		}
+		case G::kIntersection:
+		case G::kUnion:
+		{
+			const auto &rules = r.has_union_() ? r.union_().rules() : r.intersection().rules();
+			*o += r.has_union_() ? "{\"union\":[" : "{\"intersection\":[";
+			for (int i = 0; i < rules.size(); i++)
+			{
+				if (i)
+					*o += ",";
+				Status st = gc_rec(rules[i], o, depth + 1);
+				if (!st.ok())
+					return st;
+			}
+			*o += "]}";
+			return Status::OK;
+		}
+		default:
+			return invalid("a GcRule sets none of its rules");
+	}
+}
+
+Status
+gc_rule_json(const btadmin::GcRule &rule, std::string *out)
+{
+	out->clear();
+	if (rule.rule_case() == btadmin::GcRule::RULE_NOT_SET)
+		return Status::OK;
+	return gc_rec(rule, out, 1);
+}
+
+Status
+aggregate_name(const btadmin::Type &type, std::string *out)
+{
+	out->clear();
+	switch (type.kind_case())
+	{
+		case btadmin::Type::KIND_NOT_SET:
+		case btadmin::Type::kBytesType:
+			return Status::OK;
+		case btadmin::Type::kAggregateType:
+		{
+			const auto &a = type.aggregate_type();
+			switch (a.aggregator_case())
+			{
+				case btadmin::Type::Aggregate::kSum: *out = "sum"; break;
+				case btadmin::Type::Aggregate::kMin: *out = "min"; break;
+				case btadmin::Type::Aggregate::kMax: *out = "max"; break;
+				case btadmin::Type::Aggregate::kHllppUniqueCount: *out = "hll"; break;
+				default:
+					return Status(StatusCode::UNIMPLEMENTED, "wide does not support this aggregate");
+			}
+			if (*out != "hll" && a.has_input_type() && !a.input_type().has_int64_type())
+				return Status(StatusCode::UNIMPLEMENTED, "wide's sum, min and max take int64 inputs");
+			return Status::OK;
+		}
+		default:
+			return Status(StatusCode::UNIMPLEMENTED,
+						  "wide families hold bytes or aggregates; other value types are not supported");
+	}
+}
+
+void
+aggregate_type(const std::string &name, btadmin::Type *type)
+{
+	if (name.empty())
+		return;
+	auto *a = type->mutable_aggregate_type();
+	if (name == "hll")
+	{
+		a->mutable_input_type()->mutable_bytes_type();
+		a->mutable_hllpp_unique_count();
+		a->mutable_state_type()->mutable_bytes_type();
+		return;
+	}
+	a->mutable_input_type()->mutable_int64_type();
+	a->mutable_state_type()->mutable_int64_type();
+	if (name == "sum")
+		a->mutable_sum();
+	else if (name == "min")
+		a->mutable_min();
+	else
+		a->mutable_max();
+}

@@ -1,0 +1,30 @@
+// convert.h -- Bigtable protobuf messages -> the JSON wide's SQL functions
+// take (docs/bigtable-compatibility.md, "Bigtable's JSON mapping").
+#pragma once
+
+#include <string>
+
+#include <grpcpp/grpcpp.h>
+
+#include "google/bigtable/admin/v2/table.pb.h"
+#include "google/bigtable/v2/data.pb.h"
+
+namespace btv2 = google::bigtable::v2;
+namespace btadmin = google::bigtable::admin::v2;
+
+std::string json_string(const std::string &s);	// a JSON string literal
+std::string base64(const std::string &bytes);
+std::string hex(const std::string &bytes);
+
+// a RowFilter as proto3 JSON; *labels set when it applies labels
+grpc::Status filter_json(const btv2::RowFilter &f, std::string *out, bool *labels);
+// Mutations as a JSON array for wide.mutate_row
+grpc::Status mutations_json(const google::protobuf::RepeatedPtrField<btv2::Mutation> &ms,
+							std::string *out);
+// a RowSet's ranges as read_rows' `ranges` JSON ("" when it has none)
+std::string ranges_json(const btv2::RowSet &rows);
+// a GcRule as create_family's gc_rule JSON ("" for no rule)
+grpc::Status gc_rule_json(const btadmin::GcRule &rule, std::string *out);
+// an aggregate value type -> create_family's aggregate ("" for none)
+grpc::Status aggregate_name(const btadmin::Type &type, std::string *out);
+void aggregate_type(const std::string &name, btadmin::Type *type);

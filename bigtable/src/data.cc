@@ -1,0 +1,512 @@
+// data.cc -- google.bigtable.v2.Bigtable over wide's SQL functions:
+// ReadRows (wide.read_rows streamed in single-row mode, cut into CellChunks),
+// SampleRowKeys, MutateRow, MutateRows, CheckAndMutateRow,
+// ReadModifyWriteRow and PingAndWarm.  docs/grpc.md describes the mapping.
+#include "services.h"
+
+#include <cstring>
+#include <map>
+
+#include "convert.h"
+#include "google/bigtable/v2/bigtable.grpc.pb.h"
+
+using grpc::ServerContext;
+using grpc::ServerWriter;
+using grpc::Status;
+using grpc::StatusCode;
+using namespace google::bigtable::v2;
+
+// values longer than this are sent as several chunks (value_size set), and
+// a response is sent at the end of the row that brings its chunks to this
+// many bytes.  A response always ends at a row's end: the Go client (cbt)
+// checks after each response that no row is left open.
+static const size_t CHUNK_BYTES = 1 << 20;
+
+static Status
+unimplemented(const char *method)
+{
+	return Status(StatusCode::UNIMPLEMENTED,
+				  std::string(method) + " is not implemented by wide-bigtable (docs/grpc.md)");
+}
+
+// SQL text of an optional argument: ", name => $n::type"
+static std::string
+arg(Params &p, const char *name, const std::string &value, const char *type, bool bytes = false)
+{
+	if (bytes)
+		p.bytes(value);
+	else
+		p.text(value);
+	return std::string(", ") + name + " => " + p.last() + "::" + type;
+}
+
+// the row key of a binary result column, and the Unix microseconds of ts
+static int64_t
+ts_micros(const PGresult *r, int col)
+{
+	const char *v = PQgetvalue(r, 0, col);
+	int64_t t = get_int64(v);
+	Oid type = PQftype(r, col);
+	if (type == 1184 || type == 1114)	// timestamptz, timestamp
+		t += PG_EPOCH_OFFSET_MICROS;
+	return t;
+}
+
+// Turns the cells of one read, in order, into ReadRowsResponse chunks as the
+// service sends them: a row's first chunk names the row, family and
+// qualifier, later ones name the family and qualifier when they change, a
+// value longer than CHUNK_BYTES is split (value_size on all but its last
+// piece), and the row's last chunk commits it.  Responses end at row ends, so
+// the memory held is one row's cells and about CHUNK_BYTES of others.  A cell is held back until
+// the next one shows whether its row ends.
+class Chunker
+{
+public:
+	explicit Chunker(ServerWriter<ReadRowsResponse> *w) : w_(w) {}
+
+	bool cell(std::string row, std::string fam, std::string qual, int64_t ts, std::string val,
+			  std::vector<std::string> labels)
+	{
+		if (have_pending_ && !emit(row != p_row_))
+			return false;
+		p_row_.swap(row);
+		p_fam_.swap(fam);
+		p_qual_.swap(qual);
+		p_ts_ = ts;
+		p_val_.swap(val);
+		p_labels_.swap(labels);
+		have_pending_ = true;
+		return true;
+	}
+
+	bool finish()
+	{
+		if (have_pending_ && !emit(true))
+			return false;
+		have_pending_ = false;
+		return flush();
+	}
+
+private:
+	bool emit(bool commit)
+	{
+		auto *c = resp_.add_chunks();
+		if (!in_row_)
+		{
+			c->set_row_key(p_row_);
+			c->mutable_family_name()->set_value(p_fam_);
+			c->mutable_qualifier()->set_value(p_qual_);
+		}
+		else if (p_fam_ != fam_)
+		{
+			c->mutable_family_name()->set_value(p_fam_);
+			c->mutable_qualifier()->set_value(p_qual_);
+		}
+		else if (p_qual_ != qual_)
+			c->mutable_qualifier()->set_value(p_qual_);
+		in_row_ = true;
+		fam_ = p_fam_;
+		qual_ = p_qual_;
+		c->set_timestamp_micros(p_ts_);
+		for (auto &l : p_labels_)
+			c->add_labels(l);
+		bytes_ += p_row_.size() + p_qual_.size() + 32;
+		if (p_val_.size() <= CHUNK_BYTES)
+		{
+			bytes_ += p_val_.size();
+			c->set_value(p_val_);
+		}
+		else
+		{
+			size_t total = p_val_.size();
+			for (size_t off = 0; off < total; off += CHUNK_BYTES)
+			{
+				size_t n = std::min(CHUNK_BYTES, total - off);
+				if (off > 0)
+					c = resp_.add_chunks();
+				c->set_value(p_val_.substr(off, n));
+				if (off + n < total)
+					c->set_value_size((int32_t) total);
+				bytes_ += n;
+			}
+		}
+		if (commit)
+		{
+			c->set_commit_row(true);
+			in_row_ = false;
+			if (bytes_ >= CHUNK_BYTES)
+				return flush();
+		}
+		return true;
+	}
+
+	bool flush()
+	{
+		if (resp_.chunks_size() == 0)
+			return true;
+		bool ok = w_->Write(resp_);
+		resp_.Clear();
+		bytes_ = 0;
+		return ok;
+	}
+
+	ServerWriter<ReadRowsResponse> *w_;
+	ReadRowsResponse resp_;
+	size_t bytes_ = 0;
+	bool in_row_ = false;
+	std::string fam_, qual_;
+	bool have_pending_ = false;
+	std::string p_row_, p_fam_, p_qual_, p_val_;
+	int64_t p_ts_ = 0;
+	std::vector<std::string> p_labels_;
+};
+
+class DataService final : public Bigtable::Service
+{
+public:
+	explicit DataService(Pool &pool) : pool_(pool) {}
+
+	Status ReadRows(ServerContext *ctx, const ReadRowsRequest *req, ServerWriter<ReadRowsResponse> *w) override
+	{
+		std::string table;
+		Status st = parse_table_name(req->table_name(), &table);
+		if (!st.ok())
+			return st;
+		if (req->rows_limit() < 0)
+			return Status(StatusCode::INVALID_ARGUMENT, "rows_limit must not be negative");
+		Params p;
+		std::string args;
+		std::string filter;
+		bool labels = false;
+		bool empty_set = false;
+		if (req->has_rows())
+		{
+			const RowSet &rs = req->rows();
+			if (!rs.row_keys().empty())
+			{
+				// a bytea[] literal: {"\\x6162",...}
+				std::string lit = "{";
+				for (int i = 0; i < rs.row_keys_size(); i++)
+					lit += std::string(i ? "," : "") + "\"\\\\x" + hex(rs.row_keys(i)) + "\"";
+				args += arg(p, "keys", lit + "}", "bytea[]");
+			}
+			std::string ranges = ranges_json(rs);
+			if (!ranges.empty())
+				args += arg(p, "ranges", ranges, "jsonb");
+			empty_set = rs.row_keys().empty() && rs.row_ranges().empty();
+		}
+		(void) empty_set;		// an empty RowSet reads the whole table, as Bigtable does
+		if (req->rows_limit() > 0)
+			args += arg(p, "\"limit\"", std::to_string(req->rows_limit()), "int8");
+		if (req->reversed())
+			args += ", reversed => true";
+		if (req->has_filter())
+		{
+			st = filter_json(req->filter(), &filter, &labels);
+			if (!st.ok())
+				return st;
+			args += arg(p, "filter", filter, "jsonb");
+		}
+		Conn c(pool_);
+		if (!c.ok())
+			return c.status();
+		std::string tbl = qualified_table(c.get(), c.config().schema, table);
+		std::string sql = labels
+			? "SELECT (r.cell).row_key, (r.cell).family, (r.cell).qualifier, (r.cell).ts, (r.cell).value,"
+			  " array_to_string(r.labels, ',') FROM wide.read_rows_labeled(NULL::" + tbl + args + ") r"
+			: "SELECT row_key, family, qualifier, ts, value FROM wide.read_rows(NULL::" + tbl + args + ")";
+		if (!p.send(c.get(), sql, 1) || !PQsetSingleRowMode(c.get()))
+			return result_status(c.get(), nullptr);
+		Chunker ch(w);
+		Status result = Status::OK;
+		bool stopped = false;
+		while (PGresult *r = PQgetResult(c.get()))
+		{
+			Result res(r);
+			if (stopped)
+				continue;
+			ExecStatusType es = PQresultStatus(r);
+			if (es == PGRES_SINGLE_TUPLE)
+			{
+				std::vector<std::string> ls;
+				if (labels && PQgetlength(r, 0, 5) > 0)
+				{
+					std::string all(PQgetvalue(r, 0, 5), PQgetlength(r, 0, 5));
+					size_t s = 0;
+					for (size_t i = 0; i <= all.size(); i++)
+						if (i == all.size() || all[i] == ',')
+						{
+							ls.push_back(all.substr(s, i - s));
+							s = i + 1;
+						}
+				}
+				if (ctx->IsCancelled() ||
+					!ch.cell(std::string(PQgetvalue(r, 0, 0), PQgetlength(r, 0, 0)),
+							 std::string(PQgetvalue(r, 0, 1), PQgetlength(r, 0, 1)),
+							 std::string(PQgetvalue(r, 0, 2), PQgetlength(r, 0, 2)),
+							 ts_micros(r, 3),
+							 std::string(PQgetvalue(r, 0, 4), PQgetlength(r, 0, 4)), std::move(ls)))
+				{
+					result = Status(StatusCode::CANCELLED, "the client went away");
+					stopped = true;
+					res.reset(nullptr);
+					cancel_and_drain(c.get());
+					break;
+				}
+			}
+			else if (es != PGRES_TUPLES_OK)
+			{
+				result = result_status(c.get(), r);
+				const char *state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+				if (state && strcmp(state, "42704") == 0 && result.error_message().rfind("type ", 0) == 0)
+					result = Status(StatusCode::NOT_FOUND, "table \"" + table + "\" not found");
+				stopped = true;
+			}
+		}
+		if (result.ok() && !ch.finish())
+			result = Status(StatusCode::CANCELLED, "the client went away");
+		return result;
+	}
+
+	Status SampleRowKeys(ServerContext *, const SampleRowKeysRequest *req,
+						 ServerWriter<SampleRowKeysResponse> *w) override
+	{
+		std::string table;
+		Status st = parse_table_name(req->table_name(), &table);
+		if (!st.ok())
+			return st;
+		Conn c(pool_);
+		if (!c.ok())
+			return c.status();
+		Params p;
+		p.text(qualified_table(c.get(), c.config().schema, table));
+		Result r(p.exec(c.get(), "SELECT row_key, offset_bytes FROM wide.sample_row_keys($1::regclass)", 1));
+		st = result_status(c.get(), r.get());
+		if (!st.ok())
+			return st;
+		for (int i = 0; i < PQntuples(r.get()); i++)
+		{
+			SampleRowKeysResponse resp;
+			resp.set_row_key(std::string(PQgetvalue(r.get(), i, 0), PQgetlength(r.get(), i, 0)));
+			resp.set_offset_bytes(get_int64(PQgetvalue(r.get(), i, 1)));
+			if (!w->Write(resp))
+				return Status(StatusCode::CANCELLED, "the client went away");
+		}
+		return Status::OK;
+	}
+
+	Status MutateRow(ServerContext *, const MutateRowRequest *req, MutateRowResponse *) override
+	{
+		std::string table, muts;
+		Status st = parse_table_name(req->table_name(), &table);
+		if (st.ok())
+			st = check_key(req->row_key());
+		if (st.ok())
+			st = mutations_json(req->mutations(), &muts);
+		if (!st.ok())
+			return st;
+		Conn c(pool_);
+		if (!c.ok())
+			return c.status();
+		Params p;
+		p.text(qualified_table(c.get(), c.config().schema, table));
+		p.bytes(req->row_key());
+		p.text(muts);
+		Result r(p.exec(c.get(), "SELECT wide.mutate_row($1::regclass, $2::bytea, $3::jsonb)", 1));
+		return result_status(c.get(), r.get());
+	}
+
+	Status MutateRows(ServerContext *, const MutateRowsRequest *req, ServerWriter<MutateRowsResponse> *w) override
+	{
+		std::string table;
+		Status st = parse_table_name(req->table_name(), &table);
+		if (!st.ok())
+			return st;
+		if (req->entries().empty())
+			return Status(StatusCode::INVALID_ARGUMENT, "no entries given");
+		// entries that cannot be converted fail alone, before anything runs
+		std::vector<Status> bad(req->entries_size());
+		std::string entries = "[";
+		bool any = false;
+		for (int i = 0; i < req->entries_size(); i++)
+		{
+			const auto &e = req->entries(i);
+			std::string muts;
+			bad[i] = check_key(e.row_key());
+			if (bad[i].ok())
+				bad[i] = mutations_json(e.mutations(), &muts);
+			if (!bad[i].ok())
+				muts = "[]";	// keeps the indexes; its failure is reported from bad[]
+			entries += std::string(i ? "," : "") + "{\"k\":\"" + hex(e.row_key().empty() ? "-" : e.row_key()) +
+				"\",\"m\":" + muts + "}";
+			any |= bad[i].ok();
+		}
+		entries += "]";
+		std::map<int, Status> failed;
+		if (any)
+		{
+			Conn c(pool_);
+			if (!c.ok())
+				return c.status();
+			Params p;
+			p.text(qualified_table(c.get(), c.config().schema, table));
+			p.text(entries);
+			Result r(p.exec(c.get(), "SELECT idx, state, message FROM "
+							"pg_temp.wide_bigtable_mutate_rows($1::regclass, $2::jsonb)", 0));
+			st = result_status(c.get(), r.get());
+			if (!st.ok())
+				return st;
+			for (int i = 0; i < PQntuples(r.get()); i++)
+				failed[atoi(PQgetvalue(r.get(), i, 0))] =
+					Status(sqlstate_code(PQgetvalue(r.get(), i, 1)), PQgetvalue(r.get(), i, 2));
+		}
+		MutateRowsResponse resp;
+		for (int i = 0; i < req->entries_size(); i++)
+		{
+			auto *e = resp.add_entries();
+			e->set_index(i);
+			const Status &s = !bad[i].ok() ? bad[i] : failed.count(i) ? failed[i] : Status::OK;
+			e->mutable_status()->set_code((int) s.error_code());
+			e->mutable_status()->set_message(s.error_message());
+			if (resp.entries_size() >= 10000 || i + 1 == req->entries_size())
+			{
+				if (!w->Write(resp))
+					return Status(StatusCode::CANCELLED, "the client went away");
+				resp.Clear();
+			}
+		}
+		return Status::OK;
+	}
+
+	Status CheckAndMutateRow(ServerContext *, const CheckAndMutateRowRequest *req,
+							 CheckAndMutateRowResponse *resp) override
+	{
+		std::string table, pred, on_true, on_false;
+		bool labels;
+		Status st = parse_table_name(req->table_name(), &table);
+		if (st.ok())
+			st = check_key(req->row_key());
+		if (st.ok() && req->has_predicate_filter())
+			st = filter_json(req->predicate_filter(), &pred, &labels);
+		if (st.ok() && !req->true_mutations().empty())
+			st = mutations_json(req->true_mutations(), &on_true);
+		if (st.ok() && !req->false_mutations().empty())
+			st = mutations_json(req->false_mutations(), &on_false);
+		if (!st.ok())
+			return st;
+		Conn c(pool_);
+		if (!c.ok())
+			return c.status();
+		Params p;
+		p.text(qualified_table(c.get(), c.config().schema, table));
+		p.bytes(req->row_key());
+		pred.empty() ? p.null() : p.text(pred);
+		on_true.empty() ? p.null() : p.text(on_true);
+		on_false.empty() ? p.null() : p.text(on_false);
+		Result r(p.exec(c.get(), "SELECT wide.check_and_mutate_row($1::regclass, $2::bytea, $3::jsonb, "
+						"$4::jsonb, $5::jsonb)", 1));
+		st = result_status(c.get(), r.get());
+		if (st.ok())
+			resp->set_predicate_matched(PQntuples(r.get()) == 1 && !PQgetisnull(r.get(), 0, 0) &&
+										PQgetvalue(r.get(), 0, 0)[0] != 0);
+		return st;
+	}
+
+	Status ReadModifyWriteRow(ServerContext *, const ReadModifyWriteRowRequest *req,
+							  ReadModifyWriteRowResponse *resp) override
+	{
+		std::string table;
+		Status st = parse_table_name(req->table_name(), &table);
+		if (st.ok())
+			st = check_key(req->row_key());
+		if (st.ok() && req->rules().empty())
+			st = Status(StatusCode::INVALID_ARGUMENT, "no rules given");
+		for (const auto &rule : req->rules())
+			if (st.ok() && rule.rule_case() == ReadModifyWriteRule::RULE_NOT_SET)
+				st = Status(StatusCode::INVALID_ARGUMENT, "a rule sets neither append_value nor increment_amount");
+		if (!st.ok())
+			return st;
+		Conn c(pool_);
+		if (!c.ok())
+			return c.status();
+		std::string tbl = qualified_table(c.get(), c.config().schema, table);
+		Result r(PQexec(c.get(), "BEGIN"));
+		st = result_status(c.get(), r.get());
+		// family -> qualifier -> (ts, value): a later rule on a cell wins
+		std::map<std::string, std::map<std::string, std::pair<int64_t, std::string>>> cells;
+		for (const auto &rule : req->rules())
+		{
+			if (!st.ok())
+				break;
+			Params p;
+			p.bytes(req->row_key());
+			p.text(rule.family_name());
+			p.bytes(rule.column_qualifier());
+			std::string sql = "SELECT row_key, family, qualifier, ts, value FROM wide.read_modify_write_row(NULL::" +
+				tbl + ", $1::bytea, $2::text, $3::bytea";
+			if (rule.has_append_value())
+				sql += arg(p, "append", rule.append_value(), "bytea", true);
+			else
+				sql += arg(p, "increment", std::to_string(rule.increment_amount()), "int8");
+			r.reset(p.exec(c.get(), sql + ")", 1));
+			st = result_status(c.get(), r.get());
+			if (st.ok() && PQntuples(r.get()) == 1)
+				cells[std::string(PQgetvalue(r.get(), 0, 1), PQgetlength(r.get(), 0, 1))]
+					 [std::string(PQgetvalue(r.get(), 0, 2), PQgetlength(r.get(), 0, 2))] =
+					{ts_micros(r.get(), 3), std::string(PQgetvalue(r.get(), 0, 4), PQgetlength(r.get(), 0, 4))};
+		}
+		r.reset(PQexec(c.get(), st.ok() ? "COMMIT" : "ROLLBACK"));
+		if (st.ok())
+			st = result_status(c.get(), r.get());
+		if (!st.ok())
+			return st;
+		Row *row = resp->mutable_row();
+		row->set_key(req->row_key());
+		for (auto &f : cells)
+		{
+			Family *fam = row->add_families();
+			fam->set_name(f.first);
+			for (auto &q : f.second)
+			{
+				Column *col = fam->add_columns();
+				col->set_qualifier(q.first);
+				Cell *cell = col->add_cells();
+				cell->set_timestamp_micros(q.second.first);
+				cell->set_value(q.second.second);
+			}
+		}
+		return Status::OK;
+	}
+
+	Status PingAndWarm(ServerContext *, const PingAndWarmRequest *req, PingAndWarmResponse *) override
+	{
+		Status st = parse_instance_name(req->name());
+		if (!st.ok())
+			return st;
+		Conn c(pool_);
+		if (!c.ok())
+			return c.status();
+		Result r(PQexec(c.get(), "SELECT 1"));
+		return result_status(c.get(), r.get());
+	}
+
+#include "unimplemented_data.inc"
+
+private:
+	static Status check_key(const std::string &key)
+	{
+		if (key.empty())
+			return Status(StatusCode::INVALID_ARGUMENT, "row key must not be empty");
+		if (key.size() > 4096)
+			return Status(StatusCode::INVALID_ARGUMENT, "row key longer than 4096 bytes");
+		return Status::OK;
+	}
+
+	Pool &pool_;
+};
+
+std::unique_ptr<grpc::Service>
+make_data_service(Pool &pool)
+{
+	return std::unique_ptr<grpc::Service>(new DataService(pool));
+}
