@@ -152,6 +152,7 @@ extern RowsScan *WideRowsScanOpen(WideRowShape *shape, Snapshot snapshot,
 								  List *fdw_private, List *valuestates);
 extern bool WideRowsScanNext(RowsScan *st, struct ExprContext *econtext,
 							 Datum *values, bool *isnull);
+extern void WideRowsScanSetFilter(RowsScan *st, List *quals);
 extern void WideRowsScanRestart(RowsScan *st);
 extern void WideRowsScanClose(RowsScan *st);
 struct ExplainState;

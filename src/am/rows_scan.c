@@ -28,6 +28,7 @@
 #include "access/htup_details.h"
 #include "access/stratnum.h"
 #include "access/table.h"
+#include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "commands/explain.h"
 #include "commands/vacuum.h"
@@ -118,12 +119,34 @@ struct RowsScan
 	bool	   *keynulls;
 
 	int			lastqual;		/* by_qual index of the last column found */
+	bool		plain8;			/* values are 8-byte by-value datums, as the
+								 * columns show them (cell_value's fast path) */
+
+	/* conditions tested on a row's values before it is finished */
+	int			npre;
+	struct RowsPreFilter *pre;
+	StringInfoData winkey;		/* skip scan: a row key inside the window */
 
 	/* EXPLAIN ANALYZE */
 	uint64		nrows;
 	uint64		ncells;
 	uint64		nseeks;
+	uint64		nprefiltered;
 };
+
+/*
+ * A condition "column op constant" (or "constant op column") of the scan's
+ * filter on a value column, tested as soon as a row's cells are gathered:
+ * a row it rejects is neither key-decoded nor returned (WideRowsScanSetFilter).
+ */
+typedef struct RowsPreFilter
+{
+	AttrNumber	att;
+	bool		var_left;		/* column op constant */
+	Datum		konst;
+	Oid			collation;
+	FmgrInfo	fn;
+} RowsPreFilter;
 
 /* ----------------------------------------------------------------
  *	Key ranges
@@ -621,8 +644,7 @@ next_cell_backward(RowsScan *st)
 			st->rreader = NULL;
 			continue;
 		}
-		if (c->famlen == st->shape->famlen &&
-			memcmp(c->family, st->shape->family, c->famlen) == 0)
+		if (WideBytesEqual(c->family, c->famlen, st->shape->family, st->shape->famlen))
 			return c;
 	}
 }
@@ -717,13 +739,20 @@ next_cell_skip(RowsScan *st)
 			st->in_window = false;
 			continue;
 		}
-		if (c->famlen != s->famlen || memcmp(c->family, s->family, c->famlen) != 0)
+		if (!WideBytesEqual(c->family, c->famlen, s->family, s->famlen))
 			continue;
 		if (st->in_window)
 		{
+			/* (a row's cells: its key is compared with the window's end once) */
 			if (st->cur_hi.len == 0 ||
-				WideKeyCompare(c->key, c->keylen, st->cur_hi.data, st->cur_hi.len) < 0)
+				WideBytesEqual(c->key, c->keylen, st->winkey.data, st->winkey.len))
 				return c;
+			if (WideKeyCompare(c->key, c->keylen, st->cur_hi.data, st->cur_hi.len) < 0)
+			{
+				resetStringInfo(&st->winkey);
+				appendBinaryStringInfo(&st->winkey, c->key, c->keylen);
+				return c;
+			}
 			/* past the window: the next prefix */
 			resetStringInfo(&st->jump);
 			if (st->skip_hi_inf)
@@ -743,6 +772,7 @@ next_cell_skip(RowsScan *st)
 		appendBinaryStringInfo(&lo, c->key, plen);
 		appendBinaryStringInfoNT(&lo, st->skip_lo.data, st->skip_lo.len);
 		resetStringInfo(&st->cur_hi);
+		resetStringInfo(&st->winkey);
 		if (st->skip_hi_inf)
 		{
 			if (!prefix_end(c->key, plen, &st->cur_hi))
@@ -802,8 +832,7 @@ next_cell(RowsScan *st)
 		{
 			/* (the merged cells of kept columns; other families' too, if
 			 * the table has no other) */
-			if (c->famlen == st->shape->famlen &&
-				memcmp(c->family, st->shape->family, c->famlen) == 0)
+			if (WideBytesEqual(c->family, c->famlen, st->shape->family, st->shape->famlen))
 				break;
 			continue;
 		}
@@ -822,6 +851,14 @@ cell_value(RowsScan *st, const WideCell *c, AttrNumber att)
 {
 	Datum		v;
 
+	/* float8, int8, timestamp values as they are: no call, no check to make */
+	if (likely(st->plain8 && c->kind == WIDE_KIND_PUT && c->vallen == 8))
+	{
+		int64		x;
+
+		memcpy(&x, c->value, 8);
+		return Int64GetDatum(x);
+	}
 	if (c->kind == WIDE_KIND_MERGE || c->kind == WIDE_KIND_ADD)
 		v = WideAggToValue(st->schema, c);
 	else
@@ -843,7 +880,7 @@ column_of(RowsScan *st, const WideCell *c)
 	{
 		const WideRowCol *col = &s->cols[s->by_qual[next] - 1];
 
-		if (col->quallen == c->quallen && memcmp(col->qual, c->qual, c->quallen) == 0)
+		if (WideBytesEqual(col->qual, col->quallen, c->qual, c->quallen))
 		{
 			st->lastqual = next;
 			return s->by_qual[next];
@@ -853,7 +890,7 @@ column_of(RowsScan *st, const WideCell *c)
 	{
 		const WideRowCol *col = &s->cols[s->by_qual[i] - 1];
 
-		if (col->quallen == c->quallen && memcmp(col->qual, c->qual, c->quallen) == 0)
+		if (WideBytesEqual(col->qual, col->quallen, c->qual, c->quallen))
 		{
 			st->lastqual = i;
 			return s->by_qual[i];
@@ -861,6 +898,25 @@ column_of(RowsScan *st, const WideCell *c)
 	}
 	st->lastqual = -1;
 	return 0;
+}
+
+/* does a row pass the conditions of st->pre?  (Each is strict) */
+static bool
+prefilter(RowsScan *st, Datum *values, bool *isnull)
+{
+	for (int i = 0; i < st->npre; i++)
+	{
+		RowsPreFilter *f = &st->pre[i];
+		Datum		v = values[f->att - 1];
+
+		if (isnull[f->att - 1])
+			return false;
+		if (!DatumGetBool(f->var_left ?
+						  FunctionCall2Coll(&f->fn, f->collation, v, f->konst) :
+						  FunctionCall2Coll(&f->fn, f->collation, f->konst, v)))
+			return false;
+	}
+	return true;
 }
 
 static int
@@ -886,6 +942,7 @@ next_row(RowsScan *st, Datum *values, bool *isnull)
 
 	if (st->by_version && st->nextversion < st->nversions)
 		goto emit_version;
+again:
 	if (st->done)
 		return false;
 
@@ -910,8 +967,7 @@ next_row(RowsScan *st, Datum *values, bool *isnull)
 		att = column_of(st, c);
 		if (att == 0 || !st->wanted[att - 1])
 			continue;			/* a qualifier the form has no column for */
-		if (st->keylen > 0 &&
-			(c->keylen != st->keylen || memcmp(c->key, st->key, c->keylen) != 0))
+		if (st->keylen > 0 && !WideBytesEqual(c->key, c->keylen, st->key, st->keylen))
 		{
 			st->pending = c;	/* the next row's */
 			break;
@@ -958,6 +1014,13 @@ next_row(RowsScan *st, Datum *values, bool *isnull)
 	{
 		MemoryContextSwitchTo(old);
 		return false;
+	}
+	if (st->npre > 0 && !st->by_version && !prefilter(st, values, isnull))
+	{
+		MemoryContextSwitchTo(old);
+		st->nprefiltered++;
+		CHECK_FOR_INTERRUPTS();
+		goto again;
 	}
 	WideRowKeyDecode(s, st->key, st->keylen, st->keyvalues, st->keynulls);
 	MemoryContextSwitchTo(old);
@@ -1061,6 +1124,11 @@ rows_begin(WideRowShape *shape, Snapshot snapshot, List *needed, bool exist_by_n
 	if (n == shape->nvalues)
 		st->columns.qual_active = false;	/* others have no column anyway */
 	st->lastqual = -1;
+	st->plain8 = st->schema->valbyval && st->schema->vallen == 8;
+	for (int i = 0; i < shape->natts; i++)
+		if (shape->cols[i].kind == WIDE_COL_VALUE && shape->cols[i].binary)
+			st->plain8 = false;
+	initStringInfo(&st->winkey);
 	return st;
 }
 
@@ -1123,6 +1191,70 @@ WideRowsScanNext(RowsScan *st, ExprContext *econtext, Datum *values, bool *isnul
 	return next_row(st, values, isnull);
 }
 
+/*
+ * WideRowsScanSetFilter -- of the conditions "quals" (implicitly ANDed,
+ * over the row form's columns, all of which the caller tests on every row
+ * returned anyway), those the scan may test itself on a row's values
+ * before it decodes the row key and returns the row: a value column
+ * compared with a constant by a strict, leakproof, non-volatile operator
+ * (one that cannot fail or tell anything but its answer, so testing it
+ * before the others, and on rows the others reject, changes nothing).  A
+ * row any of them rejects is skipped; the caller's test of the rest is
+ * then only a check.  Call before the first row.
+ */
+void
+WideRowsScanSetFilter(RowsScan *st, List *quals)
+{
+	ListCell   *lc;
+
+	if (st->by_version)
+		return;					/* (a row per time of a row key: not here) */
+	foreach(lc, quals)
+	{
+		Expr	   *q = lfirst(lc);
+		OpExpr	   *op;
+		Node	   *l,
+				   *r;
+		Var		   *var;
+		Const	   *k;
+		RowsPreFilter *f;
+
+		if (IsA(q, RestrictInfo))
+			q = ((RestrictInfo *) q)->clause;
+		if (!IsA(q, OpExpr))
+			continue;
+		op = (OpExpr *) q;
+		if (list_length(op->args) != 2 || op->opresulttype != BOOLOID || op->opretset)
+			continue;
+		l = linitial(op->args);
+		r = lsecond(op->args);
+		if (IsA(l, Var) && IsA(r, Const))
+			var = (Var *) l, k = (Const *) r;
+		else if (IsA(r, Var) && IsA(l, Const))
+			var = (Var *) r, k = (Const *) l;
+		else
+			continue;
+		if (k->constisnull || var->varlevelsup != 0 || IS_SPECIAL_VARNO(var->varno) ||
+			var->varattno <= 0 || var->varattno > st->shape->natts ||
+			st->shape->cols[var->varattno - 1].kind != WIDE_COL_VALUE ||
+			!st->wanted[var->varattno - 1] ||
+			var->vartype != st->shape->cols[var->varattno - 1].type)
+			continue;
+		set_opfuncid(op);
+		if (!func_strict(op->opfuncid) || !get_func_leakproof(op->opfuncid) ||
+			func_volatile(op->opfuncid) == PROVOLATILE_VOLATILE)
+			continue;
+		if (st->pre == NULL)
+			st->pre = palloc0(sizeof(RowsPreFilter) * list_length(quals));
+		f = &st->pre[st->npre++];
+		f->att = var->varattno;
+		f->var_left = ((Node *) var == l);
+		f->konst = k->constvalue;
+		f->collation = op->inputcollid;
+		fmgr_info(op->opfuncid, &f->fn);
+	}
+}
+
 void
 WideRowsScanRestart(RowsScan *st)
 {
@@ -1172,6 +1304,9 @@ WideRowsScanExplain(Oid relid, List *fdw_private, RowsScan *st, ExplainState *es
 	{
 		ExplainPropertyInteger("Seeks", NULL, (int64) st->nseeks, es);
 		ExplainPropertyInteger("Cells Read", NULL, (int64) st->ncells, es);
+		if (st->npre > 0)
+			ExplainPropertyInteger("Rows Removed by Scan Filter", NULL,
+								   (int64) st->nprefiltered, es);
 	}
 }
 
