@@ -102,6 +102,11 @@ struct RowsScan
 	bool		skip_done;
 	WideReverseReader *rreader;
 	bool	   *wanted;			/* by attnum - 1: columns read */
+	bool	   *valued;			/* by attnum - 1: ... whose values are used
+								 * (the others only say a row exists) */
+	bool		all_valued;
+	bool		row_kept;		/* rows_keep_stored: a cell of the row kept */
+	bool		keepfam;		/* ... the record before was of the family */
 	MemoryContext readcxt;		/* the reader and its ranges */
 	MemoryContext rowcxt;		/* the current row's datums */
 
@@ -119,6 +124,7 @@ struct RowsScan
 	bool	   *keynulls;
 
 	int			lastqual;		/* by_qual index of the last column found */
+	int			keepqual;		/* ... by rows_keep */
 	bool		plain8;			/* values are 8-byte by-value datums, as the
 								 * columns show them (cell_value's fast path) */
 
@@ -587,6 +593,80 @@ close_reader(RowsScan *st)
 	st->rstate = NULL;
 }
 
+/* the by_qual index of a qualifier, trying the one after *last first; -1 */
+static inline int
+qual_index(const WideRowShape *s, const char *qual, uint32 len, int *last)
+{
+	int			next = *last + 1;
+
+	if (next < s->nvalues)
+	{
+		const WideRowCol *col = &s->cols[s->by_qual[next] - 1];
+
+		if (WideBytesEqual(col->qual, col->quallen, qual, len))
+			return *last = next;
+	}
+	for (int i = 0; i < s->nvalues; i++)
+	{
+		const WideRowCol *col = &s->cols[s->by_qual[i] - 1];
+
+		if (WideBytesEqual(col->qual, col->quallen, qual, len))
+			return *last = i;
+	}
+	return *last = -1;
+}
+
+/*
+ * rows_keep -- the reader's filter (WideReaderSetFilter): the records of
+ * the form's family and of the columns read, and the family's tombstones.
+ * (What WideColumnFilterKeep keeps of st->columns, without a search: for
+ * the block iterator, which steps over the rest without decoding them.)
+ */
+static bool
+rows_keep(const WideCell *c, void *arg)
+{
+	RowsScan   *st = (RowsScan *) arg;
+	const WideRowShape *s = st->shape;
+	int			i;
+
+	if (!WideBytesEqual(c->family, c->famlen, s->family, s->famlen))
+		return false;
+	if (c->kind == WIDE_KIND_DEL_FAMILY)
+		return true;
+	i = qual_index(s, c->qual, c->quallen, &st->keepqual);
+	return i >= 0 && st->wanted[s->by_qual[i] - 1];
+}
+
+/*
+ * rows_keep_stored -- the filter of a plain run read as stored
+ * (WideReaderSetStoredFilter): of the columns read whose values are not
+ * used, only a row's first cell, which says the row exists.
+ */
+static bool
+rows_keep_stored(const WideCell *c, void *arg)
+{
+	RowsScan   *st = (RowsScan *) arg;
+	const WideRowShape *s = st->shape;
+	int			i;
+	AttrNumber	att;
+
+	if (!(c->same & WIDE_SAME_ROW))
+		st->row_kept = false;	/* (a new row, or a block's first record) */
+	/* (every record of the run comes here: the hint is of the one before) */
+	if (!(c->same & WIDE_SAME_FAMILY))
+		st->keepfam = WideBytesEqual(c->family, c->famlen, s->family, s->famlen);
+	if (!st->keepfam)
+		return false;
+	i = qual_index(s, c->qual, c->quallen, &st->keepqual);
+	if (i < 0)
+		return false;
+	att = s->by_qual[i];
+	if (!st->wanted[att - 1] || (!st->valued[att - 1] && st->row_kept))
+		return false;
+	st->row_kept = true;
+	return true;
+}
+
 /*
  * open_at -- a reader of range r of the scan's read state (taken at the
  * first): every range and skip window reads the one state of the table,
@@ -611,7 +691,9 @@ open_at(RowsScan *st, const WideKeyRange *r)
 	}
 	st->reader = WideReaderBeginAt(st->rstate, st->now, r, NULL);
 	if (st->columns.fam_active || st->columns.qual_active)
-		WideReaderSetFilter(st->reader, WideColumnFilterKeep, &st->columns);
+		WideReaderSetFilter(st->reader, rows_keep, st);
+	if (!st->all_valued && !st->by_version)
+		WideReaderSetStoredFilter(st->reader, rows_keep_stored, st);
 	st->nseeks++;
 }
 
@@ -874,30 +956,9 @@ static AttrNumber
 column_of(RowsScan *st, const WideCell *c)
 {
 	const WideRowShape *s = st->shape;
-	int			next = st->lastqual + 1;
+	int			i = qual_index(s, c->qual, c->quallen, &st->lastqual);
 
-	if (next < s->nvalues)
-	{
-		const WideRowCol *col = &s->cols[s->by_qual[next] - 1];
-
-		if (WideBytesEqual(col->qual, col->quallen, c->qual, c->quallen))
-		{
-			st->lastqual = next;
-			return s->by_qual[next];
-		}
-	}
-	for (int i = 0; i < s->nvalues; i++)
-	{
-		const WideRowCol *col = &s->cols[s->by_qual[i] - 1];
-
-		if (WideBytesEqual(col->qual, col->quallen, c->qual, c->quallen))
-		{
-			st->lastqual = i;
-			return s->by_qual[i];
-		}
-	}
-	st->lastqual = -1;
-	return 0;
+	return i >= 0 ? s->by_qual[i] : 0;
 }
 
 /* does a row pass the conditions of st->pre?  (Each is strict) */
@@ -984,7 +1045,7 @@ again:
 		}
 		if (!st->by_version)
 		{
-			if (isnull[att - 1])
+			if (isnull[att - 1] && st->valued[att - 1])
 			{
 				values[att - 1] = cell_value(st, c, att);
 				isnull[att - 1] = false;
@@ -1118,12 +1179,23 @@ rows_begin(WideRowShape *shape, Snapshot snapshot, List *needed, bool exist_by_n
 	st->wanted = palloc0(sizeof(bool) * shape->natts);
 	for (int i = 0; i < n; i++)
 		st->wanted[WideRowColumnOf(shape, quals[i].data, quals[i].len) - 1] = true;
+	/* (no list: every column's) */
+	st->valued = palloc0(sizeof(bool) * shape->natts);
+	st->all_valued = true;
+	for (int i = 0; i < shape->natts; i++)
+	{
+		st->valued[i] = shape->cols[i].kind == WIDE_COL_VALUE &&
+			(needed == NIL || list_member_int(needed, i + 1));
+		if (shape->cols[i].kind == WIDE_COL_VALUE && !st->valued[i])
+			st->all_valued = false;
+	}
 	/* a filter the reader applies only where it drops cells */
 	if (st->schema->nfamilies <= 1)
 		st->columns.fam_active = false;
 	if (n == shape->nvalues)
 		st->columns.qual_active = false;	/* others have no column anyway */
 	st->lastqual = -1;
+	st->keepqual = -1;
 	st->plain8 = st->schema->valbyval && st->schema->vallen == 8;
 	for (int i = 0; i < shape->natts; i++)
 		if (shape->cols[i].kind == WIDE_COL_VALUE && shape->cols[i].binary)
@@ -1237,7 +1309,7 @@ WideRowsScanSetFilter(RowsScan *st, List *quals)
 		if (k->constisnull || var->varlevelsup != 0 || IS_SPECIAL_VARNO(var->varno) ||
 			var->varattno <= 0 || var->varattno > st->shape->natts ||
 			st->shape->cols[var->varattno - 1].kind != WIDE_COL_VALUE ||
-			!st->wanted[var->varattno - 1] ||
+			!st->wanted[var->varattno - 1] || !st->valued[var->varattno - 1] ||
 			var->vartype != st->shape->cols[var->varattno - 1].type)
 			continue;
 		set_opfuncid(op);

@@ -814,13 +814,17 @@ step_tail(WideBlockIter *it, uint8 flags)
 /*
  * WideBlockIterNext -- the next record, or false at the end (check
  * it->error for a malformed block).  The record points into the block and
- * the iterator's buffers, valid until the next call.
+ * the iterator's buffers, valid until the next call.  Its hints (same) are
+ * relative to the record returned before it: where a filter stepped over
+ * records in between, they hold what held across all of them.
  */
 bool
 WideBlockIterNext(WideBlockIter *it, WideCell *c)
 {
 	uint8		flags;
+	uint8		same = WIDE_SAME_ROW | WIDE_SAME_FAMILY | WIDE_SAME_QUAL;
 
+next:
 	if (it->error || it->i >= it->ncells)
 	{
 		if (!it->error && (it->k != it->kend || it->t != it->tend ||
@@ -849,12 +853,40 @@ WideBlockIterNext(WideBlockIter *it, WideCell *c)
 	if (c->kind < WIDE_KIND_DEL_ROW || c->kind > WIDE_KIND_MERGE)
 		BAD();
 
-	if (!read_keys(it, flags, c) || !read_times(it, c) || !read_aux(it, flags, c))
+	if (!read_keys(it, flags, c))
+		return false;
+	if (it->keep != NULL && !it->skip_quals && !it->keep(c, it->keep_arg) &&
+		c->kind == WIDE_KIND_PUT)
+	{
+		/* a column the caller does not want: its hints join the next one's */
+		same &= c->same;
+		if (!step_tail(it, flags))
+			return false;
+		it->i++;
+		goto next;
+	}
+	if (!read_times(it, c) || !read_aux(it, flags, c))
 		return false;
 	if (!WIDE_KIND_IS_TOMBSTONE(c->kind) && !read_value(it, c))
 		return false;
+	c->same &= same;
 	it->i++;
 	return true;
+}
+
+/*
+ * WideBlockIterSetFilter -- from now on, step over the PUT records that
+ * keep() rejects instead of returning them: keep sees every record the
+ * iterator decodes, in order (its row key, family, famid, qualifier, kind
+ * and hints, not its time or value), for a reader of a plain run that
+ * wants some columns only.  Not with skip_quals.
+ */
+void
+WideBlockIterSetFilter(WideBlockIter *it, bool (*keep) (const WideCell *cell, void *arg),
+					   void *arg)
+{
+	it->keep = keep;
+	it->keep_arg = arg;
 }
 
 /*
