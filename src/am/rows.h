@@ -107,6 +107,9 @@ extern bool WideRowKeyPartTry(const WideRowShape *shape, int part, Datum d,
 extern int64 WideRowInt(Datum d, Oid type);
 extern void WideRowDigits(StringInfo buf, uint64 v, int width);
 extern uint64 WideRowPow10(int n);
+extern void WideRowKeyDecodeSince(const WideRowShape *shape, const char *key,
+								  uint32 len, uint32 same, Datum *values,
+								  bool *isnull);
 extern void WideRowKeyDecode(const WideRowShape *shape, const char *key,
 							 uint32 len, Datum *values, bool *isnull);
 extern int	WideRowColumnOf(const WideRowShape *shape, const char *qual,

@@ -122,6 +122,7 @@ struct RowsScan
 	int			nextversion;
 	Datum	   *keyvalues;		/* the row key's parts, by attnum - 1 */
 	bool	   *keynulls;
+	StringInfoData decoded;		/* the row key they were decoded from */
 
 	int			lastqual;		/* by_qual index of the last column found */
 	int			keepqual;		/* ... by rows_keep */
@@ -849,7 +850,10 @@ next_cell_skip(RowsScan *st)
 		/* the first cell at or after a jump: its prefix and window */
 		plen = prefix_len(s, c->key, c->keylen, st->skip_part);
 		if (plen < 0)
+		{
+			resetStringInfo(&st->decoded);
 			WideRowKeyDecode(s, c->key, c->keylen, st->keyvalues, st->keynulls);	/* errors */
+		}
 		initStringInfo(&lo);
 		appendBinaryStringInfo(&lo, c->key, plen);
 		appendBinaryStringInfoNT(&lo, st->skip_lo.data, st->skip_lo.len);
@@ -1083,7 +1087,19 @@ again:
 		CHECK_FOR_INTERRUPTS();
 		goto again;
 	}
-	WideRowKeyDecode(s, st->key, st->keylen, st->keyvalues, st->keynulls);
+	{
+		/* (the parts it shares with the row before keep their values) */
+		uint32		same = 0;
+		uint32		n = Min(st->keylen, (uint32) st->decoded.len);
+
+		while (same + 8 <= n && memcmp(st->key + same, st->decoded.data + same, 8) == 0)
+			same += 8;
+		while (same < n && st->key[same] == st->decoded.data[same])
+			same++;
+		WideRowKeyDecodeSince(s, st->key, st->keylen, same, st->keyvalues, st->keynulls);
+		resetStringInfo(&st->decoded);
+		appendBinaryStringInfo(&st->decoded, st->key, st->keylen);
+	}
 	MemoryContextSwitchTo(old);
 	if (!st->by_version)
 	{
@@ -1201,6 +1217,7 @@ rows_begin(WideRowShape *shape, Snapshot snapshot, List *needed, bool exist_by_n
 		if (shape->cols[i].kind == WIDE_COL_VALUE && shape->cols[i].binary)
 			st->plain8 = false;
 	initStringInfo(&st->winkey);
+	initStringInfo(&st->decoded);
 	return st;
 }
 
