@@ -80,6 +80,26 @@ SELECT demo.expect('high-cpu readings', (SELECT count(*) FROM cpu_rows WHERE usa
                    (SELECT count(*) FROM cpu_heap WHERE usage_user > 85 AND tags_id = 5
                      AND time >= '2016-01-01 06:00' AND time < '2016-01-01 18:00'));
 
+\echo -- a Grafana panel (docs/cookbook.md), as Grafana sends it for 08:00-09:00: host_9 usage_user, a point a minute
+SELECT floor(extract(epoch from time)/60)*60 AS "time", avg(usage_user) AS "usage_user"
+  FROM cpu_rows
+ WHERE time BETWEEN '2016-01-01T08:00:00Z' AND '2016-01-01T09:00:00Z'
+   AND tags_id IN (SELECT id FROM tags WHERE hostname IN ('host_9'))
+ GROUP BY 1 ORDER BY 1 LIMIT 3;
+CREATE TEMP VIEW panel AS
+SELECT floor(extract(epoch from time)/60)*60 AS "time", avg(usage_user) AS "usage_user"
+  FROM cpu_rows
+ WHERE time BETWEEN '2016-01-01T08:00:00Z' AND '2016-01-01T09:00:00Z'
+   AND tags_id IN (SELECT id FROM tags WHERE hostname IN ('host_9'))
+ GROUP BY 1;
+SELECT demo.expect('Grafana panel points', count(*), 61::bigint) FROM panel;
+SELECT demo.expect('Grafana panel points that differ from the heap''s', count(*), 0::bigint)
+  FROM (SELECT * FROM panel
+        EXCEPT
+        SELECT floor(extract(epoch from time)/60)*60, avg(usage_user) FROM cpu_heap
+         WHERE time BETWEEN '2016-01-01T08:00:00Z' AND '2016-01-01T09:00:00Z' AND tags_id = 9
+         GROUP BY 1) d;
+
 \echo -- sizes after VACUUM: the cells of the row form against the heap and its btrees
 VACUUM ANALYZE cpu_heap;
 VACUUM ANALYZE cpu_rows_cells;

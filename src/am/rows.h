@@ -40,7 +40,10 @@ typedef enum WideRowPartKind
 {
 	WIDE_PART_TEXT = 1,			/* as it is, # and \ escaped by \ */
 	WIDE_PART_INT,				/* decimal digits, fixed width */
-	WIDE_PART_TIME				/* seconds (or ms, us) since 1970, fixed width */
+	WIDE_PART_TIME,				/* seconds (or ms, us) since 1970, fixed width */
+	WIDE_PART_SALT				/* the salt option: the first part, no column;
+								 * md5 of the rest of the key mod buckets, as
+								 * wide.salted_key() writes it */
 } WideRowPartKind;
 
 typedef struct WideRowPart
@@ -51,6 +54,7 @@ typedef struct WideRowPart
 	int			width;			/* digits; INT 0: any bigint as 20 digits */
 	int64		unit;			/* TIME: microseconds per unit */
 	bool		reversed;		/* TIME: newest first (10^width - 1 - t) */
+	int			buckets;		/* SALT: how many */
 } WideRowPart;
 
 /* what a column of the row form is */
@@ -85,8 +89,9 @@ typedef struct WideRowShape
 	char	   *family;
 	int			famlen;
 	char		sep;
-	int			nparts;
+	int			nparts;			/* with the salt, if any: parts[0] */
 	WideRowPart parts[WIDE_ROWS_MAX_PARTS];
+	int			salt;			/* buckets of the salt option, or 0 */
 	AttrNumber	ts_attnum;		/* the column written as the cells' time */
 	bool		ts_in_key;		/* ... a key part: a row per row key */
 	int			ts_part;		/* ... which */
@@ -105,6 +110,8 @@ extern void WideRowKeyPart(const WideRowShape *shape, int part, Datum d,
 extern bool WideRowKeyPartTry(const WideRowShape *shape, int part, Datum d,
 							  Oid type, StringInfo buf);
 extern int64 WideRowInt(Datum d, Oid type);
+extern int	WideRowSaltOf(const char *key, int len, int buckets);
+extern void WideRowSaltKey(const WideRowShape *shape, StringInfo key);
 extern void WideRowDigits(StringInfo buf, uint64 v, int width);
 extern uint64 WideRowPow10(int n);
 extern void WideRowKeyDecodeSince(const WideRowShape *shape, const char *key,
@@ -157,6 +164,11 @@ extern bool WideRowsScanNext(RowsScan *st, struct ExprContext *econtext,
 							 Datum *values, bool *isnull);
 extern void WideRowsScanSetFilter(RowsScan *st, List *quals);
 extern void WideRowsScanRestart(RowsScan *st);
+extern Size WideRowsScanEstimateDSM(RowsScan *st, struct ExprContext *econtext,
+									int nworkers);
+extern void WideRowsScanInitDSM(RowsScan *st, void *coordinate);
+extern void WideRowsScanReinitDSM(RowsScan *st, void *coordinate);
+extern void WideRowsScanInitWorker(RowsScan *st, void *coordinate);
 extern void WideRowsScanClose(RowsScan *st);
 struct ExplainState;
 extern void WideRowsScanExplain(Oid relid, List *fdw_private, RowsScan *st,

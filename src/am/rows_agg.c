@@ -24,6 +24,12 @@
  * Anything else is planned as before: the scan below an Aggregate, as is
  * everything with wide.enable_aggregate_pushdown = off (the Wide Scan's
  * setting: one switch for both forms).
+ * Parallel: under Gather, each participant of a parallel scan of the form
+ * folds the rows of the stretches it claims and returns its groups with
+ * the aggregates' transition states (avg: float8_accum's {N, Sx, Sxx}),
+ * which a Finalize Aggregate combines (a partial path of
+ * UPPERREL_PARTIAL_GROUP_AGG): as PostgreSQL's own partial aggregates, the
+ * sums then depend on how the rows were shared.
  * The groups are held in memory: a grouping estimated at more than
  * WIDE_ROWS_AGG_MAX_GROUPS groups is not pushed (the Aggregate node can
  * spill to disk).
@@ -53,6 +59,7 @@
 #include "optimizer/planmain.h"
 #include "optimizer/restrictinfo.h"
 #include "optimizer/tlist.h"
+#include "utils/array.h"
 #include "utils/float.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
@@ -84,8 +91,8 @@ agg_kind(Aggref *a)
 	Oid			argtype;
 
 	if (a->aggorder != NIL || a->aggdistinct != NIL || a->aggfilter != NULL ||
-		a->aggkind != AGGKIND_NORMAL || a->aggsplit != AGGSPLIT_SIMPLE ||
-		a->agglevelsup != 0)
+		a->aggkind != AGGKIND_NORMAL || a->agglevelsup != 0 ||
+		(a->aggsplit != AGGSPLIT_SIMPLE && a->aggsplit != AGGSPLIT_INITIAL_SERIAL))
 		return 0;
 	if (a->aggfnoid == F_COUNT_)
 		return AGG_COUNT_STAR;
@@ -149,9 +156,11 @@ WideRowsGetUpperPaths(PlannerInfo *root, UpperRelationKind stage,
 	Cost		startup,
 				total;
 	ForeignPath *path;
+	bool		partial = (stage == UPPERREL_PARTIAL_GROUP_AGG);
 
 	if (!wide_enable_aggregate_pushdown ||
-		stage != UPPERREL_GROUP_AGG || input_rel->reloptkind != RELOPT_BASEREL ||
+		(stage != UPPERREL_GROUP_AGG && stage != UPPERREL_PARTIAL_GROUP_AGG) ||
+		input_rel->reloptkind != RELOPT_BASEREL ||
 		input_rel->fdw_private == NULL || output_rel->fdw_private != NULL)
 		return;
 	if (parse->groupingSets || root->hasHavingQual || gx->havingQual != NULL ||
@@ -207,21 +216,34 @@ WideRowsGetUpperPaths(PlannerInfo *root, UpperRelationKind stage,
 	if (naggs == 0 && groupexprs == NIL)
 		return;
 
-	/* costs: the scan, less its tuples, plus the folding */
-	in = input_rel->cheapest_total_path;
+	/*
+	 * costs: the scan, less its tuples, plus the folding; partial (a share
+	 * of the groups of each participant of a parallel scan, under Gather
+	 * and a Finalize Aggregate): the parallel scan's
+	 */
+	in = partial ? (input_rel->partial_pathlist ? linitial(input_rel->partial_pathlist) : NULL) :
+		input_rel->cheapest_total_path;
 	if (in == NULL || in->param_info != NULL)
 		return;
 	ngroups = groupexprs == NIL ? 1 :
 		estimate_num_groups(root, groupexprs, input_rel->rows, NULL, NULL);
 	if (ngroups > WIDE_ROWS_AGG_MAX_GROUPS)
 		return;
-	startup = in->total_cost - input_rel->rows * cpu_tuple_cost * 0.5 +
-		input_rel->rows * cpu_operator_cost * (list_length(groupexprs) + naggs) * 0.5;
+	startup = in->total_cost - in->rows * cpu_tuple_cost * 0.5 +
+		in->rows * cpu_operator_cost * (list_length(groupexprs) + naggs) * 0.5;
 	total = startup + ngroups * cpu_tuple_cost;
 	path = create_foreign_upper_path(root, output_rel, target, ngroups, startup, total,
 									 NIL, NULL,
 									 list_make2(tlist, makeInteger(input_rel->relid)));
-	add_path(output_rel, (Path *) path);
+	if (partial)
+	{
+		path->path.parallel_aware = true;
+		path->path.parallel_safe = true;
+		path->path.parallel_workers = in->parallel_workers;
+		add_partial_path(output_rel, (Path *) path);
+	}
+	else
+		add_path(output_rel, (Path *) path);
 }
 
 /* the wide_rows table of a grouping scan */
@@ -256,6 +278,7 @@ WideRowsAggPlan(PlannerInfo *root, RelOptInfo *rel, ForeignPath *best_path,
 	List	   *groups = NIL,
 			   *eqops = NIL,
 			   *kinds = NIL,
+			   *partials = NIL,
 			   *args = NIL,
 			   *colmap = NIL;
 	ListCell   *lc;
@@ -279,6 +302,7 @@ WideRowsAggPlan(PlannerInfo *root, RelOptInfo *rel, ForeignPath *best_path,
 
 			colmap = lappend_int(colmap, -1 - list_length(kinds));
 			kinds = lappend_int(kinds, agg_kind(a));
+			partials = lappend_int(partials, a->aggsplit == AGGSPLIT_INITIAL_SERIAL);
 			args = lappend(args, a->args ? copyObject(((TargetEntry *) linitial(a->args))->expr) :
 						   (Expr *) makeBoolConst(true, false));
 		}
@@ -297,6 +321,7 @@ WideRowsAggPlan(PlannerInfo *root, RelOptInfo *rel, ForeignPath *best_path,
 	priv = lappend(priv, kinds);
 	priv = lappend(priv, args);
 	priv = lappend(priv, colmap);
+	priv = lappend(priv, partials);
 	return make_foreignscan(tlist, NIL, 0, NIL, priv, scan_tlist, NIL, outer_plan);
 }
 
@@ -325,6 +350,7 @@ typedef struct RowsAggState
 	ExprState **groupstates;
 	int			naggs;
 	int		   *kinds;
+	bool	   *partial;		/* a partial aggregate: its state, not its result */
 	ExprState **argstates;
 	Oid		   *argtypes;		/* (looked up once, not per row) */
 	int		   *colmap;
@@ -476,6 +502,7 @@ WideRowsAggBegin(ForeignScanState *node, int eflags)
 	List	   *kinds = list_nth(priv, 9);
 	List	   *args = list_nth(priv, 10);
 	List	   *colmap = list_nth(priv, 11);
+	List	   *partials = list_nth(priv, 12);
 	ListCell   *lc;
 	int			i;
 
@@ -497,10 +524,12 @@ WideRowsAggBegin(ForeignScanState *node, int eflags)
 	as->kinds = palloc(sizeof(int) * Max(as->naggs, 1));
 	as->argstates = palloc(sizeof(ExprState *) * Max(as->naggs, 1));
 	as->argtypes = palloc(sizeof(Oid) * Max(as->naggs, 1));
+	as->partial = palloc(sizeof(bool) * Max(as->naggs, 1));
 	i = 0;
 	foreach(lc, kinds)
 	{
 		as->kinds[i] = lfirst_int(lc);
+		as->partial[i] = list_nth_int(partials, i);
 		as->argstates[i] = ExecInitExpr(list_nth(args, i), (PlanState *) node);
 		as->argtypes[i] = exprType(list_nth(args, i));
 		i++;
@@ -687,6 +716,19 @@ WideRowsAggNext(ForeignScanState *node)
 					slot->tts_isnull[i] = !a->has;
 					break;
 				case AGG_AVG_F8:
+					if (as->partial[j])
+					{
+						/* float8_accum's state: {N, Sx, Sxx} */
+						Datum		st[3];
+
+						st[0] = Float8GetDatum((double) a->n);
+						st[1] = Float8GetDatum(a->sx);
+						st[2] = Float8GetDatum(a->sxx);
+						slot->tts_values[i] =
+							PointerGetDatum(construct_array(st, 3, FLOAT8OID, sizeof(float8),
+															FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+						break;
+					}
 					/* float8_avg */
 					slot->tts_values[i] = Float8GetDatum(a->sx / (double) a->n);
 					slot->tts_isnull[i] = (a->n == 0);
@@ -755,7 +797,7 @@ WideRowsAggExplain(ForeignScanState *node, ExplainState *es)
 
 	ExplainPropertyInteger("Grouped By", NULL, list_length(list_nth(plan->fdw_private, 7)), es);
 	ExplainPropertyInteger("Aggregates", NULL, list_length(list_nth(plan->fdw_private, 9)), es);
-	if (es->analyze && as != NULL)
+	if (es->analyze && as != NULL && !plan->scan.plan.parallel_aware)
 	{
 		ExplainPropertyInteger("Rows Folded", NULL, (int64) as->nrows, es);
 		ExplainPropertyInteger("Groups", NULL, (int64) as->ngroupsout, es);

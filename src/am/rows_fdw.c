@@ -94,6 +94,50 @@ rows_end_scan(ForeignScanState *node)
 		WideRowsScanClose(node->fdw_state);
 }
 
+/*
+ * Parallel scans of rows (partial paths, rows_plan.c): the leader cuts the
+ * scan's key ranges into stretches, every participant reads its share of
+ * the stretches it claims; a grouping scan returns each participant's
+ * groups with partial aggregates (rows_agg.c).
+ */
+static bool
+rows_parallel_safe(PlannerInfo *root, RelOptInfo *rel, RangeTblEntry *rte)
+{
+	return true;
+}
+
+/* the scan of rows of a node: its own, or that of a grouping scan */
+static RowsScan *
+scan_of(ForeignScanState *node)
+{
+	return is_grouping(node) ? WideRowsAggScan(node) : node->fdw_state;
+}
+
+static Size
+rows_estimate_dsm(ForeignScanState *node, ParallelContext *pcxt)
+{
+	return WideRowsScanEstimateDSM(scan_of(node), node->ss.ps.ps_ExprContext,
+								   pcxt->nworkers);
+}
+
+static void
+rows_initialize_dsm(ForeignScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	WideRowsScanInitDSM(scan_of(node), coordinate);
+}
+
+static void
+rows_reinitialize_dsm(ForeignScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	WideRowsScanReinitDSM(scan_of(node), coordinate);
+}
+
+static void
+rows_initialize_worker(ForeignScanState *node, shm_toc *toc, void *coordinate)
+{
+	WideRowsScanInitWorker(scan_of(node), coordinate);
+}
+
 static void
 rows_explain(ForeignScanState *node, ExplainState *es)
 {
@@ -102,12 +146,13 @@ rows_explain(ForeignScanState *node, ExplainState *es)
 	if (is_grouping(node))
 	{
 		WideRowsScanExplain(WideRowsAggRelid(plan), plan->fdw_private,
-							WideRowsAggScan(node), es);
+							plan->scan.plan.parallel_aware ? NULL : WideRowsAggScan(node), es);
 		WideRowsAggExplain(node, es);
 	}
 	else
 		WideRowsScanExplain(RelationGetRelid(node->ss.ss_currentRelation),
-							plan->fdw_private, node->fdw_state, es);
+							plan->fdw_private,
+							plan->scan.plan.parallel_aware ? NULL : node->fdw_state, es);
 }
 
 Datum
@@ -124,6 +169,11 @@ wide_rows_handler(PG_FUNCTION_ARGS)
 	r->ReScanForeignScan = rows_rescan;
 	r->EndForeignScan = rows_end_scan;
 	r->ExplainForeignScan = rows_explain;
+	r->IsForeignScanParallelSafe = rows_parallel_safe;
+	r->EstimateDSMForeignScan = rows_estimate_dsm;
+	r->InitializeDSMForeignScan = rows_initialize_dsm;
+	r->ReInitializeDSMForeignScan = rows_reinitialize_dsm;
+	r->InitializeWorkerForeignScan = rows_initialize_worker;
 	r->AnalyzeForeignTable = WideRowsAnalyze;
 	WideRowsModifyRoutine(r);
 	PG_RETURN_POINTER(r);

@@ -306,6 +306,15 @@ key_clauses(PlannerInfo *root, const WideRowShape *s, RelOptInfo *rel, List *rin
 			}
 		}
 	}
+	if (s->salt)
+	{
+		/* every bucket, or one for each whole key */
+		eq[0] = true;
+		nvals[0] = s->salt;
+		for (int i = 1; i < s->nparts && eq[i]; i++)
+			if (i == s->nparts - 1)
+				nvals[0] = 1;
+	}
 	*nseeks = 1;
 	for (int i = 0; i < s->nparts && eq[i]; i++)
 		*nseeks *= (int) Min(nvals[i], 100000);
@@ -314,7 +323,8 @@ key_clauses(PlannerInfo *root, const WideRowShape *s, RelOptInfo *rel, List *rin
 
 static void
 rows_cost(PlannerInfo *root, RelOptInfo *rel, RowsPlanInfo *info,
-		  List *rinfos, double rows_out, Cost *startup, Cost *total)
+		  List *rinfos, double rows_out, Cost *startup, Cost *total,
+		  double *cells_read)
 {
 	int			nseeks;
 	List	   *keys = key_clauses(root, info->shape, rel, rinfos, &nseeks);
@@ -329,6 +339,62 @@ rows_cost(PlannerInfo *root, RelOptInfo *rel, RowsPlanInfo *info,
 		(keys ? nseeks * random_page_cost : 0) +
 		rows_read * info->cells_per_row * cpu_operator_cost * 2 +
 		rows_read * (cpu_tuple_cost + qc.per_tuple);
+	if (cells_read)
+		*cells_read = rows_read * info->cells_per_row;
+}
+
+/* the share of the work of each process, as the planner's cost model has it */
+static double
+parallel_divisor(int workers)
+{
+	double		divisor = workers;
+
+	if (parallel_leader_participation)
+	{
+		double		leader = 1.0 - 0.3 * workers;
+
+		if (leader > 0)
+			divisor += leader;
+	}
+	return divisor;
+}
+
+/*
+ * add_partial -- the partial (parallel-aware) twin of the serial forward
+ * path, when the cells it reads would fill enough pages uncompressed
+ * (about 64 a page, the rule of the cell form's parallel scans): one worker
+ * at min_parallel_table_scan_size, one more at every tripling, as for heap
+ * scans.  Its cost is the serial one divided among the participants.
+ */
+static void
+add_partial(PlannerInfo *root, RelOptInfo *rel, Cost startup, Cost total,
+			double cells_read, List *pathkeys)
+{
+	double		pages = cells_read / 64.0;
+	double		threshold = Max(min_parallel_table_scan_size, 1);
+	int			workers = 1;
+	double		divisor;
+	ForeignPath *p;
+
+	if (!rel->consider_parallel || max_parallel_workers_per_gather <= 0 ||
+		pages < min_parallel_table_scan_size)
+		return;
+	while (pages >= threshold * 3 && workers < max_parallel_workers_per_gather)
+	{
+		workers++;
+		threshold *= 3;
+		if (threshold > INT_MAX / 3)
+			break;
+	}
+	divisor = parallel_divisor(workers);
+	p = create_foreignscan_path(root, rel, NULL, clamp_row_est(rel->rows / divisor),
+								startup, startup + (total - startup) / divisor,
+								truncate_useless_pathkeys(root, rel, pathkeys),
+								NULL, NULL, list_make1_int(0));
+	p->path.parallel_aware = true;
+	p->path.parallel_safe = true;
+	p->path.parallel_workers = workers;
+	add_partial_path(rel, &p->path);
 }
 
 /*
@@ -348,8 +414,8 @@ rows_pathkeys(PlannerInfo *root, RelOptInfo *rel, const WideRowShape *s,
 		List	   *pk;
 		Var		   *var;
 
-		if (p->kind == WIDE_PART_TEXT)
-			break;
+		if (p->kind == WIDE_PART_TEXT || p->kind == WIDE_PART_SALT)
+			break;				/* (salted: bucket by bucket, no order) */
 		opno = get_opfamily_member(part_opfamily(p), p->type, p->type,
 								   p->reversed != backward ? BTGreaterStrategyNumber :
 								   BTLessStrategyNumber);
@@ -386,16 +452,18 @@ WideRowsGetPaths(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 	List	   *candidates = NIL;
 	List	   *outers = NIL;
 	ListCell   *lc;
+	double		cells_read;
 
 	/* a backward scan, for ORDER BY ... DESC LIMIT (rows of one time each) */
 	if (info->shape->ts_attnum == 0 || info->shape->ts_in_key)
 		backkeys = rows_pathkeys(root, baserel, info->shape, true);
 
 	rows_cost(root, baserel, info, baserel->baserestrictinfo, baserel->rows,
-			  &startup, &total);
+			  &startup, &total, &cells_read);
 	add_path(baserel, (Path *) create_foreignscan_path(root, baserel, NULL, baserel->rows,
 													   startup, total, pathkeys,
 													   NULL, NULL, list_make1_int(0)));
+	add_partial(root, baserel, startup, total, cells_read, pathkeys);
 	if (backkeys != NIL)
 		add_path(baserel, (Path *) create_foreignscan_path(root, baserel, NULL, baserel->rows,
 														   startup, total * 1.1, backkeys,
@@ -438,7 +506,7 @@ WideRowsGetPaths(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 		ppi = get_baserel_parampathinfo(root, baserel, outer);
 		rows = ppi->ppi_rows;
 		all = list_concat(list_copy(baserel->baserestrictinfo), ppi->ppi_clauses);
-		rows_cost(root, baserel, info, all, rows, &startup, &total);
+		rows_cost(root, baserel, info, all, rows, &startup, &total, NULL);
 		add_path(baserel, (Path *) create_foreignscan_path(root, baserel, NULL, rows,
 														   startup, total, pathkeys,
 														   outer, NULL, list_make1_int(0)));

@@ -50,6 +50,7 @@
 #include "engine/reader.h"
 #include "am/am.h"
 #include "am/scan.h"
+#include "am/scan_parallel.h"
 #include "am/rows.h"
 
 /* a cell of a row key, in versions mode */
@@ -133,6 +134,19 @@ struct RowsScan
 	int			npre;
 	struct RowsPreFilter *pre;
 	StringInfoData winkey;		/* skip scan: a row key inside the window */
+
+	/*
+	 * A parallel scan: every participant builds the same ranges (all), and
+	 * reads their share of each stretch it claims (ranges); stretches end
+	 * between row keys, so no row is divided.
+	 */
+	WideParallelScan *pscan;
+	WideKeyRange *all;
+	int			nall;
+	WideSplitKey *splits;		/* the leader's, from estimate to initialize */
+	int			nsplits;
+	StringInfoData plo;			/* the claimed stretch's bounds */
+	StringInfoData phi;
 
 	/* EXPLAIN ANALYZE */
 	uint64		nrows;
@@ -362,6 +376,17 @@ bound_digits(const WideRowPart *p, const PartBounds *b, uint64 *dlo,
 	return true;
 }
 
+/* the bucket of a salted prefix build_ranges made (w digits) */
+static int
+prefix_bucket(const char *data, int w)
+{
+	int			b = 0;
+
+	for (int i = 0; i < w; i++)
+		b = b * 10 + (data[i] - '0');
+	return b;
+}
+
 /*
  * build_ranges -- the ranges of the key conditions' current values, in
  * key order, in st->ranges; none if no row can match.
@@ -462,6 +487,27 @@ build_ranges(RowsScan *st, ExprContext *econtext)
 			bound(&s->parts[p], strat, d, type, &bounds[p]);
 	}
 
+	/*
+	 * A salted key with key conditions: its first part is every bucket (one,
+	 * below, if the other parts are all equalities).  Without, the whole
+	 * table: a key with no bucket of ours is an error, not a skipped row.
+	 */
+	if (s->salt && st->meta != NIL)
+	{
+		for (int b = 0; b < s->salt; b++)
+		{
+			KeyBytes   *k = palloc(sizeof(KeyBytes));
+
+			resetStringInfo(&buf);
+			WideRowDigits(&buf, (uint64) b, s->parts[0].width);
+			appendStringInfoChar(&buf, s->sep);
+			k->data = pnstrdup(buf.data, buf.len);
+			k->len = buf.len;
+			eqvals[0] = lappend(eqvals[0], k);
+		}
+		has_eq[0] = true;
+	}
+
 	/* prefixes of the parts with equalities, from the first on */
 	prefixes = palloc(sizeof(KeyBytes));
 	prefixes[0].data = "";
@@ -497,6 +543,19 @@ build_ranges(RowsScan *st, ExprContext *econtext)
 				k++;
 			}
 		prefixes = next;
+		nprefixes = k;
+	}
+
+	/* whole salted keys: each in the bucket its other parts make */
+	if (s->salt && part == s->nparts)
+	{
+		int			w = s->parts[0].width;
+		int			k = 0;
+
+		for (int i = 0; i < nprefixes; i++)
+			if (WideRowSaltOf(prefixes[i].data + w + 1, prefixes[i].len - w - 1,
+							  s->salt) == prefix_bucket(prefixes[i].data, w))
+				prefixes[k++] = prefixes[i];
 		nprefixes = k;
 	}
 
@@ -673,6 +732,107 @@ rows_keep_stored(const WideCell *c, void *arg)
  * first): every range and skip window reads the one state of the table,
  * its write-area records gathered and sorted once.
  */
+/* the range from the first range's start to the last one's end */
+static void
+scan_hull(const RowsScan *st, WideKeyRange *hull)
+{
+	const WideKeyRange *r = st->pscan ? st->all : st->ranges;
+	int			n = st->pscan ? st->nall : st->nranges;
+
+	*hull = r[0];
+	hull->has_end = r[n - 1].has_end;
+	hull->end = r[n - 1].end;
+	hull->endlen = r[n - 1].endlen;
+	hull->end_incl = r[n - 1].end_incl;
+	hull->is_point = hull->is_point && n == 1;
+}
+
+/* a and b's common keys into *out (bounds point into a and b); false if none */
+static bool
+intersect(const WideKeyRange *a, const WideKeyRange *b, WideKeyRange *out)
+{
+	int			cmp;
+
+	*out = *a;
+	if (b->has_start &&
+		(!out->has_start ||
+		 (cmp = WideKeyCompare(b->start, b->startlen, out->start, out->startlen)) > 0 ||
+		 (cmp == 0 && !b->start_incl)))
+	{
+		out->has_start = true;
+		out->start = b->start;
+		out->startlen = b->startlen;
+		out->start_incl = b->start_incl;
+	}
+	if (b->has_end &&
+		(!out->has_end ||
+		 (cmp = WideKeyCompare(b->end, b->endlen, out->end, out->endlen)) < 0 ||
+		 (cmp == 0 && !b->end_incl)))
+	{
+		out->has_end = true;
+		out->end = b->end;
+		out->endlen = b->endlen;
+		out->end_incl = b->end_incl;
+	}
+	if (out->has_start && out->has_end)
+	{
+		cmp = WideKeyCompare(out->start, out->startlen, out->end, out->endlen);
+		if (cmp > 0 || (cmp == 0 && !(out->start_incl && out->end_incl)))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * more_ranges -- a parallel scan's next share: the scan's ranges within the
+ * next stretch it claims, in st->ranges; false when every stretch is
+ * claimed (and always, for a serial scan).
+ */
+static bool
+more_ranges(RowsScan *st)
+{
+	WideKeyRange whole;
+	WideKeyRange stretch;
+
+	if (st->pscan == NULL || st->nall == 0)
+		return false;
+	scan_hull(st, &whole);
+	whole.is_point = false;
+	for (;;)
+	{
+		if (!WideParallelClaim(st->pscan, &whole, &stretch, &st->plo, &st->phi))
+			return false;
+		st->nranges = 0;
+		st->nextrange = 0;
+		for (int i = 0; i < st->nall; i++)
+			if (intersect(&st->all[i], &stretch, &st->ranges[st->nranges]))
+				st->nranges++;
+		if (st->nranges > 0)
+			return true;
+	}
+}
+
+/* a parallel scan: the ranges just built are shared out by stretches */
+static void
+share_ranges(RowsScan *st)
+{
+	if (st->pscan == NULL)
+		return;
+	st->all = st->ranges;
+	st->nall = st->nranges;
+	st->ranges = palloc(sizeof(WideKeyRange) * Max(st->nall, 1));
+	st->nranges = 0;
+	st->nextrange = 0;
+	if (st->plo.data == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(GetMemoryChunkContext(st));
+
+		initStringInfo(&st->plo);
+		initStringInfo(&st->phi);
+		MemoryContextSwitchTo(old);
+	}
+}
+
 static void
 open_at(RowsScan *st, const WideKeyRange *r)
 {
@@ -680,15 +840,11 @@ open_at(RowsScan *st, const WideKeyRange *r)
 		WideReaderEnd(st->reader);
 	if (st->rstate == NULL)
 	{
-		WideKeyRange hull = st->ranges[0];
+		WideKeyRange hull;
 
-		hull.has_end = st->ranges[st->nranges - 1].has_end;
-		hull.end = st->ranges[st->nranges - 1].end;
-		hull.endlen = st->ranges[st->nranges - 1].endlen;
-		hull.end_incl = st->ranges[st->nranges - 1].end_incl;
-		hull.is_point = hull.is_point && st->nranges == 1;
+		scan_hull(st, &hull);
 		st->rstate = WideReadStateBegin(st->cells, st->snapshot, &hull);
-		st->now = WideReaderNow();
+		st->now = st->pscan ? WideParallelNow(st->pscan) : WideReaderNow();
 	}
 	st->reader = WideReaderBeginAt(st->rstate, st->now, r, NULL);
 	if (st->columns.fam_active || st->columns.qual_active)
@@ -757,25 +913,37 @@ prefix_len(const WideRowShape *s, const char *key, uint32 len, int part)
 }
 
 
-/* read on from key "from" (included) to the end of the current range */
-static void
+/*
+ * skip_to -- read on from key "from" (included) to the end of the current
+ * range; true if the reader is in that range, false if "from" was past its
+ * end and the reader moved to the start of the next range (or there is
+ * none: skip_done).  Never before the range's start: a parallel scan's
+ * range may begin inside a prefix's window.
+ */
+static bool
 skip_to(RowsScan *st, const char *from, uint32 len)
 {
 	const WideKeyRange *cur = &st->ranges[st->nextrange - 1];
 	WideKeyRange r = *cur;
+	int			cmp;
 
 	st->in_window = false;
-	if (cur->has_end && (WideKeyCompare(from, len, cur->end, cur->endlen) > 0 ||
-						 (WideKeyCompare(from, len, cur->end, cur->endlen) == 0 && !cur->end_incl)))
+	if (cur->has_end && ((cmp = WideKeyCompare(from, len, cur->end, cur->endlen)) > 0 ||
+						 (cmp == 0 && !cur->end_incl)))
 	{
 		/* past this range: the next one */
-		if (st->nextrange >= st->nranges)
+		if (st->nextrange >= st->nranges && !more_ranges(st))
 		{
 			st->skip_done = true;
-			return;
+			return false;
 		}
 		open_at(st, &st->ranges[st->nextrange++]);
-		return;
+		return false;
+	}
+	if (cur->has_start && WideKeyCompare(from, len, cur->start, cur->startlen) <= 0)
+	{
+		open_at(st, &r);		/* (the range from its start) */
+		return true;
 	}
 	r.has_start = true;
 	r.start_incl = true;
@@ -783,6 +951,7 @@ skip_to(RowsScan *st, const char *from, uint32 len)
 	r.startlen = len;
 	r.is_point = false;
 	open_at(st, &r);
+	return true;
 }
 
 /*
@@ -804,7 +973,7 @@ next_cell_skip(RowsScan *st)
 
 		if (st->reader == NULL)
 		{
-			if (st->nranges == 0)
+			if (st->nranges == 0 && !more_ranges(st))
 				return NULL;
 			open_at(st, &st->ranges[0]);
 			st->nextrange = 1;
@@ -816,7 +985,7 @@ next_cell_skip(RowsScan *st)
 		c = WideReaderNext(st->reader);
 		if (c == NULL)
 		{
-			if (st->nextrange >= st->nranges)
+			if (st->nextrange >= st->nranges && !more_ranges(st))
 				return NULL;
 			open_at(st, &st->ranges[st->nextrange++]);
 			st->in_window = false;
@@ -872,9 +1041,8 @@ next_cell_skip(RowsScan *st)
 		st->in_window = true;
 		if (WideKeyCompare(c->key, c->keylen, lo.data, lo.len) < 0)
 		{
-			/* before the window: seek to it */
-			skip_to(st, lo.data, lo.len);
-			st->in_window = !st->skip_done;
+			/* before the window: seek to it (in the next range: a new prefix) */
+			st->in_window = skip_to(st, lo.data, lo.len);
 			continue;
 		}
 		if (st->cur_hi.len == 0 ||
@@ -906,7 +1074,7 @@ next_cell(RowsScan *st)
 	{
 		if (st->reader == NULL)
 		{
-			if (st->nextrange >= st->nranges)
+			if (st->nextrange >= st->nranges && !more_ranges(st))
 			{
 				c = NULL;
 				break;
@@ -1103,7 +1271,7 @@ again:
 	MemoryContextSwitchTo(old);
 	if (!st->by_version)
 	{
-		for (int i = 0; i < s->nparts; i++)
+		for (int i = s->salt ? 1 : 0; i < s->nparts; i++)
 		{
 			int			a = s->parts[i].attnum - 1;
 
@@ -1123,7 +1291,7 @@ emit_version:
 
 		for (int i = 0; i < s->natts; i++)
 			isnull[i] = true;
-		for (int i = 0; i < s->nparts; i++)
+		for (int i = s->salt ? 1 : 0; i < s->nparts; i++)
 		{
 			int			a = s->parts[i].attnum - 1;
 
@@ -1275,6 +1443,7 @@ WideRowsScanNext(RowsScan *st, ExprContext *econtext, Datum *values, bool *isnul
 
 		rows_restart(st);
 		build_ranges(st, econtext);
+		share_ranges(st);
 		MemoryContextSwitchTo(old);
 	}
 	return next_row(st, values, isnull);
@@ -1344,6 +1513,65 @@ WideRowsScanSetFilter(RowsScan *st, List *quals)
 	}
 }
 
+/*
+ * WideRowsScanEstimateDSM -- the leader, as a parallel query starts: the
+ * split keys of the scan's key ranges (evaluated in econtext) for nworkers,
+ * and the size of the shared state they need.
+ */
+Size
+WideRowsScanEstimateDSM(RowsScan *st, ExprContext *econtext, int nworkers)
+{
+	WideKeyRange hull;
+
+	if (!st->started)
+	{
+		MemoryContext old = MemoryContextSwitchTo(st->readcxt);
+
+		rows_restart(st);
+		build_ranges(st, econtext);
+		MemoryContextSwitchTo(old);
+	}
+	st->nsplits = 0;
+	st->splits = NULL;
+	if (st->nranges > 0)
+	{
+		scan_hull(st, &hull);
+		hull.is_point = false;
+		st->nsplits = WideParallelSplits(st->cells, &hull, nworkers, &st->splits);
+	}
+	return WideParallelSize(st->nsplits, st->splits);
+}
+
+/* the leader's shared state, and its own part in the scan */
+void
+WideRowsScanInitDSM(RowsScan *st, void *coordinate)
+{
+	WideParallelInit(coordinate, st->nsplits, st->splits, WideReaderNow());
+	WideRowsScanInitWorker(st, coordinate);
+}
+
+/* a rescan of the parallel plan: stretches are claimed again */
+void
+WideRowsScanReinitDSM(RowsScan *st, void *coordinate)
+{
+	WideParallelReinit(coordinate);
+	st->pscan = coordinate;
+}
+
+/* a participant of a parallel scan (the leader too) */
+void
+WideRowsScanInitWorker(RowsScan *st, void *coordinate)
+{
+	st->pscan = coordinate;
+	if (st->started)
+	{
+		MemoryContext old = MemoryContextSwitchTo(st->readcxt);
+
+		share_ranges(st);
+		MemoryContextSwitchTo(old);
+	}
+}
+
 void
 WideRowsScanRestart(RowsScan *st)
 {
@@ -1387,6 +1615,8 @@ WideRowsScanExplain(Oid relid, List *fdw_private, RowsScan *st, ExplainState *es
 						 ops[strat], lthird_int(m) ? " ANY" : "");
 	}
 	ExplainPropertyText("Row Keys", b.len > 0 ? b.data : "all", es);
+	if (s->salt)
+		ExplainPropertyInteger("Salt Buckets", NULL, s->salt, es);
 	if (intVal(lfourth(fdw_private)))
 		ExplainPropertyText("Direction", "backward", es);
 	if (es->analyze && st != NULL)

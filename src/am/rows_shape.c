@@ -57,6 +57,7 @@
 #include "catalog/pg_type.h"
 #include "commands/defrem.h"
 #include "foreign/foreign.h"
+#include "common/md5.h"
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "utils/regproc.h"
@@ -73,7 +74,7 @@
 
 PG_FUNCTION_INFO_V1(wide_rows_validator);
 
-static const char *const table_options[] = {"cells", "family", "key", "separator", "timestamp"};
+static const char *const table_options[] = {"cells", "family", "key", "separator", "timestamp", "salt"};
 static const char *const column_options[] = {"qualifier", "width", "unit", "reversed"};
 
 static bool
@@ -96,6 +97,20 @@ parse_width(const char *s)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("width must be a number of digits from 1 to 19, not \"%s\"", s)));
 	return (int) w;
+}
+
+static int
+parse_salt(const char *s)
+{
+	char	   *end;
+	long		n = strtol(s, &end, 10);
+
+	if (*s == '\0' || *end != '\0' || n < 2 || n > 10000)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("salt must be a number of buckets from 2 to 10000, not \"%s\"", s),
+				 errhint("Row keys then begin with the bucket, as wide.salted_key(key, buckets) writes them.")));
+	return (int) n;
 }
 
 static int64
@@ -136,7 +151,7 @@ wide_rows_validator(PG_FUNCTION_ARGS)
 				ereport(ERROR,
 						(errcode(ERRCODE_FDW_INVALID_OPTION_NAME),
 						 errmsg("invalid option \"%s\" of a wide_rows table", def->defname),
-						 errhint("A wide_rows table takes cells, family, key, separator and timestamp.")));
+						 errhint("A wide_rows table takes cells, family, key, separator, timestamp and salt.")));
 			if (strcmp(def->defname, "separator") == 0 && strlen(val) != 1)
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -146,6 +161,8 @@ wide_rows_validator(PG_FUNCTION_ARGS)
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						 errmsg("separator cannot be \\"),
 						 errdetail("\\ escapes the separator inside text key parts.")));
+			if (strcmp(def->defname, "salt") == 0)
+				(void) parse_salt(val);
 			if (strcmp(def->defname, "family") == 0 &&
 				(strlen(val) == 0 || strlen(val) > WIDE_MAX_FAMILY_NAME))
 				ereport(ERROR,
@@ -256,6 +273,7 @@ WideRowShapeGet(Oid relid)
 	const char *key = table_option(ft->options, "key");
 	const char *sep = table_option(ft->options, "separator");
 	const char *tscol = table_option(ft->options, "timestamp");
+	const char *salt = table_option(ft->options, "salt");
 	List	   *keycols;
 	ListCell   *lc;
 	Relation	crel;
@@ -300,8 +318,22 @@ WideRowShapeGet(Oid relid)
 	if (!SplitIdentifierString(pstrdup(key), ',', &keycols) || keycols == NIL)
 		shape_error(relid, psprintf("invalid key \"%s\"", key),
 					"List the key columns in order, separated by commas.");
-	if (list_length(keycols) > WIDE_ROWS_MAX_PARTS)
-		shape_error(relid, psprintf("a row key has at most %d parts", WIDE_ROWS_MAX_PARTS), NULL);
+	if (salt != NULL)
+	{
+		/* the salt: the first part, fixed width, no column */
+		WideRowPart *p = &s->parts[0];
+
+		s->salt = parse_salt(salt);
+		p->kind = WIDE_PART_SALT;
+		p->buckets = s->salt;
+		p->width = 1;
+		for (int n = s->salt - 1; n >= 10; n /= 10)
+			p->width++;
+		s->nparts = 1;
+	}
+	if (list_length(keycols) + s->nparts > WIDE_ROWS_MAX_PARTS)
+		shape_error(relid, psprintf("a row key has at most %d parts", WIDE_ROWS_MAX_PARTS),
+					s->salt ? "The salt is one of them." : NULL);
 	foreach(lc, keycols)
 	{
 		const char *name = lfirst(lc);
@@ -575,8 +607,56 @@ WideRowKeyPartTry(const WideRowShape *shape, int part, Datum d, Oid type,
 				WideRowDigits(buf, p->reversed ? WideRowPow10(p->width) - 1 - v : v, p->width);
 				return true;
 			}
+		case WIDE_PART_SALT:
+			{
+				int64		v = WideRowInt(d, type);
+
+				if (v < 0 || v >= p->buckets)
+					return false;
+				WideRowDigits(buf, (uint64) v, p->width);
+				return true;
+			}
 	}
 	return false;
+}
+
+/*
+ * WideRowSaltOf -- the salt bucket of an unsalted row key, as wide.salt()
+ * computes it: the first four bytes of its md5, big-endian, mod buckets.
+ */
+int
+WideRowSaltOf(const char *key, int len, int buckets)
+{
+	uint8		sum[MD5_DIGEST_LENGTH];
+	const char *errstr = NULL;
+	uint32		h;
+
+	if (!pg_md5_binary(key, len, sum, &errstr))
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("could not compute the salt of a row key: %s", errstr)));
+	h = ((uint32) sum[0] << 24) | ((uint32) sum[1] << 16) | ((uint32) sum[2] << 8) | sum[3];
+	return (int) (h % (uint32) buckets);
+}
+
+/*
+ * WideRowSaltKey -- prefix the unsalted row key in key with its bucket and
+ * the separator (a row form with the salt option).
+ */
+void
+WideRowSaltKey(const WideRowShape *shape, StringInfo key)
+{
+	const WideRowPart *p = &shape->parts[0];
+	StringInfoData b;
+
+	Assert(shape->salt > 0 && p->kind == WIDE_PART_SALT);
+	initStringInfo(&b);
+	WideRowDigits(&b, (uint64) WideRowSaltOf(key->data, key->len, p->buckets), p->width);
+	appendStringInfoChar(&b, shape->sep);
+	appendBinaryStringInfo(&b, key->data, key->len);
+	resetStringInfo(key);
+	appendBinaryStringInfo(key, b.data, b.len);
+	pfree(b.data);
 }
 
 /*
@@ -632,6 +712,9 @@ key_error(const WideRowShape *shape, const char *key, uint32 len)
 			 errmsg("row key \"%s\" of wide table \"%s\" is not a key of its row form \"%s\"",
 					pnstrdup(key, Min(len, 200)), get_rel_name(shape->cells),
 					get_rel_name(shape->relid)),
+			 shape->salt ?
+			 errdetail("Its key has %d parts joined by \"%c\", the first its salt (a bucket below %d).",
+					   shape->nparts, shape->sep, shape->salt) :
 			 errdetail("Its key has %d parts joined by \"%c\".", shape->nparts, shape->sep),
 			 errhint("Delete or rewrite the cell through the wide table, e.g. SELECT wide.delete_row('%s', ...).",
 					 get_rel_name(shape->cells))));
@@ -721,7 +804,12 @@ WideRowKeyDecodeSince(const WideRowShape *shape, const char *key, uint32 len,
 			if (len - pos < (uint32) w || !parse_digits(key + pos, w, &v))
 				key_error(shape, key, len);
 			pos += w;
-			if (p->kind == WIDE_PART_INT)
+			if (p->kind == WIDE_PART_SALT)
+			{
+				if (v >= (uint64) p->buckets)
+					key_error(shape, key, len);
+			}
+			else if (p->kind == WIDE_PART_INT)
 			{
 				int64		n = p->width == 0 ? (int64) (v - ((uint64) 1 << 63)) : (int64) v;
 
@@ -749,7 +837,8 @@ WideRowKeyDecodeSince(const WideRowShape *shape, const char *key, uint32 len,
 				values[ai] = TimestampGetDatum(WideUnixToTimestamp((int64) v * p->unit));
 			}
 		}
-		isnull[ai] = false;
+		if (p->kind != WIDE_PART_SALT)
+			isnull[ai] = false;
 		if (last)
 		{
 			if (pos != len)

@@ -86,7 +86,11 @@ rows_add_targets(PlannerInfo *root, Index rtindex, RangeTblEntry *rte,
 	for (i = 0; i < s->nparts; i++)
 	{
 		const WideRowPart *p = &s->parts[i];
-		Var		   *v = makeVar(rtindex, p->attnum, p->type, -1,
+		Var		   *v;
+
+		if (p->kind == WIDE_PART_SALT)
+			continue;			/* no column: made from the others */
+		v = makeVar(rtindex, p->attnum, p->type, -1,
 								get_typcollation(p->type), 0);
 
 		add_row_identity_var(root, v, rtindex, junk_name(i));
@@ -177,6 +181,8 @@ rows_begin_modify(ModifyTableState *mtstate, ResultRelInfo *rinfo,
 	njunk = m->shape->nparts + (m->shape->ts_attnum > 0 && !m->shape->ts_in_key ? 1 : 0);
 	for (int i = 0; i < njunk; i++)
 	{
+		if (i < m->shape->nparts && m->shape->parts[i].kind == WIDE_PART_SALT)
+			continue;			/* no column */
 		m->junk[i] = ExecFindJunkAttributeInTlist(outerPlanState(mtstate)->plan->targetlist,
 												  junk_name(i));
 		if (!AttributeNumberIsValid(m->junk[i]))
@@ -214,7 +220,7 @@ build_key(RowsModify *m, Datum *values, bool *isnull, StringInfo key)
 {
 	const WideRowShape *s = m->shape;
 
-	for (int i = 0; i < s->nparts; i++)
+	for (int i = s->salt ? 1 : 0; i < s->nparts; i++)
 	{
 		AttrNumber	a = s->parts[i].attnum;
 
@@ -224,10 +230,12 @@ build_key(RowsModify *m, Datum *values, bool *isnull, StringInfo key)
 					 errmsg("key column \"%s\" of \"%s\" cannot be NULL",
 							get_attname(s->relid, a, false), get_rel_name(s->relid)),
 					 errdetail("A row of a row form is found by its key.")));
-		if (i > 0)
+		if (i > (s->salt ? 1 : 0))
 			appendStringInfoChar(key, s->sep);
 		WideRowKeyPart(s, i, values[a - 1], key);
 	}
+	if (s->salt)
+		WideRowSaltKey(s, key);
 	if (key->len == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -320,7 +328,7 @@ junk_key(RowsModify *m, TupleTableSlot *planSlot, StringInfo key)
 	const WideRowShape *s = m->shape;
 	bool		isnull;
 
-	for (int i = 0; i < s->nparts; i++)
+	for (int i = s->salt ? 1 : 0; i < s->nparts; i++)
 	{
 		AttrNumber	a = s->parts[i].attnum;
 

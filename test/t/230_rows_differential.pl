@@ -2,13 +2,15 @@
 # readings in a heap table cpu_heap(time, tags_id, v1..v4) and in two row
 # forms over wide tables -- cpu_rows (key tags_id,time: integers of any
 # width, seconds) and cpu_rev (key tags_id of width 3, time in ms,
-# reversed) -- and random queries over them: WHERE on tags_id (=, IN, ANY
+# reversed) and cpu_salt (cpu_rows' key salted into 5 buckets) -- and
+# random queries over them: WHERE on tags_id (=, IN, ANY
 # with NULLs, ranges, <>), on time (bounds between units, before 1970,
 # infinities, NULL), on values; ORDER BY ... LIMIT (forward and backward
 # scans), GROUP BY key parts and time buckets, joins with a small tags
 # table (hashed and parameterized nested loops), LATERAL ... LIMIT 1,
 # DISTINCT ON, IN (subquery), generic plans with parameters; GROUP BY
-# inside the scan (wide.enable_aggregate_pushdown on, and off).  Every query
+# inside the scan (wide.enable_aggregate_pushdown on, and off); parallel
+# scans of rows (partial paths under Gather, costs that favour them).  Every query
 # runs on the heap and on the row forms under several planner settings,
 # and must return the same rows.  Between rounds, random INSERTs
 # (overwriting columns), UPDATEs (NULL deletes a cell) and DELETEs go to
@@ -34,7 +36,7 @@ diag "rows differential seed $seed, $nqueries queries";
 my $node = PostgreSQL::Test::Cluster->new('rowsfuzz');
 $node->init;
 $node->append_conf('postgresql.conf',
-	"autovacuum = off\njit = off\nwide.flush_threshold = 16\nwide.block_size = 1024\ntimezone = 'UTC'\n");
+	"autovacuum = off\njit = off\nwide.flush_threshold = 16\nwide.block_size = 1024\ntimezone = 'UTC'\nwide.parallel_stretch_blocks = 1\n");
 $node->start;
 
 sub rnd { return int(rand($_[0])); }
@@ -64,6 +66,7 @@ my $setup = q{
 	CREATE TABLE cells (row_key text, family text, qualifier text, ts timestamptz, value float8) USING wide;
 	SELECT wide.create_family('cells', 'cpu', max_versions => 1);
 	SELECT wide.create_family('cells', 'rev', max_versions => 1);
+	SELECT wide.create_family('cells', 'salt', max_versions => 1);
 	SELECT wide.create_family('cells', 'noise');
 	CREATE FOREIGN TABLE cpu_rows (time timestamptz NOT NULL, tags_id int4 NOT NULL,
 	                               v1 float8, v2 float8, v3 float8, v4 float8)
@@ -72,6 +75,9 @@ my $setup = q{
 	                              v4 float8, v3 float8 OPTIONS (qualifier 'third'), v2 float8, v1 float8,
 	                              time timestamptz OPTIONS (unit 'ms', reversed 'true') NOT NULL)
 	  SERVER wide_rows OPTIONS (cells 'cells', family 'rev', key 'tags_id,time');
+	CREATE FOREIGN TABLE cpu_salt (time timestamptz NOT NULL, tags_id int4 NOT NULL,
+	                               v1 float8, v2 float8, v3 float8, v4 float8)
+	  SERVER wide_rows OPTIONS (cells 'cells', family 'salt', key 'tags_id,time', salt '5');
 	CREATE TABLE tags (id int4 PRIMARY KEY, hostname text, region text);
 };
 $setup .= "INSERT INTO tags SELECT i, 'host_' || i, (ARRAY['eu', 'us', 'ap'])[1 + i % 3] FROM generate_series(-1, $nhosts + 2) i;\n";
@@ -104,11 +110,13 @@ $setup .= q{
 	SELECT wide.compact('cells', true);
 	INSERT INTO cpu_rows SELECT * FROM cpu_heap WHERE tags_id % 2 = 1;
 	INSERT INTO cpu_rev SELECT tags_id, v4, v3, v2, v1, time FROM cpu_heap;
+	INSERT INTO cpu_salt SELECT * FROM cpu_heap;
 	-- (cpu_rev and half of cpu_rows stay in the write area until a round compacts)
 	UPDATE cpu_rows SET v2 = v2 + 0.25 WHERE tags_id % 3 = 0 AND v1 > 500;
 	UPDATE cpu_rev SET v2 = v2 + 0.25 WHERE tags_id % 3 = 0 AND v1 > 500;
+	UPDATE cpu_salt SET v2 = v2 + 0.25 WHERE tags_id % 3 = 0 AND v1 > 500;
 	UPDATE cpu_heap SET v2 = v2 + 0.25 WHERE tags_id % 3 = 0 AND v1 > 500;
-	ANALYZE cpu_heap; ANALYZE cpu_rows; ANALYZE cpu_rev; ANALYZE tags;
+	ANALYZE cpu_heap; ANALYZE cpu_rows; ANALYZE cpu_rev; ANALYZE cpu_salt; ANALYZE tags;
 };
 
 # the comparison, in the server: a template over {T}, run on the heap and
@@ -133,7 +141,7 @@ $f$;
 
 CREATE FUNCTION fz(q text, prep text, args text[]) RETURNS text LANGUAGE plpgsql AS $f$
 DECLARE
-	cfgs text[] := ARRAY['heap', 'rows', 'rows nl nosort', 'rev', 'rev nl'];
+	cfgs text[] := ARRAY['heap', 'rows', 'rows nl nosort', 'rows par', 'rev', 'rev nl', 'salt', 'salt nl nosort', 'salt par nosort'];
 	cfg text;
 	res text[] := '{}';
 	shown text := '';
@@ -149,7 +157,13 @@ BEGIN
 		PERFORM set_config('enable_sort', CASE WHEN cfg ~ 'nosort' THEN 'off' ELSE 'on' END, true);
 		PERFORM set_config('enable_hashagg', CASE WHEN cfg ~ 'nosort' THEN 'off' ELSE 'on' END, true);
 		PERFORM set_config('wide.enable_aggregate_pushdown', CASE WHEN cfg ~ 'nosort' THEN 'off' ELSE 'on' END, true);
-		body := replace(q, '{T}', CASE WHEN cfg = 'heap' THEN 'cpu_heap' WHEN cfg ~ 'rev' THEN 'cpu_rev' ELSE 'cpu_rows' END);
+		-- parallel scans of rows wherever the planner may take one
+		PERFORM set_config('max_parallel_workers_per_gather', CASE WHEN cfg ~ 'par' THEN '2' ELSE '0' END, true);
+		PERFORM set_config('parallel_setup_cost', CASE WHEN cfg ~ 'par' THEN '0' ELSE '1000' END, true);
+		PERFORM set_config('parallel_tuple_cost', CASE WHEN cfg ~ 'par' THEN '0' ELSE '0.1' END, true);
+		PERFORM set_config('min_parallel_table_scan_size', CASE WHEN cfg ~ 'par' THEN '0' ELSE '1024' END, true);
+		body := replace(q, '{T}', CASE WHEN cfg = 'heap' THEN 'cpu_heap' WHEN cfg ~ 'rev' THEN 'cpu_rev'
+		                                   WHEN cfg ~ 'salt' THEN 'cpu_salt' ELSE 'cpu_rows' END);
 		IF prep = '' THEN
 			one := fz_rows(body);
 			IF cfg <> 'heap' THEN
@@ -186,6 +200,7 @@ BEGIN
 		|| CASE WHEN shown ~ 'Filter: [^\n]*tags_id = [a-z]+\.id' THEN ' param' ELSE '' END
 		|| CASE WHEN shown ~ 'Direction: backward' THEN ' backward' ELSE '' END
 		|| CASE WHEN shown ~ 'Aggregates: ' THEN ' grouped' ELSE '' END
+		|| CASE WHEN shown ~ 'Parallel Foreign Scan' THEN ' parallel' ELSE '' END
 		|| CASE WHEN res[1] ~ '^#?ERROR' THEN ' error' WHEN res[1] ~ '^(#\n)*$' THEN ' empty' ELSE '' END;
 END
 $f$;
@@ -196,6 +211,7 @@ my $same = q{SELECT count(*) FROM (SELECT * FROM cpu_heap EXCEPT ALL SELECT * FR
 is($node->safe_psql('postgres', sprintf($same, 'cpu_rows')), '0', 'cpu_rows holds the heap\'s readings');
 is($node->safe_psql('postgres', sprintf($same, '(SELECT time, tags_id, v1, v2, v3, v4 FROM cpu_rev) r')),
 	'0', 'cpu_rev holds the heap\'s readings');
+is($node->safe_psql('postgres', sprintf($same, 'cpu_salt')), '0', 'cpu_salt holds the heap\'s readings');
 is($node->safe_psql('postgres', q{SELECT (SELECT count(*) FROM cpu_heap) = (SELECT count(*) FROM cpu_rows)}),
 	't', 'as many rows');
 
@@ -360,7 +376,7 @@ sub writes
 		}
 	}
 	my $sql = '';
-	for my $t ('cpu_heap', 'cpu_rows', 'cpu_rev')
+	for my $t ('cpu_heap', 'cpu_rows', 'cpu_rev', 'cpu_salt')
 	{
 		my $x = $s;
 		$x =~ s/%T/$t/g;
@@ -379,7 +395,7 @@ sub writes
 		}
 		else
 		{
-			$x =~ s/%I/INTO cpu_rows/g;
+			$x =~ s/%I/INTO $t/g;
 			$x =~ s/%U//g;
 		}
 		$sql .= $x;
@@ -407,8 +423,10 @@ for my $i (1 .. $nqueries)
 			sprintf($same, 'cpu_rows') . ' UNION ALL '
 			  . sprintf($same, '(SELECT time, tags_id, v1, v2, v3, v4 FROM cpu_rev) r')
 			  . ' UNION ALL SELECT abs((SELECT count(*) FROM cpu_heap) - (SELECT count(*) FROM cpu_rows))'
-			  . ' UNION ALL SELECT abs((SELECT count(*) FROM cpu_heap) - (SELECT count(*) FROM cpu_rev))');
-		if ($diff ne "0\n0\n0\n0")
+			  . ' UNION ALL SELECT abs((SELECT count(*) FROM cpu_heap) - (SELECT count(*) FROM cpu_rev))'
+			  . ' UNION ALL ' . sprintf($same, 'cpu_salt')
+			  . ' UNION ALL SELECT abs((SELECT count(*) FROM cpu_heap) - (SELECT count(*) FROM cpu_salt))');
+		if ($diff ne "0\n0\n0\n0\n0\n0")
 		{
 			fail("the same readings after the writes before query $i");
 			diag "seed $seed:\n$w\n$diff\n"
@@ -441,6 +459,7 @@ cmp_ok($seen{timekeys} // 0, '>', $nqueries / 10, 'time ranges on the key');
 cmp_ok($seen{param} // 0, '>', $nqueries / 40, 'parameterized nested loops');
 cmp_ok($seen{backward} // 0, '>', $nqueries / 40, 'backward scans');
 cmp_ok($seen{grouped} // 0, '>', $nqueries / 20, 'GROUP BY inside the scan');
+cmp_ok($seen{parallel} // 0, '>', $nqueries / 10, 'parallel scans of rows');
 
 $node->stop;
 done_testing();
