@@ -164,6 +164,8 @@ extern bool WideRowsScanNext(RowsScan *st, struct ExprContext *econtext,
 							 Datum *values, bool *isnull);
 extern void WideRowsScanSetFilter(RowsScan *st, List *quals);
 extern void WideRowsScanRestart(RowsScan *st);
+extern void WideRowsScanSetFloor(RowsScan *st, int part, bool has_floor,
+								 Datum t, Oid type);
 extern Size WideRowsScanEstimateDSM(RowsScan *st, struct ExprContext *econtext,
 									int nworkers);
 extern void WideRowsScanInitDSM(RowsScan *st, void *coordinate);

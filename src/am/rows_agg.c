@@ -45,6 +45,11 @@
 
 #include "access/table.h"
 #include "catalog/pg_aggregate.h"
+#include "utils/timestamp.h"
+#include "utils/datetime.h"
+#include "commands/defrem.h"
+#include "catalog/pg_opclass.h"
+#include "catalog/pg_am.h"
 #include "catalog/pg_type.h"
 #include "commands/explain.h"
 #include "executor/executor.h"
@@ -60,6 +65,7 @@
 #include "optimizer/restrictinfo.h"
 #include "optimizer/tlist.h"
 #include "utils/array.h"
+#include "utils/builtins.h"
 #include "utils/float.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
@@ -139,6 +145,194 @@ of_rel_only(PlannerInfo *root, Node *expr, RelOptInfo *rel)
 		!contain_agg_clause(expr) && !expression_returns_set(expr);
 }
 
+/*
+ * Top groups.  ORDER BY the one grouping expression DESC LIMIT n, where
+ * that expression is the time key part or date_trunc of it (non-decreasing
+ * in the time) and the query bounds the time from above (time < X): the
+ * latest n buckets, TSBS's groupby-orderby-limit.  Instead of folding every
+ * row before X and sorting the groups, the scan folds the rows of a window
+ * [X - w, X), widened (w x 4) until at least n groups are whole -- a group
+ * b is whole when b > f(X - w - 1 us): no earlier row can belong to it --
+ * and returns the n largest in order; after four widenings, every row.
+ * The path is one of the ordered relation, with the query's pathkeys; it
+ * returns LIMIT + OFFSET groups, and the Limit above it takes them.
+ */
+/*
+ * window_fraction -- of the rows below the upper bound, the share the top
+ * groups' scan folds, about: the last window it needs (n + 1 buckets of
+ * date_trunc's unit, or an hour) among those the widening tries, and the
+ * ones before it (a third more); 0.1 if the bound is not a constant.
+ */
+static double
+window_fraction(PlannerInfo *root, RelOptInfo *baserel, Var *var, Expr *upper,
+				Expr *gexpr, double n)
+{
+	Const	   *c = (Const *) upper;
+	int64		need = USECS_PER_HOUR;
+	int64		w = USECS_PER_HOUR;
+	Oid			opno;
+	Const	   *lo;
+	Expr	   *ge;
+	Expr	   *lt;
+	Selectivity s_ge,
+				s_lt;
+
+	if (!IsA(c, Const) || c->constisnull || c->consttype != var->vartype ||
+		TIMESTAMP_NOT_FINITE(DatumGetTimestamp(c->constvalue)))
+		return 0.1;
+	if (IsA(gexpr, FuncExpr))
+	{
+		char	   *unit = TextDatumGetCString(((Const *) linitial(((FuncExpr *) gexpr)->args))->constvalue);
+		int64		width = USECS_PER_HOUR;
+
+		if (pg_strcasecmp(unit, "second") == 0)
+			width = USECS_PER_SEC;
+		else if (pg_strcasecmp(unit, "minute") == 0)
+			width = USECS_PER_MINUTE;
+		else if (pg_strcasecmp(unit, "day") == 0)
+			width = USECS_PER_DAY;
+		else if (pg_strcasecmp(unit, "week") == 0)
+			width = 7 * USECS_PER_DAY;
+		else if (pg_strcasecmp(unit, "month") == 0)
+			width = 31 * USECS_PER_DAY;
+		else if (pg_strcasecmp(unit, "year") == 0)
+			width = 366 * USECS_PER_DAY;
+		need = (int64) Min((n + 1) * (double) width, 100.0 * 366 * USECS_PER_DAY);
+	}
+	for (int k = 0; k < 4 && w < need; k++)
+		w *= 4;
+	if (DatumGetTimestamp(c->constvalue) - w <= MIN_TIMESTAMP + 1)
+		return 1.0;
+	opno = get_opfamily_member(get_opclass_family(GetDefaultOpClass(var->vartype, BTREE_AM_OID)),
+							   var->vartype, var->vartype, BTGreaterEqualStrategyNumber);
+	if (!OidIsValid(opno))
+		return 0.1;
+	lo = makeConst(var->vartype, -1, InvalidOid, sizeof(int64),
+				   TimestampGetDatum(DatumGetTimestamp(c->constvalue) - w), false, FLOAT8PASSBYVAL);
+	ge = make_opclause(opno, BOOLOID, false, (Expr *) var, (Expr *) lo, InvalidOid, InvalidOid);
+	lt = make_opclause(get_opfamily_member(get_opclass_family(GetDefaultOpClass(var->vartype, BTREE_AM_OID)),
+										   var->vartype, var->vartype, BTLessStrategyNumber),
+					   BOOLOID, false, (Expr *) var, (Expr *) c, InvalidOid, InvalidOid);
+	s_ge = clauselist_selectivity(root, list_make1(ge), baserel->relid, JOIN_INNER, NULL);
+	s_lt = clauselist_selectivity(root, list_make1(lt), baserel->relid, JOIN_INNER, NULL);
+	if (s_lt <= 0)
+		return 1.0;
+	return Min(Max((s_ge + s_lt - 1.0) / s_lt * 4.0 / 3.0, 0.001), 1.0);
+}
+
+static void
+add_top_groups(PlannerInfo *root, RelOptInfo *grouped, RelOptInfo *ordered)
+{
+	Query	   *parse = root->parse;
+	ForeignPath *gp = NULL;
+	ListCell   *lc;
+	List	   *gtlist;
+	int			relid;
+	RelOptInfo *baserel;
+	RowsPlanInfo *info;
+	SortGroupClause *sgc;
+	TargetEntry *gtle = NULL;
+	Expr	   *gexpr;
+	Var		   *var;
+	Expr	   *upper = NULL;
+	int			tpart = -1;
+	PathKey    *pk;
+	ForeignPath *path;
+	double		frac;
+	Cost		cost;
+	double		limit;
+
+	/*
+	 * LIMIT + OFFSET, constants (root->limit_tuples is not kept for a query
+	 * with GROUP BY)
+	 */
+	if (parse->limitCount == NULL || !IsA(parse->limitCount, Const) ||
+		((Const *) parse->limitCount)->constisnull ||
+		(parse->limitOffset != NULL && (!IsA(parse->limitOffset, Const) ||
+										((Const *) parse->limitOffset)->constisnull)) ||
+		parse->limitOption != LIMIT_OPTION_COUNT)
+		return;
+	limit = (double) DatumGetInt64(((Const *) parse->limitCount)->constvalue) +
+		(parse->limitOffset ? (double) DatumGetInt64(((Const *) parse->limitOffset)->constvalue) : 0);
+	if (limit <= 0 || limit > 100000 ||
+		list_length(parse->groupClause) != 1 || list_length(parse->sortClause) != 1 ||
+		list_length(root->sort_pathkeys) != 1 || parse->hasWindowFuncs ||
+		parse->distinctClause != NIL)
+		return;
+	foreach(lc, grouped->pathlist)
+	{
+		Path	   *p = lfirst(lc);
+
+		if (IsA(p, ForeignPath) && p->parent == grouped && p->parallel_aware == false &&
+			((ForeignPath *) p)->fdw_private != NIL &&
+			list_length(((ForeignPath *) p)->fdw_private) == 2)
+			gp = (ForeignPath *) p;
+	}
+	if (gp == NULL)
+		return;
+	gtlist = linitial(gp->fdw_private);
+	relid = intVal(lsecond(gp->fdw_private));
+	baserel = root->simple_rel_array[relid];
+	info = baserel->fdw_private;
+
+	/* ORDER BY the grouping expression, descending */
+	sgc = linitial(parse->sortClause);
+	if (sgc->tleSortGroupRef != ((SortGroupClause *) linitial(parse->groupClause))->tleSortGroupRef)
+		return;
+	pk = linitial(root->sort_pathkeys);
+	if (pk->pk_strategy != BTGreaterStrategyNumber || pk->pk_nulls_first == false)
+		return;
+	foreach(lc, gtlist)
+		if (((TargetEntry *) lfirst(lc))->ressortgroupref == sgc->tleSortGroupRef)
+			gtle = lfirst(lc);
+	if (gtle == NULL)
+		return;
+
+	/* ... which is the time part, or date_trunc('unit', time part) */
+	gexpr = gtle->expr;
+	if (IsA(gexpr, FuncExpr) &&
+		(((FuncExpr *) gexpr)->funcid == F_DATE_TRUNC_TEXT_TIMESTAMPTZ ||
+		 ((FuncExpr *) gexpr)->funcid == F_DATE_TRUNC_TEXT_TIMESTAMP) &&
+		IsA(linitial(((FuncExpr *) gexpr)->args), Const))
+		var = lsecond(((FuncExpr *) gexpr)->args);
+	else
+		var = (Var *) gexpr;
+	if (!IsA(var, Var) || var->varno != relid || var->varattno <= 0 ||
+		info->shape->cols[var->varattno - 1].kind != WIDE_COL_KEY ||
+		info->shape->parts[info->shape->cols[var->varattno - 1].part].kind != WIDE_PART_TIME)
+		return;
+	tpart = info->shape->cols[var->varattno - 1].part;
+
+	/* ... bounded from above by a key condition */
+	foreach(lc, baserel->baserestrictinfo)
+	{
+		RestrictInfo *ri = lfirst(lc);
+		int			part,
+					strat;
+		bool		is_array;
+		Expr	   *value;
+
+		if (WideRowsKeyCondition(root, info->shape, baserel, ri->clause, &part, &strat,
+								 &is_array, &value) &&
+			part == tpart && !is_array &&
+			(strat == BTLessStrategyNumber || strat == BTLessEqualStrategyNumber))
+			upper = value;
+	}
+	if (upper == NULL)
+		return;
+
+	frac = window_fraction(root, baserel, var, upper, gexpr, limit);
+	cost = gp->path.startup_cost * frac;
+	path = create_foreign_upper_path(root, ordered, root->upper_targets[UPPERREL_ORDERED],
+									 limit, cost, cost + cpu_tuple_cost * limit,
+									 root->sort_pathkeys, NULL,
+									 list_make5(gtlist, makeInteger(relid),
+												makeInteger((int) limit),
+												makeInteger(var->varattno),
+												list_make2(upper, gexpr)));
+	add_path(ordered, (Path *) path);
+}
+
 void
 WideRowsGetUpperPaths(PlannerInfo *root, UpperRelationKind stage,
 					  RelOptInfo *input_rel, RelOptInfo *output_rel, void *extra)
@@ -158,6 +352,11 @@ WideRowsGetUpperPaths(PlannerInfo *root, UpperRelationKind stage,
 	ForeignPath *path;
 	bool		partial = (stage == UPPERREL_PARTIAL_GROUP_AGG);
 
+	if (stage == UPPERREL_ORDERED && wide_enable_aggregate_pushdown)
+	{
+		add_top_groups(root, input_rel, output_rel);
+		return;
+	}
 	if (!wide_enable_aggregate_pushdown ||
 		(stage != UPPERREL_GROUP_AGG && stage != UPPERREL_PARTIAL_GROUP_AGG) ||
 		input_rel->reloptkind != RELOPT_BASEREL ||
@@ -322,6 +521,16 @@ WideRowsAggPlan(PlannerInfo *root, RelOptInfo *rel, ForeignPath *best_path,
 	priv = lappend(priv, args);
 	priv = lappend(priv, colmap);
 	priv = lappend(priv, partials);
+	if (list_length(best_path->fdw_private) == 5)
+	{
+		/* top groups: n, the time column, its upper bound and the group expression */
+		List	   *te = copyObject(list_nth(best_path->fdw_private, 4));
+
+		fix_opfuncids((Node *) te);
+		priv = lappend(priv, list_nth(best_path->fdw_private, 2));
+		priv = lappend(priv, list_nth(best_path->fdw_private, 3));
+		priv = lappend(priv, te);
+	}
 	return make_foreignscan(tlist, NIL, 0, NIL, priv, scan_tlist, NIL, outer_plan);
 }
 
@@ -376,6 +585,19 @@ typedef struct RowsAggState
 	TupleHashIterator iter;
 	uint64		nrows;
 	uint64		ngroupsout;
+
+	/* top groups (add_top_groups): the n latest, in order */
+	int			top;
+	AttrNumber	topatt;			/* the time column */
+	int			toppart;		/* ... its key part */
+	ExprState  *upper;			/* the time's upper bound */
+	ExprState  *topgroup;		/* the group expression, over baseslot */
+	FmgrInfo	gt;				/* '>' of the group expression's type */
+	Oid			gtcoll;
+	TupleHashEntry *sorted;		/* the groups to return, in order */
+	int			nsorted;
+	int			nextsorted;
+	int			windows;		/* folds done (EXPLAIN) */
 } RowsAggState;
 
 static void
@@ -503,6 +725,7 @@ WideRowsAggBegin(ForeignScanState *node, int eflags)
 	List	   *args = list_nth(priv, 10);
 	List	   *colmap = list_nth(priv, 11);
 	List	   *partials = list_nth(priv, 12);
+	List	   *top = list_length(priv) > 13 ? list_nth(priv, 15) : NIL;
 	ListCell   *lc;
 	int			i;
 
@@ -579,6 +802,21 @@ WideRowsAggBegin(ForeignScanState *node, int eflags)
 										estate->es_query_cxt, as->tablecxt,
 										as->tempcxt, false);
 	}
+	if (top != NIL)
+	{
+		Expr	   *gexpr = lsecond(top);
+
+		as->top = intVal(list_nth(priv, 13));
+		as->topatt = intVal(list_nth(priv, 14));
+		as->toppart = WideRowShapeGet(ftoid)->cols[as->topatt - 1].part;
+		as->upper = ExecInitExpr(linitial(top), (PlanState *) node);
+		as->topgroup = ExecInitExpr(gexpr, (PlanState *) node);
+		fmgr_info(get_opcode(get_opfamily_member(get_opclass_family(GetDefaultOpClass(exprType((Node *) gexpr), BTREE_AM_OID)),
+												 exprType((Node *) gexpr), exprType((Node *) gexpr),
+												 BTGreaterStrategyNumber)),
+				  &as->gt);
+		as->gtcoll = exprCollation((Node *) gexpr);
+	}
 	node->fdw_state = as;
 }
 
@@ -593,6 +831,7 @@ fold(ForeignScanState *node, RowsAggState *as)
 
 	if (as->ngroups == 0)
 		as->single = MemoryContextAllocZero(as->tablecxt, sizeof(RowsAcc) * Max(as->naggs, 1));
+	as->lastacc = NULL;			/* (the groups may be new: fold_top) */
 	for (;;)
 	{
 		RowsAcc    *acc;
@@ -613,7 +852,6 @@ fold(ForeignScanState *node, RowsAggState *as)
 			TupleTableSlot *gs = as->groupslot;
 			TupleHashEntry e;
 			bool		isnew;
-
 			bool		same = (as->lastacc != NULL);
 
 			ExecClearTuple(gs);
@@ -662,6 +900,109 @@ fold(ForeignScanState *node, RowsAggState *as)
 	as->folded = true;
 }
 
+/* a group's value, in the groups' descending order (qsort_arg) */
+typedef struct TopGroup
+{
+	Datum		value;
+	TupleHashEntry entry;
+} TopGroup;
+
+static int
+cmp_top(const void *a, const void *b, void *arg)
+{
+	RowsAggState *as = arg;
+	Datum		x = ((const TopGroup *) a)->value;
+	Datum		y = ((const TopGroup *) b)->value;
+
+	if (DatumGetBool(FunctionCall2Coll(&as->gt, as->gtcoll, x, y)))
+		return -1;
+	if (DatumGetBool(FunctionCall2Coll(&as->gt, as->gtcoll, y, x)))
+		return 1;
+	return 0;
+}
+
+/*
+ * fold_top -- the top groups (add_top_groups): fold the rows of windows
+ * [X - w, X) of the time, widening w, until at least as->top groups are
+ * whole, then keep those, largest first.
+ */
+static void
+fold_top(ForeignScanState *node, RowsAggState *as)
+{
+	bool		isnull;
+	Datum		x = ExecEvalExpr(as->upper, node->ss.ps.ps_ExprContext, &isnull);
+	Oid			xtype = exprType((Node *) as->upper->expr);
+	int64		w = USECS_PER_HOUR;
+	TupleTableSlot *bs = as->baseslot;
+
+	for (int k = 0;; k++)
+	{
+		bool		last = isnull || k == 4 ||
+			(xtype != TIMESTAMPTZOID && xtype != TIMESTAMPOID) ||
+			TIMESTAMP_NOT_FINITE(DatumGetTimestamp(x)) ||
+			DatumGetTimestamp(x) - w <= MIN_TIMESTAMP + 1;
+		Timestamp	floor = last ? 0 : DatumGetTimestamp(x) - w;
+		Datum		before = 0;
+		TupleHashEntry e;
+		TopGroup   *groups;
+		int			n = 0;
+
+		WideRowsScanSetFloor(as->scan, as->toppart, !last, TimestampGetDatum(floor), xtype);
+		WideRowsScanRestart(as->scan);
+		ResetTupleHashTable(as->ht);
+		MemoryContextReset(as->tablecxt);
+		as->nrows = 0;
+		as->ngroupsout = 0;
+		fold(node, as);
+		as->windows++;
+
+		/* f(floor - 1 us): the largest group of an earlier row */
+		if (!last)
+		{
+			bool		bnull;
+
+			ExecClearTuple(bs);
+			for (int i = 0; i < bs->tts_tupleDescriptor->natts; i++)
+				bs->tts_isnull[i] = true;
+			bs->tts_values[as->topatt - 1] = TimestampGetDatum(floor - 1);
+			bs->tts_isnull[as->topatt - 1] = false;
+			ExecStoreVirtualTuple(bs);
+			ResetExprContext(as->econtext);
+			as->econtext->ecxt_scantuple = bs;
+			before = ExecEvalExpr(as->topgroup, as->econtext, &bnull);
+			if (bnull)
+				last = true;
+		}
+		groups = MemoryContextAlloc(as->tablecxt, sizeof(TopGroup) * Max(as->ngroupsout, 1));
+		while ((e = ScanTupleHashTable(as->ht, &as->iter)) != NULL)
+		{
+			bool		gnull;
+			Datum		g;
+
+			ExecStoreMinimalTuple(e->firstTuple, as->outslot, false);
+			g = slot_getattr(as->outslot, 1, &gnull);
+			if (!gnull &&
+				(last || DatumGetBool(FunctionCall2Coll(&as->gt, as->gtcoll, g, before))))
+			{
+				groups[n].value = g;
+				groups[n].entry = e;
+				n++;
+			}
+		}
+		if (n >= as->top || last)
+		{
+			qsort_arg(groups, n, sizeof(TopGroup), cmp_top, as);
+			as->sorted = MemoryContextAlloc(as->tablecxt, sizeof(TupleHashEntry) * Max(n, 1));
+			as->nsorted = Min(n, as->top);
+			for (int i = 0; i < as->nsorted; i++)
+				as->sorted[i] = groups[i].entry;
+			as->nextsorted = 0;
+			return;
+		}
+		w *= 4;
+	}
+}
+
 TupleTableSlot *
 WideRowsAggNext(ForeignScanState *node)
 {
@@ -671,11 +1012,21 @@ WideRowsAggNext(ForeignScanState *node)
 	int			natts = slot->tts_tupleDescriptor->natts;
 
 	if (!as->folded)
-		fold(node, as);
+	{
+		if (as->top > 0)
+			fold_top(node, as);
+		else
+			fold(node, as);
+	}
 	ExecClearTuple(slot);
 	if (as->ngroups > 0)
 	{
-		TupleHashEntry e = ScanTupleHashTable(as->ht, &as->iter);
+		TupleHashEntry e;
+
+		if (as->top > 0)
+			e = as->nextsorted < as->nsorted ? as->sorted[as->nextsorted++] : NULL;
+		else
+			e = ScanTupleHashTable(as->ht, &as->iter);
 
 		if (e == NULL)
 			return slot;
@@ -760,6 +1111,10 @@ WideRowsAggRescan(ForeignScanState *node)
 	MemoryContextReset(as->tablecxt);
 	as->single = NULL;
 	as->lastacc = NULL;
+	as->sorted = NULL;
+	as->nsorted = 0;
+	as->nextsorted = 0;
+	as->windows = 0;
 	as->folded = false;
 	as->emitted = false;
 	as->nrows = 0;
@@ -797,9 +1152,13 @@ WideRowsAggExplain(ForeignScanState *node, ExplainState *es)
 
 	ExplainPropertyInteger("Grouped By", NULL, list_length(list_nth(plan->fdw_private, 7)), es);
 	ExplainPropertyInteger("Aggregates", NULL, list_length(list_nth(plan->fdw_private, 9)), es);
+	if (list_length(plan->fdw_private) > 13)
+		ExplainPropertyInteger("Top Groups", NULL, intVal(list_nth(plan->fdw_private, 13)), es);
 	if (es->analyze && as != NULL && !plan->scan.plan.parallel_aware)
 	{
 		ExplainPropertyInteger("Rows Folded", NULL, (int64) as->nrows, es);
 		ExplainPropertyInteger("Groups", NULL, (int64) as->ngroupsout, es);
+		if (as->top > 0)
+			ExplainPropertyInteger("Windows", NULL, (int64) as->windows, es);
 	}
 }

@@ -63,6 +63,7 @@
 
 #include "am/am.h"
 #include "am/rows.h"
+#include "am/scan_parallel.h"
 
 
 /* the opfamily of a key part's comparisons */
@@ -343,50 +344,26 @@ rows_cost(PlannerInfo *root, RelOptInfo *rel, RowsPlanInfo *info,
 		*cells_read = rows_read * info->cells_per_row;
 }
 
-/* the share of the work of each process, as the planner's cost model has it */
-static double
-parallel_divisor(int workers)
-{
-	double		divisor = workers;
-
-	if (parallel_leader_participation)
-	{
-		double		leader = 1.0 - 0.3 * workers;
-
-		if (leader > 0)
-			divisor += leader;
-	}
-	return divisor;
-}
-
 /*
  * add_partial -- the partial (parallel-aware) twin of the serial forward
- * path, when the cells it reads would fill enough pages uncompressed
- * (about 64 a page, the rule of the cell form's parallel scans): one worker
- * at min_parallel_table_scan_size, one more at every tripling, as for heap
- * scans.  Its cost is the serial one divided among the participants.
+ * path, with the workers the cell form's parallel scans would take for the
+ * cells it reads (scan_parallel.c).  Its cost is the serial one divided
+ * among the participants.
  */
 static void
 add_partial(PlannerInfo *root, RelOptInfo *rel, Cost startup, Cost total,
 			double cells_read, List *pathkeys)
 {
-	double		pages = cells_read / 64.0;
-	double		threshold = Max(min_parallel_table_scan_size, 1);
-	int			workers = 1;
+	int			workers;
 	double		divisor;
 	ForeignPath *p;
 
-	if (!rel->consider_parallel || max_parallel_workers_per_gather <= 0 ||
-		pages < min_parallel_table_scan_size)
+	if (!rel->consider_parallel)
 		return;
-	while (pages >= threshold * 3 && workers < max_parallel_workers_per_gather)
-	{
-		workers++;
-		threshold *= 3;
-		if (threshold > INT_MAX / 3)
-			break;
-	}
-	divisor = parallel_divisor(workers);
+	workers = WideParallelWorkers(cells_read / 64.0);
+	if (workers == 0)
+		return;
+	divisor = WideParallelDivisor(workers);
 	p = create_foreignscan_path(root, rel, NULL, clamp_row_est(rel->rows / divisor),
 								startup, startup + (total - startup) / divisor,
 								truncate_useless_pathkeys(root, rel, pathkeys),

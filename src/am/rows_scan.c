@@ -148,6 +148,12 @@ struct RowsScan
 	StringInfoData plo;			/* the claimed stretch's bounds */
 	StringInfoData phi;
 
+	/* a lower bound on a time part besides the key conditions (rows_agg.c) */
+	bool		has_floor;
+	int			floor_part;
+	Datum		floor;
+	Oid			floor_type;
+
 	/* EXPLAIN ANALYZE */
 	uint64		nrows;
 	uint64		ncells;
@@ -487,12 +493,16 @@ build_ranges(RowsScan *st, ExprContext *econtext)
 			bound(&s->parts[p], strat, d, type, &bounds[p]);
 	}
 
+	if (st->has_floor)
+		bound(&s->parts[st->floor_part], BTGreaterEqualStrategyNumber, st->floor,
+			  st->floor_type, &bounds[st->floor_part]);
+
 	/*
 	 * A salted key with key conditions: its first part is every bucket (one,
 	 * below, if the other parts are all equalities).  Without, the whole
 	 * table: a key with no bucket of ours is an error, not a skipped row.
 	 */
-	if (s->salt && st->meta != NIL)
+	if (s->salt && (st->meta != NIL || st->has_floor))
 	{
 		for (int b = 0; b < s->salt; b++)
 		{
@@ -1570,6 +1580,21 @@ WideRowsScanInitWorker(RowsScan *st, void *coordinate)
 		share_ranges(st);
 		MemoryContextSwitchTo(old);
 	}
+}
+
+/*
+ * WideRowsScanSetFloor -- from the next (re)scan on, read only rows whose
+ * time key part "part" is at least t (of type "type"), as if the query had
+ * said so too; has_floor false: no such bound.
+ */
+void
+WideRowsScanSetFloor(RowsScan *st, int part, bool has_floor, Datum t, Oid type)
+{
+	Assert(st->shape->parts[part].kind == WIDE_PART_TIME);
+	st->has_floor = has_floor;
+	st->floor_part = part;
+	st->floor = t;
+	st->floor_type = type;
 }
 
 void

@@ -61,9 +61,12 @@ struct WideParallelScan
 
 #define KEYS(ps) ((char *) &(ps)->offsets[(ps)->nkeys + 1])
 
-/* the share of the work of each process, as the planner's cost model has it */
-static double
-parallel_divisor(int workers)
+/*
+ * WideParallelDivisor -- the share of the work of each process, as the
+ * planner's cost model has it.
+ */
+double
+WideParallelDivisor(int workers)
 {
 	double		divisor = workers;
 
@@ -75,6 +78,31 @@ parallel_divisor(int workers)
 			divisor += leader;
 	}
 	return divisor;
+}
+
+/*
+ * WideParallelWorkers -- the workers for a scan of the cells that would
+ * fill "pages" uncompressed (about 64 cells a page, as the heap's rule
+ * would see them): none below min_parallel_table_scan_size, one there, one
+ * more at every tripling, as for heap scans, up to
+ * max_parallel_workers_per_gather.
+ */
+int
+WideParallelWorkers(double pages)
+{
+	double		threshold = Max(min_parallel_table_scan_size, 1);
+	int			workers = 1;
+
+	if (max_parallel_workers_per_gather <= 0 || pages < min_parallel_table_scan_size)
+		return 0;
+	while (pages >= threshold * 3 && workers < max_parallel_workers_per_gather)
+	{
+		workers++;
+		threshold *= 3;
+		if (threshold > INT_MAX / 3)
+			break;
+	}
+	return Min(workers, max_parallel_workers_per_gather);
 }
 
 /*
@@ -97,23 +125,14 @@ WideAddPartialPath(PlannerInfo *root, RelOptInfo *rel, const CustomPath *serial,
 	 * heap's rule would see them
 	 */
 	double		pages = Max(rel->pages, rel->tuples / 64.0) * sel;
-	double		threshold = Max(min_parallel_table_scan_size, 1);
-	int			workers = 1;
+	int			workers;
 	double		divisor;
 
-	if (!rel->consider_parallel || max_parallel_workers_per_gather <= 0 ||
-		serial->path.param_info != NULL)
+	if (!rel->consider_parallel || serial->path.param_info != NULL)
 		return;
-	if (pages < min_parallel_table_scan_size)
+	workers = WideParallelWorkers(pages);
+	if (workers == 0)
 		return;
-	while (pages >= threshold * 3 && workers < max_parallel_workers_per_gather)
-	{
-		workers++;
-		threshold *= 3;
-		if (threshold > INT_MAX / 3)
-			break;
-	}
-	workers = Min(workers, max_parallel_workers_per_gather);
 
 	p = makeNode(CustomPath);
 	memcpy(p, serial, sizeof(CustomPath));
@@ -126,7 +145,7 @@ WideAddPartialPath(PlannerInfo *root, RelOptInfo *rel, const CustomPath *serial,
 	 * joins are).
 	 */
 	p->path.pathkeys = truncate_useless_pathkeys(root, rel, serial->path.pathkeys);
-	divisor = parallel_divisor(workers);
+	divisor = WideParallelDivisor(workers);
 	p->path.rows = clamp_row_est(serial->path.rows / divisor);
 	p->path.total_cost = serial->path.startup_cost +
 		(serial->path.total_cost - serial->path.startup_cost) / divisor;

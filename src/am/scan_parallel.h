@@ -26,6 +26,8 @@ struct CustomPath;
 typedef struct WideParallelScan WideParallelScan;
 
 extern void WideParallelDefineSettings(void);
+extern double WideParallelDivisor(int workers);
+extern int	WideParallelWorkers(double pages);
 extern void WideAddPartialPath(struct PlannerInfo *root, struct RelOptInfo *rel,
 							   const struct CustomPath *serial, double sel);
 extern int	WideParallelSplits(Relation rel, const WideKeyRange *range,
