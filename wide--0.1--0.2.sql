@@ -249,10 +249,10 @@ BEGIN
             DETAIL = 'union collects a cell when either rule says so; intersection when both do.';
   END IF;
   IF aggregate IS NOT NULL THEN
-    IF aggregate NOT IN ('sum', 'min', 'max', 'hll') THEN
+    IF aggregate NOT IN ('sum', 'min', 'max', 'hll', 'ddsketch') THEN
       RAISE EXCEPTION 'unknown aggregate "%"', aggregate
         USING ERRCODE = 'invalid_parameter_value',
-              HINT = 'Aggregate families are sum, min, max or hll.';
+              HINT = 'Aggregate families are sum, min, max, hll or ddsketch.';
     END IF;
     SELECT a.atttypid INTO valtype FROM pg_attribute a
       WHERE a.attrelid = tbl AND a.attnum = 5;
@@ -262,11 +262,17 @@ BEGIN
               DETAIL = format('The value column of %s has type %s.', tbl, valtype),
               HINT = 'An hll cell holds a HyperLogLog sketch; read its estimate with wide.hll_count(value).';
     END IF;
-    IF valtype NOT IN ('int8'::regtype, 'bytea'::regtype) THEN
-      RAISE EXCEPTION 'aggregate family "%" needs a value column of type int8 or bytea', family
+    IF aggregate = 'ddsketch' AND valtype <> 'bytea'::regtype THEN
+      RAISE EXCEPTION 'ddsketch family "%" needs a value column of type bytea', family
         USING ERRCODE = 'datatype_mismatch',
               DETAIL = format('The value column of %s has type %s.', tbl, valtype),
-              HINT = 'sum, min and max keep a 64-bit integer per cell.';
+              HINT = 'A ddsketch cell holds a quantile sketch of float8 inputs; read quantiles with wide.quantile(value, 0.99).';
+    END IF;
+    IF valtype NOT IN ('int8'::regtype, 'float8'::regtype, 'bytea'::regtype) THEN
+      RAISE EXCEPTION 'aggregate family "%" needs a value column of type int8, float8 or bytea', family
+        USING ERRCODE = 'datatype_mismatch',
+              DETAIL = format('The value column of %s has type %s.', tbl, valtype),
+              HINT = 'sum, min and max keep a 64-bit integer per cell, or a float8 one (a float8 sum exact in any order of writes).';
     END IF;
   END IF;
   RETURN jsonb_strip_nulls(jsonb_build_object(
@@ -665,26 +671,32 @@ BEGIN
   IF jsonb_typeof(rollup->'functions') IS DISTINCT FROM 'array' THEN
     RAISE EXCEPTION 'functions of rollup "%" must be an array', family
       USING ERRCODE = 'invalid_parameter_value',
-            HINT = 'Functions are sum, count, min, max and hll.';
+            HINT = 'Functions are sum, count, min, max, hll and ddsketch.';
   END IF;
   SELECT array_agg(DISTINCT f ORDER BY f) INTO fns
     FROM jsonb_array_elements_text(rollup->'functions') f;
-  IF fns IS NULL OR NOT fns <@ ARRAY['sum', 'count', 'min', 'max', 'hll'] THEN
-    RAISE EXCEPTION 'functions of rollup "%" must be some of sum, count, min, max and hll, not %',
+  IF fns IS NULL OR NOT fns <@ ARRAY['sum', 'count', 'min', 'max', 'hll', 'ddsketch'] THEN
+    RAISE EXCEPTION 'functions of rollup "%" must be some of sum, count, min, max, hll and ddsketch, not %',
                     family, rollup->'functions'
       USING ERRCODE = 'invalid_parameter_value';
   END IF;
   SELECT a.atttypid INTO valtype FROM pg_attribute a WHERE a.attrelid = tbl AND a.attnum = 5;
-  IF valtype NOT IN ('int8'::regtype, 'bytea'::regtype) THEN
-    RAISE EXCEPTION 'rollup family "%" needs a value column of type int8 or bytea', family
+  IF valtype NOT IN ('int8'::regtype, 'float8'::regtype, 'bytea'::regtype) THEN
+    RAISE EXCEPTION 'rollup family "%" needs a value column of type int8, float8 or bytea', family
       USING ERRCODE = 'datatype_mismatch',
             DETAIL = format('The value column of %s has type %s.', tbl, valtype),
-            HINT = 'Rollups keep 64-bit integers (exact whatever the order of writes): store measurements as scaled integers, e.g. milli-units.';
+            HINT = 'Rollups keep 64-bit integers or float8 values (a float8 sum is exact whatever the order of writes, rounded once when read): store measurements as int8 or float8.';
   END IF;
   IF 'hll' = ANY (fns) AND valtype <> 'bytea'::regtype THEN
     RAISE EXCEPTION 'hll rollup "%" needs a value column of type bytea', family
       USING ERRCODE = 'datatype_mismatch',
             DETAIL = format('The value column of %s has type %s.', tbl, valtype);
+  END IF;
+  IF 'ddsketch' = ANY (fns) AND valtype <> 'bytea'::regtype THEN
+    RAISE EXCEPTION 'ddsketch rollup "%" needs a value column of type bytea', family
+      USING ERRCODE = 'datatype_mismatch',
+            DETAIL = format('The value column of %s has type %s.', tbl, valtype),
+            HINT = 'A ddsketch cell holds a quantile sketch; the readings are 8-byte big-endian integers, as sum takes them.';
   END IF;
   IF rollup ? 'key_parts' OR rollup ? 'delimiter' THEN
     IF jsonb_typeof(rollup->'key_parts') IS DISTINCT FROM 'number' OR
@@ -732,46 +744,82 @@ DECLARE
   aggs text := '';
   vals text := '';
   fn text;
-  n bigint;
+  n bigint := 0;
+  nfns int := 0;
+  -- a float8 sum adds every source value, as the writes did: it is kept
+  -- exactly (src/engine/fsum.c), a sum computed here would not be
+  fsum boolean := valtype = 'float8'::regtype AND r->'functions' ? 'sum';
+  range_cond text;
+  qualsuffix text := CASE WHEN qualtype = 'bytea'::regtype THEN $s$convert_to(':' || %s, 'UTF8')$s$
+                          ELSE $s$':' || %s$s$ END;
 BEGIN
   -- a bytea value is an 8-byte big-endian integer to sum, min and max
   val := CASE WHEN valtype = 'bytea'::regtype
               THEN $v$('x' || encode(value, 'hex'))::bit(64)::bigint$v$ ELSE 'value' END;
   bucket := CASE WHEN tstype = 'int8'::regtype THEN format('ts - ts %% %s', b)
                  ELSE format($t$ts - ((extract(epoch FROM ts) * 1000000)::bigint %% %s) * interval '1 microsecond'$t$, b) END;
+  -- the range is of rollup row keys; a source key is never below its
+  -- rollup key (a prefix of it), which bounds the scan from below
+  range_cond := CASE WHEN start_key IS NULL THEN ''
+         ELSE format('AND row_key >= %L::%s AND %s >= %L::%s', start_key, keytype, rkey, start_key, keytype) END ||
+    CASE WHEN end_key IS NULL THEN '' ELSE format(' AND %s < %L::%s', rkey, end_key, keytype) END;
   FOR fn IN SELECT jsonb_array_elements_text(r->'functions') LOOP
+    CONTINUE WHEN fsum AND fn = 'sum';
+    nfns := nfns + 1;
     aggs := aggs || format(', %s AS %I',
       CASE fn WHEN 'sum' THEN format('sum(%s)::bigint', val)
               WHEN 'count' THEN 'count(*)'
-              WHEN 'min' THEN format('min(%s)', val)
-              WHEN 'max' THEN format('max(%s)', val)
+              -- of two zeros, a float8 min keeps -0 and a max +0 (as the writes do)
+              WHEN 'min' THEN CASE WHEN valtype = 'float8'::regtype
+                THEN $m$CASE WHEN min(value) = 0 AND bool_or(float8send(value) = '\x8000000000000000') THEN '-0'::float8 ELSE min(value) END$m$
+                ELSE format('min(%s)', val) END
+              WHEN 'max' THEN CASE WHEN valtype = 'float8'::regtype
+                THEN $m$CASE WHEN max(value) = 0 AND bool_or(float8send(value) = '\x0000000000000000') THEN '0'::float8 ELSE max(value) END$m$
+                ELSE format('max(%s)', val) END
+              WHEN 'ddsketch' THEN format('wide.ddsketch_agg((%s)::float8)', val)
               ELSE 'wide.hll_add_agg(value)' END, 'r_' || fn);
     vals := vals || format(', (%L, %s)', fn,
-      CASE fn WHEN 'hll' THEN 'NULL::bigint' ELSE format('g.%I', 'r_' || fn) END);
+      CASE WHEN fn IN ('hll', 'ddsketch') THEN 'NULL::bigint' ELSE format('g.%I', 'r_' || fn) END);
   END LOOP;
-  EXECUTE format($q$
-    WITH g AS (
-      SELECT %11$s AS row_key, qualifier, %1$s AS bucket%2$s
+  IF nfns > 0 THEN
+    EXECUTE format($q$
+      WITH g AS (
+        SELECT %11$s AS row_key, qualifier, %1$s AS bucket%2$s
+          FROM %3$s
+         WHERE family = %4$L %5$s %6$s
+         GROUP BY 1, 2, 3)
+      INSERT INTO %3$s (row_key, family, qualifier, ts, value)
+      SELECT g.row_key, %7$L, g.qualifier || %8$s, g.bucket, %9$s
+        FROM g, LATERAL (VALUES %10$s) AS f(fn, v)$q$,
+      bucket, aggs, tbl, r->>'source', range_cond, '',
+      family,
+      format(qualsuffix, 'f.fn'),
+      CASE WHEN valtype = 'bytea'::regtype
+           THEN format('CASE WHEN f.fn = ''hll'' THEN %s WHEN f.fn = ''ddsketch'' THEN %s ELSE int8send(f.v) END',
+                       CASE WHEN r->'functions' ? 'hll' THEN 'g.r_hll' ELSE 'NULL' END,
+                       CASE WHEN r->'functions' ? 'ddsketch' THEN 'g.r_ddsketch' ELSE 'NULL' END)
+           ELSE 'f.v' END,
+      substr(vals, 3), rkey);
+    GET DIAGNOSTICS n = ROW_COUNT;
+  END IF;
+  IF fsum THEN
+    EXECUTE format($q$
+      INSERT INTO %3$s (row_key, family, qualifier, ts, value)
+      SELECT %6$s, %5$L, qualifier || %7$s, %1$s, value
         FROM %3$s
-       WHERE family = %4$L %5$s %6$s
-       GROUP BY 1, 2, 3)
-    INSERT INTO %3$s (row_key, family, qualifier, ts, value)
-    SELECT g.row_key, %7$L, g.qualifier || %8$s, g.bucket, %9$s
-      FROM g, LATERAL (VALUES %10$s) AS f(fn, v)$q$,
-    bucket, aggs, tbl, r->>'source',
-    -- the range is of rollup row keys; a source key is never below its
-    -- rollup key (a prefix of it), which bounds the scan from below
-    CASE WHEN start_key IS NULL THEN ''
-         ELSE format('AND row_key >= %L::%s AND %s >= %L::%s', start_key, keytype, rkey, start_key, keytype) END,
-    CASE WHEN end_key IS NULL THEN '' ELSE format('AND %s < %L::%s', rkey, end_key, keytype) END,
-    family,
-    CASE WHEN qualtype = 'bytea'::regtype THEN $s$convert_to(':' || f.fn, 'UTF8')$s$ ELSE $s$':' || f.fn$s$ END,
-    CASE WHEN valtype = 'bytea'::regtype
-         THEN format('CASE WHEN f.fn = ''hll'' THEN %s ELSE int8send(f.v) END',
-                     CASE WHEN r->'functions' ? 'hll' THEN 'g.r_hll' ELSE 'NULL' END)
-         ELSE 'f.v' END,
-    substr(vals, 3), rkey);
-  GET DIAGNOSTICS n = ROW_COUNT;
+       WHERE family = %4$L %2$s$q$,
+      bucket, range_cond, tbl, r->>'source', family, rkey, format(qualsuffix, '''sum'''));
+    -- the cells written: one sum per group (the other functions' rows
+    -- count the groups)
+    IF nfns > 0 THEN
+      n := n + n / nfns;
+    ELSE
+      EXECUTE format($q$
+        SELECT count(*) FROM (SELECT DISTINCT %5$s, qualifier, %1$s
+                                FROM %3$s WHERE family = %4$L %2$s) d$q$,
+        bucket, range_cond, tbl, r->>'source', rkey) INTO n;
+    END IF;
+  END IF;
   RETURN n;
 END
 $$;
@@ -991,7 +1039,7 @@ COMMENT ON FUNCTION wide.read_modify_write_row(anyelement, "any", text, text, by
 -- Aggregates
 --
 -- An aggregate cell (row, family, qualifier, ts) folds every input written
--- to it since its last delete: sum, min, max over int8, or a HyperLogLog
+-- to it since its last delete: sum, min, max over int8 or float8, or a HyperLogLog
 -- sketch (precision 14, about 0.8% standard error).  The timestamp is the
 -- cell's bucket and is required.  INSERT and COPY into an aggregate family
 -- are add_to_cell.
@@ -1004,7 +1052,7 @@ AS 'MODULE_PATHNAME', 'wide_add_to_cell'
 LANGUAGE C;
 
 COMMENT ON FUNCTION wide.add_to_cell(regclass, "any", "any", "any", "any", "any") IS
-  'fold an input into an aggregate cell (AddToCell): int8 for sum/min/max, any value for hll';
+  'fold an input into an aggregate cell (AddToCell): int8 (float8 in a float8 table) for sum/min/max, any value for hll';
 
 CREATE OR REPLACE FUNCTION wide.merge_to_cell(tbl regclass, row_key "any", family "any",
                                    qualifier "any", ts "any", accumulator "any")
@@ -1088,6 +1136,98 @@ CREATE OR REPLACE AGGREGATE wide.hll_union_agg(bytea) (
 
 COMMENT ON AGGREGATE wide.hll_union_agg(bytea) IS
   'the HyperLogLog sketch of the union of a column of sketches';
+
+-- Quantile sketches (DDSketch, src/engine/ddsketch.c): a ddsketch family's
+-- cell is the sketch of every float8 input written to it, with 1% relative
+-- accuracy for every quantile; sketches merge bin by bin.
+
+CREATE OR REPLACE FUNCTION wide.quantile(sketch bytea, q float8)
+RETURNS float8
+AS 'MODULE_PATHNAME', 'wide_quantile'
+LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION wide.quantile(bytea, float8) IS
+  'the q-quantile of a DDSketch''s inputs (what percentile_disc(q) returns), within 1%';
+
+CREATE OR REPLACE FUNCTION wide.quantiles(sketch bytea, qs float8[])
+RETURNS float8[]
+AS 'MODULE_PATHNAME', 'wide_quantiles'
+LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION wide.quantiles(bytea, float8[]) IS
+  'wide.quantile of each q';
+
+CREATE OR REPLACE FUNCTION wide.ddsketch_count(sketch bytea)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'wide_ddsketch_count'
+LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION wide.ddsketch_count(bytea) IS
+  'the number of inputs of a DDSketch';
+
+CREATE OR REPLACE FUNCTION wide.ddsketch_union(a bytea, b bytea)
+RETURNS bytea
+AS 'MODULE_PATHNAME', 'wide_ddsketch_union'
+LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION wide.ddsketch_union(bytea, bytea) IS
+  'the DDSketch of both sketches'' inputs';
+
+CREATE OR REPLACE FUNCTION wide_internal._ddsketch_add_trans(internal, float8)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'wide_ddsketch_add_trans'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE OR REPLACE FUNCTION wide_internal._ddsketch_union_trans(internal, bytea)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'wide_ddsketch_union_trans'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE OR REPLACE FUNCTION wide_internal._ddsketch_final(internal)
+RETURNS bytea
+AS 'MODULE_PATHNAME', 'wide_ddsketch_final'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE OR REPLACE FUNCTION wide_internal._ddsketch_combine(internal, internal)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'wide_ddsketch_combine'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE OR REPLACE FUNCTION wide_internal._ddsketch_serialize(internal)
+RETURNS bytea
+AS 'MODULE_PATHNAME', 'wide_ddsketch_final'
+LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
+
+CREATE OR REPLACE FUNCTION wide_internal._ddsketch_deserialize(bytea, internal)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'wide_ddsketch_deserialize'
+LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
+
+CREATE OR REPLACE AGGREGATE wide.ddsketch_agg(float8) (
+  SFUNC = wide_internal._ddsketch_add_trans,
+  STYPE = internal,
+  FINALFUNC = wide_internal._ddsketch_final,
+  COMBINEFUNC = wide_internal._ddsketch_combine,
+  SERIALFUNC = wide_internal._ddsketch_serialize,
+  DESERIALFUNC = wide_internal._ddsketch_deserialize,
+  PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE wide.ddsketch_agg(float8) IS
+  'the DDSketch of a column''s values, as a ddsketch family keeps them';
+
+CREATE OR REPLACE AGGREGATE wide.ddsketch_union_agg(bytea) (
+  SFUNC = wide_internal._ddsketch_union_trans,
+  STYPE = internal,
+  FINALFUNC = wide_internal._ddsketch_final,
+  COMBINEFUNC = wide_internal._ddsketch_combine,
+  SERIALFUNC = wide_internal._ddsketch_serialize,
+  DESERIALFUNC = wide_internal._ddsketch_deserialize,
+  PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE wide.ddsketch_union_agg(bytea) IS
+  'the DDSketch of the union of a column of sketches';
 
 -- ----------------------------------------------------------------
 -- Reads (Bigtable ReadRows)
@@ -1861,6 +2001,9 @@ BEGIN
     );
     COMMENT ON TABLE wide.remote_commits IS
       'the transactions prepared on nodes whose local transaction committed, until wide.resolve_tablets sees them finished';
+    -- (a publication FOR ALL TABLES or of schema wide includes it: without
+    -- a replica identity, PostgreSQL would refuse resolve_tablets' DELETE)
+    ALTER TABLE wide.remote_commits REPLICA IDENTITY FULL;
     ALTER EXTENSION wide ADD TABLE wide.remote_cluster;
     ALTER EXTENSION wide ADD TABLE wide.remote_commits;
   END IF;
@@ -2270,6 +2413,9 @@ BEGIN
   );
   COMMENT ON TABLE wide.tablet_op_changes IS
     'row keys written to tablets while a split or move copies them';
+  -- (a publication FOR ALL TABLES or of schema wide includes it: without a
+  -- replica identity, PostgreSQL would refuse every split's and move's DELETE)
+  ALTER TABLE wide.tablet_op_changes REPLICA IDENTITY FULL;
   -- members of the extension, so that DROP EXTENSION drops them (pg_dump
   -- leaves them out: the next split or move makes them again)
   ALTER EXTENSION wide ADD TABLE wide.tablet_ops;
@@ -2639,6 +2785,8 @@ DECLARE
   w text;
   -- the cells of %1$s (alias a) WHERE w that %2$s (alias b) lacks
   missing text;
+  -- deletes on the node not yet sent
+  dels text[] := '{}';
 BEGIN
   SELECT array_agg(quote_ident(attname) ORDER BY attnum), array_agg(format_type(atttypid, atttypmod) ORDER BY attnum)
     INTO c, t FROM pg_attribute WHERE attrelid = dst AND attnum > 0 AND NOT attisdropped;
@@ -2661,13 +2809,25 @@ BEGIN
         EXECUTE format('DELETE FROM %s WHERE %s = %L::%s AND %s = %L::%s AND %s = %L::%s AND %s = %L::%s',
                        dst, c[1], k[1], t[1], c[2], k[2], t[2], c[3], k[3], t[3], c[4], k[4], t[4]);
       ELSE
-        -- on the node, through wide's connection (_tablet_write_remote)
-        PERFORM wide_internal._remote_exec(via, dst,
-          format('SET LOCAL wide.rollup_on_write = off; DELETE FROM %s WHERE %s = %L::%s AND %s = %L::%s AND %s = %L::%s AND %s = %L::%s',
-                 dst, c[1], k[1], t[1], c[2], k[2], t[2], c[3], k[3], t[3], c[4], k[4], t[4]));
+        -- on the node, through wide's connection (_tablet_write_remote),
+        -- 500 a round trip: one each made the catch-up of a move of a
+        -- table with a rollup family (every write changes its rollup
+        -- cells) take minutes under writes (t/226, 229_move_rollup_catchup)
+        dels := dels || format('DELETE FROM %s WHERE %s = %L::%s AND %s = %L::%s AND %s = %L::%s AND %s = %L::%s',
+                               dst, c[1], k[1], t[1], c[2], k[2], t[2], c[3], k[3], t[3], c[4], k[4], t[4]);
+        IF cardinality(dels) >= 500 THEN
+          PERFORM wide_internal._remote_exec(via, dst,
+            'SET LOCAL wide.rollup_on_write = off; ' || array_to_string(dels, '; '));
+          dels := '{}';
+        END IF;
       END IF;
       n := n + 1;
     END LOOP;
+    IF cardinality(dels) > 0 THEN
+      PERFORM wide_internal._remote_exec(via, dst,
+        'SET LOCAL wide.rollup_on_write = off; ' || array_to_string(dels, '; '));
+      dels := '{}';
+    END IF;
     IF via IS NULL THEN
       EXECUTE format('INSERT INTO %s %s', dst, format(missing, src, dst, w, w));
       GET DIAGNOSTICS m = ROW_COUNT;
@@ -2943,6 +3103,12 @@ BEGIN
       EXECUTE format('CREATE TABLE %s (%s, CONSTRAINT wide_tablet_range CHECK (%s)) USING wide',
                      names[i], local_cols, wide_internal._range_cond(keycol, bounds[i], bounds[i + 1]));
       PERFORM wide_internal._store_catalog(names[i]::regclass, doc);
+      -- the tablet's replica identity FULL (or the parent's, for a tablet
+      -- coming from a node): the deletes of a published parent need it on
+      -- every tablet (PostgreSQL refuses them without)
+      IF EXISTS (SELECT FROM pg_class WHERE oid IN (tablet, parent) AND relkind IN ('r', 'p') AND relreplident = 'f') THEN
+        EXECUTE format('ALTER TABLE %s REPLICA IDENTITY FULL', names[i]);
+      END IF;
     ELSE
       EXECUTE format('CREATE FOREIGN TABLE %s (%s) SERVER %I OPTIONS (schema_name %L, table_name %L, async_capable ''true'', batch_size ''1000'', fetch_size ''10000'')',
                      names[i], local_cols, nodes[i], nsp, rel || '_' || id || CASE WHEN op = 'move' THEN 'm' ELSE chr(96 + i) END);
@@ -3452,6 +3618,9 @@ REVOKE EXECUTE ON FUNCTION
   wide_internal._hll_add_trans(internal, anyelement), wide_internal._hll_union_trans(internal, bytea),
   wide_internal._hll_final(internal), wide_internal._hll_combine(internal, internal),
   wide_internal._hll_serialize(internal), wide_internal._hll_deserialize(bytea, internal),
+  wide_internal._ddsketch_add_trans(internal, float8), wide_internal._ddsketch_union_trans(internal, bytea),
+  wide_internal._ddsketch_final(internal), wide_internal._ddsketch_combine(internal, internal),
+  wide_internal._ddsketch_serialize(internal), wide_internal._ddsketch_deserialize(bytea, internal),
   wide_internal._has_rollups(regclass), wide_internal._range_cond(text, text, text), wide_internal._row_literal(regclass),
   wide_internal._tablet_catalog(text[]), wide_internal._tablet_changes(regclass, pg_snapshot),
   wide_internal._tablet_delta(regclass, regclass, text, text[], text), wide_internal._tablet_node(regclass, regclass),

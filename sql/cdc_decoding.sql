@@ -45,6 +45,20 @@ SELECT wide.add_to_cell('cs', 'k', 's', 'total', 1, 5);
 INSERT INTO cs VALUES ('k', 's', 'total', 1, 7);
 SELECT wide.merge_to_cell('cs', 'k', 's', 'total', 1, 100);
 SELECT * FROM cdc_changes();
+-- sketch inputs, of families and of rollups, go out as one-input sketches
+-- (an hll hash or a ddsketch double would be taken for a value again)
+CREATE TABLE ck (row_key text, family text, qualifier text, ts int8, value bytea) USING wide;
+SELECT wide.create_family('ck', 'm');
+SELECT wide.create_family('ck', 'u', aggregate => 'hll');
+SELECT wide.create_family('ck', 'd', aggregate => 'ddsketch');
+SELECT wide.create_family('ck', 'r', rollup => '{"source": "m", "bucket": "1 second", "functions": ["hll", "ddsketch"]}');
+ALTER TABLE ck REPLICA IDENTITY FULL;
+SELECT wide.add_to_cell('ck', 'k', 'u', 'q', 1, 'x'), wide.add_to_cell('ck', 'k', 'd', 'q', 1, 2.5);
+INSERT INTO ck VALUES ('k', 'm', 'q', 1, int8send(42));
+SELECT count(*) FILTER (WHERE strpos(data, 'value[bytea]:''\x48010e01') > 0) AS hll_sketches,
+       count(*) FILTER (WHERE strpos(data, 'value[bytea]:''\x44010100') > 0) AS ddsketches,
+       count(*) FILTER (WHERE data LIKE 'table public.ck: INSERT%') AS inserts
+  FROM cdc_changes() c(data);
 -- deletes: each kind, as a DELETE naming its scope (and a message)
 SELECT wide.delete_cells('cd', 'a', 'm', 'q1', 10, 11);
 SELECT wide.delete_cells('cd', 'b', 'm', 'q1');
@@ -83,7 +97,7 @@ SELECT * FROM cdc_changes();
 
 SELECT pg_drop_replication_slot('regress_cdc');
 DROP FUNCTION cdc_changes();
-DROP TABLE cd, cs, ci;
+DROP TABLE cd, cs, ci, ck;
 
 \else
 \echo skipped: logical decoding of wide tables needs wal_level = logical and shared_preload_libraries = 'wide'

@@ -31,7 +31,7 @@ SELECT wide.alter_family('metric', 'nope', max_versions => 1);
 SELECT wide.drop_family('metric', 'nope');
 SELECT family FROM wide.families('metric');
 
--- aggregate families need a 64-bit integer value column
+-- aggregate families need a 64-bit integer or float8 value column
 CREATE TABLE docs (row_key text, family text, qualifier text, ts timestamptz,
                    value text) USING wide;
 SELECT wide.create_family('docs', 'n', aggregate => 'sum');

@@ -74,7 +74,7 @@ SELECT wide.drop_family('ru', 'm5');
 SELECT wide.drop_family('ru', 'm');
 
 -- errors
-CREATE TABLE ru_bad (row_key text, family text, qualifier text, ts timestamptz, value float8) USING wide;
+CREATE TABLE ru_bad (row_key text, family text, qualifier text, ts timestamptz, value text) USING wide;
 SELECT wide.create_family('ru_bad', 'm');
 SELECT wide.create_family('ru_bad', 'r', rollup => '{"source": "m", "bucket": "1 minute", "functions": ["sum"]}');
 SELECT wide.create_family('ru', 'm');

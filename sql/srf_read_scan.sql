@@ -60,7 +60,8 @@ EXPLAIN (COSTS OFF) SELECT value FROM wide.read_rows(NULL::rs, prefix => 'k1') W
 -- what it read
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
 SELECT * FROM wide.read_rows(NULL::rs, start_key => 'k03', end_key => 'k05');
--- the latest row: a reversed read with a limit reads one window (a block of each run)
+-- the latest row: a reversed read with a limit reads one window (the last row of
+-- each run), and to end that row the next one (a window of a few rows, not a block)
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
 SELECT * FROM wide.read_rows(NULL::rs, end_key => 'k20', reversed => true, "limit" => 1);
 

@@ -88,6 +88,11 @@ extern Datum WideBytesToValue(const WideSchema *schema, const char *bytes,
 							  uint32 len);
 extern int64 WideAggInt(Relation rel, const WideFamily *fam, Oid type,
 					   Datum value);
+extern double WideAggFloat(Relation rel, const WideFamily *fam, Oid type,
+						   Datum value);
+extern const char *WideAggInput(Relation rel, const WideFamily *fam,
+								WideAggregate agg, WideKind kind, Oid type,
+								Datum value, uint32 *len);
 extern uint64 WideHllInputHash(Oid type, Datum value);
 extern Datum WideAggToValue(const WideSchema *schema, const WideCell *cell);
 extern const WideFamily *WideCellCoordinates(Relation rel, const WideSchema *schema,

@@ -196,20 +196,26 @@ tombstone_values(const WideSchema *schema, const WideCell *c, Datum *values,
 /*
  * An hll input (a hash) becomes a sketch of that one input, a MERGE: what
  * an INSERT into the family merges the same way, where the hash would be
- * taken for a value and hashed again.
+ * taken for a value and hashed again.  So does a ddsketch input (a double
+ * in native byte order, which an INSERT would take for a big-endian one).
  */
 static void
 hll_input_as_sketch(const WideSchema *schema, WideCell *cell)
 {
 	const WideFamily *f = WideSchemaFindFamily(schema, cell->family,
 											   cell->famlen);
+	WideAggregate agg;
 	WideAcc		acc;
 	char	   *sketch;
 
-	if (f == NULL || f->aggregate != WIDE_AGG_HLL)
+	if (f == NULL)
+		return;
+	/* by the cell: a rollup's :hll and :ddsketch cells too */
+	agg = WideCellAggregate(f, cell->qual, cell->quallen);
+	if (agg != WIDE_AGG_HLL && agg != WIDE_AGG_DDS)
 		return;
 	WideAccInit(&acc, CurrentMemoryContext);
-	WideAccStart(&acc, WIDE_AGG_HLL);
+	WideAccStart(&acc, agg);
 	WideAccFold(&acc, WIDE_KIND_ADD, cell->value, cell->vallen);
 	cell->vallen = WideAccSize(&acc);
 	sketch = palloc(cell->vallen);

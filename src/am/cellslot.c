@@ -23,6 +23,8 @@
 #include "datatype/timestamp.h"
 #include "port/pg_bswap.h"
 #include "utils/builtins.h"
+#include "utils/float.h"
+#include "utils/fmgrprotos.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/timestamp.h"
@@ -304,10 +306,118 @@ WideAggInt(Relation rel, const WideFamily *fam, Oid type, Datum value)
 									   fam->name, RelationGetRelationName(rel),
 									   fam->aggregate == WIDE_AGG_SUM ? "a sum" :
 									   fam->aggregate == WIDE_AGG_MIN ? "a minimum" :
-									   "a maximum")));
+									   fam->aggregate == WIDE_AGG_MAX ? "a maximum" :
+									   "a count (and in an int8 table a sum, minimum and maximum)")));
 				return v;
 			}
 	}
+}
+
+/*
+ * WideAggFloat -- the float8 input of a sum, min or max family over a
+ * float8 value column: floats and integers as they are (an int8 rounded to
+ * the nearest double), numeric rounded, anything else through its text form
+ * (float8in: 'NaN', 'Infinity' and '-Infinity' are values too).
+ */
+double
+WideAggFloat(Relation rel, const WideFamily *fam, Oid type, Datum value)
+{
+	(void) rel;
+	(void) fam;
+	switch (type)
+	{
+		case FLOAT8OID:
+			return DatumGetFloat8(value);
+		case FLOAT4OID:
+			return (double) DatumGetFloat4(value);
+		case INT8OID:
+			return (double) DatumGetInt64(value);
+		case INT4OID:
+			return (double) DatumGetInt32(value);
+		case INT2OID:
+			return (double) DatumGetInt16(value);
+		case NUMERICOID:
+			return DatumGetFloat8(DirectFunctionCall1(numeric_float8, value));
+		default:
+			{
+				Oid			outfunc;
+				bool		varlena;
+				char	   *s;
+
+				if (type == UNKNOWNOID || type == CSTRINGOID)
+					s = DatumGetCString(value);
+				else
+				{
+					getTypeOutputInfo(type, &outfunc, &varlena);
+					s = OidOutputFunctionCall(outfunc, value);
+				}
+				return DatumGetFloat8(DirectFunctionCall1(float8in, CStringGetDatum(s)));
+			}
+	}
+}
+
+/*
+ * WideAggInput -- the value of an ADD (or MERGE) record of an input of
+ * aggregate agg to a cell of family fam, in the current memory context:
+ * 8 bytes for an int64 or a double input or an hll hash (a MERGE is the
+ * same 8 bytes).  An hll MERGE (a sketch) is the caller's.
+ */
+const char *
+WideAggInput(Relation rel, const WideFamily *fam, WideAggregate agg,
+			 WideKind kind, Oid type, Datum value, uint32 *len)
+{
+	char	   *out;
+
+	(void) kind;
+	if (agg == WIDE_AGG_DDS)
+	{
+		double		d;
+
+		/* a bytea input is 8 big-endian bytes of a double */
+		if (type == BYTEAOID)
+		{
+			uint32		blen;
+			const char *b = varlena_bytes(value, &blen);
+			uint64		be;
+
+			if (blen != sizeof(double))
+				ereport(ERROR,
+						(errcode(ERRCODE_DATATYPE_MISMATCH),
+						 errmsg("input to ddsketch family \"%s\" must be a float8 or a sketch", fam->name),
+						 errdetail("A bytea input is a sketch, or 8 big-endian bytes of a double, not %u bytes.", blen)));
+			memcpy(&be, b, sizeof(be));
+			be = pg_ntoh64(be);
+			memcpy(&d, &be, sizeof(d));
+		}
+		else
+			d = WideAggFloat(rel, fam, type, value);
+		if (isnan(d) || isinf(d))
+			ereport(ERROR,
+					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+					 errmsg("input to ddsketch family \"%s\" must be finite, not %g", fam->name, d),
+					 errdetail("A quantile sketch keeps finite values.")));
+		out = palloc(sizeof(double));
+		memcpy(out, &d, sizeof(double));
+		*len = sizeof(double);
+		return out;
+	}
+	if (WIDE_AGG_IS_FLOAT(agg))
+	{
+		double		d = WideFloatInput(agg, WideAggFloat(rel, fam, type, value));
+
+		/* a MERGE of a float sum is a piece of one: a double too */
+		out = palloc(sizeof(double));
+		memcpy(out, &d, sizeof(double));
+		*len = sizeof(double);
+		return out;
+	}
+	out = palloc(sizeof(int64));
+	if (agg == WIDE_AGG_HLL)
+		*(uint64 *) out = WideHllInputHash(type, value);
+	else
+		*(int64 *) out = WideAggInt(rel, fam, type, value);
+	*len = sizeof(int64);
+	return out;
 }
 
 /*
@@ -362,20 +472,33 @@ WideHllInputHash(Oid type, Datum value)
 /*
  * WideAggToValue -- the datum of an aggregate cell's value (a MERGE
  * record's): sum/min/max as int8, or 8 big-endian bytes in a bytea column;
- * hll as its sketch (hll families need a bytea column).
+ * in a float8 column as float8 (a float sum rounded once to the nearest
+ * double, a rollup's count converted); hll as its sketch (hll families
+ * need a bytea column).
  */
 Datum
 WideAggToValue(const WideSchema *schema, const WideCell *cell)
 {
 	const WideFamily *f = WideSchemaFindFamily(schema, cell->family, cell->famlen);
+	WideAggregate agg = f != NULL ? WideCellAggregate(f, cell->qual, cell->quallen) :
+		WIDE_AGG_NONE;
 	int64		acc;
 
-	if (f != NULL &&
-		WideCellAggregate(f, cell->qual, cell->quallen) == WIDE_AGG_HLL)
+	if (agg == WIDE_AGG_HLL || agg == WIDE_AGG_DDS)
 	{
 		if (schema->valtype != BYTEAOID)
-			elog(ERROR, "HyperLogLog cell in a wide table without a bytea value column");
+			elog(ERROR, "sketch cell in a wide table without a bytea value column");
 		return bytes_datum(cell->value, cell->vallen);
+	}
+	if (WIDE_AGG_IS_FLOAT(agg))
+	{
+		WideAcc		a;
+
+		/* an ADD or a MERGE reads as its fold, however it was folded */
+		WideAccInit(&a, CurrentMemoryContext);
+		WideAccStart(&a, agg);
+		WideAccFold(&a, cell->kind, cell->value, cell->vallen);
+		return Float8GetDatum(WideAccFloat(&a));
 	}
 	/* read from disk: a damaged record may claim to be an aggregate */
 	if (cell->vallen != sizeof(int64))
@@ -385,6 +508,8 @@ WideAggToValue(const WideSchema *schema, const WideCell *cell)
 						cell->vallen),
 				 errhint("Run wide.verify() on the table, and restore it from a backup if it reports corruption.")));
 	memcpy(&acc, cell->value, sizeof(int64));
+	if (schema->valtype == FLOAT8OID)
+		return Float8GetDatum((double) acc);	/* a count in a float8 table */
 	if (schema->valtype == BYTEAOID)
 	{
 		uint64		be = pg_hton64((uint64) acc);
@@ -463,9 +588,11 @@ WideCellFromValues(Relation rel, const WideSchema *schema,
 		cell->value = WideValueToBytes(schema, values[4], &cell->vallen);
 		check_length(rel, "value", cell->vallen, WIDE_MAX_VALUE);
 	}
-	else if (agg == WIDE_AGG_HLL && schema->valtype == BYTEAOID &&
+	else if ((agg == WIDE_AGG_HLL || agg == WIDE_AGG_DDS) &&
+			 schema->valtype == BYTEAOID &&
 			 (cell->value = varlena_bytes(values[4], &cell->vallen)) != NULL &&
-			 WideHllCheck(cell->value, cell->vallen) == NULL)
+			 (agg == WIDE_AGG_HLL ? WideHllCheck(cell->value, cell->vallen) :
+			  WideDDSCheck(cell->value, cell->vallen)) == NULL)
 	{
 		/*
 		 * A well-formed sketch written into an hll family is merged
@@ -476,15 +603,9 @@ WideCellFromValues(Relation rel, const WideSchema *schema,
 	}
 	else
 	{
-		int64	   *input = palloc(sizeof(int64));
-
-		if (agg == WIDE_AGG_HLL)
-			*(uint64 *) input = WideHllInputHash(schema->valtype, values[4]);
-		else
-			*input = WideAggInt(rel, fam, schema->valtype, values[4]);
 		cell->kind = WIDE_KIND_ADD;
-		cell->value = (const char *) input;
-		cell->vallen = sizeof(int64);
+		cell->value = WideAggInput(rel, fam, agg, WIDE_KIND_ADD, schema->valtype,
+								   values[4], &cell->vallen);
 	}
 }
 

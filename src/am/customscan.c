@@ -1035,6 +1035,7 @@ add_wide_path(PlannerInfo *root, RelOptInfo *rel, Relation r, List *pathkeys,
 	List	   *tsexprs = NIL;
 	Oid			tstype = TupleDescAttr(RelationGetDescr(r), 3)->atttypid;
 	CustomPath *cpath;
+	List	   *backkeys;
 	WideMatch	m;
 	ListCell   *lc;
 	bool		joins = false;
@@ -1105,7 +1106,16 @@ add_wide_path(PlannerInfo *root, RelOptInfo *rel, Relation r, List *pathkeys,
 	cpath->path.parallel_aware = false;
 	cpath->path.parallel_safe = rel->consider_parallel;
 	cpath->path.rows = ppi ? ppi->ppi_rows : rel->rows;
-	cpath->path.pathkeys = pathkeys;
+	/*
+	 * Only the pathkeys that some merge join or the query's order can use,
+	 * as build_index_paths keeps of an index's: a key of a column equal to
+	 * a constant below an outer join (LEFT JOIN ... ON family = 'f') is not
+	 * redundant, and a partition that needs a Sort under an ordered Append
+	 * (a heap or remote tablet) cannot sort by it when the column is not in
+	 * its output ("could not find pathkey item to sort",
+	 * sql/tablet_pathkeys.sql).
+	 */
+	cpath->path.pathkeys = truncate_useless_pathkeys(root, rel, pathkeys);
 	cpath->flags = 0;
 	cpath->custom_private = list_make4(m.kinds, m.exprs, exact_clauses,
 									   list_make2(tskinds, tsexprs));
@@ -1114,12 +1124,14 @@ add_wide_path(PlannerInfo *root, RelOptInfo *rel, Relation r, List *pathkeys,
 	add_path(rel, &cpath->path);
 
 	/* the same scan backwards, a little dearer: chosen for its order only */
-	if (cpath->path.pathkeys != NIL && !for_join)
+	backkeys = pathkeys != NIL && !for_join ?
+		truncate_useless_pathkeys(root, rel, wide_pathkeys(root, rel, r, true)) : NIL;
+	if (backkeys != NIL)
 	{
 		CustomPath *rpath = makeNode(CustomPath);
 
 		memcpy(rpath, cpath, sizeof(CustomPath));
-		rpath->path.pathkeys = wide_pathkeys(root, rel, r, true);
+		rpath->path.pathkeys = backkeys;
 		rpath->path.total_cost = cpath->path.total_cost * 1.01 + 0.01;
 		rpath->custom_private = lappend(list_copy(cpath->custom_private),
 										makeInteger(1));

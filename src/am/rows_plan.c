@@ -60,6 +60,7 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/selfuncs.h"
+#include "utils/typcache.h"
 
 #include "am/am.h"
 #include "am/rows.h"
@@ -77,7 +78,8 @@ part_opfamily(const WideRowPart *p)
 		case WIDE_PART_INT:
 			return INTEGER_BTREE_FAM_OID;
 		default:
-			return get_opclass_family(GetDefaultOpClass(p->type, BTREE_AM_OID));
+			/* (the type cache's: GetDefaultOpClass scans pg_opclass) */
+			return lookup_type_cache(p->type, TYPECACHE_BTREE_OPFAMILY)->btree_opf;
 	}
 }
 

@@ -898,6 +898,18 @@ next_cell_backward(RowsScan *st)
 	}
 }
 
+/*
+ * row_done -- whether the cell read last ended its row, as far as the
+ * reader knows without reading on: a backward scan's reverse reader knows
+ * (its windows hold whole rows), and the next cell, which could read a
+ * whole window for a LIMIT 1, is not needed to end the row.
+ */
+static inline bool
+row_done(const RowsScan *st)
+{
+	return st->backward && st->rreader != NULL && WideReverseRowDone(st->rreader);
+}
+
 /* the bytes of key through the separator after part "part", or -1 */
 static int
 prefix_len(const WideRowShape *s, const char *key, uint32 len, int part)
@@ -1209,7 +1221,12 @@ again:
 		}
 		att = column_of(st, c);
 		if (att == 0 || !st->wanted[att - 1])
-			continue;			/* a qualifier the form has no column for */
+		{
+			/* a qualifier the form has no column for */
+			if (st->keylen > 0 && row_done(st))
+				break;
+			continue;
+		}
 		if (st->keylen > 0 && !WideBytesEqual(c->key, c->keylen, st->key, st->keylen))
 		{
 			st->pending = c;	/* the next row's */
@@ -1252,6 +1269,8 @@ again:
 			v->value = cell_value(st, c, att);
 			st->nversions++;
 		}
+		if (row_done(st))
+			break;
 	}
 	if (st->keylen == 0)
 	{

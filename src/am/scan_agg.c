@@ -65,6 +65,7 @@
 #include "utils/ruleutils.h"
 #include "utils/syscache.h"
 
+#include "am/am.h"
 #include "am/scan_agg.h"
 
 /* what an aggregate computes */
@@ -106,6 +107,7 @@ typedef struct WideAggState
 	int64		ncells;			/* cells folded: the counts, avg's N */
 	bool		need_value;		/* some aggregate reads the value */
 	bool		ts_is_tz;		/* ts is timestamptz (else int8) */
+	const WideSchema *schema;	/* the scan's (aggregate cells' values) */
 	bool		exact_avg;		/* avg keeps Sxx from the first cell */
 	bool		restart;		/* read again, with exact_avg */
 	bool		done;
@@ -501,7 +503,18 @@ fold_cell(WideAggState *s, const WideCell *cell)
 	int			nfold = s->nfold;
 	int			i;
 
-	if (s->need_value)
+	if (s->need_value &&
+		(cell->kind == WIDE_KIND_ADD || cell->kind == WIDE_KIND_MERGE))
+	{
+		/* an aggregate cell: a float sum is not 8 bytes, a count an int */
+		Datum		d = WideAggToValue(s->schema, cell);
+
+		if (s->schema->valtype == FLOAT8OID)
+			f8 = DatumGetFloat8(d);
+		else if (s->schema->valtype == INT8OID)
+			i8 = DatumGetInt64(d);
+	}
+	else if (s->need_value)
 	{
 		if (cell->vallen != 8 || cell->value == NULL)
 			bad_value(cell);
@@ -669,7 +682,8 @@ agg_next(ScanState *ss)
 	ExecClearTuple(slot);
 	if (s->done)
 		return slot;
-	s->ts_is_tz = WideScanSchema(child)->tstype == TIMESTAMPTZOID;
+	s->schema = WideScanSchema(child);
+	s->ts_is_tz = s->schema->tstype == TIMESTAMPTZOID;
 again:
 	for (int i = 0; i < s->naccs; i++)
 	{

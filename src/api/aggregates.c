@@ -34,6 +34,7 @@
 #include "access/relation.h"
 #include "catalog/pg_type.h"
 #include "fmgr.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/rel.h"
 #include "utils/timestamp.h"
@@ -55,6 +56,15 @@ PG_FUNCTION_INFO_V1(wide_hll_final);
 PG_FUNCTION_INFO_V1(wide_hll_combine);
 PG_FUNCTION_INFO_V1(wide_hll_serialize);
 PG_FUNCTION_INFO_V1(wide_hll_deserialize);
+PG_FUNCTION_INFO_V1(wide_quantile);
+PG_FUNCTION_INFO_V1(wide_quantiles);
+PG_FUNCTION_INFO_V1(wide_ddsketch_count);
+PG_FUNCTION_INFO_V1(wide_ddsketch_union);
+PG_FUNCTION_INFO_V1(wide_ddsketch_add_trans);
+PG_FUNCTION_INFO_V1(wide_ddsketch_union_trans);
+PG_FUNCTION_INFO_V1(wide_ddsketch_final);
+PG_FUNCTION_INFO_V1(wide_ddsketch_combine);
+PG_FUNCTION_INFO_V1(wide_ddsketch_deserialize);
 
 /* a sketch argument, checked */
 static bytea *
@@ -69,6 +79,22 @@ sketch_arg(FunctionCallInfo fcinfo, int argno)
 				 errmsg("invalid HyperLogLog sketch"),
 				 errdetail_internal("%s", problem),
 				 errhint("Sketches come from cells of an hll family, wide.hll_add_agg() or wide.hll_union().")));
+	return b;
+}
+
+/* a DDSketch argument, checked */
+static bytea *
+dds_arg(FunctionCallInfo fcinfo, int argno)
+{
+	bytea	   *b = PG_GETARG_BYTEA_PP(argno);
+	const char *problem = WideDDSCheck(VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b));
+
+	if (problem)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("invalid DDSketch"),
+				 errdetail_internal("%s", problem),
+				 errhint("Sketches come from cells of a ddsketch family, wide.ddsketch_agg() or wide.ddsketch_union().")));
 	return b;
 }
 
@@ -112,7 +138,7 @@ aggregate_write(FunctionCallInfo fcinfo, WideKind kind)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("column family \"%s\" is not an aggregate family", fam->name),
-				 errdetail("%s() writes to families created with an aggregate (sum, min, max or hll).",
+				 errdetail("%s() writes to families created with an aggregate (sum, min, max, hll or ddsketch).",
 						   fname),
 				 errhint("Use wide.set_cell() for a plain family.")));
 	(void) WideCellCoordinates(rel, schema, values, isnull, &cell);
@@ -125,30 +151,22 @@ aggregate_write(FunctionCallInfo fcinfo, WideKind kind)
 						kind == WIDE_KIND_ADD ? "input" : "accumulator", fname)));
 
 	cell.kind = kind;
-	if (agg == WIDE_AGG_HLL && kind == WIDE_KIND_MERGE)
+	if ((agg == WIDE_AGG_HLL || agg == WIDE_AGG_DDS) && kind == WIDE_KIND_MERGE)
 	{
 		bytea	   *b;
 
 		if (intype != BYTEAOID)
 			ereport(ERROR,
 					(errcode(ERRCODE_DATATYPE_MISMATCH),
-					 errmsg("accumulator of hll family \"%s\" must be a bytea sketch, not %s",
+					 errmsg("accumulator of %s family \"%s\" must be a bytea sketch, not %s",
+							agg == WIDE_AGG_HLL ? "hll" : "ddsketch",
 							fam->name, format_type_be(intype))));
-		b = sketch_arg(fcinfo, 5);
+		b = agg == WIDE_AGG_HLL ? sketch_arg(fcinfo, 5) : dds_arg(fcinfo, 5);
 		cell.value = VARDATA_ANY(b);
 		cell.vallen = VARSIZE_ANY_EXHDR(b);
 	}
 	else
-	{
-		int64	   *v = palloc(sizeof(int64));
-
-		if (agg == WIDE_AGG_HLL)
-			*(uint64 *) v = WideHllInputHash(intype, input);
-		else
-			*v = WideAggInt(rel, fam, intype, input);
-		cell.value = (const char *) v;
-		cell.vallen = sizeof(int64);
-	}
+		cell.value = WideAggInput(rel, fam, agg, kind, intype, input, &cell.vallen);
 	WideWriteRecords(rel, &cell, 1);
 	relation_close(rel, NoLock);
 }
@@ -326,6 +344,216 @@ wide_hll_deserialize(PG_FUNCTION_ARGS)
 {
 	bytea	   *b = sketch_arg(fcinfo, 0);
 	WideAcc    *a = agg_new_state(fcinfo);
+
+	WideAccFold(a, WIDE_KIND_MERGE, VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b));
+	PG_RETURN_POINTER(a);
+}
+
+/* ----------------------------------------------------------------
+ *	Quantile sketches (DDSketch, engine/ddsketch.c)
+ * ----------------------------------------------------------------
+ */
+
+/* an accumulator of a sketch argument, in the current context */
+static WideAcc *
+dds_of(FunctionCallInfo fcinfo, int argno)
+{
+	bytea	   *b = dds_arg(fcinfo, argno);
+	WideAcc    *a = palloc(sizeof(WideAcc));
+
+	WideAccInit(a, CurrentMemoryContext);
+	WideAccStart(a, WIDE_AGG_DDS);
+	WideAccFold(a, WIDE_KIND_MERGE, VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b));
+	return a;
+}
+
+/* a quantile's q, checked */
+static double
+quantile_q(double q)
+{
+	if (isnan(q) || q < 0.0 || q > 1.0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("quantile must be between 0 and 1, not %g", q),
+				 errhint("0.5 is the median, 0.99 the 99th percentile.")));
+	return q;
+}
+
+/*
+ * wide.quantile(sketch, q) -- within 1% of the input percentile_disc(q)
+ * would return; NULL for an empty sketch.
+ */
+Datum
+wide_quantile(PG_FUNCTION_ARGS)
+{
+	WideAcc    *a = dds_of(fcinfo, 0);
+	double		q = quantile_q(PG_GETARG_FLOAT8(1));
+	bool		empty;
+	double		v = WideDDSQuantile(a, q, &empty);
+
+	if (empty)
+		PG_RETURN_NULL();
+	PG_RETURN_FLOAT8(v);
+}
+
+/*
+ * wide.quantiles(sketch, qs float8[]) -- wide.quantile of each q.
+ */
+Datum
+wide_quantiles(PG_FUNCTION_ARGS)
+{
+	WideAcc    *a = dds_of(fcinfo, 0);
+	ArrayType  *qs = PG_GETARG_ARRAYTYPE_P(1);
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n,
+				i;
+
+	deconstruct_array(qs, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
+					  &elems, &nulls, &n);
+	if (WideDDSCount(a) == 0)
+		PG_RETURN_NULL();
+	for (i = 0; i < n; i++)
+	{
+		bool		empty;
+
+		if (nulls[i])
+			continue;
+		elems[i] = Float8GetDatum(WideDDSQuantile(a, quantile_q(DatumGetFloat8(elems[i])), &empty));
+	}
+	if (n == 0)
+		PG_RETURN_ARRAYTYPE_P(construct_empty_array(FLOAT8OID));
+	{
+		int			dims[1] = {n};
+		int			lbs[1] = {1};
+
+		PG_RETURN_ARRAYTYPE_P(construct_md_array(elems, nulls, 1, dims, lbs, FLOAT8OID,
+												 sizeof(float8), FLOAT8PASSBYVAL,
+												 TYPALIGN_DOUBLE));
+	}
+}
+
+/*
+ * wide.ddsketch_count(sketch) -- the number of inputs.
+ */
+Datum
+wide_ddsketch_count(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT64((int64) WideDDSCount(dds_of(fcinfo, 0)));
+}
+
+/*
+ * wide.ddsketch_union(a, b) -- the sketch of both sketches' inputs.
+ */
+Datum
+wide_ddsketch_union(PG_FUNCTION_ARGS)
+{
+	WideAcc    *a = dds_of(fcinfo, 0);
+	bytea	   *b = dds_arg(fcinfo, 1);
+
+	WideAccFold(a, WIDE_KIND_MERGE, VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b));
+	PG_RETURN_BYTEA_P(acc_bytea(a));
+}
+
+/* the transition state: a sketch in the aggregate's context */
+static WideAcc *
+dds_state(FunctionCallInfo fcinfo, bool use_arg0)
+{
+	MemoryContext aggcxt;
+	WideAcc    *a;
+
+	if (!AggCheckCallContext(fcinfo, &aggcxt))
+		elog(ERROR, "DDSketch aggregate called in a non-aggregate context");
+	if (use_arg0 && !PG_ARGISNULL(0))
+		return (WideAcc *) PG_GETARG_POINTER(0);
+	a = MemoryContextAlloc(aggcxt, sizeof(WideAcc));
+	WideAccInit(a, aggcxt);
+	WideAccStart(a, WIDE_AGG_DDS);
+	return a;
+}
+
+/*
+ * wide_internal._ddsketch_add_trans(state, value) -- ddsketch_agg: add a
+ * finite value (NaN and infinities are refused, as a family refuses them).
+ */
+Datum
+wide_ddsketch_add_trans(PG_FUNCTION_ARGS)
+{
+	WideAcc    *a = dds_state(fcinfo, true);
+
+	if (!PG_ARGISNULL(1))
+	{
+		double		v = PG_GETARG_FLOAT8(1);
+
+		if (isnan(v) || isinf(v))
+			ereport(ERROR,
+					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+					 errmsg("input to wide.ddsketch_agg must be finite, not %g", v)));
+		WideAccFold(a, WIDE_KIND_ADD, (const char *) &v, sizeof(v));
+	}
+	PG_RETURN_POINTER(a);
+}
+
+/*
+ * wide_internal._ddsketch_union_trans(state, sketch) -- ddsketch_union_agg.
+ */
+Datum
+wide_ddsketch_union_trans(PG_FUNCTION_ARGS)
+{
+	WideAcc    *a = dds_state(fcinfo, true);
+
+	if (!PG_ARGISNULL(1))
+	{
+		bytea	   *b = dds_arg(fcinfo, 1);
+
+		WideAccFold(a, WIDE_KIND_MERGE, VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b));
+	}
+	PG_RETURN_POINTER(a);
+}
+
+/*
+ * wide_internal._ddsketch_final(state) -- the sketch (and the serial form
+ * of a state, for parallel aggregation).
+ */
+Datum
+wide_ddsketch_final(PG_FUNCTION_ARGS)
+{
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	PG_RETURN_BYTEA_P(acc_bytea((WideAcc *) PG_GETARG_POINTER(0)));
+}
+
+/*
+ * wide_internal._ddsketch_combine(state, state) -- add the second state's
+ * counts to the first (bin by bin: the same as a serial plan's sketch).
+ */
+Datum
+wide_ddsketch_combine(PG_FUNCTION_ARGS)
+{
+	WideAcc    *a;
+	bytea	   *sketch;
+
+	if (PG_ARGISNULL(1))
+	{
+		if (PG_ARGISNULL(0))
+			PG_RETURN_NULL();
+		PG_RETURN_POINTER(PG_GETARG_POINTER(0));
+	}
+	a = dds_state(fcinfo, true);
+	sketch = acc_bytea((WideAcc *) PG_GETARG_POINTER(1));
+	WideAccFold(a, WIDE_KIND_MERGE, VARDATA_ANY(sketch), VARSIZE_ANY_EXHDR(sketch));
+	pfree(sketch);
+	PG_RETURN_POINTER(a);
+}
+
+/*
+ * wide_internal._ddsketch_deserialize(sketch, internal) -- a state.
+ */
+Datum
+wide_ddsketch_deserialize(PG_FUNCTION_ARGS)
+{
+	bytea	   *b = dds_arg(fcinfo, 0);
+	WideAcc    *a = dds_state(fcinfo, false);
 
 	WideAccFold(a, WIDE_KIND_MERGE, VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b));
 	PG_RETURN_POINTER(a);

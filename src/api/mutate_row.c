@@ -291,38 +291,43 @@ aggregate_input(Relation rel, const WideFamily *fam, bool add,
 				 errdetail("At %s.", sub),
 				 errhint("Use set_cell mutations for a plain family.")));
 	cell->kind = add ? WIDE_KIND_ADD : WIDE_KIND_MERGE;
-	if (fam->aggregate == WIDE_AGG_HLL && cell->kind == WIDE_KIND_MERGE)
+	if ((fam->aggregate == WIDE_AGG_HLL || fam->aggregate == WIDE_AGG_DDS) &&
+		cell->kind == WIDE_KIND_MERGE)
 	{
 		bytea	   *b = DatumGetByteaPP(value_field(arg, "input", sub, BYTEAOID));
-		const char *problem = WideHllCheck(VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b));
+		const char *problem = fam->aggregate == WIDE_AGG_HLL ?
+			WideHllCheck(VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b)) :
+			WideDDSCheck(VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b));
 
 		if (problem)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-					 errmsg("invalid HyperLogLog sketch at %s", sub),
+					 errmsg("invalid %s at %s",
+							fam->aggregate == WIDE_AGG_HLL ? "HyperLogLog sketch" : "DDSketch", sub),
 					 errdetail_internal("%s", problem)));
 		cell->value = VARDATA_ANY(b);
 		cell->vallen = VARSIZE_ANY_EXHDR(b);
 	}
-	else
+	else if (fam->aggregate == WIDE_AGG_HLL)
 	{
 		int64	   *v = palloc(sizeof(int64));
 		JsonbValue *in = WideJsonField(arg, "input");
 
-		if (fam->aggregate == WIDE_AGG_HLL)
-		{
-			if (in != NULL && in->type == jbvNumeric)
-				*(uint64 *) v = WideHllInputHash(INT8OID,
-												 value_field(arg, "input", sub, INT8OID));
-			else
-				*(uint64 *) v = WideHllInputHash(TEXTOID,
-												 value_field(arg, "input", sub, TEXTOID));
-		}
+		if (in != NULL && in->type == jbvNumeric)
+			*(uint64 *) v = WideHllInputHash(INT8OID,
+											 value_field(arg, "input", sub, INT8OID));
 		else
-			*v = WideAggInt(rel, fam, TEXTOID, value_field(arg, "input", sub, TEXTOID));
+			*(uint64 *) v = WideHllInputHash(TEXTOID,
+											 value_field(arg, "input", sub, TEXTOID));
 		cell->value = (const char *) v;
 		cell->vallen = sizeof(int64);
 	}
+	else
+		cell->value = WideAggInput(rel, fam,
+								   WideCellAggregate(fam, cell->qual, cell->quallen),
+								   cell->kind, TEXTOID,
+								   value_field(arg, "input", sub, TEXTOID),
+								   &cell->vallen);
 }
 
 /*

@@ -149,6 +149,9 @@ acc_value_ok(Verify *v, const WideCell *c)
 		if (WideCellAggregate(f, c->qual, c->quallen) == WIDE_AGG_HLL &&
 			c->kind == WIDE_KIND_MERGE)
 			ok = value != NULL && WideHllCheck(value, vallen) == NULL;
+		else if (WideCellAggregate(f, c->qual, c->quallen) == WIDE_AGG_DDS &&
+				 c->kind == WIDE_KIND_MERGE)
+			ok = value != NULL && WideDDSCheck(value, vallen) == NULL;
 		else
 		{
 			/* an aggregate record in a plain family must hold an accumulator too */

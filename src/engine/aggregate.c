@@ -18,6 +18,23 @@
  * around on overflow (two's complement, as Bigtable's sum does); min and
  * max keep the smaller or larger input.
  *
+ * In a table whose value column is float8, sum, min and max fold float8
+ * values (WIDE_AGG_FSUM, FMIN, FMAX; WideCellAggregate chooses them):
+ *
+ *	ADD    the double, 8 bytes in native byte order (NaN as PostgreSQL's)
+ *	MERGE  fmin/fmax: the double kept; fsum: a piece of the sum, a double
+ *	       (fsum.c): a cell's sum is the exact sum of its pieces and
+ *	       inputs, rounded once when read, so that it does not depend on
+ *	       the order of folding either
+ *
+ * A ddsketch family (any value column of bytea) folds float8 values into a
+ * DDSketch (ddsketch.c): ADD is the value, a double of 8 bytes in native
+ * byte order; MERGE a sketch.
+ *
+ * fmin and fmax order doubles as PostgreSQL does (NaN above everything)
+ * and put -0 below +0, which PostgreSQL holds equal: which zero a min of
+ * both keeps would otherwise depend on the order.
+ *
  * HyperLogLog sketch (the value of an hll cell, as SQL reads it back)
  * -------------------------------------------------------------------
  * Precision p = 14: m = 16384 registers, standard error 1.04 / sqrt(m) =
@@ -54,6 +71,7 @@
 
 #include "port/pg_bitutils.h"
 #include "port/pg_bswap.h"
+#include "utils/float.h"
 
 #include "engine/format.h"
 #include "engine/aggregate.h"
@@ -452,12 +470,49 @@ WideAccStart(WideAcc *a, WideAggregate agg)
 {
 	a->agg = agg;
 	a->empty = true;
+	if (agg == WIDE_AGG_FSUM)
+	{
+		memset(a->limbs, 0, sizeof(a->limbs));
+		a->fflags = 0;
+	}
+	if (agg == WIDE_AGG_DDS)
+		WideDDSStart(a);
 	if (agg == WIDE_AGG_HLL)
 	{
 		if (a->regs == NULL)
 			a->regs = MemoryContextAlloc(a->cxt, WIDE_HLL_M);
 		memset(a->regs, 0, WIDE_HLL_M);
 	}
+}
+
+/*
+ * float_order -- PostgreSQL's order of float8 (NaN above everything, all
+ * NaNs equal), with -0 below +0 so that min and max do not depend on which
+ * of two zeros came first.
+ */
+static int
+float_order(double a, double b)
+{
+	if (isnan(a))
+		return isnan(b) ? 0 : 1;
+	if (isnan(b))
+		return -1;
+	if (a < b)
+		return -1;
+	if (a > b)
+		return 1;
+	return (signbit(b) != 0) - (signbit(a) != 0);
+}
+
+/*
+ * WideFloatInput -- the stored form of a float8 input: NaNs become the one
+ * NaN PostgreSQL makes, so that equal accumulators are equal bytes.
+ */
+double
+WideFloatInput(WideAggregate agg, double v)
+{
+	(void) agg;
+	return isnan(v) ? get_float8_nan() : v;
 }
 
 /*
@@ -481,6 +536,51 @@ WideAccFold(WideAcc *a, uint8 kind, const char *value, uint32 len)
 			hll_merge_sketch(a->regs, value, len);
 		a->empty = false;
 		return;
+	}
+	else if (a->agg == WIDE_AGG_DDS)
+	{
+		if (kind == WIDE_KIND_ADD)
+		{
+			double		v;
+
+			if (len != sizeof(double))
+				acc_corrupt("DDSketch input", len, NULL);
+			memcpy(&v, value, sizeof(double));
+			WideDDSAdd(a, v);
+		}
+		else
+		{
+			const char *problem = WideDDSCheck(value, len);
+
+			if (problem != NULL)
+				acc_corrupt("DDSketch", len, problem);
+			WideDDSMerge(a, value, len);
+		}
+		a->empty = false;
+	}
+	else if (a->agg == WIDE_AGG_FSUM)
+	{
+		double		v;
+
+		/* an input, or a piece of a folded sum (fsum.c): added exactly */
+		if (len != sizeof(double))
+			acc_corrupt("float accumulator", len, NULL);
+		memcpy(&v, value, sizeof(double));
+		WideFsumAdd(a, v);
+		a->empty = false;
+	}
+	else if (a->agg == WIDE_AGG_FMIN || a->agg == WIDE_AGG_FMAX)
+	{
+		double		v;
+
+		if (len != sizeof(double))
+			acc_corrupt("float accumulator", len, NULL);
+		memcpy(&v, value, sizeof(double));
+		if (a->empty ||
+			(a->agg == WIDE_AGG_FMIN ? float_order(v, a->f) < 0 :
+			 float_order(v, a->f) > 0))
+			a->f = v;
+		a->empty = false;
 	}
 	else
 	{
@@ -519,18 +619,50 @@ WideAccSize(WideAcc *a)
 {
 	if (a->agg == WIDE_AGG_HLL)
 		return hll_size(a->regs, &a->nonzero);
-	return sizeof(int64);
+	if (a->agg == WIDE_AGG_DDS)
+	{
+		MemoryContext old = MemoryContextSwitchTo(a->cxt);
+
+		if (a->encoded)
+			pfree(a->encoded);
+		a->encoded = WideDDSEncode(a, &a->encoded_len);
+		MemoryContextSwitchTo(old);
+		return a->encoded_len;
+	}
+	return sizeof(int64);		/* fsum: the rounded sum, a double */
 }
 
 /*
  * WideAccWrite -- the accumulator as a MERGE record's value; WideAccSize
- * must have been called since the last fold.
+ * must have been called since the last fold.  An fsum writes its rounded
+ * sum: what a reader takes (a flush or compaction writes its pieces
+ * instead, WideFsumPieces).
  */
 void
 WideAccWrite(const WideAcc *a, char *out)
 {
 	if (a->agg == WIDE_AGG_HLL)
 		hll_write(a->regs, a->nonzero, out);
+	else if (a->agg == WIDE_AGG_DDS)
+		memcpy(out, a->encoded, a->encoded_len);
+	else if (WIDE_AGG_IS_FLOAT(a->agg))
+	{
+		double		f = WideAccFloat(a);
+
+		memcpy(out, &f, sizeof(double));
+	}
 	else
 		memcpy(out, &a->i, sizeof(int64));
+}
+
+/*
+ * WideAccFloat -- the value of a float accumulator: an fsum rounded to the
+ * nearest double, an fmin's or fmax's double.
+ */
+double
+WideAccFloat(const WideAcc *a)
+{
+	if (a->agg == WIDE_AGG_FSUM)
+		return WideFsumRound(a);
+	return a->empty ? 0.0 : a->f;
 }

@@ -380,8 +380,11 @@ WideBlockIterInit(WideBlockIter *it, const char *data, Size len, int16 typlen,
 	it->seq = 0;
 	it->ts_unit = 1;
 	it->val_div = 0.0;
-	/* blocks are written after their records' transactions started */
-	it->next_xid = XidFromFullTransactionId(ReadNextFullTransactionId());
+	/*
+	 * blocks are written after their records' transactions started (read
+	 * at the first record with an xmin: a frozen block needs no XidGenLock)
+	 */
+	it->next_xid = InvalidTransactionId;
 	if (!(p = get_varint(p, end, &ncells)) || !(p = get_varint(p, end, &arena)) ||
 		!(p = get_varint(p, end, &keylen)) || !(p = get_varint(p, end, &tslen)) ||
 		!(p = get_varint(p, end, &auxlen)) ||
@@ -616,6 +619,20 @@ read_times(WideBlockIter *it, WideCell *c)
 	return true;
 }
 
+/* the next transaction id, as of the first record that needed it */
+static pg_noinline TransactionId
+next_xid_read(WideBlockIter *it)
+{
+	it->next_xid = XidFromFullTransactionId(ReadNextFullTransactionId());
+	return it->next_xid;
+}
+
+static inline TransactionId
+block_next_xid(WideBlockIter *it)
+{
+	return TransactionIdIsValid(it->next_xid) ? it->next_xid : next_xid_read(it);
+}
+
 /*
  * read_aux -- decode the record's sequence number and xmin/cmin from the
  * auxiliary stream, or take the defaults when flags say they are absent.
@@ -641,7 +658,7 @@ read_aux(WideBlockIter *it, uint8 flags, WideCell *c)
 			BAD();
 		/* an xmin from the future would send visibility checks to clog */
 		if (TransactionIdIsNormal(c->xmin) &&
-			!TransactionIdPrecedes(c->xmin, it->next_xid))
+			!TransactionIdPrecedes(c->xmin, block_next_xid(it)))
 			BAD();
 	}
 	else
@@ -1064,8 +1081,34 @@ WideBlockRowsBuild(const WideRawBlock *blk, int16 typlen,
 	ok = skip_records(&it, NULL, 0, false, rows, &cap) &&
 		it.k == it.kend && it.t == it.tend && it.a == it.aend && it.v == it.end;
 	WideBlockIterEnd(&it);
-	return ok ? rows : NULL;
+	if (!ok)
+		return NULL;
+	/* the prefix all keys share (WideBlockRowsSeek) */
+	rows->plen = 0;
+	rows->next8 = NULL;
+	if (rows->n > 0)
+	{
+		const WideBlockRowStart *first = &rows->rows[0];
+
+		rows->plen = Min(first->keylen, WIDE_KEY_PREFIX_MAX);
+		for (int j = 1; j < rows->n; j++)
+		{
+			uint32		k = 0;
+
+			while (k < rows->plen && k < rows->rows[j].keylen &&
+				   first->key[k] == rows->rows[j].key[k])
+				k++;
+			rows->plen = k;
+		}
+		memcpy(rows->prefix, first->key, rows->plen);
+		rows->next8 = palloc(sizeof(uint64) * rows->n);
+		for (int j = 0; j < rows->n; j++)
+			rows->next8[j] = WideKeyNext8(rows->rows[j].key, rows->rows[j].keylen,
+									   rows->plen);
+	}
+	return rows;
 }
+
 
 /*
  * WideBlockRowsSeek -- the first row of the directory whose key is >= key
@@ -1077,12 +1120,30 @@ WideBlockRowsSeek(const WideBlockRows *rows, const char *key, uint32 keylen,
 {
 	int			lo = 0,
 				hi = rows->n;
+	uint64		k8 = 0;
 
+	if (rows->next8 != NULL)
+	{
+		/* outside the keys' common prefix, before or after them all */
+		int			c = memcmp(key, rows->prefix, Min(keylen, rows->plen));
+
+		if (c != 0)
+			return c < 0 ? 0 : rows->n;
+		if (keylen < rows->plen)
+			return 0;			/* a proper prefix of every key */
+		k8 = WideKeyNext8(key, keylen, rows->plen);
+	}
 	while (lo < hi)
 	{
 		int			mid = lo + (hi - lo) / 2;
-		int			cmp = WideKeyCompare(rows->rows[mid].key, rows->rows[mid].keylen,
-										 key, keylen);
+		int			cmp;
+
+		/* the 8 bytes after the prefix order the keys, unless equal */
+		if (rows->next8 != NULL && rows->next8[mid] != k8)
+			cmp = rows->next8[mid] < k8 ? -1 : 1;
+		else
+			cmp = WideKeyCompare(rows->rows[mid].key, rows->rows[mid].keylen,
+								 key, keylen);
 
 		if (cmp < 0 || (cmp == 0 && !incl))
 			lo = mid + 1;

@@ -64,6 +64,15 @@ static HTAB *cache = NULL;
 static dlist_head lru = DLIST_STATIC_INIT(lru);
 static dlist_head pinned_list = DLIST_STATIC_INIT(pinned_list);
 static Size cached_bytes = 0;
+
+/*
+ * The entry of each kind found last: a reader looks the same segment, index
+ * block and directory up again and again (a reverse read's window start,
+ * then its reader), and a key comparison is cheaper than hashing and
+ * probing.  Cleared when its entry is evicted.
+ */
+#define RECENT_KINDS	8
+static WideCacheEntry *recent[RECENT_KINDS];
 static MemoryContext cache_cxt = NULL;
 
 static void
@@ -121,6 +130,8 @@ evict(Size limit)
 			break;
 		if (e->pins > 0)
 			continue;
+		if (recent[e->key.kind % RECENT_KINDS] == e)
+			recent[e->key.kind % RECENT_KINDS] = NULL;
 		dlist_delete(&e->lru);
 		cached_bytes -= e->size;
 		MemoryContextDelete(e->cxt);
@@ -148,9 +159,14 @@ WideCacheLookup(Relation rel, uint64 epoch, uint32 segid, uint64 max_seq, uint32
 	key.kind = kind;
 	key.max_seq = max_seq;
 	key.offset = offset;
-	e = hash_search(cache, &key, HASH_FIND, NULL);
-	if (e == NULL)
-		return NULL;
+	e = recent[kind % RECENT_KINDS];
+	if (e == NULL || memcmp(&e->key, &key, sizeof(key)) != 0)
+	{
+		e = hash_search(cache, &key, HASH_FIND, NULL);
+		if (e == NULL)
+			return NULL;
+		recent[kind % RECENT_KINDS] = e;
+	}
 	pin(e);
 	dlist_move_tail(&lru, &e->lru);
 	*object = e->object;

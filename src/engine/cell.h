@@ -80,6 +80,26 @@ extern int	WideCellLevel(const WideCell *cell);
 extern int	WideCellCompare(const WideCell *a, const WideCell *b);
 extern int	WideCellCompareInRow(const WideCell *a, const WideCell *b);
 extern int	WideKeyCompare(const char *a, uint32 alen, const char *b, uint32 blen);
+
+/*
+ * WideKeyNext8 -- the 8 bytes of a key after its first plen, big-endian,
+ * zero-padded: where two keys share their first plen bytes, unequal values
+ * order them as WideKeyCompare does (equal ones need the whole keys).
+ * Seeks keep them in an array beside sorted keys (block.c, indexblock.c),
+ * so that a binary search reads a few cache lines instead of a key each.
+ */
+/* the longest common prefix kept beside such an array (a seek reads it first) */
+#define WIDE_KEY_PREFIX_MAX	48
+
+static inline uint64
+WideKeyNext8(const char *key, uint32 keylen, uint32 plen)
+{
+	uint64		v = 0;
+
+	for (uint32 i = 0; i < 8; i++)
+		v = (v << 8) | (plen + i < keylen ? (uint8) key[plen + i] : 0);
+	return v;
+}
 extern bool WideCellSameColumn(const WideCell *a, const WideCell *b);
 extern bool WideRowBeforeRange(const WideKeyRange *r, const char *key, uint32 keylen);
 extern bool WideRowAfterRange(const WideKeyRange *r, const char *key, uint32 keylen);

@@ -161,6 +161,8 @@ WideIndexDecode(const char *data, Size len, bool has_filter)
 	idx->bits = NULL;
 	idx->nbits = 0;
 	idx->nprobes = 0;
+	idx->plen = 0;
+	idx->next8 = NULL;
 
 	for (i = 0; i < n; i++)
 	{
@@ -234,6 +236,25 @@ WideIndexDecode(const char *data, Size len, bool has_filter)
 	}
 	if (p != end)
 		goto bad;
+	/* the keys' common prefix and what follows it, for WideIndexSeek */
+	if (idx->n == 0)
+		return idx;
+	idx->plen = Min(idx->entries[0].lastrowlen, WIDE_KEY_PREFIX_MAX);
+	for (i = 1; i < idx->n; i++)
+	{
+		const WideIndexEntry *e = &idx->entries[i];
+		uint32		k = 0;
+
+		while (k < idx->plen && k < e->lastrowlen &&
+			   e->lastrow[k] == idx->entries[0].lastrow[k])
+			k++;
+		idx->plen = k;
+	}
+	memcpy(idx->prefix, idx->entries[0].lastrow, idx->plen);
+	idx->next8 = palloc(sizeof(uint64) * Max(idx->n, 1));
+	for (i = 0; i < idx->n; i++)
+		idx->next8[i] = WideKeyNext8(idx->entries[i].lastrow,
+									 idx->entries[i].lastrowlen, idx->plen);
 	return idx;
 
 bad:
@@ -274,13 +295,31 @@ WideIndexSeek(const WideIndex *idx, const char *key, uint32 keylen)
 {
 	int			lo = 0;
 	int			hi = idx->n;
+	uint64		k8 = 0;
 
+	if (idx->next8 != NULL && idx->n > 0)
+	{
+		/* outside the keys' common prefix: before or after them all */
+		int			c = memcmp(key, idx->prefix, Min(keylen, idx->plen));
+
+		if (c != 0)
+			return c < 0 ? 0 : idx->n;
+		if (keylen < idx->plen)
+			return 0;			/* a proper prefix of every key */
+		k8 = WideKeyNext8(key, keylen, idx->plen);
+	}
 	while (lo < hi)
 	{
 		int			mid = lo + (hi - lo) / 2;
 		const WideIndexEntry *e = &idx->entries[mid];
+		int			cmp;
 
-		if (WideKeyCompare(e->lastrow, e->lastrowlen, key, keylen) < 0)
+		/* the 8 bytes after the prefix order the keys, unless equal */
+		if (idx->next8 != NULL && idx->next8[mid] != k8)
+			cmp = idx->next8[mid] < k8 ? -1 : 1;
+		else
+			cmp = WideKeyCompare(e->lastrow, e->lastrowlen, key, keylen);
+		if (cmp < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -296,5 +335,7 @@ WideIndexFree(WideIndex *idx)
 {
 	pfree(idx->entries);
 	pfree(idx->arena);
+	if (idx->next8)
+		pfree(idx->next8);
 	pfree(idx);
 }

@@ -81,6 +81,7 @@ extern WideReverseReader *WideReverseBegin(Relation rel, Snapshot snapshot,
 										   bool cells_forward,
 										   const WideTsWindow *window);
 extern const WideCell *WideReverseNext(WideReverseReader *r);
+extern bool WideReverseRowDone(const WideReverseReader *r);
 extern WideReaderStats WideReverseGetStats(const WideReverseReader *r);
 extern void WideReverseEnd(WideReverseReader *r);
 

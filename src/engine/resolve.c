@@ -99,6 +99,7 @@ struct WideResolver
 	bool		acc_pending;
 	WideAcc		acc;
 	WideCell	acc_cell;
+	uint64		acc_min_seq;	/* the oldest input folded */
 	StringInfoData acc_buf;
 };
 
@@ -172,6 +173,47 @@ emit(WideResolver *r, const WideCell *c, bool frozen)
 	r->stats.kept++;
 }
 
+/*
+ * flush_fsum -- write a float sum as its pieces (fsum.c): MERGE records of
+ * one double each, newest first, numbered from the newest input's sequence
+ * number down (within the inputs' numbers, so no other record of the cell
+ * shares one).  False if they do not fit there (a sum of fewer inputs than
+ * pieces, which does not happen: n doubles sum to at most n pieces), to
+ * write the rounded sum instead.
+ */
+static bool
+flush_fsum(WideResolver *r)
+{
+	double		pieces[64];
+	int			n = WideFsumPieces(&r->acc, pieces, lengthof(pieces));
+	StringInfo	b = &r->acc_buf;
+	uint32		head = r->acc_cell.keylen + r->acc_cell.famlen + r->acc_cell.quallen;
+	uint64		seq = r->acc_cell.seq;
+	int			i;
+
+	if (n < 0 || (uint64) (n - 1) > seq - r->acc_min_seq)
+		return false;
+	if (n == 0)
+	{
+		pieces[0] = 0.0;		/* a sum of zero is one piece of +0 */
+		n = 1;
+	}
+	r->acc_cell.key = b->data;
+	r->acc_cell.family = b->data + r->acc_cell.keylen;
+	r->acc_cell.qual = b->data + r->acc_cell.keylen + r->acc_cell.famlen;
+	r->acc_cell.vallen = sizeof(double);
+	for (i = 0; i < n; i++)
+	{
+		enlargeStringInfo(b, sizeof(double));
+		memcpy(b->data + head, &pieces[i], sizeof(double));
+		b->len = head + sizeof(double);
+		r->acc_cell.value = b->data + head;
+		r->acc_cell.seq = seq - i;
+		emit(r, &r->acc_cell, true);
+	}
+	return true;
+}
+
 static void
 flush_acc(WideResolver *r)
 {
@@ -181,6 +223,8 @@ flush_acc(WideResolver *r)
 	if (!r->acc_pending)
 		return;
 	r->acc_pending = false;
+	if (r->acc.agg == WIDE_AGG_FSUM && flush_fsum(r))
+		return;
 	head = r->acc_cell.keylen + r->acc_cell.famlen + r->acc_cell.quallen;
 	r->acc_cell.vallen = WideAccSize(&r->acc);
 	enlargeStringInfo(b, r->acc_cell.vallen);
@@ -206,6 +250,7 @@ fold(WideResolver *r, const WideCell *c)
 	}
 	else
 		WideAccFold(&r->acc, c->kind, c->value, c->vallen);
+	r->acc_min_seq = Min(r->acc_min_seq, c->seq);
 	r->stats.folded++;
 }
 
@@ -225,6 +270,7 @@ start_acc(WideResolver *r, const WideCell *c)
 	r->acc_cell.xmin = FrozenTransactionId;
 	r->acc_cell.key_datum = r->acc_cell.qual_datum = r->acc_cell.value_datum = NULL;
 	WideAccStart(&r->acc, WideCellAggregate(r->def, c->qual, c->quallen));
+	r->acc_min_seq = c->seq;
 	fold(r, c);
 	r->stats.folded--;			/* the first input is not folded away */
 	r->acc_pending = true;

@@ -47,8 +47,15 @@
 /* write-area rows a window may hold: at first, and at most */
 #define REVERSE_WA_FIRST	8
 #define REVERSE_WA_ROWS		256
-/* rows of each run the first window holds (the next ones: a block) */
+/*
+ * rows of each run the first window holds; each next window holds
+ * REVERSE_RUN_GROWTH times more, up to REVERSE_RUN_MAX, and then a block
+ * (a LIMIT 1 read that looks at the next row to end its own reads one more
+ * row, not a block)
+ */
 #define REVERSE_RUN_FIRST	1
+#define REVERSE_RUN_GROWTH	8
+#define REVERSE_RUN_MAX		64
 
 struct WideReverseReader
 {
@@ -217,7 +224,9 @@ window_start(WideReverseReader *r)
 		take_greater(r, &have);
 	}
 	r->warows = Min(r->warows * 2, REVERSE_WA_ROWS);
-	r->runrows = 0;
+	r->runrows *= REVERSE_RUN_GROWTH;
+	if (r->runrows > REVERSE_RUN_MAX)
+		r->runrows = 0;
 	return have;
 }
 
@@ -366,6 +375,17 @@ WideReverseNext(WideReverseReader *r)
 	}
 	r->stats.cells++;
 	return c;
+}
+
+/*
+ * WideReverseRowDone -- with cells_forward, whether the cell returned last
+ * was the last of its row: a caller that assembles rows knows the row is
+ * whole without asking for the next cell, which may read another window.
+ */
+bool
+WideReverseRowDone(const WideReverseReader *r)
+{
+	return r->cells_forward && r->ncells > 0 && r->pos == r->rowend;
 }
 
 /*

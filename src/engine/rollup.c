@@ -19,15 +19,20 @@
  *	             of 'host7#1700000000000' keys with key_parts 1 is kept
  *	             under 'host7'
  *	  qualifier  the source qualifier, ':' and the function: 'cpu:sum',
- *	             'cpu:count', 'cpu:min', 'cpu:max', 'cpu:hll'
+ *	             'cpu:count', 'cpu:min', 'cpu:max', 'cpu:hll', 'cpu:ddsketch'
  *	  ts         the start of the source timestamp's bucket: ts - ts %
  *	             bucket (buckets are aligned on 1970-01-01 00:00 UTC)
- *	  input      sum, min, max: the value (int8; in a bytea table 8
- *	             big-endian bytes); count: 1; hll: the value's hash
+ *	  input      sum, min, max: the value (int8 or float8; in a bytea
+ *	             table 8 big-endian bytes); count: 1 (an int64, also in a
+ *	             float8 table); hll: the value's hash; ddsketch: the
+ *	             value (a bytea table's 8-byte integer) as a double
  *
  * A rollup family is an aggregate family whose aggregate is chosen per cell
  * by the qualifier's suffix (WideCellAggregate): ':sum' and ':count' sum,
- * ':min' and ':max' keep the extreme, ':hll' is a HyperLogLog sketch.  So
+ * ':min' and ':max' keep the extreme, ':hll' is a HyperLogLog sketch.  In a
+ * float8 table sum, min and max fold doubles, the sum exactly (fsum.c), so
+ * a rollup cell reads back the correctly rounded sum of its inputs however
+ * they were folded; a count stays an integer.  So
  * its cells merge as add_to_cell's do: on read and at compaction, without
  * locks, exactly under concurrency (folding is commutative) and aborts (an
  * aborted writer's ADD records are invisible like its PUTs).
@@ -92,7 +97,7 @@ int			wide_rollup_on_write = WIDE_ROLLUP_WRITE_AUTO;
 bool		(*wide_rollup_replaying) (void) = NULL;
 
 static const char *const function_names[WIDE_ROLLUP_NFUNCTIONS] = {
-	"sum", "count", "min", "max", "hll"
+	"sum", "count", "min", "max", "hll", "ddsketch"
 };
 
 /*
@@ -150,19 +155,41 @@ WideRollupFunctionOf(const char *qual, uint32 quallen)
 WideAggregate
 WideCellAggregate(const WideFamily *f, const char *qual, uint32 quallen)
 {
-	if (f->aggregate != WIDE_AGG_ROLLUP)
-		return f->aggregate;
-	switch (WideRollupFunctionOf(qual, quallen))
-	{
-		case WIDE_ROLLUP_MIN:
-			return WIDE_AGG_MIN;
-		case WIDE_ROLLUP_MAX:
-			return WIDE_AGG_MAX;
-		case WIDE_ROLLUP_HLL:
-			return WIDE_AGG_HLL;
-		default:
-			return WIDE_AGG_SUM;
-	}
+	WideAggregate agg = f->aggregate;
+
+	if (agg == WIDE_AGG_ROLLUP)
+		switch (WideRollupFunctionOf(qual, quallen))
+		{
+			case WIDE_ROLLUP_MIN:
+				agg = WIDE_AGG_MIN;
+				break;
+			case WIDE_ROLLUP_MAX:
+				agg = WIDE_AGG_MAX;
+				break;
+			case WIDE_ROLLUP_HLL:
+				return WIDE_AGG_HLL;
+			case WIDE_ROLLUP_DDSKETCH:
+				return WIDE_AGG_DDS;
+			case WIDE_ROLLUP_COUNT:
+				return WIDE_AGG_SUM;	/* an int64 count in any table */
+			default:
+				agg = WIDE_AGG_SUM;
+				break;
+		}
+	/* over a float8 value column, sum, min and max fold doubles */
+	if (f->float_values)
+		switch (agg)
+		{
+			case WIDE_AGG_SUM:
+				return WIDE_AGG_FSUM;
+			case WIDE_AGG_MIN:
+				return WIDE_AGG_FMIN;
+			case WIDE_AGG_MAX:
+				return WIDE_AGG_FMAX;
+			default:
+				break;
+		}
+	return agg;
 }
 
 /*
@@ -179,7 +206,7 @@ WideRollupCellCheck(Relation rel, const WideFamily *f, const char *qual,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("qualifier \"%s\" of rollup family \"%s\" names no function",
 						pnstrdup(qual, Min(quallen, 64)), f->name),
-				 errdetail("A rollup cell's qualifier ends in :sum, :count, :min, :max or :hll."),
+				 errdetail("A rollup cell's qualifier ends in :sum, :count, :min, :max, :hll or :ddsketch."),
 				 errhint("Rollup families of wide table \"%s\" are written by writes to their source family; wide.rebuild_rollup() recomputes them.",
 						 RelationGetRelationName(rel))));
 	return WideCellAggregate(f, qual, quallen);
@@ -290,8 +317,25 @@ expand_one(Relation rel, const WideSchema *schema, const WideFamily *r,
 			case WIDE_ROLLUP_HLL:
 				*(uint64 *) input = rollup_hash(schema, c);
 				break;
+			case WIDE_ROLLUP_DDSKETCH:
+				{
+					/* the value as sum takes it (a bytea table's integer) */
+					double		d = (double) rollup_int(rel, schema, r, c);
+
+					memcpy(input, &d, sizeof(double));
+				}
+				break;
 			default:
-				*input = rollup_int(rel, schema, r, c);
+				if (schema->valtype == FLOAT8OID && c->vallen == sizeof(double))
+				{
+					double		d;
+
+					memcpy(&d, c->value, sizeof(double));
+					d = WideFloatInput(WideCellAggregate(r, qual, c->quallen + 1 + fnlen), d);
+					memcpy(input, &d, sizeof(double));
+				}
+				else
+					*input = rollup_int(rel, schema, r, c);
 				break;
 		}
 

@@ -31,11 +31,11 @@
  *	                              "max_age_us": <int>,        -- optional
  *	                              "gc": "union"|"intersection",
  *	                              "gc_rule": <rule>,          -- instead of the three above
- *	                              "aggregate": "sum"|"min"|"max"|"hll"|"rollup",
+ *	                              "aggregate": "sum"|"min"|"max"|"hll"|"ddsketch"|"rollup",
  *	                              "rollup": <rollup> } } }          -- with "rollup"
  *
  * A <rollup> is {"source": "<family>", "bucket": "<interval>", "bucket_us":
- * <int>, "functions": ["sum"|"count"|"min"|"max"|"hll", ...]}, written by
+ * <int>, "functions": ["sum"|"count"|"min"|"max"|"hll"|"ddsketch", ...]}, written by
  * wide.create_family(..., rollup => ...); see engine/rollup.c.
  *
  * A <rule> is Bigtable's nested GcRule, written by wide_internal._gc_rule:
@@ -640,6 +640,8 @@ parse_family(Relation rel, const char *name, int namelen,
 			f->aggregate = WIDE_AGG_MAX;
 		else if (l == 3 && memcmp(a, "hll", 3) == 0)
 			f->aggregate = WIDE_AGG_HLL;
+		else if (l == 8 && memcmp(a, "ddsketch", 8) == 0)
+			f->aggregate = WIDE_AGG_DDS;
 		else if (l == 6 && memcmp(a, "rollup", 6) == 0)
 			f->aggregate = WIDE_AGG_ROLLUP;
 	}
@@ -720,8 +722,11 @@ build_schema(Relation rel, Jsonb *doc, MemoryContext cxt)
 	if (nfams > 0)
 		memcpy(schema->families, fams, sizeof(WideFamily) * nfams);
 	for (int i = 0; i < nfams; i++)
-		if (fams[i].aggregate == WIDE_AGG_ROLLUP)
+	{
+		if (schema->families[i].aggregate == WIDE_AGG_ROLLUP)
 			schema->has_rollups = true;
+		schema->families[i].float_values = (schema->valtype == FLOAT8OID);
+	}
 	return schema;
 }
 

@@ -52,6 +52,8 @@ typedef struct WideFamily
 	int			ngc;			/* the policy as a program; 0: keep all */
 	WideGcOp	gc[WIDE_GC_MAX_OPS];
 	WideAggregate aggregate;
+	bool		float_values;	/* the value column is float8: sum, min and
+								 * max fold doubles (WideCellAggregate) */
 	/* a rollup family (aggregate WIDE_AGG_ROLLUP; engine/rollup.c) */
 	char		rollup_source[WIDE_MAX_FAMILY_NAME + 1];
 	int			rollup_sourcelen;
@@ -100,6 +102,7 @@ typedef enum WideRollupFunction
 	WIDE_ROLLUP_MIN,
 	WIDE_ROLLUP_MAX,
 	WIDE_ROLLUP_HLL,
+	WIDE_ROLLUP_DDSKETCH,
 	WIDE_ROLLUP_NFUNCTIONS
 } WideRollupFunction;
 

@@ -20,6 +20,9 @@
 
 /* an open segment: its header, and (if loaded) its root index */
 typedef struct WideIndex WideIndex;
+/* the longest bound kept as a seek hint (WideSegment) */
+#define WIDE_SEEK_HINT_KEY	64
+
 typedef struct WideSegment
 {
 	uint32		segid;
@@ -38,6 +41,20 @@ typedef struct WideSegment
 	int			nblobs;
 	WideBlobRef *blobs;			/* blobs the records own */
 	WideIndex  *root;
+	/*
+	 * Where the bound the last WideSegmentWindowStart found lies: a row key
+	 * that starts inside data block hint_ii of index block hint_ri, row
+	 * hint_row of its directory (segment_reader.c).  The reverse reader's
+	 * window then starts right after it, and its iterator takes the
+	 * position instead of seeking again.  (A segment never changes, so
+	 * the position of a key in it never goes stale.)
+	 */
+	bool		hint_valid;
+	int			hint_ri;
+	int			hint_ii;
+	int			hint_row;
+	uint32		hint_keylen;
+	char		hint_key[WIDE_SEEK_HINT_KEY];
 } WideSegment;
 
 typedef struct WideIndexEntry
@@ -68,6 +85,10 @@ struct WideIndex
 	const uint8 *bits;			/* row filter, or NULL */
 	uint32		nbits;
 	uint8		nprobes;
+	/* the prefix every lastrow shares, and the 8 bytes after it of each */
+	uint32		plen;
+	uint64	   *next8;			/* (WideKeyNext8; NULL: none) */
+	char		prefix[WIDE_KEY_PREFIX_MAX];	/* (its first plen bytes) */
 };
 
 typedef struct WideBlockIter
@@ -150,6 +171,15 @@ typedef struct WideBlockRows
 {
 	int			n;
 	WideBlockRowStart *rows;
+	/*
+	 * The bytes every row key of the block starts with (plen of them, those
+	 * of rows[0].key), and the 8 bytes of each key after them, big-endian,
+	 * zero-padded: a seek compares these first, a small array, instead of
+	 * reading every key it passes (block.c)
+	 */
+	uint32		plen;
+	uint64	   *next8;
+	char		prefix[WIDE_KEY_PREFIX_MAX];	/* (its first plen bytes) */
 } WideBlockRows;
 
 typedef struct WideBlockBuilder WideBlockBuilder;

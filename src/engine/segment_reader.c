@@ -627,6 +627,7 @@ struct WideSegIter
 	bool		done;
 	bool		check_start;	/* records of the block may be before the range */
 	bool		check_end;		/* ... or after it */
+	bool		hinted;			/* seek_start took the segment's hint */
 };
 
 /*
@@ -665,6 +666,18 @@ drop_index(WideSegIter *it)
 	it->idx = NULL;
 }
 
+/*
+ * Does the range start right after the segment's hint (the bound the last
+ * WideSegmentWindowStart found)?  Then its first block and row are known.
+ */
+static inline bool
+hint_matches(const WideSegment *seg, const WideKeyRange *r)
+{
+	return seg->hint_valid && r->has_start && !r->start_incl && !r->is_point &&
+		r->startlen == seg->hint_keylen &&
+		memcmp(r->start, seg->hint_key, r->startlen) == 0;
+}
+
 /* position on the first data block that may hold the range */
 static void
 seek_start(WideSegIter *it)
@@ -673,7 +686,11 @@ seek_start(WideSegIter *it)
 	const WideKeyRange *r = &it->range;
 
 	it->started = true;
-	it->ri = r->has_start ? WideIndexSeek(root, r->start, r->startlen) : 0;
+	it->hinted = hint_matches(it->seg, r);
+	if (it->hinted)
+		it->ri = it->seg->hint_ri;
+	else
+		it->ri = r->has_start ? WideIndexSeek(root, r->start, r->startlen) : 0;
 	if (it->ri >= root->n)
 	{
 		it->done = true;
@@ -685,7 +702,13 @@ seek_start(WideSegIter *it)
 									  root->entries[it->ri].flags))
 		return;
 	it->idx = open_index(it->rel, it->seg, &root->entries[it->ri], &it->idxpin);
-	it->ii = r->has_start ? WideIndexSeek(it->idx, r->start, r->startlen) : 0;
+	if (it->hinted && it->seg->hint_ii < it->idx->n)
+		it->ii = it->seg->hint_ii;
+	else
+	{
+		it->hinted = false;
+		it->ii = r->has_start ? WideIndexSeek(it->idx, r->start, r->startlen) : 0;
+	}
 	/* an exclusive start that ends a block: the range begins after it */
 	if (r->has_start && !r->start_incl && it->ii < it->idx->n &&
 		WideKeyCompare(it->idx->entries[it->ii].lastrow,
@@ -774,13 +797,24 @@ next_block(WideSegIter *it)
 		WideCacheEntry *rowspin = NULL;
 		WideBlockRows *rows = NULL;
 
-		if (it->blkpin != NULL && ++it->blk->seeks > WIDE_SEEKS_BEFORE_ROWS)
+		/* (a hinted block's directory was just used to find the hint) */
+		if (it->blkpin != NULL &&
+			(++it->blk->seeks > WIDE_SEEKS_BEFORE_ROWS || it->hinted))
 			rows = open_rows(it->rel, it->seg, it->seq_base, e, &rowspin);
 		if (rows != NULL)
 		{
-			int			j = WideBlockRowsSeek(rows, it->range.start,
-											  it->range.startlen,
-											  it->range.start_incl);
+			int			h = it->seg->hint_row;
+			int			j;
+
+			/* the hint's row, if it is where the hint says: the next row */
+			if (it->hinted && it->blocks == 1 && h < rows->n &&
+				WideKeyCompare(rows->rows[h].key, rows->rows[h].keylen,
+							   it->range.start, it->range.startlen) == 0)
+				j = h + 1;
+			else
+				j = WideBlockRowsSeek(rows, it->range.start,
+									  it->range.startlen,
+									  it->range.start_incl);
 
 			if (j > 0 && j < rows->n)
 				WideBlockIterSeekRow(&it->bi, rows, j);
@@ -1032,14 +1066,17 @@ WideSegIterEnd(WideSegIter *it)
 
 /*
  * The row key nrows rows below hi (counting the rows <= hi, or < hi if
- * !hi_incl) in a data block, into *out; false if the block has no more
- * rows than that.  Uses the block's row directory.
+ * !hi_incl) in data block ii of index block ri, into *out (and where it
+ * is, into the segment's hint); false if the block has no more rows than
+ * that.  Uses the block's row directory.
  */
 static bool
-block_row_below(Relation rel, const WideSegment *seg, const WideRunData *run,
-				const WideIndexEntry *e, const char *hi, uint32 hilen,
-				bool hi_incl, int nrows, StringInfo out, int *nbelow)
+block_row_below(Relation rel, WideSegment *seg, const WideRunData *run,
+				const WideIndex *idx, int ri, int ii, const char *hi,
+				uint32 hilen, bool hi_incl, int nrows, StringInfo out,
+				int *nbelow)
 {
+	const WideIndexEntry *e = &idx->entries[ii];
 	WideCacheEntry *pin;
 	WideBlockRows *rows = open_rows(rel, seg, run->seq_base, e, &pin);
 	int			n = hi ? WideBlockRowsSeek(rows, hi, hilen, !hi_incl) : rows->n;
@@ -1052,6 +1089,16 @@ block_row_below(Relation rel, const WideSegment *seg, const WideRunData *run,
 
 		resetStringInfo(out);
 		appendBinaryStringInfo(out, r->key, r->keylen);
+		/* where it is, for the reader of the window (seek_start) */
+		seg->hint_valid = r->keylen <= WIDE_SEEK_HINT_KEY;
+		if (seg->hint_valid)
+		{
+			seg->hint_ri = ri;
+			seg->hint_ii = ii;
+			seg->hint_row = n - nrows - 1;
+			seg->hint_keylen = r->keylen;
+			memcpy(seg->hint_key, r->key, r->keylen);
+		}
 	}
 	WideCacheRelease(pin);
 	return n > nrows;
@@ -1094,7 +1141,7 @@ WideSegmentWindowStart(Relation rel, const WideRunData *run, const char *hi,
 	{
 		int			n;
 
-		found = block_row_below(rel, seg, run, &idx->entries[ii], hi, hilen,
+		found = block_row_below(rel, seg, run, idx, ri, ii, hi, hilen,
 								hi_incl, nrows, out, &n);
 		if (!found && n == 0 && (ii > 0 || ri > 0))
 		{
@@ -1115,7 +1162,7 @@ WideSegmentWindowStart(Relation rel, const WideRunData *run, const char *hi,
 				idx = open_index(rel, seg, &root->entries[ri], &idxpin);
 				ii = idx->n - 1;
 			}
-			found = block_row_below(rel, seg, run, &idx->entries[ii], hi, hilen,
+			found = block_row_below(rel, seg, run, idx, ri, ii, hi, hilen,
 									hi_incl, nrows, out, &n);
 		}
 	}

@@ -446,7 +446,8 @@ WideWAScanBegin(Relation rel, Snapshot snapshot, const BlockNumber *heads,
 	scan->next = nlanes > 0 ? heads[0] : InvalidBlockNumber;
 	scan->cxt = AllocSetContextCreate(CurrentMemoryContext, "wide write-area scan",
 									  ALLOCSET_DEFAULT_SIZES);
-	scan->nblocks = RelationGetNumberOfBlocks(rel);
+	/* (read at the first page: an empty write area needs no lseek) */
+	scan->nblocks = 0;
 	scan->next_xid = XidFromFullTransactionId(ReadNextFullTransactionId());
 	return scan;
 }

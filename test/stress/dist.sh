@@ -9,8 +9,7 @@
 #   test/stress/dist.sh                                     30 rounds of 30 s
 #   WIDE_DIST_ROUNDS=100 WIDE_DIST_SECONDS=60 test/stress/dist.sh
 #   WIDE_DIST_SEED=123456 WIDE_DIST_ROUNDS=3 test/stress/dist.sh      replay
-#   WIDE_DIST_OP_SETTINGS=1 WIDE_DIST_TRUNCATE_IN_OPS=1 WIDE_DIST_WAL_MINIMAL=1 \
-#     test/stress/dist.sh            with the scenarios of known bugs (see the test)
+#   WIDE_DIST_WAL_MINIMAL=1 test/stress/dist.sh     wal_level minimal (see the test)
 #
 # A failed run keeps the servers' logs in the directory printed at the end.
 #
@@ -29,8 +28,8 @@ PGXS_DIR=$(dirname "$(pg_config --pgxs)")/..
 log "dist stress: $ROUNDS rounds of $SECONDS_PER_ROUND s${WIDE_DIST_SEED:+, seed $WIDE_DIST_SEED}"
 if as_test_user "WIDE_DIST_ROUNDS=$ROUNDS WIDE_DIST_SECONDS=$SECONDS_PER_ROUND \
 		${WIDE_DIST_SEED:+WIDE_DIST_SEED=$WIDE_DIST_SEED} \
-		WIDE_DIST_KILLS=${WIDE_DIST_KILLS:-1} WIDE_DIST_OP_SETTINGS=${WIDE_DIST_OP_SETTINGS:-0} \
-		WIDE_DIST_TRUNCATE_IN_OPS=${WIDE_DIST_TRUNCATE_IN_OPS:-0} WIDE_DIST_WAL_MINIMAL=${WIDE_DIST_WAL_MINIMAL:-0} \
+		WIDE_DIST_KILLS=${WIDE_DIST_KILLS:-1} WIDE_DIST_OP_SETTINGS=${WIDE_DIST_OP_SETTINGS:-1} \
+		WIDE_DIST_TRUNCATE_IN_OPS=${WIDE_DIST_TRUNCATE_IN_OPS:-1} WIDE_DIST_WAL_MINIMAL=${WIDE_DIST_WAL_MINIMAL:-0} \
 		PG_TEST_NOCLEAN=1 TESTDIR='$OUT' PG_REGRESS='$PGXS_DIR/test/regress/pg_regress' \
 		prove -v -I '$PGXS_DIR/test/perl' -I '$WIDE_ROOT/test/t' test/t/226_dist_stress.pl"; then
 	log "dist stress: passed"

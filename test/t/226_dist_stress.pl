@@ -6,8 +6,9 @@
 # parent is read (postgres_fdw commits on the node before the local
 # commit) through the parent and through wide.read_rows, and that no cell
 # is read twice.  Meanwhile random splits, moves, TRUNCATEs (of the parent
-# and the log together), family DDL and kill -9 of the coordinator or a
-# node run; every session (writers, reader, and with
+# and the log together), family DDL, rollup changes (a rollup family of the
+# writes, key_parts 1: dropped, made again with its backfill, rebuilt),
+# publication attempts and kill -9 of the coordinator or a node run; every session (writers, reader, and with
 # WIDE_DIST_OP_SETTINGS=1 the operations too) runs under random settings
 # (standard_conforming_strings, DateStyle, IntervalStyle, TimeZone,
 # bytea_output, extra_float_digits, search_path); a fifth of the keys hold
@@ -16,13 +17,27 @@
 # the parent and the data API alike; a cell without a log row is only one
 # written through the parent whose local commit a coordinator kill cut
 # off (documented: not atomic across nodes); nothing is left prepared;
-# every operation is done or rolled back.
+# every operation is done or rolled back; the rollup, when there is one,
+# is the aggregate (sum, count, min, max per group and millisecond) of the
+# source cells present, each counted once; no publication includes the
+# parent while it has a remote tablet.  Publications: the coordinator
+# decodes wide tables (preloaded, wal_level logical; not with
+# WIDE_DIST_WAL_MINIMAL), so CREATE PUBLICATION of the parent (by name,
+# with publish_via_partition_root, by schema, FOR ALL TABLES, ALTER
+# PUBLICATION ... SET TABLE) must be refused while it has a remote tablet
+# and accepted while all its tablets are local (in some rounds moves bring
+# tablets home to get there); a move to a node of a published parent must
+# be refused, at its start or (published during its copy: attempts are
+# also made while a split or move waits before its swap) at its swap,
+# which resume_tablet_ops rolls back; an accepted publication is dropped
+# by a later operation.  Splits are at a group's key (a rollup key), as
+# split_tablet requires of a rollup with key_parts.
 #
 # Environment: WIDE_DIST_ROUNDS (default 3), WIDE_DIST_SECONDS per round
-# (default 15), WIDE_DIST_SEED (default random, printed), WIDE_DIST_KILLS
+# (default 12), WIDE_DIST_SEED (default random, printed), WIDE_DIST_KILLS
 # (default 1: kill -9 of the coordinator or a node in some rounds),
-# WIDE_DIST_OP_SETTINGS (default 0: issue 24 defect 2, random settings in
-# the sessions that split and move), WIDE_DIST_TRUNCATE_IN_OPS (default 0:
+# WIDE_DIST_OP_SETTINGS (default 1: issue 24 defect 2, random settings in
+# the sessions that split and move), WIDE_DIST_TRUNCATE_IN_OPS (default 1:
 # issue 24 defect 3, TRUNCATE while a split or move is between its copy and
 # its swap, or while one that a kill left open waits for
 # resume_tablet_ops; off, a TRUNCATE is replaced by a resume then),
@@ -51,11 +66,11 @@ use Time::HiRes qw(usleep time);
 use Test::More;
 
 my $rounds = $ENV{WIDE_DIST_ROUNDS} // 3;
-my $seconds = $ENV{WIDE_DIST_SECONDS} // 15;
+my $seconds = $ENV{WIDE_DIST_SECONDS} // 12;
 my $seed = $ENV{WIDE_DIST_SEED} // int(rand(1_000_000));
 my $kills = $ENV{WIDE_DIST_KILLS} // 1;
-my $op_settings = $ENV{WIDE_DIST_OP_SETTINGS} // 0;
-my $trunc_in_ops = $ENV{WIDE_DIST_TRUNCATE_IN_OPS} // 0;
+my $op_settings = $ENV{WIDE_DIST_OP_SETTINGS} // 1;
+my $trunc_in_ops = $ENV{WIDE_DIST_TRUNCATE_IN_OPS} // 1;
 my $wal_minimal = $ENV{WIDE_DIST_WAL_MINIMAL} // 0;
 my $mixed_reads = $ENV{WIDE_DIST_MIXED_READS} // 0;
 my $strict_api = $ENV{WIDE_DIST_STRICT_API_READS} // 1;
@@ -72,6 +87,10 @@ for my $name ('coord', 'n1', 'n2')
 	$node->init;
 	$node->append_conf('postgresql.conf', "max_prepared_transactions = 20\nmax_connections = 40\n"
 		  . ($wal_minimal ? '' : "wal_level = replica\nmax_wal_senders = 2\n"));
+	# the coordinator decodes its wide tables (publications of a parent
+	# whose tablets are all local are accepted)
+	$node->append_conf('postgresql.conf', "wal_level = logical\nshared_preload_libraries = 'wide'\n")
+	  if $name eq 'coord' && !$wal_minimal;
 	$node->start;
 	$node->safe_psql('postgres', 'CREATE EXTENSION wide');
 	push @nodes, $node;
@@ -87,18 +106,30 @@ for my $node ($n1, $n2)
 		CREATE USER MAPPING FOR CURRENT_USER SERVER $name;
 	});
 }
-$coord->safe_psql('postgres', q{
+# the rollup of family f: under the key's part before '#' (its group), per
+# millisecond of ts; every split is at a group's key
+my $rollup = '{"source": "f", "bucket": "0.001 seconds", "functions": ["sum", "count", "min", "max"], "key_parts": 1}';
+$coord->safe_psql('postgres', qq{
 	CREATE TABLE d (row_key text COLLATE "C", family text COLLATE "C",
 	                qualifier text COLLATE "C", ts int8, value int8)
 	  PARTITION BY RANGE (row_key);
 	SELECT wide.create_family('d', 'f');
+	SELECT wide.create_family('d', 'r', rollup => '$rollup');
 	SELECT wide.create_tablets('d', ARRAY['h', 'p'], ARRAY['local', 'n1', 'n2']);
 	CREATE TABLE wlog (key text COLLATE "C" PRIMARY KEY, w int, i bigint);
 	CREATE TABLE rlog (w int, n int, logged bigint, seen bigint, seen_api bigint, dups bigint, ok boolean, miss text, ops text);
 	CREATE TABLE stop (b boolean);
+	-- (deletes from them while a publication includes them)
+	ALTER TABLE stop REPLICA IDENTITY FULL;
+	ALTER TABLE rlog REPLICA IDENTITY FULL;
+	CREATE PUBLICATION ph FOR TABLE stop;
 });
 # (the first split makes the journal the reader looks at)
 $coord->safe_psql('postgres', q{CALL wide.split_tablet('d', 'd_1', 'c')});
+# (a published d's deletes -- rebuild_rollup -- need a replica identity on
+# every tablet; the parent's goes to the tablets splits and moves make)
+$coord->safe_psql('postgres', q{ALTER TABLE d REPLICA IDENTITY FULL});
+$coord->safe_psql('postgres', "ALTER TABLE $_ REPLICA IDENTITY FULL") for map { (split / /)[0] } grep { / local$/ } tablets();
 
 my @settings = (
 	[ 'standard_conforming_strings', 'on', 'off' ],
@@ -131,7 +162,7 @@ BEGIN
     EXIT WHEN EXISTS (SELECT FROM public.stop);
     i := i + 1;
     k := chr(97 + ((i * 7 + %d) %% 26)::int) || CASE WHEN i %% 5 = 0 THEN chr(92) ELSE '' END
-         || 'p' || (i %% 3) || 'w' || %d || '_' || i;
+         || 'p' || (i %% 3) || 'w' || %d || '#' || i;
     BEGIN
       IF i %% 3 = 0 THEN
         INSERT INTO public.d VALUES (k, 'f', 'q', i, i);
@@ -147,6 +178,9 @@ BEGIN
       RAISE NOTICE 'write %% failed: %%', k, SQLERRM;
     END;
     COMMIT;
+    -- (a few hundred writes a second at most: with every tablet local,
+    -- writes are many times faster than through a node)
+    PERFORM pg_sleep(0.003);
   END LOOP;
 END $$;};
 
@@ -243,6 +277,7 @@ my @failures;
 my $incarnation = 0;
 my $coord_killed = 0;
 my $round_partial = 0;
+my $gather = 0;
 
 # the settle step after a round: nodes' leftovers resolved, operations resumed
 sub settle
@@ -256,56 +291,155 @@ sub settle
 	push @failures, "resume_tablet_ops: $err" if $err =~ /WARNING|ERROR/;
 }
 
+# the key of a group (a rollup key) in the middle of the tablet's groups,
+# above its lower bound; '' if it has fewer than two
+sub split_key
+{
+	my ($tab) = @_;
+	my ($ret, $out) = $coord->psql('postgres', qq{
+		SELECT g FROM (SELECT g, row_number() OVER (ORDER BY g) n, count(*) OVER () c
+		  FROM (SELECT DISTINCT split_part(row_key, '#', 1) COLLATE "C" g FROM d
+		         WHERE tableoid = '$tab'::regclass AND family = 'f') x) y
+		 WHERE c > 1 AND n = 1 + (c + 1) / 2});
+	return $ret == 0 ? $out : '';
+}
+
+# publications that include d (by name, by schema or all tables)
+my $covering = q{SELECT coalesce(string_agg(p.pubname, ', ' ORDER BY p.pubname), '') FROM pg_publication p
+	WHERE p.puballtables OR EXISTS (SELECT FROM pg_publication_rel r WHERE r.prpubid = p.oid AND r.prrelid = 'd'::regclass)
+	   OR EXISTS (SELECT FROM pg_publication_namespace n WHERE n.pnpubid = p.oid AND n.pnnspid = 'public'::regnamespace)};
+my @pubnames;
+
+# a publication of d, in one of the forms that include it
+sub publish_sql
+{
+	my $n = 'p' . ($stats{ops} + 1);
+	my @forms = ("CREATE PUBLICATION $n FOR TABLE d", "CREATE PUBLICATION $n FOR TABLE d WITH (publish_via_partition_root)",
+		"CREATE PUBLICATION $n FOR TABLES IN SCHEMA public", "CREATE PUBLICATION $n FOR ALL TABLES",
+		'ALTER PUBLICATION ph SET TABLE stop, d');
+	my $sql = $forms[ int(rand(@forms)) ];
+	push @pubnames, $n if $sql =~ /^CREATE/;
+	return $sql;
+}
+
+# what a publication attempt must do: refused while d has a remote tablet,
+# accepted (wide decodes here) while all its tablets are local
+sub publish_expect
+{
+	return $coord->safe_psql('postgres', q{SELECT EXISTS (SELECT FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+		WHERE i.inhparent = 'd'::regclass AND c.relkind = 'f')}) eq 't' ? 'refused' : 'accepted';
+}
+
 sub run_op
 {
 	my @t = tablets();
 	my $pick = rand();
-	my ($sql, $kind);
+	my ($sql, $kind, $expect);
 	my ($tab, $where) = split / /, $t[ int(rand(@t)) ];
-	if ($pick < 0.35 && @t < 9)
+	# (in a gathering round, tablets come home, then d is published)
+	my @remote = grep { !/ local$/ } @t;
+	$pick = @remote ? 0.3 + rand(0.3) : 0.9 + rand(0.1) if $gather && rand() < (@remote ? 0.8 : 0.4);
+	# (splits at a group's key: the rollup's groups stay whole)
+	my $at = $pick < 0.3 && @t < 9 ? split_key($tab) : '';
+	$pick = 0.3 + rand(0.3) if $pick < 0.3 && $at eq '';
+	if ($pick < 0.3)
 	{
-		($sql, $kind) = (qq{CALL wide.split_tablet('d', '$tab')}, 'split');
+		(my $lit = $at) =~ s/'/''/g;
+		($sql, $kind) = (qq{CALL wide.split_tablet('d', '$tab', E'} . ($lit =~ s/\\/\\\\/gr) . q{')}, 'split');
 	}
-	elsif ($pick < 0.7)
+	elsif ($pick < 0.6)
 	{
+		# (in a gathering round, moves bring tablets home: a parent whose
+		# tablets are all local may be published)
+		($tab, $where) = split / /, $remote[ int(rand(@remote)) ] if $gather && @remote;
 		my @to = grep { $_ ne $where } ('local', 'n1', 'n2');
+		@to = ('local') if $gather && $where ne 'local';
 		($sql, $kind) = (sprintf(q{CALL wide.move_tablet('d', '%s', '%s')}, $tab, $to[ int(rand(@to)) ]), 'move');
 	}
-	elsif ($pick < 0.8 && !$trunc_in_ops
+	elsif ($pick < 0.68 && !$trunc_in_ops
 		&& $coord->safe_psql('postgres', q{SELECT count(*) FROM wide.tablet_ops WHERE step IN ('created', 'copied', 'swapped')}) > 0)
 	{
 		# an operation a kill left open: TRUNCATE now is defect 3 (below)
 		($sql, $kind) = ('CALL wide.resume_tablet_ops()', 'resume');
 	}
-	elsif ($pick < 0.8)
+	elsif ($pick < 0.68)
 	{
 		($sql, $kind) = ('BEGIN; TRUNCATE d; TRUNCATE wlog; COMMIT', 'truncate');
 	}
-	elsif ($pick < 0.9)
+	elsif ($pick < 0.74)
 	{
 		($sql, $kind) = (sprintf(q{SELECT wide.create_family('d', 'x%d', max_versions => %d)},
 				$stats{ops}, 1 + int(rand(3))), 'create_family');
 	}
-	else
+	elsif ($pick < 0.8)
 	{
 		($sql, $kind) = (sprintf(q{SELECT wide.alter_family('d', 'f', max_versions => %d)}, 1 + int(rand(4))),
 			'alter_family');
 	}
+	elsif ($pick < 0.9)
+	{
+		# the rollup: rebuilt, dropped, made again (its backfill under writes)
+		if ($coord->safe_psql('postgres', q{SELECT count(*) FROM wide.rollups('d')}) eq '0')
+		{
+			($sql, $kind) = (qq{SELECT wide.create_family('d', 'r', rollup => '$rollup')}, 'create_rollup');
+		}
+		elsif (rand() < 0.6)
+		{
+			($sql, $kind) = (q{SELECT wide.rebuild_rollup('d', 'r')}, 'rebuild_rollup');
+		}
+		else
+		{
+			($sql, $kind) = (q{SELECT wide.drop_family('d', 'r')}, 'drop_rollup');
+		}
+	}
+	elsif (!$wal_minimal && $coord->safe_psql('postgres', $covering) ne '' && rand() < 0.6)
+	{
+		($sql, $kind) = ('BEGIN; ' . join('', map { "DROP PUBLICATION IF EXISTS $_; " } @pubnames)
+			  . 'ALTER PUBLICATION ph SET TABLE stop; COMMIT', 'unpublish');
+		@pubnames = ();
+	}
+	elsif (!$wal_minimal)
+	{
+		($sql, $kind, $expect) = (publish_sql(), 'publish', publish_expect());
+	}
+	else
+	{
+		($sql, $kind) = ('CALL wide.resume_tablet_ops()', 'resume');
+	}
 	my @pre = $op_settings ? random_settings() : ();
 	$stats{ops}++;
 	$op_counts{$kind}++;
-	if ($trunc_in_ops && ($kind eq 'split' || $kind eq 'move'))
+	if (($trunc_in_ops || (!$wal_minimal && rand() < 0.2)) && ($kind eq 'split' || $kind eq 'move'))
 	{
-		# TRUNCATE while the operation waits before its catch-up and swap
+		# TRUNCATE, or a publication of d, while the operation waits before
+		# its catch-up and swap
+		my $inject = $trunc_in_ops && ($wal_minimal || rand() < 0.7) ? 'truncate' : 'publish';
 		my ($lin, $lout, $lerr) = ('', '', '');
 		my $locker = IPC::Run::start([ 'psql', '-XAtq', '-d', $coord->connstr('postgres') ],
 			\$lin, \$lout, \$lerr);
 		$lin .= "BEGIN; SELECT FROM wide.tablet_op_pause WHERE step = 2 FOR UPDATE; SELECT 'locked';\n";
 		$locker->pump until $lout =~ /locked/;
 		my $op = start_psql($coord, @pre, $sql);
-		$coord->poll_query_until('postgres',
-			q{SELECT EXISTS (SELECT FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ~ 'wide\.(split|move)_tablet')});
-		$coord->psql('postgres', 'BEGIN; TRUNCATE d; TRUNCATE wlog; COMMIT');
+		# (until it waits there, or has ended: refused at its start, as while
+		# a node restarts or an operation a kill left is unfinished --
+		# poll_query_until would wait its whole timeout, minutes)
+		for (my $until = time() + 60; time() < $until; usleep(100_000))
+		{
+			$op->{h}->pump_nb if $op->{h}->pumpable;
+			last if !$op->{h}->pumpable;
+			last if $coord->safe_psql('postgres',
+				q{SELECT EXISTS (SELECT FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ~ 'wide\.(split|move)_tablet')}) eq 't';
+		}
+		if ($inject eq 'truncate')
+		{
+			$coord->psql('postgres', 'BEGIN; TRUNCATE d; TRUNCATE wlog; COMMIT');
+		}
+		else
+		{
+			my ($psql, $pexpect) = (publish_sql(), publish_expect());
+			my ($ret, $out, $err) = $coord->psql('postgres', $psql);
+			publish_done($psql, $pexpect, $err, ' during a ' . $kind);
+		}
 		$lin .= "COMMIT; SELECT 'unlocked';\n";
 		$locker->pump until $lout =~ /unlocked/;
 		$lin .= "\\q\n";
@@ -314,7 +448,25 @@ sub run_op
 	}
 	# (a transaction of several statements: one -c)
 	my $op = start_psql($coord, @pre, $sql);
-	return { %$op, kind => $kind, sql => $sql, start => time() };
+	return { %$op, kind => $kind, sql => $sql, expect => $expect, start => time() };
+}
+
+# a publication attempt ended: refused exactly when d had a remote tablet
+sub publish_done
+{
+	my ($sql, $expect, $err, $when) = @_;
+	my ($first) = $err =~ /((?:ERROR|FATAL):[^\n]*)/;
+	if ($expect eq 'refused')
+	{
+		$stats{publish_refused}++ if $first && $first =~ /cannot publish table .* it has remote tablets/;
+		push @failures, "$sql$when: accepted while d has a remote tablet" unless $first;
+		push @failures, "$sql$when: $first" if $first && $first !~ /it has remote tablets|could not connect|terminating connection|connection to server/;
+	}
+	else
+	{
+		$stats{publish_accepted}++ unless $first;
+		push @failures, "$sql$when (all tablets local): $first" if $first && $first !~ /could not connect|terminating connection|connection to server/;
+	}
 }
 
 sub op_done
@@ -322,6 +474,15 @@ sub op_done
 	my ($op) = @_;
 	$op->{h}->finish;
 	my $err = ${ $op->{err} };
+	if ($op->{kind} eq 'publish')
+	{
+		publish_done($op->{sql}, $op->{expect}, $err, '');
+		return;
+	}
+	# a move to a node of a published d is refused before it starts; one
+	# that a publication made during its copy is refused at its swap (and
+	# rolled back by resume_tablet_ops)
+	$stats{moves_refused_published}++ if $err =~ /it is published|it has remote tablets/;
 	if ($err =~ /ERROR|FATAL/ && $op->{kind} eq 'truncate')
 	{
 		# TRUNCATE through the parent commits node after node
@@ -344,7 +505,7 @@ sub op_done
 		my ($first) = $err =~ /((?:ERROR|FATAL):[^\n]*)/;
 		note("$op->{kind}: $first");
 		push @failures, "op $op->{sql}: $first"
-		  unless $first =~ /could not connect|server closed the connection|terminating connection|node "n\d" failed|is unfinished|connection to server|the database system is|locked by prepared transactions|is empty: give the key|deadlock detected|server "n\d"/;
+		  unless $first =~ /could not connect|server closed the connection|terminating connection|node "n\d" failed|is unfinished|connection to server|the database system is|locked by prepared transactions|is empty: give the key|deadlock detected|server "n\d"|it is published|it has remote tablets/;
 	}
 }
 
@@ -408,6 +569,32 @@ sub check
 		"round $round: nothing left prepared on the nodes");
 	is($q->(q{SELECT count(*) FROM wide.tablet_ops WHERE step NOT IN ('done', 'rolled back')}), '0',
 		"round $round: every split and move done or rolled back");
+	# the rollup (when there is one) is the aggregate of the source cells
+	# that committed, each counted once, whatever split, moved, was
+	# killed or truncated
+	if ($q->(q{SELECT count(*) FROM wide.rollups('d')}) ne '0')
+	{
+		my ($n, $bad) = split /\|/, $q->(q{
+			WITH s AS (SELECT split_part(row_key, '#', 1) g, ts - ts % 1000 b, sum(value) su, count(*) c,
+			                  min(value) mi, max(value) ma
+			             FROM d WHERE family = 'f' GROUP BY 1, 2),
+			     r AS (SELECT row_key g, ts b, sum(value) FILTER (WHERE qualifier = 'q:sum') su,
+			                  sum(value) FILTER (WHERE qualifier = 'q:count') c,
+			                  min(value) FILTER (WHERE qualifier = 'q:min') mi,
+			                  max(value) FILTER (WHERE qualifier = 'q:max') ma, count(*) n
+			             FROM d WHERE family = 'r' GROUP BY 1, 2)
+			SELECT (SELECT count(*) FROM r), coalesce(string_agg(format('%s@%s sum/count/min/max %s/%s/%s/%s rollup %s/%s/%s/%s (%s cells)',
+			         g, b, s.su, s.c, s.mi, s.ma, r.su, r.c, r.mi, r.ma, r.n), '; '), '')
+			  FROM s FULL JOIN r USING (g, b)
+			 WHERE (s.su, s.c, s.mi, s.ma) IS DISTINCT FROM (r.su, r.c, r.mi, r.ma) OR r.n <> 4});
+		is(substr($bad, 0, 2000), '', "round $round: the rollup is the aggregate of the committed source cells ($n rollup groups)");
+		$stats{rollup_checks}++;
+		$stats{rollup_groups} += $n;
+	}
+	my $covers = $q->($covering);
+	my $remote = $q->(q{SELECT count(*) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+		WHERE i.inhparent = 'd'::regclass AND c.relkind = 'f'});
+	is($remote ne '0' ? $covers : '', '', "round $round: no publication includes d while it has a remote tablet");
 	my $stats = $q->(q{SELECT count(*) FROM wlog}) . ' logged writes, '
 	  . $q->(q{SELECT count(*) FROM rlog}) . ' reads';
 	note("round $round: $stats");
@@ -421,6 +608,8 @@ for my $round (1 .. $rounds)
 {
 	$coord_killed = 0;
 	$round_partial = 0;
+	$gather = !$wal_minimal && rand() < 0.4;
+	note("round $round: gathering tablets home") if $gather;
 	my @clients;
 	my $start_client = sub {
 		my ($kind, $w) = @_;
@@ -492,7 +681,7 @@ for my $round (1 .. $rounds)
 		}
 		if ($op)
 		{
-			$op->{h}->pump_nb;
+			$op->{h}->pump_nb if $op->{h}->pumpable;
 			if (!$op->{h}->pumpable)
 			{
 				op_done($op);
@@ -507,17 +696,26 @@ for my $round (1 .. $rounds)
 	$coord->safe_psql('postgres', 'INSERT INTO stop VALUES (true)');
 	client_done($_) for @clients;
 	settle();
-	check($round);
+	# (a check that fails to run ends the rounds, with what was found so far)
+	if (!eval { check($round); 1 })
+	{
+		push @failures, "round $round: the model check failed to run: $@";
+		last;
+	}
 	$stats{rounds}++;
 }
 
 diag(sprintf('dist stress: seed %d, %d rounds, %d writes checked, %d reads, %d operations (%s), '
 	  . '%d failed, %d kills of the coordinator, %d of a node, %d failed client statements, %d clients restarted, '
-	  . '%d hung, %d rounds with a read_rows miss, %d TRUNCATEs failed on a node, %d session settings tried (%s)',
+	  . '%d hung, %d rounds with a read_rows miss, %d TRUNCATEs failed on a node, '
+	  . 'publications of d: %d accepted (all tablets local), %d refused (a remote tablet), %d moves refused (published), '
+	  . 'rollup checked in %d rounds (%d bucket cells), %d session settings tried (%s)',
 	$seed, $stats{rounds}, $stats{writes} // 0, $stats{reads} // 0, $stats{ops},
 	join(', ', map { "$_ $op_counts{$_}" } sort keys %op_counts), $stats{op_errors},
 	$stats{coord_kills}, $stats{node_kills}, $stats{client_errors} // 0, $stats{client_restarts} // 0,
-	$stats{hangs} // 0, $stats{api_misses} // 0, $stats{partial_truncates} // 0, scalar(keys %tried), join(' ', sort keys %tried)));
+	$stats{hangs} // 0, $stats{api_misses} // 0, $stats{partial_truncates} // 0,
+	$stats{publish_accepted} // 0, $stats{publish_refused} // 0, $stats{moves_refused_published} // 0,
+	$stats{rollup_checks} // 0, $stats{rollup_groups} // 0, scalar(keys %tried), join(' ', sort keys %tried)));
 diag("failure: $_") for @failures;
 is(scalar(@failures), 0, 'no unexplained failure');
 $_->stop for @nodes;

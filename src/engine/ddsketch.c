@@ -1,0 +1,393 @@
+/*-------------------------------------------------------------------------
+ *
+ * ddsketch.c
+ *	  Quantile sketches merged on write: DDSketch (Masson, Rim, Lee,
+ *	  "DDSketch: a fast and fully-mergeable quantile sketch with
+ *	  relative-error guarantees", VLDB 2019), the accumulator of a ddsketch
+ *	  family.
+ *
+ * Why DDSketch and not t-digest: a DDSketch is a histogram of counts over
+ * fixed logarithmic bins, so merging two sketches adds their counts bin by
+ * bin -- exactly commutative and associative, the merge of sketches is the
+ * sketch of the union of their inputs, whatever the order in which reads,
+ * flushes, compactions and aborts fold them (the engine's requirement).  A
+ * t-digest's merge depends on the order of merging.  And its guarantee is
+ * relative to the value, per quantile, also for the tails (p99, p99.9),
+ * which is what latency and readings dashboards ask.
+ *
+ * Relative accuracy alpha = 1%: gamma = (1 + alpha) / (1 - alpha); a
+ * positive value x falls in bin i = ceil(log(x) / log(gamma)), the bin of
+ * (gamma^(i-1), gamma^i]; negative values in bins of |x| kept apart; zeros
+ * are counted apart.  The value reported for bin i is 2 gamma^i / (gamma +
+ * 1), within alpha of every value of the bin.  Bins are never collapsed,
+ * so the guarantee holds for every quantile: wide.quantile(s, q) returns a
+ * value within 1% (relative) of the input of rank ceil(q n) (1-based, at
+ * least 1) in increasing order -- what percentile_disc(q) returns -- for n
+ * inputs.  Every finite double has a bin (about 72,000 bins span all of
+ * them; readings within six orders of magnitude take at most 700).
+ *
+ * Sketch (the value of a ddsketch cell, as SQL reads it back):
+ *
+ *	byte 0      'D' (0x44)
+ *	byte 1      format version, 1
+ *	byte 2      relative accuracy in percent, 1
+ *	byte 3      0
+ *	varint      count of zeros
+ *	varint      n: positive bins, then n times (zigzag varint: bin index
+ *	            minus the previous one's, the first minus 0; varint count)
+ *	            by increasing index, counts > 0
+ *	varint      m: negative bins, the same
+ *
+ * varint := LEB128 of a uint64; zigzag(k) := (k << 1) ^ (k >> 63).  The
+ * encoding depends only on the counts, so equal sketches are equal bytes.
+ * An input (an ADD record) is the value, a double of 8 bytes.
+ *
+ * IDENTIFICATION
+ *	  src/engine/ddsketch.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <float.h>
+#include <math.h>
+
+#include "lib/stringinfo.h"
+
+#include "engine/aggregate.h"
+
+#define DDS_MAGIC		0x44
+#define DDS_VERSION		1
+#define DDS_ACCURACY	1		/* percent */
+#define DDS_HEADER		4
+#define DDS_ALPHA		0.01
+#define DDS_MAX_INDEX	40000	/* beyond every finite double's bin */
+
+/* one sign's bins: counts[i - lo] for i in [lo, lo + n) */
+typedef struct DDStore
+{
+	int32		lo;
+	int32		n;
+	uint64	   *counts;
+} DDStore;
+
+struct WideDDS
+{
+	uint64		zeros;
+	DDStore		pos;
+	DDStore		neg;
+};
+
+static double
+dds_gamma(void)
+{
+	return (1.0 + DDS_ALPHA) / (1.0 - DDS_ALPHA);
+}
+
+/* make room for index i in a store */
+static void
+store_reserve(MemoryContext cxt, DDStore *s, int32 i)
+{
+	int32		lo,
+				hi,
+				n;
+	uint64	   *c;
+
+	if (s->n > 0 && i >= s->lo && i < s->lo + s->n)
+		return;
+	if (s->n == 0)
+	{
+		lo = i - 64;
+		hi = i + 64;
+	}
+	else
+	{
+		lo = Min(s->lo, i);
+		hi = Max(s->lo + s->n, i + 1);
+		/* grow by half again, towards the side that needed it */
+		if (i < s->lo)
+			lo -= (hi - lo) / 2 + 16;
+		else
+			hi += (hi - lo) / 2 + 16;
+	}
+	n = hi - lo;
+	c = MemoryContextAllocZero(cxt, sizeof(uint64) * n);
+	if (s->n > 0)
+	{
+		memcpy(c + (s->lo - lo), s->counts, sizeof(uint64) * s->n);
+		pfree(s->counts);
+	}
+	s->lo = lo;
+	s->n = n;
+	s->counts = c;
+}
+
+static void
+store_add(MemoryContext cxt, DDStore *s, int32 i, uint64 count)
+{
+	store_reserve(cxt, s, i);
+	s->counts[i - s->lo] += count;
+}
+
+/*
+ * WideDDSStart -- an empty sketch in the accumulator.
+ */
+void
+WideDDSStart(WideAcc *a)
+{
+	if (a->dds == NULL)
+		a->dds = MemoryContextAllocZero(a->cxt, sizeof(struct WideDDS));
+	else
+	{
+		struct WideDDS *d = a->dds;
+
+		d->zeros = 0;
+		if (d->pos.n > 0)
+			memset(d->pos.counts, 0, sizeof(uint64) * d->pos.n);
+		if (d->neg.n > 0)
+			memset(d->neg.counts, 0, sizeof(uint64) * d->neg.n);
+	}
+}
+
+/* the bin of a positive finite value */
+static int32
+bin_of(double x)
+{
+	double		i = ceil(log(x) / log(dds_gamma()));
+
+	return (int32) Max(Min(i, DDS_MAX_INDEX), -DDS_MAX_INDEX);
+}
+
+/*
+ * WideDDSAdd -- add one value (finite: the caller checks).
+ */
+void
+WideDDSAdd(WideAcc *a, double x)
+{
+	struct WideDDS *d = a->dds;
+
+	if (x == 0.0 || isnan(x))
+		d->zeros++;
+	else if (x > 0)
+		store_add(a->cxt, &d->pos, bin_of(x), 1);
+	else
+		store_add(a->cxt, &d->neg, bin_of(-x), 1);
+}
+
+/* read a varint; false if the data ends first */
+static bool
+get_varint(const uint8 **p, const uint8 *end, uint64 *v)
+{
+	uint64		r = 0;
+	int			shift = 0;
+
+	while (*p < end && shift < 64)
+	{
+		uint8		b = *(*p)++;
+
+		r |= (uint64) (b & 0x7f) << shift;
+		if (!(b & 0x80))
+		{
+			*v = r;
+			return true;
+		}
+		shift += 7;
+	}
+	return false;
+}
+
+/* walk a sketch's bins; with d, add them to it; NULL if well-formed */
+static const char *
+walk(const char *data, uint32 len, WideAcc *a)
+{
+	const uint8 *p = (const uint8 *) data;
+	const uint8 *end = p + len;
+	uint64		zeros;
+	int			sign;
+
+	if (len < DDS_HEADER || p[0] != DDS_MAGIC)
+		return "It does not start with a DDSketch header.";
+	if (p[1] != DDS_VERSION)
+		return "Its format version is not 1.";
+	if (p[2] != DDS_ACCURACY || p[3] != 0)
+		return "Its relative accuracy is not 1%.";
+	p += DDS_HEADER;
+	if (!get_varint(&p, end, &zeros))
+		return "It ends before its count of zeros.";
+	if (a)
+		a->dds->zeros += zeros;
+	for (sign = 0; sign < 2; sign++)
+	{
+		uint64		n;
+		int64		index = 0;
+		uint64		k;
+
+		if (!get_varint(&p, end, &n))
+			return "It ends before its count of bins.";
+		if (n > 2 * DDS_MAX_INDEX + 1)
+			return "It has more bins than there are.";
+		for (k = 0; k < n; k++)
+		{
+			uint64		z,
+						count;
+			int64		delta;
+
+			if (!get_varint(&p, end, &z) || !get_varint(&p, end, &count))
+				return "It ends inside a bin.";
+			delta = (int64) (z >> 1) ^ -(int64) (z & 1);
+			if ((k > 0 && delta <= 0) || count == 0)
+				return "Its bins are out of order or empty.";
+			index += delta;
+			if (index < -DDS_MAX_INDEX || index > DDS_MAX_INDEX)
+				return "A bin index is out of range.";
+			if (a)
+				store_add(a->cxt, sign == 0 ? &a->dds->pos : &a->dds->neg,
+						  (int32) index, count);
+		}
+	}
+	if (p != end)
+		return "It has bytes after its bins.";
+	return NULL;
+}
+
+/*
+ * WideDDSCheck -- is this a well-formed sketch?  NULL if so, else what is
+ * wrong with it.
+ */
+const char *
+WideDDSCheck(const char *data, uint32 len)
+{
+	return walk(data, len, NULL);
+}
+
+/*
+ * WideDDSMerge -- add a well-formed sketch's counts (the caller checked).
+ */
+void
+WideDDSMerge(WideAcc *a, const char *data, uint32 len)
+{
+	const char *problem = walk(data, len, a);
+
+	if (problem)
+		elog(ERROR, "malformed DDSketch: %s", problem);
+}
+
+static void
+put_varint(StringInfo b, uint64 v)
+{
+	while (v >= 0x80)
+	{
+		appendStringInfoChar(b, (char) ((v & 0x7f) | 0x80));
+		v >>= 7;
+	}
+	appendStringInfoChar(b, (char) v);
+}
+
+static void
+put_store(StringInfo b, const DDStore *s)
+{
+	int32		i;
+	int64		prev = 0;
+	uint64		n = 0;
+
+	for (i = 0; i < s->n; i++)
+		n += s->counts[i] != 0;
+	put_varint(b, n);
+	for (i = 0; i < s->n; i++)
+		if (s->counts[i] != 0)
+		{
+			int64		index = (int64) s->lo + i;
+			int64		delta = index - prev;
+
+			put_varint(b, ((uint64) delta << 1) ^ (uint64) (delta >> 63));
+			put_varint(b, s->counts[i]);
+			prev = index;
+		}
+}
+
+/*
+ * WideDDSEncode -- the sketch's bytes, palloc'd in the current context.
+ */
+char *
+WideDDSEncode(const WideAcc *a, uint32 *len)
+{
+	StringInfoData b;
+
+	initStringInfo(&b);
+	appendStringInfoChar(&b, (char) DDS_MAGIC);
+	appendStringInfoChar(&b, (char) DDS_VERSION);
+	appendStringInfoChar(&b, (char) DDS_ACCURACY);
+	appendStringInfoChar(&b, 0);
+	put_varint(&b, a->dds->zeros);
+	put_store(&b, &a->dds->pos);
+	put_store(&b, &a->dds->neg);
+	*len = b.len;
+	return b.data;
+}
+
+/* the value a bin stands for */
+static double
+bin_value(int32 i)
+{
+	double		g = dds_gamma();
+	double		v = exp(i * log(g)) * (2.0 / (g + 1.0));
+
+	return isinf(v) ? DBL_MAX : v;
+}
+
+/*
+ * WideDDSCount -- the number of inputs of a sketch.
+ */
+uint64
+WideDDSCount(const WideAcc *a)
+{
+	const struct WideDDS *d = a->dds;
+	uint64		n = d->zeros;
+	int32		i;
+
+	for (i = 0; i < d->pos.n; i++)
+		n += d->pos.counts[i];
+	for (i = 0; i < d->neg.n; i++)
+		n += d->neg.counts[i];
+	return n;
+}
+
+/*
+ * WideDDSQuantile -- the estimate of the input of rank ceil(q n) (1-based,
+ * at least 1) of the sketch's n inputs; *empty if there are none.
+ */
+double
+WideDDSQuantile(const WideAcc *a, double q, bool *empty)
+{
+	const struct WideDDS *d = a->dds;
+	uint64		n = WideDDSCount(a);
+	uint64		rank;
+	uint64		seen = 0;
+	int32		i;
+
+	*empty = (n == 0);
+	if (n == 0)
+		return 0.0;
+	rank = (uint64) ceil(q * (double) n);
+	if (rank < 1)
+		rank = 1;
+	if (rank > n)
+		rank = n;
+	/* negative values, increasing: bins of |x| by decreasing index */
+	for (i = d->neg.n - 1; i >= 0; i--)
+	{
+		seen += d->neg.counts[i];
+		if (seen >= rank)
+			return -bin_value(d->neg.lo + i);
+	}
+	seen += d->zeros;
+	if (seen >= rank)
+		return 0.0;
+	for (i = 0; i < d->pos.n; i++)
+	{
+		seen += d->pos.counts[i];
+		if (seen >= rank)
+			return bin_value(d->pos.lo + i);
+	}
+	return bin_value(d->pos.lo + d->pos.n - 1);	/* not reached */
+}
