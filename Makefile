@@ -90,6 +90,9 @@ DATA = wide--0.1.sql wide--0.2.sql wide--0.1--0.2.sql
 PGFILEDESC = "wide - wide-column store"
 
 PG_CPPFLAGS = -I$(srcdir)/src -I$(libpq_srcdir)
+# calls between the extension's own functions go straight, not through the
+# PLT: nothing interposes them (the scans' per-cell calls cross files)
+PG_CFLAGS = -fno-semantic-interposition
 SHLIB_LINK = -lzstd -lre2 -lstdc++ $(libpq)
 
 REGRESS = wide_ddl families gc_rules cells mvcc segments bulk aggregates reads mutate_row conditional delete filters privileges privileges_catalog prepared rls validation scan_pushdown txn_families rewrite space_reuse publications publications_remote toolkit toolkit_ranges ts_prune parallel_scan space_truncate ingest_statement stats_counts plan_pushdown reverse_scan srf_read_scan vacuum_full move_in tablets cluster_key replica_identity read_names bytes_reads bytes_json agg_pushdown rollup_basic tablets_create tablet_ops tablet_json tablet_constraints tablet_truncate tablet_settings cdc_decoding density_pack latest_skip copy_lines policy_notice bytes_qualifiers dml_forms truncate_reset delete_gc rows_agg rows_salt rows_parallel rows_top analyze_sample float_delta range_lists rows_basic latest_row tablet_pathkeys publications_internal float_aggregates ddsketch

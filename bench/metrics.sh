@@ -7,15 +7,16 @@
 # written in time order).  Prints one table of measurements and ratios
 # (wide / heap), as docs/performance.md shows them.
 #
-# Starts its own server (port 54331, data in /tmp/wide-bench) and stops it.
+# Starts its own server (port $WIDE_BENCH_PORT or 54331, data in
+# $WIDE_BENCH_DIR or /tmp/wide-bench) and stops it.
 # Run as root (it reads the backends' peak memory from /proc).
 #
 set -euo pipefail
 source "$(dirname "$0")/../test/lib.sh"
 
 CELLS=${1:-10000000}
-BENCH=/tmp/wide-bench
-PORT=54331
+BENCH=${WIDE_BENCH_DIR:-/tmp/wide-bench}
+PORT=${WIDE_BENCH_PORT:-54331}
 DURATION=${DURATION:-15}		# seconds of each pgbench run
 HOSTS=100
 READINGS=$(( (CELLS + HOSTS * 20 - 1) / (HOSTS * 20) ))

@@ -568,3 +568,42 @@ SELECT * FROM ropv WHERE host = 'a '::bpchar ORDER BY v;
 SELECT * FROM ropv WHERE host = 'a#x' ORDER BY v;
 DROP FOREIGN TABLE rop, ropv;
 DROP TABLE rop_cells;
+
+-- a value column compared with a constant (a leakproof operator) is tested
+-- as soon as a row's cells are gathered: a row without the cell (NULL)
+-- never passes, the constant may stand on either side, an OR or another
+-- condition is checked on the rows returned, GROUP BY inside the scan too;
+-- EXPLAIN ANALYZE counts the rows so removed
+CREATE TABLE rpf_cells (row_key text, family text, qualifier text, ts timestamptz, value float8) USING wide;
+SELECT wide.create_family('rpf_cells', 'm');
+CREATE FOREIGN TABLE rpf (host text, a float8, b float8) SERVER wide_rows OPTIONS (cells 'rpf_cells', family 'm', key 'host');
+INSERT INTO rpf VALUES ('h1', 1, 10), ('h2', 5, NULL), ('h3', NULL, 30), ('h4', 9, 40), ('h5', 'NaN', -1);
+SELECT host FROM rpf WHERE a > 2 ORDER BY host;
+SELECT host FROM rpf WHERE 2 < a ORDER BY host;
+SELECT host FROM rpf WHERE a > 2 AND b > 20 ORDER BY host;
+SELECT host FROM rpf WHERE a > 0 AND b IS NULL ORDER BY host;
+SELECT host FROM rpf WHERE a > 2 OR b > 20 ORDER BY host;
+SELECT host FROM rpf WHERE a = 'NaN' ORDER BY host;
+SELECT host FROM rpf WHERE a > 2 AND host > 'h2' ORDER BY host;
+SELECT count(*), max(b), min(a) FROM rpf WHERE a >= 1;
+SELECT host, count(*) FROM rpf WHERE b < 35 GROUP BY host ORDER BY host;
+EXPLAIN (analyze, costs off, timing off, summary off) SELECT * FROM rpf WHERE a > 2;
+EXPLAIN (analyze, costs off, timing off, summary off) SELECT count(*) FROM rpf WHERE 20 > b;
+-- columns whose values no one uses only say that a row exists: e3 and e4
+-- have no z, yet are rows; compacted into one run (read as stored) the
+-- scan reads one cell of such columns per row (Cells Read: 5 of 6)
+CREATE TABLE rpe_cells (row_key text, family text, qualifier text, ts timestamptz, value float8) USING wide;
+SELECT wide.create_family('rpe_cells', 'm');
+CREATE FOREIGN TABLE rpe (host text, x float8, y float8, z float8) SERVER wide_rows OPTIONS (cells 'rpe_cells', family 'm', key 'host');
+INSERT INTO rpe VALUES ('e1', 1, 2, 3), ('e2', NULL, NULL, 4), ('e3', 5, NULL, NULL), ('e4', NULL, 6, NULL);
+SELECT host, z FROM rpe ORDER BY host;
+SELECT count(*), count(z), max(z) FROM rpe;
+SELECT wide.compact('rpe_cells', major => true);
+SELECT host, z FROM rpe ORDER BY host;
+SELECT count(*), count(z), max(z) FROM rpe;
+SELECT host, count(*), sum(y) FROM rpe GROUP BY host ORDER BY host;
+EXPLAIN (analyze, costs off, timing off, summary off) SELECT host, z FROM rpe;
+DROP FOREIGN TABLE rpe;
+DROP TABLE rpe_cells;
+DROP FOREIGN TABLE rpf;
+DROP TABLE rpf_cells;

@@ -114,6 +114,9 @@ extern int	WideRowSaltOf(const char *key, int len, int buckets);
 extern void WideRowSaltKey(const WideRowShape *shape, StringInfo key);
 extern void WideRowDigits(StringInfo buf, uint64 v, int width);
 extern uint64 WideRowPow10(int n);
+extern void WideRowKeyDecodeSince(const WideRowShape *shape, const char *key,
+								  uint32 len, uint32 same, Datum *values,
+								  bool *isnull);
 extern void WideRowKeyDecode(const WideRowShape *shape, const char *key,
 							 uint32 len, Datum *values, bool *isnull);
 extern int	WideRowColumnOf(const WideRowShape *shape, const char *qual,
@@ -159,6 +162,7 @@ extern RowsScan *WideRowsScanOpen(WideRowShape *shape, Snapshot snapshot,
 								  List *fdw_private, List *valuestates);
 extern bool WideRowsScanNext(RowsScan *st, struct ExprContext *econtext,
 							 Datum *values, bool *isnull);
+extern void WideRowsScanSetFilter(RowsScan *st, List *quals);
 extern void WideRowsScanRestart(RowsScan *st);
 extern void WideRowsScanSetFloor(RowsScan *st, int part, bool has_floor,
 								 Datum t, Oid type);

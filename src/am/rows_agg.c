@@ -570,6 +570,16 @@ typedef struct RowsAggState
 	MemoryContext tablecxt;
 	MemoryContext tempcxt;
 	RowsAcc    *single;			/* no GROUP BY: the one group */
+	/*
+	 * The group of the row before: rows come in storage order, so runs of
+	 * rows fall in one group (a host's hour); one with the same grouping
+	 * values, bit for bit, is that group without a lookup.  Only for
+	 * groupings of by-value types.
+	 */
+	bool		cacheable;
+	Datum	   *lastvals;
+	bool	   *lastnulls;
+	RowsAcc    *lastacc;
 	bool		folded;
 	bool		emitted;
 	TupleHashIterator iter;
@@ -724,6 +734,7 @@ WideRowsAggBegin(ForeignScanState *node, int eflags)
 								list_make4(linitial(priv), lsecond(priv),
 										   lthird(priv), lfourth(priv)),
 								ExecInitExprList(values, (PlanState *) node));
+	WideRowsScanSetFilter(as->scan, quals);
 	as->baseslot = MakeSingleTupleTableSlot(RelationGetDescr(as->rel), &TTSOpsVirtual);
 	as->econtext = CreateExprContext(estate);
 	as->qual = ExecInitQual(quals, (PlanState *) node);
@@ -777,6 +788,12 @@ WideRowsAggBegin(ForeignScanState *node, int eflags)
 			i++;
 		}
 		execTuplesHashPrepare(as->ngroups, ops, &eqfuncs, &hashfns);
+		as->cacheable = true;
+		for (i = 0; i < as->ngroups; i++)
+			if (!TupleDescAttr(as->groupdesc, i)->attbyval)
+				as->cacheable = false;
+		as->lastvals = palloc(sizeof(Datum) * as->ngroups);
+		as->lastnulls = palloc(sizeof(bool) * as->ngroups);
 		as->groupslot = MakeSingleTupleTableSlot(as->groupdesc, &TTSOpsVirtual);
 		as->outslot = MakeSingleTupleTableSlot(as->groupdesc, &TTSOpsMinimalTuple);
 		as->ht = BuildTupleHashTableExt(&node->ss.ps, as->groupdesc, as->ngroups,
@@ -814,6 +831,7 @@ fold(ForeignScanState *node, RowsAggState *as)
 
 	if (as->ngroups == 0)
 		as->single = MemoryContextAllocZero(as->tablecxt, sizeof(RowsAcc) * Max(as->naggs, 1));
+	as->lastacc = NULL;			/* (the groups may be new: fold_top) */
 	for (;;)
 	{
 		RowsAcc    *acc;
@@ -834,19 +852,36 @@ fold(ForeignScanState *node, RowsAggState *as)
 			TupleTableSlot *gs = as->groupslot;
 			TupleHashEntry e;
 			bool		isnew;
+			bool		same = (as->lastacc != NULL);
 
 			ExecClearTuple(gs);
 			for (int i = 0; i < as->ngroups; i++)
-				gs->tts_values[i] = ExecEvalExpr(as->groupstates[i], ec, &gs->tts_isnull[i]);
-			ExecStoreVirtualTuple(gs);
-			e = LookupTupleHashEntry(as->ht, gs, &isnew, NULL);
-			if (isnew)
 			{
-				e->additional = MemoryContextAllocZero(as->tablecxt,
-													   sizeof(RowsAcc) * Max(as->naggs, 1));
-				as->ngroupsout++;
+				gs->tts_values[i] = ExecEvalExpr(as->groupstates[i], ec, &gs->tts_isnull[i]);
+				if (same && (gs->tts_isnull[i] != as->lastnulls[i] ||
+							 (!gs->tts_isnull[i] && gs->tts_values[i] != as->lastvals[i])))
+					same = false;
 			}
-			acc = e->additional;
+			if (same)
+				acc = as->lastacc;
+			else
+			{
+				ExecStoreVirtualTuple(gs);
+				e = LookupTupleHashEntry(as->ht, gs, &isnew, NULL);
+				if (isnew)
+				{
+					e->additional = MemoryContextAllocZero(as->tablecxt,
+														   sizeof(RowsAcc) * Max(as->naggs, 1));
+					as->ngroupsout++;
+				}
+				acc = e->additional;
+				if (as->cacheable)
+				{
+					memcpy(as->lastvals, gs->tts_values, sizeof(Datum) * as->ngroups);
+					memcpy(as->lastnulls, gs->tts_isnull, sizeof(bool) * as->ngroups);
+					as->lastacc = acc;
+				}
+			}
 		}
 		else
 			acc = as->single;
@@ -1075,6 +1110,7 @@ WideRowsAggRescan(ForeignScanState *node)
 		ResetTupleHashTable(as->ht);
 	MemoryContextReset(as->tablecxt);
 	as->single = NULL;
+	as->lastacc = NULL;
 	as->sorted = NULL;
 	as->nsorted = 0;
 	as->nextsorted = 0;

@@ -56,6 +56,7 @@ rows_begin_scan(ForeignScanState *node, int eflags)
 		WideRowsScanOpen(WideRowShapeGet(RelationGetRelid(node->ss.ss_currentRelation)),
 						 node->ss.ps.state->es_snapshot, plan->fdw_private,
 						 ExecInitExprList(plan->fdw_exprs, (PlanState *) node));
+	WideRowsScanSetFilter(node->fdw_state, plan->scan.plan.qual);
 }
 
 static TupleTableSlot *

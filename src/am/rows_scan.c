@@ -32,6 +32,7 @@
 #include "access/htup_details.h"
 #include "access/stratnum.h"
 #include "access/table.h"
+#include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "commands/explain.h"
 #include "common/pg_prng.h"
@@ -108,6 +109,11 @@ struct RowsScan
 	bool		skip_done;
 	WideReverseReader *rreader;
 	bool	   *wanted;			/* by attnum - 1: columns read */
+	bool	   *valued;			/* by attnum - 1: ... whose values are used
+								 * (the others only say a row exists) */
+	bool		all_valued;
+	bool		row_kept;		/* rows_keep_stored: a cell of the row kept */
+	bool		keepfam;		/* ... the record before was of the family */
 	MemoryContext readcxt;		/* the reader and its ranges */
 	MemoryContext rowcxt;		/* the current row's datums */
 
@@ -123,8 +129,17 @@ struct RowsScan
 	int			nextversion;
 	Datum	   *keyvalues;		/* the row key's parts, by attnum - 1 */
 	bool	   *keynulls;
+	StringInfoData decoded;		/* the row key they were decoded from */
 
 	int			lastqual;		/* by_qual index of the last column found */
+	int			keepqual;		/* ... by rows_keep */
+	bool		plain8;			/* values are 8-byte by-value datums, as the
+								 * columns show them (cell_value's fast path) */
+
+	/* conditions tested on a row's values before it is finished */
+	int			npre;
+	struct RowsPreFilter *pre;
+	StringInfoData winkey;		/* skip scan: a row key inside the window */
 
 	/*
 	 * A parallel scan: every participant builds the same ranges (all), and
@@ -149,7 +164,22 @@ struct RowsScan
 	uint64		nrows;
 	uint64		ncells;
 	uint64		nseeks;
+	uint64		nprefiltered;
 };
+
+/*
+ * A condition "column op constant" (or "constant op column") of the scan's
+ * filter on a value column, tested as soon as a row's cells are gathered:
+ * a row it rejects is neither key-decoded nor returned (WideRowsScanSetFilter).
+ */
+typedef struct RowsPreFilter
+{
+	AttrNumber	att;
+	bool		var_left;		/* column op constant */
+	Datum		konst;
+	Oid			collation;
+	FmgrInfo	fn;
+} RowsPreFilter;
 
 /* ----------------------------------------------------------------
  *	Key ranges
@@ -639,6 +669,80 @@ close_reader(RowsScan *st)
 	st->rstate = NULL;
 }
 
+/* the by_qual index of a qualifier, trying the one after *last first; -1 */
+static inline int
+qual_index(const WideRowShape *s, const char *qual, uint32 len, int *last)
+{
+	int			next = *last + 1;
+
+	if (next < s->nvalues)
+	{
+		const WideRowCol *col = &s->cols[s->by_qual[next] - 1];
+
+		if (WideBytesEqual(col->qual, col->quallen, qual, len))
+			return *last = next;
+	}
+	for (int i = 0; i < s->nvalues; i++)
+	{
+		const WideRowCol *col = &s->cols[s->by_qual[i] - 1];
+
+		if (WideBytesEqual(col->qual, col->quallen, qual, len))
+			return *last = i;
+	}
+	return *last = -1;
+}
+
+/*
+ * rows_keep -- the reader's filter (WideReaderSetFilter): the records of
+ * the form's family and of the columns read, and the family's tombstones.
+ * (What WideColumnFilterKeep keeps of st->columns, without a search: for
+ * the block iterator, which steps over the rest without decoding them.)
+ */
+static bool
+rows_keep(const WideCell *c, void *arg)
+{
+	RowsScan   *st = (RowsScan *) arg;
+	const WideRowShape *s = st->shape;
+	int			i;
+
+	if (!WideBytesEqual(c->family, c->famlen, s->family, s->famlen))
+		return false;
+	if (c->kind == WIDE_KIND_DEL_FAMILY)
+		return true;
+	i = qual_index(s, c->qual, c->quallen, &st->keepqual);
+	return i >= 0 && st->wanted[s->by_qual[i] - 1];
+}
+
+/*
+ * rows_keep_stored -- the filter of a plain run read as stored
+ * (WideReaderSetStoredFilter): of the columns read whose values are not
+ * used, only a row's first cell, which says the row exists.
+ */
+static bool
+rows_keep_stored(const WideCell *c, void *arg)
+{
+	RowsScan   *st = (RowsScan *) arg;
+	const WideRowShape *s = st->shape;
+	int			i;
+	AttrNumber	att;
+
+	if (!(c->same & WIDE_SAME_ROW))
+		st->row_kept = false;	/* (a new row, or a block's first record) */
+	/* (every record of the run comes here: the hint is of the one before) */
+	if (!(c->same & WIDE_SAME_FAMILY))
+		st->keepfam = WideBytesEqual(c->family, c->famlen, s->family, s->famlen);
+	if (!st->keepfam)
+		return false;
+	i = qual_index(s, c->qual, c->quallen, &st->keepqual);
+	if (i < 0)
+		return false;
+	att = s->by_qual[i];
+	if (!st->wanted[att - 1] || (!st->valued[att - 1] && st->row_kept))
+		return false;
+	st->row_kept = true;
+	return true;
+}
+
 /*
  * open_at -- a reader of range r of the scan's read state (taken at the
  * first): every range and skip window reads the one state of the table,
@@ -760,7 +864,9 @@ open_at(RowsScan *st, const WideKeyRange *r)
 	}
 	st->reader = WideReaderBeginAt(st->rstate, st->now, r, NULL);
 	if (st->columns.fam_active || st->columns.qual_active)
-		WideReaderSetFilter(st->reader, WideColumnFilterKeep, &st->columns);
+		WideReaderSetFilter(st->reader, rows_keep, st);
+	if (!st->all_valued && !st->by_version)
+		WideReaderSetStoredFilter(st->reader, rows_keep_stored, st);
 	st->nseeks++;
 }
 
@@ -793,8 +899,7 @@ next_cell_backward(RowsScan *st)
 			st->rreader = NULL;
 			continue;
 		}
-		if (c->famlen == st->shape->famlen &&
-			memcmp(c->family, st->shape->family, c->famlen) == 0)
+		if (WideBytesEqual(c->family, c->famlen, st->shape->family, st->shape->famlen))
 			return c;
 	}
 }
@@ -914,13 +1019,20 @@ next_cell_skip(RowsScan *st)
 			st->in_window = false;
 			continue;
 		}
-		if (c->famlen != s->famlen || memcmp(c->family, s->family, c->famlen) != 0)
+		if (!WideBytesEqual(c->family, c->famlen, s->family, s->famlen))
 			continue;
 		if (st->in_window)
 		{
+			/* (a row's cells: its key is compared with the window's end once) */
 			if (st->cur_hi.len == 0 ||
-				WideKeyCompare(c->key, c->keylen, st->cur_hi.data, st->cur_hi.len) < 0)
+				WideBytesEqual(c->key, c->keylen, st->winkey.data, st->winkey.len))
 				return c;
+			if (WideKeyCompare(c->key, c->keylen, st->cur_hi.data, st->cur_hi.len) < 0)
+			{
+				resetStringInfo(&st->winkey);
+				appendBinaryStringInfo(&st->winkey, c->key, c->keylen);
+				return c;
+			}
 			/* past the window: the next prefix */
 			resetStringInfo(&st->jump);
 			if (st->skip_hi_inf)
@@ -935,11 +1047,15 @@ next_cell_skip(RowsScan *st)
 		/* the first cell at or after a jump: its prefix and window */
 		plen = prefix_len(s, c->key, c->keylen, st->skip_part);
 		if (plen < 0)
+		{
+			resetStringInfo(&st->decoded);
 			WideRowKeyDecode(s, c->key, c->keylen, st->keyvalues, st->keynulls);	/* errors */
+		}
 		initStringInfo(&lo);
 		appendBinaryStringInfo(&lo, c->key, plen);
 		appendBinaryStringInfoNT(&lo, st->skip_lo.data, st->skip_lo.len);
 		resetStringInfo(&st->cur_hi);
+		resetStringInfo(&st->winkey);
 		if (st->skip_hi_inf)
 		{
 			if (!prefix_end(c->key, plen, &st->cur_hi))
@@ -998,8 +1114,7 @@ next_cell(RowsScan *st)
 		{
 			/* (the merged cells of kept columns; other families' too, if
 			 * the table has no other) */
-			if (c->famlen == st->shape->famlen &&
-				memcmp(c->family, st->shape->family, c->famlen) == 0)
+			if (WideBytesEqual(c->family, c->famlen, st->shape->family, st->shape->famlen))
 				break;
 			continue;
 		}
@@ -1018,6 +1133,14 @@ cell_value(RowsScan *st, const WideCell *c, AttrNumber att)
 {
 	Datum		v;
 
+	/* float8, int8, timestamp values as they are: no call, no check to make */
+	if (likely(st->plain8 && c->kind == WIDE_KIND_PUT && c->vallen == 8))
+	{
+		int64		x;
+
+		memcpy(&x, c->value, 8);
+		return Int64GetDatum(x);
+	}
 	if (c->kind == WIDE_KIND_MERGE || c->kind == WIDE_KIND_ADD)
 		v = WideAggToValue(st->schema, c);
 	else
@@ -1033,30 +1156,28 @@ static AttrNumber
 column_of(RowsScan *st, const WideCell *c)
 {
 	const WideRowShape *s = st->shape;
-	int			next = st->lastqual + 1;
+	int			i = qual_index(s, c->qual, c->quallen, &st->lastqual);
 
-	if (next < s->nvalues)
+	return i >= 0 ? s->by_qual[i] : 0;
+}
+
+/* does a row pass the conditions of st->pre?  (Each is strict) */
+static bool
+prefilter(RowsScan *st, Datum *values, bool *isnull)
+{
+	for (int i = 0; i < st->npre; i++)
 	{
-		const WideRowCol *col = &s->cols[s->by_qual[next] - 1];
+		RowsPreFilter *f = &st->pre[i];
+		Datum		v = values[f->att - 1];
 
-		if (col->quallen == c->quallen && memcmp(col->qual, c->qual, c->quallen) == 0)
-		{
-			st->lastqual = next;
-			return s->by_qual[next];
-		}
+		if (isnull[f->att - 1])
+			return false;
+		if (!DatumGetBool(f->var_left ?
+						  FunctionCall2Coll(&f->fn, f->collation, v, f->konst) :
+						  FunctionCall2Coll(&f->fn, f->collation, f->konst, v)))
+			return false;
 	}
-	for (int i = 0; i < s->nvalues; i++)
-	{
-		const WideRowCol *col = &s->cols[s->by_qual[i] - 1];
-
-		if (col->quallen == c->quallen && memcmp(col->qual, c->qual, c->quallen) == 0)
-		{
-			st->lastqual = i;
-			return s->by_qual[i];
-		}
-	}
-	st->lastqual = -1;
-	return 0;
+	return true;
 }
 
 static int
@@ -1082,6 +1203,7 @@ next_row(RowsScan *st, Datum *values, bool *isnull)
 
 	if (st->by_version && st->nextversion < st->nversions)
 		goto emit_version;
+again:
 	if (st->done)
 		return false;
 
@@ -1111,8 +1233,7 @@ next_row(RowsScan *st, Datum *values, bool *isnull)
 				break;
 			continue;
 		}
-		if (st->keylen > 0 &&
-			(c->keylen != st->keylen || memcmp(c->key, st->key, c->keylen) != 0))
+		if (st->keylen > 0 && !WideBytesEqual(c->key, c->keylen, st->key, st->keylen))
 		{
 			st->pending = c;	/* the next row's */
 			break;
@@ -1129,7 +1250,7 @@ next_row(RowsScan *st, Datum *values, bool *isnull)
 		}
 		if (!st->by_version)
 		{
-			if (isnull[att - 1])
+			if (isnull[att - 1] && st->valued[att - 1])
 			{
 				values[att - 1] = cell_value(st, c, att);
 				isnull[att - 1] = false;
@@ -1162,7 +1283,26 @@ next_row(RowsScan *st, Datum *values, bool *isnull)
 		MemoryContextSwitchTo(old);
 		return false;
 	}
-	WideRowKeyDecode(s, st->key, st->keylen, st->keyvalues, st->keynulls);
+	if (st->npre > 0 && !st->by_version && !prefilter(st, values, isnull))
+	{
+		MemoryContextSwitchTo(old);
+		st->nprefiltered++;
+		CHECK_FOR_INTERRUPTS();
+		goto again;
+	}
+	{
+		/* (the parts it shares with the row before keep their values) */
+		uint32		same = 0;
+		uint32		n = Min(st->keylen, (uint32) st->decoded.len);
+
+		while (same + 8 <= n && memcmp(st->key + same, st->decoded.data + same, 8) == 0)
+			same += 8;
+		while (same < n && st->key[same] == st->decoded.data[same])
+			same++;
+		WideRowKeyDecodeSince(s, st->key, st->keylen, same, st->keyvalues, st->keynulls);
+		resetStringInfo(&st->decoded);
+		appendBinaryStringInfo(&st->decoded, st->key, st->keylen);
+	}
 	MemoryContextSwitchTo(old);
 	if (!st->by_version)
 	{
@@ -1258,12 +1398,29 @@ rows_begin(WideRowShape *shape, Snapshot snapshot, List *needed, bool exist_by_n
 	st->wanted = palloc0(sizeof(bool) * shape->natts);
 	for (int i = 0; i < n; i++)
 		st->wanted[WideRowColumnOf(shape, quals[i].data, quals[i].len) - 1] = true;
+	/* (no list: every column's) */
+	st->valued = palloc0(sizeof(bool) * shape->natts);
+	st->all_valued = true;
+	for (int i = 0; i < shape->natts; i++)
+	{
+		st->valued[i] = shape->cols[i].kind == WIDE_COL_VALUE &&
+			(needed == NIL || list_member_int(needed, i + 1));
+		if (shape->cols[i].kind == WIDE_COL_VALUE && !st->valued[i])
+			st->all_valued = false;
+	}
 	/* a filter the reader applies only where it drops cells */
 	if (st->schema->nfamilies <= 1)
 		st->columns.fam_active = false;
 	if (n == shape->nvalues)
 		st->columns.qual_active = false;	/* others have no column anyway */
 	st->lastqual = -1;
+	st->keepqual = -1;
+	st->plain8 = st->schema->valbyval && st->schema->vallen == 8;
+	for (int i = 0; i < shape->natts; i++)
+		if (shape->cols[i].kind == WIDE_COL_VALUE && shape->cols[i].binary)
+			st->plain8 = false;
+	initStringInfo(&st->winkey);
+	initStringInfo(&st->decoded);
 	return st;
 }
 
@@ -1325,6 +1482,70 @@ WideRowsScanNext(RowsScan *st, ExprContext *econtext, Datum *values, bool *isnul
 		MemoryContextSwitchTo(old);
 	}
 	return next_row(st, values, isnull);
+}
+
+/*
+ * WideRowsScanSetFilter -- of the conditions "quals" (implicitly ANDed,
+ * over the row form's columns, all of which the caller tests on every row
+ * returned anyway), those the scan may test itself on a row's values
+ * before it decodes the row key and returns the row: a value column
+ * compared with a constant by a strict, leakproof, non-volatile operator
+ * (one that cannot fail or tell anything but its answer, so testing it
+ * before the others, and on rows the others reject, changes nothing).  A
+ * row any of them rejects is skipped; the caller's test of the rest is
+ * then only a check.  Call before the first row.
+ */
+void
+WideRowsScanSetFilter(RowsScan *st, List *quals)
+{
+	ListCell   *lc;
+
+	if (st->by_version)
+		return;					/* (a row per time of a row key: not here) */
+	foreach(lc, quals)
+	{
+		Expr	   *q = lfirst(lc);
+		OpExpr	   *op;
+		Node	   *l,
+				   *r;
+		Var		   *var;
+		Const	   *k;
+		RowsPreFilter *f;
+
+		if (IsA(q, RestrictInfo))
+			q = ((RestrictInfo *) q)->clause;
+		if (!IsA(q, OpExpr))
+			continue;
+		op = (OpExpr *) q;
+		if (list_length(op->args) != 2 || op->opresulttype != BOOLOID || op->opretset)
+			continue;
+		l = linitial(op->args);
+		r = lsecond(op->args);
+		if (IsA(l, Var) && IsA(r, Const))
+			var = (Var *) l, k = (Const *) r;
+		else if (IsA(r, Var) && IsA(l, Const))
+			var = (Var *) r, k = (Const *) l;
+		else
+			continue;
+		if (k->constisnull || var->varlevelsup != 0 || IS_SPECIAL_VARNO(var->varno) ||
+			var->varattno <= 0 || var->varattno > st->shape->natts ||
+			st->shape->cols[var->varattno - 1].kind != WIDE_COL_VALUE ||
+			!st->wanted[var->varattno - 1] || !st->valued[var->varattno - 1] ||
+			var->vartype != st->shape->cols[var->varattno - 1].type)
+			continue;
+		set_opfuncid(op);
+		if (!func_strict(op->opfuncid) || !get_func_leakproof(op->opfuncid) ||
+			func_volatile(op->opfuncid) == PROVOLATILE_VOLATILE)
+			continue;
+		if (st->pre == NULL)
+			st->pre = palloc0(sizeof(RowsPreFilter) * list_length(quals));
+		f = &st->pre[st->npre++];
+		f->att = var->varattno;
+		f->var_left = ((Node *) var == l);
+		f->konst = k->constvalue;
+		f->collation = op->inputcollid;
+		fmgr_info(op->opfuncid, &f->fn);
+	}
 }
 
 /*
@@ -1452,6 +1673,9 @@ WideRowsScanExplain(Oid relid, List *fdw_private, RowsScan *st, ExplainState *es
 	{
 		ExplainPropertyInteger("Seeks", NULL, (int64) st->nseeks, es);
 		ExplainPropertyInteger("Cells Read", NULL, (int64) st->ncells, es);
+		if (st->npre > 0)
+			ExplainPropertyInteger("Rows Removed by Scan Filter", NULL,
+								   (int64) st->nprefiltered, es);
 	}
 }
 

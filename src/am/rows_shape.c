@@ -742,6 +742,19 @@ void
 WideRowKeyDecode(const WideRowShape *shape, const char *key, uint32 len,
 				 Datum *values, bool *isnull)
 {
+	WideRowKeyDecodeSince(shape, key, len, 0, values, isnull);
+}
+
+/*
+ * WideRowKeyDecodeSince -- WideRowKeyDecode of a key whose first "same"
+ * bytes are those of the key decoded into values before: an integer or
+ * time part that lies in them, with its separator, keeps its value (a row
+ * key's host, from one row to the next).
+ */
+void
+WideRowKeyDecodeSince(const WideRowShape *shape, const char *key, uint32 len,
+					  uint32 same, Datum *values, bool *isnull)
+{
 	uint32		pos = 0;
 
 	for (int i = 0; i < shape->nparts; i++)
@@ -782,6 +795,12 @@ WideRowKeyDecode(const WideRowShape *shape, const char *key, uint32 len,
 			int			w = p->kind == WIDE_PART_INT && p->width == 0 ? 20 : p->width;
 			uint64		v;
 
+			if (!last && (uint64) pos + w + 1 <= same)
+			{
+				/* (checked when those bytes were decoded) */
+				pos += w + 1;
+				continue;
+			}
 			if (len - pos < (uint32) w || !parse_digits(key + pos, w, &v))
 				key_error(shape, key, len);
 			pos += w;

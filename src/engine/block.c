@@ -280,11 +280,14 @@ WideBlockFinish(WideBlockBuilder *b, StringInfo out)
  * ----------------------------------------------------------------
  */
 
+/* bytes a key buffer keeps past its key (key_suffix_copy) */
+#define KEYBUF_SLACK	16
+
 /* keybuf_reserve when the buffer must grow */
 static pg_noinline char *
 keybuf_grow(MemoryContext cxt, char **buf, uint32 *cap, uint32 len)
 {
-	uint32		newcap = Max(len + VARHDRSZ, 64);
+	uint32		newcap = Max(len + VARHDRSZ + KEYBUF_SLACK, 64);
 
 	newcap = Max(newcap, *cap * 2);
 	*buf = *buf ? repalloc(*buf, newcap) : MemoryContextAlloc(cxt, newcap);
@@ -292,23 +295,35 @@ keybuf_grow(MemoryContext cxt, char **buf, uint32 *cap, uint32 len)
 	return *buf + VARHDRSZ;
 }
 
-/* a key buffer: [4 bytes header room][key] (once a cell: kept inline) */
+/*
+ * a key buffer: [4 bytes header room][key][KEYBUF_SLACK bytes] (once a
+ * cell: kept inline); the slack lets key_suffix_copy write 16 bytes at once
+ */
 static inline char *
 keybuf_reserve(MemoryContext cxt, char **buf, uint32 *cap, uint32 len)
 {
-	if (likely(*buf != NULL && *cap >= len + VARHDRSZ))
+	if (likely(*buf != NULL && *cap >= len + VARHDRSZ + KEYBUF_SLACK))
 		return *buf + VARHDRSZ;
 	return keybuf_grow(cxt, buf, cap, len);
 }
 
-/* copy the few bytes a key or qualifier adds to the one before it */
+/*
+ * copy the few bytes a key or qualifier adds to the one before it, into a
+ * key buffer (keybuf_reserve: 16 bytes of slack past the end); src lies in
+ * a block whose bytes end at srcend: where 16 bytes are left, a short
+ * suffix is copied as one 16-byte move (the bytes past it land in the
+ * slack, and are never read)
+ */
 static inline void
-key_suffix_copy(char *dst, const char *src, uint64 len)
+key_suffix_copy(char *dst, const char *src, uint64 len, const char *srcend)
 {
 	if (len <= 16)
 	{
-		while (len-- > 0)
-			*dst++ = *src++;
+		if (likely(srcend - src >= 16))
+			memcpy(dst, src, 16);
+		else
+			while (len-- > 0)
+				*dst++ = *src++;
 	}
 	else
 		memcpy(dst, src, len);
@@ -498,7 +513,7 @@ read_qualifier(WideBlockIter *it, const char **kp, bool copy)
 		char	   *dst = keybuf_reserve(it->cxt, &it->qualbuf, &it->qualcap,
 										 shared + unshared);
 
-		key_suffix_copy(dst + shared, k, unshared);
+		key_suffix_copy(dst + shared, k, unshared, it->end);
 		it->qual_datum = keybuf_datum(it->qualbuf, shared + unshared);
 	}
 	*kp = k + unshared;
@@ -528,7 +543,7 @@ read_keys(WideBlockIter *it, uint8 flags, WideCell *c)
 			shared + unshared > WIDE_MAX_ROW_KEY)
 			BAD();
 		dst = keybuf_reserve(it->cxt, &it->rowbuf, &it->rowcap, shared + unshared);
-		key_suffix_copy(dst + shared, k, unshared);
+		key_suffix_copy(dst + shared, k, unshared, it->end);
 		k += unshared;
 		it->rowlen = shared + unshared;
 		it->row_datum = keybuf_datum(it->rowbuf, it->rowlen);
@@ -670,7 +685,8 @@ read_value(WideBlockIter *it, WideCell *c)
 
 		if (!(v = get_zigzag(v, end, &k)))
 			BAD();
-		d = (double) k / it->val_div;
+		/* (integers, the common case: no division, the same double) */
+		d = likely(it->val_div == 1.0) ? (double) k : (double) k / it->val_div;
 		memcpy(slot, &d, 8);
 		c->value = slot;
 		c->vallen = 8;
@@ -815,13 +831,17 @@ step_tail(WideBlockIter *it, uint8 flags)
 /*
  * WideBlockIterNext -- the next record, or false at the end (check
  * it->error for a malformed block).  The record points into the block and
- * the iterator's buffers, valid until the next call.
+ * the iterator's buffers, valid until the next call.  Its hints (same) are
+ * relative to the record returned before it: where a filter stepped over
+ * records in between, they hold what held across all of them.
  */
 bool
 WideBlockIterNext(WideBlockIter *it, WideCell *c)
 {
 	uint8		flags;
+	uint8		same = WIDE_SAME_ROW | WIDE_SAME_FAMILY | WIDE_SAME_QUAL;
 
+next:
 	if (it->error || it->i >= it->ncells)
 	{
 		if (!it->error && (it->k != it->kend || it->t != it->tend ||
@@ -832,14 +852,15 @@ WideBlockIterNext(WideBlockIter *it, WideCell *c)
 	if (it->k >= it->kend)
 		BAD();
 	flags = (uint8) *it->k++;
-	/* (every field, one by one: a memset of the cell cost more than the rest) */
+	/*
+	 * (every field, one by one: a memset of the cell cost more than the
+	 * rest; key, keylen, family, qual, ts, ts_to, seq and xmin are set below
+	 * for every record)
+	 */
 	c->flags = 0;
 	c->famlen = 0;
-	c->keylen = c->quallen = c->vallen = c->famid = 0;
-	c->key = c->family = c->qual = c->value = NULL;
-	c->ts = c->ts_to = 0;
-	c->seq = 0;
-	c->xmin = InvalidTransactionId;
+	c->quallen = c->vallen = c->famid = 0;
+	c->value = NULL;
 	c->cmin = 0;
 	c->blob.first = 0;
 	c->blob.length = 0;
@@ -849,12 +870,40 @@ WideBlockIterNext(WideBlockIter *it, WideCell *c)
 	if (c->kind < WIDE_KIND_DEL_ROW || c->kind > WIDE_KIND_MERGE)
 		BAD();
 
-	if (!read_keys(it, flags, c) || !read_times(it, c) || !read_aux(it, flags, c))
+	if (!read_keys(it, flags, c))
+		return false;
+	if (it->keep != NULL && !it->skip_quals && !it->keep(c, it->keep_arg) &&
+		c->kind == WIDE_KIND_PUT)
+	{
+		/* a column the caller does not want: its hints join the next one's */
+		same &= c->same;
+		if (!step_tail(it, flags))
+			return false;
+		it->i++;
+		goto next;
+	}
+	if (!read_times(it, c) || !read_aux(it, flags, c))
 		return false;
 	if (!WIDE_KIND_IS_TOMBSTONE(c->kind) && !read_value(it, c))
 		return false;
+	c->same &= same;
 	it->i++;
 	return true;
+}
+
+/*
+ * WideBlockIterSetFilter -- from now on, step over the PUT records that
+ * keep() rejects instead of returning them: keep sees every record the
+ * iterator decodes, in order (its row key, family, famid, qualifier, kind
+ * and hints, not its time or value), for a reader of a plain run that
+ * wants some columns only.  Not with skip_quals.
+ */
+void
+WideBlockIterSetFilter(WideBlockIter *it, bool (*keep) (const WideCell *cell, void *arg),
+					   void *arg)
+{
+	it->keep = keep;
+	it->keep_arg = arg;
 }
 
 /*
@@ -933,7 +982,7 @@ skip_records(WideBlockIter *it, const char *key, uint32 keylen, bool incl,
 			len = (uint32) (shared + unshared);
 			/* (only bytes past the shared prefix change: read_keys redoes it) */
 			dst = keybuf_reserve(it->cxt, &it->rowbuf, &it->rowcap, len);
-			key_suffix_copy(dst + shared, k, unshared);
+			key_suffix_copy(dst + shared, k, unshared, it->end);
 			if (key != NULL)
 			{
 				int			cmp = WideKeyCompare(dst, len, key, keylen);

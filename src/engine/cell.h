@@ -105,6 +105,56 @@ extern bool WideRowBeforeRange(const WideKeyRange *r, const char *key, uint32 ke
 extern bool WideRowAfterRange(const WideKeyRange *r, const char *key, uint32 keylen);
 extern bool WideRunOverlapsRange(const WideRunData *run, const WideKeyRange *r);
 
+/*
+ * WideBytesEqual -- are two short byte strings (row keys, families,
+ * qualifiers) equal?  Inline, eight bytes at a time: for the per-cell tests
+ * of a scan, where a call of memcmp costs more than the comparison.
+ */
+static inline bool
+WideBytesEqual(const char *a, uint32 alen, const char *b, uint32 blen)
+{
+	uint64		x,
+				y;
+	uint32		u,
+				v;
+
+	if (alen != blen)
+		return false;
+	if (alen >= 8)
+	{
+		/* words, then the last eight bytes (overlapping the word before) */
+		uint32		off = 0;
+
+		for (; off + 8 < alen; off += 8)
+		{
+			memcpy(&x, a + off, 8);
+			memcpy(&y, b + off, 8);
+			if (x != y)
+				return false;
+		}
+		memcpy(&x, a + alen - 8, 8);
+		memcpy(&y, b + alen - 8, 8);
+		return x == y;
+	}
+	if (alen >= 4)
+	{
+		memcpy(&u, a, 4);
+		memcpy(&v, b, 4);
+		if (u != v)
+			return false;
+		memcpy(&u, a + alen - 4, 4);
+		memcpy(&v, b + alen - 4, 4);
+		return u == v;
+	}
+	while (alen > 0)
+	{
+		if (*a++ != *b++)
+			return false;
+		alen--;
+	}
+	return true;
+}
+
 /* cell.c: cell timestamps, microseconds since 1970 */
 extern int64 WideTimestampToUnix(TimestampTz ts);
 extern TimestampTz WideUnixToTimestamp(int64 us);

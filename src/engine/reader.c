@@ -80,6 +80,8 @@ struct WideReader
 	/* WideReaderSetFilter: the records of columns the caller wants */
 	WideRecordFilter keep;
 	void	   *keep_arg;
+	WideRecordFilter skeep;		/* WideReaderSetStoredFilter */
+	void	   *skeep_arg;
 	bool		skip_quals;		/* WideReaderSkipQualifiers */
 	/* WideReaderLatest: at most latest_n cells of each column */
 	int			latest_n;
@@ -346,6 +348,10 @@ reader_open(WideReader *r, const TableState *ts, WideSourceNext wa_next)
 			WideSegIterSetPrune(r->its[0], &r->prune);
 		if (r->skip_quals)
 			WideSegIterSkipQualifiers(r->its[0]);
+		else if (r->skeep)
+			WideSegIterSetFilter(r->its[0], r->skeep, r->skeep_arg);
+		else if (r->keep)
+			WideSegIterSetFilter(r->its[0], r->keep, r->keep_arg);
 		r->nits = 1;
 		r->stats.runs_read++;
 		r->fast = true;
@@ -773,13 +779,37 @@ WideReaderFold(WideReader *r, WideCellFold fn, void *arg, bool *stopped)
 /*
  * WideReaderSetFilter -- merge only the records keep() accepts, besides row
  * tombstones; keep() sees family tombstones (no qualifier) and the records
- * of one column, whose merge no other column's records change.
+ * of one column, whose merge no other column's records change.  (A plain
+ * run read as it is stored, with qualifiers: its PUT records are offered to
+ * keep() as they are decoded, and those rejected stepped over, their time
+ * and value not decoded.)  Call before the first WideReaderNext.
  */
 void
 WideReaderSetFilter(WideReader *r, WideRecordFilter keep, void *arg)
 {
 	r->keep = keep;
 	r->keep_arg = arg;
+	/* a plain run's records: those rejected are stepped over in the block */
+	if (r->fast && r->nits == 1 && !r->skip_quals && r->skeep == NULL)
+		WideSegIterSetFilter(r->its[0], keep, arg);
+}
+
+/*
+ * WideReaderSetStoredFilter -- where the reader reads a plain run's records
+ * as they are stored (no merge: run_is_plain), step over the PUT records
+ * keep() rejects, in their block, instead of WideReaderSetFilter's; keep()
+ * sees every record the run's iterator decodes, in order, with its hints (same)
+ * relative to the record before it in its block (none at a block's
+ * start), so it may keep some records of a column and not others.  A
+ * merged read is not filtered by it.  Call before the first WideReaderNext.
+ */
+void
+WideReaderSetStoredFilter(WideReader *r, WideRecordFilter keep, void *arg)
+{
+	r->skeep = keep;
+	r->skeep_arg = arg;
+	if (r->fast && r->nits == 1 && !r->skip_quals)
+		WideSegIterSetFilter(r->its[0], keep, arg);
 }
 
 /*

@@ -61,6 +61,7 @@ extern void WideReaderLatest(WideReader *r, int n);
 extern uint64 WideReaderFold(WideReader *r, WideCellFold fold, void *arg,
 							 bool *stopped);
 extern void WideReaderSetFilter(WideReader *r, WideRecordFilter keep, void *arg);
+extern void WideReaderSetStoredFilter(WideReader *r, WideRecordFilter keep, void *arg);
 extern int64 WideReaderNow(void);
 typedef struct WideReadState WideReadState;
 extern WideReadState *WideReadStateBegin(Relation rel, Snapshot snapshot,

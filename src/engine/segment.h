@@ -131,6 +131,12 @@ typedef struct WideBlockIter
 	double		val_div;
 	char	   *valbuf;			/* values of a packed block, 8 bytes each */
 	uint32		valcap;
+	/*
+	 * WideBlockIterSetFilter: PUT records keep() rejects (it sees every
+	 * record's keys, family, qualifier and hints) are stepped over
+	 */
+	bool		(*keep) (const WideCell *cell, void *arg);
+	void	   *keep_arg;
 } WideBlockIter;
 
 /*
@@ -213,6 +219,9 @@ extern bool WideBlockIterInitBlock(WideBlockIter *it, const WideRawBlock *blk,
 								   int16 typlen, uint64 default_seq,
 								   uint64 seq_base);
 extern bool WideBlockIterNext(WideBlockIter *it, WideCell *c);
+extern void WideBlockIterSetFilter(WideBlockIter *it,
+								   bool (*keep) (const WideCell *cell, void *arg),
+								   void *arg);
 extern int	WideBlockIterSkipColumn(WideBlockIter *it);
 extern bool WideBlockIterSkipRows(WideBlockIter *it, const char *key,
 								  uint32 keylen, bool incl);
@@ -275,6 +284,9 @@ extern uint64 WideSegIterSkippedRecords(const WideSegIter *it, uint64 *blocks);
 struct WideTsPrune;
 extern void WideSegIterSetPrune(WideSegIter *it, const struct WideTsPrune *prune);
 extern void WideSegIterSkipQualifiers(WideSegIter *it);
+extern void WideSegIterSetFilter(WideSegIter *it,
+								 bool (*keep) (const WideCell *cell, void *arg),
+								 void *arg);
 extern WideBlockIter *WideSegIterBlock(WideSegIter *it);
 extern void WideSegIterSkipped(const WideSegIter *it, uint64 *blocks,
 							   uint64 *indexes);

@@ -851,6 +851,15 @@ WideSegIterNext(WideSegIter *it, WideCell *cell)
 			if (it->blk != NULL && it->bi.error)
 				stream_corrupt(it->rel, it->seg, "bad data block",
 							   it->idx->entries[it->ii - 1].offset);
+			/*
+			 * past a block whose last row is after the range (a filter may
+			 * step over its records there): so is every block after it
+			 */
+			if (it->blk != NULL && it->check_end)
+			{
+				it->done = true;
+				return false;
+			}
 			CHECK_FOR_INTERRUPTS();
 			if (!next_block(it))
 			{
@@ -1010,6 +1019,18 @@ void
 WideSegIterSkipQualifiers(WideSegIter *it)
 {
 	it->bi.skip_quals = true;
+}
+
+/*
+ * WideSegIterSetFilter -- from now on, step over the PUT records keep()
+ * rejects (WideBlockIterSetFilter), for a reader that reads this run's
+ * records as they are stored.
+ */
+void
+WideSegIterSetFilter(WideSegIter *it, bool (*keep) (const WideCell *cell, void *arg),
+					 void *arg)
+{
+	WideBlockIterSetFilter(&it->bi, keep, arg);
 }
 
 /*
