@@ -41,3 +41,21 @@ EXPLAIN (COSTS OFF)
 SELECT row_key FROM tp_1 ORDER BY row_key DESC LIMIT 3;
 SELECT row_key FROM tp_1 ORDER BY row_key DESC LIMIT 3;
 DROP TABLE tp, tpl;
+
+-- A forward path that add_path rejects is freed: its backward twin and its
+-- partial twin are made from it before (a use after free crashed the
+-- planner here, found by t/060 seed 20261123)
+CREATE TABLE tpk_b (row_key bytea, family text, qualifier bytea, ts int8, value text) USING wide;
+SELECT wide.create_family('tpk_b', 'f');
+INSERT INTO tpk_b SELECT convert_to('k' || i, 'UTF8'), 'f', convert_to('q' || (i % 3), 'UTF8'), i, 'v'
+  FROM generate_series(1, 2000) i;
+INSERT INTO tpk_b VALUES (decode(repeat('78', 62), 'hex'), 'f', 'q', 1, 'x');
+SELECT wide.compact('tpk_b', major => true);
+SET enable_indexscan = off;
+SET enable_bitmapscan = off;
+SELECT * FROM tpk_b a WHERE a.row_key <= NULL::bytea AND a.row_key = ANY(ARRAY[decode(repeat('78', 62), 'hex')])
+ ORDER BY row_key DESC, family DESC, qualifier DESC, ts ASC;
+SELECT count(*) FROM tpk_b a WHERE a.row_key = ANY(ARRAY[decode(repeat('78', 62), 'hex')]);
+RESET enable_indexscan;
+RESET enable_bitmapscan;
+DROP TABLE tpk_b;

@@ -1035,6 +1035,8 @@ add_wide_path(PlannerInfo *root, RelOptInfo *rel, Relation r, List *pathkeys,
 	List	   *tsexprs = NIL;
 	Oid			tstype = TupleDescAttr(RelationGetDescr(r), 3)->atttypid;
 	CustomPath *cpath;
+	CustomPath *rpath = NULL;
+	CustomPath	serial;
 	List	   *backkeys;
 	WideMatch	m;
 	ListCell   *lc;
@@ -1121,22 +1123,26 @@ add_wide_path(PlannerInfo *root, RelOptInfo *rel, Relation r, List *pathkeys,
 									   list_make2(tskinds, tsexprs));
 	cpath->methods = &wide_path_methods;
 	WideScanCost(root, rel, &cpath->path, m.has_range, sel, m.nseeks, quals);
-	add_path(rel, &cpath->path);
 
-	/* the same scan backwards, a little dearer: chosen for its order only */
+	/*
+	 * the same scan backwards, a little dearer: chosen for its order only
+	 * (made before add_path, which frees a path it rejects)
+	 */
 	backkeys = pathkeys != NIL && !for_join ?
 		truncate_useless_pathkeys(root, rel, wide_pathkeys(root, rel, r, true)) : NIL;
 	if (backkeys != NIL)
 	{
-		CustomPath *rpath = makeNode(CustomPath);
-
+		rpath = makeNode(CustomPath);
 		memcpy(rpath, cpath, sizeof(CustomPath));
 		rpath->path.pathkeys = backkeys;
 		rpath->path.total_cost = cpath->path.total_cost * 1.01 + 0.01;
 		rpath->custom_private = lappend(list_copy(cpath->custom_private),
 										makeInteger(1));
-		add_path(rel, &rpath->path);
 	}
+	serial = *cpath;			/* (for the partial path below) */
+	add_path(rel, &cpath->path);
+	if (rpath != NULL)
+		add_path(rel, &rpath->path);
 
 	/*
 	 * A large range may go parallel: not a join's or a lateral path, not
@@ -1149,7 +1155,7 @@ add_wide_path(PlannerInfo *root, RelOptInfo *rel, Relation r, List *pathkeys,
 		!list_member_int(m.kinds, BOUND_IPREFIX_C) && !list_member_int(m.kinds, BOUND_ICASE) &&
 		!list_member_int(m.kinds, BOUND_OR) && !list_member_int(m.kinds, BOUND_SPLIT) &&
 		!list_member_int(m.kinds, BOUND_SPLIT_IN))
-		WideAddPartialPath(root, rel, cpath, sel);
+		WideAddPartialPath(root, rel, &serial, sel);
 }
 
 /* is em the relation's row_key?  (for generate_implied_equalities_for_column) */
