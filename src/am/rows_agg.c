@@ -47,9 +47,6 @@
 #include "catalog/pg_aggregate.h"
 #include "utils/timestamp.h"
 #include "utils/datetime.h"
-#include "commands/defrem.h"
-#include "catalog/pg_opclass.h"
-#include "catalog/pg_am.h"
 #include "catalog/pg_type.h"
 #include "commands/explain.h"
 #include "executor/executor.h"
@@ -72,6 +69,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/selfuncs.h"
+#include "utils/typcache.h"
 
 #include "am/rows.h"
 #include "am/scan_agg.h"
@@ -157,6 +155,13 @@ of_rel_only(PlannerInfo *root, Node *expr, RelOptInfo *rel)
  * The path is one of the ordered relation, with the query's pathkeys; it
  * returns LIMIT + OFFSET groups, and the Limit above it takes them.
  */
+/* the default btree operator family of a type (the type cache's) */
+static Oid
+btree_family(Oid type)
+{
+	return lookup_type_cache(type, TYPECACHE_BTREE_OPFAMILY)->btree_opf;
+}
+
 /*
  * window_fraction -- of the rows below the upper bound, the share the top
  * groups' scan folds, about: the last window it needs (n + 1 buckets of
@@ -203,14 +208,14 @@ window_fraction(PlannerInfo *root, RelOptInfo *baserel, Var *var, Expr *upper,
 		w *= 4;
 	if (DatumGetTimestamp(c->constvalue) - w <= MIN_TIMESTAMP + 1)
 		return 1.0;
-	opno = get_opfamily_member(get_opclass_family(GetDefaultOpClass(var->vartype, BTREE_AM_OID)),
+	opno = get_opfamily_member(btree_family(var->vartype),
 							   var->vartype, var->vartype, BTGreaterEqualStrategyNumber);
 	if (!OidIsValid(opno))
 		return 0.1;
 	lo = makeConst(var->vartype, -1, InvalidOid, sizeof(int64),
 				   TimestampGetDatum(DatumGetTimestamp(c->constvalue) - w), false, FLOAT8PASSBYVAL);
 	ge = make_opclause(opno, BOOLOID, false, (Expr *) var, (Expr *) lo, InvalidOid, InvalidOid);
-	lt = make_opclause(get_opfamily_member(get_opclass_family(GetDefaultOpClass(var->vartype, BTREE_AM_OID)),
+	lt = make_opclause(get_opfamily_member(btree_family(var->vartype),
 										   var->vartype, var->vartype, BTLessStrategyNumber),
 					   BOOLOID, false, (Expr *) var, (Expr *) c, InvalidOid, InvalidOid);
 	s_ge = clauselist_selectivity(root, list_make1(ge), baserel->relid, JOIN_INNER, NULL);
@@ -811,7 +816,7 @@ WideRowsAggBegin(ForeignScanState *node, int eflags)
 		as->toppart = WideRowShapeGet(ftoid)->cols[as->topatt - 1].part;
 		as->upper = ExecInitExpr(linitial(top), (PlanState *) node);
 		as->topgroup = ExecInitExpr(gexpr, (PlanState *) node);
-		fmgr_info(get_opcode(get_opfamily_member(get_opclass_family(GetDefaultOpClass(exprType((Node *) gexpr), BTREE_AM_OID)),
+		fmgr_info(get_opcode(get_opfamily_member(btree_family(exprType((Node *) gexpr)),
 												 exprType((Node *) gexpr), exprType((Node *) gexpr),
 												 BTGreaterStrategyNumber)),
 				  &as->gt);
