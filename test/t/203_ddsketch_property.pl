@@ -12,7 +12,7 @@
 # are all the same bytes as the sketch of the whole.
 #
 # The seed is random (WIDE_DDS_SEED sets it) and printed, so a failure can
-# be replayed; WIDE_DDS_TRIALS (default 160) sets the number of data sets.
+# be replayed; WIDE_DDS_TRIALS (default 120) sets the number of data sets.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -20,7 +20,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 
 my $seed = $ENV{WIDE_DDS_SEED} // int(rand(1_000_000));
-my $trials = $ENV{WIDE_DDS_TRIALS} // 160;
+my $trials = $ENV{WIDE_DDS_TRIALS} // 120;
 diag("WIDE_DDS_SEED=$seed WIDE_DDS_TRIALS=$trials");
 
 my $node = PostgreSQL::Test::Cluster->new('ddsprop');
