@@ -6,17 +6,19 @@
 # run, alternating, median of 5; and the rollup's error against
 # percentile_disc (the documented bound: 1% relative, every bucket).
 # Defaults: 20 hosts, one reading per 10 s (6 per bucket); the rollup's
-# cost does not grow with the readings per bucket, the heap's does.
+# cost does not grow with the readings per bucket, the heap's does (STEP 1:
+# 60 per bucket).  COMPACT=0 reads the rollup as loaded, not compacted.
 #
-# Starts its own server (port 54334, data in /tmp/wide-bench-quantile).
+# Starts its own server (port $WIDE_BENCH_PORT or 54334, data in
+# $WIDE_BENCH_DIR or /tmp/wide-bench-quantile), stops it.  Run as root.
 #
 set -euo pipefail
 source "$(dirname "$0")/../test/lib.sh"
 
 HOSTS=${1:-20}
 STEP=${2:-10}
-BENCH=/tmp/wide-bench-quantile
-PORT=54334
+BENCH=${WIDE_BENCH_DIR:-/tmp/wide-bench-quantile}
+PORT=${WIDE_BENCH_PORT:-54334}
 
 wide_install_deps
 wide_test_user
@@ -48,6 +50,13 @@ SELECT wide.create_family('w', 'p', rollup => '{\"source\": \"m\", \"bucket\": \
   \"functions\": [\"count\", \"ddsketch\"], \"key_parts\": 1}');
 INSERT INTO w SELECT host || '#' || extract(epoch FROM t)::int8, 'm', 'lat', t, int8send(v) FROM h;
 VACUUM ANALYZE w;"
+# the load is one statement, one sorted run: its rollup cells are still
+# one ADD record per reading.  A table written over the day has been
+# compacted, which folds each cell into one sketch; so is this one
+# (wide.compact, major), unless COMPACT=0.
+if [ "${COMPACT:-1}" = 1 ]; then
+	sql "SELECT wide.compact('w', true);"
+fi
 
 HEAP="SELECT count(*) FROM (SELECT host, date_trunc('minute', t), percentile_cont(0.99) WITHIN GROUP (ORDER BY v)
   FROM h GROUP BY 1, 2) s;"
@@ -65,7 +74,7 @@ for i in 1 2 3 4 5; do
 done
 median() { printf '%s\n' "$@" | sort -n | sed -n 3p; }
 hm=$(median "${heap[@]}"); wm=$(median "${wide[@]}")
-echo "p99 per minute per host, 1 day, $HOSTS hosts, a reading per $STEP s (load: $(cut -d' ' -f1-3 /proc/loadavg))"
+echo "p99 per minute per host, 1 day, $HOSTS hosts, a reading per $STEP s, compacted: ${COMPACT:-1} (load: $(cut -d' ' -f1-3 /proc/loadavg))"
 echo "  heap percentile_cont: median ${hm} ms   (${heap[*]})"
 echo "  wide.quantile over the rollup: median ${wm} ms   (${wide[*]})"
 echo "  ratio wide/heap: $(echo "scale=3; $wm / $hm" | bc)"
@@ -74,8 +83,28 @@ WITH r AS MATERIALIZED (SELECT row_key, ts, wide.quantile(value, 0.99) AS q
                           FROM w WHERE family = 'p' AND qualifier = 'lat:ddsketch'),
      x AS MATERIALIZED (SELECT host, date_trunc('minute', t) AS b,
                                percentile_disc(0.99) WITHIN GROUP (ORDER BY v) AS e FROM h GROUP BY 1, 2)
-SELECT count(*) AS buckets, round(max(abs(q - e) / e)::numeric, 5) AS max_rel_err,
+SELECT 'skewed (the timed data)' AS data, count(*) AS buckets, round(max(abs(q - e) / e)::numeric, 5) AS max_rel_err,
        round(avg(abs(q - e) / e)::numeric, 5) AS mean_rel_err
   FROM r JOIN x ON x.host = r.row_key AND x.b = r.ts;
 SELECT pg_size_pretty(pg_total_relation_size('h')) AS heap_size,
        pg_size_pretty(pg_total_relation_size('w')) AS wide_size_raw_and_rollup;"
+# the error on random (uniform) readings too: a second table, 4 hosts, p50,
+# p90, p99 and p99.9 of every bucket against percentile_disc
+sql "\\pset footer off
+CREATE TABLE hu AS SELECT 'host' || hst AS host, date_trunc('day', now()) - interval '1 day' + i * interval '$STEP s' AS t,
+       (1 + random() * 1000000)::int8 AS v
+  FROM generate_series(1, 4) hst, generate_series(0, 86400 / $STEP - 1) i;
+CREATE TABLE wu (row_key text, family text, qualifier text, ts timestamptz, value bytea) USING wide;
+SELECT wide.create_family('wu', 'm');
+SELECT wide.create_family('wu', 'p', rollup => '{\"source\": \"m\", \"bucket\": \"1 minute\",
+  \"functions\": [\"ddsketch\"], \"key_parts\": 1}');
+INSERT INTO wu SELECT host || '#' || extract(epoch FROM t)::int8, 'm', 'lat', t, int8send(v) FROM hu;
+WITH r AS MATERIALIZED (SELECT row_key, ts, q, wide.quantile(value, q) AS est
+                          FROM wu, unnest('{0.5, 0.9, 0.99, 0.999}'::float8[]) q
+                         WHERE family = 'p' AND qualifier = 'lat:ddsketch'),
+     x AS MATERIALIZED (SELECT host, date_trunc('minute', t) AS b, q,
+                               percentile_disc(q) WITHIN GROUP (ORDER BY v) AS e
+                          FROM hu, unnest('{0.5, 0.9, 0.99, 0.999}'::float8[]) q GROUP BY 1, 2, 3)
+SELECT 'random (uniform)' AS data, count(*) AS quantiles, round(max(abs(est - e) / e)::numeric, 5) AS max_rel_err,
+       round(avg(abs(est - e) / e)::numeric, 5) AS mean_rel_err
+  FROM r JOIN x ON x.host = r.row_key AND x.b = r.ts AND x.q = r.q;"

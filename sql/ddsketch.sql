@@ -144,6 +144,55 @@ CREATE TABLE rf (row_key text, family text, qualifier text, ts int8, value float
 SELECT wide.create_family('rf', 'm');
 SELECT wide.create_family('rf', 'p', rollup => '{"source": "m", "bucket": "1 second", "functions": ["ddsketch"]}');
 
-DROP TABLE data, lat, log, notbytea, rb, rf;
+-- Bigtable's JSON mapping: addToCell and mergeToCell with Value messages
+-- (qualifier rawValue, timestamp rawTimestampMicros, input intValue or
+-- rawValue), and wide's own floatValue input where Bigtable has no
+-- aggregate of doubles; a sketch merges as a rawValue
+CREATE TABLE bj (row_key text, family text, qualifier text, ts int8, value bytea) USING wide;
+SELECT wide.create_family('bj', 'p', aggregate => 'ddsketch');
+SELECT wide.create_family('bj', 's', aggregate => 'sum');
+SELECT wide.mutate_row('bj', 'r', format('[
+  {"addToCell": {"familyName": "p", "columnQualifier": {"rawValue": "bXM="},
+                 "timestamp": {"rawTimestampMicros": "1000"}, "input": {"floatValue": 2.5}}},
+  {"addToCell": {"familyName": "p", "columnQualifier": {"rawValue": "bXM="},
+                 "timestamp": {"rawTimestampMicros": 1000}, "input": {"intValue": "7"}}},
+  {"addToCell": {"familyName": "p", "columnQualifier": "bXM=", "timestampMicros": "1000",
+                 "input": {"floatValue": -0.125}}},
+  {"mergeToCell": {"familyName": "p", "columnQualifier": {"rawValue": "bXM="},
+                   "timestamp": {"rawTimestampMicros": "1000"}, "input": {"rawValue": "%s"}}},
+  {"addToCell": {"familyName": "s", "columnQualifier": {"rawValue": "bg=="},
+                 "timestamp": {"rawTimestampMicros": "1000"}, "input": {"intValue": "5"}}},
+  {"addToCell": {"familyName": "s", "columnQualifier": {"rawValue": "bg=="},
+                 "timestamp": {"rawTimestampMicros": "1000"}, "input": {"rawValue": "AAAAAAAAAAM="}}}]',
+  encode(wide.ddsketch_agg(x), 'base64'))::jsonb)
+  FROM (VALUES (1e6::float8), (3)) v(x);
+SELECT family, qualifier, ts,
+       CASE family WHEN 'p' THEN value = (SELECT wide.ddsketch_agg(x) FROM unnest('{2.5, 7, -0.125, 1e6, 3}'::float8[]) x) END AS sketch_ok,
+       CASE family WHEN 's' THEN value END AS sum
+  FROM bj ORDER BY 1;
+SELECT wide.quantiles(value, '{0, 0.5, 1}') FROM bj WHERE family = 'p';
+-- bad Values: clear errors, nothing written
+SELECT wide.mutate_row('bj', 'bad', '[{"addToCell": {"familyName": "p", "columnQualifier": {"rawValue": "bXM="},
+  "timestamp": {"rawTimestampMicros": "0"}, "input": {"floatValue": "NaN"}}}]');
+SELECT wide.mutate_row('bj', 'bad', '[{"addToCell": {"familyName": "p", "columnQualifier": {"rawValue": "bXM="},
+  "timestamp": {"rawTimestampMicros": "0"}, "input": {"floatValue": "-Infinity"}}}]');
+SELECT wide.mutate_row('bj', 'bad', '[{"addToCell": {"familyName": "p", "columnQualifier": {"rawValue": "bXM="},
+  "timestamp": {"rawTimestampMicros": "0"}, "input": {"rawValue": "AQI="}}}]');
+SELECT wide.mutate_row('bj', 'bad', '[{"addToCell": {"familyName": "p", "columnQualifier": {"rawValue": "bXM="},
+  "timestamp": {"rawTimestampMicros": "0"}, "input": {"stringValue": "1"}}}]');
+SELECT wide.mutate_row('bj', 'bad', '[{"addToCell": {"familyName": "p", "columnQualifier": {"rawValue": "bXM="},
+  "timestamp": {"rawTimestampMicros": "0"}, "input": {"floatValue": 1, "intValue": 1}}}]');
+SELECT wide.mutate_row('bj', 'bad', '[{"addToCell": {"familyName": "p", "columnQualifier": {"intValue": 1},
+  "timestamp": {"rawTimestampMicros": "0"}, "input": {"floatValue": 1}}}]');
+SELECT wide.mutate_row('bj', 'bad', '[{"addToCell": {"familyName": "p", "columnQualifier": {"rawValue": "bXM="},
+  "timestamp": {"dateValue": "0"}, "input": {"floatValue": 1}}}]');
+SELECT wide.mutate_row('bj', 'bad', '[{"addToCell": {"familyName": "p", "columnQualifier": {"rawValue": "bXM="},
+  "timestamp": {"rawTimestampMicros": "0"}, "input": {"floatValue": 1}}},
+  {"mergeToCell": {"familyName": "p", "columnQualifier": {"rawValue": "bXM="},
+  "timestamp": {"rawTimestampMicros": "0"}, "input": {"rawValue": "RAEBAAEF"}}}]');
+SELECT wide.merge_to_cell('bj', 'bad', 'p', 'ms', 0, '\x4401010080000000'::bytea);
+SELECT count(*) AS written FROM bj WHERE row_key = 'bad';
+
+DROP TABLE data, lat, log, notbytea, rb, rf, bj;
 DROP FUNCTION rb_diff();
 DROP FUNCTION lat_diff();

@@ -386,12 +386,12 @@ quantile_q(double q)
 Datum
 wide_quantile(PG_FUNCTION_ARGS)
 {
-	WideAcc    *a = dds_of(fcinfo, 0);
+	bytea	   *b = dds_arg(fcinfo, 0);
 	double		q = quantile_q(PG_GETARG_FLOAT8(1));
-	bool		empty;
-	double		v = WideDDSQuantile(a, q, &empty);
+	double		v;
 
-	if (empty)
+	/* from the bytes: a rollup read calls this once a cell */
+	if (WideDDSQuantiles(VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b), 1, &q, &v) == 0)
 		PG_RETURN_NULL();
 	PG_RETURN_FLOAT8(v);
 }
@@ -402,7 +402,7 @@ wide_quantile(PG_FUNCTION_ARGS)
 Datum
 wide_quantiles(PG_FUNCTION_ARGS)
 {
-	WideAcc    *a = dds_of(fcinfo, 0);
+	bytea	   *b = dds_arg(fcinfo, 0);
 	ArrayType  *qs = PG_GETARG_ARRAYTYPE_P(1);
 	Datum	   *elems;
 	bool	   *nulls;
@@ -411,15 +411,18 @@ wide_quantiles(PG_FUNCTION_ARGS)
 
 	deconstruct_array(qs, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
 					  &elems, &nulls, &n);
-	if (WideDDSCount(a) == 0)
+	if (WideDDSQuantiles(VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b), 0, NULL, NULL) == 0)
 		PG_RETURN_NULL();
 	for (i = 0; i < n; i++)
 	{
-		bool		empty;
+		double		q,
+					v;
 
 		if (nulls[i])
 			continue;
-		elems[i] = Float8GetDatum(WideDDSQuantile(a, quantile_q(DatumGetFloat8(elems[i])), &empty));
+		q = quantile_q(DatumGetFloat8(elems[i]));
+		(void) WideDDSQuantiles(VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b), 1, &q, &v);
+		elems[i] = Float8GetDatum(v);
 	}
 	if (n == 0)
 		PG_RETURN_ARRAYTYPE_P(construct_empty_array(FLOAT8OID));
@@ -439,7 +442,9 @@ wide_quantiles(PG_FUNCTION_ARGS)
 Datum
 wide_ddsketch_count(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_INT64((int64) WideDDSCount(dds_of(fcinfo, 0)));
+	bytea	   *b = dds_arg(fcinfo, 0);
+
+	PG_RETURN_INT64((int64) WideDDSQuantiles(VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b), 0, NULL, NULL));
 }
 
 /*

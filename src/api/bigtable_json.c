@@ -24,6 +24,15 @@
  *	  numbers;
  *	- {"chain": {"filters": [...]}} becomes {"chain": [...]}, the same for
  *	  interleave;
+ *	- in addToCell and mergeToCell, Bigtable's Value messages: the
+ *	  qualifier {"rawValue": b64} is the qualifier's bytes, the timestamp
+ *	  {"rawTimestampMicros": n} is timestamp_micros, the input {"intValue":
+ *	  n} a number, {"rawValue": b64} Bigtable's 8-byte big-endian int64 in
+ *	  an addToCell and the bytes of the state (an hll or ddsketch sketch)
+ *	  in a mergeToCell; and, wide's own extension where Bigtable has no
+ *	  aggregate of doubles, {"floatValue": x} (a number, or "NaN",
+ *	  "Infinity", "-Infinity" as proto3 JSON writes them, which a float8
+ *	  input refuses) the input of a float8 sum/min/max or ddsketch family;
  *	- snake_case fields are left as they are: the data API's forms are
  *	  unchanged, and the two may be mixed (each field by its own name).
  *
@@ -209,6 +218,8 @@ static JsonbValue *convert(JsonbValue *v, Oid valtype, JsonbParseState **ps,
 static JsonbValue *JsonbValueToBinary(JsonbValue *obj);
 static JsonbValue *convert_object(JsonbValue *v, Oid valtype, JsonbParseState **ps,
 								  bool camel);
+static JsonbValue *convert_aggregate_mutation(JsonbValue *v, bool merge, Oid valtype,
+											  JsonbParseState **ps);
 
 /* a scalar value of a field */
 static void
@@ -315,6 +326,13 @@ convert_object(JsonbValue *v, Oid valtype, JsonbParseState **ps, bool camel_obj)
 				continue;
 			}
 		}
+		/* addToCell and mergeToCell, with Value messages */
+		if ((strcmp(name, "add_to_cell") == 0 || strcmp(name, "merge_to_cell") == 0) &&
+			camel && e.type == jbvBinary && JsonContainerIsObject(e.val.binary.data))
+		{
+			convert_aggregate_mutation(&e, name[0] == 'm', valtype, ps);
+			continue;
+		}
 		if (e.type == jbvBinary && JsonContainerIsArray(e.val.binary.data) &&
 			camel && in_list(name, key_fields))
 		{
@@ -344,6 +362,146 @@ convert_object(JsonbValue *v, Oid valtype, JsonbParseState **ps, bool camel_obj)
 			convert_scalar(name, camel, &e, valtype, &out);
 			pushJsonbValue(ps, WJB_VALUE, &out);
 		}
+	}
+	return pushJsonbValue(ps, WJB_END_OBJECT, NULL);
+}
+
+/*
+ * the one field of a Value message {"rawValue": ...}: its snake_case name,
+ * and the name as written in *given
+ */
+static char *
+value_message(const char *field, JsonbValue *v, JsonbValue *kind, char **given)
+{
+	int			n;
+	char	   *name = WideJsonOneKey(v, kind, &n);
+
+	if (n != 1 || kind->type == jbvBinary)
+		bad(field, "A Value of Bigtable's JSON mapping is an object of one field with a scalar, such as {\"rawValue\": \"AAAAAAAAAAU=\"}.",
+			NULL);
+	*given = name;
+	return is_camel(name, strlen(name)) ? snake(name, strlen(name)) : name;
+}
+
+/* a JSON number or numeric string as a number */
+static void
+json_number(const char *field, JsonbValue *v, JsonbValue *out)
+{
+	if (v->type == jbvNumeric)
+		*out = *v;
+	else if (v->type == jbvString)
+	{
+		char	   *s = pnstrdup(v->val.string.val, v->val.string.len);
+
+		out->type = jbvNumeric;
+		out->val.numeric = DatumGetNumeric(DirectFunctionCall3(numeric_in,
+															   CStringGetDatum(s),
+															   ObjectIdGetDatum(InvalidOid),
+															   Int32GetDatum(-1)));
+	}
+	else
+		bad(field, "It is a number, or a string of one.", NULL);
+}
+
+/*
+ * The fields of an addToCell or mergeToCell, whose qualifier, timestamp and
+ * input are Value messages in Bigtable's form (or plain, as in the data
+ * API's): pushed in the data API's form.
+ */
+static JsonbValue *
+convert_aggregate_mutation(JsonbValue *v, bool merge, Oid valtype, JsonbParseState **ps)
+{
+	JsonbIterator *it = JsonbIteratorInit(v->val.binary.data);
+	JsonbValue	k,
+				e;
+	JsonbIteratorToken tok;
+
+	pushJsonbValue(ps, WJB_BEGIN_OBJECT, NULL);
+	while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
+	{
+		char	   *name;
+		JsonbValue	key,
+					out,
+					kind;
+		char	   *vk,
+				   *given;
+
+		if (tok != WJB_KEY)
+			continue;
+		name = is_camel(k.val.string.val, k.val.string.len) ?
+			snake(k.val.string.val, k.val.string.len) :
+			pnstrdup(k.val.string.val, k.val.string.len);
+		tok = JsonbIteratorNext(&it, &e, true);
+		Assert(tok == WJB_VALUE);
+		key.type = jbvString;
+		if (e.type != jbvBinary || !JsonContainerIsObject(e.val.binary.data) ||
+			(strcmp(name, "column_qualifier") != 0 && strcmp(name, "timestamp") != 0 &&
+			 strcmp(name, "input") != 0))
+		{
+			/* not a Value message: as any field of Bigtable's mapping */
+			key.val.string.val = name;
+			key.val.string.len = strlen(name);
+			pushJsonbValue(ps, WJB_KEY, &key);
+			if (e.type == jbvBinary)
+				convert(&e, valtype, ps, WJB_VALUE, true);
+			else
+			{
+				convert_scalar(name, true, &e, valtype, &out);
+				pushJsonbValue(ps, WJB_VALUE, &out);
+			}
+			continue;
+		}
+		vk = value_message(name, &e, &kind, &given);
+		if (strcmp(name, "column_qualifier") == 0)
+		{
+			if (strcmp(vk, "raw_value") != 0 && strcmp(vk, "bytes_value") != 0)
+				bad(name, psprintf("A qualifier is a rawValue (base64), not \"%s\".", given), NULL);
+			convert_scalar(name, true, &kind, valtype, &out);
+		}
+		else if (strcmp(name, "timestamp") == 0)
+		{
+			if (strcmp(vk, "raw_timestamp_micros") != 0 && strcmp(vk, "int_value") != 0)
+				bad(name, psprintf("A timestamp is a rawTimestampMicros, not \"%s\".", given), NULL);
+			name = "timestamp_micros";
+			json_number(name, &kind, &out);
+		}
+		else if (strcmp(vk, "int_value") == 0)
+			json_number(name, &kind, &out);
+		else if (strcmp(vk, "float_value") == 0)
+		{
+			/* "NaN" and the infinities go on as text, which refuses them */
+			if (kind.type == jbvString)
+				out = kind;
+			else
+				json_number(name, &kind, &out);
+		}
+		else if (strcmp(vk, "raw_value") == 0)
+		{
+			int			len;
+			char	   *b = unbase64(name, &kind, &len);
+
+			if (merge)
+				value_value(name, b, len, valtype, &out);
+			else if (len == 8)
+			{
+				uint64		u = 0;
+				int			i;
+
+				for (i = 0; i < 8; i++)
+					u = (u << 8) | (unsigned char) b[i];
+				out.type = jbvNumeric;
+				out.val.numeric = int64_to_numeric((int64) u);
+			}
+			else
+				bad(name, psprintf("An addToCell input given as rawValue is Bigtable's 8-byte big-endian int64, not %d bytes.", len),
+					"Give a float8 input as {\"floatValue\": x}; merge a sketch with mergeToCell.");
+		}
+		else
+			bad(name, psprintf("An input is an intValue, a floatValue or a rawValue, not \"%s\".", given), NULL);
+		key.val.string.val = name;
+		key.val.string.len = strlen(name);
+		pushJsonbValue(ps, WJB_KEY, &key);
+		pushJsonbValue(ps, WJB_VALUE, &out);
 	}
 	return pushJsonbValue(ps, WJB_END_OBJECT, NULL);
 }

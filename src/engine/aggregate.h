@@ -84,8 +84,8 @@ extern void WideDDSAdd(WideAcc *a, double x);
 extern const char *WideDDSCheck(const char *data, uint32 len);
 extern void WideDDSMerge(WideAcc *a, const char *data, uint32 len);
 extern char *WideDDSEncode(const WideAcc *a, uint32 *len);
-extern uint64 WideDDSCount(const WideAcc *a);
-extern double WideDDSQuantile(const WideAcc *a, double q, bool *empty);
+extern uint64 WideDDSQuantiles(const char *data, uint32 len, int nq,
+							   const double *qs, double *out);
 
 /* exact float8 sums (fsum.c) */
 extern void WideFsumAdd(WideAcc *a, double v);

@@ -24,7 +24,10 @@
  * value within 1% (relative) of the input of rank ceil(q n) (1-based, at
  * least 1) in increasing order -- what percentile_disc(q) returns -- for n
  * inputs.  Every finite double has a bin (about 72,000 bins span all of
- * them; readings within six orders of magnitude take at most 700).
+ * them; readings within six orders of magnitude take at most 700).  The
+ * bound is for normal doubles: the estimate of a subnormal one (below
+ * 2.2e-308) is rounded to a multiple of 4.9e-324, which may add half of
+ * that to its error.
  *
  * Sketch (the value of a ddsketch cell, as SQL reads it back):
  *
@@ -63,19 +66,38 @@
 #define DDS_ALPHA		0.01
 #define DDS_MAX_INDEX	40000	/* beyond every finite double's bin */
 
-/* one sign's bins: counts[i - lo] for i in [lo, lo + n) */
+/*
+ * one sign's bins: counts[i - lo] for i in [lo, lo + n); those of [ulo,
+ * uhi] may be non-zero (none if ulo > uhi), so that starting again and
+ * encoding cost the span of one sketch's bins, not of every sketch the
+ * accumulator held before
+ */
 typedef struct DDStore
 {
 	int32		lo;
 	int32		n;
+	int32		ulo;
+	int32		uhi;
 	uint64	   *counts;
 } DDStore;
 
+/*
+ * A sketch being folded.  The first fold of a cell is often its only one
+ * (a compacted cell is one MERGE record): such a sketch is kept as its
+ * bytes ("single", well-formed and so canonical: WideDDSCheck) and only
+ * decoded into bins when a second input comes, so that reading a folded
+ * cell costs a copy, not a decode and an encode.
+ */
 struct WideDDS
 {
 	uint64		zeros;
 	DDStore		pos;
 	DDStore		neg;
+	bool		pending;		/* "single" holds the whole sketch */
+	bool		folded;			/* something was folded since the start */
+	char	   *single;
+	uint32		single_len;
+	uint32		single_cap;
 };
 
 static double
@@ -95,6 +117,12 @@ store_reserve(MemoryContext cxt, DDStore *s, int32 i)
 
 	if (s->n > 0 && i >= s->lo && i < s->lo + s->n)
 		return;
+	if (s->n > 0 && s->ulo > s->uhi)
+	{
+		/* nothing in use: start the window over around i */
+		pfree(s->counts);
+		s->n = 0;
+	}
 	if (s->n == 0)
 	{
 		lo = i - 64;
@@ -127,6 +155,23 @@ store_add(MemoryContext cxt, DDStore *s, int32 i, uint64 count)
 {
 	store_reserve(cxt, s, i);
 	s->counts[i - s->lo] += count;
+	if (s->ulo > s->uhi)
+		s->ulo = s->uhi = i;
+	else
+	{
+		s->ulo = Min(s->ulo, i);
+		s->uhi = Max(s->uhi, i);
+	}
+}
+
+/* zero a store's bins in use */
+static void
+store_clear(DDStore *s)
+{
+	if (s->ulo <= s->uhi)
+		memset(s->counts + (s->ulo - s->lo), 0, sizeof(uint64) * (s->uhi - s->ulo + 1));
+	s->ulo = 1;
+	s->uhi = 0;
 }
 
 /*
@@ -135,17 +180,33 @@ store_add(MemoryContext cxt, DDStore *s, int32 i, uint64 count)
 void
 WideDDSStart(WideAcc *a)
 {
-	if (a->dds == NULL)
-		a->dds = MemoryContextAllocZero(a->cxt, sizeof(struct WideDDS));
-	else
-	{
-		struct WideDDS *d = a->dds;
+	struct WideDDS *d = a->dds;
 
-		d->zeros = 0;
-		if (d->pos.n > 0)
-			memset(d->pos.counts, 0, sizeof(uint64) * d->pos.n);
-		if (d->neg.n > 0)
-			memset(d->neg.counts, 0, sizeof(uint64) * d->neg.n);
+	if (d == NULL)
+	{
+		d = a->dds = MemoryContextAllocZero(a->cxt, sizeof(struct WideDDS));
+		d->pos.ulo = d->neg.ulo = 1;	/* nothing in use */
+	}
+	d->zeros = 0;
+	store_clear(&d->pos);
+	store_clear(&d->neg);
+	d->pending = false;
+	d->folded = false;
+}
+
+static const char *walk(const char *data, uint32 len, WideAcc *a);
+
+/* decode a sketch kept as its bytes into the bins */
+static void
+unpend(WideAcc *a)
+{
+	struct WideDDS *d = a->dds;
+
+	if (d->pending)
+	{
+		d->pending = false;
+		if (walk(d->single, d->single_len, a) != NULL)
+			elog(ERROR, "malformed DDSketch kept for folding");
 	}
 }
 
@@ -166,6 +227,8 @@ WideDDSAdd(WideAcc *a, double x)
 {
 	struct WideDDS *d = a->dds;
 
+	unpend(a);
+	d->folded = true;
 	if (x == 0.0 || isnan(x))
 		d->zeros++;
 	else if (x > 0)
@@ -174,7 +237,11 @@ WideDDSAdd(WideAcc *a, double x)
 		store_add(a->cxt, &d->neg, bin_of(-x), 1);
 }
 
-/* read a varint; false if the data ends first */
+/*
+ * read a varint; false if the data ends first, or if it takes more bytes
+ * than its value needs (a last byte of 0 after the first), which would
+ * give an equal sketch other bytes
+ */
 static bool
 get_varint(const uint8 **p, const uint8 *end, uint64 *v)
 {
@@ -189,7 +256,7 @@ get_varint(const uint8 **p, const uint8 *end, uint64 *v)
 		if (!(b & 0x80))
 		{
 			*v = r;
-			return true;
+			return b != 0 || shift == 0;
 		}
 		shift += 7;
 	}
@@ -213,7 +280,7 @@ walk(const char *data, uint32 len, WideAcc *a)
 		return "Its relative accuracy is not 1%.";
 	p += DDS_HEADER;
 	if (!get_varint(&p, end, &zeros))
-		return "It ends before its count of zeros.";
+		return "It ends before its count of zeros, or a number takes more bytes than it needs.";
 	if (a)
 		a->dds->zeros += zeros;
 	for (sign = 0; sign < 2; sign++)
@@ -223,7 +290,7 @@ walk(const char *data, uint32 len, WideAcc *a)
 		uint64		k;
 
 		if (!get_varint(&p, end, &n))
-			return "It ends before its count of bins.";
+			return "It ends before its count of bins, or a number takes more bytes than it needs.";
 		if (n > 2 * DDS_MAX_INDEX + 1)
 			return "It has more bins than there are.";
 		for (k = 0; k < n; k++)
@@ -233,7 +300,7 @@ walk(const char *data, uint32 len, WideAcc *a)
 			int64		delta;
 
 			if (!get_varint(&p, end, &z) || !get_varint(&p, end, &count))
-				return "It ends inside a bin.";
+				return "It ends inside a bin, or a number takes more bytes than it needs.";
 			delta = (int64) (z >> 1) ^ -(int64) (z & 1);
 			if ((k > 0 && delta <= 0) || count == 0)
 				return "Its bins are out of order or empty.";
@@ -266,8 +333,27 @@ WideDDSCheck(const char *data, uint32 len)
 void
 WideDDSMerge(WideAcc *a, const char *data, uint32 len)
 {
-	const char *problem = walk(data, len, a);
+	struct WideDDS *d = a->dds;
+	const char *problem;
 
+	if (!d->folded)
+	{
+		/* the first fold: kept as its bytes, decoded if another comes */
+		if (d->single_cap < len)
+		{
+			if (d->single)
+				pfree(d->single);
+			d->single_cap = Max(len, 256);
+			d->single = MemoryContextAlloc(a->cxt, d->single_cap);
+		}
+		memcpy(d->single, data, len);
+		d->single_len = len;
+		d->pending = true;
+		d->folded = true;
+		return;
+	}
+	unpend(a);
+	problem = walk(data, len, a);
 	if (problem)
 		elog(ERROR, "malformed DDSketch: %s", problem);
 }
@@ -286,14 +372,16 @@ put_varint(StringInfo b, uint64 v)
 static void
 put_store(StringInfo b, const DDStore *s)
 {
-	int32		i;
+	int32		i,
+				from = s->ulo - s->lo,
+				to = s->uhi - s->lo;
 	int64		prev = 0;
 	uint64		n = 0;
 
-	for (i = 0; i < s->n; i++)
+	for (i = from; i <= to; i++)
 		n += s->counts[i] != 0;
 	put_varint(b, n);
-	for (i = 0; i < s->n; i++)
+	for (i = from; i <= to; i++)
 		if (s->counts[i] != 0)
 		{
 			int64		index = (int64) s->lo + i;
@@ -313,6 +401,15 @@ WideDDSEncode(const WideAcc *a, uint32 *len)
 {
 	StringInfoData b;
 
+	if (a->dds->pending)
+	{
+		/* one well-formed sketch folded: its bytes are the encoding */
+		char	   *out = palloc(a->dds->single_len);
+
+		memcpy(out, a->dds->single, a->dds->single_len);
+		*len = a->dds->single_len;
+		return out;
+	}
 	initStringInfo(&b);
 	appendStringInfoChar(&b, (char) DDS_MAGIC);
 	appendStringInfoChar(&b, (char) DDS_VERSION);
@@ -325,69 +422,109 @@ WideDDSEncode(const WideAcc *a, uint32 *len)
 	return b.data;
 }
 
-/* the value a bin stands for */
+/*
+ * the value a bin stands for, 2 gamma^i / (gamma + 1), computed as one exp
+ * so that it stays finite where gamma^i alone would not (the top bin of
+ * doubles: gamma^i above DBL_MAX, the value below it); clamped to DBL_MAX
+ * past that, which is then nearer than the bin's value to every input
+ */
 static double
 bin_value(int32 i)
 {
 	double		g = dds_gamma();
-	double		v = exp(i * log(g)) * (2.0 / (g + 1.0));
+	double		v = exp(i * log(g) + log(2.0 / (g + 1.0)));
 
 	return isinf(v) ? DBL_MAX : v;
 }
 
-/*
- * WideDDSCount -- the number of inputs of a sketch.
- */
-uint64
-WideDDSCount(const WideAcc *a)
+/* the value of the bin of a sign's list where the running count first reaches rank */
+static double
+list_rank(const uint8 *p, const uint8 *end, uint64 rank)
 {
-	const struct WideDDS *d = a->dds;
-	uint64		n = d->zeros;
-	int32		i;
+	uint64		n = 0,
+				k,
+				seen = 0;
+	int64		index = 0;
 
-	for (i = 0; i < d->pos.n; i++)
-		n += d->pos.counts[i];
-	for (i = 0; i < d->neg.n; i++)
-		n += d->neg.counts[i];
-	return n;
+	(void) get_varint(&p, end, &n);
+	for (k = 0; k < n; k++)
+	{
+		uint64		z = 0,
+					count = 0;
+
+		(void) get_varint(&p, end, &z);
+		(void) get_varint(&p, end, &count);
+		index += (int64) (z >> 1) ^ -(int64) (z & 1);
+		seen += count;
+		if (seen >= rank)
+			break;
+	}
+	return bin_value((int32) index);
+}
+
+/* skip a sign's list, adding its counts to *total */
+static const uint8 *
+list_skip(const uint8 *p, const uint8 *end, uint64 *total)
+{
+	uint64		n = 0,
+				k,
+				z = 0,
+				count = 0;
+
+	(void) get_varint(&p, end, &n);
+	for (k = 0; k < n; k++)
+	{
+		(void) get_varint(&p, end, &z);
+		(void) get_varint(&p, end, &count);
+		*total += count;
+	}
+	return p;
 }
 
 /*
- * WideDDSQuantile -- the estimate of the input of rank ceil(q n) (1-based,
- * at least 1) of the sketch's n inputs; *empty if there are none.
+ * WideDDSQuantiles -- the quantiles qs[0 .. nq-1] (each in [0, 1]) of a
+ * well-formed sketch's bytes (the caller checked them: WideDDSCheck), read
+ * from the bytes without building its bins: the estimate of the input of
+ * rank ceil(q n) (1-based, at least 1) of the sketch's n inputs in
+ * increasing order.  Returns n; if 0, out is not set.
+ * This is what a rollup read does per cell (wide.quantile), so it walks
+ * the bytes twice and allocates nothing.
  */
-double
-WideDDSQuantile(const WideAcc *a, double q, bool *empty)
+uint64
+WideDDSQuantiles(const char *data, uint32 len, int nq, const double *qs, double *out)
 {
-	const struct WideDDS *d = a->dds;
-	uint64		n = WideDDSCount(a);
-	uint64		rank;
-	uint64		seen = 0;
-	int32		i;
+	const uint8 *p = (const uint8 *) data + DDS_HEADER;
+	const uint8 *end = (const uint8 *) data + len;
+	const uint8 *pos,
+			   *neg;
+	uint64		zeros = 0,
+				npos = 0,
+				nneg = 0,
+				n;
+	int			j;
 
-	*empty = (n == 0);
+	(void) get_varint(&p, end, &zeros);
+	pos = p;
+	neg = list_skip(pos, end, &npos);
+	(void) list_skip(neg, end, &nneg);
+	n = zeros + npos + nneg;
 	if (n == 0)
-		return 0.0;
-	rank = (uint64) ceil(q * (double) n);
-	if (rank < 1)
-		rank = 1;
-	if (rank > n)
-		rank = n;
-	/* negative values, increasing: bins of |x| by decreasing index */
-	for (i = d->neg.n - 1; i >= 0; i--)
+		return 0;
+	for (j = 0; j < nq; j++)
 	{
-		seen += d->neg.counts[i];
-		if (seen >= rank)
-			return -bin_value(d->neg.lo + i);
+		uint64		rank = (uint64) ceil(qs[j] * (double) n);
+
+		if (rank < 1)
+			rank = 1;
+		if (rank > n)
+			rank = n;
+		/* negative values, increasing: by decreasing |x|, the list's reverse */
+		if (rank <= nneg)
+			out[j] = -list_rank(neg, end, nneg - rank + 1);
+		else if (rank <= nneg + zeros)
+			out[j] = 0.0;
+		else
+			out[j] = list_rank(pos, end, rank - nneg - zeros);
 	}
-	seen += d->zeros;
-	if (seen >= rank)
-		return 0.0;
-	for (i = 0; i < d->pos.n; i++)
-	{
-		seen += d->pos.counts[i];
-		if (seen >= rank)
-			return bin_value(d->pos.lo + i);
-	}
-	return bin_value(d->pos.lo + d->pos.n - 1);	/* not reached */
+	return n;
 }

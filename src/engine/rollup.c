@@ -99,6 +99,8 @@ bool		(*wide_rollup_replaying) (void) = NULL;
 static const char *const function_names[WIDE_ROLLUP_NFUNCTIONS] = {
 	"sum", "count", "min", "max", "hll", "ddsketch"
 };
+/* their lengths: every rollup cell read looks its suffix up here */
+static const uint8 function_lens[WIDE_ROLLUP_NFUNCTIONS] = {3, 5, 3, 3, 3, 8};
 
 /*
  * Does the session restore a dump?  pg_dump's scripts and pg_restore's
@@ -125,8 +127,7 @@ WideRollupFunctionByName(const char *name, int len)
 	int			i;
 
 	for (i = 0; i < WIDE_ROLLUP_NFUNCTIONS; i++)
-		if (len == (int) strlen(function_names[i]) &&
-			memcmp(name, function_names[i], len) == 0)
+		if (len == function_lens[i] && memcmp(name, function_names[i], len) == 0)
 			return i;
 	return -1;
 }

@@ -6,7 +6,8 @@
 # magnitude, negative, zero) to ddsketch cells with add_to_cell, INSERT,
 # mutate_row and merge_to_cell of one-value sketches, logging each in a heap
 # table in the same transaction, and write readings to a rollup's source;
-# a quarter of the transactions roll back while another client compacts.
+# a quarter of the transactions roll back while another client compacts;
+# then the server crashes (immediate stop) during more of the same.
 # Then every cell must be, byte for byte, wide.ddsketch_agg of its committed
 # inputs (the merge is exact whatever the order of folding), every quantile
 # of it within 1% of percentile_disc over the log, and the same on the
@@ -120,6 +121,28 @@ is($node->safe_psql('postgres', 'SELECT dds_bound()'), '0', 'every quantile with
 $node->safe_psql('postgres', q{SELECT wide.compact('s', true)});
 is($node->safe_psql('postgres', 'SELECT dds_diff()'), '0', 'and after a major compaction');
 is($node->safe_psql('postgres', q{SELECT count(*) FROM wide.verify('s')}), '0', 'verify');
+
+# a crash (immediate stop) while the writers and compactions run: after
+# recovery every cell is still the sketch of its committed inputs
+my $before_crash = $node->safe_psql('postgres', 'SELECT count(*) FROM log');
+($wout, $werr, $mout, $merr) = ('', '', '', '');
+$writers = IPC::Run::start(
+	[ 'pgbench', '-n', '-c', 3, '-T', 60, '-f', "$dir/write.sql", @conn ],
+	'>', \$wout, '2>', \$werr);
+$maint = IPC::Run::start(
+	[ 'pgbench', '-n', '-c', 1, '-T', 60, '-f', "$dir/maint.sql", @conn ],
+	'>', \$mout, '2>', \$merr);
+$node->poll_query_until('postgres', "SELECT count(*) > $before_crash + 30 FROM log")
+  or die 'no writes before the crash';
+$node->stop('immediate');
+$writers->finish;
+$maint->finish;
+$node->start;
+cmp_ok($node->safe_psql('postgres', 'SELECT count(*) FROM log'), '>', $before_crash,
+	'inputs committed before the crash');
+is($node->safe_psql('postgres', 'SELECT dds_diff()'), '0',
+	'after a crash during writes and compactions: every cell exact');
+is($node->safe_psql('postgres', q{SELECT count(*) FROM wide.verify('s')}), '0', 'verify after the crash');
 
 # the standby reads the same sketches
 my $cells = q{SELECT md5(string_agg(row_key || family || qualifier || ts || encode(value, 'hex'), ','

@@ -37,6 +37,7 @@ $pub->safe_psql('postgres', qq{
 	SELECT wide.create_family('c', 's', aggregate => 'sum');
 	CREATE TABLE v ($vcols) USING wide;
 	SELECT wide.create_family('v', 'u', aggregate => 'hll');
+	SELECT wide.create_family('v', 'p', aggregate => 'ddsketch');
 	CREATE TABLE other ($cols) USING wide;
 	SELECT wide.create_family('other', 'm');
 	INSERT INTO t VALUES ('before', 'm', 'q', 1, 'initial copy');
@@ -59,6 +60,7 @@ $sub->safe_psql('dbw', qq{
 	SELECT wide.create_family('c', 's', aggregate => 'sum');
 	CREATE TABLE v ($vcols) USING wide;
 	SELECT wide.create_family('v', 'u', aggregate => 'hll');
+	SELECT wide.create_family('v', 'p', aggregate => 'ddsketch');
 });
 $sub->safe_psql('dbh', qq{
 	CREATE TABLE t ($cols, PRIMARY KEY (row_key, family, qualifier, ts));
@@ -190,8 +192,23 @@ $pub->wait_for_catchup('sh');
 my $hll = 'SELECT row_key, md5(value) FROM v ORDER BY 1';
 is($sub->safe_psql('dbw', $hll), $pub->safe_psql('postgres', $hll),
 	'hll: the wide subscriber holds the same sketches');
-is($sub->safe_psql('dbh', 'SELECT count(*) FROM v'), '351',
+is($sub->safe_psql('dbh', q{SELECT count(*) FROM v WHERE family = 'u'}), '351',
 	'hll: the heap subscriber holds each input as a sketch');
+
+# ddsketch: the same, quantile sketches merged on the wide subscriber
+$pub->safe_psql('postgres', q{
+	SELECT wide.add_to_cell('v', 'r' || (i % 3), 'p', 'lat', 0, (i * 37 % 1000 - 100) / 7.0)
+	FROM generate_series(1, 300) i;
+	SELECT wide.merge_to_cell('v', 'r2', 'p', 'lat', 0,
+	       (SELECT value FROM v WHERE row_key = 'r0' AND family = 'p'));
+});
+$pub->wait_for_catchup('sw');
+$pub->wait_for_catchup('sh');
+my $dds = q{SELECT row_key, md5(value) FROM v WHERE family = 'p' ORDER BY 1};
+is($sub->safe_psql('dbw', $dds), $pub->safe_psql('postgres', $dds),
+	'ddsketch: the wide subscriber holds the same sketches');
+is($sub->safe_psql('dbh', q{SELECT count(*), bool_and(substr(value, 1, 1) = '\x44') FROM v WHERE family = 'p'}),
+	'301|t', 'ddsketch: the heap subscriber holds each input as a sketch');
 
 # a wide table outside the publication: writes work, nothing is sent
 $pub->safe_psql('postgres', q{
