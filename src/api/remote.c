@@ -91,6 +91,7 @@
 #include "utils/syscache.h"
 #include "utils/tuplestore.h"
 
+#include "engine/maintenance.h"
 #include "api/api.h"
 
 PG_FUNCTION_INFO_V1(wide_remote_exec);
@@ -1002,10 +1003,11 @@ WideRemoteSamples(Oid tablet, ReturnSetInfo *rsinfo, int64 *total)
 /*
  * WideRemoteCompact -- wide.compact of a remote tablet, run on its node on
  * the wide table there, in this transaction's remote transaction (the
- * node's own owner check applies to the mapped user).
+ * node's own owner check applies to the mapped user); its summary's counts
+ * into *counts.
  */
 void
-WideRemoteCompact(Oid tablet, bool major)
+WideRemoteCompact(Oid tablet, bool major, WideMaintCounts *counts)
 {
 	ForeignTable *ft = GetForeignTable(tablet);
 	ForeignServer *server = GetForeignServer(ft->serverid);
@@ -1015,6 +1017,8 @@ WideRemoteCompact(Oid tablet, bool major)
 	const char *params[2];
 	RemoteConn *rc;
 	PGresult   *res;
+	int64		v[16];
+	int			i;
 
 	if (nsp == NULL)
 		nsp = get_namespace_name(get_rel_namespace(tablet));
@@ -1023,10 +1027,40 @@ WideRemoteCompact(Oid tablet, bool major)
 	params[0] = quote_qualified_identifier(nsp, rel);
 	params[1] = major ? "true" : "false";
 	rc = get_conn(server->servername, tabletname);
-	res = exec_wait(rc->conn, "SELECT wide.compact($1::pg_catalog.regclass, $2::pg_catalog.bool)", 2, params);
+	res = exec_wait(rc->conn,
+					"SELECT flushes, compactions, runs_in, runs_out, bytes_read, bytes_written, "
+					"cells_in, cells_out, cells_deleted, cells_superseded, cells_expired, "
+					"cells_past_max_versions, cells_aborted, cells_of_dropped_families, "
+					"tombstones_dropped, cells_folded "
+					"FROM wide.compact($1::pg_catalog.regclass, $2::pg_catalog.bool)", 2, params);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK)
 		remote_error(rc, res, tabletname);
+	if (PQntuples(res) != 1 || PQnfields(res) != lengthof(v))
+		ereport(ERROR,
+				(errcode(ERRCODE_PROTOCOL_VIOLATION),
+				 errmsg("unexpected result of wide.compact on the node of tablet \"%s\"",
+						tabletname)));
+	for (i = 0; i < lengthof(v); i++)
+		v[i] = PQgetisnull(res, 0, i) ? 0 :
+			DatumGetInt64(DirectFunctionCall1(int8in,
+											  CStringGetDatum(PQgetvalue(res, 0, i))));
 	PQclear(res);
+	counts->flushes = v[0];
+	counts->compactions = v[1];
+	counts->runs_in = v[2];
+	counts->runs_out = v[3];
+	counts->bytes_read = v[4];
+	counts->bytes_written = v[5];
+	counts->cells_in = v[6];
+	counts->cells_out = v[7];
+	counts->resolved.covered = v[8];
+	counts->resolved.superseded = v[9];
+	counts->resolved.expired = v[10];
+	counts->resolved.collected = v[11] + v[10];
+	counts->resolved.aborted = v[12];
+	counts->resolved.dropped_family = v[13];
+	counts->resolved.tombstones_dropped = v[14];
+	counts->resolved.folded = v[15];
 }
 
 /*

@@ -273,7 +273,7 @@ my $st = q{SELECT write_area_pages > 0 OR runs > 1 FROM wide.stats('%s')};
 is(join('', $coord->safe_psql('postgres', sprintf($st, 'dist_1')),
 	$n1->safe_psql('postgres', sprintf($st, 'dist_2')),
 	$n2->safe_psql('postgres', sprintf($st, 'dist_3'))), 'ttt', 'every tablet has cells to compact');
-$coord->safe_psql('postgres', q{SELECT wide.compact('dist', true)});
+$coord->safe_psql('postgres', q{SELECT FROM wide.compact('dist', true)});
 is(join('', $coord->safe_psql('postgres', sprintf($st, 'dist_1')),
 	$n1->safe_psql('postgres', sprintf($st, 'dist_2')),
 	$n2->safe_psql('postgres', sprintf($st, 'dist_3'))), 'fff',

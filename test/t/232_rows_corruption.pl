@@ -38,7 +38,7 @@ my $setup_sql = q{
 	INSERT INTO m SELECT '2020-01-01'::timestamptz + make_interval(secs => t * 10), h,
 	                     round((50 + 40 * sin(t / 50.0 + h))::numeric, 2), t % 7, CASE WHEN t % 5 = 0 THEN NULL ELSE h * 1.5 END
 	  FROM generate_series(0, 1199) t, generate_series(0, 39) h ORDER BY t, h;
-	SELECT wide.compact('cells', major => true);
+	SELECT FROM wide.compact('cells', major => true);
 	INSERT INTO m SELECT '2020-01-01'::timestamptz + make_interval(secs => t * 10), h, t, -1, NULL
 	  FROM generate_series(1200, 1204) t, generate_series(0, 39) h;
 	CREATE FUNCTION try(q text) RETURNS text LANGUAGE plpgsql AS $$
