@@ -135,9 +135,11 @@ wide_compact(PG_FUNCTION_ARGS)
 	Datum		values[SUMMARY_COUNTS + 1];
 	bool		nulls[SUMMARY_COUNTS + 1] = {0};
 	Interval   *elapsed;
+	bool		summary;
 
-	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE ||
-		desc->natts != SUMMARY_COUNTS + 1)
+	/* wide 0.1's definition returns void (the library is newer) */
+	summary = get_call_result_type(fcinfo, NULL, &desc) == TYPEFUNC_COMPOSITE;
+	if (summary && desc->natts != SUMMARY_COUNTS + 1)
 		elog(ERROR, "return type must be a row type of %d columns",
 			 SUMMARY_COUNTS + 1);
 	if (RecoveryInProgress())
@@ -181,6 +183,9 @@ wide_compact(PG_FUNCTION_ARGS)
 		compact_table(rel, major);
 		relation_close(rel, ShareUpdateExclusiveLock);
 	}
+
+	if (!summary)
+		PG_RETURN_VOID();
 
 	/* the local tables' counts, since "before" (summary.c) */
 	{

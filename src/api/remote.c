@@ -1028,18 +1028,22 @@ WideRemoteCompact(Oid tablet, bool major, WideMaintCounts *counts)
 	params[1] = major ? "true" : "false";
 	rc = get_conn(server->servername, tabletname);
 	res = exec_wait(rc->conn,
-					"SELECT flushes, compactions, runs_in, runs_out, bytes_read, bytes_written, "
-					"cells_in, cells_out, cells_deleted, cells_superseded, cells_expired, "
-					"cells_past_max_versions, cells_aborted, cells_of_dropped_families, "
-					"tombstones_dropped, cells_folded "
-					"FROM wide.compact($1::pg_catalog.regclass, $2::pg_catalog.bool)", 2, params);
+					"SELECT * FROM wide.compact($1::pg_catalog.regclass, $2::pg_catalog.bool)",
+					2, params);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK)
 		remote_error(rc, res, tabletname);
-	if (PQntuples(res) != 1 || PQnfields(res) != lengthof(v))
+	if (PQntuples(res) == 1 && PQnfields(res) == 1)
+	{
+		/* a node of wide 0.1: compact returns void, no counts */
+		PQclear(res);
+		return;
+	}
+	if (PQntuples(res) != 1 || PQnfields(res) != lengthof(v) + 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROTOCOL_VIOLATION),
 				 errmsg("unexpected result of wide.compact on the node of tablet \"%s\"",
 						tabletname)));
+	/* the columns in the order of wide.compact's row (maintenance.c) */
 	for (i = 0; i < lengthof(v); i++)
 		v[i] = PQgetisnull(res, 0, i) ? 0 :
 			DatumGetInt64(DirectFunctionCall1(int8in,
