@@ -64,7 +64,7 @@ compact_table(Relation rel, bool major)
 			;
 }
 
-/* add what a remote tablet's wide.compact did (remote.c) to *sum */
+/* add counts *d (a tablet's, or this backend's since a reading) to *sum */
 static void
 add_counts(WideMaintCounts *sum, const WideMaintCounts *d)
 {
