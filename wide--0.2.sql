@@ -756,12 +756,26 @@ COMMENT ON FUNCTION wide.rollups(regclass) IS 'the rollup families of a wide tab
 -- Maintenance and inspection
 -- ----------------------------------------------------------------
 
-CREATE FUNCTION wide.compact(tbl regclass, major boolean DEFAULT false)
-RETURNS void
+-- Returns what it did (engine/summary.c): flushes and merges, runs merged
+-- and written, bytes (pages) read and written, records read and written,
+-- and the records dropped: deleted, superseded by a newer write, collected
+-- by max_age, beyond max_versions, of aborted transactions, of dropped
+-- families, tombstones with nothing left to delete, aggregate inputs
+-- folded; then the time it took.
+CREATE FUNCTION wide.compact(tbl regclass, major boolean DEFAULT false,
+                             OUT flushes bigint, OUT compactions bigint,
+                             OUT runs_in bigint, OUT runs_out bigint,
+                             OUT bytes_read bigint, OUT bytes_written bigint,
+                             OUT cells_in bigint, OUT cells_out bigint,
+                             OUT cells_deleted bigint, OUT cells_superseded bigint,
+                             OUT cells_expired bigint, OUT cells_past_max_versions bigint,
+                             OUT cells_aborted bigint, OUT cells_of_dropped_families bigint,
+                             OUT tombstones_dropped bigint, OUT cells_folded bigint,
+                             OUT elapsed interval)
 AS 'MODULE_PATHNAME', 'wide_compact'
 LANGUAGE C STRICT;
 COMMENT ON FUNCTION wide.compact(regclass, boolean) IS
-  'flush the write area and merge runs (all of them with major => true)';
+  'flush the write area and merge runs (all of them with major => true); returns what it did';
 
 -- Wide's phases of the VACUUM and COPY commands running now (am/progress.c
 -- keeps them in progress parameters the heap's views do not use).

@@ -50,7 +50,7 @@ CREATE TEMP TABLE src AS
     FROM generate_series(0, 199999) r, unnest(ARRAY['a', 'b', 'c', 'd', 'e']) q;
 INSERT INTO w SELECT * FROM src;
 INSERT INTO h SELECT * FROM src;
-SELECT wide.compact('w', major => true);
+SELECT FROM wide.compact('w', major => true);
 VACUUM ANALYZE h; ANALYZE w; CHECKPOINT;"
 
 script() {

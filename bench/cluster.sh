@@ -128,7 +128,7 @@ for tag in heap keyed; do
 	t=k_$tag
 	make_table $t $tag
 	sql "COPY $t FROM '$BENCH/cells.csv' (FORMAT csv)"
-	[ "$tag" = keyed ] && sql "SELECT wide.compact('$t', major => true)" >/dev/null
+	[ "$tag" = keyed ] && sql "SELECT FROM wide.compact('$t', major => true)" >/dev/null
 	log "DELETE of every other host in $tag, CLUSTER"
 	sql "DELETE FROM $t WHERE substr(row_key, 7, 3)::int % 2 = 0"
 	R[before_kb,$tag]=$(sql "SELECT pg_total_relation_size('$t') / 1024.0")

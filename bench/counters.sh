@@ -107,7 +107,7 @@ SELECT wide.add_to_cell('ctr', 'page#' || :k, 'n', 'views', '2030-01-01', 1);")
 		else
 			total=$(sql "SELECT sum(value) FROM ctr")
 			rms=$(read_ms)
-			sql "SELECT wide.compact('ctr')" >/dev/null
+			sql "SELECT FROM wide.compact('ctr')" >/dev/null
 			fms=$(read_ms)
 		fi
 		if [ "$total" != "$done_tx" ]; then

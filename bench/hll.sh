@@ -46,7 +46,7 @@ sql "CREATE TABLE v (row_key text, family text, qualifier text, ts timestamptz, 
 SELECT wide.create_family('v', 'u', aggregate => 'hll');
 SELECT count(*) FROM (SELECT wide.add_to_cell('v', 'r', 'u', 'q', '2030-01-01', g::int8)
                         FROM generate_series(1, 100000) g) s;
-SELECT wide.compact('v', major => true);
+SELECT FROM wide.compact('v', major => true);
 SELECT CASE WHEN (SELECT value FROM v) = (SELECT wide.hll_add_agg(g::int8) FROM generate_series(1, 100000) g)
             THEN 'same sketch' ELSE 'DIFFERENT' END AS stored_vs_agg;" | grep -q "same sketch" ||
 	{ echo "stored sketch differs from hll_add_agg" >&2; exit 1; }

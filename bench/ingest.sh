@@ -155,7 +155,7 @@ for tag in heap wide; do
 	sql "DELETE FROM $t; VACUUM $t"
 	R[deleted_kb,$tag]=$(sql "SELECT pg_total_relation_size('$t') / 1024.0")
 	if [ "$tag" = wide ]; then
-		sql "SELECT wide.compact('$t', major => true); VACUUM $t" >/dev/null
+		sql "SELECT FROM wide.compact('$t', major => true); VACUUM $t" >/dev/null
 		R[deleted_major_kb,wide]=$(sql "SELECT pg_total_relation_size('$t') / 1024.0")
 	fi
 	sql "DROP TABLE $t"

@@ -88,7 +88,7 @@ R[size_loaded,wide]=$(sql "SELECT pg_total_relation_size('w')::float8 / $CELLS")
 
 log "major compaction of wide (and VACUUM of both)"
 sec=$(sql "SELECT clock_timestamp() AS t0 \\gset
-SELECT wide.compact('w', major => true);
+SELECT FROM wide.compact('w', major => true);
 VACUUM w;
 SELECT extract(epoch FROM clock_timestamp() - :'t0')" | tail -1)
 R[compact_s,wide]=$sec; R[compact_s,heap]=$(sql "SELECT clock_timestamp() AS t0 \\gset

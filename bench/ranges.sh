@@ -64,7 +64,7 @@ CREATE TABLE h (row_key text COLLATE \"C\", family text COLLATE \"C\",
 CREATE INDEX h_key ON h (row_key, family, qualifier, ts DESC);"
 log "loading"
 sql "COPY w FROM '$BENCH/cells.csv' (FORMAT csv);
-SELECT wide.compact('w', major => true);
+SELECT FROM wide.compact('w', major => true);
 VACUUM ANALYZE w;"
 sql "COPY h FROM '$BENCH/cells.csv' (FORMAT csv);
 VACUUM ANALYZE h;

@@ -80,7 +80,7 @@ for t in h w0 w; do
 	LOAD[$t]=$(($(now_ms) - a))
 done
 log "COPY: heap ${LOAD[h]} ms, wide ${LOAD[w0]} ms, wide with rollup ${LOAD[w]} ms"
-sql "SELECT wide.compact('w0', major => true); SELECT wide.compact('w', major => true);
+sql "SELECT FROM wide.compact('w0', major => true); SELECT FROM wide.compact('w', major => true);
 VACUUM ANALYZE h; VACUUM ANALYZE w0; VACUUM ANALYZE w; CHECKPOINT;"
 
 HOSTLIST=$(seq -s, 1 "$HOSTS" | sed 's/\([0-9]\+\)/host\1/g')

@@ -64,7 +64,7 @@ for t in one dist; do
 	         FROM generate_series(0, $ROWS * 5 - 1) i" >/dev/null
 	echo "load $t ($((ROWS * 5)) cells): $(echo "$(date +%s.%N) - $t0" | bc) s"
 done
-coord "SELECT wide.compact('one', true); SELECT wide.compact('dist', true)" >/dev/null
+coord "SELECT FROM wide.compact('one', true); SELECT FROM wide.compact('dist', true)" >/dev/null
 
 log "planning a point read"
 for t in one dist; do

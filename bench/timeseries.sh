@@ -84,7 +84,7 @@ CREATE TABLE h (row_key text COLLATE \"C\", family text COLLATE \"C\",
 CREATE INDEX h_key ON h (row_key, family, qualifier, ts DESC);
 COPY w FROM '$BENCH/cells.csv' (FORMAT csv);
 COPY h FROM '$BENCH/cells.csv' (FORMAT csv);
-SELECT wide.compact('w', major => true);
+SELECT FROM wide.compact('w', major => true);
 VACUUM ANALYZE w;
 VACUUM ANALYZE h;
 -- 100 existing keys, the outer side of a join keyed by row_key

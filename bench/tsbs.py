@@ -464,7 +464,7 @@ def load(a, targets):
         print("  %-5s COPY %.1f s (%.0f readings/s), VACUUM ANALYZE %.2f s, %.1f MB"
               % (t, copy_ms / 1000, res[t]["copy"], res[t]["vacuum"], size / 2**20), flush=True)
         if a.compact and t != "heap":
-            res[t]["compact"] = s.run("SELECT wide.compact('%s', major => true)" % rel)[1] / 1000.0
+            res[t]["compact"] = s.run("SELECT FROM wide.compact('%s', major => true)" % rel)[1] / 1000.0
             res[t]["csize"] = int(s.run("SELECT pg_total_relation_size('%s')" % rel)[0][0])
             print("  %-5s wide.compact %.2f s, %.1f MB" % (t, res[t]["compact"], res[t]["csize"] / 2**20),
                   flush=True)

@@ -79,7 +79,7 @@ SELECT row_key AS host, qualifier, ts, value FROM current_metric
 -- still passes the 719,000 replaced versions (compare the timings)
 SELECT count(*) AS cells, count(DISTINCT row_key) AS hosts, min(ts), max(ts) FROM current_metric;
 SELECT cells AS stored_cells FROM wide.stats('current_metric');
-SELECT wide.compact('current_metric', major => true);
+SELECT cells_in, cells_out, cells_past_max_versions, elapsed FROM wide.compact('current_metric', major => true);
 SELECT cells AS stored_cells FROM wide.stats('current_metric');
 SELECT count(*) AS cells, count(DISTINCT row_key) AS hosts, min(ts), max(ts) FROM current_metric;
 -- without CURRENT_METRIC: the newest METRIC row of each host, one reversed

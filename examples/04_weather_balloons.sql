@@ -62,7 +62,9 @@ SELECT wide.key(location, balloon::text, minute), 'm', 'measurements_blob', t,
   FROM events;
 
 -- what each pattern stores (cells, bytes after compaction)
-SELECT wide.compact(t, major => true) FROM unnest(ARRAY['balloon_col', 'balloon_cell', 'balloon_row', 'balloon_json']::regclass[]) t;
+SELECT t AS pattern, c.runs_in, c.cells_in, c.cells_out, c.bytes_written
+  FROM unnest(ARRAY['balloon_col', 'balloon_cell', 'balloon_row', 'balloon_json']::regclass[]) t,
+       LATERAL wide.compact(t, major => true) c;
 SELECT t AS pattern, s.cells, s.raw_bytes, s.stored_bytes
   FROM unnest(ARRAY['balloon_col', 'balloon_cell', 'balloon_row', 'balloon_json']::regclass[]) t,
        LATERAL wide.stats(t) s;

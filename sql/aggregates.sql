@@ -86,10 +86,10 @@ SELECT ts, value FROM donations WHERE row_key = 'days';
 
 -- flush and compaction fold the inputs; the cells read the same
 SELECT count(*) AS cells, sum(value) AS total FROM donations;
-SELECT wide.compact('donations');
+SELECT FROM wide.compact('donations');
 SELECT count(*) AS cells, sum(value) AS total FROM donations;
 SELECT wide.add_to_cell('donations', 'days', 'total', 'n', '2030-03-02', 200);
-SELECT wide.compact('donations', major => true);
+SELECT FROM wide.compact('donations', major => true);
 SELECT count(*) AS cells, sum(value) AS total FROM donations;
 SELECT ts, value FROM donations WHERE row_key = 'days';
 SELECT count(*) AS runs, sum(cells) AS records FROM wide.runs('donations');
@@ -102,7 +102,7 @@ SELECT count(*) FROM (
     FROM generate_series('2030-03-01'::timestamptz, '2030-03-05', '1 day') d,
          generate_series(1, 3)) s;
 SELECT ts, value FROM donations WHERE row_key = 'gc';
-SELECT wide.compact('donations', major => true);
+SELECT FROM wide.compact('donations', major => true);
 SELECT ts, value FROM donations WHERE row_key = 'gc';
 -- an input to a collected bucket is collected too (it is still not among
 -- the newest two); a newer bucket pushes the oldest out
@@ -197,7 +197,7 @@ SELECT wide.merge_to_cell('visits', 'store#4', 'uniq', 'v', '2030-03-01', wide.h
 SELECT wide.hll_count(value) FROM visits WHERE row_key = 'store#4';
 -- sketches survive flush and compaction unchanged
 CREATE TEMP TABLE before AS SELECT row_key, family, qualifier, ts, value FROM visits;
-SELECT wide.compact('visits', major => true);
+SELECT FROM wide.compact('visits', major => true);
 SELECT count(*) AS cells, count(*) FILTER (WHERE b.value IS DISTINCT FROM v.value) AS changed
   FROM before b FULL JOIN visits v USING (row_key, family, qualifier, ts);
 -- deletes reset a sketch

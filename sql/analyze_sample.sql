@@ -52,7 +52,7 @@ SELECT reltuples > 1000 AS records_counted FROM pg_class WHERE relname = 'rcpu';
 SELECT count(*) FROM rcpu;
 -- a few rows more than the sample holds: read whole, counted exactly
 DELETE FROM rcpu WHERE tags_id > 1;
-SELECT wide.compact('rc', major => true);
+SELECT FROM wide.compact('rc', major => true);
 ANALYZE VERBOSE rcpu;
 SELECT reltuples FROM pg_class WHERE relname = 'rcpu';
 -- another family in the cells table: read whole (its records are not all the form's)

@@ -60,14 +60,14 @@ SELECT row_key, length(value), right(value, 3) FROM b WHERE row_key = 'big';
 
 -- runs of the write area become runs at the flush (no rewrite when the
 -- generation has nothing else), or are merged with the other records
-SELECT wide.compact('b');
+SELECT FROM wide.compact('b');
 SELECT runs, write_area_pages FROM wide.stats('b');
 SELECT row_key, qualifier, value FROM b WHERE row_key LIKE 'r%';
 INSERT INTO b VALUES ('r2', 'f', 'q', 1, 'two by insert');
 COPY b FROM STDIN (FORMAT csv);
 r4,f,q,1,four
 \.
-SELECT wide.compact('b');
+SELECT FROM wide.compact('b');
 SELECT row_key, value FROM b WHERE row_key LIKE 'r%' AND family = 'f';
 
 -- many runs: a small wide.bulk_memory writes a run per few rows, and a full
@@ -76,7 +76,7 @@ SET wide.bulk_memory = '1MB';
 COPY b FROM PROGRAM 'seq 1 100000 | sed "s/.*/k&,f,q,1,v&/"' (FORMAT csv);
 RESET wide.bulk_memory;
 SELECT count(*), min(value), max(value) FROM b WHERE row_key LIKE 'k%';
-SELECT wide.compact('b', major => true);
+SELECT FROM wide.compact('b', major => true);
 SELECT count(*) FROM b WHERE row_key LIKE 'k%';
 SELECT row_key, length(value) FROM b WHERE row_key = 'big';
 SELECT * FROM wide.verify('b');

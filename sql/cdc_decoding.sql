@@ -78,7 +78,7 @@ INSERT INTO cd VALUES ('z', 'm', 'q', 1, 'aborted');
 ROLLBACK;
 SELECT * FROM cdc_changes();
 -- flush and compaction move cells: no changes
-SELECT wide.compact('cd', true);
+SELECT FROM wide.compact('cd', true);
 VACUUM cd;
 SELECT count(*) AS changes_of_maintenance FROM cdc_changes();
 -- the replica identity: the unique wide_key index on the coordinates (its

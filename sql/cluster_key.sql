@@ -16,7 +16,7 @@ INSERT INTO ck SELECT 'r' || lpad(i::text, 3, '0'), 'gone', 'g', '2020-01-01', i
   FROM generate_series(1, 100) i;
 INSERT INTO ck SELECT 'r' || lpad((20 + i % 10)::text, 3, '0'), 's', 'c', '2020-01-01', i
   FROM generate_series(1, 3000) i;
-SELECT wide.compact('ck');
+SELECT FROM wide.compact('ck');
 INSERT INTO ck SELECT 'r' || lpad((i % 100)::text, 3, '0'), 'm', 'q' || (i % 7),
        '2021-01-01'::timestamptz + i * interval '1 minute', i
   FROM generate_series(1, 500) i;

@@ -27,7 +27,7 @@ SELECT count(*) FROM t;
 ROLLBACK;
 SELECT count(*) FROM t;
 -- cells in segments are deleted alike
-SELECT wide.compact('t', major => true);
+SELECT FROM wide.compact('t', major => true);
 DELETE FROM t WHERE row_key IN ('r4', 'r5') AND qualifier = 'q0';
 SELECT row_key, qualifier, count(*) FROM t WHERE row_key IN ('r4', 'r5') GROUP BY 1, 2 ORDER BY 1, 2;
 -- a subquery and a join choose the cells

@@ -13,7 +13,7 @@ CREATE TABLE dp_heap AS
 INSERT INTO dp_heap VALUES ('special', 'm', 'nan', '2026-01-01', 'NaN'),
   ('special', 'm', 'negzero', '2026-01-01', '-0'), ('special', 'm', 'inf', '2026-01-01', '-Infinity');
 INSERT INTO dp_wide SELECT * FROM dp_heap;
-SELECT wide.compact('dp_wide', major => true);
+SELECT FROM wide.compact('dp_wide', major => true);
 SELECT runs, cells FROM wide.stats('dp_wide');
 -- 6.8 bytes per cell unpacked, 5.1 packed
 SELECT stored_bytes::float8 / cells < 6 AS dense FROM wide.stats('dp_wide');

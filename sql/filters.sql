@@ -93,7 +93,7 @@ SELECT wide.delete_cells('tsmax', 'e', 'f', 'q', ts_from => 0, ts_to => 92233720
 DELETE FROM tsmax WHERE row_key = 'f' AND ts = 9223372036854775807;
 SELECT row_key, ts FROM tsmax ORDER BY 1, 2;
 -- and so do flushes and compactions
-SELECT wide.compact('tsmax', major => true);
+SELECT FROM wide.compact('tsmax', major => true);
 SELECT row_key, ts FROM tsmax ORDER BY 1, 2;
 DROP TABLE tsmax;
 -- Regexes are RE2 over bytes, whole-string, as in Bigtable: \C is any byte,

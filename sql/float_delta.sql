@@ -110,9 +110,9 @@ LANGUAGE sql AS $$
          (SELECT count(*) FROM fd_wide)
 $$;
 SELECT * FROM fd_diff();
-SELECT wide.compact('fd_wide');
+SELECT FROM wide.compact('fd_wide');
 SELECT * FROM fd_diff();
-SELECT wide.compact('fd_wide', major => true);
+SELECT FROM wide.compact('fd_wide', major => true);
 SELECT runs FROM wide.stats('fd_wide');
 SELECT * FROM fd_diff();
 -- point reads land inside blocks (row directory seeks)
@@ -132,7 +132,7 @@ CREATE TABLE fd_walk (row_key text, family text, qualifier text, ts timestamptz,
                       value float8) USING wide;
 SELECT wide.create_family('fd_walk', 'cpu');
 INSERT INTO fd_walk SELECT * FROM fd_heap WHERE row_key LIKE 'host_%';
-SELECT wide.compact('fd_walk', major => true);
+SELECT FROM wide.compact('fd_walk', major => true);
 -- 8.2 bytes per cell without the delta coding, 7.2 with it
 SELECT stored_bytes::float8 / cells < 7.6 AS dense FROM wide.stats('fd_walk');
 SELECT count(*) FROM (SELECT row_key, qualifier, ts, float8send(value) FROM fd_walk

@@ -19,7 +19,7 @@ INSERT INTO g SELECT 'r', f, 'q', now() - a, f || ' ' || a::text
   FROM unnest(ARRAY['a', 'b', 'c', 'd']) f,
        unnest(ARRAY[interval '1 min', '1 hour', '2 hours', '2 days', '3 days', '7 days']) a;
 SELECT family, value FROM g ORDER BY family, ts DESC;
-SELECT wide.compact('g', major => true);
+SELECT FROM wide.compact('g', major => true);
 SELECT family, value FROM g ORDER BY family, ts DESC;
 SELECT family, count(*) FROM wide.read_rows(NULL::g) GROUP BY 1 ORDER BY 1;
 

@@ -140,7 +140,7 @@ INSERT INTO agg SELECT 'R' || (i % 3), 'total', 'q', 0, i FROM generate_series(1
 INSERT INTO agg SELECT 'R' || (i % 3), 'top', 'q', 0, i FROM generate_series(1, 30000) i;
 SELECT wide.add_to_cell('agg', 'R0', 'total', 'q', 0, 1000000);
 SELECT row_key, family, value FROM agg ORDER BY 1, 2;
-SELECT wide.compact('agg', major => true);
+SELECT FROM wide.compact('agg', major => true);
 SELECT row_key, family, value FROM agg ORDER BY 1, 2;
 
 -- mutate_rows called per row of a statement: one write at its end

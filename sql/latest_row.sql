@@ -27,7 +27,7 @@ INSERT INTO hcpu SELECT '2020-01-01'::timestamptz + i * interval '10 s', h, h * 
                         CASE WHEN i % 3 = 0 THEN NULL ELSE i END
   FROM generate_series(1, 30) h, generate_series(1, h * 7) i;
 INSERT INTO cpu SELECT * FROM hcpu;
-SELECT wide.compact('lr', true);
+SELECT FROM wide.compact('lr', true);
 
 -- one row read a host: two cells each, none of the row before
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
@@ -60,13 +60,13 @@ SELECT (SELECT array_agg(x ORDER BY x) FROM (SELECT DISTINCT ON (t.hostname) (t.
 INSERT INTO hcpu SELECT '2020-01-02'::timestamptz + i * interval '10 s', h, -h, i
   FROM generate_series(2, 30, 4) h, generate_series(1, 3) i;
 INSERT INTO cpu SELECT * FROM hcpu WHERE usage_user < 0;
-SELECT wide.compact('lr');
+SELECT FROM wide.compact('lr');
 INSERT INTO hcpu SELECT '2020-01-03'::timestamptz, h, -2 * h, NULL FROM generate_series(3, 30, 5) h;
 INSERT INTO cpu SELECT * FROM hcpu WHERE usage_user <= -2 AND time = '2020-01-03';
 DELETE FROM hcpu WHERE (tags_id, time) IN (SELECT tags_id, max(time) FROM hcpu WHERE tags_id % 7 = 0 GROUP BY 1);
 DELETE FROM cpu WHERE (tags_id, time) IN (SELECT tags_id, max(time) FROM cpu WHERE tags_id % 7 = 0 GROUP BY 1);
 SELECT lastpoint_diff(1) AS diff1, lastpoint_diff(3) AS diff3, lastpoint_diff(20) AS diff20;
-SELECT wide.compact('lr', true);
+SELECT FROM wide.compact('lr', true);
 SELECT lastpoint_diff(1) AS diff1, lastpoint_diff(3) AS diff3;
 
 -- reversed reads with a limit: the last rows, and a few more to end them
@@ -83,7 +83,7 @@ INSERT INTO km SELECT DISTINCT k FROM (
     FROM generate_series(1, 3000) i, generate_series(1, 1 + (random() * 11)::int) j
    GROUP BY i) s;
 INSERT INTO kw SELECT row_key, 'f', q, 1, length(row_key) FROM km, (VALUES ('x'), ('y')) v(q);
-SELECT wide.compact('kw', true);
+SELECT FROM wide.compact('kw', true);
 CREATE FUNCTION probe_diffs(nprobes int) RETURNS int LANGUAGE plpgsql AS $$
 DECLARE
   p text;

@@ -53,7 +53,7 @@ CREATE FUNCTION lt_checks() RETURNS SETOF text LANGUAGE sql AS $$
 -- one run, one plain family: cells read straight from the run
 INSERT INTO lt SELECT 'k' || r, 'p', 'q' || c, v, r * 100000 + c * 1000 + v
   FROM generate_series(0, 9) r, generate_series(0, 4) c, generate_series(1, 200) v;
-SELECT wide.compact('lt', true);
+SELECT FROM wide.compact('lt', true);
 SELECT * FROM lt_checks();
 SELECT row_key, qualifier, ts, value FROM wide.read_current(NULL::lt, prefix => 'k3');
 -- (the plan's counters: every version but the newest of each column skipped)
@@ -71,7 +71,7 @@ INSERT INTO lt SELECT 'k' || r, 'v2', 'q' || c, v, v FROM generate_series(0, 9) 
 -- aggregate inputs: several per version, some in each run
 INSERT INTO lt SELECT 'k' || r, 's', 'q' || c, v % 7, v FROM generate_series(0, 9) r,
   generate_series(0, 2) c, generate_series(1, 50) v;
-SELECT wide.compact('lt');
+SELECT FROM wide.compact('lt');
 INSERT INTO lt SELECT 'k' || r, 's', 'q' || c, v % 7, v FROM generate_series(0, 9) r,
   generate_series(0, 2) c, generate_series(51, 80) v;
 -- max age: old versions collected, recent ones not
@@ -120,9 +120,9 @@ SELECT row_key, family, qualifier, ts, value FROM wide.read_current(NULL::lt, pr
 SELECT row_key, family, qualifier, ts, value FROM wide.read_current(NULL::lt, prefix => 'k5')
  WHERE family = 's';
 -- flushed into a run of their own, then all merged into one
-SELECT wide.compact('lt');
+SELECT FROM wide.compact('lt');
 SELECT * FROM lt_checks();
-SELECT wide.compact('lt', true);
+SELECT FROM wide.compact('lt', true);
 SELECT * FROM lt_checks();
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
 SELECT * FROM wide.read_current(NULL::lt, prefix => 'k3');
@@ -148,7 +148,7 @@ SELECT wide.create_family('la', 'b');
 INSERT INTO la VALUES ('r', 'a', 'x', 1, 1), ('r', 'a', 'x', 2, 2), ('r', 'a', 'x', 2, 3),
   ('r', 'b', 'x', 1, 10), ('r', 'b', 'x', 2, 20), ('r', 'b', 'x', 3, 30),
   ('s', 'a', 'x', 5, 5), ('s', 'b', 'x', 1, 1), ('s', 'b', 'x', 2, 2);
-SELECT wide.compact('la');
+SELECT FROM wide.compact('la');
 INSERT INTO la VALUES ('r', 'a', 'y', 7, 7), ('r', 'a', 'y', 8, 8);
 SELECT family, qualifier, ts, value FROM wide.read_rows(NULL::la, filter => wide.latest(2));
 SELECT family, qualifier, ts, value FROM wide.read_rows(NULL::la, filter => wide.latest(1));
@@ -162,7 +162,7 @@ TRUNCATE lt;
 INSERT INTO lt SELECT 'k' || r, 'p', 'q' || c, v, v FROM generate_series(0, 3) r,
   generate_series(0, 2) c, generate_series(1, 3000) v;
 INSERT INTO lt SELECT 'k' || r, 's', 'q0', v % 100, 1 FROM generate_series(0, 3) r, generate_series(1, 3000) v;
-SELECT wide.compact('lt', true);
+SELECT FROM wide.compact('lt', true);
 SELECT * FROM wide.verify('lt');
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
 SELECT * FROM wide.read_current(NULL::lt, prefix => 'k1');
@@ -177,7 +177,7 @@ SELECT * FROM wide.read_rows(NULL::lt, prefix => 'k1', filter => '{"chain": [
 SELECT * FROM lt_checks();
 SELECT wide.delete_cells('lt', 'k1', 'p', 'q1', 2500::int8, 5000::int8);
 INSERT INTO lt VALUES ('k2', 'p', 'q0', 4000, -1), ('k2', 's', 'q0', 99, 5), ('k3', 's', 'q0', 100, 5);
-SELECT wide.compact('lt');
+SELECT FROM wide.compact('lt');
 INSERT INTO lt VALUES ('k2', 'p', 'q2', 4000, -2), ('k0', 's', 'q0', 99, 5);
 DELETE FROM lt WHERE row_key = 'k0' AND family = 'p' AND qualifier = 'q2' AND ts >= 100;
 BEGIN;

@@ -35,7 +35,7 @@ SELECT attname, collname FROM pg_attribute a JOIN pg_collation c ON c.oid = a.at
 -- the policies apply: the same cells as the heap's newest two versions
 SELECT count(*) AS differences
   FROM ((TABLE mh EXCEPT ALL TABLE mh_expected) UNION ALL (TABLE mh_expected EXCEPT ALL TABLE mh)) d;
-SELECT wide.compact('mh', major => true);
+SELECT FROM wide.compact('mh', major => true);
 SELECT count(*) AS differences
   FROM ((TABLE mh EXCEPT ALL TABLE mh_expected) UNION ALL (TABLE mh_expected EXCEPT ALL TABLE mh)) d;
 INSERT INTO mh VALUES ('host1', 'm', 'cpu1', '2040-01-01', -1);

@@ -18,15 +18,15 @@ SELECT wide.create_family('ps', 'n', aggregate => 'sum');
 INSERT INTO ps SELECT 'k' || lpad(i::text, 5, '0'), 'a', 'q' || (i % 3), v, i * 10 + v
   FROM generate_series(1, 4000) i, generate_series(1, 3) v;
 INSERT INTO ps SELECT 'k' || lpad(i::text, 5, '0'), 'n', 'c', 0, i FROM generate_series(1, 4000, 3) i;
-SELECT wide.compact('ps', true);
+SELECT FROM wide.compact('ps', true);
 INSERT INTO ps SELECT 'k' || lpad(i::text, 5, '0'), 'a', 'q' || (i % 3), 7, -i FROM generate_series(1, 4000, 7) i;
 INSERT INTO ps SELECT 'k' || lpad(i::text, 5, '0'), 'n', 'c', 0, 1000 FROM generate_series(1, 4000, 5) i;
-SELECT wide.compact('ps');
+SELECT FROM wide.compact('ps');
 DELETE FROM ps WHERE row_key LIKE 'k001%';
 SELECT wide.delete_row('ps', 'k00500');
 SELECT wide.delete_family('ps', 'k00600', 'n');
 SELECT wide.delete_cells('ps', 'k00700', 'a', 'q1', 0, 3);
-SELECT wide.compact('ps');
+SELECT FROM wide.compact('ps');
 INSERT INTO ps SELECT 'k' || lpad(i::text, 5, '0'), 'a', 'q' || (i % 3), 8, i FROM generate_series(1, 4000, 11) i;
 INSERT INTO ps SELECT 'k' || lpad(i::text, 5, '0'), 'n', 'c', 0, 7 FROM generate_series(1, 4000, 2) i;
 DELETE FROM ps WHERE row_key LIKE 'k002%' AND qualifier = 'q2';
@@ -171,7 +171,7 @@ INSERT INTO pr SELECT 'r' || lpad(i::text, 4, '0'), f, 'q', '2030-01-01', i
 INSERT INTO pr SELECT 'r' || lpad(i::text, 4, '0'), 'young', 'q',
        statement_timestamp() - interval '7 seconds', i
   FROM generate_series(1, 500) i;
-SELECT wide.compact('pr', true);
+SELECT FROM wide.compact('pr', true);
 SELECT wide.drop_family('pr', 'gone');
 SELECT wide.drop_family('pr', 'again');
 SELECT wide.create_family('pr', 'again');
@@ -200,7 +200,7 @@ INSERT INTO ph SELECT 'k' || lpad((i % 2000)::text, 5, '0'), 'f', 'q', i / 2000,
        ('visitor' || (i % 7919))::bytea FROM generate_series(1, 20000) i;
 INSERT INTO ph SELECT 'k' || lpad((i % 300)::text, 5, '0'), 'u', 'q', 0,
        ('visitor' || (i % 5000))::bytea FROM generate_series(1, 20000) i;
-SELECT wide.compact('ph', true);
+SELECT FROM wide.compact('ph', true);
 SET max_parallel_workers_per_gather = 2;
 EXPLAIN (COSTS OFF) SELECT wide.hll_union_agg(value) FROM ph WHERE family = 'u';
 SELECT wide.hll_count(wide.hll_add_agg(value)) AS nf, md5(wide.hll_add_agg(value)) AS hf

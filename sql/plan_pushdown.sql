@@ -17,7 +17,7 @@ SELECT 'host' || h || '#' || (1000 + mi), f, 'q' || q, mi, h * 1000 + mi
        unnest(ARRAY['cpu', 'mem']) f, generate_series(1, 3) q;
 INSERT INTO pm VALUES ('12#a', 'cpu', 'q1', 1, 1), ('12#B', 'cpu', 'q1', 1, 2),
   ('HOST7#1', 'cpu', 'q1', 1, 3), ('Host7#2', 'cpu', 'q2', 1, 4), ('é#1', 'cpu', 'q1', 1, 5);
-SELECT wide.compact('pm', true);
+SELECT FROM wide.compact('pm', true);
 -- some cells only in the write area
 INSERT INTO pm VALUES ('host11#1001', 'mem', 'q9', 1, 9), ('host7#3', 'cpu', 'q1', 1, 6);
 ANALYZE pm;

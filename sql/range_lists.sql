@@ -14,7 +14,7 @@ SELECT 'host_' || h || '#' || (1000 + s), 'cpu', 'q' || q, s, h * 1000 + s + q
 -- keys without the separator, and first parts that only begin alike
 INSERT INTO rl VALUES ('host_1', 'cpu', 'q1', 1, 1), ('host_1x#1', 'cpu', 'q1', 1, 2),
   ('host_1#', 'cpu', 'q1', 1, 3), ('host_1$', 'cpu', 'q1', 1, 4), ('a#b#c', 'cpu', 'q1', 1, 5);
-SELECT wide.compact('rl', true);
+SELECT FROM wide.compact('rl', true);
 INSERT INTO rl VALUES ('host_7#9999', 'cpu', 'q1', 1, 6);
 ANALYZE rl;
 CREATE TABLE rl_hosts (name text);

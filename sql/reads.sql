@@ -156,7 +156,7 @@ CREATE TABLE rv (row_key text, family text, qualifier text, ts int8, value int8)
 SELECT wide.create_family('rv', 'f');
 INSERT INTO rv SELECT 'r' || lpad((g % 700)::text, 4, '0'), 'f', 'q' || (g % 3), g, g
   FROM generate_series(1, 3000) g;
-SELECT wide.compact('rv');
+SELECT FROM wide.compact('rv');
 INSERT INTO rv SELECT 'r' || lpad((g * 7 % 1000)::text, 4, '0'), 'f', 'q', g, -g
   FROM generate_series(1, 500) g;
 SELECT wide.delete_row('rv', 'r0' || lpad(g::text, 3, '0')) FROM generate_series(10, 60) g \g /dev/null
@@ -198,7 +198,7 @@ SELECT wide.create_family('big', 'f');
 INSERT INTO big SELECT 'k' || lpad(g::text, 7, '0'), 'f', 'q', 1, md5(g::text)
   FROM generate_series(1, 200000) g;
 SELECT count(*) > 0 AS has_samples FROM wide.sample_row_keys('big');
-SELECT wide.compact('big', major => true);
+SELECT FROM wide.compact('big', major => true);
 SELECT count(*) > 2 AS several,
        bool_and(ok_key) AS keys_increase, bool_and(ok_off) AS offsets_increase
   FROM (SELECT row_key > lag(row_key, 1, '') OVER w OR row_key = '' AS ok_key,

@@ -15,11 +15,11 @@ SELECT wide.create_family('rv', 'n', max_versions => 1);
 -- 20 hosts x 50 minutes x 3 metrics, compacted into one run
 INSERT INTO rv SELECT 'host' || h || '#' || (1000 + mi), 'm', 'metric' || q, mi, h * mi * q
   FROM generate_series(1, 20) h, generate_series(0, 49) mi, generate_series(1, 3) q;
-SELECT wide.compact('rv', true);
+SELECT FROM wide.compact('rv', true);
 -- a newer run and the write area
 INSERT INTO rv VALUES ('host7#1050', 'm', 'metric1', 50, 'run'),
                       ('host7#1051', 'n', 'x', 1, 'old');
-SELECT wide.compact('rv');
+SELECT FROM wide.compact('rv');
 INSERT INTO rv VALUES ('host7#1051', 'n', 'x', 2, 'new'),
                       ('host7#1052', 'm', 'metric2', 52, 'wa');
 
@@ -86,7 +86,7 @@ CREATE TABLE rb (row_key text, family text, qualifier text, ts timestamptz, valu
 SELECT wide.create_family('rb', 'm');
 INSERT INTO rb SELECT 'h' || h || '#' || (1000 + r), 'm', 'q' || q, to_timestamp(r), h * r + q
   FROM generate_series(1, 60) h, generate_series(1, 20) r, generate_series(1, 3) q;
-SELECT wide.compact('rb', major => true);
+SELECT FROM wide.compact('rb', major => true);
 CREATE FUNCTION rb_read(h int, OUT blocks int, OUT records int) LANGUAGE plpgsql AS $$
 DECLARE l text;
 BEGIN

@@ -158,7 +158,7 @@ SELECT count(*) FROM docs;
 SELECT count(*) FROM wide.read_rows(NULL::docs);
 SELECT wide.set_cell('docs', 'regress_rls_owner', 'cf', 'a', 'owner', 1);
 -- maintenance is the owner's, policies or not
-SELECT wide.compact('docs');
+SELECT FROM wide.compact('docs');
 SELECT count(*) FROM wide.verify('docs');
 ALTER TABLE docs NO FORCE ROW LEVEL SECURITY;
 RESET ROLE;

@@ -41,7 +41,7 @@ COMMIT;
 DELETE FROM ru WHERE family = 'm' AND row_key = 'h3';
 SELECT * FROM ru WHERE family = 'm5' ORDER BY row_key, qualifier, ts;
 -- the same after compaction folds the inputs
-SELECT wide.compact('ru', true);
+SELECT FROM wide.compact('ru', true);
 SELECT * FROM ru WHERE family = 'm5' ORDER BY row_key, qualifier, ts;
 SELECT * FROM wide.read_row(NULL::ru, 'h2', wide.family_filter('m5'));
 
@@ -151,14 +151,14 @@ SELECT count(*) > 15000 AS many, pg_temp.rollup_diff('rr') AS diff FROM rnd;
 -- single-row writes into existing buckets
 INSERT INTO rr SELECT 'host' || i % 20, 'm', 'cpu', '2024-03-01 00:00:00.5+00'::timestamptz + i * interval '37 seconds', i
   FROM generate_series(1, 200) i;
-SELECT wide.compact('rr', true);
+SELECT FROM wide.compact('rr', true);
 SELECT pg_temp.rollup_diff('rr') AS diff;
 -- deletes are not subtracted, until rebuilt
 DELETE FROM rr WHERE family = 'm' AND row_key IN ('host3', 'host4') AND value > 0;
 SELECT pg_temp.rollup_diff('rr') > 0 AS stale;
 SELECT wide.rebuild_rollup('rr', 'm5', 'host3', 'host5') > 0 AS rebuilt;
 SELECT pg_temp.rollup_diff('rr') AS diff;
-SELECT wide.compact('rr', true);
+SELECT FROM wide.compact('rr', true);
 SELECT pg_temp.rollup_diff('rr') AS diff;
 SELECT * FROM wide.verify('rr');
 

@@ -598,7 +598,7 @@ CREATE FOREIGN TABLE rpe (host text, x float8, y float8, z float8) SERVER wide_r
 INSERT INTO rpe VALUES ('e1', 1, 2, 3), ('e2', NULL, NULL, 4), ('e3', 5, NULL, NULL), ('e4', NULL, 6, NULL);
 SELECT host, z FROM rpe ORDER BY host;
 SELECT count(*), count(z), max(z) FROM rpe;
-SELECT wide.compact('rpe_cells', major => true);
+SELECT FROM wide.compact('rpe_cells', major => true);
 SELECT host, z FROM rpe ORDER BY host;
 SELECT count(*), count(z), max(z) FROM rpe;
 SELECT host, count(*), sum(y) FROM rpe GROUP BY host ORDER BY host;

@@ -19,7 +19,7 @@ CREATE TABLE pheap AS
     FROM generate_series(0, 719) t, generate_series(0, 19) h;
 INSERT INTO prow SELECT * FROM pheap ORDER BY time, host;
 INSERT INTO psalt SELECT * FROM pheap ORDER BY time, host;
-SELECT wide.compact('pc', major => true);
+SELECT FROM wide.compact('pc', major => true);
 -- some rows left in the write area
 INSERT INTO prow SELECT time + interval '1 day', host, a, b FROM pheap WHERE time < '2020-01-01 00:30' AND host % 4 = 0;
 INSERT INTO psalt SELECT time + interval '1 day', host, a, b FROM pheap WHERE time < '2020-01-01 00:30' AND host % 4 = 0;

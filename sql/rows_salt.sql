@@ -60,7 +60,7 @@ UPDATE srows SET v = -1 WHERE host = 'h5' AND time < '2024-01-01 00:03';
 UPDATE sheap SET v = -1 WHERE host = 'h5' AND time < '2024-01-01 00:03';
 DELETE FROM srows WHERE host = 'h6' AND time >= '2024-01-01 04:00';
 DELETE FROM sheap WHERE host = 'h6' AND time >= '2024-01-01 04:00';
-SELECT wide.compact('sc', major => true);
+SELECT FROM wide.compact('sc', major => true);
 SELECT differs('SELECT * FROM srows') AS after_writes, (SELECT count(*) FROM srows) AS rows;
 
 -- COPY (the bulk path) salts as INSERT does

@@ -24,7 +24,7 @@ CREATE TABLE theap AS
     FROM generate_series(0, 2) t, generate_series(1, 3) h;
 INSERT INTO trow SELECT * FROM theap ORDER BY time, host;
 INSERT INTO tsalt SELECT * FROM theap ORDER BY time, host;
-SELECT wide.compact('tc', major => true);
+SELECT FROM wide.compact('tc', major => true);
 ANALYZE trow; ANALYZE tsalt; ANALYZE theap;
 
 -- the same rows, in the same order, as the heap's

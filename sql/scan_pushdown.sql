@@ -19,7 +19,7 @@ SELECT k, 'cf', q, 1, k || '/' || q
                     repeat('x', 63), repeat('x', 64), repeat('x', 70), 'é', 'z']) k,
        unnest(ARRAY['q1', 'q2']) q;
 INSERT INTO pk SELECT * FROM pkh;
-SELECT wide.compact('pk', true);
+SELECT FROM wide.compact('pk', true);
 INSERT INTO pk VALUES ('k2', 'cf', 'q3', 1, 'k2/q3'), ('b', 'cf', 'q3', 1, 'b/q3');
 INSERT INTO pkh VALUES ('k2', 'cf', 'q3', 1, 'k2/q3'), ('b', 'cf', 'q3', 1, 'b/q3');
 

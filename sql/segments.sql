@@ -13,21 +13,21 @@ INSERT INTO t VALUES ('b', 'a', 'q', '2030-01-01', 'lower b'),
   ('B', 'a', 'q', '2030-01-01', 'upper B'), ('a#2', 'a', 'q', '2030-01-01', 'a#2'),
   ('a#10', 'a', 'q', '2030-01-01', 'a#10'), ('a', 'a', 'q', '2030-01-01', 'a'),
   ('ä', 'a', 'q', '2030-01-01', 'a umlaut');
-SELECT wide.compact('t');
+SELECT FROM wide.compact('t');
 INSERT INTO t VALUES ('a1', 'a', 'q', '2030-01-01', 'a1'), ('~', 'a', 'q', '2030-01-01', 'tilde'),
   ('Z', 'a', 'q', '2030-01-01', 'upper Z'), (' ', 'a', 'q', '2030-01-01', 'space'),
   ('a', 'a', '', '2030-01-01', 'empty qualifier');
 SELECT row_key, qualifier, value FROM t;
-SELECT wide.compact('t');
+SELECT FROM wide.compact('t');
 SELECT row_key, qualifier, value FROM t;
 SELECT runs, cells FROM wide.stats('t');
 
 -- a write to existing coordinates replaces the cell across runs
 INSERT INTO t VALUES ('a', 'a', 'q', '2030-01-01', 'a rewritten');
 SELECT value FROM t WHERE row_key = 'a' AND qualifier = 'q';
-SELECT wide.compact('t');
+SELECT FROM wide.compact('t');
 SELECT value FROM t WHERE row_key = 'a' AND qualifier = 'q';
-SELECT wide.compact('t', major => true);
+SELECT FROM wide.compact('t', major => true);
 SELECT value FROM t WHERE row_key = 'a' AND qualifier = 'q';
 SELECT runs, cells FROM wide.stats('t');
 
@@ -38,7 +38,7 @@ INSERT INTO t VALUES ('gc', 'old', 'q', now() - interval '2 days', 'expired'),
                      ('gc', 'old', 'q', now() - interval '1 hour', 'fresh');
 SELECT family, value FROM t WHERE row_key = 'gc';
 SELECT cells AS before FROM wide.stats('t');
-SELECT wide.compact('t');
+SELECT FROM wide.compact('t');
 SELECT family, value FROM t WHERE row_key = 'gc';
 SELECT sum(cells) AS stored_after FROM wide.runs('t');
 
@@ -48,22 +48,22 @@ SELECT sum(cells) AS stored_after FROM wide.runs('t');
 SET wide.compaction_ratio = 1;
 SELECT wide.set_cell('t', 'd', 'a', 'q', 'd1', '2030-01-01');
 SELECT wide.set_cell('t', 'd', 'a', 'r', 'd2', '2030-01-01');
-SELECT wide.compact('t');
+SELECT FROM wide.compact('t');
 SELECT wide.delete_cells('t', 'd', 'a', 'q');
 SELECT wide.set_cell('t', 'd', 'a', 'q', 'older ts, written later', '2020-01-01');
 SELECT qualifier, value FROM t WHERE row_key = 'd';
-SELECT wide.compact('t');
+SELECT FROM wide.compact('t');
 SELECT qualifier, value FROM t WHERE row_key = 'd';
 SELECT bool_or(has_tombstones) AS tombstones_kept FROM wide.runs('t');
 RESET wide.compaction_ratio;
-SELECT wide.compact('t', major => true);
+SELECT FROM wide.compact('t', major => true);
 SELECT qualifier, value FROM t WHERE row_key = 'd';
 SELECT bool_or(has_tombstones) AS tombstones_kept FROM wide.runs('t');
 
 -- key-range reads: the same answers as a heap copy, without scanning
 CREATE TABLE keys AS SELECT 'k#' || lpad(i::text, 4, '0') AS k FROM generate_series(1, 2000) i;
 INSERT INTO t SELECT k, 'a', 'q' || j, '2030-01-01', k || '/' || j FROM keys, generate_series(1, 3) j;
-SELECT wide.compact('t');
+SELECT FROM wide.compact('t');
 INSERT INTO t SELECT k, 'a', 'q4', '2030-01-01', k || '/4' FROM keys WHERE k LIKE 'k#1%';
 CREATE TABLE h AS SELECT * FROM t;
 SELECT count(*) FROM h;
@@ -108,25 +108,25 @@ EXECUTE pt(NULL);
 -- large values move with their cells through flush and compaction
 INSERT INTO t VALUES ('big', 'a', 'q', '2030-01-01', repeat('x', 100000)),
                      ('big', 'a', 'r', '2030-01-01', repeat('y', 3000));
-SELECT wide.compact('t');
+SELECT FROM wide.compact('t');
 SELECT qualifier, length(value) FROM t WHERE row_key = 'big';
 SELECT wide.delete_cells('t', 'big', 'a', 'r');
-SELECT wide.compact('t', major => true);
+SELECT FROM wide.compact('t', major => true);
 SELECT qualifier, length(value) FROM t WHERE row_key = 'big';
 
 -- aggregates fold across runs
 CREATE TABLE c (row_key text, family text, qualifier text, ts int8, value int8) USING wide;
 SELECT wide.create_family('c', 'n', aggregate => 'sum');
 INSERT INTO c SELECT 'hits', 'n', 'x', 1000, 1 FROM generate_series(1, 100);
-SELECT wide.compact('c');
+SELECT FROM wide.compact('c');
 INSERT INTO c SELECT 'hits', 'n', 'x', 1000, 1 FROM generate_series(1, 50);
 SELECT value FROM c;
-SELECT wide.compact('c', major => true);
+SELECT FROM wide.compact('c', major => true);
 SELECT value FROM c;
 SELECT cells FROM wide.stats('c');
 SELECT wide.delete_row('c', 'hits');
 INSERT INTO c VALUES ('hits', 'n', 'x', 1000, 7);
-SELECT wide.compact('c');
+SELECT FROM wide.compact('c');
 SELECT value FROM c;
 
 -- the table checks out
@@ -148,10 +148,10 @@ DROP FUNCTION same(text);
 CREATE TABLE eq (row_key text, family text, qualifier text, ts int8, value int8) USING wide;
 SELECT wide.create_family('eq', 'f');
 INSERT INTO eq VALUES ('r', 'f', '', 1, 1), ('s', 'f', 'q', 1, 1);
-SELECT wide.compact('eq');
+SELECT FROM wide.compact('eq');
 SELECT wide.delete_family('eq', 'r', 'f');
 INSERT INTO eq VALUES ('r', 'f', '', 2, 2), ('r', 'f', 'q', 2, 3);
-SELECT wide.compact('eq');
+SELECT FROM wide.compact('eq');
 SELECT run, cells, has_tombstones FROM wide.runs('eq');
 SELECT * FROM wide.read_row(NULL::eq, 'r');
 SELECT * FROM eq WHERE row_key >= 'r';

@@ -15,17 +15,17 @@ SELECT wide.create_family('big', 'cf');
 INSERT INTO big SELECT 'k' || i, 'cf', 'q', 1,
     (SELECT string_agg(md5(i::text || '-' || j), '') FROM generate_series(1, 320) j)
   FROM generate_series(1, 3000) i;
-SELECT wide.compact('big', true);
+SELECT FROM wide.compact('big', true);
 INSERT INTO big VALUES ('small', 'cf', 'q', 1, 'x');
 -- frees the big segment, its header chain several pages long
-SELECT wide.compact('big', true);
+SELECT FROM wide.compact('big', true);
 -- reuse its pages: the write area takes them one at a time
 INSERT INTO big SELECT 's' || i, 'cf', 'q', 1, 'v' FROM generate_series(1, 2000) i;
 SELECT count(*), sum(length(value)) FROM big;
-SELECT wide.compact('big', true);
+SELECT FROM wide.compact('big', true);
 VACUUM big;
 INSERT INTO big VALUES ('after', 'cf', 'q', 1, 'x');
-SELECT wide.compact('big', true);
+SELECT FROM wide.compact('big', true);
 SELECT count(*), sum(length(value)) FROM big;
 SELECT count(*) AS problems FROM wide.verify('big');
 DROP TABLE big;

@@ -37,7 +37,7 @@ SELECT (SELECT count(*) FROM st) AS cells,
        (SELECT count(*) FROM (SELECT * FROM st_heap EXCEPT ALL SELECT * FROM st) d) AS missing;
 -- (TRUNCATE false) and vacuum_truncate = false keep the file as it is
 DELETE FROM st WHERE qualifier = 'mem';
-SELECT wide.compact('st', major => true);
+SELECT FROM wide.compact('st', major => true);
 SELECT pg_relation_size('st') AS before \gset
 VACUUM (TRUNCATE false) st;
 SELECT pg_relation_size('st') = :before AS kept_with_truncate_false;
@@ -50,14 +50,14 @@ SELECT pg_relation_size('st') < :before AS shrunk;
 SELECT count(*) AS cells FROM st;
 -- delete everything, compact(major), VACUUM: at most 64 kB left
 DELETE FROM st;
-SELECT wide.compact('st', major => true);
+SELECT FROM wide.compact('st', major => true);
 VACUUM st;
 SELECT pg_total_relation_size('st') <= 64 * 1024 AS at_most_64_kb;
 SELECT count(*) AS cells FROM st;
 SELECT count(*) AS problems FROM wide.verify('st');
 -- and the table grows again from there
 INSERT INTO st VALUES ('a', 'cf', 'q', 1, 42);
-SELECT wide.compact('st', major => true);
+SELECT FROM wide.compact('st', major => true);
 VACUUM st;
 SELECT * FROM st;
 SELECT count(*) AS problems FROM wide.verify('st');

@@ -14,7 +14,7 @@ INSERT INTO rs
 SELECT 'k' || lpad(r::text, 2, '0'), f, q, v, r || f || q || v
   FROM generate_series(1, 20) r, unnest(ARRAY['a', 'b']) f,
        unnest(ARRAY['x', 'y']) q, generate_series(1, 2) v;
-SELECT wide.compact('rs', true);
+SELECT FROM wide.compact('rs', true);
 -- and some in the write area: a new version, a deleted row
 INSERT INTO rs VALUES ('k05', 'a', 'x', 3, 'new'), ('k21', 'a', 'x', 1, 'wa');
 SELECT wide.delete_row('rs', 'k07');
@@ -186,7 +186,7 @@ SELECT wide.create_family('rst', 'm');
 INSERT INTO rst SELECT 'r' || lpad(i::text, 4, '0'), 'm', 'q',
        '2030-01-01'::timestamptz + i * interval '1 minute', i
   FROM generate_series(1, 2000) i;
-SELECT wide.compact('rst', major => true);
+SELECT FROM wide.compact('rst', major => true);
 RESET wide.block_size;
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
 SELECT count(*) FROM wide.read_rows(NULL::rst, filter => wide.ts_range('2030-01-01 01:00', '2030-01-01 01:10'));

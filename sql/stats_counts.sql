@@ -22,11 +22,11 @@ SELECT s.cells, (SELECT count(*) FROM sc) AS scanned FROM wide.stats('sc') s;
 INSERT INTO sc SELECT 'k' || i, 'f', 'q', 1, 'v' FROM generate_series(1, 20000) i;
 SELECT s.cells, (SELECT count(*) FROM sc) AS scanned FROM wide.stats('sc') s;
 -- flushed and compacted: the same
-SELECT wide.compact('sc');
+SELECT FROM wide.compact('sc');
 SELECT s.cells, (SELECT count(*) FROM sc) AS scanned FROM wide.stats('sc') s;
 -- an overwritten cell counts twice until a major compaction
 INSERT INTO sc VALUES ('i1', 'f', 'q', 1, 'y');
 SELECT s.cells, (SELECT count(*) FROM sc) AS scanned FROM wide.stats('sc') s;
-SELECT wide.compact('sc', major => true);
+SELECT FROM wide.compact('sc', major => true);
 SELECT s.cells, (SELECT count(*) FROM sc) AS scanned, s.write_area_pages, s.write_area_runs FROM wide.stats('sc') s;
 DROP TABLE sc;

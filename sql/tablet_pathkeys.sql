@@ -50,7 +50,7 @@ SELECT wide.create_family('tpk_b', 'f');
 INSERT INTO tpk_b SELECT convert_to('k' || i, 'UTF8'), 'f', convert_to('q' || (i % 3), 'UTF8'), i, 'v'
   FROM generate_series(1, 2000) i;
 INSERT INTO tpk_b VALUES (decode(repeat('78', 62), 'hex'), 'f', 'q', 1, 'x');
-SELECT wide.compact('tpk_b', major => true);
+SELECT FROM wide.compact('tpk_b', major => true);
 SET enable_indexscan = off;
 SET enable_bitmapscan = off;
 SELECT * FROM tpk_b a WHERE a.row_key <= NULL::bytea AND a.row_key = ANY(ARRAY[decode(repeat('78', 62), 'hex')])

@@ -142,7 +142,7 @@ SELECT count(*) > 0 AS some,
        bool_and(offset_bytes > 0) AS positive,
        (array_agg(row_key ORDER BY offset_bytes DESC))[1] = '\x' AS empty_last
   FROM wide.sample_row_keys('tp');
-SELECT wide.compact('tp', true);
+SELECT FROM wide.compact('tp', true);
 SELECT tp_check('');
 
 -- privileges and row-level security are the parent's

@@ -20,7 +20,7 @@ SELECT format('host%s#%s', lpad(h::text, 2, '0'), lpad(mi::text, 3, '0')), 'm', 
        1000000 + mi * 60, h * 1000 + mi + q / 10.0
   FROM generate_series(1, 20) h, generate_series(0, 239) mi, generate_series(1, 3) q;
 INSERT INTO tsm SELECT * FROM tsh;
-SELECT wide.compact('tsm', major => true);
+SELECT FROM wide.compact('tsm', major => true);
 
 -- the window is shown; the scan enforces it (no Filter)
 EXPLAIN (COSTS OFF) SELECT * FROM tsm WHERE ts > 1014000;
@@ -85,7 +85,7 @@ CREATE TABLE tsz (row_key text, family text, qualifier text, ts timestamptz, val
 SELECT wide.create_family('tsz', 'm');
 INSERT INTO tsz SELECT 'r' || lpad(i::text, 4, '0'), 'm', 'q', '2030-01-01'::timestamptz + i * interval '1 minute', i
   FROM generate_series(1, 3000) i;
-SELECT wide.compact('tsz', major => true);
+SELECT FROM wide.compact('tsz', major => true);
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
 SELECT count(*) FROM tsz WHERE ts > '2030-01-03 01:00'::timestamptz;
 EXPLAIN (COSTS OFF) SELECT * FROM tsz WHERE ts > now() - interval '10 seconds';
@@ -104,9 +104,9 @@ CREATE TABLE tsv (row_key text, family text, qualifier text, ts int8, value text
 SELECT wide.create_family('tsv', 'v', max_versions => 1);
 SELECT wide.create_family('tsv', 'p');
 INSERT INTO tsv SELECT 'r' || lpad(i::text, 4, '0'), f, 'q', 100, 'old' FROM generate_series(1, 200) i, unnest(ARRAY['p', 'v']) f;
-SELECT wide.compact('tsv');
+SELECT FROM wide.compact('tsv');
 INSERT INTO tsv SELECT 'r' || lpad(i::text, 4, '0'), f, 'q', 200, 'new' FROM generate_series(1, 200, 7) i, unnest(ARRAY['p', 'v']) f;
-SELECT wide.compact('tsv');
+SELECT FROM wide.compact('tsv');
 SELECT family, value, count(*) FROM tsv WHERE ts < 150 GROUP BY 1, 2 ORDER BY 1, 2;
 SET wide.enable_customscan = off;
 SELECT family, value, count(*) FROM tsv WHERE ts < 150 GROUP BY 1, 2 ORDER BY 1, 2;
@@ -117,7 +117,7 @@ SELECT wide.delete_family('tsv', 'r0003', 'p');
 SELECT wide.delete_cells('tsv', 'r0004', 'p', 'q', 50, 150);
 DELETE FROM tsv WHERE row_key = 'r0005' AND ts = 100;
 INSERT INTO tsv SELECT 'r' || lpad(i::text, 4, '0'), 'p', 'z', 300, 'newest' FROM generate_series(1, 200) i;
-SELECT wide.compact('tsv');
+SELECT FROM wide.compact('tsv');
 SELECT row_key, family, value FROM tsv WHERE ts < 150 AND row_key < 'r0007' ORDER BY 1, 2;
 -- the same from the write area
 SELECT wide.delete_row('tsv', 'r0006');
@@ -129,9 +129,9 @@ SELECT count(*) FROM wide.read_rows(NULL::tsv, filter => wide.ts_range(NULL, '19
 CREATE TABLE tsa (row_key text, family text, qualifier text, ts int8, value int8) USING wide;
 SELECT wide.create_family('tsa', 's', aggregate => 'sum');
 INSERT INTO tsa SELECT 'r' || lpad(i::text, 4, '0'), 's', 'q', t, 1 FROM generate_series(1, 300) i, generate_series(1, 3) t;
-SELECT wide.compact('tsa');
+SELECT FROM wide.compact('tsa');
 INSERT INTO tsa SELECT 'r' || lpad(i::text, 4, '0'), 's', 'q', 2, 10 FROM generate_series(1, 300) i;
-SELECT wide.compact('tsa');
+SELECT FROM wide.compact('tsa');
 INSERT INTO tsa SELECT 'r' || lpad(i::text, 4, '0'), 's', 'q', 2, 100 FROM generate_series(1, 300, 3) i;
 SELECT ts, sum(value), count(*) FROM tsa WHERE ts = 2 GROUP BY ts;
 SELECT ts, sum(value), count(*) FROM tsa WHERE ts >= 3 GROUP BY ts;
@@ -139,7 +139,7 @@ SELECT ts, sum(value), count(*) FROM tsa WHERE ts >= 3 GROUP BY ts;
 -- one row over many blocks, read through a window in its middle
 INSERT INTO tsm SELECT 'host99#big', 'm', 'q' || lpad(i::text, 5, '0'), 1000000 + i, i FROM generate_series(1, 3000) i;
 INSERT INTO tsh SELECT 'host99#big', 'm', 'q' || lpad(i::text, 5, '0'), 1000000 + i, i FROM generate_series(1, 3000) i;
-SELECT wide.compact('tsm', major => true);
+SELECT FROM wide.compact('tsm', major => true);
 SELECT ts_check('row_key = ''host99#big'' AND ts BETWEEN 1001000 AND 1001100');
 SELECT ts_check('ts BETWEEN 1001000 AND 1001100');
 

@@ -26,28 +26,28 @@ CREATE TABLE inc (row_key text, family text, qualifier text, ts int8, value text
 SELECT incarnations('inc');
 SELECT wide.delete_cells('inc', 'r'::text, 'f'::text, 'q'::text);
 SELECT * FROM inc;
-SELECT wide.compact('inc', true);
+SELECT FROM wide.compact('inc', true);
 SELECT * FROM inc;
 
 SELECT incarnations('inc');
 SELECT wide.delete_cells('inc', 'r'::text, 'f'::text, 'q'::text, 4::int8, 5::int8);
-SELECT wide.compact('inc', true);
+SELECT FROM wide.compact('inc', true);
 SELECT * FROM inc;
 
 SELECT incarnations('inc');
 SELECT wide.delete_family('inc', 'r'::text, 'f'::text);
-SELECT wide.compact('inc', true);
+SELECT FROM wide.compact('inc', true);
 SELECT * FROM inc;
 
 SELECT incarnations('inc');
 DELETE FROM inc WHERE qualifier = 'q';
-SELECT wide.compact('inc', true);
+SELECT FROM wide.compact('inc', true);
 SELECT * FROM inc;
 
 SELECT incarnations('inc');
 SELECT wide.mutate_row('inc', 'r'::text,
   '[{"delete_from_column": {"family_name": "f", "column_qualifier": "q"}}]');
-SELECT wide.compact('inc', true);
+SELECT FROM wide.compact('inc', true);
 SELECT * FROM inc;
 -- the dropped incarnation's cells are gone too
 SELECT cells FROM wide.stats('inc');
@@ -58,20 +58,20 @@ SELECT wide.create_family('fam', 'f');
 SELECT wide.create_family('fam', 'g', max_versions => 3);
 INSERT INTO fam SELECT 'r' || i, 'f', 'q', 1, 'v' FROM generate_series(1, 5) i;
 INSERT INTO fam SELECT 'r1', 'g', 'q', i, 'v' || i FROM generate_series(1, 3) i;
-SELECT wide.compact('fam', true);
+SELECT FROM wide.compact('fam', true);
 
 -- drop, compact (major and not), roll back: the cells are all there
 BEGIN;
 SELECT wide.drop_family('fam', 'f');
 SELECT count(*) FROM fam;
-SELECT wide.compact('fam', true);
+SELECT FROM wide.compact('fam', true);
 ROLLBACK;
 SELECT family, count(*) FROM fam GROUP BY 1 ORDER BY 1;
 
 BEGIN;
 SELECT wide.drop_family('fam', 'f');
 INSERT INTO fam VALUES ('r9', 'g', 'q', 1, 'v');   -- something to flush
-SELECT wide.compact('fam');
+SELECT FROM wide.compact('fam');
 ROLLBACK;
 SELECT family, count(*) FROM fam GROUP BY 1 ORDER BY 1;
 
@@ -81,11 +81,11 @@ SAVEPOINT s;
 SELECT wide.drop_family('fam', 'f');
 SELECT wide.create_family('fam', 'f');
 SELECT wide.alter_family('fam', 'g', max_versions => 1);
-SELECT wide.compact('fam', true);
+SELECT FROM wide.compact('fam', true);
 SELECT family, count(*) FROM fam GROUP BY 1 ORDER BY 1;
 ROLLBACK TO SAVEPOINT s;
 SELECT family, count(*) FROM fam GROUP BY 1 ORDER BY 1;
-SELECT wide.compact('fam', true);
+SELECT FROM wide.compact('fam', true);
 COMMIT;
 SELECT family, count(*) FROM fam GROUP BY 1 ORDER BY 1;
 
@@ -98,14 +98,14 @@ SELECT count(*) FROM fam WHERE family = 'g';
 ROLLBACK;
 RESET wide.flush_threshold;
 SELECT count(*) FROM fam WHERE family = 'g';
-SELECT wide.compact('fam', true);
+SELECT FROM wide.compact('fam', true);
 SELECT count(*) FROM fam WHERE family = 'g';
 
 -- a family created in the transaction keeps its cells through compaction
 BEGIN;
 SELECT wide.create_family('fam', 'h');
 INSERT INTO fam VALUES ('r1', 'h', 'q', 1, 'new');
-SELECT wide.compact('fam', true);
+SELECT FROM wide.compact('fam', true);
 SELECT * FROM fam WHERE family = 'h';
 COMMIT;
 SELECT * FROM fam WHERE family = 'h';
@@ -119,17 +119,17 @@ SELECT count(*) FROM gc;
 BEGIN;
 SELECT wide.alter_family('gc', 'g', max_versions => 4);
 SELECT count(*) FROM gc;
-SELECT wide.compact('gc', true);
+SELECT FROM wide.compact('gc', true);
 SELECT count(*) FROM gc;
 COMMIT;
 SELECT count(*) FROM gc;
-SELECT wide.compact('gc', true);
+SELECT FROM wide.compact('gc', true);
 SELECT cells FROM wide.stats('gc');
 DROP TABLE gc;
 
 -- committed DDL is applied: a committed drop is collected
 SELECT wide.drop_family('fam', 'f');
-SELECT wide.compact('fam', true);
+SELECT FROM wide.compact('fam', true);
 SELECT cells FROM wide.stats('fam');
 SELECT family, count(*) FROM fam GROUP BY 1 ORDER BY 1;
 

@@ -19,7 +19,7 @@ INSERT INTO vf SELECT 'r' || lpad(i::text, 3, '0'), 'gone', 'g', '2020-01-01', i
   FROM generate_series(1, 100) i;
 INSERT INTO vf SELECT 'r' || lpad((20 + i % 10)::text, 3, '0'), 's', 'c', '2020-01-01', i
   FROM generate_series(1, 3000) i;
-SELECT wide.compact('vf');
+SELECT FROM wide.compact('vf');
 -- more in the write area, deletes of every kind, an aborted transaction
 INSERT INTO vf SELECT 'r' || lpad((i % 100)::text, 3, '0'), 'm', 'q' || (i % 7),
        '2021-01-01'::timestamptz + i * interval '1 minute', i
@@ -72,7 +72,7 @@ INSERT INTO vfb SELECT int4send(i), 'f', 'q', i, decode(repeat(md5(i::text), 100
 -- a long qualifier: the whole record in a blob of the write area
 INSERT INTO vfb VALUES ('\x01', 'f', decode(repeat('ab', 5000), 'hex'), 1, decode(repeat('cd', 3000), 'hex'));
 INSERT INTO vfb VALUES ('\x02', 'f', decode(repeat('ab', 5000), 'hex'), 1, 'short');
-SELECT wide.compact('vfb');
+SELECT FROM wide.compact('vfb');
 INSERT INTO vfb SELECT int4send(i + 100), 'f', 'q', i, decode(repeat(md5(i::text), 100 * i), 'hex')
   FROM generate_series(1, 9) i;
 DELETE FROM vfb WHERE row_key = int4send(5);

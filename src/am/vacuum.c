@@ -30,6 +30,7 @@
 #include "storage/bufmgr.h"
 #include "storage/lmgr.h"
 #include "utils/rel.h"
+#include "utils/timestamp.h"
 
 #include "wide.h"
 #include "engine/format.h"
@@ -160,6 +161,36 @@ compact_for_deletes(Relation rel, TransactionId oldest_xmin)
 }
 
 /*
+ * report_summary -- VACUUM VERBOSE: what its flush and compactions did, as
+ * wide.compact's row says it (engine/summary.c).
+ */
+static void
+report_summary(Relation rel, const WideMaintCounts *before, TimestampTz start)
+{
+	WideMaintCounts d;
+	const WideResolveStats *r = &d.resolved;
+	long		secs;
+	int			usecs;
+
+	WideMaintDiff(before, &d);
+	TimestampDifference(start, GetCurrentTimestamp(), &secs, &usecs);
+	ereport(INFO,
+			(errmsg("wide table \"%s\": flushes %lld, compactions %lld, runs in %lld, runs out %lld, cells in %lld, cells out %lld",
+					RelationGetRelationName(rel), (long long) d.flushes,
+					(long long) d.compactions, (long long) d.runs_in,
+					(long long) d.runs_out, (long long) d.cells_in,
+					(long long) d.cells_out),
+			 errdetail("Dropped %lld deleted, %lld superseded, %lld expired, %lld past max_versions, %lld aborted, %lld of dropped families, %lld tombstones; folded %lld; read %lld bytes, wrote %lld bytes, in %ld.%03d s.",
+					   (long long) r->covered, (long long) r->superseded,
+					   (long long) r->expired,
+					   (long long) (r->collected - r->expired),
+					   (long long) r->aborted, (long long) r->dropped_family,
+					   (long long) r->tombstones_dropped,
+					   (long long) r->folded, (long long) d.bytes_read,
+					   (long long) d.bytes_written, secs, usecs / 1000)));
+}
+
+/*
  * WideVacuum -- the relation_vacuum callback.
  */
 void
@@ -181,6 +212,8 @@ WideVacuum(Relation rel, VacuumParams *params, BufferAccessStrategy bstrategy)
 	double		ncells = 0;
 	List	   *indexes;
 	TransactionId frozenxid;
+	WideMaintCounts before = WideMaintTotals;
+	TimestampTz start = GetCurrentTimestamp();
 
 	aggressive = vacuum_set_xid_limits(rel,
 									   params->freeze_min_age,
@@ -261,6 +294,8 @@ WideVacuum(Relation rel, VacuumParams *params, BufferAccessStrategy bstrategy)
 				(errmsg("vacuuming wide table \"%s\": %d runs, %.0f cells, %lld orphaned pages reclaimed",
 						RelationGetRelationName(rel), n, ncells,
 						(long long) swept)));
+	if (params->options & VACOPT_VERBOSE)
+		report_summary(rel, &before, start);
 	if ((params->options & VACOPT_VERBOSE) && truncated > 0)
 		ereport(INFO,
 				(errmsg("wide table \"%s\": truncated %lld free pages",

@@ -61,7 +61,9 @@ extern List *WideTabletsAll(Relation parent, LOCKMODE lockmode);
 extern bool WideTabletsNewerThan(List *tablets, Snapshot snapshot);
 extern int64 WideRemoteMutateRows(Oid tablet, Jsonb *entry);
 extern void WideRemoteSamples(Oid tablet, ReturnSetInfo *rsinfo, int64 *total);
-extern void WideRemoteCompact(Oid tablet, bool major);
+struct WideMaintCounts;			/* engine/maintenance.h */
+extern void WideRemoteCompact(Oid tablet, bool major,
+							  struct WideMaintCounts *counts);
 extern Relation WideOpenTable(FunctionCallInfo fcinfo, Oid relid, AclMode need,
 							  LOCKMODE lockmode);
 extern Relation WideOpenTableRead(const char *fname, Oid relid, LOCKMODE lockmode);

@@ -7,6 +7,8 @@
  *		  flush the write area, then merge runs as the policy asks (all of
  *		  them into one with major => true).  Needs table ownership, like
  *		  VACUUM; takes ShareUpdateExclusiveLock (readers and writers go on).
+ *		  Returns one row of what it did: runs, bytes and records in and
+ *		  out, records dropped by reason, time taken.
  *	  wide.stats(tbl)
  *		  one row: write area, runs, cells, bytes before and after
  *		  compression, pages, flushes and compactions.
@@ -32,6 +34,7 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/timestamp.h"
 
 #include "engine/format.h"
 #include "engine/cell.h"
@@ -61,19 +64,89 @@ compact_table(Relation rel, bool major)
 			;
 }
 
+/* add counts *d (a tablet's, or this backend's since a reading) to *sum */
+static void
+add_counts(WideMaintCounts *sum, const WideMaintCounts *d)
+{
+	sum->flushes += d->flushes;
+	sum->compactions += d->compactions;
+	sum->runs_in += d->runs_in;
+	sum->runs_out += d->runs_out;
+	sum->bytes_read += d->bytes_read;
+	sum->bytes_written += d->bytes_written;
+	sum->cells_in += d->cells_in;
+	sum->cells_out += d->cells_out;
+	sum->resolved.covered += d->resolved.covered;
+	sum->resolved.superseded += d->resolved.superseded;
+	sum->resolved.collected += d->resolved.collected;
+	sum->resolved.expired += d->resolved.expired;
+	sum->resolved.aborted += d->resolved.aborted;
+	sum->resolved.dropped_family += d->resolved.dropped_family;
+	sum->resolved.tombstones_dropped += d->resolved.tombstones_dropped;
+	sum->resolved.folded += d->resolved.folded;
+}
+
 /*
- * wide.compact(tbl regclass, major bool) RETURNS void
+ * summary_values -- the columns of wide.compact's row (and of its
+ * remote form, remote.c) from counts: flushes, compactions, runs_in,
+ * runs_out, bytes_read, bytes_written, cells_in, cells_out, cells_deleted,
+ * cells_superseded, cells_expired, cells_past_max_versions, cells_aborted,
+ * cells_of_dropped_families, tombstones_dropped, cells_folded
+ */
+static void
+summary_values(const WideMaintCounts *d, Datum *values)
+{
+	const WideResolveStats *r = &d->resolved;
+
+	values[0] = Int64GetDatum(d->flushes);
+	values[1] = Int64GetDatum(d->compactions);
+	values[2] = Int64GetDatum(d->runs_in);
+	values[3] = Int64GetDatum(d->runs_out);
+	values[4] = Int64GetDatum(d->bytes_read);
+	values[5] = Int64GetDatum(d->bytes_written);
+	values[6] = Int64GetDatum(d->cells_in);
+	values[7] = Int64GetDatum(d->cells_out);
+	values[8] = Int64GetDatum((int64) r->covered);
+	values[9] = Int64GetDatum((int64) r->superseded);
+	values[10] = Int64GetDatum((int64) r->expired);
+	values[11] = Int64GetDatum((int64) (r->collected - r->expired));
+	values[12] = Int64GetDatum((int64) r->aborted);
+	values[13] = Int64GetDatum((int64) r->dropped_family);
+	values[14] = Int64GetDatum((int64) r->tombstones_dropped);
+	values[15] = Int64GetDatum((int64) r->folded);
+}
+
+#define SUMMARY_COUNTS	16
+
+/*
+ * wide.compact(tbl regclass, major bool) RETURNS record: what it did (the
+ * counts of summary_values, then the time it took).  Of a parent of
+ * tablets, the sums over its tablets, remote ones included.
  */
 Datum
 wide_compact(PG_FUNCTION_ARGS)
 {
 	Oid			relid = PG_GETARG_OID(0);
 	bool		major = PG_GETARG_BOOL(1);
+	TimestampTz start = GetCurrentTimestamp();
+	WideMaintCounts before = WideMaintTotals;
+	WideMaintCounts sum;
+	TupleDesc	desc;
+	Datum		values[SUMMARY_COUNTS + 1];
+	bool		nulls[SUMMARY_COUNTS + 1] = {0};
+	Interval   *elapsed;
+	bool		summary;
 
+	/* wide 0.1's definition returns void (the library is newer) */
+	summary = get_call_result_type(fcinfo, NULL, &desc) == TYPEFUNC_COMPOSITE;
+	if (summary && desc->natts != SUMMARY_COUNTS + 1)
+		elog(ERROR, "return type must be a row type of %d columns",
+			 SUMMARY_COUNTS + 1);
 	if (RecoveryInProgress())
 		ereport(ERROR,
 				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
 				 errmsg("cannot compact during recovery")));
+	memset(&sum, 0, sizeof(sum));
 	if (WideTabletParent(relid))
 	{
 		/* a parent of tablets: each of its tablets, by the parent's owner */
@@ -90,7 +163,11 @@ wide_compact(PG_FUNCTION_ARGS)
 			if (get_rel_relkind(lfirst_oid(lc)) == RELKIND_FOREIGN_TABLE)
 			{
 				/* a remote tablet: wide.compact on its node (remote.c) */
-				WideRemoteCompact(lfirst_oid(lc), major);
+				WideMaintCounts remote;
+
+				memset(&remote, 0, sizeof(remote));
+				WideRemoteCompact(lfirst_oid(lc), major, &remote);
+				add_counts(&sum, &remote);
 				continue;
 			}
 			rel = WideOpenWide(lfirst_oid(lc), ShareUpdateExclusiveLock);
@@ -106,7 +183,23 @@ wide_compact(PG_FUNCTION_ARGS)
 		compact_table(rel, major);
 		relation_close(rel, ShareUpdateExclusiveLock);
 	}
-	PG_RETURN_VOID();
+
+	if (!summary)
+		PG_RETURN_VOID();
+
+	/* the local tables' counts, since "before" (summary.c) */
+	{
+		WideMaintCounts local;
+
+		WideMaintDiff(&before, &local);
+		add_counts(&sum, &local);
+	}
+	summary_values(&sum, values);
+	elapsed = DatumGetIntervalP(DirectFunctionCall2(timestamp_mi,
+													TimestampTzGetDatum(GetCurrentTimestamp()),
+													TimestampTzGetDatum(start)));
+	values[SUMMARY_COUNTS] = IntervalPGetDatum(elapsed);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
 }
 
 /* the metapage, copied; false if the table has none yet */

@@ -91,6 +91,7 @@
 #include "utils/syscache.h"
 #include "utils/tuplestore.h"
 
+#include "engine/maintenance.h"
 #include "api/api.h"
 
 PG_FUNCTION_INFO_V1(wide_remote_exec);
@@ -1002,10 +1003,11 @@ WideRemoteSamples(Oid tablet, ReturnSetInfo *rsinfo, int64 *total)
 /*
  * WideRemoteCompact -- wide.compact of a remote tablet, run on its node on
  * the wide table there, in this transaction's remote transaction (the
- * node's own owner check applies to the mapped user).
+ * node's own owner check applies to the mapped user); its summary's counts
+ * into *counts.
  */
 void
-WideRemoteCompact(Oid tablet, bool major)
+WideRemoteCompact(Oid tablet, bool major, WideMaintCounts *counts)
 {
 	ForeignTable *ft = GetForeignTable(tablet);
 	ForeignServer *server = GetForeignServer(ft->serverid);
@@ -1015,6 +1017,8 @@ WideRemoteCompact(Oid tablet, bool major)
 	const char *params[2];
 	RemoteConn *rc;
 	PGresult   *res;
+	int64		v[16];
+	int			i;
 
 	if (nsp == NULL)
 		nsp = get_namespace_name(get_rel_namespace(tablet));
@@ -1023,10 +1027,44 @@ WideRemoteCompact(Oid tablet, bool major)
 	params[0] = quote_qualified_identifier(nsp, rel);
 	params[1] = major ? "true" : "false";
 	rc = get_conn(server->servername, tabletname);
-	res = exec_wait(rc->conn, "SELECT wide.compact($1::pg_catalog.regclass, $2::pg_catalog.bool)", 2, params);
+	res = exec_wait(rc->conn,
+					"SELECT * FROM wide.compact($1::pg_catalog.regclass, $2::pg_catalog.bool)",
+					2, params);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK)
 		remote_error(rc, res, tabletname);
+	if (PQntuples(res) == 1 && PQnfields(res) == 1)
+	{
+		/* a node of wide 0.1: compact returns void, no counts */
+		PQclear(res);
+		return;
+	}
+	if (PQntuples(res) != 1 || PQnfields(res) != lengthof(v) + 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROTOCOL_VIOLATION),
+				 errmsg("unexpected result of wide.compact on the node of tablet \"%s\"",
+						tabletname)));
+	/* the columns in the order of wide.compact's row (maintenance.c) */
+	for (i = 0; i < lengthof(v); i++)
+		v[i] = PQgetisnull(res, 0, i) ? 0 :
+			DatumGetInt64(DirectFunctionCall1(int8in,
+											  CStringGetDatum(PQgetvalue(res, 0, i))));
 	PQclear(res);
+	counts->flushes = v[0];
+	counts->compactions = v[1];
+	counts->runs_in = v[2];
+	counts->runs_out = v[3];
+	counts->bytes_read = v[4];
+	counts->bytes_written = v[5];
+	counts->cells_in = v[6];
+	counts->cells_out = v[7];
+	counts->resolved.covered = v[8];
+	counts->resolved.superseded = v[9];
+	counts->resolved.expired = v[10];
+	counts->resolved.collected = v[11] + v[10];
+	counts->resolved.aborted = v[12];
+	counts->resolved.dropped_family = v[13];
+	counts->resolved.tombstones_dropped = v[14];
+	counts->resolved.folded = v[15];
 }
 
 /*

@@ -130,6 +130,7 @@ compact_runs(Relation rel, const WideRunData *runs, int lo, int hi,
 	WideSegIter **its = palloc(sizeof(WideSegIter *) * (hi - lo + 1));
 	WideSegmentWriter *w;
 	WideResolver *resolver;
+	WideResolveStats stats;
 	const WideCell *cell;
 	WideRunData run;
 	bool		have_run;
@@ -166,7 +167,7 @@ compact_runs(Relation rel, const WideRunData *runs, int lo, int hi,
 		CHECK_FOR_INTERRUPTS();
 		WideResolverPush(resolver, cell);
 	}
-	(void) WideResolverFinish(resolver);
+	stats = WideResolverFinish(resolver);
 	have_run = WideSegmentWriterFinish(w, &run);
 	kept = WideSegmentWriterBlobs(w, &nkept);
 
@@ -182,6 +183,22 @@ compact_runs(Relation rel, const WideRunData *runs, int lo, int hi,
 	meta->version_counter++;
 	meta->compactions++;
 	(void) WideManifestCommit(&tx);
+
+	/* what it did, for wide.compact and VACUUM VERBOSE (summary.c) */
+	WideMaintTotals.compactions++;
+	WideMaintTotals.runs_in += hi - lo + 1;
+	for (i = lo; i <= hi; i++)
+	{
+		WideMaintTotals.bytes_read += (int64) runs[i].npages * BLCKSZ;
+		WideMaintTotals.cells_in += runs[i].ncells;
+	}
+	if (have_run)
+	{
+		WideMaintTotals.runs_out++;
+		WideMaintTotals.bytes_written += (int64) run.npages * BLCKSZ;
+		WideMaintTotals.cells_out += run.ncells;
+	}
+	WideMaintAddResolved(&stats);
 
 	for (i = lo; i <= hi; i++)
 		WideSegIterEnd(its[i - lo]);
@@ -312,6 +329,14 @@ WideMoveRunBySegid(Relation rel, uint32 segid, const char *crash_point)
 			meta->version_counter++;
 			meta->compactions++;
 			(void) WideManifestCommit(&tx);
+			/* a copy: read and written as it is (summary.c) */
+			WideMaintTotals.compactions++;
+			WideMaintTotals.runs_in++;
+			WideMaintTotals.runs_out++;
+			WideMaintTotals.bytes_read += (int64) runs[i].npages * BLCKSZ;
+			WideMaintTotals.bytes_written += (int64) run.npages * BLCKSZ;
+			WideMaintTotals.cells_in += runs[i].ncells;
+			WideMaintTotals.cells_out += run.ncells;
 			WideSegmentWriterEnd(w);
 			return true;
 		}

@@ -134,6 +134,7 @@ typedef struct FlushState
 	bool		have_run;
 	const WideBlobRef *kept;	/* blobs of the new segment */
 	int			nkept;
+	WideResolveStats stats;		/* what the resolver kept and dropped */
 } FlushState;
 
 /*
@@ -270,7 +271,7 @@ write_generation(FlushState *fs)
 		CHECK_FOR_INTERRUPTS();
 		WideResolverPush(resolver, c);
 	}
-	(void) WideResolverFinish(resolver);
+	fs->stats = WideResolverFinish(resolver);
 	fs->have_run = WideSegmentWriterFinish(fs->w, &fs->run);
 	fs->kept = WideSegmentWriterBlobs(fs->w, &fs->nkept);
 	for (i = 0; i < fs->nwaruns; i++)
@@ -322,6 +323,26 @@ publish_flush(FlushState *fs)
 	meta->version_counter++;
 	meta->flushes++;
 	(void) WideManifestCommit(&tx);
+
+	/* what it did, for wide.compact and VACUUM VERBOSE (summary.c) */
+	WideMaintTotals.flushes++;
+	if (fs->lanes_empty)
+		WideMaintTotals.runs_out += fs->nwaruns;	/* listed as they are */
+	else
+	{
+		for (i = 0; i < WIDE_NLANES; i++)
+			WideMaintTotals.bytes_read += (int64) fs->sealed[i].npages * BLCKSZ;
+		for (i = 0; i < fs->nwaruns; i++)
+			WideMaintTotals.bytes_read += (int64) fs->waruns[i].npages * BLCKSZ;
+		WideMaintTotals.cells_in += fs->stats.seen;
+		if (fs->have_run)
+		{
+			WideMaintTotals.runs_out++;
+			WideMaintTotals.bytes_written += (int64) fs->run.npages * BLCKSZ;
+			WideMaintTotals.cells_out += fs->run.ncells;
+		}
+		WideMaintAddResolved(&fs->stats);
+	}
 }
 
 /*

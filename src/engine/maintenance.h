@@ -3,7 +3,8 @@
  * maintenance.h
  *	  Maintenance of the LSM tree: flush of the write area (flush.c),
  *	  compaction of runs (compaction.c), the rules both apply (resolve.c),
- *	  and the sweep of unreferenced pages (sweep.c).
+ *	  the sweep of unreferenced pages (sweep.c), and the counts of what
+ *	  they did (summary.c).
  *
  * IDENTIFICATION
  *	  src/engine/maintenance.h
@@ -28,8 +29,9 @@ typedef struct WideResolveStats
 	uint64		aborted;
 	uint64		covered;
 	uint64		superseded;
-	uint64		collected;
-	uint64		folded;
+	uint64		collected;		/* by a GC policy (expired + past versions) */
+	uint64		expired;		/* of those, by max_age alone */
+	uint64		folded;			/* aggregate inputs merged into another */
 	uint64		tombstones_dropped;
 	uint64		dropped_family;
 } WideResolveStats;
@@ -55,6 +57,28 @@ extern bool WideCompactRunBySegid(Relation rel, uint32 segid,
 								  const char *crash_point);
 extern bool WideMoveRunBySegid(Relation rel, uint32 segid,
 							   const char *crash_point);
+
+/*
+ * summary.c: what this backend's flushes and compactions did, summed since
+ * it started; wide.compact and VACUUM VERBOSE report the difference between
+ * two readings.
+ */
+typedef struct WideMaintCounts
+{
+	int64		flushes;		/* flushes that wrote or listed runs */
+	int64		compactions;	/* merges, and rewrites of one run */
+	int64		runs_in;		/* runs of the table merged */
+	int64		runs_out;		/* runs added to the table's list */
+	int64		bytes_read;		/* pages read (runs, write area) * BLCKSZ */
+	int64		bytes_written;	/* pages of the runs written * BLCKSZ */
+	int64		cells_in;		/* records read */
+	int64		cells_out;		/* records written */
+	WideResolveStats resolved;	/* what the resolver dropped, and why */
+} WideMaintCounts;
+
+extern PGDLLIMPORT WideMaintCounts WideMaintTotals;
+extern void WideMaintAddResolved(const WideResolveStats *s);
+extern void WideMaintDiff(const WideMaintCounts *before, WideMaintCounts *d);
 
 /* rewrite.c */
 extern WideResolveStats WideRewrite(Relation src, Relation dst);

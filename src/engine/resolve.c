@@ -211,6 +211,7 @@ flush_fsum(WideResolver *r)
 		r->acc_cell.seq = seq - i;
 		emit(r, &r->acc_cell, true);
 	}
+	r->stats.folded -= n - 1;	/* inputs merged away, less the pieces added */
 	return true;
 }
 
@@ -475,6 +476,8 @@ push_cell(WideResolver *r, const WideCell *c, int incarnation, bool frozen)
 				r->nversions++;
 				r->ts_decided = true;	/* its older writes go too */
 				r->stats.collected++;
+				if (WideGCCollects(r->def, r->nversions - 1, c->ts, r->gc_now, false))
+					r->stats.expired++;
 				return;
 			}
 			r->nversions++;

@@ -401,7 +401,7 @@ while (!stopping())
 	elsif ($role eq 'compact')
 	{
 		my $major = rand() < 0.2 ? 'true' : 'false';
-		@res = run_sql("SELECT wide.compact('t', $major);");
+		@res = run_sql("SELECT FROM wide.compact('t', $major);");
 		$ops{$major eq 'true' ? 'major_compactions' : 'compactions'}++;
 		usleep(200_000 + int(rand(800_000)));
 	}

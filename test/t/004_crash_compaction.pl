@@ -37,7 +37,7 @@ sub load
 			       i, i FROM generate_series(1, $n) i;
 			INSERT INTO t SELECT 'same#' || (i % 1000), 'v', 'q', 1, $round FROM generate_series(1, 1000) i;
 		});
-		$node->safe_psql('postgres', 'SELECT wide.compact(\'t\')') if $batch < 3;
+		$node->safe_psql('postgres', 'SELECT FROM wide.compact(\'t\')') if $batch < 3;
 	}
 	$expect_count += 4 * $n;
 	$expect_sum += 4 * ($n * ($n + 1) / 2);
@@ -82,11 +82,11 @@ my @delays = (20_000, 150_000, 400_000, 900_000);
 for my $round (1 .. 4)
 {
 	load($round, 50_000);
-	crash_during("SELECT wide.compact('t', major => true)", $delays[$round - 1]);
+	crash_during("SELECT FROM wide.compact('t', major => true)", $delays[$round - 1]);
 	check("round $round, killed during a major compaction");
 
 	load($round + 10, 30_000);
-	crash_during("SELECT wide.compact('t')", $delays[4 - $round]);
+	crash_during("SELECT FROM wide.compact('t')", $delays[4 - $round]);
 	check("round $round, killed during a flush");
 }
 
@@ -129,7 +129,7 @@ is($node->safe_psql('postgres', "SELECT count(*) FROM wide.verify('t')"), '0',
 $node->safe_psql('postgres', 'VACUUM t');
 check('after VACUUM');
 my $before = $node->safe_psql('postgres', "SELECT count(*), sum(value) FROM t");
-$node->safe_psql('postgres', "SELECT wide.compact('t', major => true)");
+$node->safe_psql('postgres', "SELECT FROM wide.compact('t', major => true)");
 is($node->safe_psql('postgres', "SELECT count(*), sum(value) FROM t"), $before,
 	'a major compaction after recovery keeps every cell');
 is($node->safe_psql('postgres', "SELECT count(*) FROM wide.verify('t')"), '0',

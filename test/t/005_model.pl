@@ -107,8 +107,8 @@ sub operation
 		my ($wq) = put('a', $k, $q, $ts, $v);
 		return ("BEGIN; $wq; SELECT wide.delete_row('t', '" . key() . "'); ROLLBACK", "SELECT 1");
 	}
-	return ("SELECT wide.compact('t')", "SELECT 1") if $p < 92;
-	return ("SELECT wide.compact('t', major => true)", "SELECT 1") if $p < 96;
+	return ("SELECT FROM wide.compact('t')", "SELECT 1") if $p < 92;
+	return ("SELECT FROM wide.compact('t', major => true)", "SELECT 1") if $p < 96;
 	return ("VACUUM t", "SELECT 1");
 }
 

@@ -16,7 +16,7 @@ $node->safe_psql('postgres', q{
 	SELECT wide.create_family('t', 'f');
 	INSERT INTO t SELECT 'row#' || lpad(i::text, 6, '0'), 'f', 'q', i, md5(i::text)
 	  FROM generate_series(1, 50000) i;
-	SELECT wide.compact('t', major => true);
+	SELECT FROM wide.compact('t', major => true);
 	CHECKPOINT;
 });
 is($node->safe_psql('postgres', "SELECT count(*) FROM wide.verify('t')"), '0',

@@ -26,7 +26,7 @@ $node->safe_psql('postgres', q{
 	SELECT wide.create_family('m', 'mem', max_age => '3650 days');
 	INSERT INTO m SELECT 'host' || h || '#' || t, 'cpu', 'usr', '2030-01-01'::timestamptz + t * interval '1 min', h + t / 10.0
 	  FROM generate_series(1, 20) h, generate_series(1, 200) t;
-	SELECT wide.compact('m', major => true);
+	SELECT FROM wide.compact('m', major => true);
 	INSERT INTO m SELECT 'host' || h || '#' || t, 'mem', 'used', '2030-01-01'::timestamptz, h * t
 	  FROM generate_series(1, 20) h, generate_series(1, 50) t;
 	SELECT wide.delete_row('m', 'host3#7');
@@ -47,7 +47,7 @@ is($node->safe_psql('postgres', $cells_q), $cells, 'every cell reads back after 
 is($node->safe_psql('postgres', $agg_q), $aggs, 'aggregates read back after the update');
 $node->safe_psql('postgres', q{
 	INSERT INTO m VALUES ('host1#9999', 'cpu', 'usr', '2031-01-01', 1);
-	SELECT wide.compact('m', major => true);
+	SELECT FROM wide.compact('m', major => true);
 	SELECT wide.create_family('m', 'nested', gc_rule => '{"union": [{"max_num_versions": 1}, {"max_age": "1s"}]}');
 });
 is($node->safe_psql('postgres', "SELECT count(*) FROM m"), (split /\|/, $cells)[0] + 1,

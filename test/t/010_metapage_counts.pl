@@ -21,10 +21,10 @@ $node->safe_psql('postgres', q{
 	CREATE TABLE t (row_key text, family text, qualifier text, ts int8, value text) USING wide;
 	SELECT wide.create_family('t', 'f');
 	INSERT INTO t SELECT 'row#' || i, 'f', 'q', i, md5(i::text) FROM generate_series(1, 2000) i;
-	SELECT wide.compact('t');
+	SELECT FROM wide.compact('t');
 	INSERT INTO t SELECT 'row#' || i, 'f', 'q', i, md5(i::text) FROM generate_series(2001, 4000) i;
-	SELECT wide.compact('t');
-	SELECT wide.compact('t', true);
+	SELECT FROM wide.compact('t');
+	SELECT FROM wide.compact('t', true);
 	INSERT INTO t VALUES ('tail', 'f', 'q', 1, 'in the write area');
 	CHECKPOINT;
 });
@@ -75,7 +75,7 @@ my @ops = (
 	"SELECT count(*) FROM t WHERE row_key = 'row#10'",
 	"INSERT INTO t VALUES ('new', 'f', 'q', 1, 'x')",
 	"COPY t FROM PROGRAM 'echo k,f,q,1,v' (FORMAT csv)",
-	"SELECT wide.compact('t', true)",
+	"SELECT FROM wide.compact('t', true)",
 	'VACUUM t',
 );
 

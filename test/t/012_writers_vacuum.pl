@@ -47,9 +47,9 @@ print $fh qq{INSERT INTO w SELECT 'k' || nextval('ids'), 'cf', 'q', 1, repeat(md
 };
 close $fh;
 open $fh, '>', "$dir/maint.sql" or die;
-print $fh q{SELECT wide.compact('w');
+print $fh q{SELECT FROM wide.compact('w');
 VACUUM w;
-SELECT wide.compact('w', true);
+SELECT FROM wide.compact('w', true);
 VACUUM w;
 };
 close $fh;
@@ -77,7 +77,7 @@ my $n = $node->safe_psql('postgres', q{SELECT last_value FROM ids});
 is($node->safe_psql('postgres', 'SELECT count(*) FROM w'), $n, 'every row is there');
 is($node->safe_psql('postgres', "SELECT count(*) FROM wide.verify('w')"), '0',
 	'wide.verify finds nothing');
-my ($ret, $out, $err) = $node->psql('postgres', "SELECT wide.compact('w', true); VACUUM w");
+my ($ret, $out, $err) = $node->psql('postgres', "SELECT FROM wide.compact('w', true); VACUUM w");
 is($ret, 0, 'compaction and VACUUM work afterwards') or diag($err);
 
 $node->stop;

@@ -30,7 +30,7 @@ $primary->safe_psql('postgres', q{
 	SELECT wide.create_family('n', 'f');
 	INSERT INTO n SELECT 'r' || lpad(i::text, 7, '0'), 'f', 'q', i, md5(i::text)
 	  FROM generate_series(1, 100000) i;
-	SELECT wide.compact('n', true);
+	SELECT FROM wide.compact('n', true);
 });
 $primary->backup('b');
 my $standby = PostgreSQL::Test::Cluster->new('conflict_standby');
@@ -75,12 +75,12 @@ $primary->safe_psql('postgres', q{
 	DELETE FROM n WHERE ts % 2 = 0;
 	INSERT INTO n SELECT 'r' || lpad(i::text, 7, '0'), 'f', 'q', i * 3, md5(i::text)
 	  FROM generate_series(200001, 250000) i;
-	SELECT wide.compact('n', true);
+	SELECT FROM wide.compact('n', true);
 });
 $primary->safe_psql('postgres', q{
 	VACUUM n;
 	INSERT INTO n SELECT 's' || i, 'f', 'q', i, md5(i::text) FROM generate_series(1, 50000) i;
-	SELECT wide.compact('n', true);
+	SELECT FROM wide.compact('n', true);
 	VACUUM n;
 });
 $primary->wait_for_catchup($standby);

@@ -329,7 +329,7 @@ if (!Test::More->builder->is_passing)
 	done_testing();
 	exit 0;
 }
-is(query("SELECT wide.compact('t', true)"), '', "a major compaction works");
+is(query("SELECT FROM wide.compact('t', true)"), '', "a major compaction works");
 is(query("VACUUM t"), '', "VACUUM works");
 check_table("after a major compaction and VACUUM");
 is(scalar(unexplained_errors()), 0, "no unexplained error at the end");

@@ -73,7 +73,7 @@ $node->safe_psql('postgres', qq{
 	-- many small cells: segments with several index blocks
 	INSERT INTO t SELECT 'row#' || lpad(i::text, 6, '0'), 'f', 'q' || (i % 3), i, md5(i::text)
 	  FROM generate_series(1, 30000) i;
-	SELECT wide.compact('t', true);
+	SELECT FROM wide.compact('t', true);
 	-- a bulk load (a run in the write area), then deletes and a flush
 	COPY t FROM '$csv' (FORMAT csv);
 	INSERT INTO t SELECT 'row#' || lpad(i::text, 6, '0'), 'g', 'x', i, 'v2-' || i
@@ -83,7 +83,7 @@ $node->safe_psql('postgres', qq{
 	-- large values, each in a blob: a segment header of several pages
 	INSERT INTO t SELECT 'big#' || lpad(i::text, 5, '0'), 'g', 'v', i, repeat(md5(i::text), 66)
 	  FROM generate_series(1, 1100) i;
-	SELECT wide.compact('t');
+	SELECT FROM wide.compact('t');
 	-- the write area: records in line, values in blobs, bodies in blobs
 	-- (statements appended to it, not written as runs)
 	SET wide.statement_run_size = '1GB';
@@ -100,7 +100,7 @@ $node->safe_psql('postgres', qq{
 	SELECT wide.create_family('g', 'top', aggregate => 'max');
 	INSERT INTO g SELECT 'c#' || (i % 200), f, 'n', i % 4, i
 	  FROM generate_series(1, 6000) i, unnest(ARRAY['total', 'top']) f;
-	SELECT wide.compact('g', true);
+	SELECT FROM wide.compact('g', true);
 	INSERT INTO g SELECT 'c#' || (i % 200), 'total', 'n', i % 4, i FROM generate_series(1, 600) i;
 
 	CREATE TABLE h (row_key text, family text, qualifier text, ts int8, value bytea) USING wide;
@@ -109,7 +109,7 @@ $node->safe_psql('postgres', qq{
 	  v % 2, 'visitor-' || v) FROM generate_series(1, 40000) v) s;
 	SELECT count(*) FROM (SELECT wide.add_to_cell('h', 'store#dense', 'uniq', 'visitors',
 	  0, 'visitor-' || v) FROM generate_series(1, 20000) v) s;
-	SELECT wide.compact('h', true);
+	SELECT FROM wide.compact('h', true);
 	SELECT count(*) FROM (SELECT wide.add_to_cell('h', 'store#' || (v % 40), 'uniq', 'visitors',
 	  v % 2, 'visitor-' || v) FROM generate_series(1, 400) v) s;
 	-- a dense sketch merged into the write area: its value is a blob
@@ -137,19 +137,19 @@ my %reads = (
 			filter => '{"chain": [{"family_name_regex_filter": "f|g"}, {"cells_per_column_limit_filter": 1}]}')},
 		q{SELECT count(*) FROM (SELECT * FROM wide.read_rows(NULL::t, reversed => true, "limit" => 2000)) s},
 		q{SELECT count(*) FROM (SELECT * FROM t ORDER BY row_key DESC LIMIT 5000) s},
-		q{SELECT wide.compact('t', true)},
+		q{SELECT FROM wide.compact('t', true)},
 	],
 	g => [
 		'SELECT count(*), sum(value) FROM g',
 		q{SELECT sum(value) FROM g WHERE row_key = 'c#17'},
 		q{SELECT count(*) FROM wide.read_rows(NULL::g, reversed => true)},
-		q{SELECT wide.compact('g', true)},
+		q{SELECT FROM wide.compact('g', true)},
 	],
 	h => [
 		'SELECT sum(wide.hll_count(value)) FROM h',
 		q{SELECT wide.hll_count(wide.hll_union_agg(value)) FROM h WHERE row_key >= 'store#1' AND row_key < 'store#2'},
 		q{SELECT count(*) FROM wide.read_rows(NULL::h, reversed => true)},
-		q{SELECT wide.compact('h', true)},
+		q{SELECT FROM wide.compact('h', true)},
 	],
 );
 

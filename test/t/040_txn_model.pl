@@ -127,7 +127,7 @@ sub operation
 	if ($p < 13 && @names && !$no_ddl)
 	{
 		my $n = $names[ rnd(@names) ];
-		my $then = ('', "; SELECT wide.compact('t')", "; SELECT wide.compact('t', true)")[ rnd(3) ];
+		my $then = ('', "; SELECT FROM wide.compact('t')", "; SELECT FROM wide.compact('t', true)")[ rnd(3) ];
 		return ("SELECT wide.drop_family('t', '$n')$then",
 			"DELETE FROM model WHERE family = '$n'; DELETE FROM mfam WHERE name = '$n'");
 	}
@@ -151,13 +151,13 @@ sub operation
 		my $new = $mv == 0 ? rnd(3) + 1 : $mv > 1 ? rnd($mv - 1) + 1 : undef;
 		if (defined $new)
 		{
-			my $then = ('', "; SELECT wide.compact('t')", "; SELECT wide.compact('t', true)")[ rnd(3) ];
+			my $then = ('', "; SELECT FROM wide.compact('t')", "; SELECT FROM wide.compact('t', true)")[ rnd(3) ];
 			return ("SELECT wide.alter_family('t', '$n', max_versions => $new)$then",
 				"UPDATE mfam SET max_versions = $new WHERE name = '$n'");
 		}
 	}
-	return ("SELECT wide.compact('t')", 'SELECT 1') if $p < 29;
-	return ("SELECT wide.compact('t', true)", 'SELECT 1') if $p < 31;
+	return ("SELECT FROM wide.compact('t')", 'SELECT 1') if $p < 29;
+	return ("SELECT FROM wide.compact('t', true)", 'SELECT 1') if $p < 31;
 	return ('VACUUM t', 'SELECT 1') if $p < 32 && !$in_txn;
 
 	return ('SELECT 1', 'SELECT 1') unless @names;
@@ -270,8 +270,8 @@ sub maintenance
 	my ($in_txn) = @_;
 	my $p = rnd(100);
 
-	return both("SELECT wide.compact('t')", 'SELECT 1') if $p < 10;
-	return both("SELECT wide.compact('t', true)", 'SELECT 1') if $p < 16;
+	return both("SELECT FROM wide.compact('t')", 'SELECT 1') if $p < 10;
+	return both("SELECT FROM wide.compact('t', true)", 'SELECT 1') if $p < 16;
 	return both('VACUUM t', 'SELECT 1') if $p < 22 && !$in_txn;
 	return 1;
 }
@@ -447,7 +447,7 @@ for my $seed (@seeds)
 	$where = "seed $seed, end";
 	unless ($failed)
 	{
-		both("SELECT wide.compact('t', true)", 'SELECT 1');
+		both("SELECT FROM wide.compact('t', true)", 'SELECT 1');
 		check('after a major compaction');
 	}
 	is($failed, 0, "seed $seed: wide agrees with the model through $i operations");

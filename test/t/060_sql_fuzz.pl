@@ -124,8 +124,8 @@ for my $i (0 .. 2)
 		} @{ $bbatches[$i] });
 		$setup .= "INSERT INTO wb VALUES $vals;\nINSERT INTO hb VALUES $vals;\n";
 	}
-	$setup .= "SELECT wide.compact('wt', true); SELECT wide.compact('wb', true);\n" if $i == 0;
-	$setup .= "SELECT wide.compact('wt'); SELECT wide.compact('wb');\n" if $i == 1;
+	$setup .= "SELECT FROM wide.compact('wt', true); SELECT FROM wide.compact('wb', true);\n" if $i == 0;
+	$setup .= "SELECT FROM wide.compact('wt'); SELECT FROM wide.compact('wb');\n" if $i == 1;
 }
 # some deletes, in both
 for (1 .. 4)

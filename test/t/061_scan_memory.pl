@@ -24,7 +24,7 @@ $node->safe_psql('postgres', q{
 	CREATE TABLE r (row_key text, family text, qualifier text, ts int8, value text) USING wide;
 	SELECT wide.create_family('r', 'cf');
 	INSERT INTO r SELECT 'k' || i, 'cf', 'q' || j, 1, 'v' FROM generate_series(1, 30) i, generate_series(1, 3) j;
-	SELECT wide.compact('r', true);
+	SELECT FROM wide.compact('r', true);
 	INSERT INTO r SELECT 'k' || i, 'cf', 'w', 1, 'v' FROM generate_series(1, 30) i;
 });
 

@@ -246,7 +246,7 @@ my $half = int(@init / 2);
 my $initial = 'INSERT INTO {T} VALUES ' . join(', ', @init[0 .. $half - 1]);
 my $initial2 = 'INSERT INTO {T} VALUES ' . join(', ', @init[$half .. $#init]);
 $setup .= 'SET fz.internal = on; ' . inst($initial, 'W') . '; ' . inst($initial, 'H') . ";\n";
-$setup .= "SELECT wide.compact('w', true);\n";
+$setup .= "SELECT FROM wide.compact('w', true);\n";
 $setup .= inst($initial2, 'W') . '; ' . inst($initial2, 'H') . "; RESET fz.internal;\n";
 $setup .= "TRUNCATE lw, lh;\n";
 

@@ -21,11 +21,11 @@ $node->safe_psql('postgres', q{
 	SELECT wide.create_family('m', 'cf');
 	INSERT INTO m SELECT 'k' || (i % 1000), 'cf', 'q' || (i / 1000), 1, repeat('x', 100)
 	  FROM generate_series(1, 5000) i;
-	SELECT wide.compact('m', major => true);
+	SELECT FROM wide.compact('m', major => true);
 	CREATE TABLE big (row_key text, family text, qualifier text, ts int8, value text) USING wide;
 	SELECT wide.create_family('big', 'cf');
 	INSERT INTO big SELECT 'row', 'cf', 'q' || i, 1, 'v' FROM generate_series(1, 2000) i;
-	SELECT wide.compact('big', major => true);
+	SELECT FROM wide.compact('big', major => true);
 	CREATE FUNCTION status(field text) RETURNS bigint LANGUAGE sql AS
 	  $$SELECT substring(pg_read_file('/proc/self/status') from field || ':\s+(\d+)')::bigint$$;
 	CREATE FUNCTION ctx_bytes() RETURNS bigint LANGUAGE sql AS

@@ -85,8 +85,8 @@ $node->safe_psql('postgres', qq{
 	CREATE TABLE tb (row_key text, family text, qualifier text, ts int8, value bytea) USING wide;
 	SELECT wide.create_family('tb', 'f1');
 	INSERT INTO tb SELECT 'r' || (i % 7), 'f1', 'q' || (i % 5), i, decode(md5(i::text), 'hex') FROM generate_series(1, 60) i;
-	SELECT wide.compact('t', major => true);
-	SELECT wide.compact('tn');
+	SELECT FROM wide.compact('t', major => true);
+	SELECT FROM wide.compact('tn');
 
 	-- one read: 'OK ' and the cells, or 'ERR ' and the SQLSTATE
 	CREATE FUNCTION try_read(tbl text, f text, lim bigint, rev boolean, ks text[], pfx text)

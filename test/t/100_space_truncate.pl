@@ -107,7 +107,7 @@ $primary->safe_psql('postgres', 'VACUUM t');
 $primary->safe_psql('postgres', q{
 	DELETE FROM t WHERE qualifier = 'mem';
 	DELETE FROM h WHERE qualifier = 'mem';
-	SELECT wide.compact('t', major => true);
+	SELECT FROM wide.compact('t', major => true);
 });
 my $before = $primary->safe_psql('postgres', "SELECT pg_relation_size('t')");
 vacuum_killed_at('truncate');
@@ -134,7 +134,7 @@ is($standby->safe_psql('postgres', "SELECT pg_relation_size('t')"),
 $primary->safe_psql('postgres', q{
 	DELETE FROM t;
 	DELETE FROM h;
-	SELECT wide.compact('t', major => true);
+	SELECT FROM wide.compact('t', major => true);
 	VACUUM t;
 });
 cmp_ok($primary->safe_psql('postgres', "SELECT pg_total_relation_size('t')"),

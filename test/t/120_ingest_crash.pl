@@ -128,7 +128,7 @@ cmp_ok($node->safe_psql('postgres', $used), '<', $before,
 $node->safe_psql('postgres', q{
 	INSERT INTO w SELECT 'after' || i, 'f', 'q', 1, i::text FROM generate_series(1, 30000) i;
 	INSERT INTO h SELECT 'after' || i, 'f', 'q', 1, i::text FROM generate_series(1, 30000) i;
-	SELECT wide.compact('w', major => true);
+	SELECT FROM wide.compact('w', major => true);
 });
 is($node->safe_psql('postgres', $diff), '0', 'after more writes and a major compaction: still equal');
 is($node->safe_psql('postgres', "SELECT count(*) FROM wide.verify('w')"), '0', 'verify finds nothing');

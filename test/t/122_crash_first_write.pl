@@ -63,7 +63,7 @@ is($node->safe_psql('postgres', 'SELECT row_key || value FROM w'), 'bkept',
 # a zeroed metapage in front of pages that hold something is damage
 $node->safe_psql('postgres', q{
 	INSERT INTO w SELECT 'c' || i, 'f', 'q', 3, 'x' FROM generate_series(1, 1000) i;
-	SELECT wide.compact('w', major => true);
+	SELECT FROM wide.compact('w', major => true);
 	CHECKPOINT;
 });
 $node->stop;

@@ -33,10 +33,10 @@ $node->safe_psql('postgres', q{
 	SELECT wide.create_family('w', 'f');
 	INSERT INTO w SELECT 'r' || lpad(i::text, 5, '0'), 'f', 'q', 1, md5(i::text)
 	  FROM generate_series(1, 2000) i;
-	SELECT wide.compact('w', major => true);
+	SELECT FROM wide.compact('w', major => true);
 	INSERT INTO w SELECT 'r' || lpad(i::text, 5, '0'), 'f', 'q', 2, md5(i::text)
 	  FROM generate_series(1, 2000) i;
-	SELECT wide.compact('w', major => true);
+	SELECT FROM wide.compact('w', major => true);
 });
 # the first run's segment is freed; later transactions make it reusable
 $node->safe_psql('postgres', 'SELECT txid_current()') for 1 .. 3;
@@ -95,7 +95,7 @@ pass('verify stopped before reading a freed segment');
 $node->safe_psql('postgres', q{
 	INSERT INTO w SELECT 's' || lpad(i::text, 5, '0'), 'f', 'q', 3, md5(i::text)
 	  FROM generate_series(1, 6000) i;
-	SELECT wide.compact('w', major => true);
+	SELECT FROM wide.compact('w', major => true);
 });
 is($node->safe_psql('postgres', q{
 	SELECT count(*) FROM (SELECT (wide.verify('w')).*) v}), '0',

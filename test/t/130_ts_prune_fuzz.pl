@@ -205,8 +205,8 @@ for my $bi (0 .. 4)
 			  if $kind eq 'sql';
 		}
 	}
-	$setup .= "SELECT wide.compact('wt', true); SELECT wide.compact('wz', true);\n" if $bi == 0;
-	$setup .= "SELECT wide.compact('wt'); SELECT wide.compact('wz');\n" if $bi == 1 || $bi == 2;
+	$setup .= "SELECT FROM wide.compact('wt', true); SELECT FROM wide.compact('wz', true);\n" if $bi == 0;
+	$setup .= "SELECT FROM wide.compact('wt'); SELECT FROM wide.compact('wz');\n" if $bi == 1 || $bi == 2;
 }
 
 # heap copies of what the wide tables hold (read without pruning)

@@ -93,8 +93,8 @@ for my $batch (0 .. 2)
 	}
 	$setup .= "DELETE FROM wp WHERE ts = '2030-01-01 05:00'::timestamptz + interval '$batch minutes';"
 	  . "DELETE FROM hp WHERE ts = '2030-01-01 05:00'::timestamptz + interval '$batch minutes';\n";
-	$setup .= "SELECT wide.compact('wt', true); SELECT wide.compact('wp', true);\n" if $batch == 0;
-	$setup .= "SELECT wide.compact('wt'); SELECT wide.compact('wp');\n" if $batch == 1;
+	$setup .= "SELECT FROM wide.compact('wt', true); SELECT FROM wide.compact('wp', true);\n" if $batch == 0;
+	$setup .= "SELECT FROM wide.compact('wt'); SELECT FROM wide.compact('wp');\n" if $batch == 1;
 }
 
 # the comparison, in the server: a template run with the Wide Scan, without

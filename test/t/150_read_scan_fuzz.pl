@@ -94,8 +94,8 @@ for my $batch (0 .. 2)
 				$k, pick(@quals));
 		}
 	}
-	push @sql, "SELECT wide.compact('t', true);" if $batch == 0;
-	push @sql, "SELECT wide.compact('t');" if $batch == 1;
+	push @sql, "SELECT FROM wide.compact('t', true);" if $batch == 0;
+	push @sql, "SELECT FROM wide.compact('t');" if $batch == 1;
 	$node->safe_psql('postgres', join("\n", @sql));
 }
 

@@ -98,10 +98,10 @@ $node->safe_psql('postgres', q{
 	CREATE TABLE x (row_key text, family text, qualifier text, ts int8, value int8) USING wide;
 	SELECT wide.create_family('x', 'f');
 	INSERT INTO x VALUES ('r', 'f', '', 1, 1), ('s', 'f', 'q', 1, 1);
-	SELECT wide.compact('x');
+	SELECT FROM wide.compact('x');
 	SELECT wide.delete_family('x', 'r', 'f');
 	INSERT INTO x VALUES ('r', 'f', '', 2, 2), ('r', 'f', 'q', 2, 3);
-	SELECT wide.compact('x');
+	SELECT FROM wide.compact('x');
 });
 is($node->safe_psql('postgres', q{
 	SELECT string_agg(format('%s/%s/%s', qualifier, ts, value), ' ') FROM wide.read_row(NULL::x, 'r')}),
@@ -419,8 +419,8 @@ for my $batch (0 .. 3)
 		}
 		$sql .= aborted_ops($t);
 		$sql .= "RESET wide.statement_run_size;\n";
-		$sql .= "SELECT wide.compact('$t', true);\n" if $batch == 0;
-		$sql .= "SELECT wide.compact('$t');\n" if $batch == 1 || $batch == 2;
+		$sql .= "SELECT FROM wide.compact('$t', true);\n" if $batch == 0;
+		$sql .= "SELECT FROM wide.compact('$t');\n" if $batch == 1 || $batch == 2;
 		utf8::encode($sql);
 		dump_sql('main', $sql);
 		$node->safe_psql('postgres', $sql);
@@ -750,11 +750,11 @@ for my $t (sort keys %types)
 {
 	my $script = $node->basedir . "/churn_$t.sql";
 	open my $fh, '>', $script or die "$script: $!";
-	print $fh "SELECT wide.compact('$t');\nVACUUM (TRUNCATE false) $t;\n"
+	print $fh "SELECT FROM wide.compact('$t');\nVACUUM (TRUNCATE false) $t;\n"
 	  . "INSERT INTO $t SELECT * FROM h_$t WHERE family = 'a' AND random() < 0.1;\n"
 	  . "BEGIN;\nINSERT INTO $t SELECT row_key || '~~', family, qualifier, ts, value FROM h_$t WHERE family = 'a' AND random() < 0.05;\n"
 	  . "DELETE FROM $t WHERE row_key IN (SELECT row_key || '~~' FROM h_$t);\nCOMMIT;\n"
-	  . "SELECT wide.compact('$t', true);\nVACUUM (TRUNCATE false) $t;\n";
+	  . "SELECT FROM wide.compact('$t', true);\nVACUUM (TRUNCATE false) $t;\n";
 	close $fh;
 	push @scripts, '-f', $script;
 }
@@ -808,7 +808,7 @@ $node->safe_psql('postgres', q{
 	SELECT wide.create_family('tc', 'a');
 	SELECT wide.create_family('tc', 'v', max_versions => 2);
 	INSERT INTO tc SELECT * FROM h_tf;
-	SELECT wide.compact('tc', true);
+	SELECT FROM wide.compact('tc', true);
 	CHECKPOINT;
 });
 is($node->safe_psql('postgres', "SELECT count(*) FROM wide.verify('tc')"), '0',
@@ -987,14 +987,14 @@ SKIP:
 		CREATE TABLE eo (row_key text, family text, qualifier text, ts int8, value int8) USING wide;
 		SELECT wide.create_family('eo', 'f');
 		INSERT INTO eo VALUES ('r', 'f', '', 1, 1), ('s', 'f', 'q', 1, 1);
-		SELECT wide.compact('eo');
+		SELECT FROM wide.compact('eo');
 		SELECT wide.delete_family('eo', 'r', 'f');
 		INSERT INTO eo VALUES ('r', 'f', '', 2, 2), ('r', 'f', 'q', 2, 3);
 		-- (more cells after it: a block zstd shrinks, with room to pad; their
 		-- values delta coded leave less of it, hence long qualifiers)
 		INSERT INTO eo SELECT 'r', 'f', 'qualifier ' || lpad(i::text, 3, '0'), 2, i
 		  FROM generate_series(1, 1000) i;
-		SELECT wide.compact('eo');
+		SELECT FROM wide.compact('eo');
 		CHECKPOINT;
 	});
 	my $want = $node->safe_psql('postgres', 'SELECT * FROM eo ORDER BY 1, 2, 3, 4');
@@ -1057,7 +1057,7 @@ SKIP:
 		'a block written the old way reads as the empty qualifier');
 	is($node->safe_psql('postgres', "SELECT count(*) FROM wide.verify('eo')"), '0',
 		'verify finds nothing wrong in it');
-	$node->safe_psql('postgres', "SELECT wide.compact('eo', major => true)");
+	$node->safe_psql('postgres', "SELECT FROM wide.compact('eo', major => true)");
 	is($node->safe_psql('postgres', 'SELECT * FROM eo ORDER BY 1, 2, 3, 4') . '|'
 		  . $node->safe_psql('postgres', "SELECT count(*) FROM wide.verify('eo')"),
 		"$want|0", 'a major compaction rewrites it by the rule');

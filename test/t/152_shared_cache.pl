@@ -54,14 +54,14 @@ $node->safe_psql('postgres', q{
 	SET wide.block_size = 1024;
 	INSERT INTO t SELECT 'k' || lpad((i % 3000)::text, 5, '0'), 'f', 'q' || (i % 7), i, i * 3
 	  FROM generate_series(1, 60000) i;
-	SELECT wide.compact('t', true);
+	SELECT FROM wide.compact('t', true);
 	INSERT INTO t SELECT 'k' || lpad((i % 3000)::text, 5, '0'), 'f', 'q' || (i % 7), i, i * 5
 	  FROM generate_series(60001, 70000) i;
 	RESET wide.block_size;
 	INSERT INTO u SELECT 'k' || lpad((i % 2000)::text, 5, '0'), 'f', 'q' || (i % 5), i,
 	                     (random() * 1e9)::int8
 	  FROM generate_series(1, 80000) i;
-	SELECT wide.compact('u', true);
+	SELECT FROM wide.compact('u', true);
 	INSERT INTO m SELECT 't', * FROM t;
 	INSERT INTO m SELECT 'u', * FROM u;
 });
@@ -119,7 +119,7 @@ $node->safe_psql('postgres', q{
 	CREATE TABLE u2 (row_key text, family text, qualifier text, ts int8, value int8) USING wide;
 	SELECT wide.create_family('u2', 'f');
 	INSERT INTO u2 SELECT * FROM u;
-	SELECT wide.compact('u2', true);
+	SELECT FROM wide.compact('u2', true);
 });
 my $before = $node->safe_psql('postgres', 'SELECT inserts FROM wide.block_cache()');
 my $plan = $node->safe_psql('postgres', q{
@@ -179,11 +179,11 @@ COMMIT;
 my $maint = script('maint', q{
 \set r random(1, 3)
 \if :r = 1
-SELECT wide.compact('t', true);
+SELECT FROM wide.compact('t', true);
 \elif :r = 2
-SELECT wide.compact('t');
+SELECT FROM wide.compact('t');
 \else
-SELECT wide.compact('u', true);
+SELECT FROM wide.compact('u', true);
 \endif
 VACUUM t;
 });
@@ -192,7 +192,7 @@ DROP TABLE IF EXISTS v;
 CREATE TABLE v (row_key text, family text, qualifier text, ts int8, value int8) USING wide;
 SELECT wide.create_family('v', 'f');
 INSERT INTO v SELECT 'k' || lpad((i % 500)::text, 5, '0'), 'f', 'q', i, i FROM generate_series(1, 5000) i;
-SELECT wide.compact('v', true);
+SELECT FROM wide.compact('v', true);
 SELECT 1 / (1 - sign(abs(sum(value) - 12502500))) FROM wide.read_rows(NULL::v, prefix => 'k');
 });
 

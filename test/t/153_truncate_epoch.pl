@@ -33,7 +33,7 @@ $node->safe_psql('postgres', q{
 	CREATE TABLE base (row_key text, family text, qualifier text, ts int8, value int8) USING wide;
 	SELECT wide.create_family('base', 'cf');
 	INSERT INTO base SELECT 'r' || lpad(i::text, 6, '0'), 'cf', 'q0', 1, 7 FROM generate_series(1, 20000) i;
-	SELECT wide.compact('base', major => true);
+	SELECT FROM wide.compact('base', major => true);
 });
 # another connection puts the committed blocks into the shared cache
 $node->safe_psql('postgres', 'SELECT count(*) FROM base');
@@ -73,9 +73,9 @@ my $qb = 'qb:20000:-200010000';
 #    after a crash (the disk)
 my $same = $node->safe_psql('postgres', join("\n",
 	'BEGIN;', 'TRUNCATE base;', load('base', 'qa', ''),
-	"SELECT wide.compact('base', major => true);", 'SELECT count(*) FROM base;',
+	"SELECT FROM wide.compact('base', major => true);", 'SELECT count(*) FROM base;',
 	'TRUNCATE base;', load('base', 'qb', '-'),
-	"SELECT wide.compact('base', major => true);", 'COMMIT;',
+	"SELECT FROM wide.compact('base', major => true);", 'COMMIT;',
 	"SELECT string_agg(qualifier || ':' || n || ':' || s, ' ' ORDER BY qualifier)
 	   FROM (SELECT qualifier, count(*) n, sum(value) s FROM base GROUP BY 1) c;"));
 like($same, qr/\Q$qb\E$/, 'reload: the loading session reads the new cells after COMMIT');
@@ -91,11 +91,11 @@ $same = $node->safe_psql('postgres', q{
 	CREATE TABLE fresh (row_key text, family text, qualifier text, ts int8, value int8) USING wide;
 	SELECT wide.create_family('fresh', 'cf');
 	INSERT INTO fresh SELECT 'r' || lpad(i::text, 6, '0'), 'cf', 'qa', 1, i FROM generate_series(1, 20000) i;
-	SELECT wide.compact('fresh', major => true);
+	SELECT FROM wide.compact('fresh', major => true);
 	SELECT count(*) FROM fresh;
 	TRUNCATE fresh;
 	INSERT INTO fresh SELECT 'r' || lpad(i::text, 6, '0'), 'cf', 'qb', 1, -i FROM generate_series(1, 20000) i;
-	SELECT wide.compact('fresh', major => true);
+	SELECT FROM wide.compact('fresh', major => true);
 	COMMIT;
 	SELECT string_agg(qualifier || ':' || n || ':' || s, ' ' ORDER BY qualifier)
 	  FROM (SELECT qualifier, count(*) n, sum(value) s FROM fresh GROUP BY 1) c;
@@ -114,9 +114,9 @@ my ($out, $err) = ('', '');
 my $h = IPC::Run::start(
 	[ 'psql', '-X', '-d', $node->connstr('postgres'), '-c',
 	  join("\n", 'BEGIN;', 'TRUNCATE base;', load('base', 'qc', ''),
-		"SELECT wide.compact('base', major => true);", 'SELECT count(*) FROM base;',
+		"SELECT FROM wide.compact('base', major => true);", 'SELECT count(*) FROM base;',
 		'TRUNCATE base;', load('base', 'qd', ''),
-		"SELECT wide.compact('base', major => true);", 'SELECT count(*) FROM base;',
+		"SELECT FROM wide.compact('base', major => true);", 'SELECT count(*) FROM base;',
 		"SELECT pg_sleep(60);") ],
 	'>', \$out, '2>', \$err);
 my $waited = 0;
@@ -133,9 +133,9 @@ is(contents('base'), $qb, 'killed mid-reload: the committed cells, read from the
 # and the table's later contents are read right in the same session
 $same = $node->safe_psql('postgres', join("\n",
 	'BEGIN;', 'TRUNCATE base;', load('base', 'qe', ''),
-	"SELECT wide.compact('base', major => true);", 'SELECT count(*) FROM base;',
+	"SELECT FROM wide.compact('base', major => true);", 'SELECT count(*) FROM base;',
 	'TRUNCATE base;', load('base', 'qf', ''), 'COMMIT;',
-	"SELECT wide.compact('base', major => true);",
+	"SELECT FROM wide.compact('base', major => true);",
 	"SELECT string_agg(qualifier || ':' || n || ':' || s, ' ' ORDER BY qualifier)
 	   FROM (SELECT qualifier, count(*) n, sum(value) s FROM base GROUP BY 1) c;"));
 like($same, qr/qf:20000:200010000$/, 'after the crash: a reload reads its own cells');

@@ -104,8 +104,8 @@ for my $batch (0 .. 3)
 		$setup .= "SELECT wide.delete_cells('wg', " . lit(pick(@rows)) . ", 'v', " . lit(pick(@quals)) . ");\n";
 		$setup .= "DELETE FROM wg WHERE row_key LIKE " . lit(substr(pick(@rows), 0, 4) . '%') . " AND qualifier = $q;\n";
 	}
-	$setup .= "SELECT wide.compact('wp', true); SELECT wide.compact('wg', true);\n" if $batch == 0;
-	$setup .= "SELECT wide.compact('wp'); SELECT wide.compact('wg');\n" if $batch == 1 || $batch == 2;
+	$setup .= "SELECT FROM wide.compact('wp', true); SELECT FROM wide.compact('wg', true);\n" if $batch == 0;
+	$setup .= "SELECT FROM wide.compact('wp'); SELECT FROM wide.compact('wg');\n" if $batch == 1 || $batch == 2;
 }
 utf8::encode($setup);
 # statements appended to the write area, not written as runs (pending.c)
@@ -300,7 +300,7 @@ check_table('wp', 'hp', 'wp');
 check_table('wg', undef, 'wg');
 # one run without tombstones, nothing in the write area: stretches are read
 # straight from the run, without the merge (reader.c, run_is_plain)
-$node->safe_psql('postgres', "SELECT wide.compact('wp', true); SELECT wide.compact('wg', true)");
+$node->safe_psql('postgres', "SELECT FROM wide.compact('wp', true); SELECT FROM wide.compact('wg', true)");
 is($node->safe_psql('postgres',
 		"SELECT count(*) || ' ' || bool_or(has_tombstones) FROM wide.runs('wp')"),
 	'1 false', 'wp: one run, no tombstones');

@@ -103,8 +103,8 @@ sub deletes
 }
 
 # three layers: a major compaction, a minor one, the write area
-$setup .= writes(900) . deletes(10) . "SELECT wide.compact('w', true);\n";
-$setup .= writes(500) . deletes(10) . "SELECT wide.compact('w');\n";
+$setup .= writes(900) . deletes(10) . "SELECT FROM wide.compact('w', true);\n";
+$setup .= writes(500) . deletes(10) . "SELECT FROM wide.compact('w');\n";
 $setup .= writes(150) . deletes(6);
 
 # the heap copy holds what the wide table returns; o is the outer side of joins

@@ -82,8 +82,8 @@ sub deletes
 }
 
 # three layers: a major compaction, a minor one, the write area
-$setup .= writes(700) . deletes(8) . "SELECT wide.compact('w', true);\n";
-$setup .= writes(300) . deletes(6) . "SELECT wide.compact('w');\n";
+$setup .= writes(700) . deletes(8) . "SELECT FROM wide.compact('w', true);\n";
+$setup .= writes(300) . deletes(6) . "SELECT FROM wide.compact('w');\n";
 $setup .= writes(100) . deletes(4);
 
 # the heap copy; o is the small table of the joins

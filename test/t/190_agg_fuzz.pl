@@ -85,7 +85,7 @@ my $setup = q{
 	INSERT INTO wp SELECT 'p' || lpad(i::text, 5, '0'), 'm', 'q' || (i % 7),
 		'2030-01-01'::timestamptz + (i % 100) * interval '1 min', round((random() * 100)::numeric, 2)
 		FROM generate_series(1, 5000) i;
-	SELECT wide.compact('wp', true);
+	SELECT FROM wide.compact('wp', true);
 };
 
 sub insert_batch
@@ -130,8 +130,8 @@ for my $batch (0 .. 3)
 		$setup .= "SELECT wide.delete_cells('wf', " . lit(pick(@rows)) . ", 'v', " . lit(pick(@quals)) . ");\n";
 		$setup .= "DELETE FROM wf WHERE row_key LIKE " . lit(substr(pick(@rows), 0, 4) . '%') . " AND qualifier = $q;\n";
 	}
-	$setup .= "SELECT wide.compact('wf', true); SELECT wide.compact('wi', true);\n" if $batch == 0;
-	$setup .= "SELECT wide.compact('wf'); SELECT wide.compact('wi');\n" if $batch == 1 || $batch == 2;
+	$setup .= "SELECT FROM wide.compact('wf', true); SELECT FROM wide.compact('wi', true);\n" if $batch == 0;
+	$setup .= "SELECT FROM wide.compact('wf'); SELECT FROM wide.compact('wi');\n" if $batch == 1 || $batch == 2;
 }
 $node->safe_psql('postgres', "SET wide.statement_run_size = '1GB';\n" . $setup);
 cmp_ok($node->safe_psql('postgres', "SELECT count(*) FROM wide.runs('wf')"), '>=', 2, 'several runs');

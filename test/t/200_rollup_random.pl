@@ -146,11 +146,11 @@ COMMIT;
 };
 close $fh;
 open $fh, '>', "$dir/maint.sql" or die;
-print $fh q{SELECT wide.compact('w');
-SELECT wide.compact('wf');
+print $fh q{SELECT FROM wide.compact('w');
+SELECT FROM wide.compact('wf');
 SELECT pg_sleep(0.2);
-SELECT wide.compact('w', true);
-SELECT wide.compact('wf', true);
+SELECT FROM wide.compact('w', true);
+SELECT FROM wide.compact('wf', true);
 };
 close $fh;
 
@@ -173,7 +173,7 @@ cmp_ok($cells, '>', 100, 'writers committed cells');
 cmp_ok($cells, '<', $ids, 'some writes were rolled back');
 is($node->safe_psql('postgres', 'SELECT rollup_diff()'), '0',
 	'rollups equal the GROUP BY of the committed raw cells');
-$node->safe_psql('postgres', q{SELECT wide.compact('w', true)});
+$node->safe_psql('postgres', q{SELECT FROM wide.compact('w', true)});
 is($node->safe_psql('postgres', 'SELECT rollup_diff()'), '0', 'and after a major compaction');
 my $fcells = $node->safe_psql('postgres', q{SELECT count(*) FROM wf WHERE family = 'm'});
 my $finputs = $node->safe_psql('postgres', q{SELECT count(*) FROM flog});
@@ -185,7 +185,7 @@ is($node->safe_psql('postgres', 'SELECT rollup_diff_f()'), '0',
 diag('float sums where PostgreSQL\'s sum(float8) differs from the exact one: '
 	  . $node->safe_psql('postgres', q{SELECT count(*) FROM (SELECT k FROM flog GROUP BY k
 		HAVING sum(v) <> sum(exact(v))::float8) d}) . ' of 30');
-$node->safe_psql('postgres', q{SELECT wide.compact('wf', true)});
+$node->safe_psql('postgres', q{SELECT FROM wide.compact('wf', true)});
 is($node->safe_psql('postgres', 'SELECT rollup_diff_f()'), '0', 'float: and after a major compaction');
 is($node->safe_psql('postgres', q{SELECT count(*) FROM wide.verify('wf')}), '0', 'float: verify');
 

@@ -94,9 +94,9 @@ COMMIT;
 };
 close $fh;
 open $fh, '>', "$dir/maint.sql" or die;
-print $fh q{SELECT wide.compact('s');
+print $fh q{SELECT FROM wide.compact('s');
 SELECT pg_sleep(0.2);
-SELECT wide.compact('s', true);
+SELECT FROM wide.compact('s', true);
 };
 close $fh;
 
@@ -118,7 +118,7 @@ cmp_ok($inputs, '>', 50, 'inputs committed');
 is($node->safe_psql('postgres', 'SELECT dds_diff()'), '0',
 	'every cell is the sketch of its committed inputs, byte for byte');
 is($node->safe_psql('postgres', 'SELECT dds_bound()'), '0', 'every quantile within 1%');
-$node->safe_psql('postgres', q{SELECT wide.compact('s', true)});
+$node->safe_psql('postgres', q{SELECT FROM wide.compact('s', true)});
 is($node->safe_psql('postgres', 'SELECT dds_diff()'), '0', 'and after a major compaction');
 is($node->safe_psql('postgres', q{SELECT count(*) FROM wide.verify('s')}), '0', 'verify');
 

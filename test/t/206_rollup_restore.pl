@@ -52,7 +52,7 @@ $node->safe_psql('postgres', qq{
 	                     '2024-03-01 01:00:00+00'::timestamptz + i * interval '1 s')
 	  FROM generate_series(4001, 4200) i;
 	INSERT INTO w SELECT 'host' || i, 'x', 'note', '2024-03-01', i FROM generate_series(1, 50) i;
-	SELECT wide.compact('w');
+	SELECT FROM wide.compact('w');
 	INSERT INTO w SELECT 'host' || (i % 7) || '#' || i, 'm', 'cpu',
 	       '2024-03-01 00:00:00+00'::timestamptz + i * interval '3 s', i % 1000
 	  FROM generate_series(4201, 4500) i;

@@ -178,8 +178,8 @@ for my $round (1 .. $rounds)
 		$node->safe_psql('postgres', $w);
 	}
 	my $m = rnd(4);
-	$node->safe_psql('postgres', "SELECT wide.compact('t')") if $m == 0;
-	$node->safe_psql('postgres', "SELECT wide.compact('t', true)") if $m == 1;
+	$node->safe_psql('postgres', "SELECT FROM wide.compact('t')") if $m == 0;
+	$node->safe_psql('postgres', "SELECT FROM wide.compact('t', true)") if $m == 1;
 
 	# an uncommitted transaction with newer versions and deletes
 	my $r = rnd(6);

@@ -225,10 +225,10 @@ is($node->safe_psql('postgres', q{
 
 # flush and compaction move cells: no changes
 $node->safe_psql('postgres', q{
-	SELECT wide.compact('t');
-	SELECT wide.compact('t', major => true);
+	SELECT FROM wide.compact('t');
+	SELECT FROM wide.compact('t', major => true);
 	VACUUM t;
-	SELECT wide.compact('c', major => true);
+	SELECT FROM wide.compact('c', major => true);
 });
 is(changes(), '', 'flush and compaction decode to nothing');
 is($node->safe_psql('postgres', q{SELECT value FROM c}), '112',

@@ -155,7 +155,7 @@ for my $round (1 .. 3)
 	my $copy = join('', map { my $ts = $next_ts++; "copy$round\tm\tq$_\t$ts\tc$ts\n" } 1 .. 50);
 	$pub->safe_psql('postgres', "COPY t FROM stdin;\n$copy\\.\n");
 	# flush and compaction in between change nothing
-	$pub->safe_psql('postgres', "SELECT wide.compact('t', major => $round = 2)");
+	$pub->safe_psql('postgres', "SELECT FROM wide.compact('t', major => $round = 2)");
 	check_same("round $round");
 
 	# a restart of either side in the middle loses nothing

@@ -253,7 +253,7 @@ for my $round (1 .. 4)
 		@m[50 .. 59], 'RELEASE b;', 'COMMIT;'));
 	$pub->safe_psql('postgres', join("\n", @m[60 .. 79]));
 	$pub->safe_psql('postgres', copy_rows($round));
-	$pub->safe_psql('postgres', "SELECT wide.compact('t', major => $round = 3)");
+	$pub->safe_psql('postgres', "SELECT FROM wide.compact('t', major => $round = 3)");
 
 	if ($round == 1)
 	{

@@ -273,11 +273,22 @@ my $st = q{SELECT write_area_pages > 0 OR runs > 1 FROM wide.stats('%s')};
 is(join('', $coord->safe_psql('postgres', sprintf($st, 'dist_1')),
 	$n1->safe_psql('postgres', sprintf($st, 'dist_2')),
 	$n2->safe_psql('postgres', sprintf($st, 'dist_3'))), 'ttt', 'every tablet has cells to compact');
-$coord->safe_psql('postgres', q{SELECT wide.compact('dist', true)});
+$coord->safe_psql('postgres', q{SELECT FROM wide.compact('dist', true)});
 is(join('', $coord->safe_psql('postgres', sprintf($st, 'dist_1')),
 	$n1->safe_psql('postgres', sprintf($st, 'dist_2')),
 	$n2->safe_psql('postgres', sprintf($st, 'dist_3'))), 'fff',
 	'compact on the parent compacted the local and the remote tablets');
+# its summary row sums the tablets': a major compaction of three tablets of
+# one run each reads and writes every cell once, the nodes' included
+my $sc = q{SELECT cells FROM wide.stats('%s')};
+my $tablet_cells = $coord->safe_psql('postgres', sprintf($sc, 'dist_1'))
+  + $n1->safe_psql('postgres', sprintf($sc, 'dist_2'))
+  + $n2->safe_psql('postgres', sprintf($sc, 'dist_3'));
+is($coord->safe_psql('postgres', q{
+	SELECT flushes || ' ' || compactions || ' ' || runs_in || ' ' || runs_out || ' ' || cells_in || ' ' || cells_out
+	  FROM wide.compact('dist', true)}),
+	"0 3 3 3 $tablet_cells $tablet_cells",
+	'the summary of compact on the parent sums the local and the remote tablets\' counts');
 my $q = q{SELECT count(*) - 1, max(offset_bytes) FROM wide.sample_row_keys('%s')};
 my @parts = (split(/\|/, $coord->safe_psql('postgres', sprintf($q, 'dist_1'))),
 	split(/\|/, $n1->safe_psql('postgres', sprintf($q, 'dist_2'))),

@@ -206,7 +206,7 @@ is(tablets(),
 	  . q{') TO ('p') dist_3m:n1:FOR VALUES FROM ('p') TO (MAXVALUE)},
 	'the tablets after two splits and three moves');
 # a split at the middle by samples (compacted tablets have them)
-$n1->safe_psql('postgres', q{SELECT wide.compact('dist_3m', true)});
+$n1->safe_psql('postgres', q{SELECT FROM wide.compact('dist_3m', true)});
 my ($op) = paused_op(q{CALL wide.split_tablet('dist', 'dist_3m')}, 1);
 $op->{h}->finish;
 is(${ $op->{err} }, '', 'split of a compacted remote tablet at its middle by samples');

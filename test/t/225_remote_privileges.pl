@@ -86,7 +86,7 @@ my @attacks = (
 	[q{SELECT wide.mutate_row('dist', 'z26', '[{"deleteFromRow": {}}]')}, 'mutate_row deleteFromRow'],
 	[q{SELECT wide.mutate_rows('dist', '[{"row_key": "z26", "mutations": [{"delete_from_row": {}}]}]')}, 'mutate_rows deleteFromRow'],
 	[q{SELECT wide.drop_family('dist', 'm')}, 'drop_family on the parent'],
-	[q{SELECT wide.compact('dist', true)}, 'compact'],
+	[q{SELECT FROM wide.compact('dist', true)}, 'compact'],
 	[q{DELETE FROM dist}, 'DELETE'],
 );
 for my $a (@attacks)

@@ -99,7 +99,7 @@ for my $b (0 .. 2)
 	my @batch = grep { defined } @all[ $b * $nb .. ($b + 1) * $nb - 1 ];
 	next unless @batch;
 	$setup .= "INSERT INTO cpu_heap VALUES " . join(",\n", map { reading(@$_) } @batch) . ";\n";
-	$setup .= "SELECT wide.compact('cells', " . ($b == 0 ? 'true' : 'false') . ");\n" if $b < 2;
+	$setup .= "SELECT FROM wide.compact('cells', " . ($b == 0 ? 'true' : 'false') . ");\n" if $b < 2;
 }
 # the row forms get what the heap has; cells of other families and
 # qualifiers no column shows sit between them
@@ -107,7 +107,7 @@ $setup .= q{
 	INSERT INTO cpu_rows SELECT * FROM cpu_heap WHERE tags_id % 2 = 0;
 	INSERT INTO cells SELECT row_key, 'noise', qualifier, ts, value FROM cells WHERE family = 'cpu';
 	INSERT INTO cells SELECT row_key, 'cpu', 'zz_other', ts, 1 FROM cells WHERE family = 'cpu' AND value < 100;
-	SELECT wide.compact('cells', true);
+	SELECT FROM wide.compact('cells', true);
 	INSERT INTO cpu_rows SELECT * FROM cpu_heap WHERE tags_id % 2 = 1;
 	INSERT INTO cpu_rev SELECT tags_id, v4, v3, v2, v1, time FROM cpu_heap;
 	INSERT INTO cpu_salt SELECT * FROM cpu_heap;
@@ -418,7 +418,7 @@ for my $i (1 .. $nqueries)
 			diag "seed $seed:\n$w\n$err";
 			last;
 		}
-		$node->safe_psql('postgres', "SELECT wide.compact('cells', " . (rnd(2) ? 'true' : 'false') . ")") if rnd(2);
+		$node->safe_psql('postgres', "SELECT FROM wide.compact('cells', " . (rnd(2) ? 'true' : 'false') . ")") if rnd(2);
 		my $diff = $node->safe_psql('postgres',
 			sprintf($same, 'cpu_rows') . ' UNION ALL '
 			  . sprintf($same, '(SELECT time, tags_id, v1, v2, v3, v4 FROM cpu_rev) r')

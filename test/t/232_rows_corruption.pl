@@ -2,7 +2,8 @@
 # (segment pages and headers without page checksums, write-area pages with
 # them; random offsets and lengths), then every read path of the row form runs -- a full scan, key
 # ranges, a skip scan over all hosts, GROUP BY inside the scan, a backward
-# seek per host (lastpoint), a join that seeks per outer row, ANALYZE -- and
+# seek per host (lastpoint), a join that seeks per outer row, the latest
+# groups (GROUP BY a time bucket ORDER BY it DESC LIMIT n), ANALYZE -- and
 # each must return exactly the answer of the undamaged table or fail with
 # ERRCODE_DATA_CORRUPTED (XX001): never a wrong answer, never a crash; and
 # when one fails, wide.verify() must report the damage.  The relation file
@@ -38,7 +39,7 @@ my $setup_sql = q{
 	INSERT INTO m SELECT '2020-01-01'::timestamptz + make_interval(secs => t * 10), h,
 	                     round((50 + 40 * sin(t / 50.0 + h))::numeric, 2), t % 7, CASE WHEN t % 5 = 0 THEN NULL ELSE h * 1.5 END
 	  FROM generate_series(0, 1199) t, generate_series(0, 39) h ORDER BY t, h;
-	SELECT wide.compact('cells', major => true);
+	SELECT FROM wide.compact('cells', major => true);
 	INSERT INTO m SELECT '2020-01-01'::timestamptz + make_interval(secs => t * 10), h, t, -1, NULL
 	  FROM generate_series(1200, 1204) t, generate_series(0, 39) h;
 	CREATE FUNCTION try(q text) RETURNS text LANGUAGE plpgsql AS $$
@@ -62,7 +63,17 @@ my @reads = (
 	    LATERAL (SELECT time, a FROM m WHERE host = h.id ORDER BY time DESC LIMIT 1) l},
 	q{SELECT count(*) || ' ' || sum(a) FROM m WHERE host IN (SELECT id FROM hosts) AND a > 60},
 	q{SELECT count(*) || ' ' || sum(a) FROM (SELECT * FROM m ORDER BY host DESC, time DESC LIMIT 3000) s},
+	# the latest groups (Top Groups: windows folded back from the bound):
+	# a few minutes, and hours that reach back over most of the runs
+	q{SELECT string_agg(g || '=' || n || ':' || s, ',' ORDER BY g) FROM
+	    (SELECT date_trunc('minute', time) g, count(*) n, sum(a) s FROM m
+	      WHERE time < '2020-01-01 02:30' GROUP BY g ORDER BY g DESC LIMIT 5) t},
+	q{SELECT string_agg(g || '=' || n || ':' || x, ',' ORDER BY g) FROM
+	    (SELECT date_trunc('hour', time) g, count(*) n, max(b) x FROM m
+	      WHERE time < '2020-01-02' GROUP BY g ORDER BY g DESC LIMIT 3) t},
 );
+# the latest groups' reads above must take that path, or they test nothing
+my @top_reads = (7, 8);
 
 sub run_reads
 {
@@ -88,6 +99,12 @@ sub fuzz
 	ok($good && @$good == @reads + 1 && !grep({ /^ERROR/ } @$good), "$label: the row form reads cleanly before damage")
 	  or diag(explain($good));
 	is($node->safe_psql('postgres', "SELECT count(*) FROM wide.verify('cells')"), '0', "$label: verify: sound");
+	for my $i (@top_reads)
+	{
+		(my $inner = $reads[$i]) =~ s/^.*?FROM\s*\((.*)\) t$/$1/s;
+		like($node->safe_psql('postgres', "EXPLAIN (COSTS OFF) $inner"), qr/Top Groups/,
+			"$label: read $i is the latest groups path");
+	}
 	my $file = $node->data_dir . '/' . $node->safe_psql('postgres', "SELECT pg_relation_filepath('cells')");
 	$node->stop;
 	copy($file, "$file.orig") or die "copy: $!";
@@ -106,7 +123,7 @@ sub fuzz
 	my @kinds = grep { $pages{$_} && @{ $pages{$_} } } @$kinds;
 	is(scalar(@kinds), scalar(@$kinds), "$label: the table has pages of every kind to damage");
 
-	my ($wrong, $crashed, $silent, $failed, $clean) = (0, 0, 0, 0, 0);
+	my ($wrong, $crashed, $silent, $failed, $clean, $top_failed) = (0, 0, 0, 0, 0, 0);
 	for my $case (1 .. $ncases)
 	{
 		my $kind = $kinds[ int(rand(@kinds)) ];
@@ -144,6 +161,7 @@ sub fuzz
 				diag("$what: read $i answered '$res->[$i]', not '$good->[$i]'");
 			}
 		}
+		$top_failed++ if grep { $res->[$_] =~ /^ERROR XX001/ } @top_reads;
 		if (!$any_error) { $clean++ }
 		else
 		{
@@ -163,6 +181,7 @@ sub fuzz
 	is($wrong, 0, "$label: no read answered wrongly or failed other than with XX001");
 	is($silent, 0, "$label: every failed read was damage wide.verify reports") if $verify;
 	cmp_ok($failed, '>', 0, "$label: some damage reached the row form (the test can fail)");
+	cmp_ok($top_failed, '>', 0, "$label: some damage reached the latest groups ($top_failed cases)") if $verify;
 }
 
 # wide's own checks: a run's stored blocks carry a CRC-32C, its headers
