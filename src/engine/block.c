@@ -938,6 +938,411 @@ WideBlockIterSkipColumn(WideBlockIter *it)
 	return n;
 }
 
+/* ----------------------------------------------------------------
+ *	Decoding rows a section at a time (WideRowBatch, engine/cell.h)
+ * ----------------------------------------------------------------
+ */
+
+/* grow the batch's arrays to hold nrec records and nrow rows of ncols */
+static void
+batch_reserve(WideRowBatch *b, int nrec, int nrow, int ncols)
+{
+	if (b->cxt == NULL)
+		b->cxt = CurrentMemoryContext;
+	if (nrec > b->reccap)
+	{
+		int			cap = Max(nrec, 1024);
+
+		if (b->dest)
+			pfree(b->dest);
+		b->dest = MemoryContextAlloc(b->cxt, sizeof(int32) * cap);
+		b->reccap = cap;
+	}
+	if (nrow > b->rowcap)
+	{
+		int			cap = Max(nrow, 256);
+
+		if (b->keyoff)
+		{
+			pfree(b->keyoff);
+			pfree(b->keylen);
+			pfree(b->present);
+			pfree(b->ncells);
+			pfree(b->vals);
+		}
+		b->keyoff = MemoryContextAlloc(b->cxt, sizeof(uint32) * cap);
+		b->keylen = MemoryContextAlloc(b->cxt, sizeof(uint32) * cap);
+		b->present = MemoryContextAlloc(b->cxt, sizeof(uint64) * cap);
+		b->ncells = MemoryContextAlloc(b->cxt, sizeof(uint32) * cap);
+		b->vals = MemoryContextAlloc(b->cxt, sizeof(uint64) * cap * Max(ncols, 1));
+		b->rowcap = cap;
+	}
+}
+
+/* room for len more key bytes after used ones (the arena may move) */
+static inline char *
+batch_keys(WideRowBatch *b, uint32 used, uint32 len)
+{
+	if ((uint64) used + len + KEYBUF_SLACK > b->keycap)
+	{
+		uint32		cap = Max(Max(b->keycap * 2, used + len + KEYBUF_SLACK), 4096);
+
+		b->keys = b->keys ? repalloc(b->keys, cap) : MemoryContextAlloc(b->cxt, cap);
+		b->keycap = cap;
+	}
+	return b->keys + used;
+}
+
+/* the column of a qualifier (-1: none), trying the one after *last first */
+static inline int
+batch_column(const WideRowBatchSpec *spec, const char *q, uint32 len, int *last)
+{
+	int			next = *last + 1;
+
+	if (next < spec->ncols && spec->quallens[next] == len &&
+		memcmp(spec->quals[next], q, len) == 0)
+		return *last = next;
+	for (int i = 0; i < spec->ncols; i++)
+		if (spec->quallens[i] == len && memcmp(spec->quals[i], q, len) == 0)
+			return *last = i;
+	return -1;
+}
+
+/* step over n varints from p (NULL if the stream ends first) */
+static inline const char *
+skip_varints(const char *p, const char *end, uint64 n)
+{
+	while (n > 0)
+	{
+		if (p >= end)
+			return NULL;
+		n -= ((uint8) *p++ & 0x80) == 0;
+	}
+	return p;
+}
+
+/*
+ * WideBlockIterRowBatch -- decode the records left in the iterator's block
+ * into rows of b (engine/cell.h), for the family famid is the live
+ * incarnation of: first the key section (each record's row and column),
+ * then the timestamps and sequence numbers stepped over, then the values
+ * into the rows' slots.  Returns the number of rows (0: nothing consumed).
+ * Where it meets a record it does not decode (not a frozen PUT) it stops
+ * at the start of that record's row, so that WideBlockIterNext goes on
+ * from a row's start; a record's row key or qualifier that is damaged
+ * sets it->error and returns 0, for WideBlockIterNext to report.  The
+ * first row may continue the row of the record returned before (as may the
+ * first row of the block after the last one): the caller joins them.
+ * Only for blocks of 8-byte values (fixed, or packed), with no filter
+ * (WideBlockIterSetFilter) the spec does not describe.
+ */
+int
+WideBlockIterRowBatch(WideBlockIter *it, const WideRowBatchSpec *spec,
+					  uint32 famid, WideRowBatch *b)
+{
+	const char *k = it->k;
+	const char *kend = it->kend;
+	const char *rowk = it->k;	/* where the last row the batch holds starts */
+	int			i0 = it->i;
+	int			i = it->i;
+	int			rowi = it->i;	/* ... and its first record */
+	int			nrows = 0;
+	int			rows_before = 0;	/* rows before the last one */
+	int			ncols = spec->ncols;
+	uint32		keyused = 0;
+	uint32		rowlen = it->rowlen;
+	const char *rowkey = it->rowbuf ? it->rowbuf + VARHDRSZ : NULL;
+	bool		have_row = it->have_row;
+	const char *fam = it->fam;
+	uint32		famlen = it->famlen;
+	uint32		recfamid = it->famid;
+	bool		fam_match,
+				fam_live;
+	uint32		quallen = it->quallen;
+	bool		have_qual = it->have_qual;
+	int			col = -1;
+	int			lastcol = -1;
+	bool		row_kept = spec->row_kept ? *spec->row_kept : false;
+	bool		kept_row0 = row_kept;
+	uint64		nseq = 0,
+				nseq_row = 0;	/* ... of the records before the last row */
+	const char *v;
+	const char *t;
+	const char *a;
+	int			iend;
+	int64		seqsum = 0;
+
+	if (it->error || i >= it->ncells || ncols > WIDE_BATCH_MAX_COLS ||
+		(it->val_div == 0.0 && it->fixed != 8) || it->skip_quals)
+		return 0;
+	batch_reserve(b, it->ncells - i, it->ncells - i + 1, ncols);
+	/* (the qualifier so far, to rebuild the next ones from) */
+	(void) keybuf_reserve(b->cxt, &b->qualbuf, &b->qualcap, quallen);
+	if (quallen > 0)
+		memcpy(b->qualbuf + VARHDRSZ, it->qualbuf + VARHDRSZ, quallen);
+	fam_match = fam != NULL && famlen == spec->famlen &&
+		memcmp(fam, spec->family, famlen) == 0;
+	fam_live = fam_match && recfamid == famid;
+	if (have_qual)
+		col = batch_column(spec, b->qualbuf + VARHDRSZ, quallen, &lastcol);
+	/* a first row that continues the current one */
+	if (have_row && i > 0 && k < kend && !((uint8) *k & F_NEW_ROW))
+	{
+		char	   *dst = batch_keys(b, 0, rowlen);
+
+		memcpy(dst, rowkey, rowlen);
+		b->keyoff[0] = 0;
+		b->keylen[0] = rowlen;
+		b->present[0] = 0;
+		b->ncells[0] = 0;
+		keyused = rowlen;
+		nrows = 1;
+	}
+
+	for (; i < it->ncells; i++)
+	{
+		uint8		flags;
+		uint8		kind;
+		uint64		shared,
+					unshared;
+		bool		kept;
+		int32		dest = -1;
+
+		if (k >= kend)
+			goto bad;
+		flags = (uint8) *k;
+		kind = flags & F_KIND;
+		if (kind != WIDE_KIND_PUT || (flags & F_HAS_XMIN))
+			break;				/* (for WideBlockIterNext) */
+		if (flags & F_NEW_ROW)
+		{
+			char	   *dst;
+			uint32		len;
+
+			rowk = k;
+			rowi = i;
+			rows_before = nrows;
+			nseq_row = nseq;
+			kept_row0 = row_kept;
+			k++;
+			if (!(k = get_varint(k, kend, &shared)) ||
+				!(k = get_varint(k, kend, &unshared)) ||
+				shared > rowlen || unshared > (uint64) (kend - k) ||
+				shared + unshared > WIDE_MAX_ROW_KEY)
+				goto bad;
+			len = (uint32) (shared + unshared);
+			dst = batch_keys(b, keyused, len);	/* (the arena may move) */
+			if (shared > 0)
+				memcpy(dst, nrows > 0 ? b->keys + b->keyoff[nrows - 1] : rowkey, shared);
+			memcpy(dst + shared, k, unshared);
+			k += unshared;
+			b->keyoff[nrows] = keyused;
+			b->keylen[nrows] = len;
+			b->present[nrows] = 0;
+			b->ncells[nrows] = 0;
+			keyused += len;
+			rowlen = len;
+			nrows++;
+			have_row = true;
+			fam = NULL;
+			famlen = 0;
+			fam_match = fam_live = false;
+			have_qual = false;
+			quallen = 0;
+			row_kept = false;
+		}
+		else
+		{
+			if (!have_row || nrows == 0)
+				goto bad;
+			k++;
+		}
+		if (flags & F_NEW_FAM)
+		{
+			if (k >= kend)
+				goto bad;
+			famlen = (uint8) *k++;
+			if (famlen > (uint64) (kend - k))
+				goto bad;
+			fam = k;
+			k += famlen;
+			if (!(k = get_u32v(k, kend, &recfamid)))
+				goto bad;
+			have_qual = false;
+			quallen = 0;
+			fam_match = famlen == spec->famlen && memcmp(fam, spec->family, famlen) == 0;
+			fam_live = fam_match && recfamid == famid;
+		}
+		if (fam == NULL)
+			goto bad;
+		if (flags & F_NEW_QUAL)
+		{
+			char	   *dst;
+
+			if (!(k = get_varint(k, kend, &shared)) ||
+				!(k = get_varint(k, kend, &unshared)) ||
+				shared > quallen || unshared > (uint64) (kend - k) ||
+				shared + unshared > WIDE_MAX_QUALIFIER)
+				goto bad;
+			dst = keybuf_reserve(b->cxt, &b->qualbuf, &b->qualcap, shared + unshared);
+			memcpy(dst + shared, k, unshared);
+			k += unshared;
+			quallen = (uint32) (shared + unshared);
+			have_qual = true;
+			col = fam_match ? batch_column(spec, dst, quallen, &lastcol) : -1;
+		}
+		else if (!have_qual)
+		{
+			/* (the empty qualifier: empty_qualifier) */
+			quallen = 0;
+			have_qual = true;
+			col = fam_match ? batch_column(spec, "", 0, &lastcol) : -1;
+		}
+		if (flags & F_HAS_SEQ)
+			nseq++;
+
+		/* what the caller's filter keeps, then what the reader returns */
+		if (!fam_match)
+			kept = false;
+		else if (spec->mode == WIDE_BATCH_FAMILY)
+			kept = true;
+		else if (col < 0)
+			kept = false;
+		else if (spec->mode == WIDE_BATCH_STORED &&
+				 !(spec->valued & ((uint64) 1 << col)) && row_kept)
+			kept = false;
+		else
+		{
+			kept = true;
+			row_kept = true;
+		}
+		if (kept && fam_live)
+		{
+			b->ncells[nrows - 1]++;
+			if (col >= 0 && !(b->present[nrows - 1] & ((uint64) 1 << col)))
+			{
+				b->present[nrows - 1] |= (uint64) 1 << col;
+				dest = (nrows - 1) * ncols + col;
+			}
+		}
+		b->dest[i - i0] = dest;
+	}
+	if (i < it->ncells)
+	{
+		/*
+		 * stop where the row of the record not decoded starts (nothing, if
+		 * that row began before the batch)
+		 */
+		i = rowi;
+		k = rowk;
+		nrows = rows_before;
+		nseq = nseq_row;
+		row_kept = kept_row0;
+		if (nrows == 0)
+			return 0;
+	}
+	iend = i;
+
+	/* timestamps: stepped over (decoded if records are left after) */
+	t = it->t;
+	if (iend == it->ncells)
+	{
+		if (!(t = skip_varints(t, it->tend, (uint64) (iend - i0))))
+			goto bad;
+	}
+	else
+	{
+		for (int j = i0; j < iend; j++)
+		{
+			int64		delta;
+
+			if (!(t = get_zigzag(t, it->tend, &delta)))
+				goto bad;
+			it->ts = (int64) ((uint64) it->ts - ts_delta(it, delta));
+		}
+	}
+	/* sequence numbers (frozen records have no xmin) */
+	a = it->a;
+	for (uint64 j = 0; j < nseq; j++)
+	{
+		int64		delta;
+
+		if (!(a = get_zigzag(a, it->aend, &delta)))
+			goto bad;
+		seqsum += delta;
+	}
+	/* values */
+	v = it->v;
+	if (it->val_div != 0.0)
+	{
+		double		div = it->val_div;
+
+		for (int j = 0; j < iend - i0; j++)
+		{
+			uint64		u;
+			int64		kv;
+			double		d;
+
+			if (!(v = get_varint(v, it->end, &u)))
+				goto bad;
+			if (b->dest[j] < 0)
+				continue;
+			kv = (int64) (u >> 1) ^ -(int64) (u & 1);
+			d = likely(div == 1.0) ? (double) kv : (double) kv / div;
+			memcpy(&b->vals[b->dest[j]], &d, 8);
+		}
+	}
+	else
+	{
+		if ((uint64) (it->end - v) < (uint64) (iend - i0) * 8)
+			goto bad;
+		for (int j = 0; j < iend - i0; j++, v += 8)
+			if (b->dest[j] >= 0)
+				memcpy(&b->vals[b->dest[j]], v, 8);
+	}
+
+	/* the iterator goes on after the batch */
+	it->i = iend;
+	it->k = k;
+	it->t = t;
+	it->a = a;
+	it->v = v;
+	it->seq += (uint64) seqsum;
+	{
+		const char *last = b->keys + b->keyoff[nrows - 1];
+		uint32		lastlen = b->keylen[nrows - 1];
+		char	   *dst = keybuf_reserve(it->cxt, &it->rowbuf, &it->rowcap, lastlen);
+
+		memcpy(dst, last, lastlen);
+		it->rowlen = lastlen;
+		it->row_datum = keybuf_datum(it->rowbuf, lastlen);
+		it->have_row = true;
+	}
+	{
+		/* (the last record's family and qualifier, for records after it) */
+		it->fam = fam;
+		it->famlen = famlen;
+		it->famid = recfamid;
+		it->have_qual = have_qual;
+		it->quallen = quallen;
+		if (have_qual)
+		{
+			char	   *dst = keybuf_reserve(it->cxt, &it->qualbuf, &it->qualcap, quallen);
+
+			memcpy(dst, b->qualbuf + VARHDRSZ, quallen);
+			it->qual_datum = keybuf_datum(it->qualbuf, quallen);
+		}
+	}
+	if (spec->row_kept)
+		*spec->row_kept = row_kept;
+	b->nrows = nrows;
+	return nrows;
+
+bad:
+	it->error = true;
+	return 0;
+}
+
 /*
  * skip_records -- step over records without making cells of them: their
  * row keys are rebuilt (a row key shares a prefix with the one before) and
