@@ -993,6 +993,26 @@ batch_keys(WideRowBatch *b, uint32 used, uint32 len)
 	return b->keys + used;
 }
 
+/* are n bytes equal?  (short ones: no call) */
+static inline bool
+bytes_equal(const char *a, const char *b, uint32 n)
+{
+	for (; n >= 8; a += 8, b += 8, n -= 8)
+	{
+		uint64		x,
+					y;
+
+		memcpy(&x, a, 8);
+		memcpy(&y, b, 8);
+		if (x != y)
+			return false;
+	}
+	while (n-- > 0)
+		if (*a++ != *b++)
+			return false;
+	return true;
+}
+
 /* the column of a qualifier (-1: none), trying the one after *last first */
 static inline int
 batch_column(const WideRowBatchSpec *spec, const char *q, uint32 len, int *last)
@@ -1000,12 +1020,43 @@ batch_column(const WideRowBatchSpec *spec, const char *q, uint32 len, int *last)
 	int			next = *last + 1;
 
 	if (next < spec->ncols && spec->quallens[next] == len &&
-		memcmp(spec->quals[next], q, len) == 0)
+		bytes_equal(spec->quals[next], q, len))
 		return *last = next;
 	for (int i = 0; i < spec->ncols; i++)
-		if (spec->quallens[i] == len && memcmp(spec->quals[i], q, len) == 0)
+		if (spec->quallens[i] == len && bytes_equal(spec->quals[i], q, len))
 			return *last = i;
 	return -1;
+}
+
+/*
+ * the prefix each column's qualifier shares with the one before it (the
+ * first: 0), for the spec's columns (kept in b while the spec is the same)
+ */
+static void
+batch_lcp(const WideRowBatchSpec *spec, WideRowBatch *b)
+{
+	if (b->lcp_spec == spec)
+		return;
+	if (b->lcp == NULL)
+		b->lcp = MemoryContextAlloc(b->cxt, sizeof(uint32) * WIDE_BATCH_MAX_COLS);
+	for (int i = 0; i < spec->ncols; i++)
+		b->lcp[i] = i == 0 ? 0 :
+			common_prefix(spec->quals[i - 1], spec->quallens[i - 1],
+						  spec->quals[i], spec->quallens[i]);
+	b->lcp_spec = spec;
+}
+
+/*
+ * copy the n bytes a row key shares with the key before it, 16 at a time:
+ * src is a key of the batch's arena, or the iterator's row buffer, each
+ * with 16 bytes of slack past it, and dst is past src (the bytes copied
+ * beyond n are overwritten by the key's suffix)
+ */
+static inline void
+key_prefix_copy(char *dst, const char *src, uint32 n)
+{
+	for (uint32 o = 0; o < n; o += 16)
+		memmove(dst + o, src + o, 16);
 }
 
 /* step over n varints from p (NULL if the stream ends first) */
@@ -1062,6 +1113,8 @@ WideBlockIterRowBatch(WideBlockIter *it, const WideRowBatchSpec *spec,
 	bool		have_qual = it->have_qual;
 	int			col = -1;
 	int			lastcol = -1;
+	bool		qmat = true;	/* b->qualbuf holds the qualifier (else it is
+								 * column col's) */
 	bool		row_kept = spec->row_kept ? *spec->row_kept : false;
 	bool		kept_row0 = row_kept;
 	uint64		nseq = 0,
@@ -1072,16 +1125,50 @@ WideBlockIterRowBatch(WideBlockIter *it, const WideRowBatchSpec *spec,
 	int			iend;
 	int64		seqsum = 0;
 
+	/*
+	 * Rows of a time series repeat the records of the row before but for
+	 * their key (the same family and qualifiers, in the same order): where
+	 * the bytes after a row's key are those of the row before, its records
+	 * go where the row before's went, without decoding them.  The current
+	 * row's bytes after its key (tail), and of the row before (whole in the
+	 * batch): where they lie, its first record's flags, its records and
+	 * sequence numbers, and the decoder's state after it.
+	 */
+	const char *tail = NULL;
+	int			tail_i = 0;
+	uint8		tail_flags = 0;
+	uint64		tail_nseq = 0;
+	const char *ptail = NULL;
+	uint32		ptail_len = 0;
+	int			pfirst = 0;
+	int			pnrec = 0;
+	uint8		pflags = 0;
+	uint64		pnseq = 0;
+	struct
+	{
+		const char *fam;
+		uint32		famlen;
+		uint32		famid;
+		bool		fam_match;
+		bool		fam_live;
+		uint32		quallen;
+		bool		have_qual;
+		bool		qmat;
+		int			col;
+		bool		row_kept;
+	}			pend = {0};
+
 	if (it->error || i >= it->ncells || ncols > WIDE_BATCH_MAX_COLS ||
 		(it->val_div == 0.0 && it->fixed != 8) || it->skip_quals)
 		return 0;
 	batch_reserve(b, it->ncells - i, it->ncells - i + 1, ncols);
+	batch_lcp(spec, b);
 	/* (the qualifier so far, to rebuild the next ones from) */
 	(void) keybuf_reserve(b->cxt, &b->qualbuf, &b->qualcap, quallen);
 	if (quallen > 0)
 		memcpy(b->qualbuf + VARHDRSZ, it->qualbuf + VARHDRSZ, quallen);
 	fam_match = fam != NULL && famlen == spec->famlen &&
-		memcmp(fam, spec->family, famlen) == 0;
+		bytes_equal(fam, spec->family, famlen);
 	fam_live = fam_match && recfamid == famid;
 	if (have_qual)
 		col = batch_column(spec, b->qualbuf + VARHDRSZ, quallen, &lastcol);
@@ -1119,6 +1206,26 @@ WideBlockIterRowBatch(WideBlockIter *it, const WideRowBatchSpec *spec,
 			char	   *dst;
 			uint32		len;
 
+			if (tail != NULL)
+			{
+				/* the row before ends */
+				ptail = tail;
+				ptail_len = (uint32) (k - tail);
+				pfirst = tail_i;
+				pnrec = i - tail_i;
+				pflags = tail_flags;
+				pnseq = nseq - tail_nseq;
+				pend.fam = fam;
+				pend.famlen = famlen;
+				pend.famid = recfamid;
+				pend.fam_match = fam_match;
+				pend.fam_live = fam_live;
+				pend.quallen = quallen;
+				pend.have_qual = have_qual;
+				pend.qmat = qmat;
+				pend.col = col;
+				pend.row_kept = row_kept;
+			}
 			rowk = k;
 			rowi = i;
 			rows_before = nrows;
@@ -1132,9 +1239,9 @@ WideBlockIterRowBatch(WideBlockIter *it, const WideRowBatchSpec *spec,
 				goto bad;
 			len = (uint32) (shared + unshared);
 			dst = batch_keys(b, keyused, len);	/* (the arena may move) */
-			if (shared > 0)
-				memcpy(dst, nrows > 0 ? b->keys + b->keyoff[nrows - 1] : rowkey, shared);
-			memcpy(dst + shared, k, unshared);
+			key_prefix_copy(dst, nrows > 0 ? b->keys + b->keyoff[nrows - 1] : rowkey,
+							shared);
+			key_suffix_copy(dst + shared, k, unshared, it->end);
 			k += unshared;
 			b->keyoff[nrows] = keyused;
 			b->keylen[nrows] = len;
@@ -1149,7 +1256,41 @@ WideBlockIterRowBatch(WideBlockIter *it, const WideRowBatchSpec *spec,
 			fam_match = fam_live = false;
 			have_qual = false;
 			quallen = 0;
+			qmat = true;
 			row_kept = false;
+
+			tail = k;
+			tail_i = i;
+			tail_flags = flags;
+			tail_nseq = nseq;
+			if (ptail != NULL && flags == pflags && ptail_len <= (uint64) (kend - k) &&
+				pnrec <= it->ncells - i &&
+				(ptail_len == (uint64) (kend - k) || ((uint8) k[ptail_len] & F_NEW_ROW)) &&
+				memcmp(k, ptail, ptail_len) == 0)
+			{
+				/* the records of the row before, again */
+				const int32 *from = b->dest + (pfirst - i0);
+				int32	   *to = b->dest + (i - i0);
+
+				for (int r = 0; r < pnrec; r++)
+					to[r] = from[r] < 0 ? -1 : from[r] + ncols;
+				b->present[nrows - 1] = b->present[nrows - 2];
+				b->ncells[nrows - 1] = b->ncells[nrows - 2];
+				nseq += pnseq;
+				fam = pend.fam;
+				famlen = pend.famlen;
+				recfamid = pend.famid;
+				fam_match = pend.fam_match;
+				fam_live = pend.fam_live;
+				quallen = pend.quallen;
+				have_qual = pend.have_qual;
+				qmat = pend.qmat;
+				col = pend.col;
+				row_kept = pend.row_kept;
+				k += ptail_len;
+				i += pnrec - 1;
+				continue;
+			}
 		}
 		else
 		{
@@ -1170,7 +1311,8 @@ WideBlockIterRowBatch(WideBlockIter *it, const WideRowBatchSpec *spec,
 				goto bad;
 			have_qual = false;
 			quallen = 0;
-			fam_match = famlen == spec->famlen && memcmp(fam, spec->family, famlen) == 0;
+			qmat = true;
+			fam_match = famlen == spec->famlen && bytes_equal(fam, spec->family, famlen);
 			fam_live = fam_match && recfamid == famid;
 		}
 		if (fam == NULL)
@@ -1178,24 +1320,60 @@ WideBlockIterRowBatch(WideBlockIter *it, const WideRowBatchSpec *spec,
 		if (flags & F_NEW_QUAL)
 		{
 			char	   *dst;
+			uint32		len;
+			int			next = col + 1;
 
 			if (!(k = get_varint(k, kend, &shared)) ||
 				!(k = get_varint(k, kend, &unshared)) ||
 				shared > quallen || unshared > (uint64) (kend - k) ||
 				shared + unshared > WIDE_MAX_QUALIFIER)
 				goto bad;
-			dst = keybuf_reserve(b->cxt, &b->qualbuf, &b->qualcap, shared + unshared);
-			memcpy(dst + shared, k, unshared);
-			k += unshared;
-			quallen = (uint32) (shared + unshared);
+			len = (uint32) (shared + unshared);
+			/*
+			 * The column after the last one, as the qualifier's suffix and
+			 * length say (its prefix is the last column's, as far as the
+			 * two columns share one): no qualifier rebuilt, no search.
+			 */
+			if (fam_match && have_qual && qmat == false && next < ncols &&
+				spec->quallens[next] == len && shared <= b->lcp[next] &&
+				bytes_equal(spec->quals[next] + shared, k, unshared))
+			{
+				col = next;
+				k += unshared;
+			}
+			else if (fam_match && !have_qual && ncols > 0 && shared == 0 &&
+					 spec->quallens[0] == len && bytes_equal(spec->quals[0], k, len))
+			{
+				col = 0;		/* (a family's first column) */
+				qmat = false;
+				k += unshared;
+			}
+			else
+			{
+				/* rebuilt from the last one (if it was a column, from it) */
+				if (!qmat)
+				{
+					dst = keybuf_reserve(b->cxt, &b->qualbuf, &b->qualcap,
+										 spec->quallens[col]);
+					memcpy(dst, spec->quals[col], spec->quallens[col]);
+				}
+				dst = keybuf_reserve(b->cxt, &b->qualbuf, &b->qualcap, len);
+				memcpy(dst + shared, k, unshared);
+				k += unshared;
+				qmat = true;
+				lastcol = col;
+				col = fam_match ? batch_column(spec, dst, len, &lastcol) : -1;
+			}
+			quallen = len;
 			have_qual = true;
-			col = fam_match ? batch_column(spec, dst, quallen, &lastcol) : -1;
 		}
 		else if (!have_qual)
 		{
 			/* (the empty qualifier: empty_qualifier) */
 			quallen = 0;
 			have_qual = true;
+			qmat = true;
+			lastcol = -1;
 			col = fam_match ? batch_column(spec, "", 0, &lastcol) : -1;
 		}
 		if (flags & F_HAS_SEQ)
@@ -1329,7 +1507,7 @@ WideBlockIterRowBatch(WideBlockIter *it, const WideRowBatchSpec *spec,
 		{
 			char	   *dst = keybuf_reserve(it->cxt, &it->qualbuf, &it->qualcap, quallen);
 
-			memcpy(dst, b->qualbuf + VARHDRSZ, quallen);
+			memcpy(dst, qmat ? b->qualbuf + VARHDRSZ : spec->quals[col], quallen);
 			it->qual_datum = keybuf_datum(it->qualbuf, quallen);
 		}
 	}

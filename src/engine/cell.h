@@ -113,6 +113,9 @@ typedef struct WideRowBatch
 	uint32		keycap;
 	char	   *qualbuf;
 	uint32		qualcap;
+	uint32	   *lcp;			/* by column: the prefix it shares with the
+								 * one before */
+	const WideRowBatchSpec *lcp_spec;	/* ... of this spec's columns */
 	MemoryContext cxt;			/* where the arrays live */
 } WideRowBatch;
 
