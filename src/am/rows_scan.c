@@ -54,6 +54,7 @@
 #include "utils/timestamp.h"
 
 #include "engine/reader.h"
+#include "engine/segment.h"
 #include "engine/split.h"
 #include "am/am.h"
 #include "am/scan.h"
@@ -150,6 +151,8 @@ struct RowsScan
 	WideRowBatchSpec bspec;
 	WideRowBatch batch;
 	int			bnext;			/* the next row of the batch */
+	int			bwin;			/* skip scan: its rows before this one are
+								 * inside the window */
 	AttrNumber *batt;			/* by column of the batch: its attnum */
 	int		   *bcol;			/* by attnum - 1: its column of the batch, -1 */
 	StringInfoData winkey;		/* skip scan: a row key inside the window */
@@ -1194,6 +1197,14 @@ next_batch_row(RowsScan *st)
 			if (n == 0)
 				return -1;
 			st->nbatched += n;
+			/* (keys are sorted: the last one inside, all are) */
+			st->bwin = n;
+			if (st->skip && st->cur_hi.len > 0)
+			{
+				key = WideRowBatchKey(b, n - 1, &keylen);
+				if (WideKeyCompare(key, keylen, st->cur_hi.data, st->cur_hi.len) >= 0)
+					st->bwin = 0;
+			}
 			CHECK_FOR_INTERRUPTS();
 		}
 		j = st->bnext;
@@ -1202,11 +1213,10 @@ next_batch_row(RowsScan *st)
 			st->bnext++;		/* (no record the cell path would see) */
 			continue;
 		}
-		key = b->keys + b->keyoff[j];
-		keylen = b->keylen[j];
 		/* as next_cell_skip: a row key is compared with the window's end once */
-		if (st->skip && st->cur_hi.len > 0 &&
-			!WideBytesEqual(key, keylen, st->winkey.data, st->winkey.len))
+		if (j >= st->bwin && st->cur_hi.len > 0 &&
+			!WideBytesEqual((key = WideRowBatchKey(b, j, &keylen)), keylen,
+							st->winkey.data, st->winkey.len))
 		{
 			if (WideKeyCompare(key, keylen, st->cur_hi.data, st->cur_hi.len) >= 0)
 			{
@@ -1348,9 +1358,9 @@ again:
 		if (c == NULL && (j = next_batch_row(st)) >= 0)
 		{
 			/* a row of a batch: its values where the row has none yet */
-			const WideRowBatch *b = &st->batch;
-			const char *key = b->keys + b->keyoff[j];
-			uint32		keylen = b->keylen[j];
+			WideRowBatch *b = &st->batch;
+			uint32		keylen;
+			const char *key;
 			uint64		present = b->present[j];
 			const uint64 *vals = b->vals + (Size) j * st->bspec.ncols;
 
@@ -1359,21 +1369,19 @@ again:
 				st->ncells += b->ncells[j];
 				continue;		/* (qualifiers without a column) */
 			}
-			if (st->keylen > 0)
-			{
-				if (!WideBytesEqual(key, keylen, st->key, st->keylen))
-				{
-					st->bnext--;	/* the next row's */
-					break;
-				}
-			}
-			else if (st->npre > 0 && st->bnext < b->nrows &&
-					 !batch_prefilter(st, j))
+			if (st->keylen == 0 && st->npre > 0 && st->bnext < b->nrows &&
+				!batch_prefilter(st, j))
 			{
 				/* a whole row (the batch goes on after it) it rejects */
 				st->ncells += b->ncells[j];
 				st->nprefiltered++;
 				continue;
+			}
+			key = WideRowBatchKey(b, j, &keylen);
+			if (st->keylen > 0 && !WideBytesEqual(key, keylen, st->key, st->keylen))
+			{
+				st->bnext--;	/* the next row's */
+				break;
 			}
 			st->ncells += b->ncells[j];
 			if (st->keylen == 0)

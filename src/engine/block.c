@@ -962,15 +962,19 @@ batch_reserve(WideRowBatch *b, int nrec, int nrow, int ncols)
 	{
 		int			cap = Max(nrow, 256);
 
-		if (b->keyoff)
+		if (b->keylen)
 		{
-			pfree(b->keyoff);
+			pfree(b->shared);
+			pfree(b->sfx);
+			pfree(b->sfxlen);
 			pfree(b->keylen);
 			pfree(b->present);
 			pfree(b->ncells);
 			pfree(b->vals);
 		}
-		b->keyoff = MemoryContextAlloc(b->cxt, sizeof(uint32) * cap);
+		b->shared = MemoryContextAlloc(b->cxt, sizeof(uint32) * cap);
+		b->sfx = MemoryContextAlloc(b->cxt, sizeof(char *) * cap);
+		b->sfxlen = MemoryContextAlloc(b->cxt, sizeof(uint32) * cap);
 		b->keylen = MemoryContextAlloc(b->cxt, sizeof(uint32) * cap);
 		b->present = MemoryContextAlloc(b->cxt, sizeof(uint64) * cap);
 		b->ncells = MemoryContextAlloc(b->cxt, sizeof(uint32) * cap);
@@ -979,18 +983,46 @@ batch_reserve(WideRowBatch *b, int nrec, int nrow, int ncols)
 	}
 }
 
-/* room for len more key bytes after used ones (the arena may move) */
+/* a key buffer of the batch holding len bytes and KEYBUF_SLACK more */
 static inline char *
-batch_keys(WideRowBatch *b, uint32 used, uint32 len)
+batch_keybuf(WideRowBatch *b, char **buf, uint32 *cap, uint32 len)
 {
-	if ((uint64) used + len + KEYBUF_SLACK > b->keycap)
+	if ((uint64) len + KEYBUF_SLACK > *cap)
 	{
-		uint32		cap = Max(Max(b->keycap * 2, used + len + KEYBUF_SLACK), 4096);
+		uint32		newcap = Max(len + KEYBUF_SLACK, 128);
 
-		b->keys = b->keys ? repalloc(b->keys, cap) : MemoryContextAlloc(b->cxt, cap);
-		b->keycap = cap;
+		if (*buf)
+			pfree(*buf);
+		*buf = MemoryContextAlloc(b->cxt, newcap);
+		*cap = newcap;
 	}
-	return b->keys + used;
+	return *buf;
+}
+
+/*
+ * WideRowBatchKey -- the key of row j of a batch (its length in *len),
+ * valid until the key of another row is asked for: each key is the one
+ * before with its suffix put in place (as the block stores it), so rows
+ * are best asked for in order.
+ */
+const char *
+WideRowBatchKey(WideRowBatch *b, int j, uint32 *len)
+{
+	Assert(j >= 0 && j < b->nrows);
+	if (j < b->keyrow)
+		b->keyrow = -1;
+	if (b->keyrow < 0)
+		memcpy(b->curkey, b->keys, b->baselen);
+	for (int r = b->keyrow + 1; r <= j; r++)
+	{
+		/* (a suffix of the block: key_suffix_copy may move 16 bytes) */
+		if (b->sfxlen[r] > 0)
+			key_suffix_copy(b->curkey + b->shared[r], b->sfx[r], b->sfxlen[r],
+							b->sfxend);
+	}
+	b->keyrow = j;
+	*len = b->keylen[j];
+	return b->curkey;
 }
 
 /* are n bytes equal?  (short ones: no call) */
@@ -1046,19 +1078,6 @@ batch_lcp(const WideRowBatchSpec *spec, WideRowBatch *b)
 	b->lcp_spec = spec;
 }
 
-/*
- * copy the n bytes a row key shares with the key before it, 16 at a time:
- * src is a key of the batch's arena, or the iterator's row buffer, each
- * with 16 bytes of slack past it, and dst is past src (the bytes copied
- * beyond n are overwritten by the key's suffix)
- */
-static inline void
-key_prefix_copy(char *dst, const char *src, uint32 n)
-{
-	for (uint32 o = 0; o < n; o += 16)
-		memmove(dst + o, src + o, 16);
-}
-
 /* step over n varints from p (NULL if the stream ends first) */
 static inline const char *
 skip_varints(const char *p, const char *end, uint64 n)
@@ -1100,7 +1119,7 @@ WideBlockIterRowBatch(WideBlockIter *it, const WideRowBatchSpec *spec,
 	int			nrows = 0;
 	int			rows_before = 0;	/* rows before the last one */
 	int			ncols = spec->ncols;
-	uint32		keyused = 0;
+	uint32		maxlen;
 	uint32		rowlen = it->rowlen;
 	const char *rowkey = it->rowbuf ? it->rowbuf + VARHDRSZ : NULL;
 	bool		have_row = it->have_row;
@@ -1172,17 +1191,22 @@ WideBlockIterRowBatch(WideBlockIter *it, const WideRowBatchSpec *spec,
 	fam_live = fam_match && recfamid == famid;
 	if (have_qual)
 		col = batch_column(spec, b->qualbuf + VARHDRSZ, quallen, &lastcol);
+	/* the key before the batch, which the first row's shares bytes with */
+	(void) batch_keybuf(b, &b->keys, &b->keycap, rowlen);
+	if (rowlen > 0)
+		memcpy(b->keys, rowkey, rowlen);
+	b->baselen = rowlen;
+	b->sfxend = it->end;
+	maxlen = rowlen;
 	/* a first row that continues the current one */
 	if (have_row && i > 0 && k < kend && !((uint8) *k & F_NEW_ROW))
 	{
-		char	   *dst = batch_keys(b, 0, rowlen);
-
-		memcpy(dst, rowkey, rowlen);
-		b->keyoff[0] = 0;
+		b->shared[0] = rowlen;
+		b->sfx[0] = NULL;
+		b->sfxlen[0] = 0;
 		b->keylen[0] = rowlen;
 		b->present[0] = 0;
 		b->ncells[0] = 0;
-		keyused = rowlen;
 		nrows = 1;
 	}
 
@@ -1203,7 +1227,6 @@ WideBlockIterRowBatch(WideBlockIter *it, const WideRowBatchSpec *spec,
 			break;				/* (for WideBlockIterNext) */
 		if (flags & F_NEW_ROW)
 		{
-			char	   *dst;
 			uint32		len;
 
 			if (tail != NULL)
@@ -1238,16 +1261,14 @@ WideBlockIterRowBatch(WideBlockIter *it, const WideRowBatchSpec *spec,
 				shared + unshared > WIDE_MAX_ROW_KEY)
 				goto bad;
 			len = (uint32) (shared + unshared);
-			dst = batch_keys(b, keyused, len);	/* (the arena may move) */
-			key_prefix_copy(dst, nrows > 0 ? b->keys + b->keyoff[nrows - 1] : rowkey,
-							shared);
-			key_suffix_copy(dst + shared, k, unshared, it->end);
+			b->shared[nrows] = (uint32) shared;
+			b->sfx[nrows] = k;
+			b->sfxlen[nrows] = (uint32) unshared;
 			k += unshared;
-			b->keyoff[nrows] = keyused;
 			b->keylen[nrows] = len;
+			maxlen = Max(maxlen, len);
 			b->present[nrows] = 0;
 			b->ncells[nrows] = 0;
-			keyused += len;
 			rowlen = len;
 			nrows++;
 			have_row = true;
@@ -1486,9 +1507,12 @@ WideBlockIterRowBatch(WideBlockIter *it, const WideRowBatchSpec *spec,
 	it->a = a;
 	it->v = v;
 	it->seq += (uint64) seqsum;
+	b->nrows = nrows;
+	(void) batch_keybuf(b, &b->curkey, &b->curcap, maxlen);
+	b->keyrow = -1;
 	{
-		const char *last = b->keys + b->keyoff[nrows - 1];
-		uint32		lastlen = b->keylen[nrows - 1];
+		uint32		lastlen;
+		const char *last = WideRowBatchKey(b, nrows - 1, &lastlen);
 		char	   *dst = keybuf_reserve(it->cxt, &it->rowbuf, &it->rowcap, lastlen);
 
 		memcpy(dst, last, lastlen);

@@ -100,9 +100,21 @@ typedef struct WideRowBatchSpec
 typedef struct WideRowBatch
 {
 	int			nrows;
-	uint32	   *keyoff;			/* row j's key: keys + keyoff[j] */
+	/*
+	 * Row j's key (WideRowBatchKey): the first shared[j] bytes of row
+	 * j - 1's (of the key before the batch for row 0), then sfxlen[j]
+	 * bytes at sfx[j], in the block
+	 */
 	uint32	   *keylen;
-	char	   *keys;
+	uint32	   *shared;
+	const char **sfx;
+	uint32	   *sfxlen;
+	const char *sfxend;			/* the block's end */
+	char	   *keys;			/* the key before the batch */
+	uint32		baselen;
+	char	   *curkey;			/* the key of row keyrow (-1: before) */
+	uint32		curcap;
+	int			keyrow;
 	uint64	   *present;		/* row j's columns that have a value */
 	uint32	   *ncells;			/* row j's records kept */
 	uint64	   *vals;			/* row j's column i: vals[j * ncols + i] */

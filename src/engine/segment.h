@@ -225,6 +225,7 @@ extern void WideBlockIterSetFilter(WideBlockIter *it,
 extern int	WideBlockIterSkipColumn(WideBlockIter *it);
 extern int	WideBlockIterRowBatch(WideBlockIter *it, const WideRowBatchSpec *spec,
 								  uint32 famid, WideRowBatch *b);
+extern const char *WideRowBatchKey(WideRowBatch *b, int j, uint32 *len);
 extern bool WideBlockIterSkipRows(WideBlockIter *it, const char *key,
 								  uint32 keylen, bool incl);
 extern WideBlockRows *WideBlockRowsBuild(const WideRawBlock *blk,
