@@ -47,6 +47,8 @@
 #include "storage/bufmgr.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/float.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -196,7 +198,40 @@ typedef struct RowsPreFilter
 	Datum		konst;
 	Oid			collation;
 	FmgrInfo	fn;
+	Oid			fast;			/* a float8 comparison tested inline (its
+								 * function's oid), or InvalidOid */
 } RowsPreFilter;
+
+/* does value v pass condition f?  (v is not NULL) */
+static inline bool
+pre_test(const RowsPreFilter *f, Datum v)
+{
+	if (f->fast != InvalidOid)
+	{
+		/* (float.h's comparisons: those of float8gt and its kin, NaN too) */
+		float8		x = DatumGetFloat8(f->var_left ? v : f->konst);
+		float8		y = DatumGetFloat8(f->var_left ? f->konst : v);
+
+		switch (f->fast)
+		{
+			case F_FLOAT8EQ:
+				return float8_eq(x, y);
+			case F_FLOAT8NE:
+				return float8_ne(x, y);
+			case F_FLOAT8LT:
+				return float8_lt(x, y);
+			case F_FLOAT8LE:
+				return float8_le(x, y);
+			case F_FLOAT8GT:
+				return float8_gt(x, y);
+			case F_FLOAT8GE:
+				return float8_ge(x, y);
+		}
+	}
+	return DatumGetBool(f->var_left ?
+						FunctionCall2Coll((FmgrInfo *) &f->fn, f->collation, v, f->konst) :
+						FunctionCall2Coll((FmgrInfo *) &f->fn, f->collation, f->konst, v));
+}
 
 /* ----------------------------------------------------------------
  *	Key ranges
@@ -1254,9 +1289,7 @@ batch_prefilter(RowsScan *st, int j)
 		if (col < 0 || !(b->present[j] & ((uint64) 1 << col)))
 			return false;		/* (NULL: each is strict) */
 		v = Int64GetDatum((int64) b->vals[j * st->bspec.ncols + col]);
-		if (!DatumGetBool(f->var_left ?
-						  FunctionCall2Coll(&f->fn, f->collation, v, f->konst) :
-						  FunctionCall2Coll(&f->fn, f->collation, f->konst, v)))
+		if (!pre_test(f, v))
 			return false;
 	}
 	return true;
@@ -1307,9 +1340,7 @@ prefilter(RowsScan *st, Datum *values, bool *isnull)
 
 		if (isnull[f->att - 1])
 			return false;
-		if (!DatumGetBool(f->var_left ?
-						  FunctionCall2Coll(&f->fn, f->collation, v, f->konst) :
-						  FunctionCall2Coll(&f->fn, f->collation, f->konst, v)))
+		if (!pre_test(f, v))
 			return false;
 	}
 	return true;
@@ -1775,6 +1806,11 @@ WideRowsScanSetFilter(RowsScan *st, List *quals)
 		f->konst = k->constvalue;
 		f->collation = op->inputcollid;
 		fmgr_info(op->opfuncid, &f->fn);
+		f->fast = InvalidOid;
+		if (op->opfuncid == F_FLOAT8EQ || op->opfuncid == F_FLOAT8NE ||
+			op->opfuncid == F_FLOAT8LT || op->opfuncid == F_FLOAT8LE ||
+			op->opfuncid == F_FLOAT8GT || op->opfuncid == F_FLOAT8GE)
+			f->fast = op->opfuncid;
 	}
 }
 
