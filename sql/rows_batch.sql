@@ -91,6 +91,20 @@ INSERT INTO bheap VALUES ('2020-01-01', 7, 1, 2, 3, 4);
 SELECT same('SELECT * FROM brow WHERE a > 90 ORDER BY host, time');
 SELECT * FROM counters('SELECT * FROM brow WHERE a > 90');
 
+-- a block of rows of one cell each: batches end after 1024 rows (their
+-- memory is rows x columns) and the next goes on from the row after
+CREATE TABLE nc (row_key text, family text, qualifier text, ts timestamptz, value float8) USING wide;
+SELECT wide.create_family('nc', 'm');
+CREATE FOREIGN TABLE nrow (id int4 OPTIONS (width '6') NOT NULL, x float8)
+  SERVER wide_rows OPTIONS (cells 'nc', family 'm', key 'id');
+INSERT INTO nrow SELECT i, i % 97 FROM generate_series(1, 20000) i;
+SELECT wide.compact('nc', major => true);
+SELECT count(*), sum(x), count(*) FILTER (WHERE x > 90), min(id), max(id) FROM nrow;
+SELECT count(*), sum(id) FROM nrow WHERE x > 90;
+SELECT * FROM counters('SELECT * FROM nrow WHERE x > 90');
+DROP FOREIGN TABLE nrow;
+DROP TABLE nc;
+
 DROP FUNCTION counters(text);
 DROP FUNCTION same(text);
 DROP FOREIGN TABLE brow;

@@ -1143,6 +1143,7 @@ WideBlockIterRowBatch(WideBlockIter *it, const WideRowBatchSpec *spec,
 	const char *a;
 	int			iend;
 	int64		seqsum = 0;
+	bool		full = false;	/* WIDE_BATCH_MAX_ROWS rows decoded */
 
 	/*
 	 * Rows of a time series repeat the records of the row before but for
@@ -1180,7 +1181,8 @@ WideBlockIterRowBatch(WideBlockIter *it, const WideRowBatchSpec *spec,
 	if (it->error || i >= it->ncells || ncols > WIDE_BATCH_MAX_COLS ||
 		(it->val_div == 0.0 && it->fixed != 8) || it->skip_quals)
 		return 0;
-	batch_reserve(b, it->ncells - i, it->ncells - i + 1, ncols);
+	batch_reserve(b, it->ncells - i, Min(it->ncells - i + 1, WIDE_BATCH_MAX_ROWS + 1),
+				  ncols);
 	batch_lcp(spec, b);
 	/* (the qualifier so far, to rebuild the next ones from) */
 	(void) keybuf_reserve(b->cxt, &b->qualbuf, &b->qualcap, quallen);
@@ -1229,6 +1231,11 @@ WideBlockIterRowBatch(WideBlockIter *it, const WideRowBatchSpec *spec,
 		{
 			uint32		len;
 
+			if (nrows >= WIDE_BATCH_MAX_ROWS)
+			{
+				full = true;	/* (the rows so far are whole: stop here) */
+				break;
+			}
 			if (tail != NULL)
 			{
 				/* the row before ends */
@@ -1426,7 +1433,7 @@ WideBlockIterRowBatch(WideBlockIter *it, const WideRowBatchSpec *spec,
 		}
 		b->dest[i - i0] = dest;
 	}
-	if (i < it->ncells)
+	if (i < it->ncells && !full)
 	{
 		/*
 		 * stop where the row of the record not decoded starts (nothing, if

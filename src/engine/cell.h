@@ -75,6 +75,7 @@ typedef struct WideCell
  * the number of them.
  */
 #define WIDE_BATCH_MAX_COLS	64
+#define WIDE_BATCH_MAX_ROWS	1024	/* a batch's rows (its memory: rows x columns) */
 
 typedef enum WideRowBatchMode
 {
