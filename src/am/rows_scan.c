@@ -43,9 +43,12 @@
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "port/pg_bitutils.h"
 #include "storage/bufmgr.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/float.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -53,6 +56,7 @@
 #include "utils/timestamp.h"
 
 #include "engine/reader.h"
+#include "engine/segment.h"
 #include "engine/split.h"
 #include "am/am.h"
 #include "am/scan.h"
@@ -139,6 +143,20 @@ struct RowsScan
 	/* conditions tested on a row's values before it is finished */
 	int			npre;
 	struct RowsPreFilter *pre;
+
+	/*
+	 * Rows decoded a block at a time (WideReaderRowBatch): where the reader
+	 * reads a plain run and the rest of a block is in range, its records
+	 * come as rows of 8-byte values, a column of the batch per column read
+	 */
+	bool		batching;		/* the scan may take them */
+	WideRowBatchSpec bspec;
+	WideRowBatch batch;
+	int			bnext;			/* the next row of the batch */
+	int			bwin;			/* skip scan: its rows before this one are
+								 * inside the window */
+	AttrNumber *batt;			/* by column of the batch: its attnum */
+	int		   *bcol;			/* by attnum - 1: its column of the batch, -1 */
 	StringInfoData winkey;		/* skip scan: a row key inside the window */
 
 	/*
@@ -165,6 +183,7 @@ struct RowsScan
 	uint64		ncells;
 	uint64		nseeks;
 	uint64		nprefiltered;
+	uint64		nbatched;		/* rows decoded a block at a time */
 };
 
 /*
@@ -179,7 +198,40 @@ typedef struct RowsPreFilter
 	Datum		konst;
 	Oid			collation;
 	FmgrInfo	fn;
+	Oid			fast;			/* a float8 comparison tested inline (its
+								 * function's oid), or InvalidOid */
 } RowsPreFilter;
+
+/* does value v pass condition f?  (v is not NULL) */
+static inline bool
+pre_test(const RowsPreFilter *f, Datum v)
+{
+	if (f->fast != InvalidOid)
+	{
+		/* (float.h's comparisons: those of float8gt and its kin, NaN too) */
+		float8		x = DatumGetFloat8(f->var_left ? v : f->konst);
+		float8		y = DatumGetFloat8(f->var_left ? f->konst : v);
+
+		switch (f->fast)
+		{
+			case F_FLOAT8EQ:
+				return float8_eq(x, y);
+			case F_FLOAT8NE:
+				return float8_ne(x, y);
+			case F_FLOAT8LT:
+				return float8_lt(x, y);
+			case F_FLOAT8LE:
+				return float8_le(x, y);
+			case F_FLOAT8GT:
+				return float8_gt(x, y);
+			case F_FLOAT8GE:
+				return float8_ge(x, y);
+		}
+	}
+	return DatumGetBool(f->var_left ?
+						FunctionCall2Coll((FmgrInfo *) &f->fn, f->collation, v, f->konst) :
+						FunctionCall2Coll((FmgrInfo *) &f->fn, f->collation, f->konst, v));
+}
 
 /* ----------------------------------------------------------------
  *	Key ranges
@@ -658,6 +710,8 @@ build_ranges(RowsScan *st, ExprContext *econtext)
 static void
 close_reader(RowsScan *st)
 {
+	st->batch.nrows = 0;
+	st->bnext = 0;
 	if (st->reader != NULL)
 		WideReaderEnd(st->reader);
 	if (st->rreader != NULL)
@@ -862,6 +916,8 @@ open_at(RowsScan *st, const WideKeyRange *r)
 		st->rstate = WideReadStateBegin(st->cells, st->snapshot, &hull);
 		st->now = st->pscan ? WideParallelNow(st->pscan) : WideReaderNow();
 	}
+	st->batch.nrows = 0;		/* (rows of the reader before) */
+	st->bnext = 0;
 	st->reader = WideReaderBeginAt(st->rstate, st->now, r, NULL);
 	if (st->columns.fam_active || st->columns.qual_active)
 		WideReaderSetFilter(st->reader, rows_keep, st);
@@ -983,6 +1039,28 @@ skip_to(RowsScan *st, const char *from, uint32 len)
 }
 
 /*
+ * past_window -- a skip scan's reader went past the current prefix's
+ * window: read on from the next prefix; false if there is none.
+ */
+static bool
+past_window(RowsScan *st)
+{
+	resetStringInfo(&st->jump);
+	if (st->skip_hi_inf)
+		appendBinaryStringInfo(&st->jump, st->cur_hi.data, st->cur_hi.len);
+	else if (!prefix_end(st->cur_hi.data,
+						 prefix_len(st->shape, st->cur_hi.data, st->cur_hi.len,
+									st->skip_part),
+						 &st->jump))
+	{
+		st->skip_done = true;
+		return false;
+	}
+	skip_to(st, st->jump.data, st->jump.len);
+	return true;
+}
+
+/*
  * next_cell_skip -- the next cell of a skip scan: for each prefix through
  * part skip_part (a host), only the rows whose next part lies in the
  * window, found by seeking to the prefix and the window's start, and past
@@ -1034,14 +1112,8 @@ next_cell_skip(RowsScan *st)
 				return c;
 			}
 			/* past the window: the next prefix */
-			resetStringInfo(&st->jump);
-			if (st->skip_hi_inf)
-				appendBinaryStringInfo(&st->jump, st->cur_hi.data, st->cur_hi.len);
-			else if (!prefix_end(st->cur_hi.data,
-								 prefix_len(s, st->cur_hi.data, st->cur_hi.len, st->skip_part),
-								 &st->jump))
+			if (!past_window(st))
 				return NULL;
-			skip_to(st, st->jump.data, st->jump.len);
 			continue;
 		}
 		/* the first cell at or after a jump: its prefix and window */
@@ -1127,6 +1199,102 @@ next_cell(RowsScan *st)
 	return c;
 }
 
+/*
+ * next_batch_row -- the next row of the current batch that holds a record
+ * the cell path would read (st->ncells: not yet counted), taking a new
+ * batch from the reader when it is used up; -1 when there is none (the
+ * cell path goes on: next_cell).  In a skip scan, a row past the window
+ * ends the batch and moves the reader to the next prefix.
+ */
+static int
+next_batch_row(RowsScan *st)
+{
+	WideRowBatch *b = &st->batch;
+	MemoryContext old;
+	int			n;
+
+	for (;;)
+	{
+		int			j;
+		const char *key;
+		uint32		keylen;
+
+		if (st->bnext >= b->nrows)
+		{
+			b->nrows = 0;
+			st->bnext = 0;
+			if (!st->batching || st->done || st->backward || st->reader == NULL ||
+				(st->skip && (!st->in_window || st->skip_done)))
+				return -1;
+			old = MemoryContextSwitchTo(st->readcxt);
+			n = WideReaderRowBatch(st->reader, &st->bspec, b);
+			MemoryContextSwitchTo(old);
+			if (n == 0)
+				return -1;
+			st->nbatched += n;
+			/* (keys are sorted: the last one inside, all are) */
+			st->bwin = n;
+			if (st->skip && st->cur_hi.len > 0)
+			{
+				key = WideRowBatchKey(b, n - 1, &keylen);
+				if (WideKeyCompare(key, keylen, st->cur_hi.data, st->cur_hi.len) >= 0)
+					st->bwin = 0;
+			}
+			CHECK_FOR_INTERRUPTS();
+		}
+		j = st->bnext;
+		if (b->ncells[j] == 0)
+		{
+			st->bnext++;		/* (no record the cell path would see) */
+			continue;
+		}
+		/* as next_cell_skip: a row key is compared with the window's end once */
+		if (j >= st->bwin && st->cur_hi.len > 0 &&
+			!WideBytesEqual((key = WideRowBatchKey(b, j, &keylen)), keylen,
+							st->winkey.data, st->winkey.len))
+		{
+			if (WideKeyCompare(key, keylen, st->cur_hi.data, st->cur_hi.len) >= 0)
+			{
+				b->nrows = 0;
+				st->bnext = 0;
+				old = MemoryContextSwitchTo(st->readcxt);
+				(void) past_window(st);
+				MemoryContextSwitchTo(old);
+				return -1;
+			}
+			resetStringInfo(&st->winkey);
+			appendBinaryStringInfo(&st->winkey, key, keylen);
+		}
+		st->bnext++;
+		return j;
+	}
+}
+
+/*
+ * batch_prefilter -- does row j of the batch, a whole row, pass the
+ * conditions of st->pre?  Tested on the batch's values, before the row is
+ * assembled.
+ */
+static bool
+batch_prefilter(RowsScan *st, int j)
+{
+	const WideRowBatch *b = &st->batch;
+
+	for (int i = 0; i < st->npre; i++)
+	{
+		RowsPreFilter *f = &st->pre[i];
+		int			col = st->bcol[f->att - 1];
+		Datum		v;
+
+		if (col < 0 || !(b->present[j] & ((uint64) 1 << col)))
+			return false;		/* (NULL: each is strict) */
+		v = Int64GetDatum((int64) b->vals[j * st->bspec.ncols + col]);
+		if (!pre_test(f, v))
+			return false;
+	}
+	return true;
+}
+
 /* the value of a cell as a datum of its column, in the current context */
 static Datum
 cell_value(RowsScan *st, const WideCell *c, AttrNumber att)
@@ -1172,9 +1340,7 @@ prefilter(RowsScan *st, Datum *values, bool *isnull)
 
 		if (isnull[f->att - 1])
 			return false;
-		if (!DatumGetBool(f->var_left ?
-						  FunctionCall2Coll(&f->fn, f->collation, v, f->konst) :
-						  FunctionCall2Coll(&f->fn, f->collation, f->konst, v)))
+		if (!pre_test(f, v))
 			return false;
 	}
 	return true;
@@ -1216,9 +1382,65 @@ again:
 	st->nextversion = 0;
 	for (;;)
 	{
-		const WideCell *c = st->pending ? st->pending : next_cell(st);
+		const WideCell *c = st->pending;
 		AttrNumber	att;
+		int			j = -1;
 
+		if (c == NULL && (j = next_batch_row(st)) >= 0)
+		{
+			/* a row of a batch: its values where the row has none yet */
+			WideRowBatch *b = &st->batch;
+			uint32		keylen;
+			const char *key;
+			uint64		present = b->present[j];
+			const uint64 *vals = b->vals + (Size) j * st->bspec.ncols;
+
+			if (present == 0)
+			{
+				st->ncells += b->ncells[j];
+				continue;		/* (qualifiers without a column) */
+			}
+			if (st->keylen == 0 && st->npre > 0 && st->bnext < b->nrows &&
+				!batch_prefilter(st, j))
+			{
+				/* a whole row (the batch goes on after it) it rejects */
+				st->ncells += b->ncells[j];
+				st->nprefiltered++;
+				continue;
+			}
+			key = WideRowBatchKey(b, j, &keylen);
+			if (st->keylen > 0 && !WideBytesEqual(key, keylen, st->key, st->keylen))
+			{
+				st->bnext--;	/* the next row's */
+				break;
+			}
+			st->ncells += b->ncells[j];
+			if (st->keylen == 0)
+			{
+				if (keylen > st->keycap)
+				{
+					st->keycap = Max(keylen, 64);
+					st->key = MemoryContextAlloc(GetMemoryChunkContext(st), st->keycap);
+				}
+				memcpy(st->key, key, keylen);
+				st->keylen = keylen;
+			}
+			while (present != 0)
+			{
+				int			i = pg_rightmost_one_pos64(present);
+				AttrNumber	a = st->batt[i];
+
+				present &= present - 1;
+				if (isnull[a - 1] && st->valued[a - 1])
+				{
+					values[a - 1] = Int64GetDatum((int64) vals[i]);
+					isnull[a - 1] = false;
+				}
+			}
+			continue;
+		}
+		if (c == NULL)
+			c = next_cell(st);
 		st->pending = NULL;
 		if (c == NULL)
 		{
@@ -1421,6 +1643,45 @@ rows_begin(WideRowShape *shape, Snapshot snapshot, List *needed, bool exist_by_n
 			st->plain8 = false;
 	initStringInfo(&st->winkey);
 	initStringInfo(&st->decoded);
+
+	/* rows a block at a time: 8-byte values as they are, a row per key */
+	st->batching = st->plain8 && !st->by_version && n > 0 && n <= WIDE_BATCH_MAX_COLS;
+	if (st->batching)
+	{
+		const char **bq = palloc(sizeof(char *) * n);
+		uint32	   *bl = palloc(sizeof(uint32) * n);
+
+		st->batt = palloc(sizeof(AttrNumber) * n);
+		st->bcol = palloc(sizeof(int) * shape->natts);
+		for (int i = 0; i < shape->natts; i++)
+			st->bcol[i] = -1;
+		st->bspec.valued = 0;
+		for (int i = 0; i < n; i++)
+		{
+			AttrNumber	a = WideRowColumnOf(shape, quals[i].data, quals[i].len);
+
+			bq[i] = quals[i].data;
+			bl[i] = quals[i].len;
+			st->batt[i] = a;
+			st->bcol[a - 1] = i;
+			if (st->valued[a - 1])
+				st->bspec.valued |= (uint64) 1 << i;
+		}
+		st->bspec.family = shape->family;
+		st->bspec.famlen = shape->famlen;
+		st->bspec.ncols = n;
+		st->bspec.quals = bq;
+		st->bspec.quallens = bl;
+		/* what open_at's filter of the block's records keeps */
+		if (!st->all_valued)
+			st->bspec.mode = WIDE_BATCH_STORED;
+		else if (st->columns.fam_active || st->columns.qual_active)
+			st->bspec.mode = WIDE_BATCH_COLUMNS;
+		else
+			st->bspec.mode = WIDE_BATCH_FAMILY;
+		st->bspec.row_kept = &st->row_kept;
+		st->batch.cxt = GetMemoryChunkContext(st);
+	}
 	return st;
 }
 
@@ -1545,6 +1806,11 @@ WideRowsScanSetFilter(RowsScan *st, List *quals)
 		f->konst = k->constvalue;
 		f->collation = op->inputcollid;
 		fmgr_info(op->opfuncid, &f->fn);
+		f->fast = InvalidOid;
+		if (op->opfuncid == F_FLOAT8EQ || op->opfuncid == F_FLOAT8NE ||
+			op->opfuncid == F_FLOAT8LT || op->opfuncid == F_FLOAT8LE ||
+			op->opfuncid == F_FLOAT8GT || op->opfuncid == F_FLOAT8GE)
+			f->fast = op->opfuncid;
 	}
 }
 
@@ -1676,6 +1942,9 @@ WideRowsScanExplain(Oid relid, List *fdw_private, RowsScan *st, ExplainState *es
 		if (st->npre > 0)
 			ExplainPropertyInteger("Rows Removed by Scan Filter", NULL,
 								   (int64) st->nprefiltered, es);
+		if (es->verbose)
+			ExplainPropertyInteger("Rows Decoded in Batches", NULL,
+								   (int64) st->nbatched, es);
 	}
 }
 

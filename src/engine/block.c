@@ -938,6 +938,620 @@ WideBlockIterSkipColumn(WideBlockIter *it)
 	return n;
 }
 
+/* ----------------------------------------------------------------
+ *	Decoding rows a section at a time (WideRowBatch, engine/cell.h)
+ * ----------------------------------------------------------------
+ */
+
+/* grow the batch's arrays to hold nrec records and nrow rows of ncols */
+static void
+batch_reserve(WideRowBatch *b, int nrec, int nrow, int ncols)
+{
+	if (b->cxt == NULL)
+		b->cxt = CurrentMemoryContext;
+	if (nrec > b->reccap)
+	{
+		int			cap = Max(nrec, 1024);
+
+		if (b->dest)
+			pfree(b->dest);
+		b->dest = MemoryContextAlloc(b->cxt, sizeof(int32) * cap);
+		b->reccap = cap;
+	}
+	if (nrow > b->rowcap)
+	{
+		int			cap = Max(nrow, 256);
+
+		if (b->keylen)
+		{
+			pfree(b->shared);
+			pfree(b->sfx);
+			pfree(b->sfxlen);
+			pfree(b->keylen);
+			pfree(b->present);
+			pfree(b->ncells);
+			pfree(b->vals);
+		}
+		b->shared = MemoryContextAlloc(b->cxt, sizeof(uint32) * cap);
+		b->sfx = MemoryContextAlloc(b->cxt, sizeof(char *) * cap);
+		b->sfxlen = MemoryContextAlloc(b->cxt, sizeof(uint32) * cap);
+		b->keylen = MemoryContextAlloc(b->cxt, sizeof(uint32) * cap);
+		b->present = MemoryContextAlloc(b->cxt, sizeof(uint64) * cap);
+		b->ncells = MemoryContextAlloc(b->cxt, sizeof(uint32) * cap);
+		b->vals = MemoryContextAlloc(b->cxt, sizeof(uint64) * cap * Max(ncols, 1));
+		b->rowcap = cap;
+	}
+}
+
+/* a key buffer of the batch holding len bytes and KEYBUF_SLACK more */
+static inline char *
+batch_keybuf(WideRowBatch *b, char **buf, uint32 *cap, uint32 len)
+{
+	if ((uint64) len + KEYBUF_SLACK > *cap)
+	{
+		uint32		newcap = Max(len + KEYBUF_SLACK, 128);
+
+		if (*buf)
+			pfree(*buf);
+		*buf = MemoryContextAlloc(b->cxt, newcap);
+		*cap = newcap;
+	}
+	return *buf;
+}
+
+/*
+ * WideRowBatchKey -- the key of row j of a batch (its length in *len),
+ * valid until the key of another row is asked for: each key is the one
+ * before with its suffix put in place (as the block stores it), so rows
+ * are best asked for in order.
+ */
+const char *
+WideRowBatchKey(WideRowBatch *b, int j, uint32 *len)
+{
+	Assert(j >= 0 && j < b->nrows);
+	if (j < b->keyrow)
+		b->keyrow = -1;
+	if (b->keyrow < 0)
+		memcpy(b->curkey, b->keys, b->baselen);
+	for (int r = b->keyrow + 1; r <= j; r++)
+	{
+		/* (a suffix of the block: key_suffix_copy may move 16 bytes) */
+		if (b->sfxlen[r] > 0)
+			key_suffix_copy(b->curkey + b->shared[r], b->sfx[r], b->sfxlen[r],
+							b->sfxend);
+	}
+	b->keyrow = j;
+	*len = b->keylen[j];
+	return b->curkey;
+}
+
+/* are n bytes equal?  (short ones: no call) */
+static inline bool
+bytes_equal(const char *a, const char *b, uint32 n)
+{
+	for (; n >= 8; a += 8, b += 8, n -= 8)
+	{
+		uint64		x,
+					y;
+
+		memcpy(&x, a, 8);
+		memcpy(&y, b, 8);
+		if (x != y)
+			return false;
+	}
+	while (n-- > 0)
+		if (*a++ != *b++)
+			return false;
+	return true;
+}
+
+/* the column of a qualifier (-1: none), trying the one after *last first */
+static inline int
+batch_column(const WideRowBatchSpec *spec, const char *q, uint32 len, int *last)
+{
+	int			next = *last + 1;
+
+	if (next < spec->ncols && spec->quallens[next] == len &&
+		bytes_equal(spec->quals[next], q, len))
+		return *last = next;
+	for (int i = 0; i < spec->ncols; i++)
+		if (spec->quallens[i] == len && bytes_equal(spec->quals[i], q, len))
+			return *last = i;
+	return -1;
+}
+
+/*
+ * the prefix each column's qualifier shares with the one before it (the
+ * first: 0), for the spec's columns (kept in b while the spec is the same)
+ */
+static void
+batch_lcp(const WideRowBatchSpec *spec, WideRowBatch *b)
+{
+	if (b->lcp_spec == spec)
+		return;
+	if (b->lcp == NULL)
+		b->lcp = MemoryContextAlloc(b->cxt, sizeof(uint32) * WIDE_BATCH_MAX_COLS);
+	for (int i = 0; i < spec->ncols; i++)
+		b->lcp[i] = i == 0 ? 0 :
+			common_prefix(spec->quals[i - 1], spec->quallens[i - 1],
+						  spec->quals[i], spec->quallens[i]);
+	b->lcp_spec = spec;
+}
+
+/* step over n varints from p (NULL if the stream ends first) */
+static inline const char *
+skip_varints(const char *p, const char *end, uint64 n)
+{
+	while (n > 0)
+	{
+		if (p >= end)
+			return NULL;
+		n -= ((uint8) *p++ & 0x80) == 0;
+	}
+	return p;
+}
+
+/*
+ * WideBlockIterRowBatch -- decode the records left in the iterator's block
+ * into rows of b (engine/cell.h), for the family famid is the live
+ * incarnation of: first the key section (each record's row and column),
+ * then the timestamps and sequence numbers stepped over, then the values
+ * into the rows' slots.  Returns the number of rows (0: nothing consumed).
+ * Where it meets a record it does not decode (not a frozen PUT) it stops
+ * at the start of that record's row, so that WideBlockIterNext goes on
+ * from a row's start; a record's row key or qualifier that is damaged
+ * sets it->error and returns 0, for WideBlockIterNext to report.  The
+ * first row may continue the row of the record returned before (as may the
+ * first row of the block after the last one): the caller joins them.
+ * Only for blocks of 8-byte values (fixed, or packed), with no filter
+ * (WideBlockIterSetFilter) the spec does not describe.
+ */
+int
+WideBlockIterRowBatch(WideBlockIter *it, const WideRowBatchSpec *spec,
+					  uint32 famid, WideRowBatch *b)
+{
+	const char *k = it->k;
+	const char *kend = it->kend;
+	const char *rowk = it->k;	/* where the last row the batch holds starts */
+	int			i0 = it->i;
+	int			i = it->i;
+	int			rowi = it->i;	/* ... and its first record */
+	int			nrows = 0;
+	int			rows_before = 0;	/* rows before the last one */
+	int			ncols = spec->ncols;
+	uint32		maxlen;
+	uint32		rowlen = it->rowlen;
+	const char *rowkey = it->rowbuf ? it->rowbuf + VARHDRSZ : NULL;
+	bool		have_row = it->have_row;
+	const char *fam = it->fam;
+	uint32		famlen = it->famlen;
+	uint32		recfamid = it->famid;
+	bool		fam_match,
+				fam_live;
+	uint32		quallen = it->quallen;
+	bool		have_qual = it->have_qual;
+	int			col = -1;
+	int			lastcol = -1;
+	bool		qmat = true;	/* b->qualbuf holds the qualifier (else it is
+								 * column col's) */
+	bool		row_kept = spec->row_kept ? *spec->row_kept : false;
+	bool		kept_row0 = row_kept;
+	uint64		nseq = 0,
+				nseq_row = 0;	/* ... of the records before the last row */
+	const char *v;
+	const char *t;
+	const char *a;
+	int			iend;
+	int64		seqsum = 0;
+	bool		full = false;	/* WIDE_BATCH_MAX_ROWS rows decoded */
+
+	/*
+	 * Rows of a time series repeat the records of the row before but for
+	 * their key (the same family and qualifiers, in the same order): where
+	 * the bytes after a row's key are those of the row before, its records
+	 * go where the row before's went, without decoding them.  The current
+	 * row's bytes after its key (tail), and of the row before (whole in the
+	 * batch): where they lie, its first record's flags, its records and
+	 * sequence numbers, and the decoder's state after it.
+	 */
+	const char *tail = NULL;
+	int			tail_i = 0;
+	uint8		tail_flags = 0;
+	uint64		tail_nseq = 0;
+	const char *ptail = NULL;
+	uint32		ptail_len = 0;
+	int			pfirst = 0;
+	int			pnrec = 0;
+	uint8		pflags = 0;
+	uint64		pnseq = 0;
+	struct
+	{
+		const char *fam;
+		uint32		famlen;
+		uint32		famid;
+		bool		fam_match;
+		bool		fam_live;
+		uint32		quallen;
+		bool		have_qual;
+		bool		qmat;
+		int			col;
+		bool		row_kept;
+	}			pend = {0};
+
+	if (it->error || i >= it->ncells || ncols > WIDE_BATCH_MAX_COLS ||
+		(it->val_div == 0.0 && it->fixed != 8) || it->skip_quals)
+		return 0;
+	batch_reserve(b, it->ncells - i, Min(it->ncells - i + 1, WIDE_BATCH_MAX_ROWS + 1),
+				  ncols);
+	batch_lcp(spec, b);
+	/* (the qualifier so far, to rebuild the next ones from) */
+	(void) keybuf_reserve(b->cxt, &b->qualbuf, &b->qualcap, quallen);
+	if (quallen > 0)
+		memcpy(b->qualbuf + VARHDRSZ, it->qualbuf + VARHDRSZ, quallen);
+	fam_match = fam != NULL && famlen == spec->famlen &&
+		bytes_equal(fam, spec->family, famlen);
+	fam_live = fam_match && recfamid == famid;
+	if (have_qual)
+		col = batch_column(spec, b->qualbuf + VARHDRSZ, quallen, &lastcol);
+	/* the key before the batch, which the first row's shares bytes with */
+	(void) batch_keybuf(b, &b->keys, &b->keycap, rowlen);
+	if (rowlen > 0)
+		memcpy(b->keys, rowkey, rowlen);
+	b->baselen = rowlen;
+	b->sfxend = it->end;
+	maxlen = rowlen;
+	/* a first row that continues the current one */
+	if (have_row && i > 0 && k < kend && !((uint8) *k & F_NEW_ROW))
+	{
+		b->shared[0] = rowlen;
+		b->sfx[0] = NULL;
+		b->sfxlen[0] = 0;
+		b->keylen[0] = rowlen;
+		b->present[0] = 0;
+		b->ncells[0] = 0;
+		nrows = 1;
+	}
+
+	for (; i < it->ncells; i++)
+	{
+		uint8		flags;
+		uint8		kind;
+		uint64		shared,
+					unshared;
+		bool		kept;
+		int32		dest = -1;
+
+		if (k >= kend)
+			goto bad;
+		flags = (uint8) *k;
+		kind = flags & F_KIND;
+		if (kind != WIDE_KIND_PUT || (flags & F_HAS_XMIN))
+			break;				/* (for WideBlockIterNext) */
+		if (flags & F_NEW_ROW)
+		{
+			uint32		len;
+
+			if (nrows >= WIDE_BATCH_MAX_ROWS)
+			{
+				full = true;	/* (the rows so far are whole: stop here) */
+				break;
+			}
+			if (tail != NULL)
+			{
+				/* the row before ends */
+				ptail = tail;
+				ptail_len = (uint32) (k - tail);
+				pfirst = tail_i;
+				pnrec = i - tail_i;
+				pflags = tail_flags;
+				pnseq = nseq - tail_nseq;
+				pend.fam = fam;
+				pend.famlen = famlen;
+				pend.famid = recfamid;
+				pend.fam_match = fam_match;
+				pend.fam_live = fam_live;
+				pend.quallen = quallen;
+				pend.have_qual = have_qual;
+				pend.qmat = qmat;
+				pend.col = col;
+				pend.row_kept = row_kept;
+			}
+			rowk = k;
+			rowi = i;
+			rows_before = nrows;
+			nseq_row = nseq;
+			kept_row0 = row_kept;
+			k++;
+			if (!(k = get_varint(k, kend, &shared)) ||
+				!(k = get_varint(k, kend, &unshared)) ||
+				shared > rowlen || unshared > (uint64) (kend - k) ||
+				shared + unshared > WIDE_MAX_ROW_KEY)
+				goto bad;
+			len = (uint32) (shared + unshared);
+			b->shared[nrows] = (uint32) shared;
+			b->sfx[nrows] = k;
+			b->sfxlen[nrows] = (uint32) unshared;
+			k += unshared;
+			b->keylen[nrows] = len;
+			maxlen = Max(maxlen, len);
+			b->present[nrows] = 0;
+			b->ncells[nrows] = 0;
+			rowlen = len;
+			nrows++;
+			have_row = true;
+			fam = NULL;
+			famlen = 0;
+			fam_match = fam_live = false;
+			have_qual = false;
+			quallen = 0;
+			qmat = true;
+			row_kept = false;
+
+			tail = k;
+			tail_i = i;
+			tail_flags = flags;
+			tail_nseq = nseq;
+			if (ptail != NULL && flags == pflags && ptail_len <= (uint64) (kend - k) &&
+				pnrec <= it->ncells - i &&
+				(ptail_len == (uint64) (kend - k) || ((uint8) k[ptail_len] & F_NEW_ROW)) &&
+				memcmp(k, ptail, ptail_len) == 0)
+			{
+				/* the records of the row before, again */
+				const int32 *from = b->dest + (pfirst - i0);
+				int32	   *to = b->dest + (i - i0);
+
+				for (int r = 0; r < pnrec; r++)
+					to[r] = from[r] < 0 ? -1 : from[r] + ncols;
+				b->present[nrows - 1] = b->present[nrows - 2];
+				b->ncells[nrows - 1] = b->ncells[nrows - 2];
+				nseq += pnseq;
+				fam = pend.fam;
+				famlen = pend.famlen;
+				recfamid = pend.famid;
+				fam_match = pend.fam_match;
+				fam_live = pend.fam_live;
+				quallen = pend.quallen;
+				have_qual = pend.have_qual;
+				qmat = pend.qmat;
+				col = pend.col;
+				row_kept = pend.row_kept;
+				k += ptail_len;
+				i += pnrec - 1;
+				continue;
+			}
+		}
+		else
+		{
+			if (!have_row || nrows == 0)
+				goto bad;
+			k++;
+		}
+		if (flags & F_NEW_FAM)
+		{
+			if (k >= kend)
+				goto bad;
+			famlen = (uint8) *k++;
+			if (famlen > (uint64) (kend - k))
+				goto bad;
+			fam = k;
+			k += famlen;
+			if (!(k = get_u32v(k, kend, &recfamid)))
+				goto bad;
+			have_qual = false;
+			quallen = 0;
+			qmat = true;
+			fam_match = famlen == spec->famlen && bytes_equal(fam, spec->family, famlen);
+			fam_live = fam_match && recfamid == famid;
+		}
+		if (fam == NULL)
+			goto bad;
+		if (flags & F_NEW_QUAL)
+		{
+			char	   *dst;
+			uint32		len;
+			int			next = col + 1;
+
+			if (!(k = get_varint(k, kend, &shared)) ||
+				!(k = get_varint(k, kend, &unshared)) ||
+				shared > quallen || unshared > (uint64) (kend - k) ||
+				shared + unshared > WIDE_MAX_QUALIFIER)
+				goto bad;
+			len = (uint32) (shared + unshared);
+			/*
+			 * The column after the last one, as the qualifier's suffix and
+			 * length say (its prefix is the last column's, as far as the
+			 * two columns share one): no qualifier rebuilt, no search.
+			 */
+			if (fam_match && have_qual && qmat == false && next < ncols &&
+				spec->quallens[next] == len && shared <= b->lcp[next] &&
+				bytes_equal(spec->quals[next] + shared, k, unshared))
+			{
+				col = next;
+				k += unshared;
+			}
+			else if (fam_match && !have_qual && ncols > 0 && shared == 0 &&
+					 spec->quallens[0] == len && bytes_equal(spec->quals[0], k, len))
+			{
+				col = 0;		/* (a family's first column) */
+				qmat = false;
+				k += unshared;
+			}
+			else
+			{
+				/* rebuilt from the last one (if it was a column, from it) */
+				if (!qmat)
+				{
+					dst = keybuf_reserve(b->cxt, &b->qualbuf, &b->qualcap,
+										 spec->quallens[col]);
+					memcpy(dst, spec->quals[col], spec->quallens[col]);
+				}
+				dst = keybuf_reserve(b->cxt, &b->qualbuf, &b->qualcap, len);
+				memcpy(dst + shared, k, unshared);
+				k += unshared;
+				qmat = true;
+				lastcol = col;
+				col = fam_match ? batch_column(spec, dst, len, &lastcol) : -1;
+			}
+			quallen = len;
+			have_qual = true;
+		}
+		else if (!have_qual)
+		{
+			/* (the empty qualifier: empty_qualifier) */
+			quallen = 0;
+			have_qual = true;
+			qmat = true;
+			lastcol = -1;
+			col = fam_match ? batch_column(spec, "", 0, &lastcol) : -1;
+		}
+		if (flags & F_HAS_SEQ)
+			nseq++;
+
+		/* what the caller's filter keeps, then what the reader returns */
+		if (!fam_match)
+			kept = false;
+		else if (spec->mode == WIDE_BATCH_FAMILY)
+			kept = true;
+		else if (col < 0)
+			kept = false;
+		else if (spec->mode == WIDE_BATCH_STORED &&
+				 !(spec->valued & ((uint64) 1 << col)) && row_kept)
+			kept = false;
+		else
+		{
+			kept = true;
+			row_kept = true;
+		}
+		if (kept && fam_live)
+		{
+			b->ncells[nrows - 1]++;
+			if (col >= 0 && !(b->present[nrows - 1] & ((uint64) 1 << col)))
+			{
+				b->present[nrows - 1] |= (uint64) 1 << col;
+				dest = (nrows - 1) * ncols + col;
+			}
+		}
+		b->dest[i - i0] = dest;
+	}
+	if (i < it->ncells && !full)
+	{
+		/*
+		 * stop where the row of the record not decoded starts (nothing, if
+		 * that row began before the batch)
+		 */
+		i = rowi;
+		k = rowk;
+		nrows = rows_before;
+		nseq = nseq_row;
+		row_kept = kept_row0;
+		if (nrows == 0)
+			return 0;
+	}
+	iend = i;
+
+	/* timestamps: stepped over (decoded if records are left after) */
+	t = it->t;
+	if (iend == it->ncells)
+	{
+		if (!(t = skip_varints(t, it->tend, (uint64) (iend - i0))))
+			goto bad;
+	}
+	else
+	{
+		for (int j = i0; j < iend; j++)
+		{
+			int64		delta;
+
+			if (!(t = get_zigzag(t, it->tend, &delta)))
+				goto bad;
+			it->ts = (int64) ((uint64) it->ts - ts_delta(it, delta));
+		}
+	}
+	/* sequence numbers (frozen records have no xmin) */
+	a = it->a;
+	for (uint64 j = 0; j < nseq; j++)
+	{
+		int64		delta;
+
+		if (!(a = get_zigzag(a, it->aend, &delta)))
+			goto bad;
+		seqsum += delta;
+	}
+	/* values */
+	v = it->v;
+	if (it->val_div != 0.0)
+	{
+		double		div = it->val_div;
+
+		for (int j = 0; j < iend - i0; j++)
+		{
+			uint64		u;
+			int64		kv;
+			double		d;
+
+			if (!(v = get_varint(v, it->end, &u)))
+				goto bad;
+			if (b->dest[j] < 0)
+				continue;
+			kv = (int64) (u >> 1) ^ -(int64) (u & 1);
+			d = likely(div == 1.0) ? (double) kv : (double) kv / div;
+			memcpy(&b->vals[b->dest[j]], &d, 8);
+		}
+	}
+	else
+	{
+		if ((uint64) (it->end - v) < (uint64) (iend - i0) * 8)
+			goto bad;
+		for (int j = 0; j < iend - i0; j++, v += 8)
+			if (b->dest[j] >= 0)
+				memcpy(&b->vals[b->dest[j]], v, 8);
+	}
+
+	/* the iterator goes on after the batch */
+	it->i = iend;
+	it->k = k;
+	it->t = t;
+	it->a = a;
+	it->v = v;
+	it->seq += (uint64) seqsum;
+	b->nrows = nrows;
+	(void) batch_keybuf(b, &b->curkey, &b->curcap, maxlen);
+	b->keyrow = -1;
+	{
+		uint32		lastlen;
+		const char *last = WideRowBatchKey(b, nrows - 1, &lastlen);
+		char	   *dst = keybuf_reserve(it->cxt, &it->rowbuf, &it->rowcap, lastlen);
+
+		memcpy(dst, last, lastlen);
+		it->rowlen = lastlen;
+		it->row_datum = keybuf_datum(it->rowbuf, lastlen);
+		it->have_row = true;
+	}
+	{
+		/* (the last record's family and qualifier, for records after it) */
+		it->fam = fam;
+		it->famlen = famlen;
+		it->famid = recfamid;
+		it->have_qual = have_qual;
+		it->quallen = quallen;
+		if (have_qual)
+		{
+			char	   *dst = keybuf_reserve(it->cxt, &it->qualbuf, &it->qualcap, quallen);
+
+			memcpy(dst, qmat ? b->qualbuf + VARHDRSZ : spec->quals[col], quallen);
+			it->qual_datum = keybuf_datum(it->qualbuf, quallen);
+		}
+	}
+	if (spec->row_kept)
+		*spec->row_kept = row_kept;
+	b->nrows = nrows;
+	return nrows;
+
+bad:
+	it->error = true;
+	return 0;
+}
+
 /*
  * skip_records -- step over records without making cells of them: their
  * row keys are rebuilt (a row key shares a prefix with the one before) and

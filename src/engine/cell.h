@@ -61,6 +61,77 @@ typedef struct WideCell
 	const char *value_datum;
 } WideCell;
 
+/*
+ * A data block's records decoded a section at a time into rows
+ * (block.c: WideBlockIterRowBatch; reader.c: WideReaderRowBatch), for a
+ * caller that reads one family's columns of 8-byte values: the keys are
+ * read first (rows, and each record's column), then the values into the
+ * rows' slots; timestamps and sequence numbers are only stepped over.
+ *
+ * The spec names the family and the columns (their qualifiers, sorted;
+ * bit i of a mask is column i), and which records the caller's filter of
+ * the block's records would keep (WideRowBatchMode): each row gets, of
+ * the live PUT records kept, the first (newest) value of each column, and
+ * the number of them.
+ */
+#define WIDE_BATCH_MAX_COLS	64
+#define WIDE_BATCH_MAX_ROWS	1024	/* a batch's rows (its memory: rows x columns) */
+
+typedef enum WideRowBatchMode
+{
+	WIDE_BATCH_FAMILY,			/* no filter: every record of the family */
+	WIDE_BATCH_COLUMNS,			/* the records of the columns */
+	WIDE_BATCH_STORED			/* ... but of the columns not valued only a
+								 * row's first (rows_keep_stored) */
+} WideRowBatchMode;
+
+typedef struct WideRowBatchSpec
+{
+	const char *family;
+	uint32		famlen;
+	int			ncols;
+	const char *const *quals;	/* sorted bytewise */
+	const uint32 *quallens;
+	uint64		valued;			/* WIDE_BATCH_STORED: columns valued */
+	WideRowBatchMode mode;
+	bool	   *row_kept;		/* WIDE_BATCH_STORED: a record of the current
+								 * row was kept (the filter's state) */
+} WideRowBatchSpec;
+
+typedef struct WideRowBatch
+{
+	int			nrows;
+	/*
+	 * Row j's key (WideRowBatchKey): the first shared[j] bytes of row
+	 * j - 1's (of the key before the batch for row 0), then sfxlen[j]
+	 * bytes at sfx[j], in the block
+	 */
+	uint32	   *keylen;
+	uint32	   *shared;
+	const char **sfx;
+	uint32	   *sfxlen;
+	const char *sfxend;			/* the block's end */
+	char	   *keys;			/* the key before the batch */
+	uint32		baselen;
+	char	   *curkey;			/* the key of row keyrow (-1: before) */
+	uint32		curcap;
+	int			keyrow;
+	uint64	   *present;		/* row j's columns that have a value */
+	uint32	   *ncells;			/* row j's records kept */
+	uint64	   *vals;			/* row j's column i: vals[j * ncols + i] */
+	/* (the decoder's) */
+	int32	   *dest;			/* per record: its slot, or -1 */
+	int			reccap;
+	int			rowcap;
+	uint32		keycap;
+	char	   *qualbuf;
+	uint32		qualcap;
+	uint32	   *lcp;			/* by column: the prefix it shares with the
+								 * one before */
+	const WideRowBatchSpec *lcp_spec;	/* ... of this spec's columns */
+	MemoryContext cxt;			/* where the arrays live */
+} WideRowBatch;
+
 /* a range of row keys; has_start/has_end false: unbounded */
 typedef struct WideKeyRange
 {

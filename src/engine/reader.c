@@ -75,6 +75,8 @@ struct WideReader
 	WideBlockIter *fastbi;		/* its block, when no record needs a check */
 	WideCell	fastcell;
 	const WideFamily *fastdef;
+	uint64		nobatch;		/* WideReaderRowBatch: not in this block (its
+								 * number, from 1) */
 	char		fastfam[WIDE_MAX_FAMILY_NAME + 1];
 	int			fastfamlen;		/* -1: no family looked up yet */
 	/* WideReaderSetFilter: the records of columns the caller wants */
@@ -357,6 +359,7 @@ reader_open(WideReader *r, const TableState *ts, WideSourceNext wa_next)
 		r->fast = true;
 		r->fastbi = NULL;
 		r->fastfamlen = -1;
+		r->nobatch = 0;
 		return;
 	}
 
@@ -527,6 +530,56 @@ reader_next_fast(WideReader *r)
 		return c;
 	}
 	return NULL;
+}
+
+/*
+ * WideReaderRowBatch -- where the reader reads a plain run as it is stored
+ * and every record left in the current data block is in range, decode
+ * them into rows of b (block.c: WideBlockIterRowBatch, engine/cell.h) --
+ * the same cells, in the same order, as WideReaderNext would return of
+ * spec's family and columns, filtered as spec->mode says the caller's
+ * filter would; returns the number of rows, 0 where it cannot (the next
+ * records are then read by WideReaderNext, which goes on to the next
+ * block).  The rows stay valid until the next call of the reader.
+ */
+int
+WideReaderRowBatch(WideReader *r, const WideRowBatchSpec *spec, WideRowBatch *b)
+{
+	const WideFamily *def;
+	uint64		blockno;
+	int			i0,
+				n;
+
+	if (!r->fast || r->done || r->pruning || r->latest_n > 0 || r->skip_col ||
+		r->skip_quals || r->fastbi == NULL || r->nits != 1)
+		return 0;
+	blockno = WideSegIterBlocks(r->its[0]);
+	if (r->nobatch == blockno || r->fastbi->i >= r->fastbi->ncells)
+		return 0;
+	def = WideSchemaFindFamily(r->schema, spec->family, spec->famlen);
+	/* (cells past a max age: judged cell by cell, reader_next_fast) */
+	if (def == NULL || (def->ngc > 0 && def->max_age > 0))
+	{
+		r->nobatch = blockno;
+		return 0;
+	}
+	if (r->blobvalues)
+	{
+		MemoryContextReset(r->valcxt);
+		r->blobvalues = false;
+	}
+	i0 = r->fastbi->i;
+	n = WideBlockIterRowBatch(r->fastbi, spec, def->id, b);
+	if (n == 0)
+	{
+		/* a record it does not decode (or a damaged one): the cell path */
+		r->nobatch = blockno;
+		return 0;
+	}
+	r->stats.records += r->fastbi->i - i0;
+	for (int j = 0; j < n; j++)
+		r->stats.cells += b->ncells[j];
+	return n;
 }
 
 /*

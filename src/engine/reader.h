@@ -62,6 +62,8 @@ extern uint64 WideReaderFold(WideReader *r, WideCellFold fold, void *arg,
 							 bool *stopped);
 extern void WideReaderSetFilter(WideReader *r, WideRecordFilter keep, void *arg);
 extern void WideReaderSetStoredFilter(WideReader *r, WideRecordFilter keep, void *arg);
+extern int	WideReaderRowBatch(WideReader *r, const WideRowBatchSpec *spec,
+							   WideRowBatch *b);
 extern int64 WideReaderNow(void);
 typedef struct WideReadState WideReadState;
 extern WideReadState *WideReadStateBegin(Relation rel, Snapshot snapshot,

@@ -223,6 +223,9 @@ extern void WideBlockIterSetFilter(WideBlockIter *it,
 								   bool (*keep) (const WideCell *cell, void *arg),
 								   void *arg);
 extern int	WideBlockIterSkipColumn(WideBlockIter *it);
+extern int	WideBlockIterRowBatch(WideBlockIter *it, const WideRowBatchSpec *spec,
+								  uint32 famid, WideRowBatch *b);
+extern const char *WideRowBatchKey(WideRowBatch *b, int j, uint32 *len);
 extern bool WideBlockIterSkipRows(WideBlockIter *it, const char *key,
 								  uint32 keylen, bool incl);
 extern WideBlockRows *WideBlockRowsBuild(const WideRawBlock *blk,
