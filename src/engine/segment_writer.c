@@ -620,14 +620,8 @@ WideSegmentWriterAddBlock(WideSegmentWriter *w, const WidePassedBlock *pb)
 		w->cur.flags |= WIDE_INDEX_XMINS_FROZEN;
 	stream_append(w, pb->stored, pb->stored_len);
 	w->run.raw_bytes += pb->rawlen;
-	copy_entry(&w->ientries[w->nientries++], &w->cur, &w->iarena);
-	memset(&w->cur, 0, sizeof(w->cur));
-	w->cur.ts_min = PG_INT64_MAX;
-	w->cur.ts_max = PG_INT64_MIN;
-	if (w->nientries == INDEX_BLOCK_ENTRIES)
-		finish_index_block(w);
 
-	/* rows for the filter, blobs now owned by this segment */
+	/* rows for the filter of its index block, blobs now owned by this segment */
 	for (i = 0; i < pb->nhashes; i++)
 	{
 		if (w->nhashes == w->maxhashes)
@@ -646,6 +640,14 @@ WideSegmentWriterAddBlock(WideSegmentWriter *w, const WidePassedBlock *pb)
 		}
 		w->blobs[w->nblobs++] = pb->blobs[i];
 	}
+
+	/* its entry, which may end the index block (with its rows) */
+	copy_entry(&w->ientries[w->nientries++], &w->cur, &w->iarena);
+	memset(&w->cur, 0, sizeof(w->cur));
+	w->cur.ts_min = PG_INT64_MAX;
+	w->cur.ts_max = PG_INT64_MIN;
+	if (w->nientries == INDEX_BLOCK_ENTRIES)
+		finish_index_block(w);
 
 	/* run statistics */
 	if (w->run.ncells == 0)
