@@ -105,8 +105,8 @@ define_settings(void)
 							 NULL, &wide_compaction_ratio, 2.0, 1.0, 100.0,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomStringVariable("wide.debug_crash",
-							   "Kills the backend at the named point of VACUUM's truncation (tests only).",
-							   "Points: \"truncate\", \"relocate\".  Empty: never.",
+							   "Kills the backend at the named point of VACUUM's truncation or of a compaction (tests only).",
+							   "Points: \"truncate\", \"relocate\", \"compact_pass\".  Empty: never.",
 							   &wide_debug_crash, "",
 							   PGC_SUSET, GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL,
 							   NULL, NULL, NULL);
