@@ -23,6 +23,7 @@
 #include "utils/guc.h"
 
 #include "wide.h"
+#include "engine/blockpass.h"
 #include "engine/format.h"
 #include "engine/segment.h"
 #include "am/am.h"
@@ -94,13 +95,18 @@ define_settings(void)
 							"Number of runs above which compaction merges the newest ones.",
 							NULL, &wide_max_runs, 8, 2, WIDE_MAX_RUNS - 4,
 							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("wide.compaction_pass_through",
+							 "Lets compaction write data blocks no other input interleaves with as they are stored.",
+							 "Off: every record is decoded and encoded again (for comparisons).",
+							 &wide_compaction_pass_through, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomRealVariable("wide.compaction_ratio",
 							 "Size ratio of runs that compaction merges together.",
 							 NULL, &wide_compaction_ratio, 2.0, 1.0, 100.0,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomStringVariable("wide.debug_crash",
-							   "Kills the backend at the named point of VACUUM's truncation (tests only).",
-							   "Points: \"truncate\", \"relocate\".  Empty: never.",
+							   "Kills the backend at the named point of VACUUM's truncation or of a compaction (tests only).",
+							   "Points: \"truncate\", \"relocate\", \"compact_pass\".  Empty: never.",
 							   &wide_debug_crash, "",
 							   PGC_SUSET, GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL,
 							   NULL, NULL, NULL);

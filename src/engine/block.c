@@ -29,7 +29,10 @@
  * "arena" is the number of bytes needed to rebuild the row keys and
  * qualifiers.  A record without HAS_SEQ takes the segment's largest
  * sequence number (see segment_writer.c for why that is exact); a record
- * without HAS_XMIN is frozen, visible to every snapshot.
+ * without HAS_XMIN is frozen, visible to every snapshot, and so is every
+ * record of a block whose index entry has WIDE_INDEX_XMINS_FROZEN (a block
+ * a compaction passed through unchanged, blockpass.c): its stored xmins are
+ * skipped, never looked up (the caller sets it->xmins_frozen).
  *
  * IDENTIFICATION
  *	  src/engine/block.c
@@ -385,6 +388,8 @@ WideBlockIterInit(WideBlockIter *it, const char *data, Size len, int16 typlen,
 	 * at the first record with an xmin: a frozen block needs no XidGenLock)
 	 */
 	it->next_xid = InvalidTransactionId;
+	it->xmins_frozen = false;	/* (the caller sets it from the index entry) */
+	it->nseq = 0;
 	if (!(p = get_varint(p, end, &ncells)) || !(p = get_varint(p, end, &arena)) ||
 		!(p = get_varint(p, end, &keylen)) || !(p = get_varint(p, end, &tslen)) ||
 		!(p = get_varint(p, end, &auxlen)) ||
@@ -648,6 +653,7 @@ read_aux(WideBlockIter *it, uint8 flags, WideCell *c)
 			BAD();
 		it->seq += (uint64) delta;
 		c->seq = it->seq + it->seq_base;
+		it->nseq++;
 	}
 	else
 		c->seq = it->default_seq;
@@ -656,9 +662,18 @@ read_aux(WideBlockIter *it, uint8 flags, WideCell *c)
 		if (!(it->a = get_u32v(it->a, it->aend, &c->xmin)) ||
 			!(it->a = get_u32v(it->a, it->aend, &c->cmin)))
 			BAD();
+		if (it->xmins_frozen)
+		{
+			/*
+			 * frozen by the compaction that passed the block through: the
+			 * stored xmin may be older than clog keeps, never looked up
+			 */
+			c->xmin = FrozenTransactionId;
+			c->cmin = 0;
+		}
 		/* an xmin from the future would send visibility checks to clog */
-		if (TransactionIdIsNormal(c->xmin) &&
-			!TransactionIdPrecedes(c->xmin, block_next_xid(it)))
+		else if (TransactionIdIsNormal(c->xmin) &&
+				 !TransactionIdPrecedes(c->xmin, block_next_xid(it)))
 			BAD();
 	}
 	else

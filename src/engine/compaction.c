@@ -48,17 +48,12 @@
 #include "engine/segment.h"
 #include "engine/maintenance.h"
 #include "engine/manifest.h"
+#include "engine/blockpass.h"
 
 int			wide_max_runs = 8;
 double		wide_compaction_ratio = 2.0;
 
 #define MIN_MERGE_WIDTH		4
-
-static bool
-seg_next(void *arg, WideCell *cell)
-{
-	return WideSegIterNext((WideSegIter *) arg, cell);
-}
 
 static uint64
 run_size(const WideRunData *r)
@@ -125,9 +120,12 @@ compact_runs(Relation rel, const WideRunData *runs, int lo, int hi,
 											  ALLOCSET_DEFAULT_SIZES);
 	MemoryContext old = MemoryContextSwitchTo(cxt);
 	WideSchema *schema = WideSchemaCommitted(rel);
-	WideKeyRange all = {0};
 	WideMergeIter *merge = WideMergeIterCreate(hi - lo + 1);
-	WideSegIter **its = palloc(sizeof(WideSegIter *) * (hi - lo + 1));
+	WidePassSource **srcs = palloc(sizeof(WidePassSource *) * (hi - lo + 1));
+	WidePassRules rules;
+	WidePassStats pstats = {0};
+	StringInfoData merged;
+	bool		have_merged = false;
 	WideSegmentWriter *w;
 	WideResolver *resolver;
 	WideResolveStats stats;
@@ -141,18 +139,26 @@ compact_runs(Relation rel, const WideRunData *runs, int lo, int hi,
 	int			i;
 	int			nblobs = 0;
 	WideBlobRef *blobs;
+	int64		gc_now = WideGCNow();
 
+	/*
+	 * Inputs read block by block, passing through what they can
+	 * (blockpass.c) -- not when blobs must move with the records
+	 * (relocation, truncate.c).
+	 */
+	WidePassRulesInit(&rules, rel, schema, gc_now,
+					  move_blobs_from == InvalidBlockNumber);
 	for (i = lo; i <= hi; i++)
 	{
-		its[i - lo] = WideSegIterBegin(rel, &runs[i], &all);
-		WideMergeIterAdd(merge, seg_next, its[i - lo], i);
-		nblobs += WideSegIterSegment(its[i - lo])->nblobs;
+		srcs[i - lo] = WidePassSourceBegin(rel, &runs[i], &rules);
+		WideMergeIterAdd(merge, WidePassSourceNext, srcs[i - lo], i);
+		nblobs += WidePassSourceSegment(srcs[i - lo])->nblobs;
 	}
 	blobs = palloc(sizeof(WideBlobRef) * Max(nblobs, 1));
 	nblobs = 0;
 	for (i = lo; i <= hi; i++)
 	{
-		WideSegment *seg = WideSegIterSegment(its[i - lo]);
+		WideSegment *seg = WidePassSourceSegment(srcs[i - lo]);
 
 		memcpy(blobs + nblobs, seg->blobs, sizeof(WideBlobRef) * seg->nblobs);
 		nblobs += seg->nblobs;
@@ -161,19 +167,45 @@ compact_runs(Relation rel, const WideRunData *runs, int lo, int hi,
 	w = WideSegmentWriterBegin(rel, schema->vallen);
 	if (move_blobs_from != InvalidBlockNumber)
 		WideSegmentWriterMoveBlobs(w, move_blobs_from);
-	resolver = WideResolverCreate(rel, schema, lo == 0, WideGCNow(), w);
+	resolver = WideResolverCreate(rel, schema, lo == 0, gc_now, w);
+	initStringInfo(&merged);
 	while ((cell = WideMergeIterNext(merge)) != NULL)
 	{
+		WidePassSource *src = WideMergeIterReturnedArg(merge);
+
 		CHECK_FOR_INTERRUPTS();
+		if (WidePassSourceAtMarker(src))
+		{
+			/* a data block starts: passed whole, or its records follow */
+			if (WidePassSourceOffer(src, WideMergeIterPeekOther(merge),
+									&merged, have_merged, resolver, w, &pstats))
+				have_merged = true;
+			continue;
+		}
+		/* the row of the last record merged (see WidePassSourceOffer) */
+		if (!have_merged || !(cell->same & WIDE_SAME_ROW))
+		{
+			resetStringInfo(&merged);
+			appendBinaryStringInfo(&merged, cell->key, cell->keylen);
+			have_merged = true;
+		}
 		WideResolverPush(resolver, cell);
 	}
 	stats = WideResolverFinish(resolver);
 	have_run = WideSegmentWriterFinish(w, &run);
 	kept = WideSegmentWriterBlobs(w, &nkept);
+	ereport(DEBUG1,
+			(errmsg_internal("wide table \"%s\": compaction of %d runs passed %llu data blocks (%llu records) through, merged %llu",
+							 RelationGetRelationName(rel), hi - lo + 1,
+							 (unsigned long long) pstats.passed,
+							 (unsigned long long) pstats.passed_cells,
+							 (unsigned long long) pstats.merged)));
 
 	/* publish: the new run replaces the inputs */
 	if (crash_point)
 		WideDebugCrash(crash_point);
+	else if (pstats.passed > 0)
+		WideDebugCrash("compact_pass");
 	WideManifestLogHorizon(rel);	/* manifest.c, M5 */
 	meta = WideManifestBegin(rel, &tx);
 	WideManifestReplaceRuns(rel, meta, lo, hi, runs + lo, have_run ? &run : NULL);
@@ -201,7 +233,7 @@ compact_runs(Relation rel, const WideRunData *runs, int lo, int hi,
 	WideMaintAddResolved(&stats);
 
 	for (i = lo; i <= hi; i++)
-		WideSegIterEnd(its[i - lo]);
+		WidePassSourceEnd(srcs[i - lo]);
 	WideSegmentWriterEnd(w);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);

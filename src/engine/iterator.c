@@ -175,6 +175,36 @@ WideMergeIterNext(WideMergeIter *m)
 	return cell;
 }
 
+/*
+ * WideMergeIterPeekOther -- the smallest current record of the sources
+ * other than the one whose record WideMergeIterNext returned last (NULL if
+ * they are all exhausted): what would come next if that source had nothing
+ * more before it.
+ */
+const WideCell *
+WideMergeIterPeekOther(const WideMergeIter *m)
+{
+	int			best = -1;
+
+	Assert(m->returned >= 0 && m->heap[0] == m->returned);
+	if (m->nheap > 1)
+		best = m->heap[1];
+	if (m->nheap > 2 && before(m, m->heap[2], m->heap[1]))
+		best = m->heap[2];
+	return best >= 0 ? &m->src[best].cur : NULL;
+}
+
+/*
+ * WideMergeIterReturnedArg -- the "arg" of the source whose record
+ * WideMergeIterNext returned last.
+ */
+void *
+WideMergeIterReturnedArg(const WideMergeIter *m)
+{
+	Assert(m->returned >= 0);
+	return m->src[m->returned].arg;
+}
+
 /* is record c of column col (row, family and qualifier)? */
 static inline bool
 in_column(const WideCell *c, const WideCell *col)

@@ -41,6 +41,7 @@ extern WideResolver *WideResolverCreate(Relation rel, const WideSchema *schema,
 										bool bottom, int64 gc_now,
 										WideSegmentWriter *w);
 extern void WideResolverPush(WideResolver *r, const WideCell *c);
+extern void WideResolverFlush(WideResolver *r);
 extern WideResolveStats WideResolverFinish(WideResolver *r);
 
 /* flush.c */

@@ -532,6 +532,18 @@ WideResolverPush(WideResolver *r, const WideCell *c)
 }
 
 /*
+ * WideResolverFlush -- write what the resolver holds back (a pending
+ * aggregate), so that the writer may take records from elsewhere next (a
+ * block a compaction passes through, blockpass.c); they must all sort
+ * after every record pushed so far.
+ */
+void
+WideResolverFlush(WideResolver *r)
+{
+	flush_acc(r);
+}
+
+/*
  * WideResolverFinish -- end of input; returns the statistics.
  */
 WideResolveStats

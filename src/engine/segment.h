@@ -76,6 +76,12 @@ typedef struct WideIndexEntry
 
 #define WIDE_INDEX_HAS_TOMBSTONES	0x01
 #define WIDE_INDEX_HAS_LASTCOL		0x02	/* format version 3 */
+/*
+ * Format version 5: every xmin the data block stores was committed and
+ * older than every snapshot when a compaction passed the block through
+ * unchanged (blockpass.c); readers take its records as frozen
+ */
+#define WIDE_INDEX_XMINS_FROZEN		0x04
 
 struct WideIndex
 {
@@ -124,6 +130,10 @@ typedef struct WideBlockIter
 	int64		ts;
 	uint64		seq;
 	TransactionId next_xid;		/* every stored xmin precedes it */
+	bool		xmins_frozen;	/* the block's index entry says its stored
+								 * xmins are frozen (WIDE_INDEX_XMINS_FROZEN):
+								 * read as FrozenTransactionId, unchecked */
+	uint32		nseq;			/* records read that store a sequence number */
 	MemoryContext cxt;			/* where the buffers live */
 	bool		skip_quals;		/* qualifiers parsed, not rebuilt: cells
 								 * carry an empty one */
@@ -181,6 +191,27 @@ typedef struct WideBlockRows
 	uint64	   *next8;
 	char		prefix[WIDE_KEY_PREFIX_MAX];	/* (its first plen bytes) */
 } WideBlockRows;
+
+/*
+ * A data block a compaction writes into its output unchanged, as it is
+ * stored in an input (blockpass.c: WideSegmentWriterAddBlock)
+ */
+typedef struct WidePassedBlock
+{
+	const WideIndexEntry *entry;	/* its index entry in the input */
+	const char *stored;			/* the stored block (compress.c framing) */
+	uint32		stored_len;
+	Size		rawlen;			/* its size before compression */
+	bool		xmins_frozen;	/* its stored xmins are all frozen */
+	uint64		seq;			/* what its records' sequence numbers are
+								 * (none is stored) */
+	const uint64 *hashes;		/* row hashes of its rows (WideRowHash) */
+	int			nhashes;
+	const WideBlobRef *blobs;	/* blobs its records own */
+	int			nblobs;
+	const WideCell *first;		/* its first record, and its last */
+	const WideCell *last;
+} WidePassedBlock;
 
 typedef struct WideBlockBuilder WideBlockBuilder;
 typedef struct WideSegmentWriter WideSegmentWriter;
@@ -252,6 +283,8 @@ extern void WideSegmentWriterCopyBlobs(WideSegmentWriter *w, Relation src);
 extern void WideSegmentWriterMoveBlobs(WideSegmentWriter *w, BlockNumber from);
 extern void WideSegmentWriterAdd(WideSegmentWriter *w, const WideCell *c,
 								 bool frozen);
+extern void WideSegmentWriterAddBlock(WideSegmentWriter *w,
+									  const WidePassedBlock *pb);
 extern bool WideSegmentWriterFinish(WideSegmentWriter *w, WideRunData *run);
 extern void WideSegmentWriterCopyRun(WideSegmentWriter *w, const WideRunData *src,
 									 WideRunData *run);
@@ -276,6 +309,12 @@ extern WideRawBlock *WideSegmentOpenBlock(Relation rel, const WideSegment *seg,
 										  const WideIndexEntry *e,
 										  WideCacheEntry **pin, bool cache);
 extern void WideSegmentCloseBlock(WideRawBlock *blk, WideCacheEntry *pin);
+extern void WideSegmentLoadDataBlock(Relation rel, const WideSegment *seg,
+									 const WideIndexEntry *e,
+									 WideRawBlock *blk, char **stored);
+extern void WideSegmentFreeDataBlock(WideRawBlock *blk, char *stored);
+extern void WideSegmentCorrupt(Relation rel, const WideSegment *seg,
+							   const char *what, uint64 off);
 extern WideSegIter *WideSegIterBegin(Relation rel, const WideRunData *run,
 									 const WideKeyRange *range);
 extern bool WideSegIterNext(WideSegIter *it, WideCell *cell);

@@ -446,6 +446,48 @@ read_data_block(Relation rel, const WideSegment *seg, const WideIndexEntry *e,
 		pfree(stored);
 }
 
+/*
+ * WideSegmentLoadDataBlock -- data block e of seg, read, checked and
+ * decompressed into *blk as WideSegmentOpenBlock does, but never from or
+ * into a cache, and its stored bytes (palloc'd) into *stored: a
+ * compaction may write them into its output unchanged (blockpass.c).
+ * Free with WideSegmentFreeDataBlock.
+ */
+void
+WideSegmentLoadDataBlock(Relation rel, const WideSegment *seg,
+						 const WideIndexEntry *e, WideRawBlock *blk,
+						 char **stored)
+{
+	const char *why = NULL;
+
+	if (e->offset > seg->stream_len || e->length > seg->stream_len - e->offset)
+		segment_corrupt(rel, seg->segid, "block past the end of the stream", e->offset);
+	*stored = palloc(Max(e->length, 1));
+	WideSegmentReadBytes(rel, seg, e->offset, e->length, *stored);
+	blk->seeks = 0;
+	if (!WideBlockLoadData(*stored, e->length, max_raw(seg, e->offset),
+						   seg->typlen, blk, &why))
+		stream_corrupt(rel, seg, why, e->offset);
+}
+
+/* report damage found at offset off of seg's stream (an ERROR) */
+void
+WideSegmentCorrupt(Relation rel, const WideSegment *seg, const char *what,
+				   uint64 off)
+{
+	stream_corrupt(rel, seg, what, off);
+}
+
+/* release what WideSegmentLoadDataBlock loaded */
+void
+WideSegmentFreeDataBlock(WideRawBlock *blk, char *stored)
+{
+	if (blk->mem != NULL && blk->mem != stored)
+		pfree(blk->mem);
+	pfree(stored);
+	blk->mem = NULL;
+}
+
 /* a cached decoded index block */
 static WideIndex *
 open_index(Relation rel, const WideSegment *seg, const WideIndexEntry *e,
@@ -782,6 +824,7 @@ next_block(WideSegIter *it)
 								it->seg->max_seq + it->seq_base, it->seq_base) ||
 		(uint64) it->bi.ncells != e->ncells)
 		stream_corrupt(it->rel, it->seg, "bad data block", e->offset);
+	it->bi.xmins_frozen = (e->flags & WIDE_INDEX_XMINS_FROZEN) != 0;
 	/*
 	 * The range's first block: start at its first row.  Stepping over the
 	 * rows before it (block.c: WideBlockIterSkipRows) costs half a pass over

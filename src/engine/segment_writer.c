@@ -586,6 +586,92 @@ WideSegmentWriterAdd(WideSegmentWriter *w, const WideCell *c, bool frozen)
 	MemoryContextSwitchTo(old);
 }
 
+/*
+ * WideSegmentWriterAddBlock -- append a whole data block as it is stored in
+ * another segment of this relation (a compaction's input, blockpass.c):
+ * its bytes go into the stream unchanged, its index entry (with the new
+ * offset) into the index block, its rows into the row filter, its blobs
+ * into the segment's.  The caller guarantees what WideSegmentWriterAdd of
+ * its records one by one would need: they all sort after every record
+ * added before (its first row is a new one) and before every record added
+ * after; none stores a sequence number, and none is a tombstone.
+ */
+void
+WideSegmentWriterAddBlock(WideSegmentWriter *w, const WidePassedBlock *pb)
+{
+	MemoryContext old = MemoryContextSwitchTo(w->cxt);
+	const WideIndexEntry *e = pb->entry;
+	const WideCell *last = pb->last;
+	int			i;
+
+	Assert(!w->have_prev ||
+		   WideKeyCompare(w->prev.key, w->prev.keylen,
+						  pb->first->key, pb->first->keylen) < 0);
+	Assert(!(e->flags & WIDE_INDEX_HAS_TOMBSTONES));
+
+	/* the block being built ends here */
+	finish_data_block(w);
+
+	w->cur = *e;
+	w->cur.offset = w->stream_len;
+	w->cur.length = pb->stored_len;
+	w->cur.flags = e->flags & WIDE_INDEX_HAS_LASTCOL;
+	if (pb->xmins_frozen)
+		w->cur.flags |= WIDE_INDEX_XMINS_FROZEN;
+	stream_append(w, pb->stored, pb->stored_len);
+	w->run.raw_bytes += pb->rawlen;
+
+	/* rows for the filter of its index block, blobs now owned by this segment */
+	for (i = 0; i < pb->nhashes; i++)
+	{
+		if (w->nhashes == w->maxhashes)
+		{
+			w->maxhashes *= 2;
+			w->hashes = repalloc(w->hashes, sizeof(uint64) * w->maxhashes);
+		}
+		w->hashes[w->nhashes++] = pb->hashes[i];
+	}
+	for (i = 0; i < pb->nblobs; i++)
+	{
+		if (w->nblobs == w->maxblobs)
+		{
+			w->maxblobs *= 2;
+			w->blobs = repalloc(w->blobs, sizeof(WideBlobRef) * w->maxblobs);
+		}
+		w->blobs[w->nblobs++] = pb->blobs[i];
+	}
+
+	/* its entry, which may end the index block (with its rows) */
+	copy_entry(&w->ientries[w->nientries++], &w->cur, &w->iarena);
+	memset(&w->cur, 0, sizeof(w->cur));
+	w->cur.ts_min = PG_INT64_MAX;
+	w->cur.ts_max = PG_INT64_MIN;
+	if (w->nientries == INDEX_BLOCK_ENTRIES)
+		finish_index_block(w);
+
+	/* run statistics */
+	if (w->run.ncells == 0)
+		appendBinaryStringInfo(&w->lo, pb->first->key, pb->first->keylen);
+	w->run.ncells += e->ncells;
+	w->run.min_seq = Min(w->run.min_seq, pb->seq);
+	w->run.max_seq = Max(w->run.max_seq, pb->seq);
+	resetStringInfo(&w->hi);
+	appendBinaryStringInfo(&w->hi, last->key, last->keylen);
+
+	/*
+	 * the next record added continues after the block's last: its row may
+	 * go on (the next block's index entry then ends with that row unless
+	 * another starts), its column may not (no column of a passed block's
+	 * run has two records)
+	 */
+	resetStringInfo(&w->cur_lastrow);
+	appendBinaryStringInfo(&w->cur_lastrow, last->key, last->keylen);
+	w->cur_has_lastcol = false;
+	w->row_has_tombstone = false;
+	(void) keeps_seq(w, last, false);
+	MemoryContextSwitchTo(old);
+}
+
 /* ----------------------------------------------------------------
  *	Finishing
  * ----------------------------------------------------------------

@@ -30,6 +30,8 @@ extern const WideCell *WideMergeIterNext(WideMergeIter *m);
 extern const WideCell *WideMergeIterNextAfter(WideMergeIter *m,
 											  const WideCell *col);
 extern uint64 WideMergeIterSkipped(const WideMergeIter *m);
+extern const WideCell *WideMergeIterPeekOther(const WideMergeIter *m);
+extern void *WideMergeIterReturnedArg(const WideMergeIter *m);
 
 /* sorter.c: sorting cells in memory */
 typedef struct WideSorter WideSorter;

@@ -1,0 +1,459 @@
+/*-------------------------------------------------------------------------
+ *
+ * blockpass.c
+ *	  A compaction's inputs read block by block: a data block that no other
+ *	  input interleaves with, and that the resolver would keep whole, is
+ *	  written into the output as it is stored (LevelDB's "trivial move", at
+ *	  the grain of a data block).
+ *
+ * Why: a COPY leaves a few dozen runs that VACUUM merges into one; decoding,
+ * resolving and encoding again every record was most of VACUUM's time.  With
+ * time-major input (readings in time order, every host in every run) the
+ * runs overlap as wholes, but each host's stretch of one run lies between
+ * those of the others, so most data blocks hold rows no other input has.
+ *
+ * How: each input is a source of the compaction's merge (iterator.c) that,
+ * before the records of a data block, returns a *marker*: a record with the
+ * block's first row key that sorts before every record of that row.  When
+ * the merge returns a marker, the compaction offers the block
+ * (WidePassSourceOffer).  It is passed when
+ *	- every other input's next record (WideMergeIterPeekOther) is of a row
+ *	  after the block's last row, and every record already merged is of a
+ *	  row before its first: no other record falls among its records;
+ *	- the resolver (resolve.c) would keep each of its records, unchanged:
+ *	  its run has WIDE_RUN_ONE_VERSION (no column has two records, so no
+ *	  version is superseded or collected, within the block or across its
+ *	  ends), it holds no tombstone and no record storing a sequence number
+ *	  (which would be relative to its run), every record is of the live
+ *	  incarnation of a family without an aggregate whose GC policy
+ *	  collects nothing at the block's smallest timestamp (a single version
+ *	  is collected only by age, and an age that spares the oldest record
+ *	  spares all), in both the committed catalog and ours;
+ *	- every xmin it stores was committed and is older than every snapshot
+ *	  (WideRecordVisibleToAll), which is what the resolver freezes: the
+ *	  output's index entry gets WIDE_INDEX_XMINS_FROZEN, and readers take
+ *	  its records as frozen without looking the xmins up (block.c), as
+ *	  PostgreSQL's all-frozen bit spares the heap's VACUUM a rewrite.
+ * Otherwise the block is decoded and its records merged and resolved as
+ * before.  The output's records are those the record-by-record merge would
+ * write, in the same order, with the same keys, timestamps and values;
+ * a passed block's records read with the output's largest sequence
+ * number, which is exact for the same reason as for any record that does
+ * not store one (segment_writer.c): they share coordinates with no other
+ * record of the output.
+ *
+ * Checking a block decodes it once (to hash its rows for the output's row
+ * filter, and to see its families, xmins and blobs); it is compressed
+ * again never.  Crash safety is the compaction's: the output is published
+ * in one metapage record, or its pages are swept.
+ *
+ * IDENTIFICATION
+ *	  src/engine/blockpass.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/transam.h"
+#include "miscadmin.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "engine/format.h"
+#include "engine/cell.h"
+#include "engine/schema.h"
+#include "engine/record.h"
+#include "engine/rules.h"
+#include "engine/segment.h"
+#include "engine/maintenance.h"
+#include "engine/blockpass.h"
+
+bool		wide_compaction_pass_through = true;
+
+struct WidePassSource
+{
+	Relation	rel;
+	const WidePassRules *rules;
+	WideSegment *seg;
+	WideCacheEntry *segpin;
+	uint64		seq_base;
+	uint64		default_seq;	/* what a record storing none reads as */
+	bool		may_pass;		/* run-level conditions hold */
+	MemoryContext cxt;			/* the current block's memory */
+
+	/* position */
+	int			ri;
+	WideIndex  *idx;
+	WideCacheEntry *idxpin;
+	int			ii;
+	bool		done;
+
+	/* the current block */
+	const WideIndexEntry *e;
+	WideRawBlock blk;
+	char	   *stored;
+	bool		loaded;
+	bool		marker;			/* its marker is the source's current record */
+	WideBlockIter bi;
+	StringInfoData first;		/* its first row key */
+};
+
+/*
+ * WidePassRulesInit -- what every offer checks against: the catalogs the
+ * resolver uses, its GC time, the output's value length.
+ */
+void
+WidePassRulesInit(WidePassRules *rules, Relation rel, const WideSchema *schema,
+				  int64 gc_now, bool enabled)
+{
+	memset(rules, 0, sizeof(*rules));
+	rules->schema = schema;
+	rules->current = WideSchemaCopy(rel);
+	rules->gc_now = gc_now;
+	rules->enabled = enabled && wide_compaction_pass_through;
+}
+
+/*
+ * WidePassSourceBegin -- read "run" block by block (a merge source: next
+ * is WidePassSourceNext).
+ */
+WidePassSource *
+WidePassSourceBegin(Relation rel, const WideRunData *run,
+					const WidePassRules *rules)
+{
+	WidePassSource *ps = palloc0(sizeof(WidePassSource));
+
+	ps->rel = rel;
+	ps->rules = rules;
+	ps->seq_base = run->seq_base;
+	ps->seg = WideSegmentOpen(rel, run, &ps->segpin);
+	ps->default_seq = ps->seg->max_seq + run->seq_base;
+	ps->may_pass = rules->enabled &&
+		(run->flags & WIDE_RUN_ONE_VERSION) &&
+		ps->seg->typlen == rules->schema->vallen;
+	ps->cxt = AllocSetContextCreate(CurrentMemoryContext, "wide block pass",
+									ALLOCSET_DEFAULT_SIZES);
+	ps->bi.cxt = CurrentMemoryContext;
+	initStringInfo(&ps->first);
+	return ps;
+}
+
+/* the segment read */
+WideSegment *
+WidePassSourceSegment(WidePassSource *ps)
+{
+	return ps->seg;
+}
+
+static void
+drop_block(WidePassSource *ps)
+{
+	if (ps->loaded)
+	{
+		WideSegmentFreeDataBlock(&ps->blk, ps->stored);
+		ps->loaded = false;
+	}
+	MemoryContextReset(ps->cxt);
+	ps->stored = NULL;
+	ps->e = NULL;
+}
+
+/* (re)start the block's iterator at its first record */
+static void
+start_records(WidePassSource *ps)
+{
+	if (!WideBlockIterInitBlock(&ps->bi, &ps->blk, ps->seg->typlen,
+								ps->default_seq, ps->seq_base) ||
+		(uint64) ps->bi.ncells != ps->e->ncells)
+		WideSegmentCorrupt(ps->rel, ps->seg, "bad data block", ps->e->offset);
+	ps->bi.xmins_frozen = (ps->e->flags & WIDE_INDEX_XMINS_FROZEN) != 0;
+}
+
+/* load the next data block; false at the end of the segment */
+static bool
+load_block(WidePassSource *ps)
+{
+	WideCell	c;
+	MemoryContext old;
+
+	drop_block(ps);
+	for (;;)
+	{
+		if (ps->idx == NULL)
+		{
+			if (ps->ri >= ps->seg->root->n)
+				return false;
+			ps->idx = WideSegmentOpenIndex(ps->rel, ps->seg,
+										   &ps->seg->root->entries[ps->ri],
+										   &ps->idxpin);
+			ps->ii = 0;
+		}
+		if (ps->ii < ps->idx->n)
+			break;
+		WideCacheRelease(ps->idxpin);
+		ps->idxpin = NULL;
+		ps->idx = NULL;
+		ps->ri++;
+	}
+	ps->e = &ps->idx->entries[ps->ii++];
+	old = MemoryContextSwitchTo(ps->cxt);
+	WideSegmentLoadDataBlock(ps->rel, ps->seg, ps->e, &ps->blk, &ps->stored);
+	MemoryContextSwitchTo(old);
+	ps->loaded = true;
+
+	/* its first row key, then back to its start */
+	start_records(ps);
+	if (!WideBlockIterNext(&ps->bi, &c))
+		WideSegmentCorrupt(ps->rel, ps->seg, "bad data block", ps->e->offset);
+	resetStringInfo(&ps->first);
+	appendBinaryStringInfo(&ps->first, c.key, c.keylen);
+	start_records(ps);
+	return true;
+}
+
+/*
+ * WidePassSourceNext -- the merge's source callback: the marker of each
+ * data block, then (unless the block was passed) its records.
+ */
+bool
+WidePassSourceNext(void *arg, WideCell *cell)
+{
+	WidePassSource *ps = (WidePassSource *) arg;
+
+	if (ps->done)
+		return false;
+	/* (a marker not passed: its records follow) */
+	ps->marker = false;
+	for (;;)
+	{
+		if (ps->loaded)
+		{
+			if (WideBlockIterNext(&ps->bi, cell))
+				return true;
+			if (ps->bi.error)
+				WideSegmentCorrupt(ps->rel, ps->seg, "bad data block",
+								   ps->e->offset);
+		}
+		CHECK_FOR_INTERRUPTS();
+		if (!load_block(ps))
+		{
+			drop_block(ps);
+			ps->done = true;
+			return false;
+		}
+
+		/* the marker: sorts before every record of the block's first row */
+		memset(cell, 0, sizeof(*cell));
+		cell->kind = WIDE_KIND_DEL_ROW;
+		cell->key = ps->first.data;
+		cell->keylen = ps->first.len;
+		cell->family = "";
+		cell->qual = "";
+		cell->seq = PG_UINT64_MAX;
+		cell->ts_to = PG_INT64_MAX;
+		cell->xmin = FrozenTransactionId;
+		ps->marker = true;
+		return true;
+	}
+}
+
+/* is the source's current record its block's marker? */
+bool
+WidePassSourceAtMarker(const WidePassSource *ps)
+{
+	return ps->marker;
+}
+
+/* does the resolver keep every record of family famid (of that name) unchanged? */
+static bool
+family_passes(const WidePassRules *rules, const WideCell *c, int64 ts_min)
+{
+	const WideFamily *def = WideSchemaFindFamily(rules->schema, c->family,
+												 c->famlen);
+	const WideFamily *cur;
+
+	if (def == NULL || def->id != c->famid || def->aggregate != WIDE_AGG_NONE ||
+		WideGCCollects(def, 0, ts_min, rules->gc_now, true))
+		return false;
+	cur = WideSchemaFindFamily(rules->current, c->family, c->famlen);
+	if (cur != NULL && cur->id == c->famid &&
+		(cur->aggregate != WIDE_AGG_NONE ||
+		 WideGCCollects(cur, 0, ts_min, rules->gc_now, true)))
+		return false;
+	return true;
+}
+
+/*
+ * survey -- may the block be passed as it is?  Fills in pb (its rows'
+ * hashes, blobs, first and last records) if so; the block's iterator is
+ * back at its start either way.
+ */
+static bool
+survey(WidePassSource *ps, WidePassedBlock *pb, WideCell *first, WideCell *last,
+	   StringInfo lastbuf)
+{
+	const WidePassRules *rules = ps->rules;
+	WideBlockIter *bi = &ps->bi;
+	MemoryContext old = MemoryContextSwitchTo(ps->cxt);
+	uint64	   *hashes = palloc(sizeof(uint64) * Max(ps->e->ncells, 1));
+	int			nhashes = 0;
+	WideBlobRef *blobs = NULL;
+	int			nblobs = 0;
+	int			maxblobs = 0;
+	uint32		famid_ok = 0;
+	bool		have_famid = false;
+	TransactionId xmin_ok = InvalidTransactionId;
+	bool		any_xmin = false;
+	bool		ok = true;
+	WideCell	c;
+	uint64		n = 0;
+
+	while (ok && WideBlockIterNext(bi, &c))
+	{
+		if (WIDE_KIND_IS_TOMBSTONE(c.kind) || bi->nseq > 0)
+		{
+			ok = false;
+			break;
+		}
+		if (!have_famid || c.famid != famid_ok)
+		{
+			if (!family_passes(rules, &c, ps->e->ts_min))
+			{
+				ok = false;
+				break;
+			}
+			famid_ok = c.famid;
+			have_famid = true;
+		}
+		if (TransactionIdIsNormal(c.xmin))
+		{
+			any_xmin = true;
+			if (c.xmin != xmin_ok)
+			{
+				if (!WideRecordVisibleToAll(ps->rel, &c))
+				{
+					ok = false;
+					break;
+				}
+				xmin_ok = c.xmin;
+			}
+		}
+		if (n == 0 || !(c.same & WIDE_SAME_ROW))
+			hashes[nhashes++] = WideRowHash(c.key, c.keylen);
+		if (c.flags & WIDE_REC_VALUE_BLOB)
+		{
+			if (nblobs == maxblobs)
+			{
+				maxblobs = Max(16, 2 * maxblobs);
+				blobs = blobs ? repalloc(blobs, sizeof(WideBlobRef) * maxblobs) :
+					palloc(sizeof(WideBlobRef) * maxblobs);
+			}
+			blobs[nblobs++] = c.blob;
+		}
+		if (n == 0)
+			*first = c;
+		*last = c;
+		n++;
+	}
+	if (bi->error)
+		WideSegmentCorrupt(ps->rel, ps->seg, "bad data block", ps->e->offset);
+	if (ok && n != ps->e->ncells)
+		WideSegmentCorrupt(ps->rel, ps->seg, "bad data block", ps->e->offset);
+	if (ok)
+	{
+		/* the last record's coordinates, out of the iterator's buffers */
+		resetStringInfo(lastbuf);
+		appendBinaryStringInfo(lastbuf, last->key, last->keylen);
+		appendBinaryStringInfo(lastbuf, last->family, last->famlen);
+		appendBinaryStringInfo(lastbuf, last->qual, last->quallen);
+		last->key = lastbuf->data;
+		last->family = lastbuf->data + last->keylen;
+		last->qual = lastbuf->data + last->keylen + last->famlen;
+		last->value = NULL;
+		last->key_datum = last->qual_datum = last->value_datum = NULL;
+		first->key = ps->first.data;	/* (its row key is all that is used) */
+		first->keylen = ps->first.len;
+
+		pb->entry = ps->e;
+		pb->stored = ps->stored;
+		pb->stored_len = ps->e->length;
+		pb->rawlen = ps->blk.len;
+		pb->xmins_frozen = any_xmin || (ps->e->flags & WIDE_INDEX_XMINS_FROZEN);
+		pb->seq = ps->default_seq;
+		pb->hashes = hashes;
+		pb->nhashes = nhashes;
+		pb->blobs = blobs;
+		pb->nblobs = nblobs;
+		pb->first = first;
+		pb->last = last;
+	}
+	MemoryContextSwitchTo(old);
+	if (!ok)
+		start_records(ps);
+	return ok;
+}
+
+/*
+ * WidePassSourceOffer -- the merge returned the marker of ps's block:
+ * write the block into w as it is if it may be (see the top), after what
+ * the resolver holds back; else leave it to be merged record by record
+ * (its records are the source's next).  "other" is the smallest next
+ * record of the other inputs (NULL: none), "merged" the row key of the
+ * last record merged so far (len -1: none); a passed block's last row
+ * replaces it.  Returns true if the block was passed.
+ */
+bool
+WidePassSourceOffer(WidePassSource *ps, const WideCell *other,
+					StringInfo merged, bool have_merged,
+					WideResolver *resolver, WideSegmentWriter *w,
+					WidePassStats *stats)
+{
+	const WideIndexEntry *e = ps->e;
+	WidePassedBlock pb;
+	WideCell	first,
+				last;
+	StringInfoData lastbuf;
+
+	Assert(ps->marker && ps->loaded);
+	if (!ps->may_pass || (e->flags & WIDE_INDEX_HAS_TOMBSTONES) ||
+		(other != NULL &&
+		 WideKeyCompare(other->key, other->keylen, e->lastrow, e->lastrowlen) <= 0) ||
+		(have_merged &&
+		 WideKeyCompare(merged->data, merged->len, ps->first.data, ps->first.len) >= 0))
+	{
+		stats->merged++;
+		return false;
+	}
+	initStringInfo(&lastbuf);
+	if (!survey(ps, &pb, &first, &last, &lastbuf))
+	{
+		pfree(lastbuf.data);
+		stats->merged++;
+		return false;
+	}
+	WideResolverFlush(resolver);
+	WideSegmentWriterAddBlock(w, &pb);
+	resetStringInfo(merged);
+	appendBinaryStringInfo(merged, e->lastrow, e->lastrowlen);
+	pfree(lastbuf.data);
+	stats->passed++;
+	stats->passed_cells += e->ncells;
+
+	/* done with the block: the source goes on with the next one */
+	drop_block(ps);
+	return true;
+}
+
+/*
+ * WidePassSourceEnd -- release the source.
+ */
+void
+WidePassSourceEnd(WidePassSource *ps)
+{
+	drop_block(ps);
+	WideBlockIterEnd(&ps->bi);
+	WideCacheRelease(ps->idxpin);
+	WideCacheRelease(ps->segpin);
+	MemoryContextDelete(ps->cxt);
+	pfree(ps);
+}
