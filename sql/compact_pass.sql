@@ -30,24 +30,24 @@ BEGIN
     tbl, k, k, k, k);
 END $$;
 SELECT pg_temp.load('cp', 0), pg_temp.load('cp_twin', 0);
-SELECT wide.compact('cp'), wide.compact('cp_twin');
+SELECT FROM wide.compact('cp') a, wide.compact('cp_twin') b;
 SELECT pg_temp.load('cp', 1), pg_temp.load('cp_twin', 1);
-SELECT wide.compact('cp'), wide.compact('cp_twin');
+SELECT FROM wide.compact('cp') a, wide.compact('cp_twin') b;
 SELECT pg_temp.load('cp', 2), pg_temp.load('cp_twin', 2);
-SELECT wide.compact('cp'), wide.compact('cp_twin');
+SELECT FROM wide.compact('cp') a, wide.compact('cp_twin') b;
 -- a second version of some cells of v, in a later run
 INSERT INTO cp SELECT 'host_' || lpad(h::text, 3, '0') || '#' || 1005, 'v', 'm1',
        timestamptz '2030-01-01' + 5 * interval '10 s', 'new' FROM generate_series(1, 40, 2) h;
 INSERT INTO cp_twin SELECT 'host_' || lpad(h::text, 3, '0') || '#' || 1005, 'v', 'm1',
        timestamptz '2030-01-01' + 5 * interval '10 s', 'new' FROM generate_series(1, 40, 2) h;
-SELECT wide.compact('cp'), wide.compact('cp_twin');
+SELECT FROM wide.compact('cp') a, wide.compact('cp_twin') b;
 SELECT wide.drop_family('cp', 'gone'), wide.drop_family('cp_twin', 'gone');
 SELECT count(*) AS runs FROM wide.runs('cp');
 
 -- every run into one: passing blocks through, and not
-SELECT wide.compact('cp', major => true);
+SELECT FROM wide.compact('cp', major => true);
 SET wide.compaction_pass_through = off;
-SELECT wide.compact('cp_twin', major => true);
+SELECT FROM wide.compact('cp_twin', major => true);
 RESET wide.compaction_pass_through;
 SELECT (SELECT count(*) FROM cp) AS cells, (SELECT count(*) FROM cp_twin) AS twin_cells;
 SELECT count(*) AS only_in_cp FROM (TABLE cp EXCEPT ALL TABLE cp_twin) x;
@@ -69,9 +69,9 @@ SELECT count(*) FROM generate_series(1, 40, 3) h, generate_series(0, 399, 37) s,
 VACUUM cp;
 VACUUM cp_twin;
 SELECT pg_temp.load('cp', 4), pg_temp.load('cp_twin', 4);
-SELECT wide.compact('cp', major => true);
+SELECT FROM wide.compact('cp', major => true);
 SET wide.compaction_pass_through = off;
-SELECT wide.compact('cp_twin', major => true);
+SELECT FROM wide.compact('cp_twin', major => true);
 RESET wide.compaction_pass_through;
 SELECT count(*) AS only_in_cp FROM (TABLE cp EXCEPT ALL TABLE cp_twin) x;
 SELECT count(*) AS only_in_twin FROM (TABLE cp_twin EXCEPT ALL TABLE cp) x;

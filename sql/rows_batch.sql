@@ -35,7 +35,7 @@ INSERT INTO bc SELECT lpad(host::text, 3, '0') || '#' || extract(epoch FROM time
 -- a row only the other family and the extra qualifier have: no reading
 INSERT INTO bc VALUES ('003#1577836805', 'o', 'a', '2020-01-01', 1),
                       ('003#1577836805', 'm', 'a_extra', '2020-01-01', 1);
-SELECT wide.compact('bc', major => true);
+SELECT FROM wide.compact('bc', major => true);
 SELECT count(*) AS runs FROM wide.runs('bc');
 
 CREATE FUNCTION same(q text) RETURNS boolean LANGUAGE plpgsql AS $$
@@ -98,7 +98,7 @@ SELECT wide.create_family('nc', 'm');
 CREATE FOREIGN TABLE nrow (id int4 OPTIONS (width '6') NOT NULL, x float8)
   SERVER wide_rows OPTIONS (cells 'nc', family 'm', key 'id');
 INSERT INTO nrow SELECT i, i % 97 FROM generate_series(1, 20000) i;
-SELECT wide.compact('nc', major => true);
+SELECT FROM wide.compact('nc', major => true);
 SELECT count(*), sum(x), count(*) FILTER (WHERE x > 90), min(id), max(id) FROM nrow;
 SELECT count(*), sum(id) FROM nrow WHERE x > 90;
 SELECT * FROM counters('SELECT * FROM nrow WHERE x > 90');

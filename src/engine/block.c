@@ -1240,7 +1240,14 @@ WideBlockIterRowBatch(WideBlockIter *it, const WideRowBatchSpec *spec,
 			goto bad;
 		flags = (uint8) *k;
 		kind = flags & F_KIND;
-		if (kind != WIDE_KIND_PUT || (flags & F_HAS_XMIN))
+		/*
+		 * (a block whose index entry says its xmins are frozen: their
+		 * xmin/cmin are stepped over below, as long as no record of it also
+		 * stores a sequence number, which would interleave with them)
+		 */
+		if (kind != WIDE_KIND_PUT ||
+			((flags & F_HAS_XMIN) && !it->xmins_frozen) ||
+			((flags & F_HAS_SEQ) && it->xmins_frozen))
 			break;				/* (for WideBlockIterNext) */
 		if (flags & F_NEW_ROW)
 		{
@@ -1421,6 +1428,8 @@ WideBlockIterRowBatch(WideBlockIter *it, const WideRowBatchSpec *spec,
 		}
 		if (flags & F_HAS_SEQ)
 			nseq++;
+		if (flags & F_HAS_XMIN)
+			nseq += 2;			/* xmins frozen: two varints to step over */
 
 		/* what the caller's filter keeps, then what the reader returns */
 		if (!fam_match)
@@ -1482,8 +1491,17 @@ WideBlockIterRowBatch(WideBlockIter *it, const WideRowBatchSpec *spec,
 			it->ts = (int64) ((uint64) it->ts - ts_delta(it, delta));
 		}
 	}
-	/* sequence numbers (frozen records have no xmin) */
+	/*
+	 * sequence numbers (frozen records have no xmin); in a block whose
+	 * xmins are frozen, nseq counts the stored xmins' varints instead
+	 */
 	a = it->a;
+	if (it->xmins_frozen)
+	{
+		if (!(a = skip_varints(a, it->aend, nseq)))
+			goto bad;
+		nseq = 0;
+	}
 	for (uint64 j = 0; j < nseq; j++)
 	{
 		int64		delta;

@@ -42,7 +42,7 @@ for my $k (0 .. 4)
 			  FROM generate_series(1, 10) h, generate_series(0, 499) s, generate_series(1, 4) q;
 			INSERT INTO $tbl SELECT 'host_' || lpad(h::text, 3, '0') || '#' || (1000000 + $k * 500),
 			       'f', 'x', $k, $k FROM generate_series(1, 10, 3) h;
-			SELECT wide.compact('$tbl');
+			SELECT FROM wide.compact('$tbl');
 		});
 	}
 }
@@ -62,7 +62,7 @@ cmp_ok($node->safe_psql('postgres', "SELECT count(*) FROM wide.runs('t')"), '>='
 
 # killed just before the pass-through merge is published
 my ($ret, $out, $err) = $node->psql('postgres',
-	"SET wide.debug_crash = 'compact_pass'; SELECT wide.compact('t', major => true)");
+	"SET wide.debug_crash = 'compact_pass'; SELECT FROM wide.compact('t', major => true)");
 ok($node->log_contains(qr/wide.debug_crash: killing this backend at "compact_pass"/),
 	'the backend was killed after passing blocks through, before publishing');
 $node->poll_query_until('postgres', 'SELECT true') or die 'server did not restart';
@@ -73,13 +73,13 @@ is($node->safe_psql('postgres', "SELECT count(*) FROM wide.verify('t')"), '0',
 # the merge itself, with and without passing blocks through
 my $log_offset = -s $node->logfile;
 $node->safe_psql('postgres',
-	"SET log_min_messages = debug1; SELECT wide.compact('t', major => true)");
+	"SET log_min_messages = debug1; SELECT FROM wide.compact('t', major => true)");
 my $log = slurp_file($node->logfile, $log_offset);
 my ($passed, $merged) = $log =~ /compaction of \d+ runs passed (\d+) data blocks \(\d+ records\) through, merged (\d+)/;
 ok(defined $passed && $passed > 128 && $passed > $merged,
 	'most data blocks passed through (' . ($passed // 'none') . ' passed, ' . ($merged // '?') . ' merged)');
 $node->safe_psql('postgres',
-	"SET wide.compaction_pass_through = off; SELECT wide.compact('twin', major => true)");
+	"SET wide.compaction_pass_through = off; SELECT FROM wide.compact('twin', major => true)");
 is(content('t'), $expect, 'passed through: the same cells');
 is(content('twin'), $expect, 'merged record by record: the same cells');
 is($node->safe_psql('postgres', q{
@@ -105,9 +105,9 @@ $node->safe_psql('postgres', q{
 	INSERT INTO twin SELECT 'host_' || lpad(h::text, 3, '0') || '#' || 1000001, 'cpu', 'm1', 1000001, -1
 	  FROM generate_series(1, 10) h;
 	VACUUM t; VACUUM twin;
-	SELECT wide.compact('t', major => true);
+	SELECT FROM wide.compact('t', major => true);
 	SET wide.compaction_pass_through = off;
-	SELECT wide.compact('twin', major => true);
+	SELECT FROM wide.compact('twin', major => true);
 });
 is(content('t'), content('twin'), 'after overwriting some cells and merging again: the same cells');
 is($node->safe_psql('postgres', "SELECT count(*) FROM t WHERE value = -1"), '10',
