@@ -13,8 +13,11 @@
 #
 #     psql -h /tmp/wide-demo -p 54329 -U postgres
 #
-# Run it again to start over (the old server is stopped and its data
-# removed); stop the server with
+# Where wide-bigtable was built (gRPC C++ installed), it is started too,
+# on WIDE_DEMO_GRPC_PORT (default 8086), and its address printed: Bigtable
+# clients and cbt read and write the same tables (docs/grpc.md).
+# Run it again to start over (the old servers are stopped and the data
+# removed); stop them with
 #     examples/demo.sh stop
 # Run only some examples: examples/demo.sh 01 03   (by number).
 # WIDE_DEMO_DIR and WIDE_DEMO_PORT move the server elsewhere.
@@ -24,7 +27,12 @@ source "$(dirname "$0")/../test/lib.sh"
 
 DEMO=${WIDE_DEMO_DIR:-/tmp/wide-demo}
 PORT=${WIDE_DEMO_PORT:-54329}
+GRPC_PORT=${WIDE_DEMO_GRPC_PORT:-8086}
 
+if [ -f "$DEMO/wide-bigtable.pid" ]; then
+	kill "$(cat "$DEMO/wide-bigtable.pid")" 2>/dev/null || true
+	rm -f "$DEMO/wide-bigtable.pid"
+fi
 if [ -f "$DEMO/data/postmaster.pid" ]; then
 	stop_cluster "$DEMO"
 fi
@@ -61,8 +69,29 @@ for f in "$WIDE_ROOT"/examples/[0-9][0-9]_*.sql; do
 	log "example $name: done in $((SECONDS - t0)) s, every check passed"
 done
 
+# the gRPC front-end over the same database, where it was built
+GRPC_NOTE="   wide-bigtable not built (it needs libgrpc++-dev protobuf-compiler-grpc libpq-dev)"
+if [ -x "$PG_BINDIR/wide-bigtable" ]; then
+	nohup "$PG_BINDIR/wide-bigtable" --port "$GRPC_PORT" \
+		--dsn "host=$DEMO port=$PORT user=postgres dbname=postgres" > "$DEMO/wide-bigtable.log" 2>&1 &
+	echo $! > "$DEMO/wide-bigtable.pid"
+	for _ in $(seq 1 100); do
+		grep -q 'listening on' "$DEMO/wide-bigtable.log" && break
+		sleep 0.1
+	done
+	GRPC_ADDR=$(sed -n 's/.*listening on \(.*\)$/\1/p' "$DEMO/wide-bigtable.log")
+	if [ -n "$GRPC_ADDR" ]; then
+		GRPC_NOTE="   wide-bigtable (Bigtable's gRPC API) listens on $GRPC_ADDR:
+     export BIGTABLE_EMULATOR_HOST=$GRPC_ADDR; echo '{}' > /tmp/nocreds.json
+     cbt -project p -instance i -creds /tmp/nocreds.json read metric count=3"
+	else
+		GRPC_NOTE="   wide-bigtable did not start: $(tail -1 "$DEMO/wide-bigtable.log")"
+	fi
+fi
+
 log "done in $((SECONDS - start)) s.  wide is running: psql -h $DEMO -p $PORT -U postgres
    the tables: quote, trade, metric, current_metric, sensor, sensor_20170726, cpu_rows (a row form), cpu_heap,
    balloon_col, balloon_cell, balloon_row, balloon_json, hot_trade_salted,
    donations, donors (and views quote_wide, trade_wide, balloon_row_wide)
+$GRPC_NOTE
    stop it: examples/demo.sh stop"

@@ -125,10 +125,10 @@ public:
 
 	Status CreateTable(ServerContext *, const CreateTableRequest *req, Table *resp) override
 	{
-		std::string table;
 		Status st = parse_instance_name(req->parent());
+		TableCall c(pool_, req->parent() + "/tables/" + req->table_id());
 		if (st.ok())
-			st = parse_table_name(req->parent() + "/tables/" + req->table_id(), &table);
+			st = c.status();
 		if (!st.ok())
 			return st;
 		// check every family before anything is created
@@ -145,10 +145,9 @@ public:
 				return st;
 			fams.push_back({f.first, gc, agg});
 		}
-		Conn c(pool_);
-		if (!c.ok())
-			return c.status();
-		std::string tbl = qualified_table(c.get(), c.config().schema, table);
+		if (!(st = c.open()).ok())
+			return st;
+		const std::string &tbl = c.qualified();
 		st = exec(c.get(), "BEGIN");
 		if (st.ok())
 			st = exec(c.get(), "CREATE TABLE " + tbl + TABLE_COLUMNS);
@@ -161,7 +160,7 @@ public:
 			exec(c.get(), "ROLLBACK");
 		if (!st.ok())
 			return st;
-		return describe(c.get(), req->parent() + "/tables/" + table, table, Table::SCHEMA_VIEW, resp);
+		return describe(c.get(), req->parent() + "/tables/" + c.id(), c.id(), Table::SCHEMA_VIEW, resp);
 	}
 
 	Status ListTables(ServerContext *, const ListTablesRequest *req, ListTablesResponse *resp) override
@@ -195,29 +194,27 @@ public:
 
 	Status GetTable(ServerContext *, const GetTableRequest *req, Table *resp) override
 	{
-		std::string table;
-		Status st = parse_table_name(req->name(), &table);
+		TableCall c(pool_, req->name());
+		Status st = c.status();
 		if (!st.ok())
 			return st;
-		Conn c(pool_);
-		if (!c.ok())
-			return c.status();
-		return describe(c.get(), req->name(), table, req->view(), resp);
+		if (!(st = c.open()).ok())
+			return st;
+		return describe(c.get(), req->name(), c.id(), req->view(), resp);
 	}
 
 	Status DeleteTable(ServerContext *, const DeleteTableRequest *req, google::protobuf::Empty *) override
 	{
-		std::string table;
-		Status st = parse_table_name(req->name(), &table);
+		TableCall c(pool_, req->name());
+		Status st = c.status();
 		if (!st.ok())
 			return st;
-		Conn c(pool_);
-		if (!c.ok())
-			return c.status();
-		std::string tbl = qualified_table(c.get(), c.config().schema, table);
+		if (!(st = c.open()).ok())
+			return st;
+		const std::string &tbl = c.qualified();
 		st = exec(c.get(), "BEGIN");
 		if (st.ok())
-			st = check_wide(c.get(), table);
+			st = check_wide(c.get(), c.id());
 		if (st.ok())
 			st = exec(c.get(), "DROP TABLE " + tbl);
 		if (st.ok())
@@ -229,8 +226,8 @@ public:
 
 	Status ModifyColumnFamilies(ServerContext *, const ModifyColumnFamiliesRequest *req, Table *resp) override
 	{
-		std::string table;
-		Status st = parse_table_name(req->name(), &table);
+		TableCall c(pool_, req->name());
+		Status st = c.status();
 		if (!st.ok())
 			return st;
 		if (req->modifications().empty())
@@ -243,13 +240,12 @@ public:
 			if (!st.ok())
 				return st;
 		}
-		Conn c(pool_);
-		if (!c.ok())
-			return c.status();
-		std::string tbl = qualified_table(c.get(), c.config().schema, table);
+		if (!(st = c.open()).ok())
+			return st;
+		const std::string &tbl = c.qualified();
 		st = exec(c.get(), "BEGIN");
 		if (st.ok())
-			st = check_wide(c.get(), table);
+			st = check_wide(c.get(), c.id());
 		for (const auto &m : req->modifications())
 		{
 			if (!st.ok())
@@ -291,13 +287,13 @@ public:
 			exec(c.get(), "ROLLBACK");
 		if (!st.ok())
 			return st;
-		return describe(c.get(), req->name(), table, Table::SCHEMA_VIEW, resp);
+		return describe(c.get(), req->name(), c.id(), Table::SCHEMA_VIEW, resp);
 	}
 
 	Status DropRowRange(ServerContext *, const DropRowRangeRequest *req, google::protobuf::Empty *) override
 	{
-		std::string table;
-		Status st = parse_table_name(req->name(), &table);
+		TableCall c(pool_, req->name());
+		Status st = c.status();
 		if (!st.ok())
 			return st;
 		if (req->target_case() == DropRowRangeRequest::TARGET_NOT_SET ||
@@ -305,11 +301,10 @@ public:
 			return Status(StatusCode::INVALID_ARGUMENT, "give row_key_prefix or delete_all_data_from_table");
 		if (req->has_row_key_prefix() && req->row_key_prefix().empty())
 			return Status(StatusCode::INVALID_ARGUMENT, "row_key_prefix must not be empty");
-		Conn c(pool_);
-		if (!c.ok())
-			return c.status();
-		std::string tbl = qualified_table(c.get(), c.config().schema, table);
-		st = check_wide(c.get(), table);
+		if (!(st = c.open()).ok())
+			return st;
+		const std::string &tbl = c.qualified();
+		st = check_wide(c.get(), c.id());
 		if (!st.ok())
 			return st;
 		if (req->has_delete_all_data_from_table())

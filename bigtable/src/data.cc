@@ -168,8 +168,8 @@ public:
 
 	Status ReadRows(ServerContext *ctx, const ReadRowsRequest *req, ServerWriter<ReadRowsResponse> *w) override
 	{
-		std::string table;
-		Status st = parse_table_name(req->table_name(), &table);
+		TableCall c(pool_, req->table_name());
+		Status st = c.status();
 		if (!st.ok())
 			return st;
 		if (req->rows_limit() < 0)
@@ -207,10 +207,9 @@ public:
 				return st;
 			args += arg(p, "filter", filter, "jsonb");
 		}
-		Conn c(pool_);
-		if (!c.ok())
-			return c.status();
-		std::string tbl = qualified_table(c.get(), c.config().schema, table);
+		if (!(st = c.open()).ok())
+			return st;
+		const std::string &tbl = c.qualified();
 		std::string sql = labels
 			? "SELECT (r.cell).row_key, (r.cell).family, (r.cell).qualifier, (r.cell).ts, (r.cell).value,"
 			  " array_to_string(r.labels, ',') FROM wide.read_rows_labeled(NULL::" + tbl + args + ") r"
@@ -259,7 +258,7 @@ public:
 				result = result_status(c.get(), r);
 				const char *state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
 				if (state && strcmp(state, "42704") == 0 && result.error_message().rfind("type ", 0) == 0)
-					result = Status(StatusCode::NOT_FOUND, "table \"" + table + "\" not found");
+					result = Status(StatusCode::NOT_FOUND, "table \"" + c.id() + "\" not found");
 				stopped = true;
 			}
 		}
@@ -271,15 +270,14 @@ public:
 	Status SampleRowKeys(ServerContext *, const SampleRowKeysRequest *req,
 						 ServerWriter<SampleRowKeysResponse> *w) override
 	{
-		std::string table;
-		Status st = parse_table_name(req->table_name(), &table);
+		TableCall c(pool_, req->table_name());
+		Status st = c.status();
 		if (!st.ok())
 			return st;
-		Conn c(pool_);
-		if (!c.ok())
-			return c.status();
+		if (!(st = c.open()).ok())
+			return st;
 		Params p;
-		p.text(qualified_table(c.get(), c.config().schema, table));
+		p.text(c.qualified());
 		Result r(p.exec(c.get(), "SELECT row_key, offset_bytes FROM wide.sample_row_keys($1::regclass)", 1));
 		st = result_status(c.get(), r.get());
 		if (!st.ok())
@@ -297,19 +295,19 @@ public:
 
 	Status MutateRow(ServerContext *, const MutateRowRequest *req, MutateRowResponse *) override
 	{
-		std::string table, muts;
-		Status st = parse_table_name(req->table_name(), &table);
+		std::string muts;
+		TableCall c(pool_, req->table_name());
+		Status st = c.status();
 		if (st.ok())
 			st = check_key(req->row_key());
 		if (st.ok())
 			st = mutations_json(req->mutations(), &muts);
 		if (!st.ok())
 			return st;
-		Conn c(pool_);
-		if (!c.ok())
-			return c.status();
+		if (!(st = c.open()).ok())
+			return st;
 		Params p;
-		p.text(qualified_table(c.get(), c.config().schema, table));
+		p.text(c.qualified());
 		p.bytes(req->row_key());
 		p.text(muts);
 		Result r(p.exec(c.get(), "SELECT wide.mutate_row($1::regclass, $2::bytea, $3::jsonb)", 1));
@@ -318,8 +316,8 @@ public:
 
 	Status MutateRows(ServerContext *, const MutateRowsRequest *req, ServerWriter<MutateRowsResponse> *w) override
 	{
-		std::string table;
-		Status st = parse_table_name(req->table_name(), &table);
+		TableCall c(pool_, req->table_name());
+		Status st = c.status();
 		if (!st.ok())
 			return st;
 		if (req->entries().empty())
@@ -345,11 +343,10 @@ public:
 		std::map<int, Status> failed;
 		if (any)
 		{
-			Conn c(pool_);
-			if (!c.ok())
-				return c.status();
+			if (!(st = c.open()).ok())
+				return st;
 			Params p;
-			p.text(qualified_table(c.get(), c.config().schema, table));
+			p.text(c.qualified());
 			p.text(entries);
 			Result r(p.exec(c.get(), "SELECT idx, state, message FROM "
 							"pg_temp.wide_bigtable_mutate_rows($1::regclass, $2::jsonb)", 0));
@@ -381,9 +378,10 @@ public:
 	Status CheckAndMutateRow(ServerContext *, const CheckAndMutateRowRequest *req,
 							 CheckAndMutateRowResponse *resp) override
 	{
-		std::string table, pred, on_true, on_false;
+		std::string pred, on_true, on_false;
 		bool labels;
-		Status st = parse_table_name(req->table_name(), &table);
+		TableCall c(pool_, req->table_name());
+		Status st = c.status();
 		if (st.ok())
 			st = check_key(req->row_key());
 		if (st.ok() && req->has_predicate_filter())
@@ -394,11 +392,10 @@ public:
 			st = mutations_json(req->false_mutations(), &on_false);
 		if (!st.ok())
 			return st;
-		Conn c(pool_);
-		if (!c.ok())
-			return c.status();
+		if (!(st = c.open()).ok())
+			return st;
 		Params p;
-		p.text(qualified_table(c.get(), c.config().schema, table));
+		p.text(c.qualified());
 		p.bytes(req->row_key());
 		pred.empty() ? p.null() : p.text(pred);
 		on_true.empty() ? p.null() : p.text(on_true);
@@ -415,8 +412,8 @@ public:
 	Status ReadModifyWriteRow(ServerContext *, const ReadModifyWriteRowRequest *req,
 							  ReadModifyWriteRowResponse *resp) override
 	{
-		std::string table;
-		Status st = parse_table_name(req->table_name(), &table);
+		TableCall c(pool_, req->table_name());
+		Status st = c.status();
 		if (st.ok())
 			st = check_key(req->row_key());
 		if (st.ok() && req->rules().empty())
@@ -426,10 +423,9 @@ public:
 				st = Status(StatusCode::INVALID_ARGUMENT, "a rule sets neither append_value nor increment_amount");
 		if (!st.ok())
 			return st;
-		Conn c(pool_);
-		if (!c.ok())
-			return c.status();
-		std::string tbl = qualified_table(c.get(), c.config().schema, table);
+		if (!(st = c.open()).ok())
+			return st;
+		const std::string &tbl = c.qualified();
 		Result r(PQexec(c.get(), "BEGIN"));
 		st = result_status(c.get(), r.get());
 		// family -> qualifier -> (ts, value): a later rule on a cell wins
@@ -450,10 +446,26 @@ public:
 				sql += arg(p, "increment", std::to_string(rule.increment_amount()), "int8");
 			r.reset(p.exec(c.get(), sql + ")", 1));
 			st = result_status(c.get(), r.get());
-			if (st.ok() && PQntuples(r.get()) == 1)
-				cells[std::string(PQgetvalue(r.get(), 0, 1), PQgetlength(r.get(), 0, 1))]
-					 [std::string(PQgetvalue(r.get(), 0, 2), PQgetlength(r.get(), 0, 2))] =
-					{ts_micros(r.get(), 3), std::string(PQgetvalue(r.get(), 0, 4), PQgetlength(r.get(), 0, 4))};
+			if (!st.ok() || PQntuples(r.get()) != 1)
+				continue;
+			std::string fam(PQgetvalue(r.get(), 0, 1), PQgetlength(r.get(), 0, 1));
+			std::string qual(PQgetvalue(r.get(), 0, 2), PQgetlength(r.get(), 0, 2));
+			std::string val(PQgetvalue(r.get(), 0, 4), PQgetlength(r.get(), 0, 4));
+			int64_t ts = ts_micros(r.get(), 3);
+			// wide's function stamps the new cell max(now, the old cell's ts) in
+			// microseconds; Bigtable in milliseconds, one time for the whole
+			// request.  The cell moves, in the same transaction, to the next
+			// millisecond (not below the old cell, so still the newest), or to
+			// the time an earlier rule of the request gave the same cell:
+			// then it replaces that cell, and two rules on one cell leave one
+			// cell, as on Bigtable.
+			auto f = cells.find(fam);
+			bool again = f != cells.end() && f->second.count(qual);
+			int64_t to = again ? f->second[qual].first
+							   : ts % 1000 == 0 ? ts : ts >= 0 ? ts + (1000 - ts % 1000) : ts - ts % 1000;
+			if (to != ts)
+				st = move_cell(c, req->row_key(), fam, qual, ts, to, val);
+			cells[fam][qual] = {to, val};
 		}
 		r.reset(PQexec(c.get(), st.ok() ? "COMMIT" : "ROLLBACK"));
 		if (st.ok())
@@ -493,6 +505,34 @@ public:
 #include "unimplemented_data.inc"
 
 private:
+	// moves the cell (row, fam, qual, from) to the time to: a DeleteFromColumn
+	// of its microsecond and a SetCell, in one mutate_row
+	static Status move_cell(TableCall &c, const std::string &row, const std::string &fam,
+							const std::string &qual, int64_t from, int64_t to, const std::string &val)
+	{
+		google::protobuf::RepeatedPtrField<Mutation> ms;
+		auto *d = ms.Add()->mutable_delete_from_column();
+		d->set_family_name(fam);
+		d->set_column_qualifier(qual);
+		d->mutable_time_range()->set_start_timestamp_micros(from);
+		d->mutable_time_range()->set_end_timestamp_micros(from + 1);
+		auto *set = ms.Add()->mutable_set_cell();
+		set->set_family_name(fam);
+		set->set_column_qualifier(qual);
+		set->set_timestamp_micros(to);
+		set->set_value(val);
+		std::string json;
+		Status st = mutations_json(ms, &json);
+		if (!st.ok())
+			return st;
+		Params p;
+		p.text(c.qualified());
+		p.bytes(row);
+		p.text(json);
+		Result r(p.exec(c.get(), "SELECT wide.mutate_row($1::regclass, $2::bytea, $3::jsonb)", 1));
+		return result_status(c.get(), r.get());
+	}
+
 	static Status check_key(const std::string &key)
 	{
 		if (key.empty())

@@ -331,6 +331,27 @@ qualified_table(PGconn *conn, const std::string &schema, const std::string &tabl
 	return q;
 }
 
+TableCall::TableCall(Pool &pool, const std::string &resource) : pool_(pool)
+{
+	status_ = parse_table_name(resource, &id_);
+}
+
+grpc::Status
+TableCall::open()
+{
+	if (!status_.ok())
+		return status_;
+	conn_.reset(new Conn(pool_));
+	if (!conn_->ok())
+	{
+		status_ = conn_->status();
+		conn_.reset();
+		return status_;
+	}
+	qualified_ = qualified_table(conn_->get(), pool_.config().schema, id_);
+	return status_;
+}
+
 int64_t
 get_int64(const char *p)
 {

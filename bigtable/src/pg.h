@@ -5,6 +5,7 @@
 #pragma once
 
 #include <condition_variable>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -58,6 +59,29 @@ private:
 	Pool &pool_;
 	PGconn *conn_ = nullptr;
 	grpc::Status status_;
+};
+
+// The common start of a call on one table: the table id of its resource
+// name (status() is INVALID_ARGUMENT for a bad name), then, once the
+// request is checked, open(): a leased connection and the table's quoted
+// schema.table.
+class TableCall
+{
+public:
+	TableCall(Pool &pool, const std::string &resource);
+	const grpc::Status &status() const { return status_; }
+	grpc::Status open();
+	PGconn *get() const { return conn_ ? conn_->get() : nullptr; }
+	const Config &config() const { return pool_.config(); }
+	// the table id, and its quoted schema.table (after open())
+	const std::string &id() const { return id_; }
+	const std::string &qualified() const { return qualified_; }
+
+private:
+	Pool &pool_;
+	grpc::Status status_;
+	std::string id_, qualified_;
+	std::unique_ptr<Conn> conn_;
 };
 
 // A PGresult freed at scope end.
