@@ -112,15 +112,40 @@ typedef WidePageOpaqueData *WidePageOpaque;
  * ----------------------------------------------------------------
  */
 #define WIDE_MAGIC				0x57494445	/* "WIDE" */
-#define WIDE_FORMAT_VERSION		4			/* 2: packed data blocks; 3: index
+#define WIDE_FORMAT_VERSION		5			/* 2: packed data blocks; 3: index
 											 * entries name their last column;
-											 * 4: delta coded float8 values */
+											 * 4: delta coded float8 values;
+											 * 5: range tombstones in the
+											 * metapage */
 #define WIDE_FORMAT_OLDEST		1			/* oldest version read */
 #define WIDE_NLANES				4			/* write-area insertion lanes */
 #define WIDE_MAX_RUNS			24			/* segments listed in the metapage */
 #define WIDE_MAX_WA_RUNS		8			/* bulk-loaded runs of the write area */
 #define WIDE_FREE_SLOTS			100			/* free-space queue entries */
 #define WIDE_RUN_KEY_PREFIX		32			/* bytes of bounding row keys kept */
+
+/*
+ * A range tombstone: deletes every record of the rows in [start, end)
+ * (of one family, or of all) whose sequence number is smaller than its
+ * own, as a row (family) tombstone of each of those rows would.  Kept in
+ * the metapage, not in a run, so that every reader of any part of the
+ * range finds it with the state of the table it reads (rangedel.c).
+ */
+#define WIDE_RANGEDEL_SPACE		768		/* metapage bytes for range tombstones */
+#define WIDE_RANGEDEL_HAS_END	0x01	/* end key given (else: no end) */
+
+typedef struct WideRangeDelHeader
+{
+	uint64		seq;			/* write order, as a record's */
+	TransactionId xmin;			/* the deleting (sub)transaction */
+	CommandId	cmin;
+	uint32		gen;			/* write-area generation it was written in */
+	uint16		startlen;		/* start key, inclusive */
+	uint16		endlen;			/* end key, exclusive */
+	uint8		famlen;			/* 0: every family */
+	uint8		flags;			/* WIDE_RANGEDEL_* */
+	uint16		pad;
+} WideRangeDelHeader;
 
 /*
  * A write-area lane: a chain of record pages, newest first.  Backends append
@@ -211,6 +236,16 @@ typedef struct WideMetaPageData
 	 * caches' keys.  0 in a metapage made before it existed (zeroes there).
 	 */
 	uint64		epoch;
+
+	/*
+	 * Range tombstones (rangedel.c): nrangedels entries packed into the
+	 * first rangedel_len bytes of rangedels, each a WideRangeDelHeader and
+	 * its start key, end key and family, MAXALIGNed.  Zeroes (none) in a
+	 * metapage of format 4 or older.
+	 */
+	uint32		nrangedels;
+	uint32		rangedel_len;
+	char		rangedels[WIDE_RANGEDEL_SPACE];
 } WideMetaPageData;
 
 typedef WideMetaPageData *WideMetaPage;

@@ -39,6 +39,8 @@ extern WideResolver *WideResolverCreate(Relation rel, const WideSchema *schema,
 										bool bottom, int64 gc_now,
 										WideSegmentWriter *w);
 extern void WideResolverPush(WideResolver *r, const WideCell *c);
+struct WideRangeDels;
+extern const struct WideRangeDels *WideResolverRangeDels(const WideResolver *r);
 extern WideResolveStats WideResolverFinish(WideResolver *r);
 
 /* flush.c */
@@ -55,6 +57,7 @@ extern bool WideCompactRunBySegid(Relation rel, uint32 segid,
 								  const char *crash_point);
 extern bool WideMoveRunBySegid(Relation rel, uint32 segid,
 							   const char *crash_point);
+extern int	WideRangeDelVacuum(Relation rel);
 
 /* rewrite.c */
 extern WideResolveStats WideRewrite(Relation src, Relation dst);

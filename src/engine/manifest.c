@@ -130,6 +130,7 @@ StaticAssertDecl(offsetof(xl_btree_reuse_page, node) == 0 &&
 #include "engine/format.h"
 #include "engine/storage.h"
 #include "engine/manifest.h"
+#include "engine/rangedel.h"
 
 /* the block whose heavyweight page lock is the allocation guard */
 #define WIDE_GUARD_BLKNO	WIDE_META_BLKNO
@@ -188,6 +189,12 @@ WideManifestProblem(const WideMetaPageData *meta, char *buf, size_t buflen)
 						 i + 1, meta->waruns[i].root);
 				return buf;
 			}
+		if (!WideRangeDelsValid(meta))
+		{
+			snprintf(buf, buflen, "%u range tombstones in %u bytes are malformed",
+					 meta->nrangedels, meta->rangedel_len);
+			return buf;
+		}
 		for (i = 0; i < meta->nfree; i++)
 		{
 			const WideFreeEntry *e = &meta->free[i];
@@ -235,12 +242,25 @@ WideManifestValidate(Relation rel, const WideMetaPageData *meta)
 WideMetaPageData *
 WideManifestBegin(Relation rel, WideManifestTx *tx)
 {
+	Page		page;
+	LocationIndex end;
+
 	tx->rel = rel;
 	tx->metabuf = WideReadMeta(rel, BUFFER_LOCK_EXCLUSIVE);
 	tx->state = GenericXLogStart(rel);
-	tx->meta = WidePageGetMeta(GenericXLogRegisterBuffer(tx->state, tx->metabuf, 0));
+	page = GenericXLogRegisterBuffer(tx->state, tx->metabuf, 0);
+	tx->meta = WidePageGetMeta(page);
 	/* what this build publishes may use its newest format (packed blocks) */
 	tx->meta->version = WIDE_FORMAT_VERSION;
+
+	/*
+	 * A metapage made by format 4 or older ends before the range
+	 * tombstones (zeroes there): Generic WAL zeroes the hole past pd_lower,
+	 * so it must cover them before they are written.
+	 */
+	end = ((char *) tx->meta + sizeof(WideMetaPageData)) - (char *) page;
+	if (((PageHeader) page)->pd_lower < end)
+		((PageHeader) page)->pd_lower = end;
 	return tx->meta;
 }
 
