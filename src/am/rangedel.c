@@ -233,6 +233,7 @@ WideRangeDelete(Relation rel, Snapshot snapshot, CommandId cid,
 		MemoryContextDelete(cxt);
 		return false;
 	}
+	WideRangeDelSetCount(rel, seq, n);
 	if ((XLogLogicalInfoActive() && RelationNeedsWAL(rel)) || WideTabletTracked(rel))
 		log_deleted_cells(rel, snapshot, range);
 	MemoryContextSwitchTo(old);

@@ -359,7 +359,8 @@ drop_hidden_run(Relation rel, const WideRunData *run)
 /*
  * WideRangeDelVacuum -- apply the frozen range tombstones: drop the runs
  * they hide from their metadata alone, rewrite each other run they may
- * delete records of, then retire them (and the aborted ones).  Returns the
+ * delete records of when that is worth it, then retire those no record
+ * needs any more (and the aborted ones).  Returns the
  * number of runs dropped or rewritten.  REQUIRES: ShareUpdateExclusiveLock
  * (no other flush or compaction changes the runs meanwhile), the write
  * area just flushed.
@@ -376,12 +377,17 @@ WideRangeDelVacuum(Relation rel)
 				i,
 				done = 0;
 	bool		any_aborted;
+	bool		any_full;
+	bool		rewrite;
+	uint64		touched_cells = 0;
+	uint64		deleted = 0;
 
 	metabuf = WideReadMeta(rel, BUFFER_LOCK_SHARE);
 	if (!BufferIsValid(metabuf))
 		return 0;
 	meta = WidePageGetMeta(BufferGetPage(metabuf));
 	any_aborted = (int) meta->nrangedels > ds->n;
+	any_full = meta->rangedel_len * 2 > WIDE_RANGEDEL_SPACE;
 	nruns = meta->nruns;
 	memcpy(runs, meta->runs, sizeof(WideRunData) * nruns);
 	UnlockReleaseBuffer(metabuf);
@@ -394,7 +400,7 @@ WideRangeDelVacuum(Relation rel)
 	if (frozen.n == 0 && !any_aborted)
 		return 0;
 
-	/* runs they hide: dropped unread; runs they touch: rewritten alone */
+	/* runs they hide: dropped unread */
 	for (i = 0; i < nruns; i++)
 	{
 		CHECK_FOR_INTERRUPTS();
@@ -404,13 +410,35 @@ WideRangeDelVacuum(Relation rel)
 			done++;
 		}
 		else if (WideRangeDelsTouchRun(&frozen, &runs[i]))
+			touched_cells += runs[i].ncells;
+	}
+
+	/*
+	 * Runs they overlap in part: rewritten one at a time when what they
+	 * deleted amounts to a tenth of those runs' records (as for record
+	 * tombstones, am/vacuum.c), or when their room in the metapage is half
+	 * used; otherwise they stay, and readers apply them.
+	 */
+	for (i = 0; i < frozen.n; i++)
+		deleted += frozen.d[i].ncells;
+	rewrite = touched_cells > 0 &&
+		(deleted * 10 >= touched_cells || any_full);
+	if (rewrite)
+	{
+		for (i = 0; i < nruns; i++)
 		{
-			if (WideCompactRunBySegid(rel, runs[i].segid, InvalidBlockNumber, NULL))
+			CHECK_FOR_INTERRUPTS();
+			if (!WideRangeDelsHideRun(&frozen, &runs[i]) &&
+				WideRangeDelsTouchRun(&frozen, &runs[i]) &&
+				WideCompactRunBySegid(rel, runs[i].segid, InvalidBlockNumber, NULL))
 				done++;
 		}
 	}
 
-	/* every run is now clear of them: retire them */
+	/*
+	 * Retire them: after the rewrite every run is clear of them; without
+	 * it, those no run older in part overlaps any more
+	 */
 	{
 		WideManifestTx tx;
 		WideMetaPageData *m = WideManifestBegin(rel, &tx);
@@ -418,7 +446,9 @@ WideRangeDelVacuum(Relation rel)
 		uint32		before = m->nrangedels;
 
 		memcpy(runs, m->runs, sizeof(WideRunData) * n);
-		WideRangeDelsRetire(rel, m, &frozen, runs, n, 0, n - 1);
+		WideRangeDelsRetire(rel, m, &frozen, runs, n,
+							rewrite || touched_cells == 0 ? 0 : 1,
+							rewrite || touched_cells == 0 ? n - 1 : 0);
 		if (m->nrangedels == before)
 			WideManifestAbort(&tx);
 		else

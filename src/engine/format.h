@@ -140,11 +140,11 @@ typedef struct WideRangeDelHeader
 	TransactionId xmin;			/* the deleting (sub)transaction */
 	CommandId	cmin;
 	uint32		gen;			/* write-area generation it was written in */
+	uint32		ncells;			/* cells it deleted (saturating), for VACUUM */
 	uint16		startlen;		/* start key, inclusive */
 	uint16		endlen;			/* end key, exclusive */
 	uint8		famlen;			/* 0: every family */
 	uint8		flags;			/* WIDE_RANGEDEL_* */
-	uint16		pad;
 } WideRangeDelHeader;
 
 /*

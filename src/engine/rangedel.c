@@ -138,6 +138,7 @@ WideRangeDelsParse(const WideMetaPageData *meta)
 		t->xmin = h.xmin;
 		t->cmin = h.cmin;
 		t->gen = h.gen;
+		t->ncells = h.ncells;
 		off += entry_size(&h);
 	}
 	return ds;
@@ -298,7 +299,7 @@ WideRangeDelsTouchRun(const WideRangeDels *ds, const WideRunData *run)
 
 /* rebuild the metapage's list keeping the entries keep() accepts */
 static void
-rebuild(WideMetaPageData *meta, bool (*keep) (const WideRangeDelHeader *h, void *arg),
+rebuild(WideMetaPageData *meta, bool (*keep) (WideRangeDelHeader *h, void *arg),
 		void *arg)
 {
 	char		buf[WIDE_RANGEDEL_SPACE];
@@ -316,7 +317,9 @@ rebuild(WideMetaPageData *meta, bool (*keep) (const WideRangeDelHeader *h, void 
 		sz = entry_size(&h);
 		if (keep(&h, arg))
 		{
+			/* (the header as keep() left it) */
 			memcpy(buf + len, meta->rangedels + off, sz);
+			memcpy(buf + len, &h, HDRSZ);
 			len += sz;
 			n++;
 		}
@@ -329,7 +332,7 @@ rebuild(WideMetaPageData *meta, bool (*keep) (const WideRangeDelHeader *h, void 
 }
 
 static bool
-keep_not_aborted(const WideRangeDelHeader *h, void *arg)
+keep_not_aborted(WideRangeDelHeader *h, void *arg)
 {
 	return !rd_aborted(h->xmin);
 }
@@ -347,6 +350,7 @@ append_entry(WideMetaPageData *meta, const WideRangeDel *t, uint64 seq,
 	h.xmin = xmin;
 	h.cmin = cmin;
 	h.gen = gen;
+	h.ncells = t->ncells;
 	h.startlen = t->startlen;
 	h.endlen = t->has_end ? t->endlen : 0;
 	h.famlen = t->famlen;
@@ -409,7 +413,7 @@ WideRangeDelAdd(Relation rel, const WideRangeDel *t, CommandId cid,
 }
 
 static bool
-keep_not_seq(const WideRangeDelHeader *h, void *arg)
+keep_not_seq(WideRangeDelHeader *h, void *arg)
 {
 	return !(h->seq == *(uint64 *) arg &&
 			 TransactionIdIsCurrentTransactionId(h->xmin));
@@ -431,6 +435,40 @@ WideRangeDelCancel(Relation rel, uint64 seq)
 	(void) WideManifestCommit(&tx);
 }
 
+typedef struct CountArg
+{
+	uint64		seq;
+	uint32		ncells;
+} CountArg;
+
+static bool
+set_count(WideRangeDelHeader *h, void *arg)
+{
+	CountArg   *a = (CountArg *) arg;
+
+	if (h->seq == a->seq && TransactionIdIsCurrentTransactionId(h->xmin))
+		h->ncells = a->ncells;
+	return true;
+}
+
+/*
+ * WideRangeDelSetCount -- note the number of cells the range tombstone
+ * numbered seq, of this transaction's running command, deleted (VACUUM
+ * weighs rewriting the runs it overlaps by it).
+ */
+void
+WideRangeDelSetCount(Relation rel, uint64 seq, uint64 ncells)
+{
+	WideManifestTx tx;
+	WideMetaPageData *meta = WideManifestBegin(rel, &tx);
+	CountArg	a;
+
+	a.seq = seq;
+	a.ncells = (uint32) Min(ncells, PG_UINT32_MAX);
+	rebuild(meta, set_count, &a);
+	(void) WideManifestCommit(&tx);
+}
+
 typedef struct RetireArg
 {
 	const WideMetaPageData *meta;
@@ -448,7 +486,7 @@ typedef struct RetireArg
  * nothing older than it.
  */
 static bool
-keep_unretired(const WideRangeDelHeader *h, void *arg)
+keep_unretired(WideRangeDelHeader *h, void *arg)
 {
 	RetireArg  *a = (RetireArg *) arg;
 	const WideRangeDel *t = NULL;

@@ -28,6 +28,7 @@ extern bool WideRangeDelsTouchRun(const WideRangeDels *ds, const WideRunData *ru
 extern bool WideRangeDelAdd(Relation rel, const WideRangeDel *t, CommandId cid,
 							uint64 *seq);
 extern void WideRangeDelCancel(Relation rel, uint64 seq);
+extern void WideRangeDelSetCount(Relation rel, uint64 seq, uint64 ncells);
 extern void WideRangeDelsRetire(Relation rel, WideMetaPageData *meta,
 								const WideRangeDels *applied,
 								const WideRunData *runs, int nruns,

@@ -39,6 +39,7 @@ typedef struct WideRangeDel
 	TransactionId xmin;
 	CommandId	cmin;
 	uint32		gen;
+	uint32		ncells;
 	bool		pending;		/* rewrites: may yet delete, not now */
 } WideRangeDel;
 
