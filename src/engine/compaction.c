@@ -354,6 +354,8 @@ drop_hidden_run(Relation rel, const WideRunData *run)
 	meta->compactions++;
 	(void) WideManifestCommit(&tx);
 	WideSegmentFree(seg);
+	/* (tests: a crash after one run of several is dropped) */
+	WideDebugCrash("rangedel-drop");
 }
 
 /*
@@ -439,6 +441,7 @@ WideRangeDelVacuum(Relation rel)
 	 * Retire them: after the rewrite every run is clear of them; without
 	 * it, those no run older in part overlaps any more
 	 */
+	WideDebugCrash("rangedel-retire");
 	{
 		WideManifestTx tx;
 		WideMetaPageData *m = WideManifestBegin(rel, &tx);
