@@ -13,6 +13,8 @@
 # delete, what the delete added, and what VACUUM leaves.  Prints one
 # table, as docs/performance.md shows it.
 #
+# CASES="range rows everything" (the default) picks the cases.
+#
 # Starts its own server (port $WIDE_BENCH_PORT or 54336, data in
 # $WIDE_BENCH_DIR or /tmp/wide-bench-delete) and stops it.
 #
@@ -96,12 +98,13 @@ median() { tr ' ' '\n' | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
 # case NAME STATEMENT: heap, wide (range tombstone), wide cell by cell
 case_() {
 	local name=$1 stmt=$2 i
-	local -a H W C
+	local -a H=() W=() C=()
 	for ((i = 0; i < ROUNDS; i++)); do
 		H+=("$(one heap '' "$stmt")")
 		W+=("$(one wide '' "$stmt")")
-		[ -n "${CELL_BY_CELL:-1}" ] && [ "$name" = range ] &&
+		if [ "$name" = range ]; then
 			C+=("$(one wide 'SET wide.enable_range_delete = off;' "$stmt")")
+		fi
 	done
 	local hm wm cm hb wb wa ha wv hv
 	hm=$(printf '%s\n' "${H[@]}" | cut -d' ' -f1 | tr '\n' ' ' | median)
@@ -126,7 +129,12 @@ case_() {
 echo "load: $(uptime | sed 's/.*load average/load average/')"
 echo "| delete ($CELLS cells) | heap ms | wide ms | wide/heap | bytes before (heap / wide) | added by the DELETE | after VACUUM |"
 echo "|---|---:|---:|---:|---|---|---|"
-case_ range "DELETE FROM @ WHERE row_key >= 'host041' AND row_key < 'host051';"
-case_ rows "$ROWS_SQL"
-case_ everything "DELETE FROM @;"
+[ -z "${CASES:-}" ] && CASES="range rows everything"
+for c in $CASES; do
+	case $c in
+		range) case_ range "DELETE FROM @ WHERE row_key >= 'host041' AND row_key < 'host051';" ;;
+		rows) case_ rows "$ROWS_SQL" ;;
+		everything) case_ everything "DELETE FROM @;" ;;
+	esac
+done
 echo "load: $(uptime | sed 's/.*load average/load average/')"

@@ -233,7 +233,9 @@ WideRangeDelete(Relation rel, Snapshot snapshot, CommandId cid,
 		MemoryContextDelete(cxt);
 		return false;
 	}
-	WideRangeDelSetCount(rel, seq, n);
+	/* (what VACUUM weighs; a small delete is not worth a WAL record) */
+	if (n >= 1000)
+		WideRangeDelSetCount(rel, seq, n);
 	if ((XLogLogicalInfoActive() && RelationNeedsWAL(rel)) || WideTabletTracked(rel))
 		log_deleted_cells(rel, snapshot, range);
 	MemoryContextSwitchTo(old);
