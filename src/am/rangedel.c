@@ -213,6 +213,9 @@ WideRangeDelete(Relation rel, Snapshot snapshot, CommandId cid,
 		*ncells = 0;
 		return true;
 	}
+	WideCheckWrite(rel);
+	/* this backend's statement cells are older (pending.c) */
+	WidePendingWrite(rel);
 	if (!WideRangeDelAdd(rel, &t, cid, &seq))
 	{
 		MemoryContextSwitchTo(old);

@@ -147,6 +147,13 @@ typedef struct WideRangeDelHeader
 	uint8		flags;			/* WIDE_RANGEDEL_* */
 } WideRangeDelHeader;
 
+/* bytes of a range tombstone entry: header, keys, family, MAXALIGNed */
+static inline uint32
+WideRangeDelEntrySize(const WideRangeDelHeader *h)
+{
+	return MAXALIGN(sizeof(WideRangeDelHeader) + h->startlen + h->endlen + h->famlen);
+}
+
 /*
  * A write-area lane: a chain of record pages, newest first.  Backends append
  * to the head page of "their" lane; several lanes let concurrent sessions

@@ -130,7 +130,6 @@ StaticAssertDecl(offsetof(xl_btree_reuse_page, node) == 0 &&
 #include "engine/format.h"
 #include "engine/storage.h"
 #include "engine/manifest.h"
-#include "engine/rangedel.h"
 
 /* the block whose heavyweight page lock is the allocation guard */
 #define WIDE_GUARD_BLKNO	WIDE_META_BLKNO
@@ -140,6 +139,35 @@ StaticAssertDecl(offsetof(xl_btree_reuse_page, node) == 0 &&
 
 /* as BLOCK_OK, or invalid (an empty lane) */
 #define LANE_OK(b)	((b) != WIDE_META_BLKNO)
+
+/*
+ * Do the range tombstones fill exactly the bytes the metapage says, each
+ * within bounds?  (rangedel.c writes them)
+ */
+static bool
+rangedels_valid(const WideMetaPageData *meta)
+{
+	uint32		off = 0;
+	uint32		i;
+
+	if (meta->rangedel_len > WIDE_RANGEDEL_SPACE ||
+		meta->nrangedels > WIDE_RANGEDEL_SPACE / sizeof(WideRangeDelHeader))
+		return false;
+	for (i = 0; i < meta->nrangedels; i++)
+	{
+		WideRangeDelHeader h;
+
+		if (off + sizeof(WideRangeDelHeader) > meta->rangedel_len)
+			return false;
+		memcpy(&h, meta->rangedels + off, sizeof(WideRangeDelHeader));
+		if (h.famlen > WIDE_MAX_FAMILY_NAME ||
+			(h.flags & ~WIDE_RANGEDEL_HAS_END) != 0 ||
+			off + WideRangeDelEntrySize(&h) > meta->rangedel_len)
+			return false;
+		off += WideRangeDelEntrySize(&h);
+	}
+	return off == meta->rangedel_len;
+}
 
 /*
  * WideManifestProblem -- describe what is wrong with a metapage image, or
@@ -189,7 +217,7 @@ WideManifestProblem(const WideMetaPageData *meta, char *buf, size_t buflen)
 						 i + 1, meta->waruns[i].root);
 				return buf;
 			}
-		if (!WideRangeDelsValid(meta))
+		if (!rangedels_valid(meta))
 		{
 			snprintf(buf, buflen, "%u range tombstones in %u bytes are malformed",
 					 meta->nrangedels, meta->rangedel_len);

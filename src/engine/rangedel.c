@@ -62,7 +62,6 @@
 #include "engine/cell.h"
 #include "engine/storage.h"
 #include "engine/record.h"
-#include "engine/writearea.h"
 #include "engine/manifest.h"
 #include "engine/rangedel.h"
 
@@ -71,36 +70,7 @@
 static inline uint32
 entry_size(const WideRangeDelHeader *h)
 {
-	return MAXALIGN(HDRSZ + h->startlen + h->endlen + h->famlen);
-}
-
-/*
- * WideRangeDelsValid -- do the metapage's range tombstones fill exactly
- * the bytes it says, each within bounds?  (manifest.c, M1)
- */
-bool
-WideRangeDelsValid(const WideMetaPageData *meta)
-{
-	uint32		off = 0;
-	uint32		i;
-
-	if (meta->rangedel_len > WIDE_RANGEDEL_SPACE ||
-		meta->nrangedels > WIDE_RANGEDEL_SPACE / HDRSZ)
-		return false;
-	for (i = 0; i < meta->nrangedels; i++)
-	{
-		WideRangeDelHeader h;
-
-		if (off + HDRSZ > meta->rangedel_len)
-			return false;
-		memcpy(&h, meta->rangedels + off, HDRSZ);
-		if (h.famlen > WIDE_MAX_FAMILY_NAME ||
-			(h.flags & ~WIDE_RANGEDEL_HAS_END) != 0 ||
-			off + entry_size(&h) > meta->rangedel_len)
-			return false;
-		off += entry_size(&h);
-	}
-	return off == meta->rangedel_len;
+	return WideRangeDelEntrySize(h);
 }
 
 /*
@@ -375,7 +345,8 @@ append_entry(WideMetaPageData *meta, const WideRangeDel *t, uint64 seq,
 /*
  * WideRangeDelAdd -- write a range tombstone (key range and family of t)
  * in the current transaction with command id cid; its sequence number is
- * set in *seq.  False, and nothing written, if the metapage has no room
+ * set in *seq.  The caller checks the write is allowed (WideCheckWrite)
+ * and writes this backend's statement buffer first (WidePendingWrite).  False, and nothing written, if the metapage has no room
  * for it (the caller deletes cell by cell).
  */
 bool
@@ -388,10 +359,7 @@ WideRangeDelAdd(Relation rel, const WideRangeDel *t, CommandId cid,
 	uint64		seq;
 	XLogRecPtr	lsn;
 
-	WideCheckWrite(rel);
 	WideSerializableWrite(rel);
-	/* this backend's statement cells are older (pending.c) */
-	WidePendingWrite(rel);
 	xid = GetCurrentTransactionId();
 	meta = WideManifestBegin(rel, &tx);
 	/* under the exclusive metapage lock: no append takes a number meanwhile */

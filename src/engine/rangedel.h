@@ -17,7 +17,6 @@
 #include "engine/format.h"
 #include "engine/rules.h"
 
-extern bool WideRangeDelsValid(const WideMetaPageData *meta);
 extern WideRangeDels *WideRangeDelsParse(const WideMetaPageData *meta);
 extern WideRangeDels *WideRangeDelsVisible(const WideRangeDels *all,
 										   Snapshot snapshot);
