@@ -39,10 +39,12 @@
  * holding records older than it that overlap its range, and the write area
  * holds nothing older (the generation it was written in has been flushed,
  * and no bulk-loaded run of the write area is older).  VACUUM
- * (WideRangeDelVacuum, compaction.c) drops the runs a frozen tombstone hides entirely,
- * from their metadata alone and without reading them, rewrites the other
- * runs it overlaps one at a time, and then retires it.  Entries of aborted
- * transactions are dropped whenever the list changes.
+ * (WideRangeDelVacuum, compaction.c) drops the runs a frozen tombstone
+ * hides entirely, from their metadata alone and without reading them;
+ * rewrites the other runs it overlaps, one at a time, when it deleted a
+ * tenth of their cells (or the metapage room is half used); and retires
+ * what no run needs any more.  Entries of aborted transactions are dropped
+ * whenever the list changes.
  *
  * IDENTIFICATION
  *	  src/engine/rangedel.c
