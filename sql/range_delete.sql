@@ -88,6 +88,18 @@ BEGIN
 END $$;
 SELECT count(*) > 0 AS some_left, differ() FROM w;
 
+-- a prepared DELETE with a parameter, as a generic plan
+SET plan_cache_mode = force_generic_plan;
+PREPARE dw(text, text) AS DELETE FROM w WHERE row_key >= $1 AND row_key < $2;
+PREPARE dh(text, text) AS DELETE FROM h WHERE row_key >= $1 AND row_key < $2;
+EXPLAIN (COSTS OFF) EXECUTE dw('k100', 'k105');
+EXECUTE dw('k100', 'k105');
+EXECUTE dh('k100', 'k105');
+EXECUTE dw('k105', 'k110');
+EXECUTE dh('k105', 'k110');
+RESET plan_cache_mode;
+SELECT differ();
+
 -- a savepoint rolled back takes its range delete with it
 BEGIN;
 SAVEPOINT s;
