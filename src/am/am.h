@@ -74,6 +74,14 @@ extern void WideInstallMoveIn(void);
 
 /* tracking.c: row keys written to a tablet during a split or move */
 extern void WideInstallTracking(void);
+extern bool WideTabletTracked(Relation rel);
+
+/* rangedel.c: DELETE of a key range as one range tombstone */
+extern bool wide_enable_range_delete;
+extern void WideRangeDeleteDefineSettings(void);
+extern bool WideRangeDeleteAllowed(Relation rel);
+extern bool WideRangeDelete(Relation rel, Snapshot snapshot, CommandId cid,
+							const WideKeyRange *range, uint64 *ncells);
 extern const WideFamily *WideMoveInFamily(Relation rel, const WideSchema *schema,
 										  const char *name, uint32 len);
 

@@ -56,6 +56,7 @@
 #include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
 #include "optimizer/restrictinfo.h"
+#include "parser/parsetree.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
@@ -204,6 +205,11 @@ typedef struct WideScanState
 	bool		needed[5];		/* columns the plan uses */
 	bool		tupcxt_used;
 	int			for_delete;		/* WideDeleteTracking: a running DELETE's target */
+	/* the whole of a DELETE, as one range tombstone (am/rangedel.c) */
+	bool		range_delete;	/* planned so */
+	bool		rd_tried;
+	bool		rd_done;		/* done so: the scan returns nothing */
+	uint64		rd_cells;		/* cells it deleted */
 	const WideSchema *schema;	/* copied at the start of the scan */
 	/* parallel scans (scan_parallel.c) */
 	WideParallelScan *pscan;	/* the shared state, or NULL: read it all */
@@ -1248,6 +1254,46 @@ wide_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	relation_close(r, NoLock);
 }
 
+/*
+ * May this scan be the whole of a DELETE, as one range tombstone
+ * (am/rangedel.c)?  A DELETE of this relation alone (no USING, no CTE, no
+ * RETURNING), the scan not parameterized, every condition enforced by a
+ * single key range (no filter left, no window of timestamps, no list of
+ * keys or ranges), and a table without row triggers or row-level
+ * security.  (Checked again when the scan starts.)
+ */
+static bool
+range_delete_plannable(PlannerInfo *root, RelOptInfo *rel, CustomPath *path,
+					   List *kinds, List *tskinds, List *quals)
+{
+	Query	   *parse = root->parse;
+	RangeTblEntry *rte;
+	Relation	r;
+	bool		ok;
+	ListCell   *lc;
+
+	if (parse->commandType != CMD_DELETE || parse->resultRelation != rel->relid ||
+		parse->returningList != NIL || parse->cteList != NIL ||
+		parse->hasModifyingCTE || root->parent_root != NULL ||
+		bms_membership(root->all_baserels) != BMS_SINGLETON ||
+		path->path.param_info != NULL || quals != NIL || tskinds != NIL)
+		return false;
+	foreach(lc, kinds)
+	{
+		int			kind = lfirst_int(lc);
+
+		if (kind != BOUND_EQ && kind != BOUND_LT && kind != BOUND_LE &&
+			kind != BOUND_GT && kind != BOUND_GE && kind != BOUND_PREFIX &&
+			kind != BOUND_STARTS)
+			return false;
+	}
+	rte = planner_rt_fetch(rel->relid, root);
+	r = relation_open(rte->relid, NoLock);
+	ok = WideRangeDeleteAllowed(r);
+	relation_close(r, NoLock);
+	return ok;
+}
+
 static Plan *
 plan_wide_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 			   List *tlist, List *clauses, List *custom_plans)
@@ -1275,8 +1321,11 @@ plan_wide_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->flags = best_path->flags;
 	/* the window's bounds follow the key's */
 	cscan->custom_exprs = list_concat(list_copy(exprs), lsecond(ts));
-	cscan->custom_private = list_make3(kinds, linitial(ts),
-									   makeInteger(backward ? 1 : 0));
+	cscan->custom_private = list_make4(kinds, linitial(ts),
+									   makeInteger(backward ? 1 : 0),
+									   makeInteger(range_delete_plannable(root, rel, best_path,
+																		  kinds, linitial(ts),
+																		  quals) ? 1 : 0));
 	cscan->custom_scan_tlist = NIL;
 	cscan->methods = &wide_scan_methods;
 	return &cscan->scan.plan;
@@ -1297,6 +1346,8 @@ create_wide_scan_state(CustomScan *cscan)
 	s->bound_kinds = linitial(cscan->custom_private);
 	s->ts_kinds = lsecond(cscan->custom_private);
 	s->backward = intVal(lthird(cscan->custom_private)) != 0;
+	s->range_delete = list_length(cscan->custom_private) > 3 &&
+		intVal(lfourth(cscan->custom_private)) != 0;
 	return (Node *) s;
 }
 
@@ -2187,13 +2238,48 @@ start_scan(WideScanState *s)
 	s->started = true;
 }
 
+/*
+ * The scan is the whole of a DELETE (range_delete_plannable): delete its
+ * range with one range tombstone and count the cells, if that can be done
+ * (am/rangedel.c); false to scan and delete cell by cell.
+ */
+static bool
+try_range_delete(WideScanState *s)
+{
+	Relation	rel = s->css.ss.ss_currentRelation;
+	EState	   *estate = s->css.ss.ps.state;
+	uint64		n = 0;
+
+	if (s->keys != NULL || s->has_ranges || s->prefixes != NULL ||
+		s->pscan != NULL || s->columns.fam_active || s->columns.qual_active ||
+		s->ts_kinds != NIL || estate->es_plannedstmt->commandType != CMD_DELETE ||
+		!WideRangeDeleteAllowed(rel))
+		return false;
+	if (!s->empty &&
+		!WideRangeDelete(rel, estate->es_snapshot, estate->es_output_cid,
+						 &s->range, &n))
+		return false;
+	s->rd_done = true;
+	s->rd_cells = n;
+	estate->es_processed += n;
+	return true;
+}
+
 static TupleTableSlot *
 exec_wide_scan(CustomScanState *node)
 {
 	WideScanState *s = (WideScanState *) node;
 
+	if (s->rd_done)
+		return NULL;
 	if (!s->started)
 		start_scan(s);
+	if (s->range_delete && !s->rd_tried)
+	{
+		s->rd_tried = true;
+		if (try_range_delete(s))
+			return NULL;
+	}
 	return ExecScan(&node->ss, (ExecScanAccessMtd) wide_scan_next,
 					(ExecScanRecheckMtd) wide_scan_recheck);
 }
@@ -2300,6 +2386,10 @@ explain_wide_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyText("Qualifiers", quals.data, es);
 	if (s->backward)
 		ExplainPropertyText("Scan Direction", "Backward", es);
+	if (s->range_delete)
+		ExplainPropertyText("Range Delete",
+							!es->analyze ? "planned" :
+							s->rd_done ? "one range tombstone" : "cell by cell", es);
 	WideTsWindowExplain(&node->ss.ps, s->ts_kinds,
 						list_copy_tail(cscan->custom_exprs, list_length(s->bound_kinds)),
 						ancestors, es);
@@ -2545,6 +2635,7 @@ WideInstallPlanner(void)
 							 "Off, such conditions are filters over the range of the other conditions; for comparing plans.",
 							 &wide_enable_range_lists, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
+	WideRangeDeleteDefineSettings();
 	WideParallelDefineSettings();
 	WideInstallAggregate();
 	RegisterCustomScanMethods(&wide_scan_methods);

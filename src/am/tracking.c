@@ -61,6 +61,16 @@ tracked(Relation rel)
 	return false;
 }
 
+/*
+ * WideTabletTracked -- is the table marked by a split or move (so that its
+ * writes must reach wide_change_log cell by cell)?
+ */
+bool
+WideTabletTracked(Relation rel)
+{
+	return tracked(rel);
+}
+
 /* wide_change_log: record the row keys of a marked table's write */
 static void
 track_changes(Relation rel, const WideCell *cells, int n)

@@ -227,6 +227,8 @@ WideVacuum(Relation rel, VacuumParams *params, BufferAccessStrategy bstrategy)
 	WideProgressVacuumStart(rel);
 	WideProgressVacuumPhase(WIDE_PROGRESS_FLUSH);
 	WideFlush(rel);
+	/* range tombstones: drop the runs they hide, apply them, retire them */
+	(void) WideRangeDelVacuum(rel);
 	WideProgressVacuumPhase(WIDE_PROGRESS_COMPACT);
 	while (steps < MAX_STEPS && WideCompactStep(rel, false, 0))
 		WideProgressVacuumCount(WIDE_PROGRESS_PARAM_COMPACTIONS, ++steps);

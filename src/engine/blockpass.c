@@ -29,6 +29,8 @@
  *	  collects nothing at the block's smallest timestamp (a single version
  *	  is collected only by age, and an age that spares the oldest record
  *	  spares all), in both the committed catalog and ours;
+ *	- no range tombstone (rangedel.c) the resolver applies or keeps in
+ *	  mind covers a row between its first and last;
  *	- every xmin it stores was committed and is older than every snapshot
  *	  (WideRecordVisibleToAll), which is what the resolver freezes: the
  *	  output's index entry gets WIDE_INDEX_XMINS_FROZEN, and readers take
@@ -394,6 +396,30 @@ survey(WidePassSource *ps, WidePassedBlock *pb, WideCell *first, WideCell *last,
 }
 
 /*
+ * range_deleted -- may a range tombstone the resolver knows (applied or
+ * pending, rangedel.c) cover a row of [first, last]?  Then the block is
+ * merged record by record, so that the resolver deletes what it covers
+ * (a passed block would bring its cells back once the tombstone is
+ * retired) and keeps the exact sequence numbers a pending one needs.
+ */
+static bool
+range_deleted(const WideResolver *resolver, const char *first, uint32 firstlen,
+			  const char *last, uint32 lastlen)
+{
+	const WideRangeDels *ds = WideResolverRangeDels(resolver);
+
+	for (int i = 0; ds != NULL && i < ds->n; i++)
+	{
+		const WideRangeDel *d = &ds->d[i];
+
+		if (WideKeyCompare(d->start, d->startlen, last, lastlen) <= 0 &&
+			(!d->has_end || WideKeyCompare(d->end, d->endlen, first, firstlen) > 0))
+			return true;
+	}
+	return false;
+}
+
+/*
  * WidePassSourceOffer -- the merge returned the marker of ps's block:
  * write the block into w as it is if it may be (see the top), after what
  * the resolver holds back; else leave it to be merged record by record
@@ -419,7 +445,8 @@ WidePassSourceOffer(WidePassSource *ps, const WideCell *other,
 		(other != NULL &&
 		 WideKeyCompare(other->key, other->keylen, e->lastrow, e->lastrowlen) <= 0) ||
 		(have_merged &&
-		 WideKeyCompare(merged->data, merged->len, ps->first.data, ps->first.len) >= 0))
+		 WideKeyCompare(merged->data, merged->len, ps->first.data, ps->first.len) >= 0) ||
+		range_deleted(resolver, ps->first.data, ps->first.len, e->lastrow, e->lastrowlen))
 	{
 		stats->merged++;
 		return false;

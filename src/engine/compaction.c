@@ -49,6 +49,7 @@
 #include "engine/maintenance.h"
 #include "engine/manifest.h"
 #include "engine/blockpass.h"
+#include "engine/rangedel.h"
 
 int			wide_max_runs = 8;
 double		wide_compaction_ratio = 2.0;
@@ -208,6 +209,9 @@ compact_runs(Relation rel, const WideRunData *runs, int lo, int hi,
 		WideDebugCrash("compact_pass");
 	WideManifestLogHorizon(rel);	/* manifest.c, M5 */
 	meta = WideManifestBegin(rel, &tx);
+	/* the range tombstones it cleared the last runs of (rangedel.c) */
+	WideRangeDelsRetire(rel, meta, WideResolverRangeDels(resolver),
+						meta->runs, meta->nruns, lo, hi);
 	WideManifestReplaceRuns(rel, meta, lo, hi, runs + lo, have_run ? &run : NULL);
 	for (i = lo; i <= hi; i++)
 		(void) WideSpaceFree(meta, WIDE_FREE_SEGMENT, runs[i].root, 0);
@@ -373,4 +377,145 @@ WideMoveRunBySegid(Relation rel, uint32 segid, const char *crash_point)
 			return true;
 		}
 	return false;
+}
+
+/* ----------------------------------------------------------------
+ *	Range tombstones (rangedel.c): the runs they hide, and retiring them
+ * ----------------------------------------------------------------
+ */
+
+/* drop a run every record of which a frozen range tombstone deletes */
+static void
+drop_hidden_run(Relation rel, const WideRunData *run)
+{
+	WideSegment *seg = WideSegmentLoad(rel, run->root, false);
+	WideManifestTx tx;
+	WideMetaPageData *meta;
+	uint32		i;
+
+	WideManifestLogHorizon(rel);	/* manifest.c, M5 */
+	meta = WideManifestBegin(rel, &tx);
+	for (i = 0; i < meta->nruns; i++)
+		if (meta->runs[i].segid == run->segid)
+			break;
+	if (i == meta->nruns)
+	{
+		WideManifestAbort(&tx);
+		WideSegmentFree(seg);
+		return;
+	}
+	WideManifestReplaceRuns(rel, meta, i, i, &meta->runs[i], NULL);
+	(void) WideSpaceFree(meta, WIDE_FREE_SEGMENT, run->root, 0);
+	WideFreeBlobsNotKept(meta, seg->blobs, seg->nblobs, NULL, 0);
+	meta->version_counter++;
+	meta->compactions++;
+	(void) WideManifestCommit(&tx);
+	WideSegmentFree(seg);
+	/* (tests: a crash after one run of several is dropped) */
+	WideDebugCrash("rangedel-drop");
+}
+
+/*
+ * WideRangeDelVacuum -- apply the frozen range tombstones: drop the runs
+ * they hide from their metadata alone, rewrite each other run they may
+ * delete records of when that is worth it, then retire those no record
+ * needs any more (and the aborted ones).  Returns the
+ * number of runs dropped or rewritten.  REQUIRES: ShareUpdateExclusiveLock
+ * (no other flush or compaction changes the runs meanwhile), the write
+ * area just flushed.
+ */
+int
+WideRangeDelVacuum(Relation rel)
+{
+	WideRangeDels *ds = WideRangeDelsForRewrite(rel);
+	WideRangeDels frozen;
+	WideRunData runs[WIDE_MAX_RUNS];
+	Buffer		metabuf;
+	WideMetaPage meta;
+	int			nruns,
+				i,
+				done = 0;
+	bool		any_aborted;
+	bool		any_full;
+	bool		rewrite;
+	uint64		touched_cells = 0;
+	uint64		deleted = 0;
+
+	metabuf = WideReadMeta(rel, BUFFER_LOCK_SHARE);
+	if (!BufferIsValid(metabuf))
+		return 0;
+	meta = WidePageGetMeta(BufferGetPage(metabuf));
+	any_aborted = (int) meta->nrangedels > ds->n;
+	any_full = meta->rangedel_len * 2 > WIDE_RANGEDEL_SPACE;
+	nruns = meta->nruns;
+	memcpy(runs, meta->runs, sizeof(WideRunData) * nruns);
+	UnlockReleaseBuffer(metabuf);
+
+	frozen.n = 0;
+	frozen.d = palloc(sizeof(WideRangeDel) * Max(ds->n, 1));
+	for (i = 0; i < ds->n; i++)
+		if (!ds->d[i].pending)
+			frozen.d[frozen.n++] = ds->d[i];
+	if (frozen.n == 0 && !any_aborted)
+		return 0;
+
+	/* runs they hide: dropped unread */
+	for (i = 0; i < nruns; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (WideRangeDelsHideRun(&frozen, &runs[i]))
+		{
+			drop_hidden_run(rel, &runs[i]);
+			done++;
+		}
+		else if (WideRangeDelsTouchRun(&frozen, &runs[i]))
+			touched_cells += runs[i].ncells;
+	}
+
+	/*
+	 * Runs they overlap in part: rewritten one at a time when what they
+	 * deleted amounts to a tenth of those runs' records (as for record
+	 * tombstones, am/vacuum.c), or when their room in the metapage is half
+	 * used; otherwise they stay, and readers apply them.
+	 */
+	for (i = 0; i < frozen.n; i++)
+		deleted += frozen.d[i].ncells;
+	rewrite = touched_cells > 0 &&
+		(deleted * 10 >= touched_cells || any_full);
+	if (rewrite)
+	{
+		for (i = 0; i < nruns; i++)
+		{
+			CHECK_FOR_INTERRUPTS();
+			if (!WideRangeDelsHideRun(&frozen, &runs[i]) &&
+				WideRangeDelsTouchRun(&frozen, &runs[i]) &&
+				WideCompactRunBySegid(rel, runs[i].segid, InvalidBlockNumber, NULL))
+				done++;
+		}
+	}
+
+	/*
+	 * Retire them: after the rewrite every run is clear of them; without
+	 * it, those no run older in part overlaps any more
+	 */
+	WideDebugCrash("rangedel-retire");
+	{
+		WideManifestTx tx;
+		WideMetaPageData *m = WideManifestBegin(rel, &tx);
+		int			n = m->nruns;
+		uint32		before = m->nrangedels;
+
+		memcpy(runs, m->runs, sizeof(WideRunData) * n);
+		WideRangeDelsRetire(rel, m, &frozen, runs, n,
+							rewrite || touched_cells == 0 ? 0 : 1,
+							rewrite || touched_cells == 0 ? n - 1 : 0);
+		if (m->nrangedels == before)
+			WideManifestAbort(&tx);
+		else
+		{
+			m->version_counter++;
+			(void) WideManifestCommit(&tx);
+		}
+	}
+	return done;
 }

@@ -117,13 +117,44 @@ typedef WidePageOpaqueData *WidePageOpaque;
 											 * 4: delta coded float8 values;
 											 * 5: data blocks whose stored
 											 * xmins are frozen (index entry
-											 * flag 0x04) */
+											 * flag 0x04), range tombstones
+											 * in the metapage */
 #define WIDE_FORMAT_OLDEST		1			/* oldest version read */
 #define WIDE_NLANES				4			/* write-area insertion lanes */
 #define WIDE_MAX_RUNS			24			/* segments listed in the metapage */
 #define WIDE_MAX_WA_RUNS		8			/* bulk-loaded runs of the write area */
 #define WIDE_FREE_SLOTS			100			/* free-space queue entries */
 #define WIDE_RUN_KEY_PREFIX		32			/* bytes of bounding row keys kept */
+
+/*
+ * A range tombstone: deletes every record of the rows in [start, end)
+ * (of one family, or of all) whose sequence number is smaller than its
+ * own, as a row (family) tombstone of each of those rows would.  Kept in
+ * the metapage, not in a run, so that every reader of any part of the
+ * range finds it with the state of the table it reads (rangedel.c).
+ */
+#define WIDE_RANGEDEL_SPACE		768		/* metapage bytes for range tombstones */
+#define WIDE_RANGEDEL_HAS_END	0x01	/* end key given (else: no end) */
+
+typedef struct WideRangeDelHeader
+{
+	uint64		seq;			/* write order, as a record's */
+	TransactionId xmin;			/* the deleting (sub)transaction */
+	CommandId	cmin;
+	uint32		gen;			/* write-area generation it was written in */
+	uint32		ncells;			/* cells it deleted (saturating), for VACUUM */
+	uint16		startlen;		/* start key, inclusive */
+	uint16		endlen;			/* end key, exclusive */
+	uint8		famlen;			/* 0: every family */
+	uint8		flags;			/* WIDE_RANGEDEL_* */
+} WideRangeDelHeader;
+
+/* bytes of a range tombstone entry: header, keys, family, MAXALIGNed */
+static inline uint32
+WideRangeDelEntrySize(const WideRangeDelHeader *h)
+{
+	return MAXALIGN(sizeof(WideRangeDelHeader) + h->startlen + h->endlen + h->famlen);
+}
 
 /*
  * A write-area lane: a chain of record pages, newest first.  Backends append
@@ -214,6 +245,16 @@ typedef struct WideMetaPageData
 	 * caches' keys.  0 in a metapage made before it existed (zeroes there).
 	 */
 	uint64		epoch;
+
+	/*
+	 * Range tombstones (rangedel.c): nrangedels entries packed into the
+	 * first rangedel_len bytes of rangedels, each a WideRangeDelHeader and
+	 * its start key, end key and family, MAXALIGNed.  Zeroes (none) in a
+	 * metapage of format 4 or older.
+	 */
+	uint32		nrangedels;
+	uint32		rangedel_len;
+	char		rangedels[WIDE_RANGEDEL_SPACE];
 } WideMetaPageData;
 
 typedef WideMetaPageData *WideMetaPage;

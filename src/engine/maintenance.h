@@ -42,6 +42,8 @@ extern WideResolver *WideResolverCreate(Relation rel, const WideSchema *schema,
 										WideSegmentWriter *w);
 extern void WideResolverPush(WideResolver *r, const WideCell *c);
 extern void WideResolverFlush(WideResolver *r);
+struct WideRangeDels;
+extern const struct WideRangeDels *WideResolverRangeDels(const WideResolver *r);
 extern WideResolveStats WideResolverFinish(WideResolver *r);
 
 /* flush.c */
@@ -58,6 +60,7 @@ extern bool WideCompactRunBySegid(Relation rel, uint32 segid,
 								  const char *crash_point);
 extern bool WideMoveRunBySegid(Relation rel, uint32 segid,
 							   const char *crash_point);
+extern int	WideRangeDelVacuum(Relation rel);
 
 /*
  * summary.c: what this backend's flushes and compactions did, summed since

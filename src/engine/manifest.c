@@ -141,6 +141,35 @@ StaticAssertDecl(offsetof(xl_btree_reuse_page, node) == 0 &&
 #define LANE_OK(b)	((b) != WIDE_META_BLKNO)
 
 /*
+ * Do the range tombstones fill exactly the bytes the metapage says, each
+ * within bounds?  (rangedel.c writes them)
+ */
+static bool
+rangedels_valid(const WideMetaPageData *meta)
+{
+	uint32		off = 0;
+	uint32		i;
+
+	if (meta->rangedel_len > WIDE_RANGEDEL_SPACE ||
+		meta->nrangedels > WIDE_RANGEDEL_SPACE / sizeof(WideRangeDelHeader))
+		return false;
+	for (i = 0; i < meta->nrangedels; i++)
+	{
+		WideRangeDelHeader h;
+
+		if (off + sizeof(WideRangeDelHeader) > meta->rangedel_len)
+			return false;
+		memcpy(&h, meta->rangedels + off, sizeof(WideRangeDelHeader));
+		if (h.famlen > WIDE_MAX_FAMILY_NAME ||
+			(h.flags & ~WIDE_RANGEDEL_HAS_END) != 0 ||
+			off + WideRangeDelEntrySize(&h) > meta->rangedel_len)
+			return false;
+		off += WideRangeDelEntrySize(&h);
+	}
+	return off == meta->rangedel_len;
+}
+
+/*
  * WideManifestProblem -- describe what is wrong with a metapage image, or
  * return NULL if it is consistent (M1).  The description is written to buf.
  */
@@ -188,6 +217,12 @@ WideManifestProblem(const WideMetaPageData *meta, char *buf, size_t buflen)
 						 i + 1, meta->waruns[i].root);
 				return buf;
 			}
+		if (!rangedels_valid(meta))
+		{
+			snprintf(buf, buflen, "%u range tombstones in %u bytes are malformed",
+					 meta->nrangedels, meta->rangedel_len);
+			return buf;
+		}
 		for (i = 0; i < meta->nfree; i++)
 		{
 			const WideFreeEntry *e = &meta->free[i];
@@ -235,12 +270,25 @@ WideManifestValidate(Relation rel, const WideMetaPageData *meta)
 WideMetaPageData *
 WideManifestBegin(Relation rel, WideManifestTx *tx)
 {
+	Page		page;
+	LocationIndex end;
+
 	tx->rel = rel;
 	tx->metabuf = WideReadMeta(rel, BUFFER_LOCK_EXCLUSIVE);
 	tx->state = GenericXLogStart(rel);
-	tx->meta = WidePageGetMeta(GenericXLogRegisterBuffer(tx->state, tx->metabuf, 0));
+	page = GenericXLogRegisterBuffer(tx->state, tx->metabuf, 0);
+	tx->meta = WidePageGetMeta(page);
 	/* what this build publishes may use its newest format (packed blocks) */
 	tx->meta->version = WIDE_FORMAT_VERSION;
+
+	/*
+	 * A metapage made by format 4 or older ends before the range
+	 * tombstones (zeroes there): Generic WAL zeroes the hole past pd_lower,
+	 * so it must cover them before they are written.
+	 */
+	end = ((char *) tx->meta + sizeof(WideMetaPageData)) - (char *) page;
+	if (((PageHeader) page)->pd_lower < end)
+		((PageHeader) page)->pd_lower = end;
 	return tx->meta;
 }
 

@@ -11,7 +11,9 @@
  *	- families: cells of a family that does not exist, or of an earlier
  *	  incarnation of it (dropped and created again), are skipped;
  *	- deletes: a tombstone removes the records of its scope written before
- *	  it (smaller sequence number), whatever their timestamps;
+ *	  it (smaller sequence number), whatever their timestamps; a range
+ *	  tombstone (rangedel.c) is a row or family tombstone of each row in
+ *	  its range;
  *	- last write wins: of records with equal coordinates the newest write is
  *	  the cell; in an aggregate family they are all folded into one value;
  *	- GC policies: max versions (counted over live versions, newest first)
@@ -131,6 +133,17 @@ WideMergerCreate(Relation rel, const WideSchema *schema, int64 now)
 	return m;
 }
 
+/*
+ * WideMergerSetRanges -- the range tombstones the reader's snapshot sees
+ * (rangedel.c); they delete as row or family tombstones of the rows they
+ * hold.  Before the first push; ranges must outlive the merger.
+ */
+void
+WideMergerSetRanges(WideMerger *m, const WideRangeDels *ranges)
+{
+	m->dels.ranges = (ranges != NULL && ranges->n > 0) ? ranges : NULL;
+}
+
 static void
 emit(WideMerger *m, const WideCell *cell)
 {
@@ -240,6 +253,9 @@ WideMergerPush(WideMerger *m, const WideCell *cell, bool hints)
 		set_bytes(m->cxt, &m->row, cell->key, cell->keylen);
 		m->have_row = true;
 		WideDeletesEnter(&m->dels, WIDE_LEVEL_ROW);
+		if (m->dels.ranges)
+			(void) WideDeletesEnterRange(&m->dels, WIDE_LEVEL_ROW,
+										 cell->key, cell->keylen, NULL, 0);
 		m->have_family = false;
 		m->have_column = false;
 	}
@@ -258,6 +274,10 @@ WideMergerPush(WideMerger *m, const WideCell *cell, bool hints)
 		m->have_family = true;
 		m->def = WideSchemaFindFamily(m->schema, cell->family, cell->famlen);
 		WideDeletesEnter(&m->dels, WIDE_LEVEL_FAMILY);
+		if (m->dels.ranges)
+			(void) WideDeletesEnterRange(&m->dels, WIDE_LEVEL_FAMILY,
+										 cell->key, cell->keylen,
+										 cell->family, cell->famlen);
 		m->have_column = false;
 	}
 	if (level == WIDE_LEVEL_FAMILY)

@@ -42,6 +42,7 @@
 #include "engine/tswindow.h"
 #include "engine/reader.h"
 #include "engine/rules.h"
+#include "engine/rangedel.h"
 
 struct WideReader
 {
@@ -62,6 +63,10 @@ struct WideReader
 	bool		finished;		/* all records pushed */
 	bool		skipped;		/* the last record was not pushed */
 	bool		done;			/* all cells returned */
+	const WideRangeDels *ranges;	/* visible range tombstones (rangedel.c) */
+	/* WideReaderBeginCounting: records written before unseen_below by others */
+	uint64		unseen_below;
+	uint64		nunseen;
 	bool		blobvalues;		/* valcxt holds something */
 	WideCell	blobcell;		/* a cell whose value was read from a blob */
 	MemoryContext valcxt;		/* values read from blobs */
@@ -154,6 +159,7 @@ typedef struct TableState
 	BlockNumber heads[2 * WIDE_NLANES];
 	uint32		gens[2 * WIDE_NLANES];
 	int			nlanes;
+	WideRangeDels *rdels;		/* every range tombstone, or NULL */
 } TableState;
 
 /* copy the table's state from its metapage (nothing if it has none) */
@@ -167,6 +173,7 @@ table_state(Relation rel, TableState *ts)
 	WidePendingWrite(rel);
 	metabuf = WideReadMeta(rel, BUFFER_LOCK_SHARE);
 	ts->nruns = ts->nwaruns = ts->nlanes = 0;
+	ts->rdels = NULL;
 	if (!BufferIsValid(metabuf))
 		return;
 	{
@@ -176,6 +183,8 @@ table_state(Relation rel, TableState *ts)
 		memcpy(ts->runs, meta->runs, sizeof(WideRunData) * ts->nruns);
 		ts->nwaruns = meta->nwaruns;
 		memcpy(ts->waruns, meta->waruns, sizeof(WideRunData) * ts->nwaruns);
+		if (meta->nrangedels > 0)
+			ts->rdels = WideRangeDelsParse(meta);
 		for (i = 0; i < WIDE_NLANES; i++)
 		{
 			ts->heads[ts->nlanes] = meta->lanes[i].head;
@@ -211,10 +220,20 @@ runs_in_range(const TableState *ts, const WideKeyRange *range, WideRunData *out)
  * predicate lock, one state of the table (into *ts) and its visible
  * write-area records in range, sorted.
  */
+/* is the record one the snapshot does not see, written by another
+ * transaction that has not aborted, before unseen_below? */
+static inline bool
+unseen_writer(const WideReader *r, const WideCell *c, uint8 hint)
+{
+	return c->seq < r->unseen_below && TransactionIdIsNormal(c->xmin) &&
+		hint != WIDE_REC_XMIN_INVALID && !(c->flags & WIDE_REC_XMIN_INVALID) &&
+		!TransactionIdIsCurrentTransactionId(c->xmin);
+}
+
 static WideReader *
 reader_prepare(Relation rel, Snapshot snapshot, int64 now,
 			   const WideKeyRange *range, const WideTsWindow *window,
-			   TableState *ts)
+			   TableState *ts, uint64 unseen_below)
 {
 	WideReader *r = palloc0(sizeof(WideReader));
 
@@ -243,20 +262,38 @@ reader_prepare(Relation rel, Snapshot snapshot, int64 now,
 
 	/* one consistent state of the table */
 	table_state(rel, ts);
+	if (ts->rdels)
+		r->ranges = snapshot ? WideRangeDelsVisible(ts->rdels, snapshot) : ts->rdels;
+	r->unseen_below = unseen_below;
 
 	/* the write area: visible records in range, sorted */
 	r->sorter = WideSorterBegin();
 	if (ts->nlanes > 0)
 	{
-		WideWAScan *wa = WideWAScanBegin(rel, snapshot, ts->heads, ts->gens, ts->nlanes);
+		/* (counting unseen writers: visibility checked here, in range) */
+		WideWAScan *wa = WideWAScanBegin(rel, unseen_below ? NULL : snapshot,
+										 ts->heads, ts->gens, ts->nlanes);
 		WideCell	cell;
 
 		while (WideWAScanNext(wa, &cell))
 		{
 			r->stats.wa_records++;
 			if (WideRowBeforeRange(&r->range, cell.key, cell.keylen) ||
-				WideRowAfterRange(&r->range, cell.key, cell.keylen) ||
-				(r->pruning && WideTsPruneRecord(&r->prune, &cell)))
+				WideRowAfterRange(&r->range, cell.key, cell.keylen))
+				continue;
+			if (unseen_below)
+			{
+				uint8		hint;
+
+				if (!WideRecordVisible(&cell, snapshot, &hint))
+				{
+					if (unseen_writer(r, &cell, hint))
+						r->nunseen++;
+					continue;
+				}
+				cell.flags |= hint;
+			}
+			if (r->pruning && WideTsPruneRecord(&r->prune, &cell))
 				continue;
 			WideSorterAdd(r->sorter, &cell);
 		}
@@ -336,10 +373,12 @@ reader_open(WideReader *r, const TableState *ts, WideSourceNext wa_next)
 		if (WideRunOverlapsRange(&ts->waruns[i], &r->range))
 			nover++, only = &ts->waruns[i];
 	for (i = 0; i < ts->nruns; i++)
-		if (WideRunOverlapsRange(&ts->runs[i], &r->range))
+		if (WideRunOverlapsRange(&ts->runs[i], &r->range) &&
+			!WideRangeDelsHideRun(r->ranges, &ts->runs[i]))
 			nover++, only = &ts->runs[i];
 	r->fast = false;
 	if (nover == 1 && run_is_plain(r, only) &&
+		!WideRangeDelsTouchRun(r->ranges, only) &&
 		!(r->sorter ? WideSorterPeekInRange(r->sorter, &r->range) :
 		  (r->nextwa < r->nwa &&
 		   !WideRowAfterRange(&r->range, r->wacells[r->nextwa]->key,
@@ -364,6 +403,7 @@ reader_open(WideReader *r, const TableState *ts, WideSourceNext wa_next)
 	}
 
 	r->merger = WideMergerCreate(r->rel, r->schema, r->now);
+	WideMergerSetRanges(r->merger, r->ranges);
 	r->merge = WideMergeIterCreate(ts->nruns + ts->nwaruns + 1);
 	WideMergeIterAdd(r->merge, wa_next, wa_next == sorter_next ? (void *) r->sorter : (void *) r,
 					 WIDE_MAX_RUNS + WIDE_MAX_WA_RUNS + 1);
@@ -381,7 +421,9 @@ reader_open(WideReader *r, const TableState *ts, WideSourceNext wa_next)
 	}
 	for (i = ts->nruns - 1; i >= 0; i--)
 	{
-		if (!WideRunOverlapsRange(&ts->runs[i], &r->range))
+		/* (a run a range tombstone deletes whole is not read) */
+		if (!WideRunOverlapsRange(&ts->runs[i], &r->range) ||
+			WideRangeDelsHideRun(r->ranges, &ts->runs[i]))
 			continue;
 		r->its[r->nits] = WideSegIterBegin(r->rel, &ts->runs[i], &r->range);
 		if (r->pruning)
@@ -414,10 +456,40 @@ WideReaderBeginTs(Relation rel, Snapshot snapshot, int64 now,
 				  const WideKeyRange *range, const WideTsWindow *window)
 {
 	TableState	ts;
-	WideReader *r = reader_prepare(rel, snapshot, now, range, window, &ts);
+	WideReader *r = reader_prepare(rel, snapshot, now, range, window, &ts, 0);
 
 	reader_open(r, &ts, sorter_next);
 	return r;
+}
+
+/*
+ * WideReaderBeginCounting -- a reader of a range (NULL: all) as
+ * WideReaderBegin, that also counts the records in it that the snapshot
+ * does not see because another transaction wrote them, before sequence
+ * number "below", and has not aborted (WideReaderUnseen): the records a
+ * range tombstone numbered "below" would delete and a delete by the
+ * snapshot would not (am/rangedel.c).
+ */
+WideReader *
+WideReaderBeginCounting(Relation rel, Snapshot snapshot, int64 now,
+						const WideKeyRange *range, uint64 below)
+{
+	TableState	ts;
+	WideReader *r;
+
+	Assert(below > 0);
+	r = reader_prepare(rel, snapshot, now, range, NULL, &ts, below);
+	reader_open(r, &ts, sorter_next);
+	return r;
+}
+
+/*
+ * WideReaderUnseen -- what WideReaderBeginCounting counted so far.
+ */
+uint64
+WideReaderUnseen(const WideReader *r)
+{
+	return r->nunseen;
 }
 
 /*
@@ -432,7 +504,7 @@ WideReaderBeginRanges(Relation rel, Snapshot snapshot, int64 now,
 					  const WideKeyRange *range, const WideTsWindow *window)
 {
 	TableState	ts;
-	WideReader *r = reader_prepare(rel, snapshot, now, range, window, &ts);
+	WideReader *r = reader_prepare(rel, snapshot, now, range, window, &ts, 0);
 
 	r->state = palloc(sizeof(TableState));
 	memcpy(r->state, &ts, sizeof(TableState));
@@ -702,6 +774,8 @@ next:
 				!WideRecordVisible(in, r->snapshot, &hint))
 			{
 				WideSerializableUnseen(r->rel, in, r->snapshot, hint);
+				if (r->unseen_below && unseen_writer(r, in, hint))
+					r->nunseen++;
 				r->skipped = true;
 				continue;
 			}
@@ -927,6 +1001,7 @@ struct WideReadState
 	Relation	rel;
 	Snapshot	snapshot;
 	TableState	ts;
+	const WideRangeDels *ranges;	/* visible range tombstones */
 	WideSorter *wa;				/* visible write-area records in range */
 	WideCell *const *wacells;	/* ... sorted */
 	int64		nwa;
@@ -951,6 +1026,9 @@ WideReadStateBegin(Relation rel, Snapshot snapshot, const WideKeyRange *range)
 	st->snapshot = snapshot;
 	WideSerializableRead(rel, snapshot);
 	table_state(rel, &st->ts);
+	if (st->ts.rdels)
+		st->ranges = snapshot ? WideRangeDelsVisible(st->ts.rdels, snapshot) :
+			st->ts.rdels;
 	st->wa = WideSorterBegin();
 	if (st->ts.nlanes > 0)
 	{
@@ -1035,6 +1113,7 @@ WideReaderBeginAt(WideReadState *st, int64 now, const WideKeyRange *range,
 
 	r->rel = st->rel;
 	r->snapshot = st->snapshot;
+	r->ranges = st->ranges;
 	r->now = now;
 	r->schema = WideSchemaCopy(st->rel);
 	if (window)

@@ -36,6 +36,8 @@ typedef struct WideReaderStats
 /* merge.c: the rules of the read path */
 typedef struct WideMerger WideMerger;
 extern WideMerger *WideMergerCreate(Relation rel, const WideSchema *schema, int64 now);
+struct WideRangeDels;
+extern void WideMergerSetRanges(WideMerger *m, const struct WideRangeDels *ranges);
 extern void WideMergerPush(WideMerger *m, const WideCell *cell, bool hints);
 extern void WideMergerFinish(WideMerger *m);
 extern const WideCell *WideMergerPop(WideMerger *m);
@@ -50,6 +52,10 @@ extern WideReader *WideReaderBeginTs(Relation rel, Snapshot snapshot, int64 now,
 extern WideReader *WideReaderBeginRanges(Relation rel, Snapshot snapshot,
 										 int64 now, const WideKeyRange *range,
 										 const WideTsWindow *window);
+extern WideReader *WideReaderBeginCounting(Relation rel, Snapshot snapshot,
+										   int64 now, const WideKeyRange *range,
+										   uint64 below);
+extern uint64 WideReaderUnseen(const WideReader *r);
 extern void WideReaderNextRange(WideReader *r, const WideKeyRange *range);
 extern const WideCell *WideReaderNext(WideReader *r);
 extern WideReaderStats WideReaderGetStats(const WideReader *r);

@@ -13,7 +13,8 @@
  * Dropped, because no snapshot can ever return them:
  *	- records of aborted transactions;
  *	- records covered by a frozen tombstone of the input (smaller sequence
- *	  number, in its scope);
+ *	  number, in its scope), or by a frozen range tombstone of the
+ *	  metapage (rangedel.c: it deletes older records wherever they are);
  *	- older writes of a cell whose newest write is a frozen PUT;
  *	- cells of a family that no longer exists (or an earlier incarnation);
  *	- frozen cells a GC policy collects: beyond the max_versions newest
@@ -60,6 +61,7 @@
 #include "engine/segment.h"
 #include "engine/maintenance.h"
 #include "engine/rules.h"
+#include "engine/rangedel.h"
 
 struct WideResolver
 {
@@ -73,6 +75,7 @@ struct WideResolver
 
 	/* frozen deletes in effect (rules.c) */
 	WideDeletes dels;
+	WideRangeDels *ranges;		/* range tombstones (rangedel.c) */
 
 	/* row */
 	bool		have_row;
@@ -163,6 +166,19 @@ WideResolverCreate(Relation rel, const WideSchema *schema, bool bottom,
 	initStringInfo(&r->acc_buf);
 	WideAccInit(&r->acc, CurrentMemoryContext);
 	WideDeletesInit(&r->dels);
+	r->ranges = WideRangeDelsForRewrite(rel);
+	if (r->ranges->n > 0)
+	{
+		WideRangeDels *pending = palloc0(sizeof(WideRangeDels));
+
+		r->dels.ranges = r->ranges;
+		/* the rows a pending one holds keep exact sequence numbers */
+		pending->d = palloc(sizeof(WideRangeDel) * r->ranges->n);
+		for (int i = 0; i < r->ranges->n; i++)
+			if (r->ranges->d[i].pending)
+				pending->d[pending->n++] = r->ranges->d[i];
+		WideSegmentWriterKeepSeqs(w, pending);
+	}
 	return r;
 }
 
@@ -342,7 +358,9 @@ enter_scopes(WideResolver *r, const WideCell *c, int level)
 		set_string(&r->row, c->key, c->keylen);
 		r->have_row = true;
 		WideDeletesEnter(&r->dels, WIDE_LEVEL_ROW);
-		r->row_unfrozen = false;
+		r->row_unfrozen = r->dels.ranges != NULL &&
+			WideDeletesEnterRange(&r->dels, WIDE_LEVEL_ROW, c->key, c->keylen,
+								  NULL, 0);
 		r->have_fam = false;
 		r->have_col = false;
 	}
@@ -360,7 +378,9 @@ enter_scopes(WideResolver *r, const WideCell *c, int level)
 		r->def = WideSchemaFindFamily(r->schema, c->family, c->famlen);
 		r->cur_def = WideSchemaFindFamily(r->current, c->family, c->famlen);
 		WideDeletesEnter(&r->dels, WIDE_LEVEL_FAMILY);
-		r->fam_unfrozen = false;
+		r->fam_unfrozen = r->dels.ranges != NULL &&
+			WideDeletesEnterRange(&r->dels, WIDE_LEVEL_FAMILY, c->key,
+								  c->keylen, c->family, c->famlen);
 		r->have_col = false;
 	}
 	if (level >= WIDE_LEVEL_COLUMN &&
@@ -541,6 +561,16 @@ void
 WideResolverFlush(WideResolver *r)
 {
 	flush_acc(r);
+}
+
+/*
+ * WideResolverRangeDels -- the range tombstones the resolver applied
+ * (frozen) or kept in mind (pending), as read when it was created.
+ */
+const WideRangeDels *
+WideResolverRangeDels(const WideResolver *r)
+{
+	return r->ranges;
 }
 
 /*

@@ -55,6 +55,7 @@
 #include "engine/segment.h"
 #include "engine/maintenance.h"
 #include "engine/manifest.h"
+#include "engine/rangedel.h"
 
 /*
  * trim_tail -- give back the free pages at the end of the new storage (the
@@ -223,6 +224,29 @@ WideRewrite(Relation src, Relation dst)
 		meta->compactions++;
 		(void) WideManifestCommit(&tx);
 		trim_tail(dst);
+	}
+
+	/*
+	 * Range tombstones some snapshot may not see yet go along (rangedel.c);
+	 * the frozen ones did their work and stay behind.  (With no run, the
+	 * records they may still delete are gone too, but a pending one is kept
+	 * as it is: harmless, and retired by a later VACUUM.)
+	 */
+	{
+		const WideRangeDels *ds = WideResolverRangeDels(resolver);
+		int			npending = 0;
+
+		for (i = 0; i < ds->n; i++)
+			npending += ds->d[i].pending ? 1 : 0;
+		if (npending > 0)
+		{
+			WideManifestTx tx;
+			WideMetaPage meta = WideManifestBegin(dst, &tx);
+
+			WideRangeDelsCarry(dst, meta, ds);
+			meta->version_counter++;
+			(void) WideManifestCommit(&tx);
+		}
 	}
 
 	for (i = 0; i < nits; i++)

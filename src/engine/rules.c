@@ -17,7 +17,9 @@
  * Deletes: a tombstone removes the records of its scope written before it
  * (smaller sequence number), whatever their timestamps and whatever
  * incarnation of the family they belong to.  A column tombstone covers the
- * timestamps [from, to).
+ * timestamps [from, to).  A range tombstone (rangedel.c) is, for each row
+ * of its key range, a row tombstone (or a family tombstone of its family)
+ * of its sequence number: it enters the deletes with the row or family.
  *
  * GC: max_versions collects versions beyond the newest max_versions live
  * ones; max_age collects versions older than "now" minus max_age; a union
@@ -102,6 +104,55 @@ WideDeletesAdd(WideDeletes *d, const WideCell *tomb)
 		default:
 			Assert(false);
 	}
+}
+
+/*
+ * WideRangeDelCoversKey -- does the range tombstone's key range hold the
+ * row key?
+ */
+bool
+WideRangeDelCoversKey(const WideRangeDel *t, const char *key, uint32 keylen)
+{
+	if (WideKeyCompare(key, keylen, t->start, t->startlen) < 0)
+		return false;
+	return !t->has_end || WideKeyCompare(key, keylen, t->end, t->endlen) < 0;
+}
+
+/*
+ * WideDeletesEnterRange -- after WideDeletesEnter of a row (level
+ * WIDE_LEVEL_ROW) or of a family in it (WIDE_LEVEL_FAMILY): the range
+ * tombstones in effect (d->ranges) that hold the row, of every family or
+ * of this one, delete as a row or family tombstone of their sequence
+ * number would.  Returns true if a pending one (rewrites: not yet visible
+ * to every snapshot) holds it: it may still delete what is older.
+ */
+bool
+WideDeletesEnterRange(WideDeletes *d, int level, const char *key,
+					  uint32 keylen, const char *family, uint32 famlen)
+{
+	bool		pending = false;
+	int			i;
+
+	if (d->ranges == NULL)
+		return false;
+	for (i = 0; i < d->ranges->n; i++)
+	{
+		const WideRangeDel *t = &d->ranges->d[i];
+
+		if (level == WIDE_LEVEL_ROW ? t->famlen != 0 :
+			(t->famlen == 0 || t->famlen != famlen ||
+			 memcmp(t->family, family, famlen) != 0))
+			continue;
+		if (!WideRangeDelCoversKey(t, key, keylen))
+			continue;
+		if (t->pending)
+			pending = true;
+		else if (level == WIDE_LEVEL_ROW)
+			d->row_del = Max(d->row_del, t->seq);
+		else
+			d->fam_del = Max(d->fam_del, t->seq);
+	}
+	return pending;
 }
 
 /*

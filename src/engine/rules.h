@@ -22,6 +22,33 @@ typedef struct WideTombstone
 	uint64		seq;
 } WideTombstone;
 
+/*
+ * A range tombstone as the rules apply it (rangedel.c reads them from the
+ * metapage): the rows [start, end) of one family, or of all.
+ */
+typedef struct WideRangeDel
+{
+	const char *start;			/* inclusive */
+	uint32		startlen;
+	bool		has_end;		/* false: no end */
+	const char *end;			/* exclusive */
+	uint32		endlen;
+	const char *family;
+	uint32		famlen;			/* 0: every family */
+	uint64		seq;
+	TransactionId xmin;
+	CommandId	cmin;
+	uint32		gen;
+	uint32		ncells;
+	bool		pending;		/* rewrites: may yet delete, not now */
+} WideRangeDel;
+
+typedef struct WideRangeDels
+{
+	int			n;
+	WideRangeDel *d;
+} WideRangeDels;
+
 typedef struct WideDeletes
 {
 	uint64		row_del;		/* newest row tombstone in effect */
@@ -29,11 +56,17 @@ typedef struct WideDeletes
 	WideTombstone *tombs;		/* column tombstones in effect */
 	int			ntombs;
 	int			maxtombs;
+	const WideRangeDels *ranges;	/* range tombstones in effect, or NULL */
 } WideDeletes;
 
 extern void WideDeletesInit(WideDeletes *d);
 extern void WideDeletesEnter(WideDeletes *d, int level);
 extern void WideDeletesAdd(WideDeletes *d, const WideCell *tomb);
+extern bool WideDeletesEnterRange(WideDeletes *d, int level,
+								  const char *key, uint32 keylen,
+								  const char *family, uint32 famlen);
+extern bool WideRangeDelCoversKey(const WideRangeDel *t, const char *key,
+								  uint32 keylen);
 extern bool WideDeletesCover(const WideDeletes *d, const WideCell *c);
 extern bool WideGCSamePolicy(const WideFamily *a, const WideFamily *b);
 extern bool WideGCCollects(const WideFamily *def, int index, int64 ts,

@@ -280,6 +280,9 @@ extern void WideIndexFree(WideIndex *idx);
 /* segment_writer.c */
 extern WideSegmentWriter *WideSegmentWriterBegin(Relation rel, int16 typlen);
 extern void WideSegmentWriterCopyBlobs(WideSegmentWriter *w, Relation src);
+struct WideRangeDels;
+extern void WideSegmentWriterKeepSeqs(WideSegmentWriter *w,
+									  const struct WideRangeDels *ranges);
 extern void WideSegmentWriterMoveBlobs(WideSegmentWriter *w, BlockNumber from);
 extern void WideSegmentWriterAdd(WideSegmentWriter *w, const WideCell *c,
 								 bool frozen);

@@ -20,7 +20,9 @@
  * Sequence numbers.  A record keeps its sequence number only where a reader
  * of this one segment needs it: tombstones, the records of a row after a
  * tombstone in it, and records that share coordinates with the previous
- * one.  The others read back as the segment's largest sequence number.
+ * one, and the records of rows a range tombstone not yet applied holds
+ * (WideSegmentWriterKeepSeqs).  The others read back as the segment's
+ * largest sequence number.
  * That is exact because of the order of runs: any record of another run or
  * of the write area is older than every record of this segment or newer
  * than every one, so only comparisons inside the segment can depend on the
@@ -51,6 +53,7 @@
 #include "engine/cell.h"
 #include "engine/storage.h"
 #include "engine/segment.h"
+#include "engine/rules.h"
 #include "engine/manifest.h"
 
 int			wide_block_size = 16384;
@@ -113,6 +116,8 @@ struct WideSegmentWriter
 	StringInfoData prevbuf;
 	bool		have_prev;
 	bool		row_has_tombstone;
+	const WideRangeDels *keep_ranges;	/* rows whose records keep theirs */
+	bool		row_in_range;
 	bool		repeats;		/* a column has two records: not ONE_VERSION */
 
 	/* statistics for the run descriptor */
@@ -378,14 +383,20 @@ keeps_seq(WideSegmentWriter *w, const WideCell *c, bool same_row)
 	bool		keep;
 
 	if (!same_row)
+	{
 		w->row_has_tombstone = false;
+		w->row_in_range = false;
+		for (int i = 0; w->keep_ranges && i < w->keep_ranges->n; i++)
+			if (WideRangeDelCoversKey(&w->keep_ranges->d[i], c->key, c->keylen))
+				w->row_in_range = true;
+	}
 	if (WIDE_KIND_IS_TOMBSTONE(c->kind))
 	{
 		w->row_has_tombstone = true;
 		keep = true;
 	}
 	else
-		keep = w->row_has_tombstone ||
+		keep = w->row_has_tombstone || w->row_in_range ||
 			(same_row && WideCellLevel(&w->prev) == WIDE_LEVEL_CELL &&
 			 w->prev.ts == c->ts && WideCellSameColumn(&w->prev, c));
 	if (same_row && WideCellSameColumn(&w->prev, c))
@@ -408,6 +419,19 @@ keeps_seq(WideSegmentWriter *w, const WideCell *c, bool same_row)
 	w->prev.value = NULL;
 	w->have_prev = true;
 	return keep;
+}
+
+/*
+ * WideSegmentWriterKeepSeqs -- the records of the rows in these range
+ * tombstones' ranges keep their sequence numbers: a range tombstone lives
+ * outside the runs (rangedel.c), and one not yet applied may fall between
+ * the numbers of this segment's records, which must then compare exactly
+ * with its own.  ranges must outlive the writer.
+ */
+void
+WideSegmentWriterKeepSeqs(WideSegmentWriter *w, const WideRangeDels *ranges)
+{
+	w->keep_ranges = (ranges != NULL && ranges->n > 0) ? ranges : NULL;
 }
 
 /*

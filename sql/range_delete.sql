@@ -1,0 +1,195 @@
+--
+-- range_delete: a DELETE of a range of row keys is one range tombstone,
+-- and deletes exactly what a heap DELETE of the same cells deletes
+--
+\set SHOW_CONTEXT never
+CREATE TABLE w (row_key text, family text, qualifier text, ts int8, value int8) USING wide;
+SELECT wide.create_family('w', 'f');
+SELECT wide.create_family('w', 'g', max_versions => 2);
+CREATE TABLE h (row_key text COLLATE "C", family text, qualifier text, ts int8, value int8);
+CREATE INDEX ON h (row_key);
+INSERT INTO h SELECT 'k' || lpad((g % 200)::text, 3, '0'),
+                     CASE WHEN g % 3 = 0 THEN 'g' ELSE 'f' END, 'q' || (g % 5), g, g
+  FROM generate_series(1, 4000) g;
+-- (the heap holds what the wide table shows: at most 2 versions in g)
+DELETE FROM h WHERE family = 'g' AND (row_key, qualifier, ts) NOT IN
+  (SELECT row_key, qualifier, ts FROM (SELECT row_key, qualifier, ts,
+          row_number() OVER (PARTITION BY row_key, qualifier ORDER BY ts DESC) AS n
+     FROM h WHERE family = 'g') x WHERE n <= 2);
+-- a part in runs, a part in the write area
+INSERT INTO w SELECT * FROM h WHERE row_key < 'k100';
+SELECT wide.compact('w', major => true);
+INSERT INTO w SELECT * FROM h WHERE row_key >= 'k100';
+CREATE FUNCTION differ() RETURNS bigint LANGUAGE sql AS $$
+  SELECT count(*) FROM ((SELECT * FROM w EXCEPT ALL SELECT * FROM h)
+                        UNION ALL (SELECT * FROM h EXCEPT ALL SELECT * FROM w)) x $$;
+SELECT count(*), differ() FROM w;
+
+-- the plan: ModifyTable over a Wide Scan that is the whole delete
+EXPLAIN (COSTS OFF) DELETE FROM w WHERE row_key >= 'k010' AND row_key < 'k020';
+EXPLAIN (COSTS OFF) DELETE FROM w WHERE row_key LIKE 'k01%';
+EXPLAIN (COSTS OFF) DELETE FROM w;
+-- not for anything else: another condition, RETURNING, a join, a list
+EXPLAIN (COSTS OFF) DELETE FROM w WHERE row_key >= 'k010' AND ts > 5;
+EXPLAIN (COSTS OFF) DELETE FROM w WHERE row_key = 'k010' RETURNING ts;
+EXPLAIN (COSTS OFF) DELETE FROM w WHERE row_key IN ('k010', 'k011');
+EXPLAIN (COSTS OFF) DELETE FROM w USING h WHERE w.row_key = h.row_key AND h.ts = 1;
+
+-- what it writes: nothing in the write area, no page
+SELECT write_area_pages FROM wide.stats('w') \gset before_
+SELECT pg_relation_size('w') AS size_before \gset
+DELETE FROM w WHERE row_key >= 'k010' AND row_key < 'k020';
+DELETE FROM h WHERE row_key >= 'k010' AND row_key < 'k020';
+SELECT write_area_pages - :before_write_area_pages AS pages_written,
+       pg_relation_size('w') - :size_before AS bytes_added FROM wide.stats('w');
+SELECT count(*), differ() FROM w;
+-- the same delete cell by cell, for comparison
+SET wide.enable_range_delete = off;
+DELETE FROM w WHERE row_key >= 'k020' AND row_key < 'k030';
+DELETE FROM h WHERE row_key >= 'k020' AND row_key < 'k030';
+SELECT write_area_pages - :before_write_area_pages > 0 AS pages_written FROM wide.stats('w');
+RESET wide.enable_range_delete;
+SELECT count(*), differ() FROM w;
+
+-- deletes at random, compared with the heap's, statement by statement;
+-- cells written again into a deleted range survive (written after it)
+CREATE FUNCTION key(int) RETURNS text LANGUAGE sql AS $$ SELECT 'k' || lpad($1::text, 3, '0') $$;
+CREATE FUNCTION delete_both(cond text) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE nw bigint; nh bigint;
+BEGIN
+  EXECUTE 'DELETE FROM w WHERE ' || cond; GET DIAGNOSTICS nw = ROW_COUNT;
+  EXECUTE 'DELETE FROM h WHERE ' || cond; GET DIAGNOSTICS nh = ROW_COUNT;
+  IF nw <> nh THEN RAISE EXCEPTION 'DELETE % counted % cells, the heap %', cond, nw, nh; END IF;
+  IF differ() <> 0 THEN RAISE EXCEPTION 'after DELETE %: % cells differ', cond, differ(); END IF;
+  RETURN nw;
+END $$;
+CREATE FUNCTION insert_both(lo int, hi int, t int8) RETURNS void LANGUAGE sql AS $$
+  INSERT INTO w SELECT key(g), 'f', 'again', t, g FROM generate_series(lo, hi) g;
+  INSERT INTO h SELECT key(g), 'f', 'again', t, g FROM generate_series(lo, hi) g $$;
+SELECT setseed(0.28);
+DO $$
+DECLARE a int; b int; cond text; total bigint := 0;
+BEGIN
+  FOR i IN 1..40 LOOP
+    a := floor(random() * 200); b := a + floor(random() * 30);
+    cond := CASE i % 7
+      WHEN 0 THEN format('row_key >= %L AND row_key < %L', key(a), key(b))
+      WHEN 1 THEN format('row_key > %L AND row_key <= %L', key(a), key(b))
+      WHEN 2 THEN format('row_key = %L', key(a))
+      WHEN 3 THEN format('row_key LIKE %L', 'k1' || (a % 10) || '%')
+      WHEN 4 THEN format('starts_with(row_key, %L)', 'k0' || (a % 10))
+      WHEN 5 THEN format('row_key BETWEEN %L AND %L', key(a), key(b))
+      ELSE format('row_key < %L AND row_key >= %L', key(b), key(a)) END;
+    total := total + delete_both(cond);
+    IF i % 3 = 0 THEN PERFORM insert_both(a, b, 100000 + i); END IF;
+    IF i % 10 = 0 THEN PERFORM wide.compact('w'); END IF;
+  END LOOP;
+  RAISE NOTICE 'deleted % cells in all', total > 0;
+END $$;
+SELECT count(*) > 0 AS some_left, differ() FROM w;
+
+-- a prepared DELETE with a parameter, as a generic plan
+SET plan_cache_mode = force_generic_plan;
+PREPARE dw(text, text) AS DELETE FROM w WHERE row_key >= $1 AND row_key < $2;
+PREPARE dh(text, text) AS DELETE FROM h WHERE row_key >= $1 AND row_key < $2;
+EXPLAIN (COSTS OFF) EXECUTE dw('k100', 'k105');
+EXECUTE dw('k100', 'k105');
+EXECUTE dh('k100', 'k105');
+EXECUTE dw('k105', 'k110');
+EXECUTE dh('k105', 'k110');
+RESET plan_cache_mode;
+SELECT differ();
+
+-- a savepoint rolled back takes its range delete with it
+BEGIN;
+SAVEPOINT s;
+DELETE FROM w WHERE row_key >= 'k100';
+SELECT count(*) FROM w WHERE row_key >= 'k100';
+ROLLBACK TO SAVEPOINT s;
+SELECT differ();
+SELECT delete_both('row_key >= ''k150''') > 0 AS deleted;
+COMMIT;
+SELECT differ();
+
+-- VACUUM drops the runs it hides, applies it to the others, retires it
+VACUUM w;
+SELECT differ();
+SELECT delete_both('row_key < ''k050''') > 0 AS deleted;
+SELECT wide.compact('w');
+SELECT differ();
+VACUUM w;
+SELECT differ(), write_area_pages FROM wide.stats('w');
+SELECT * FROM wide.verify('w');
+
+-- a small delete does not make VACUUM rewrite a large run: the range
+-- tombstone stays, and readers apply it
+CREATE TABLE big (row_key text, family text, qualifier text, ts int8, value int8) USING wide;
+SELECT wide.create_family('big', 'f');
+INSERT INTO big SELECT 'r' || lpad(g::text, 6, '0'), 'f', 'q', g, g FROM generate_series(1, 20000) g;
+VACUUM big;
+SELECT segment AS seg FROM wide.runs('big') \gset
+DELETE FROM big WHERE row_key >= 'r000100' AND row_key < 'r000200';
+VACUUM big;
+SELECT segment = :seg AS same_run, (SELECT count(*) FROM big) AS cells FROM wide.runs('big');
+-- a large one does: the run is rewritten without the deleted cells
+DELETE FROM big WHERE row_key >= 'r010000';
+VACUUM big;
+SELECT segment = :seg AS same_run, cells FROM wide.runs('big');
+SELECT count(*), min(row_key), max(row_key) FROM big;
+DROP TABLE big;
+
+-- a reverse scan, a point read, an aggregate pushed into the scan, a
+-- parallel scan: all apply it
+SELECT delete_both('row_key >= ''k120'' AND row_key < ''k140''') > 0 AS deleted;
+SELECT (SELECT array_agg(row_key || ts ORDER BY row_key DESC, family DESC, qualifier DESC, ts) FROM w)
+     = (SELECT array_agg(row_key || ts ORDER BY row_key DESC, family DESC, qualifier DESC, ts) FROM h) AS reverse_same;
+SELECT count(*) FROM w WHERE row_key = 'k125';
+SELECT (SELECT count(*) FROM w WHERE row_key >= 'k110' AND row_key < 'k150')
+     = (SELECT count(*) FROM h WHERE row_key >= 'k110' AND row_key < 'k150') AS count_same;
+SELECT count(*) FROM wide.read_rows(NULL::w, start_key => 'k110'::text, end_key => 'k150'::text);
+SELECT count(*) FROM h WHERE row_key >= 'k110' AND row_key < 'k150';
+
+-- everything: one tombstone; VACUUM leaves about nothing
+SELECT delete_both('true') > 0 AS deleted;
+EXPLAIN (COSTS OFF) DELETE FROM w WHERE true;
+SELECT count(*) FROM w;
+VACUUM w;
+SELECT runs, cells FROM wide.stats('w');
+INSERT INTO w VALUES ('k001', 'f', 'q', 1, 1);
+SELECT row_key, value FROM w;
+
+-- an empty range, a NULL bound: nothing
+DELETE FROM w WHERE row_key > 'k5' AND row_key < 'k1';
+DELETE FROM w WHERE row_key = NULL;
+-- a key too long for the metapage: deleted cell by cell, exactly
+INSERT INTO w VALUES (repeat('x', 2000), 'f', 'q', 1, 1), (repeat('x', 2000) || 'y', 'f', 'q', 1, 1);
+DELETE FROM w WHERE row_key >= repeat('x', 2000) AND row_key < repeat('x', 2001);
+SELECT count(*) FROM w;
+
+-- aggregate families: the cells the per-cell path deletes (one per column)
+CREATE TABLE c (row_key text, family text, qualifier text, ts int8, value int8) USING wide;
+SELECT wide.create_family('c', 'n', aggregate => 'sum');
+INSERT INTO c SELECT 'p' || (g % 4), 'n', 'views', 0, g FROM generate_series(1, 100) g;
+DELETE FROM c WHERE row_key < 'p2';
+SELECT row_key, value FROM c ORDER BY 1;
+INSERT INTO c VALUES ('p1', 'n', 'views', 0, 1);
+SELECT row_key, value FROM c ORDER BY 1;
+
+-- a row trigger, row-level security: cell by cell
+CREATE FUNCTION note() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN OLD; END $$;
+CREATE TRIGGER t_note BEFORE DELETE ON c FOR EACH ROW EXECUTE FUNCTION note();
+EXPLAIN (COSTS OFF) DELETE FROM c WHERE row_key = 'p2';
+DROP TRIGGER t_note ON c;
+EXPLAIN (COSTS OFF) DELETE FROM c WHERE row_key = 'p2';
+
+-- a role that may not delete cannot
+CREATE ROLE range_delete_reader;
+GRANT SELECT ON c TO range_delete_reader;
+SET ROLE range_delete_reader;
+DELETE FROM c;
+RESET ROLE;
+SELECT count(*) FROM c;
+DROP TABLE c;
+DROP ROLE range_delete_reader;
+DROP TABLE w;
+DROP TABLE h;

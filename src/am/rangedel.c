@@ -1,0 +1,248 @@
+/*-------------------------------------------------------------------------
+ *
+ * rangedel.c
+ *	  SQL DELETE of a key range as one range tombstone.
+ *
+ * A DELETE whose WHERE clause is only a range of row keys (=, <, <=, >,
+ * >=, BETWEEN, LIKE 'prefix%', starts_with, or no WHERE at all), without
+ * RETURNING, joins, CTEs, row triggers or row-level security, is planned
+ * as usual -- ModifyTable over a Wide Scan of the range -- with the scan
+ * marked (customscan.c).  When that scan starts, instead of returning each
+ * cell for ModifyTable to delete with a tombstone of its own (delete.c),
+ * it writes one range tombstone (engine/rangedel.c) and returns nothing;
+ * the statement's row count is the number of cells it deleted.
+ *
+ * Exactly the cells the per-cell DELETE would delete.  A range tombstone
+ * deletes every record of the range written before it, whoever wrote it;
+ * a DELETE deletes the cells its snapshot sees.  The two differ only by
+ * records written before the tombstone by a transaction the snapshot does
+ * not see (in progress when it was taken, or committed since).  So the
+ * tombstone is written first, then the range is read with the statement's
+ * snapshot (the tombstone carries the statement's command id, which that
+ * snapshot does not see): the cells read are counted, and any record of
+ * such a transaction older than the tombstone is noticed
+ * (WideReaderBeginCounting).  If there is one, the tombstone is removed
+ * again (no snapshot can have seen it) and the DELETE goes on cell by
+ * cell, as before.  Records written after the tombstone are not its
+ * business: a concurrent insert into the range that is numbered after it
+ * survives, as it would a heap DELETE whose snapshot does not see it.  The
+ * count is a read of the range (a pass over its blocks, no tuple made):
+ * the price of an exact "DELETE n".
+ *
+ * Logical decoding and tablet splits or moves (wide_change_log) need each
+ * deleted cell: when they would get them (wal_level = logical for a
+ * permanent table, or a tablet being split or moved), the range is read a
+ * second time and each cell handed to them as the one-version tombstone
+ * the per-cell path would have written, so that subscribers apply the
+ * same DELETEs.
+ *
+ * wide.enable_range_delete = off keeps every DELETE cell by cell.
+ *
+ * IDENTIFICATION
+ *	  src/am/rangedel.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xlog.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "utils/guc.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "engine/format.h"
+#include "engine/cell.h"
+#include "engine/schema.h"
+#include "engine/reader.h"
+#include "engine/writearea.h"
+#include "engine/rules.h"
+#include "engine/rangedel.h"
+#include "am/am.h"
+
+bool		wide_enable_range_delete = true;
+
+#define LOG_BATCH	512
+
+/*
+ * WideRangeDeleteDefineSettings -- the setting wide.enable_range_delete.
+ */
+void
+WideRangeDeleteDefineSettings(void)
+{
+	DefineCustomBoolVariable("wide.enable_range_delete",
+							 "Lets a DELETE of a range of row keys write one range tombstone instead of one per cell.",
+							 "Off, every DELETE writes a tombstone per cell; for testing and for comparing.",
+							 &wide_enable_range_delete, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+}
+
+/*
+ * WideRangeDeleteAllowed -- may a DELETE of this table be one range
+ * tombstone?  Not with row-level DELETE triggers or OLD TABLE transition
+ * tables (they need each cell), nor with row-level security.
+ */
+bool
+WideRangeDeleteAllowed(Relation rel)
+{
+	TriggerDesc *td = rel->trigdesc;
+
+	if (!wide_enable_range_delete || rel->rd_rel->relrowsecurity)
+		return false;
+	if (td != NULL &&
+		(td->trig_delete_before_row || td->trig_delete_after_row ||
+		 td->trig_delete_instead_row || td->trig_delete_old_table))
+		return false;
+	return true;
+}
+
+/* the tombstone's [start, end) from a key range */
+static void
+to_half_open(const WideKeyRange *r, WideRangeDel *t, StringInfo lo, StringInfo hi)
+{
+	memset(t, 0, sizeof(WideRangeDel));
+	resetStringInfo(lo);
+	resetStringInfo(hi);
+	if (r->has_start)
+	{
+		appendBinaryStringInfo(lo, r->start, r->startlen);
+		/* the first key after "start" is start || '\0' */
+		if (!r->start_incl)
+			appendStringInfoChar(lo, '\0');
+	}
+	if (r->has_end)
+	{
+		appendBinaryStringInfo(hi, r->end, r->endlen);
+		if (r->end_incl)
+			appendStringInfoChar(hi, '\0');
+	}
+	t->start = lo->data;
+	t->startlen = lo->len;
+	t->has_end = r->has_end;
+	t->end = hi->data;
+	t->endlen = hi->len;
+}
+
+static bool
+count_cell(const WideCell *cell, void *arg)
+{
+	return true;
+}
+
+/* hand the cells of the range to wide_change_log as one-version tombstones */
+static void
+log_deleted_cells(Relation rel, Snapshot snapshot, const WideKeyRange *range)
+{
+	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext,
+											  "wide range delete log",
+											  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	WideReader *r = WideReaderBegin(rel, snapshot, WideReaderNow(), range);
+	WideCell   *batch = palloc(sizeof(WideCell) * LOG_BATCH);
+	MemoryContext bcxt = AllocSetContextCreate(cxt, "batch", ALLOCSET_DEFAULT_SIZES);
+	const WideCell *c;
+	int			n = 0;
+
+	while ((c = WideReaderNext(r)) != NULL)
+	{
+		WideCell   *t = &batch[n++];
+		char	   *bytes = MemoryContextAlloc(bcxt, c->keylen + c->famlen + c->quallen + 1);
+
+		CHECK_FOR_INTERRUPTS();
+		memcpy(bytes, c->key, c->keylen);
+		memcpy(bytes + c->keylen, c->family, c->famlen);
+		memcpy(bytes + c->keylen + c->famlen, c->qual, c->quallen);
+		memset(t, 0, sizeof(WideCell));
+		t->kind = WIDE_KIND_DEL_CELLS;
+		t->key = bytes;
+		t->keylen = c->keylen;
+		t->family = bytes + c->keylen;
+		t->famlen = c->famlen;
+		t->qual = bytes + c->keylen + c->famlen;
+		t->quallen = c->quallen;
+		t->famid = c->famid;
+		t->ts = c->ts;
+		t->ts_to = c->ts == PG_INT64_MAX ? PG_INT64_MAX : c->ts + 1;
+		if (n == LOG_BATCH)
+		{
+			WideLogChanges(rel, batch, n);
+			n = 0;
+			MemoryContextReset(bcxt);
+		}
+	}
+	WideLogChanges(rel, batch, n);
+	WideReaderEnd(r);
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(cxt);
+}
+
+/*
+ * WideRangeDelete -- delete, as the DELETE of the running command (cid)
+ * with this snapshot would, every cell whose row key lies in range, with
+ * one range tombstone; *ncells is the number of cells deleted.  Returns
+ * false, having written nothing, if it cannot (the metapage has no room
+ * for the tombstone, or a transaction the snapshot does not see wrote in
+ * the range before it): the caller deletes cell by cell.
+ */
+bool
+WideRangeDelete(Relation rel, Snapshot snapshot, CommandId cid,
+				const WideKeyRange *range, uint64 *ncells)
+{
+	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext,
+											  "wide range delete",
+											  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	StringInfoData lo,
+				hi;
+	WideRangeDel t;
+	uint64		seq;
+	uint64		n;
+	uint64		unseen;
+	bool		stopped;
+	WideReader *r;
+
+	initStringInfo(&lo);
+	initStringInfo(&hi);
+	to_half_open(range, &t, &lo, &hi);
+	if (t.has_end && WideKeyCompare(t.start, t.startlen, t.end, t.endlen) >= 0)
+	{
+		/* an empty range: nothing to delete */
+		MemoryContextSwitchTo(old);
+		MemoryContextDelete(cxt);
+		*ncells = 0;
+		return true;
+	}
+	WideCheckWrite(rel);
+	/* this backend's statement cells are older (pending.c) */
+	WidePendingWrite(rel);
+	if (!WideRangeDelAdd(rel, &t, cid, &seq))
+	{
+		MemoryContextSwitchTo(old);
+		MemoryContextDelete(cxt);
+		return false;
+	}
+
+	/* the cells it deletes, and whether it deletes more than they */
+	r = WideReaderBeginCounting(rel, snapshot, WideReaderNow(), range, seq);
+	WideReaderSkipQualifiers(r);
+	n = WideReaderFold(r, count_cell, NULL, &stopped);
+	unseen = WideReaderUnseen(r);
+	WideReaderEnd(r);
+	if (unseen > 0)
+	{
+		WideRangeDelCancel(rel, seq);
+		MemoryContextSwitchTo(old);
+		MemoryContextDelete(cxt);
+		return false;
+	}
+	/* (what VACUUM weighs; a small delete is not worth a WAL record) */
+	if (n >= 1000)
+		WideRangeDelSetCount(rel, seq, n);
+	if ((XLogLogicalInfoActive() && RelationNeedsWAL(rel)) || WideTabletTracked(rel))
+		log_deleted_cells(rel, snapshot, range);
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(cxt);
+	*ncells = n;
+	return true;
+}
