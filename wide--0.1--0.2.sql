@@ -14,6 +14,8 @@ ALTER EXTENSION wide DROP FUNCTION wide._family_entry(regclass,text,bigint,integ
 DROP FUNCTION wide._family_entry(regclass,text,bigint,integer,interval,text,text);
 ALTER EXTENSION wide DROP FUNCTION wide.alter_family(regclass,text,integer,interval,text);
 DROP FUNCTION wide.alter_family(regclass,text,integer,interval,text);
+ALTER EXTENSION wide DROP FUNCTION wide.compact(regclass,boolean);
+DROP FUNCTION wide.compact(regclass,boolean);
 ALTER EXTENSION wide DROP FUNCTION wide.create_family(regclass,text,integer,interval,text,text);
 DROP FUNCTION wide.create_family(regclass,text,integer,interval,text,text);
 ALTER EXTENSION wide DROP FUNCTION wide.read_modify_write_row(anyelement,text,text,text,bytea,bigint);

@@ -18,7 +18,7 @@ DELETE FROM h WHERE family = 'g' AND (row_key, qualifier, ts) NOT IN
      FROM h WHERE family = 'g') x WHERE n <= 2);
 -- a part in runs, a part in the write area
 INSERT INTO w SELECT * FROM h WHERE row_key < 'k100';
-SELECT wide.compact('w', major => true);
+SELECT FROM wide.compact('w', major => true);
 INSERT INTO w SELECT * FROM h WHERE row_key >= 'k100';
 CREATE FUNCTION differ() RETURNS bigint LANGUAGE sql AS $$
   SELECT count(*) FROM ((SELECT * FROM w EXCEPT ALL SELECT * FROM h)
@@ -115,7 +115,7 @@ SELECT differ();
 VACUUM w;
 SELECT differ();
 SELECT delete_both('row_key < ''k050''') > 0 AS deleted;
-SELECT wide.compact('w');
+SELECT FROM wide.compact('w');
 SELECT differ();
 VACUUM w;
 SELECT differ(), write_area_pages FROM wide.stats('w');
