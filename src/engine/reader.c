@@ -42,6 +42,7 @@
 #include "engine/tswindow.h"
 #include "engine/reader.h"
 #include "engine/rules.h"
+#include "engine/drops.h"
 
 struct WideReader
 {
@@ -152,11 +153,13 @@ typedef struct TableState
 	BlockNumber heads[2 * WIDE_NLANES];
 	uint32		gens[2 * WIDE_NLANES];
 	int			nlanes;
+	WideDropRule drops[WIDE_MAX_DROPS];	/* that the snapshot sees (drops.c) */
+	int			ndrops;
 } TableState;
 
 /* copy the table's state from its metapage (nothing if it has none) */
 static void
-table_state(Relation rel, TableState *ts)
+table_state(Relation rel, TableState *ts, Snapshot snapshot)
 {
 	Buffer		metabuf;
 	int			i;
@@ -164,12 +167,13 @@ table_state(Relation rel, TableState *ts)
 	/* this backend's running statement's cells first (pending.c) */
 	WidePendingWrite(rel);
 	metabuf = WideReadMeta(rel, BUFFER_LOCK_SHARE);
-	ts->nruns = ts->nwaruns = ts->nlanes = 0;
+	ts->nruns = ts->nwaruns = ts->nlanes = ts->ndrops = 0;
 	if (!BufferIsValid(metabuf))
 		return;
 	{
 		WideMetaPage meta = WidePageGetMeta(BufferGetPage(metabuf));
 
+		ts->ndrops = WideDropsForSnapshot(meta, snapshot, ts->drops);
 		ts->nruns = meta->nruns;
 		memcpy(ts->runs, meta->runs, sizeof(WideRunData) * ts->nruns);
 		ts->nwaruns = meta->nwaruns;
@@ -240,7 +244,7 @@ reader_prepare(Relation rel, Snapshot snapshot, int64 now,
 	WideSerializableRead(rel, snapshot);
 
 	/* one consistent state of the table */
-	table_state(rel, ts);
+	table_state(rel, ts, snapshot);
 
 	/* the write area: visible records in range, sorted */
 	r->sorter = WideSorterBegin();
@@ -314,6 +318,18 @@ run_is_plain(const WideReader *r, const WideRunData *run)
 	return true;
 }
 
+/* may a drop the reader sees delete records of the run? (drops.c) */
+static bool
+drops_touch(const TableState *ts, const WideRunData *run)
+{
+	int			i;
+
+	for (i = 0; i < ts->ndrops; i++)
+		if (run->min_seq < ts->drops[i].seq)
+			return true;
+	return false;
+}
+
 /*
  * Start merging r->range: the merger, and the write area merged with every
  * run (bulk-loaded ones too) that may hold the range.  A range that only
@@ -337,7 +353,7 @@ reader_open(WideReader *r, const TableState *ts, WideSourceNext wa_next)
 		if (WideRunOverlapsRange(&ts->runs[i], &r->range))
 			nover++, only = &ts->runs[i];
 	r->fast = false;
-	if (nover == 1 && run_is_plain(r, only) &&
+	if (nover == 1 && run_is_plain(r, only) && !drops_touch(ts, only) &&
 		!(r->sorter ? WideSorterPeekInRange(r->sorter, &r->range) :
 		  (r->nextwa < r->nwa &&
 		   !WideRowAfterRange(&r->range, r->wacells[r->nextwa]->key,
@@ -361,6 +377,7 @@ reader_open(WideReader *r, const TableState *ts, WideSourceNext wa_next)
 	}
 
 	r->merger = WideMergerCreate(r->rel, r->schema, r->now);
+	WideMergerSetDrops(r->merger, ts->drops, ts->ndrops);
 	r->merge = WideMergeIterCreate(ts->nruns + ts->nwaruns + 1);
 	WideMergeIterAdd(r->merge, wa_next, wa_next == sorter_next ? (void *) r->sorter : (void *) r,
 					 WIDE_MAX_RUNS + WIDE_MAX_WA_RUNS + 1);
@@ -897,7 +914,7 @@ WideReadStateBegin(Relation rel, Snapshot snapshot, const WideKeyRange *range)
 	st->rel = rel;
 	st->snapshot = snapshot;
 	WideSerializableRead(rel, snapshot);
-	table_state(rel, &st->ts);
+	table_state(rel, &st->ts, snapshot);
 	st->wa = WideSorterBegin();
 	if (st->ts.nlanes > 0)
 	{
@@ -1049,7 +1066,7 @@ WideRowWriters(Relation rel, const char *key, uint32 keylen,
 	range.startlen = range.endlen = keylen;
 	*xids = palloc(sizeof(TransactionId) * cap);
 	*seqs = palloc(sizeof(uint64) * cap);
-	table_state(rel, &ts);
+	table_state(rel, &ts, NULL);
 	nruns = runs_in_range(&ts, &range, runs);
 
 #define ADD_WRITER(c) \

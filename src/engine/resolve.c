@@ -60,6 +60,7 @@
 #include "engine/segment.h"
 #include "engine/maintenance.h"
 #include "engine/rules.h"
+#include "engine/drops.h"
 
 struct WideResolver
 {
@@ -69,6 +70,10 @@ struct WideResolver
 	bool		bottom;
 	int64		gc_now;			/* 0: no age-based collection */
 	WideSegmentWriter *w;
+	WideDropRule drops[WIDE_MAX_DROPS];	/* drops applied (drops.c) */
+	int			ndrops;
+	WideResolverRoute route;	/* or NULL: everything into w */
+	void	   *route_arg;
 	WideResolveStats stats;
 
 	/* frozen deletes in effect (rules.c) */
@@ -163,13 +168,27 @@ WideResolverCreate(Relation rel, const WideSchema *schema, bool bottom,
 	initStringInfo(&r->acc_buf);
 	WideAccInit(&r->acc, CurrentMemoryContext);
 	WideDeletesInit(&r->dels);
+	/* the drops every snapshot sees (drops.c) delete physically */
+	r->ndrops = WideDropsForAll(rel, r->drops);
+	WideDeletesSetDrops(&r->dels, r->drops, r->ndrops);
 	return r;
+}
+
+/*
+ * WideResolverSetRoute -- write each record into the writer "route"
+ * chooses, instead of the one given at creation.
+ */
+void
+WideResolverSetRoute(WideResolver *r, WideResolverRoute route, void *arg)
+{
+	r->route = route;
+	r->route_arg = arg;
 }
 
 static void
 emit(WideResolver *r, const WideCell *c, bool frozen)
 {
-	WideSegmentWriterAdd(r->w, c, frozen);
+	WideSegmentWriterAdd(r->route ? r->route(r->route_arg, c) : r->w, c, frozen);
 	r->stats.kept++;
 }
 

@@ -17,7 +17,11 @@
  * Deletes: a tombstone removes the records of its scope written before it
  * (smaller sequence number), whatever their timestamps and whatever
  * incarnation of the family they belong to.  A column tombstone covers the
- * timestamps [from, to).
+ * timestamps [from, to).  A drop (wide.drop_before, dropbefore.c) is a
+ * tombstone of every row: it removes the cells (PUT, ADD, MERGE) of its
+ * family incarnation, or of every family, with ts < before written before
+ * it; readers get the drops their snapshot sees, rewrites those every
+ * snapshot sees.
  *
  * GC: max_versions collects versions beyond the newest max_versions live
  * ones; max_age collects versions older than "now" minus max_age; a union
@@ -105,6 +109,33 @@ WideDeletesAdd(WideDeletes *d, const WideCell *tomb)
 }
 
 /*
+ * WideDeletesSetDrops -- the drops in effect for every row of the walk
+ * (the array must outlive it).
+ */
+void
+WideDeletesSetDrops(WideDeletes *d, const WideDropRule *drops, int ndrops)
+{
+	d->drops = drops;
+	d->ndrops = ndrops;
+}
+
+/*
+ * WideDropsCover -- is the cell (PUT, ADD or MERGE) removed by one of the
+ * drops?
+ */
+bool
+WideDropsCover(const WideDropRule *drops, int ndrops, const WideCell *c)
+{
+	int			i;
+
+	for (i = 0; i < ndrops; i++)
+		if (c->seq < drops[i].seq && c->ts < drops[i].before &&
+			(drops[i].famid == 0 || drops[i].famid == c->famid))
+			return true;
+	return false;
+}
+
+/*
  * WideDeletesCover -- is the record deleted by a tombstone of its scope?
  * (For a family tombstone only the row's deletes apply, for a column
  * tombstone the row's and the family's; a cell meets all three.)
@@ -123,6 +154,8 @@ WideDeletesCover(const WideDeletes *d, const WideCell *c)
 		return true;
 	if (level == WIDE_LEVEL_COLUMN)
 		return false;
+	if (d->ndrops > 0 && WideDropsCover(d->drops, d->ndrops, c))
+		return true;
 	for (i = 0; i < d->ntombs; i++)
 	{
 		const WideTombstone *t = &d->tombs[i];

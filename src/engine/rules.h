@@ -22,6 +22,14 @@ typedef struct WideTombstone
 	uint64		seq;
 } WideTombstone;
 
+/* a drop (wide.drop_before) in effect, see format.h WideDropEntry */
+typedef struct WideDropRule
+{
+	uint32		famid;			/* 0: every family */
+	int64		before;
+	uint64		seq;
+} WideDropRule;
+
 typedef struct WideDeletes
 {
 	uint64		row_del;		/* newest row tombstone in effect */
@@ -29,11 +37,17 @@ typedef struct WideDeletes
 	WideTombstone *tombs;		/* column tombstones in effect */
 	int			ntombs;
 	int			maxtombs;
+	const WideDropRule *drops;	/* drops in effect for every row */
+	int			ndrops;
 } WideDeletes;
 
 extern void WideDeletesInit(WideDeletes *d);
 extern void WideDeletesEnter(WideDeletes *d, int level);
 extern void WideDeletesAdd(WideDeletes *d, const WideCell *tomb);
+extern void WideDeletesSetDrops(WideDeletes *d, const WideDropRule *drops,
+								int ndrops);
+extern bool WideDropsCover(const WideDropRule *drops, int ndrops,
+						   const WideCell *c);
 extern bool WideDeletesCover(const WideDeletes *d, const WideCell *c);
 extern bool WideGCSamePolicy(const WideFamily *a, const WideFamily *b);
 extern bool WideGCCollects(const WideFamily *def, int index, int64 ts,
