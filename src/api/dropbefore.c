@@ -30,6 +30,7 @@
 #include "engine/schema.h"
 #include "engine/drops.h"
 #include "api/api.h"
+#include "am/cdc.h"
 
 PG_FUNCTION_INFO_V1(wide_drop_before);
 
@@ -43,6 +44,7 @@ wide_drop_before(PG_FUNCTION_ARGS)
 	Oid			relid = WideTableArg(fcinfo, 0);
 	int			tsarg = PG_NARGS() - 1;
 	uint32		famid = 0;
+	char	   *family = NULL;
 	bool		isnull;
 	int64		before;
 	Relation	rel;
@@ -80,8 +82,10 @@ wide_drop_before(PG_FUNCTION_ARGS)
 					 errhint("wide.families('%s') lists the families.",
 							 RelationGetRelationName(rel))));
 		famid = f->id;
+		family = text_to_cstring(name);
 	}
 	WideDropsAdd(rel, famid, before);
+	WideCdcLogDrop(rel, family, before);
 	relation_close(rel, NoLock);
 	PG_RETURN_VOID();
 }

@@ -21,6 +21,12 @@
  * with one index lookup and a row filter.  wide.compact(major => true)
  * merges everything into one run, which drops every frozen tombstone.
  *
+ * Time windows (retention.c): in a table with an age family a merge writes
+ * a tier of runs -- the rest, then one per time window -- in place of its
+ * inputs; the tier counts as one unit for the policy above (units_of).
+ * Before every step, runs whose every cell is dead are freed unread
+ * (WideCompactDropRuns, at the end of this file).
+ *
  * Concurrency: the caller holds ShareUpdateExclusiveLock (no flush or other
  * compaction runs); readers and writers go on.  The merged run replaces its
  * inputs in one metapage WAL record; the inputs' pages go to the free queue

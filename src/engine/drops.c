@@ -311,3 +311,46 @@ WideDropsOldestXid(Relation rel)
 	UnlockReleaseBuffer(metabuf);
 	return oldest;
 }
+
+/*
+ * WideDropsCopy -- VACUUM FULL and CLUSTER (rewrite.c): give dst the drops
+ * of src that its rewrite could not apply (not yet seen by every snapshot),
+ * so that they keep deleting the copied records, which keep their
+ * sequence numbers.
+ */
+void
+WideDropsCopy(Relation src, Relation dst)
+{
+	Buffer		metabuf = WideReadMeta(src, BUFFER_LOCK_SHARE);
+	WideDropEntry drops[WIDE_MAX_DROPS];
+	int			nd;
+	int			i;
+	WideManifestTx tx;
+	WideMetaPageData *meta;
+	bool		any = false;
+
+	if (!BufferIsValid(metabuf))
+		return;
+	{
+		WideMetaPage m = WidePageGetMeta(BufferGetPage(metabuf));
+
+		nd = Min(m->ndrops, WIDE_MAX_DROPS);
+		memcpy(drops, m->drops, sizeof(WideDropEntry) * nd);
+	}
+	UnlockReleaseBuffer(metabuf);
+	for (i = 0; i < nd; i++)
+		if (!drop_aborted(&drops[i]) && !drop_visible_to_all(src, &drops[i]))
+			any = true;
+	if (!any)
+		return;
+	meta = WideManifestBegin(dst, &tx);
+	for (i = 0; i < nd; i++)
+		if (!drop_aborted(&drops[i]) && !drop_visible_to_all(src, &drops[i]) &&
+			meta->ndrops < WIDE_MAX_DROPS)
+		{
+			meta->drops[meta->ndrops] = drops[i];
+			meta->drops[meta->ndrops].generation = 0;
+			meta->ndrops++;
+		}
+	(void) WideManifestCommit(&tx);
+}

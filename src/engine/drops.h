@@ -24,5 +24,6 @@ extern int	WideDropsForAll(Relation rel, WideDropRule *out);
 extern void WideDropsAdd(Relation rel, uint32 famid, int64 before);
 extern void WideDropsMaintain(Relation rel);
 extern TransactionId WideDropsOldestXid(Relation rel);
+extern void WideDropsCopy(Relation src, Relation dst);
 
 #endif							/* WIDE_DROPS_H */

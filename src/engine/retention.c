@@ -277,7 +277,9 @@ WideRunOutputBegin(Relation rel, const WideSchema *schema, int16 typlen,
 	o->typlen = typlen;
 	o->rest = WideSegmentWriterBegin(rel, typlen);
 	o->width = WideTimeWindow(schema);
-	if (o->width > 0 && ts_min <= ts_max)
+	if (ts_min > ts_max)
+		o->width = 0;			/* bounds unknown: one run */
+	if (o->width > 0)
 	{
 		slots = Min(slots - 1, MAX_OUT);	/* one for the rest */
 		while (slots > 0 &&

@@ -46,6 +46,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
+#include "engine/drops.h"
 #include "engine/format.h"
 #include "engine/cell.h"
 #include "engine/sort.h"
@@ -224,6 +225,7 @@ WideRewrite(Relation src, Relation dst)
 		(void) WideManifestCommit(&tx);
 		trim_tail(dst);
 	}
+	WideDropsCopy(src, dst);
 
 	for (i = 0; i < nits; i++)
 		WideSegIterEnd(its[i]);
