@@ -833,6 +833,14 @@ LANGUAGE C STRICT VOLATILE;
 COMMENT ON FUNCTION wide.runs(regclass) IS
   'the runs (sorted segments) of a wide table, oldest first';
 
+-- the engine's format round trips on random input (src/engine/selftest.c)
+CREATE FUNCTION wide_internal.format_selftest(seed bigint, rounds int,
+                                              OUT part text, OUT cases bigint)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'wide_format_selftest'
+LANGUAGE C STRICT VOLATILE;
+REVOKE EXECUTE ON FUNCTION wide_internal.format_selftest(bigint, int) FROM PUBLIC;
+
 CREATE FUNCTION wide.verify(tbl regclass, OUT object text, OUT problem text)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'wide_verify'

@@ -79,7 +79,7 @@ if want tap; then
 log "TAP: test/t/*.pl, ${WIDE_TAP_JOBS:-2} at a time"
 as_test_user "mkdir -p '$OUT/tap'"
 if ! as_test_user "TESTDIR='$OUT/tap' PG_REGRESS='$PGXS_DIR/test/regress/pg_regress' \
-		prove -j${WIDE_TAP_JOBS:-2} -I '$PGXS_DIR/test/perl' -I '$WIDE_ROOT/test/t' test/t/*.pl"; then
+		prove --timer -j${WIDE_TAP_JOBS:-2} -I '$PGXS_DIR/test/perl' -I '$WIDE_ROOT/test/t' test/t/*.pl"; then
 	failed+=(tap)
 	tail -n 50 "$OUT"/tap/tmp_check/log/*.log 2>/dev/null | tail -200
 fi

@@ -1,0 +1,792 @@
+/*-------------------------------------------------------------------------
+ *
+ * selftest.c
+ *	  Round trips of the engine's formats on random input.
+ *
+ * The TAP and regress suites test the formats from outside, through SQL;
+ * this module tests them as LevelDB's *_test.cc files do, from inside, on
+ * inputs no SQL statement would think of.  Each round draws (from a seeded
+ * PRNG, so that a failure is reproduced by its seed):
+ *
+ *	- data blocks (block.c): a few dozen rows of random keys (common
+ *	  prefixes, binary bytes, long keys), each with row and family
+ *	  tombstones, columns of PUT, ADD, MERGE and DEL_CELLS records, values
+ *	  of every length class (fixed 4 and 8 bytes, short, long, blob
+ *	  references), float8 values of every class the packer treats apart
+ *	  (short decimals, integers, random walks, -0.0, NaN, infinities,
+ *	  subnormals), timestamps in seconds, milliseconds, microseconds and at
+ *	  the extremes, stored and default sequence numbers, frozen and stamped
+ *	  records.  The block is encoded, framed for storage (compress.c,
+ *	  blockpack.c: packed, zstd or raw, as the data decides), loaded back
+ *	  and read record by record, and every field must come back;
+ *	- the block's row directory: WideBlockRowsBuild, then WideBlockRowsSeek
+ *	  and WideBlockIterSkipRows for probe keys (each row key, keys between
+ *	  and around them, their prefixes, inclusive and exclusive) must find
+ *	  the row a linear search finds;
+ *	- damaged blocks: the raw block with bytes changed or cut short must
+ *	  decode to an error or to some records, never past its end (run under
+ *	  a sanitizer build, this is a fuzzer of the decoder);
+ *	- index blocks (indexblock.c): random entries encoded with a row
+ *	  filter, decoded, every field compared, WideIndexSeek against a linear
+ *	  search, and no row of the filter reported absent.
+ *
+ * A mismatch is an ERROR naming the part, the seed and the round.
+ *
+ *	WideSelfTestFormats(seed, rounds, counts)	run the rounds; counts[i]
+ *		gets the cases of part i (WIDE_SELFTEST_*)
+ *
+ * IDENTIFICATION
+ *	  src/engine/selftest.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "access/transam.h"
+#include "common/pg_prng.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "utils/float.h"
+#include "utils/memutils.h"
+
+#include "engine/format.h"
+#include "engine/cell.h"
+#include "engine/segment.h"
+#include "engine/selftest.h"
+
+typedef struct Rec
+{
+	WideCell	c;
+	bool		store_seq;
+	bool		frozen;
+	int			row;			/* index of its row key */
+} Rec;
+
+typedef struct Gen
+{
+	pg_prng_state prng;
+	uint64		seed;
+	int			round;
+	MemoryContext cxt;
+} Gen;
+
+/* family names are never empty (families.c refuses them) */
+static const char *const families[] = {"a", "cf", "cpu", "stats_1m", "zz"};
+
+#define FAIL(g, part, ...) \
+	ereport(ERROR, \
+			(errcode(ERRCODE_INTERNAL_ERROR), \
+			 errmsg("format self-test failed: %s: %s", part, psprintf(__VA_ARGS__)), \
+			 errdetail("Seed " UINT64_FORMAT ", round %d.", (g)->seed, (g)->round)))
+
+static uint64
+rnd(Gen *g, uint64 n)
+{
+	return n <= 1 ? 0 : pg_prng_uint64_range(&g->prng, 0, n - 1);
+}
+
+static bool
+chance(Gen *g, double p)
+{
+	return pg_prng_double(&g->prng) < p;
+}
+
+/* a random row key in one of four styles */
+static char *
+random_key(Gen *g, int style, uint32 *len)
+{
+	StringInfoData s;
+	int			n;
+
+	initStringInfo(&s);
+	switch (style)
+	{
+		case 0:					/* host#seconds, as the guides write them */
+			appendStringInfo(&s, "host_%03d#%010d", (int) rnd(g, 40),
+							 1451606400 + (int) rnd(g, 100000));
+			break;
+		case 1:					/* a long shared prefix, then a few bytes */
+			appendStringInfoString(&s, "tenant/0000000000000042/metrics/cpu/");
+			n = 1 + (int) rnd(g, 12);
+			while (n-- > 0)
+				appendStringInfoChar(&s, (char) ('a' + rnd(g, 3)));
+			break;
+		case 2:					/* any bytes, short: 0x00 and 0xff included */
+			n = 1 + (int) rnd(g, 10);
+			while (n-- > 0)
+			{
+				uint8		b = chance(g, 0.3) ? (chance(g, 0.5) ? 0 : 255) : (uint8) rnd(g, 256);
+
+				appendStringInfoChar(&s, (char) b);
+			}
+			break;
+		default:				/* long keys */
+			n = 200 + (int) rnd(g, 800);
+			appendStringInfoString(&s, "k");
+			while (n-- > 0)
+				appendStringInfoChar(&s, (char) ('0' + rnd(g, 2)));
+			break;
+	}
+	*len = s.len;
+	return s.data;
+}
+
+static int
+key_cmp(const void *a, const void *b)
+{
+	const StringInfoData *x = a;
+	const StringInfoData *y = b;
+
+	return WideKeyCompare(x->data, x->len, y->data, y->len);
+}
+
+static int
+rec_cmp(const void *a, const void *b)
+{
+	return WideCellCompare(&((const Rec *) a)->c, &((const Rec *) b)->c);
+}
+
+/* an 8-byte value of one of the classes the packer treats apart */
+static void
+random_value8(Gen *g, int class, double *walk, char *out)
+{
+	double		d;
+	int64		i;
+
+	switch (class)
+	{
+		case 0:					/* short decimals */
+			d = (double) ((int64) rnd(g, 200001) - 100000) / 100.0;
+			break;
+		case 1:					/* integers */
+			d = (double) ((int64) rnd(g, 2000001) - 1000000);
+			break;
+		case 2:					/* a random walk at full precision */
+			*walk += pg_prng_double(&g->prng) - 0.5;
+			d = *walk;
+			break;
+		case 3:					/* the odd ones */
+			switch (rnd(g, 8))
+			{
+				case 0:
+					d = -0.0;
+					break;
+				case 1:
+					d = get_float8_nan();
+					break;
+				case 2:
+					d = get_float8_infinity();
+					break;
+				case 3:
+					d = -get_float8_infinity();
+					break;
+				case 4:
+					d = 4.9e-324;	/* the smallest subnormal */
+					break;
+				case 5:
+					d = 1e300;
+					break;
+				case 6:
+					d = 0.1 + 0.2;
+					break;
+				default:
+					d = 0.0;
+					break;
+			}
+			break;
+		default:				/* any 64 bits (an int8, a raw pattern) */
+			i = (int64) pg_prng_uint64(&g->prng);
+			memcpy(out, &i, 8);
+			return;
+	}
+	memcpy(out, &d, 8);
+}
+
+/*
+ * make_records -- the records of one block, in cell order.  typlen is the
+ * table's value type length (-1, 4 or 8).
+ */
+static Rec *
+make_records(Gen *g, int16 typlen, int *nrecs, StringInfoData **keys, int *nkeys,
+			 uint64 *default_seq)
+{
+	int			style = (int) rnd(g, 4);
+	int			nk = 1 + (int) rnd(g, style == 3 ? 8 : 60);
+	StringInfoData *k = palloc(sizeof(StringInfoData) * nk);
+	int			n = 0;
+	int			cap = 64;
+	Rec		   *r = palloc(sizeof(Rec) * cap);
+	int			tsclass = (int) rnd(g, 4);
+	int			valclass = (int) rnd(g, 5);
+	double		walk = 0;
+	uint64		seq = 1 + rnd(g, 1000);
+	TransactionId maxxid = XidFromFullTransactionId(ReadNextFullTransactionId());
+	int			uniq = 0;
+
+	/* distinct sorted row keys */
+	for (int i = 0; i < nk; i++)
+	{
+		uint32		len;
+
+		k[i].data = random_key(g, chance(g, 0.9) ? style : (int) rnd(g, 3), &len);
+		k[i].len = (int) len;
+	}
+	qsort(k, nk, sizeof(StringInfoData), key_cmp);
+	for (int i = 0; i < nk; i++)
+		if (uniq == 0 || key_cmp(&k[uniq - 1], &k[i]) != 0)
+			k[uniq++] = k[i];
+	nk = uniq;
+
+	for (int row = 0; row < nk; row++)
+	{
+		int			nfam = 1 + (int) rnd(g, 3);
+
+		for (int f = -1; f < nfam; f++)
+		{
+			const char *fam = families[rnd(g, lengthof(families))];
+			uint32		famid = (uint32) rnd(g, 4);
+			int			ncol = 1 + (int) rnd(g, 5);
+
+			for (int q = -1; q < ncol; q++)
+			{
+				char		qual[24];
+				int			nver = 1 + (int) rnd(g, 3);
+
+				/* an empty qualifier now and then, and shared prefixes */
+				snprintf(qual, sizeof(qual), "%s", chance(g, 0.1) ? "" :
+						 psprintf("usage_%d", (int) rnd(g, 12)));
+				for (int v = 0; v < nver; v++)
+				{
+					Rec		   *x;
+					int			kind;
+
+					if (f == -1)
+					{
+						if (q != -1 || v > 0 || !chance(g, 0.1))
+							continue;
+						kind = WIDE_KIND_DEL_ROW;
+					}
+					else if (q == -1)
+					{
+						if (v > 0 || !chance(g, 0.1))
+							continue;
+						kind = WIDE_KIND_DEL_FAMILY;
+					}
+					else if (chance(g, 0.1))
+						kind = WIDE_KIND_DEL_CELLS;
+					else if (chance(g, 0.15))
+						kind = chance(g, 0.5) ? WIDE_KIND_ADD : WIDE_KIND_MERGE;
+					else
+						kind = WIDE_KIND_PUT;
+
+					if (n == cap)
+					{
+						cap *= 2;
+						r = repalloc(r, sizeof(Rec) * cap);
+					}
+					x = &r[n++];
+					memset(x, 0, sizeof(Rec));
+					x->row = row;
+					x->c.kind = (uint8) kind;
+					x->c.key = k[row].data;
+					x->c.keylen = k[row].len;
+					if (kind != WIDE_KIND_DEL_ROW)
+					{
+						x->c.family = fam;
+						x->c.famlen = (uint16) strlen(fam);
+						x->c.famid = famid;
+					}
+					else
+						x->c.family = "";
+					if (kind >= WIDE_KIND_DEL_CELLS)
+					{
+						x->c.qual = pstrdup(qual);
+						x->c.quallen = (uint32) strlen(qual);
+					}
+					else
+						x->c.qual = "";
+
+					switch (tsclass)
+					{
+						case 0:
+							x->c.ts = (int64) (1451606400 + rnd(g, 86400)) * 1000000;
+							break;
+						case 1:
+							x->c.ts = (int64) (1451606400000LL + rnd(g, 86400000)) * 1000;
+							break;
+						case 2:
+							x->c.ts = (int64) pg_prng_uint64(&g->prng) >> 12;
+							break;
+						default:
+							x->c.ts = chance(g, 0.5) ?
+								(chance(g, 0.5) ? PG_INT64_MAX : PG_INT64_MIN) :
+								(int64) pg_prng_uint64(&g->prng);
+							break;
+					}
+					x->c.ts_to = WIDE_TS_NO_END;
+					if (kind == WIDE_KIND_DEL_CELLS && chance(g, 0.6) &&
+						x->c.ts < PG_INT64_MAX - 1000000)
+						x->c.ts_to = x->c.ts + 1 + (int64) rnd(g, 1000000);
+
+					seq += 1 + rnd(g, chance(g, 0.9) ? 3 : 100000);
+					x->c.seq = seq;
+					x->store_seq = chance(g, 0.7);
+					x->frozen = chance(g, 0.5);
+					if (!x->frozen)
+					{
+						/* (one draw whatever the range: the same records on any server) */
+						x->c.xmin = FirstNormalTransactionId + (TransactionId)
+							(pg_prng_uint64(&g->prng) % (maxxid - FirstNormalTransactionId));
+						x->c.cmin = (CommandId) rnd(g, 5);
+					}
+					else
+						x->c.xmin = FrozenTransactionId;
+
+					if (WIDE_KIND_IS_TOMBSTONE(kind))
+						continue;
+					if (typlen > 0)
+					{
+						int			len = (kind == WIDE_KIND_PUT) ? typlen : 8;
+						char	   *val = palloc(8);
+
+						if (len == 8)
+							random_value8(g, chance(g, 0.9) ? valclass : (int) rnd(g, 5),
+										  &walk, val);
+						else
+						{
+							int32		i4 = (int32) rnd(g, 100000) - 50000;
+
+							memcpy(val, &i4, 4);
+						}
+						x->c.value = val;
+						x->c.vallen = len;
+					}
+					else if (chance(g, 0.05))
+					{
+						x->c.flags = WIDE_REC_VALUE_BLOB;
+						x->c.blob.first = (BlockNumber) rnd(g, 1000000);
+						x->c.blob.length = x->c.vallen =
+							(uint32) (WIDE_SHORT_VALUE + 1 + rnd(g, 100000));
+					}
+					else
+					{
+						int			len = (int) rnd(g, chance(g, 0.8) ? 130 : 3000);
+						char	   *val = palloc(Max(len, 1));
+
+						for (int i = 0; i < len; i++)
+							val[i] = (char) (valclass == 0 ? '0' + rnd(g, 10) : rnd(g, 256));
+						x->c.value = val;
+						x->c.vallen = len;
+					}
+				}
+			}
+		}
+	}
+	/* every row holds a record: a row without one gets a cell */
+	for (int row = 0; row < nk; row++)
+	{
+		bool		found = false;
+
+		for (int i = 0; i < n && !found; i++)
+			found = r[i].row == row;
+		if (!found)
+		{
+			Rec		   *x;
+
+			if (n == cap)
+			{
+				cap *= 2;
+				r = repalloc(r, sizeof(Rec) * cap);
+			}
+			x = &r[n++];
+			memset(x, 0, sizeof(Rec));
+			x->row = row;
+			x->c.kind = WIDE_KIND_DEL_ROW;
+			x->c.key = k[row].data;
+			x->c.keylen = k[row].len;
+			x->c.family = x->c.qual = "";
+			x->c.ts = 0;
+			x->c.ts_to = WIDE_TS_NO_END;
+			x->c.seq = ++seq;
+			x->frozen = true;
+			x->c.xmin = FrozenTransactionId;
+		}
+	}
+	qsort(r, n, sizeof(Rec), rec_cmp);
+	*nrecs = n;
+	*keys = k;
+	*nkeys = nk;
+	*default_seq = seq + 1;
+	return r;
+}
+
+/* compare a decoded record with the one written */
+static void
+check_record(Gen *g, const char *part, int i, const Rec *want, const WideCell *got,
+			 uint64 default_seq)
+{
+	const WideCell *w = &want->c;
+	int			level = WideCellLevel(w);
+	uint64		seq = want->store_seq ? w->seq : default_seq;
+
+	if (got->kind != w->kind)
+		FAIL(g, part, "record %d: kind %d, written %d", i, got->kind, w->kind);
+	if (got->keylen != w->keylen || memcmp(got->key, w->key, w->keylen) != 0)
+		FAIL(g, part, "record %d: row key differs", i);
+	if (level >= WIDE_LEVEL_FAMILY &&
+		(got->famlen != w->famlen || memcmp(got->family, w->family, w->famlen) != 0 ||
+		 got->famid != w->famid))
+		FAIL(g, part, "record %d: family differs", i);
+	if (level >= WIDE_LEVEL_COLUMN &&
+		(got->quallen != w->quallen || memcmp(got->qual, w->qual, w->quallen) != 0))
+		FAIL(g, part, "record %d: qualifier differs", i);
+	if (got->ts != w->ts)
+		FAIL(g, part, "record %d: timestamp " INT64_FORMAT ", written " INT64_FORMAT,
+			 i, got->ts, w->ts);
+	if (w->kind == WIDE_KIND_DEL_CELLS && got->ts_to != w->ts_to)
+		FAIL(g, part, "record %d: end timestamp " INT64_FORMAT ", written " INT64_FORMAT,
+			 i, got->ts_to, w->ts_to);
+	if (got->seq != seq)
+		FAIL(g, part, "record %d: sequence number " UINT64_FORMAT ", expected " UINT64_FORMAT,
+			 i, got->seq, seq);
+	if (got->xmin != w->xmin || (!want->frozen && got->cmin != w->cmin))
+		FAIL(g, part, "record %d: xmin %u/%u, written %u/%u", i,
+			 got->xmin, got->cmin, w->xmin, w->cmin);
+	if (WIDE_KIND_IS_TOMBSTONE(w->kind))
+		return;
+	if ((got->flags & WIDE_REC_VALUE_BLOB) != (w->flags & WIDE_REC_VALUE_BLOB))
+		FAIL(g, part, "record %d: blob flag differs", i);
+	if (w->flags & WIDE_REC_VALUE_BLOB)
+	{
+		if (got->blob.first != w->blob.first || got->blob.length != w->blob.length ||
+			got->vallen != w->vallen)
+			FAIL(g, part, "record %d: blob reference differs", i);
+	}
+	else if (got->vallen != w->vallen || got->value == NULL ||
+			 memcmp(got->value, w->value, w->vallen) != 0)
+		FAIL(g, part, "record %d: value differs (%u bytes, written %u)", i,
+			 got->vallen, w->vallen);
+}
+
+/* read a whole block with a fresh iterator and compare every record */
+static void
+check_block(Gen *g, const char *part, WideBlockIter *it, const Rec *r, int n,
+			uint64 default_seq)
+{
+	WideCell	c;
+	int			i = 0;
+
+	while (WideBlockIterNext(it, &c))
+	{
+		if (i >= n)
+			FAIL(g, part, "more than the %d records written", n);
+		check_record(g, part, i, &r[i], &c, default_seq);
+		i++;
+	}
+	if (it->error)
+		FAIL(g, part, "decoding error after %d of %d records (the next: kind %d, family \"%s\" %u, qualifier of %u bytes, ts " INT64_FORMAT ", value of %u bytes%s)",
+			 i, n, r[i].c.kind, r[i].c.family, r[i].c.famid, r[i].c.quallen, r[i].c.ts,
+			 r[i].c.vallen, (r[i].c.flags & WIDE_REC_VALUE_BLOB) ? ", a blob" : "");
+	if (i != n)
+		FAIL(g, part, "%d records read, %d written", i, n);
+}
+
+/* the first row whose key is >= key (> if !incl), by a linear search */
+static int
+linear_row(const StringInfoData *k, int nk, const char *key, uint32 len, bool incl)
+{
+	for (int j = 0; j < nk; j++)
+	{
+		int			c = WideKeyCompare(k[j].data, k[j].len, key, len);
+
+		if (c > 0 || (c == 0 && incl))
+			return j;
+	}
+	return nk;
+}
+
+/* probe keys around the rows: each key, its prefixes, a byte more or less */
+static char *
+probe_key(Gen *g, const StringInfoData *k, int nk, uint32 *len)
+{
+	const StringInfoData *base = &k[rnd(g, nk)];
+	char	   *p = palloc(base->len + 2);
+
+	memcpy(p, base->data, base->len);
+	*len = base->len;
+	switch (rnd(g, 5))
+	{
+		case 0:
+			break;
+		case 1:					/* a proper prefix (the empty key included) */
+			*len = (uint32) rnd(g, base->len);
+			break;
+		case 2:					/* a byte more: between this row and the next */
+			p[(*len)++] = (char) rnd(g, 256);
+			break;
+		case 3:					/* the last byte changed */
+			if (*len > 0)
+				p[*len - 1] = (char) ((uint8) p[*len - 1] + (chance(g, 0.5) ? 1 : -1));
+			break;
+		default:
+			pfree(p);
+			return random_key(g, (int) rnd(g, 4), len);
+	}
+	return p;
+}
+
+static void
+test_block(Gen *g, int16 typlen, int64 *counts)
+{
+	int			n,
+				nk;
+	StringInfoData *k;
+	uint64		default_seq;
+	Rec		   *r = make_records(g, typlen, &n, &k, &nk, &default_seq);
+	WideBlockBuilder *b = WideBlockBuilderCreate(typlen);
+	StringInfoData raw,
+				stored;
+	WideRawBlock blk;
+	WideBlockIter it;
+	WideBlockRows *rows;
+	const char *why = NULL;
+	int			first[1024];
+
+	initStringInfo(&raw);
+	initStringInfo(&stored);
+	for (int i = 0; i < n; i++)
+		WideBlockAdd(b, &r[i].c, r[i].store_seq, r[i].frozen);
+	if (WideBlockBuilderCount(b) != n)
+		FAIL(g, "data block", "the builder counts %d records of %d",
+			 WideBlockBuilderCount(b), n);
+	WideBlockFinish(b, &raw);
+
+	/* the raw block */
+	memset(&it, 0, sizeof(it));
+	if (!WideBlockIterInit(&it, raw.data, raw.len, typlen, default_seq, 0))
+		FAIL(g, "data block", "a raw block's header does not decode");
+	check_block(g, "data block", &it, r, n, default_seq);
+	WideBlockIterEnd(&it);
+
+	/* framed for storage (packed, compressed or raw) and loaded back */
+	WideBlockStore(raw.data, raw.len, true, &stored);
+	memset(&blk, 0, sizeof(blk));
+	if (!WideBlockLoadData(stored.data, stored.len, raw.len + WIDE_PACK_SLACK,
+						   typlen, &blk, &why))
+		FAIL(g, "stored block", "does not load: %s", why ? why : "?");
+	memset(&it, 0, sizeof(it));
+	if (!WideBlockIterInitBlock(&it, &blk, typlen, default_seq, 0))
+		FAIL(g, "stored block", "its header does not decode");
+	check_block(g, "stored block", &it, r, n, default_seq);
+	WideBlockIterEnd(&it);
+	counts[WIDE_SELFTEST_BLOCKS]++;
+	counts[WIDE_SELFTEST_RECORDS] += n;
+
+	/* the row directory and seeks */
+	for (int j = 0, i = 0; j < nk && j < lengthof(first); j++)
+	{
+		while (r[i].row != j)
+			i++;
+		first[j] = i;
+	}
+	rows = WideBlockRowsBuild(&blk, typlen, default_seq, 0);
+	if (rows == NULL || rows->n != nk)
+		FAIL(g, "row directory", "%d rows, %d written", rows ? rows->n : -1, nk);
+	for (int j = 0; j < nk; j++)
+		if (rows->rows[j].keylen != (uint32) k[j].len ||
+			memcmp(rows->rows[j].key, k[j].data, k[j].len) != 0)
+			FAIL(g, "row directory", "row %d's key differs", j);
+	for (int p = 0; p < 40; p++)
+	{
+		uint32		len;
+		char	   *key = probe_key(g, k, nk, &len);
+		bool		incl = chance(g, 0.5);
+		int			want = linear_row(k, nk, key, len, incl);
+		int			got = WideBlockRowsSeek(rows, key, len, incl);
+		WideCell	c;
+		bool		have;
+
+		if (got != want)
+			FAIL(g, "row seek", "row %d found, row %d expected (%s, key of %u bytes)",
+				 got, want, incl ? "inclusive" : "exclusive", len);
+		if (want < nk && want < lengthof(first))
+		{
+			memset(&it, 0, sizeof(it));
+			if (!WideBlockIterInitBlock(&it, &blk, typlen, default_seq, 0))
+				FAIL(g, "row seek", "the block's header does not decode");
+			WideBlockIterSeekRow(&it, rows, want);
+			if (!WideBlockIterNext(&it, &c))
+				FAIL(g, "row seek", "no record at the start of row %d", want);
+			check_record(g, "row seek", first[want], &r[first[want]], &c, default_seq);
+			WideBlockIterEnd(&it);
+		}
+
+		/* the same seek by stepping over records */
+		memset(&it, 0, sizeof(it));
+		if (!WideBlockIterInitBlock(&it, &blk, typlen, default_seq, 0))
+			FAIL(g, "skip rows", "the block's header does not decode");
+		have = WideBlockIterSkipRows(&it, key, len, incl) && WideBlockIterNext(&it, &c);
+		if (it.error)
+			FAIL(g, "skip rows", "decoding error");
+		if (have != (want < nk))
+			FAIL(g, "skip rows", "%s a record, row %d of %d expected",
+				 have ? "found" : "did not find", want, nk);
+		if (have && want < lengthof(first))
+			check_record(g, "skip rows", first[want], &r[first[want]], &c, default_seq);
+		WideBlockIterEnd(&it);
+		counts[WIDE_SELFTEST_SEEKS]++;
+	}
+
+	/* damaged copies of the raw block: an error or records, never a crash */
+	for (int d = 0; d < 8; d++)
+	{
+		/*
+		 * (malloc'ed to its exact size, not palloc'ed: under AddressSanitizer
+		 * or valgrind, a read past its end is then reported)
+		 */
+		char	   *copy = malloc(Max(raw.len, 1));
+		Size		len = raw.len;
+		WideCell	c;
+		int			steps = 0;
+
+		if (copy == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_OUT_OF_MEMORY),
+					 errmsg("out of memory")));
+		memcpy(copy, raw.data, raw.len);
+		if (d % 4 == 3)
+			len = rnd(g, raw.len);
+		else
+			for (int f = 1 + (int) rnd(g, 4); f > 0; f--)
+				copy[rnd(g, raw.len)] ^= (char) (1 << rnd(g, 8));
+		memset(&it, 0, sizeof(it));
+		if (WideBlockIterInit(&it, copy, len, typlen, default_seq, 0))
+			while (WideBlockIterNext(&it, &c) && steps <= n + 1)
+				steps++;
+		WideBlockIterEnd(&it);
+		free(copy);
+		counts[WIDE_SELFTEST_DAMAGED]++;
+	}
+}
+
+static void
+test_index(Gen *g, int64 *counts)
+{
+	int			style = (int) rnd(g, 4);
+	int			n = 1 + (int) rnd(g, 200);
+	StringInfoData *k = palloc(sizeof(StringInfoData) * n);
+	WideIndexEntry *e;
+	uint64	   *hashes;
+	int			nh = 0;
+	int			uniq = 0;
+	StringInfoData out;
+	WideIndex  *idx;
+	bool		filter = chance(g, 0.8);
+
+	for (int i = 0; i < n; i++)
+	{
+		uint32		len;
+
+		k[i].data = random_key(g, style, &len);
+		k[i].len = (int) len;
+	}
+	qsort(k, n, sizeof(StringInfoData), key_cmp);
+	for (int i = 0; i < n; i++)
+		if (uniq == 0 || key_cmp(&k[uniq - 1], &k[i]) != 0)
+			k[uniq++] = k[i];
+	n = uniq;
+
+	e = palloc0(sizeof(WideIndexEntry) * n);
+	hashes = palloc(sizeof(uint64) * n);
+	for (int i = 0; i < n; i++)
+	{
+		e[i].lastrow = k[i].data;
+		e[i].lastrowlen = k[i].len;
+		e[i].offset = (uint64) rnd(g, (uint64) 1 << 40);
+		e[i].length = (uint32) rnd(g, 1 << 20);
+		e[i].ncells = rnd(g, 100000);
+		e[i].ts_min = (int64) pg_prng_uint64(&g->prng) >> 1;
+		e[i].ts_max = e[i].ts_min + (int64) rnd(g, 1000000000);
+		e[i].flags = chance(g, 0.3) ? WIDE_INDEX_HAS_TOMBSTONES : 0;
+		if (chance(g, 0.5))
+		{
+			e[i].flags |= WIDE_INDEX_HAS_LASTCOL;
+			e[i].lastfam = families[rnd(g, lengthof(families))];
+			e[i].lastfamlen = (uint32) strlen(e[i].lastfam);
+			e[i].lastqual = chance(g, 0.2) ? "" : psprintf("q%d", (int) rnd(g, 1000));
+			e[i].lastquallen = (uint32) strlen(e[i].lastqual);
+		}
+		if (filter)
+			hashes[nh++] = WideRowHash(k[i].data, k[i].len);
+	}
+	initStringInfo(&out);
+	WideIndexEncode(e, n, hashes, nh, &out);
+	idx = WideIndexDecode(out.data, out.len, filter);
+	if (idx == NULL || idx->n != n)
+		FAIL(g, "index block", "%d entries decoded, %d written", idx ? idx->n : -1, n);
+	for (int i = 0; i < n; i++)
+	{
+		const WideIndexEntry *a = &idx->entries[i];
+		const WideIndexEntry *w = &e[i];
+
+		if (a->lastrowlen != w->lastrowlen ||
+			memcmp(a->lastrow, w->lastrow, w->lastrowlen) != 0 ||
+			a->offset != w->offset || a->length != w->length ||
+			a->ncells != w->ncells || a->ts_min != w->ts_min ||
+			a->ts_max != w->ts_max || a->flags != w->flags)
+			FAIL(g, "index block", "entry %d differs", i);
+		if ((w->flags & WIDE_INDEX_HAS_LASTCOL) &&
+			(a->lastfamlen != w->lastfamlen ||
+			 memcmp(a->lastfam, w->lastfam, w->lastfamlen) != 0 ||
+			 a->lastquallen != w->lastquallen ||
+			 memcmp(a->lastqual, w->lastqual, w->lastquallen) != 0))
+			FAIL(g, "index block", "entry %d's last column differs", i);
+		if (filter && !WideIndexMayContain(idx, hashes[i]))
+			FAIL(g, "row filter", "row %d is reported absent", i);
+	}
+	for (int p = 0; p < 40; p++)
+	{
+		uint32		len;
+		char	   *key = probe_key(g, k, n, &len);
+		int			want = linear_row(k, n, key, len, true);
+		int			got = WideIndexSeek(idx, key, len);
+
+		if (got != want)
+			FAIL(g, "index seek", "entry %d found, entry %d expected (key of %u bytes)",
+				 got, want, len);
+		counts[WIDE_SELFTEST_INDEX_SEEKS]++;
+	}
+	WideIndexFree(idx);
+	counts[WIDE_SELFTEST_INDEXES]++;
+}
+
+/*
+ * WideSelfTestFormats -- run the rounds; an ERROR at the first mismatch.
+ * Allocates in a context of its own, reset each round.
+ */
+void
+WideSelfTestFormats(uint64 seed, int rounds, int64 *counts)
+{
+	Gen			g;
+	MemoryContext old;
+
+	memset(counts, 0, sizeof(int64) * WIDE_SELFTEST_NPARTS);
+	pg_prng_seed(&g.prng, seed);
+	g.seed = seed;
+	g.cxt = AllocSetContextCreate(CurrentMemoryContext, "wide self-test",
+								  ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(g.cxt);
+	for (g.round = 0; g.round < rounds; g.round++)
+	{
+		static const int16 typlens[] = {-1, 8, 4};
+
+		CHECK_FOR_INTERRUPTS();
+		test_block(&g, typlens[g.round % lengthof(typlens)], counts);
+		test_index(&g, counts);
+		MemoryContextReset(g.cxt);
+	}
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(g.cxt);
+}
