@@ -43,6 +43,7 @@ trap 'stop_cluster "$BENCH"' EXIT
 
 PSQL="psql -X -q -At -h $BENCH -p $PORT -U postgres -v ON_ERROR_STOP=1"
 sql() { as_test_user "$PSQL" <<<"$1"; }
+last() { sql "$1" | tail -1; }		# the last line: void results print empty ones
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 # the last midnight whose day number since 1970 is odd + 30 = an odd first day
@@ -55,7 +56,7 @@ log "30 days from $(date -u -d @$START +%F) to $(date -u -d @$END +%F): $HOSTS h
 
 sql "CREATE EXTENSION wide;
 COPY (
-  SELECT format('server%s.example.com#%s', lpad(h::text, 3, '0'), ($START + r * $MINUTES * 60) * 1000),
+  SELECT format('server%s.example.com#%s', lpad(h::text, 3, '0'), ($START::bigint + r * $MINUTES * 60) * 1000),
          'm', m.name, to_timestamp($START + r * $MINUTES * 60),
          round((50 + 40 * sin(r / 100.0 + h + m.i) + random() * 5)::numeric, 2)
     FROM generate_series(0, $READINGS - 1) r,
@@ -85,7 +86,7 @@ log "after load + VACUUM: runs, bytes = $(runs); table $(sql "SELECT pg_relation
 # ------------------------------------------------------------- 1. max_age
 TABLE=$(sql "SELECT sum(stored_bytes) FROM wide.runs('w')")
 sql "CREATE TABLE segs AS SELECT segment, stored_bytes FROM wide.runs('w')"
-OUT=$(sql "SELECT wide.alter_family('w', 'm', max_age => '29 days');
+OUT=$(last "SELECT wide.alter_family('w', 'm', max_age => '29 days');
 CHECKPOINT;
 SELECT pg_current_wal_insert_lsn() AS l0 \\gset
 VACUUM w;
@@ -101,16 +102,16 @@ printf '1. max_age 30 -> 29 days, VACUUM: WAL %s bytes (%.3f%% of %s), new runs 
 CUT="to_timestamp($START + 2 * 86400)"		# end of day 1: the oldest left
 WT=(); HT=()
 for i in $(seq "$REPS"); do
-	WT+=("$(sql "BEGIN; SELECT clock_timestamp() AS t0 \\gset
+	WT+=("$(last "BEGIN; SELECT clock_timestamp() AS t0 \\gset
 SELECT wide.drop_before('w', $CUT);
 SELECT extract(epoch FROM clock_timestamp() - :'t0'); ROLLBACK;")")
-	HT+=("$(sql "BEGIN; SELECT clock_timestamp() AS t0 \\gset
+	HT+=("$(last "BEGIN; SELECT clock_timestamp() AS t0 \\gset
 DELETE FROM h WHERE ts < $CUT;
 SELECT extract(epoch FROM clock_timestamp() - :'t0'); ROLLBACK;")")
 done
 WM=$(printf '%s\n' "${WT[@]}" | median); HM=$(printf '%s\n' "${HT[@]}" | median)
 sql "DROP TABLE segs; CREATE TABLE segs AS SELECT segment, stored_bytes FROM wide.runs('w')"
-OUT=$(sql "SELECT clock_timestamp() AS t0 \\gset
+OUT=$(last "SELECT clock_timestamp() AS t0 \\gset
 SELECT wide.drop_before('w', $CUT);
 SELECT extract(epoch FROM clock_timestamp() - :'t0') AS td \\gset
 SELECT pg_current_wal_insert_lsn() AS l0, clock_timestamp() AS t1 \\gset
@@ -128,8 +129,8 @@ printf '   committed drop_before %.6f s, then VACUUM %.3f s: runs freed %s, WAL 
 # ------------------------------------------------------------- 3. backfill
 sql "DROP TABLE segs; CREATE TABLE segs AS SELECT segment, stored_bytes FROM wide.runs('w')"
 D3=$(( START + 3 * 86400 + 12 * 3600 ))		# noon of day 3
-OUT=$(sql "SELECT pg_current_wal_insert_lsn() AS l0 \\gset
-INSERT INTO w SELECT format('server%s.example.com#%s', lpad(h::text, 3, '0'), ($D3 + s * 60) * 1000 + 1),
+OUT=$(last "SELECT pg_current_wal_insert_lsn() AS l0 \\gset
+INSERT INTO w SELECT format('server%s.example.com#%s', lpad(h::text, 3, '0'), ($D3::bigint + s * 60) * 1000 + 1),
          'm', 'cpu/cpu1_usr', to_timestamp($D3 + s * 60 + 0.001), 1
     FROM generate_series(0, 59) s, generate_series(1, $HOSTS) h, generate_series(1, 20) m;
 VACUUM w;

@@ -49,12 +49,14 @@ SELECT wide.drop_family('dm', 'k');
 DROP TABLE segs_before;
 CREATE TEMP TABLE segs_before AS SELECT segment FROM wide.runs('dm');
 SELECT wide.alter_family('dm', 'm', max_age => '4 days');
-SELECT count(*) FROM dm;
+SELECT count(*) FILTER (WHERE ts < (SELECT d0 FROM base) - interval '4 days') AS expired_seen,
+       count(*) FILTER (WHERE ts >= (SELECT d0 FROM base) - interval '3 days') AS recent FROM dm;
 VACUUM (TRUNCATE false) dm;
 SELECT count(*) AS rewritten FROM wide.runs('dm') r
  WHERE r.segment NOT IN (SELECT segment FROM segs_before);
 SELECT count(*) AS runs_left FROM wide.runs('dm');
-SELECT count(*) FROM dm;
+SELECT count(*) FILTER (WHERE ts < (SELECT d0 FROM base) - interval '4 days') AS expired_seen,
+       count(*) FILTER (WHERE ts >= (SELECT d0 FROM base) - interval '3 days') AS recent FROM dm;
 
 -- a backfill into an old window rewrites only the new cells
 DROP TABLE segs_before;
@@ -65,7 +67,8 @@ INSERT INTO dm SELECT 'h' || h || '#b', 'm', 'cpu',
 VACUUM (TRUNCATE false) dm;
 SELECT count(*) AS old_runs_kept FROM wide.runs('dm') WHERE segment IN (SELECT segment FROM segs_before);
 SELECT (SELECT count(*) FROM segs_before) AS old_runs;
-SELECT count(*) FROM dm;
+SELECT count(*) FILTER (WHERE ts < (SELECT d0 FROM base) - interval '4 days') AS expired_seen,
+       count(*) FILTER (WHERE ts >= (SELECT d0 FROM base) - interval '3 days') AS recent FROM dm;
 SELECT * FROM wide.verify('dm');
 
 -- bad input: nothing is written
@@ -77,7 +80,8 @@ SELECT wide.drop_before(NULL, now());
 SELECT wide.drop_before('dm', NULL, now());
 SELECT wide.drop_before('dm', 'nosuch', now());
 SELECT wide.drop_before('dm', 'not a time');
-SELECT count(*) FROM dm;
+SELECT count(*) FILTER (WHERE ts < (SELECT d0 FROM base) - interval '4 days') AS expired_seen,
+       count(*) FILTER (WHERE ts >= (SELECT d0 FROM base) - interval '3 days') AS recent FROM dm;
 
 -- privileges: DELETE, as wide.delete_cells
 CREATE ROLE dm_reader;
@@ -93,7 +97,8 @@ SELECT d0 - interval '2 days' AS cut FROM base \gset
 SET ROLE dm_deleter;
 SELECT wide.drop_before('dm', 'm', :'cut'::timestamptz);
 RESET ROLE;
-SELECT count(*) FROM dm;
+SELECT count(*) FILTER (WHERE ts < (SELECT d0 FROM base) - interval '4 days') AS expired_seen,
+       count(*) FILTER (WHERE ts >= (SELECT d0 FROM base) - interval '3 days') AS recent FROM dm;
 -- row-level security: refused, as the other functions
 ALTER TABLE dm ENABLE ROW LEVEL SECURITY;
 CREATE POLICY p ON dm USING (row_key LIKE 'h1%');

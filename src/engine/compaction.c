@@ -163,6 +163,39 @@ pick_window(const WideRunData *runs, int n, bool major, uint64 cap,
 }
 
 /*
+ * In a table with time windows, a run that no merge has split by window
+ * (a flush's, a bulk load's) and that spans several windows is rewritten
+ * alone once, into a tier, so that its windows can be freed one by one
+ * (retention.c); the oldest first.  False if there is none (or it is
+ * larger than cap).
+ */
+static bool
+pick_unwindowed(Relation rel, const WideRunData *runs, int n, uint64 cap,
+				int *lo, int *hi)
+{
+	int64		width = WideTimeWindow(WideSchemaCommitted(rel));
+	int			i;
+
+	if (width <= 0)
+		return false;
+	for (i = 0; i < n; i++)
+	{
+		int64		a,
+					b;
+		bool		t;
+
+		if ((runs[i].flags & WIDE_RUN_BY_COMPACTION) ||
+			(cap > 0 && run_size(&runs[i]) > cap) ||
+			!WideRunTimes(rel, &runs[i], &a, &b, &t) ||
+			WideWindowOf(a, width) == WideWindowOf(b, width))
+			continue;
+		*lo = *hi = i;
+		return true;
+	}
+	return false;
+}
+
+/*
  * WideCompactRuns -- merge runs [lo, hi] (as read from the metapage into
  * runs[]) into one.
  */
@@ -302,7 +335,8 @@ WideCompactStep(Relation rel, bool major, uint64 cap)
 	if (WideCompactDropRuns(rel) > 0 && !major)
 		return true;
 	n = read_runs(rel, runs);
-	if (!pick_window(runs, n, major, cap, &lo, &hi))
+	if (!pick_window(runs, n, major, cap, &lo, &hi) &&
+		!pick_unwindowed(rel, runs, n, cap, &lo, &hi))
 		return false;
 	compact_runs(rel, runs, lo, hi, out_budget(n, lo, hi, 2),
 				 InvalidBlockNumber, NULL);

@@ -162,9 +162,12 @@ WideTimeWindow(const WideSchema *schema)
 	return w;
 }
 
-/* floor(ts / w) */
-static int64
-window_of(int64 ts, int64 w)
+/*
+ * WideWindowOf -- the number of the window of width w that holds ts,
+ * floor(ts / w).
+ */
+int64
+WideWindowOf(int64 ts, int64 w)
 {
 	int64		q = ts / w;
 
@@ -242,7 +245,7 @@ route(void *arg, const WideCell *c)
 			age = (o->age_ids[i] == c->famid);
 	if (!age)
 		return o->rest;
-	k = window_of(c->ts, o->width);
+	k = WideWindowOf(c->ts, o->width);
 	for (i = 0; i < o->nwin; i++)
 		if (o->keys[i] == k)
 			return o->writers[i];
@@ -283,7 +286,7 @@ WideRunOutputBegin(Relation rel, const WideSchema *schema, int16 typlen,
 	{
 		slots = Min(slots - 1, MAX_OUT);	/* one for the rest */
 		while (slots > 0 &&
-			   window_of(ts_max, o->width) - window_of(ts_min, o->width) + 1 > slots &&
+			   WideWindowOf(ts_max, o->width) - WideWindowOf(ts_min, o->width) + 1 > slots &&
 			   o->width < PG_INT64_MAX / 4)
 			o->width *= 2;
 		if (slots <= 0)
