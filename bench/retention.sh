@@ -7,8 +7,8 @@
 # Data: bench/metrics.sh's shape (row key HOST#MILLIS, 20 metrics a row,
 # float8 values, written in time order) over 30 whole days, a reading
 # every [minutes] (default 5) from [hosts] (default 4) hosts, family "m"
-# with max_age 30 days.  The days end at a midnight and start on an odd
-# day since 1970, so that with the 2-day windows a 29/30-day policy gets
+# with max_age 30 days.  The days end at a midnight and start on a
+# day such that with the 3-day windows a 29/30-day policy gets
 # (retention.c) the oldest day is alone in its window.  Measures:
 #   1. max_age lowered to 29 days, then VACUUM: WAL bytes and bytes of new
 #      runs written, against the table's bytes;
@@ -46,10 +46,10 @@ sql() { as_test_user "$PSQL" <<<"$1"; }
 last() { sql "$1" | tail -1; }		# the last line: void results print empty ones
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-# the last midnight whose day number since 1970 is odd + 30 = an odd first day
+# the last midnight such that the first day is the last of its 3-day window
 END=$(sql "SELECT extract(epoch FROM d)::bigint FROM
   (SELECT date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS d) x")
-[ $(( (END / 86400) % 2 )) -eq 0 ] && END=$(( END - 86400 ))
+while [ $(( (END / 86400 - 30) % 3 )) -ne 2 ]; do END=$(( END - 86400 )); done
 START=$(( END - 30 * 86400 ))
 READINGS=$(( 30 * 24 * 60 / MINUTES ))
 log "30 days from $(date -u -d @$START +%F) to $(date -u -d @$END +%F): $HOSTS hosts x 20 metrics x $READINGS readings = $(( HOSTS * 20 * READINGS )) cells"
@@ -106,8 +106,8 @@ measure "1. max_age 30 -> 29 days, VACUUM (TRUNCATE false)" "VACUUM (TRUNCATE fa
 measure "   then a plain VACUUM (gives the freed pages back: truncate.c moves the runs of the file's tail down)" "VACUUM w;"
 
 # ------------------------------------------------------------- 2. drop_before
-# the oldest day left is day 1, which shares its 2-day window with day 2
-for DAYS in 2 3; do
+# the oldest day left is day 1, which shares its 3-day window with days 2, 3
+for DAYS in 2 3 4; do
 	CUT="to_timestamp($START + $DAYS * 86400)"
 	WT=(); HT=()
 	for i in $(seq "$REPS"); do

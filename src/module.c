@@ -101,7 +101,7 @@ define_settings(void)
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("wide.time_window",
 							"Width of the time windows compaction keeps runs in, for tables whose families expire cells by age.",
-							"0: derived from the largest max_age (a 15th of it, rounded up to 1, 2, 3, 6 or 12 hours, 1, 2, 3, 7, 14 or 28 days).",
+							"0: derived from the largest max_age (a 10th of it, rounded up to 1, 2, 3, 6 or 12 hours, 1, 2, 3, 7, 14 or 28 days).",
 							&wide_time_window, 0, 0, INT_MAX,
 							PGC_USERSET, GUC_UNIT_S, NULL, NULL, NULL);
 	DefineCustomStringVariable("wide.debug_crash",

@@ -294,6 +294,9 @@ compact_runs(Relation rel, const WideRunData *runs, int lo, int hi, int max_out,
 /*
  * How many runs a merge of [lo, hi] out of n may write (time windows,
  * retention.c) and leave "spare" slots of the run list free; at least 1.
+ * Steps leave the slots a flush keeps for its bulk runs (WideCompactForRoom
+ * in flush.c) and one more, or the next flush would merge the newest
+ * windows again.
  */
 static int
 out_budget(int n, int lo, int hi, int spare)
@@ -338,7 +341,7 @@ WideCompactStep(Relation rel, bool major, uint64 cap)
 	if (!pick_window(runs, n, major, cap, &lo, &hi) &&
 		!pick_unwindowed(rel, runs, n, cap, &lo, &hi))
 		return false;
-	compact_runs(rel, runs, lo, hi, out_budget(n, lo, hi, 2),
+	compact_runs(rel, runs, lo, hi, out_budget(n, lo, hi, WIDE_MAX_WA_RUNS + 2),
 				 InvalidBlockNumber, NULL);
 	return true;
 }
@@ -354,7 +357,7 @@ WideCompactRange(Relation rel, int lo, int hi)
 	int			n = read_runs(rel, runs);
 
 	if (lo >= 0 && hi < n && lo <= hi)
-		compact_runs(rel, runs, lo, hi, out_budget(n, lo, hi, 2),
+		compact_runs(rel, runs, lo, hi, out_budget(n, lo, hi, WIDE_MAX_WA_RUNS + 2),
 					 InvalidBlockNumber, NULL);
 }
 

@@ -19,9 +19,9 @@
  * aligned on multiples of W since 1970: the smallest of 1, 2, 3, 6, 12
  * hours, 1, 2, 3, 7, 14, 28 days and multiples of 28 days that cuts the
  * largest max_age of its age families into at most WIDE_WINDOWS_PER_AGE
- * windows (a 29- or 30-day policy: 2 days), or wide.time_window when it is
- * set.  The run list has WIDE_MAX_RUNS slots, so a merge whose output
- * would not fit doubles W for that output.
+ * windows (a 29- or 30-day policy: 3 days), or wide.time_window when it is
+ * set.  The run list has WIDE_MAX_RUNS slots, of which a flush keeps 9 for
+ * bulk runs, so a merge whose output would not fit doubles W for it.
  *
  * Windowed merges (compaction.c).  A merge of contiguous runs [lo, hi]
  * writes, in place of its inputs and in this order, a "rest" run -- every

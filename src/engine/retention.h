@@ -20,7 +20,7 @@
 #include "engine/maintenance.h"
 
 /* a policy's largest max_age is cut into at most this many windows */
-#define WIDE_WINDOWS_PER_AGE	15
+#define WIDE_WINDOWS_PER_AGE	10
 
 extern int	wide_time_window;
 
