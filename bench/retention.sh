@@ -49,7 +49,8 @@ median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 # the last midnight such that the first day is the last of its 3-day window
 END=$(sql "SELECT extract(epoch FROM d)::bigint FROM
   (SELECT date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS d) x")
-while [ $(( (END / 86400 - 30) % 3 )) -ne 2 ]; do END=$(( END - 86400 )); done
+K=0	# days the data ends before today; the policy keeps 30 + K days, then 29 + K
+while [ $(( (END / 86400 - 30) % 3 )) -ne 2 ]; do END=$(( END - 86400 )); K=$(( K + 1 )); done
 START=$(( END - 30 * 86400 ))
 READINGS=$(( 30 * 24 * 60 / MINUTES ))
 log "30 days from $(date -u -d @$START +%F) to $(date -u -d @$END +%F): $HOSTS hosts x 20 metrics x $READINGS readings = $(( HOSTS * 20 * READINGS )) cells"
@@ -71,7 +72,7 @@ COPY (
 ) TO '$BENCH/cells.csv' (FORMAT csv);
 CREATE TABLE w (row_key text, family text, qualifier text, ts timestamptz,
                 value float8) USING wide;
-SELECT wide.create_family('w', 'm', max_age => '30 days');
+SELECT wide.create_family('w', 'm', max_age => '$(( 30 + K )) days');
 CREATE TABLE h (row_key text COLLATE \"C\", family text COLLATE \"C\",
                 qualifier text COLLATE \"C\", ts timestamptz, value float8);
 CREATE INDEX h_key ON h (row_key, family, qualifier, ts DESC);
@@ -101,8 +102,8 @@ SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), :'l0')::bigint,
 		"$what" "$SECS" "$WAL" "$(echo "100 * $WAL / $TABLE" | bc -l)" "$TABLE" "$NEWB" \
 		"$(echo "100 * $NEWB / $TABLE" | bc -l)" "$GONE" "$GONEB"
 }
-sql "SELECT wide.alter_family('w', 'm', max_age => '29 days')" >/dev/null
-measure "1. max_age 30 -> 29 days, VACUUM (TRUNCATE false)" "VACUUM (TRUNCATE false) w;"
+sql "SELECT wide.alter_family('w', 'm', max_age => '$(( 29 + K )) days')" >/dev/null
+measure "1. max_age $(( 30 + K )) -> $(( 29 + K )) days (the data ends $K days ago), VACUUM (TRUNCATE false)" "VACUUM (TRUNCATE false) w;"
 measure "   then a plain VACUUM (gives the freed pages back: truncate.c moves the runs of the file's tail down)" "VACUUM w;"
 
 # ------------------------------------------------------------- 2. drop_before
@@ -143,5 +144,5 @@ SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), :'l0')::bigint,
 IFS='|' read -r WAL3 GONE3 GONEB3 NEW3 NSEGS <<<"$OUT"
 printf '3. backfill 1 hour into day 3 + VACUUM: WAL %s bytes, runs replaced %s of %s (%s bytes; a day-3 window run is ~%s bytes), new runs %s bytes\n' \
 	"$WAL3" "$GONE3" "$NSEGS" "$GONEB3" "$(( TABLE / 15 ))" "$NEW3"
-sql "SELECT 'check: cells older than 29 days visible: ' || count(*) FROM w WHERE ts < now() - interval '29 days'"
-sql "SELECT 'check: wide cells ' || (SELECT count(*) FROM w) || ' (240 backfilled), heap cells ' || (SELECT count(*) FROM h WHERE ts >= now() - interval '29 days')"
+sql "SELECT 'check: cells older than $(( 29 + K )) days visible: ' || count(*) FROM w WHERE ts < now() - interval '$(( 29 + K )) days'"
+sql "SELECT 'check: wide cells ' || (SELECT count(*) FROM w) || ' (240 backfilled), heap cells ' || (SELECT count(*) FROM h WHERE ts >= now() - interval '$(( 29 + K )) days')"
