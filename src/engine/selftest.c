@@ -773,7 +773,6 @@ WideSelfTestFormats(uint64 seed, int rounds, int64 *counts)
 	MemoryContext old;
 
 	memset(counts, 0, sizeof(int64) * WIDE_SELFTEST_NPARTS);
-	pg_prng_seed(&g.prng, seed);
 	g.seed = seed;
 	g.cxt = AllocSetContextCreate(CurrentMemoryContext, "wide self-test",
 								  ALLOCSET_DEFAULT_SIZES);
@@ -783,6 +782,14 @@ WideSelfTestFormats(uint64 seed, int rounds, int64 *counts)
 		static const int16 typlens[] = {-1, 8, 4};
 
 		CHECK_FOR_INTERRUPTS();
+
+		/*
+		 * Each round from a seed of its own: a round's draws do not depend
+		 * on how many the rounds before took (probes of a block draw in
+		 * ranges of its encoded length, which depends on the xmins drawn,
+		 * which depend on the server's next transaction id).
+		 */
+		pg_prng_seed(&g.prng, seed ^ (UINT64CONST(0x9E3779B97F4A7C15) * (uint64) (g.round + 1)));
 		test_block(&g, typlens[g.round % lengthof(typlens)], counts);
 		test_index(&g, counts);
 		MemoryContextReset(g.cxt);
