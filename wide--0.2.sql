@@ -777,6 +777,20 @@ LANGUAGE C STRICT;
 COMMENT ON FUNCTION wide.compact(regclass, boolean) IS
   'flush the write area and merge runs (all of them with major => true); returns what it did';
 
+CREATE FUNCTION wide.drop_before(tbl regclass, ts "any")
+RETURNS void
+AS 'MODULE_PATHNAME', 'wide_drop_before'
+LANGUAGE C;
+COMMENT ON FUNCTION wide.drop_before(regclass, "any") IS
+  'delete every cell older than ts across all rows, in one step; VACUUM frees the runs it empties without rewriting them';
+
+CREATE FUNCTION wide.drop_before(tbl regclass, family text, ts "any")
+RETURNS void
+AS 'MODULE_PATHNAME', 'wide_drop_before'
+LANGUAGE C;
+COMMENT ON FUNCTION wide.drop_before(regclass, text, "any") IS
+  'delete every cell of a family older than ts across all rows, in one step';
+
 -- Wide's phases of the VACUUM and COPY commands running now (am/progress.c
 -- keeps them in progress parameters the heap's views do not use).
 CREATE FUNCTION wide.progress(OUT pid int, OUT relation regclass, OUT command text,

@@ -26,6 +26,7 @@
 #include "engine/blockpass.h"
 #include "engine/format.h"
 #include "engine/segment.h"
+#include "engine/retention.h"
 #include "am/am.h"
 #include "am/rows.h"
 #include "am/cdc.h"
@@ -104,9 +105,14 @@ define_settings(void)
 							 "Size ratio of runs that compaction merges together.",
 							 NULL, &wide_compaction_ratio, 2.0, 1.0, 100.0,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("wide.time_window",
+							"Width of the time windows compaction keeps runs in, for tables whose families expire cells by age.",
+							"0: derived from the largest max_age (a 10th of it, rounded up to 1, 2, 3, 6 or 12 hours, 1, 2, 3, 7, 14 or 28 days).",
+							&wide_time_window, 0, 0, INT_MAX,
+							PGC_USERSET, GUC_UNIT_S, NULL, NULL, NULL);
 	DefineCustomStringVariable("wide.debug_crash",
-							   "Kills the backend at the named point of VACUUM's truncation or of a compaction (tests only).",
-							   "Points: \"truncate\", \"relocate\", \"compact_pass\".  Empty: never.",
+							   "Kills the backend at the named point of VACUUM's truncation, of a compaction or of a drop of runs (tests only).",
+							   "Points: \"truncate\", \"relocate\", \"compact_pass\", \"drop-runs\", \"drop-runs-published\".  Empty: never.",
 							   &wide_debug_crash, "",
 							   PGC_SUSET, GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL,
 							   NULL, NULL, NULL);

@@ -644,3 +644,42 @@ WideInstallCdc(void)
 	cdc_registered = true;
 	wide_change_log = log_changes;
 }
+
+/*
+ * WideCdcLogDrop -- wide.drop_before: while wal_level = logical, a
+ * transactional message with its scope, {"delete": "before", "table": ...,
+ * "family": ... or null, "ts_to": ...}; no DELETE of each cell (that would
+ * cost a read of the table, which the drop exists to avoid).
+ */
+void
+WideCdcLogDrop(Relation rel, const char *family, int64 before)
+{
+	const WideSchema *schema;
+	TupleDesc	desc = RelationGetDescr(rel);
+	StringInfoData rec;
+	StringInfoData msg;
+	xl_wide_changes hdr;
+
+	if (!XLogLogicalInfoActive() || !RelationNeedsWAL(rel))
+		return;
+	(void) GetCurrentTransactionId();
+	schema = WideGetSchema(rel);
+	initStringInfo(&msg);
+	appendStringInfoString(&msg, "{\"delete\": \"before\", \"table\": ");
+	escape_json(&msg, quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
+												 RelationGetRelationName(rel)));
+	appendStringInfoString(&msg, ", \"family\": ");
+	if (family)
+		escape_json(&msg, family);
+	else
+		appendStringInfoString(&msg, "null");
+	append_json_ts(&msg, "ts_to", schema, desc, before, false);
+	appendStringInfoChar(&msg, '}');
+
+	memset(&hdr, 0, sizeof(hdr));
+	hdr.node = rel->rd_node;
+	initStringInfo(&rec);
+	appendBinaryStringInfo(&rec, (const char *) &hdr, SizeOfWideChanges);
+	append_change(&rec, WIDE_CHANGE_MESSAGE, msg.data, msg.len);
+	insert_record(&rec, 1);
+}

@@ -23,5 +23,6 @@
 
 extern bool WideCdcAvailable(void);
 extern void WideInstallCdc(void);
+extern void WideCdcLogDrop(Relation rel, const char *family, int64 before);
 
 #endif							/* WIDE_CDC_H */

@@ -33,6 +33,7 @@
 #include "utils/timestamp.h"
 
 #include "wide.h"
+#include "engine/drops.h"
 #include "engine/format.h"
 #include "engine/storage.h"
 #include "engine/maintenance.h"
@@ -272,6 +273,15 @@ WideVacuum(Relation rel, VacuumParams *params, BufferAccessStrategy bstrategy)
 			frozenxid = runs[i].min_xmin;
 	}
 	ncells += (double) wa_pages * (BLCKSZ / 100);
+	{
+		/* a drop not yet frozen keeps its xid (engine/drops.c) */
+		TransactionId dx;
+
+		WideDropsMaintain(rel);
+		dx = WideDropsOldestXid(rel);
+		if (TransactionIdIsNormal(dx) && TransactionIdPrecedes(dx, frozenxid))
+			frozenxid = dx;
+	}
 
 	/*
 	 * relhasindex must stay true while the table has a wide_key index:

@@ -30,7 +30,8 @@
  *	  is collected only by age, and an age that spares the oldest record
  *	  spares all), in both the committed catalog and ours;
  *	- no range tombstone (rangedel.c) the resolver applies or keeps in
- *	  mind covers a row between its first and last;
+ *	  mind covers a row between its first and last, and no drop
+ *	  (wide.drop_before) it applies reaches the block's oldest timestamp;
  *	- every xmin it stores was committed and is older than every snapshot
  *	  (WideRecordVisibleToAll), which is what the resolver freezes: the
  *	  output's index entry gets WIDE_INDEX_XMINS_FROZEN, and readers take
@@ -420,6 +421,23 @@ range_deleted(const WideResolver *resolver, const char *first, uint32 firstlen,
 }
 
 /*
+ * dropped -- may a drop (wide.drop_before) the resolver deletes by remove a
+ * record of a block whose smallest timestamp is ts_min?  Then it is merged
+ * record by record.
+ */
+static bool
+dropped(const WideResolver *resolver, int64 ts_min)
+{
+	int			n;
+	const WideDropRule *drops = WideResolverDrops(resolver, &n);
+
+	for (int i = 0; i < n; i++)
+		if (ts_min < drops[i].before)
+			return true;
+	return false;
+}
+
+/*
  * WidePassSourceOffer -- the merge returned the marker of ps's block:
  * write the block into w as it is if it may be (see the top), after what
  * the resolver holds back; else leave it to be merged record by record
@@ -446,7 +464,8 @@ WidePassSourceOffer(WidePassSource *ps, const WideCell *other,
 		 WideKeyCompare(other->key, other->keylen, e->lastrow, e->lastrowlen) <= 0) ||
 		(have_merged &&
 		 WideKeyCompare(merged->data, merged->len, ps->first.data, ps->first.len) >= 0) ||
-		range_deleted(resolver, ps->first.data, ps->first.len, e->lastrow, e->lastrowlen))
+		range_deleted(resolver, ps->first.data, ps->first.len, e->lastrow, e->lastrowlen) ||
+		dropped(resolver, e->ts_min))
 	{
 		stats->merged++;
 		return false;

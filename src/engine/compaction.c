@@ -21,6 +21,12 @@
  * with one index lookup and a row filter.  wide.compact(major => true)
  * merges everything into one run, which drops every frozen tombstone.
  *
+ * Time windows (retention.c): in a table with an age family a merge writes
+ * a tier of runs -- the rest, then one per time window -- in place of its
+ * inputs; the tier counts as one unit for the policy above (units_of).
+ * Before every step, runs whose every cell is dead are freed unread
+ * (WideCompactDropRuns, at the end of this file).
+ *
  * Concurrency: the caller holds ShareUpdateExclusiveLock (no flush or other
  * compaction runs); readers and writers go on.  The merged run replaces its
  * inputs in one metapage WAL record; the inputs' pages go to the free queue
@@ -50,6 +56,8 @@
 #include "engine/manifest.h"
 #include "engine/blockpass.h"
 #include "engine/rangedel.h"
+#include "engine/retention.h"
+#include "engine/drops.h"
 
 int			wide_max_runs = 8;
 double		wide_compaction_ratio = 2.0;
@@ -63,13 +71,50 @@ run_size(const WideRunData *r)
 }
 
 /*
+ * The units the policy weighs: a tier (the runs one merge wrote, marked
+ * with its number: several when the output was split by time window,
+ * retention.c) counts as one unit of its total size, any other run as
+ * one.  first[u] is the first run of unit u; returns the count.
+ */
+static int
+units_of(const WideRunData *runs, int n, int *first, uint64 *size)
+{
+	int			nu = 0;
+	int			i;
+
+	for (i = 0; i < n; i++)
+	{
+		bool		same = i > 0 &&
+			(runs[i].flags & WIDE_RUN_BY_COMPACTION) &&
+			(runs[i - 1].flags & WIDE_RUN_BY_COMPACTION) &&
+			runs[i].gen != 0 && runs[i].gen == runs[i - 1].gen;
+
+		if (!same)
+		{
+			first[nu] = i;
+			size[nu++] = 0;
+		}
+		size[nu - 1] += run_size(&runs[i]);
+	}
+	first[nu] = n;
+	return nu;
+}
+
+/*
  * Choose the runs [lo, hi] to merge; false if none.  cap limits the bytes a
- * merge may rewrite (0: no limit).
+ * merge may rewrite (0: no limit).  The size-tiered rule of the header is
+ * applied to units (units_of), so a tier split by time windows is merged
+ * whole or not at all, and counts once against wide.max_runs.
  */
 static bool
 pick_window(const WideRunData *runs, int n, bool major, uint64 cap,
 			int *lo, int *hi)
 {
+	int			first[WIDE_MAX_RUNS + 1];
+	uint64		size[WIDE_MAX_RUNS];
+	int			nu;
+	int			ulo,
+				uhi;
 	uint64		sum;
 
 	if (n == 0)
@@ -80,33 +125,69 @@ pick_window(const WideRunData *runs, int n, bool major, uint64 cap,
 		*hi = n - 1;
 		return true;
 	}
-	if (n < 2)
+	nu = units_of(runs, n, first, size);
+	if (nu < 2)
 		return false;
 
-	*hi = n - 1;
-	*lo = *hi;
-	sum = run_size(&runs[*hi]);
-	while (*lo > 0 && run_size(&runs[*lo - 1]) <= wide_compaction_ratio * sum)
+	uhi = nu - 1;
+	ulo = uhi;
+	sum = size[uhi];
+	while (ulo > 0 && size[ulo - 1] <= wide_compaction_ratio * sum)
 	{
-		(*lo)--;
-		sum += run_size(&runs[*lo]);
+		ulo--;
+		sum += size[ulo];
 	}
-	if (*hi - *lo + 1 < MIN_MERGE_WIDTH)
+	if (uhi - ulo + 1 < MIN_MERGE_WIDTH)
 	{
-		if (n <= wide_max_runs)
+		if (nu <= wide_max_runs && n <= WIDE_MAX_RUNS - 4)
 			return false;
-		*lo = Min(n - 2, wide_max_runs - 1);
-		*lo = Max(0, *lo);
+		ulo = Min(nu - 2, wide_max_runs - 1);
+		ulo = Max(0, ulo);
 		sum = 0;
-		for (int i = *lo; i <= *hi; i++)
-			sum += run_size(&runs[i]);
+		for (int i = ulo; i <= uhi; i++)
+			sum += size[i];
 	}
-	while (cap > 0 && sum > cap && *hi - *lo + 1 > 2)
+	while (cap > 0 && sum > cap && uhi - ulo + 1 > 2)
 	{
-		sum -= run_size(&runs[*lo]);
-		(*lo)++;
+		sum -= size[ulo];
+		ulo++;
 	}
+	*lo = first[ulo];
+	*hi = first[uhi + 1] - 1;
 	return cap == 0 || sum <= cap;
+}
+
+/*
+ * In a table with time windows, a run that no merge has split by window
+ * (a flush's, a bulk load's) and that spans several windows is rewritten
+ * alone once, into a tier, so that its windows can be freed one by one
+ * (retention.c); the oldest first.  False if there is none (or it is
+ * larger than cap).
+ */
+static bool
+pick_unwindowed(Relation rel, const WideRunData *runs, int n, uint64 cap,
+				int *lo, int *hi)
+{
+	int64		width = WideTimeWindow(WideSchemaCommitted(rel));
+	int			i;
+
+	if (width <= 0)
+		return false;
+	for (i = 0; i < n; i++)
+	{
+		int64		a,
+					b;
+		bool		t;
+
+		if ((runs[i].flags & WIDE_RUN_BY_COMPACTION) ||
+			(cap > 0 && run_size(&runs[i]) > cap) ||
+			!WideRunTimes(rel, &runs[i], &a, &b, &t) ||
+			WideWindowOf(a, width) == WideWindowOf(b, width))
+			continue;
+		*lo = *hi = i;
+		return true;
+	}
+	return false;
 }
 
 /*
@@ -114,7 +195,7 @@ pick_window(const WideRunData *runs, int n, bool major, uint64 cap,
  * runs[]) into one.
  */
 static void
-compact_runs(Relation rel, const WideRunData *runs, int lo, int hi,
+compact_runs(Relation rel, const WideRunData *runs, int lo, int hi, int max_out,
 			 BlockNumber move_blobs_from, const char *crash_point)
 {
 	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "wide compaction",
@@ -128,13 +209,16 @@ compact_runs(Relation rel, const WideRunData *runs, int lo, int hi,
 	StringInfoData merged;
 	bool		have_merged = false;
 	WideSegmentWriter *w;
+	WideRunOutput *out;
 	WideResolver *resolver;
 	WideResolveStats stats;
 	const WideCell *cell;
-	WideRunData run;
-	bool		have_run;
+	WideRunData outruns[WIDE_MAX_RUNS];
+	int			nout;
 	const WideBlobRef *kept;
 	int			nkept;
+	int64		ts_min = PG_INT64_MAX,
+				ts_max = PG_INT64_MIN;
 	WideManifestTx tx;
 	WideMetaPage meta;
 	int			i;
@@ -142,13 +226,29 @@ compact_runs(Relation rel, const WideRunData *runs, int lo, int hi,
 	WideBlobRef *blobs;
 	int64		gc_now = WideGCNow();
 
+	/* where the output goes: one run, or one per time window (retention.c) */
+	if (max_out > 1)
+		for (i = lo; i <= hi; i++)
+		{
+			int64		a,
+						b;
+			bool		t;
+
+			if (WideRunTimes(rel, &runs[i], &a, &b, &t))
+				ts_min = Min(ts_min, a), ts_max = Max(ts_max, b);
+		}
+	out = WideRunOutputBegin(rel, schema, schema->vallen, ts_min, ts_max,
+							 max_out);
+
 	/*
 	 * Inputs read block by block, passing through what they can
 	 * (blockpass.c) -- not when blobs must move with the records
-	 * (relocation, truncate.c).
+	 * (relocation, truncate.c), nor into time windows (a passed block is not
+	 * split by window).
 	 */
 	WidePassRulesInit(&rules, rel, schema, gc_now,
-					  move_blobs_from == InvalidBlockNumber);
+					  move_blobs_from == InvalidBlockNumber &&
+					  !WideRunOutputWindowed(out));
 	for (i = lo; i <= hi; i++)
 	{
 		srcs[i - lo] = WidePassSourceBegin(rel, &runs[i], &rules);
@@ -165,10 +265,11 @@ compact_runs(Relation rel, const WideRunData *runs, int lo, int hi,
 		nblobs += seg->nblobs;
 	}
 
-	w = WideSegmentWriterBegin(rel, schema->vallen);
+	w = WideRunOutputDefault(out);
 	if (move_blobs_from != InvalidBlockNumber)
 		WideSegmentWriterMoveBlobs(w, move_blobs_from);
 	resolver = WideResolverCreate(rel, schema, lo == 0, gc_now, w);
+	WideRunOutputRoute(out, resolver);
 	initStringInfo(&merged);
 	while ((cell = WideMergeIterNext(merge)) != NULL)
 	{
@@ -193,8 +294,8 @@ compact_runs(Relation rel, const WideRunData *runs, int lo, int hi,
 		WideResolverPush(resolver, cell);
 	}
 	stats = WideResolverFinish(resolver);
-	have_run = WideSegmentWriterFinish(w, &run);
-	kept = WideSegmentWriterBlobs(w, &nkept);
+	nout = WideRunOutputFinish(out, outruns, 0);
+	kept = WideRunOutputBlobs(out, &nkept);
 	ereport(DEBUG1,
 			(errmsg_internal("wide table \"%s\": compaction of %d runs passed %llu data blocks (%llu records) through, merged %llu",
 							 RelationGetRelationName(rel), hi - lo + 1,
@@ -212,7 +313,9 @@ compact_runs(Relation rel, const WideRunData *runs, int lo, int hi,
 	/* the range tombstones it cleared the last runs of (rangedel.c) */
 	WideRangeDelsRetire(rel, meta, WideResolverRangeDels(resolver),
 						meta->runs, meta->nruns, lo, hi);
-	WideManifestReplaceRuns(rel, meta, lo, hi, runs + lo, have_run ? &run : NULL);
+	for (i = 0; i < nout; i++)
+		outruns[i].gen = (uint32) (meta->compactions + 1);
+	WideManifestReplaceRunsN(rel, meta, lo, hi, runs + lo, outruns, nout);
 	for (i = lo; i <= hi; i++)
 		(void) WideSpaceFree(meta, WIDE_FREE_SEGMENT, runs[i].root, 0);
 	WideFreeBlobsNotKept(meta, blobs, nblobs, kept, nkept);
@@ -228,19 +331,32 @@ compact_runs(Relation rel, const WideRunData *runs, int lo, int hi,
 		WideMaintTotals.bytes_read += (int64) runs[i].npages * BLCKSZ;
 		WideMaintTotals.cells_in += runs[i].ncells;
 	}
-	if (have_run)
+	for (i = 0; i < nout; i++)
 	{
 		WideMaintTotals.runs_out++;
-		WideMaintTotals.bytes_written += (int64) run.npages * BLCKSZ;
-		WideMaintTotals.cells_out += run.ncells;
+		WideMaintTotals.bytes_written += (int64) outruns[i].npages * BLCKSZ;
+		WideMaintTotals.cells_out += outruns[i].ncells;
 	}
 	WideMaintAddResolved(&stats);
 
 	for (i = lo; i <= hi; i++)
 		WidePassSourceEnd(srcs[i - lo]);
-	WideSegmentWriterEnd(w);
+	WideRunOutputEnd(out);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
+}
+
+/*
+ * How many runs a merge of [lo, hi] out of n may write (time windows,
+ * retention.c) and leave "spare" slots of the run list free; at least 1.
+ * Steps leave the slots a flush keeps for its bulk runs (WideCompactForRoom
+ * in flush.c) and one more, or the next flush would merge the newest
+ * windows again.
+ */
+static int
+out_budget(int n, int lo, int hi, int spare)
+{
+	return Max(1, WIDE_MAX_RUNS - spare - (n - (hi - lo + 1)));
 }
 
 /* the runs listed in the metapage, copied */
@@ -269,13 +385,19 @@ bool
 WideCompactStep(Relation rel, bool major, uint64 cap)
 {
 	WideRunData runs[WIDE_MAX_RUNS];
-	int			n = read_runs(rel, runs);
+	int			n;
 	int			lo,
 				hi;
 
-	if (!pick_window(runs, n, major, cap, &lo, &hi))
+	/* runs whose every cell is dead go first, unread (retention.c) */
+	if (WideCompactDropRuns(rel) > 0 && !major)
+		return true;
+	n = read_runs(rel, runs);
+	if (!pick_window(runs, n, major, cap, &lo, &hi) &&
+		!pick_unwindowed(rel, runs, n, cap, &lo, &hi))
 		return false;
-	compact_runs(rel, runs, lo, hi, InvalidBlockNumber, NULL);
+	compact_runs(rel, runs, lo, hi, out_budget(n, lo, hi, WIDE_MAX_WA_RUNS + 2),
+				 InvalidBlockNumber, NULL);
 	return true;
 }
 
@@ -290,7 +412,8 @@ WideCompactRange(Relation rel, int lo, int hi)
 	int			n = read_runs(rel, runs);
 
 	if (lo >= 0 && hi < n && lo <= hi)
-		compact_runs(rel, runs, lo, hi, InvalidBlockNumber, NULL);
+		compact_runs(rel, runs, lo, hi, out_budget(n, lo, hi, WIDE_MAX_WA_RUNS + 2),
+					 InvalidBlockNumber, NULL);
 }
 
 /*
@@ -304,8 +427,12 @@ WideCompactForRoom(Relation rel, int slots)
 	int			n;
 
 	while ((n = read_runs(rel, runs)) > WIDE_MAX_RUNS - slots)
-		compact_runs(rel, runs, Max(0, WIDE_MAX_RUNS - slots - 2), n - 1,
+	{
+		int			lo = Max(0, WIDE_MAX_RUNS - slots - 2);
+
+		compact_runs(rel, runs, lo, n - 1, out_budget(n, lo, n - 1, slots),
 					 InvalidBlockNumber, NULL);
+	}
 }
 
 /*
@@ -326,7 +453,7 @@ WideCompactRunBySegid(Relation rel, uint32 segid, BlockNumber move_blobs_from,
 	for (i = 0; i < n; i++)
 		if (runs[i].segid == segid)
 		{
-			compact_runs(rel, runs, i, i, move_blobs_from, crash_point);
+			compact_runs(rel, runs, i, i, 1, move_blobs_from, crash_point);
 			return true;
 		}
 	return false;
@@ -518,4 +645,118 @@ WideRangeDelVacuum(Relation rel)
 		}
 	}
 	return done;
+}
+
+/* ----------------------------------------------------------------
+ *	Dropping runs whose every cell is dead (retention.c has the rule)
+ * ----------------------------------------------------------------
+ */
+
+/* is every cell of the run dead for every snapshot? (see the header) */
+static bool
+run_dead(Relation rel, const WideRunData *run, int64 all_cut,
+		 const WideDropRule *drops, int ndrops)
+{
+	int64		ts_min,
+				ts_max;
+	bool		tombs;
+	int			i;
+
+	if ((run->flags & WIDE_RUN_HAS_TOMBSTONES) || run->ntombstones > 0 ||
+		TransactionIdIsValid(run->min_xmin))
+		return false;
+	if (!WideRunTimes(rel, run, &ts_min, &ts_max, &tombs) || tombs)
+		return false;
+	if (ts_max < all_cut)
+		return true;
+	for (i = 0; i < ndrops; i++)
+		if (drops[i].famid == 0 && run->max_seq < drops[i].seq &&
+			ts_max < drops[i].before)
+			return true;
+	return false;
+}
+
+/*
+ * WideCompactDropRuns -- free the runs whose every cell is dead (see the
+ * header), without rewriting anything; returns how many.  A set
+ * wide.debug_crash = 'drop-runs' kills the backend before they are
+ * published, 'drop-runs-published' right after.  REQUIRES: ShareUpdateExclusiveLock.
+ */
+int
+WideCompactDropRuns(Relation rel)
+{
+	WideSchema *schema;
+	WideRunData runs[WIDE_MAX_RUNS];
+	bool		dead[WIDE_MAX_RUNS];
+	WideBlobRef *blobs[WIDE_MAX_RUNS];
+	int			nblobs[WIDE_MAX_RUNS];
+	WideDropRule drops[WIDE_MAX_DROPS];
+	int			ndrops;
+	int64		all;
+	int64		all_cut = PG_INT64_MIN;
+	int64		now;
+	int			n;
+	int			ndead = 0;
+	int			i;
+	Buffer		metabuf;
+	WideManifestTx tx;
+	WideMetaPage meta;
+
+	WideDropsMaintain(rel);
+	metabuf = WideReadMeta(rel, BUFFER_LOCK_SHARE);
+	if (!BufferIsValid(metabuf))
+		return 0;
+	meta = WidePageGetMeta(BufferGetPage(metabuf));
+	n = meta->nruns;
+	memcpy(runs, meta->runs, sizeof(WideRunData) * n);
+	UnlockReleaseBuffer(metabuf);
+	if (n == 0)
+		return 0;
+
+	schema = WideSchemaCommitted(rel);
+	(void) WideRetentionAges(schema, &all);
+	now = WideGCNow();
+	if (all > 0 && now > 0)
+		all_cut = now - all;
+	ndrops = WideDropsForAll(rel, drops);
+	if (all_cut == PG_INT64_MIN && ndrops == 0)
+		return 0;
+	for (i = 0; i < n; i++)
+	{
+		dead[i] = run_dead(rel, &runs[i], all_cut, drops, ndrops);
+		ndead += dead[i];
+	}
+	if (ndead == 0)
+		return 0;
+
+	/* the blobs the dead runs own, read before the metapage is locked */
+	for (i = 0; i < n; i++)
+		if (dead[i])
+		{
+			WideCacheEntry *pin;
+			WideSegment *seg = WideSegmentOpen(rel, &runs[i], &pin);
+
+			blobs[i] = palloc(sizeof(WideBlobRef) * Max(seg->nblobs, 1));
+			memcpy(blobs[i], seg->blobs, sizeof(WideBlobRef) * seg->nblobs);
+			nblobs[i] = seg->nblobs;
+			WideCacheRelease(pin);
+		}
+
+	WideDebugCrash("drop-runs");
+	WideManifestLogHorizon(rel);	/* manifest.c, M5 */
+	meta = WideManifestBegin(rel, &tx);
+	for (i = n - 1; i >= 0; i--)
+	{
+		if (!dead[i])
+			continue;
+		/* fails if the run list changed since it was read */
+		WideManifestReplaceRuns(rel, meta, i, i, &runs[i], NULL);
+		WideFreeBlobsNotKept(meta, blobs[i], nblobs[i], blobs[i], 0);
+		(void) WideSpaceFree(meta, WIDE_FREE_SEGMENT, runs[i].root, 0);
+	}
+	meta->version_counter++;
+	meta->compactions++;
+	(void) WideManifestCommit(&tx);
+	WideDebugCrash("drop-runs-published");
+	return ndead;
 }

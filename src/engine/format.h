@@ -118,6 +118,7 @@ typedef WidePageOpaqueData *WidePageOpaque;
 											 * 5: data blocks whose stored
 											 * xmins are frozen (index entry
 											 * flag 0x04), range tombstones
+											 * and drops (wide.drop_before)
 											 * in the metapage */
 #define WIDE_FORMAT_OLDEST		1			/* oldest version read */
 #define WIDE_NLANES				4			/* write-area insertion lanes */
@@ -198,6 +199,37 @@ typedef struct WideRunData
 #define WIDE_RUN_ONE_VERSION	0x0004	/* no column has two records (runs
 										 * written before it was defined lack
 										 * it, which is only conservative) */
+#define WIDE_RUN_WINDOWED		0x0008	/* output of a time-windowed merge
+										 * (compaction.c): "gen" names the
+										 * merge, and the run holds either
+										 * the cells of one time window of
+										 * families with a max age, or the
+										 * rest (tombstones, other families) */
+#define WIDE_RUN_BY_COMPACTION	0x0010	/* "gen" is the number of the
+										 * compaction that wrote the run
+										 * (metapage "compactions" + 1) */
+
+/*
+ * A drop (wide.drop_before): every PUT, ADD or MERGE record of family
+ * incarnation famid (0: of every family) with ts < before and a sequence
+ * number below seq is deleted, for the snapshots that see transaction xid
+ * committed (rules.c, dropbefore.c).  Zeroes in a metapage of format 4 or
+ * older: no drop.
+ */
+typedef struct WideDropEntry
+{
+	TransactionId xid;			/* the transaction that dropped */
+	uint32		famid;			/* family incarnation, 0: all */
+	int64		before;			/* exclusive upper bound of ts dropped */
+	uint64		seq;			/* records written before it are dropped */
+	uint64		frozen_at;		/* "compactions" when it was frozen */
+	uint32		generation;		/* write-area generation when it was made */
+	uint32		flags;			/* WIDE_DROP_* */
+} WideDropEntry;
+
+#define WIDE_DROP_FROZEN		0x0001	/* xid committed and visible to every
+										 * snapshot (xid then means nothing) */
+#define WIDE_MAX_DROPS			8
 
 /* free-space queue entries (see space.c) */
 #define WIDE_FREE_EXTENT		1	/* pages start .. start+npages-1 */
@@ -255,6 +287,10 @@ typedef struct WideMetaPageData
 	uint32		nrangedels;
 	uint32		rangedel_len;
 	char		rangedels[WIDE_RANGEDEL_SPACE];
+	/* format 5: pending drops (wide.drop_before), oldest first */
+	uint32		ndrops;
+	uint32		pad2;
+	WideDropEntry drops[WIDE_MAX_DROPS];
 } WideMetaPageData;
 
 typedef WideMetaPageData *WideMetaPage;

@@ -36,12 +36,19 @@ typedef struct WideResolveStats
 	uint64		dropped_family;
 } WideResolveStats;
 
+/* where a resolver writes a record (a time-windowed merge, compaction.c) */
+typedef WideSegmentWriter *(*WideResolverRoute) (void *arg, const WideCell *c);
+
 extern int64 WideGCNow(void);
 extern WideResolver *WideResolverCreate(Relation rel, const WideSchema *schema,
 										bool bottom, int64 gc_now,
 										WideSegmentWriter *w);
+extern void WideResolverSetRoute(WideResolver *r, WideResolverRoute route,
+								 void *arg);
 extern void WideResolverPush(WideResolver *r, const WideCell *c);
 extern void WideResolverFlush(WideResolver *r);
+struct WideDropRule;
+extern const struct WideDropRule *WideResolverDrops(const WideResolver *r, int *ndrops);
 struct WideRangeDels;
 extern const struct WideRangeDels *WideResolverRangeDels(const WideResolver *r);
 extern WideResolveStats WideResolverFinish(WideResolver *r);
@@ -55,6 +62,8 @@ extern void WideFreeBlobsNotKept(WideMetaPage meta, WideBlobRef *had, int nhad,
 extern bool WideCompactStep(Relation rel, bool major, uint64 cap);
 extern void WideCompactRange(Relation rel, int lo, int hi);
 extern void WideCompactForRoom(Relation rel, int slots);
+extern int	WideCompactDropRuns(Relation rel);
+extern int64 WideTimeWindow(const WideSchema *schema);
 extern bool WideCompactRunBySegid(Relation rel, uint32 segid,
 								  BlockNumber move_blobs_from,
 								  const char *crash_point);

@@ -60,7 +60,7 @@
  *	  would break M1 is a bug: it fails with an internal error and nothing is
  *	  written.  Inside it, the run list changes only through the functions
  *	  below (WideManifestAddWARun, WideManifestAppendRun,
- *	  WideManifestReplaceRuns, WideManifestDropWARuns) and the free queue
+ *	  WideManifestReplaceRuns[N], WideManifestDropWARuns) and the free queue
  *	  only through space.c (WideSpaceAlloc, WideSpaceFree).
  *
  * M7 (truncation).  VACUUM cuts free pages off the end of the table only
@@ -190,6 +190,9 @@ WideManifestProblem(const WideMetaPageData *meta, char *buf, size_t buflen)
 	else if (meta->nfree > WIDE_FREE_SLOTS)
 		snprintf(buf, buflen, "nfree is %u, at most %d",
 				 meta->nfree, WIDE_FREE_SLOTS);
+	else if (meta->ndrops > WIDE_MAX_DROPS)
+		snprintf(buf, buflen, "ndrops is %u, at most %d",
+				 meta->ndrops, WIDE_MAX_DROPS);
 	else if (meta->generation == 0 || meta->generation == PG_UINT32_MAX ||
 			 (meta->flushing != 0 && meta->flushing >= meta->generation))
 		snprintf(buf, buflen, "generation %u and flushing %u are inconsistent",
@@ -283,7 +286,7 @@ WideManifestBegin(Relation rel, WideManifestTx *tx)
 
 	/*
 	 * A metapage made by format 4 or older ends before the range
-	 * tombstones (zeroes there): Generic WAL zeroes the hole past pd_lower,
+	 * tombstones and the drops (zeroes there): Generic WAL zeroes the hole past pd_lower,
 	 * so it must cover them before they are written.
 	 */
 	end = ((char *) tx->meta + sizeof(WideMetaPageData)) - (char *) page;
@@ -412,7 +415,18 @@ void
 WideManifestReplaceRuns(Relation rel, WideMetaPageData *meta, int lo, int hi,
 						const WideRunData *expect, const WideRunData *run)
 {
-	int			nnew = run ? 1 : 0;
+	WideManifestReplaceRunsN(rel, meta, lo, hi, expect, run, run ? 1 : 0);
+}
+
+/*
+ * WideManifestReplaceRunsN -- as WideManifestReplaceRuns, by the nnew runs
+ * of "runs" in that order (a time-windowed merge, compaction.c).
+ */
+void
+WideManifestReplaceRunsN(Relation rel, WideMetaPageData *meta, int lo, int hi,
+						 const WideRunData *expect, const WideRunData *runs,
+						 int nnew)
+{
 	int			tail;
 	int			i;
 
@@ -422,10 +436,16 @@ WideManifestReplaceRuns(Relation rel, WideMetaPageData *meta, int lo, int hi,
 			elog(ERROR, "runs of \"%s\" changed during compaction",
 				 RelationGetRelationName(rel));
 	tail = meta->nruns - hi - 1;
-	if (run)
-		meta->runs[lo] = *run;
+	if (lo + nnew + tail > WIDE_MAX_RUNS)
+		elog(ERROR, "no room for %d runs in \"%s\"", nnew,
+			 RelationGetRelationName(rel));
 	memmove(&meta->runs[lo + nnew], &meta->runs[hi + 1],
 			sizeof(WideRunData) * tail);
+	for (i = 0; i < nnew; i++)
+	{
+		Assert(BLOCK_OK(runs[i].root));
+		meta->runs[lo + i] = runs[i];
+	}
 	meta->nruns = lo + nnew + tail;
 }
 

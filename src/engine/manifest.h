@@ -57,6 +57,10 @@ extern void WideManifestReplaceRuns(Relation rel, struct WideMetaPageData *meta,
 									int lo, int hi,
 									const struct WideRunData *expect,
 									const struct WideRunData *run);
+extern void WideManifestReplaceRunsN(Relation rel, struct WideMetaPageData *meta,
+									 int lo, int hi,
+									 const struct WideRunData *expect,
+									 const struct WideRunData *runs, int nnew);
 
 /* the allocation guard: unregistered pages versus the sweep */
 extern void WideManifestGuardAllocations(Relation rel);

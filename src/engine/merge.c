@@ -144,6 +144,23 @@ WideMergerSetRanges(WideMerger *m, const WideRangeDels *ranges)
 	m->dels.ranges = (ranges != NULL && ranges->n > 0) ? ranges : NULL;
 }
 
+/*
+ * WideMergerSetDrops -- the drops (wide.drop_before) the reader's snapshot
+ * sees (copied).
+ */
+void
+WideMergerSetDrops(WideMerger *m, const WideDropRule *drops, int ndrops)
+{
+	WideDropRule *copy = NULL;
+
+	if (ndrops > 0)
+	{
+		copy = MemoryContextAlloc(m->cxt, sizeof(WideDropRule) * ndrops);
+		memcpy(copy, drops, sizeof(WideDropRule) * ndrops);
+	}
+	WideDeletesSetDrops(&m->dels, copy, ndrops);
+}
+
 static void
 emit(WideMerger *m, const WideCell *cell)
 {

@@ -43,6 +43,7 @@
 #include "engine/reader.h"
 #include "engine/rules.h"
 #include "engine/rangedel.h"
+#include "engine/drops.h"
 
 struct WideReader
 {
@@ -160,11 +161,13 @@ typedef struct TableState
 	uint32		gens[2 * WIDE_NLANES];
 	int			nlanes;
 	WideRangeDels *rdels;		/* every range tombstone, or NULL */
+	WideDropRule drops[WIDE_MAX_DROPS];	/* that the snapshot sees (drops.c) */
+	int			ndrops;
 } TableState;
 
 /* copy the table's state from its metapage (nothing if it has none) */
 static void
-table_state(Relation rel, TableState *ts)
+table_state(Relation rel, TableState *ts, Snapshot snapshot)
 {
 	Buffer		metabuf;
 	int			i;
@@ -172,13 +175,14 @@ table_state(Relation rel, TableState *ts)
 	/* this backend's running statement's cells first (pending.c) */
 	WidePendingWrite(rel);
 	metabuf = WideReadMeta(rel, BUFFER_LOCK_SHARE);
-	ts->nruns = ts->nwaruns = ts->nlanes = 0;
+	ts->nruns = ts->nwaruns = ts->nlanes = ts->ndrops = 0;
 	ts->rdels = NULL;
 	if (!BufferIsValid(metabuf))
 		return;
 	{
 		WideMetaPage meta = WidePageGetMeta(BufferGetPage(metabuf));
 
+		ts->ndrops = WideDropsForSnapshot(meta, snapshot, ts->drops);
 		ts->nruns = meta->nruns;
 		memcpy(ts->runs, meta->runs, sizeof(WideRunData) * ts->nruns);
 		ts->nwaruns = meta->nwaruns;
@@ -261,7 +265,7 @@ reader_prepare(Relation rel, Snapshot snapshot, int64 now,
 	WideSerializableRead(rel, snapshot);
 
 	/* one consistent state of the table */
-	table_state(rel, ts);
+	table_state(rel, ts, snapshot);
 	if (ts->rdels)
 		r->ranges = snapshot ? WideRangeDelsVisible(ts->rdels, snapshot) : ts->rdels;
 	r->unseen_below = unseen_below;
@@ -353,6 +357,18 @@ run_is_plain(const WideReader *r, const WideRunData *run)
 	return true;
 }
 
+/* may a drop the reader sees delete records of the run? (drops.c) */
+static bool
+drops_touch(const TableState *ts, const WideRunData *run)
+{
+	int			i;
+
+	for (i = 0; i < ts->ndrops; i++)
+		if (run->min_seq < ts->drops[i].seq)
+			return true;
+	return false;
+}
+
 /*
  * Start merging r->range: the merger, and the write area merged with every
  * run (bulk-loaded ones too) that may hold the range.  A range that only
@@ -377,7 +393,7 @@ reader_open(WideReader *r, const TableState *ts, WideSourceNext wa_next)
 			!WideRangeDelsHideRun(r->ranges, &ts->runs[i]))
 			nover++, only = &ts->runs[i];
 	r->fast = false;
-	if (nover == 1 && run_is_plain(r, only) &&
+	if (nover == 1 && run_is_plain(r, only) && !drops_touch(ts, only) &&
 		!WideRangeDelsTouchRun(r->ranges, only) &&
 		!(r->sorter ? WideSorterPeekInRange(r->sorter, &r->range) :
 		  (r->nextwa < r->nwa &&
@@ -404,6 +420,7 @@ reader_open(WideReader *r, const TableState *ts, WideSourceNext wa_next)
 
 	r->merger = WideMergerCreate(r->rel, r->schema, r->now);
 	WideMergerSetRanges(r->merger, r->ranges);
+	WideMergerSetDrops(r->merger, ts->drops, ts->ndrops);
 	r->merge = WideMergeIterCreate(ts->nruns + ts->nwaruns + 1);
 	WideMergeIterAdd(r->merge, wa_next, wa_next == sorter_next ? (void *) r->sorter : (void *) r,
 					 WIDE_MAX_RUNS + WIDE_MAX_WA_RUNS + 1);
@@ -1025,7 +1042,7 @@ WideReadStateBegin(Relation rel, Snapshot snapshot, const WideKeyRange *range)
 	st->rel = rel;
 	st->snapshot = snapshot;
 	WideSerializableRead(rel, snapshot);
-	table_state(rel, &st->ts);
+	table_state(rel, &st->ts, snapshot);
 	if (st->ts.rdels)
 		st->ranges = snapshot ? WideRangeDelsVisible(st->ts.rdels, snapshot) :
 			st->ts.rdels;
@@ -1181,7 +1198,7 @@ WideRowWriters(Relation rel, const char *key, uint32 keylen,
 	range.startlen = range.endlen = keylen;
 	*xids = palloc(sizeof(TransactionId) * cap);
 	*seqs = palloc(sizeof(uint64) * cap);
-	table_state(rel, &ts);
+	table_state(rel, &ts, NULL);
 	nruns = runs_in_range(&ts, &range, runs);
 
 #define ADD_WRITER(c) \

@@ -18,6 +18,8 @@
 #include "engine/schema.h"
 #include "engine/tswindow.h"
 
+struct WideDropRule;
+
 typedef struct WideReaderStats
 {
 	uint64		wa_records;		/* write-area records read */
@@ -38,6 +40,8 @@ typedef struct WideMerger WideMerger;
 extern WideMerger *WideMergerCreate(Relation rel, const WideSchema *schema, int64 now);
 struct WideRangeDels;
 extern void WideMergerSetRanges(WideMerger *m, const struct WideRangeDels *ranges);
+extern void WideMergerSetDrops(WideMerger *m, const struct WideDropRule *drops,
+							   int ndrops);
 extern void WideMergerPush(WideMerger *m, const WideCell *cell, bool hints);
 extern void WideMergerFinish(WideMerger *m);
 extern const WideCell *WideMergerPop(WideMerger *m);

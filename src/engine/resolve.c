@@ -62,6 +62,7 @@
 #include "engine/maintenance.h"
 #include "engine/rules.h"
 #include "engine/rangedel.h"
+#include "engine/drops.h"
 
 struct WideResolver
 {
@@ -71,6 +72,10 @@ struct WideResolver
 	bool		bottom;
 	int64		gc_now;			/* 0: no age-based collection */
 	WideSegmentWriter *w;
+	WideDropRule drops[WIDE_MAX_DROPS];	/* drops applied (drops.c) */
+	int			ndrops;
+	WideResolverRoute route;	/* or NULL: everything into w */
+	void	   *route_arg;
 	WideResolveStats stats;
 
 	/* frozen deletes in effect (rules.c) */
@@ -179,13 +184,27 @@ WideResolverCreate(Relation rel, const WideSchema *schema, bool bottom,
 				pending->d[pending->n++] = r->ranges->d[i];
 		WideSegmentWriterKeepSeqs(w, pending);
 	}
+	/* the drops every snapshot sees (drops.c) delete physically */
+	r->ndrops = WideDropsForAll(rel, r->drops);
+	WideDeletesSetDrops(&r->dels, r->drops, r->ndrops);
 	return r;
+}
+
+/*
+ * WideResolverSetRoute -- write each record into the writer "route"
+ * chooses, instead of the one given at creation.
+ */
+void
+WideResolverSetRoute(WideResolver *r, WideResolverRoute route, void *arg)
+{
+	r->route = route;
+	r->route_arg = arg;
 }
 
 static void
 emit(WideResolver *r, const WideCell *c, bool frozen)
 {
-	WideSegmentWriterAdd(r->w, c, frozen);
+	WideSegmentWriterAdd(r->route ? r->route(r->route_arg, c) : r->w, c, frozen);
 	r->stats.kept++;
 }
 
@@ -561,6 +580,17 @@ void
 WideResolverFlush(WideResolver *r)
 {
 	flush_acc(r);
+}
+
+/*
+ * WideResolverDrops -- the drops (wide.drop_before) the resolver deletes by
+ * (those every snapshot sees).
+ */
+const WideDropRule *
+WideResolverDrops(const WideResolver *r, int *ndrops)
+{
+	*ndrops = r->ndrops;
+	return r->drops;
 }
 
 /*

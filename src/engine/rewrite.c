@@ -46,6 +46,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
+#include "engine/drops.h"
 #include "engine/format.h"
 #include "engine/cell.h"
 #include "engine/sort.h"
@@ -225,6 +226,7 @@ WideRewrite(Relation src, Relation dst)
 		(void) WideManifestCommit(&tx);
 		trim_tail(dst);
 	}
+	WideDropsCopy(src, dst);
 
 	/*
 	 * Range tombstones some snapshot may not see yet go along (rangedel.c);

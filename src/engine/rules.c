@@ -20,6 +20,11 @@
  * timestamps [from, to).  A range tombstone (rangedel.c) is, for each row
  * of its key range, a row tombstone (or a family tombstone of its family)
  * of its sequence number: it enters the deletes with the row or family.
+ * A drop (wide.drop_before, dropbefore.c) is a
+ * tombstone of every row: it removes the cells (PUT, ADD, MERGE) of its
+ * family incarnation, or of every family, with ts < before written before
+ * it; readers get the drops their snapshot sees, rewrites those every
+ * snapshot sees.
  *
  * GC: max_versions collects versions beyond the newest max_versions live
  * ones; max_age collects versions older than "now" minus max_age; a union
@@ -156,6 +161,33 @@ WideDeletesEnterRange(WideDeletes *d, int level, const char *key,
 }
 
 /*
+ * WideDeletesSetDrops -- the drops in effect for every row of the walk
+ * (the array must outlive it).
+ */
+void
+WideDeletesSetDrops(WideDeletes *d, const WideDropRule *drops, int ndrops)
+{
+	d->drops = drops;
+	d->ndrops = ndrops;
+}
+
+/*
+ * WideDropsCover -- is the cell (PUT, ADD or MERGE) removed by one of the
+ * drops?
+ */
+bool
+WideDropsCover(const WideDropRule *drops, int ndrops, const WideCell *c)
+{
+	int			i;
+
+	for (i = 0; i < ndrops; i++)
+		if (c->seq < drops[i].seq && c->ts < drops[i].before &&
+			(drops[i].famid == 0 || drops[i].famid == c->famid))
+			return true;
+	return false;
+}
+
+/*
  * WideDeletesCover -- is the record deleted by a tombstone of its scope?
  * (For a family tombstone only the row's deletes apply, for a column
  * tombstone the row's and the family's; a cell meets all three.)
@@ -174,6 +206,8 @@ WideDeletesCover(const WideDeletes *d, const WideCell *c)
 		return true;
 	if (level == WIDE_LEVEL_COLUMN)
 		return false;
+	if (d->ndrops > 0 && WideDropsCover(d->drops, d->ndrops, c))
+		return true;
 	for (i = 0; i < d->ntombs; i++)
 	{
 		const WideTombstone *t = &d->tombs[i];

@@ -49,6 +49,14 @@ typedef struct WideRangeDels
 	WideRangeDel *d;
 } WideRangeDels;
 
+/* a drop (wide.drop_before) in effect, see format.h WideDropEntry */
+typedef struct WideDropRule
+{
+	uint32		famid;			/* 0: every family */
+	int64		before;
+	uint64		seq;
+} WideDropRule;
+
 typedef struct WideDeletes
 {
 	uint64		row_del;		/* newest row tombstone in effect */
@@ -57,6 +65,8 @@ typedef struct WideDeletes
 	int			ntombs;
 	int			maxtombs;
 	const WideRangeDels *ranges;	/* range tombstones in effect, or NULL */
+	const WideDropRule *drops;	/* drops in effect for every row */
+	int			ndrops;
 } WideDeletes;
 
 extern void WideDeletesInit(WideDeletes *d);
@@ -67,6 +77,10 @@ extern bool WideDeletesEnterRange(WideDeletes *d, int level,
 								  const char *family, uint32 famlen);
 extern bool WideRangeDelCoversKey(const WideRangeDel *t, const char *key,
 								  uint32 keylen);
+extern void WideDeletesSetDrops(WideDeletes *d, const WideDropRule *drops,
+								int ndrops);
+extern bool WideDropsCover(const WideDropRule *drops, int ndrops,
+						   const WideCell *c);
 extern bool WideDeletesCover(const WideDeletes *d, const WideCell *c);
 extern bool WideGCSamePolicy(const WideFamily *a, const WideFamily *b);
 extern bool WideGCCollects(const WideFamily *def, int index, int64 ts,

@@ -1,0 +1,158 @@
+# Time-aware runs and wide.drop_before (issue 29 item 1), against a heap
+# model: random loads (backfills into old windows too), drops of every
+# family or of one, rolled-back drops and VACUUMs; after each step the wide
+# table reads exactly what the heap holds.  Then: the backend killed while
+# VACUUM drops runs (before and right after the metapage change is
+# published), a streaming standby, and dump/restore.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $seed = $ENV{WIDE_SEED} // time;
+srand($seed);
+note("seed $seed (WIDE_SEED to repeat)");
+
+my $primary = PostgreSQL::Test::Cluster->new('retprimary');
+$primary->init(allows_streaming => 1);
+$primary->append_conf('postgresql.conf',
+	"autovacuum = off\nrestart_after_crash = on\nwide.time_window = 86400\n");
+$primary->start;
+$primary->safe_psql('postgres', q{
+	CREATE EXTENSION wide;
+	CREATE TABLE t (row_key text, family text, qualifier text,
+	                ts timestamptz, value int8) USING wide;
+	SELECT wide.create_family('t', 'm', max_age => '36500 days');
+	SELECT wide.create_family('t', 'a', max_age => '36500 days');
+	CREATE TABLE h (row_key text, family text, qualifier text,
+	                ts timestamptz, value int8);
+});
+$primary->backup('b');
+my $standby = PostgreSQL::Test::Cluster->new('retstandby');
+$standby->init_from_backup($primary, 'b', has_streaming => 1);
+$standby->start;
+
+my $base = "'2020-01-01 00:00:00+00'::timestamptz";
+my $diff = q{
+	SELECT (SELECT count(*) FROM t) || ' cells, '
+	    || (SELECT count(*) FROM (SELECT * FROM t EXCEPT ALL SELECT * FROM h) d) || ' wrong, '
+	    || (SELECT count(*) FROM (SELECT * FROM h EXCEPT ALL SELECT * FROM t) d) || ' missing'
+};
+
+sub check
+{
+	my ($node, $what) = @_;
+	my $n = $primary->safe_psql('postgres', 'SELECT count(*) FROM h');
+	is($node->safe_psql('postgres', $diff), "$n cells, 0 wrong, 0 missing", $what);
+}
+
+my $batch = 0;
+# cells of days [d, d + n) of the 20, hosts x hourly readings, both tables
+sub load
+{
+	my ($d, $n, $fam) = @_;
+	$batch++;
+	$primary->safe_psql('postgres', qq{
+		INSERT INTO h SELECT 'host' || (i % 5) || '#' || $batch, '$fam', 'q' || (i % 3),
+		       $base + ($d || ' days')::interval + ((i / 15) || ' hours')::interval
+		             + (i % 15 || ' seconds')::interval, $batch * 100000 + i
+		  FROM generate_series(0, $n * 24 * 15 - 1) i;
+		INSERT INTO t SELECT * FROM h WHERE value / 100000 = $batch;
+	});
+}
+
+sub runs { $primary->safe_psql('postgres', "SELECT count(*) FROM wide.runs('t')") }
+
+# the random walk
+load(0, 10, 'm');
+load(0, 10, 'a');
+$primary->safe_psql('postgres', 'VACUUM t');
+for my $step (1 .. 14)
+{
+	my $op = int(rand(6));
+	my $day = int(rand(12));
+	my $cut = "$base + interval '$day days' + interval '" . int(rand(24)) . " hours'";
+	my $what;
+	if ($op == 0)
+	{
+		my $fam = rand() < 0.5 ? 'm' : 'a';
+		load($day, 1 + int(rand(3)), $fam);
+		$what = "load days $day+ of $fam";
+	}
+	elsif ($op == 1)
+	{
+		$primary->safe_psql('postgres', "SELECT wide.drop_before('t', $cut); DELETE FROM h WHERE ts < $cut");
+		$what = "drop_before day $day";
+	}
+	elsif ($op == 2)
+	{
+		my $fam = rand() < 0.5 ? 'm' : 'a';
+		$primary->safe_psql('postgres',
+			"SELECT wide.drop_before('t', '$fam', $cut); DELETE FROM h WHERE family = '$fam' AND ts < $cut");
+		$what = "drop_before day $day of $fam";
+	}
+	elsif ($op == 3)
+	{
+		$primary->safe_psql('postgres', "BEGIN; SELECT wide.drop_before('t', $cut); ROLLBACK");
+		$what = "rolled-back drop_before day $day";
+	}
+	elsif ($op == 4)
+	{
+		$primary->safe_psql('postgres', 'VACUUM t');
+		$what = 'VACUUM';
+	}
+	else
+	{
+		$primary->safe_psql('postgres', "SELECT wide.compact('t')");
+		$what = 'compact';
+	}
+	check($primary, "step $step ($what): the table reads as the heap");
+}
+
+# a drop that frees whole runs: killed before and right after publishing
+load(14, 4, 'm');
+$primary->safe_psql('postgres', "SELECT wide.compact('t', major => true)");
+my $cut = "$base + interval '16 days'";
+$primary->safe_psql('postgres', "SELECT wide.drop_before('t', $cut); DELETE FROM h WHERE ts < $cut");
+my $runs_before = runs();
+
+sub vacuum_killed_at
+{
+	my ($point) = @_;
+	my $log_offset = -s $primary->logfile;
+	my ($ret) = $primary->psql('postgres', "SET wide.debug_crash = '$point'; VACUUM (TRUNCATE false) t");
+	isnt($ret, 0, "$point: the VACUUM did not finish");
+	for (1 .. 180)
+	{
+		last if eval { $primary->safe_psql('postgres', 'SELECT 1') eq '1' };
+		sleep 1;
+	}
+	ok($primary->log_contains(qr/wide.debug_crash: killing this backend at "$point"/, $log_offset),
+		"$point: killed there");
+	check($primary, "$point: every cell reads back after recovery");
+	is($primary->safe_psql('postgres', "SELECT count(*) FROM wide.verify('t')"), '0',
+		"$point: verify finds nothing wrong");
+}
+vacuum_killed_at('drop-runs');
+is(runs(), $runs_before, 'drop-runs: no run was dropped');
+vacuum_killed_at('drop-runs-published');
+cmp_ok(runs(), '<', $runs_before, 'drop-runs-published: the runs were dropped');
+$primary->safe_psql('postgres', 'VACUUM t');
+check($primary, 'VACUUM after the crashes');
+
+# the standby replayed all of it
+$primary->wait_for_catchup($standby);
+check($standby, 'standby reads as the heap');
+is($standby->safe_psql('postgres', "SELECT count(*) FROM wide.runs('t')"), runs(),
+	'standby: the same runs');
+
+# dump and restore: the cells as they read
+my $dump = $primary->basedir . '/ret.dump';
+$primary->command_ok(['pg_dump', '-Fc', '-f', $dump, '-d', $primary->connstr('postgres')], 'pg_dump');
+$primary->safe_psql('postgres', 'CREATE DATABASE r');
+$primary->command_ok(['pg_restore', '-d', $primary->connstr('r'), $dump], 'pg_restore');
+is($primary->safe_psql('r', $diff), $primary->safe_psql('postgres', $diff),
+	'restored: the same cells');
+
+done_testing();
