@@ -10,7 +10,7 @@ INSERT INTO dm SELECT 'h' || h || '#' || d, 'm', 'cpu',
        (SELECT d0 FROM base) - (d || ' days')::interval + (hr || ' hours')::interval, d * 100 + hr
   FROM generate_series(1, 10) d, generate_series(0, 23) hr, generate_series(1, 4) h;
 INSERT INTO dm VALUES ('h1#meta', 'k', 'name', (SELECT d0 FROM base) - interval '20 days', 1);
-SELECT wide.compact('dm', major => true);
+SELECT FROM wide.compact('dm', major => true);
 -- one run per day window, plus one for the family without max_age
 SELECT count(*) AS runs, sum(cells) AS cells FROM wide.runs('dm');
 SELECT count(*) FROM dm;
