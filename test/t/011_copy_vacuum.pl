@@ -20,7 +20,7 @@ use IPC::Run;
 my $rounds = $ENV{WIDE_STRESS_ROUNDS} // 1;
 $ENV{WIDE_BULK_KB} //= 65536;
 my $ncopy = $ENV{WIDE_COPY_N} // 8;
-my $nrows = $ENV{WIDE_COPY_ROWS} // 200000;
+my $nrows = $ENV{WIDE_COPY_ROWS} // 100000;
 
 my $node = PostgreSQL::Test::Cluster->new('copyvac');
 $node->init;
