@@ -153,7 +153,7 @@ WideTimeWindow(const WideSchema *schema)
 		return 0;
 	if (wide_time_window > 0)
 		return (int64) wide_time_window * INT64CONST(1000000);
-	for (i = 0; i < lengthof(ladder); i++)
+	for (i = 0; i < (int) lengthof(ladder); i++)
 		if (age <= ladder[i] * WIDE_WINDOWS_PER_AGE)
 			return ladder[i];
 	w = 28 * DAY;

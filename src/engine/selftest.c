@@ -585,7 +585,7 @@ test_block(Gen *g, int16 typlen, int64 *counts)
 	counts[WIDE_SELFTEST_RECORDS] += n;
 
 	/* the row directory and seeks */
-	for (int j = 0, i = 0; j < nk && j < lengthof(first); j++)
+	for (int j = 0, i = 0; j < nk && j < (int) lengthof(first); j++)
 	{
 		while (r[i].row != j)
 			i++;
@@ -611,7 +611,7 @@ test_block(Gen *g, int16 typlen, int64 *counts)
 		if (got != want)
 			FAIL(g, "row seek", "row %d found, row %d expected (%s, key of %u bytes)",
 				 got, want, incl ? "inclusive" : "exclusive", len);
-		if (want < nk && want < lengthof(first))
+		if (want < nk && want < (int) lengthof(first))
 		{
 			memset(&it, 0, sizeof(it));
 			if (!WideBlockIterInitBlock(&it, &blk, typlen, default_seq, 0))
@@ -633,7 +633,7 @@ test_block(Gen *g, int16 typlen, int64 *counts)
 		if (have != (want < nk))
 			FAIL(g, "skip rows", "%s a record, row %d of %d expected",
 				 have ? "found" : "did not find", want, nk);
-		if (have && want < lengthof(first))
+		if (have && want < (int) lengthof(first))
 			check_record(g, "skip rows", first[want], &r[first[want]], &c, default_seq);
 		WideBlockIterEnd(&it);
 		counts[WIDE_SELFTEST_SEEKS]++;
