@@ -75,27 +75,16 @@ WideInitPage(Page page, uint16 page_type, uint32 owner)
 }
 
 /*
- * WideInitMetaPage -- format an empty metapage.
+ * WideInitMetaPage -- format an empty metapage of storage epoch "epoch".
  */
 void
-WideInitMetaPage(Page page)
+WideInitMetaPage(Page page, uint64 epoch)
 {
 	WideMetaPage meta;
-	int			i;
 
 	WideInitPage(page, WIDE_PAGE_META, 0);
 	meta = WidePageGetMeta(page);
-	memset(meta, 0, sizeof(WideMetaPageData));
-	meta->magic = WIDE_MAGIC;
-	meta->version = WIDE_FORMAT_VERSION;
-	meta->generation = 1;
-	meta->nlanes = WIDE_NLANES;
-	for (i = 0; i < WIDE_NLANES; i++)
-	{
-		meta->lanes[i].head = InvalidBlockNumber;
-		meta->flush_lanes[i].head = InvalidBlockNumber;
-	}
-	meta->next_segid = 1;
+	WideManifestInitImage(meta, epoch);
 
 	/* pd_lower past the metadata, so that it is not taken for a hole */
 	((PageHeader) page)->pd_lower =
@@ -234,8 +223,7 @@ init_meta(Relation rel, Buffer buf)
 	uint64		epoch = WideSeqNext(rel, 1);
 	XLogRecPtr	lsn;
 
-	WideInitMetaPage(page);
-	WidePageGetMeta(page)->epoch = epoch;
+	WideInitMetaPage(page, epoch);
 	lsn = GenericXLogFinish(state);
 	WideSeqAfterWrite(rel, epoch, lsn);
 	note_epoch(rel, WidePageGetMeta(BufferGetPage(buf)));
