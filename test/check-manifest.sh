@@ -42,32 +42,36 @@ NOT_META=(
 	"engine/segment_writer.c:h"
 	"engine/sharedcache.c:key"
 	"engine/storage.c:e"
+	# the self-test breaks a rule in a copy of an image, on purpose
+	"engine/selftest.c:bad"
 )
 
 ASSIGN="([A-Za-z_0-9]+|\))->($FIELDS)(\[[^]]*\])?(\.[a-z_]+)*[[:space:]]*([-+*|&^]?=[^=]|\+\+|--)"
 PREINC="(\+\+|--)[[:space:]]*[A-Za-z_0-9]+->($FIELDS)\b"
 MEMW="mem(set|cpy|move)\([[:space:]]*&?[A-Za-z_0-9]+->($FIELDS)\b"
 
-bad=0
-while IFS= read -r hit; do
-	file=${hit%%:*}
-	rest=${hit#*:}
-	line=${rest%%:*}
+# is this hit (file:line:text) a listed exception?
+excepted() {
+	local file=${1%%:*} rest=${1#*:} text var e
 	text=${rest#*:}
 	var=$(grep -oE "(\+\+|--)?[[:space:]]*&?[A-Za-z_0-9]+->($FIELDS)" <<<"$text" | head -1 |
 		sed -E 's/^(\+\+|--)?[[:space:]]*&?//; s/->.*//')
-	ok=0
 	for e in "${NOT_META[@]}"; do
-		[ "$e" = "$file:$var" ] && ok=1
+		[ "$e" = "$file:$var" ] && return 0
 	done
-	if [ $ok -eq 0 ]; then
-		echo "$file:$line: assigns a metapage field outside engine/manifest.c: $(sed -E 's/^[[:space:]]+//' <<<"$text")"
-		bad=1
-	fi
+	return 1
+}
+
+bad=0
+while IFS= read -r hit; do
+	excepted "$hit" && continue
+	echo "$hit: assigns a metapage field outside engine/manifest.c"
+	bad=1
 done < <(grep -nE "$ASSIGN|$PREINC|$MEMW" */*.c | grep -vE '^engine/(manifest|space)\.c:')
 
 # the free queue: only space.c (and manifest.c's checks, which read it)
 while IFS= read -r hit; do
+	excepted "$hit" && continue
 	echo "$hit: changes the free queue outside engine/space.c"
 	bad=1
 done < <(grep -nE "\->(free|nfree)(\[[^]]*\])?(\.[a-z_]+)*[[:space:]]*([-+*|&^]?=[^=]|\+\+|--)|mem(set|cpy|move)\([[:space:]]*&?[A-Za-z_0-9]+->free\b" */*.c |

@@ -19,7 +19,7 @@
 #include "utils/relcache.h"
 #include "engine/format.h"
 
-/* storage.c: pages and the metapage */
+/* manifest.c: the metapage; storage.c: pages */
 extern void WideInitMetaPage(Page page, uint64 epoch);
 extern void WideInitPage(Page page, uint16 page_type, uint32 owner);
 extern Buffer WideReadMeta(Relation rel, int lockmode);
