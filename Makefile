@@ -57,6 +57,7 @@ OBJS = \
 	src/engine/bulk.o \
 	src/engine/cell.o \
 	src/engine/compaction.o \
+	src/engine/debugcrash.o \
 	src/engine/summary.o \
 	src/engine/blockpack.o \
 	src/engine/compress.o \

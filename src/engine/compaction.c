@@ -58,6 +58,7 @@
 #include "engine/rangedel.h"
 #include "engine/retention.h"
 #include "engine/drops.h"
+#include "engine/debugcrash.h"
 
 int			wide_max_runs = 8;
 double		wide_compaction_ratio = 2.0;

@@ -112,6 +112,5 @@ typedef struct WideFreeSurveyData
 extern void WideFreeSurvey(Relation rel, WideFreeSurveyData *s);
 extern BlockNumber WideTruncateTail(Relation rel);
 extern int	WideRelocateTail(Relation rel);
-extern void WideDebugCrash(const char *where);
 
 #endif							/* WIDE_MAINTENANCE_H */
