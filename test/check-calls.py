@@ -24,11 +24,6 @@ LOOPS = {
     # a blob chain and a segment's pages come from space.c, which reads
     # freed segments' headers to reuse their pages
     'engine/blob engine/segment_reader engine/space',
-    # maintenance: a flush compacts to make room and compaction frees blobs
-    # as a flush does.  (The write paths left this loop when am/write.c
-    # took over writing the statement buffer before an append or a bulk
-    # load; truncate.c when the crash points moved to debugcrash.c.)
-    'engine/compaction engine/flush',
     # the table AM's glue: its callbacks and the DDL, delete, copy, change
     # capture and publication checks call one another
     'am/cdc am/cellslot am/copyrow am/ddl am/delete am/keyindex am/movein am/publication am/tableam',

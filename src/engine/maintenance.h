@@ -55,8 +55,6 @@ extern WideResolveStats WideResolverFinish(WideResolver *r);
 
 /* flush.c */
 extern bool WideFlush(Relation rel);
-extern void WideFreeBlobsNotKept(WideMetaPage meta, WideBlobRef *had, int nhad,
-								 const WideBlobRef *kept, int nkept);
 
 /* compaction.c */
 extern bool WideCompactStep(Relation rel, bool major, uint64 cap);
