@@ -27,8 +27,6 @@ LOOPS = {
     # the table AM's glue: its callbacks and the DDL, delete, copy, change
     # capture and publication checks call one another
     'am/cdc am/cellslot am/copyrow am/ddl am/delete am/keyindex am/movein am/publication am/tableam',
-    # the Wide Aggregate is planned on a Wide Scan path and runs one
-    'am/customscan am/scan_agg',
     # the data API's privilege checks, family functions and mutations
     'api/access api/families api/mutate',
 }
