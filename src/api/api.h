@@ -72,9 +72,8 @@ extern AclMode WideMutationsPrivileges(JsonbContainer *arr);
 extern AclMode WideCellsPrivileges(const WideCell *cells, int n);
 extern void WideCheckText(Oid type, const char *p, uint32 len, const char *what);
 extern void WideCheckCellText(const WideSchema *schema, const WideCell *cell);
-
-/* families.c */
 extern Relation WideOpenWide(Oid relid, LOCKMODE lockmode);
+
 
 /* jsonargs.c: fields of jsonb arguments */
 extern JsonbValue *WideJsonField(JsonbValue *obj, const char *name);
