@@ -29,6 +29,7 @@ OBJS = \
 	src/am/tableam.o \
 	src/am/vacuum.o \
 	src/api/access.o \
+	src/api/args.o \
 	src/api/tablets.o \
 	src/am/tracking.o \
 	src/api/remote.o \

@@ -27,9 +27,6 @@ LOOPS = {
     # the table AM's glue: its callbacks and the DDL, delete, copy, change
     # capture and publication checks call one another
     'am/cdc am/cellslot am/copyrow am/ddl am/delete am/keyindex am/movein am/publication am/tableam',
-    # the data API's privilege checks read the row key argument as the
-    # mutations do (mutate.c's WideArgBytes)
-    'api/access api/mutate',
 }
 
 root = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'src')

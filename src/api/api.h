@@ -2,8 +2,8 @@
  *
  * api.h
  *	  Shared code of the SQL-callable wide.* functions: opening a table
- *	  with its privileges and row-level security checked (access.c,
- *	  families.c), function arguments (mutate.c, jsonargs.c), and turning
+ *	  with its privileges and row-level security checked (access.c),
+ *	  function arguments (args.c, jsonargs.c), and turning
  *	  mutations into records (mutate.c, mutate_row.c).
  *
  *	  Row filters and reading rows are in filter.h.
@@ -84,11 +84,13 @@ extern const char *WideNearestName(const char *name, const char *const *names);
 extern char *WideUnknownNameDetail(const char *what, const char *name,
 								   const char *const *names);
 
-/* mutate.c */
+/* args.c: scalar arguments of type "any" */
 extern void WideArgBytes(FunctionCallInfo fcinfo, int argno, const char *what,
 						 const char **p, uint32 *len);
 extern int64 WideArgTimestamp(FunctionCallInfo fcinfo, int argno, bool *isnull);
 extern Datum WideArgValue(FunctionCallInfo fcinfo, int argno, Oid valtype);
+
+/* mutate.c */
 extern Relation WideOpenForWrite(Oid relid, AclMode mode);
 extern const WideFamily *WideArgCoordinates(FunctionCallInfo fcinfo, Relation rel,
 											const WideSchema *schema, int tsarg,
