@@ -61,7 +61,7 @@ extern List *WideTabletsAll(Relation parent, LOCKMODE lockmode);
 extern bool WideTabletsNewerThan(List *tablets, Snapshot snapshot);
 extern int64 WideRemoteMutateRows(Oid tablet, Jsonb *entry);
 extern void WideRemoteSamples(Oid tablet, ReturnSetInfo *rsinfo, int64 *total);
-struct WideMaintCounts;			/* engine/maintenance.h */
+struct WideMaintCounts;			/* engine/lsm.h */
 extern void WideRemoteCompact(Oid tablet, bool major,
 							  struct WideMaintCounts *counts);
 extern Relation WideOpenTable(FunctionCallInfo fcinfo, Oid relid, AclMode need,

@@ -52,7 +52,7 @@
 #include "engine/schema.h"
 #include "engine/storage.h"
 #include "engine/segment.h"
-#include "engine/maintenance.h"
+#include "engine/lsm.h"
 #include "engine/manifest.h"
 #include "engine/blockpass.h"
 #include "engine/rangedel.h"

@@ -51,7 +51,7 @@
 #include "engine/storage.h"
 #include "engine/writearea.h"
 #include "engine/segment.h"
-#include "engine/maintenance.h"
+#include "engine/lsm.h"
 #include "engine/manifest.h"
 
 int			wide_flush_threshold = 2048;	/* pages (16 MB) */

@@ -64,7 +64,7 @@
 #include "engine/format.h"
 #include "engine/storage.h"
 #include "engine/segment.h"
-#include "engine/maintenance.h"
+#include "engine/lsm.h"
 #include "engine/manifest.h"
 #include "engine/debugcrash.h"
 

@@ -1,18 +1,20 @@
 /*-------------------------------------------------------------------------
  *
- * maintenance.h
+ * lsm.h
  *	  Maintenance of the LSM tree: flush of the write area (flush.c),
  *	  compaction of runs (compaction.c), the rules both apply (resolve.c),
- *	  the sweep of unreferenced pages (sweep.c), and the counts of what
- *	  they did (summary.c).
+ *	  VACUUM FULL's rewrite (rewrite.c), the sweep of unreferenced pages
+ *	  (sweep.c), truncation of the free tail (truncate.c), and the counts
+ *	  of what they did (summary.c).  (api/maintenance.c holds the SQL
+ *	  functions that run them.)
  *
  * IDENTIFICATION
- *	  src/engine/maintenance.h
+ *	  src/engine/lsm.h
  *
  *-------------------------------------------------------------------------
  */
-#ifndef WIDE_MAINTENANCE_H
-#define WIDE_MAINTENANCE_H
+#ifndef WIDE_LSM_H
+#define WIDE_LSM_H
 
 #include "utils/relcache.h"
 #include "engine/cell.h"
@@ -111,4 +113,4 @@ extern void WideFreeSurvey(Relation rel, WideFreeSurveyData *s);
 extern BlockNumber WideTruncateTail(Relation rel);
 extern int	WideRelocateTail(Relation rel);
 
-#endif							/* WIDE_MAINTENANCE_H */
+#endif							/* WIDE_LSM_H */
