@@ -29,6 +29,7 @@ OBJS = \
 	src/am/tableam.o \
 	src/am/vacuum.o \
 	src/api/access.o \
+	src/api/args.o \
 	src/api/tablets.o \
 	src/am/tracking.o \
 	src/api/remote.o \
@@ -57,6 +58,7 @@ OBJS = \
 	src/engine/bulk.o \
 	src/engine/cell.o \
 	src/engine/compaction.o \
+	src/engine/debugcrash.o \
 	src/engine/summary.o \
 	src/engine/blockpack.o \
 	src/engine/compress.o \

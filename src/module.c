@@ -30,6 +30,7 @@
 #include "am/am.h"
 #include "am/rows.h"
 #include "am/cdc.h"
+#include "am/scan_agg.h"
 #include "api/readiter.h"
 
 PG_MODULE_MAGIC;
@@ -125,8 +126,12 @@ define_settings(void)
 void
 _PG_init(void)
 {
-	/* defines wide.enable_customscan: before define_settings reserves "wide." */
+	/*
+	 * define wide.enable_customscan and wide.enable_aggregate_pushdown:
+	 * before define_settings reserves "wide."
+	 */
 	WideInstallPlanner();
+	WideInstallAggregate();
 	WideInstallReadScan();
 	define_settings();
 	WideInstallHooks();

@@ -44,7 +44,7 @@ extern double wide_compaction_ratio;	/* engine/compaction.c */
 /* engine/bulk.c */
 extern int	wide_bulk_memory;
 
-/* engine/truncate.c: wide.debug_crash, crash points for the tests */
+/* engine/debugcrash.c: wide.debug_crash, crash points for the tests */
 extern char *wide_debug_crash;
 
 /* engine/pending.c */

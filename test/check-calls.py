@@ -21,19 +21,9 @@ LOOPS = {
     # a blob chain and a segment's pages come from space.c, which reads
     # freed segments' headers to reuse their pages
     'engine/blob engine/segment_reader engine/space',
-    # maintenance: a flush compacts to make room and compaction frees blobs
-    # as a flush does; truncation moves runs out of the tail by compaction,
-    # whose crash points are truncate.c's WideDebugCrash.  (The write paths
-    # left this loop when am/write.c took over writing the statement buffer
-    # before an append or a bulk load.)
-    'engine/compaction engine/flush engine/truncate',
     # the table AM's glue: its callbacks and the DDL, delete, copy, change
     # capture and publication checks call one another
     'am/cdc am/cellslot am/copyrow am/ddl am/delete am/keyindex am/movein am/publication am/tableam',
-    # the Wide Aggregate is planned on a Wide Scan path and runs one
-    'am/customscan am/scan_agg',
-    # the data API's privilege checks, family functions and mutations
-    'api/access api/families api/mutate',
 }
 
 root = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'src')

@@ -2637,7 +2637,6 @@ WideInstallPlanner(void)
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	WideRangeDeleteDefineSettings();
 	WideParallelDefineSettings();
-	WideInstallAggregate();
 	RegisterCustomScanMethods(&wide_scan_methods);
 	prev_set_rel_pathlist_hook = set_rel_pathlist_hook;
 	set_rel_pathlist_hook = wide_set_rel_pathlist;

@@ -771,8 +771,8 @@ explain_agg(CustomScanState *node, List *ancestors, ExplainState *es)
 }
 
 /*
- * WideInstallAggregate -- the planner hook and its setting (from
- * WideInstallPlanner).
+ * WideInstallAggregate -- the planner hook and its setting (from _PG_init,
+ * after WideInstallPlanner).
  */
 void
 WideInstallAggregate(void)

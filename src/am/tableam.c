@@ -51,7 +51,7 @@
 #include "engine/cell.h"
 #include "engine/schema.h"
 #include "engine/reader.h"
-#include "engine/maintenance.h"
+#include "engine/lsm.h"
 #include "engine/split.h"
 #include "am/am.h"
 

@@ -36,7 +36,7 @@
 #include "engine/drops.h"
 #include "engine/format.h"
 #include "engine/storage.h"
-#include "engine/maintenance.h"
+#include "engine/lsm.h"
 #include "am/am.h"
 
 #define MAX_STEPS	16

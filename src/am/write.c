@@ -79,7 +79,7 @@
 
 #include "wide.h"
 #include "engine/format.h"
-#include "engine/maintenance.h"
+#include "engine/lsm.h"
 #include "engine/uncover.h"
 #include "engine/writearea.h"
 #include "am/am.h"

@@ -149,6 +149,23 @@ WideTableArg(FunctionCallInfo fcinfo, int argno)
 	return PG_GETARG_OID(argno);
 }
 
+/*
+ * WideOpenWide -- open a relation and check it is a wide table.
+ */
+Relation
+WideOpenWide(Oid relid, LOCKMODE lockmode)
+{
+	Relation	rel = relation_open(relid, lockmode);
+
+	if (rel->rd_rel->relkind != RELKIND_RELATION ||
+		rel->rd_tableam != WideTableAmRoutine())
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a wide table", RelationGetRelationName(rel)),
+				 errhint("Create it with CREATE TABLE ... USING wide.")));
+	return rel;
+}
+
 /* refuse a call that row-level security policies would apply to */
 static void
 refuse_rls(const char *fname, Relation rel)

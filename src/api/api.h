@@ -2,8 +2,8 @@
  *
  * api.h
  *	  Shared code of the SQL-callable wide.* functions: opening a table
- *	  with its privileges and row-level security checked (access.c,
- *	  families.c), function arguments (mutate.c, jsonargs.c), and turning
+ *	  with its privileges and row-level security checked (access.c),
+ *	  function arguments (args.c, jsonargs.c), and turning
  *	  mutations into records (mutate.c, mutate_row.c).
  *
  *	  Row filters and reading rows are in filter.h.
@@ -61,7 +61,7 @@ extern List *WideTabletsAll(Relation parent, LOCKMODE lockmode);
 extern bool WideTabletsNewerThan(List *tablets, Snapshot snapshot);
 extern int64 WideRemoteMutateRows(Oid tablet, Jsonb *entry);
 extern void WideRemoteSamples(Oid tablet, ReturnSetInfo *rsinfo, int64 *total);
-struct WideMaintCounts;			/* engine/maintenance.h */
+struct WideMaintCounts;			/* engine/lsm.h */
 extern void WideRemoteCompact(Oid tablet, bool major,
 							  struct WideMaintCounts *counts);
 extern Relation WideOpenTable(FunctionCallInfo fcinfo, Oid relid, AclMode need,
@@ -72,9 +72,8 @@ extern AclMode WideMutationsPrivileges(JsonbContainer *arr);
 extern AclMode WideCellsPrivileges(const WideCell *cells, int n);
 extern void WideCheckText(Oid type, const char *p, uint32 len, const char *what);
 extern void WideCheckCellText(const WideSchema *schema, const WideCell *cell);
-
-/* families.c */
 extern Relation WideOpenWide(Oid relid, LOCKMODE lockmode);
+
 
 /* jsonargs.c: fields of jsonb arguments */
 extern JsonbValue *WideJsonField(JsonbValue *obj, const char *name);
@@ -85,11 +84,13 @@ extern const char *WideNearestName(const char *name, const char *const *names);
 extern char *WideUnknownNameDetail(const char *what, const char *name,
 								   const char *const *names);
 
-/* mutate.c */
+/* args.c: scalar arguments of type "any" */
 extern void WideArgBytes(FunctionCallInfo fcinfo, int argno, const char *what,
 						 const char **p, uint32 *len);
 extern int64 WideArgTimestamp(FunctionCallInfo fcinfo, int argno, bool *isnull);
 extern Datum WideArgValue(FunctionCallInfo fcinfo, int argno, Oid valtype);
+
+/* mutate.c */
 extern Relation WideOpenForWrite(Oid relid, AclMode mode);
 extern const WideFamily *WideArgCoordinates(FunctionCallInfo fcinfo, Relation rel,
 											const WideSchema *schema, int tsarg,

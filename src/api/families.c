@@ -119,23 +119,6 @@ wide_family_catalog(PG_FUNCTION_ARGS)
 }
 
 /*
- * WideOpenWide -- open a relation and check it is a wide table.
- */
-Relation
-WideOpenWide(Oid relid, LOCKMODE lockmode)
-{
-	Relation	rel = relation_open(relid, lockmode);
-
-	if (rel->rd_rel->relkind != RELKIND_RELATION ||
-		rel->rd_tableam != WideTableAmRoutine())
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("\"%s\" is not a wide table", RelationGetRelationName(rel)),
-				 errhint("Create it with CREATE TABLE ... USING wide.")));
-	return rel;
-}
-
-/*
  * wide.family_catalog_of(regclass) -- the catalog document, or NULL.
  */
 Datum

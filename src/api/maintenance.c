@@ -41,7 +41,7 @@
 #include "engine/storage.h"
 #include "engine/segment.h"
 #include "engine/writearea.h"
-#include "engine/maintenance.h"
+#include "engine/lsm.h"
 #include "api/api.h"
 
 PG_FUNCTION_INFO_V1(wide_compact);

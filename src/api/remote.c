@@ -91,7 +91,7 @@
 #include "utils/syscache.h"
 #include "utils/tuplestore.h"
 
-#include "engine/maintenance.h"
+#include "engine/lsm.h"
 #include "api/api.h"
 
 PG_FUNCTION_INFO_V1(wide_remote_exec);

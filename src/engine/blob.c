@@ -165,3 +165,33 @@ WideBlobRead(Relation rel, WideBlobRef ref)
 	}
 	return out;
 }
+
+static int
+cmp_blob(const void *a, const void *b)
+{
+	BlockNumber x = ((const WideBlobRef *) a)->first;
+	BlockNumber y = ((const WideBlobRef *) b)->first;
+
+	return (x < y) ? -1 : (x > y) ? 1 : 0;
+}
+
+/*
+ * WideFreeBlobsNotKept -- queue every blob of "had" that is not in "kept".
+ */
+void
+WideFreeBlobsNotKept(WideMetaPage meta, WideBlobRef *had, int nhad,
+					 const WideBlobRef *kept, int nkept)
+{
+	WideBlobRef *k = palloc(sizeof(WideBlobRef) * Max(nkept, 1));
+	int			i;
+
+	memcpy(k, kept, sizeof(WideBlobRef) * nkept);
+	qsort(k, nkept, sizeof(WideBlobRef), cmp_blob);
+	for (i = 0; i < nhad; i++)
+	{
+		if (bsearch(&had[i], k, nkept, sizeof(WideBlobRef), cmp_blob) == NULL)
+			(void) WideSpaceFree(meta, WIDE_FREE_EXTENT, had[i].first,
+								 WideBlobPages(had[i].length));
+	}
+	pfree(k);
+}

@@ -68,7 +68,7 @@
 #include "engine/record.h"
 #include "engine/rules.h"
 #include "engine/segment.h"
-#include "engine/maintenance.h"
+#include "engine/lsm.h"
 #include "engine/blockpass.h"
 
 bool		wide_compaction_pass_through = true;

@@ -17,7 +17,7 @@
 #include "engine/cell.h"
 #include "engine/schema.h"
 #include "engine/segment.h"
-#include "engine/maintenance.h"
+#include "engine/lsm.h"
 
 extern bool wide_compaction_pass_through;	/* GUC */
 

@@ -51,7 +51,7 @@
 #include "engine/record.h"
 #include "engine/writearea.h"
 #include "engine/segment.h"
-#include "engine/maintenance.h"
+#include "engine/lsm.h"
 #include "engine/manifest.h"
 
 int			wide_bulk_memory = 64 * 1024;	/* kB */

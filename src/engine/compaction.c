@@ -52,12 +52,13 @@
 #include "engine/schema.h"
 #include "engine/storage.h"
 #include "engine/segment.h"
-#include "engine/maintenance.h"
+#include "engine/lsm.h"
 #include "engine/manifest.h"
 #include "engine/blockpass.h"
 #include "engine/rangedel.h"
 #include "engine/retention.h"
 #include "engine/drops.h"
+#include "engine/debugcrash.h"
 
 int			wide_max_runs = 8;
 double		wide_compaction_ratio = 2.0;

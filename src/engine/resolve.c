@@ -59,7 +59,7 @@
 #include "engine/storage.h"
 #include "engine/record.h"
 #include "engine/segment.h"
-#include "engine/maintenance.h"
+#include "engine/lsm.h"
 #include "engine/rules.h"
 #include "engine/rangedel.h"
 #include "engine/drops.h"

@@ -72,7 +72,7 @@
 #include "engine/rules.h"
 #include "engine/storage.h"
 #include "engine/segment.h"
-#include "engine/maintenance.h"
+#include "engine/lsm.h"
 #include "engine/manifest.h"
 #include "engine/drops.h"
 #include "engine/retention.h"

@@ -17,7 +17,7 @@
 #include "engine/format.h"
 #include "engine/schema.h"
 #include "engine/segment.h"
-#include "engine/maintenance.h"
+#include "engine/lsm.h"
 
 /* a policy's largest max_age is cut into at most this many windows */
 #define WIDE_WINDOWS_PER_AGE	10

@@ -54,7 +54,7 @@
 #include "engine/storage.h"
 #include "engine/writearea.h"
 #include "engine/segment.h"
-#include "engine/maintenance.h"
+#include "engine/lsm.h"
 #include "engine/manifest.h"
 #include "engine/rangedel.h"
 

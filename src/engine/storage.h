@@ -56,5 +56,7 @@ extern void WideBlobWriteRest(Relation rel, WideBlobRef ref, uint32 from,
 extern WideBlobRef WideBlobWrite(Relation rel, const char *data, uint32 len);
 extern void WideBlobCheckRef(Relation rel, WideBlobRef ref);
 extern char *WideBlobRead(Relation rel, WideBlobRef ref);
+extern void WideFreeBlobsNotKept(WideMetaPage meta, WideBlobRef *had, int nhad,
+								 const WideBlobRef *kept, int nkept);
 
 #endif							/* WIDE_STORAGE_H */

@@ -26,7 +26,7 @@
 
 #include "utils/relcache.h"
 
-#include "engine/maintenance.h"
+#include "engine/lsm.h"
 
 WideMaintCounts WideMaintTotals;
 

@@ -45,7 +45,7 @@
 #include "engine/storage.h"
 #include "engine/record.h"
 #include "engine/segment.h"
-#include "engine/maintenance.h"
+#include "engine/lsm.h"
 #include "engine/manifest.h"
 
 typedef struct Marks

@@ -55,41 +55,18 @@
  */
 #include "postgres.h"
 
-#include <signal.h>
-#include <unistd.h>
-
-#include "access/xlog.h"
 #include "catalog/storage.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
 #include "storage/lmgr.h"
 #include "utils/rel.h"
 
-#include "wide.h"
 #include "engine/format.h"
 #include "engine/storage.h"
 #include "engine/segment.h"
-#include "engine/maintenance.h"
+#include "engine/lsm.h"
 #include "engine/manifest.h"
-
-/* wide.debug_crash: where to kill this backend (tests only) */
-char	   *wide_debug_crash = NULL;
-
-/*
- * WideDebugCrash -- if wide.debug_crash names this point, make the WAL
- * written so far durable and kill this backend with SIGKILL, which makes
- * the postmaster restart the server and run crash recovery.
- */
-void
-WideDebugCrash(const char *where)
-{
-	if (wide_debug_crash == NULL || strcmp(wide_debug_crash, where) != 0)
-		return;
-	XLogFlush(GetXLogInsertRecPtr());
-	elog(LOG, "wide.debug_crash: killing this backend at \"%s\"", where);
-	(void) kill(getpid(), SIGKILL);
-	pg_usleep(10 * 1000000L);	/* not reached */
-}
+#include "engine/debugcrash.h"
 
 typedef struct FreeMarks
 {

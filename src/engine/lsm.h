@@ -1,18 +1,20 @@
 /*-------------------------------------------------------------------------
  *
- * maintenance.h
+ * lsm.h
  *	  Maintenance of the LSM tree: flush of the write area (flush.c),
  *	  compaction of runs (compaction.c), the rules both apply (resolve.c),
- *	  the sweep of unreferenced pages (sweep.c), and the counts of what
- *	  they did (summary.c).
+ *	  VACUUM FULL's rewrite (rewrite.c), the sweep of unreferenced pages
+ *	  (sweep.c), truncation of the free tail (truncate.c), and the counts
+ *	  of what they did (summary.c).  (api/maintenance.c holds the SQL
+ *	  functions that run them.)
  *
  * IDENTIFICATION
- *	  src/engine/maintenance.h
+ *	  src/engine/lsm.h
  *
  *-------------------------------------------------------------------------
  */
-#ifndef WIDE_MAINTENANCE_H
-#define WIDE_MAINTENANCE_H
+#ifndef WIDE_LSM_H
+#define WIDE_LSM_H
 
 #include "utils/relcache.h"
 #include "engine/cell.h"
@@ -55,8 +57,6 @@ extern WideResolveStats WideResolverFinish(WideResolver *r);
 
 /* flush.c */
 extern bool WideFlush(Relation rel);
-extern void WideFreeBlobsNotKept(WideMetaPage meta, WideBlobRef *had, int nhad,
-								 const WideBlobRef *kept, int nkept);
 
 /* compaction.c */
 extern bool WideCompactStep(Relation rel, bool major, uint64 cap);
@@ -112,6 +112,5 @@ typedef struct WideFreeSurveyData
 extern void WideFreeSurvey(Relation rel, WideFreeSurveyData *s);
 extern BlockNumber WideTruncateTail(Relation rel);
 extern int	WideRelocateTail(Relation rel);
-extern void WideDebugCrash(const char *where);
 
-#endif							/* WIDE_MAINTENANCE_H */
+#endif							/* WIDE_LSM_H */
