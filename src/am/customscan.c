@@ -2255,9 +2255,13 @@ try_range_delete(WideScanState *s)
 		s->ts_kinds != NIL || estate->es_plannedstmt->commandType != CMD_DELETE ||
 		!WideRangeDeleteAllowed(rel))
 		return false;
+	/* one row: a row tombstone in the write area; else a range tombstone */
 	if (!s->empty &&
-		!WideRangeDelete(rel, estate->es_snapshot, estate->es_output_cid,
-						 &s->range, &n))
+		!(s->range.is_point ?
+		  WideRowsDelete(rel, estate->es_snapshot, estate->es_output_cid,
+						 &s->range, 1, &n) :
+		  WideRangeDelete(rel, estate->es_snapshot, estate->es_output_cid,
+						  &s->range, &n)))
 		return false;
 	s->rd_done = true;
 	s->rd_cells = n;

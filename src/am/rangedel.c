@@ -45,12 +45,14 @@
  */
 #include "postgres.h"
 
+#include "access/xact.h"
 #include "access/xlog.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/resowner.h"
 
 #include "engine/format.h"
 #include "engine/cell.h"
@@ -244,5 +246,124 @@ WideRangeDelete(Relation rel, Snapshot snapshot, CommandId cid,
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
 	*ncells = n;
+	return true;
+}
+
+/*
+ * WideRowsDelete -- delete, as the DELETE of the running command (cid)
+ * with this snapshot would, every cell of the rows given (point ranges,
+ * distinct keys), with one row tombstone each: a DEL_ROW record in the
+ * write area, which needs no room in the metapage and no WAL record of it
+ * (the write area's append is a small delta of its head page).  *ncells
+ * is the number of cells deleted.  Returns false, having left nothing
+ * visible, if a transaction the snapshot does not see wrote in one of the
+ * rows before its tombstone: the caller deletes cell by cell.
+ *
+ * The tombstones are written in a subtransaction, and the rows counted in
+ * it as WideRangeDelete counts a range.  If one of them would delete a
+ * record the snapshot does not see, the subtransaction is rolled back:
+ * its tombstones are then records of an aborted transaction, which no
+ * reader sees and the next flush drops.  (A record in the write area is
+ * not taken back as a metapage entry is: a concurrent flush may already
+ * have copied it into a run.)
+ */
+bool
+WideRowsDelete(Relation rel, Snapshot snapshot, CommandId cid,
+			   const WideKeyRange *rows, int nrows, uint64 *ncells)
+{
+	MemoryContext cxt;
+	MemoryContext old;
+	ResourceOwner owner = CurrentResourceOwner;
+	WideCell   *cells;
+	uint64		n = 0;
+	uint64		unseen = 0;
+	uint32		wa_pages = 0;
+	int			i;
+
+	*ncells = 0;
+	if (nrows <= 0)
+		return true;
+	for (i = 0; i < nrows; i++)
+		if (!rows[i].is_point || rows[i].startlen == 0 ||
+			rows[i].startlen > WIDE_MAX_ROW_KEY)
+			return false;
+	WideCheckWrite(rel);
+	/* this backend's statement cells are older (pending.c) */
+	WidePendingWrite(rel);
+
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "wide row delete",
+								ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(cxt);
+	cells = palloc0(sizeof(WideCell) * nrows);
+
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(cxt);
+	PG_TRY();
+	{
+		TransactionId xid = GetCurrentTransactionId();
+
+		for (i = 0; i < nrows; i++)
+		{
+			WideCell   *c = &cells[i];
+
+			c->kind = WIDE_KIND_DEL_ROW;
+			c->key = rows[i].start;
+			c->keylen = rows[i].startlen;
+			c->family = c->qual = "";
+			c->ts_to = PG_INT64_MAX;
+			c->xmin = xid;
+			c->cmin = cid;
+		}
+		/* numbered in array order (writearea.c) */
+		wa_pages = WideWriteAreaAppend(rel, cells, nrows);
+
+		/* the cells each deletes, and whether it deletes more than they */
+		for (i = 0; i < nrows && unseen == 0; i++)
+		{
+			WideReader *r;
+			bool		stopped;
+
+			r = WideReaderBeginCounting(rel, snapshot, WideReaderNow(),
+										&rows[i], cells[i].seq);
+			WideReaderSkipQualifiers(r);
+			n += WideReaderFold(r, count_cell, NULL, &stopped);
+			unseen += WideReaderUnseen(r);
+			WideReaderEnd(r);
+		}
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(old);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(old);
+		CurrentResourceOwner = owner;
+		ReThrowError(edata);
+	}
+	PG_END_TRY();
+
+	if (unseen > 0)
+		RollbackAndReleaseCurrentSubTransaction();
+	else
+		ReleaseCurrentSubTransaction();
+	MemoryContextSwitchTo(cxt);
+	CurrentResourceOwner = owner;
+
+	if (unseen == 0)
+	{
+		if ((XLogLogicalInfoActive() && RelationNeedsWAL(rel)) ||
+			WideTabletTracked(rel))
+			for (i = 0; i < nrows; i++)
+				log_deleted_cells(rel, snapshot, &rows[i]);
+		*ncells = n;
+	}
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(cxt);
+	if (unseen > 0)
+		return false;
+	WideWriteFlushIfFull(rel, wa_pages);
 	return true;
 }
