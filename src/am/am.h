@@ -83,8 +83,8 @@ extern void WideRangeDeleteDefineSettings(void);
 extern bool WideRangeDeleteAllowed(Relation rel);
 extern bool WideRangeDelete(Relation rel, Snapshot snapshot, CommandId cid,
 							const WideKeyRange *range, uint64 *ncells);
-extern bool WideRowsDelete(Relation rel, Snapshot snapshot, CommandId cid,
-						   const WideKeyRange *rows, int nrows, uint64 *ncells);
+extern bool WideKeysDelete(Relation rel, Snapshot snapshot, CommandId cid,
+						   const WideKeyRange *ranges, int nranges, uint64 *ncells);
 extern const WideFamily *WideMoveInFamily(Relation rel, const WideSchema *schema,
 										  const char *name, uint32 len);
 

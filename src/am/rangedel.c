@@ -250,85 +250,124 @@ WideRangeDelete(Relation rel, Snapshot snapshot, CommandId cid,
 }
 
 /*
- * WideRowsDelete -- delete, as the DELETE of the running command (cid)
- * with this snapshot would, every cell of the rows given (point ranges,
- * distinct keys), with one row tombstone each: a DEL_ROW record in the
- * write area, which needs no room in the metapage and no WAL record of it
- * (the write area's append is a small delta of its head page).  *ncells
- * is the number of cells deleted.  Returns false, having left nothing
- * visible, if a transaction the snapshot does not see wrote in one of the
- * rows before its tombstone: the caller deletes cell by cell.
+ * WideKeysDelete -- delete, as the DELETE of the running command (cid)
+ * with this snapshot would, every cell of the key ranges given (sorted,
+ * disjoint: an IN list of keys, an OR of key conditions, or one row), all
+ * or nothing: a row (a point range) with a row tombstone, a DEL_ROW record
+ * in the write area, which needs no room in the metapage and no WAL
+ * record of it (the append is a small delta of the write area's head
+ * page); another range with a range tombstone in the metapage.  *ncells is
+ * the number of cells deleted.  Returns false, having left nothing
+ * visible, if a tombstone does not fit the metapage or a transaction the
+ * snapshot does not see wrote in one of the ranges before its tombstone:
+ * the caller deletes cell by cell.
  *
- * The tombstones are written in a subtransaction, and the rows counted in
- * it as WideRangeDelete counts a range.  If one of them would delete a
- * record the snapshot does not see, the subtransaction is rolled back:
- * its tombstones are then records of an aborted transaction, which no
- * reader sees and the next flush drops.  (A record in the write area is
- * not taken back as a metapage entry is: a concurrent flush may already
- * have copied it into a run.)
+ * The tombstones are written in a subtransaction, and each range counted
+ * in it as WideRangeDelete counts one.  If one would delete a record the
+ * snapshot does not see, the subtransaction is rolled back: its tombstones
+ * are then those of an aborted transaction, which no reader sees, and the
+ * next flush or metapage change drops them.  (A record in the write area
+ * cannot be taken back as a metapage entry is: a concurrent flush may
+ * already have copied it into a run.)  The subtransaction takes a
+ * transaction id: more than 64 of them in one transaction (a loop of
+ * single-row DELETEs) overflow the subtransaction cache of its backend,
+ * which makes other sessions' visibility checks look up pg_subtrans while
+ * it runs, as PL/pgSQL exception blocks do.
  */
 bool
-WideRowsDelete(Relation rel, Snapshot snapshot, CommandId cid,
-			   const WideKeyRange *rows, int nrows, uint64 *ncells)
+WideKeysDelete(Relation rel, Snapshot snapshot, CommandId cid,
+			   const WideKeyRange *ranges, int nranges, uint64 *ncells)
 {
 	MemoryContext cxt;
 	MemoryContext old;
 	ResourceOwner owner = CurrentResourceOwner;
 	WideCell   *cells;
+	uint64	   *seqs;
+	int			nrows = 0;
 	uint64		n = 0;
 	uint64		unseen = 0;
+	bool		fits = true;
 	uint32		wa_pages = 0;
 	int			i;
 
 	*ncells = 0;
-	if (nrows <= 0)
+	if (nranges <= 0)
 		return true;
-	for (i = 0; i < nrows; i++)
-		if (!rows[i].is_point || rows[i].startlen == 0 ||
-			rows[i].startlen > WIDE_MAX_ROW_KEY)
+	for (i = 0; i < nranges; i++)
+		if (ranges[i].is_point &&
+			(ranges[i].startlen == 0 || ranges[i].startlen > WIDE_MAX_ROW_KEY))
 			return false;
 	WideCheckWrite(rel);
 	/* this backend's statement cells are older (pending.c) */
 	WidePendingWrite(rel);
 
-	cxt = AllocSetContextCreate(CurrentMemoryContext, "wide row delete",
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "wide keys delete",
 								ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(cxt);
-	cells = palloc0(sizeof(WideCell) * nrows);
+	cells = palloc0(sizeof(WideCell) * nranges);
+	seqs = palloc0(sizeof(uint64) * nranges);
 
 	BeginInternalSubTransaction(NULL);
 	MemoryContextSwitchTo(cxt);
 	PG_TRY();
 	{
 		TransactionId xid = GetCurrentTransactionId();
+		StringInfoData lo,
+					hi;
+		int			k;
 
-		for (i = 0; i < nrows; i++)
+		initStringInfo(&lo);
+		initStringInfo(&hi);
+		for (i = 0; i < nranges && fits; i++)
 		{
-			WideCell   *c = &cells[i];
+			WideRangeDel t;
 
-			c->kind = WIDE_KIND_DEL_ROW;
-			c->key = rows[i].start;
-			c->keylen = rows[i].startlen;
-			c->family = c->qual = "";
-			c->ts_to = PG_INT64_MAX;
-			c->xmin = xid;
-			c->cmin = cid;
+			if (ranges[i].is_point)
+			{
+				WideCell   *c = &cells[nrows++];
+
+				c->kind = WIDE_KIND_DEL_ROW;
+				c->key = ranges[i].start;
+				c->keylen = ranges[i].startlen;
+				c->family = c->qual = "";
+				c->ts_to = PG_INT64_MAX;
+				c->xmin = xid;
+				c->cmin = cid;
+				continue;
+			}
+			to_half_open(&ranges[i], &t, &lo, &hi);
+			if (t.has_end && WideKeyCompare(t.start, t.startlen, t.end, t.endlen) >= 0)
+				continue;		/* empty: nothing to delete, seqs[i] = 0 */
+			fits = WideRangeDelAdd(rel, &t, cid, &seqs[i]);
 		}
-		/* numbered in array order (writearea.c) */
-		wa_pages = WideWriteAreaAppend(rel, cells, nrows);
+		if (fits && nrows > 0)
+		{
+			/* numbered in array order (writearea.c) */
+			wa_pages = WideWriteAreaAppend(rel, cells, nrows);
+			for (i = 0, k = 0; i < nranges; i++)
+				if (ranges[i].is_point)
+					seqs[i] = cells[k++].seq;
+		}
 
 		/* the cells each deletes, and whether it deletes more than they */
-		for (i = 0; i < nrows && unseen == 0; i++)
+		for (i = 0; i < nranges && fits && unseen == 0; i++)
 		{
 			WideReader *r;
 			bool		stopped;
+			uint64		m;
 
+			if (seqs[i] == 0)
+				continue;
 			r = WideReaderBeginCounting(rel, snapshot, WideReaderNow(),
-										&rows[i], cells[i].seq);
+										&ranges[i], seqs[i]);
 			WideReaderSkipQualifiers(r);
-			n += WideReaderFold(r, count_cell, NULL, &stopped);
+			m = WideReaderFold(r, count_cell, NULL, &stopped);
 			unseen += WideReaderUnseen(r);
 			WideReaderEnd(r);
+			n += m;
+			/* (what VACUUM weighs; a small delete is not worth a WAL record) */
+			if (!ranges[i].is_point && m >= 1000 && unseen == 0)
+				WideRangeDelSetCount(rel, seqs[i], m);
 		}
 	}
 	PG_CATCH();
@@ -345,24 +384,24 @@ WideRowsDelete(Relation rel, Snapshot snapshot, CommandId cid,
 	}
 	PG_END_TRY();
 
-	if (unseen > 0)
+	if (!fits || unseen > 0)
 		RollbackAndReleaseCurrentSubTransaction();
 	else
 		ReleaseCurrentSubTransaction();
 	MemoryContextSwitchTo(cxt);
 	CurrentResourceOwner = owner;
 
-	if (unseen == 0)
+	if (fits && unseen == 0)
 	{
 		if ((XLogLogicalInfoActive() && RelationNeedsWAL(rel)) ||
 			WideTabletTracked(rel))
-			for (i = 0; i < nrows; i++)
-				log_deleted_cells(rel, snapshot, &rows[i]);
+			for (i = 0; i < nranges; i++)
+				log_deleted_cells(rel, snapshot, &ranges[i]);
 		*ncells = n;
 	}
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
-	if (unseen > 0)
+	if (!fits || unseen > 0)
 		return false;
 	WideWriteFlushIfFull(rel, wa_pages);
 	return true;
