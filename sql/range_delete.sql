@@ -70,15 +70,19 @@ SELECT setseed(0.28);
 DO $$
 DECLARE a int; b int; cond text; total bigint := 0;
 BEGIN
-  FOR i IN 1..40 LOOP
+  FOR i IN 1..60 LOOP
     a := floor(random() * 200); b := a + floor(random() * 30);
-    cond := CASE i % 7
+    cond := CASE i % 10
       WHEN 0 THEN format('row_key >= %L AND row_key < %L', key(a), key(b))
       WHEN 1 THEN format('row_key > %L AND row_key <= %L', key(a), key(b))
       WHEN 2 THEN format('row_key = %L', key(a))
       WHEN 3 THEN format('row_key LIKE %L', 'k1' || (a % 10) || '%')
       WHEN 4 THEN format('starts_with(row_key, %L)', 'k0' || (a % 10))
       WHEN 5 THEN format('row_key BETWEEN %L AND %L', key(a), key(b))
+      WHEN 6 THEN format('row_key IN (%L, %L, %L, %L)', key(a), key(b), key(a + 7), key(a))
+      WHEN 7 THEN format('row_key = %L OR row_key > %L AND row_key < %L OR row_key = %L',
+                         key(b), key(a), key(a + 3), key(a + 40))
+      WHEN 8 THEN format('row_key = ANY(ARRAY[%L, %L]) AND row_key <= %L', key(a), key(b), key(a))
       ELSE format('row_key < %L AND row_key >= %L', key(b), key(a)) END;
     total := total + delete_both(cond);
     IF i % 3 = 0 THEN PERFORM insert_both(a, b, 100000 + i); END IF;
@@ -88,6 +92,43 @@ BEGIN
 END $$;
 SELECT count(*) > 0 AS some_left, differ() FROM w;
 
+-- single rows, IN lists and ORs: a row tombstone per key (a record in the
+-- write area, no metapage room needed) and a range tombstone per range;
+-- however many, none goes cell by cell
+CREATE FUNCTION how(cond text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE l text; r text := 'no line';
+BEGIN
+  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) DELETE FROM w WHERE ' || cond LOOP
+    IF l LIKE '%Range Delete:%' THEN r := regexp_replace(l, '^.*Range Delete: ', ''); END IF;
+  END LOOP;
+  EXECUTE 'DELETE FROM h WHERE ' || cond;
+  RETURN r;
+END $$;
+SELECT insert_both(150, 199, 200000);
+VACUUM w;
+SELECT write_area_pages AS wa FROM wide.stats('w') \gset
+SELECT pg_relation_size('w') AS size_before \gset
+BEGIN;
+SELECT how(format('row_key = %L', key(g))) AS how, count(*)
+  FROM generate_series(150, 199) g GROUP BY 1 ORDER BY 1;
+SELECT how('row_key IN (''k000'', ''k003'', ''k005'', ''zzz'')');
+SELECT how('row_key = ''k010'' OR row_key >= ''k011'' AND row_key < ''k015'' OR row_key LIKE ''k02%''');
+SELECT how('row_key = ''k040'' OR row_key = ''k041''');
+COMMIT;
+SELECT differ();
+-- 50 rows: a page of the write area at most
+SELECT write_area_pages - :wa <= 1 AS at_most_a_page,
+       pg_relation_size('w') - :size_before <= 8192 AS bytes_added_at_most_a_page
+  FROM wide.stats('w');
+-- a savepoint rolled back takes them with it
+BEGIN;
+SAVEPOINT s;
+DELETE FROM w WHERE row_key IN ('k100', 'k101');
+DELETE FROM w WHERE row_key = 'k102';
+SELECT count(*) FROM w WHERE row_key IN ('k100', 'k101', 'k102');
+ROLLBACK TO SAVEPOINT s;
+COMMIT;
+SELECT differ();
 -- a prepared DELETE with a parameter, as a generic plan
 SET plan_cache_mode = force_generic_plan;
 PREPARE dw(text, text) AS DELETE FROM w WHERE row_key >= $1 AND row_key < $2;
