@@ -61,6 +61,7 @@
 #include "engine/writearea.h"
 #include "engine/rules.h"
 #include "engine/rangedel.h"
+#include "engine/maintenance.h"
 #include "am/am.h"
 
 bool		wide_enable_range_delete = true;
@@ -385,9 +386,15 @@ WideKeysDelete(Relation rel, Snapshot snapshot, CommandId cid,
 	PG_END_TRY();
 
 	if (!fits || unseen > 0)
+	{
 		RollbackAndReleaseCurrentSubTransaction();
+		WideDebugCrash("keysdel-cancelled");
+	}
 	else
+	{
 		ReleaseCurrentSubTransaction();
+		WideDebugCrash("keysdel-written");
+	}
 	MemoryContextSwitchTo(cxt);
 	CurrentResourceOwner = owner;
 
