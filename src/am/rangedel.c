@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * rangedel.c
- *	  SQL DELETE of a key range as one range tombstone.
+ *	  SQL DELETE of a key range as one range tombstone; of rows, IN lists
+ *	  and ORs of keys as row and range tombstones.
  *
  * A DELETE whose WHERE clause is only a range of row keys (=, <, <=, >,
  * >=, BETWEEN, LIKE 'prefix%', starts_with, or no WHERE at all), without
@@ -35,6 +36,13 @@
  * second time and each cell handed to them as the one-version tombstone
  * the per-cell path would have written, so that subscribers apply the
  * same DELETEs.
+ *
+ * One row key (row_key = k), an IN list of keys, an OR of key conditions:
+ * WideKeysDelete writes a row tombstone (a DEL_ROW record in the write
+ * area, which needs neither a metapage WAL record nor metapage room) per
+ * key and a range tombstone per range, in a subtransaction rolled back when
+ * the statement must go cell by cell (a write-area record cannot be
+ * removed as a metapage entry is: a flush may have copied it into a run).
  *
  * wide.enable_range_delete = off keeps every DELETE cell by cell.
  *
