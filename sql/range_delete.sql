@@ -223,6 +223,67 @@ EXPLAIN (COSTS OFF) DELETE FROM c WHERE row_key = 'p2';
 DROP TRIGGER t_note ON c;
 EXPLAIN (COSTS OFF) DELETE FROM c WHERE row_key = 'p2';
 
+-- through a partitioned table: each wide partition's scan deletes its part
+CREATE TABLE pw (row_key text COLLATE "C", family text COLLATE "C",
+                 qualifier text COLLATE "C", ts int8, value int8) PARTITION BY RANGE (row_key);
+CREATE TABLE pw1 PARTITION OF pw FOR VALUES FROM (MINVALUE) TO ('k100') USING wide;
+CREATE TABLE pw2 PARTITION OF pw FOR VALUES FROM ('k100') TO (MAXVALUE) USING wide;
+SELECT wide.create_family('pw1', 'f'), wide.create_family('pw2', 'f');
+CREATE TABLE ph (row_key text COLLATE "C", family text, qualifier text, ts int8, value int8);
+INSERT INTO ph SELECT 'k' || lpad((g % 200)::text, 3, '0'), 'f', 'q' || (g % 5), g, g
+  FROM generate_series(1, 2000) g;
+INSERT INTO pw SELECT * FROM ph;
+SELECT FROM wide.compact('pw1', major => true);
+EXPLAIN (COSTS OFF) DELETE FROM pw WHERE row_key >= 'k050' AND row_key < 'k150';
+CREATE FUNCTION pdelete_both(cond text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE nw bigint; nh bigint; l text; how text := '';
+BEGIN
+  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) DELETE FROM pw WHERE ' || cond LOOP
+    IF l LIKE '%Range Delete:%' THEN
+      how := how || CASE WHEN l LIKE '%cell by cell%' THEN 'c' ELSE 't' END;
+    END IF;
+  END LOOP;
+  EXECUTE 'DELETE FROM ph WHERE ' || cond; GET DIAGNOSTICS nh = ROW_COUNT;
+  IF (SELECT count(*) FROM ((SELECT * FROM pw EXCEPT ALL SELECT * FROM ph)
+        UNION ALL (SELECT * FROM ph EXCEPT ALL SELECT * FROM pw)) x) <> 0 THEN
+    RAISE EXCEPTION 'after DELETE %: the partitions differ from the heap', cond;
+  END IF;
+  RETURN how;
+END $$;
+SELECT setseed(0.5);
+SELECT pdelete_both(CASE g % 4
+         WHEN 0 THEN format('row_key >= %L AND row_key < %L', key(a), key(a + 20))
+         WHEN 1 THEN format('row_key = %L', key(a))
+         WHEN 2 THEN format('row_key IN (%L, %L)', key(a), key(199 - a))
+         ELSE format('row_key = %L OR row_key LIKE %L', key(a), 'k1' || (a % 10) || '%') END) AS how,
+       count(*)
+  FROM (SELECT g, floor(random() * 200)::int AS a FROM generate_series(1, 24) g) x
+  GROUP BY 1 ORDER BY 1;
+-- the count is the cells deleted in all partitions
+INSERT INTO pw VALUES ('k010', 'f', 'x', 1, 1), ('k110', 'f', 'x', 1, 1);
+INSERT INTO ph VALUES ('k010', 'f', 'x', 1, 1), ('k110', 'f', 'x', 1, 1);
+DO $$
+DECLARE nw bigint; nh bigint;
+BEGIN
+  DELETE FROM pw WHERE row_key IN ('k010', 'k110') OR row_key >= 'k190'; GET DIAGNOSTICS nw = ROW_COUNT;
+  DELETE FROM ph WHERE row_key IN ('k010', 'k110') OR row_key >= 'k190'; GET DIAGNOSTICS nh = ROW_COUNT;
+  RAISE NOTICE 'deleted %, the heap %', nw, nh;
+END $$;
+-- a partition with a row trigger goes cell by cell (no range delete
+-- planned on it), the other not
+CREATE TRIGGER t_note BEFORE DELETE ON pw2 FOR EACH ROW EXECUTE FUNCTION note();
+INSERT INTO pw VALUES ('k020', 'f', 'x', 1, 1), ('k120', 'f', 'x', 1, 1);
+INSERT INTO ph VALUES ('k020', 'f', 'x', 1, 1), ('k120', 'f', 'x', 1, 1);
+SELECT pdelete_both('row_key IN (''k020'', ''k120'')');
+DROP TRIGGER t_note ON pw2;
+-- row-level security on the parent: not planned so
+ALTER TABLE pw ENABLE ROW LEVEL SECURITY;
+EXPLAIN (COSTS OFF) DELETE FROM pw WHERE row_key = 'k030';
+ALTER TABLE pw DISABLE ROW LEVEL SECURITY;
+SELECT count(*) FROM pw;
+DROP TABLE pw, ph;
+DROP FUNCTION pdelete_both(text);
+
 -- a role that may not delete cannot
 CREATE ROLE range_delete_reader;
 GRANT SELECT ON c TO range_delete_reader;

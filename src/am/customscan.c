@@ -1258,7 +1258,8 @@ wide_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 
 /*
  * May this scan be the whole of a DELETE, as one range tombstone
- * (am/rangedel.c)?  A DELETE of this relation alone (no USING, no CTE, no
+ * (am/rangedel.c)?  A DELETE of this relation (or of a partitioned table
+ * or inheritance parent it belongs to) alone (no USING, no CTE, no
  * RETURNING), the scan not parameterized, every condition enforced by
  * key ranges (a range, an IN list of keys, an OR of them; no filter left,
  * no window of timestamps, no case-insensitive prefix), and a table without row triggers or row-level
@@ -1274,12 +1275,31 @@ range_delete_plannable(PlannerInfo *root, RelOptInfo *rel, CustomPath *path,
 	bool		ok;
 	ListCell   *lc;
 
-	if (parse->commandType != CMD_DELETE || parse->resultRelation != rel->relid ||
+	if (parse->commandType != CMD_DELETE || parse->resultRelation == 0 ||
 		parse->returningList != NIL || parse->cteList != NIL ||
 		parse->hasModifyingCTE || root->parent_root != NULL ||
 		bms_membership(root->all_baserels) != BMS_SINGLETON ||
 		path->path.param_info != NULL || quals != NIL || tskinds != NIL)
 		return false;
+	if (parse->resultRelation != rel->relid)
+	{
+		RangeTblEntry *top = planner_rt_fetch(parse->resultRelation, root);
+
+		/*
+		 * A partition (or inheritance child) of the table deleted from: its
+		 * scan deletes its part, if the parent has no row-level security
+		 * (its policies, not the partition's, apply).
+		 */
+		if (rel->reloptkind != RELOPT_OTHER_MEMBER_REL ||
+			!bms_is_member(parse->resultRelation, rel->top_parent_relids) ||
+			top->rtekind != RTE_RELATION || top->securityQuals != NIL)
+			return false;
+		r = relation_open(top->relid, NoLock);
+		ok = !r->rd_rel->relrowsecurity;
+		relation_close(r, NoLock);
+		if (!ok)
+			return false;
+	}
 	foreach(lc, kinds)
 	{
 		int			kind = lfirst_int(lc);
