@@ -76,6 +76,9 @@ bool		wide_enable_range_delete = true;
 
 #define LOG_BATCH	512
 
+/* row tombstones in one DELETE at most (WideKeysDelete) */
+#define WIDE_KEYS_DELETE_MAX_ROWS	256
+
 /*
  * WideRangeDeleteDefineSettings -- the setting wide.enable_range_delete.
  */
@@ -268,8 +271,9 @@ WideRangeDelete(Relation rel, Snapshot snapshot, CommandId cid,
  * page); another range with a range tombstone in the metapage.  *ncells is
  * the number of cells deleted.  Returns false, having left nothing
  * visible, if a tombstone does not fit the metapage or a transaction the
- * snapshot does not see wrote in one of the ranges before its tombstone:
- * the caller deletes cell by cell.
+ * snapshot does not see wrote in one of the ranges before its tombstone,
+ * or there are more than WIDE_KEYS_DELETE_MAX_ROWS rows: the caller
+ * deletes cell by cell.
  *
  * The tombstones are written in a subtransaction, and each range counted
  * in it as WideRangeDelete counts one.  If one would delete a record the
@@ -303,9 +307,19 @@ WideKeysDelete(Relation rel, Snapshot snapshot, CommandId cid,
 	if (nranges <= 0)
 		return true;
 	for (i = 0; i < nranges; i++)
+	{
 		if (ranges[i].is_point &&
 			(ranges[i].startlen == 0 || ranges[i].startlen > WIDE_MAX_ROW_KEY))
 			return false;
+		nrows += ranges[i].is_point;
+	}
+	/*
+	 * Each count reads the write area whole, and the tombstones are in it:
+	 * a long list would read them n times each.
+	 */
+	if (nrows > WIDE_KEYS_DELETE_MAX_ROWS)
+		return false;
+	nrows = 0;
 	WideCheckWrite(rel);
 	/* this backend's statement cells are older (pending.c) */
 	WidePendingWrite(rel);
