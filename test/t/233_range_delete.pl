@@ -21,6 +21,7 @@ autovacuum = off
 shared_preload_libraries = 'wide'
 wide.compaction_ratio = 1.0
 restart_after_crash = on
+max_prepared_transactions = 5
 });
 $primary->start;
 $primary->safe_psql('postgres', q{
@@ -167,6 +168,21 @@ $primary->wait_for_catchup($standby);
 is($standby->safe_psql('postgres', $query), $want, 'the standby reads the same cells after row deletes');
 $primary->safe_psql('postgres', q{VACUUM t});
 same_as_heap('after row deletes and VACUUM');
+
+# prepared (two-phase) with row tombstones: a crash while prepared keeps
+# the rows until COMMIT PREPARED
+$primary->safe_psql('postgres', q{
+	BEGIN;
+	DELETE FROM t WHERE row_key = 'r0030';
+	DELETE FROM t WHERE row_key IN ('r0031', 'r0032');
+	PREPARE TRANSACTION 'rd'});
+$primary->stop('immediate');
+$primary->start;
+same_as_heap('after a crash with row deletes prepared');
+$primary->safe_psql('postgres', q{
+	COMMIT PREPARED 'rd';
+	DELETE FROM h WHERE row_key IN ('r0030', 'r0031', 'r0032')});
+same_as_heap('after COMMIT PREPARED of row deletes');
 
 # and a delete of everything, replayed
 $primary->safe_psql('postgres', q{DELETE FROM t; DELETE FROM h; VACUUM t});
