@@ -1262,8 +1262,9 @@ wide_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
  * or inheritance parent it belongs to) alone (no USING, no CTE, no
  * RETURNING), the scan not parameterized, every condition enforced by
  * key ranges (a range, an IN list of keys, an OR of them; no filter left,
- * no window of timestamps, no case-insensitive prefix), and a table without row triggers or row-level
- * security.  (Checked again when the scan starts.)
+ * no window of timestamps, no case-insensitive prefix), and a table
+ * without row triggers or row-level security.  (Checked again when the
+ * scan starts.)
  */
 static bool
 range_delete_plannable(PlannerInfo *root, RelOptInfo *rel, CustomPath *path,
