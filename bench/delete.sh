@@ -4,6 +4,7 @@
 # btree on (row_key, family, qualifier, ts desc), same cells, same run:
 #   range:      DELETE ... WHERE row_key >= a AND row_key < b  (a tenth)
 #   rows:       200 DELETE ... WHERE row_key = k, in one transaction
+#   in:         one DELETE ... WHERE row_key IN (the same 200 keys)
 #   everything: DELETE FROM t
 # and, for the wide table, the same range cell by cell
 # (wide.enable_range_delete = off), the path every DELETE took before.
@@ -13,7 +14,7 @@
 # delete, what the delete added, and what VACUUM leaves.  Prints one
 # table, as docs/performance.md shows it.
 #
-# CASES="range rows everything" (the default) picks the cases.
+# CASES="range rows in everything" (the default) picks the cases.
 #
 # Starts its own server (port $WIDE_BENCH_PORT or 54336, data in
 # $WIDE_BENCH_DIR or /tmp/wide-bench-delete) and stops it.
@@ -60,6 +61,7 @@ CREATE TABLE keys AS SELECT row_key FROM (SELECT DISTINCT row_key FROM src) k
 sql "SELECT 'rows: ' || string_agg(format('DELETE FROM @ WHERE row_key = %L;', row_key), ' ') FROM keys" \
 	| sed 's/^rows: //' > "$BENCH/rows.sql"
 ROWS_SQL=$(cat "$BENCH/rows.sql")
+IN_SQL=$(sql "SELECT format('DELETE FROM @ WHERE row_key IN (%s);', string_agg(quote_literal(row_key), ', ')) FROM keys")
 
 # load KIND (heap | wide): the table t afresh
 load() {
@@ -129,11 +131,12 @@ case_() {
 echo "load: $(uptime | sed 's/.*load average/load average/')"
 echo "| delete ($CELLS cells) | heap ms | wide ms | wide/heap | bytes before (heap / wide) | added by the DELETE | after VACUUM |"
 echo "|---|---:|---:|---:|---|---|---|"
-[ -z "${CASES:-}" ] && CASES="range rows everything"
+[ -z "${CASES:-}" ] && CASES="range rows in everything"
 for c in $CASES; do
 	case $c in
 		range) case_ range "DELETE FROM @ WHERE row_key >= 'host041' AND row_key < 'host051';" ;;
 		rows) case_ rows "$ROWS_SQL" ;;
+		in) case_ in "$IN_SQL" ;;
 		everything) case_ everything "DELETE FROM @;" ;;
 	esac
 done

@@ -70,15 +70,19 @@ SELECT setseed(0.28);
 DO $$
 DECLARE a int; b int; cond text; total bigint := 0;
 BEGIN
-  FOR i IN 1..40 LOOP
+  FOR i IN 1..60 LOOP
     a := floor(random() * 200); b := a + floor(random() * 30);
-    cond := CASE i % 7
+    cond := CASE i % 10
       WHEN 0 THEN format('row_key >= %L AND row_key < %L', key(a), key(b))
       WHEN 1 THEN format('row_key > %L AND row_key <= %L', key(a), key(b))
       WHEN 2 THEN format('row_key = %L', key(a))
       WHEN 3 THEN format('row_key LIKE %L', 'k1' || (a % 10) || '%')
       WHEN 4 THEN format('starts_with(row_key, %L)', 'k0' || (a % 10))
       WHEN 5 THEN format('row_key BETWEEN %L AND %L', key(a), key(b))
+      WHEN 6 THEN format('row_key IN (%L, %L, %L, %L)', key(a), key(b), key(a + 7), key(a))
+      WHEN 7 THEN format('row_key = %L OR row_key > %L AND row_key < %L OR row_key = %L',
+                         key(b), key(a), key(a + 3), key(a + 40))
+      WHEN 8 THEN format('row_key = ANY(ARRAY[%L, %L]) AND row_key <= %L', key(a), key(b), key(a))
       ELSE format('row_key < %L AND row_key >= %L', key(b), key(a)) END;
     total := total + delete_both(cond);
     IF i % 3 = 0 THEN PERFORM insert_both(a, b, 100000 + i); END IF;
@@ -88,6 +92,49 @@ BEGIN
 END $$;
 SELECT count(*) > 0 AS some_left, differ() FROM w;
 
+-- single rows, IN lists and ORs: a row tombstone per key (a record in the
+-- write area, no metapage room needed) and a range tombstone per range;
+-- however many, none goes cell by cell
+CREATE FUNCTION how(cond text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE l text; r text := 'no line';
+BEGIN
+  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) DELETE FROM w WHERE ' || cond LOOP
+    IF l LIKE '%Range Delete:%' THEN r := regexp_replace(l, '^.*Range Delete: ', ''); END IF;
+  END LOOP;
+  EXECUTE 'DELETE FROM h WHERE ' || cond;
+  RETURN r;
+END $$;
+SELECT insert_both(150, 199, 200000);
+VACUUM w;
+SELECT write_area_pages AS wa FROM wide.stats('w') \gset
+SELECT pg_relation_size('w') AS size_before \gset
+BEGIN;
+SELECT how(format('row_key = %L', key(g))) AS how, count(*)
+  FROM generate_series(150, 199) g GROUP BY 1 ORDER BY 1;
+SELECT how('row_key IN (''k000'', ''k003'', ''k005'', ''zzz'')');
+SELECT how('row_key = ''k010'' OR row_key >= ''k011'' AND row_key < ''k015'' OR row_key LIKE ''k02%''');
+SELECT how('row_key = ''k040'' OR row_key = ''k041''');
+COMMIT;
+SELECT differ();
+-- 50 rows: a page of the write area at most
+SELECT write_area_pages - :wa <= 1 AS at_most_a_page,
+       pg_relation_size('w') - :size_before <= 8192 AS bytes_added_at_most_a_page
+  FROM wide.stats('w');
+-- a list of more than 256 keys goes cell by cell (each count would
+-- read all the list's tombstones in the write area)
+SELECT how(format('row_key IN (%s)', string_agg(quote_literal(key(g) || '-' || h), ', ')))
+  FROM generate_series(0, 9) g, generate_series(1, 26) h;
+SELECT how(format('row_key IN (%s)', string_agg(quote_literal(key(g) || '-' || h), ', ')))
+  FROM generate_series(0, 9) g, generate_series(1, 25) h;
+-- a savepoint rolled back takes them with it
+BEGIN;
+SAVEPOINT s;
+DELETE FROM w WHERE row_key IN ('k100', 'k101');
+DELETE FROM w WHERE row_key = 'k102';
+SELECT count(*) FROM w WHERE row_key IN ('k100', 'k101', 'k102');
+ROLLBACK TO SAVEPOINT s;
+COMMIT;
+SELECT differ();
 -- a prepared DELETE with a parameter, as a generic plan
 SET plan_cache_mode = force_generic_plan;
 PREPARE dw(text, text) AS DELETE FROM w WHERE row_key >= $1 AND row_key < $2;
@@ -181,6 +228,67 @@ CREATE TRIGGER t_note BEFORE DELETE ON c FOR EACH ROW EXECUTE FUNCTION note();
 EXPLAIN (COSTS OFF) DELETE FROM c WHERE row_key = 'p2';
 DROP TRIGGER t_note ON c;
 EXPLAIN (COSTS OFF) DELETE FROM c WHERE row_key = 'p2';
+
+-- through a partitioned table: each wide partition's scan deletes its part
+CREATE TABLE pw (row_key text COLLATE "C", family text COLLATE "C",
+                 qualifier text COLLATE "C", ts int8, value int8) PARTITION BY RANGE (row_key);
+CREATE TABLE pw1 PARTITION OF pw FOR VALUES FROM (MINVALUE) TO ('k100') USING wide;
+CREATE TABLE pw2 PARTITION OF pw FOR VALUES FROM ('k100') TO (MAXVALUE) USING wide;
+SELECT wide.create_family('pw1', 'f'), wide.create_family('pw2', 'f');
+CREATE TABLE ph (row_key text COLLATE "C", family text, qualifier text, ts int8, value int8);
+INSERT INTO ph SELECT 'k' || lpad((g % 200)::text, 3, '0'), 'f', 'q' || (g % 5), g, g
+  FROM generate_series(1, 2000) g;
+INSERT INTO pw SELECT * FROM ph;
+SELECT FROM wide.compact('pw1', major => true);
+EXPLAIN (COSTS OFF) DELETE FROM pw WHERE row_key >= 'k050' AND row_key < 'k150';
+CREATE FUNCTION pdelete_both(cond text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE nw bigint; nh bigint; l text; how text := '';
+BEGIN
+  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) DELETE FROM pw WHERE ' || cond LOOP
+    IF l LIKE '%Range Delete:%' THEN
+      how := how || CASE WHEN l LIKE '%cell by cell%' THEN 'c' ELSE 't' END;
+    END IF;
+  END LOOP;
+  EXECUTE 'DELETE FROM ph WHERE ' || cond; GET DIAGNOSTICS nh = ROW_COUNT;
+  IF (SELECT count(*) FROM ((SELECT * FROM pw EXCEPT ALL SELECT * FROM ph)
+        UNION ALL (SELECT * FROM ph EXCEPT ALL SELECT * FROM pw)) x) <> 0 THEN
+    RAISE EXCEPTION 'after DELETE %: the partitions differ from the heap', cond;
+  END IF;
+  RETURN how;
+END $$;
+SELECT setseed(0.5);
+SELECT pdelete_both(CASE g % 4
+         WHEN 0 THEN format('row_key >= %L AND row_key < %L', key(a), key(a + 20))
+         WHEN 1 THEN format('row_key = %L', key(a))
+         WHEN 2 THEN format('row_key IN (%L, %L)', key(a), key(199 - a))
+         ELSE format('row_key = %L OR row_key LIKE %L', key(a), 'k1' || (a % 10) || '%') END) AS how,
+       count(*)
+  FROM (SELECT g, floor(random() * 200)::int AS a FROM generate_series(1, 24) g) x
+  GROUP BY 1 ORDER BY 1;
+-- the count is the cells deleted in all partitions
+INSERT INTO pw VALUES ('k010', 'f', 'x', 1, 1), ('k110', 'f', 'x', 1, 1);
+INSERT INTO ph VALUES ('k010', 'f', 'x', 1, 1), ('k110', 'f', 'x', 1, 1);
+DO $$
+DECLARE nw bigint; nh bigint;
+BEGIN
+  DELETE FROM pw WHERE row_key IN ('k010', 'k110') OR row_key >= 'k190'; GET DIAGNOSTICS nw = ROW_COUNT;
+  DELETE FROM ph WHERE row_key IN ('k010', 'k110') OR row_key >= 'k190'; GET DIAGNOSTICS nh = ROW_COUNT;
+  RAISE NOTICE 'deleted %, the heap %', nw, nh;
+END $$;
+-- a partition with a row trigger goes cell by cell (no range delete
+-- planned on it), the other not
+CREATE TRIGGER t_note BEFORE DELETE ON pw2 FOR EACH ROW EXECUTE FUNCTION note();
+INSERT INTO pw VALUES ('k020', 'f', 'x', 1, 1), ('k120', 'f', 'x', 1, 1);
+INSERT INTO ph VALUES ('k020', 'f', 'x', 1, 1), ('k120', 'f', 'x', 1, 1);
+SELECT pdelete_both('row_key IN (''k020'', ''k120'')');
+DROP TRIGGER t_note ON pw2;
+-- row-level security on the parent: not planned so
+ALTER TABLE pw ENABLE ROW LEVEL SECURITY;
+EXPLAIN (COSTS OFF) DELETE FROM pw WHERE row_key = 'k030';
+ALTER TABLE pw DISABLE ROW LEVEL SECURITY;
+SELECT count(*) FROM pw;
+DROP TABLE pw, ph;
+DROP FUNCTION pdelete_both(text);
 
 -- a role that may not delete cannot
 CREATE ROLE range_delete_reader;

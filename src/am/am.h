@@ -62,6 +62,7 @@ extern void WideWrite(Relation rel, const WideSchema *schema, WideCell *cells,
 					  int n, WideWriteMode mode, CommandId cid,
 					  Snapshot snapshot);
 extern void WideWriteEnd(Relation rel, WideWriteMode mode);
+extern void WideWriteFlushIfFull(Relation rel, uint32 wa_pages);
 extern int	WideStatementLevel(void);
 extern void WideInstallStatementHooks(void);
 
@@ -82,6 +83,8 @@ extern void WideRangeDeleteDefineSettings(void);
 extern bool WideRangeDeleteAllowed(Relation rel);
 extern bool WideRangeDelete(Relation rel, Snapshot snapshot, CommandId cid,
 							const WideKeyRange *range, uint64 *ncells);
+extern bool WideKeysDelete(Relation rel, Snapshot snapshot, CommandId cid,
+						   const WideKeyRange *ranges, int nranges, uint64 *ncells);
 extern const WideFamily *WideMoveInFamily(Relation rel, const WideSchema *schema,
 										  const char *name, uint32 len);
 

@@ -210,6 +210,8 @@ typedef struct WideScanState
 	bool		rd_tried;
 	bool		rd_done;		/* done so: the scan returns nothing */
 	uint64		rd_cells;		/* cells it deleted */
+	int			rd_tombstones;	/* of rows or ranges, for a list (0: one
+								 * range) */
 	const WideSchema *schema;	/* copied at the start of the scan */
 	/* parallel scans (scan_parallel.c) */
 	WideParallelScan *pscan;	/* the shared state, or NULL: read it all */
@@ -1256,11 +1258,13 @@ wide_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 
 /*
  * May this scan be the whole of a DELETE, as one range tombstone
- * (am/rangedel.c)?  A DELETE of this relation alone (no USING, no CTE, no
- * RETURNING), the scan not parameterized, every condition enforced by a
- * single key range (no filter left, no window of timestamps, no list of
- * keys or ranges), and a table without row triggers or row-level
- * security.  (Checked again when the scan starts.)
+ * (am/rangedel.c)?  A DELETE of this relation (or of a partitioned table
+ * or inheritance parent it belongs to) alone (no USING, no CTE, no
+ * RETURNING), the scan not parameterized, every condition enforced by
+ * key ranges (a range, an IN list of keys, an OR of them; no filter left,
+ * no window of timestamps, no case-insensitive prefix), and a table
+ * without row triggers or row-level security.  (Checked again when the
+ * scan starts.)
  */
 static bool
 range_delete_plannable(PlannerInfo *root, RelOptInfo *rel, CustomPath *path,
@@ -1272,19 +1276,38 @@ range_delete_plannable(PlannerInfo *root, RelOptInfo *rel, CustomPath *path,
 	bool		ok;
 	ListCell   *lc;
 
-	if (parse->commandType != CMD_DELETE || parse->resultRelation != rel->relid ||
+	if (parse->commandType != CMD_DELETE || parse->resultRelation == 0 ||
 		parse->returningList != NIL || parse->cteList != NIL ||
 		parse->hasModifyingCTE || root->parent_root != NULL ||
 		bms_membership(root->all_baserels) != BMS_SINGLETON ||
 		path->path.param_info != NULL || quals != NIL || tskinds != NIL)
 		return false;
+	if (parse->resultRelation != rel->relid)
+	{
+		RangeTblEntry *top = planner_rt_fetch(parse->resultRelation, root);
+
+		/*
+		 * A partition (or inheritance child) of the table deleted from: its
+		 * scan deletes its part, if the parent has no row-level security
+		 * (its policies, not the partition's, apply).
+		 */
+		if (rel->reloptkind != RELOPT_OTHER_MEMBER_REL ||
+			!bms_is_member(parse->resultRelation, rel->top_parent_relids) ||
+			top->rtekind != RTE_RELATION || top->securityQuals != NIL)
+			return false;
+		r = relation_open(top->relid, NoLock);
+		ok = !r->rd_rel->relrowsecurity;
+		relation_close(r, NoLock);
+		if (!ok)
+			return false;
+	}
 	foreach(lc, kinds)
 	{
 		int			kind = lfirst_int(lc);
 
 		if (kind != BOUND_EQ && kind != BOUND_LT && kind != BOUND_LE &&
 			kind != BOUND_GT && kind != BOUND_GE && kind != BOUND_PREFIX &&
-			kind != BOUND_STARTS)
+			kind != BOUND_STARTS && kind != BOUND_IN && !IS_MARKER(kind))
 			return false;
 	}
 	rte = planner_rt_fetch(rel->relid, root);
@@ -2250,14 +2273,61 @@ try_range_delete(WideScanState *s)
 	EState	   *estate = s->css.ss.ps.state;
 	uint64		n = 0;
 
-	if (s->keys != NULL || s->has_ranges || s->prefixes != NULL ||
+	if (s->prefixes != NULL ||
 		s->pscan != NULL || s->columns.fam_active || s->columns.qual_active ||
 		s->ts_kinds != NIL || estate->es_plannedstmt->commandType != CMD_DELETE ||
 		!WideRangeDeleteAllowed(rel))
 		return false;
-	if (!s->empty &&
-		!WideRangeDelete(rel, estate->es_snapshot, estate->es_output_cid,
-						 &s->range, &n))
+	if (s->empty)
+		;
+	else if (s->keys != NULL || s->has_ranges)
+	{
+		/* an IN list or an OR: a row or range tombstone each */
+		WideKeyRange *rs;
+		int			nr = 0;
+		int			i;
+
+		if (s->keys != NULL && s->has_ranges)
+			return false;
+		rs = palloc(sizeof(WideKeyRange) * Max(s->keys ? s->nkeys : s->nranges, 1));
+		for (i = 0; s->keys != NULL && i < s->nkeys; i++)
+		{
+			WideKeyRange *r = &rs[nr];
+
+			if (WideRowBeforeRange(&s->range, s->keys[i].data, s->keys[i].len) ||
+				WideRowAfterRange(&s->range, s->keys[i].data, s->keys[i].len))
+				continue;
+			memset(r, 0, sizeof(WideKeyRange));
+			r->has_start = r->has_end = r->start_incl = r->end_incl = r->is_point = true;
+			r->start = r->end = s->keys[i].data;
+			r->startlen = r->endlen = s->keys[i].len;
+			nr++;
+		}
+		for (i = 0; s->has_ranges && i < s->nranges; i++)
+		{
+			WideKeyRange *r = &rs[nr++];
+
+			*r = s->ranges[i];
+			/* an arm "row_key = k" */
+			r->is_point = r->has_start && r->has_end && r->start_incl &&
+				r->end_incl && WideKeyCompare(r->start, r->startlen,
+											  r->end, r->endlen) == 0;
+		}
+		if (!WideKeysDelete(rel, estate->es_snapshot, estate->es_output_cid,
+							rs, nr, &n))
+			return false;
+		s->rd_tombstones = nr;
+	}
+	else if (s->range.is_point)
+	{
+		/* one row: a row tombstone in the write area */
+		if (!WideKeysDelete(rel, estate->es_snapshot, estate->es_output_cid,
+							&s->range, 1, &n))
+			return false;
+		s->rd_tombstones = 1;
+	}
+	else if (!WideRangeDelete(rel, estate->es_snapshot, estate->es_output_cid,
+							  &s->range, &n))
 		return false;
 	s->rd_done = true;
 	s->rd_cells = n;
@@ -2389,7 +2459,11 @@ explain_wide_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 	if (s->range_delete)
 		ExplainPropertyText("Range Delete",
 							!es->analyze ? "planned" :
-							s->rd_done ? "one range tombstone" : "cell by cell", es);
+							!s->rd_done ? "cell by cell" :
+							s->rd_tombstones == 0 ?
+							psprintf("one range tombstone, " UINT64_FORMAT " cells", s->rd_cells) :
+							psprintf("%d row or range tombstones, " UINT64_FORMAT " cells",
+									 s->rd_tombstones, s->rd_cells), es);
 	WideTsWindowExplain(&node->ss.ps, s->ts_kinds,
 						list_copy_tail(cscan->custom_exprs, list_length(s->bound_kinds)),
 						ancestors, es);

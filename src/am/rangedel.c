@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * rangedel.c
- *	  SQL DELETE of a key range as one range tombstone.
+ *	  SQL DELETE of a key range as one range tombstone; of rows, IN lists
+ *	  and ORs of keys as row and range tombstones.
  *
  * A DELETE whose WHERE clause is only a range of row keys (=, <, <=, >,
  * >=, BETWEEN, LIKE 'prefix%', starts_with, or no WHERE at all), without
@@ -36,6 +37,13 @@
  * the per-cell path would have written, so that subscribers apply the
  * same DELETEs.
  *
+ * One row key (row_key = k), an IN list of keys, an OR of key conditions:
+ * WideKeysDelete writes a row tombstone (a DEL_ROW record in the write
+ * area, which needs neither a metapage WAL record nor metapage room) per
+ * key and a range tombstone per range, in a subtransaction rolled back when
+ * the statement must go cell by cell (a write-area record cannot be
+ * removed as a metapage entry is: a flush may have copied it into a run).
+ *
  * wide.enable_range_delete = off keeps every DELETE cell by cell.
  *
  * IDENTIFICATION
@@ -45,12 +53,14 @@
  */
 #include "postgres.h"
 
+#include "access/xact.h"
 #include "access/xlog.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/resowner.h"
 
 #include "engine/format.h"
 #include "engine/cell.h"
@@ -59,11 +69,15 @@
 #include "engine/writearea.h"
 #include "engine/rules.h"
 #include "engine/rangedel.h"
+#include "engine/maintenance.h"
 #include "am/am.h"
 
 bool		wide_enable_range_delete = true;
 
 #define LOG_BATCH	512
+
+/* row tombstones in one DELETE at most (WideKeysDelete) */
+#define WIDE_KEYS_DELETE_MAX_ROWS	256
 
 /*
  * WideRangeDeleteDefineSettings -- the setting wide.enable_range_delete.
@@ -244,5 +258,180 @@ WideRangeDelete(Relation rel, Snapshot snapshot, CommandId cid,
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
 	*ncells = n;
+	return true;
+}
+
+/*
+ * WideKeysDelete -- delete, as the DELETE of the running command (cid)
+ * with this snapshot would, every cell of the key ranges given (sorted,
+ * disjoint: an IN list of keys, an OR of key conditions, or one row), all
+ * or nothing: a row (a point range) with a row tombstone, a DEL_ROW record
+ * in the write area, which needs no room in the metapage and no WAL
+ * record of it (the append is a small delta of the write area's head
+ * page); another range with a range tombstone in the metapage.  *ncells is
+ * the number of cells deleted.  Returns false, having left nothing
+ * visible, if a tombstone does not fit the metapage or a transaction the
+ * snapshot does not see wrote in one of the ranges before its tombstone,
+ * or there are more than WIDE_KEYS_DELETE_MAX_ROWS rows: the caller
+ * deletes cell by cell.
+ *
+ * The tombstones are written in a subtransaction, and each range counted
+ * in it as WideRangeDelete counts one.  If one would delete a record the
+ * snapshot does not see, the subtransaction is rolled back: its tombstones
+ * are then those of an aborted transaction, which no reader sees, and the
+ * next flush or metapage change drops them.  (A record in the write area
+ * cannot be taken back as a metapage entry is: a concurrent flush may
+ * already have copied it into a run.)  The subtransaction takes a
+ * transaction id: more than 64 of them in one transaction (a loop of
+ * single-row DELETEs) overflow the subtransaction cache of its backend,
+ * which makes other sessions' visibility checks look up pg_subtrans while
+ * it runs, as PL/pgSQL exception blocks do.
+ */
+bool
+WideKeysDelete(Relation rel, Snapshot snapshot, CommandId cid,
+			   const WideKeyRange *ranges, int nranges, uint64 *ncells)
+{
+	MemoryContext cxt;
+	MemoryContext old;
+	ResourceOwner owner = CurrentResourceOwner;
+	WideCell   *cells;
+	uint64	   *seqs;
+	int			nrows = 0;
+	uint64		n = 0;
+	uint64		unseen = 0;
+	bool		fits = true;
+	uint32		wa_pages = 0;
+	int			i;
+
+	*ncells = 0;
+	if (nranges <= 0)
+		return true;
+	for (i = 0; i < nranges; i++)
+	{
+		if (ranges[i].is_point &&
+			(ranges[i].startlen == 0 || ranges[i].startlen > WIDE_MAX_ROW_KEY))
+			return false;
+		nrows += ranges[i].is_point;
+	}
+	/*
+	 * Each count reads the write area whole, and the tombstones are in it:
+	 * a long list would read them n times each.
+	 */
+	if (nrows > WIDE_KEYS_DELETE_MAX_ROWS)
+		return false;
+	nrows = 0;
+	WideCheckWrite(rel);
+	/* this backend's statement cells are older (pending.c) */
+	WidePendingWrite(rel);
+
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "wide keys delete",
+								ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(cxt);
+	cells = palloc0(sizeof(WideCell) * nranges);
+	seqs = palloc0(sizeof(uint64) * nranges);
+
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(cxt);
+	PG_TRY();
+	{
+		TransactionId xid = GetCurrentTransactionId();
+		StringInfoData lo,
+					hi;
+		int			k;
+
+		initStringInfo(&lo);
+		initStringInfo(&hi);
+		for (i = 0; i < nranges && fits; i++)
+		{
+			WideRangeDel t;
+
+			if (ranges[i].is_point)
+			{
+				WideCell   *c = &cells[nrows++];
+
+				c->kind = WIDE_KIND_DEL_ROW;
+				c->key = ranges[i].start;
+				c->keylen = ranges[i].startlen;
+				c->family = c->qual = "";
+				c->ts_to = PG_INT64_MAX;
+				c->xmin = xid;
+				c->cmin = cid;
+				continue;
+			}
+			to_half_open(&ranges[i], &t, &lo, &hi);
+			if (t.has_end && WideKeyCompare(t.start, t.startlen, t.end, t.endlen) >= 0)
+				continue;		/* empty: nothing to delete, seqs[i] = 0 */
+			fits = WideRangeDelAdd(rel, &t, cid, &seqs[i]);
+		}
+		if (fits && nrows > 0)
+		{
+			/* numbered in array order (writearea.c) */
+			wa_pages = WideWriteAreaAppend(rel, cells, nrows);
+			for (i = 0, k = 0; i < nranges; i++)
+				if (ranges[i].is_point)
+					seqs[i] = cells[k++].seq;
+		}
+
+		/* the cells each deletes, and whether it deletes more than they */
+		for (i = 0; i < nranges && fits && unseen == 0; i++)
+		{
+			WideReader *r;
+			bool		stopped;
+			uint64		m;
+
+			if (seqs[i] == 0)
+				continue;
+			r = WideReaderBeginCounting(rel, snapshot, WideReaderNow(),
+										&ranges[i], seqs[i]);
+			WideReaderSkipQualifiers(r);
+			m = WideReaderFold(r, count_cell, NULL, &stopped);
+			unseen += WideReaderUnseen(r);
+			WideReaderEnd(r);
+			n += m;
+			/* (what VACUUM weighs; a small delete is not worth a WAL record) */
+			if (!ranges[i].is_point && m >= 1000 && unseen == 0)
+				WideRangeDelSetCount(rel, seqs[i], m);
+		}
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(old);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(old);
+		CurrentResourceOwner = owner;
+		ReThrowError(edata);
+	}
+	PG_END_TRY();
+
+	if (!fits || unseen > 0)
+	{
+		RollbackAndReleaseCurrentSubTransaction();
+		WideDebugCrash("keysdel-cancelled");
+	}
+	else
+	{
+		ReleaseCurrentSubTransaction();
+		WideDebugCrash("keysdel-written");
+	}
+	MemoryContextSwitchTo(cxt);
+	CurrentResourceOwner = owner;
+
+	if (fits && unseen == 0)
+	{
+		if ((XLogLogicalInfoActive() && RelationNeedsWAL(rel)) ||
+			WideTabletTracked(rel))
+			for (i = 0; i < nranges; i++)
+				log_deleted_cells(rel, snapshot, &ranges[i]);
+		*ncells = n;
+	}
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(cxt);
+	if (!fits || unseen > 0)
+		return false;
+	WideWriteFlushIfFull(rel, wa_pages);
 	return true;
 }

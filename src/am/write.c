@@ -135,6 +135,16 @@ flush_if_full(Relation rel, uint32 wa_pages)
 }
 
 /*
+ * WideWriteFlushIfFull -- flush_if_full for a writer outside this file
+ * that appended to the write area itself (am/rangedel.c's row tombstones).
+ */
+void
+WideWriteFlushIfFull(Relation rel, uint32 wa_pages)
+{
+	flush_if_full(rel, wa_pages);
+}
+
+/*
  * append -- cells to the write area at once, after the statement buffer of
  * rel (the write order is the order of the calls); the write area's pages.
  */

@@ -4,6 +4,10 @@
 # of several) and one just before VACUUM retires it all leave exactly the
 # cells a heap table holding the same cells leaves; a streaming standby
 # reads the same; logical decoding receives one DELETE per deleted cell.
+# Single rows and IN lists (row tombstones in the write area): a crash
+# between them and the commit deletes nothing, also after one was taken
+# back for a concurrent writer; committed, they survive a crash and reach
+# the standby and logical decoding.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -17,6 +21,7 @@ autovacuum = off
 shared_preload_libraries = 'wide'
 wide.compaction_ratio = 1.0
 restart_after_crash = on
+max_prepared_transactions = 5
 });
 $primary->start;
 $primary->safe_psql('postgres', q{
@@ -106,6 +111,78 @@ is($primary->safe_psql('postgres', q{SELECT count(*) FROM wide.runs('t')}), '2',
 my $want = $primary->safe_psql('postgres', $query);
 $primary->wait_for_catchup($standby);
 is($standby->safe_psql('postgres', $query), $want, 'the standby reads the same cells');
+
+# single rows and IN lists: row tombstones in the write area
+# (am/rangedel.c WideKeysDelete), written in a subtransaction.  A crash
+# after they are written, before the commit: nothing is deleted.
+sub killed_delete
+{
+	my ($point, $sql) = @_;
+	my $log_offset = -s $primary->logfile;
+	my ($ret) = $primary->psql('postgres', "BEGIN; SET LOCAL wide.debug_crash = '$point'; $sql; COMMIT");
+	isnt($ret, 0, "$point: the DELETE did not finish");
+	for (1 .. 180)
+	{
+		last if eval { $primary->safe_psql('postgres', 'SELECT 1') eq '1' };
+		sleep 1;
+	}
+	ok($primary->log_contains(qr/wide.debug_crash: killing this backend at "$point"/,
+			$log_offset), "$point: killed there");
+}
+killed_delete('keysdel-written',
+	q{DELETE FROM t WHERE row_key = 'r0100'; DELETE FROM t WHERE row_key IN ('r0101', 'r0102')});
+same_as_heap('after a crash between row tombstones and the commit');
+is($primary->safe_psql('postgres', q{SELECT count(*) FROM t WHERE row_key IN ('r0100', 'r0101', 'r0102')}),
+	'90', 'the rows are all there');
+
+# the same, when a writer the DELETE's snapshot does not see wrote in the
+# row first: the tombstone's subtransaction is rolled back, then the crash
+my $writer = $primary->background_psql('postgres', on_error_stop => 0);
+$writer->query_safe("BEGIN");
+$writer->query_safe("INSERT INTO t VALUES ('r0103', 'f', 'open', 1, 'x')");
+killed_delete('keysdel-cancelled', q{DELETE FROM t WHERE row_key = 'r0103'});
+$writer->quit;
+same_as_heap('after a crash after a row tombstone was taken back');
+
+# committed row deletes, then a crash: exactly the heap's (the slot first
+# drained: crashes made it hand out again what it had not checkpointed)
+$primary->safe_psql('postgres', q{SELECT count(*) FROM pg_logical_slot_get_changes('rd', NULL, NULL)});
+$plan = $primary->safe_psql('postgres', q{
+	BEGIN;
+	DELETE FROM t WHERE row_key = 'r0010';
+	EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+	DELETE FROM t WHERE row_key IN ('r0011', 'r0012', 'r0013') OR row_key = 'r0020';
+	COMMIT});
+like($plan, qr/Range Delete: 4 row or range tombstones, 120 cells/, 'row tombstones');
+$primary->safe_psql('postgres', q{
+	DELETE FROM h WHERE row_key IN ('r0010', 'r0011', 'r0012', 'r0013', 'r0020')});
+is($primary->safe_psql('postgres',
+	q{SELECT count(*) FROM pg_logical_slot_get_changes('rd', NULL, NULL)
+	   WHERE data LIKE 'table public.t: DELETE:%'}), '150',
+	'logical decoding has a DELETE per cell of the rows');
+$primary->stop('immediate');
+$primary->start;
+same_as_heap('after a crash right after row deletes committed');
+$want = $primary->safe_psql('postgres', $query);
+$primary->wait_for_catchup($standby);
+is($standby->safe_psql('postgres', $query), $want, 'the standby reads the same cells after row deletes');
+$primary->safe_psql('postgres', q{VACUUM t});
+same_as_heap('after row deletes and VACUUM');
+
+# prepared (two-phase) with row tombstones: a crash while prepared keeps
+# the rows until COMMIT PREPARED
+$primary->safe_psql('postgres', q{
+	BEGIN;
+	DELETE FROM t WHERE row_key = 'r0030';
+	DELETE FROM t WHERE row_key IN ('r0031', 'r0032');
+	PREPARE TRANSACTION 'rd'});
+$primary->stop('immediate');
+$primary->start;
+same_as_heap('after a crash with row deletes prepared');
+$primary->safe_psql('postgres', q{
+	COMMIT PREPARED 'rd';
+	DELETE FROM h WHERE row_key IN ('r0030', 'r0031', 'r0032')});
+same_as_heap('after COMMIT PREPARED of row deletes');
 
 # and a delete of everything, replayed
 $primary->safe_psql('postgres', q{DELETE FROM t; DELETE FROM h; VACUUM t});
