@@ -69,7 +69,8 @@
 #include "engine/writearea.h"
 #include "engine/rules.h"
 #include "engine/rangedel.h"
-#include "engine/maintenance.h"
+#include "engine/lsm.h"
+#include "engine/debugcrash.h"
 #include "am/am.h"
 
 bool		wide_enable_range_delete = true;
