@@ -21,6 +21,8 @@ using namespace google::bigtable::v2;
 // many bytes.  A response always ends at a row's end: the Go client (cbt)
 // checks after each response that no row is left open.
 static const size_t CHUNK_BYTES = 1 << 20;
+// ReadRows asks whether the call was cancelled once every this many cells
+static const uint64_t CANCEL_CHECK_CELLS = 4096;
 
 static Status
 unimplemented(const char *method)
@@ -219,6 +221,7 @@ public:
 		Chunker ch(w);
 		Status result = Status::OK;
 		bool stopped = false;
+		uint64_t ncells = 0;
 		while (PGresult *r = PQgetResult(c.get()))
 		{
 			Result res(r);
@@ -239,7 +242,10 @@ public:
 							s = i + 1;
 						}
 				}
-				if (ctx->IsCancelled() ||
+				// IsCancelled() polls gRPC's completion queue (a futex wait
+				// each call): half the server's CPU when asked per cell.  A
+				// client that went away also fails the next Write.
+				if ((++ncells % CANCEL_CHECK_CELLS == 0 && ctx->IsCancelled()) ||
 					!ch.cell(std::string(PQgetvalue(r, 0, 0), PQgetlength(r, 0, 0)),
 							 std::string(PQgetvalue(r, 0, 1), PQgetlength(r, 0, 1)),
 							 std::string(PQgetvalue(r, 0, 2), PQgetlength(r, 0, 2)),
@@ -323,49 +329,88 @@ public:
 		if (req->entries().empty())
 			return Status(StatusCode::INVALID_ARGUMENT, "no entries given");
 		// entries that cannot be converted fail alone, before anything runs
-		std::vector<Status> bad(req->entries_size());
-		std::string entries = "[";
+		int n = req->entries_size();
+		std::vector<Status> bad(n);
+		std::vector<std::string> muts(n);
 		bool any = false;
-		for (int i = 0; i < req->entries_size(); i++)
+		for (int i = 0; i < n; i++)
 		{
 			const auto &e = req->entries(i);
-			std::string muts;
 			bad[i] = check_key(e.row_key());
 			if (bad[i].ok())
-				bad[i] = mutations_json(e.mutations(), &muts);
-			if (!bad[i].ok())
-				muts = "[]";	// keeps the indexes; its failure is reported from bad[]
-			entries += std::string(i ? "," : "") + "{\"k\":\"" + hex(e.row_key().empty() ? "-" : e.row_key()) +
-				"\",\"m\":" + muts + "}";
+				bad[i] = mutations_json(e.mutations(), &muts[i], true);
 			any |= bad[i].ok();
 		}
-		entries += "]";
 		std::map<int, Status> failed;
 		if (any)
 		{
 			if (!(st = c.open()).ok())
 				return st;
+			// the data API's own JSON form needs a bytea value column;
+			// another column type takes Bigtable's mapping, which wide
+			// rewrites for it
+			Params tp;
+			tp.text(c.qualified());
+			Result tr(tp.exec(c.get(), "SELECT atttypid = 'bytea'::regtype FROM pg_attribute "
+							  "WHERE attrelid = $1::regclass AND attnum = 5 AND NOT attisdropped", 0));
+			if (PQstatus(c.get()) != CONNECTION_OK)
+				return result_status(c.get(), tr.get());
+			if (!(PQresultStatus(tr.get()) == PGRES_TUPLES_OK && PQntuples(tr.get()) == 1 &&
+				  strcmp(PQgetvalue(tr.get(), 0, 0), "t") == 0))
+				for (int i = 0; i < n; i++)
+					if (bad[i].ok())
+						bad[i] = mutations_json(req->entries(i).mutations(), &muts[i], false);
+			// First all good entries in one statement, all or nothing
+			// (wide.mutate_rows); if it fails, nothing of it is written and
+			// each entry runs again alone, in its own subtransaction, for
+			// its own status.
+			std::string all = "[";
+			for (int i = 0; i < n; i++)
+				if (bad[i].ok())
+				{
+					all += all.size() > 1 ? ",{\"row_key\":" : "{\"row_key\":";
+					append_key_json(all, req->entries(i).row_key());
+					all += ",\"mutations\":";
+					all += muts[i];
+					all += '}';
+				}
+			all += ']';
 			Params p;
 			p.text(c.qualified());
-			p.text(entries);
-			Result r(p.exec(c.get(), "SELECT idx, state, message FROM "
-							"pg_temp.wide_bigtable_mutate_rows($1::regclass, $2::jsonb)", 0));
-			st = result_status(c.get(), r.get());
-			if (!st.ok())
-				return st;
-			for (int i = 0; i < PQntuples(r.get()); i++)
-				failed[atoi(PQgetvalue(r.get(), i, 0))] =
-					Status(sqlstate_code(PQgetvalue(r.get(), i, 1)), PQgetvalue(r.get(), i, 2));
+			p.text(all);
+			Result r(p.exec(c.get(), "SELECT wide.mutate_rows($1::regclass, $2::jsonb)", 0));
+			if (PQresultStatus(r.get()) != PGRES_TUPLES_OK)
+			{
+				if (PQstatus(c.get()) != CONNECTION_OK)
+					return result_status(c.get(), r.get());
+				std::string entries = "[";
+				for (int i = 0; i < n; i++)
+					entries += std::string(i ? "," : "") + "{\"k\":\"" +
+						hex(bad[i].ok() ? req->entries(i).row_key() : "-") + "\",\"m\":" +
+						(bad[i].ok() ? muts[i] : "[]") + "}";	// keeps the indexes
+				entries += "]";
+				Params p1;
+				p1.text(c.qualified());
+				p1.text(entries);
+				r.reset(p1.exec(c.get(), "SELECT idx, state, message FROM "
+								"pg_temp.wide_bigtable_mutate_rows($1::regclass, $2::jsonb)", 0));
+				st = result_status(c.get(), r.get());
+				if (!st.ok())
+					return st;
+				for (int i = 0; i < PQntuples(r.get()); i++)
+					failed[atoi(PQgetvalue(r.get(), i, 0))] =
+						Status(sqlstate_code(PQgetvalue(r.get(), i, 1)), PQgetvalue(r.get(), i, 2));
+			}
 		}
 		MutateRowsResponse resp;
-		for (int i = 0; i < req->entries_size(); i++)
+		for (int i = 0; i < n; i++)
 		{
 			auto *e = resp.add_entries();
 			e->set_index(i);
 			const Status &s = !bad[i].ok() ? bad[i] : failed.count(i) ? failed[i] : Status::OK;
 			e->mutable_status()->set_code((int) s.error_code());
 			e->mutable_status()->set_message(s.error_message());
-			if (resp.entries_size() >= 10000 || i + 1 == req->entries_size())
+			if (resp.entries_size() >= 10000 || i + 1 == n)
 			{
 				if (!w->Write(resp))
 					return Status(StatusCode::CANCELLED, "the client went away");
