@@ -17,7 +17,9 @@
 # median is printed, as wall cells/s and as cells per CPU second of the
 # serving processes (wide-bigtable + the PostgreSQL backends; the emulator;
 # the backend for psql): on a shared machine the CPU figure is the one to
-# compare.  Skips the emulator where it is absent.
+# compare.  The node client's own CPU seconds a run are printed too: they
+# bound the wall figures of both gRPC servers.  Skips the emulator where it
+# is absent.
 #
 # Starts its own server: WIDE_BENCH_DIR (default /tmp/wide-bench-grpc),
 # WIDE_BENCH_PORT (default 54336), wide-bigtable and the emulator on free
@@ -67,10 +69,12 @@ if [ -x "$EMULATOR" ]; then
 	EADDR=$(sed -n 's/.*running on \(.*\)$/\1/p' "$BENCH/emulator.log")
 fi
 
-client() {	# ADDR ARGS...: the bench client against ADDR
+client() {	# ADDR ARGS...: the bench client against ADDR; "cells seconds client-CPU-ticks"
 	local addr=$1; shift
-	BIGTABLE_EMULATOR_HOST=$addr NODE_PATH=$MODULES METADATA_SERVER_DETECTION=none \
-		node "$WIDE_ROOT/test/grpc/bench.js" "$@"
+	local out
+	out=$(BIGTABLE_EMULATOR_HOST=$addr NODE_PATH=$MODULES METADATA_SERVER_DETECTION=none \
+		/usr/bin/time -f '%U %S' -o "$BENCH/client.time" node "$WIDE_ROOT/test/grpc/bench.js" "$@")
+	echo "$out $(awk -v hz="$HZ" '{printf "%d", ($1 + $2) * hz}' "$BENCH/client.time")"
 }
 cbt_() {	# ADDR ARGS...
 	local addr=$1; shift
@@ -103,7 +107,7 @@ log "ReadRows of the 100,000 cells of [r000000, r999999): $RUNS runs, alternatin
 for i in $(seq 1 "$RUNS"); do
 	pg=$(pg_pids); c0=$(ticks $SPID $pg)
 	out=$(client "$WADDR" read r r000000 r999999); c1=$(ticks $SPID $pg)
-	echo "$out $((c1 - c0))" >> "$BENCH/read_wide"
+	echo "${out% *} $((c1 - c0)) ${out##* }" >> "$BENCH/read_wide"
 	# the backend's own CPU ticks, before and after, in the same session
 	t0=$(date +%s.%N)
 	cpu=$(as_test_user "$PSQL -c \"$SELF_TICKS\" -c '\\o /dev/null' -c \"SELECT * FROM wide.read_rows(NULL::r, start_key => 'r000000', end_key => 'r999999')\" -c '\\o' -c \"$SELF_TICKS\"" | tr '\n' ' ')
@@ -111,16 +115,20 @@ for i in $(seq 1 "$RUNS"); do
 	echo "100000 $(echo "$t1 - $t0" | bc) $((c1 - c0))" >> "$BENCH/read_sql"
 	if [ -n "$EADDR" ]; then
 		c0=$(ticks $EPID); out=$(client "$EADDR" read r r000000 r999999); c1=$(ticks $EPID)
-		echo "$out $((c1 - c0))" >> "$BENCH/read_emu"
+		echo "${out% *} $((c1 - c0)) ${out##* }" >> "$BENCH/read_emu"
 	fi
 done
-report() {	# NAME FILE: median wall cells/s and cells per server CPU second
+report() {	# NAME FILE: median wall cells/s, cells per server CPU second, and
+			# for the gRPC client's runs the client's CPU seconds a run
 	[ -s "$2" ] || return 0
-	local wall cpu
+	local wall cpu client=
 	wall=$(awk '{printf "%d\n", $1 / $2}' "$2" | median)
 	cpu=$(awk -v hz="$HZ" '{printf "%d\n", ($3 > 0 ? $1 / ($3 / hz) : 0)}' "$2" | median)
 	awk '{if ($1 != 100000 && $1 != '"${3:-100000}"') {print "WRONG CELL COUNT " $1; exit 1}}' "$2"
-	printf '%-40s %12s cells/s wall %14s cells/CPU-s of the server\n' "$1" "$wall" "$cpu"
+	[ "$(awk '{print NF; exit}' "$2")" -ge 4 ] &&
+		client=$(awk -v hz="$HZ" '{printf "%.2f\n", $4 / hz}' "$2" | median) &&
+		client=" (client: $client CPU-s a run)"
+	printf '%-40s %12s cells/s wall %14s cells/CPU-s of the server%s\n' "$1" "$wall" "$cpu" "$client"
 }
 report "ReadRows, wide-bigtable" "$BENCH/read_wide"
 report "wide.read_rows to psql" "$BENCH/read_sql"
@@ -137,7 +145,7 @@ for i in $(seq 1 "$RUNS"); do
 	     SELECT wide.create_family('m', 'f'); CHECKPOINT"
 	pg=$(pg_pids); c0=$(ticks $SPID $pg)
 	out=$(client "$WADDR" mutate m "$MUTATE_ROWS" 10 500 2); c1=$(ticks $SPID $pg)
-	echo "$out $((c1 - c0))" >> "$BENCH/mut_wide"
+	echo "${out% *} $((c1 - c0)) ${out##* }" >> "$BENCH/mut_wide"
 	[ "$(sql "SELECT count(*) FROM m")" = $((MUTATE_ROWS * 10)) ] || { echo "MutateRows lost cells"; exit 1; }
 	sql "TRUNCATE m; CHECKPOINT"
 	t0=$(date +%s.%N)
@@ -148,7 +156,7 @@ for i in $(seq 1 "$RUNS"); do
 		cbt_ "$EADDR" deletetable m >/dev/null 2>&1 || true
 		cbt_ "$EADDR" createtable m families=f
 		c0=$(ticks $EPID); out=$(client "$EADDR" mutate m "$MUTATE_ROWS" 10 500 2); c1=$(ticks $EPID)
-		echo "$out $((c1 - c0))" >> "$BENCH/mut_emu"
+		echo "${out% *} $((c1 - c0)) ${out##* }" >> "$BENCH/mut_emu"
 	fi
 done
 report "MutateRows, wide-bigtable" "$BENCH/mut_wide" $((MUTATE_ROWS * 10))

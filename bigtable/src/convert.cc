@@ -9,10 +9,10 @@
 using grpc::Status;
 using grpc::StatusCode;
 
-std::string
-json_string(const std::string &s)
+void
+append_json_string(std::string &o, const std::string &s)
 {
-	std::string o = "\"";
+	o += '"';
 	for (unsigned char c : s)
 	{
 		switch (c)
@@ -33,7 +33,15 @@ json_string(const std::string &s)
 					o += (char) c;
 		}
 	}
-	return o + "\"";
+	o += '"';
+}
+
+std::string
+json_string(const std::string &s)
+{
+	std::string o;
+	append_json_string(o, s);
+	return o;
 }
 
 std::string
@@ -69,17 +77,24 @@ base64(const std::string &in)
 	return o;
 }
 
+void
+append_hex(std::string &o, const std::string &in)
+{
+	static const char *d = "0123456789abcdef";
+	size_t at = o.size();
+	o.resize(at + in.size() * 2);
+	for (unsigned char c : in)
+	{
+		o[at++] = d[c >> 4];
+		o[at++] = d[c & 15];
+	}
+}
+
 std::string
 hex(const std::string &in)
 {
-	static const char *d = "0123456789abcdef";
 	std::string o;
-	o.reserve(in.size() * 2);
-	for (unsigned char c : in)
-	{
-		o += d[c >> 4];
-		o += d[c & 15];
-	}
+	append_hex(o, in);
 	return o;
 }
 
@@ -283,11 +298,37 @@ value_bytes(const btv2::Value &v, const char *what, std::string *out)
 	return Status::OK;
 }
 
+void
+append_key_json(std::string &o, const std::string &b)
+{
+	for (unsigned char c : b)
+		if (c < 0x20 || c > 0x7e)
+		{
+			o += "{\"base64\":\"";
+			o += base64(b);
+			o += "\"}";
+			return;
+		}
+	append_json_string(o, b);
+}
+
 Status
-mutations_json(const google::protobuf::RepeatedPtrField<btv2::Mutation> &ms, std::string *out)
+mutations_json(const google::protobuf::RepeatedPtrField<btv2::Mutation> &ms, std::string *out,
+			   bool snake)
 {
 	using M = btv2::Mutation;
 	std::string o = "[";
+	// the names and bytes of the two forms
+	auto name = [snake](const char *camel, const char *snake_name) {
+		return std::string("\"") + (snake ? snake_name : camel) + "\":";
+	};
+	auto qual = [snake](const std::string &q) {
+		if (!snake)
+			return b64(q);
+		std::string o;
+		append_key_json(o, q);
+		return o;
+	};
 	if (ms.empty())
 		return invalid("no mutations given");
 	for (int i = 0; i < ms.size(); i++)
@@ -304,10 +345,25 @@ mutations_json(const google::protobuf::RepeatedPtrField<btv2::Mutation> &ms, std
 				int64_t ts = s.timestamp_micros() == -1 ? server_millis_micros() : s.timestamp_micros();
 				if (ts < -1)
 					return invalid("timestamp_micros must be -1 or not negative");
-				o += "{\"setCell\":{\"familyName\":" + json_string(s.family_name()) +
-					",\"columnQualifier\":" + b64(s.column_qualifier()) +
-					",\"timestampMicros\":" + std::to_string(ts) +
-					",\"value\":" + b64(s.value()) + "}}";
+				if (snake)
+				{
+					// the bulk of a bulk ingest: appended in place
+					o += "{\"set_cell\":{\"family_name\":";
+					append_json_string(o, s.family_name());
+					o += ",\"column_qualifier\":";
+					append_key_json(o, s.column_qualifier());
+					o += ",\"timestamp_micros\":";
+					o += std::to_string(ts);
+					o += ",\"value\":\"\\\\x";
+					append_hex(o, s.value());
+					o += "\"}}";
+					break;
+				}
+				o += "{" + name("setCell", "set_cell") + "{" + name("familyName", "family_name") +
+					json_string(s.family_name()) + "," + name("columnQualifier", "column_qualifier") +
+					qual(s.column_qualifier()) + "," + name("timestampMicros", "timestamp_micros") +
+					std::to_string(ts) + ",\"value\":" +
+					b64(s.value()) + "}}";
 				break;
 			}
 			case M::kAddToCell:
@@ -342,27 +398,30 @@ mutations_json(const google::protobuf::RepeatedPtrField<btv2::Mutation> &ms, std
 			case M::kDeleteFromColumn:
 			{
 				const auto &d = m.delete_from_column();
-				o += "{\"deleteFromColumn\":{\"familyName\":" + json_string(d.family_name()) +
-					",\"columnQualifier\":" + b64(d.column_qualifier());
+				o += "{" + name("deleteFromColumn", "delete_from_column") + "{" +
+					name("familyName", "family_name") + json_string(d.family_name()) + "," +
+					name("columnQualifier", "column_qualifier") + qual(d.column_qualifier());
 				if (d.has_time_range())
 				{
 					int64_t from = d.time_range().start_timestamp_micros();
 					int64_t to = d.time_range().end_timestamp_micros();
 					if (to != 0 && to < from)
 						return invalid("delete_from_column: end_timestamp_micros before start_timestamp_micros");
-					o += ",\"timeRange\":{\"startTimestampMicros\":" + std::to_string(from);
+					o += "," + name("timeRange", "time_range") + "{" +
+						name("startTimestampMicros", "start_timestamp_micros") + std::to_string(from);
 					if (to != 0)
-						o += ",\"endTimestampMicros\":" + std::to_string(to);
+						o += "," + name("endTimestampMicros", "end_timestamp_micros") + std::to_string(to);
 					o += "}";
 				}
 				o += "}}";
 				break;
 			}
 			case M::kDeleteFromFamily:
-				o += "{\"deleteFromFamily\":{\"familyName\":" + json_string(m.delete_from_family().family_name()) + "}}";
+				o += "{" + name("deleteFromFamily", "delete_from_family") + "{" + name("familyName", "family_name") +
+					json_string(m.delete_from_family().family_name()) + "}}";
 				break;
 			case M::kDeleteFromRow:
-				o += "{\"deleteFromRow\":{}}";
+				o += "{" + name("deleteFromRow", "delete_from_row") + "{}}";
 				break;
 			case M::MUTATION_NOT_SET:
 				return invalid("a Mutation sets none of its mutations");

@@ -18,9 +18,20 @@ std::string hex(const std::string &bytes);
 
 // a RowFilter as proto3 JSON; *labels set when it applies labels
 grpc::Status filter_json(const btv2::RowFilter &f, std::string *out, bool *labels);
-// Mutations as a JSON array for wide.mutate_row
+// Mutations as a JSON array for wide.mutate_row: in Bigtable's JSON mapping
+// (lowerCamelCase, bytes in base64), which wide rewrites for the table's
+// value column; or, with bytea_values, for a table whose value column is
+// bytea, directly in the data API's snake_case form (values "\\x<hex>", keys
+// and qualifiers plain strings or {"base64": ...}), which wide takes as it is
+// (WideBigtableJson's rewrite was most of MutateRows' cost).  Both say the
+// same; the checks, and so the errors, are the same.
 grpc::Status mutations_json(const google::protobuf::RepeatedPtrField<btv2::Mutation> &ms,
-							std::string *out);
+							std::string *out, bool bytea_values = false);
+// appends a row key or qualifier in the data API's form: a JSON string when
+// it is printable ASCII, else {"base64": "..."}
+void append_key_json(std::string &out, const std::string &bytes);
+void append_json_string(std::string &out, const std::string &s);
+void append_hex(std::string &out, const std::string &bytes);
 // a RowSet's ranges as read_rows' `ranges` JSON ("" when it has none)
 std::string ranges_json(const btv2::RowSet &rows);
 // a GcRule as create_family's gc_rule JSON ("" for no rule)

@@ -21,6 +21,8 @@ using namespace google::bigtable::v2;
 // many bytes.  A response always ends at a row's end: the Go client (cbt)
 // checks after each response that no row is left open.
 static const size_t CHUNK_BYTES = 1 << 20;
+// ReadRows asks whether the call was cancelled once every this many cells
+static const uint64_t CANCEL_CHECK_CELLS = 4096;
 
 static Status
 unimplemented(const char *method)
@@ -57,23 +59,27 @@ ts_micros(const PGresult *r, int col)
 // qualifier, later ones name the family and qualifier when they change, a
 // value longer than CHUNK_BYTES is split (value_size on all but its last
 // piece), and the row's last chunk commits it.  Responses end at row ends, so
-// the memory held is one row's cells and about CHUNK_BYTES of others.  A cell is held back until
-// the next one shows whether its row ends.
+// the memory held is one row's cells and about CHUNK_BYTES of others.  A cell
+// is held back until the next one shows whether its row ends; it points into
+// the caller's result, which the caller keeps until the next cell() (or
+// finish()) returns, so that a cell is copied once, into its chunk.
 class Chunker
 {
 public:
-	explicit Chunker(ServerWriter<ReadRowsResponse> *w) : w_(w) {}
+	explicit Chunker(ServerWriter<ReadRowsResponse> *w) : w_(w) { fresh(); }
 
-	bool cell(std::string row, std::string fam, std::string qual, int64_t ts, std::string val,
-			  std::vector<std::string> labels)
+	struct Cell
 	{
-		if (have_pending_ && !emit(row != p_row_))
+		const char *row, *fam, *qual, *val;
+		size_t rowlen, famlen, quallen, vallen;
+		int64_t ts;
+	};
+
+	bool cell(const Cell &c, std::vector<std::string> labels)
+	{
+		if (have_pending_ && !emit(c.rowlen != p_.rowlen || memcmp(c.row, p_.row, c.rowlen) != 0))
 			return false;
-		p_row_.swap(row);
-		p_fam_.swap(fam);
-		p_qual_.swap(qual);
-		p_ts_ = ts;
-		p_val_.swap(val);
+		p_ = c;
 		p_labels_.swap(labels);
 		have_pending_ = true;
 		return true;
@@ -88,43 +94,48 @@ public:
 	}
 
 private:
+	static bool same(const std::string &a, const char *b, size_t blen)
+	{
+		return a.size() == blen && memcmp(a.data(), b, blen) == 0;
+	}
+
 	bool emit(bool commit)
 	{
-		auto *c = resp_.add_chunks();
+		auto *c = resp_->add_chunks();
 		if (!in_row_)
 		{
-			c->set_row_key(p_row_);
-			c->mutable_family_name()->set_value(p_fam_);
-			c->mutable_qualifier()->set_value(p_qual_);
+			c->set_row_key(p_.row, p_.rowlen);
+			c->mutable_family_name()->set_value(p_.fam, p_.famlen);
+			c->mutable_qualifier()->set_value(p_.qual, p_.quallen);
 		}
-		else if (p_fam_ != fam_)
+		else if (!same(fam_, p_.fam, p_.famlen))
 		{
-			c->mutable_family_name()->set_value(p_fam_);
-			c->mutable_qualifier()->set_value(p_qual_);
+			c->mutable_family_name()->set_value(p_.fam, p_.famlen);
+			c->mutable_qualifier()->set_value(p_.qual, p_.quallen);
 		}
-		else if (p_qual_ != qual_)
-			c->mutable_qualifier()->set_value(p_qual_);
+		else if (!same(qual_, p_.qual, p_.quallen))
+			c->mutable_qualifier()->set_value(p_.qual, p_.quallen);
 		in_row_ = true;
-		fam_ = p_fam_;
-		qual_ = p_qual_;
-		c->set_timestamp_micros(p_ts_);
+		fam_.assign(p_.fam, p_.famlen);
+		qual_.assign(p_.qual, p_.quallen);
+		c->set_timestamp_micros(p_.ts);
 		for (auto &l : p_labels_)
 			c->add_labels(l);
-		bytes_ += p_row_.size() + p_qual_.size() + 32;
-		if (p_val_.size() <= CHUNK_BYTES)
+		bytes_ += p_.rowlen + p_.quallen + 32;
+		if (p_.vallen <= CHUNK_BYTES)
 		{
-			bytes_ += p_val_.size();
-			c->set_value(p_val_);
+			bytes_ += p_.vallen;
+			c->set_value(p_.val, p_.vallen);
 		}
 		else
 		{
-			size_t total = p_val_.size();
+			size_t total = p_.vallen;
 			for (size_t off = 0; off < total; off += CHUNK_BYTES)
 			{
 				size_t n = std::min(CHUNK_BYTES, total - off);
 				if (off > 0)
-					c = resp_.add_chunks();
-				c->set_value(p_val_.substr(off, n));
+					c = resp_->add_chunks();
+				c->set_value(p_.val + off, n);
 				if (off + n < total)
 					c->set_value_size((int32_t) total);
 				bytes_ += n;
@@ -142,22 +153,30 @@ private:
 
 	bool flush()
 	{
-		if (resp_.chunks_size() == 0)
+		if (resp_->chunks_size() == 0)
 			return true;
-		bool ok = w_->Write(resp_);
-		resp_.Clear();
+		bool ok = w_->Write(*resp_);
+		fresh();
 		bytes_ = 0;
 		return ok;
 	}
 
+	// a response's chunks live in an arena, freed at once after it is sent
+	// (allocating and freeing them one by one was most of ReadRows' CPU)
+	void fresh()
+	{
+		arena_.Reset();
+		resp_ = google::protobuf::Arena::CreateMessage<ReadRowsResponse>(&arena_);
+	}
+
 	ServerWriter<ReadRowsResponse> *w_;
-	ReadRowsResponse resp_;
+	google::protobuf::Arena arena_;
+	ReadRowsResponse *resp_ = nullptr;
 	size_t bytes_ = 0;
 	bool in_row_ = false;
 	std::string fam_, qual_;
 	bool have_pending_ = false;
-	std::string p_row_, p_fam_, p_qual_, p_val_;
-	int64_t p_ts_ = 0;
+	Cell p_ = {};
 	std::vector<std::string> p_labels_;
 };
 
@@ -216,9 +235,11 @@ public:
 			: "SELECT row_key, family, qualifier, ts, value FROM wide.read_rows(NULL::" + tbl + args + ")";
 		if (!p.send(c.get(), sql, 1) || !PQsetSingleRowMode(c.get()))
 			return result_status(c.get(), nullptr);
+		Result held;	// declared before the Chunker, so it outlives it
 		Chunker ch(w);
 		Status result = Status::OK;
 		bool stopped = false;
+		uint64_t ncells = 0;
 		while (PGresult *r = PQgetResult(c.get()))
 		{
 			Result res(r);
@@ -239,12 +260,15 @@ public:
 							s = i + 1;
 						}
 				}
-				if (ctx->IsCancelled() ||
-					!ch.cell(std::string(PQgetvalue(r, 0, 0), PQgetlength(r, 0, 0)),
-							 std::string(PQgetvalue(r, 0, 1), PQgetlength(r, 0, 1)),
-							 std::string(PQgetvalue(r, 0, 2), PQgetlength(r, 0, 2)),
-							 ts_micros(r, 3),
-							 std::string(PQgetvalue(r, 0, 4), PQgetlength(r, 0, 4)), std::move(ls)))
+				// IsCancelled() polls gRPC's completion queue (a futex wait
+				// each call): half the server's CPU when asked per cell.  A
+				// client that went away also fails the next Write.
+				Chunker::Cell cell = {PQgetvalue(r, 0, 0), PQgetvalue(r, 0, 1), PQgetvalue(r, 0, 2),
+									  PQgetvalue(r, 0, 4), (size_t) PQgetlength(r, 0, 0),
+									  (size_t) PQgetlength(r, 0, 1), (size_t) PQgetlength(r, 0, 2),
+									  (size_t) PQgetlength(r, 0, 4), ts_micros(r, 3)};
+				if ((++ncells % CANCEL_CHECK_CELLS == 0 && ctx->IsCancelled()) ||
+					!ch.cell(cell, std::move(ls)))
 				{
 					result = Status(StatusCode::CANCELLED, "the client went away");
 					stopped = true;
@@ -252,6 +276,8 @@ public:
 					cancel_and_drain(c.get());
 					break;
 				}
+				// the Chunker's pending cell points into this result
+				held.reset(res.release());
 			}
 			else if (es != PGRES_TUPLES_OK)
 			{
@@ -323,49 +349,88 @@ public:
 		if (req->entries().empty())
 			return Status(StatusCode::INVALID_ARGUMENT, "no entries given");
 		// entries that cannot be converted fail alone, before anything runs
-		std::vector<Status> bad(req->entries_size());
-		std::string entries = "[";
+		int n = req->entries_size();
+		std::vector<Status> bad(n);
+		std::vector<std::string> muts(n);
 		bool any = false;
-		for (int i = 0; i < req->entries_size(); i++)
+		for (int i = 0; i < n; i++)
 		{
 			const auto &e = req->entries(i);
-			std::string muts;
 			bad[i] = check_key(e.row_key());
 			if (bad[i].ok())
-				bad[i] = mutations_json(e.mutations(), &muts);
-			if (!bad[i].ok())
-				muts = "[]";	// keeps the indexes; its failure is reported from bad[]
-			entries += std::string(i ? "," : "") + "{\"k\":\"" + hex(e.row_key().empty() ? "-" : e.row_key()) +
-				"\",\"m\":" + muts + "}";
+				bad[i] = mutations_json(e.mutations(), &muts[i], true);
 			any |= bad[i].ok();
 		}
-		entries += "]";
 		std::map<int, Status> failed;
 		if (any)
 		{
 			if (!(st = c.open()).ok())
 				return st;
+			// the data API's own JSON form needs a bytea value column;
+			// another column type takes Bigtable's mapping, which wide
+			// rewrites for it
+			Params tp;
+			tp.text(c.qualified());
+			Result tr(tp.exec(c.get(), "SELECT atttypid = 'bytea'::regtype FROM pg_attribute "
+							  "WHERE attrelid = $1::regclass AND attnum = 5 AND NOT attisdropped", 0));
+			if (PQstatus(c.get()) != CONNECTION_OK)
+				return result_status(c.get(), tr.get());
+			if (!(PQresultStatus(tr.get()) == PGRES_TUPLES_OK && PQntuples(tr.get()) == 1 &&
+				  strcmp(PQgetvalue(tr.get(), 0, 0), "t") == 0))
+				for (int i = 0; i < n; i++)
+					if (bad[i].ok())
+						bad[i] = mutations_json(req->entries(i).mutations(), &muts[i], false);
+			// First all good entries in one statement, all or nothing
+			// (wide.mutate_rows); if it fails, nothing of it is written and
+			// each entry runs again alone, in its own subtransaction, for
+			// its own status.
+			std::string all = "[";
+			for (int i = 0; i < n; i++)
+				if (bad[i].ok())
+				{
+					all += all.size() > 1 ? ",{\"row_key\":" : "{\"row_key\":";
+					append_key_json(all, req->entries(i).row_key());
+					all += ",\"mutations\":";
+					all += muts[i];
+					all += '}';
+				}
+			all += ']';
 			Params p;
 			p.text(c.qualified());
-			p.text(entries);
-			Result r(p.exec(c.get(), "SELECT idx, state, message FROM "
-							"pg_temp.wide_bigtable_mutate_rows($1::regclass, $2::jsonb)", 0));
-			st = result_status(c.get(), r.get());
-			if (!st.ok())
-				return st;
-			for (int i = 0; i < PQntuples(r.get()); i++)
-				failed[atoi(PQgetvalue(r.get(), i, 0))] =
-					Status(sqlstate_code(PQgetvalue(r.get(), i, 1)), PQgetvalue(r.get(), i, 2));
+			p.text(all);
+			Result r(p.exec(c.get(), "SELECT wide.mutate_rows($1::regclass, $2::jsonb)", 0));
+			if (PQresultStatus(r.get()) != PGRES_TUPLES_OK)
+			{
+				if (PQstatus(c.get()) != CONNECTION_OK)
+					return result_status(c.get(), r.get());
+				std::string entries = "[";
+				for (int i = 0; i < n; i++)
+					entries += std::string(i ? "," : "") + "{\"k\":\"" +
+						hex(bad[i].ok() ? req->entries(i).row_key() : "-") + "\",\"m\":" +
+						(bad[i].ok() ? muts[i] : "[]") + "}";	// keeps the indexes
+				entries += "]";
+				Params p1;
+				p1.text(c.qualified());
+				p1.text(entries);
+				r.reset(p1.exec(c.get(), "SELECT idx, state, message FROM "
+								"pg_temp.wide_bigtable_mutate_rows($1::regclass, $2::jsonb)", 0));
+				st = result_status(c.get(), r.get());
+				if (!st.ok())
+					return st;
+				for (int i = 0; i < PQntuples(r.get()); i++)
+					failed[atoi(PQgetvalue(r.get(), i, 0))] =
+						Status(sqlstate_code(PQgetvalue(r.get(), i, 1)), PQgetvalue(r.get(), i, 2));
+			}
 		}
 		MutateRowsResponse resp;
-		for (int i = 0; i < req->entries_size(); i++)
+		for (int i = 0; i < n; i++)
 		{
 			auto *e = resp.add_entries();
 			e->set_index(i);
 			const Status &s = !bad[i].ok() ? bad[i] : failed.count(i) ? failed[i] : Status::OK;
 			e->mutable_status()->set_code((int) s.error_code());
 			e->mutable_status()->set_message(s.error_message());
-			if (resp.entries_size() >= 10000 || i + 1 == req->entries_size())
+			if (resp.entries_size() >= 10000 || i + 1 == n)
 			{
 				if (!w->Write(resp))
 					return Status(StatusCode::CANCELLED, "the client went away");

@@ -93,6 +93,7 @@ public:
 	Result(const Result &) = delete;
 	Result &operator=(const Result &) = delete;
 	void reset(PGresult *r) { if (r_) PQclear(r_); r_ = r; }
+	PGresult *release() { PGresult *r = r_; r_ = nullptr; return r; }
 	PGresult *get() const { return r_; }
 
 private:

@@ -164,6 +164,34 @@ is($node->safe_psql('postgres', q{SELECT count(*) FROM bt WHERE row_key IN ('evi
 is($node->safe_psql('postgres', q{SELECT string_agg(convert_from(row_key, 'UTF8'), ',') FROM sec}), 'alice,bob', 'nor into the RLS table');
 $rserver->kill_kill;
 
+# --- MutateRows applies a request's entries in one statement, and each
+# entry alone when that fails (test/grpc/batch.js): AddToCells beside a
+# failing entry count once, an entry that fails half-way writes nothing,
+# any bytes arrive unchanged, a text value column takes its text
+$node->safe_psql('postgres', q{
+CREATE TABLE agg (row_key bytea, family text COLLATE "C", qualifier bytea, ts int8, value bytea) USING wide;
+SELECT wide.create_family('agg', 'f');
+SELECT wide.create_family('agg', 'a', aggregate => 'sum');
+CREATE TABLE txt (row_key bytea, family text COLLATE "C", qualifier bytea, ts int8, value text) USING wide;
+SELECT wide.create_family('txt', 'f');
+});
+($rc, $o, $e) = node_run($addr, "$root/test/grpc/batch.js", 'agg', 'txt');
+is($o, "add_partial\t0,5,0\nhalf_entry\t0,9\nadd_many\t0\nbytes\t0,0\ntext_table\t0,3\n",
+	'batched MutateRows: a status per entry') or diag($e);
+is($node->safe_psql('postgres', q{
+SELECT string_agg(convert_from(row_key, 'UTF8') || '=' || ('x' || encode(value, 'hex'))::bit(64)::bigint, ' ' ORDER BY row_key)
+FROM agg WHERE family = 'a'}), 'k1=5 k3=7 k4=1 k6=500', 'each good AddToCell applied exactly once');
+is($node->safe_psql('postgres', q{
+SELECT string_agg(encode(row_key, 'hex') || ':' || encode(qualifier, 'hex') || ':' || ts || ':' || md5(value), ' ' ORDER BY row_key, qualifier)
+FROM agg WHERE family = 'f'}),
+	join(' ', "00ff225c:000afe:2000:e2c865db4162bed963bfaa9ef6ac18f0",
+		"00ff225c:71756f7465226261636b5c:2000:d41d8cd98f00b204e9800998ecf8427e",
+		"6b33:71:1000:415290769594460e2e485922904f345d",
+		"6b3720225c:c3a9:3000:f1290186a5d0b1ceab27f4e77c0c5d68"),
+	'keys, qualifiers and values of any bytes unchanged; nothing of the failed entries');
+is($node->safe_psql('postgres', q{SELECT string_agg(convert_from(row_key, 'UTF8') || '=' || value, ' ') FROM txt}),
+	't1=hello', 'a text value column: its text, the bad value refused alone');
+
 # --- MutateRows and ReadRows with VACUUM running on the table
 $node->safe_psql('postgres', q{
 CREATE TABLE vac (row_key bytea, family text COLLATE "C", qualifier bytea, ts int8, value bytea) USING wide;
