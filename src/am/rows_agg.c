@@ -44,7 +44,10 @@
 #include <math.h>
 
 #include "access/table.h"
+#include "common/int.h"
 #include "catalog/pg_aggregate.h"
+#include "parser/scansup.h"
+#include "pgtime.h"
 #include "utils/timestamp.h"
 #include "utils/datetime.h"
 #include "catalog/pg_type.h"
@@ -553,6 +556,27 @@ typedef struct RowsAcc
 	bool		has;			/* a value was seen */
 } RowsAcc;
 
+/*
+ * A grouping expression date_trunc('unit', x) with a unit of one fixed
+ * length (microseconds to day) over timestamp, or over timestamptz while the
+ * session's time zone has one UTC offset (no daylight saving, no history):
+ * its result r is the same for every x in [r, r + unit), so it is computed
+ * once per bucket -- a host's readings of an hour come one after the other
+ * -- and x alone is evaluated per row.  The result is always date_trunc's
+ * own (computed by it on a miss); the memo only says when to reuse it.
+ */
+typedef struct RowsBucketMemo
+{
+	ExprState  *arg;			/* x */
+	int64		unit;			/* the unit's length, microseconds */
+	bool		tz;				/* over timestamptz */
+	pg_tz	   *zone;			/* (tz) the zone lo and hi were found in */
+	bool		valid;			/* lo, hi and result hold a bucket */
+	Timestamp	lo;
+	Timestamp	hi;
+	Datum		result;
+} RowsBucketMemo;
+
 typedef struct RowsAggState
 {
 	RowsScan   *scan;
@@ -562,6 +586,8 @@ typedef struct RowsAggState
 	ExprState  *qual;
 	int			ngroups;
 	ExprState **groupstates;
+	RowsBucketMemo **memos;		/* by group: date_trunc's memo, or NULL */
+	uint64		nbuckets;		/* date_trunc computed for a memo (EXPLAIN) */
 	int			naggs;
 	int		   *kinds;
 	bool	   *partial;		/* a partial aggregate: its state, not its result */
@@ -604,6 +630,98 @@ typedef struct RowsAggState
 	int			nextsorted;
 	int			windows;		/* folds done (EXPLAIN) */
 } RowsAggState;
+
+/* a memo for grouping expression g if it is such a date_trunc, or NULL */
+static RowsBucketMemo *
+bucket_memo(Expr *g, PlanState *ps)
+{
+	FuncExpr   *f = (FuncExpr *) g;
+	Const	   *c;
+	text	   *units;
+	char	   *low;
+	int			val;
+	int64		unit;
+	RowsBucketMemo *m;
+
+	if (!IsA(g, FuncExpr) || list_length(f->args) != 2 ||
+		(f->funcid != F_DATE_TRUNC_TEXT_TIMESTAMPTZ &&
+		 f->funcid != F_DATE_TRUNC_TEXT_TIMESTAMP) ||
+		!IsA(linitial(f->args), Const))
+		return NULL;
+	c = linitial(f->args);
+	if (c->constisnull)
+		return NULL;
+	/* (as timestamp_trunc reads its unit) */
+	units = DatumGetTextPP(c->constvalue);
+	low = downcase_truncate_identifier(VARDATA_ANY(units), VARSIZE_ANY_EXHDR(units), false);
+	if (DecodeUnits(0, low, &val) != UNITS)
+		return NULL;
+	switch (val)
+	{
+		case DTK_DAY:
+			unit = USECS_PER_DAY;
+			break;
+		case DTK_HOUR:
+			unit = USECS_PER_HOUR;
+			break;
+		case DTK_MINUTE:
+			unit = USECS_PER_MINUTE;
+			break;
+		case DTK_SECOND:
+			unit = USECS_PER_SEC;
+			break;
+		case DTK_MILLISEC:
+			unit = 1000;
+			break;
+		case DTK_MICROSEC:
+			unit = 1;
+			break;
+		default:
+			return NULL;		/* (weeks, months ... are not of one length) */
+	}
+	m = palloc0(sizeof(RowsBucketMemo));
+	m->arg = ExecInitExpr(lsecond(f->args), ps);
+	m->unit = unit;
+	m->tz = (f->funcid == F_DATE_TRUNC_TEXT_TIMESTAMPTZ);
+	return m;
+}
+
+/*
+ * bucket_value -- grouping expression i of the current row, through its
+ * date_trunc memo: the bucket before if x lies in it, else date_trunc's
+ * result, kept as the bucket when the bucket is [result, result + unit).
+ */
+static Datum
+bucket_value(RowsAggState *as, int i, ExprContext *ec, bool *isnull)
+{
+	RowsBucketMemo *m = as->memos[i];
+	Datum		x = ExecEvalExpr(m->arg, ec, isnull);
+	Timestamp	t,
+				r;
+	long		off;
+
+	if (*isnull)
+		return (Datum) 0;
+	t = DatumGetTimestamp(x);
+	if (m->valid && t >= m->lo && t < m->hi && (!m->tz || session_timezone == m->zone))
+		return m->result;
+	m->valid = false;
+	as->nbuckets++;
+	x = ExecEvalExpr(as->groupstates[i], ec, isnull);
+	if (*isnull || TIMESTAMP_NOT_FINITE(t))
+		return x;
+	r = DatumGetTimestamp(x);
+	if (m->tz && !pg_get_timezone_offset(session_timezone, &off))
+		return x;				/* (a zone of several offsets: every row) */
+	if (r <= t && !pg_add_s64_overflow(r, m->unit, &m->hi) && t < m->hi)
+	{
+		m->lo = r;
+		m->result = x;
+		m->zone = session_timezone;
+		m->valid = true;
+	}
+	return x;
+}
 
 static void
 acc_add(const RowsAggState *as, RowsAcc *acc, Datum *vals, bool *nulls)
@@ -745,9 +863,13 @@ WideRowsAggBegin(ForeignScanState *node, int eflags)
 	as->qual = ExecInitQual(quals, (PlanState *) node);
 	as->ngroups = list_length(groups);
 	as->groupstates = palloc(sizeof(ExprState *) * Max(as->ngroups, 1));
+	as->memos = palloc0(sizeof(RowsBucketMemo *) * Max(as->ngroups, 1));
 	i = 0;
 	foreach(lc, groups)
+	{
+		as->memos[i] = bucket_memo(lfirst(lc), (PlanState *) node);
 		as->groupstates[i++] = ExecInitExpr(lfirst(lc), (PlanState *) node);
+	}
 	as->naggs = list_length(kinds);
 	as->kinds = palloc(sizeof(int) * Max(as->naggs, 1));
 	as->argstates = palloc(sizeof(ExprState *) * Max(as->naggs, 1));
@@ -862,7 +984,9 @@ fold(ForeignScanState *node, RowsAggState *as)
 			ExecClearTuple(gs);
 			for (int i = 0; i < as->ngroups; i++)
 			{
-				gs->tts_values[i] = ExecEvalExpr(as->groupstates[i], ec, &gs->tts_isnull[i]);
+				gs->tts_values[i] = as->memos[i] ?
+					bucket_value(as, i, ec, &gs->tts_isnull[i]) :
+					ExecEvalExpr(as->groupstates[i], ec, &gs->tts_isnull[i]);
 				if (same && (gs->tts_isnull[i] != as->lastnulls[i] ||
 							 (!gs->tts_isnull[i] && gs->tts_values[i] != as->lastvals[i])))
 					same = false;
@@ -1163,6 +1287,13 @@ WideRowsAggExplain(ForeignScanState *node, ExplainState *es)
 	{
 		ExplainPropertyInteger("Rows Folded", NULL, (int64) as->nrows, es);
 		ExplainPropertyInteger("Groups", NULL, (int64) as->ngroupsout, es);
+		for (int i = 0; i < as->ngroups; i++)
+			if (as->memos[i] != NULL)
+			{
+				/* date_trunc once per bucket, not per row */
+				ExplainPropertyInteger("Buckets Computed", NULL, (int64) as->nbuckets, es);
+				break;
+			}
 		if (as->top > 0)
 			ExplainPropertyInteger("Windows", NULL, (int64) as->windows, es);
 	}

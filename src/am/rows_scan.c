@@ -112,6 +112,20 @@ struct RowsScan
 	StringInfoData jump;		/* where the next window is looked for */
 	bool		skip_done;
 	WideReverseReader *rreader;
+
+	/*
+	 * A backward scan reads its ranges by reverse readers of one state of
+	 * the table (bstate): that of the ranges' hull on the first scan; from
+	 * a rescan on (a parameterized scan: lastpoint's LIMIT 1 per host), of
+	 * the whole table, kept with its reverse reader (bspare) for every
+	 * later rescan, in bstatecxt: the write area is gathered once, not per
+	 * rescan.
+	 */
+	WideReadState *bstate;
+	bool		bstate_all;
+	WideReverseReader *bspare;
+	MemoryContext bstatecxt;
+	uint64		nrescans;
 	bool	   *wanted;			/* by attnum - 1: columns read */
 	bool	   *valued;			/* by attnum - 1: ... whose values are used
 								 * (the others only say a row exists) */
@@ -184,6 +198,7 @@ struct RowsScan
 	uint64		nseeks;
 	uint64		nprefiltered;
 	uint64		nbatched;		/* rows decoded a block at a time */
+	uint64		nbstates;		/* backward: table states read (bstate) */
 };
 
 /*
@@ -714,13 +729,35 @@ close_reader(RowsScan *st)
 	st->bnext = 0;
 	if (st->reader != NULL)
 		WideReaderEnd(st->reader);
-	if (st->rreader != NULL)
+	if (st->rreader != NULL && st->bstate_all && st->bspare == NULL)
+		st->bspare = st->rreader;	/* (kept for the next rescan) */
+	else if (st->rreader != NULL)
 		WideReverseEnd(st->rreader);
 	if (st->rstate != NULL)
 		WideReadStateEnd(st->rstate);
+	if (st->bstate != NULL && !st->bstate_all)
+	{
+		WideReadStateEnd(st->bstate);
+		st->bstate = NULL;
+		MemoryContextReset(st->bstatecxt);
+	}
 	st->reader = NULL;
 	st->rreader = NULL;
 	st->rstate = NULL;
+}
+
+/* the end of the scan: close_reader, and what it keeps for rescans */
+static void
+close_all(RowsScan *st)
+{
+	close_reader(st);
+	if (st->bspare != NULL)
+		WideReverseEnd(st->bspare);
+	if (st->bstate != NULL)
+		WideReadStateEnd(st->bstate);
+	st->bspare = NULL;
+	st->bstate = NULL;
+	st->bstate_all = false;
 }
 
 /* the by_qual index of a qualifier, trying the one after *last first; -1 */
@@ -940,18 +977,50 @@ next_cell_backward(RowsScan *st)
 	{
 		if (st->rreader == NULL)
 		{
+			const WideKeyRange *r;
+
 			if (st->nextrange >= st->nranges)
 				return NULL;
-			st->rreader = WideReverseBegin(st->cells, st->snapshot, WideReaderNow(),
-										   &st->ranges[st->nranges - 1 - st->nextrange],
-										   true, NULL);
+			r = &st->ranges[st->nranges - 1 - st->nextrange];
+			if (st->bstate == NULL)
+			{
+				MemoryContext old = MemoryContextSwitchTo(st->bstatecxt);
+				WideKeyRange hull;
+
+				scan_hull(st, &hull);
+				st->bstate_all = st->nrescans > 0;
+				st->bstate = WideReadStateBegin(st->cells, st->snapshot,
+												st->bstate_all ? NULL : &hull);
+				st->nbstates++;
+				MemoryContextSwitchTo(old);
+			}
+			if (st->bspare != NULL)
+			{
+				st->rreader = st->bspare;
+				st->bspare = NULL;
+				WideReverseRestart(st->rreader, WideReaderNow(), r);
+			}
+			else
+			{
+				/* (in bstatecxt if it is kept for rescans, else readcxt) */
+				MemoryContext old = MemoryContextSwitchTo(st->bstate_all ?
+														  st->bstatecxt :
+														  CurrentMemoryContext);
+
+				st->rreader = WideReverseBeginAt(st->cells, st->snapshot, st->bstate,
+												 WideReaderNow(), r, true, NULL);
+				MemoryContextSwitchTo(old);
+			}
 			st->nextrange++;
 			st->nseeks++;
 		}
 		c = WideReverseNext(st->rreader);
 		if (c == NULL)
 		{
-			WideReverseEnd(st->rreader);
+			if (st->bstate_all && st->bspare == NULL)
+				st->bspare = st->rreader;
+			else
+				WideReverseEnd(st->rreader);
 			st->rreader = NULL;
 			continue;
 		}
@@ -1593,6 +1662,8 @@ rows_begin(WideRowShape *shape, Snapshot snapshot, List *needed, bool exist_by_n
 										ALLOCSET_DEFAULT_SIZES);
 	st->rowcxt = AllocSetContextCreate(CurrentMemoryContext, "wide rows row",
 									   ALLOCSET_DEFAULT_SIZES);
+	st->bstatecxt = AllocSetContextCreate(CurrentMemoryContext, "wide rows backward state",
+										  ALLOCSET_DEFAULT_SIZES);
 	st->keyvalues = palloc0(sizeof(Datum) * shape->natts);
 	st->keynulls = palloc0(sizeof(bool) * shape->natts);
 
@@ -1688,7 +1759,7 @@ rows_begin(WideRowShape *shape, Snapshot snapshot, List *needed, bool exist_by_n
 static void
 rows_end(RowsScan *st)
 {
-	close_reader(st);
+	close_all(st);
 	table_close(st->cells, NoLock);
 }
 
@@ -1893,6 +1964,7 @@ WideRowsScanRestart(RowsScan *st)
 {
 	close_reader(st);
 	st->started = false;
+	st->nrescans++;
 }
 
 void
@@ -1945,6 +2017,9 @@ WideRowsScanExplain(Oid relid, List *fdw_private, RowsScan *st, ExplainState *es
 		if (es->verbose)
 			ExplainPropertyInteger("Rows Decoded in Batches", NULL,
 								   (int64) st->nbatched, es);
+		if (es->verbose && st->backward)
+			ExplainPropertyInteger("Table States Read", NULL,
+								   (int64) st->nbstates, es);
 	}
 }
 

@@ -92,6 +92,13 @@ extern WideReverseReader *WideReverseBegin(Relation rel, Snapshot snapshot,
 										   int64 now, const WideKeyRange *range,
 										   bool cells_forward,
 										   const WideTsWindow *window);
+extern WideReverseReader *WideReverseBeginAt(Relation rel, Snapshot snapshot,
+											 WideReadState *state, int64 now,
+											 const WideKeyRange *range,
+											 bool cells_forward,
+											 const WideTsWindow *window);
+extern void WideReverseRestart(WideReverseReader *r, int64 now,
+							   const WideKeyRange *range);
 extern const WideCell *WideReverseNext(WideReverseReader *r);
 extern bool WideReverseRowDone(const WideReverseReader *r);
 extern WideReaderStats WideReverseGetStats(const WideReverseReader *r);

@@ -25,6 +25,12 @@
  * the same snapshot, whatever flushes or compactions run between them
  * (their bounds only decide how much a window reads).
  *
+ * A caller that reads many ranges backwards one after the other (the row
+ * form's parameterized backward scan: a LIMIT 1 per host) gives the reader
+ * a state it gathered once (WideReverseBeginAt) and restarts the one
+ * reader at each range (WideReverseRestart): only the range's runs and
+ * write-area keys are found again, by binary search in the state.
+ *
  * Cells come in the exact reverse of the forward order (row, family,
  * qualifier descending, ts ascending), or, with cells_forward, rows
  * backwards but the cells of a row in forward order (read_rows reversed,
@@ -67,6 +73,8 @@ struct WideReverseReader
 	WideTsWindow window;
 	WideKeyRange range;
 	WideReadState *state;		/* the table's state (NULL: a one-row range) */
+	bool		own_state;		/* ... begun (and ended) by the reader */
+	MemoryContext rangecxt;		/* the range's keys and write-area keys */
 	WideRunData runs[WIDE_MAX_RUNS + WIDE_MAX_WA_RUNS];
 	int			nruns;
 	const char **wakeys;		/* write-area row keys in range, sorted */
@@ -90,7 +98,7 @@ struct WideReverseReader
 	WideReaderStats stats;
 };
 
-/* a palloc'd copy of a key (keys may hold zero bytes) */
+/* a copy of a key in the current context (keys may hold zero bytes) */
 static char *
 copy_key(const char *p, uint32 len)
 {
@@ -98,6 +106,114 @@ copy_key(const char *p, uint32 len)
 
 	memcpy(c, p, len);
 	return c;
+}
+
+/*
+ * set_range -- start reading range (NULL: all) from its end: its keys, the
+ * runs of the state that may hold it and the distinct row keys of the
+ * state's write-area records in it, in rangecxt.
+ */
+static void
+set_range(WideReverseReader *r, const WideKeyRange *range)
+{
+	MemoryContext old;
+
+	MemoryContextReset(r->rangecxt);
+	old = MemoryContextSwitchTo(r->rangecxt);
+	memset(&r->range, 0, sizeof(r->range));
+	if (range)
+	{
+		r->range = *range;
+		if (range->has_start)
+			r->range.start = copy_key(range->start, range->startlen);
+		if (range->has_end)
+			r->range.end = copy_key(range->end, range->endlen);
+	}
+	resetStringInfo(&r->hi);
+	r->has_hi = false;
+	r->hi_incl = false;
+	if (r->range.has_end)
+	{
+		appendBinaryStringInfo(&r->hi, r->range.end, r->range.endlen);
+		r->has_hi = true;
+		r->hi_incl = r->range.end_incl;
+	}
+	r->warows = REVERSE_WA_FIRST;
+	r->runrows = REVERSE_RUN_FIRST;
+	r->exhausted = false;
+	r->ncells = 0;
+	r->pos = r->rowstart = r->rowend = 0;
+	r->nruns = 0;
+	r->nwakeys = 0;
+	r->wakeys = NULL;
+	r->walens = NULL;
+	/* one row is one window: the range itself, read by a plain reader */
+	if (!r->range.is_point && r->state)
+	{
+		WideCell *const *wa;
+		int64		nwa,
+					lo = 0,
+					hi,
+					i;
+
+		r->nruns = WideReadStateRuns(r->state, &r->range, r->runs);
+		/* the distinct row keys of its write-area records in the range */
+		wa = WideReadStateWA(r->state, &nwa);
+		hi = nwa;
+		while (lo < hi)
+		{
+			int64		mid = lo + (hi - lo) / 2;
+
+			if (WideRowBeforeRange(&r->range, wa[mid]->key, wa[mid]->keylen))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (i = lo; i < nwa && !WideRowAfterRange(&r->range, wa[i]->key, wa[i]->keylen); i++)
+		{
+			if (r->nwakeys > 0 &&
+				WideKeyCompare(r->wakeys[r->nwakeys - 1], r->walens[r->nwakeys - 1],
+							   wa[i]->key, wa[i]->keylen) == 0)
+				continue;
+			if (r->wakeys == NULL)
+			{
+				r->wakeys = palloc(sizeof(char *) * (nwa - lo));
+				r->walens = palloc(sizeof(uint32) * (nwa - lo));
+			}
+			r->wakeys[r->nwakeys] = wa[i]->key;
+			r->walens[r->nwakeys++] = wa[i]->keylen;
+		}
+	}
+	MemoryContextSwitchTo(old);
+}
+
+/* a reader of state (NULL: none, a one-row range) in the current context */
+static WideReverseReader *
+reverse_new(Relation rel, Snapshot snapshot, int64 now, WideReadState *state,
+			bool cells_forward, const WideTsWindow *window)
+{
+	WideReverseReader *r = palloc0(sizeof(WideReverseReader));
+
+	r->rel = rel;
+	r->snapshot = snapshot;
+	r->now = now;
+	r->state = state;
+	r->cells_forward = cells_forward;
+	if (window)
+	{
+		r->has_window = true;
+		r->window = *window;
+	}
+	initStringInfo(&r->hi);
+	initStringInfo(&r->bound);
+	initStringInfo(&r->cand);
+	r->rangecxt = AllocSetContextCreate(CurrentMemoryContext, "wide reverse range",
+										ALLOCSET_SMALL_SIZES);
+	r->wincxt = AllocSetContextCreate(CurrentMemoryContext, "wide reverse window",
+									  ALLOCSET_DEFAULT_SIZES);
+	r->maxcells = 32;			/* (grows: a LIMIT read needs few) */
+	r->cells = palloc(sizeof(WideCell) * r->maxcells);
+	return r;
 }
 
 /*
@@ -110,64 +226,48 @@ WideReverseBegin(Relation rel, Snapshot snapshot, int64 now,
 				 const WideKeyRange *range, bool cells_forward,
 				 const WideTsWindow *window)
 {
-	WideReverseReader *r = palloc0(sizeof(WideReverseReader));
+	WideReverseReader *r;
+	WideReadState *state = NULL;
 
-	r->rel = rel;
-	r->snapshot = snapshot;
-	r->now = now;
-	r->cells_forward = cells_forward;
-	if (window)
-	{
-		r->has_window = true;
-		r->window = *window;
-	}
-	if (range)
-	{
-		r->range = *range;
-		if (range->has_start)
-			r->range.start = copy_key(range->start, range->startlen);
-		if (range->has_end)
-			r->range.end = copy_key(range->end, range->endlen);
-	}
-	initStringInfo(&r->hi);
-	initStringInfo(&r->bound);
-	initStringInfo(&r->cand);
-	if (r->range.has_end)
-	{
-		appendBinaryStringInfo(&r->hi, r->range.end, r->range.endlen);
-		r->has_hi = true;
-		r->hi_incl = r->range.end_incl;
-	}
-	r->warows = REVERSE_WA_FIRST;
-	r->runrows = REVERSE_RUN_FIRST;
-	/* one row is one window: the range itself, read by a plain reader */
-	if (!r->range.is_point)
-	{
-		WideCell *const *wa;
-		int64		nwa,
-					i;
-
-		r->state = WideReadStateBegin(rel, snapshot, &r->range);
-		r->nruns = WideReadStateRuns(r->state, &r->range, r->runs);
-		/* the distinct row keys of its write-area records */
-		wa = WideReadStateWA(r->state, &nwa);
-		r->wakeys = palloc(sizeof(char *) * Max(nwa, 1));
-		r->walens = palloc(sizeof(uint32) * Max(nwa, 1));
-		for (i = 0; i < nwa; i++)
-		{
-			if (r->nwakeys > 0 &&
-				WideKeyCompare(r->wakeys[r->nwakeys - 1], r->walens[r->nwakeys - 1],
-							   wa[i]->key, wa[i]->keylen) == 0)
-				continue;
-			r->wakeys[r->nwakeys] = wa[i]->key;
-			r->walens[r->nwakeys++] = wa[i]->keylen;
-		}
-	}
-	r->wincxt = AllocSetContextCreate(CurrentMemoryContext, "wide reverse window",
-									  ALLOCSET_DEFAULT_SIZES);
-	r->maxcells = 32;			/* (grows: a LIMIT read needs few) */
-	r->cells = palloc(sizeof(WideCell) * r->maxcells);
+	if (!(range && range->is_point))
+		state = WideReadStateBegin(rel, snapshot, range);
+	r = reverse_new(rel, snapshot, now, state, cells_forward, window);
+	r->own_state = (state != NULL);
+	set_range(r, range);
 	return r;
+}
+
+/*
+ * WideReverseBeginAt -- as WideReverseBegin, reading the given state of
+ * the table (WideReadStateBegin of rel and snapshot, over a range that
+ * holds this one and every one WideReverseRestart will give; the caller
+ * ends it, after the reader): a scan that reads many ranges of one state
+ * backwards, one after the other, gathers its write-area records once.
+ */
+WideReverseReader *
+WideReverseBeginAt(Relation rel, Snapshot snapshot, WideReadState *state,
+				   int64 now, const WideKeyRange *range, bool cells_forward,
+				   const WideTsWindow *window)
+{
+	WideReverseReader *r = reverse_new(rel, snapshot, now, state, cells_forward,
+									   window);
+
+	set_range(r, range);
+	return r;
+}
+
+/*
+ * WideReverseRestart -- read another range backwards from its end (of the
+ * state a WideReverseBeginAt reader was given), as a new reader would,
+ * reusing this one's memory.
+ */
+void
+WideReverseRestart(WideReverseReader *r, int64 now, const WideKeyRange *range)
+{
+	Assert(!r->own_state);
+	MemoryContextReset(r->wincxt);
+	r->now = now;
+	set_range(r, range);
 }
 
 /* keep the greater of bound and cand */
@@ -404,7 +504,8 @@ void
 WideReverseEnd(WideReverseReader *r)
 {
 	MemoryContextDelete(r->wincxt);
-	if (r->state)
+	MemoryContextDelete(r->rangecxt);
+	if (r->own_state)
 		WideReadStateEnd(r->state);
 	pfree(r->cells);
 	pfree(r);
