@@ -38,21 +38,6 @@ SELECT * FROM wide.verify('tm');
 -- point reads and a range of one host, through the passed blocks
 SELECT count(*), min(value), max(value) FROM tm WHERE row_key = 'host_7#1451607000';
 SELECT count(*) FROM tm WHERE row_key >= 'host_12#' AND row_key < 'host_12$';
--- a compaction step takes what the next step would merge with its output:
--- six runs of one size and a small one, more than wide.max_runs; the
--- newest four would be merged, then their output with the three older
--- ones; the first step merges all seven
-SET wide.max_runs = 4;
-TRUNCATE tm;
-SELECT pg_temp.load('tm', k) FROM generate_series(0, 5) k;
-INSERT INTO tm SELECT 'host_' || h || '#2' || s, 'cpu', 'usage_' || q, '2030-01-01', 1
-  FROM generate_series(1, 5) h, generate_series(0, 39) s, generate_series(1, 10) q;
-SET client_min_messages = debug1;
-SELECT FROM wide.compact('tm');
-RESET client_min_messages;
-SELECT count(*) AS runs FROM wide.runs('tm');
-SELECT count(*) FROM tm;
-RESET wide.max_runs;
 -- keys without a common leading part (random): blocks cut by size only,
 -- as before; a bulk load of them reads back whole
 CREATE TABLE rk (row_key text, family text, qualifier text, ts timestamptz,
