@@ -111,6 +111,9 @@ extern const WideFamily *WideCellCoordinates(Relation rel, const WideSchema *sch
 											 WideCell *cell);
 extern void WideCellFromValues(Relation rel, const WideSchema *schema,
 							   Datum *values, bool *isnull, WideCell *cell);
+extern bool WideCellSibling(Relation rel, const WideSchema *schema,
+							const WideCell *first, Datum qual, Datum value,
+							WideCell *cell);
 extern bool WideCellToValues(const WideSchema *schema, const WideCell *cell,
 							 Datum *values, bool *isnull, const bool *needed);
 

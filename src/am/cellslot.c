@@ -609,6 +609,32 @@ WideCellFromValues(Relation rel, const WideSchema *schema,
 	}
 }
 
+/*
+ * WideCellSibling -- WideCellFromValues of another column of a row just
+ * converted: "first" (from WideCellFromValues) gives the row key, family
+ * and timestamp, already checked; only the qualifier (qual, a text or
+ * bytea datum) and the value are new.  False, with *cell unset, when the
+ * cell is not a plain PUT (an aggregate or rollup family's): the caller
+ * converts it with WideCellFromValues.  (The row form writes ten columns
+ * of a reading this way: the per-cell checks of the key, family and
+ * timestamp, and the family's lookup, once a row.)
+ */
+bool
+WideCellSibling(Relation rel, const WideSchema *schema, const WideCell *first,
+				Datum qual, Datum value, WideCell *cell)
+{
+	if (first->kind != WIDE_KIND_PUT)
+		return false;
+	*cell = *first;
+	cell->qual = varlena_bytes(qual, &cell->quallen);
+	check_length(rel, "qualifier", cell->quallen, WIDE_MAX_QUALIFIER);
+	cell->qual_datum = NULL;
+	cell->value_datum = NULL;
+	cell->value = WideValueToBytes(schema, value, &cell->vallen);
+	check_length(rel, "value", cell->vallen, WIDE_MAX_VALUE);
+	return true;
+}
+
 
 /*
  * WideCellToValues -- the column values of a cell.  Only the columns with

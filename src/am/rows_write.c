@@ -307,7 +307,14 @@ rows_insert(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 
 		if (slot->tts_isnull[a - 1])
 			continue;
-		value_cell(m, schema, keyd, a, slot->tts_values[a - 1], ts, tsnull, &cells[n++]);
+		/* the row's key, family and time checked once (cellslot.c) */
+		if (n == 0 ||
+			!WideCellSibling(m->cells, schema, &cells[0], m->quald[a - 1],
+							 WideRowValueIn(s, schema, &s->cols[a - 1],
+											slot->tts_values[a - 1]),
+							 &cells[n]))
+			value_cell(m, schema, keyd, a, slot->tts_values[a - 1], ts, tsnull, &cells[n]);
+		n++;
 	}
 	if (n == 0)
 		ereport(ERROR,

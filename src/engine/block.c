@@ -142,7 +142,7 @@ WideBlockAdd(WideBlockBuilder *b, const WideCell *c, bool store_seq,
 	int			level = WideCellLevel(c);
 	uint8		flags = c->kind & F_KIND;
 	bool		new_row = b->ncells == 0 ||
-		WideKeyCompare(b->row.data, b->row.len, c->key, c->keylen) != 0;
+		!WideBytesEqual(b->row.data, b->row.len, c->key, c->keylen);
 	bool		new_fam = level >= WIDE_LEVEL_FAMILY &&
 		(new_row || b->fam.len != c->famlen || b->famid != c->famid ||
 		 memcmp(b->fam.data, c->family, c->famlen) != 0);
@@ -175,7 +175,7 @@ WideBlockAdd(WideBlockBuilder *b, const WideCell *c, bool store_seq,
 		put_varint(&b->keys, c->keylen - shared);
 		put_bytes(&b->keys, c->key + shared, c->keylen - shared);
 		resetStringInfo(&b->row);
-		appendBinaryStringInfo(&b->row, c->key, c->keylen);
+		put_bytes(&b->row, c->key, c->keylen);
 		b->arena += c->keylen;
 		/* a new row starts its families and qualifiers afresh */
 		resetStringInfo(&b->fam);
@@ -188,7 +188,7 @@ WideBlockAdd(WideBlockBuilder *b, const WideCell *c, bool store_seq,
 		put_bytes(&b->keys, c->family, c->famlen);
 		put_varint(&b->keys, c->famid);
 		resetStringInfo(&b->fam);
-		appendBinaryStringInfo(&b->fam, c->family, c->famlen);
+		put_bytes(&b->fam, c->family, c->famlen);
 		b->famid = c->famid;
 		resetStringInfo(&b->qual);
 		b->have_qual = false;
@@ -202,7 +202,7 @@ WideBlockAdd(WideBlockBuilder *b, const WideCell *c, bool store_seq,
 		put_varint(&b->keys, c->quallen - shared);
 		put_bytes(&b->keys, c->qual + shared, c->quallen - shared);
 		resetStringInfo(&b->qual);
-		appendBinaryStringInfo(&b->qual, c->qual, c->quallen);
+		put_bytes(&b->qual, c->qual, c->quallen);
 		b->have_qual = true;
 		b->arena += c->quallen;
 	}
@@ -389,6 +389,7 @@ WideBlockIterInit(WideBlockIter *it, const char *data, Size len, int16 typlen,
 	 */
 	it->next_xid = InvalidTransactionId;
 	it->xmins_frozen = false;	/* (the caller sets it from the index entry) */
+	it->skip_values = false;
 	it->nseq = 0;
 	if (!(p = get_varint(p, end, &ncells)) || !(p = get_varint(p, end, &arena)) ||
 		!(p = get_varint(p, end, &keylen)) || !(p = get_varint(p, end, &tslen)) ||
@@ -899,10 +900,27 @@ next:
 	}
 	if (!read_times(it, c) || !read_aux(it, flags, c))
 		return false;
-	if (!WIDE_KIND_IS_TOMBSTONE(c->kind) && !read_value(it, c))
+	if (!WIDE_KIND_IS_TOMBSTONE(c->kind) &&
+		!(unlikely(it->skip_values) ? skip_value(it, c->kind) : read_value(it, c)))
 		return false;
 	c->same &= same;
 	it->i++;
+	return true;
+}
+
+/*
+ * WideBlockIterSkipValues -- from now on, in this block, step over the
+ * records' values instead of decoding them: cells carry no value (NULL,
+ * length 0).  Only where values have a fixed length (no blob references
+ * to see); returns false, changing nothing, in another block.  For a
+ * compaction's survey of a block it may pass whole (blockpass.c).
+ */
+bool
+WideBlockIterSkipValues(WideBlockIter *it)
+{
+	if (it->fixed <= 0 && it->val_div == 0.0)
+		return false;
+	it->skip_values = true;
 	return true;
 }
 

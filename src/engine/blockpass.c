@@ -46,8 +46,12 @@
  * record of the output.
  *
  * Checking a block decodes it once (to hash its rows for the output's row
- * filter, and to see its families, xmins and blobs); it is compressed
- * again never.  Crash safety is the compaction's: the output is published
+ * filter, and to see its families, xmins and blobs), stepping over its
+ * fixed-length values and its qualifiers (the last record's is in the
+ * index entry); it is compressed again never.  A bulk load's runs cut
+ * their blocks where a row key's leading part changes
+ * (WideSegmentWriterCutAtPrefix), so that with time-major input every
+ * block passes.  Crash safety is the compaction's: the output is published
  * in one metapage record, or its pages are swept.
  *
  * IDENTIFICATION
@@ -311,6 +315,12 @@ survey(WidePassSource *ps, WidePassedBlock *pb, WideCell *first, WideCell *last,
 	WideCell	c;
 	uint64		n = 0;
 
+	/*
+	 * Neither values (unless they may be blob references) nor qualifiers
+	 * are needed, but for the last record's, which the index entry holds
+	 */
+	(void) WideBlockIterSkipValues(bi);
+	bi->skip_quals = (ps->e->flags & WIDE_INDEX_HAS_LASTCOL) != 0;
 	while (ok && WideBlockIterNext(bi, &c))
 	{
 		if (WIDE_KIND_IS_TOMBSTONE(c.kind) || bi->nseq > 0)
@@ -360,6 +370,17 @@ survey(WidePassSource *ps, WidePassedBlock *pb, WideCell *first, WideCell *last,
 	}
 	if (bi->error)
 		WideSegmentCorrupt(ps->rel, ps->seg, "bad data block", ps->e->offset);
+	if (ok && bi->skip_quals)
+	{
+		/* the last record's family and qualifier, from the index entry */
+		if (last->kind < WIDE_KIND_DEL_CELLS ||
+			last->famlen != ps->e->lastfamlen ||
+			memcmp(last->family, ps->e->lastfam, last->famlen) != 0)
+			WideSegmentCorrupt(ps->rel, ps->seg, "bad data block", ps->e->offset);
+		last->qual = ps->e->lastqual;
+		last->quallen = ps->e->lastquallen;
+	}
+	bi->skip_quals = false;
 	if (ok && n != ps->e->ncells)
 		WideSegmentCorrupt(ps->rel, ps->seg, "bad data block", ps->e->offset);
 	if (ok)

@@ -19,6 +19,10 @@
  * runs (compaction.c): a generation made only of such runs becomes runs
  * as is, without a rewrite.
  *
+ * The run's data blocks are also cut where a row key's leading part
+ * changes (segment_writer.c, WideSegmentWriterCutAtPrefix): VACUUM's merge
+ * of a time-major load's runs then passes every block through.
+ *
  * Nothing is written until a buffer is full or the COPY ends
  * (finish_bulk_insert); an error discards the buffer.  Pages written and not
  * registered yet (the run's blobs, then its segment) are not referenced by
@@ -137,6 +141,8 @@ WideBulkWriteRun(Relation rel, WideSorter *sorter, uint64 n, int16 typlen)
 		return;
 	WideSorterDone(sorter);
 	w = WideSegmentWriterBegin(rel, typlen);
+	/* blocks of one key prefix, so that a merge of the runs passes them */
+	WideSegmentWriterCutAtPrefix(w);
 	/* the sorted records in place, fetched a few ahead (they are scattered) */
 	cells = WideSorterCells(sorter, &ncells);
 	for (i = 0; i < ncells; i++)

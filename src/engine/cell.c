@@ -89,9 +89,9 @@ WideCellCompareInRow(const WideCell *a, const WideCell *b)
 		goto by_seq;
 	}
 
-	r = WideKeyCompare(a->family, a->famlen, b->family, b->famlen);
-	if (r != 0)
-		return r;
+	/* (one family, the common case: no call) */
+	if (!WideBytesEqual(a->family, a->famlen, b->family, b->famlen))
+		return WideKeyCompare(a->family, a->famlen, b->family, b->famlen);
 	if (la == WIDE_LEVEL_FAMILY || lb == WIDE_LEVEL_FAMILY)
 	{
 		if (la != lb)

@@ -20,19 +20,45 @@
 
 #include "lib/stringinfo.h"
 
+/*
+ * (The writers call these a few times per record: the common case, room in
+ * the buffer, is a store and no call; appendBinaryStringInfo grows it.)
+ */
+static inline void
+put_bytes(StringInfo s, const char *p, int len)
+{
+	if (likely(s->len + len < s->maxlen))
+	{
+		memcpy(s->data + s->len, p, len);
+		s->len += len;
+		s->data[s->len] = '\0';
+	}
+	else
+		appendBinaryStringInfo(s, p, len);
+}
+
 static inline void
 put_varint(StringInfo s, uint64 v)
 {
 	char		buf[10];
+	char	   *d;
 	int			n = 0;
 
+	/* room for the longest varint: write it in place */
+	d = likely(s->len + 10 < s->maxlen) ? s->data + s->len : buf;
 	while (v >= 0x80)
 	{
-		buf[n++] = (char) (v | 0x80);
+		d[n++] = (char) (v | 0x80);
 		v >>= 7;
 	}
-	buf[n++] = (char) v;
-	appendBinaryStringInfo(s, buf, n);
+	d[n++] = (char) v;
+	if (d == buf)
+		appendBinaryStringInfo(s, buf, n);
+	else
+	{
+		s->len += n;
+		s->data[s->len] = '\0';
+	}
 }
 
 static inline void
@@ -48,15 +74,9 @@ put_byte(StringInfo s, uint8 b)
 }
 
 static inline void
-put_bytes(StringInfo s, const char *p, int len)
-{
-	appendBinaryStringInfo(s, p, len);
-}
-
-static inline void
 put_u32(StringInfo s, uint32 v)
 {
-	appendBinaryStringInfo(s, (const char *) &v, sizeof(v));
+	put_bytes(s, (const char *) &v, sizeof(v));
 }
 
 /* decoders: return the position after the value, or NULL if truncated */
@@ -110,6 +130,18 @@ common_prefix(const char *a, uint32 alen, const char *b, uint32 blen)
 	uint32		n = Min(alen, blen);
 	uint32		i = 0;
 
+	/* eight bytes at a time while they agree (row keys share long prefixes) */
+	while (i + 8 <= n)
+	{
+		uint64		x,
+					y;
+
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			break;
+		i += 8;
+	}
 	while (i < n && a[i] == b[i])
 		i++;
 	return i;

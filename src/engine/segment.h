@@ -137,6 +137,8 @@ typedef struct WideBlockIter
 	MemoryContext cxt;			/* where the buffers live */
 	bool		skip_quals;		/* qualifiers parsed, not rebuilt: cells
 								 * carry an empty one */
+	bool		skip_values;	/* values stepped over: cells carry none
+								 * (WideBlockIterSkipValues) */
 	uint64		ts_unit;		/* of a packed block (WideRawBlock) */
 	double		val_div;
 	char	   *valbuf;			/* values of a packed block, 8 bytes each */
@@ -250,6 +252,7 @@ extern bool WideBlockIterInitBlock(WideBlockIter *it, const WideRawBlock *blk,
 								   int16 typlen, uint64 default_seq,
 								   uint64 seq_base);
 extern bool WideBlockIterNext(WideBlockIter *it, WideCell *c);
+extern bool WideBlockIterSkipValues(WideBlockIter *it);
 extern void WideBlockIterSetFilter(WideBlockIter *it,
 								   bool (*keep) (const WideCell *cell, void *arg),
 								   void *arg);
@@ -284,6 +287,7 @@ struct WideRangeDels;
 extern void WideSegmentWriterKeepSeqs(WideSegmentWriter *w,
 									  const struct WideRangeDels *ranges);
 extern void WideSegmentWriterMoveBlobs(WideSegmentWriter *w, BlockNumber from);
+extern void WideSegmentWriterCutAtPrefix(WideSegmentWriter *w);
 extern void WideSegmentWriterAdd(WideSegmentWriter *w, const WideCell *c,
 								 bool frozen);
 extern void WideSegmentWriterAddBlock(WideSegmentWriter *w,

@@ -55,8 +55,12 @@
 #include "engine/segment.h"
 #include "engine/rules.h"
 #include "engine/manifest.h"
+#include "engine/coding.h"
 
 int			wide_block_size = 16384;
+
+/* WideSegmentWriterCutAtPrefix: how many fewer bytes make a new part */
+#define WIDE_CUT_LCP_DROP		4
 
 #define INDEX_BLOCK_ENTRIES		128
 #define FIRST_EXTENT_PAGES		4
@@ -86,7 +90,8 @@ struct WideSegmentWriter
 	StringInfoData stored;
 	WideIndexEntry cur;			/* entry of the data block being built */
 	StringInfoData cur_lastrow;
-	StringInfoData cur_lastcol; /* family and qualifier of its last record */
+	StringInfoData cur_lastcol; /* family and qualifier of its last record,
+								 * w->prev's, copied when it is finished */
 	bool		cur_has_lastcol;	/* (which is of a column) */
 
 	/* the index block being built */
@@ -119,6 +124,11 @@ struct WideSegmentWriter
 	const WideRangeDels *keep_ranges;	/* rows whose records keep theirs */
 	bool		row_in_range;
 	bool		repeats;		/* a column has two records: not ONE_VERSION */
+
+	/* cutting blocks where the row keys' leading part changes */
+	bool		cut_at_prefix;	/* WideSegmentWriterCutAtPrefix */
+	uint32		block_min_lcp;	/* smallest prefix two consecutive rows of
+								 * the data block being built share */
 
 	/* statistics for the run descriptor */
 	WideRunData run;
@@ -173,10 +183,37 @@ WideSegmentWriterBegin(Relation rel, int16 typlen)
 	w->run.min_xmin = InvalidTransactionId;
 	w->cur.ts_min = PG_INT64_MAX;
 	w->cur.ts_max = PG_INT64_MIN;
+	w->block_min_lcp = PG_UINT32_MAX;
 
 	MemoryContextSwitchTo(old);
 	return w;
 }
+
+/*
+ * WideSegmentWriterCutAtPrefix -- also cut data blocks where a row key
+ * leaves the leading part its block's rows share (a bulk load's runs).
+ *
+ * Why: a COPY of time-major readings (every host in every stretch of time)
+ * writes runs in which each host's rows are a stretch, and the merge of
+ * those runs puts the stretches of one host from all runs side by side.  A
+ * block holding the end of one host's stretch and the start of the next
+ * one's has the other runs' records of those hosts between its rows, so
+ * the merge must decode it (blockpass.c); a block of one host's rows is
+ * passed through as stored.  Which part of a key is "the host" the engine
+ * does not know, so the rule is on bytes: a new row whose key shares with
+ * the previous row's at least WIDE_CUT_LCP_DROP fewer leading bytes than
+ * any two consecutive rows of the block being built do (host_12#... after
+ * host_11#... where the block's rows share "host_11#14516"), once the
+ * block holds a sixteenth of wide.block_size, starts a new block.  Keys
+ * without such structure (random ones) share few bytes from row to row,
+ * never that many fewer: their blocks are cut by size as before.
+ */
+void
+WideSegmentWriterCutAtPrefix(WideSegmentWriter *w)
+{
+	w->cut_at_prefix = true;
+}
+
 
 /* ----------------------------------------------------------------
  *	The stream
@@ -361,6 +398,12 @@ finish_data_block(WideSegmentWriter *w)
 	w->cur.lastrowlen = w->cur_lastrow.len;
 	if (w->cur_has_lastcol)
 	{
+		/* the block's last record is the last one added (w->prev) */
+		Assert(w->have_prev);
+		resetStringInfo(&w->cur_lastcol);
+		appendBinaryStringInfo(&w->cur_lastcol, w->prev.family, w->prev.famlen);
+		appendBinaryStringInfo(&w->cur_lastcol, w->prev.qual, w->prev.quallen);
+		w->cur.lastfamlen = w->prev.famlen;
 		w->cur.flags |= WIDE_INDEX_HAS_LASTCOL;
 		w->cur.lastfam = w->cur_lastcol.data;
 		w->cur.lastqual = w->cur_lastcol.data + w->cur.lastfamlen;
@@ -372,6 +415,7 @@ finish_data_block(WideSegmentWriter *w)
 	memset(&w->cur, 0, sizeof(w->cur));
 	w->cur.ts_min = PG_INT64_MAX;
 	w->cur.ts_max = PG_INT64_MIN;
+	w->block_min_lcp = PG_UINT32_MAX;
 	if (w->nientries == INDEX_BLOCK_ENTRIES)
 		finish_index_block(w);
 }
@@ -408,10 +452,10 @@ keeps_seq(WideSegmentWriter *w, const WideCell *c, bool same_row)
 	else
 	{
 		resetStringInfo(&w->prevbuf);
-		appendBinaryStringInfo(&w->prevbuf, c->key, c->keylen);
+		put_bytes(&w->prevbuf, c->key, c->keylen);
 	}
-	appendBinaryStringInfo(&w->prevbuf, c->family, c->famlen);
-	appendBinaryStringInfo(&w->prevbuf, c->qual, c->quallen);
+	put_bytes(&w->prevbuf, c->family, c->famlen);
+	put_bytes(&w->prevbuf, c->qual, c->quallen);
 	w->prev = *c;
 	w->prev.key = w->prevbuf.data;
 	w->prev.family = w->prevbuf.data + c->keylen;
@@ -509,7 +553,7 @@ WideSegmentWriterAdd(WideSegmentWriter *w, const WideCell *c, bool frozen)
 {
 	MemoryContext old = MemoryContextSwitchTo(w->cxt);
 	bool		new_row = !w->have_prev ||
-		WideKeyCompare(w->prev.key, w->prev.keylen, c->key, c->keylen) != 0;
+		!WideBytesEqual(w->prev.key, w->prev.keylen, c->key, c->keylen);
 	bool		keep;
 	WideCell	copy;
 	char	   *tofree = NULL;
@@ -528,13 +572,27 @@ WideSegmentWriterAdd(WideSegmentWriter *w, const WideCell *c, bool frozen)
 		pfree(data);
 		c = &moved;
 	}
-	keep = keeps_seq(w, c, !new_row);
+	/* a new row leaving the leading part the block's rows share: cut */
+	if (w->cut_at_prefix && new_row && w->have_prev &&
+		WideBlockBuilderCount(w->block) > 0)
+	{
+		uint32		lcp = common_prefix(w->prev.key, w->prev.keylen,
+										c->key, c->keylen);
 
+		if (w->block_min_lcp != PG_UINT32_MAX &&
+			lcp + WIDE_CUT_LCP_DROP <= w->block_min_lcp &&
+			WideBlockBuilderSize(w->block) >= (Size) wide_block_size / 16)
+			finish_data_block(w);
+		else
+			w->block_min_lcp = Min(w->block_min_lcp, lcp);
+	}
 	/* cut blocks at row boundaries when they can, at the size limit always */
 	if (WideBlockBuilderCount(w->block) > 0 &&
 		WideBlockBuilderSize(w->block) >= (Size) wide_block_size &&
 		(new_row || WideBlockBuilderSize(w->block) >= 4 * (Size) wide_block_size))
 		finish_data_block(w);
+	/* (after the cut: w->prev stays the block's last record until then) */
+	keep = keeps_seq(w, c, !new_row);
 
 	WideBlockAdd(w->block, c, keep, frozen);
 
@@ -542,16 +600,10 @@ WideSegmentWriterAdd(WideSegmentWriter *w, const WideCell *c, bool frozen)
 	if (new_row)
 	{
 		resetStringInfo(&w->cur_lastrow);
-		appendBinaryStringInfo(&w->cur_lastrow, c->key, c->keylen);
+		put_bytes(&w->cur_lastrow, c->key, c->keylen);
 	}
+	/* (its family and qualifier are w->prev's when the block is cut) */
 	w->cur_has_lastcol = c->kind >= WIDE_KIND_DEL_CELLS;
-	if (w->cur_has_lastcol)
-	{
-		resetStringInfo(&w->cur_lastcol);
-		appendBinaryStringInfo(&w->cur_lastcol, c->family, c->famlen);
-		appendBinaryStringInfo(&w->cur_lastcol, c->qual, c->quallen);
-		w->cur.lastfamlen = c->famlen;
-	}
 	w->cur.ncells++;
 	if (!WIDE_KIND_IS_TOMBSTONE(c->kind) || c->kind == WIDE_KIND_DEL_CELLS)
 	{
@@ -599,11 +651,11 @@ WideSegmentWriterAdd(WideSegmentWriter *w, const WideCell *c, bool frozen)
 		 TransactionIdPrecedes(c->xmin, w->run.min_xmin)))
 		w->run.min_xmin = c->xmin;
 	if (w->run.ncells == 1)
-		appendBinaryStringInfo(&w->lo, c->key, c->keylen);
+		put_bytes(&w->lo, c->key, c->keylen);
 	if (new_row)
 	{
 		resetStringInfo(&w->hi);
-		appendBinaryStringInfo(&w->hi, c->key, c->keylen);
+		put_bytes(&w->hi, c->key, c->keylen);
 	}
 	if (tofree)
 		pfree(tofree);

@@ -211,8 +211,8 @@ WideSorterAdd(WideSorter *s, const WideCell *cell)
 	{
 		Group	   *g = &s->groups[s->ngroups - 1];
 
-		if (g->keylen == c->keylen && g->first + g->n == s->ncells &&
-			memcmp(g->key, c->key, c->keylen) == 0)
+		if (g->first + g->n == s->ncells &&
+			WideBytesEqual(g->key, g->keylen, c->key, c->keylen))
 		{
 			g->n++;
 			s->cells[s->ncells++] = c;
