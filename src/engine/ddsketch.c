@@ -262,12 +262,18 @@ WideDDSAdd(WideAcc *a, double x)
  * than its value needs (a last byte of 0 after the first), which would
  * give an equal sketch other bytes
  */
-static bool
+static inline bool
 get_varint(const uint8 **p, const uint8 *end, uint64 *v)
 {
 	uint64		r = 0;
 	int			shift = 0;
 
+	/* (one byte, the common case: counts, deltas between near bins) */
+	if (likely(*p < end) && **p < 0x80)
+	{
+		*v = *(*p)++;
+		return true;
+	}
 	while (*p < end && shift < 64)
 	{
 		uint8		b = *(*p)++;
@@ -481,10 +487,26 @@ WideDDSEncode(const WideAcc *a, uint32 *len)
 static double
 bin_value(int32 i)
 {
-	double		g = dds_gamma();
-	double		v = exp(i * log(g) + log(2.0 / (g + 1.0)));
+	/* the last bins asked for, by index (a pure function: no invalidation) */
+	static struct
+	{
+		int32		index;
+		double		value;
+	}			memo[64] = {{1, 0.0}};	/* (no index maps to a slot whose
+										 * index it is before it is set:
+										 * slot 0 holds 1, the others 0) */
+	int			slot = i & 63;
+	double		g,
+				v;
 
-	return isinf(v) ? DBL_MAX : v;
+	if (memo[slot].index == i)
+		return memo[slot].value;
+	g = dds_gamma();
+	v = exp(i * log(g) + log(2.0 / (g + 1.0)));
+	v = isinf(v) ? DBL_MAX : v;
+	memo[slot].index = i;
+	memo[slot].value = v;
+	return v;
 }
 
 /* the value of the bin of a sign's list where the running count first reaches rank */
