@@ -126,10 +126,12 @@ WIDE_HEADERS = $(wildcard $(srcdir)/src/*.h $(srcdir)/src/*/*.h)
 $(OBJS): $(WIDE_HEADERS)
 
 # the layering rules of src/ (engine/ includes no executor, planner, fmgr,
-# jsonb or tableam header, nor any of am/ or api/); also run by run-all.sh
+# jsonb or tableam header, nor any of am/ or api/), and the metapage's one
+# owner (engine/manifest.c); also run by run-all.sh
 .PHONY: check-layers
 check-layers:
 	@bash $(srcdir)/test/check-layers.sh
+	@bash $(srcdir)/test/check-manifest.sh
 
 # wide-bigtable, the gRPC front-end (bigtable/, docs/grpc.md): its own
 # Makefile, which skips the server with a note where gRPC is not installed

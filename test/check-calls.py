@@ -18,9 +18,6 @@ import collections, glob, os, subprocess, sys
 LOOPS = {
     # a rollup family is part of the schema, and the schema validates rollups
     'engine/rollup engine/schema',
-    # the metapage's owner reads pages through storage.c, which asks the
-    # manifest to validate what it reads
-    'engine/manifest engine/storage',
     # a blob chain and a segment's pages come from space.c, which reads
     # freed segments' headers to reuse their pages
     'engine/blob engine/segment_reader engine/space',

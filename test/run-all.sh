@@ -26,9 +26,12 @@ SUITES=" ${WIDE_SUITES:-layers installcheck tap conformance private} "
 want() { [[ $SUITES == *" $1 "* ]]; }
 
 if want layers; then
-log "layering: test/check-layers.sh"
+log "layering: test/check-layers.sh, test/check-manifest.sh"
 if ! bash "$WIDE_ROOT/test/check-layers.sh"; then
 	failed+=(layers)
+fi
+if ! bash "$WIDE_ROOT/test/check-manifest.sh"; then
+	failed+=(manifest)
 fi
 fi
 

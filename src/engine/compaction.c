@@ -319,8 +319,7 @@ compact_runs(Relation rel, const WideRunData *runs, int lo, int hi, int max_out,
 	for (i = lo; i <= hi; i++)
 		(void) WideSpaceFree(meta, WIDE_FREE_SEGMENT, runs[i].root, 0);
 	WideFreeBlobsNotKept(meta, blobs, nblobs, kept, nkept);
-	meta->version_counter++;
-	meta->compactions++;
+	WideManifestNoteCompaction(meta);
 	(void) WideManifestCommit(&tx);
 
 	/* what it did, for wide.compact and VACUUM VERBOSE (summary.c) */
@@ -489,8 +488,7 @@ WideMoveRunBySegid(Relation rel, uint32 segid, const char *crash_point)
 			meta = WideManifestBegin(rel, &tx);
 			WideManifestReplaceRuns(rel, meta, i, i, runs + i, &run);
 			(void) WideSpaceFree(meta, WIDE_FREE_SEGMENT, runs[i].root, 0);
-			meta->version_counter++;
-			meta->compactions++;
+			WideManifestNoteCompaction(meta);
 			(void) WideManifestCommit(&tx);
 			/* a copy: read and written as it is (summary.c) */
 			WideMaintTotals.compactions++;
@@ -534,8 +532,7 @@ drop_hidden_run(Relation rel, const WideRunData *run)
 	WideManifestReplaceRuns(rel, meta, i, i, &meta->runs[i], NULL);
 	(void) WideSpaceFree(meta, WIDE_FREE_SEGMENT, run->root, 0);
 	WideFreeBlobsNotKept(meta, seg->blobs, seg->nblobs, NULL, 0);
-	meta->version_counter++;
-	meta->compactions++;
+	WideManifestNoteCompaction(meta);
 	(void) WideManifestCommit(&tx);
 	WideSegmentFree(seg);
 	/* (tests: a crash after one run of several is dropped) */
@@ -640,7 +637,7 @@ WideRangeDelVacuum(Relation rel)
 			WideManifestAbort(&tx);
 		else
 		{
-			m->version_counter++;
+			WideManifestNoteRunChange(m);
 			(void) WideManifestCommit(&tx);
 		}
 	}
@@ -754,8 +751,7 @@ WideCompactDropRuns(Relation rel)
 		WideFreeBlobsNotKept(meta, blobs[i], nblobs[i], blobs[i], 0);
 		(void) WideSpaceFree(meta, WIDE_FREE_SEGMENT, runs[i].root, 0);
 	}
-	meta->version_counter++;
-	meta->compactions++;
+	WideManifestNoteCompaction(meta);
 	(void) WideManifestCommit(&tx);
 	WideDebugCrash("drop-runs-published");
 	return ndead;

@@ -153,10 +153,7 @@ WideDropsForAll(Relation rel, WideDropRule *out)
 static void
 forget(WideMetaPageData *meta, uint32 i)
 {
-	memmove(&meta->drops[i], &meta->drops[i + 1],
-			sizeof(WideDropEntry) * (meta->ndrops - i - 1));
-	meta->ndrops--;
-	memset(&meta->drops[meta->ndrops], 0, sizeof(WideDropEntry));
+	WideManifestForgetDrop(meta, i);
 }
 
 /* may a frozen entry be forgotten (see the header)? */
@@ -212,7 +209,7 @@ WideDropsAdd(Relation rel, uint32 famid, int64 before)
 	TransactionId xid = GetCurrentTransactionId();
 	WideManifestTx tx;
 	WideMetaPageData *meta;
-	WideDropEntry *e;
+	WideDropEntry e;
 	uint64		seq;
 	XLogRecPtr	end;
 
@@ -229,13 +226,14 @@ WideDropsAdd(Relation rel, uint32 famid, int64 before)
 				 errhint("Run VACUUM or wide.compact(major => true) on the table, then try again.")));
 	}
 	seq = WideSeqNext(rel, 1);
-	e = &meta->drops[meta->ndrops++];
-	memset(e, 0, sizeof(WideDropEntry));
-	e->xid = xid;
-	e->famid = famid;
-	e->before = before;
-	e->seq = seq;
-	e->generation = meta->generation;
+	memset(&e, 0, sizeof(WideDropEntry));
+	e.xid = xid;
+	e.famid = famid;
+	e.before = before;
+	e.seq = seq;
+	e.generation = meta->generation;
+	if (!WideManifestAddDrop(meta, &e))
+		elog(ERROR, "no room for a drop in \"%s\"", RelationGetRelationName(rel));
 	end = WideManifestCommit(&tx);
 	WideSeqAfterWrite(rel, seq, end);
 }
@@ -345,12 +343,12 @@ WideDropsCopy(Relation src, Relation dst)
 		return;
 	meta = WideManifestBegin(dst, &tx);
 	for (i = 0; i < nd; i++)
-		if (!drop_aborted(&drops[i]) && !drop_visible_to_all(src, &drops[i]) &&
-			meta->ndrops < WIDE_MAX_DROPS)
+		if (!drop_aborted(&drops[i]) && !drop_visible_to_all(src, &drops[i]))
 		{
-			meta->drops[meta->ndrops] = drops[i];
-			meta->drops[meta->ndrops].generation = 0;
-			meta->ndrops++;
+			WideDropEntry e = drops[i];
+
+			e.generation = 0;
+			(void) WideManifestAddDrop(meta, &e);
 		}
 	(void) WideManifestCommit(&tx);
 }

@@ -163,14 +163,7 @@ seal_generation(FlushState *fs)
 			WideManifestAbort(&tx);
 			return false;
 		}
-		meta->flushing = meta->generation;
-		for (i = 0; i < WIDE_NLANES; i++)
-		{
-			meta->flush_lanes[i] = meta->lanes[i];
-			meta->lanes[i].head = InvalidBlockNumber;
-			meta->lanes[i].npages = 0;
-		}
-		meta->generation++;
+		WideManifestSealGeneration(meta);
 	}
 	fs->gen = meta->flushing;
 	fs->lanes_empty = true;
@@ -316,12 +309,8 @@ publish_flush(FlushState *fs)
 		if (fs->sealed[i].head != InvalidBlockNumber)
 			(void) WideSpaceFree(meta, WIDE_FREE_CHAIN, fs->sealed[i].head,
 								 fs->sealed[i].npages);
-		meta->flush_lanes[i].head = InvalidBlockNumber;
-		meta->flush_lanes[i].npages = 0;
 	}
-	meta->flushing = 0;
-	meta->version_counter++;
-	meta->flushes++;
+	WideManifestFinishFlush(meta);
 	(void) WideManifestCommit(&tx);
 
 	/* what it did, for wide.compact and VACUUM VERBOSE (summary.c) */

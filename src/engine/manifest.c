@@ -55,13 +55,17 @@
  *
  * M6 (one way to change it).  Every change goes through WideManifestBegin
  *	  and WideManifestCommit: exclusive metapage lock, one Generic WAL
- *	  record, and the new image checked against M1 (and, in assert-enabled
- *	  builds, the queue's stamp order) before it is logged.  A change that
- *	  would break M1 is a bug: it fails with an internal error and nothing is
- *	  written.  Inside it, the run list changes only through the functions
- *	  below (WideManifestAddWARun, WideManifestAppendRun,
- *	  WideManifestReplaceRuns[N], WideManifestDropWARuns) and the free queue
- *	  only through space.c (WideSpaceAlloc, WideSpaceFree).
+ *	  record, and the new image checked against M8 before it is logged.  A
+ *	  change that would break it is a bug: it fails with an internal error
+ *	  and nothing is written.  Inside it, fields change only through the
+ *	  edits below: the run list (WideManifestAddWARun, WideManifestAppendRun,
+ *	  WideManifestReplaceRuns[N], WideManifestDropWARuns), the write area's
+ *	  generations and lanes (WideManifestSealGeneration, FinishFlush,
+ *	  LinkLanePage), segment ids (TakeSegid), the counters (NoteCompaction,
+ *	  NoteRunChange), the range tombstones' area (SetRangeDels; rangedel.c
+ *	  owns the entries' encoding) and the drops (AddDrop, ForgetDrop); the
+ *	  free queue only through space.c (WideSpaceAlloc, WideSpaceFree,
+ *	  WideSpaceTrimTail, WideSpaceResetQueue, WideSpaceQueueReusable).
  *
  * M7 (truncation).  VACUUM cuts free pages off the end of the table only
  *	  while it holds the AccessExclusiveLock (truncate.c), after logging the
@@ -80,6 +84,36 @@
  *	  publishes, it logs a conflict at that horizon (WideManifestLogHorizon)
  *	  so that standby snapshots older than it are cancelled rather than
  *	  shown cells that are already frozen or collected.
+ *
+ * M8 (checked at every commit).  Before a change is logged, the new image
+ *	  is checked for everything the page alone can show (WideManifestWrite-
+ *	  Problem): M1; no block is owned twice among the lane heads, the runs'
+ *	  and write-area runs' roots and the free queue's entries and extents
+ *	  (M2 as far as the metapage names pages); run segment ids are distinct
+ *	  and below next_segid (a segment id is never reused); the free queue is
+ *	  in stamp order (M4, which space.c's FIFO reuse relies on).  Every
+ *	  field is assigned by the edit functions of this file (and the free
+ *	  queue by space.c); test/check-manifest.sh fails the tests if any
+ *	  other file assigns one.  M2 (c), M3, M5 and M7 are rules of locks and
+ *	  order, not of an image: they are asserted where they are taken.
+ *
+ * Reading it.  WideReadMeta pins and locks block 0 (creating the metapage
+ * for the first writer: a new or truncated table has no blocks, which is
+ * also what the init fork of an unlogged wide table holds), and every read
+ * is checked (M1) by WideCheckMeta.
+ *
+ * The epoch.  A TRUNCATE of a table created or already truncated in the
+ * same transaction keeps its relfilenode and cuts the file to nothing; the
+ * next writer makes a new metapage, whose segment ids start at 1 again.
+ * The block caches (blockcache.c, sharedcache.c) key a block by its
+ * relfilenode and segment id, so every metapage carries an epoch, a
+ * sequence number (seq.c) taken when it is made, and the keys include it:
+ * no two metapages of the server's life get the same one (sequence
+ * numbers grow with the WAL position, the metapage is logged as a full
+ * image, and WideSeqAfterWrite pads the WAL where it is not).  Each backend
+ * remembers the epoch of every relfilenode whose metapage it read
+ * (WideStorageEpoch); a reader always reads the metapage before the
+ * segments it lists, so what it remembers is current.
  *
  * Crashes.  Every metapage change is one Generic WAL record together with
  * the pages it makes reachable.  A crash between allocating pages and
@@ -124,10 +158,14 @@ StaticAssertDecl(offsetof(xl_btree_reuse_page, node) == 0 &&
 				 offsetof(xl_btree_reuse_page, block) == sizeof(RelFileNode) &&
 				 SizeOfBtreeReusePage == sizeof(xl_btree_reuse_page),
 				 "xl_btree_reuse_page is not PostgreSQL 15's");
+#include "miscadmin.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
 #include "engine/format.h"
+#include "engine/schema.h"
 #include "engine/storage.h"
 #include "engine/manifest.h"
 
@@ -247,6 +285,104 @@ WideManifestProblem(const WideMetaPageData *meta, char *buf, size_t buflen)
 	return buf;
 }
 
+/* one page range the metapage says is owned by something */
+typedef struct OwnedRange
+{
+	BlockNumber start;
+	uint32		npages;
+	const char *what;
+} OwnedRange;
+
+static int
+owned_cmp(const void *a, const void *b)
+{
+	BlockNumber x = ((const OwnedRange *) a)->start;
+	BlockNumber y = ((const OwnedRange *) b)->start;
+
+	return x < y ? -1 : x > y ? 1 : 0;
+}
+
+static int
+segid_cmp(const void *a, const void *b)
+{
+	uint32		x = *(const uint32 *) a;
+	uint32		y = *(const uint32 *) b;
+
+	return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/*
+ * WideManifestWriteProblem -- as WideManifestProblem, and the rules an image
+ * about to be logged must also follow (M8 in the header: single ownership,
+ * segment ids, the queue's stamp order).  NULL if it follows them all.
+ */
+const char *
+WideManifestWriteProblem(const WideMetaPageData *meta, char *buf,
+						 size_t buflen)
+{
+	OwnedRange	own[2 * WIDE_NLANES + WIDE_MAX_RUNS + WIDE_MAX_WA_RUNS +
+					WIDE_FREE_SLOTS];
+	uint32		segids[WIDE_MAX_RUNS + WIDE_MAX_WA_RUNS];
+	int			nown = 0;
+	int			nseg = 0;
+	uint32		i;
+
+	if (WideManifestProblem(meta, buf, buflen) != NULL)
+		return buf;
+
+	for (i = 0; i < WIDE_NLANES; i++)
+	{
+		if (meta->lanes[i].head != InvalidBlockNumber)
+			own[nown++] = (OwnedRange) {meta->lanes[i].head, 1, "a write-area lane"};
+		if (meta->flushing != 0 && meta->flush_lanes[i].head != InvalidBlockNumber)
+			own[nown++] = (OwnedRange) {meta->flush_lanes[i].head, 1, "a lane being flushed"};
+	}
+	for (i = 0; i < meta->nruns; i++)
+	{
+		own[nown++] = (OwnedRange) {meta->runs[i].root, 1, "a run"};
+		segids[nseg++] = meta->runs[i].segid;
+	}
+	for (i = 0; i < meta->nwaruns; i++)
+	{
+		own[nown++] = (OwnedRange) {meta->waruns[i].root, 1, "a write-area run"};
+		segids[nseg++] = meta->waruns[i].segid;
+	}
+	for (i = 0; i < meta->nfree; i++)
+	{
+		const WideFreeEntry *e = &meta->free[i];
+
+		own[nown++] = (OwnedRange) {e->start,
+			e->kind == WIDE_FREE_EXTENT ? e->npages : 1, "the free queue"};
+		if (i > 0 && FullTransactionIdPrecedes(e->stamp, meta->free[i - 1].stamp))
+		{
+			snprintf(buf, buflen, "free queue entry %u is stamped before entry %u",
+					 i + 1, i);
+			return buf;
+		}
+	}
+
+	qsort(own, nown, sizeof(OwnedRange), owned_cmp);
+	for (i = 1; i < (uint32) nown; i++)
+		if ((uint64) own[i - 1].start + own[i - 1].npages > own[i].start)
+		{
+			snprintf(buf, buflen, "block %u is owned by %s and by %s",
+					 own[i].start, own[i - 1].what, own[i].what);
+			return buf;
+		}
+
+	qsort(segids, nseg, sizeof(uint32), segid_cmp);
+	for (i = 0; i < (uint32) nseg; i++)
+		if (segids[i] >= meta->next_segid ||
+			(i > 0 && segids[i] == segids[i - 1]))
+		{
+			snprintf(buf, buflen, "segment id %u is %s (next is %u)", segids[i],
+					 segids[i] >= meta->next_segid ? "not yet given out" : "listed twice",
+					 meta->next_segid);
+			return buf;
+		}
+	return NULL;
+}
+
 /*
  * WideManifestValidate -- fail cleanly unless the metapage is consistent.
  */
@@ -262,6 +398,237 @@ WideManifestValidate(Relation rel, const WideMetaPageData *meta)
 						RelationGetRelationName(rel)),
 				 errdetail("Block %u: %s.", WIDE_META_BLKNO, problem),
 				 errhint("Restore the table from a backup.")));
+}
+
+static void note_epoch(Relation rel, const WideMetaPageData *meta);
+
+/*
+ * WideInitMetaPage -- format an empty metapage of storage epoch "epoch".
+ */
+void
+WideInitMetaPage(Page page, uint64 epoch)
+{
+	WideMetaPage meta;
+
+	WideInitPage(page, WIDE_PAGE_META, 0);
+	meta = WidePageGetMeta(page);
+	WideManifestInitImage(meta, epoch);
+
+	/* pd_lower past the metadata, so that it is not taken for a hole */
+	((PageHeader) page)->pd_lower =
+		((char *) meta + sizeof(WideMetaPageData)) - (char *) page;
+}
+
+/*
+ * WideCheckMeta -- return the metadata of a locked metapage, or fail if
+ * the page is not a wide metapage of a version we understand, or if its
+ * contents are inconsistent (manifest.c, M1).
+ */
+WideMetaPage
+WideCheckMeta(Relation rel, Buffer metabuf)
+{
+	Page		page = BufferGetPage(metabuf);
+	WideMetaPage meta = WidePageGetMeta(page);
+
+	if (PageIsNew(page) ||
+		WidePageGetOpaque(page)->page_type != WIDE_PAGE_META ||
+		meta->magic != WIDE_MAGIC)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("wide table \"%s\" has an invalid metapage",
+						RelationGetRelationName(rel)),
+				 errdetail("Block 0 is not a wide metapage."),
+				 errhint("Restore the table from a backup.")));
+	if (meta->version < WIDE_FORMAT_OLDEST || meta->version > WIDE_FORMAT_VERSION)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("wide table \"%s\" has on-disk format version %u",
+						RelationGetRelationName(rel), meta->version),
+				 errdetail("This version of wide reads format version %d to %d.",
+						   WIDE_FORMAT_OLDEST, WIDE_FORMAT_VERSION),
+				 errhint("Install the version of wide that wrote the table.")));
+	WideManifestValidate(rel, meta);
+	note_epoch(rel, meta);
+	return meta;
+}
+
+/* are all blocks after the metapage all zeroes? */
+static bool
+only_new_pages(Relation rel)
+{
+	BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
+	BufferAccessStrategy strategy = GetAccessStrategy(BAS_BULKREAD);
+	bool		all_new = true;
+	BlockNumber blkno;
+
+	for (blkno = WIDE_META_BLKNO + 1; blkno < nblocks && all_new; blkno++)
+	{
+		Buffer		b = ReadBufferExtended(rel, MAIN_FORKNUM, blkno,
+										   RBM_NORMAL, strategy);
+
+		LockBuffer(b, BUFFER_LOCK_SHARE);
+		all_new = PageIsNew(BufferGetPage(b));
+		UnlockReleaseBuffer(b);
+		CHECK_FOR_INTERRUPTS();
+	}
+	FreeAccessStrategy(strategy);
+	return all_new;
+}
+
+/*
+ * WideMetaLost -- is the locked block 0 all zeroes, and every other block
+ * too: a metapage whose creation a crash lost (WideReadMeta), an empty
+ * table?
+ */
+bool
+WideMetaLost(Relation rel, Buffer metabuf)
+{
+	return PageIsNew(BufferGetPage(metabuf)) && only_new_pages(rel);
+}
+
+/* the epoch of each relfilenode whose metapage this backend read */
+typedef struct EpochEntry
+{
+	RelFileNode node;			/* hash key: must be first */
+	uint64		epoch;
+} EpochEntry;
+
+static HTAB *epochs = NULL;
+
+static void
+note_epoch(Relation rel, const WideMetaPageData *meta)
+{
+	EpochEntry *e;
+
+	if (epochs == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(RelFileNode);
+		ctl.entrysize = sizeof(EpochEntry);
+		ctl.hcxt = TopMemoryContext;
+		epochs = hash_create("wide storage epochs", 64, &ctl,
+							 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
+	e = hash_search(epochs, &rel->rd_node, HASH_ENTER, NULL);
+	e->epoch = meta->epoch;
+}
+
+/*
+ * WideStorageEpoch -- the epoch of the relation's storage (file header):
+ * the one of the metapage this backend read last, or, in a backend that
+ * has not read it (a parallel worker), read now.  0 for an empty table.
+ * REQUIRES: no lock on the metapage unless this backend read it (with
+ * WideReadMeta) since its relfilenode was last reset.
+ */
+uint64
+WideStorageEpoch(Relation rel)
+{
+	EpochEntry *e = NULL;
+	Buffer		metabuf;
+
+	if (epochs != NULL)
+		e = hash_search(epochs, &rel->rd_node, HASH_FIND, NULL);
+	if (e != NULL)
+		return e->epoch;
+	metabuf = WideReadMeta(rel, BUFFER_LOCK_SHARE);
+	if (!BufferIsValid(metabuf))
+		return 0;
+	UnlockReleaseBuffer(metabuf);
+	e = hash_search(epochs, &rel->rd_node, HASH_FIND, NULL);
+	return e ? e->epoch : 0;
+}
+
+/*
+ * initialise the exclusively locked metapage, logged as a full image, with
+ * a new epoch
+ */
+static void
+init_meta(Relation rel, Buffer buf)
+{
+	GenericXLogState *state = GenericXLogStart(rel);
+	Page		page = GenericXLogRegisterBuffer(state, buf, GENERIC_XLOG_FULL_IMAGE);
+	uint64		epoch = WideSeqNext(rel, 1);
+	XLogRecPtr	lsn;
+
+	WideInitMetaPage(page, epoch);
+	lsn = GenericXLogFinish(state);
+	WideSeqAfterWrite(rel, epoch, lsn);
+	note_epoch(rel, WidePageGetMeta(BufferGetPage(buf)));
+}
+
+/*
+ * WideReadMeta -- pin and lock the metapage.
+ *
+ * A relation with no blocks, or whose block 0 is still all zeroes (below),
+ * is an empty wide table.  With BUFFER_LOCK_SHARE this returns
+ * InvalidBuffer for it; with BUFFER_LOCK_EXCLUSIVE it creates the metapage
+ * first (WAL-logged as a full page image).
+ */
+Buffer
+WideReadMeta(Relation rel, int lockmode)
+{
+	Buffer		buf;
+	WideSchema *schema = (WideSchema *) WideGetSchema(rel);
+
+	if (!schema->meta_exists && RelationGetNumberOfBlocks(rel) == 0)
+	{
+		if (lockmode != BUFFER_LOCK_EXCLUSIVE)
+			return InvalidBuffer;
+
+		LockRelationForExtension(rel, ExclusiveLock);
+		if (RelationGetNumberOfBlocks(rel) != 0)
+		{
+			/* somebody else created it meanwhile */
+			UnlockRelationForExtension(rel, ExclusiveLock);
+			return WideReadMeta(rel, lockmode);
+		}
+		buf = ReadBufferExtended(rel, MAIN_FORKNUM, P_NEW, RBM_NORMAL, NULL);
+		Assert(BufferGetBlockNumber(buf) == WIDE_META_BLKNO);
+
+		/*
+		 * From here on another writer sees a zeroed block 0 and may take it
+		 * for a lost metapage (below): it locks it, initialises it and,
+		 * still holding it, extends the relation.  So release the extension
+		 * lock before waiting for the buffer's (else neither ever gets the
+		 * other's lock), and initialise the page only if nobody has.
+		 */
+		UnlockRelationForExtension(rel, ExclusiveLock);
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		schema->meta_exists = true;
+		if (PageIsNew(BufferGetPage(buf)))
+			init_meta(rel, buf);
+		else
+			(void) WideCheckMeta(rel, buf);
+		return buf;
+	}
+
+	schema->meta_exists = true;
+	buf = ReadBuffer(rel, WIDE_META_BLKNO);
+	LockBuffer(buf, lockmode);
+
+	/*
+	 * Block 0 all zeroes: the relation was extended for the metapage (the
+	 * new block is written at once) and a crash lost the WAL record that
+	 * initialised it, which is flushed only with a later commit.  Every
+	 * other change to the table is logged after that record and was lost
+	 * with it (and every page goes through shared buffers, which write a
+	 * page only after its WAL), so every block is zeroes too and the table
+	 * is empty, as a relation with no blocks.  A zeroed metapage in front
+	 * of pages that hold something is damage: WideCheckMeta reports it.
+	 */
+	if (WideMetaLost(rel, buf))
+	{
+		if (lockmode != BUFFER_LOCK_EXCLUSIVE)
+		{
+			UnlockReleaseBuffer(buf);
+			return InvalidBuffer;
+		}
+		init_meta(rel, buf);
+		return buf;
+	}
+	(void) WideCheckMeta(rel, buf);
+	return buf;
 }
 
 /*
@@ -295,19 +662,6 @@ WideManifestBegin(Relation rel, WideManifestTx *tx)
 	return tx->meta;
 }
 
-#ifdef USE_ASSERT_CHECKING
-/* the free queue is in stamp order (space.c relies on it) */
-static void
-assert_queue_order(const WideMetaPageData *meta)
-{
-	uint32		i;
-
-	for (i = 1; i < meta->nfree; i++)
-		Assert(FullTransactionIdPrecedesOrEquals(meta->free[i - 1].stamp,
-												 meta->free[i].stamp));
-}
-#endif
-
 /*
  * WideManifestLog -- check the changed image and log the record; the
  * metapage stays locked until WideManifestRelease.  Returns the record's
@@ -318,12 +672,9 @@ WideManifestLog(WideManifestTx *tx)
 {
 	char		problem[128];
 
-	if (WideManifestProblem(tx->meta, problem, sizeof(problem)) != NULL)
+	if (WideManifestWriteProblem(tx->meta, problem, sizeof(problem)) != NULL)
 		elog(ERROR, "refusing to write an invalid metapage for \"%s\": %s",
 			 RelationGetRelationName(tx->rel), problem);
-#ifdef USE_ASSERT_CHECKING
-	assert_queue_order(tx->meta);
-#endif
 	tx->meta = NULL;
 	return GenericXLogFinish(tx->state);
 }
@@ -447,6 +798,161 @@ WideManifestReplaceRunsN(Relation rel, WideMetaPageData *meta, int lo, int hi,
 		meta->runs[lo + i] = runs[i];
 	}
 	meta->nruns = lo + nnew + tail;
+}
+
+/*
+ * WideManifestInitImage -- an empty table's metapage contents, of storage
+ * epoch "epoch" (the caller formats the page; storage.c).
+ */
+void
+WideManifestInitImage(WideMetaPageData *meta, uint64 epoch)
+{
+	int			i;
+
+	memset(meta, 0, sizeof(WideMetaPageData));
+	meta->magic = WIDE_MAGIC;
+	meta->version = WIDE_FORMAT_VERSION;
+	meta->generation = 1;
+	meta->nlanes = WIDE_NLANES;
+	for (i = 0; i < WIDE_NLANES; i++)
+	{
+		meta->lanes[i].head = InvalidBlockNumber;
+		meta->flush_lanes[i].head = InvalidBlockNumber;
+	}
+	meta->next_segid = 1;
+	meta->epoch = epoch;
+}
+
+/*
+ * WideManifestSealGeneration -- a flush begins: the lanes become the
+ * generation being flushed (readable until it is published), and new
+ * appends go to empty lanes of the next generation.
+ */
+void
+WideManifestSealGeneration(WideMetaPageData *meta)
+{
+	int			i;
+
+	Assert(meta->flushing == 0);
+	meta->flushing = meta->generation;
+	for (i = 0; i < WIDE_NLANES; i++)
+	{
+		meta->flush_lanes[i] = meta->lanes[i];
+		meta->lanes[i].head = InvalidBlockNumber;
+		meta->lanes[i].npages = 0;
+	}
+	meta->generation++;
+}
+
+/*
+ * WideManifestFinishFlush -- the flush's run is published (the caller has
+ * queued the sealed lanes' pages and dropped the generation's write-area
+ * runs in the same change).
+ */
+void
+WideManifestFinishFlush(WideMetaPageData *meta)
+{
+	int			i;
+
+	for (i = 0; i < WIDE_NLANES; i++)
+	{
+		meta->flush_lanes[i].head = InvalidBlockNumber;
+		meta->flush_lanes[i].npages = 0;
+	}
+	meta->flushing = 0;
+	meta->version_counter++;
+	meta->flushes++;
+}
+
+/*
+ * WideManifestLinkLanePage -- a new write-area page becomes the head of a
+ * lane (the page links to the previous head itself).
+ */
+void
+WideManifestLinkLanePage(WideMetaPageData *meta, int lane, BlockNumber blkno)
+{
+	Assert(lane >= 0 && lane < WIDE_NLANES && BLOCK_OK(blkno));
+	meta->lanes[lane].head = blkno;
+	meta->lanes[lane].npages++;
+}
+
+/*
+ * WideManifestTakeSegid -- a new segment's id; ids are never reused.
+ */
+uint32
+WideManifestTakeSegid(WideMetaPageData *meta)
+{
+	if (meta->next_segid == PG_UINT32_MAX)
+		elog(ERROR, "segment ids are used up");
+	return meta->next_segid++;
+}
+
+/*
+ * WideManifestNoteCompaction -- a compaction (or rewrite) published its
+ * output: the runs changed, and one more compaction is counted.
+ */
+void
+WideManifestNoteCompaction(WideMetaPageData *meta)
+{
+	meta->version_counter++;
+	meta->compactions++;
+}
+
+/*
+ * WideManifestNoteRunChange -- what readers cache of the run list or the
+ * range tombstones is stale (a reader compares version_counter).
+ */
+void
+WideManifestNoteRunChange(WideMetaPageData *meta)
+{
+	meta->version_counter++;
+}
+
+/*
+ * WideManifestSetRangeDels -- the range tombstones' area becomes the n
+ * entries encoded in the first len bytes of area (rangedel.c encodes them;
+ * the image is checked at commit).
+ */
+void
+WideManifestSetRangeDels(WideMetaPageData *meta, const char *area, uint32 len,
+						 uint32 n)
+{
+	Assert(len <= WIDE_RANGEDEL_SPACE);
+	if (area != meta->rangedels)
+	{
+		memset(meta->rangedels, 0, WIDE_RANGEDEL_SPACE);
+		memcpy(meta->rangedels, area, len);
+	}
+	else
+		memset(meta->rangedels + len, 0, WIDE_RANGEDEL_SPACE - len);
+	meta->rangedel_len = len;
+	meta->nrangedels = n;
+}
+
+/*
+ * WideManifestAddDrop -- append a pending drop (drops.c); false if the list
+ * is full.
+ */
+bool
+WideManifestAddDrop(WideMetaPageData *meta, const WideDropEntry *e)
+{
+	if (meta->ndrops >= WIDE_MAX_DROPS)
+		return false;
+	meta->drops[meta->ndrops++] = *e;
+	return true;
+}
+
+/*
+ * WideManifestForgetDrop -- remove pending drop i, keeping the order.
+ */
+void
+WideManifestForgetDrop(WideMetaPageData *meta, uint32 i)
+{
+	Assert(i < meta->ndrops);
+	memmove(&meta->drops[i], &meta->drops[i + 1],
+			sizeof(WideDropEntry) * (meta->ndrops - i - 1));
+	meta->ndrops--;
+	memset(&meta->drops[meta->ndrops], 0, sizeof(WideDropEntry));
 }
 
 /*

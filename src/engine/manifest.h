@@ -68,6 +68,32 @@ extern bool WideManifestMayAllocate(Relation rel);
 extern bool WideManifestTrySweepLock(Relation rel);
 extern void WideManifestSweepUnlock(Relation rel);
 
+/*
+ * Edits (inside a WideManifestTx): the only code that assigns a metapage
+ * field, besides the run-list functions above and the free queue's in
+ * space.c.  test/check-manifest.sh fails the build's tests if another file
+ * does.
+ */
+extern void WideManifestInitImage(struct WideMetaPageData *meta,
+								  uint64 epoch);
+extern void WideManifestSealGeneration(struct WideMetaPageData *meta);
+extern void WideManifestFinishFlush(struct WideMetaPageData *meta);
+extern void WideManifestLinkLanePage(struct WideMetaPageData *meta, int lane,
+									 BlockNumber blkno);
+extern uint32 WideManifestTakeSegid(struct WideMetaPageData *meta);
+extern void WideManifestNoteCompaction(struct WideMetaPageData *meta);
+extern void WideManifestNoteRunChange(struct WideMetaPageData *meta);
+extern void WideManifestSetRangeDels(struct WideMetaPageData *meta,
+									 const char *area, uint32 len, uint32 n);
+struct WideDropEntry;
+extern bool WideManifestAddDrop(struct WideMetaPageData *meta,
+								const struct WideDropEntry *e);
+extern void WideManifestForgetDrop(struct WideMetaPageData *meta, uint32 i);
+
+/* checking an image before it is logged (every rule a page can show) */
+extern const char *WideManifestWriteProblem(const struct WideMetaPageData *meta,
+											char *buf, size_t buflen);
+
 /* hot-standby conflicts */
 extern void WideManifestLogReuse(Relation rel, BlockNumber blkno,
 								 FullTransactionId stamp);

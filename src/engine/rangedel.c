@@ -297,10 +297,7 @@ rebuild(WideMetaPageData *meta, bool (*keep) (WideRangeDelHeader *h, void *arg),
 		}
 		off += sz;
 	}
-	memset(meta->rangedels, 0, WIDE_RANGEDEL_SPACE);
-	memcpy(meta->rangedels, buf, len);
-	meta->rangedel_len = len;
-	meta->nrangedels = n;
+	WideManifestSetRangeDels(meta, buf, len, n);
 }
 
 static bool
@@ -315,6 +312,7 @@ append_entry(WideMetaPageData *meta, const WideRangeDel *t, uint64 seq,
 			 TransactionId xmin, CommandId cmin, uint32 gen)
 {
 	WideRangeDelHeader h;
+	char		area[WIDE_RANGEDEL_SPACE];
 	char	   *p;
 
 	memset(&h, 0, sizeof(h));
@@ -331,7 +329,8 @@ append_entry(WideMetaPageData *meta, const WideRangeDel *t, uint64 seq,
 		t->famlen > WIDE_MAX_FAMILY_NAME ||
 		meta->rangedel_len + (Size) entry_size(&h) > WIDE_RANGEDEL_SPACE)
 		return false;
-	p = meta->rangedels + meta->rangedel_len;
+	memcpy(area, meta->rangedels, meta->rangedel_len);
+	p = area + meta->rangedel_len;
 	memset(p, 0, entry_size(&h));
 	memcpy(p, &h, HDRSZ);
 	memcpy(p + HDRSZ, t->start, h.startlen);
@@ -339,8 +338,8 @@ append_entry(WideMetaPageData *meta, const WideRangeDel *t, uint64 seq,
 		memcpy(p + HDRSZ + h.startlen, t->end, h.endlen);
 	if (h.famlen > 0)
 		memcpy(p + HDRSZ + h.startlen + h.endlen, t->family, h.famlen);
-	meta->rangedel_len += entry_size(&h);
-	meta->nrangedels++;
+	WideManifestSetRangeDels(meta, area, meta->rangedel_len + entry_size(&h),
+							 meta->nrangedels + 1);
 	return true;
 }
 
@@ -375,7 +374,7 @@ WideRangeDelAdd(Relation rel, const WideRangeDel *t, CommandId cid,
 			return false;
 		}
 	}
-	meta->version_counter++;
+	WideManifestNoteRunChange(meta);
 	lsn = WideManifestCommit(&tx);
 	WideSeqAfterWrite(rel, seq, lsn);
 	*seqp = seq;
@@ -401,7 +400,7 @@ WideRangeDelCancel(Relation rel, uint64 seq)
 	WideMetaPageData *meta = WideManifestBegin(rel, &tx);
 
 	rebuild(meta, keep_not_seq, &seq);
-	meta->version_counter++;
+	WideManifestNoteRunChange(meta);
 	(void) WideManifestCommit(&tx);
 }
 

@@ -69,27 +69,7 @@ trim_tail(Relation dst)
 	WideManifestTx tx;
 	WideMetaPage meta = WideManifestBegin(dst, &tx);
 	BlockNumber nblocks = RelationGetNumberOfBlocks(dst);
-	BlockNumber keep = nblocks;
-	bool		found = true;
-
-	while (found)
-	{
-		found = false;
-		for (uint32 i = 0; i < meta->nfree; i++)
-		{
-			WideFreeEntry *e = &meta->free[i];
-
-			if (e->kind == WIDE_FREE_EXTENT && e->npages > 0 &&
-				e->start + e->npages == keep)
-			{
-				keep = e->start;
-				memmove(e, e + 1, sizeof(WideFreeEntry) * (meta->nfree - i - 1));
-				meta->nfree--;
-				found = true;
-				break;
-			}
-		}
-	}
+	BlockNumber keep = WideSpaceTrimTail(meta, nblocks);
 	if (keep == nblocks)
 	{
 		WideManifestAbort(&tx);
@@ -221,8 +201,7 @@ WideRewrite(Relation src, Relation dst)
 		WideManifestLogHorizon(dst);
 		meta = WideManifestBegin(dst, &tx);
 		WideManifestAppendRun(dst, meta, &run);
-		meta->version_counter++;
-		meta->compactions++;
+		WideManifestNoteCompaction(meta);
 		(void) WideManifestCommit(&tx);
 		trim_tail(dst);
 	}
@@ -246,7 +225,7 @@ WideRewrite(Relation src, Relation dst)
 			WideMetaPage meta = WideManifestBegin(dst, &tx);
 
 			WideRangeDelsCarry(dst, meta, ds);
-			meta->version_counter++;
+			WideManifestNoteRunChange(meta);
 			(void) WideManifestCommit(&tx);
 		}
 	}

@@ -193,7 +193,7 @@ add_extent(WideSegmentWriter *w)
 	BlockNumber start;
 
 	if (w->segid == 0)
-		w->segid = meta->next_segid++;
+		w->segid = WideManifestTakeSegid(meta);
 	start = WideSpaceAlloc(w->rel, meta, w->next_extent_size, false, &got);
 	(void) WideManifestCommit(&tx);
 

@@ -28,7 +28,13 @@
  *	  a sanitizer build, this is a fuzzer of the decoder);
  *	- index blocks (indexblock.c): random entries encoded with a row
  *	  filter, decoded, every field compared, WideIndexSeek against a linear
- *	  search, and no row of the filter reported absent.
+ *	  search, and no row of the filter reported absent;
+ *	- metapage images (manifest.c, rule M8): an image built by the
+ *	  manifest's edits alone (lanes linked, a generation sealed and flushed,
+ *	  runs appended and replaced, pages queued) must pass the check made
+ *	  before every commit, and the same image with one rule broken (a page
+ *	  owned twice, a segment id repeated or not yet given out, the queue out
+ *	  of stamp order) must fail it.
  *
  * A mismatch is an ERROR naming the part, the seed and the round.
  *
@@ -55,6 +61,8 @@
 #include "engine/cell.h"
 #include "engine/segment.h"
 #include "engine/selftest.h"
+#include "engine/manifest.h"
+#include "engine/storage.h"
 
 typedef struct Rec
 {
@@ -762,6 +770,153 @@ test_index(Gen *g, int64 *counts)
 	counts[WIDE_SELFTEST_INDEXES]++;
 }
 
+/* a block no other part of the image uses (blocks are drawn from a range) */
+static BlockNumber
+fresh_block(Gen *g, bool *used, uint32 nblocks)
+{
+	for (;;)
+	{
+		BlockNumber b = 1 + (BlockNumber) rnd(g, nblocks - 1);
+
+		if (!used[b])
+		{
+			used[b] = true;
+			return b;
+		}
+	}
+}
+
+/*
+ * One metapage image from the edits, checked; then one rule broken in a
+ * copy, which the check must report.
+ */
+static void
+test_metapage(Gen *g, int64 *counts)
+{
+	const uint32 nblocks = 4096;
+	bool	   *used = palloc0(sizeof(bool) * nblocks);
+	WideMetaPageData *meta = palloc(sizeof(WideMetaPageData));
+	WideMetaPageData *bad = palloc(sizeof(WideMetaPageData));
+	WideRunData run;
+	char		problem[128];
+	int			nruns = 1 + (int) rnd(g, WIDE_MAX_RUNS - 1);
+	int			i;
+	int			kind;
+
+	WideManifestInitImage(meta, rnd(g, 1000));
+	for (i = 0; i < WIDE_NLANES; i++)
+		if (chance(g, 0.5))
+			WideManifestLinkLanePage(meta, i, fresh_block(g, used, nblocks));
+	if (chance(g, 0.5))
+	{
+		/* a flush: seal, then (sometimes) publish */
+		WideManifestSealGeneration(meta);
+		for (i = 0; i < WIDE_NLANES; i++)
+			if (chance(g, 0.3))
+				WideManifestLinkLanePage(meta, i, fresh_block(g, used, nblocks));
+		if (chance(g, 0.5))
+		{
+			for (i = 0; i < WIDE_NLANES; i++)
+				if (meta->flush_lanes[i].head != InvalidBlockNumber)
+					(void) WideSpaceFree(meta, WIDE_FREE_CHAIN,
+										 meta->flush_lanes[i].head, 1);
+			WideManifestFinishFlush(meta);
+		}
+	}
+	for (i = 0; i < nruns; i++)
+	{
+		memset(&run, 0, sizeof(run));
+		run.segid = WideManifestTakeSegid(meta);
+		run.root = fresh_block(g, used, nblocks);
+		WideManifestAppendRun(NULL, meta, &run);
+	}
+	/* a compaction: two runs replaced by one, their roots queued */
+	if (nruns >= 2 && chance(g, 0.5))
+	{
+		WideRunData old[2];
+
+		memcpy(old, &meta->runs[0], sizeof(old));
+		memset(&run, 0, sizeof(run));
+		run.segid = WideManifestTakeSegid(meta);
+		run.root = fresh_block(g, used, nblocks);
+		WideManifestReplaceRuns(NULL, meta, 0, 1, old, &run);
+		(void) WideSpaceFree(meta, WIDE_FREE_SEGMENT, old[0].root, 0);
+		(void) WideSpaceFree(meta, WIDE_FREE_SEGMENT, old[1].root, 0);
+		WideManifestNoteCompaction(meta);
+	}
+	/* some free extents of unused pages */
+	for (i = (int) rnd(g, 20); i > 0; i--)
+	{
+		BlockNumber b = fresh_block(g, used, nblocks);
+		uint32		n = 1;
+
+		while (n < 8 && b + n < nblocks && !used[b + n] && chance(g, 0.7))
+			used[b + n++] = true;
+		(void) WideSpaceFree(meta, WIDE_FREE_EXTENT, b, n);
+	}
+	if (WideManifestWriteProblem(meta, problem, sizeof(problem)) != NULL)
+		elog(ERROR, "self-test seed " UINT64_FORMAT " round %d: metapage built by edits is refused: %s",
+			 g->seed, g->round, problem);
+	counts[WIDE_SELFTEST_METAPAGES]++;
+
+	/* one rule broken */
+	memcpy(bad, meta, sizeof(WideMetaPageData));
+	kind = (int) rnd(g, 5);
+	if (kind == 0 && bad->nfree < WIDE_FREE_SLOTS)
+	{
+		/* a run's root also in the queue, as an extent around it */
+		WideFreeEntry *e = &bad->free[bad->nfree++];
+
+		e->kind = WIDE_FREE_EXTENT;
+		e->start = bad->runs[rnd(g, bad->nruns)].root;
+		e->npages = 1;
+		e->stamp = bad->nfree > 1 ? bad->free[bad->nfree - 2].stamp :
+			FirstNormalFullTransactionId;
+	}
+	else if (kind == 1)
+	{
+		/* a lane's head is a run's root */
+		bad->lanes[rnd(g, WIDE_NLANES)].head = bad->runs[rnd(g, bad->nruns)].root;
+	}
+	else if (kind == 2 && bad->nruns >= 2)
+	{
+		/* a segment id twice */
+		bad->runs[bad->nruns - 1].segid = bad->runs[0].segid;
+	}
+	else if (kind == 3)
+	{
+		/* a segment id not given out yet */
+		bad->runs[rnd(g, bad->nruns)].segid = bad->next_segid + (uint32) rnd(g, 3);
+	}
+	else
+	{
+		/* the queue out of stamp order (an entry older than the one before) */
+		WideFreeEntry *e;
+
+		if (bad->nfree >= WIDE_FREE_SLOTS)
+			bad->nfree--;
+		e = &bad->free[bad->nfree++];
+		e->kind = WIDE_FREE_EXTENT;
+		e->start = fresh_block(g, used, nblocks);
+		e->npages = 1;
+		e->stamp = FirstNormalFullTransactionId;
+		if (bad->nfree == 1)
+		{
+			/* alone it is in order: make it the second of two */
+			bad->free[1] = bad->free[0];
+			bad->free[0].start = fresh_block(g, used, nblocks);
+			bad->free[0].stamp = FullTransactionIdFromEpochAndXid(1, 100);
+			bad->nfree = 2;
+		}
+		else
+			bad->free[bad->nfree - 2].stamp = FullTransactionIdFromEpochAndXid(1, 100);
+	}
+	if (WideManifestWriteProblem(bad, problem, sizeof(problem)) == NULL)
+		elog(ERROR, "self-test seed " UINT64_FORMAT " round %d: metapage with rule %d broken passes the check",
+			 g->seed, g->round, kind);
+	counts[WIDE_SELFTEST_METAPAGES]++;
+}
+
 /*
  * WideSelfTestFormats -- run the rounds; an ERROR at the first mismatch.
  * Allocates in a context of its own, reset each round.
@@ -792,6 +947,7 @@ WideSelfTestFormats(uint64 seed, int rounds, int64 *counts)
 		pg_prng_seed(&g.prng, seed ^ (UINT64CONST(0x9E3779B97F4A7C15) * (uint64) (g.round + 1)));
 		test_block(&g, typlens[g.round % lengthof(typlens)], counts);
 		test_index(&g, counts);
+		test_metapage(&g, counts);
 		MemoryContextReset(g.cxt);
 	}
 	MemoryContextSwitchTo(old);

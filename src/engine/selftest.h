@@ -18,7 +18,8 @@
 #define WIDE_SELFTEST_DAMAGED		3	/* damaged blocks decoded */
 #define WIDE_SELFTEST_INDEXES		4	/* index blocks written and read back */
 #define WIDE_SELFTEST_INDEX_SEEKS	5	/* index seeks checked */
-#define WIDE_SELFTEST_NPARTS		6
+#define WIDE_SELFTEST_METAPAGES		6	/* metapage images checked (M8) */
+#define WIDE_SELFTEST_NPARTS		7
 
 extern void WideSelfTestFormats(uint64 seed, int rounds, int64 *counts);
 

@@ -99,6 +99,69 @@ WideSpaceFree(WideMetaPage meta, uint32 kind, BlockNumber start,
 }
 
 /*
+ * WideSpaceTrimTail -- forget the queued extents at the end of a table of
+ * nblocks pages that nobody else can see yet (a rewrite's new storage);
+ * returns the block where the table may end.
+ */
+BlockNumber
+WideSpaceTrimTail(WideMetaPage meta, BlockNumber nblocks)
+{
+	BlockNumber keep = nblocks;
+	bool		found = true;
+
+	while (found)
+	{
+		found = false;
+		for (uint32 i = 0; i < meta->nfree; i++)
+		{
+			WideFreeEntry *e = &meta->free[i];
+
+			if (e->kind == WIDE_FREE_EXTENT && e->npages > 0 &&
+				e->start + e->npages == keep)
+			{
+				keep = e->start;
+				queue_remove(meta, i);
+				found = true;
+				break;
+			}
+		}
+	}
+	return keep;
+}
+
+/*
+ * WideSpaceResetQueue -- empty the queue, to rebuild it from what is
+ * unreachable (truncate.c, under the AccessExclusiveLock of M7).
+ */
+void
+WideSpaceResetQueue(WideMetaPage meta)
+{
+	memset(meta->free, 0, sizeof(meta->free));
+	meta->nfree = 0;
+}
+
+/*
+ * WideSpaceQueueReusable -- queue an extent reusable at once (stamped
+ * FirstNormalFullTransactionId: no reader can reach it, M7); false if the
+ * queue is full.
+ */
+bool
+WideSpaceQueueReusable(WideMetaPage meta, BlockNumber start, uint32 npages)
+{
+	WideFreeEntry *e;
+
+	if (meta->nfree >= WIDE_FREE_SLOTS || npages == 0)
+		return false;
+	e = &meta->free[meta->nfree++];
+	e->kind = WIDE_FREE_EXTENT;
+	e->start = start;
+	e->npages = npages;
+	e->pad = 0;
+	e->stamp = FirstNormalFullTransactionId;
+	return true;
+}
+
+/*
  * Take up to "want" pages straight from the SEGMENT entry at index i: its
  * extents in order.  "npages" counts the extents used up, "pad" the pages
  * taken from the current one.  Returns InvalidBlockNumber if the current

@@ -19,8 +19,8 @@
 #include "utils/relcache.h"
 #include "engine/format.h"
 
-/* storage.c: pages and the metapage */
-extern void WideInitMetaPage(Page page);
+/* manifest.c: the metapage; storage.c: pages */
+extern void WideInitMetaPage(Page page, uint64 epoch);
 extern void WideInitPage(Page page, uint16 page_type, uint32 owner);
 extern Buffer WideReadMeta(Relation rel, int lockmode);
 extern bool WideMetaLost(Relation rel, Buffer metabuf);
@@ -38,6 +38,10 @@ extern bool WideSpaceFree(WideMetaPage meta, uint32 kind, BlockNumber start,
 extern BlockNumber WideSpaceAlloc(Relation rel, WideMetaPage meta, uint32 want,
 								  bool contiguous, uint32 *got);
 extern Buffer WideSpaceAllocOne(Relation rel, WideMetaPage meta);
+extern BlockNumber WideSpaceTrimTail(WideMetaPage meta, BlockNumber nblocks);
+extern void WideSpaceResetQueue(WideMetaPage meta);
+extern bool WideSpaceQueueReusable(WideMetaPage meta, BlockNumber start,
+								   uint32 npages);
 
 /* seq.c: write order */
 extern uint64 WideSeqNext(Relation rel, uint64 n);

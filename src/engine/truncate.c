@@ -265,6 +265,7 @@ WideTruncateTail(Relation rel)
 	end = free_tail(&m);
 
 	/* the queue again: the free pages below "end", lowest first */
+	WideSpaceResetQueue(meta);
 	for (blk = WIDE_META_BLKNO + 1; blk < end && n < WIDE_FREE_SLOTS;)
 	{
 		BlockNumber stop = blk;
@@ -276,16 +277,11 @@ WideTruncateTail(Relation rel)
 		}
 		while (stop < end && marked(&m, stop))
 			stop++;
-		meta->free[n].kind = WIDE_FREE_EXTENT;
-		meta->free[n].start = blk;
-		meta->free[n].npages = stop - blk;
-		meta->free[n].pad = 0;
-		meta->free[n].stamp = FirstNormalFullTransactionId;
+		(void) WideSpaceQueueReusable(meta, blk, stop - blk);
 		n++;
 		blk = stop;
 	}
 	/* more extents than slots: the highest stay orphans for the next time */
-	meta->nfree = n;
 	(void) WideManifestCommit(&tx);
 	pfree(m.bits);
 

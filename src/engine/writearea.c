@@ -189,8 +189,7 @@ head_page_for(Relation rel, GenericXLogState *state, WideMetaPage meta,
 	page = GenericXLogRegisterBuffer(state, *buf, GENERIC_XLOG_FULL_IMAGE);
 	WideInitPage(page, WIDE_PAGE_WRITE, meta->generation);
 	WidePageGetOpaque(page)->next = meta->lanes[lane].head;
-	meta->lanes[lane].head = BufferGetBlockNumber(*buf);
-	meta->lanes[lane].npages++;
+	WideManifestLinkLanePage(meta, lane, BufferGetBlockNumber(*buf));
 	return page;
 }
 

@@ -57,7 +57,7 @@ for my $round (1 .. $rounds)
 		$node->safe_psql('postgres',
 			"COPY r FROM PROGRAM 'seq -f k$i-%08g,cf,q,1,some-value-text 1 $nrows' (FORMAT csv)");
 	}
-	$vacuum->signal('INT');
+	$vacuum->signal('TERM');	# not INT: a shell that runs us in the background may ignore it
 	$vacuum->finish;
 
 	my ($ret, $out, $err) = $node->psql('postgres', 'SELECT count(*) FROM r');
