@@ -58,26 +58,52 @@ if [ "${COMPACT:-1}" = 1 ]; then
 	sql "SELECT wide.compact('w', true);"
 fi
 
-HEAP="SELECT count(*) FROM (SELECT host, date_trunc('minute', t), percentile_cont(0.99) WITHIN GROUP (ORDER BY v)
+# both sides compute every bucket's p99 (a sum of them, so that none is
+# left out: count(*) over the rollup's rows would never call wide.quantile)
+HEAP="SELECT sum(q) FROM (SELECT host, date_trunc('minute', t), percentile_cont(0.99) WITHIN GROUP (ORDER BY v) AS q
   FROM h GROUP BY 1, 2) s;"
 # the dashboard's hosts by row key: the rollup rows, not the raw cells
 # stored after each of them
 HOSTLIST=$(seq -f "'host%g'" -s, 1 "$HOSTS")
-WIDE="SELECT count(*) FROM (SELECT row_key, ts, wide.quantile(value, 0.99)
+WIDE="SELECT sum(q) FROM (SELECT row_key, ts, wide.quantile(value, 0.99) AS q
   FROM w WHERE row_key IN ($HOSTLIST) AND family = 'p' AND qualifier = 'lat:ddsketch') s;"
-ms() { as_test_user "$PSQL" <<<"\\timing on
-$1" | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p'; }
-heap=(); wide=()
-for i in 1 2 3 4 5; do
-	if [ $((i % 2)) -eq 1 ]; then heap+=("$(ms "$HEAP")"); wide+=("$(ms "$WIDE")")
-	else wide+=("$(ms "$WIDE")"); heap+=("$(ms "$HEAP")"); fi
+# one session runs both, alternating, 5 times each (after one of each to
+# warm up); each run's wall time (\timing) and the CPU time its backend
+# spent (/proc/PID/schedstat, read before and after: on a loaded machine
+# wall times are mostly waiting for a core)
+OUT=$BENCH/times; rm -f "$OUT"; as_test_user "touch '$OUT'"
+{
+	echo "\\timing on"
+	echo "SELECT pg_backend_pid() AS pid \\gset"
+	echo "\\setenv BPID :pid"
+	echo "\\o /dev/null"
+	echo "$HEAP"; echo "$WIDE"
+	for i in 1 2 3 4 5; do
+		if [ $((i % 2)) -eq 1 ]; then order="HEAP WIDE"; else order="WIDE HEAP"; fi
+		for q in $order; do
+			echo "\\! awk '{print \"$q\", \$1}' /proc/\$BPID/schedstat >> $OUT"
+			echo "${!q}"
+			echo "\\! awk '{print \"$q\", \$1}' /proc/\$BPID/schedstat >> $OUT"
+		done
+	done
+} > "$BENCH/runs.sql"
+chmod 644 "$BENCH/runs.sql"
+walls=$(as_test_user "$PSQL -f '$BENCH/runs.sql'" | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | tail -n 10)
+# the runs' order: H W, W H, H W, W H, H W
+heap=(); wide=(); i=0
+for t in $walls; do
+	case $i in 0|3|4|7|8) heap+=("$t");; *) wide+=("$t");; esac
+	i=$((i + 1))
 done
+cpu() { awk -v q="$1" '$1 == q { if (s == "") s = $2; else { printf "%.1f\n", ($2 - s) / 1e6; s = "" } }' "$OUT"; }
 median() { printf '%s\n' "$@" | sort -n | sed -n 3p; }
 hm=$(median "${heap[@]}"); wm=$(median "${wide[@]}")
+hc=($(cpu HEAP)); wc=($(cpu WIDE))
+hcm=$(median "${hc[@]}"); wcm=$(median "${wc[@]}")
 echo "p99 per minute per host, 1 day, $HOSTS hosts, a reading per $STEP s, compacted: ${COMPACT:-1} (load: $(cut -d' ' -f1-3 /proc/loadavg))"
-echo "  heap percentile_cont: median ${hm} ms   (${heap[*]})"
-echo "  wide.quantile over the rollup: median ${wm} ms   (${wide[*]})"
-echo "  ratio wide/heap: $(echo "scale=3; $wm / $hm" | bc)"
+echo "  heap percentile_cont: median ${hm} ms wall (${heap[*]}), ${hcm} ms CPU (${hc[*]})"
+echo "  wide.quantile over the rollup: median ${wm} ms wall (${wide[*]}), ${wcm} ms CPU (${wc[*]})"
+echo "  ratio wide/heap: $(echo "scale=3; $wm / $hm" | bc) wall, $(echo "scale=3; $wcm / $hcm" | bc) CPU"
 sql "\\pset footer off
 WITH r AS MATERIALIZED (SELECT row_key, ts, wide.quantile(value, 0.99) AS q
                           FROM w WHERE family = 'p' AND qualifier = 'lat:ddsketch'),

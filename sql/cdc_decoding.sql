@@ -66,6 +66,16 @@ SELECT wide.delete_family('cd', 'b', 'n');
 SELECT wide.delete_row('cd', 'c1');
 DELETE FROM cd WHERE row_key = 'c2';
 SELECT * FROM cdc_changes();
+-- wide.drop_before: one transactional message with its scope (every family,
+-- or one), no DELETE per cell; a rolled-back drop sends nothing
+SELECT wide.drop_before('cd', 3);
+SELECT wide.drop_before('cd', 'n', 15);
+SELECT wide.drop_before('cs', 2);
+BEGIN;
+SELECT wide.drop_before('cd', 'm', 100);
+ROLLBACK;
+SELECT * FROM cdc_changes();
+SELECT row_key, family, qualifier, ts FROM cd ORDER BY 1, 2, 3, 4;
 -- aborts and savepoints: only what committed
 BEGIN;
 INSERT INTO cd VALUES ('x', 'm', 'q', 1, 'kept');

@@ -119,7 +119,42 @@ ROLLBACK;
 SELECT wide.drop_before('dm2', '2001-01-01'::timestamptz);
 SELECT count(*) FROM dm2;
 
-DROP TABLE dm, dm2, heap_t;
+-- a family kept for ever does not keep the runs alive once it is dropped
+-- before their time: each family's cells are dead by its age or by a drop
+-- (of it or of every family), so the runs go without rewriting
+CREATE TABLE dk (row_key text, family text, qualifier text, ts timestamptz, value float8) USING wide;
+SELECT wide.create_family('dk', 'm', max_age => '30 days');
+SELECT wide.create_family('dk', 'k');
+INSERT INTO dk SELECT 'h' || h || '#' || d, 'm', 'cpu',
+       (SELECT d0 FROM base) - (d || ' days')::interval + (hr || ' hours')::interval, d * 100 + hr
+  FROM generate_series(1, 10) d, generate_series(0, 23) hr, generate_series(1, 4) h;
+INSERT INTO dk VALUES ('h1#meta', 'k', 'name', (SELECT d0 FROM base) - interval '20 days', 1);
+SELECT FROM wide.compact('dk', major => true);
+DROP TABLE segs_before;
+CREATE TEMP TABLE segs_before AS SELECT segment FROM wide.runs('dk');
+SELECT count(*) AS runs FROM segs_before;
+-- m dropped before day -7: k may have cells in any run, none is freed
+SELECT wide.drop_before('dk', 'm', (SELECT d0 FROM base) - interval '7 days');
+VACUUM (TRUNCATE false) dk;
+SELECT count(*) AS runs_left FROM wide.runs('dk');
+-- k dropped before day -5 too: the runs older than day -7 (and k's own) go
+SELECT wide.drop_before('dk', 'k', (SELECT d0 FROM base) - interval '5 days');
+VACUUM (TRUNCATE false) dk;
+SELECT count(*) AS runs_left FROM wide.runs('dk');
+SELECT count(*) AS rewritten FROM wide.runs('dk') WHERE segment NOT IN (SELECT segment FROM segs_before);
+SELECT family, count(*), min(ts) >= (SELECT d0 FROM base) - interval '7 days' AS all_newer
+  FROM dk GROUP BY family ORDER BY family;
+-- by age: m expires after 4 days, k is dropped up to now: the windows
+-- older than 4 days go, by m's age and k's drop together
+SELECT wide.drop_before('dk', 'k', now());
+SELECT wide.alter_family('dk', 'm', max_age => '4 days');
+VACUUM (TRUNCATE false) dk;
+SELECT count(*) AS runs_left FROM wide.runs('dk');
+SELECT count(*) AS rewritten FROM wide.runs('dk') WHERE segment NOT IN (SELECT segment FROM segs_before);
+SELECT count(*) AS cells, min(ts) >= (SELECT d0 FROM base) - interval '4 days' AS all_newer FROM dk;
+SELECT * FROM wide.verify('dk');
+
+DROP TABLE dm, dm2, dk, heap_t;
 REVOKE USAGE ON SCHEMA wide FROM dm_reader, dm_deleter;
 DROP ROLE dm_reader;
 DROP ROLE dm_deleter;

@@ -116,6 +116,20 @@ extern bool WideCellSibling(Relation rel, const WideSchema *schema,
 							WideCell *cell);
 extern bool WideCellToValues(const WideSchema *schema, const WideCell *cell,
 							 Datum *values, bool *isnull, const bool *needed);
+/* the aggregate of the column of the last accumulator a scan formed */
+#define WIDE_AGG_MEMO_BYTES	64
+typedef struct WideAggMemo
+{
+	const WideSchema *schema;	/* NULL: nothing remembered */
+	uint32		famlen;
+	uint32		quallen;
+	char		fam[WIDE_AGG_MEMO_BYTES];
+	char		qual[WIDE_AGG_MEMO_BYTES];
+	WideAggregate agg;
+} WideAggMemo;
+extern bool WideCellToValuesMemo(const WideSchema *schema, const WideCell *cell,
+								 Datum *values, bool *isnull, const bool *needed,
+								 WideAggMemo *memo);
 
 /* customscan.c */
 extern void WideInstallPlanner(void);

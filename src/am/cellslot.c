@@ -474,20 +474,46 @@ WideHllInputHash(Oid type, Datum value)
  * record's): sum/min/max as int8, or 8 big-endian bytes in a bytea column;
  * in a float8 column as float8 (a float sum rounded once to the nearest
  * double, a rollup's count converted); hll as its sketch (hll families
- * need a bytea column).
+ * need a bytea column).  WideAggToValue's datum is new; with nocopy, a
+ * sketch may be the cell's own varlena (valid as long as the cell), for a
+ * tuple of this cell alone (WideCellToValues).
  */
-Datum
-WideAggToValue(const WideSchema *schema, const WideCell *cell)
+static Datum
+agg_to_value(const WideSchema *schema, const WideCell *cell, bool nocopy,
+			 WideAggMemo *memo)
 {
-	const WideFamily *f = WideSchemaFindFamily(schema, cell->family, cell->famlen);
-	WideAggregate agg = f != NULL ? WideCellAggregate(f, cell->qual, cell->quallen) :
-		WIDE_AGG_NONE;
+	WideAggregate agg;
 	int64		acc;
+
+	if (memo && memo->schema == schema && memo->famlen == cell->famlen &&
+		memo->quallen == cell->quallen &&
+		memcmp(memo->qual, cell->qual, cell->quallen) == 0 &&
+		memcmp(memo->fam, cell->family, cell->famlen) == 0)
+		agg = memo->agg;		/* the column of the cell before */
+	else
+	{
+		const WideFamily *f = WideSchemaFindFamily(schema, cell->family, cell->famlen);
+
+		agg = f != NULL ? WideCellAggregate(f, cell->qual, cell->quallen) : WIDE_AGG_NONE;
+		if (memo && cell->famlen <= WIDE_AGG_MEMO_BYTES &&
+			cell->quallen <= WIDE_AGG_MEMO_BYTES)
+		{
+			memo->schema = schema;
+			memo->famlen = cell->famlen;
+			memo->quallen = cell->quallen;
+			memcpy(memo->fam, cell->family, cell->famlen);
+			memcpy(memo->qual, cell->qual, cell->quallen);
+			memo->agg = agg;
+		}
+	}
 
 	if (agg == WIDE_AGG_HLL || agg == WIDE_AGG_DDS)
 	{
 		if (schema->valtype != BYTEAOID)
 			elog(ERROR, "sketch cell in a wide table without a bytea value column");
+		/* (a short accumulator the merger kept as a varlena: merge.c) */
+		if (nocopy && cell->kind == WIDE_KIND_MERGE && cell->value_datum != NULL)
+			return PointerGetDatum(cell->value_datum);
 		return bytes_datum(cell->value, cell->vallen);
 	}
 	if (WIDE_AGG_IS_FLOAT(agg))
@@ -517,6 +543,12 @@ WideAggToValue(const WideSchema *schema, const WideCell *cell)
 		return bytes_datum((const char *) &be, sizeof(int64));
 	}
 	return Int64GetDatum(acc);
+}
+
+Datum
+WideAggToValue(const WideSchema *schema, const WideCell *cell)
+{
+	return agg_to_value(schema, cell, false, NULL);
 }
 
 /*
@@ -648,6 +680,19 @@ bool
 WideCellToValues(const WideSchema *schema, const WideCell *cell,
 				 Datum *values, bool *isnull, const bool *needed)
 {
+	return WideCellToValuesMemo(schema, cell, values, isnull, needed, NULL);
+}
+
+/*
+ * WideCellToValuesMemo -- WideCellToValues for a caller forming tuple after
+ * tuple (a scan): memo (zeroed at first) remembers the aggregate of the
+ * last accumulator's column, for the next cells of that column.
+ */
+bool
+WideCellToValuesMemo(const WideSchema *schema, const WideCell *cell,
+					 Datum *values, bool *isnull, const bool *needed,
+					 WideAggMemo *memo)
+{
 	int			i;
 	bool		allocated = false;
 
@@ -687,9 +732,10 @@ WideCellToValues(const WideSchema *schema, const WideCell *cell,
 	{
 		if (cell->kind == WIDE_KIND_MERGE || cell->kind == WIDE_KIND_ADD)
 		{
-			/* an accumulator */
-			values[4] = WideAggToValue(schema, cell);
-			allocated = true;
+			/* an accumulator (a sketch the merger kept as a varlena is not copied) */
+			values[4] = agg_to_value(schema, cell, true, memo);
+			allocated |= cell->value_datum == NULL ||
+				DatumGetPointer(values[4]) != cell->value_datum;
 		}
 		else if (cell->value_datum && schema->vallen == -1)
 			values[4] = PointerGetDatum(cell->value_datum);

@@ -204,6 +204,7 @@ typedef struct WideScanState
 	WideTsWindow window;
 	bool		needed[5];		/* columns the plan uses */
 	bool		tupcxt_used;
+	WideAggMemo aggmemo;		/* WideCellToValuesMemo's */
 	int			for_delete;		/* WideDeleteTracking: a running DELETE's target */
 	/* the whole of a DELETE, as one range tombstone (am/rangedel.c) */
 	bool		range_delete;	/* planned so */
@@ -2200,9 +2201,12 @@ scan_next_cell(WideScanState *s)
 		MemoryContextSwitchTo(old);
 		if (cell != NULL)
 		{
-			/* cells of other families or qualifiers form no tuple */
+			/*
+			 * cells of other families or qualifiers form no tuple (a forward
+			 * reader returns none: its filter is the same sets, open_reader)
+			 */
 			if ((!s->columns.fam_active && !s->columns.qual_active) ||
-				WideColumnFilterMatch(&s->columns, cell))
+				s->reader != NULL || WideColumnFilterMatch(&s->columns, cell))
 				break;
 			CHECK_FOR_INTERRUPTS();
 			continue;
@@ -2233,8 +2237,8 @@ wide_scan_next(ScanState *ss)
 	if (s->tupcxt_used)
 		MemoryContextReset(s->tupcxt);
 	old = MemoryContextSwitchTo(s->tupcxt);
-	s->tupcxt_used = WideCellToValues(s->schema, cell, slot->tts_values,
-									  slot->tts_isnull, s->needed);
+	s->tupcxt_used = WideCellToValuesMemo(s->schema, cell, slot->tts_values,
+										  slot->tts_isnull, s->needed, &s->aggmemo);
 	MemoryContextSwitchTo(old);
 	ExecStoreVirtualTuple(slot);
 	slot->tts_tableOid = RelationGetRelid(s->css.ss.ss_currentRelation);
@@ -2662,8 +2666,8 @@ WideScanFold(CustomScanState *node, WideCellFold fold, void *arg)
 			while ((cell = s->reader ? WideReaderNext(s->reader) :
 					WideReverseNext(s->rreader)) != NULL)
 			{
-				if (!WideColumnFilterMatch(&s->columns, cell))
-					continue;
+				if (s->reader == NULL && !WideColumnFilterMatch(&s->columns, cell))
+					continue;	/* (a forward reader's filter is the same) */
 				n++;
 				if (!fold(cell, arg))
 				{

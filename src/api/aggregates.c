@@ -82,6 +82,17 @@ sketch_arg(FunctionCallInfo fcinfo, int argno)
 	return b;
 }
 
+/* fail on a malformed DDSketch argument */
+static void
+dds_invalid(const char *problem)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+			 errmsg("invalid DDSketch"),
+			 errdetail_internal("%s", problem),
+			 errhint("Sketches come from cells of a ddsketch family, wide.ddsketch_agg() or wide.ddsketch_union().")));
+}
+
 /* a DDSketch argument, checked */
 static bytea *
 dds_arg(FunctionCallInfo fcinfo, int argno)
@@ -90,11 +101,7 @@ dds_arg(FunctionCallInfo fcinfo, int argno)
 	const char *problem = WideDDSCheck(VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b));
 
 	if (problem)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-				 errmsg("invalid DDSketch"),
-				 errdetail_internal("%s", problem),
-				 errhint("Sketches come from cells of a ddsketch family, wide.ddsketch_agg() or wide.ddsketch_union().")));
+		dds_invalid(problem);
 	return b;
 }
 
@@ -386,12 +393,17 @@ quantile_q(double q)
 Datum
 wide_quantile(PG_FUNCTION_ARGS)
 {
-	bytea	   *b = dds_arg(fcinfo, 0);
+	bytea	   *b = PG_GETARG_BYTEA_PP(0);
 	double		q = quantile_q(PG_GETARG_FLOAT8(1));
 	double		v;
+	uint64		n;
+	const char *problem;
 
-	/* from the bytes: a rollup read calls this once a cell */
-	if (WideDDSQuantiles(VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b), 1, &q, &v) == 0)
+	/* from the bytes, checked as they are read: a rollup read calls this once a cell */
+	problem = WideDDSCheckedQuantiles(VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b), 1, &q, &v, &n);
+	if (problem)
+		dds_invalid(problem);
+	if (n == 0)
 		PG_RETURN_NULL();
 	PG_RETURN_FLOAT8(v);
 }

@@ -86,6 +86,8 @@ extern void WideDDSMerge(WideAcc *a, const char *data, uint32 len);
 extern char *WideDDSEncode(const WideAcc *a, uint32 *len);
 extern uint64 WideDDSQuantiles(const char *data, uint32 len, int nq,
 							   const double *qs, double *out);
+extern const char *WideDDSCheckedQuantiles(const char *data, uint32 len, int nq,
+										   const double *qs, double *out, uint64 *n);
 
 /* exact float8 sums (fsum.c) */
 extern void WideFsumAdd(WideAcc *a, double v);

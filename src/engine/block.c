@@ -391,6 +391,7 @@ WideBlockIterInit(WideBlockIter *it, const char *data, Size len, int16 typlen,
 	it->xmins_frozen = false;	/* (the caller sets it from the index entry) */
 	it->skip_values = false;
 	it->nseq = 0;
+	it->col_judged = false;
 	if (!(p = get_varint(p, end, &ncells)) || !(p = get_varint(p, end, &arena)) ||
 		!(p = get_varint(p, end, &keylen)) || !(p = get_varint(p, end, &tslen)) ||
 		!(p = get_varint(p, end, &auxlen)) ||
@@ -888,16 +889,33 @@ next:
 
 	if (!read_keys(it, flags, c))
 		return false;
-	if (it->keep != NULL && !it->skip_quals && !it->keep(c, it->keep_arg) &&
-		c->kind == WIDE_KIND_PUT)
+	if (it->keep != NULL && !it->skip_quals && !WIDE_KIND_IS_TOMBSTONE(c->kind))
 	{
-		/* a column the caller does not want: its hints join the next one's */
-		same &= c->same;
-		if (!step_tail(it, flags))
-			return false;
-		it->i++;
-		goto next;
+		bool		reject;
+
+		/*
+		 * a column filter's verdict holds for the rest of the column (a
+		 * record that starts no row, family or qualifier continues it)
+		 */
+		if (it->keep_columns && it->col_judged &&
+			!(flags & (F_NEW_ROW | F_NEW_FAM | F_NEW_QUAL)))
+			reject = it->col_rejected;
+		else
+			reject = !it->keep(c, it->keep_arg);
+		it->col_rejected = reject;
+		it->col_judged = true;
+		if (reject)
+		{
+			/* a column the caller does not want: its hints join the next one's */
+			same &= c->same;
+			if (!step_tail(it, flags))
+				return false;
+			it->i++;
+			goto next;
+		}
 	}
+	else
+		it->col_judged = false;
 	if (!read_times(it, c) || !read_aux(it, flags, c))
 		return false;
 	if (!WIDE_KIND_IS_TOMBSTONE(c->kind) &&
@@ -925,11 +943,12 @@ WideBlockIterSkipValues(WideBlockIter *it)
 }
 
 /*
- * WideBlockIterSetFilter -- from now on, step over the PUT records that
- * keep() rejects instead of returning them: keep sees every record the
- * iterator decodes, in order (its row key, family, famid, qualifier, kind
- * and hints, not its time or value), for a reader of a plain run that
- * wants some columns only.  Not with skip_quals.
+ * WideBlockIterSetFilter -- from now on, step over the records (PUT, ADD,
+ * MERGE: tombstones are always returned) that keep() rejects instead of
+ * returning them: keep sees every such record the iterator decodes, in
+ * order (its row key, family, famid, qualifier, kind and hints, not its
+ * time or value), for a reader that wants some columns only.  Not with
+ * skip_quals.
  */
 void
 WideBlockIterSetFilter(WideBlockIter *it, bool (*keep) (const WideCell *cell, void *arg),
@@ -937,6 +956,23 @@ WideBlockIterSetFilter(WideBlockIter *it, bool (*keep) (const WideCell *cell, vo
 {
 	it->keep = keep;
 	it->keep_arg = arg;
+	it->keep_columns = false;
+	it->col_judged = false;
+}
+
+/*
+ * WideBlockIterSetColumnFilter -- WideBlockIterSetFilter for a keep() whose
+ * verdict depends on the record's column only (row key, family,
+ * qualifier): it is asked at the first record of each column, and the
+ * rest of a rejected column is stepped over unasked.
+ */
+void
+WideBlockIterSetColumnFilter(WideBlockIter *it,
+							 bool (*keep) (const WideCell *cell, void *arg),
+							 void *arg)
+{
+	WideBlockIterSetFilter(it, keep, arg);
+	it->keep_columns = true;
 }
 
 /*

@@ -650,10 +650,28 @@ WideRangeDelVacuum(Relation rel)
  * ----------------------------------------------------------------
  */
 
-/* is every cell of the run dead for every snapshot? (see the header) */
+/*
+ * are the cells of family incarnation famid (0: of every family) in a run
+ * with these newest timestamp and sequence number deleted by a drop every
+ * snapshot sees?
+ */
 static bool
-run_dead(Relation rel, const WideRunData *run, int64 all_cut,
-		 const WideDropRule *drops, int ndrops)
+dropped(uint32 famid, int64 ts_max, uint64 max_seq,
+		const WideDropRule *drops, int ndrops)
+{
+	int			i;
+
+	for (i = 0; i < ndrops; i++)
+		if ((drops[i].famid == 0 || drops[i].famid == famid) &&
+			max_seq < drops[i].seq && ts_max < drops[i].before)
+			return true;
+	return false;
+}
+
+/* is every cell of the run dead for every snapshot? (retention.c's rule) */
+static bool
+run_dead(Relation rel, const WideRunData *run, const WideSchema *schema,
+		 int64 now, const WideDropRule *drops, int ndrops)
 {
 	int64		ts_min,
 				ts_max;
@@ -665,13 +683,22 @@ run_dead(Relation rel, const WideRunData *run, int64 all_cut,
 		return false;
 	if (!WideRunTimes(rel, run, &ts_min, &ts_max, &tombs) || tombs)
 		return false;
-	if (ts_max < all_cut)
+	if (dropped(0, ts_max, run->max_seq, drops, ndrops))
 		return true;
-	for (i = 0; i < ndrops; i++)
-		if (drops[i].famid == 0 && run->max_seq < drops[i].seq &&
-			ts_max < drops[i].before)
-			return true;
-	return false;
+	if (schema->nfamilies == 0)
+		return false;
+	/* each family's cells: expired by its age, or dropped */
+	for (i = 0; i < schema->nfamilies; i++)
+	{
+		const WideFamily *f = &schema->families[i];
+		int64		e = WideFamilyExpiry(f);
+
+		if (e > 0 && now > 0 && ts_max < now - e)
+			continue;
+		if (!dropped(f->id, ts_max, run->max_seq, drops, ndrops))
+			return false;
+	}
+	return true;
 }
 
 /*
@@ -691,7 +718,6 @@ WideCompactDropRuns(Relation rel)
 	WideDropRule drops[WIDE_MAX_DROPS];
 	int			ndrops;
 	int64		all;
-	int64		all_cut = PG_INT64_MIN;
 	int64		now;
 	int			n;
 	int			ndead = 0;
@@ -714,14 +740,13 @@ WideCompactDropRuns(Relation rel)
 	schema = WideSchemaCommitted(rel);
 	(void) WideRetentionAges(schema, &all);
 	now = WideGCNow();
-	if (all > 0 && now > 0)
-		all_cut = now - all;
 	ndrops = WideDropsForAll(rel, drops);
-	if (all_cut == PG_INT64_MIN && ndrops == 0)
+	/* (without a drop, only a table whose every family expires by age) */
+	if (ndrops == 0 && !(all > 0 && now > 0))
 		return 0;
 	for (i = 0; i < n; i++)
 	{
-		dead[i] = run_dead(rel, &runs[i], all_cut, drops, ndrops);
+		dead[i] = run_dead(rel, &runs[i], schema, now, drops, ndrops);
 		ndead += dead[i];
 	}
 	if (ndead == 0)

@@ -194,7 +194,27 @@ WideDDSStart(WideAcc *a)
 	d->folded = false;
 }
 
-static const char *walk(const char *data, uint32 len, WideAcc *a);
+/* bins a walk keeps, per sign, for the quantiles without a second walk */
+#define DDS_SHAPE_BINS	32
+
+/*
+ * what a walk finds: the counts, where each sign's list starts, and the
+ * first DDS_SHAPE_BINS bins of each (index, running count)
+ */
+typedef struct DDSShape
+{
+	uint64		zeros;
+	uint64		npos;
+	uint64		nneg;
+	const uint8 *pos;
+	const uint8 *neg;
+	bool		keep;			/* keep bins (WideDDSCheckedQuantiles) */
+	int			nbins[2];		/* of each sign; > DDS_SHAPE_BINS: not all kept */
+	int32		index[2][DDS_SHAPE_BINS];
+	uint64		upto[2][DDS_SHAPE_BINS];	/* running count at the bin */
+} DDSShape;
+
+static const char *walk(const char *data, uint32 len, WideAcc *a, DDSShape *shape);
 
 /* decode a sketch kept as its bytes into the bins */
 static void
@@ -205,7 +225,7 @@ unpend(WideAcc *a)
 	if (d->pending)
 	{
 		d->pending = false;
-		if (walk(d->single, d->single_len, a) != NULL)
+		if (walk(d->single, d->single_len, a, NULL) != NULL)
 			elog(ERROR, "malformed DDSketch kept for folding");
 	}
 }
@@ -242,12 +262,18 @@ WideDDSAdd(WideAcc *a, double x)
  * than its value needs (a last byte of 0 after the first), which would
  * give an equal sketch other bytes
  */
-static bool
+static inline bool
 get_varint(const uint8 **p, const uint8 *end, uint64 *v)
 {
 	uint64		r = 0;
 	int			shift = 0;
 
+	/* (one byte, the common case: counts, deltas between near bins) */
+	if (likely(*p < end) && **p < 0x80)
+	{
+		*v = *(*p)++;
+		return true;
+	}
 	while (*p < end && shift < 64)
 	{
 		uint8		b = *(*p)++;
@@ -263,9 +289,12 @@ get_varint(const uint8 **p, const uint8 *end, uint64 *v)
 	return false;
 }
 
-/* walk a sketch's bins; with d, add them to it; NULL if well-formed */
+/*
+ * walk a sketch's bins; with a, add them to it; with shape, note its
+ * counts and lists there; NULL if well-formed
+ */
 static const char *
-walk(const char *data, uint32 len, WideAcc *a)
+walk(const char *data, uint32 len, WideAcc *a, DDSShape *shape)
 {
 	const uint8 *p = (const uint8 *) data;
 	const uint8 *end = p + len;
@@ -283,12 +312,25 @@ walk(const char *data, uint32 len, WideAcc *a)
 		return "It ends before its count of zeros, or a number takes more bytes than it needs.";
 	if (a)
 		a->dds->zeros += zeros;
+	if (shape)
+	{
+		shape->zeros = zeros;
+		shape->npos = shape->nneg = 0;
+	}
 	for (sign = 0; sign < 2; sign++)
 	{
 		uint64		n;
 		int64		index = 0;
 		uint64		k;
+		uint64		total = 0;
 
+		if (shape)
+		{
+			if (sign == 0)
+				shape->pos = p;
+			else
+				shape->neg = p;
+		}
 		if (!get_varint(&p, end, &n))
 			return "It ends before its count of bins, or a number takes more bytes than it needs.";
 		if (n > 2 * DDS_MAX_INDEX + 1)
@@ -310,6 +352,20 @@ walk(const char *data, uint32 len, WideAcc *a)
 			if (a)
 				store_add(a->cxt, sign == 0 ? &a->dds->pos : &a->dds->neg,
 						  (int32) index, count);
+			total += count;
+			if (shape && shape->keep && k < DDS_SHAPE_BINS)
+			{
+				shape->index[sign][k] = (int32) index;
+				shape->upto[sign][k] = total;
+			}
+		}
+		if (shape)
+		{
+			shape->nbins[sign] = (int) Min(n, DDS_SHAPE_BINS + 1);
+			if (sign == 0)
+				shape->npos = total;
+			else
+				shape->nneg = total;
 		}
 	}
 	if (p != end)
@@ -324,7 +380,7 @@ walk(const char *data, uint32 len, WideAcc *a)
 const char *
 WideDDSCheck(const char *data, uint32 len)
 {
-	return walk(data, len, NULL);
+	return walk(data, len, NULL, NULL);
 }
 
 /*
@@ -353,7 +409,7 @@ WideDDSMerge(WideAcc *a, const char *data, uint32 len)
 		return;
 	}
 	unpend(a);
-	problem = walk(data, len, a);
+	problem = walk(data, len, a, NULL);
 	if (problem)
 		elog(ERROR, "malformed DDSketch: %s", problem);
 }
@@ -431,10 +487,26 @@ WideDDSEncode(const WideAcc *a, uint32 *len)
 static double
 bin_value(int32 i)
 {
-	double		g = dds_gamma();
-	double		v = exp(i * log(g) + log(2.0 / (g + 1.0)));
+	/* the last bins asked for, by index (a pure function: no invalidation) */
+	static struct
+	{
+		int32		index;
+		double		value;
+	}			memo[64] = {{1, 0.0}};	/* (no index maps to a slot whose
+										 * index it is before it is set:
+										 * slot 0 holds 1, the others 0) */
+	int			slot = i & 63;
+	double		g,
+				v;
 
-	return isinf(v) ? DBL_MAX : v;
+	if (memo[slot].index == i)
+		return memo[slot].value;
+	g = dds_gamma();
+	v = exp(i * log(g) + log(2.0 / (g + 1.0)));
+	v = isinf(v) ? DBL_MAX : v;
+	memo[slot].index = i;
+	memo[slot].value = v;
+	return v;
 }
 
 /* the value of the bin of a sign's list where the running count first reaches rank */
@@ -482,32 +554,30 @@ list_skip(const uint8 *p, const uint8 *end, uint64 *total)
 }
 
 /*
- * WideDDSQuantiles -- the quantiles qs[0 .. nq-1] (each in [0, 1]) of a
- * well-formed sketch's bytes (the caller checked them: WideDDSCheck), read
- * from the bytes without building its bins: the estimate of the input of
- * rank ceil(q n) (1-based, at least 1) of the sketch's n inputs in
- * increasing order.  Returns n; if 0, out is not set.
- * This is what a rollup read does per cell (wide.quantile), so it walks
- * the bytes twice and allocates nothing.
+ * the value of the bin of a sign's list where the running count first
+ * reaches rank, from the bins a walk kept if it kept them all
  */
-uint64
-WideDDSQuantiles(const char *data, uint32 len, int nq, const double *qs, double *out)
+static double
+shape_rank(const DDSShape *sh, int sign, const uint8 *end, uint64 rank)
 {
-	const uint8 *p = (const uint8 *) data + DDS_HEADER;
-	const uint8 *end = (const uint8 *) data + len;
-	const uint8 *pos,
-			   *neg;
-	uint64		zeros = 0,
-				npos = 0,
-				nneg = 0,
-				n;
+	int			k;
+
+	if (!sh->keep || sh->nbins[sign] > DDS_SHAPE_BINS)
+		return list_rank(sign == 0 ? sh->pos : sh->neg, end, rank);
+	for (k = 0; k < sh->nbins[sign] - 1; k++)
+		if (sh->upto[sign][k] >= rank)
+			break;
+	return bin_value(sh->index[sign][k]);
+}
+
+/* the quantiles of a sketch of that shape (ends at end), as below */
+static uint64
+quantiles_of(const DDSShape *sh, const uint8 *end, int nq, const double *qs,
+			 double *out)
+{
+	uint64		n = sh->zeros + sh->npos + sh->nneg;
 	int			j;
 
-	(void) get_varint(&p, end, &zeros);
-	pos = p;
-	neg = list_skip(pos, end, &npos);
-	(void) list_skip(neg, end, &nneg);
-	n = zeros + npos + nneg;
 	if (n == 0)
 		return 0;
 	for (j = 0; j < nq; j++)
@@ -519,12 +589,57 @@ WideDDSQuantiles(const char *data, uint32 len, int nq, const double *qs, double 
 		if (rank > n)
 			rank = n;
 		/* negative values, increasing: by decreasing |x|, the list's reverse */
-		if (rank <= nneg)
-			out[j] = -list_rank(neg, end, nneg - rank + 1);
-		else if (rank <= nneg + zeros)
+		if (rank <= sh->nneg)
+			out[j] = -shape_rank(sh, 1, end, sh->nneg - rank + 1);
+		else if (rank <= sh->nneg + sh->zeros)
 			out[j] = 0.0;
 		else
-			out[j] = list_rank(pos, end, rank - nneg - zeros);
+			out[j] = shape_rank(sh, 0, end, rank - sh->nneg - sh->zeros);
 	}
 	return n;
+}
+
+/*
+ * WideDDSQuantiles -- the quantiles qs[0 .. nq-1] (each in [0, 1]) of a
+ * well-formed sketch's bytes (the caller checked them: WideDDSCheck), read
+ * from the bytes without building its bins: the estimate of the input of
+ * rank ceil(q n) (1-based, at least 1) of the sketch's n inputs in
+ * increasing order.  Returns n; if 0, out is not set.  Allocates nothing.
+ */
+uint64
+WideDDSQuantiles(const char *data, uint32 len, int nq, const double *qs, double *out)
+{
+	const uint8 *p = (const uint8 *) data + DDS_HEADER;
+	const uint8 *end = (const uint8 *) data + len;
+	DDSShape	sh;
+
+	(void) get_varint(&p, end, &sh.zeros);
+	sh.keep = false;
+	sh.npos = sh.nneg = 0;
+	sh.pos = p;
+	sh.neg = list_skip(sh.pos, end, &sh.npos);
+	(void) list_skip(sh.neg, end, &sh.nneg);
+	return quantiles_of(&sh, end, nq, qs, out);
+}
+
+/*
+ * WideDDSCheckedQuantiles -- WideDDSCheck and WideDDSQuantiles in one: NULL
+ * and the quantiles (*n: the inputs; out not set if 0) if the bytes are a
+ * well-formed sketch, else what is wrong with them.  It walks the bytes
+ * once to check and count them, and once more only as far as the
+ * quantile's bin: this is what a rollup read does per cell (wide.quantile).
+ */
+const char *
+WideDDSCheckedQuantiles(const char *data, uint32 len, int nq, const double *qs,
+						double *out, uint64 *n)
+{
+	DDSShape	sh;
+	const char *problem;
+
+	sh.keep = true;
+	problem = walk(data, len, NULL, &sh);
+
+	if (problem == NULL)
+		*n = quantiles_of(&sh, (const uint8 *) data + len, nq, qs, out);
+	return problem;
 }

@@ -27,7 +27,9 @@
  *
  * A cell of a plain family is passed through as it came (no copy: it stays
  * valid until the next record is pushed); only aggregates, whose value is
- * known once all inputs are seen, are copied.  Push a record, then Pop the
+ * known once all inputs are seen, are copied -- a version that is one
+ * accumulator (MERGE) alone, as compaction leaves each, as its bytes,
+ * without folding it (start_pending).  Push a record, then Pop the
  * cells it completed (at most two).
  *
  * IDENTIFICATION
@@ -44,6 +46,9 @@
 #include "engine/storage.h"
 #include "engine/reader.h"
 #include "engine/rules.h"
+
+/* a lone accumulator up to this long is kept after a one-byte varlena header */
+#define WIDE_LONE_SHORT		(VARATT_SHORT_MAX - VARHDRSZ_SHORT)
 
 /* a growable byte buffer for the current row, family, qualifier */
 typedef struct Bytes
@@ -82,6 +87,15 @@ struct WideMerger
 	/* an aggregate being folded (two copies: one may be out) */
 	bool		pending;
 	bool		pending_collected;
+	/*
+	 * the pending aggregate is one MERGE record so far, its value kept as
+	 * bytes after the coordinates (acc_buf), lone_len of them: folded only
+	 * if another record of its version comes (see start_pending)
+	 */
+	bool		lone;
+	uint32		lone_len;
+	WideAggregate col_agg;		/* the current column's aggregate ... */
+	bool		have_col_agg;	/* ... if looked up */
 	WideAcc		acc;
 	WideCell	acc_cell[2];
 	Bytes		acc_buf[2];
@@ -208,23 +222,90 @@ flush_pending(WideMerger *m)
 		return;
 	m->pending = false;
 	if (m->pending_collected)
+	{
+		m->lone = false;
 		return;
+	}
 	a = &m->acc_cell[m->acc_cur];
 	b = &m->acc_buf[m->acc_cur];
 	head = a->keylen + a->famlen + a->quallen;
-	a->vallen = WideAccSize(&m->acc);
-	reserve(m->cxt, b, head + a->vallen);
+	if (m->lone)
+	{
+		/*
+		 * one accumulator: its bytes are the cell's, after a one-byte
+		 * varlena header if short (start_pending)
+		 */
+		m->lone = false;
+		a->vallen = m->lone_len;
+		if (m->lone_len <= WIDE_LONE_SHORT)
+		{
+			a->value_datum = b->data + head;
+			head++;
+		}
+	}
+	else
+	{
+		a->vallen = WideAccSize(&m->acc);
+		reserve(m->cxt, b, head + a->vallen);
+		WideAccWrite(&m->acc, b->data + head);
+	}
 	a->key = b->data;
 	a->family = b->data + a->keylen;
 	a->qual = b->data + a->keylen + a->famlen;
 	a->value = b->data + head;
-	WideAccWrite(&m->acc, b->data + head);
 	a->kind = WIDE_KIND_MERGE;
 	emit(m, a);
 	m->acc_cur = 1 - m->acc_cur;	/* the emitted copy stays valid */
 }
 
-/* copy an aggregate's coordinates and start folding its inputs */
+/*
+ * Is an accumulator of this aggregate, folded from one MERGE record alone,
+ * that record's value?  So for sum, min, max (an int64), fmin, fmax (a
+ * double) and ddsketch (its bytes, ddsketch.c); not for fsum (a piece of a
+ * sum is not its rounded sum) or hll (the sketch is written anew).
+ */
+static inline bool
+lone_is_value(WideAggregate agg, const WideCell *c)
+{
+	if (c->kind != WIDE_KIND_MERGE || c->value == NULL)
+		return false;			/* (an input; a value kept in a blob) */
+	switch (agg)
+	{
+		case WIDE_AGG_SUM:
+		case WIDE_AGG_MIN:
+		case WIDE_AGG_MAX:
+		case WIDE_AGG_FMIN:
+		case WIDE_AGG_FMAX:
+			return c->vallen == sizeof(int64);	/* (else WideAccFold fails) */
+		case WIDE_AGG_DDS:
+			return true;
+		default:
+			return false;
+	}
+}
+
+/* fold the lone MERGE record kept as bytes into the accumulator */
+static void
+unlone(WideMerger *m)
+{
+	Bytes	   *b = &m->acc_buf[m->acc_cur];
+	WideCell   *a = &m->acc_cell[m->acc_cur];
+
+	m->lone = false;
+	WideAccStart(&m->acc, m->col_agg);
+	WideAccFold(&m->acc, WIDE_KIND_MERGE,
+				b->data + a->keylen + a->famlen + a->quallen +
+				(m->lone_len <= WIDE_LONE_SHORT ? 1 : 0), m->lone_len);
+}
+
+/*
+ * copy an aggregate's coordinates and start folding its inputs; a MERGE
+ * record (an accumulator: the one a compaction wrote of each version) is
+ * kept as its bytes instead, which are the cell if no other record of its
+ * version follows -- a compacted rollup's cells are read without decoding
+ * a sketch (WideAccFold checks a ddsketch's bytes: wide.quantile and the
+ * other functions that read one check them, as they check any bytea)
+ */
 static void
 start_pending(WideMerger *m, const WideCell *c)
 {
@@ -232,7 +313,13 @@ start_pending(WideMerger *m, const WideCell *c)
 	WideCell   *a = &m->acc_cell[m->acc_cur];
 	uint32		len = c->keylen + c->famlen + c->quallen;
 
-	reserve(m->cxt, b, len + sizeof(int64));
+	if (!m->have_col_agg)
+	{
+		m->col_agg = WideCellAggregate(m->def, c->qual, c->quallen);
+		m->have_col_agg = true;
+	}
+	m->lone = lone_is_value(m->col_agg, c);
+	reserve(m->cxt, b, len + (m->lone ? c->vallen : sizeof(int64)));
 	memcpy(b->data, c->key, c->keylen);
 	memcpy(b->data + c->keylen, c->family, c->famlen);
 	memcpy(b->data + c->keylen + c->famlen, c->qual, c->quallen);
@@ -240,8 +327,25 @@ start_pending(WideMerger *m, const WideCell *c)
 	a->key_datum = a->qual_datum = a->value_datum = NULL;
 	a->same = 0;
 	a->flags &= ~(WIDE_REC_VALUE_BLOB | WIDE_REC_BODY_BLOB);
-	WideAccStart(&m->acc, WideCellAggregate(m->def, c->qual, c->quallen));
-	fold(m, c);
+	if (m->lone)
+	{
+		/* a short one as a varlena datum too: a tuple takes it uncopied */
+		uint32		off = 0;
+
+		if (c->vallen <= WIDE_LONE_SHORT)
+		{
+			reserve(m->cxt, b, len + 1 + c->vallen);
+			SET_VARSIZE_SHORT(b->data + len, VARHDRSZ_SHORT + c->vallen);
+			off = 1;
+		}
+		memcpy(b->data + len + off, c->value, c->vallen);
+		m->lone_len = c->vallen;
+	}
+	else
+	{
+		WideAccStart(&m->acc, m->col_agg);
+		fold(m, c);
+	}
 	m->pending = true;
 }
 
@@ -310,6 +414,7 @@ WideMergerPush(WideMerger *m, const WideCell *cell, bool hints)
 		flush_pending(m);
 		set_bytes(m->cxt, &m->qual, cell->qual, cell->quallen);
 		m->have_column = true;
+		m->have_col_agg = false;
 		m->nversions = 0;
 		WideDeletesEnter(&m->dels, WIDE_LEVEL_COLUMN);
 		m->have_ts = false;
@@ -329,7 +434,11 @@ WideMergerPush(WideMerger *m, const WideCell *cell, bool hints)
 	{
 		/* an older write of the same version */
 		if (m->pending)
+		{
+			if (m->lone)
+				unlone(m);
 			fold(m, cell);
+		}
 		return;
 	}
 

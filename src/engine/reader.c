@@ -88,6 +88,8 @@ struct WideReader
 	/* WideReaderSetFilter: the records of columns the caller wants */
 	WideRecordFilter keep;
 	void	   *keep_arg;
+	bool		kept_cell;		/* the record pushed last was a cell keep()
+								 * accepted */
 	WideRecordFilter skeep;		/* WideReaderSetStoredFilter */
 	void	   *skeep_arg;
 	bool		skip_quals;		/* WideReaderSkipQualifiers */
@@ -408,7 +410,7 @@ reader_open(WideReader *r, const TableState *ts, WideSourceNext wa_next)
 		else if (r->skeep)
 			WideSegIterSetFilter(r->its[0], r->skeep, r->skeep_arg);
 		else if (r->keep)
-			WideSegIterSetFilter(r->its[0], r->keep, r->keep_arg);
+			WideSegIterSetColumnFilter(r->its[0], r->keep, r->keep_arg);
 		r->nits = 1;
 		r->stats.runs_read++;
 		r->fast = true;
@@ -419,6 +421,7 @@ reader_open(WideReader *r, const TableState *ts, WideSourceNext wa_next)
 	}
 
 	r->merger = WideMergerCreate(r->rel, r->schema, r->now);
+	r->kept_cell = false;
 	WideMergerSetRanges(r->merger, r->ranges);
 	WideMergerSetDrops(r->merger, ts->drops, ts->ndrops);
 	r->merge = WideMergeIterCreate(ts->nruns + ts->nwaruns + 1);
@@ -431,6 +434,8 @@ reader_open(WideReader *r, const TableState *ts, WideSourceNext wa_next)
 		r->its[r->nits] = WideSegIterBegin(r->rel, &ts->waruns[i], &r->range);
 		if (r->pruning)
 			WideSegIterSetPrune(r->its[r->nits], &r->prune);
+		if (r->keep)
+			WideSegIterSetColumnFilter(r->its[r->nits], r->keep, r->keep_arg);
 		WideMergeIterAddSkippable(r->merge, seg_next, seg_skip, r->its[r->nits],
 								  WIDE_MAX_RUNS + i);
 		r->nits++;
@@ -445,6 +450,8 @@ reader_open(WideReader *r, const TableState *ts, WideSourceNext wa_next)
 		r->its[r->nits] = WideSegIterBegin(r->rel, &ts->runs[i], &r->range);
 		if (r->pruning)
 			WideSegIterSetPrune(r->its[r->nits], &r->prune);
+		if (r->keep)
+			WideSegIterSetColumnFilter(r->its[r->nits], r->keep, r->keep_arg);
 		WideMergeIterAddSkippable(r->merge, seg_next, seg_skip, r->its[r->nits], i);
 		r->nits++;
 		r->stats.runs_read++;
@@ -796,12 +803,23 @@ next:
 				r->skipped = true;
 				continue;
 			}
-			/* records of columns nobody wants need no merging */
-			if (r->keep && in->kind != WIDE_KIND_DEL_ROW && !r->keep(in, r->keep_arg))
+			/*
+			 * records of columns nobody wants need no merging (a cell that
+			 * continues the column of the cell pushed before it is wanted)
+			 */
+			if (r->keep && in->kind != WIDE_KIND_DEL_ROW)
 			{
-				r->skipped = true;
-				continue;
+				if (!(r->kept_cell && !r->skipped && (in->same & WIDE_SAME_QUAL) &&
+					  !WIDE_KIND_IS_TOMBSTONE(in->kind)) &&
+					!r->keep(in, r->keep_arg))
+				{
+					r->skipped = true;
+					continue;
+				}
+				r->kept_cell = !WIDE_KIND_IS_TOMBSTONE(in->kind);
 			}
+			else
+				r->kept_cell = false;
 			/* hints are relative to the previous record, unless it was skipped */
 			WideMergerPush(r->merger, in, !r->skipped);
 			r->skipped = false;
@@ -923,19 +941,31 @@ WideReaderFold(WideReader *r, WideCellFold fn, void *arg, bool *stopped)
 /*
  * WideReaderSetFilter -- merge only the records keep() accepts, besides row
  * tombstones; keep() sees family tombstones (no qualifier) and the records
- * of one column, whose merge no other column's records change.  (A plain
- * run read as it is stored, with qualifiers: its PUT records are offered to
- * keep() as they are decoded, and those rejected stepped over, their time
- * and value not decoded.)  Call before the first WideReaderNext.
+ * of one column, whose merge no other column's records change, and judges
+ * by the column alone.  (A run's PUT, ADD and MERGE records are offered to
+ * keep() as they are decoded, the first of each column, and a rejected
+ * column's records stepped over in their block, their time, visibility
+ * and value not decoded -- the count cells of a rollup whose sketches are
+ * read, say.  A plain run read with WideReaderSkipQualifiers is not
+ * filtered there.)  Call before the first WideReaderNext.
  */
 void
 WideReaderSetFilter(WideReader *r, WideRecordFilter keep, void *arg)
 {
+	int			i;
+
 	r->keep = keep;
 	r->keep_arg = arg;
 	/* a plain run's records: those rejected are stepped over in the block */
-	if (r->fast && r->nits == 1 && !r->skip_quals && r->skeep == NULL)
-		WideSegIterSetFilter(r->its[0], keep, arg);
+	if (r->fast)
+	{
+		if (r->nits == 1 && !r->skip_quals && r->skeep == NULL)
+			WideSegIterSetColumnFilter(r->its[0], keep, arg);
+		return;
+	}
+	/* so are those of the merged runs (the write area's are checked here) */
+	for (i = 0; i < r->nits; i++)
+		WideSegIterSetColumnFilter(r->its[i], keep, arg);
 }
 
 /*

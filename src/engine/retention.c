@@ -40,14 +40,19 @@
  *
  * Dropping runs (WideCompactDropRuns in compaction.c, before every step).  A run
  * with no tombstone and no unfrozen record is freed without being read
- * past its root index when every cell in it is dead for every snapshot:
- *	- every family of the table is an age family, and the run's newest
- *	  timestamp (the root index's ts_max) is older than "now" (WideGCNow)
- *	  minus the largest max_age of them (a family whose policy changed
- *	  may still have cells in any run, so the run's families are not
- *	  trusted to be those its window was cut for); or
- *	- a drop every snapshot sees, of every family, is newer than the run
- *	  (max_seq < its seq) and its time is past the run's newest timestamp.
+ * past its root index when every cell in it is dead for every snapshot,
+ * which holds when it holds for the cells of every family of the table (a
+ * run does not record which families it holds, and a family whose policy
+ * changed may still have cells in any run, so the run's families are not
+ * trusted to be those its window was cut for; cells of dropped families
+ * are dead), each family by either rule:
+ *	- it is an age family, and the run's newest timestamp (the root
+ *	  index's ts_max) is older than "now" (WideGCNow) minus its max_age;
+ *	- a drop every snapshot sees, of every family or of this one, is newer
+ *	  than the run (max_seq < its seq) and its time is past the run's
+ *	  newest timestamp.
+ * So a table with a family kept for ever frees runs by age once that
+ * family is dropped before their time (drop_before(t, family, ts)).
  * A run without tombstones deletes nothing, so freeing it changes no other
  * cell; its pages go to the free queue, reused once no snapshot can read
  * them (space.c), after the conflict horizon is logged for standbys
@@ -94,6 +99,16 @@ family_expiry(const WideFamily *f)
 	if (!WideGCCollects(f, 0, now - f->max_age - 1, now, false))
 		return 0;
 	return f->max_age;
+}
+
+/*
+ * WideFamilyExpiry -- the age past which the family collects every version
+ * (its largest max_age), or 0 if it is not an age family.
+ */
+int64
+WideFamilyExpiry(const WideFamily *f)
+{
+	return family_expiry(f);
 }
 
 /*

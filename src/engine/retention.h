@@ -28,6 +28,7 @@ typedef struct WideRunOutput WideRunOutput;
 
 extern int64 WideWindowOf(int64 ts, int64 w);
 extern bool WideAgeFamily(const WideSchema *schema, uint32 famid);
+extern int64 WideFamilyExpiry(const WideFamily *f);
 extern int64 WideRetentionAges(const WideSchema *schema, int64 *all);
 extern bool WideRunTimes(Relation rel, const WideRunData *run, int64 *ts_min,
 						 int64 *ts_max, bool *tombstones);

@@ -144,11 +144,17 @@ typedef struct WideBlockIter
 	char	   *valbuf;			/* values of a packed block, 8 bytes each */
 	uint32		valcap;
 	/*
-	 * WideBlockIterSetFilter: PUT records keep() rejects (it sees every
-	 * record's keys, family, qualifier and hints) are stepped over
+	 * WideBlockIterSetFilter: PUT, ADD and MERGE records keep() rejects (it
+	 * sees every record's keys, family, qualifier and hints) are stepped
+	 * over; with keep_columns keep() judges columns, and the records that
+	 * continue a rejected column are stepped over without asking it
 	 */
 	bool		(*keep) (const WideCell *cell, void *arg);
 	void	   *keep_arg;
+	bool		keep_columns;
+	bool		col_judged;		/* keep_columns: keep() judged the column of
+								 * the last record ... */
+	bool		col_rejected;	/* ... and rejected it */
 } WideBlockIter;
 
 /*
@@ -256,6 +262,9 @@ extern bool WideBlockIterSkipValues(WideBlockIter *it);
 extern void WideBlockIterSetFilter(WideBlockIter *it,
 								   bool (*keep) (const WideCell *cell, void *arg),
 								   void *arg);
+extern void WideBlockIterSetColumnFilter(WideBlockIter *it,
+										 bool (*keep) (const WideCell *cell, void *arg),
+										 void *arg);
 extern int	WideBlockIterSkipColumn(WideBlockIter *it);
 extern int	WideBlockIterRowBatch(WideBlockIter *it, const WideRowBatchSpec *spec,
 								  uint32 famid, WideRowBatch *b);
@@ -336,6 +345,9 @@ extern void WideSegIterSkipQualifiers(WideSegIter *it);
 extern void WideSegIterSetFilter(WideSegIter *it,
 								 bool (*keep) (const WideCell *cell, void *arg),
 								 void *arg);
+extern void WideSegIterSetColumnFilter(WideSegIter *it,
+									   bool (*keep) (const WideCell *cell, void *arg),
+									   void *arg);
 extern WideBlockIter *WideSegIterBlock(WideSegIter *it);
 extern void WideSegIterSkipped(const WideSegIter *it, uint64 *blocks,
 							   uint64 *indexes);

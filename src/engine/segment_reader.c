@@ -1065,7 +1065,7 @@ WideSegIterSkipQualifiers(WideSegIter *it)
 }
 
 /*
- * WideSegIterSetFilter -- from now on, step over the PUT records keep()
+ * WideSegIterSetFilter -- from now on, step over the records keep()
  * rejects (WideBlockIterSetFilter), for a reader that reads this run's
  * records as they are stored.
  */
@@ -1074,6 +1074,19 @@ WideSegIterSetFilter(WideSegIter *it, bool (*keep) (const WideCell *cell, void *
 					 void *arg)
 {
 	WideBlockIterSetFilter(&it->bi, keep, arg);
+}
+
+/*
+ * WideSegIterSetColumnFilter -- the same with a filter of columns
+ * (WideBlockIterSetColumnFilter): a reader's WideReaderSetFilter, whose
+ * rejected columns' records need not be decoded whether the run is merged
+ * with others or not.
+ */
+void
+WideSegIterSetColumnFilter(WideSegIter *it, bool (*keep) (const WideCell *cell, void *arg),
+						   void *arg)
+{
+	WideBlockIterSetColumnFilter(&it->bi, keep, arg);
 }
 
 /*
