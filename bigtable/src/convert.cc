@@ -4,6 +4,7 @@
 #include "convert.h"
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 
 using grpc::Status;
@@ -284,6 +285,23 @@ value_int64(const btv2::Value &v, const char *what, int64_t *out)
 	return Status::OK;
 }
 
+// a float Value as the input of an AddToCell, in wide's JSON: a number
+// with every bit of the double (17 significant digits), or, for NaN and
+// the infinities, the text proto3 JSON writes, which a float8 sum, min or
+// max takes as a value and a ddsketch family refuses (as in SQL)
+static std::string
+float_input(double d)
+{
+	char		buf[40];
+
+	if (std::isnan(d))
+		return "\"NaN\"";
+	if (std::isinf(d))
+		return d > 0 ? "\"Infinity\"" : "\"-Infinity\"";
+	snprintf(buf, sizeof(buf), "%.17g", d);
+	return buf;
+}
+
 static Status
 value_bytes(const btv2::Value &v, const char *what, std::string *out)
 {
@@ -388,10 +406,12 @@ mutations_json(const google::protobuf::RepeatedPtrField<btv2::Mutation> &ms, std
 				int64_t n;
 				if (in.kind_case() == btv2::Value::kRawValue && in.raw_value().size() != 8)
 					o += json_string("\\x" + hex(in.raw_value()));	// a sketch, for a bytea column
+				else if (in.kind_case() == btv2::Value::kFloatValue)
+					o += float_input(in.float_value());	// wide's own: float8 families
 				else if (value_int64(in, "input", &n).ok())
 					o += std::to_string(n);
 				else
-					return invalid("input must be an int64 Value or raw bytes");
+					return invalid("input must be an int64 Value, a float Value (wide's extension, for float8 families) or raw bytes");
 				o += "}}";
 				break;
 			}

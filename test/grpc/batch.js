@@ -6,13 +6,18 @@
 // "name<TAB>per-entry codes"; test/t/242_grpc_attack.pl checks them and
 // the cells in SQL.
 //
-//   node batch.js TABLE TEXT_TABLE     TABLE: families f (plain) and a (sum);
-//                                      TEXT_TABLE: a text value column, family f
+//   node batch.js TABLE TEXT_TABLE FLOAT_TABLE
+//                                      TABLE: families f (plain) and a (sum);
+//                                      TEXT_TABLE: a text value column, family f;
+//                                      FLOAT_TABLE: a float8 value column, family
+//                                      s (sum), for AddToCell's floatValue input
+//                                      (wide's extension: Bigtable has no float
+//                                      aggregates)
 'use strict';
 const {Bigtable} = require('@google-cloud/bigtable');
 
 const bt = new Bigtable({projectId: 'p', metricsEnabled: false});
-const [table, textTable] = process.argv.slice(2);
+const [table, textTable, floatTable] = process.argv.slice(2);
 const gaxOpts = {retry: {retryCodes: []}, timeout: 60000, maxRetries: 0};
 
 function mutateRows(tbl, entries) {
@@ -67,6 +72,15 @@ const out = (n, v) => process.stdout.write(n + '\t' + v + '\n');
   out('text_table', await mutateRows(textTable, [
     {rowKey: Buffer.from('t1'), mutations: [set('f', 'q', 'hello')]},
     {rowKey: Buffer.from('t2'), mutations: [set('f', 'q', Buffer.from([0xff]))]},
+  ]));
+  // float inputs of a float8 sum: every bit kept; NaN is a value there
+  const fadd = (x) => ({addToCell: {familyName: 's', columnQualifier: {rawValue: Buffer.from('x')},
+                                    timestamp: {rawTimestampMicros: 0}, input: {floatValue: x}}});
+  out('float_add', await mutateRows(floatTable, [
+    {rowKey: Buffer.from('f1'), mutations: [fadd(0.1)]},
+    {rowKey: Buffer.from('f1'), mutations: [fadd(0.2)]},
+    {rowKey: Buffer.from('f2'), mutations: [fadd(NaN)]},
+    {rowKey: Buffer.from('f3'), mutations: [fadd(-1e308), fadd(2.5e-310)]},
   ]));
   process.exit(0);
 })().catch(e => {

@@ -174,10 +174,19 @@ SELECT wide.create_family('agg', 'f');
 SELECT wide.create_family('agg', 'a', aggregate => 'sum');
 CREATE TABLE txt (row_key bytea, family text COLLATE "C", qualifier bytea, ts int8, value text) USING wide;
 SELECT wide.create_family('txt', 'f');
+CREATE TABLE flt (row_key bytea, family text COLLATE "C", qualifier bytea, ts int8, value float8) USING wide;
+SELECT wide.create_family('flt', 's', aggregate => 'sum');
 });
-($rc, $o, $e) = node_run($addr, "$root/test/grpc/batch.js", 'agg', 'txt');
-is($o, "add_partial\t0,5,0\nhalf_entry\t0,9\nadd_many\t0\nbytes\t0,0\ntext_table\t0,3\n",
+($rc, $o, $e) = node_run($addr, "$root/test/grpc/batch.js", 'agg', 'txt', 'flt');
+is($o, "add_partial\t0,5,0\nhalf_entry\t0,9\nadd_many\t0\nbytes\t0,0\ntext_table\t0,3\nfloat_add\t0,0,0,0\n",
 	'batched MutateRows: a status per entry') or diag($e);
+# AddToCell's floatValue (wide's extension): the sum of the doubles as SQL
+# computes it, bit for bit; NaN a value, as SQL's float8 sums take it
+is($node->safe_psql('postgres', q{
+SELECT string_agg(convert_from(row_key, 'UTF8') || '=' || (value = CASE convert_from(row_key, 'UTF8')
+	WHEN 'f1' THEN 0.1::float8 + 0.2::float8 WHEN 'f2' THEN 'NaN'::float8
+	ELSE -1e308::float8 + 2.5e-310::float8 END)::text, ' ' ORDER BY row_key)
+FROM flt}), 'f1=true f2=true f3=true', 'AddToCell with floatValue: float8 sums exact to the bit, NaN a value');
 is($node->safe_psql('postgres', q{
 SELECT string_agg(convert_from(row_key, 'UTF8') || '=' || ('x' || encode(value, 'hex'))::bit(64)::bigint, ' ' ORDER BY row_key)
 FROM agg WHERE family = 'a'}), 'k1=5 k3=7 k4=1 k6=500', 'each good AddToCell applied exactly once');
