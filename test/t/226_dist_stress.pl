@@ -309,11 +309,14 @@ my $covering = q{SELECT coalesce(string_agg(p.pubname, ', ' ORDER BY p.pubname),
 	WHERE p.puballtables OR EXISTS (SELECT FROM pg_publication_rel r WHERE r.prpubid = p.oid AND r.prrelid = 'd'::regclass)
 	   OR EXISTS (SELECT FROM pg_publication_namespace n WHERE n.pnpubid = p.oid AND n.pnnspid = 'public'::regnamespace)};
 my @pubnames;
+my $pubseq = 0;
 
-# a publication of d, in one of the forms that include it
+# a publication of d, in one of the forms that include it (each name new: a
+# publication attempted while an operation waits, and the operation after
+# it, once took the same number from the operation count)
 sub publish_sql
 {
-	my $n = 'p' . ($stats{ops} + 1);
+	my $n = 'p' . ++$pubseq;
 	my @forms = ("CREATE PUBLICATION $n FOR TABLE d", "CREATE PUBLICATION $n FOR TABLE d WITH (publish_via_partition_root)",
 		"CREATE PUBLICATION $n FOR TABLES IN SCHEMA public", "CREATE PUBLICATION $n FOR ALL TABLES",
 		'ALTER PUBLICATION ph SET TABLE stop, d');
