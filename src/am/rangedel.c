@@ -298,10 +298,12 @@ WideKeysDelete(Relation rel, Snapshot snapshot, CommandId cid,
 	WideCell   *cells;
 	uint64	   *seqs;
 	int			nrows = 0;
-	uint64		n = 0;
-	uint64		unseen = 0;
-	bool		fits = true;
-	uint32		wa_pages = 0;
+
+	/* set in the PG_TRY block, read after it */
+	volatile uint64 n = 0;
+	volatile uint64 unseen = 0;
+	volatile bool fits = true;
+	volatile uint32 wa_pages = 0;
 	int			i;
 
 	*ncells = 0;

@@ -1195,9 +1195,11 @@ void
 WideRemoteFamily(Oid tablet, const char *fn, int nargs, const char *const *args)
 {
 	const int	attempts = 10;
-	char	   *msg = NULL;
-	bool		done = false;
-	int			attempt;
+
+	/* set in the PG_TRY block, read after it */
+	char	   *volatile msg = NULL;
+	volatile bool done = false;
+	volatile int attempt;
 
 	for (attempt = 1; attempt <= attempts && !done; attempt++)
 	{
