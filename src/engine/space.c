@@ -62,6 +62,24 @@ queue_remove(WideMetaPage meta, uint32 i)
 	meta->nfree--;
 }
 
+/* append an entry to the queue; false if it is full */
+static bool
+queue_append(WideMetaPage meta, uint32 kind, BlockNumber start, uint32 npages,
+			 FullTransactionId stamp)
+{
+	WideFreeEntry *e;
+
+	if (meta->nfree >= WIDE_FREE_SLOTS)
+		return false;
+	e = &meta->free[meta->nfree++];
+	e->kind = kind;
+	e->start = start;
+	e->npages = npages;
+	e->pad = 0;
+	e->stamp = stamp;
+	return true;
+}
+
 /*
  * WideSpaceFree -- put pages on the queue, stamped now.
  *
@@ -87,15 +105,7 @@ WideSpaceFree(WideMetaPage meta, uint32 kind, BlockNumber start,
 		last->npages += npages;
 		return true;
 	}
-	if (meta->nfree >= WIDE_FREE_SLOTS)
-		return false;
-	last = &meta->free[meta->nfree++];
-	last->kind = kind;
-	last->start = start;
-	last->npages = npages;
-	last->pad = 0;
-	last->stamp = stamp;
-	return true;
+	return queue_append(meta, kind, start, npages, stamp);
 }
 
 /*
@@ -148,17 +158,9 @@ WideSpaceResetQueue(WideMetaPage meta)
 bool
 WideSpaceQueueReusable(WideMetaPage meta, BlockNumber start, uint32 npages)
 {
-	WideFreeEntry *e;
-
-	if (meta->nfree >= WIDE_FREE_SLOTS || npages == 0)
-		return false;
-	e = &meta->free[meta->nfree++];
-	e->kind = WIDE_FREE_EXTENT;
-	e->start = start;
-	e->npages = npages;
-	e->pad = 0;
-	e->stamp = FirstNormalFullTransactionId;
-	return true;
+	return npages > 0 &&
+		queue_append(meta, WIDE_FREE_EXTENT, start, npages,
+					 FirstNormalFullTransactionId);
 }
 
 /*
