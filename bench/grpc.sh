@@ -5,7 +5,9 @@
 # npm's @google-cloud/bigtable stub; npm install --prefix test/grpc):
 #   ReadRows of a 100,000-cell range (10,000 rows x 10 cells, 16-byte
 #     values) vs SELECT * FROM wide.read_rows(...) of the same range to psql
-#     (\o /dev/null) vs the emulator;
+#     (\o /dev/null) vs the emulator; and the same read by a client that
+#     counts the responses' chunks without decoding them (bench.js readraw),
+#     from both servers: what they stream when the client costs little;
 #   MutateRows bulk ingest of $MUTATE_ROWS rows (default 20,000) x 10
 #     cells (500 entries a request, 2 in flight) vs COPY of the same cells
 #     vs the emulator (MUTATE_ROWS=0 skips it);
@@ -104,10 +106,16 @@ fi
 
 log "ReadRows of the 100,000 cells of [r000000, r999999): $RUNS runs, alternating"
 : > "$BENCH/read_wide"; : > "$BENCH/read_sql"; : > "$BENCH/read_emu"
+: > "$BENCH/raw_wide"; : > "$BENCH/raw_emu"
 for i in $(seq 1 "$RUNS"); do
 	pg=$(pg_pids); c0=$(ticks $SPID $pg)
 	out=$(client "$WADDR" read r r000000 r999999); c1=$(ticks $SPID $pg)
 	echo "${out% *} $((c1 - c0)) ${out##* }" >> "$BENCH/read_wide"
+	# the same read with a client that does not decode the responses (what
+	# the server streams when the client costs little)
+	pg=$(pg_pids); c0=$(ticks $SPID $pg)
+	out=$(client "$WADDR" readraw r r000000 r999999); c1=$(ticks $SPID $pg)
+	echo "${out% *} $((c1 - c0)) ${out##* }" >> "$BENCH/raw_wide"
 	# the backend's own CPU ticks, before and after, in the same session
 	t0=$(date +%s.%N)
 	cpu=$(as_test_user "$PSQL -c \"$SELF_TICKS\" -c '\\o /dev/null' -c \"SELECT * FROM wide.read_rows(NULL::r, start_key => 'r000000', end_key => 'r999999')\" -c '\\o' -c \"$SELF_TICKS\"" | tr '\n' ' ')
@@ -116,6 +124,8 @@ for i in $(seq 1 "$RUNS"); do
 	if [ -n "$EADDR" ]; then
 		c0=$(ticks $EPID); out=$(client "$EADDR" read r r000000 r999999); c1=$(ticks $EPID)
 		echo "${out% *} $((c1 - c0)) ${out##* }" >> "$BENCH/read_emu"
+		c0=$(ticks $EPID); out=$(client "$EADDR" readraw r r000000 r999999); c1=$(ticks $EPID)
+		echo "${out% *} $((c1 - c0)) ${out##* }" >> "$BENCH/raw_emu"
 	fi
 done
 report() {	# NAME FILE: median wall cells/s, cells per server CPU second, and
@@ -133,6 +143,8 @@ report() {	# NAME FILE: median wall cells/s, cells per server CPU second, and
 report "ReadRows, wide-bigtable" "$BENCH/read_wide"
 report "wide.read_rows to psql" "$BENCH/read_sql"
 report "ReadRows, emulator" "$BENCH/read_emu"
+report "ReadRows undecoded, wide-bigtable" "$BENCH/raw_wide"
+report "ReadRows undecoded, emulator" "$BENCH/raw_emu"
 
 if [ "$MUTATE_ROWS" -gt 0 ]; then
 log "MutateRows ingest of $MUTATE_ROWS rows x 10 cells vs COPY: $RUNS runs, alternating"
