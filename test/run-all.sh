@@ -84,7 +84,16 @@ as_test_user "mkdir -p '$OUT/tap'"
 if ! as_test_user "TESTDIR='$OUT/tap' PG_REGRESS='$PGXS_DIR/test/regress/pg_regress' \
 		prove --timer -j${WIDE_TAP_JOBS:-2} -I '$PGXS_DIR/test/perl' -I '$WIDE_ROOT/test/t' test/t/*.pl"; then
 	failed+=(tap)
-	tail -n 50 "$OUT"/tap/tmp_check/log/*.log 2>/dev/null | tail -200
+	# each failed test's failures (got/expected and diagnostics), then
+	# the end of its servers' logs
+	for f in $(grep -l '^\[[^]]*\]([^)]*) not ok' "$OUT"/tap/tmp_check/log/regress_log_* 2>/dev/null); do
+		t=${f##*/regress_log_}
+		echo "== TAP $t failed:"
+		grep -A8 ') not ok' "$f" | head -60
+		for l in "$OUT"/tap/tmp_check/log/"${t}"_*.log; do
+			[ -f "$l" ] && { echo "-- ${l##*/}"; tail -n 15 "$l"; }
+		done
+	done | head -400
 fi
 
 fi

@@ -32,11 +32,17 @@
  *	- no range tombstone (rangedel.c) the resolver applies or keeps in
  *	  mind covers a row between its first and last, and no drop
  *	  (wide.drop_before) it applies reaches the block's oldest timestamp;
- *	- every xmin it stores was committed and is older than every snapshot
- *	  (WideRecordVisibleToAll), which is what the resolver freezes: the
- *	  output's index entry gets WIDE_INDEX_XMINS_FROZEN, and readers take
- *	  its records as frozen without looking the xmins up (block.c), as
- *	  PostgreSQL's all-frozen bit spares the heap's VACUUM a rewrite.
+ *	- every xmin it stores was committed.  If each is also older than
+ *	  every snapshot (WideRecordVisibleToAll), which is what the resolver
+ *	  freezes, the output's index entry gets WIDE_INDEX_XMINS_FROZEN, and
+ *	  readers take its records as frozen without looking the xmins up
+ *	  (block.c), as PostgreSQL's all-frozen bit spares the heap's VACUUM a
+ *	  rewrite.  If one is not (a snapshot older than the load is still
+ *	  open), the block passes with its xmins, as the resolver would keep
+ *	  them, and the run's min_xmin takes its oldest: an open snapshot does
+ *	  not make VACUUM merge what it would otherwise pass, nor change where
+ *	  the output's blocks are cut.  A block with a record of a transaction
+ *	  in progress or aborted is merged (the resolver drops what aborted).
  * Otherwise the block is decoded and its records merged and resolved as
  * before.  The output's records are those the record-by-record merge would
  * write, in the same order, with the same keys, timestamps and values;
@@ -310,7 +316,9 @@ survey(WidePassSource *ps, WidePassedBlock *pb, WideCell *first, WideCell *last,
 	uint32		famid_ok = 0;
 	bool		have_famid = false;
 	TransactionId xmin_ok = InvalidTransactionId;
+	TransactionId min_xmin = InvalidTransactionId;
 	bool		any_xmin = false;
+	bool		all_visible = true;
 	bool		ok = true;
 	WideCell	c;
 	uint64		n = 0;
@@ -345,11 +353,19 @@ survey(WidePassSource *ps, WidePassedBlock *pb, WideCell *first, WideCell *last,
 			{
 				if (!WideRecordVisibleToAll(ps->rel, &c))
 				{
-					ok = false;
-					break;
+					/* kept as it is stored, as the resolver would keep it */
+					if (!WideRecordCommitted(&c))
+					{
+						ok = false;
+						break;
+					}
+					all_visible = false;
 				}
 				xmin_ok = c.xmin;
 			}
+			if (!TransactionIdIsValid(min_xmin) ||
+				TransactionIdPrecedes(c.xmin, min_xmin))
+				min_xmin = c.xmin;
 		}
 		if (n == 0 || !(c.same & WIDE_SAME_ROW))
 			hashes[nhashes++] = WideRowHash(c.key, c.keylen);
@@ -402,7 +418,9 @@ survey(WidePassSource *ps, WidePassedBlock *pb, WideCell *first, WideCell *last,
 		pb->stored = ps->stored;
 		pb->stored_len = ps->e->length;
 		pb->rawlen = ps->blk.len;
-		pb->xmins_frozen = any_xmin || (ps->e->flags & WIDE_INDEX_XMINS_FROZEN);
+		pb->xmins_frozen = all_visible &&
+			(any_xmin || (ps->e->flags & WIDE_INDEX_XMINS_FROZEN));
+		pb->min_xmin = pb->xmins_frozen ? InvalidTransactionId : min_xmin;
 		pb->seq = ps->default_seq;
 		pb->hashes = hashes;
 		pb->nhashes = nhashes;

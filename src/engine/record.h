@@ -35,6 +35,7 @@ extern void WideSerializableRead(Relation rel, Snapshot snapshot);
 extern void WideSerializableUnseen(Relation rel, const WideCell *cell,
 								   Snapshot snapshot, uint8 hint);
 extern void WideSerializableWrite(Relation rel);
+extern bool WideRecordCommitted(const WideCell *cell);
 extern bool WideRecordVisibleToAll(Relation rel, const WideCell *cell);
 extern void WideSetHint(Buffer buf, char *rec, TransactionId xmin, uint8 hint);
 

@@ -211,6 +211,7 @@ typedef struct WidePassedBlock
 	uint32		stored_len;
 	Size		rawlen;			/* its size before compression */
 	bool		xmins_frozen;	/* its stored xmins are all frozen */
+	TransactionId min_xmin;		/* else the oldest it stores, or Invalid */
 	uint64		seq;			/* what its records' sequence numbers are
 								 * (none is stored) */
 	const uint64 *hashes;		/* row hashes of its rows (WideRowHash) */

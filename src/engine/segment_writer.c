@@ -694,6 +694,10 @@ WideSegmentWriterAddBlock(WideSegmentWriter *w, const WidePassedBlock *pb)
 	w->cur.flags = e->flags & WIDE_INDEX_HAS_LASTCOL;
 	if (pb->xmins_frozen)
 		w->cur.flags |= WIDE_INDEX_XMINS_FROZEN;
+	else if (TransactionIdIsNormal(pb->min_xmin) &&
+			 (!TransactionIdIsValid(w->run.min_xmin) ||
+			  TransactionIdPrecedes(pb->min_xmin, w->run.min_xmin)))
+		w->run.min_xmin = pb->min_xmin;
 	stream_append(w, pb->stored, pb->stored_len);
 	w->run.raw_bytes += pb->rawlen;
 

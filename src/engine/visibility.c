@@ -114,12 +114,11 @@ WideSerializableWrite(Relation rel)
 }
 
 /*
- * WideRecordVisibleToAll -- is the record visible to every snapshot that
- * exists or can exist?  (Its inserting transaction committed and is older
- * than every running transaction's xmin.)
+ * WideRecordCommitted -- did the record's inserting transaction commit?
+ * (Not the current one, nor one in progress: it is over and committed.)
  */
 bool
-WideRecordVisibleToAll(Relation rel, const WideCell *cell)
+WideRecordCommitted(const WideCell *cell)
 {
 	TransactionId xmin = cell->xmin;
 
@@ -127,14 +126,25 @@ WideRecordVisibleToAll(Relation rel, const WideCell *cell)
 		return true;
 	if (cell->flags & WIDE_REC_XMIN_INVALID)
 		return false;
-	if (!(cell->flags & WIDE_REC_XMIN_COMMITTED))
-	{
-		if (TransactionIdIsCurrentTransactionId(xmin) ||
-			TransactionIdIsInProgress(xmin) ||
-			!TransactionIdDidCommit(xmin))
-			return false;
-	}
-	return GlobalVisCheckRemovableXid(rel, xmin);
+	if (cell->flags & WIDE_REC_XMIN_COMMITTED)
+		return true;
+	return !TransactionIdIsCurrentTransactionId(xmin) &&
+		!TransactionIdIsInProgress(xmin) &&
+		TransactionIdDidCommit(xmin);
+}
+
+/*
+ * WideRecordVisibleToAll -- is the record visible to every snapshot that
+ * exists or can exist?  (Its inserting transaction committed and is older
+ * than every running transaction's xmin.)
+ */
+bool
+WideRecordVisibleToAll(Relation rel, const WideCell *cell)
+{
+	if (!TransactionIdIsNormal(cell->xmin))
+		return true;
+	return WideRecordCommitted(cell) &&
+		GlobalVisCheckRemovableXid(rel, cell->xmin);
 }
 
 /*

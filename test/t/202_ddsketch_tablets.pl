@@ -115,10 +115,17 @@ $coord->safe_psql('postgres', "CALL wide.split_tablet('lt', '" . tablet_of('host
 wait_writes(60);
 $coord->safe_psql('postgres', "CALL wide.move_tablet('lt', '" . tablet_of('host7') . "', 'n1')");
 wait_writes(90);
-# merged across tablets and the node, read through the parent
+# merged across tablets and the node, read through the parent.  A read
+# over nodes has a snapshot per node (docs/scale.md), so a writer that
+# commits between the local snapshot and the node's would be seen on one
+# side only: the lock on wlog waits for the writers that hold it, through
+# their COMMIT PREPARED on the node, and holds back the next ones
 is($coord->safe_psql('postgres', q{
+	BEGIN;
+	LOCK TABLE wlog IN SHARE MODE;
 	SELECT (SELECT wide.ddsketch_union_agg(value) FROM lt WHERE family = 'p')
-	     = (SELECT wide.ddsketch_agg(x) FROM wlog)}), 't',
+	     = (SELECT wide.ddsketch_agg(x) FROM wlog);
+	COMMIT}), 't',
 	'the union of every host\'s sketch across tablets and a node is the sketch of all inputs');
 is($coord->safe_psql('postgres', q{
 	SELECT count(*) FROM (SELECT date_bin('10 minutes', ts, 'epoch') AS b, wide.ddsketch_union_agg(value) AS s
