@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 #
 # bench/grpc.sh -- wide-bigtable (docs/grpc.md) against SQL and against the
-# Bigtable emulator, in one run, with the same client (test/grpc/bench.js,
-# npm's @google-cloud/bigtable stub; npm install --prefix test/grpc):
+# Bigtable emulator, in one run, with the same clients: test/grpc/bench.js
+# (npm's @google-cloud/bigtable stub; npm install --prefix test/grpc) and
+# bigtable/bench_client (the same requests through gRPC's C++ stub, built
+# with wide-bigtable: a client that costs little beside the server):
 #   ReadRows of a 100,000-cell range (10,000 rows x 10 cells, 16-byte
 #     values) vs SELECT * FROM wide.read_rows(...) of the same range to psql
 #     (\o /dev/null) vs the emulator; and the same read by a client that
@@ -19,9 +21,9 @@
 # median is printed, as wall cells/s and as cells per CPU second of the
 # serving processes (wide-bigtable + the PostgreSQL backends; the emulator;
 # the backend for psql): on a shared machine the CPU figure is the one to
-# compare.  The node client's own CPU seconds a run are printed too: they
+# compare.  Each client's own CPU seconds a run are printed too: Node's
 # bound the wall figures of both gRPC servers.  Skips the emulator where it
-# is absent.
+# is absent, the C++ client where it was not built.
 #
 # Starts its own server: WIDE_BENCH_DIR (default /tmp/wide-bench-grpc),
 # WIDE_BENCH_PORT (default 54336), wide-bigtable and the emulator on free
@@ -40,6 +42,8 @@ MUTATE_ROWS=${MUTATE_ROWS:-20000}
 SERVER=${WIDE_BIGTABLE:-$PG_BINDIR/wide-bigtable}
 [ -x "$SERVER" ] || { echo "no $SERVER (built without gRPC)"; exit 1; }
 [ -d "$MODULES/@google-cloud/bigtable" ] || { echo "no $MODULES: npm install --prefix test/grpc"; exit 1; }
+CXX_CLIENT=${WIDE_BENCH_CLIENT:-$WIDE_ROOT/bigtable/bench_client}
+[ -x "$CXX_CLIENT" ] || { echo "no $CXX_CLIENT (make in bigtable/): the C++ client's runs are skipped"; CXX_CLIENT=; }
 
 [ -f "$BENCH/data/postmaster.pid" ] && stop_cluster "$BENCH"
 rm -rf "$BENCH"; mkdir -p "$BENCH"; chmod 755 "$BENCH"
@@ -71,12 +75,19 @@ if [ -x "$EMULATOR" ]; then
 	EADDR=$(sed -n 's/.*running on \(.*\)$/\1/p' "$BENCH/emulator.log")
 fi
 
-client() {	# ADDR ARGS...: the bench client against ADDR; "cells seconds client-CPU-ticks"
-	local addr=$1; shift
+timed() {	# CMD...: "cells seconds client-CPU-ticks" of a bench client
 	local out
-	out=$(BIGTABLE_EMULATOR_HOST=$addr NODE_PATH=$MODULES METADATA_SERVER_DETECTION=none \
-		/usr/bin/time -f '%U %S' -o "$BENCH/client.time" node "$WIDE_ROOT/test/grpc/bench.js" "$@")
+	out=$(/usr/bin/time -f '%U %S' -o "$BENCH/client.time" "$@")
 	echo "$out $(awk -v hz="$HZ" '{printf "%d", ($1 + $2) * hz}' "$BENCH/client.time")"
+}
+client() {	# ADDR ARGS...: the Node client against ADDR
+	local addr=$1; shift
+	timed env BIGTABLE_EMULATOR_HOST="$addr" NODE_PATH="$MODULES" METADATA_SERVER_DETECTION=none \
+		node "$WIDE_ROOT/test/grpc/bench.js" "$@"
+}
+cxx() {	# ADDR ARGS...: the C++ client against ADDR
+	local addr=$1; shift
+	timed env BIGTABLE_EMULATOR_HOST="$addr" "$CXX_CLIENT" "$@"
 }
 cbt_() {	# ADDR ARGS...
 	local addr=$1; shift
@@ -106,7 +117,7 @@ fi
 
 log "ReadRows of the 100,000 cells of [r000000, r999999): $RUNS runs, alternating"
 : > "$BENCH/read_wide"; : > "$BENCH/read_sql"; : > "$BENCH/read_emu"
-: > "$BENCH/raw_wide"; : > "$BENCH/raw_emu"
+: > "$BENCH/raw_wide"; : > "$BENCH/raw_emu"; : > "$BENCH/cxx_wide"; : > "$BENCH/cxx_emu"
 for i in $(seq 1 "$RUNS"); do
 	pg=$(pg_pids); c0=$(ticks $SPID $pg)
 	out=$(client "$WADDR" read r r000000 r999999); c1=$(ticks $SPID $pg)
@@ -116,6 +127,11 @@ for i in $(seq 1 "$RUNS"); do
 	pg=$(pg_pids); c0=$(ticks $SPID $pg)
 	out=$(client "$WADDR" readraw r r000000 r999999); c1=$(ticks $SPID $pg)
 	echo "${out% *} $((c1 - c0)) ${out##* }" >> "$BENCH/raw_wide"
+	if [ -n "$CXX_CLIENT" ]; then
+		pg=$(pg_pids); c0=$(ticks $SPID $pg)
+		out=$(cxx "$WADDR" read r r000000 r999999); c1=$(ticks $SPID $pg)
+		echo "${out% *} $((c1 - c0)) ${out##* }" >> "$BENCH/cxx_wide"
+	fi
 	# the backend's own CPU ticks, before and after, in the same session
 	t0=$(date +%s.%N)
 	cpu=$(as_test_user "$PSQL -c \"$SELF_TICKS\" -c '\\o /dev/null' -c \"SELECT * FROM wide.read_rows(NULL::r, start_key => 'r000000', end_key => 'r999999')\" -c '\\o' -c \"$SELF_TICKS\"" | tr '\n' ' ')
@@ -126,6 +142,10 @@ for i in $(seq 1 "$RUNS"); do
 		echo "${out% *} $((c1 - c0)) ${out##* }" >> "$BENCH/read_emu"
 		c0=$(ticks $EPID); out=$(client "$EADDR" readraw r r000000 r999999); c1=$(ticks $EPID)
 		echo "${out% *} $((c1 - c0)) ${out##* }" >> "$BENCH/raw_emu"
+		if [ -n "$CXX_CLIENT" ]; then
+			c0=$(ticks $EPID); out=$(cxx "$EADDR" read r r000000 r999999); c1=$(ticks $EPID)
+			echo "${out% *} $((c1 - c0)) ${out##* }" >> "$BENCH/cxx_emu"
+		fi
 	fi
 done
 report() {	# NAME FILE: median wall cells/s, cells per server CPU second, and
@@ -145,10 +165,12 @@ report "wide.read_rows to psql" "$BENCH/read_sql"
 report "ReadRows, emulator" "$BENCH/read_emu"
 report "ReadRows undecoded, wide-bigtable" "$BENCH/raw_wide"
 report "ReadRows undecoded, emulator" "$BENCH/raw_emu"
+report "ReadRows C++ client, wide-bigtable" "$BENCH/cxx_wide"
+report "ReadRows C++ client, emulator" "$BENCH/cxx_emu"
 
 if [ "$MUTATE_ROWS" -gt 0 ]; then
 log "MutateRows ingest of $MUTATE_ROWS rows x 10 cells vs COPY: $RUNS runs, alternating"
-: > "$BENCH/mut_wide"; : > "$BENCH/mut_copy"; : > "$BENCH/mut_emu"
+: > "$BENCH/mut_wide"; : > "$BENCH/mut_copy"; : > "$BENCH/mut_emu"; : > "$BENCH/mutx_wide"; : > "$BENCH/mutx_emu"
 sql "COPY (SELECT convert_to('m' || lpad(i::text, 9, '0'), 'UTF8'), 'f', convert_to('c' || j, 'UTF8'), 1000,
 	convert_to('0123456789abcdef', 'UTF8') FROM generate_series(0, $MUTATE_ROWS - 1) i, generate_series(0, 9) j)
 	TO '$BENCH/m.copy'"
@@ -159,6 +181,13 @@ for i in $(seq 1 "$RUNS"); do
 	out=$(client "$WADDR" mutate m "$MUTATE_ROWS" 10 500 2); c1=$(ticks $SPID $pg)
 	echo "${out% *} $((c1 - c0)) ${out##* }" >> "$BENCH/mut_wide"
 	[ "$(sql "SELECT count(*) FROM m")" = $((MUTATE_ROWS * 10)) ] || { echo "MutateRows lost cells"; exit 1; }
+	if [ -n "$CXX_CLIENT" ]; then
+		sql "TRUNCATE m; CHECKPOINT"
+		pg=$(pg_pids); c0=$(ticks $SPID $pg)
+		out=$(cxx "$WADDR" mutate m "$MUTATE_ROWS" 10 500 2); c1=$(ticks $SPID $pg)
+		echo "${out% *} $((c1 - c0)) ${out##* }" >> "$BENCH/mutx_wide"
+		[ "$(sql "SELECT count(*) FROM m")" = $((MUTATE_ROWS * 10)) ] || { echo "MutateRows lost cells"; exit 1; }
+	fi
 	sql "TRUNCATE m; CHECKPOINT"
 	t0=$(date +%s.%N)
 	cpu=$(as_test_user "$PSQL -c \"$SELF_TICKS\" -c \"COPY m FROM '$BENCH/m.copy'\" -c \"$SELF_TICKS\"" | tr '\n' ' ')
@@ -169,11 +198,19 @@ for i in $(seq 1 "$RUNS"); do
 		cbt_ "$EADDR" createtable m families=f
 		c0=$(ticks $EPID); out=$(client "$EADDR" mutate m "$MUTATE_ROWS" 10 500 2); c1=$(ticks $EPID)
 		echo "${out% *} $((c1 - c0)) ${out##* }" >> "$BENCH/mut_emu"
+		if [ -n "$CXX_CLIENT" ]; then
+			cbt_ "$EADDR" deletetable m >/dev/null 2>&1 || true
+			cbt_ "$EADDR" createtable m families=f
+			c0=$(ticks $EPID); out=$(cxx "$EADDR" mutate m "$MUTATE_ROWS" 10 500 2); c1=$(ticks $EPID)
+			echo "${out% *} $((c1 - c0)) ${out##* }" >> "$BENCH/mutx_emu"
+		fi
 	fi
 done
 report "MutateRows, wide-bigtable" "$BENCH/mut_wide" $((MUTATE_ROWS * 10))
 report "COPY" "$BENCH/mut_copy" $((MUTATE_ROWS * 10))
 report "MutateRows, emulator" "$BENCH/mut_emu" $((MUTATE_ROWS * 10))
+report "MutateRows C++ client, wide-bigtable" "$BENCH/mutx_wide" $((MUTATE_ROWS * 10))
+report "MutateRows C++ client, emulator" "$BENCH/mutx_emu" $((MUTATE_ROWS * 10))
 fi
 
 [ "$BIG_CELLS" -gt 0 ] || { log "load: $(uptime)"; exit 0; }
