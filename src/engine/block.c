@@ -1147,10 +1147,40 @@ batch_lcp(const WideRowBatchSpec *spec, WideRowBatch *b)
 	b->lcp_spec = spec;
 }
 
-/* step over n varints from p (NULL if the stream ends first) */
+/*
+ * step over n varints from p (NULL if the stream ends first).  Eight bytes
+ * at a time where they are there: a varint ends at each byte whose high bit
+ * is clear, so a word's count of those is how many end in it (the stored
+ * xmins of a passed block's records and a batch's timestamps are long runs
+ * of short varints: a byte at a time, this was a quarter of a batch's
+ * decoding).
+ */
 static inline const char *
 skip_varints(const char *p, const char *end, uint64 n)
 {
+#if !defined(WORDS_BIGENDIAN) && defined(HAVE__BUILTIN_CTZ)
+	while (n > 0 && end - p >= 8)
+	{
+		uint64		w;
+		uint64		ends;
+		uint64		c;
+
+		memcpy(&w, p, 8);
+		ends = ~w & UINT64CONST(0x8080808080808080);
+		/* (one bit a byte at most: the bytes' sum, in the top byte) */
+		c = ((ends >> 7) * UINT64CONST(0x0101010101010101)) >> 56;
+		if (c < n)
+		{
+			n -= c;
+			p += 8;
+			continue;
+		}
+		/* the n-th end is in this word: clear the n - 1 before it */
+		while (--n > 0)
+			ends &= ends - 1;
+		return p + (__builtin_ctzll(ends) >> 3) + 1;
+	}
+#endif
 	while (n > 0)
 	{
 		if (p >= end)

@@ -86,6 +86,24 @@ get_varint(const char *p, const char *end, uint64 *v)
 	uint64		result = 0;
 	int			shift;
 
+	/*
+	 * One or two bytes (most varints of a block: deltas, small values)
+	 * without a branch on which: a loop's exit mispredicts where lengths
+	 * mix.
+	 */
+	if (likely(end - p >= 2))
+	{
+		uint64		b0 = (uint8) p[0];
+		uint64		b1 = (uint8) p[1];
+
+		if (!(b0 & b1 & 0x80))
+		{
+			uint64		two = b0 >> 7;
+
+			*v = (b0 & 0x7f) | (((b1 & 0x7f) << 7) & (0 - two));
+			return p + 1 + two;
+		}
+	}
 	for (shift = 0; shift <= 63 && p < end; shift += 7)
 	{
 		uint8		b = (uint8) *p++;
