@@ -61,6 +61,13 @@ SELECT * FROM del_both($$tags_id = 2 AND time = '2016-01-01 00:01:10'$$);
 SELECT * FROM del_both($$tags_id = 2 AND time = '2016-01-01 00:01:11'$$);
 SELECT * FROM del_both($$tags_id = 2 AND time = '2016-01-01 00:01:10.5'$$);
 SELECT * FROM same();
+-- an IN list of readings: a row tombstone each; one reading: by row (no
+-- subtransaction for a loop of them)
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+  DELETE FROM d WHERE tags_id = 3 AND time IN ('2016-01-01 00:04:40', '2016-01-01 00:05:50');
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+  DELETE FROM d WHERE tags_id = 3 AND time = '2016-01-01 00:07:00';
+DELETE FROM h WHERE tags_id = 3 AND time IN ('2016-01-01 00:04:40', '2016-01-01 00:05:50', '2016-01-01 00:07:00');
 SELECT * FROM del_both($$tags_id = 3 AND time IN ('2016-01-01 12:00:05', '2016-01-01 00:02:20', '2016-01-01 00:03:30')$$);
 SELECT * FROM del_both($$tags_id IN (4, 9, -1) AND time > '2016-01-01 20:00:00'$$);
 SELECT * FROM del_both($$tags_id = 3 AND time > '2016-01-01 20:00:00.5' AND time <= '2016-01-01 21:00:00'$$);

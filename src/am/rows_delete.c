@@ -24,7 +24,7 @@
  * range DELETE may use (wide.enable_range_delete, no row-level DELETE
  * triggers: am/rangedel.c), the key ranges of the evaluated conditions
  * are deleted as the cell form's range DELETE deletes them: one range
- * tombstone, or a row tombstone per key of an IN list or point, written
+ * tombstone, or a row tombstone per key of an IN list of readings, written
  * and then checked by a read of the ranges with the statement's snapshot
  * (WideRangeDelete, WideKeysDelete).  That read counts the rows deleted
  * (the row count is exact) and refuses the tombstones -- which are then
@@ -34,8 +34,13 @@
  * form (a row of only such cells is no row of the form).  A row key in the
  * ranges that is not of the form's shape is an error, as it is for the
  * row-by-row DELETE.  Otherwise (RETURNING, other conditions, too many
- * rows or ranges for tombstones) the node scans the rows with the
- * conditions and deletes each (a family tombstone per row).
+ * rows or ranges for tombstones, no room for a range tombstone in the
+ * metapage) the node scans the rows with the conditions and deletes each
+ * (a family tombstone per row).  So does a DELETE of one reading: a point
+ * read and one record either way, and row tombstones are written in a
+ * subtransaction, which a loop of single-reading DELETEs in a transaction
+ * would take by the hundred (past 64, the subtransaction cache overflows:
+ * every other session's snapshot then looks xids up in pg_subtrans).
  *
  * Privileges are those of the row-by-row DELETE: DELETE on the foreign
  * table (the executor) and on the wide table (WideRowsDeleteBegin); a wide
@@ -76,6 +81,7 @@ typedef struct RowsDelete
 	/* the rows the tombstones delete (check_cell) */
 	StringInfoData last;		/* the row key of the last cell */
 	bool		has_last;
+	int			lastqual;		/* by_qual index of the last cell's column */
 	MemoryContext keycxt;		/* decoding row keys */
 	Datum	   *kvalues;
 	bool	   *knull;
@@ -173,6 +179,42 @@ rows_begin_direct(ForeignScanState *node, int eflags)
 	node->fdw_state = d;
 }
 
+/* is the cell's qualifier a column?  (cells of a row come in by_qual order) */
+static inline bool
+known_qualifier(RowsDelete *d, const WideCell *c)
+{
+	const WideRowShape *s = d->shape;
+	int			next = d->lastqual + 1;
+	AttrNumber	a;
+
+	if (next < s->nvalues)
+	{
+		const WideRowCol *col = &s->cols[s->by_qual[next] - 1];
+
+		if (WideBytesEqual(col->qual, col->quallen, c->qual, c->quallen))
+		{
+			d->lastqual = next;
+			return true;
+		}
+	}
+	a = WideRowColumnOf(s, c->qual, c->quallen);
+	if (a == 0)
+		return false;
+	for (int i = 0; i < s->nvalues; i++)
+		if (s->by_qual[i] == a)
+			d->lastqual = i;
+	return true;
+}
+
+/* is the cell of the last cell's row?  (keys differ most at their end) */
+static inline bool
+same_row(const RowsDelete *d, const WideCell *c)
+{
+	return d->has_last && c->keylen == (uint32) d->last.len && c->keylen > 0 &&
+		c->key[c->keylen - 1] == d->last.data[c->keylen - 1] &&
+		WideBytesEqual(c->key, c->keylen, d->last.data, d->last.len);
+}
+
 /*
  * check_cell -- a cell the tombstones delete (WideDeleteCheck): one of the
  * form's, counted as a row when its row key is new; false for any other.
@@ -184,21 +226,21 @@ check_cell(const WideCell *c, void *arg)
 	const WideRowShape *s = d->shape;
 	MemoryContext old;
 
-	if (!WideBytesEqual(c->family, c->famlen, s->family, s->famlen) ||
-		WideRowColumnOf(s, c->qual, c->quallen) == 0)
-		return false;
-	if (d->has_last && WideBytesEqual(c->key, c->keylen, d->last.data, d->last.len))
-		return true;
-	/* a row: its key is of the form's shape, or an error as for a scan */
-	old = MemoryContextSwitchTo(d->keycxt);
-	WideRowKeyDecode(s, c->key, c->keylen, d->kvalues, d->knull);
-	MemoryContextSwitchTo(old);
-	MemoryContextReset(d->keycxt);
-	resetStringInfo(&d->last);
-	appendBinaryStringInfo(&d->last, c->key, c->keylen);
-	d->has_last = true;
-	d->rows++;
-	return true;
+	if (!same_row(d, c))
+	{
+		/* a row: its key is of the form's shape, or an error as for a scan */
+		old = MemoryContextSwitchTo(d->keycxt);
+		WideRowKeyDecode(s, c->key, c->keylen, d->kvalues, d->knull);
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(d->keycxt);
+		resetStringInfo(&d->last);
+		appendBinaryStringInfo(&d->last, c->key, c->keylen);
+		d->has_last = true;
+		d->lastqual = -1;
+		d->rows++;
+	}
+	return WideBytesEqual(c->family, c->famlen, s->family, s->famlen) &&
+		known_qualifier(d, c);
 }
 
 /* delete by tombstones, if the statement can; false: row by row */
@@ -215,6 +257,13 @@ by_tombstones(ForeignScanState *node, RowsDelete *d)
 		!WideRangeDeleteAllowed(d->cells))
 		return false;
 	if (!WideRowsScanRanges(d->scan, node->ss.ps.ps_ExprContext, &ranges, &n))
+		return false;
+	/*
+	 * One reading: its row tombstone costs what deleting the row does (a
+	 * point read either way) plus a subtransaction (WideKeysDelete), and
+	 * a loop of such DELETEs would overflow the subtransaction cache.
+	 */
+	if (n == 1 && ranges[0].is_point)
 		return false;
 	d->rows = 0;
 	d->has_last = false;
