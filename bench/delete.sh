@@ -21,12 +21,14 @@
 #   form_hour:    DELETE ... WHERE tags_id = h AND time in one hour
 #   form_reading: DELETE ... WHERE tags_id = h AND time = t
 #   form_day:     DELETE ... WHERE tags_id = h (the host's day)
+#   form_in:      DELETE ... WHERE tags_id = h AND time IN (100 readings,
+#                 one every 10 minutes): a row tombstone each
 #   form_hour_by_row: form_hour with wide.enable_range_delete = off (a
 #                 tombstone per row, as every row form DELETE was before)
 # Bytes for these: both tables before the case, what its deletes added,
 # and after a VACUUM.
 #
-# CASES="range rows in everything form_hour form_reading form_day
+# CASES="range rows in everything form_hour form_reading form_day form_in
 # form_hour_by_row" (the default) picks the cases.
 #
 # Starts its own server (port $WIDE_BENCH_PORT or 54336, data in
@@ -141,7 +143,8 @@ case_() {
 	fi
 }
 
-ROWS_HOSTS=${ROWS_HOSTS:-20}
+ROWS_HOSTS=${ROWS_HOSTS:-30}
+IN_TIMES=$(for k in $(seq 0 99); do echo "'2016-01-01 00:00:10'::timestamptz + interval '$((k * 600)) s'"; done | paste -sd, -)
 METRICS="usage_user usage_system usage_idle usage_nice usage_iowait usage_irq usage_softirq usage_steal usage_guest usage_guest_nice"
 form_loaded=
 # the row form and the heap in TSBS's schema, loaded once
@@ -213,7 +216,7 @@ DELETE FROM hcpu WHERE ${where//@/$h};"
 echo "load: $(uptime | sed 's/.*load average/load average/')"
 echo "| delete ($CELLS cells) | heap ms | wide ms | wide/heap | bytes before (heap / wide) | added by the DELETE | after VACUUM |"
 echo "|---|---:|---:|---:|---|---|---|"
-[ -z "${CASES:-}" ] && CASES="range rows in everything form_hour form_reading form_day form_hour_by_row"
+[ -z "${CASES:-}" ] && CASES="range rows in everything form_hour form_reading form_day form_in form_hour_by_row"
 for c in $CASES; do
 	case $c in
 		range) case_ range "DELETE FROM @ WHERE row_key >= 'host041' AND row_key < 'host051';" ;;
@@ -228,6 +231,8 @@ for c in $CASES; do
 		form_reading) form_case "row form: one reading" 1 '' \
 			"tags_id = @ AND time = '2016-01-01 15:00:10'" ;;
 		form_day) form_case "row form: a host's day" $((ROUNDS + 1)) '' "tags_id = @" ;;
+		form_in) form_case "row form: 100 readings in an IN list" $((2 * ROUNDS + 1)) '' \
+			"tags_id = @ AND time IN ($IN_TIMES)" ;;
 	esac
 done
 echo "load: $(uptime | sed 's/.*load average/load average/')"

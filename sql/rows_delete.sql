@@ -61,8 +61,8 @@ SELECT * FROM del_both($$tags_id = 2 AND time = '2016-01-01 00:01:10'$$);
 SELECT * FROM del_both($$tags_id = 2 AND time = '2016-01-01 00:01:11'$$);
 SELECT * FROM del_both($$tags_id = 2 AND time = '2016-01-01 00:01:10.5'$$);
 SELECT * FROM same();
--- an IN list of readings: a row tombstone each; one reading: by row (no
--- subtransaction for a loop of them)
+-- readings (an IN list, one): by row, which costs less than row tombstones
+-- (and takes no subtransaction for a loop of them)
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
   DELETE FROM d WHERE tags_id = 3 AND time IN ('2016-01-01 00:04:40', '2016-01-01 00:05:50');
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
