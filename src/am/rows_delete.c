@@ -16,8 +16,9 @@
  * exactly key ranges: every condition a key condition (rows_plan.c), an
  * equality on each of the first parts (one each, = or IN), then at most
  * comparisons (<, <=, >, >=) of the next part, nothing on the parts after
- * it -- so a row key lies in the ranges if and only if its row matches.
- * A row form whose rows are a row key and a time (a timestamp column
+ * it -- so a row key lies in the ranges if and only if its row matches;
+ * and not all parts equal (readings go by row, see by_tombstones).  A row
+ * form whose rows are a row key and a time (a timestamp column
  * outside the key) is never exact: a row is not a key range.
  *
  * Execution.  With exact conditions, no RETURNING, and a wide table a
@@ -115,7 +116,9 @@ exact_conditions(PlannerInfo *root, RelOptInfo *rel, const WideRowShape *s)
 	/* one equality on each part from the first, then comparisons of one */
 	for (i = s->salt ? 1 : 0; i < s->nparts && neq[i] == 1 && ncmp[i] == 0; i++)
 		;
-	if (i < s->nparts && neq[i] > 0)
+	if (i == s->nparts)
+		return false;			/* readings: by row (by_tombstones) */
+	if (neq[i] > 0)
 		return false;
 	for (i++; i < s->nparts; i++)
 		if (neq[i] > 0 || ncmp[i] > 0)
