@@ -98,6 +98,14 @@ WITH x AS (DELETE FROM d WHERE tags_id = 3 AND time < '2016-01-01 01:00' RETURNI
 WITH x AS (DELETE FROM h WHERE tags_id = 3 AND time < '2016-01-01 01:00' RETURNING usage_user)
   SELECT count(*), sum(usage_user) FROM x;
 SELECT * FROM same();
+-- a volatile condition is tested once per row: each row deleted is returned
+CREATE SEQUENCE rowdel_seq;
+SELECT count(*) AS rows FROM d WHERE tags_id = 6;
+WITH x AS (DELETE FROM d WHERE tags_id = 6 AND nextval('rowdel_seq') % 2 = 0 RETURNING tags_id)
+  SELECT count(*) AS returned FROM x;
+SELECT count(*) AS left, currval('rowdel_seq') AS tested FROM d WHERE tags_id = 6;
+DELETE FROM h WHERE tags_id = 6;
+DELETE FROM d WHERE tags_id = 6;
 -- in a transaction: its own inserts are deleted, a rollback brings all back
 BEGIN;
 INSERT INTO d VALUES ('2016-01-02 00:00:00', 7, 1, 2), ('2016-01-02 00:00:10', 7, 3, NULL);
@@ -226,3 +234,4 @@ DROP FOREIGN TABLE d, k, ks, series;
 DROP TABLE dc, h, kc, kh, ksh;
 DROP FUNCTION same(), ksame(), del_both(text), both_params(int, timestamptz), rowdel_trig();
 DROP ROLE regress_rowdel;
+DROP SEQUENCE rowdel_seq;

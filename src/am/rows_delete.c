@@ -69,6 +69,7 @@ typedef struct RowsDelete
 	WideRowShape *shape;
 	Relation	cells;
 	RowsScan   *scan;
+	ExprState  *qual;			/* the conditions, tested here only */
 	bool		exact;			/* the plan's conditions are key ranges */
 	bool		started;
 	bool		done;
@@ -171,6 +172,9 @@ rows_begin_direct(ForeignScanState *node, int eflags)
 							   linitial(plan->fdw_private),
 							   ExecInitExprList(plan->fdw_exprs, (PlanState *) node));
 	WideRowsScanSetFilter(d->scan, plan->scan.plan.qual);
+	/* tested once per row, before it is deleted: not again by ExecScan */
+	d->qual = node->ss.ps.qual;
+	node->ss.ps.qual = NULL;
 	initStringInfo(&d->last);
 	d->keycxt = AllocSetContextCreate(CurrentMemoryContext, "wide rows delete keys",
 									  ALLOCSET_SMALL_SIZES);
@@ -309,7 +313,7 @@ next_row(ForeignScanState *node, RowsDelete *d)
 			return NULL;
 		ExecStoreVirtualTuple(slot);
 		econtext->ecxt_scantuple = slot;
-		if (node->ss.ps.qual != NULL && !ExecQual(node->ss.ps.qual, econtext))
+		if (d->qual != NULL && !ExecQual(d->qual, econtext))
 			continue;
 		WideRowsDeleteRow(node->resultRelInfo, slot->tts_values, slot->tts_isnull,
 						  estate->es_output_cid);
