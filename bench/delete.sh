@@ -14,7 +14,22 @@
 # delete, what the delete added, and what VACUUM leaves.  Prints one
 # table, as docs/performance.md shows it.
 #
-# CASES="range rows in everything" (the default) picks the cases.
+# The row form (a wide_rows foreign table in TSBS's cpu schema, key
+# tags_id,time, against the heap table TSBS creates with its two btrees,
+# $ROWS_HOSTS hosts x one day at 10 s, 10 metrics), loaded once; each
+# round deletes another host's readings, the two sides alternated:
+#   form_hour:    DELETE ... WHERE tags_id = h AND time in one hour
+#   form_reading: DELETE ... WHERE tags_id = h AND time = t
+#   form_day:     DELETE ... WHERE tags_id = h (the host's day)
+#   form_in:      DELETE ... WHERE tags_id = h AND time IN (100 readings,
+#                 one every 10 minutes): a row tombstone each
+#   form_hour_by_row: form_hour with wide.enable_range_delete = off (a
+#                 tombstone per row, as every row form DELETE was before)
+# Bytes for these: both tables before the case, what its deletes added,
+# and after a VACUUM.
+#
+# CASES="range rows in everything form_hour form_reading form_day form_in
+# form_hour_by_row" (the default) picks the cases.
 #
 # Starts its own server (port $WIDE_BENCH_PORT or 54336, data in
 # $WIDE_BENCH_DIR or /tmp/wide-bench-delete) and stops it.
@@ -128,16 +143,96 @@ case_() {
 	fi
 }
 
+ROWS_HOSTS=${ROWS_HOSTS:-30}
+IN_TIMES=$(for k in $(seq 0 99); do echo "'2016-01-01 00:00:10'::timestamptz + interval '$((k * 600)) s'"; done | paste -sd, -)
+METRICS="usage_user usage_system usage_idle usage_nice usage_iowait usage_irq usage_softirq usage_steal usage_guest usage_guest_nice"
+form_loaded=
+# the row form and the heap in TSBS's schema, loaded once
+form_load() {
+	[ -n "$form_loaded" ] && return
+	form_loaded=1
+	local cols vals
+	cols=$(for m in $METRICS; do printf ', %s float8' "$m"; done)
+	vals=$(i=0; for m in $METRICS; do i=$((i + 1)); printf ', ((h * 7 + s * %d) %% 100)::float8' "$i"; done)
+	log "row form: $ROWS_HOSTS hosts x 8640 readings x 10 metrics"
+	sql "CREATE TABLE hcpu (time timestamptz, tags_id integer $cols);
+	     INSERT INTO hcpu SELECT '2016-01-01'::timestamptz + s * interval '10 s', h $vals
+	       FROM generate_series(0, 8639) s, generate_series(1, $ROWS_HOSTS) h;
+	     CREATE INDEX ON hcpu (tags_id, time DESC);
+	     CREATE INDEX ON hcpu (time DESC);
+	     CREATE TABLE cpu_cells (row_key text, family text, qualifier text, ts timestamptz,
+	                             value float8) USING wide;
+	     SELECT wide.create_family('cpu_cells', 'cpu', max_versions => 1);
+	     CREATE FOREIGN TABLE rcpu (time timestamptz NOT NULL, tags_id int4 NOT NULL $cols)
+	       SERVER wide_rows OPTIONS (cells 'cpu_cells', family 'cpu', key 'tags_id,time');
+	     INSERT INTO rcpu SELECT * FROM hcpu;
+	     SELECT wide.compact('cpu_cells', major => true);
+	     VACUUM ANALYZE hcpu; VACUUM ANALYZE cpu_cells; ANALYZE rcpu; CHECKPOINT;" >/dev/null
+}
+
+form_bytes() { sql "SELECT pg_total_relation_size('hcpu') || ' ' || pg_total_relation_size('cpu_cells')"; }
+
+# form_case NAME FIRST_HOST SET WHERE: WHERE with @ for the host, a round each
+form_case() {
+	local name=$1 first=$2 set=$3 where=$4 i h script out hb wb ha wa hv wv n
+	form_load
+	read -r hb wb <<<"$(form_bytes)"
+	script="$set
+\\timing on"
+	for ((i = 0; i < ROUNDS; i++)); do
+		h=$((first + i))
+		if ((i % 2 == 0)); then
+			script+="
+DELETE FROM hcpu WHERE ${where//@/$h};
+DELETE FROM rcpu WHERE ${where//@/$h};"
+		else
+			script+="
+DELETE FROM rcpu WHERE ${where//@/$h};
+DELETE FROM hcpu WHERE ${where//@/$h};"
+		fi
+	done
+	out=$(as_test_user "psql -X -At -h $BENCH -p $PORT -U postgres -v ON_ERROR_STOP=1" <<<"$script")
+	# the times in statement order: heap, rows, rows, heap, ...
+	local -a T=() H=() W=() N=()
+	mapfile -t T < <(grep '^Time:' <<<"$out" | awk '{print $2}')
+	mapfile -t N < <(grep '^DELETE' <<<"$out" | awk '{print $2}')
+	for ((i = 0; i < ROUNDS; i++)); do
+		if ((i % 2 == 0)); then H+=("${T[2 * i]}"); W+=("${T[2 * i + 1]}")
+		else W+=("${T[2 * i]}"); H+=("${T[2 * i + 1]}"); fi
+		[ "${N[2 * i]}" = "${N[2 * i + 1]}" ] || { echo "row counts differ: ${N[*]}" >&2; exit 1; }
+	done
+	read -r ha wa <<<"$(form_bytes)"
+	sql "VACUUM hcpu; VACUUM cpu_cells;"
+	read -r hv wv <<<"$(form_bytes)"
+	local hm wm
+	hm=$(printf '%s\n' "${H[@]}" | tr '\n' ' ' | median)
+	wm=$(printf '%s\n' "${W[@]}" | tr '\n' ' ' | median)
+	printf '| %s (%s rows each) | %s | %s | %.2f | %s / %s | %s / %s | %s / %s |\n' "$name" "${N[0]}" \
+		"$hm" "$wm" "$(echo "$wm / $hm" | bc -l)" "$(numfmt --to=iec "$hb")" "$(numfmt --to=iec "$wb")" \
+		"$(numfmt --to=iec $((ha - hb)))" "$(numfmt --to=iec $((wa - wb)))" \
+		"$(numfmt --to=iec "$hv")" "$(numfmt --to=iec "$wv")"
+}
+
 echo "load: $(uptime | sed 's/.*load average/load average/')"
 echo "| delete ($CELLS cells) | heap ms | wide ms | wide/heap | bytes before (heap / wide) | added by the DELETE | after VACUUM |"
 echo "|---|---:|---:|---:|---|---|---|"
-[ -z "${CASES:-}" ] && CASES="range rows in everything"
+[ -z "${CASES:-}" ] && CASES="range rows in everything form_hour form_reading form_day form_in form_hour_by_row"
 for c in $CASES; do
 	case $c in
 		range) case_ range "DELETE FROM @ WHERE row_key >= 'host041' AND row_key < 'host051';" ;;
 		rows) case_ rows "$ROWS_SQL" ;;
 		in) case_ in "$IN_SQL" ;;
 		everything) case_ everything "DELETE FROM @;" ;;
+		form_hour) form_case "row form: a host's hour" 1 '' \
+			"tags_id = @ AND time >= '2016-01-01 10:00' AND time < '2016-01-01 11:00'" ;;
+		form_hour_by_row) form_case "row form: a host's hour, by row (before)" 1 \
+			'SET wide.enable_range_delete = off;' \
+			"tags_id = @ AND time >= '2016-01-01 12:00' AND time < '2016-01-01 13:00'" ;;
+		form_reading) form_case "row form: one reading" 1 '' \
+			"tags_id = @ AND time = '2016-01-01 15:00:10'" ;;
+		form_day) form_case "row form: a host's day" $((ROUNDS + 1)) '' "tags_id = @" ;;
+		form_in) form_case "row form: 100 readings in an IN list" $((2 * ROUNDS + 1)) '' \
+			"tags_id = @ AND time IN ($IN_TIMES)" ;;
 	esac
 done
 echo "load: $(uptime | sed 's/.*load average/load average/')"

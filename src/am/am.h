@@ -81,10 +81,14 @@ extern bool WideTabletTracked(Relation rel);
 extern bool wide_enable_range_delete;
 extern void WideRangeDeleteDefineSettings(void);
 extern bool WideRangeDeleteAllowed(Relation rel);
+/* sees each cell a tombstone deletes; false: it must not be written */
+typedef bool (*WideDeleteCheck) (const WideCell *cell, void *arg);
 extern bool WideRangeDelete(Relation rel, Snapshot snapshot, CommandId cid,
-							const WideKeyRange *range, uint64 *ncells);
+							const WideKeyRange *range, uint64 *ncells,
+							WideDeleteCheck check, void *arg);
 extern bool WideKeysDelete(Relation rel, Snapshot snapshot, CommandId cid,
-						   const WideKeyRange *ranges, int nranges, uint64 *ncells);
+						   const WideKeyRange *ranges, int nranges, uint64 *ncells,
+						   WideDeleteCheck check, void *arg);
 extern const WideFamily *WideMoveInFamily(Relation rel, const WideSchema *schema,
 										  const char *name, uint32 len);
 

@@ -193,16 +193,40 @@ log_deleted_cells(Relation rel, Snapshot snapshot, const WideKeyRange *range)
 }
 
 /*
+ * count -- read the cells of a range a tombstone (seq) deletes, with the
+ * statement's snapshot: how many, and whether it deletes more than they
+ * (*unseen) or check refuses one of them (*refused).
+ */
+static uint64
+count(Relation rel, Snapshot snapshot, const WideKeyRange *range, uint64 seq,
+	  WideDeleteCheck check, void *arg, uint64 *unseen, bool *refused)
+{
+	WideReader *r = WideReaderBeginCounting(rel, snapshot, WideReaderNow(),
+											range, seq);
+	uint64		n;
+
+	/* (a check sees the qualifiers) */
+	if (check == NULL)
+		WideReaderSkipQualifiers(r);
+	n = WideReaderFold(r, check ? check : count_cell, arg, refused);
+	*unseen += WideReaderUnseen(r);
+	WideReaderEnd(r);
+	return n;
+}
+
+/*
  * WideRangeDelete -- delete, as the DELETE of the running command (cid)
  * with this snapshot would, every cell whose row key lies in range, with
  * one range tombstone; *ncells is the number of cells deleted.  Returns
  * false, having written nothing, if it cannot (the metapage has no room
- * for the tombstone, or a transaction the snapshot does not see wrote in
- * the range before it): the caller deletes cell by cell.
+ * for the tombstone, a transaction the snapshot does not see wrote in
+ * the range before it, or check, if given, returned false for a cell it
+ * deletes): the caller deletes cell by cell.
  */
 bool
 WideRangeDelete(Relation rel, Snapshot snapshot, CommandId cid,
-				const WideKeyRange *range, uint64 *ncells)
+				const WideKeyRange *range, uint64 *ncells,
+				WideDeleteCheck check, void *arg)
 {
 	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext,
 											  "wide range delete",
@@ -213,9 +237,8 @@ WideRangeDelete(Relation rel, Snapshot snapshot, CommandId cid,
 	WideRangeDel t;
 	uint64		seq;
 	uint64		n;
-	uint64		unseen;
-	bool		stopped;
-	WideReader *r;
+	uint64		unseen = 0;
+	bool		refused;
 
 	initStringInfo(&lo);
 	initStringInfo(&hi);
@@ -239,12 +262,8 @@ WideRangeDelete(Relation rel, Snapshot snapshot, CommandId cid,
 	}
 
 	/* the cells it deletes, and whether it deletes more than they */
-	r = WideReaderBeginCounting(rel, snapshot, WideReaderNow(), range, seq);
-	WideReaderSkipQualifiers(r);
-	n = WideReaderFold(r, count_cell, NULL, &stopped);
-	unseen = WideReaderUnseen(r);
-	WideReaderEnd(r);
-	if (unseen > 0)
+	n = count(rel, snapshot, range, seq, check, arg, &unseen, &refused);
+	if (unseen > 0 || refused)
 	{
 		WideRangeDelCancel(rel, seq);
 		MemoryContextSwitchTo(old);
@@ -273,8 +292,9 @@ WideRangeDelete(Relation rel, Snapshot snapshot, CommandId cid,
  * the number of cells deleted.  Returns false, having left nothing
  * visible, if a tombstone does not fit the metapage or a transaction the
  * snapshot does not see wrote in one of the ranges before its tombstone,
- * or there are more than WIDE_KEYS_DELETE_MAX_ROWS rows: the caller
- * deletes cell by cell.
+ * check, if given, returned false for a cell one deletes, or there are
+ * more than WIDE_KEYS_DELETE_MAX_ROWS rows: the caller deletes cell by
+ * cell.
  *
  * The tombstones are written in a subtransaction, and each range counted
  * in it as WideRangeDelete counts one.  If one would delete a record the
@@ -290,7 +310,8 @@ WideRangeDelete(Relation rel, Snapshot snapshot, CommandId cid,
  */
 bool
 WideKeysDelete(Relation rel, Snapshot snapshot, CommandId cid,
-			   const WideKeyRange *ranges, int nranges, uint64 *ncells)
+			   const WideKeyRange *ranges, int nranges, uint64 *ncells,
+			   WideDeleteCheck check, void *arg)
 {
 	MemoryContext cxt;
 	MemoryContext old;
@@ -378,18 +399,14 @@ WideKeysDelete(Relation rel, Snapshot snapshot, CommandId cid,
 		/* the cells each deletes, and whether it deletes more than they */
 		for (i = 0; i < nranges && fits && unseen == 0; i++)
 		{
-			WideReader *r;
-			bool		stopped;
+			uint64		u = 0;
+			bool		refused;
 			uint64		m;
 
 			if (seqs[i] == 0)
 				continue;
-			r = WideReaderBeginCounting(rel, snapshot, WideReaderNow(),
-										&ranges[i], seqs[i]);
-			WideReaderSkipQualifiers(r);
-			m = WideReaderFold(r, count_cell, NULL, &stopped);
-			unseen += WideReaderUnseen(r);
-			WideReaderEnd(r);
+			m = count(rel, snapshot, &ranges[i], seqs[i], check, arg, &u, &refused);
+			unseen += u + (refused ? 1 : 0);
 			n += m;
 			/* (what VACUUM weighs; a small delete is not worth a WAL record) */
 			if (!ranges[i].is_point && m >= 1000 && unseen == 0)

@@ -163,6 +163,8 @@ extern RowsScan *WideRowsScanOpen(WideRowShape *shape, Snapshot snapshot,
 extern bool WideRowsScanNext(RowsScan *st, struct ExprContext *econtext,
 							 Datum *values, bool *isnull);
 extern void WideRowsScanSetFilter(RowsScan *st, List *quals);
+extern bool WideRowsScanRanges(RowsScan *st, struct ExprContext *econtext,
+							   const WideKeyRange **ranges, int *nranges);
 extern void WideRowsScanRestart(RowsScan *st);
 extern void WideRowsScanSetFloor(RowsScan *st, int part, bool has_floor,
 								 Datum t, Oid type);
@@ -202,6 +204,14 @@ extern List *WideRowsPlanPrivate(struct RelOptInfo *baserel, bool backward,
 
 /* rows_write.c */
 struct FdwRoutine;
+struct ResultRelInfo;
 extern void WideRowsModifyRoutine(struct FdwRoutine *r);
+extern Relation WideRowsDeleteBegin(struct ResultRelInfo *rinfo);
+extern void WideRowsDeleteRow(struct ResultRelInfo *rinfo, Datum *values,
+							  bool *isnull, CommandId cid);
+extern void WideRowsDeleteEnd(struct ResultRelInfo *rinfo);
+
+/* rows_delete.c: DELETE as tombstones of key ranges (direct modify) */
+extern void WideRowsDirectRoutine(struct FdwRoutine *r);
 
 #endif							/* WIDE_ROWS_H */

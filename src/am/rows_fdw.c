@@ -4,7 +4,8 @@
  *	  The wide_rows foreign data wrapper's handler: which module does
  *	  what for a row form -- planning (rows_plan.c), scans (rows_scan.c),
  *	  GROUP BY inside the scan (rows_agg.c: a Foreign Scan of no relation,
- *	  scanrelid 0), writes (rows_write.c), ANALYZE (rows_scan.c).
+ *	  scanrelid 0), writes (rows_write.c), DELETE by tombstones
+ *	  (rows_delete.c: direct modify), ANALYZE (rows_scan.c).
  *
  * IDENTIFICATION
  *	  src/am/rows_fdw.c
@@ -176,5 +177,6 @@ wide_rows_handler(PG_FUNCTION_ARGS)
 	r->InitializeWorkerForeignScan = rows_initialize_worker;
 	r->AnalyzeForeignTable = WideRowsAnalyze;
 	WideRowsModifyRoutine(r);
+	WideRowsDirectRoutine(r);
 	PG_RETURN_POINTER(r);
 }

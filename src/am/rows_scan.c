@@ -91,6 +91,8 @@ struct RowsScan
 	int			nranges;
 	int			nextrange;
 	WideKeyRange *ranges;
+	bool		wider;			/* the ranges hold keys the key conditions
+								 * reject (the filter decides) */
 	WideReader *reader;
 	WideReadState *rstate;		/* the table's state, read once per scan:
 								 * a reader per range or window reads it */
@@ -490,6 +492,7 @@ build_ranges(RowsScan *st, ExprContext *econtext)
 	for (int i = 0; i < WIDE_ROWS_MAX_PARTS; i++)
 		bounds[i].hi_inf = true;
 	st->nranges = 0;
+	st->wider = false;
 	st->ranges = palloc(sizeof(WideKeyRange) * cap);
 	initStringInfo(&buf);
 	initStringInfo(&end);
@@ -512,7 +515,10 @@ build_ranges(RowsScan *st, ExprContext *econtext)
 			List	   *vals = NIL;
 
 			if (has_eq[p])
+			{
+				st->wider = true;
 				continue;		/* the first equality decides; the filter the rest */
+			}
 			if (is_array)
 			{
 				ArrayType  *a = DatumGetArrayTypeP(d);
@@ -613,7 +619,10 @@ build_ranges(RowsScan *st, ExprContext *econtext)
 			if (nn == 0 || cmp_keybytes(&vals[nn - 1], &vals[i]) != 0)
 				vals[nn++] = vals[i];
 		if ((double) nprefixes * nn > 1000000)
+		{
+			st->wider = true;
 			break;				/* too many: read the prefixes so far */
+		}
 		next = palloc(sizeof(KeyBytes) * nprefixes * nn);
 		k = 0;
 		for (int i = 0; i < nprefixes; i++)
@@ -660,6 +669,7 @@ build_ranges(RowsScan *st, ExprContext *econtext)
 						  &dhi_inf, &w))
 			return;
 		st->skip = true;
+		st->wider = true;
 		st->skip_part = part;
 		initStringInfo(&st->skip_lo);
 		initStringInfo(&st->skip_hi);
@@ -1800,20 +1810,43 @@ WideRowsScanOpen(WideRowShape *shape, Snapshot snapshot, List *fdw_private,
 	return st;
 }
 
+/* the ranges of the key conditions' values, built at the first row */
+static void
+start(RowsScan *st, ExprContext *econtext)
+{
+	MemoryContext old = MemoryContextSwitchTo(st->readcxt);
+
+	rows_restart(st);
+	build_ranges(st, econtext);
+	share_ranges(st);
+	MemoryContextSwitchTo(old);
+}
+
 /* the next row into values/isnull; false at the end */
 bool
 WideRowsScanNext(RowsScan *st, ExprContext *econtext, Datum *values, bool *isnull)
 {
 	if (!st->started)
-	{
-		MemoryContext old = MemoryContextSwitchTo(st->readcxt);
-
-		rows_restart(st);
-		build_ranges(st, econtext);
-		share_ranges(st);
-		MemoryContextSwitchTo(old);
-	}
+		start(st, econtext);
 	return next_row(st, values, isnull);
+}
+
+/*
+ * WideRowsScanRanges -- the key ranges of a scan not yet started (its key
+ * conditions evaluated in econtext), sorted and disjoint, into *ranges
+ * and *nranges; the scan then reads them.  False if they may hold rows the
+ * key conditions reject (the filter decides: a skip scan, an equality
+ * after the first on a part, too many prefixes).
+ */
+bool
+WideRowsScanRanges(RowsScan *st, ExprContext *econtext,
+				   const WideKeyRange **ranges, int *nranges)
+{
+	Assert(!st->started && st->pscan == NULL);
+	start(st, econtext);
+	*ranges = st->ranges;
+	*nranges = st->nranges;
+	return !st->wider;
 }
 
 /*

@@ -384,26 +384,34 @@ tombstone(RowsModify *m, const WideSchema *schema, StringInfo key, int att,
 	}
 }
 
+/* delete the row of key (and of the time in m->values), in m->cxt */
+static void
+delete_row(RowsModify *m, StringInfo key, CommandId cid)
+{
+	const WideRowShape *s = m->shape;
+	const WideSchema *schema = WideGetSchema(m->cells);
+	WideCell   *cells = palloc(sizeof(WideCell) * Max(s->nvalues, 1));
+	int			n = 0;
+
+	if (s->ts_attnum > 0 && !s->ts_in_key)
+		for (int i = 0; i < s->nvalues; i++)
+			tombstone(m, schema, key, s->by_qual[i], &cells[n++]);
+	else
+		tombstone(m, schema, key, 0, &cells[n++]);
+	write_cells(m, cells, n, cid, true);
+}
+
 static TupleTableSlot *
 rows_delete(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 			TupleTableSlot *planSlot)
 {
 	RowsModify *m = rinfo->ri_FdwState;
-	const WideRowShape *s = m->shape;
 	MemoryContext old = MemoryContextSwitchTo(m->cxt);
-	const WideSchema *schema = WideGetSchema(m->cells);
 	StringInfoData key;
-	WideCell   *cells = palloc(sizeof(WideCell) * Max(s->nvalues, 1));
-	int			n = 0;
 
 	initStringInfo(&key);
 	junk_key(m, planSlot, &key);
-	if (s->ts_attnum > 0 && !s->ts_in_key)
-		for (int i = 0; i < s->nvalues; i++)
-			tombstone(m, schema, &key, s->by_qual[i], &cells[n++]);
-	else
-		tombstone(m, schema, &key, 0, &cells[n++]);
-	write_cells(m, cells, n, estate->es_output_cid, true);
+	delete_row(m, &key, estate->es_output_cid);
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(m->cxt);
 	if (AttributeNumberIsValid(m->wholerow))
@@ -483,6 +491,57 @@ rows_end_modify(EState *estate, ResultRelInfo *rinfo)
 		WideWriteEnd(m->cells, WIDE_WRITE_BULK);	/* (reports COPY's phases) */
 	table_close(m->cells, NoLock);
 	rinfo->ri_FdwState = NULL;
+}
+
+/*
+ * WideRowsDeleteBegin -- the state of a DELETE of rows of rinfo's form,
+ * row by row (rows_delete.c); returns its wide table, opened after
+ * checking the user's DELETE privilege on it.
+ */
+Relation
+WideRowsDeleteBegin(ResultRelInfo *rinfo)
+{
+	return modify_begin(rinfo, CMD_DELETE, false)->cells;
+}
+
+/*
+ * WideRowsDeleteRow -- delete, as the running command (cid), the row whose
+ * columns are in values/isnull (by attnum - 1; its key parts and time are
+ * read), as ExecForeignDelete does.
+ */
+void
+WideRowsDeleteRow(ResultRelInfo *rinfo, Datum *values, bool *isnull,
+				  CommandId cid)
+{
+	RowsModify *m = rinfo->ri_FdwState;
+	const WideRowShape *s = m->shape;
+	MemoryContext old = MemoryContextSwitchTo(m->cxt);
+	StringInfoData key;
+
+	for (int i = s->salt ? 1 : 0; i < s->nparts; i++)
+	{
+		AttrNumber	a = s->parts[i].attnum;
+
+		m->values[a - 1] = values[a - 1];
+		m->isnull[a - 1] = isnull[a - 1];
+	}
+	if (s->ts_attnum > 0)
+	{
+		m->values[s->ts_attnum - 1] = values[s->ts_attnum - 1];
+		m->isnull[s->ts_attnum - 1] = isnull[s->ts_attnum - 1];
+	}
+	initStringInfo(&key);
+	build_key(m, m->values, m->isnull, &key);
+	delete_row(m, &key, cid);
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(m->cxt);
+}
+
+/* WideRowsDeleteEnd -- the end of WideRowsDeleteBegin's DELETE */
+void
+WideRowsDeleteEnd(ResultRelInfo *rinfo)
+{
+	rows_end_modify(NULL, rinfo);
 }
 
 /* WideRowsModifyRoutine -- the write callbacks of the wrapper */

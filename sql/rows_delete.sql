@@ -1,0 +1,237 @@
+-- DELETE of the row form by tombstones of key ranges (issue 28; the FDW's
+-- direct modify, src/am/rows_delete.c): a host's hour, an IN list, one
+-- reading; row by row for other conditions, RETURNING, cells the
+-- tombstones must not delete.  Every DELETE is run on a heap holding the
+-- same readings and the two compared: the row count and the rows left.
+SET max_parallel_workers_per_gather = 0;
+SET timezone = 'UTC';
+\set VERBOSITY terse
+CREATE TABLE dc (row_key text, family text, qualifier text, ts timestamptz,
+                 value float8) USING wide;
+SELECT wide.create_family('dc', 'cpu', max_versions => 1);
+CREATE FOREIGN TABLE d (time timestamptz NOT NULL, tags_id int OPTIONS (width '4') NOT NULL,
+                        usage_user float8, usage_system float8)
+  SERVER wide_rows OPTIONS (cells 'dc', family 'cpu', key 'tags_id,time');
+CREATE TABLE h (time timestamptz NOT NULL, tags_id int NOT NULL, usage_user float8, usage_system float8);
+CREATE INDEX ON h (tags_id, time DESC);
+INSERT INTO h SELECT '2016-01-01'::timestamptz + s * interval '10 s', t, (s * 7 + t) % 100,
+                     CASE WHEN s % 3 = 0 THEN NULL ELSE (s + t) % 50 END
+  FROM generate_series(0, 8639, 7) s, generate_series(1, 6) t;
+INSERT INTO d SELECT * FROM h;
+SELECT wide.compact('dc', major => true) IS NOT NULL AS compacted;
+-- some readings still in the write area
+INSERT INTO h VALUES ('2016-01-01 00:00:05', 2, 1, 1), ('2016-01-01 12:00:05', 3, 2, NULL);
+INSERT INTO d VALUES ('2016-01-01 00:00:05', 2, 1, 1), ('2016-01-01 12:00:05', 3, 2, NULL);
+
+CREATE FUNCTION same() RETURNS TABLE (heap bigint, rows bigint, differ bigint) LANGUAGE sql AS $$
+  SELECT (SELECT count(*) FROM h), (SELECT count(*) FROM d),
+         (SELECT count(*) FROM ((SELECT * FROM h EXCEPT ALL SELECT * FROM d)
+                               UNION ALL (SELECT * FROM d EXCEPT ALL SELECT * FROM h)) x) $$;
+SELECT * FROM same();
+-- a DELETE on both: the row counts
+CREATE FUNCTION del_both(cond text, OUT heap bigint, OUT rows bigint) LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE 'DELETE FROM h WHERE ' || cond;
+  GET DIAGNOSTICS heap = ROW_COUNT;
+  EXECUTE 'DELETE FROM d WHERE ' || cond;
+  GET DIAGNOSTICS rows = ROW_COUNT;
+END $$;
+
+-- the plans: a Foreign Delete, by tombstones when the conditions are key ranges
+EXPLAIN (COSTS OFF) DELETE FROM d WHERE tags_id = 1 AND time >= '2016-01-01 01:00' AND time < '2016-01-01 02:00';
+EXPLAIN (COSTS OFF) DELETE FROM d WHERE tags_id IN (1, 2);
+EXPLAIN (COSTS OFF) DELETE FROM d WHERE tags_id = 1 AND time = '2016-01-01 01:00:00';
+EXPLAIN (COSTS OFF) DELETE FROM d;
+-- not key ranges: a value column, a time range without the host, two
+-- equalities on a part, a range before an equality
+EXPLAIN (COSTS OFF) DELETE FROM d WHERE tags_id = 1 AND usage_user > 50;
+EXPLAIN (COSTS OFF) DELETE FROM d WHERE time >= '2016-01-01 01:00';
+EXPLAIN (COSTS OFF) DELETE FROM d WHERE tags_id = 1 AND tags_id = 2;
+EXPLAIN (COSTS OFF) DELETE FROM d WHERE tags_id > 1 AND time = '2016-01-01 01:00:00';
+
+-- a host's hour, one reading, an IN list, a range of hosts: counts as the heap's
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+  DELETE FROM d WHERE tags_id = 1 AND time >= '2016-01-01 01:00' AND time < '2016-01-01 02:00';
+DELETE FROM h WHERE tags_id = 1 AND time >= '2016-01-01 01:00' AND time < '2016-01-01 02:00';
+SELECT * FROM same();
+SELECT * FROM del_both($$tags_id = 1 AND time >= '2016-01-01 02:00' AND time < '2016-01-01 03:00'$$);
+SELECT * FROM same();
+SELECT * FROM del_both($$tags_id = 2 AND time = '2016-01-01 00:00:05'$$);
+SELECT * FROM del_both($$tags_id = 2 AND time = '2016-01-01 00:01:10'$$);
+SELECT * FROM del_both($$tags_id = 2 AND time = '2016-01-01 00:01:11'$$);
+SELECT * FROM del_both($$tags_id = 2 AND time = '2016-01-01 00:01:10.5'$$);
+SELECT * FROM same();
+-- readings (an IN list, one): by row, which costs less than row tombstones
+-- (and takes no subtransaction for a loop of them)
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+  DELETE FROM d WHERE tags_id = 3 AND time IN ('2016-01-01 00:04:40', '2016-01-01 00:05:50');
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+  DELETE FROM d WHERE tags_id = 3 AND time = '2016-01-01 00:07:00';
+DELETE FROM h WHERE tags_id = 3 AND time IN ('2016-01-01 00:04:40', '2016-01-01 00:05:50', '2016-01-01 00:07:00');
+SELECT * FROM del_both($$tags_id = 3 AND time IN ('2016-01-01 12:00:05', '2016-01-01 00:02:20', '2016-01-01 00:03:30')$$);
+SELECT * FROM del_both($$tags_id IN (4, 9, -1) AND time > '2016-01-01 20:00:00'$$);
+SELECT * FROM del_both($$tags_id = 3 AND time > '2016-01-01 20:00:00.5' AND time <= '2016-01-01 21:00:00'$$);
+SELECT * FROM same();
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) DELETE FROM d WHERE tags_id >= 5 AND tags_id < 6;
+DELETE FROM h WHERE tags_id >= 5 AND tags_id < 6;
+SELECT * FROM same();
+-- parameters (a generic plan)
+SET plan_cache_mode = force_generic_plan;
+CREATE FUNCTION both_params(k int, t timestamptz, OUT heap bigint, OUT rows bigint) LANGUAGE plpgsql AS $$
+BEGIN
+  DELETE FROM h WHERE tags_id = k AND time < t;
+  GET DIAGNOSTICS heap = ROW_COUNT;
+  DELETE FROM d WHERE tags_id = k AND time < t;
+  GET DIAGNOSTICS rows = ROW_COUNT;
+END $$;
+SELECT * FROM both_params(6, '2016-01-01 03:00');
+SELECT * FROM both_params(6, NULL);
+SELECT * FROM both_params(6, '2016-01-01 03:30:00.5');
+RESET plan_cache_mode;
+SELECT * FROM same();
+-- row by row: a value column's condition, RETURNING
+SELECT * FROM del_both($$tags_id = 2 AND usage_user > 90$$);
+DELETE FROM h WHERE tags_id = 2 AND time < '2016-01-01 00:05' RETURNING *;
+DELETE FROM d WHERE tags_id = 2 AND time < '2016-01-01 00:05' RETURNING *;
+WITH x AS (DELETE FROM d WHERE tags_id = 3 AND time < '2016-01-01 01:00' RETURNING usage_user)
+  SELECT count(*), sum(usage_user) FROM x;
+WITH x AS (DELETE FROM h WHERE tags_id = 3 AND time < '2016-01-01 01:00' RETURNING usage_user)
+  SELECT count(*), sum(usage_user) FROM x;
+SELECT * FROM same();
+-- a volatile condition is tested once per row: each row deleted is returned
+CREATE SEQUENCE rowdel_seq;
+SELECT count(*) AS rows FROM d WHERE tags_id = 6;
+WITH x AS (DELETE FROM d WHERE tags_id = 6 AND nextval('rowdel_seq') % 2 = 0 RETURNING tags_id)
+  SELECT count(*) AS returned FROM x;
+SELECT count(*) AS left, currval('rowdel_seq') AS tested FROM d WHERE tags_id = 6;
+DELETE FROM h WHERE tags_id = 6;
+DELETE FROM d WHERE tags_id = 6;
+-- in a transaction: its own inserts are deleted, a rollback brings all back
+BEGIN;
+INSERT INTO d VALUES ('2016-01-02 00:00:00', 7, 1, 2), ('2016-01-02 00:00:10', 7, 3, NULL);
+DELETE FROM d WHERE tags_id = 7;
+SELECT count(*) FROM d WHERE tags_id = 7;
+DELETE FROM d WHERE tags_id = 4;
+DELETE FROM d;
+SELECT count(*) FROM d;
+ROLLBACK;
+SELECT * FROM same();
+-- wide.enable_range_delete = off: row by row
+SET wide.enable_range_delete = off;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) DELETE FROM d WHERE tags_id = 4 AND time < '2016-01-01 00:30';
+RESET wide.enable_range_delete;
+DELETE FROM h WHERE tags_id = 4 AND time < '2016-01-01 00:30';
+SELECT * FROM same();
+
+-- cells the tombstones must not delete: the DELETE goes row by row
+SELECT wide.create_family('dc', 'other');
+INSERT INTO dc VALUES ('0004#1451610000', 'other', 'note', '2016-01-01', 1);
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) DELETE FROM d WHERE tags_id = 4 AND time < '2016-01-01 06:00';
+DELETE FROM h WHERE tags_id = 4 AND time < '2016-01-01 06:00';
+SELECT row_key, family, qualifier FROM dc WHERE family = 'other';
+-- a qualifier of the family that is no column: a row of it alone is no row
+INSERT INTO dc VALUES ('0004#1451635200', 'cpu', 'not_a_column', '2016-01-01', 1);
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) DELETE FROM d WHERE tags_id = 4 AND time >= '2016-01-01 06:00';
+DELETE FROM h WHERE tags_id = 4 AND time >= '2016-01-01 06:00';
+SELECT row_key, family, qualifier FROM dc WHERE row_key LIKE '0004#%';
+SELECT * FROM same();
+-- a row key not of the form's shape in the range: an error, nothing deleted
+INSERT INTO dc VALUES ('0001#x', 'cpu', 'usage_user', '2016-01-01', 1);
+DELETE FROM d WHERE tags_id = 1;
+DELETE FROM dc WHERE row_key = '0001#x';
+SELECT * FROM same();
+
+-- privileges: DELETE on the foreign table and on the wide table
+CREATE ROLE regress_rowdel;
+GRANT SELECT ON d, dc TO regress_rowdel;
+SET ROLE regress_rowdel;
+DELETE FROM d WHERE tags_id = 1;
+RESET ROLE;
+GRANT DELETE ON d TO regress_rowdel;
+SET ROLE regress_rowdel;
+DELETE FROM d WHERE tags_id = 1;
+RESET ROLE;
+GRANT DELETE ON dc TO regress_rowdel;
+SET ROLE regress_rowdel;
+DELETE FROM d WHERE tags_id = 1 AND time < '2016-01-01 00:10';
+RESET ROLE;
+DELETE FROM h WHERE tags_id = 1 AND time < '2016-01-01 00:10';
+SELECT * FROM same();
+-- row-level security on the wide table: refused
+ALTER TABLE dc ENABLE ROW LEVEL SECURITY;
+CREATE POLICY p ON dc USING (true);
+SET ROLE regress_rowdel;
+DELETE FROM d WHERE tags_id = 1;
+RESET ROLE;
+ALTER TABLE dc DISABLE ROW LEVEL SECURITY;
+SELECT * FROM same();
+-- a row trigger on the form: no direct modify, the trigger sees each row
+CREATE FUNCTION rowdel_trig() RETURNS trigger LANGUAGE plpgsql AS
+  $$ BEGIN RAISE NOTICE 'deleted % %', OLD.tags_id, OLD.time; RETURN OLD; END $$;
+CREATE TRIGGER t BEFORE DELETE ON d FOR EACH ROW EXECUTE FUNCTION rowdel_trig();
+EXPLAIN (COSTS OFF) DELETE FROM d WHERE tags_id = 1 AND time < '2016-01-01 00:20';
+DELETE FROM d WHERE tags_id = 1 AND time < '2016-01-01 00:20';
+DROP TRIGGER t ON d;
+DELETE FROM h WHERE tags_id = 1 AND time < '2016-01-01 00:20';
+SELECT * FROM same();
+-- everything
+DELETE FROM dc WHERE qualifier = 'not_a_column';
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) DELETE FROM d WHERE tags_id = 3;
+DELETE FROM h WHERE tags_id = 3;
+SELECT * FROM del_both('true');
+SELECT * FROM same();
+SELECT count(*) FROM dc WHERE family = 'cpu';
+
+-- every key-part type: text, integer of any width, a reversed time in ms, a salt
+CREATE TABLE kc (row_key text, family text, qualifier text, ts timestamptz,
+                 value float8) USING wide;
+SELECT wide.create_family('kc', 'm');
+CREATE FOREIGN TABLE k (host text, n int8, at timestamptz OPTIONS (unit 'ms', width '13', reversed 'true'),
+                        v float8)
+  SERVER wide_rows OPTIONS (cells 'kc', family 'm', key 'host,n,at');
+CREATE TABLE kh (host text, n int8, at timestamptz, v float8);
+INSERT INTO kh SELECT 'h#' || (i % 3), i % 4 - 2, '2020-01-01'::timestamptz + i * interval '1.5 s', i
+  FROM generate_series(1, 300) i;
+INSERT INTO k SELECT * FROM kh;
+CREATE FUNCTION ksame() RETURNS TABLE (heap bigint, rows bigint, differ bigint) LANGUAGE sql AS $$
+  SELECT (SELECT count(*) FROM kh), (SELECT count(*) FROM k),
+         (SELECT count(*) FROM ((SELECT * FROM kh EXCEPT ALL SELECT * FROM k)
+                               UNION ALL (SELECT * FROM k EXCEPT ALL SELECT * FROM kh)) x) $$;
+SELECT * FROM ksame();
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+  DELETE FROM k WHERE host = 'h#1' AND n = -1 AND at >= '2020-01-01 00:01:00' AND at < '2020-01-01 00:02:00.5';
+DELETE FROM kh WHERE host = 'h#1' AND n = -1 AND at >= '2020-01-01 00:01:00' AND at < '2020-01-01 00:02:00.5';
+DELETE FROM k WHERE host = 'h#2' AND n IN (0, 1);
+DELETE FROM kh WHERE host = 'h#2' AND n IN (0, 1);
+DELETE FROM k WHERE host IN ('h#0', 'nobody');
+DELETE FROM kh WHERE host IN ('h#0', 'nobody');
+SELECT * FROM ksame();
+CREATE FOREIGN TABLE ks (host text, at timestamptz, v float8)
+  SERVER wide_rows OPTIONS (cells 'kc', family 's', key 'host,at', salt '4');
+SELECT wide.create_family('kc', 's');
+DELETE FROM kc WHERE family = 'm';
+CREATE TABLE ksh (host text, at timestamptz, v float8);
+INSERT INTO ksh SELECT 'h' || (i % 3), '2020-01-01'::timestamptz + i * interval '10 s', i
+  FROM generate_series(1, 300) i;
+INSERT INTO ks SELECT * FROM ksh;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+  DELETE FROM ks WHERE host = 'h1' AND at < '2020-01-01 00:20';
+DELETE FROM ksh WHERE host = 'h1' AND at < '2020-01-01 00:20';
+DELETE FROM ks WHERE host = 'h2' AND at = '2020-01-01 00:00:20';
+DELETE FROM ksh WHERE host = 'h2' AND at = '2020-01-01 00:00:20';
+SELECT (SELECT count(*) FROM ksh) AS heap, (SELECT count(*) FROM ks) AS rows,
+       (SELECT count(*) FROM (SELECT * FROM ksh EXCEPT SELECT * FROM ks) x) AS differ;
+
+-- a form whose rows are a key and a time: row by row
+CREATE FOREIGN TABLE series (sensor text, at timestamptz, v float8)
+  SERVER wide_rows OPTIONS (cells 'kc', family 'm', key 'sensor', timestamp 'at');
+INSERT INTO series VALUES ('s1', '2020-01-01', 1), ('s1', '2020-01-02', 2), ('s2', '2020-01-01', 3);
+EXPLAIN (COSTS OFF) DELETE FROM series WHERE sensor = 's1';
+DELETE FROM series WHERE sensor = 's1' AND at = '2020-01-01';
+SELECT * FROM series ORDER BY 1, 2;
+
+DROP FOREIGN TABLE d, k, ks, series;
+DROP TABLE dc, h, kc, kh, ksh;
+DROP FUNCTION same(), ksame(), del_both(text), both_params(int, timestamptz), rowdel_trig();
+DROP ROLE regress_rowdel;
+DROP SEQUENCE rowdel_seq;
