@@ -29,6 +29,13 @@
  * nothing, and a later mutation of the batch applies after an earlier one
  * (a delete after a set in the same batch deletes it).
  *
+ * Each JSON mutation is parsed into a WideMutationArgs, which
+ * WideMutationArgsCell turns into a record: the one place a mutation of any
+ * form becomes one (mutate_rows_bin.c decodes its binary form into the
+ * same).  A WideBatch (WideBatchOpen, WideBatchRoute, WideBatchCell,
+ * WideBatchFinish) sends the entries of a batch to the tablets of their
+ * keys, local or remote, in order, and writes them.
+ *
  * IDENTIFICATION
  *	  src/api/mutate_row.c
  *

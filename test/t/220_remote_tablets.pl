@@ -226,8 +226,8 @@ is($coord->safe_psql('postgres', q{SELECT count(*) FROM dist WHERE row_key IN ('
 # mutate_rows_bin (its binary form, docs/sql.md): the same routing; a
 # remote entry goes to its node as a one-entry batch
 sub bin_str { return pack('N', length($_[0])) . $_[0]; }
-sub bin_set { my ($k, $q, $v) = @_;	# an entry of one set_cell of family n, ts 1, an int8 as text
-	return bin_str($k) . pack('N', 1) . "\x01" . bin_str('n') . bin_str($q) . pack('N2', 0, 1) . 'n' . bin_str($v); }
+sub bin_set { my ($k, $q, $v) = @_;	# an entry of one set_cell of family n, ts 1, an int8 in text form
+	return bin_str($k) . pack('N', 1) . "\x01" . bin_str('n') . bin_str($q) . pack('N2', 0, 1) . 't' . bin_str($v); }
 sub bin_batch { return "'\\x" . unpack('H*', "WMR\x01" . pack('N', scalar(@_)) . join('', @_)) . "'::bytea"; }
 my $bin = bin_batch(bin_set('b4', 'c', '11'), bin_set('t4', 'c', '12'), bin_set('s4', 'c', '13'),
 	bin_set('c4', 'c', '14'));
