@@ -168,6 +168,16 @@ SELECT wide.mutate_rows_bin('b', b_batch(b_entry('p', b_set('cf', 'a', 1, 'v'), 
 SELECT wide.mutate_rows_bin('b', b_batch(b_entry('p', b_set('cf', 'a', 1, 'v'))));
 RESET ROLE;
 SELECT row_key, qualifier, value FROM b WHERE row_key = 'p';
+-- row-level security: refused, as for every wide function
+CREATE TABLE rl (row_key bytea, family text COLLATE "C", qualifier bytea, ts int8, value bytea) USING wide;
+SELECT wide.create_family('rl', 'cf');
+ALTER TABLE rl ENABLE ROW LEVEL SECURITY;
+CREATE POLICY mine ON rl USING (true);
+GRANT INSERT, SELECT ON rl TO wide_bin_insert;
+SET ROLE wide_bin_insert;
+SELECT wide.mutate_rows_bin('rl', b_batch(b_entry('p', b_set('cf', 'a', 1, 'v'))));
+RESET ROLE;
+SELECT count(*) FROM rl;
 
 -- tablets: each entry to the tablet of its key, as mutate_rows
 CREATE TABLE tp (row_key bytea, family text COLLATE "C", qualifier bytea, ts int8, value bytea)
@@ -180,5 +190,5 @@ SELECT wide.mutate_rows_bin('tp', b_batch(b_entry('a', b_set('cf', 'q', 1, 'a'))
                                           b_entry('b', b_set('cf', 'q', 1, 'b'))));
 SELECT tableoid::regclass, row_key, value FROM tp ORDER BY 2;
 
-DROP TABLE j, b, ja, ba, jf, bf, jh, bh, tp;
+DROP TABLE j, b, ja, ba, jf, bf, jh, bh, tp, rl;
 DROP ROLE wide_bin_none, wide_bin_insert;
