@@ -981,6 +981,17 @@ LANGUAGE C;
 COMMENT ON FUNCTION wide.mutate_rows(regclass, jsonb) IS
   'apply [{"row_key": k, "mutations": [...]}, ...], all or nothing (MutateRows); returns the number of mutations';
 
+-- mutate_rows with its entries in a compact binary form (src/api/mutate_rows_bin.c,
+-- docs/sql.md), for wide-bigtable's MutateRows: the same checks, privileges and records
+
+CREATE OR REPLACE FUNCTION wide.mutate_rows_bin(tbl regclass, batch bytea)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'wide_mutate_rows_bin'
+LANGUAGE C;
+
+COMMENT ON FUNCTION wide.mutate_rows_bin(regclass, bytea) IS
+  'wide.mutate_rows of a binary batch of entries (wide-bigtable''s MutateRows), all or nothing; returns the number of mutations';
+
 CREATE OR REPLACE FUNCTION wide.check_and_mutate_row(tbl regclass, row_key "any",
                                           predicate jsonb DEFAULT NULL,
                                           on_match jsonb DEFAULT NULL,

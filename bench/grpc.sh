@@ -12,7 +12,10 @@
 #     from both servers: what they stream when the client costs little;
 #   MutateRows bulk ingest of $MUTATE_ROWS rows (default 20,000) x 10
 #     cells (500 entries a request, 2 in flight) vs COPY of the same cells
-#     vs the emulator (MUTATE_ROWS=0 skips it);
+#     vs the emulator (MUTATE_ROWS=0 skips it); and the same requests sent
+#     by a client that encodes them by hand before the clock starts (bench.js
+#     mutateraw), to both servers: what they ingest when the client costs
+#     little (READS=0 skips the reads);
 #   the server's memory (VmRSS, sampled every 0.2 s) during a ReadRows of
 #     $BIG_CELLS cells (default 10,000,000; 200,000 rows x 50 cells), read
 #     by cbt (a Go client; BIG_CELLS=0 skips it).
@@ -115,6 +118,19 @@ if [ -n "$EADDR" ]; then
 	cbt_ "$EADDR" import r "$BENCH/r.csv" batch-size=500 > /dev/null
 fi
 
+report() {	# NAME FILE: median wall cells/s, cells per server CPU second, and
+			# for the gRPC client's runs the client's CPU seconds a run
+	[ -s "$2" ] || return 0
+	local wall cpu client=
+	wall=$(awk '{printf "%d\n", $1 / $2}' "$2" | median)
+	cpu=$(awk -v hz="$HZ" '{printf "%d\n", ($3 > 0 ? $1 / ($3 / hz) : 0)}' "$2" | median)
+	awk '{if ($1 != 100000 && $1 != '"${3:-100000}"') {print "WRONG CELL COUNT " $1; exit 1}}' "$2"
+	[ "$(awk '{print NF; exit}' "$2")" -ge 4 ] &&
+		client=$(awk -v hz="$HZ" '{printf "%.2f\n", $4 / hz}' "$2" | median) &&
+		client=" (client: $client CPU-s a run)"
+	printf '%-40s %12s cells/s wall %14s cells/CPU-s of the server%s\n' "$1" "$wall" "$cpu" "$client"
+}
+if [ "${READS:-1}" != 0 ]; then
 log "ReadRows of the 100,000 cells of [r000000, r999999): $RUNS runs, alternating"
 : > "$BENCH/read_wide"; : > "$BENCH/read_sql"; : > "$BENCH/read_emu"
 : > "$BENCH/raw_wide"; : > "$BENCH/raw_emu"; : > "$BENCH/cxx_wide"; : > "$BENCH/cxx_emu"
@@ -148,18 +164,6 @@ for i in $(seq 1 "$RUNS"); do
 		fi
 	fi
 done
-report() {	# NAME FILE: median wall cells/s, cells per server CPU second, and
-			# for the gRPC client's runs the client's CPU seconds a run
-	[ -s "$2" ] || return 0
-	local wall cpu client=
-	wall=$(awk '{printf "%d\n", $1 / $2}' "$2" | median)
-	cpu=$(awk -v hz="$HZ" '{printf "%d\n", ($3 > 0 ? $1 / ($3 / hz) : 0)}' "$2" | median)
-	awk '{if ($1 != 100000 && $1 != '"${3:-100000}"') {print "WRONG CELL COUNT " $1; exit 1}}' "$2"
-	[ "$(awk '{print NF; exit}' "$2")" -ge 4 ] &&
-		client=$(awk -v hz="$HZ" '{printf "%.2f\n", $4 / hz}' "$2" | median) &&
-		client=" (client: $client CPU-s a run)"
-	printf '%-40s %12s cells/s wall %14s cells/CPU-s of the server%s\n' "$1" "$wall" "$cpu" "$client"
-}
 report "ReadRows, wide-bigtable" "$BENCH/read_wide"
 report "wide.read_rows to psql" "$BENCH/read_sql"
 report "ReadRows, emulator" "$BENCH/read_emu"
@@ -167,10 +171,12 @@ report "ReadRows undecoded, wide-bigtable" "$BENCH/raw_wide"
 report "ReadRows undecoded, emulator" "$BENCH/raw_emu"
 report "ReadRows C++ client, wide-bigtable" "$BENCH/cxx_wide"
 report "ReadRows C++ client, emulator" "$BENCH/cxx_emu"
+fi
 
 if [ "$MUTATE_ROWS" -gt 0 ]; then
 log "MutateRows ingest of $MUTATE_ROWS rows x 10 cells vs COPY: $RUNS runs, alternating"
-: > "$BENCH/mut_wide"; : > "$BENCH/mut_copy"; : > "$BENCH/mut_emu"; : > "$BENCH/mutx_wide"; : > "$BENCH/mutx_emu"
+: > "$BENCH/mut_wide"; : > "$BENCH/mut_copy"; : > "$BENCH/mut_emu"; : > "$BENCH/mraw_wide"; : > "$BENCH/mraw_emu"
+: > "$BENCH/mutx_wide"; : > "$BENCH/mutx_emu"
 sql "COPY (SELECT convert_to('m' || lpad(i::text, 9, '0'), 'UTF8'), 'f', convert_to('c' || j, 'UTF8'), 1000,
 	convert_to('0123456789abcdef', 'UTF8') FROM generate_series(0, $MUTATE_ROWS - 1) i, generate_series(0, 9) j)
 	TO '$BENCH/m.copy'"
@@ -189,6 +195,11 @@ for i in $(seq 1 "$RUNS"); do
 		[ "$(sql "SELECT count(*) FROM m")" = $((MUTATE_ROWS * 10)) ] || { echo "MutateRows lost cells"; exit 1; }
 	fi
 	sql "TRUNCATE m; CHECKPOINT"
+	pg=$(pg_pids); c0=$(ticks $SPID $pg)
+	out=$(client "$WADDR" mutateraw m "$MUTATE_ROWS" 10 500 2); c1=$(ticks $SPID $pg)
+	echo "${out% *} $((c1 - c0)) ${out##* }" >> "$BENCH/mraw_wide"
+	[ "$(sql "SELECT count(*) FROM m")" = $((MUTATE_ROWS * 10)) ] || { echo "MutateRows lost cells"; exit 1; }
+	sql "TRUNCATE m; CHECKPOINT"
 	t0=$(date +%s.%N)
 	cpu=$(as_test_user "$PSQL -c \"$SELF_TICKS\" -c \"COPY m FROM '$BENCH/m.copy'\" -c \"$SELF_TICKS\"" | tr '\n' ' ')
 	t1=$(date +%s.%N); c0=${cpu%% *}; c1=$(echo $cpu | cut -d' ' -f2)
@@ -204,6 +215,10 @@ for i in $(seq 1 "$RUNS"); do
 			c0=$(ticks $EPID); out=$(cxx "$EADDR" mutate m "$MUTATE_ROWS" 10 500 2); c1=$(ticks $EPID)
 			echo "${out% *} $((c1 - c0)) ${out##* }" >> "$BENCH/mutx_emu"
 		fi
+		cbt_ "$EADDR" deletetable m >/dev/null 2>&1 || true
+		cbt_ "$EADDR" createtable m families=f
+		c0=$(ticks $EPID); out=$(client "$EADDR" mutateraw m "$MUTATE_ROWS" 10 500 2); c1=$(ticks $EPID)
+		echo "${out% *} $((c1 - c0)) ${out##* }" >> "$BENCH/mraw_emu"
 	fi
 done
 report "MutateRows, wide-bigtable" "$BENCH/mut_wide" $((MUTATE_ROWS * 10))
@@ -211,6 +226,8 @@ report "COPY" "$BENCH/mut_copy" $((MUTATE_ROWS * 10))
 report "MutateRows, emulator" "$BENCH/mut_emu" $((MUTATE_ROWS * 10))
 report "MutateRows C++ client, wide-bigtable" "$BENCH/mutx_wide" $((MUTATE_ROWS * 10))
 report "MutateRows C++ client, emulator" "$BENCH/mutx_emu" $((MUTATE_ROWS * 10))
+report "MutateRows hand-encoded, wide-bigtable" "$BENCH/mraw_wide" $((MUTATE_ROWS * 10))
+report "MutateRows hand-encoded, emulator" "$BENCH/mraw_emu" $((MUTATE_ROWS * 10))
 fi
 
 [ "$BIG_CELLS" -gt 0 ] || { log "load: $(uptime)"; exit 0; }

@@ -454,6 +454,151 @@ mutations_json(const google::protobuf::RepeatedPtrField<btv2::Mutation> &ms, std
 	return Status::OK;
 }
 
+// big-endian integers and length-prefixed bytes of the binary batch
+static void
+put_u32(std::string &o, uint32_t v)
+{
+	char b[4] = {(char) (v >> 24), (char) (v >> 16), (char) (v >> 8), (char) v};
+	o.append(b, 4);
+}
+
+static void
+put_i64(std::string &o, int64_t v)
+{
+	put_u32(o, (uint32_t) ((uint64_t) v >> 32));
+	put_u32(o, (uint32_t) v);
+}
+
+static void
+put_str(std::string &o, const std::string &s)
+{
+	put_u32(o, (uint32_t) s.size());
+	o += s;
+}
+
+void
+begin_mutations_bin(std::string &out, uint32_t entries)
+{
+	out.assign("WMR\x01", 4);
+	put_u32(out, entries);
+}
+
+Status
+append_entry_bin(std::string &out, const std::string &row_key,
+				 const google::protobuf::RepeatedPtrField<btv2::Mutation> &ms)
+{
+	using M = btv2::Mutation;
+	size_t start = out.size();
+	if (ms.empty())
+		return invalid("no mutations given");
+	put_str(out, row_key);
+	put_u32(out, (uint32_t) ms.size());
+	// the checks and conversions of mutations_json, in the same order
+	Status st = Status::OK;
+	for (int i = 0; i < ms.size() && st.ok(); i++)
+	{
+		const M &m = ms[i];
+		switch (m.mutation_case())
+		{
+			case M::kSetCell:
+			{
+				const auto &s = m.set_cell();
+				int64_t ts = s.timestamp_micros() == -1 ? server_millis_micros() : s.timestamp_micros();
+				if (ts < -1)
+				{
+					st = invalid("timestamp_micros must be -1 or not negative");
+					break;
+				}
+				out += (char) 1;
+				put_str(out, s.family_name());
+				put_str(out, s.column_qualifier());
+				put_i64(out, ts);
+				out += 'b';
+				put_str(out, s.value());
+				break;
+			}
+			case M::kAddToCell:
+			case M::kMergeToCell:
+			{
+				bool add = m.has_add_to_cell();
+				const auto &fam = add ? m.add_to_cell().family_name() : m.merge_to_cell().family_name();
+				const auto &q = add ? m.add_to_cell().column_qualifier() : m.merge_to_cell().column_qualifier();
+				const auto &ts = add ? m.add_to_cell().timestamp() : m.merge_to_cell().timestamp();
+				const auto &in = add ? m.add_to_cell().input() : m.merge_to_cell().input();
+				std::string qual;
+				int64_t t, n;
+				st = value_bytes(q, "column_qualifier", &qual);
+				if (st.ok())
+					st = value_int64(ts, "timestamp", &t);
+				if (!st.ok())
+					break;
+				out += (char) (add ? 2 : 3);
+				put_str(out, fam);
+				put_str(out, qual);
+				put_i64(out, t);
+				if (in.kind_case() == btv2::Value::kRawValue && in.raw_value().size() != 8)
+				{
+					out += 'b';	// a sketch, for a bytea column
+					put_str(out, in.raw_value());
+				}
+				else if (in.kind_case() == btv2::Value::kFloatValue)
+				{
+					// float_input's JSON: a number, or the text of NaN and the infinities
+					std::string f = float_input(in.float_value());
+					bool text = f[0] == '"';
+					out += text ? 't' : 'n';
+					put_str(out, text ? f.substr(1, f.size() - 2) : f);
+				}
+				else if (value_int64(in, "input", &n).ok())
+				{
+					out += 'n';
+					put_str(out, std::to_string(n));
+				}
+				else
+					st = invalid("input must be an int64 Value, a float Value (wide's extension, for float8 families) or raw bytes");
+				break;
+			}
+			case M::kDeleteFromColumn:
+			{
+				const auto &d = m.delete_from_column();
+				int64_t from = 0, to = 0;
+				if (d.has_time_range())
+				{
+					from = d.time_range().start_timestamp_micros();
+					to = d.time_range().end_timestamp_micros();
+					if (to != 0 && to < from)
+					{
+						st = invalid("delete_from_column: end_timestamp_micros before start_timestamp_micros");
+						break;
+					}
+				}
+				out += (char) 4;
+				put_str(out, d.family_name());
+				put_str(out, d.column_qualifier());
+				put_i64(out, from);
+				put_i64(out, to);
+				break;
+			}
+			case M::kDeleteFromFamily:
+				out += (char) 5;
+				put_str(out, m.delete_from_family().family_name());
+				break;
+			case M::kDeleteFromRow:
+				out += (char) 6;
+				break;
+			case M::MUTATION_NOT_SET:
+				st = invalid("a Mutation sets none of its mutations");
+				break;
+			default:
+				st = Status(StatusCode::UNIMPLEMENTED, "wide does not support this Mutation (field " +
+							std::to_string((int) m.mutation_case()) + ")");
+		}
+	}
+	if (!st.ok())
+		out.resize(start);
+	return st;
+}
+
 std::string
 ranges_json(const btv2::RowSet &rows)
 {

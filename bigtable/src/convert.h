@@ -27,6 +27,14 @@ grpc::Status filter_json(const btv2::RowFilter &f, std::string *out, bool *label
 // same; the checks, and so the errors, are the same.
 grpc::Status mutations_json(const google::protobuf::RepeatedPtrField<btv2::Mutation> &ms,
 							std::string *out, bool bytea_values = false);
+// MutateRows' entries in wide.mutate_rows_bin's binary form (src/api/
+// mutate_rows_bin.c): begin_mutations_bin starts a batch of that many
+// entries, append_entry_bin appends one, after the checks and conversions
+// of mutations_json (the same errors; nothing appended on one), which the
+// batch carries field for field: the same cells as the JSON.
+void begin_mutations_bin(std::string &out, uint32_t entries);
+grpc::Status append_entry_bin(std::string &out, const std::string &row_key,
+							  const google::protobuf::RepeatedPtrField<btv2::Mutation> &ms);
 // appends a row key or qualifier in the data API's form: a JSON string when
 // it is printable ASCII, else {"base64": "..."}
 void append_key_json(std::string &out, const std::string &bytes);

@@ -465,72 +465,122 @@ public:
 			return st;
 		if (req->entries().empty())
 			return Status(StatusCode::INVALID_ARGUMENT, "no entries given");
-		// entries that cannot be converted fail alone, before anything runs
+		// entries that cannot be converted fail alone, before anything runs;
+		// the others into a binary batch (wide.mutate_rows_bin), each its
+		// own slice of it
 		int n = req->entries_size();
 		std::vector<Status> bad(n);
-		std::vector<std::string> muts(n);
-		bool any = false;
+		std::vector<std::pair<size_t, size_t>> slice(n);
+		std::string body;
+		uint32_t good = 0;
 		for (int i = 0; i < n; i++)
 		{
 			const auto &e = req->entries(i);
 			bad[i] = check_key(e.row_key());
+			slice[i].first = body.size();
 			if (bad[i].ok())
-				bad[i] = mutations_json(e.mutations(), &muts[i], true);
-			any |= bad[i].ok();
+				bad[i] = append_entry_bin(body, e.row_key(), e.mutations());
+			slice[i].second = body.size();
+			good += bad[i].ok();
 		}
 		std::map<int, Status> failed;
-		if (any)
+		if (good > 0)
 		{
 			if (!(st = c.open()).ok())
 				return st;
-			// the data API's own JSON form needs a bytea value column;
-			// another column type takes Bigtable's mapping, which wide
-			// rewrites for it
+			// the binary batch needs a bytea value column (its values are
+			// bytes) and wide.mutate_rows_bin (an extension not updated to
+			// it has none); else the JSON of wide.mutate_rows: the data
+			// API's own form for a bytea value column, else Bigtable's
+			// mapping, which wide rewrites for the column's type
 			Params tp;
 			tp.text(c.qualified());
-			Result tr(tp.exec(c.get(), "SELECT atttypid = 'bytea'::regtype FROM pg_attribute "
+			Result tr(tp.exec(c.get(), "SELECT atttypid = 'bytea'::regtype, "
+							  "to_regprocedure('wide.mutate_rows_bin(regclass,bytea)') IS NOT NULL "
+							  "FROM pg_attribute "
 							  "WHERE attrelid = $1::regclass AND attnum = 5 AND NOT attisdropped", 0));
 			if (PQstatus(c.get()) != CONNECTION_OK)
 				return result_status(c.get(), tr.get());
-			if (!(PQresultStatus(tr.get()) == PGRES_TUPLES_OK && PQntuples(tr.get()) == 1 &&
-				  strcmp(PQgetvalue(tr.get(), 0, 0), "t") == 0))
+			bool bytea = PQresultStatus(tr.get()) == PGRES_TUPLES_OK && PQntuples(tr.get()) == 1 &&
+				strcmp(PQgetvalue(tr.get(), 0, 0), "t") == 0;
+			bool binary = bytea && strcmp(PQgetvalue(tr.get(), 0, 1), "t") == 0;
+			std::vector<std::string> muts(binary ? 0 : n);
+			if (!binary)
 				for (int i = 0; i < n; i++)
 					if (bad[i].ok())
-						bad[i] = mutations_json(req->entries(i).mutations(), &muts[i], false);
-			// First all good entries in one statement, all or nothing
-			// (wide.mutate_rows); if it fails, nothing of it is written and
-			// each entry runs again alone, in its own subtransaction, for
-			// its own status.
-			std::string all = "[";
-			for (int i = 0; i < n; i++)
-				if (bad[i].ok())
-				{
-					all += all.size() > 1 ? ",{\"row_key\":" : "{\"row_key\":";
-					append_key_json(all, req->entries(i).row_key());
-					all += ",\"mutations\":";
-					all += muts[i];
-					all += '}';
-				}
-			all += ']';
+						bad[i] = mutations_json(req->entries(i).mutations(), &muts[i], bytea);
+			// First all good entries in one statement, all or nothing; if it
+			// fails, nothing of it is written and each entry runs again
+			// alone, in its own subtransaction, for its own status.
 			Params p;
 			p.text(c.qualified());
-			p.text(all);
-			Result r(p.exec(c.get(), "SELECT wide.mutate_rows($1::regclass, $2::jsonb)", 0));
+			const char *sql;
+			if (binary)
+			{
+				std::string batch;
+				begin_mutations_bin(batch, good);
+				batch += body;
+				p.bytes(batch);
+				sql = "SELECT wide.mutate_rows_bin($1::regclass, $2::bytea)";
+			}
+			else
+			{
+				std::string all = "[";
+				for (int i = 0; i < n; i++)
+					if (bad[i].ok())
+					{
+						all += all.size() > 1 ? ",{\"row_key\":" : "{\"row_key\":";
+						append_key_json(all, req->entries(i).row_key());
+						all += ",\"mutations\":";
+						all += muts[i];
+						all += '}';
+					}
+				all += ']';
+				p.text(all);
+				sql = "SELECT wide.mutate_rows($1::regclass, $2::jsonb)";
+			}
+			Result r(p.exec(c.get(), sql, 0));
 			if (PQresultStatus(r.get()) != PGRES_TUPLES_OK)
 			{
 				if (PQstatus(c.get()) != CONNECTION_OK)
 					return result_status(c.get(), r.get());
-				std::string entries = "[";
-				for (int i = 0; i < n; i++)
-					entries += std::string(i ? "," : "") + "{\"k\":\"" +
-						hex(bad[i].ok() ? req->entries(i).row_key() : "-") + "\",\"m\":" +
-						(bad[i].ok() ? muts[i] : "[]") + "}";	// keeps the indexes
-				entries += "]";
 				Params p1;
 				p1.text(c.qualified());
-				p1.text(entries);
-				r.reset(p1.exec(c.get(), "SELECT idx, state, message FROM "
-								"pg_temp.wide_bigtable_mutate_rows($1::regclass, $2::jsonb)", 0));
+				if (binary)
+				{
+					// a bytea[] of one-entry batches, NULL for the entries
+					// that failed already (keeps the indexes)
+					std::string one, entries = "{";
+					for (int i = 0; i < n; i++)
+					{
+						entries += i ? "," : "";
+						if (!bad[i].ok())
+						{
+							entries += "NULL";
+							continue;
+						}
+						begin_mutations_bin(one, 1);
+						one.append(body, slice[i].first, slice[i].second - slice[i].first);
+						entries += "\"\\\\x" + hex(one) + "\"";
+					}
+					entries += "}";
+					p1.text(entries);
+					sql = "SELECT idx, state, message FROM "
+						"pg_temp.wide_bigtable_mutate_rows_bin($1::regclass, $2::bytea[])";
+				}
+				else
+				{
+					std::string entries = "[";
+					for (int i = 0; i < n; i++)
+						entries += std::string(i ? "," : "") + "{\"k\":\"" +
+							hex(bad[i].ok() ? req->entries(i).row_key() : "-") + "\",\"m\":" +
+							(bad[i].ok() ? muts[i] : "[]") + "}";	// keeps the indexes
+					entries += "]";
+					p1.text(entries);
+					sql = "SELECT idx, state, message FROM "
+						"pg_temp.wide_bigtable_mutate_rows($1::regclass, $2::jsonb)";
+				}
+				r.reset(p1.exec(c.get(), sql, 0));
 				st = result_status(c.get(), r.get());
 				if (!st.ok())
 					return st;

@@ -8,7 +8,8 @@
 #include <ctime>
 
 // MutateRows applies each entry in its own subtransaction and reports the
-// SQLSTATE of those that fail: one round trip per request, each entry
+// SQLSTATE of those that fail (entries in JSON, or as one-entry binary
+// batches of wide.mutate_rows_bin): one round trip per request, each entry
 // atomic and failing alone, as in Bigtable (docs/grpc.md).
 static const char *MUTATE_ROWS_FUNCTION = R"SQL(
 CREATE FUNCTION pg_temp.wide_bigtable_mutate_rows(tbl regclass, entries jsonb,
@@ -26,6 +27,26 @@ BEGIN
       idx := i;
       RETURN NEXT;
     END;
+    i := i + 1;
+  END LOOP;
+END $$;
+CREATE FUNCTION pg_temp.wide_bigtable_mutate_rows_bin(tbl regclass, entries bytea[],
+    OUT idx int, OUT state text, OUT message text)
+RETURNS SETOF record LANGUAGE plpgsql AS $$
+DECLARE
+  e bytea;
+  i int := 0;
+BEGIN
+  FOREACH e IN ARRAY entries LOOP
+    IF e IS NOT NULL THEN
+      BEGIN
+        PERFORM wide.mutate_rows_bin(tbl, e);
+      EXCEPTION WHEN OTHERS THEN
+        GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, message = MESSAGE_TEXT;
+        idx := i;
+        RETURN NEXT;
+      END;
+    END IF;
     i := i + 1;
   END LOOP;
 END $$)SQL";

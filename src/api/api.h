@@ -60,6 +60,7 @@ extern int64 WideRemoteRows(FunctionCallInfo fcinfo, Oid tablet, int limitarg, i
 extern List *WideTabletsAll(Relation parent, LOCKMODE lockmode);
 extern bool WideTabletsNewerThan(List *tablets, Snapshot snapshot);
 extern int64 WideRemoteMutateRows(Oid tablet, Jsonb *entry);
+extern int64 WideRemoteMutateRowsBin(Oid tablet, const char *entry, int len);
 extern void WideRemoteSamples(Oid tablet, ReturnSetInfo *rsinfo, int64 *total);
 struct WideMaintCounts;			/* engine/lsm.h */
 extern void WideRemoteCompact(Oid tablet, bool major,
@@ -98,6 +99,68 @@ extern const WideFamily *WideArgCoordinates(FunctionCallInfo fcinfo, Relation re
 extern void WideWriteRecords(Relation rel, WideCell *cells, int n);
 
 /* mutate_row.c */
+
+/* a mutation's kind: Bigtable's Mutation message */
+typedef enum WideMutationKind
+{
+	WIDE_MUT_SET_CELL = 1,
+	WIDE_MUT_ADD_TO_CELL,
+	WIDE_MUT_MERGE_TO_CELL,
+	WIDE_MUT_DELETE_FROM_COLUMN,
+	WIDE_MUT_DELETE_FROM_FAMILY,
+	WIDE_MUT_DELETE_FROM_ROW
+} WideMutationKind;
+
+/* how a mutation's value (set_cell) or input (add/merge_to_cell) is given */
+typedef enum WideValueForm
+{
+	WIDE_VALUE_MISSING,			/* absent (an error when it is needed) */
+	WIDE_VALUE_BAD,				/* of a JSON type no value has */
+	WIDE_VALUE_TEXT,			/* text for the target type's input function */
+	WIDE_VALUE_NUMBER,			/* the same, written as a number */
+	WIDE_VALUE_BYTES			/* bytes: a bytea, else the text "\x<hex>" */
+} WideValueForm;
+
+/*
+ * One mutation of a row, decoded from its wire form (JSON or binary): the
+ * pointers are into the decoded input, not copied.
+ */
+typedef struct WideMutationArgs
+{
+	WideMutationKind kind;
+	const char *family;
+	uint32		famlen;
+	const char *qual;
+	uint32		quallen;
+	bool		tsnull;			/* set/add/merge: server time (-1 or absent) */
+	int64		ts;
+	int64		from;			/* delete_from_column: [from, to) */
+	int64		to;
+	WideValueForm vform;
+	const char *value;
+	uint32		vallen;
+} WideMutationArgs;
+
+/* the cells of a batch of entries, each in its tablet (mutate_row.c) */
+typedef struct WideBatch
+{
+	Relation	parent;			/* a parent of tablets, or NULL */
+	Relation	rel;			/* the table (or tablet) cells go to */
+	const WideSchema *schema;
+	WideCell   *cells;			/* not yet written, of rel */
+	int			n;
+	int			cap;
+	int64		total;			/* records written, here and on nodes */
+} WideBatch;
+
+extern void WideMutationArgsCell(Relation rel, const WideSchema *schema,
+								 const char *key, uint32 keylen, text *keytext,
+								 const WideMutationArgs *a, const char *sub,
+								 WideCell *cell);
+extern void WideBatchOpen(WideBatch *b, FunctionCallInfo fcinfo, Oid relid, AclMode need);
+extern Oid	WideBatchRoute(WideBatch *b, const char *key, uint32 keylen);
+extern WideCell *WideBatchCell(WideBatch *b);
+extern int64 WideBatchFinish(WideBatch *b);
 extern void WideMutationCell(Relation rel, const WideSchema *schema, const char *key,
 							 uint32 keylen, JsonbValue *m, const char *where,
 							 WideCell *cell);

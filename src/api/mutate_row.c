@@ -29,6 +29,13 @@
  * nothing, and a later mutation of the batch applies after an earlier one
  * (a delete after a set in the same batch deletes it).
  *
+ * Each JSON mutation is parsed into a WideMutationArgs, which
+ * WideMutationArgsCell turns into a record: the one place a mutation of any
+ * form becomes one (mutate_rows_bin.c decodes its binary form into the
+ * same).  A WideBatch (WideBatchOpen, WideBatchRoute, WideBatchCell,
+ * WideBatchFinish) sends the entries of a batch to the tablets of their
+ * keys, local or remote, in order, and writes them.
+ *
  * IDENTIFICATION
  *	  src/api/mutate_row.c
  *
@@ -114,6 +121,26 @@ qualifier_field(JsonbValue *obj, const char *name, const char *where)
 	return string_field(obj, name, where, true);
 }
 
+/* the family_name field of a JSON mutation into *a */
+static void
+family_arg(JsonbValue *obj, const char *where, WideMutationArgs *a)
+{
+	text	   *t = string_field(obj, "family_name", where, true);
+
+	a->family = VARDATA_ANY(t);
+	a->famlen = VARSIZE_ANY_EXHDR(t);
+}
+
+/* a qualifier field of a JSON mutation into *a */
+static void
+qualifier_arg(JsonbValue *obj, const char *name, const char *where, WideMutationArgs *a)
+{
+	text	   *t = qualifier_field(obj, name, where);
+
+	a->qual = VARDATA_ANY(t);
+	a->quallen = VARSIZE_ANY_EXHDR(t);
+}
+
 /* a timestamp field: *isnull when absent or -1 (server time) */
 static int64
 ts_field(JsonbValue *obj, const char *name, const char *where, bool *isnull)
@@ -148,28 +175,79 @@ ts_field(JsonbValue *obj, const char *name, const char *where, bool *isnull)
 	return 0;
 }
 
-/* a JSON value as a datum of the given type, through its text form */
-static Datum
-value_field(JsonbValue *obj, const char *name, const char *where, Oid type)
+/* the value or input of a JSON mutation, as a WideMutationArgs holds it */
+static void
+value_arg(JsonbValue *obj, const char *name, WideMutationArgs *a)
 {
 	JsonbValue *v = WideJsonField(obj, name);
+
+	a->value = NULL;
+	a->vallen = 0;
+	if (v == NULL || v->type == jbvNull)
+		a->vform = WIDE_VALUE_MISSING;
+	else if (v->type == jbvString)
+	{
+		a->vform = WIDE_VALUE_TEXT;
+		a->value = v->val.string.val;
+		a->vallen = v->val.string.len;
+	}
+	else if (v->type == jbvNumeric)
+	{
+		a->vform = WIDE_VALUE_NUMBER;
+		a->value = DatumGetCString(DirectFunctionCall1(numeric_out, NumericGetDatum(v->val.numeric)));
+		a->vallen = strlen(a->value);
+	}
+	else if (v->type == jbvBool)
+	{
+		a->vform = WIDE_VALUE_TEXT;
+		a->value = v->val.boolean ? "true" : "false";
+		a->vallen = strlen(a->value);
+	}
+	else
+		a->vform = WIDE_VALUE_BAD;
+}
+
+/*
+ * the value or input ("name") of a mutation as a datum of the given type:
+ * its text through the type's input function; bytes are a bytea as they
+ * are, and for another type the text "\x<hex>" (what the JSON string of a
+ * bytea value is)
+ */
+static Datum
+arg_value(const WideMutationArgs *a, const char *name, const char *where, Oid type)
+{
 	char	   *s;
 	Oid			infunc,
 				ioparam;
 
-	if (v == NULL || v->type == jbvNull)
-		bad_mutation(where, psprintf("The field \"%s\" is required.", name));
-	if (v->type == jbvString)
-		s = pnstrdup(v->val.string.val, v->val.string.len);
-	else if (v->type == jbvNumeric)
-		s = DatumGetCString(DirectFunctionCall1(numeric_out, NumericGetDatum(v->val.numeric)));
-	else if (v->type == jbvBool)
-		s = v->val.boolean ? "true" : "false";
-	else
+	switch (a->vform)
 	{
-		bad_mutation(where, psprintf("\"%s\" must be a JSON string, number or boolean.", name));
-		return (Datum) 0;
+		case WIDE_VALUE_MISSING:
+			bad_mutation(where, psprintf("The field \"%s\" is required.", name));
+			break;
+		case WIDE_VALUE_BAD:
+			bad_mutation(where, psprintf("\"%s\" must be a JSON string, number or boolean.", name));
+			break;
+		case WIDE_VALUE_BYTES:
+			if (type == BYTEAOID)
+			{
+				bytea	   *b = palloc(VARHDRSZ + a->vallen);
+
+				SET_VARSIZE(b, VARHDRSZ + a->vallen);
+				memcpy(VARDATA(b), a->value, a->vallen);
+				return PointerGetDatum(b);
+			}
+			s = palloc(2 * a->vallen + 3);
+			s[0] = '\\';
+			s[1] = 'x';
+			s[2 + hex_encode(a->value, a->vallen, s + 2)] = '\0';
+			getTypeInputInfo(type, &infunc, &ioparam);
+			return OidInputFunctionCall(infunc, s, ioparam, -1);
+		case WIDE_VALUE_TEXT:
+		case WIDE_VALUE_NUMBER:
+			break;
 	}
+	s = pnstrdup(a->value, a->vallen);
 	getTypeInputInfo(type, &infunc, &ioparam);
 	return OidInputFunctionCall(infunc, s, ioparam, -1);
 }
@@ -184,12 +262,8 @@ ts_datum(const WideSchema *schema, int64 ts)
 
 /* a delete_from_row mutation */
 static void
-delete_from_row(JsonbValue *arg, const char *sub, const char *key,
-				uint32 keylen, WideCell *cell)
+delete_from_row(const char *key, uint32 keylen, WideCell *cell)
 {
-	static const char *const ok[] = {NULL};
-
-	check_fields(arg, sub, ok);
 	memset(cell, 0, sizeof(WideCell));
 	if (keylen == 0 || keylen > WIDE_MAX_ROW_KEY)
 		ereport(ERROR,
@@ -204,13 +278,9 @@ delete_from_row(JsonbValue *arg, const char *sub, const char *key,
 
 /* a delete_from_family mutation; values[0] is the row key */
 static void
-delete_from_family(Relation rel, const WideSchema *schema, JsonbValue *arg,
-				   const char *sub, Datum *values, bool *isnull, WideCell *cell)
+delete_from_family(Relation rel, const WideSchema *schema, Datum *values,
+				   bool *isnull, WideCell *cell)
 {
-	static const char *const ok[] = {"family_name", NULL};
-
-	check_fields(arg, sub, ok);
-	values[1] = PointerGetDatum(string_field(arg, "family_name", sub, true));
 	values[2] = PointerGetDatum(cstring_to_text(""));
 	values[3] = ts_datum(schema, 0);
 	(void) WideCellCoordinates(rel, schema, values, isnull, cell);
@@ -220,46 +290,25 @@ delete_from_family(Relation rel, const WideSchema *schema, JsonbValue *arg,
 	cell->ts = 0;
 }
 
-/* a delete_from_column mutation; values[0] is the row key */
+/* a delete_from_column mutation; values[0] to [2] are its coordinates */
 static void
-delete_from_column(Relation rel, const WideSchema *schema, JsonbValue *arg,
+delete_from_column(Relation rel, const WideSchema *schema, const WideMutationArgs *a,
 				   const char *sub, Datum *values, bool *isnull, WideCell *cell)
 {
-	static const char *const ok[] = {"family_name", "column_qualifier", "time_range", NULL};
-	JsonbValue *r;
-	int64		from = 0,
-				to = PG_INT64_MAX;
-	bool		tsnull;
-
-	check_fields(arg, sub, ok);
-	values[1] = PointerGetDatum(string_field(arg, "family_name", sub, true));
-	values[2] = PointerGetDatum(qualifier_field(arg, "column_qualifier", sub));
-	if ((r = WideJsonField(arg, "time_range")) != NULL)
-	{
-		static const char *const rok[] = {"start_timestamp_micros", "end_timestamp_micros", NULL};
-		char	   *rsub = psprintf("%s.time_range", sub);
-
-		check_fields(r, rsub, rok);
-		from = ts_field(r, "start_timestamp_micros", rsub, &tsnull);
-		if (tsnull)
-			from = 0;
-		to = ts_field(r, "end_timestamp_micros", rsub, &tsnull);
-		if (tsnull || to == 0)
-			to = PG_INT64_MAX;	/* 0: no end, as in Bigtable */
-		if (from < 0 || to < from)
-			bad_mutation(rsub, "The time range must start at 0 or later and not end before it starts.");
-	}
+	if (a->from < 0 || a->to < a->from)
+		bad_mutation(psprintf("%s.time_range", sub),
+					 "The time range must start at 0 or later and not end before it starts.");
 	values[3] = ts_datum(schema, 0);
 	(void) WideCellCoordinates(rel, schema, values, isnull, cell);
 	cell->kind = WIDE_KIND_DEL_CELLS;
-	cell->ts = from;
-	cell->ts_to = to;
+	cell->ts = a->from;
+	cell->ts_to = a->to;
 }
 
 /* the value of a set_cell mutation */
 static void
 set_cell_value(const WideSchema *schema, const WideFamily *fam,
-			   JsonbValue *arg, const char *sub, WideCell *cell)
+			   const WideMutationArgs *a, const char *sub, WideCell *cell)
 {
 	Datum		v;
 
@@ -269,9 +318,18 @@ set_cell_value(const WideSchema *schema, const WideFamily *fam,
 				 errmsg("cannot set a cell of aggregate family \"%s\"", fam->name),
 				 errdetail("At %s.", sub),
 				 errhint("Use add_to_cell or merge_to_cell mutations.")));
-	v = value_field(arg, "value", sub, schema->valtype);
 	cell->kind = WIDE_KIND_PUT;
-	cell->value = WideValueToBytes(schema, v, &cell->vallen);
+	if (a->vform == WIDE_VALUE_BYTES && schema->valtype == BYTEAOID)
+	{
+		/* the bytes as they are: what WideValueToBytes makes of a bytea */
+		cell->value = a->value;
+		cell->vallen = a->vallen;
+	}
+	else
+	{
+		v = arg_value(a, "value", sub, schema->valtype);
+		cell->value = WideValueToBytes(schema, v, &cell->vallen);
+	}
 	if (cell->vallen > WIDE_MAX_VALUE)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -279,10 +337,10 @@ set_cell_value(const WideSchema *schema, const WideFamily *fam,
 				 errdetail("Values are at most %d bytes.", WIDE_MAX_VALUE)));
 }
 
-/* the input of an add_to_cell ("add") or merge_to_cell mutation */
+/* the input of an add_to_cell or merge_to_cell mutation */
 static void
-aggregate_input(Relation rel, const WideFamily *fam, bool add,
-				JsonbValue *arg, const char *sub, WideCell *cell)
+aggregate_input(Relation rel, const WideFamily *fam, const WideMutationArgs *a,
+				const char *sub, WideCell *cell)
 {
 	if (fam->aggregate == WIDE_AGG_NONE)
 		ereport(ERROR,
@@ -290,11 +348,11 @@ aggregate_input(Relation rel, const WideFamily *fam, bool add,
 				 errmsg("column family \"%s\" is not an aggregate family", fam->name),
 				 errdetail("At %s.", sub),
 				 errhint("Use set_cell mutations for a plain family.")));
-	cell->kind = add ? WIDE_KIND_ADD : WIDE_KIND_MERGE;
+	cell->kind = a->kind == WIDE_MUT_ADD_TO_CELL ? WIDE_KIND_ADD : WIDE_KIND_MERGE;
 	if ((fam->aggregate == WIDE_AGG_HLL || fam->aggregate == WIDE_AGG_DDS) &&
 		cell->kind == WIDE_KIND_MERGE)
 	{
-		bytea	   *b = DatumGetByteaPP(value_field(arg, "input", sub, BYTEAOID));
+		bytea	   *b = DatumGetByteaPP(arg_value(a, "input", sub, BYTEAOID));
 		const char *problem = fam->aggregate == WIDE_AGG_HLL ?
 			WideHllCheck(VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b)) :
 			WideDDSCheck(VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b));
@@ -311,14 +369,13 @@ aggregate_input(Relation rel, const WideFamily *fam, bool add,
 	else if (fam->aggregate == WIDE_AGG_HLL)
 	{
 		int64	   *v = palloc(sizeof(int64));
-		JsonbValue *in = WideJsonField(arg, "input");
 
-		if (in != NULL && in->type == jbvNumeric)
+		if (a->vform == WIDE_VALUE_NUMBER)
 			*(uint64 *) v = WideHllInputHash(INT8OID,
-											 value_field(arg, "input", sub, INT8OID));
+											 arg_value(a, "input", sub, INT8OID));
 		else
 			*(uint64 *) v = WideHllInputHash(TEXTOID,
-											 value_field(arg, "input", sub, TEXTOID));
+											 arg_value(a, "input", sub, TEXTOID));
 		cell->value = (const char *) v;
 		cell->vallen = sizeof(int64);
 	}
@@ -326,8 +383,51 @@ aggregate_input(Relation rel, const WideFamily *fam, bool add,
 		cell->value = WideAggInput(rel, fam,
 								   WideCellAggregate(fam, cell->qual, cell->quallen),
 								   cell->kind, TEXTOID,
-								   value_field(arg, "input", sub, TEXTOID),
+								   arg_value(a, "input", sub, TEXTOID),
 								   &cell->vallen);
+}
+
+/*
+ * WideMutationArgsCell -- the record of one mutation of a row, decoded
+ * from whichever form it came in (JSON here, binary in mutate_rows_bin.c):
+ * checks everything (family, types, limits) and fails with a clear error
+ * that names "sub", where the mutation is.  "keytext" is the key as a
+ * varlena.  The one place where a mutation becomes a record.
+ */
+void
+WideMutationArgsCell(Relation rel, const WideSchema *schema, const char *key,
+					 uint32 keylen, text *keytext, const WideMutationArgs *a,
+					 const char *sub, WideCell *cell)
+{
+	Datum		values[5];
+	bool		isnull[5] = {0};
+	const WideFamily *fam;
+
+	if (a->kind == WIDE_MUT_DELETE_FROM_ROW)
+	{
+		delete_from_row(key, keylen, cell);
+		return;
+	}
+	values[0] = PointerGetDatum(keytext);
+	values[1] = PointerGetDatum(cstring_to_text_with_len(a->family, a->famlen));
+	if (a->kind == WIDE_MUT_DELETE_FROM_FAMILY)
+	{
+		delete_from_family(rel, schema, values, isnull, cell);
+		return;
+	}
+	values[2] = PointerGetDatum(cstring_to_text_with_len(a->qual, a->quallen));
+	if (a->kind == WIDE_MUT_DELETE_FROM_COLUMN)
+	{
+		delete_from_column(rel, schema, a, sub, values, isnull, cell);
+		return;
+	}
+	isnull[3] = a->tsnull;
+	values[3] = ts_datum(schema, a->tsnull ? 0 : a->ts);
+	fam = WideCellCoordinates(rel, schema, values, isnull, cell);
+	if (a->kind == WIDE_MUT_SET_CELL)
+		set_cell_value(schema, fam, a, sub, cell);
+	else
+		aggregate_input(rel, fam, a, sub, cell);
 }
 
 /*
@@ -341,9 +441,8 @@ WideMutationCell(Relation rel, const WideSchema *schema, const char *key,
 	JsonbValue	arg;
 	char	   *name;
 	int			nkeys;
-	Datum		values[5];
-	bool		isnull[5] = {0};
 	char	   *sub;
+	WideMutationArgs a;
 
 	name = WideJsonOneKey(m, &arg, &nkeys);
 	if (nkeys < 0)
@@ -351,15 +450,49 @@ WideMutationCell(Relation rel, const WideSchema *schema, const char *key,
 	if (nkeys != 1)
 		bad_mutation(where, psprintf("A mutation object has exactly one key, not %d.", nkeys));
 	sub = psprintf("%s.%s", where, name);
-
-	values[0] = PointerGetDatum(cstring_to_text_with_len(key, keylen));
+	memset(&a, 0, sizeof(a));
 
 	if (strcmp(name, "delete_from_row") == 0)
-		delete_from_row(&arg, sub, key, keylen, cell);
+	{
+		static const char *const ok[] = {NULL};
+
+		check_fields(&arg, sub, ok);
+		a.kind = WIDE_MUT_DELETE_FROM_ROW;
+	}
 	else if (strcmp(name, "delete_from_family") == 0)
-		delete_from_family(rel, schema, &arg, sub, values, isnull, cell);
+	{
+		static const char *const ok[] = {"family_name", NULL};
+
+		check_fields(&arg, sub, ok);
+		a.kind = WIDE_MUT_DELETE_FROM_FAMILY;
+		family_arg(&arg, sub, &a);
+	}
 	else if (strcmp(name, "delete_from_column") == 0)
-		delete_from_column(rel, schema, &arg, sub, values, isnull, cell);
+	{
+		static const char *const ok[] = {"family_name", "column_qualifier", "time_range", NULL};
+		JsonbValue *r;
+		bool		tsnull;
+
+		check_fields(&arg, sub, ok);
+		a.kind = WIDE_MUT_DELETE_FROM_COLUMN;
+		family_arg(&arg, sub, &a);
+		qualifier_arg(&arg, "column_qualifier", sub, &a);
+		a.from = 0;
+		a.to = PG_INT64_MAX;
+		if ((r = WideJsonField(&arg, "time_range")) != NULL)
+		{
+			static const char *const rok[] = {"start_timestamp_micros", "end_timestamp_micros", NULL};
+			char	   *rsub = psprintf("%s.time_range", sub);
+
+			check_fields(r, rsub, rok);
+			a.from = ts_field(r, "start_timestamp_micros", rsub, &tsnull);
+			if (tsnull)
+				a.from = 0;
+			a.to = ts_field(r, "end_timestamp_micros", rsub, &tsnull);
+			if (tsnull || a.to == 0)
+				a.to = PG_INT64_MAX;	/* 0: no end, as in Bigtable */
+		}
+	}
 	else if (strcmp(name, "set_cell") == 0 || strcmp(name, "add_to_cell") == 0 ||
 			 strcmp(name, "merge_to_cell") == 0)
 	{
@@ -368,21 +501,14 @@ WideMutationCell(Relation rel, const WideSchema *schema, const char *key,
 		static const char *const agg_ok[] = {"family_name", "column_qualifier",
 		"timestamp_micros", "input", NULL};
 		bool		set = name[0] == 's';
-		const WideFamily *fam;
-		bool		tsnull;
-		int64		ts;
 
 		check_fields(&arg, sub, set ? set_ok : agg_ok);
-		values[1] = PointerGetDatum(string_field(&arg, "family_name", sub, true));
-		values[2] = PointerGetDatum(qualifier_field(&arg, "column_qualifier", sub));
-		ts = ts_field(&arg, "timestamp_micros", sub, &tsnull);
-		isnull[3] = tsnull;
-		values[3] = ts_datum(schema, ts);
-		fam = WideCellCoordinates(rel, schema, values, isnull, cell);
-		if (set)
-			set_cell_value(schema, fam, &arg, sub, cell);
-		else
-			aggregate_input(rel, fam, name[0] == 'a', &arg, sub, cell);
+		a.kind = set ? WIDE_MUT_SET_CELL :
+			name[0] == 'a' ? WIDE_MUT_ADD_TO_CELL : WIDE_MUT_MERGE_TO_CELL;
+		family_arg(&arg, sub, &a);
+		qualifier_arg(&arg, "column_qualifier", sub, &a);
+		a.ts = ts_field(&arg, "timestamp_micros", sub, &a.tsnull);
+		value_arg(&arg, set ? "value" : "input", &a);
 	}
 	else
 	{
@@ -392,12 +518,14 @@ WideMutationCell(Relation rel, const WideSchema *schema, const char *key,
 
 		bad_mutation(sub, WideUnknownNameDetail("mutation", name, mutations));
 	}
+	WideMutationArgsCell(rel, schema, key, keylen, cstring_to_text_with_len(key, keylen),
+						 &a, sub, cell);
 }
 
-/* the cells of a JSON array of mutations of one row, appended to *cells */
+/* the cells of a JSON array of mutations of one row, into the batch */
 static void
-row_mutations(Relation rel, const WideSchema *schema, const char *key, uint32 keylen,
-			  JsonbValue *arr, const char *where, WideCell **cells, int *n, int *cap)
+row_mutations(WideBatch *b, const char *key, uint32 keylen,
+			  JsonbValue *arr, const char *where)
 {
 	JsonbIterator *it;
 	JsonbValue	e;
@@ -411,11 +539,8 @@ row_mutations(Relation rel, const WideSchema *schema, const char *key, uint32 ke
 	{
 		if (tok != WJB_ELEM)
 			continue;
-		if (*n == *cap)
-			*cells = repalloc(*cells, sizeof(WideCell) * (*cap *= 2));
-		WideMutationCell(rel, schema, key, keylen, &e, psprintf("%s[%d]", where, i),
-						 &(*cells)[*n]);
-		(*n)++;
+		WideMutationCell(b->rel, b->schema, key, keylen, &e, psprintf("%s[%d]", where, i),
+						 WideBatchCell(b));
 		i++;
 	}
 	if (i == 0)
@@ -477,9 +602,7 @@ wide_mutate_row(PG_FUNCTION_ARGS)
 	const char *key;
 	uint32		keylen;
 	JsonbValue	arr;
-	int			n = 0,
-				cap = 8;
-	WideCell   *cells;
+	WideBatch	b;
 	Oid			relid;
 
 	relid = WideTableArg(fcinfo, 0);
@@ -495,11 +618,95 @@ wide_mutate_row(PG_FUNCTION_ARGS)
 	schema = WideGetSchema(rel);
 	WideArgBytes(fcinfo, 1, "row_key", &key, &keylen);
 	WideCheckText(schema->keytype, key, keylen, "row_key");
-	cells = palloc(sizeof(WideCell) * cap);
-	row_mutations(rel, schema, key, keylen, &arr, "$", &cells, &n, &cap);
-	WideWriteRecords(rel, cells, n);
-	relation_close(rel, NoLock);
-	PG_RETURN_INT32(n);
+	memset(&b, 0, sizeof(b));
+	b.rel = rel;
+	b.schema = schema;
+	b.cap = 8;
+	b.cells = palloc(sizeof(WideCell) * b.cap);
+	row_mutations(&b, key, keylen, &arr, "$");
+	PG_RETURN_INT32((int32) WideBatchFinish(&b));
+}
+
+/* write the batch's cells of its current table, and close it */
+static void
+batch_flush(WideBatch *b)
+{
+	if (b->rel == NULL)
+		return;
+	if (b->n > 0)
+		WideWriteRecords(b->rel, b->cells, b->n);
+	b->total += b->n;
+	b->n = 0;
+	relation_close(b->rel, NoLock);
+	b->rel = NULL;
+}
+
+/*
+ * WideBatchOpen -- open table relid for a batch of entries by the current
+ * user, who needs "need" (a parent of tablets: each entry goes to the
+ * tablet of its key, tablets.c).
+ */
+void
+WideBatchOpen(WideBatch *b, FunctionCallInfo fcinfo, Oid relid, AclMode need)
+{
+	memset(b, 0, sizeof(WideBatch));
+	if (WideTabletParent(relid))
+		b->parent = WideOpenParent(fcinfo, NULL, relid, need, RowExclusiveLock);
+	else
+	{
+		b->rel = WideOpenTable(fcinfo, relid, need, RowExclusiveLock);
+		b->schema = WideGetSchema(b->rel);
+	}
+	b->cap = 64;
+	b->cells = palloc(sizeof(WideCell) * b->cap);
+}
+
+/*
+ * WideBatchRoute -- the next entry's key: InvalidOid when its cells go to
+ * b->rel (WideBatchCell), else the remote tablet it goes to, in order (the
+ * cells before it are written first; the caller sends the entry and adds
+ * what it wrote to b->total).
+ */
+Oid
+WideBatchRoute(WideBatch *b, const char *key, uint32 keylen)
+{
+	Oid			leaf;
+
+	if (b->parent == NULL)
+		return InvalidOid;
+	leaf = WideTabletForKey(b->parent, key, keylen, RowExclusiveLock, false);
+	if (get_rel_relkind(leaf) == RELKIND_FOREIGN_TABLE)
+	{
+		batch_flush(b);
+		return leaf;
+	}
+	if (b->rel == NULL || RelationGetRelid(b->rel) != leaf)
+	{
+		batch_flush(b);
+		b->rel = WideOpenWide(leaf, RowExclusiveLock);
+		b->schema = WideGetSchema(b->rel);
+	}
+	return InvalidOid;
+}
+
+/* WideBatchCell -- room for the next cell of the current table */
+WideCell *
+WideBatchCell(WideBatch *b)
+{
+	if (b->n == b->cap)
+		b->cells = repalloc(b->cells, sizeof(WideCell) * (b->cap *= 2));
+	return &b->cells[b->n++];
+}
+
+/* WideBatchFinish -- write what is left; the records the batch wrote */
+int64
+WideBatchFinish(WideBatch *b)
+{
+	batch_flush(b);
+	if (b->parent != NULL)
+		relation_close(b->parent, NoLock);
+	b->parent = NULL;
+	return b->total;
 }
 
 /*
@@ -508,42 +715,23 @@ wide_mutate_row(PG_FUNCTION_ARGS)
 Datum
 wide_mutate_rows(PG_FUNCTION_ARGS)
 {
-	Relation	rel;
-	const WideSchema *schema;
 	JsonbValue	root;
 	JsonbIterator *it;
 	JsonbValue	e;
 	JsonbIteratorToken tok;
-	int			n = 0,
-				cap = 64,
-				i = 0;
-	WideCell   *cells;
+	int			i = 0;
 	Oid			relid;
-	Relation	parent = NULL;
-	AclMode		need;
-	int64		total = 0;
+	WideBatch	b;
 
 	relid = WideTableArg(fcinfo, 0);
 	if (PG_ARGISNULL(1))
 		ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 						errmsg("table and entries cannot be NULL")));
 	root = jsonb_root(WideBigtableJson(PG_GETARG_JSONB_P(1), get_atttype(relid, 5)));
-	need = batch_privileges(entries_privileges(root.val.binary.data));
-	if (WideTabletParent(relid))
-	{
-		/* each entry goes to the tablet of its key (tablets.c) */
-		parent = WideOpenParent(fcinfo, NULL, relid, need, RowExclusiveLock);
-		rel = NULL;
-		schema = NULL;
-	}
-	else
-	{
-		rel = WideOpenTable(fcinfo, relid, need, RowExclusiveLock);
-		schema = WideGetSchema(rel);
-	}
+	WideBatchOpen(&b, fcinfo, relid,
+				  batch_privileges(entries_privileges(root.val.binary.data)));
 	if (!JsonContainerIsArray(root.val.binary.data) || JsonContainerIsScalar(root.val.binary.data))
 		bad_mutation("$", "Entries are a JSON array of {\"row_key\": k, \"mutations\": [...]}.");
-	cells = palloc(sizeof(WideCell) * cap);
 	it = JsonbIteratorInit(root.val.binary.data);
 	while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
 	{
@@ -551,6 +739,7 @@ wide_mutate_rows(PG_FUNCTION_ARGS)
 		char	   *where;
 		text	   *key;
 		JsonbValue *muts;
+		Oid			remote;
 
 		if (tok != WJB_ELEM)
 			continue;
@@ -569,50 +758,15 @@ wide_mutate_rows(PG_FUNCTION_ARGS)
 		}
 		if ((muts = WideJsonField(&e, "mutations")) == NULL)
 			bad_mutation(where, "The field \"mutations\" is required.");
-		if (parent != NULL)
+		remote = WideBatchRoute(&b, VARDATA_ANY(key), VARSIZE_ANY_EXHDR(key));
+		if (OidIsValid(remote))
 		{
-			Oid			leaf = WideTabletForKey(parent, VARDATA_ANY(key),
-												VARSIZE_ANY_EXHDR(key),
-												RowExclusiveLock, false);
-
-			if (get_rel_relkind(leaf) == RELKIND_FOREIGN_TABLE)
-			{
-				/* a remote tablet: the entry goes to its node, in order */
-				if (rel != NULL)
-				{
-					if (n > 0)
-						WideWriteRecords(rel, cells, n);
-					total += n;
-					n = 0;
-					relation_close(rel, NoLock);
-					rel = NULL;
-				}
-				total += WideRemoteMutateRows(leaf, JsonbValueToJsonb(&e));
-				continue;
-			}
-			if (rel == NULL || RelationGetRelid(rel) != leaf)
-			{
-				if (rel != NULL)
-				{
-					if (n > 0)
-						WideWriteRecords(rel, cells, n);
-					total += n;
-					n = 0;
-					relation_close(rel, NoLock);
-				}
-				rel = WideOpenWide(leaf, RowExclusiveLock);
-				schema = WideGetSchema(rel);
-			}
+			/* a remote tablet: the entry goes to its node, in order */
+			b.total += WideRemoteMutateRows(remote, JsonbValueToJsonb(&e));
+			continue;
 		}
-		row_mutations(rel, schema, VARDATA_ANY(key), VARSIZE_ANY_EXHDR(key), muts,
-					  psprintf("%s.mutations", where), &cells, &n, &cap);
+		row_mutations(&b, VARDATA_ANY(key), VARSIZE_ANY_EXHDR(key), muts,
+					  psprintf("%s.mutations", where));
 	}
-	if (n > 0)
-		WideWriteRecords(rel, cells, n);
-	total += n;
-	if (rel != NULL)
-		relation_close(rel, NoLock);
-	if (parent != NULL)
-		relation_close(parent, NoLock);
-	PG_RETURN_INT64(total);
+	PG_RETURN_INT64(WideBatchFinish(&b));
 }

@@ -31,6 +31,7 @@
  *	WideRemoteRows(...)	a read of the data API on the node, its rows into
  *						the caller's result
  *	WideRemoteMutateRows(...)	one entry of mutate_rows, on the node
+ *	WideRemoteMutateRowsBin(...)	one entry of mutate_rows_bin, on the node
  *	WideRemoteSamples(...)	sample_row_keys of a remote tablet
  *	WideRemoteCompact(...)	wide.compact of a remote tablet, on its node
  *
@@ -923,13 +924,9 @@ WideRemoteRows(FunctionCallInfo fcinfo, Oid tablet, int limitarg, int64 limit,
 	return rows;
 }
 
-/*
- * WideRemoteMutateRows -- one entry of mutate_rows ({"row_key": ...,
- * "mutations": [...]}) applied by mutate_rows on the node of a remote
- * tablet, in this transaction's remote transaction; the cells it wrote.
- */
-int64
-WideRemoteMutateRows(Oid tablet, Jsonb *entry)
+/* run "sql" (a mutate_rows call on $1, the tablet's table, and $2) on the node of a remote tablet */
+static int64
+remote_mutate(Oid tablet, const char *sql, const char *arg)
 {
 	ForeignTable *ft = GetForeignTable(tablet);
 	ForeignServer *server = GetForeignServer(ft->serverid);
@@ -946,14 +943,42 @@ WideRemoteMutateRows(Oid tablet, Jsonb *entry)
 	if (rel == NULL)
 		rel = tabletname;
 	params[0] = quote_qualified_identifier(nsp, rel);
-	params[1] = psprintf("[%s]", JsonbToCString(NULL, &entry->root, VARSIZE(entry)));
+	params[1] = arg;
 	rc = get_conn(server->servername, tabletname);
-	res = exec_wait(rc->conn, "SELECT wide.mutate_rows($1::pg_catalog.regclass, $2::pg_catalog.jsonb)", 2, params);
+	res = exec_wait(rc->conn, sql, 2, params);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1)
 		remote_error(rc, res, tabletname);
 	n = strtoi64(PQgetvalue(res, 0, 0), NULL, 10);
 	PQclear(res);
 	return n;
+}
+
+/*
+ * WideRemoteMutateRows -- one entry of mutate_rows ({"row_key": ...,
+ * "mutations": [...]}) applied by mutate_rows on the node of a remote
+ * tablet, in this transaction's remote transaction; the cells it wrote.
+ */
+int64
+WideRemoteMutateRows(Oid tablet, Jsonb *entry)
+{
+	return remote_mutate(tablet, "SELECT wide.mutate_rows($1::pg_catalog.regclass, $2::pg_catalog.jsonb)",
+						 psprintf("[%s]", JsonbToCString(NULL, &entry->root, VARSIZE(entry))));
+}
+
+/*
+ * WideRemoteMutateRowsBin -- the same for a binary batch of one entry
+ * (mutate_rows_bin.c), sent as bytea's text form.
+ */
+int64
+WideRemoteMutateRowsBin(Oid tablet, const char *batch, int len)
+{
+	char	   *hex = palloc(2 * (Size) len + 3);
+
+	hex[0] = '\\';
+	hex[1] = 'x';
+	hex[2 + hex_encode(batch, len, hex + 2)] = '\0';
+	return remote_mutate(tablet, "SELECT wide.mutate_rows_bin($1::pg_catalog.regclass, $2::pg_catalog.bytea)",
+						 hex);
 }
 
 /*

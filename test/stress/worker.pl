@@ -192,15 +192,20 @@ sub op_delete_row
 	return "SELECT wide.delete_row('t', " . sqlq($k) . ");\n" . m_del($k);
 }
 
+# a binary string of wide.mutate_rows_bin's batch (docs/sql.md)
+sub bstr { return pack('N', length($_[0])) . $_[0]; }
+
+# mutate_rows of a few entries, or (half the time) the same entries as a
+# binary batch of mutate_rows_bin
 sub op_mutate_rows
 {
-	my (@entries, $model);
+	my (@entries, @bin, $model);
 	my %keys;
 	for (1 .. 1 + int(rand(3)))
 	{
 		my $k = rkey();
 		next if $keys{$k}++;
-		my @muts;
+		my (@muts, @bmuts);
 		for (1 .. 1 + int(rand(4)))
 		{
 			my $r = rand();
@@ -209,33 +214,45 @@ sub op_mutate_rows
 			{
 				my $v = val();
 				push @muts, qq({"set_cell": {"family_name": "f", "column_qualifier": "$q", "timestamp_micros": $ts, "value": $v}});
+				push @bmuts, "\x01" . bstr('f') . bstr($q) . pack('q>', $ts) . 'n' . bstr($v);
 				$model .= m_put($k, 'f', $q, $ts, $v);
 			}
 			elsif ($r < 0.7)
 			{
 				my $v = int(rand(1000));
 				push @muts, qq({"add_to_cell": {"family_name": "n", "column_qualifier": "$q", "timestamp_micros": $ts, "input": $v}});
+				push @bmuts, "\x02" . bstr('n') . bstr($q) . pack('q>', $ts) . 'n' . bstr($v);
 				$model .= m_put($k, 'n', $q, $ts, $v);
 			}
 			elsif ($r < 0.85)
 			{
 				my $f = pick('f', 'n');
 				push @muts, qq({"delete_from_column": {"family_name": "$f", "column_qualifier": "$q", "time_range": {"start_timestamp_micros": $ts}}});
+				push @bmuts, "\x04" . bstr($f) . bstr($q) . pack('q>q>', $ts, 0);
 				$model .= m_del($k, $f, $q, $ts);
 			}
 			elsif ($r < 0.95)
 			{
 				my $f = pick('f', 'n');
 				push @muts, qq({"delete_from_family": {"family_name": "$f"}});
+				push @bmuts, "\x05" . bstr($f);
 				$model .= m_del($k, $f);
 			}
 			else
 			{
 				push @muts, qq({"delete_from_row": {}});
+				push @bmuts, "\x06";
 				$model .= m_del($k);
 			}
 		}
 		push @entries, qq({"row_key": "$k", "mutations": [) . join(', ', @muts) . "]}";
+		push @bin, bstr($k) . pack('N', scalar(@bmuts)) . join('', @bmuts);
+	}
+	if (rand() < 0.5)
+	{
+		$ops{mutate_rows_bin}++;
+		return "SELECT wide.mutate_rows_bin('t', '\\x" .
+		  unpack('H*', "WMR\x01" . pack('N', scalar(@bin)) . join('', @bin)) . "');\n" . $model;
 	}
 	$ops{mutate_rows}++;
 	return "SELECT wide.mutate_rows('t', '[" . join(', ', @entries) . "]');\n" . $model;

@@ -1,4 +1,4 @@
-# Stress with faults: concurrent COPY, INSERT, mutate_rows, deletes (SQL
+# Stress with faults: concurrent COPY, INSERT, mutate_rows(_bin), deletes (SQL
 # DELETE, delete_cells, delete_row), add_to_cell, readers, VACUUM loops,
 # autovacuum with a 1 s naptime, wide.compact, and kill -9 of backends and
 # of the postmaster, checked after every round against a heap model written

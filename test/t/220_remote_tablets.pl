@@ -223,6 +223,24 @@ is($coord->safe_psql('postgres', "SELECT wide.mutate_rows('dist', $entries)"),
 like($err, qr/tablet dist_3 on node "n2" failed: .*nosuch/, 'a remote entry that fails names its tablet and node');
 is($coord->safe_psql('postgres', q{SELECT count(*) FROM dist WHERE row_key IN ('b3', 'q3', 's3')}), '0',
 	'and no entry of the call is written on any node');
+# mutate_rows_bin (its binary form, docs/sql.md): the same routing; a
+# remote entry goes to its node as a one-entry batch
+sub bin_str { return pack('N', length($_[0])) . $_[0]; }
+sub bin_set { my ($k, $q, $v) = @_;	# an entry of one set_cell of family n, ts 1, an int8 in text form
+	return bin_str($k) . pack('N', 1) . "\x01" . bin_str('n') . bin_str($q) . pack('N2', 0, 1) . 't' . bin_str($v); }
+sub bin_batch { return "'\\x" . unpack('H*', "WMR\x01" . pack('N', scalar(@_)) . join('', @_)) . "'::bytea"; }
+my $bin = bin_batch(bin_set('b4', 'c', '11'), bin_set('t4', 'c', '12'), bin_set('s4', 'c', '13'),
+	bin_set('c4', 'c', '14'));
+is($coord->safe_psql('postgres', "SELECT wide.mutate_rows_bin('dist', $bin)"),
+	$coord->safe_psql('postgres', "SELECT wide.mutate_rows_bin('single', $bin)"),
+	'mutate_rows_bin over local and remote tablets counts the same cells');
+is($n2->safe_psql('postgres', q{SELECT string_agg(row_key || '/' || value, ',') FROM dist_3 WHERE row_key = 's4'}),
+	's4/13', 'its remote entry is on the node');
+($ret, $out, $err) = $coord->psql('postgres', "SELECT wide.mutate_rows_bin('dist', " .
+	bin_batch(bin_set('b5', 'c', '1'), bin_set('q5', 'c', '1'), bin_set('s5', 'c', 'x')) . ")");
+like($err, qr/tablet dist_3 on node "n2" failed: .*invalid input syntax/, 'a remote binary entry that fails names its tablet and node');
+is($coord->safe_psql('postgres', q{SELECT count(*) FROM dist WHERE row_key IN ('b5', 'q5', 's5')}), '0',
+	'and no entry of the binary call is written on any node');
 is($coord->safe_psql('postgres', q{SELECT wide.mutate_row('dist', 'm1', '[{"set_cell": {"family_name": "n", "column_qualifier": "c", "timestamp_micros": 1, "value": 1}}]')}),
 	'1', 'a remote mutate_row returns the node\'s result');
 $coord->safe_psql('postgres', q{SELECT wide.mutate_row('single', 'm1', '[{"set_cell": {"family_name": "n", "column_qualifier": "c", "timestamp_micros": 1, "value": 1}}]')});

@@ -33,7 +33,7 @@ plan skip_all => "no \@google-cloud/bigtable in $modules (npm install --prefix t
   unless -d "$modules/\@google-cloud/bigtable";
 
 $node->init;
-$node->append_conf('postgresql.conf', "autovacuum_naptime = 1\n");
+$node->append_conf('postgresql.conf', "autovacuum_naptime = 1\ntrack_functions = all\n");
 $node->start;
 $node->safe_psql('postgres', q{
 CREATE EXTENSION wide;
@@ -200,6 +200,11 @@ FROM agg WHERE family = 'f'}),
 	'keys, qualifiers and values of any bytes unchanged; nothing of the failed entries');
 is($node->safe_psql('postgres', q{SELECT string_agg(convert_from(row_key, 'UTF8') || '=' || value, ' ') FROM txt}),
 	't1=hello', 'a text value column: its text, the bad value refused alone');
+# the path each took: a bytea value column's entries as one binary batch
+# (wide.mutate_rows_bin, no JSON), another's as JSON (wide.mutate_rows)
+ok($node->poll_query_until('postgres', q{SELECT count(*) = 2 FROM pg_stat_user_functions
+	WHERE schemaname = 'wide' AND funcname IN ('mutate_rows_bin', 'mutate_rows') AND calls > 0}),
+	'MutateRows sends a bytea value column\'s entries to mutate_rows_bin, a text one\'s to mutate_rows');
 
 # --- MutateRows and ReadRows with VACUUM running on the table
 $node->safe_psql('postgres', q{
