@@ -1910,7 +1910,7 @@ survey_xmin(TransactionId xmin, TransactionId *next_xid,
  * block's index entry flag, or for records that store none; an auxiliary
  * section that repeats one xmin and cmin, as a load's does, is compared
  * with its first pair as a whole), the hash of
- * each row it starts (into hashes, room for ncells), and its last record's
+ * each row it starts (into hashes: more than maxhashes rows is BAD), and its last record's
  * row key (into lastrow), family, kind and timestamp.  Stops with
  * WIDE_SURVEY_REFUSED at the first tombstone, stored sequence number, or
  * family or xmin refused; WIDE_SURVEY_BAD if the block is malformed (the
@@ -1923,8 +1923,8 @@ survey_xmin(TransactionId xmin, TransactionId *next_xid,
  */
 WideSurveyResult
 WideBlockSurvey(const WideRawBlock *blk, int16 typlen, bool xmins_frozen,
-				const WideBlockSurveyOps *ops, uint64 *hashes, int *nhashes,
-				StringInfo lastrow, WideCell *last)
+				const WideBlockSurveyOps *ops, uint64 *hashes, int maxhashes,
+				int *nhashes, StringInfo lastrow, WideCell *last)
 {
 	const char *end = blk->data + blk->len;
 	const char *p = blk->data;
@@ -2002,6 +2002,8 @@ WideBlockSurvey(const WideRawBlock *blk, int16 typlen, bool xmins_frozen,
 			have_row = true;
 			fam = NULL;
 			famlen = 0;
+			if (nh >= maxhashes)
+				return WIDE_SURVEY_BAD;
 			hashes[nh++] = WideRowHash(lastrow->data, rowlen);
 		}
 		else if (!have_row)

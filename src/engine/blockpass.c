@@ -367,7 +367,8 @@ survey_fast(WidePassSource *ps, WidePassedBlock *pb, WideCell *first,
 	ops.arg = &sx;
 	r = WideBlockSurvey(&ps->blk, ps->seg->typlen,
 						(ps->e->flags & WIDE_INDEX_XMINS_FROZEN) != 0, &ops,
-						hashes, &nhashes, lastbuf, last);
+						hashes, (int) Max(ps->e->ncells, 1), &nhashes,
+						lastbuf, last);
 	MemoryContextSwitchTo(old);
 	if (r == WIDE_SURVEY_BAD ||
 		(r == WIDE_SURVEY_PASS &&
@@ -475,6 +476,8 @@ survey(WidePassSource *ps, WidePassedBlock *pb, WideCell *first, WideCell *last,
 				TransactionIdPrecedes(c.xmin, min_xmin))
 				min_xmin = c.xmin;
 		}
+		if (n >= ps->e->ncells)	/* (more records than its entry says) */
+			WideSegmentCorrupt(ps->rel, ps->seg, "bad data block", ps->e->offset);
 		if (n == 0 || !(c.same & WIDE_SAME_ROW))
 			hashes[nhashes++] = WideRowHash(c.key, c.keylen);
 		if (c.flags & WIDE_REC_VALUE_BLOB)

@@ -300,8 +300,9 @@ typedef struct WideBlockSurveyOps
 extern WideSurveyResult WideBlockSurvey(const WideRawBlock *blk, int16 typlen,
 										bool xmins_frozen,
 										const WideBlockSurveyOps *ops,
-										uint64 *hashes, int *nhashes,
-										StringInfo lastrow, WideCell *last);
+										uint64 *hashes, int maxhashes,
+										int *nhashes, StringInfo lastrow,
+										WideCell *last);
 
 /* indexblock.c */
 extern uint64 WideRowHash(const char *key, uint32 len);
