@@ -1984,6 +1984,31 @@ WideBlockSurvey(const WideRawBlock *blk, int16 typlen, bool xmins_frozen,
 			return WIDE_SURVEY_BAD;
 		flags = (uint8) *k++;
 		kind = flags & F_KIND;
+
+		/*
+		 * The common record: the next column of a row and family that go
+		 * on, its qualifier's two lengths a byte each
+		 */
+		if ((flags & (F_NEW_ROW | F_NEW_FAM | F_NEW_QUAL | F_HAS_SEQ)) == F_NEW_QUAL &&
+			kind >= WIDE_KIND_PUT && kind <= WIDE_KIND_MERGE && checked_fam &&
+			fam != NULL && kend - k >= 2 && !((k[0] | k[1]) & 0x80))
+		{
+			uint32		qs = (uint8) k[0];
+			uint32		qu = (uint8) k[1];
+
+			k += 2;
+			if (qs > quallen || qu > (uint64) (kend - k))
+				return WIDE_SURVEY_BAD;
+			k += qu;
+			quallen = qs + qu;
+			nxmin += (flags & F_HAS_XMIN) != 0;
+			if (kind == WIDE_KIND_PUT)
+				nvalues++;
+			else
+				n8++;
+			continue;
+		}
+
 		if (kind < WIDE_KIND_DEL_ROW || kind > WIDE_KIND_MERGE)
 			return WIDE_SURVEY_BAD;
 		if (WIDE_KIND_IS_TOMBSTONE(kind) || (flags & F_HAS_SEQ))
