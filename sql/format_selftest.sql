@@ -2,7 +2,8 @@
 -- random records written, framed for storage, loaded and read back field by
 -- field; row directory seeks and skips against a linear search; damaged
 -- blocks decoded without reading past their end; index blocks and their
--- row filters.  A mismatch is an ERROR naming the seed and round.
+-- row filters; the survey of blocks a compaction may pass.  A mismatch is an
+-- ERROR naming the seed and round.
 SELECT * FROM wide_internal.format_selftest(1, 150);
 SELECT * FROM wide_internal.format_selftest(20261128, 150);
 -- a seed of its own each run: any failure names the seed that reproduces it

@@ -102,6 +102,11 @@ define_settings(void)
 							 "Off: every record is decoded and encoded again (for comparisons).",
 							 &wide_compaction_pass_through, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("wide.compaction_fast_survey",
+							 "Lets compaction check a block it may pass from its key and auxiliary sections, without decoding its records.",
+							 "Off: each record is decoded (for comparisons).",
+							 &wide_compaction_fast_survey, true,
+							 PGC_USERSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
 	DefineCustomRealVariable("wide.compaction_ratio",
 							 "Size ratio of runs that compaction merges together.",
 							 NULL, &wide_compaction_ratio, 2.0, 1.0, 100.0,

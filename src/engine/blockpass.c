@@ -82,6 +82,7 @@
 #include "engine/blockpass.h"
 
 bool		wide_compaction_pass_through = true;
+bool		wide_compaction_fast_survey = true;
 
 struct WidePassSource
 {
@@ -296,6 +297,114 @@ family_passes(const WidePassRules *rules, const WideCell *c, int64 ts_min)
 	return true;
 }
 
+/* what the fast survey's callbacks note of the block's xmins */
+typedef struct SurveyXmins
+{
+	WidePassSource *ps;
+	TransactionId min_xmin;
+	bool		any_xmin;
+	bool		all_visible;
+} SurveyXmins;
+
+static bool
+survey_family_ok(const char *fam, uint32 famlen, uint32 famid, void *arg)
+{
+	SurveyXmins *sx = (SurveyXmins *) arg;
+	WideCell	c;
+
+	memset(&c, 0, sizeof(c));
+	c.family = fam;
+	c.famlen = famlen;
+	c.famid = famid;
+	return family_passes(sx->ps->rules, &c, sx->ps->e->ts_min);
+}
+
+static bool
+survey_xmin_ok(TransactionId xmin, void *arg)
+{
+	SurveyXmins *sx = (SurveyXmins *) arg;
+	WideCell	c;
+
+	memset(&c, 0, sizeof(c));
+	c.xmin = xmin;
+	sx->any_xmin = true;
+	if (!WideRecordVisibleToAll(sx->ps->rel, &c))
+	{
+		/* kept as it is stored, as the resolver would keep it */
+		if (!WideRecordCommitted(&c))
+			return false;
+		sx->all_visible = false;
+	}
+	if (!TransactionIdIsValid(sx->min_xmin) ||
+		TransactionIdPrecedes(xmin, sx->min_xmin))
+		sx->min_xmin = xmin;
+	return true;
+}
+
+/*
+ * survey_fast -- survey for a block of fixed-length values whose index
+ * entry has its last column: its key, timestamp and auxiliary sections
+ * read as they are (WideBlockSurvey), no record made a cell of.  Returns
+ * what survey does.
+ */
+static bool
+survey_fast(WidePassSource *ps, WidePassedBlock *pb, WideCell *first,
+			WideCell *last, StringInfo lastbuf)
+{
+	MemoryContext old = MemoryContextSwitchTo(ps->cxt);
+	uint64	   *hashes = palloc(sizeof(uint64) * Max(ps->e->ncells, 1));
+	int			nhashes = 0;
+	SurveyXmins sx;
+	WideBlockSurveyOps ops;
+	WideSurveyResult r;
+
+	sx.ps = ps;
+	sx.min_xmin = InvalidTransactionId;
+	sx.any_xmin = false;
+	sx.all_visible = true;
+	ops.family_ok = survey_family_ok;
+	ops.xmin_ok = survey_xmin_ok;
+	ops.arg = &sx;
+	r = WideBlockSurvey(&ps->blk, ps->seg->typlen,
+						(ps->e->flags & WIDE_INDEX_XMINS_FROZEN) != 0, &ops,
+						hashes, (int) Max(ps->e->ncells, 1), &nhashes,
+						lastbuf, last);
+	MemoryContextSwitchTo(old);
+	if (r == WIDE_SURVEY_BAD ||
+		(r == WIDE_SURVEY_PASS &&
+		 (last->famlen != ps->e->lastfamlen ||
+		  memcmp(last->family, ps->e->lastfam, last->famlen) != 0 ||
+		  last->keylen != ps->e->lastrowlen ||
+		  memcmp(last->key, ps->e->lastrow, last->keylen) != 0)))
+		WideSegmentCorrupt(ps->rel, ps->seg, "bad data block", ps->e->offset);
+	if (r != WIDE_SURVEY_PASS)
+		return false;
+
+	/* the last record's coordinates: the family out of the block's bytes */
+	last->family = ps->e->lastfam;
+	last->qual = ps->e->lastqual;
+	last->quallen = ps->e->lastquallen;
+	memset(first, 0, sizeof(*first));
+	first->key = ps->first.data;	/* (its row key is all that is used) */
+	first->keylen = ps->first.len;
+
+	pb->entry = ps->e;
+	pb->stored = ps->stored;
+	pb->stored_len = ps->e->length;
+	pb->rawlen = ps->blk.len;
+	pb->xmins_frozen = sx.all_visible &&
+		(sx.any_xmin || (ps->e->flags & WIDE_INDEX_XMINS_FROZEN));
+	pb->min_xmin = pb->xmins_frozen ? InvalidTransactionId : sx.min_xmin;
+	pb->seq = ps->default_seq;
+	pb->hashes = hashes;
+	pb->nhashes = nhashes;
+	pb->blobs = NULL;
+	pb->nblobs = 0;
+	pb->first = first;
+	pb->last = last;
+	return true;
+}
+
 /*
  * survey -- may the block be passed as it is?  Fills in pb (its rows'
  * hashes, blobs, first and last records) if so; the block's iterator is
@@ -367,6 +476,8 @@ survey(WidePassSource *ps, WidePassedBlock *pb, WideCell *first, WideCell *last,
 				TransactionIdPrecedes(c.xmin, min_xmin))
 				min_xmin = c.xmin;
 		}
+		if (n >= ps->e->ncells)	/* (more records than its entry says) */
+			WideSegmentCorrupt(ps->rel, ps->seg, "bad data block", ps->e->offset);
 		if (n == 0 || !(c.same & WIDE_SAME_ROW))
 			hashes[nhashes++] = WideRowHash(c.key, c.keylen);
 		if (c.flags & WIDE_REC_VALUE_BLOB)
@@ -510,7 +621,10 @@ WidePassSourceOffer(WidePassSource *ps, const WideCell *other,
 		return false;
 	}
 	initStringInfo(&lastbuf);
-	if (!survey(ps, &pb, &first, &last, &lastbuf))
+	if (ps->seg->typlen > 0 && (e->flags & WIDE_INDEX_HAS_LASTCOL) &&
+		wide_compaction_fast_survey ?
+		!survey_fast(ps, &pb, &first, &last, &lastbuf) :
+		!survey(ps, &pb, &first, &last, &lastbuf))
 	{
 		pfree(lastbuf.data);
 		stats->merged++;

@@ -20,6 +20,7 @@
 #include "engine/lsm.h"
 
 extern bool wide_compaction_pass_through;	/* GUC */
+extern bool wide_compaction_fast_survey;	/* GUC (tests) */
 
 typedef struct WidePassRules
 {

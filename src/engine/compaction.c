@@ -15,7 +15,9 @@
  * newest run, the window grows to older runs while the next older run is no
  * larger than wide.compaction_ratio times the window so far; a window of at
  * least 4 runs is merged.  If there are more than wide.max_runs runs, the
- * newest ones are merged to get back under.  Each record is rewritten about
+ * newest ones are merged to get back under (a step whose window would
+ * leave more takes those runs too: its output would be merged with them
+ * next).  Each record is rewritten about
  * log_ratio(table / flush size) times (write amplification); a read visits
  * at most wide.max_runs runs plus the write area (read amplification), each
  * with one index lookup and a row filter.  wide.compact(major => true)
@@ -147,6 +149,42 @@ pick_window(const WideRunData *runs, int n, bool major, uint64 cap,
 		sum = 0;
 		for (int i = ulo; i <= uhi; i++)
 			sum += size[i];
+	}
+
+	/*
+	 * Look ahead: the next step would take this one's output, as the newest
+	 * unit, with the older units the rules above then pick (the window grows
+	 * from it while the next older unit is at most wide.compaction_ratio
+	 * times the window; or, with more than wide.max_runs units left, the
+	 * newest are merged).  Merge those now, so that their records are
+	 * written once, not twice.  (VACUUM after a COPY that left two dozen
+	 * runs of one size and a small last one: the newest fifteen were merged
+	 * to get under wide.max_runs, and their output with the eight older
+	 * ones next.)  The runs left are those the steps would have left.
+	 */
+	for (;;)
+	{
+		int			g = ulo;
+		uint64		gsum = sum;
+
+		while (g > 0 && size[g - 1] <= wide_compaction_ratio * gsum)
+		{
+			g--;
+			gsum += size[g];
+		}
+		if (ulo - g + 1 < MIN_MERGE_WIDTH)
+		{
+			if (ulo + 1 <= wide_max_runs)
+				break;
+			g = Max(0, Min(ulo - 1, wide_max_runs - 1));
+			gsum = sum;
+			for (int i = g; i < ulo; i++)
+				gsum += size[i];
+		}
+		if (g >= ulo)
+			break;
+		ulo = g;
+		sum = gsum;
 	}
 	while (cap > 0 && sum > cap && uhi - ulo + 1 > 2)
 	{

@@ -329,9 +329,6 @@ WideFlush(Relation rel)
 	}
 	UnlockReleaseBuffer(metabuf);
 
-	/* leave room for the runs this flush may add */
-	WideCompactForRoom(rel, WIDE_MAX_WA_RUNS + 1);
-
 	/* 1. seal the current generation (or take one a failed flush sealed) */
 	if (!seal_generation(&fs))
 	{
@@ -339,6 +336,15 @@ WideFlush(Relation rel)
 		MemoryContextDelete(cxt);
 		return false;
 	}
+
+	/*
+	 * Leave room for the runs this flush adds: its bulk-loaded runs as they
+	 * are, or one.  Counted once the generation is sealed (nothing joins it
+	 * after), not as the most any generation may add: VACUUM after a COPY
+	 * that left 16 runs and 8 bulk runs in the write area merged 3 runs for
+	 * room, whose records the policy's merge then read a second time.
+	 */
+	WideCompactForRoom(rel, fs.lanes_empty ? Max(fs.nwaruns, 1) : 1);
 
 	/*
 	 * 2. Without lane records, the generation's bulk-loaded runs become runs

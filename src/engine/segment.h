@@ -281,6 +281,29 @@ extern void WideBlockIterSeekRow(WideBlockIter *it, const WideBlockRows *rows,
 								 int j);
 extern void WideBlockIterEnd(WideBlockIter *it);
 
+/* block.c: a data block surveyed for a compaction that may pass it */
+typedef enum WideSurveyResult
+{
+	WIDE_SURVEY_PASS,			/* every record may pass */
+	WIDE_SURVEY_REFUSED,		/* a record may not (merge the block) */
+	WIDE_SURVEY_BAD				/* the block is malformed */
+} WideSurveyResult;
+
+typedef struct WideBlockSurveyOps
+{
+	bool		(*family_ok) (const char *fam, uint32 famlen, uint32 famid,
+							  void *arg);
+	bool		(*xmin_ok) (TransactionId xmin, void *arg);
+	void	   *arg;
+} WideBlockSurveyOps;
+
+extern WideSurveyResult WideBlockSurvey(const WideRawBlock *blk, int16 typlen,
+										bool xmins_frozen,
+										const WideBlockSurveyOps *ops,
+										uint64 *hashes, int maxhashes,
+										int *nhashes, StringInfo lastrow,
+										WideCell *last);
+
 /* indexblock.c */
 extern uint64 WideRowHash(const char *key, uint32 len);
 extern void WideIndexEncode(const WideIndexEntry *entries, int n,

@@ -23,6 +23,10 @@
  *	  and WideBlockIterSkipRows for probe keys (each row key, keys between
  *	  and around them, their prefixes, inclusive and exclusive) must find
  *	  the row a linear search finds;
+ *	- the survey of a block a compaction may pass (WideBlockSurvey, fixed-
+ *	  length values): refused when a record is a tombstone or stores a
+ *	  sequence number, else each row's hash, the last record and the
+ *	  oldest xmin as written; the block without those records passes;
  *	- damaged blocks: the raw block with bytes changed or cut short must
  *	  decode to an error or to some records, never past its end (run under
  *	  a sanitizer build, this is a fuzzer of the decoder);
@@ -545,6 +549,151 @@ probe_key(Gen *g, const StringInfoData *k, int nk, uint32 *len)
 	return p;
 }
 
+/* the survey's callbacks: every family and xmin accepted, the xmins noted */
+typedef struct SurveyNote
+{
+	int			nfam;
+	TransactionId min_xmin;
+} SurveyNote;
+
+static bool
+note_family(const char *fam, uint32 famlen, uint32 famid, void *arg)
+{
+	((SurveyNote *) arg)->nfam++;
+	return true;
+}
+
+static bool
+note_xmin(TransactionId xmin, void *arg)
+{
+	SurveyNote *sn = (SurveyNote *) arg;
+
+	if (!TransactionIdIsValid(sn->min_xmin) || TransactionIdPrecedes(xmin, sn->min_xmin))
+		sn->min_xmin = xmin;
+	return true;
+}
+
+/*
+ * The survey of a block a compaction may pass (WideBlockSurvey): refused
+ * if a record is a tombstone or stores a sequence number; else every row's
+ * hash, the last record's row, family, kind and time, the oldest xmin.
+ * Then the same block without those records, which must pass.
+ */
+static void
+test_survey(Gen *g, int16 typlen, const Rec *r, int n, uint64 default_seq,
+			int64 *counts)
+{
+	for (int pass = 0; pass < 2; pass++)
+	{
+		Rec		   *f = palloc(sizeof(Rec) * Max(n, 1));
+		int			m = 0;
+		bool		refuse = false;
+		WideBlockBuilder *b = WideBlockBuilderCreate(typlen);
+		StringInfoData raw,
+					stored,
+					lastrow;
+		WideRawBlock blk;
+		const char *why = NULL;
+		uint64	   *hashes = palloc(sizeof(uint64) * Max(n, 1));
+		int			nh = 0;
+		WideCell	last;
+		SurveyNote	sn = {0, InvalidTransactionId};
+		WideBlockSurveyOps ops = {note_family, note_xmin, &sn};
+		WideSurveyResult res;
+		TransactionId min_xmin = InvalidTransactionId;
+		int			nrows = 0;
+
+		for (int i = 0; i < n; i++)
+		{
+			bool		drop = WIDE_KIND_IS_TOMBSTONE(r[i].c.kind);
+
+			if (pass == 0)
+			{
+				refuse |= drop || r[i].store_seq;
+				f[m++] = r[i];
+				continue;
+			}
+			if (drop)
+				continue;
+			f[m] = r[i];
+			f[m].store_seq = false;
+			m++;
+		}
+		if (m == 0)
+			return;
+		initStringInfo(&raw);
+		initStringInfo(&stored);
+		initStringInfo(&lastrow);
+		for (int i = 0; i < m; i++)
+			WideBlockAdd(b, &f[i].c, f[i].store_seq, f[i].frozen);
+		WideBlockFinish(b, &raw);
+		WideBlockStore(raw.data, raw.len, true, &stored);
+		memset(&blk, 0, sizeof(blk));
+		if (!WideBlockLoadData(stored.data, stored.len, raw.len + WIDE_PACK_SLACK,
+							   typlen, &blk, &why))
+			FAIL(g, "block survey", "does not load: %s", why ? why : "?");
+		res = WideBlockSurvey(&blk, typlen, false, &ops, hashes, m, &nh,
+							  &lastrow, &last);
+		if (res == WIDE_SURVEY_BAD)
+			FAIL(g, "block survey", "a sound block of %d records surveyed as malformed", m);
+		if ((res == WIDE_SURVEY_REFUSED) != refuse)
+			FAIL(g, "block survey", "%s, %s expected", res == WIDE_SURVEY_PASS ? "passed" : "refused",
+				 refuse ? "refused" : "passed");
+		counts[WIDE_SELFTEST_SURVEYS]++;
+		if (res != WIDE_SURVEY_PASS)
+			continue;
+		for (int i = 0; i < m; i++)
+		{
+			if (i == 0 || f[i].row != f[i - 1].row)
+			{
+				const WideCell *c = &f[i].c;
+
+				if (nrows >= nh || hashes[nrows] != WideRowHash(c->key, c->keylen))
+					FAIL(g, "block survey", "row %d's hash differs", nrows);
+				nrows++;
+			}
+			if (!f[i].frozen && TransactionIdIsNormal(f[i].c.xmin) &&
+				(!TransactionIdIsValid(min_xmin) ||
+				 TransactionIdPrecedes(f[i].c.xmin, min_xmin)))
+				min_xmin = f[i].c.xmin;
+		}
+		if (nrows != nh)
+			FAIL(g, "block survey", "%d row hashes, %d rows", nh, nrows);
+		if (sn.min_xmin != min_xmin || sn.nfam == 0)
+			FAIL(g, "block survey", "oldest xmin %u, written %u", sn.min_xmin, min_xmin);
+		if (last.keylen != f[m - 1].c.keylen ||
+			memcmp(last.key, f[m - 1].c.key, last.keylen) != 0 ||
+			last.famlen != f[m - 1].c.famlen ||
+			memcmp(last.family, f[m - 1].c.family, last.famlen) != 0 ||
+			last.famid != f[m - 1].c.famid || last.kind != f[m - 1].c.kind ||
+			last.ts != f[m - 1].c.ts)
+			FAIL(g, "block survey", "the last record differs");
+
+		/* damaged copies: an answer, never a read past the end */
+		for (int d = 0; d < 8; d++)
+		{
+			char	   *copy = malloc(Max(blk.len, 1));
+			WideRawBlock dblk = blk;
+
+			if (copy == NULL)
+				ereport(ERROR,
+						(errcode(ERRCODE_OUT_OF_MEMORY),
+						 errmsg("out of memory")));
+			memcpy(copy, blk.data, blk.len);
+			if (d % 4 == 3)
+				dblk.len = rnd(g, blk.len);
+			else
+				for (int k = 1 + (int) rnd(g, 4); k > 0; k--)
+					copy[rnd(g, blk.len)] ^= (char) (1 << rnd(g, 8));
+			dblk.data = copy;
+			(void) WideBlockSurvey(&dblk, typlen, d % 2 == 0, &ops, hashes, m, &nh,
+								   &lastrow, &last);
+			free(copy);
+			counts[WIDE_SELFTEST_SURVEYS]++;
+		}
+	}
+}
+
 static void
 test_block(Gen *g, int16 typlen, int64 *counts)
 {
@@ -677,6 +826,10 @@ test_block(Gen *g, int16 typlen, int64 *counts)
 		free(copy);
 		counts[WIDE_SELFTEST_DAMAGED]++;
 	}
+
+	/* (last: its draws do not change the parts above) */
+	if (typlen > 0)
+		test_survey(g, typlen, r, n, default_seq, counts);
 }
 
 static void

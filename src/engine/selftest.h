@@ -19,7 +19,8 @@
 #define WIDE_SELFTEST_INDEXES		4	/* index blocks written and read back */
 #define WIDE_SELFTEST_INDEX_SEEKS	5	/* index seeks checked */
 #define WIDE_SELFTEST_METAPAGES		6	/* metapage images checked (M8) */
-#define WIDE_SELFTEST_NPARTS		7
+#define WIDE_SELFTEST_SURVEYS		7	/* block surveys checked (WideBlockSurvey) */
+#define WIDE_SELFTEST_NPARTS		8
 
 extern void WideSelfTestFormats(uint64 seed, int rounds, int64 *counts);
 
