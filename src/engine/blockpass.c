@@ -297,6 +297,34 @@ family_passes(const WidePassRules *rules, const WideCell *c, int64 ts_min)
 	return true;
 }
 
+/*
+ * fill_passed -- what a passed block is (its input's stored bytes and
+ * entry, its rows' hashes, blobs, first and last records), and whether its
+ * xmins are frozen: when each is visible to every snapshot, else the run
+ * takes their oldest
+ */
+static void
+fill_passed(WidePassSource *ps, WidePassedBlock *pb, bool all_visible,
+			bool any_xmin, TransactionId min_xmin, const uint64 *hashes,
+			int nhashes, const WideBlobRef *blobs, int nblobs,
+			const WideCell *first, const WideCell *last)
+{
+	pb->entry = ps->e;
+	pb->stored = ps->stored;
+	pb->stored_len = ps->e->length;
+	pb->rawlen = ps->blk.len;
+	pb->xmins_frozen = all_visible &&
+		(any_xmin || (ps->e->flags & WIDE_INDEX_XMINS_FROZEN));
+	pb->min_xmin = pb->xmins_frozen ? InvalidTransactionId : min_xmin;
+	pb->seq = ps->default_seq;
+	pb->hashes = hashes;
+	pb->nhashes = nhashes;
+	pb->blobs = blobs;
+	pb->nblobs = nblobs;
+	pb->first = first;
+	pb->last = last;
+}
+
 /* what the fast survey's callbacks note of the block's xmins */
 typedef struct SurveyXmins
 {
@@ -388,20 +416,8 @@ survey_fast(WidePassSource *ps, WidePassedBlock *pb, WideCell *first,
 	first->key = ps->first.data;	/* (its row key is all that is used) */
 	first->keylen = ps->first.len;
 
-	pb->entry = ps->e;
-	pb->stored = ps->stored;
-	pb->stored_len = ps->e->length;
-	pb->rawlen = ps->blk.len;
-	pb->xmins_frozen = sx.all_visible &&
-		(sx.any_xmin || (ps->e->flags & WIDE_INDEX_XMINS_FROZEN));
-	pb->min_xmin = pb->xmins_frozen ? InvalidTransactionId : sx.min_xmin;
-	pb->seq = ps->default_seq;
-	pb->hashes = hashes;
-	pb->nhashes = nhashes;
-	pb->blobs = NULL;
-	pb->nblobs = 0;
-	pb->first = first;
-	pb->last = last;
+	fill_passed(ps, pb, sx.all_visible, sx.any_xmin, sx.min_xmin,
+				hashes, nhashes, NULL, 0, first, last);
 	return true;
 }
 
@@ -525,20 +541,8 @@ survey(WidePassSource *ps, WidePassedBlock *pb, WideCell *first, WideCell *last,
 		first->key = ps->first.data;	/* (its row key is all that is used) */
 		first->keylen = ps->first.len;
 
-		pb->entry = ps->e;
-		pb->stored = ps->stored;
-		pb->stored_len = ps->e->length;
-		pb->rawlen = ps->blk.len;
-		pb->xmins_frozen = all_visible &&
-			(any_xmin || (ps->e->flags & WIDE_INDEX_XMINS_FROZEN));
-		pb->min_xmin = pb->xmins_frozen ? InvalidTransactionId : min_xmin;
-		pb->seq = ps->default_seq;
-		pb->hashes = hashes;
-		pb->nhashes = nhashes;
-		pb->blobs = blobs;
-		pb->nblobs = nblobs;
-		pb->first = first;
-		pb->last = last;
+		fill_passed(ps, pb, all_visible, any_xmin, min_xmin,
+					hashes, nhashes, blobs, nblobs, first, last);
 	}
 	MemoryContextSwitchTo(old);
 	if (!ok)
