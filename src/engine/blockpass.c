@@ -509,6 +509,13 @@ WidePassSourceOffer(WidePassSource *ps, const WideCell *other,
 		stats->merged++;
 		return false;
 	}
+	/* a short block being written joins this one (segment_writer.c) */
+	WideResolverFlush(resolver);
+	if (WideSegmentWriterJoin(w, e->lastrow, e->lastrowlen))
+	{
+		stats->merged++;
+		return false;
+	}
 	initStringInfo(&lastbuf);
 	if (!survey(ps, &pb, &first, &last, &lastbuf))
 	{
@@ -516,7 +523,6 @@ WidePassSourceOffer(WidePassSource *ps, const WideCell *other,
 		stats->merged++;
 		return false;
 	}
-	WideResolverFlush(resolver);
 	WideSegmentWriterAddBlock(w, &pb);
 	resetStringInfo(merged);
 	appendBinaryStringInfo(merged, e->lastrow, e->lastrowlen);
