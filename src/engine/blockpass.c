@@ -55,10 +55,14 @@
  * filter, and to see its families, xmins and blobs), stepping over its
  * fixed-length values and its qualifiers (the last record's is in the
  * index entry); it is compressed again never.  A bulk load's runs cut
- * their blocks where a row key's leading part changes
- * (WideSegmentWriterCutAtPrefix), so that with time-major input every
- * block passes.  Crash safety is the compaction's: the output is published
- * in one metapage record, or its pages are swept.
+ * their blocks where a row key's leading part changes, where the stretch
+ * that ends is long (WideSegmentWriterCutAtPrefix), so that with
+ * time-major input nearly every block passes.  A block that would pass
+ * while the output's block being written is short is merged instead, into
+ * that block (WideSegmentWriterJoin), so that the output is not left with
+ * a short block wherever passing resumes.  Crash safety is the
+ * compaction's: the output is published in one metapage record, or its
+ * pages are swept.
  *
  * IDENTIFICATION
  *	  src/engine/blockpass.c
