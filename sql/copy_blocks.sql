@@ -81,6 +81,11 @@ BEGIN
 END $$;
 SELECT pg_temp.load_short('ss', k), pg_temp.load_short('ss_twin', k)
   FROM generate_series(0, 5) k;
+-- (and a load that aborts, which the merge drops)
+BEGIN;
+SELECT pg_temp.load_short('ss', k), pg_temp.load_short('ss_twin', k)
+  FROM generate_series(6, 7) k;
+ROLLBACK;
 SELECT FROM wide.compact('ss', major => true);
 SET wide.compaction_pass_through = off;
 SELECT FROM wide.compact('ss_twin', major => true);
