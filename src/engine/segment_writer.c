@@ -224,7 +224,7 @@ WideSegmentWriterBegin(Relation rel, int16 typlen)
  * A cut leaves the rest of its block empty, and a passed block is never
  * joined with its neighbours, so the cut is made only where it pays: when
  * the stretch that ends spans WIDE_CUT_LONG_STRETCH finished blocks or
- * more (its interior blocks pass, its end costs at most a fifth of it), or
+ * more (its interior blocks pass, its end costs under a quarter of it), or
  * when the block is so full that what the cut leaves empty is at most
  * 1/WIDE_CUT_MAX_WASTE of the stretch.  Stretches of about a block (many
  * hosts, short runs: bench/timeseries.sh's load) are not cut, since every
