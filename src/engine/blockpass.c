@@ -55,10 +55,14 @@
  * filter, and to see its families, xmins and blobs), stepping over its
  * fixed-length values and its qualifiers (the last record's is in the
  * index entry); it is compressed again never.  A bulk load's runs cut
- * their blocks where a row key's leading part changes
- * (WideSegmentWriterCutAtPrefix), so that with time-major input every
- * block passes.  Crash safety is the compaction's: the output is published
- * in one metapage record, or its pages are swept.
+ * their blocks where a row key's leading part changes, where the stretch
+ * that ends is long (WideSegmentWriterCutAtPrefix), so that with
+ * time-major input nearly every block passes.  A block that would pass
+ * while the output's block being written is short is merged instead, into
+ * that block (WideSegmentWriterJoin), so that the output is not left with
+ * a short block wherever passing resumes.  Crash safety is the
+ * compaction's: the output is published in one metapage record, or its
+ * pages are swept.
  *
  * IDENTIFICATION
  *	  src/engine/blockpass.c
@@ -624,6 +628,13 @@ WidePassSourceOffer(WidePassSource *ps, const WideCell *other,
 		stats->merged++;
 		return false;
 	}
+	/* a short block being written joins this one (segment_writer.c) */
+	WideResolverFlush(resolver);
+	if (WideSegmentWriterJoin(w, e->lastrow, e->lastrowlen))
+	{
+		stats->merged++;
+		return false;
+	}
 	initStringInfo(&lastbuf);
 	if (ps->seg->typlen > 0 && (e->flags & WIDE_INDEX_HAS_LASTCOL) &&
 		wide_compaction_fast_survey ?
@@ -634,7 +645,6 @@ WidePassSourceOffer(WidePassSource *ps, const WideCell *other,
 		stats->merged++;
 		return false;
 	}
-	WideResolverFlush(resolver);
 	WideSegmentWriterAddBlock(w, &pb);
 	resetStringInfo(merged);
 	appendBinaryStringInfo(merged, e->lastrow, e->lastrowlen);

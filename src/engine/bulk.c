@@ -20,8 +20,9 @@
  * as is, without a rewrite.
  *
  * The run's data blocks are also cut where a row key's leading part
- * changes (segment_writer.c, WideSegmentWriterCutAtPrefix): VACUUM's merge
- * of a time-major load's runs then passes every block through.
+ * changes after a long stretch (segment_writer.c,
+ * WideSegmentWriterCutAtPrefix): VACUUM's merge of a time-major load's
+ * runs then passes those blocks through.
  *
  * Nothing is written until a buffer is full or the COPY ends
  * (finish_bulk_insert); an error discards the buffer.  Pages written and not

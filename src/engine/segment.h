@@ -321,6 +321,8 @@ extern void WideSegmentWriterKeepSeqs(WideSegmentWriter *w,
 									  const struct WideRangeDels *ranges);
 extern void WideSegmentWriterMoveBlobs(WideSegmentWriter *w, BlockNumber from);
 extern void WideSegmentWriterCutAtPrefix(WideSegmentWriter *w);
+extern bool WideSegmentWriterJoin(WideSegmentWriter *w, const char *lastrow,
+								  uint32 lastrowlen);
 extern void WideSegmentWriterAdd(WideSegmentWriter *w, const WideCell *c,
 								 bool frozen);
 extern void WideSegmentWriterAddBlock(WideSegmentWriter *w,

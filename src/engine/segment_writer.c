@@ -61,6 +61,10 @@ int			wide_block_size = 16384;
 
 /* WideSegmentWriterCutAtPrefix: how many fewer bytes make a new part */
 #define WIDE_CUT_LCP_DROP		4
+/* ... the data blocks from which a part's stretch is always cut at its end */
+#define WIDE_CUT_LONG_STRETCH	4
+/* ... else the largest share of its stretch a cut may leave unfilled: 1/n */
+#define WIDE_CUT_MAX_WASTE		8
 
 #define INDEX_BLOCK_ENTRIES		128
 #define FIRST_EXTENT_PAGES		4
@@ -128,7 +132,14 @@ struct WideSegmentWriter
 	/* cutting blocks where the row keys' leading part changes */
 	bool		cut_at_prefix;	/* WideSegmentWriterCutAtPrefix */
 	uint32		block_min_lcp;	/* smallest prefix two consecutive rows of
-								 * the data block being built share */
+								 * the data block being built share, since
+								 * the last change of part in it */
+	uint32		stretch_blocks; /* data blocks finished since the last
+								 * change of part */
+
+	/* WideSegmentWriterJoin: the block being built ends after this row */
+	bool		joining;
+	StringInfoData join_lastrow;
 
 	/* statistics for the run descriptor */
 	WideRunData run;
@@ -177,6 +188,7 @@ WideSegmentWriterBegin(Relation rel, int16 typlen)
 	w->maxblobs = 16;
 	w->blobs = palloc(sizeof(WideBlobRef) * w->maxblobs);
 	initStringInfo(&w->prevbuf);
+	initStringInfo(&w->join_lastrow);
 	initStringInfo(&w->lo);
 	initStringInfo(&w->hi);
 	w->run.min_seq = PG_UINT64_MAX;
@@ -191,7 +203,8 @@ WideSegmentWriterBegin(Relation rel, int16 typlen)
 
 /*
  * WideSegmentWriterCutAtPrefix -- also cut data blocks where a row key
- * leaves the leading part its block's rows share (a bulk load's runs).
+ * leaves the leading part its block's rows share (a bulk load's runs),
+ * where that costs little space.
  *
  * Why: a COPY of time-major readings (every host in every stretch of time)
  * writes runs in which each host's rows are a stretch, and the merge of
@@ -203,15 +216,54 @@ WideSegmentWriterBegin(Relation rel, int16 typlen)
  * does not know, so the rule is on bytes: a new row whose key shares with
  * the previous row's at least WIDE_CUT_LCP_DROP fewer leading bytes than
  * any two consecutive rows of the block being built do (host_12#... after
- * host_11#... where the block's rows share "host_11#14516"), once the
- * block holds a sixteenth of wide.block_size, starts a new block.  Keys
- * without such structure (random ones) share few bytes from row to row,
- * never that many fewer: their blocks are cut by size as before.
+ * host_11#... where the block's rows share "host_11#14516"; counting only
+ * the rows since the last such change) is a change of part.  Keys without
+ * such structure (random ones) share few bytes from row to row, never that
+ * many fewer: their blocks are cut by size as before.
+ *
+ * A cut leaves the rest of its block empty, and a passed block is never
+ * joined with its neighbours, so the cut is made only where it pays: when
+ * the stretch that ends spans WIDE_CUT_LONG_STRETCH finished blocks or
+ * more (its interior blocks pass, its end costs under a quarter of it), or
+ * when the block is so full that what the cut leaves empty is at most
+ * 1/WIDE_CUT_MAX_WASTE of the stretch.  Stretches of about a block (many
+ * hosts, short runs: bench/timeseries.sh's load) are not cut, since every
+ * cut there would add a nearly empty block to the table for good; their
+ * blocks straddle hosts and the merge decodes them as it did before.
  */
 void
 WideSegmentWriterCutAtPrefix(WideSegmentWriter *w)
 {
 	w->cut_at_prefix = true;
+}
+
+/*
+ * WideSegmentWriterJoin -- a compaction is about to pass a data block
+ * through (blockpass.c) whose rows run to "lastrow": passing it would end
+ * the block being built here, and if that is short (less than half of
+ * wide.block_size), it would stay so in the table for good.  Then the
+ * writer keeps it open: it is not cut by size before a row after lastrow
+ * (up to the hard limit of four times wide.block_size), and is finished
+ * there if it then holds half a block.  Returns true in that case: the
+ * caller must merge the block record by record instead of passing it, and
+ * add nothing from elsewhere before its records.  So a short block joins
+ * the next one (at most one and a half blocks), and a load whose merge
+ * passes only some blocks (bench/timeseries.sh's: hosts whose stretches
+ * are about a block long) is not left with a short block at every switch
+ * from merging to passing.  false: nothing is being built, or it is well
+ * filled; the caller passes the block.
+ */
+bool
+WideSegmentWriterJoin(WideSegmentWriter *w, const char *lastrow,
+					  uint32 lastrowlen)
+{
+	if (WideBlockBuilderCount(w->block) == 0 ||
+		WideBlockBuilderSize(w->block) >= (Size) wide_block_size / 2)
+		return false;
+	w->joining = true;
+	resetStringInfo(&w->join_lastrow);
+	put_bytes(&w->join_lastrow, lastrow, lastrowlen);
+	return true;
 }
 
 
@@ -412,6 +464,7 @@ finish_data_block(WideSegmentWriter *w)
 	copy_entry(&w->ientries[w->nientries++], &w->cur, &w->iarena);
 
 	WideBlockBuilderReset(w->block);
+	w->stretch_blocks++;
 	memset(&w->cur, 0, sizeof(w->cur));
 	w->cur.ts_min = PG_INT64_MAX;
 	w->cur.ts_max = PG_INT64_MIN;
@@ -558,6 +611,7 @@ WideSegmentWriterAdd(WideSegmentWriter *w, const WideCell *c, bool frozen)
 	WideCell	copy;
 	char	   *tofree = NULL;
 	WideCell	moved;
+	uint32		row_lcp = PG_UINT32_MAX;
 
 	if (w->blob_src != NULL)
 		c = own_value(w, c, &copy, &tofree);
@@ -572,7 +626,7 @@ WideSegmentWriterAdd(WideSegmentWriter *w, const WideCell *c, bool frozen)
 		pfree(data);
 		c = &moved;
 	}
-	/* a new row leaving the leading part the block's rows share: cut */
+	/* a new row leaving the leading part the block's rows share: cut? */
 	if (w->cut_at_prefix && new_row && w->have_prev &&
 		WideBlockBuilderCount(w->block) > 0)
 	{
@@ -580,17 +634,46 @@ WideSegmentWriterAdd(WideSegmentWriter *w, const WideCell *c, bool frozen)
 										c->key, c->keylen);
 
 		if (w->block_min_lcp != PG_UINT32_MAX &&
-			lcp + WIDE_CUT_LCP_DROP <= w->block_min_lcp &&
-			WideBlockBuilderSize(w->block) >= (Size) wide_block_size / 16)
-			finish_data_block(w);
+			lcp + WIDE_CUT_LCP_DROP <= w->block_min_lcp)
+		{
+			uint64		size = WideBlockBuilderSize(w->block);
+			uint64		empty = size < (Size) wide_block_size ?
+				(Size) wide_block_size - size : 0;
+
+			if (w->stretch_blocks >= WIDE_CUT_LONG_STRETCH ||
+				empty * WIDE_CUT_MAX_WASTE <=
+				(uint64) w->stretch_blocks * wide_block_size + size)
+				finish_data_block(w);
+			/* a new stretch starts, in this block or the next */
+			w->stretch_blocks = 0;
+			w->block_min_lcp = PG_UINT32_MAX;
+		}
 		else
+		{
 			w->block_min_lcp = Min(w->block_min_lcp, lcp);
+			row_lcp = lcp;
+		}
+	}
+	/* a joined block ends before the first row after it */
+	if (w->joining && new_row &&
+		WideKeyCompare(c->key, c->keylen,
+					   w->join_lastrow.data, w->join_lastrow.len) > 0)
+	{
+		w->joining = false;
+		if (WideBlockBuilderSize(w->block) >= (Size) wide_block_size / 2)
+			finish_data_block(w);
 	}
 	/* cut blocks at row boundaries when they can, at the size limit always */
 	if (WideBlockBuilderCount(w->block) > 0 &&
 		WideBlockBuilderSize(w->block) >= (Size) wide_block_size &&
-		(new_row || WideBlockBuilderSize(w->block) >= 4 * (Size) wide_block_size))
+		((new_row && !w->joining) ||
+		 WideBlockBuilderSize(w->block) >= 4 * (Size) wide_block_size))
+	{
 		finish_data_block(w);
+		/* (the rows of the part go on: this row's step is the new block's) */
+		if (row_lcp != PG_UINT32_MAX && w->block_min_lcp == PG_UINT32_MAX)
+			w->block_min_lcp = row_lcp;
+	}
 	/* (after the cut: w->prev stays the block's last record until then) */
 	keep = keeps_seq(w, c, !new_row);
 
@@ -687,6 +770,7 @@ WideSegmentWriterAddBlock(WideSegmentWriter *w, const WidePassedBlock *pb)
 
 	/* the block being built ends here */
 	finish_data_block(w);
+	w->joining = false;
 
 	w->cur = *e;
 	w->cur.offset = w->stream_len;
