@@ -3,10 +3,13 @@
 //
 //   wide-bigtable [--host H] [--port N] [--dsn 'conninfo'] [--schema S]
 //                 [--role R] [--connections N]
+//                 [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]]
 //
 // It connects with libpq (the PG* environment, or --dsn), serves plaintext
-// like the Bigtable emulator, and prints "wide-bigtable listening on H:N"
-// once it accepts calls (port 0 picks a free port).  SIGINT or SIGTERM stop it.
+// like the Bigtable emulator -- or TLS with a certificate and key (PEM), and
+// with --tls-client-ca only to clients whose certificate that CA signed --
+// and prints "wide-bigtable listening on H:N" once it accepts calls (port 0
+// picks a free port).  SIGINT or SIGTERM stop it.
 #include <signal.h>
 #include <unistd.h>
 
@@ -15,7 +18,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 #include <thread>
 
 #include "services.h"
@@ -37,13 +42,34 @@ usage(int code)
 	fprintf(code ? stderr : stdout,
 			"usage: wide-bigtable [--host HOST] [--port PORT] [--dsn CONNINFO] [--schema SCHEMA]\n"
 			"                     [--role ROLE] [--connections N]\n"
+			"                     [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]]\n"
 			"  --host          address to listen on (default localhost)\n"
 			"  --port          port (default 8086; 0 picks a free one)\n"
 			"  --dsn           libpq connection string (default: the PG* environment)\n"
 			"  --schema        schema holding the Bigtable tables (default public)\n"
 			"  --role          SET ROLE to this role on each connection\n"
-			"  --connections   PostgreSQL connections at most (default 8)\n");
+			"  --connections   PostgreSQL connections at most (default 8)\n"
+			"  --tls-cert      serve TLS with this certificate chain (PEM)...\n"
+			"  --tls-key       ... and its private key (PEM)\n"
+			"  --tls-client-ca accept only clients with a certificate this CA signed (PEM)\n");
 	exit(code);
+}
+
+// the contents of a PEM file named on the command line
+static std::string
+read_pem(const std::string &path, const char *what)
+{
+	std::ifstream f(path, std::ios::binary);
+	std::stringstream ss;
+
+	if (!f)
+	{
+		fprintf(stderr, "wide-bigtable: cannot read the %s file \"%s\": %s\n", what, path.c_str(),
+				strerror(errno));
+		exit(1);
+	}
+	ss << f.rdbuf();
+	return ss.str();
 }
 
 int
@@ -52,6 +78,7 @@ main(int argc, char **argv)
 	Config cfg;
 	std::string host = "localhost";
 	int port = 8086;
+	std::string tls_cert, tls_key, tls_client_ca;
 	for (int i = 1; i < argc; i++)
 	{
 		std::string a = argv[i];
@@ -75,6 +102,12 @@ main(int argc, char **argv)
 			cfg.role = val();
 		else if (a == "--connections")
 			cfg.max_connections = atoi(val().c_str());
+		else if (a == "--tls-cert")
+			tls_cert = val();
+		else if (a == "--tls-key")
+			tls_key = val();
+		else if (a == "--tls-client-ca")
+			tls_client_ca = val();
 		else if (a == "--help" || a == "-h")
 			usage(0);
 		else
@@ -85,6 +118,22 @@ main(int argc, char **argv)
 	}
 	if (port < 0 || port > 65535 || cfg.max_connections < 1)
 		usage(2);
+	if (tls_cert.empty() != tls_key.empty() || (!tls_client_ca.empty() && tls_cert.empty()))
+	{
+		fprintf(stderr, "wide-bigtable: --tls-cert and --tls-key go together (and --tls-client-ca needs them)\n");
+		usage(2);
+	}
+	std::shared_ptr<grpc::ServerCredentials> creds = grpc::InsecureServerCredentials();
+	if (!tls_cert.empty())
+	{
+		grpc::SslServerCredentialsOptions o(tls_client_ca.empty()
+											? GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE
+											: GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
+		o.pem_key_cert_pairs.push_back({read_pem(tls_key, "TLS key"), read_pem(tls_cert, "TLS certificate")});
+		if (!tls_client_ca.empty())
+			o.pem_root_certs = read_pem(tls_client_ca, "TLS client CA");
+		creds = grpc::SslServerCredentials(o);
+	}
 
 	// SIGINT and SIGTERM wake the thread below, which shuts the server down
 	// (whichever thread gets the signal: gRPC may start some before main)
@@ -109,7 +158,7 @@ main(int argc, char **argv)
 	auto admin = make_admin_service(pool);
 	grpc::ServerBuilder b;
 	int bound = 0;
-	b.AddListeningPort(host + ":" + std::to_string(port), grpc::InsecureServerCredentials(), &bound);
+	b.AddListeningPort(host + ":" + std::to_string(port), creds, &bound);
 	b.SetMaxReceiveMessageSize(256 << 20);
 	b.SetMaxSendMessageSize(256 << 20);
 	b.RegisterService(data.get());
