@@ -121,6 +121,8 @@ if want private && [ "$(id -u)" -eq 0 ]; then
 	elif ! (unset WIDE_READABLE_ROOT && cd "$PRIV/wide" &&
 		WIDE_DEMO_DIR="$OUT/private-demo" WIDE_DEMO_PORT=$((PORT + 7)) examples/demo.sh 06 >"$OUT/private.log" 2>&1 &&
 		WIDE_DEMO_DIR="$OUT/private-demo" examples/demo.sh stop >>"$OUT/private.log" 2>&1 &&
+		{ ! test -e "$OUT/private-demo/data/postmaster.pid" ||
+		  { echo "examples/demo.sh stop left its server running" >>"$OUT/private.log"; false; }; } &&
 		WIDE_SUITES=layers test/run-all.sh >>"$OUT/private.log" 2>&1); then
 		failed+=(private)
 		tail -n 40 "$OUT/private.log"
