@@ -440,15 +440,21 @@ image_segment(bytea *img, int64 root)
 	return WideSegmentReadHeaders(&src, (BlockNumber) root);
 }
 
-/* page i of a segment's stream */
-static BlockNumber
-stream_page(const WideSegment *seg, uint64 i)
+/*
+ * the first npages pages of a segment's stream, in order, into pages (its
+ * extents hold at least as many: WideSegmentReadHeaders checked that they
+ * hold the stream)
+ */
+static void
+stream_pages(const WideSegment *seg, uint64 npages, BlockNumber *pages)
 {
-	for (int e = 0; e < seg->nextents; e++)
-		if (seg->cum[e] <= i && i < seg->cum[e + 1])
-			return seg->extents[e].start + (BlockNumber) (i - seg->cum[e]);
-	decode_error("a segment stream", "The stream is longer than its extents.");
-	return InvalidBlockNumber;
+	uint64		done = 0;
+
+	for (int e = 0; e < seg->nextents && done < npages; e++)
+		for (uint32 k = 0; k < seg->extents[e].npages && done < npages; k++)
+			pages[done++] = seg->extents[e].start + k;
+	if (done < npages)
+		decode_error("a segment stream", "The stream is longer than its extents.");
 }
 
 /* the stream's bytes (its pages checked to be stream pages) */
@@ -456,28 +462,32 @@ static char *
 segment_stream(bytea *img, const WideSegment *seg)
 {
 	const char *data = VARDATA_ANY(img);
+	uint64		npages = (seg->stream_len + WIDE_PAGE_CAPACITY - 1) / WIDE_PAGE_CAPACITY;
+	BlockNumber *pages;
 	char	   *s;
 	uint64		done = 0;
 
 	if (seg->stream_len > (uint64) VARSIZE_ANY_EXHDR(img))
 		decode_error("a segment stream", "The stream is longer than the image.");
+	pages = palloc(sizeof(BlockNumber) * Max(npages, 1));
+	stream_pages(seg, npages, pages);
 	s = palloc(Max(seg->stream_len, 1));
 	for (uint64 i = 0; done < seg->stream_len; i++)
 	{
-		BlockNumber b = stream_page(seg, i);
-		const char *page = data + (Size) b * BLCKSZ;
+		const char *page = data + (Size) pages[i] * BLCKSZ;
 		uint64		n = Min((uint64) WIDE_PAGE_CAPACITY, seg->stream_len - done);
 
 		if (page_opaque(page)->page_type != WIDE_PAGE_SEGMENT)
 		{
 			char		detail[64];
 
-			snprintf(detail, sizeof(detail), "Block %u is not a segment stream page.", b);
+			snprintf(detail, sizeof(detail), "Block %u is not a segment stream page.", pages[i]);
 			decode_error("a segment stream", detail);
 		}
 		memcpy(s + done, page + CONTENTS_OFF, n);
 		done += n;
 	}
+	pfree(pages);
 	return s;
 }
 
@@ -558,6 +568,7 @@ format_segment_body(FunctionCallInfo fcinfo)
 	Datum		values[12];
 	bool		nulls[12];
 	uint64		npages;
+	BlockNumber *blocks;
 	int64	   *pages;
 	int64	   *roots = palloc(sizeof(int64) * seg->nroots);
 	char	   *stream = segment_stream(img, seg);
@@ -566,9 +577,11 @@ format_segment_body(FunctionCallInfo fcinfo)
 		elog(ERROR, "return type must be a row type");
 	/* (the stream's length was checked against the image's) */
 	npages = (seg->stream_len + WIDE_PAGE_CAPACITY - 1) / WIDE_PAGE_CAPACITY;
+	blocks = palloc(sizeof(BlockNumber) * Max(npages, 1));
+	stream_pages(seg, npages, blocks);
 	pages = palloc(sizeof(int64) * Max(npages, 1));
 	for (uint64 i = 0; i < npages; i++)
-		pages[i] = stream_page(seg, i);
+		pages[i] = blocks[i];
 	for (int i = 0; i < seg->nroots; i++)
 		roots[i] = seg->roots[i];
 	memset(nulls, 0, sizeof(nulls));
