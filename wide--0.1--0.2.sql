@@ -936,6 +936,15 @@ LANGUAGE C STRICT VOLATILE;
 
 REVOKE EXECUTE ON FUNCTION wide_internal.format_page_fields(bytea) FROM PUBLIC;
 
+CREATE OR REPLACE FUNCTION wide_internal.format_records(page bytea,
+    OUT item int, OUT lp_off int, OUT lp_len int, OUT lp_flags int,
+    OUT field text, OUT off int, OUT size int, OUT value numeric)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'wide_format_records'
+LANGUAGE C STRICT VOLATILE;
+
+REVOKE EXECUTE ON FUNCTION wide_internal.format_records(bytea) FROM PUBLIC;
+
 CREATE OR REPLACE FUNCTION wide_internal.format_segments(image bytea,
     OUT root bigint, OUT segid bigint, OUT live boolean)
 RETURNS SETOF record

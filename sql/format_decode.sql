@@ -41,6 +41,19 @@ SELECT r.value = s.root AS root, i.value = s.segid AS segid
        wide_internal.format_page_fields(substring(b from 1 for 8192)) i
  WHERE s.live AND r.field = 'run 0 root' AND i.field = 'run 0 segid';
 
+-- the write-area pages of the current generation: line pointers, and the
+-- record of ('zz', 'm', 'q', 1, 1): a PUT (kind 4) of an 8-byte value
+SELECT min(r.off) FILTER (WHERE r.field = 'lp') AS first_lp,
+       bool_or(r.field = 'kind' AND r.value = 4) AS put,
+       bool_or(r.field = 'keylen' AND r.value = 2) AS keylen,
+       bool_or(r.field = 'vallen' AND r.value = 8) AS vallen,
+       bool_and(r.off + r.size <= 8192) AS in_page
+  FROM img, wide_internal.format_pages(b) p,
+       wide_internal.format_records(substring(b from p.blkno::int * 8192 + 1 for 8192)) r
+ WHERE p.type = 'write'
+   AND p.owner = (SELECT value FROM wide_internal.format_page_fields(substring(b from 1 for 8192))
+                   WHERE field = 'generation');
+
 -- the live segments are the runs; each decodes: its header page's fields,
 -- its stream, its stored blocks (checksums as stored), its cells
 SELECT count(*) FILTER (WHERE live) = (SELECT count(*) FROM wide.runs('fd')) AS live_are_runs,
@@ -140,6 +153,7 @@ CREATE TEMP TABLE fd_queries (q text);
 INSERT INTO fd_queries VALUES
   ('SELECT count(*) FROM wide_internal.format_pages($1)'),
   ('SELECT count(*) FROM wide_internal.format_page_fields($1)'),
+  ('SELECT count(*) FROM wide_internal.format_records($1)'),
   ('SELECT count(*) FROM wide_internal.format_segments($1)'),
   ('SELECT count(*) FROM wide_internal.format_segments($1) r, wide_internal.format_segment($1, r.root)'),
   ('SELECT count(*) FROM wide_internal.format_segments($1) r, wide_internal.format_stored_blocks($1, r.root)'),

@@ -10,6 +10,8 @@
  *	  format_page_fields(page)       a page's fields with their offsets
  *	                                 (special space; metapage; segment
  *	                                 header and its extent entries)
+ *	  format_records(page)           a write-area page's line pointers and
+ *	                                 its records' header fields (record.c)
  *	  format_segments(image)         the segments: header chain roots
  *	  format_segment(image, root)    one segment's header (read by
  *	                                 segment_reader.c), its pages and stream
@@ -47,11 +49,13 @@
 
 #include "engine/format.h"
 #include "engine/coding.h"
+#include "engine/record.h"
 #include "engine/segment.h"
 #include "api/api.h"
 
 PG_FUNCTION_INFO_V1(wide_format_pages);
 PG_FUNCTION_INFO_V1(wide_format_page_fields);
+PG_FUNCTION_INFO_V1(wide_format_records);
 PG_FUNCTION_INFO_V1(wide_format_segments);
 PG_FUNCTION_INFO_V1(wide_format_segment);
 PG_FUNCTION_INFO_V1(wide_format_stored_blocks);
@@ -91,6 +95,23 @@ decode_why(const char *what, const char *why)
 	ereport(ERROR,
 			(errcode(ERRCODE_DATA_CORRUPTED),
 			 errmsg("cannot decode %s: %s", what, why)));
+}
+
+/*
+ * the bytes of a bytea, MAXALIGNed (copied if they are not), so that page
+ * structures can be read in place
+ */
+static const char *
+aligned(bytea *b)
+{
+	const char *d = VARDATA_ANY(b);
+	char	   *copy;
+
+	if ((uintptr_t) d % MAXIMUM_ALIGNOF == 0)
+		return d;
+	copy = palloc(Max(VARSIZE_ANY_EXHDR(b), 1));
+	memcpy(copy, d, VARSIZE_ANY_EXHDR(b));
+	return copy;
 }
 
 /* a relation file's image: whole pages */
@@ -166,7 +187,7 @@ wide_format_pages(PG_FUNCTION_ARGS)
 	bytea	   *img = PG_GETARG_BYTEA_PP(0);
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	BlockNumber n = image_pages(img);
-	const char *data = VARDATA_ANY(img);
+	const char *data = aligned(img);
 
 	InitMaterializedSRF(fcinfo, 0);
 	for (BlockNumber b = 0; b < n; b++)
@@ -191,41 +212,49 @@ typedef struct FieldOut
 	const char *page;
 } FieldOut;
 
-static void
-put_field(FieldOut *f, const char *name, int off, int size)
+/* the little-endian (host order) unsigned value of size bytes at p */
+static uint64
+field_value(const char *p, int size)
 {
-	Datum		values[4];
-	bool		nulls[4] = {false, false, false, false};
-	uint64		v = 0;
-
-	Assert(off >= 0 && off + size <= BLCKSZ);
 	switch (size)
 	{
 		case 1:
-			v = (uint8) f->page[off];
-			break;
+			return (uint8) *p;
 		case 2:
 			{
 				uint16		x;
 
-				memcpy(&x, f->page + off, 2);
-				v = x;
-				break;
+				memcpy(&x, p, 2);
+				return x;
 			}
 		case 4:
 			{
 				uint32		x;
 
-				memcpy(&x, f->page + off, 4);
-				v = x;
-				break;
+				memcpy(&x, p, 4);
+				return x;
 			}
 		case 8:
-			memcpy(&v, f->page + off, 8);
-			break;
-		default:
-			elog(ERROR, "field %s of %d bytes", name, size);
+			{
+				uint64		x;
+
+				memcpy(&x, p, 8);
+				return x;
+			}
 	}
+	elog(ERROR, "a field of %d bytes", size);
+	return 0;
+}
+
+static void
+put_field(FieldOut *f, const char *name, int off, int size)
+{
+	Datum		values[4];
+	bool		nulls[4] = {false, false, false, false};
+	uint64		v;
+
+	Assert(off >= 0 && off + size <= BLCKSZ);
+	v = field_value(f->page + off, size);
 	values[0] = CStringGetTextDatum(name);
 	values[1] = Int32GetDatum(off);
 	values[2] = Int32GetDatum(size);
@@ -367,7 +396,7 @@ wide_format_page_fields(PG_FUNCTION_ARGS)
 						(Size) VARSIZE_ANY_EXHDR(pg))));
 	InitMaterializedSRF(fcinfo, 0);
 	f.rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	f.page = VARDATA_ANY(pg);
+	f.page = aligned(pg);
 	o = page_opaque(f.page);
 	FIELD(&f, "next", OPAQUE_OFF, WidePageOpaqueData, next);
 	FIELD(&f, "link", OPAQUE_OFF, WidePageOpaqueData, link);
@@ -378,6 +407,72 @@ wide_format_page_fields(PG_FUNCTION_ARGS)
 		meta_fields(&f);
 	else if (o->page_type == WIDE_PAGE_SEGROOT)
 		segheader_fields(&f);
+	PG_RETURN_VOID();
+}
+
+/*
+ * format_records(page): the line pointers of a write-area page (as many as
+ * pd_lower says, at most as fit), each as a row (field "lp", its offset in
+ * the page, its value), and after each normal one whose record starts in
+ * the page's contents the fields of the record (WideRecordLayout: name,
+ * offset in the page, size, value), those that lie within the record and
+ * the page.  item is the line pointer's number (1 for the first); lp_off,
+ * lp_len and lp_flags its parts.
+ */
+Datum
+wide_format_records(PG_FUNCTION_ARGS)
+{
+	bytea	   *pg = PG_GETARG_BYTEA_PP(0);
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	const char *page;
+	uint16		lower;
+	int			nitems;
+
+	if (VARSIZE_ANY_EXHDR(pg) != BLCKSZ)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a page has %d bytes, not %zu", BLCKSZ,
+						(Size) VARSIZE_ANY_EXHDR(pg))));
+	InitMaterializedSRF(fcinfo, 0);
+	page = aligned(pg);
+	lower = ((const PageHeaderData *) page)->pd_lower;
+	nitems = lower < SizeOfPageHeaderData ? 0 :
+		(Min(lower, BLCKSZ) - (int) SizeOfPageHeaderData) / (int) sizeof(ItemIdData);
+	for (int i = 0; i < nitems; i++)
+	{
+		int			lpoff = SizeOfPageHeaderData + i * sizeof(ItemIdData);
+		const ItemIdData *lp = (const ItemIdData *) (page + lpoff);
+		uint32		raw;
+		Datum		values[8];
+		bool		nulls[8] = {false, false, false, false, false, false, false, false};
+		WideRecordField fields[WIDE_RECORD_FIELDS];
+		int			n = 0;
+		uint32		start = lp->lp_off;
+
+		memcpy(&raw, lp, sizeof(raw));
+		values[0] = Int32GetDatum(i + 1);
+		values[1] = Int32GetDatum(lp->lp_off);
+		values[2] = Int32GetDatum(lp->lp_len);
+		values[3] = Int32GetDatum(lp->lp_flags);
+		values[4] = CStringGetTextDatum("lp");
+		values[5] = Int32GetDatum(lpoff);
+		values[6] = Int32GetDatum(sizeof(ItemIdData));
+		values[7] = u64_numeric(raw);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		if (lp->lp_flags == LP_NORMAL && start >= SizeOfPageHeaderData &&
+			start < (uint32) OPAQUE_OFF)
+			n = WideRecordLayout(page + start, Min(lp->lp_len, BLCKSZ - start), fields);
+		for (int j = 0; j < n; j++)
+		{
+			uint64		v = field_value(page + start + fields[j].off, fields[j].size);
+
+			values[4] = CStringGetTextDatum(fields[j].name);
+			values[5] = Int32GetDatum(start + fields[j].off);
+			values[6] = Int32GetDatum(fields[j].size);
+			values[7] = u64_numeric(v);
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		}
+	}
 	PG_RETURN_VOID();
 }
 
@@ -424,7 +519,7 @@ static WideSegment *
 image_segment(bytea *img, int64 root)
 {
 	BlockNumber n = image_pages(img);
-	ImageHeaders ih = {VARDATA_ANY(img)};
+	ImageHeaders ih = {aligned(img)};
 	WideHeaderSource src;
 
 	if (root <= 0 || root >= n)
@@ -461,7 +556,7 @@ stream_pages(const WideSegment *seg, uint64 npages, BlockNumber *pages)
 static char *
 segment_stream(bytea *img, const WideSegment *seg)
 {
-	const char *data = VARDATA_ANY(img);
+	const char *data = aligned(img);
 	uint64		npages = (seg->stream_len + WIDE_PAGE_CAPACITY - 1) / WIDE_PAGE_CAPACITY;
 	BlockNumber *pages;
 	char	   *s;
@@ -503,7 +598,7 @@ wide_format_segments(PG_FUNCTION_ARGS)
 	bytea	   *img = PG_GETARG_BYTEA_PP(0);
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	BlockNumber n = image_pages(img);
-	const char *data = VARDATA_ANY(img);
+	const char *data = aligned(img);
 	bool	   *linked = palloc0(sizeof(bool) * Max(n, 1));
 	const WideMetaPageData *meta = NULL;
 

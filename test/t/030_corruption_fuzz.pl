@@ -362,74 +362,98 @@ sub opaque_field
 sub mutate_write
 {
 	my ($tbl, $blk) = @_;
-	my $p = page($tbl, $blk);
-	my $lower = unpack('v', substr($p, 12, 2));
-	my $nitems = int(($lower - $HDR) / 4);
+	my $items = records($tbl, $blk);
+	my $nitems = @$items;
 	my $r = rand();
 	return opaque_field($tbl, $blk) if $r < 0.15 || $nitems < 1;
 	my $item = int(rand($nitems));
-	my $lp = u32($p, $HDR + 4 * $item);
-	my ($off, $len) = ($lp & 0x7fff, ($lp >> 17) & 0x7fff);
+	my $it = $items->[$item];
+	my $lp = $it->{f}{lp}[2];
+	my ($off, $len) = ($it->{lp_off}, $it->{lp_len});
 	if ($r < 0.3)
 	{
-		# the line pointer: offset, length, flags
+		# the line pointer (PostgreSQL's: lp_off:15 lp_flags:2 lp_len:15)
 		my $v = pick(($lp & ~0x7fff) | int(rand(0x8000)),
 			($lp & 0x1ffff) | (int(rand(0x8000)) << 17), $lp ^ (1 << (15 + int(rand(2)))),
 			int(rand(2**32)));
-		return ([ [ $blk, $HDR + 4 * $item, pack('V', $v) ] ],
+		return ([ [ $blk, $it->{f}{lp}[0], pack('V', $v) ] ],
 			sprintf('item %d pointer %#x -> %#x', $item + 1, $lp, $v));
 	}
 	return random_bytes($tbl, $blk, $off, $off + $len) if $r < 0.45 && $len > 10;
-	# a header field of the record: kind flags famlen pad keylen quallen vallen
-	# famid xmin cmin seq ts [ts_to] [blob first length]
-	my $kind = ord(substr($p, $off, 1));
-	my $flags = ord(substr($p, $off + 1, 1));
-	my @f = ([ 0, 1, 'kind' ], [ 1, 1, 'flags' ], [ 2, 1, 'famlen' ],
-		[ 4, 2, 'keylen' ], [ 6, 2, 'quallen' ], [ 8, 4, 'vallen' ]);
-	my $boff = 40 + ($kind == 3 ? 8 : 0);
-	if ($flags & 0x0c)
+	# a header field of the record, and its blob reference (three times as
+	# likely) if it has one
+	my $f = $it->{f};
+	my @f = map { [ @{ $f->{$_} }[ 0, 1 ], $_ ] } qw(kind flags famlen keylen quallen vallen);
+	if ($f->{'blob first'})
 	{
-		push @f, ([ $boff, 4, 'blob first' ], [ $boff + 4, 4, 'blob length' ])
+		push @f, map { [ @{ $f->{$_} }[ 0, 1 ], $_ ] } ('blob first', 'blob length')
 		  for 1 .. 3;
 	}
 	my $fd = pick(@f);
-	return field($tbl, $blk, $off + $fd->[0], $fd->[1], "item " . ($item + 1) . " $fd->[2]");
+	return field($tbl, $blk, $fd->[0], $fd->[1], "item " . ($item + 1) . " $fd->[2]");
 }
 
-# write-area pages holding records whose value or body is in a blob
+# the line pointers and records of a write-area page
+# (wide_internal.format_records), by item (0 for the first): the line
+# pointer's parts and the fields, name -> [offset in the page, size,
+# value]; the record's only if it starts in the page's contents.  The
+# pages of the current write-area generation are decoded in one query, the
+# others when asked for.
+my %reccache;
+
+sub records
+{
+	my ($tbl, $blk) = @_;
+	my $load = sub {
+		my ($sql) = @_;
+		for my $r (decode_rows($dec, $sql))
+		{
+			my ($b, $item, $lpo, $lpl, $lpf, $name, $off, $size, $value) = @$r;
+			my $it = $reccache{$tbl}{$b}[ $item - 1 ] //=
+			  { lp_off => $lpo, lp_len => $lpl, lp_flags => $lpf, f => {} };
+			$it->{f}{$name} = [ $off, $size, $value ];
+		}
+	};
+	my $cols = 'r.item, r.lp_off, r.lp_len, r.lp_flags, r.field, r.off, r.size, r.value';
+	if (!$reccache{$tbl})
+	{
+		$reccache{$tbl} = {};
+		$load->('WITH i AS MATERIALIZED (SELECT ' . file_sql("$file{$tbl}.orig") . " AS b)
+			SELECT p.blkno, $cols
+			  FROM i, wide_internal.format_pages(i.b) p,
+			       wide_internal.format_records(substring(i.b from p.blkno::int * $BLCKSZ + 1 for $BLCKSZ)) r
+			 WHERE p.type = 'write' AND p.owner = " . field_value($tbl, 0, 'generation'));
+	}
+	if (!$reccache{$tbl}{$blk})
+	{
+		$reccache{$tbl}{$blk} = [];
+		$load->("SELECT $blk, $cols FROM wide_internal.format_records("
+			  . file_sql("$file{$tbl}.orig", $blk * $BLCKSZ, $BLCKSZ) . ') r');
+	}
+	return $reccache{$tbl}{$blk};
+}
+
+# write-area pages holding records whose value or body is in a blob:
+# [item, its record's fields]
 sub blob_items
 {
 	my ($tbl, $blk) = @_;
-	my $p = page($tbl, $blk);
-	my $lower = unpack('v', substr($p, 12, 2));
-	my @items;
-	for my $item (0 .. int(($lower - $HDR) / 4) - 1)
-	{
-		my $lp = u32($p, $HDR + 4 * $item);
-		my $off = $lp & 0x7fff;
-		next unless (($lp >> 15) & 3) == 1 && $off >= $HDR && $off < $opq{next};
-		push @items, [ $item, $off ] if ord(substr($p, $off + 1, 1)) & 0x0c;
-	}
-	return @items;
+	my $items = records($tbl, $blk);
+	return map { [ $_, $items->[$_]{f} ] } grep { $items->[$_]{f}{'blob first'} } 0 .. $#$items;
 }
 
 # the first record of the current write area whose kind passes the test:
-# (block, offset)
+# (block, its fields)
 sub live_record
 {
 	my ($tbl, $test) = @_;
 	my $gen = field_value($tbl, 0, 'generation');
 	for my $blk (@{ $pages{$tbl}{write} || [] })
 	{
-		my $p = page($tbl, $blk);
-		next unless u32($p, $opq{owner}) == $gen;
-		my $lower = unpack('v', substr($p, 12, 2));
-		for my $item (0 .. int(($lower - $HDR) / 4) - 1)
+		next unless u32(page($tbl, $blk), $opq{owner}) == $gen;
+		for my $it (@{ records($tbl, $blk) })
 		{
-			my $lp = u32($p, $HDR + 4 * $item);
-			my $off = $lp & 0x7fff;
-			next unless (($lp >> 15) & 3) == 1 && $off >= $HDR && $off < $opq{next};
-			return ($blk, $off) if $test->(ord(substr($p, $off, 1)));
+			return ($blk, $it->{f}) if $it->{f}{kind} && $test->($it->{f}{kind}[2]);
 		}
 	}
 	die "no such record in table $tbl";
@@ -438,12 +462,10 @@ sub live_record
 sub mutate_wablob
 {
 	my ($tbl, $blk) = @_;
-	my ($item, $off) = @{ pick(blob_items($tbl, $blk)) };
-	my $p = page($tbl, $blk);
-	my $boff = 40 + (ord(substr($p, $off, 1)) == 3 ? 8 : 0);
-	my $fd = pick([ 8, 4, 'vallen' ], [ $boff, 4, 'blob first' ], [ $boff + 4, 4, 'blob length' ],
-		[ 1, 1, 'flags' ], [ 4, 2, 'keylen' ], [ 6, 2, 'quallen' ]);
-	return field($tbl, $blk, $off + $fd->[0], $fd->[1], 'item ' . ($item + 1) . " $fd->[2]");
+	my ($item, $f) = @{ pick(blob_items($tbl, $blk)) };
+	my $fd = pick(map { [ @{ $f->{$_} }[ 0, 1 ], $_ ] }
+		  ('vallen', 'blob first', 'blob length', 'flags', 'keylen', 'quallen'));
+	return field($tbl, $blk, $fd->[0], $fd->[1], 'item ' . ($item + 1) . " $fd->[2]");
 }
 
 sub mutate_blob
@@ -673,23 +695,25 @@ sub targeted
 
 {
 	# a value in a blob whose record claims a longer value (issue 9)
-	my ($blk, $item, $off);
+	# (flag 0x04: WIDE_REC_VALUE_BLOB)
+	my ($blk, $item, $f);
 	for my $b (@{ $pages{t}{wablob} })
 	{
-		my @vb = grep { ord(substr(page('t', $b), $_->[1] + 1, 1)) & 0x04 } blob_items('t', $b);
-		($blk, $item, $off) = ($b, @{ $vb[0] }) and last if @vb;
+		my @vb = grep { $_->[1]{flags}[2] & 0x04 } blob_items('t', $b);
+		($blk, $item, $f) = ($b, @{ $vb[0] }) and last if @vb;
 	}
 	targeted('value-in-blob record longer than its blob', 't',
-		[ [ $blk, $off + 8, pack('V', 0x7fffffff) ] ], 'malformed record');
+		[ [ $blk, $f->{vallen}[0], pack('V', 0x7fffffff) ] ], 'malformed record');
 	# ... and both lengths huge: nothing is allocated for them
 	targeted('value-in-blob record of 2 GB', 't',
-		[ [ $blk, $off + 8, pack('V', 0x7fffffff) ], [ $blk, $off + 44, pack('V', 0x7fffffff) ] ],
+		[ [ $blk, $f->{vallen}[0], pack('V', 0x7fffffff) ],
+		  [ $blk, $f->{'blob length'}[0], pack('V', 0x7fffffff) ] ],
 		'broken value');
 	# a lane whose page links to itself
 	targeted('write-area lane that loops', 't', [ [ $blk, $opq{next}, pack('V', $blk) ] ], 'loops');
 	# a line pointer far outside the page
 	targeted('record outside its page', 't',
-		[ [ $blk, $HDR + 4 * $item, pack('V', (0x7ff8) | (1 << 15) | (200 << 17)) ] ],
+		[ [ $blk, records('t', $blk)->[$item]{f}{lp}[0], pack('V', (0x7ff8) | (1 << 15) | (200 << 17)) ] ],
 		'malformed record');
 }
 {
@@ -713,22 +737,22 @@ sub targeted
 	for my $c ([ 'g', 'malformed accumulator' ], [ 'h', 'malformed HyperLogLog input' ])
 	{
 		my ($tbl, $expect) = @$c;
-		my ($blk, $off) = live_record($tbl, sub { $_[0] == 5 });
+		my ($blk, $f) = live_record($tbl, sub { $_[0] == 5 });
 		targeted("aggregate input of 5 bytes in table $tbl", $tbl,
-			[ [ $blk, $off + 8, pack('V', 5) ] ], $expect);
+			[ [ $blk, $f->{vallen}[0], pack('V', 5) ] ], $expect);
 	}
 	# a dense sketch in a write-area blob that is not a sketch any more
 	# (verify did not read aggregate values held in blobs)
 	my ($item) = map { blob_items('h', $_) } @{ $pages{h}{wablob} };
 	ok($item, 'table h has a sketch in a write-area blob');
 	my ($sblk) = grep { scalar(blob_items('h', $_)) } @{ $pages{h}{wablob} };
-	my $first = u32(page('h', $sblk), $item->[1] + 40);
+	my $first = $item->[1]{'blob first'}[2];
 	targeted('write-area sketch in a blob without its header', 'h',
 		[ [ $first, $HDR, 'X' ] ], 'malformed HyperLogLog');
 	# a plain cell turned into an aggregate input (was elog's XX000)
-	my ($blk, $off) = live_record('t', sub { $_[0] == 4 });
+	my ($blk, $f) = live_record('t', sub { $_[0] == 4 });
 	targeted('plain cell that claims to be an aggregate input', 't',
-		[ [ $blk, $off, chr(5) ] ], 'malformed accumulator');
+		[ [ $blk, $f->{kind}[0], chr(5) ] ], 'malformed accumulator');
 }
 {
 	# a segment header chain that loops, and counts no page can hold
