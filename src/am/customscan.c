@@ -70,6 +70,7 @@
 #include "engine/schema.h"
 #include "engine/reader.h"
 #include "am/am.h"
+#include "am/plan_cost.h"
 #include "am/scan.h"
 #include "am/scan_tswindow.h"
 #include "am/scan_parallel.h"

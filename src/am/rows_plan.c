@@ -21,11 +21,13 @@
  * without it; otherwise every column's, since a row exists when it has any
  * cell (a row with only usage_system must still be counted by count(*)).
  *
- * Costs.  A seek per range (one random page, like the Wide Scan's), then
- * the cells read (rows in the ranges times the columns read) at the cost of
- * merging a cell, and a tuple per row.  Rows and distinct values come from
- * ANALYZE of the foreign table (rows_scan.c samples it); before ANALYZE,
- * the wide table's cell count divided by the number of columns.
+ * Costs.  The Wide Scan's model (plan_cost.c): a seek per range, then the
+ * ranges' share of the wide table's pages, the cells read (rows in the
+ * ranges times the columns read) at the cost of merging a cell, and a
+ * tuple per row.  Rows and distinct values come from ANALYZE of the foreign
+ * table (rows_scan.c samples it, and reports the wide table's pages);
+ * before ANALYZE, the wide table's cell count divided by the number of
+ * columns, and its size.
  *
  * Order.  Rows come out in row key order: by the key parts, as long as
  * they are integers or times (reversed times descending), and, with a
@@ -56,6 +58,7 @@
 #include "optimizer/paths.h"
 #include "optimizer/planmain.h"
 #include "optimizer/restrictinfo.h"
+#include "storage/bufmgr.h"
 #include "utils/array.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
@@ -63,6 +66,7 @@
 #include "utils/typcache.h"
 
 #include "am/am.h"
+#include "am/plan_cost.h"
 #include "am/rows.h"
 #include "am/scan_parallel.h"
 
@@ -261,12 +265,18 @@ WideRowsGetRelSize(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 	info->cells_per_row = info->exist_by_needed ?
 		Max(list_length(info->needed), 1) : Max(s->nvalues, 1);
 
-	/* rows: ANALYZE's count, else the wide table's cells per column */
-	if (baserel->tuples <= 0)
+	/*
+	 * rows: ANALYZE's count, else the wide table's cells per column; pages:
+	 * the wide table's (ANALYZE's, else its size now)
+	 */
+	if (baserel->tuples <= 0 || baserel->pages == 0)
 	{
 		Relation	crel = table_open(s->cells, AccessShareLock);
 
-		baserel->tuples = Max(WideEstimateCells(crel) / Max(s->nvalues, 1), 10);
+		if (baserel->tuples <= 0)
+			baserel->tuples = Max(WideEstimateCells(crel) / Max(s->nvalues, 1), 10);
+		if (baserel->pages == 0)
+			baserel->pages = RelationGetNumberOfBlocks(crel);
 		table_close(crel, AccessShareLock);
 	}
 	baserel->rows = clamp_row_est(baserel->tuples *
@@ -331,19 +341,21 @@ rows_cost(PlannerInfo *root, RelOptInfo *rel, RowsPlanInfo *info,
 {
 	int			nseeks;
 	List	   *keys = key_clauses(root, info->shape, rel, rinfos, &nseeks);
-	Selectivity sel = keys ? clauselist_selectivity(root, keys, rel->relid,
-												   JOIN_INNER, NULL) : 1.0;
-	double		rows_read = clamp_row_est(rel->tuples * sel);
+	WideReadShape r;
 	QualCost	qc;
+	Cost		run;
 
+	r.pages = rel->pages;
+	r.cells = rel->tuples * info->cells_per_row;
+	r.fraction = keys ? clauselist_selectivity(root, keys, rel->relid,
+											   JOIN_INNER, NULL) : 1.0;
+	r.nseeks = keys ? nseeks : 0;
+	r.cells_per_tuple = info->cells_per_row;
 	cost_qual_eval(&qc, rinfos, root);
-	*startup = qc.startup + (keys ? 0 : seq_page_cost);
-	*total = *startup +
-		(keys ? nseeks * random_page_cost : 0) +
-		rows_read * info->cells_per_row * cpu_operator_cost * 2 +
-		rows_read * (cpu_tuple_cost + qc.per_tuple);
+	WideReadCost(&r, &qc, startup, &run);
+	*total = *startup + run;
 	if (cells_read)
-		*cells_read = rows_read * info->cells_per_row;
+		*cells_read = r.cells * r.fraction;
 }
 
 /*

@@ -37,7 +37,6 @@
 #include "catalog/pg_collation.h"
 #include "catalog/pg_language.h"
 #include "catalog/pg_proc.h"
-#include "catalog/pg_statistic.h"
 #include "catalog/pg_type.h"
 #include "commands/explain.h"
 #include "executor/executor.h"
@@ -71,6 +70,8 @@
 #include "engine/reader.h"
 #include "engine/schema.h"
 #include "am/am.h"
+#include "am/plan_cost.h"
+#include "am/scan.h"
 #include "api/api.h"
 #include "api/readiter.h"
 
@@ -209,96 +210,6 @@ arg_is_null(List *args, int i)
 	return c && c->constisnull;
 }
 
-/* what ANALYZE knows of row_key: most common keys, histogram */
-typedef struct KeyStats
-{
-	bool		have;			/* any statistics */
-	Datum	   *mcv;
-	float4	   *mcvfreq;
-	int			nmcv;
-	double		mcvtotal;		/* share of the cells the MCVs hold */
-	Datum	   *hist;
-	int			nhist;
-} KeyStats;
-
-/* the bytes of a key datum of the statistics (text or bytea) */
-static void
-stat_key(Datum d, const char **p, uint32 *len)
-{
-	struct varlena *v = (struct varlena *) DatumGetPointer(d);
-
-	*p = VARDATA_ANY(v);
-	*len = VARSIZE_ANY_EXHDR(v);
-}
-
-/* is the key inside [lo, hi) (a NULL bound: none)? */
-static bool
-key_in(const char *k, uint32 len, const char *lo, uint32 lolen,
-	   const char *hi, uint32 hilen)
-{
-	return (lo == NULL || WideKeyCompare(k, len, lo, lolen) >= 0) &&
-		(hi == NULL || WideKeyCompare(k, len, hi, hilen) < 0);
-}
-
-/* the share of the histogram's keys below the key (0..1) */
-static double
-key_position(const KeyStats *ks, const char *k, uint32 len)
-{
-	int			lo = 0,
-				hi = ks->nhist;
-
-	while (lo < hi)
-	{
-		int			mid = (lo + hi) / 2;
-		const char *p;
-		uint32		plen;
-
-		stat_key(ks->hist[mid], &p, &plen);
-		if (WideKeyCompare(p, plen, k, len) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return ks->nhist > 1 ? (double) lo / (ks->nhist - 1) : 0.5;
-}
-
-/*
- * The share of the table's cells whose key lies in [lo, hi) (a NULL bound:
- * none): the most common keys in it, and the histogram's share of the
- * others; without statistics, the planner's default for one or two
- * inequalities.
- */
-static double
-keys_fraction(const KeyStats *ks, const char *lo, uint32 lolen,
-			  const char *hi, uint32 hilen)
-{
-	double		frac = 0.0;
-	int			i;
-
-	if (lo == NULL && hi == NULL)
-		return 1.0;
-	if (!ks->have || (ks->nmcv == 0 && ks->nhist < 2))
-		return (lo && hi) ? DEFAULT_RANGE_INEQ_SEL : DEFAULT_INEQ_SEL;
-	for (i = 0; i < ks->nmcv; i++)
-	{
-		const char *p;
-		uint32		plen;
-
-		stat_key(ks->mcv[i], &p, &plen);
-		if (key_in(p, plen, lo, lolen, hi, hilen))
-			frac += ks->mcvfreq[i];
-	}
-	if (ks->nhist >= 2)
-	{
-		double		a = lo ? key_position(ks, lo, lolen) : 0.0;
-		double		b = hi ? key_position(ks, hi, hilen) : 1.0;
-
-		/* a range inside one bucket holds some of it */
-		frac += (1.0 - ks->mcvtotal) * Max(b - a, 0.5 / (ks->nhist - 1));
-	}
-	return frac;
-}
-
 /* the bytes of a constant text argument */
 static const char *
 const_bytes(Const *c, uint32 *len)
@@ -315,73 +226,39 @@ const_bytes(Const *c, uint32 *len)
 }
 
 /*
- * estimate_read -- the cells a call reads (*rows) and the share of the
- * table's pages it reads (*fraction), from the table's statistics: its
- * cells and pages (reltuples, relpages, or the access method's estimate),
- * row_key's number of distinct values (cells per row), most common values
- * and histogram.
+ * estimate_read -- what a call reads, from the table's statistics: its
+ * cells and pages (reltuples, relpages, or the access method's estimate)
+ * and row_key's (plan_cost.c: distinct keys give the cells of a row, the
+ * most common keys and the histogram the share of a key range).  Sets the
+ * cells read (*rows, the fewer for a filter) and the read's shape.
  */
 static void
-estimate_read(Oid relid, int kind, List *args, double *rows, double *fraction,
-			  double *pages_out)
+estimate_read(Oid relid, int kind, List *args, double *rows, WideReadShape *shape)
 {
 	Relation	rel = relation_open(relid, AccessShareLock);
 	BlockNumber pages;
 	double		tuples,
 				allvisfrac,
-				cpr = DEFAULT_CELLS_PER_ROW,
-				frac = 0.0;
-	HeapTuple	st;
-	AttStatsSlot mslot,
-				hslot;
-	bool		have_mcv = false,
-				have_hist = false;
-	KeyStats	ks;
+				cpr,
+				frac = 0.0,
+				nseeks = 0;
+	WideKeyStats ks;
 
-	memset(&ks, 0, sizeof(ks));
 	estimate_rel_size(rel, NULL, &pages, &tuples, &allvisfrac);
 	tuples = Max(tuples, 1.0);
-	st = SearchSysCache3(STATRELATTINH, ObjectIdGetDatum(relid), Int16GetDatum(1),
-						 BoolGetDatum(false));
-	if (HeapTupleIsValid(st))
-	{
-		Form_pg_statistic s = (Form_pg_statistic) GETSTRUCT(st);
-		double		nd = s->stadistinct;
-
-		ks.have = true;
-		if (nd < 0)
-			nd = -nd * tuples;
-		if (nd >= 1)
-			cpr = Max(tuples / nd, 1.0);
-		/* the key distribution places key ranges (not needed for keys) */
-		if (kind != READ_ROW &&
-			(!arg_is_null(args, A_START) || !arg_is_null(args, A_END) ||
-			 !arg_is_null(args, A_PREFIX)))
-		{
-			if (get_attstatsslot(&mslot, st, STATISTIC_KIND_MCV, InvalidOid,
-								 ATTSTATSSLOT_VALUES | ATTSTATSSLOT_NUMBERS))
-			{
-				int			i;
-
-				have_mcv = true;
-				ks.mcv = mslot.values;
-				ks.mcvfreq = mslot.numbers;
-				ks.nmcv = Min(mslot.nvalues, mslot.nnumbers);
-				for (i = 0; i < ks.nmcv; i++)
-					ks.mcvtotal += ks.mcvfreq[i];
-			}
-			if (get_attstatsslot(&hslot, st, STATISTIC_KIND_HISTOGRAM, InvalidOid,
-								 ATTSTATSSLOT_VALUES))
-			{
-				have_hist = true;
-				ks.hist = hslot.values;
-				ks.nhist = hslot.nvalues;
-			}
-		}
-	}
+	/* the key distribution places key ranges (not needed for keys) */
+	WideKeyStatsOpen(relid, tuples,
+					 kind != READ_ROW &&
+					 (!arg_is_null(args, A_START) || !arg_is_null(args, A_END) ||
+					  !arg_is_null(args, A_PREFIX)),
+					 &ks);
+	cpr = WideKeyStatsCellsPerRow(&ks, tuples, DEFAULT_CELLS_PER_ROW);
 
 	if (kind == READ_ROW)
+	{
 		frac = cpr / tuples;
+		nseeks = 1;
+	}
 	else
 	{
 		bool		whole = true;
@@ -400,6 +277,7 @@ estimate_read(Oid relid, int kind, List *args, double *rows, double *fraction,
 				nkeys = ArrayGetNItems(ARR_NDIM(a), ARR_DIMS(a));
 			}
 			frac += nkeys * cpr / tuples;
+			nseeks += nkeys;
 			whole = false;
 		}
 		if (!arg_is_null(args, A_START) || !arg_is_null(args, A_END))
@@ -422,8 +300,9 @@ estimate_read(Oid relid, int kind, List *args, double *rows, double *fraction,
 					lo = const_bytes(sc, &lolen);
 				if (has_end)
 					hi = const_bytes(ec, &hilen);
-				frac += keys_fraction(&ks, lo, lolen, hi, hilen);
+				frac += WideKeyRangeFraction(&ks, lo, lolen, hi, hilen);
 			}
+			nseeks += 1;
 			whole = false;
 		}
 		if (!arg_is_null(args, A_PREFIX))
@@ -434,27 +313,30 @@ estimate_read(Oid relid, int kind, List *args, double *rows, double *fraction,
 			{
 				uint32		len;
 				const char *p = const_bytes(c, &len);
-				char	   *end = palloc(len + 1);
-				int			n = len;
+				StringInfoData end;
+				bool		has_end;
 
-				memcpy(end, p, len);
-				while (n > 0 && (uint8) end[n - 1] == 0xff)
-					n--;
-				if (n > 0)
-					end[n - 1]++;
-				frac += keys_fraction(&ks, len > 0 ? p : NULL, len, n > 0 ? end : NULL, n);
+				initStringInfo(&end);
+				WidePrefixEnd(&end, p, len, &has_end);
+				frac += WideKeyRangeFraction(&ks, len > 0 ? p : NULL, len,
+											 has_end ? end.data : NULL, end.len);
 			}
 			else
 				frac += DEFAULT_MATCH_SEL;
+			nseeks += 1;
 			whole = false;
 		}
 		if (!arg_is_null(args, A_RANGES))
 		{
 			frac += DEFAULT_RANGE_INEQ_SEL;
+			nseeks += 1;
 			whole = false;
 		}
 		if (whole)
+		{
 			frac = 1.0;
+			nseeks = 0;
+		}
 		if (!arg_is_null(args, A_LIMIT))
 		{
 			Const	   *c = const_arg(args, A_LIMIT);
@@ -469,14 +351,12 @@ estimate_read(Oid relid, int kind, List *args, double *rows, double *fraction,
 		*rows = clamp_row_est(tuples * frac * 0.5);
 	else
 		*rows = clamp_row_est(tuples * frac);
-	*fraction = frac;
-	*pages_out = Max(pages, 1);
-	if (have_mcv)
-		free_attstatsslot(&mslot);
-	if (have_hist)
-		free_attstatsslot(&hslot);
-	if (HeapTupleIsValid(st))
-		ReleaseSysCache(st);
+	shape->pages = Max(pages, 1);
+	shape->cells = tuples;
+	shape->fraction = frac;
+	shape->nseeks = nseeks;
+	shape->cells_per_tuple = 1;
+	WideKeyStatsClose(&ks);
 	relation_close(rel, NoLock);
 }
 
@@ -587,10 +467,11 @@ read_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	int			kind = 0;
 	Oid			relid;
 	CustomPath *cpath;
-	double		rows,
-				fraction,
-				pages;
-	Cost		run;
+	double		rows;
+	WideReadShape shape;
+	QualCost	qcost;
+	Cost		startup,
+				run;
 
 	if (prev_set_rel_pathlist_hook)
 		prev_set_rel_pathlist_hook(root, rel, rti, rte);
@@ -601,7 +482,7 @@ read_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 		return;
 
 	/* the rel's size: the read's, then its quals */
-	estimate_read(relid, kind, fexpr->args, &rows, &fraction, &pages);
+	estimate_read(relid, kind, fexpr->args, &rows, &shape);
 	rel->tuples = rows;
 	rel->rows = clamp_row_est(rows * clauselist_selectivity(root, rel->baserestrictinfo,
 															0, JOIN_INNER, NULL));
@@ -629,12 +510,11 @@ read_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 										   exprType(linitial(fexpr->args)));
 	cpath->methods = &read_path_methods;
 
-	/* a seek, the share of the pages the range holds, each cell */
-	run = pages * fraction * seq_page_cost +
-		rows * (cpu_tuple_cost + cpu_operator_cost) +
-		rel->rows * list_length(rel->baserestrictinfo) * cpu_operator_cost;
-	cpath->path.startup_cost = random_page_cost;
-	cpath->path.total_cost = random_page_cost + run;
+	/* the seeks, the share of the pages the ranges hold, each cell */
+	cost_qual_eval(&qcost, rel->baserestrictinfo, root);
+	WideReadCost(&shape, &qcost, &startup, &run);
+	cpath->path.startup_cost = startup;
+	cpath->path.total_cost = startup + run;
 
 	/* the Function Scan would read the same, then store and reread it */
 	rel->pathlist = NIL;
