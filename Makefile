@@ -26,6 +26,7 @@ OBJS = \
 	src/am/scan_pushdown.o \
 	src/am/plan_cost.o \
 	src/am/scan_read.o \
+	src/am/plan_clause.o \
 	src/am/scan_tswindow.o \
 	src/am/scan_parallel.o \
 	src/am/write.o \

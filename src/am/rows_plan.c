@@ -66,6 +66,7 @@
 #include "utils/typcache.h"
 
 #include "am/am.h"
+#include "am/plan_clause.h"
 #include "am/plan_cost.h"
 #include "am/rows.h"
 #include "am/scan_parallel.h"
@@ -129,11 +130,28 @@ key_part_of(const WideRowShape *s, RelOptInfo *rel, Node *n)
  * which part, with what strategy, whether its value is an array, and its
  * value expression.
  */
+/* WideComparisonSplit's test: a key column of the form */
+typedef struct KeyColumnArg
+{
+	const WideRowShape *shape;
+	RelOptInfo *rel;
+} KeyColumnArg;
+
+static bool
+is_key_column(Node *expr, void *arg)
+{
+	KeyColumnArg *a = arg;
+
+	return key_part_of(a->shape, a->rel, expr) >= 0;
+}
+
 bool
 WideRowsKeyCondition(PlannerInfo *root, const WideRowShape *s, RelOptInfo *rel,
 					 Expr *clause, int *part, int *strategy, bool *is_array,
 					 Expr **value)
 {
+	KeyColumnArg carg = {s, rel};
+	WideComparison c;
 	Oid			opno;
 	Node	   *left,
 			   *right;
@@ -142,39 +160,12 @@ WideRowsKeyCondition(PlannerInfo *root, const WideRowShape *s, RelOptInfo *rel,
 	Oid			lefttype,
 				righttype;
 
-	if (IsA(clause, OpExpr) && list_length(((OpExpr *) clause)->args) == 2)
-	{
-		OpExpr	   *op = (OpExpr *) clause;
-
-		left = linitial(op->args);
-		right = lsecond(op->args);
-		opno = op->opno;
-		*is_array = false;
-		if (key_part_of(s, rel, left) < 0 && key_part_of(s, rel, right) >= 0)
-		{
-			Node	   *t = left;
-
-			left = right;
-			right = t;
-			opno = get_commutator(opno);
-			if (!OidIsValid(opno))
-				return false;
-		}
-	}
-	else if (IsA(clause, ScalarArrayOpExpr))
-	{
-		ScalarArrayOpExpr *sa = (ScalarArrayOpExpr *) clause;
-
-		if (!sa->useOr)
-			return false;
-		left = linitial(sa->args);
-		right = lsecond(sa->args);
-		opno = sa->opno;
-		*is_array = true;
-	}
-	else
+	if (!WideComparisonSplit(clause, is_key_column, &carg, &c))
 		return false;
-
+	left = c.column;
+	right = c.value;
+	opno = c.opno;
+	*is_array = c.is_array;
 	p = key_part_of(s, rel, left);
 	if (p < 0)
 		return false;
@@ -208,6 +199,55 @@ WideRowsKeyCondition(PlannerInfo *root, const WideRowShape *s, RelOptInfo *rel,
 	return true;
 }
 
+/* the key condition a clause is, or NULL */
+static WideRowsKey *
+key_of(PlannerInfo *root, const WideRowShape *s, RelOptInfo *rel, RestrictInfo *ri)
+{
+	WideRowsKey k;
+	WideRowsKey *out;
+
+	if (ri->pseudoconstant ||
+		!WideRowsKeyCondition(root, s, rel, ri->clause, &k.part, &k.strategy,
+							  &k.is_array, &k.value))
+		return NULL;
+	k.ri = ri;
+	out = palloc(sizeof(WideRowsKey));
+	*out = k;
+	return out;
+}
+
+/*
+ * WideRowsFindKeys -- the key conditions (WideRowsKey) among rinfos, in
+ * their order: those of the relation's own conditions as GetRelSize found
+ * them (RowsPlanInfo.keys), the others (a join's) tested now.
+ */
+List *
+WideRowsFindKeys(PlannerInfo *root, RelOptInfo *rel, List *rinfos)
+{
+	RowsPlanInfo *info = rel->fdw_private;
+	List	   *out = NIL;
+	ListCell   *lc;
+
+	foreach(lc, rinfos)
+	{
+		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+		WideRowsKey *k = NULL;
+		ListCell   *kc;
+
+		if (list_member_ptr(rel->baserestrictinfo, ri))
+		{
+			foreach(kc, info->keys)
+				if (((WideRowsKey *) lfirst(kc))->ri == ri)
+					k = lfirst(kc);
+		}
+		else
+			k = key_of(root, info->shape, rel, ri);
+		if (k != NULL)
+			out = lappend(out, k);
+	}
+	return out;
+}
+
 /* value columns a list of expressions uses */
 static void
 columns_used(const WideRowShape *s, RelOptInfo *rel, List *exprs, Bitmapset **attrs)
@@ -229,10 +269,17 @@ WideRowsGetRelSize(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 	info->shape = s;
 	baserel->fdw_private = info;
 
-	/* the columns read */
+	/* the columns read; the key conditions, once for every caller */
 	columns_used(s, baserel, baserel->reltarget->exprs, &attrs);
 	foreach(lc, baserel->baserestrictinfo)
-		clauses = lappend(clauses, ((RestrictInfo *) lfirst(lc))->clause);
+	{
+		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+		WideRowsKey *k = key_of(root, s, baserel, ri);
+
+		clauses = lappend(clauses, ri->clause);
+		if (k != NULL)
+			info->keys = lappend(info->keys, k);
+	}
 	columns_used(s, baserel, clauses, &attrs);
 	/* (join clauses are in the target list already) */
 	x = -1;
@@ -284,7 +331,7 @@ WideRowsGetRelSize(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 														 0, JOIN_INNER, NULL));
 }
 
-/* the key conditions among clauses, and the selectivity of what they read */
+/* the key conditions among clauses (RestrictInfos), and the seeks they make */
 static List *
 key_clauses(PlannerInfo *root, const WideRowShape *s, RelOptInfo *rel, List *rinfos, int *nseeks)
 {
@@ -293,30 +340,18 @@ key_clauses(PlannerInfo *root, const WideRowShape *s, RelOptInfo *rel, List *rin
 	bool		eq[WIDE_ROWS_MAX_PARTS] = {0};
 	double		nvals[WIDE_ROWS_MAX_PARTS];
 
-	foreach(lc, rinfos)
+	foreach(lc, WideRowsFindKeys(root, rel, rinfos))
 	{
-		RestrictInfo *ri = lfirst(lc);
-		int			part,
-					strat;
-		bool		is_array;
-		Expr	   *value;
+		WideRowsKey *k = lfirst(lc);
 
-		if (WideRowsKeyCondition(root, s, rel, ri->clause, &part, &strat, &is_array, &value))
+		out = lappend(out, k->ri);
+		if (k->strategy == BTEqualStrategyNumber)
 		{
-			out = lappend(out, ri);
-			if (strat == BTEqualStrategyNumber)
-			{
-				double		n = 1;
+			double		n = k->is_array ? WideArrayLength((Node *) k->value, 10) : 1;
 
-				if (is_array && IsA(value, Const) && !((Const *) value)->constisnull)
-					n = ArrayGetNItems(ARR_NDIM(DatumGetArrayTypeP(((Const *) value)->constvalue)),
-									   ARR_DIMS(DatumGetArrayTypeP(((Const *) value)->constvalue)));
-				else if (is_array)
-					n = 10;
-				if (!eq[part] || n < nvals[part])
-					nvals[part] = n;
-				eq[part] = true;
-			}
+			if (!eq[k->part] || n < nvals[k->part])
+				nvals[k->part] = n;
+			eq[k->part] = true;
 		}
 	}
 	if (s->salt)
@@ -523,22 +558,12 @@ WideRowsPlanPrivate(RelOptInfo *baserel, bool backward, List **values,
 	ListCell   *lc;
 
 	*values = NIL;
-	foreach(lc, clauses)
+	foreach(lc, WideRowsFindKeys(root, baserel, clauses))
 	{
-		RestrictInfo *ri = lfirst(lc);
-		int			part,
-					strat;
-		bool		is_array;
-		Expr	   *value;
+		WideRowsKey *k = lfirst(lc);
 
-		if (ri->pseudoconstant)
-			continue;
-		if (WideRowsKeyCondition(root, info->shape, baserel, ri->clause, &part, &strat,
-								 &is_array, &value))
-		{
-			*values = lappend(*values, value);
-			meta = lappend(meta, list_make3_int(part, strat, is_array));
-		}
+		*values = lappend(*values, k->value);
+		meta = lappend(meta, list_make3_int(k->part, k->strategy, k->is_array));
 	}
 	return list_make4(info->needed, meta, makeInteger(info->exist_by_needed),
 					  makeInteger(backward));
