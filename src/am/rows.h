@@ -150,6 +150,7 @@ typedef struct RowsPlanInfo
 	bool		exist_by_needed;	/* a strict condition makes them enough */
 	List	   *keys;			/* WideRowsKey of the key conditions of
 								 * baserestrictinfo, found once */
+	List	   *classified;		/* the RestrictInfos keys was found among */
 } RowsPlanInfo;
 
 struct ForeignPath;

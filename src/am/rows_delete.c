@@ -99,7 +99,8 @@ exact_conditions(RelOptInfo *rel, const RowsPlanInfo *info)
 	if (s->ts_attnum > 0 && !s->ts_in_key)
 		return false;			/* a row is a key and a time */
 	/* every condition a key condition (GetRelSize found them) */
-	if (list_length(info->keys) != list_length(rel->baserestrictinfo))
+	if (list_length(info->keys) != list_length(rel->baserestrictinfo) ||
+		list_length(info->classified) != list_length(rel->baserestrictinfo))
 		return false;
 	foreach(lc, info->keys)
 	{

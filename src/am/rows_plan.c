@@ -234,7 +234,7 @@ WideRowsFindKeys(PlannerInfo *root, RelOptInfo *rel, List *rinfos)
 		WideRowsKey *k = NULL;
 		ListCell   *kc;
 
-		if (list_member_ptr(rel->baserestrictinfo, ri))
+		if (list_member_ptr(info->classified, ri))
 		{
 			foreach(kc, info->keys)
 				if (((WideRowsKey *) lfirst(kc))->ri == ri)
@@ -277,6 +277,7 @@ WideRowsGetRelSize(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 		WideRowsKey *k = key_of(root, s, baserel, ri);
 
 		clauses = lappend(clauses, ri->clause);
+		info->classified = lappend(info->classified, ri);
 		if (k != NULL)
 			info->keys = lappend(info->keys, k);
 	}
