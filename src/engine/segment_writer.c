@@ -693,6 +693,8 @@ WideSegmentWriterAdd(WideSegmentWriter *w, const WideCell *c, bool frozen)
 		w->cur.ts_min = Min(w->cur.ts_min, c->ts);
 		w->cur.ts_max = Max(w->cur.ts_max, c->ts);
 	}
+	w->run.families |= c->kind == WIDE_KIND_DEL_ROW ? PG_UINT32_MAX :
+		WideFamilyBit(c->famid);
 	if (WIDE_KIND_IS_TOMBSTONE(c->kind))
 	{
 		w->cur.flags |= WIDE_INDEX_HAS_TOMBSTONES;
@@ -784,6 +786,7 @@ WideSegmentWriterAddBlock(WideSegmentWriter *w, const WidePassedBlock *pb)
 		w->run.min_xmin = pb->min_xmin;
 	stream_append(w, pb->stored, pb->stored_len);
 	w->run.raw_bytes += pb->rawlen;
+	w->run.families |= pb->families;
 
 	/* rows for the filter of its index block, blobs now owned by this segment */
 	for (i = 0; i < pb->nhashes; i++)
@@ -1082,6 +1085,7 @@ WideSegmentWriterFinish(WideSegmentWriter *w, WideRunData *run)
 		w->run.flags |= WIDE_RUN_HI_TRUNCATED;
 	if (!w->repeats)
 		w->run.flags |= WIDE_RUN_ONE_VERSION;
+	w->run.flags |= WIDE_RUN_FAMILIES;
 	*run = w->run;
 	MemoryContextSwitchTo(old);
 	return true;
