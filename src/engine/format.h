@@ -221,6 +221,11 @@ StaticAssertDecl(sizeof(WideRunData) == 136, "a run descriptor is 136 bytes");
 										 * (metapage "compactions" + 1) */
 #define WIDE_RUN_FAMILIES		0x0020	/* "families" is set (format 6); a
 										 * run without it may hold any family */
+#define WIDE_RUN_ONE_PER_CELL	0x0040	/* no two records share their
+										 * coordinates (row, family,
+										 * qualifier, timestamp): format 6;
+										 * runs written before lack it, which
+										 * is only conservative */
 
 /* the bit of family incarnation famid in a run's "families" */
 static inline uint32
