@@ -6,6 +6,7 @@
 # family's max_age frees no run that may hold the family kept for ever, and
 # every cell of that family stays; after a major compaction rewrites the
 # runs in format 6, the age family's windows are freed without rewriting.
+# A damaged metapage whose run claims no family is refused.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -93,4 +94,26 @@ seek($fh, $meta + 4, 0);
 read($fh, $v, 4);
 close($fh);
 is(unpack('L', $v), 6, 'the metapage is format 6 now');
+
+# damage: a run that claims to hold no family is refused, not freed
+$node->stop;
+open($fh, '+<:raw', $file) or die "open $file: $!";
+seek($fh, $meta + $runs + $families, 0);
+read($fh, my $saved, 4);
+seek($fh, $meta + $runs + $families, 0);
+print $fh pack('L', 0);
+close($fh);
+$node->start;
+my ($ret, $out, $err) = $node->psql('postgres', 'SELECT count(*) FROM t');
+like($err, qr/run 1 holds no family/, 'an empty family set is reported as damage');
+($ret, $out, $err) = $node->psql('postgres', 'VACUUM t');
+isnt($ret, 0, '... and VACUUM frees nothing past it');
+$node->stop;
+open($fh, '+<:raw', $file) or die "open $file: $!";
+seek($fh, $meta + $runs + $families, 0);
+print $fh $saved;
+close($fh);
+$node->start;
+is($node->safe_psql('postgres', "SELECT count(*) FROM t WHERE family = 'rollup'"), '40',
+	'restored: every rollup reads back');
 done_testing();
