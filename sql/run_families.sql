@@ -20,8 +20,9 @@ SELECT count(*) AS runs, sum(cells) AS cells FROM wide.runs('rf');
 CREATE TEMP TABLE segs_before AS SELECT segment, cells FROM wide.runs('rf');
 SELECT family, count(*) FROM rf GROUP BY family ORDER BY family;
 
--- lower max_age to 4 days: the 6 windows older than that go whole
-SELECT wide.alter_family('rf', 'raw', max_age => '4 days');
+-- lower max_age to 4 days and an hour: the 6 windows older than day -4
+-- go whole, whatever the time of day (day -5's newest cell is at 23:00)
+SELECT wide.alter_family('rf', 'raw', max_age => '4 days 1 hour');
 SELECT pg_current_wal_insert_lsn() AS lsn0 \gset
 VACUUM (TRUNCATE false) rf;
 SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), :'lsn0') AS vacuum_wal \gset
@@ -38,9 +39,12 @@ SELECT :vacuum_wal < 6 * 8192 AS wal_small;
 SELECT count(*) AS rollups, min(ts) = (SELECT d0 FROM base) - interval '10 days' AS oldest_kept
   FROM rf WHERE family = 'rollup';
 SELECT count(*) FILTER (WHERE ts >= (SELECT d0 FROM base) - interval '3 days') AS raw_of_3_days,
-       min(ts) >= now() - interval '4 days' AS raw_all_newer
+       min(ts) >= now() - interval '4 days 1 hour' AS raw_all_newer
   FROM rf WHERE family = 'raw';
-SELECT count(*) AS read_rows FROM wide.read_rows(NULL::rf, prefix => 'h1#');
+-- (read_rows too; day -4's raw cells are not counted: the time of day)
+SELECT count(*) FILTER (WHERE family = 'rollup') AS rollups,
+       count(*) FILTER (WHERE family = 'raw' AND ts >= (SELECT d0 FROM base) - interval '3 days') AS raw_of_3_days
+  FROM wide.read_rows(NULL::rf, prefix => 'h1#');
 
 -- a run holding both families is judged by both: raw expired, rollup kept
 -- for ever, the run stays (and its rollup cell)
