@@ -220,6 +220,8 @@ typedef struct WidePassedBlock
 	int			nblobs;
 	const WideCell *first;		/* its first record, and its last */
 	const WideCell *last;
+	uint32		families;		/* families its run may hold (a run's
+								 * "families", all bits if unknown) */
 } WidePassedBlock;
 
 typedef struct WideBlockBuilder WideBlockBuilder;
