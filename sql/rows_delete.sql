@@ -230,6 +230,62 @@ EXPLAIN (COSTS OFF) DELETE FROM series WHERE sensor = 's1';
 DELETE FROM series WHERE sensor = 's1' AND at = '2020-01-01';
 SELECT * FROM series ORDER BY 1, 2;
 
+-- the count a block at a time (rows_delete.c check_rows): in a compacted
+-- run, cells the tombstones must not delete -- a qualifier that is no
+-- column, another family -- or that the rows cannot tell -- a second
+-- version of a column -- are seen as the cell by cell count sees them
+CREATE TABLE bc (row_key text, family text, qualifier text, ts timestamptz,
+                 value float8) USING wide;
+SELECT wide.create_family('bc', 'cpu');
+SELECT wide.create_family('bc', 'other');
+CREATE FOREIGN TABLE b (time timestamptz NOT NULL, tags_id int OPTIONS (width '4') NOT NULL,
+                        usage_user float8, usage_system float8)
+  SERVER wide_rows OPTIONS (cells 'bc', family 'cpu', key 'tags_id,time');
+CREATE TABLE bh (time timestamptz NOT NULL, tags_id int NOT NULL, usage_user float8, usage_system float8);
+INSERT INTO bh SELECT '2016-01-01'::timestamptz + s * interval '10 s', t, s % 100, (s + t) % 50
+  FROM generate_series(0, 8639, 3) s, generate_series(1, 5) t;
+INSERT INTO b SELECT * FROM bh;
+INSERT INTO bc VALUES ('0002#1451606431', 'cpu', 'not_a_column', '2016-01-01', 1),
+                      ('0003#1451610000', 'other', 'note', '2016-01-01', 1),
+                      ('0004#1451610030', 'cpu', 'usage_user', '2015-12-31', 7);
+SELECT wide.compact('bc', major => true) IS NOT NULL AS compacted;
+CREATE FUNCTION bsame() RETURNS TABLE (heap bigint, rows bigint, differ bigint) LANGUAGE sql AS $$
+  SELECT (SELECT count(*) FROM bh), (SELECT count(*) FROM b),
+         (SELECT count(*) FROM ((SELECT * FROM bh EXCEPT ALL SELECT * FROM b)
+                               UNION ALL (SELECT * FROM b EXCEPT ALL SELECT * FROM bh)) x) $$;
+SELECT * FROM bsame();
+-- plain rows: tombstones, the count exact
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) DELETE FROM b WHERE tags_id = 1;
+DELETE FROM bh WHERE tags_id = 1;
+CREATE FUNCTION bdel(cond text, OUT heap bigint, OUT rows bigint) LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE 'DELETE FROM bh WHERE ' || cond;
+  GET DIAGNOSTICS heap = ROW_COUNT;
+  EXECUTE 'DELETE FROM b WHERE ' || cond;
+  GET DIAGNOSTICS rows = ROW_COUNT;
+END $$;
+SELECT * FROM bdel($$tags_id = 5 AND time >= '2016-01-01 03:00' AND time < '2016-01-01 20:00'$$);
+SELECT * FROM bsame();
+-- a row of a qualifier that is no column, another family's cell: row by
+-- row, those cells kept
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) DELETE FROM b WHERE tags_id = 2 AND time < '2016-01-01 01:00';
+DELETE FROM bh WHERE tags_id = 2 AND time < '2016-01-01 01:00';
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) DELETE FROM b WHERE tags_id = 3;
+DELETE FROM bh WHERE tags_id = 3;
+SELECT row_key, family, qualifier FROM bc WHERE family = 'other' OR qualifier = 'not_a_column';
+SELECT * FROM bsame();
+-- a second version of a column: counted cell by cell, tombstones still
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) DELETE FROM b WHERE tags_id = 4 AND time < '2016-01-01 12:00';
+DELETE FROM bh WHERE tags_id = 4 AND time < '2016-01-01 12:00';
+SELECT * FROM bsame();
+INSERT INTO bc VALUES ('0004#1451649600', 'cpu', 'usage_system', '2015-12-31', 7);
+SELECT wide.compact('bc', major => true) IS NOT NULL AS compacted;
+SELECT * FROM bdel($$tags_id = 4 AND time >= '2016-01-01 12:00'$$);
+SELECT * FROM bsame();
+DROP FOREIGN TABLE b;
+DROP TABLE bc, bh;
+DROP FUNCTION bsame(), bdel(text);
+
 DROP FOREIGN TABLE d, k, ks, series;
 DROP TABLE dc, h, kc, kh, ksh;
 DROP FUNCTION same(), ksame(), del_both(text), both_params(int, timestamptz), rowdel_trig();
