@@ -286,6 +286,34 @@ DROP FOREIGN TABLE b;
 DROP TABLE bc, bh;
 DROP FUNCTION bsame(), bdel(text);
 
+-- range tombstones alone (nothing in the write area): VACUUM retires them
+-- and their room in the metapage is free again, so the range DELETEs after
+-- it are tombstones too (they went by row when the room stayed full)
+CREATE TABLE vc (row_key text, family text, qualifier text, ts timestamptz,
+                 value float8) USING wide;
+SELECT wide.create_family('vc', 'cpu', max_versions => 1);
+CREATE FOREIGN TABLE v (time timestamptz NOT NULL, tags_id int OPTIONS (width '4') NOT NULL,
+                        usage_user float8)
+  SERVER wide_rows OPTIONS (cells 'vc', family 'cpu', key 'tags_id,time');
+INSERT INTO v SELECT '2016-01-01'::timestamptz + s * interval '1 min', t, s
+  FROM generate_series(0, 59) s, generate_series(1, 24) t;
+SELECT wide.compact('vc', major => true) IS NOT NULL AS compacted;
+CREATE FUNCTION vdel(h int) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE l text; how text := 'no line';
+BEGIN
+  FOR l IN EXECUTE format('EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) DELETE FROM v WHERE tags_id = %s', h) LOOP
+    IF l LIKE '%Deleted By:%' THEN how := regexp_replace(l, '^.*Deleted By: ', ''); END IF;
+  END LOOP;
+  RETURN how;
+END $$;
+SELECT vdel(h) AS how, count(*) FROM generate_series(1, 12) h GROUP BY 1;
+VACUUM vc;
+SELECT vdel(h) AS how, count(*) FROM generate_series(13, 24) h GROUP BY 1;
+SELECT count(*) FROM v;
+DROP FOREIGN TABLE v;
+DROP TABLE vc;
+DROP FUNCTION vdel(int);
+
 DROP FOREIGN TABLE d, k, ks, series;
 DROP TABLE dc, h, kc, kh, ksh;
 DROP FUNCTION same(), ksame(), del_both(text), both_params(int, timestamptz), rowdel_trig();

@@ -28,7 +28,9 @@
  * business: a concurrent insert into the range that is numbered after it
  * survives, as it would a heap DELETE whose snapshot does not see it.  The
  * count is a read of the range (a pass over its blocks, no tuple made):
- * the price of an exact "DELETE n".
+ * the price of an exact "DELETE n".  A caller that counts rows rather
+ * than cells (the row form, am/rows_delete.c) may take a plain run's
+ * blocks as rows (WideDeleteBatch), a block at a time.
  *
  * Logical decoding and tablet splits or moves (wide_change_log) need each
  * deleted cell: when they would get them (wal_level = logical for a

@@ -34,7 +34,11 @@
  * cell of another family, or of a qualifier that is not a column of the
  * form (a row of only such cells is no row of the form).  A row key in the
  * ranges that is not of the form's shape is an error, as it is for the
- * row-by-row DELETE.  Otherwise (RETURNING, other conditions, too many
+ * row-by-row DELETE.  Where the read takes a plain run's block as it is
+ * stored, the rows are counted a block at a time (WideReaderRowBatch,
+ * check_rows), without a call per cell; a block whose records are not
+ * each a distinct column of the form's family sends the count back to the
+ * cells (check_cell).  Otherwise (RETURNING, other conditions, too many
  * rows or ranges for tombstones, no room for a range tombstone in the
  * metapage) the node scans the rows with the conditions and deletes each
  * (a family tombstone per row).  So do DELETEs of readings (every key

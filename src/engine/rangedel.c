@@ -480,6 +480,20 @@ typedef struct RetireArg
 	int			hi;
 } RetireArg;
 
+/* does the write area hold no record (no lane page, no flush under way)? */
+static bool
+wa_empty(const WideMetaPageData *meta)
+{
+	int			i;
+
+	if (meta->flushing != 0)
+		return false;
+	for (i = 0; i < WIDE_NLANES; i++)
+		if (meta->lanes[i].head != InvalidBlockNumber)
+			return false;
+	return true;
+}
+
 /*
  * Keep the entry unless its transaction aborted, or it is retired: it was
  * applied (frozen) by a rewrite of runs[lo..hi], every other run older in
@@ -502,8 +516,14 @@ keep_unretired(WideRangeDelHeader *h, void *arg)
 			t = &a->applied->d[i];
 	if (t == NULL)
 		return true;
-	/* write-area records older than it: its generation not yet flushed */
-	if (h->gen != 0 &&
+	/*
+	 * write-area records older than it: its generation not yet flushed --
+	 * unless the write area holds no record at all (a flush finds nothing
+	 * to seal and leaves the generation as it is: after range DELETEs
+	 * alone, which write only to the metapage, the tombstones were never
+	 * retired and their room stayed full)
+	 */
+	if (h->gen != 0 && !wa_empty(a->meta) &&
 		(h->gen >= a->meta->generation ||
 		 (a->meta->flushing != 0 && a->meta->flushing <= h->gen)))
 		return true;
