@@ -283,7 +283,9 @@ reader_prepare(Relation rel, Snapshot snapshot, int64 now,
 	/* one consistent state of the table */
 	table_state(rel, ts, snapshot);
 	if (ts->rdels)
-		r->ranges = snapshot ? WideRangeDelsVisible(ts->rdels, snapshot) : ts->rdels;
+		r->ranges = WideRangeDelsInRange(snapshot ?
+										 WideRangeDelsVisible(ts->rdels, snapshot) :
+										 ts->rdels, range);
 	r->unseen_below = unseen_below;
 
 	/* the write area: visible records in range, sorted */
@@ -1246,7 +1248,6 @@ WideReaderBeginAt(WideReadState *st, int64 now, const WideKeyRange *range,
 
 	r->rel = st->rel;
 	r->snapshot = st->snapshot;
-	r->ranges = st->ranges;
 	r->now = now;
 	r->schema = WideSchemaCopy(st->rel);
 	if (window)
@@ -1257,6 +1258,8 @@ WideReaderBeginAt(WideReadState *st, int64 now, const WideKeyRange *range,
 	r->valcxt = AllocSetContextCreate(CurrentMemoryContext, "wide reader values",
 									  ALLOCSET_DEFAULT_SIZES);
 	r->range = *range;
+	/* (those elsewhere would only keep the run from being read as stored) */
+	r->ranges = WideRangeDelsInRange(st->ranges, range);
 	if (range->has_start)
 		copy_bound(&r->range.start, range->start, range->startlen);
 	if (range->has_end)
