@@ -852,6 +852,27 @@ WideManifestSealGeneration(WideMetaPageData *meta)
 }
 
 /*
+ * WideManifestWriteAreaEmpty -- does the write area hold no record (no
+ * lane page, no flush under way)?  A flush of an empty write area finds
+ * nothing to seal and leaves the generation as it is, so a metapage entry
+ * that waits for "its generation flushed" (a range tombstone, a drop)
+ * must also take an empty write area as holding nothing older than it: a
+ * record appended from now on is numbered after it.
+ */
+bool
+WideManifestWriteAreaEmpty(const WideMetaPageData *meta)
+{
+	int			i;
+
+	if (meta->flushing != 0)
+		return false;
+	for (i = 0; i < WIDE_NLANES; i++)
+		if (meta->lanes[i].head != InvalidBlockNumber)
+			return false;
+	return true;
+}
+
+/*
  * WideManifestFinishFlush -- the flush's run is published (the caller has
  * queued the sealed lanes' pages and dropped the generation's write-area
  * runs in the same change).

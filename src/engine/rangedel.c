@@ -480,20 +480,6 @@ typedef struct RetireArg
 	int			hi;
 } RetireArg;
 
-/* does the write area hold no record (no lane page, no flush under way)? */
-static bool
-wa_empty(const WideMetaPageData *meta)
-{
-	int			i;
-
-	if (meta->flushing != 0)
-		return false;
-	for (i = 0; i < WIDE_NLANES; i++)
-		if (meta->lanes[i].head != InvalidBlockNumber)
-			return false;
-	return true;
-}
-
 /*
  * Keep the entry unless its transaction aborted, or it is retired: it was
  * applied (frozen) by a rewrite of runs[lo..hi], every other run older in
@@ -523,7 +509,7 @@ keep_unretired(WideRangeDelHeader *h, void *arg)
 	 * alone, which write only to the metapage, the tombstones were never
 	 * retired and their room stayed full)
 	 */
-	if (h->gen != 0 && !wa_empty(a->meta) &&
+	if (h->gen != 0 && !WideManifestWriteAreaEmpty(a->meta) &&
 		(h->gen >= a->meta->generation ||
 		 (a->meta->flushing != 0 && a->meta->flushing <= h->gen)))
 		return true;
