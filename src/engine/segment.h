@@ -238,7 +238,10 @@ extern bool WideBlockLoadData(const char *stored, Size len, Size maxraw,
 
 /* blockpack.c */
 #define WIDE_PACK_SLACK	64		/* a packed block may exceed its raw size */
-extern bool WideBlockPack(const char *raw, Size len, StringInfo out);
+extern bool WideBlockPack(const char *raw, Size len, StringInfo out,
+						  Size *split);
+extern bool WideBlockPackFormat(const char *raw, Size len, StringInfo out,
+								int format, Size *split);
 extern char *WideBlockUnpack(const char *packed, Size len, Size maxraw,
 							 Size *rawlen);
 extern const char *WideBlockPackedHeader(const char *packed, Size len,
