@@ -213,6 +213,16 @@ value_exp(const char *v, Size len)
 }
 
 /*
+ * WideValuesFullPrecision -- whether a value section of 8-byte values is one
+ * no exponent packs (values of full precision, coded by their residuals).
+ */
+bool
+WideValuesFullPrecision(const char *vals, Size len)
+{
+	return len > 0 && len % 8 == 0 && value_exp(vals, len) == EXP_NONE;
+}
+
+/*
  * The delta coding of 8-byte values (values' with exp = EXP_DELTA).
  */
 
