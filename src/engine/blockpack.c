@@ -238,23 +238,14 @@ WideValuesFullPrecision(const char *vals, Size len)
 static uint64 *col_hash = NULL;
 static int32 *col_last = NULL;
 static uint32 col_cap = 0;
-static char *col_qual = NULL;
+static uint64 *col_fnv = NULL;	/* FNV-1a state after each qualifier byte */
 
-/* a column's hash: of its qualifier's bytes, seeded with the family id */
-static inline uint64
-column_hash(const char *q, uint64 len, uint32 famid)
-{
-	uint64		h = UINT64CONST(0xcbf29ce484222325) ^ famid;
-	uint64		i;
-
-	for (i = 0; i < len; i++)
-		h = (h ^ (uint8) q[i]) * UINT64CONST(0x100000001b3);
-	/* (murmur3's finalizer: the table takes the low bits) */
-	h ^= h >> 33;
-	h *= UINT64CONST(0xff51afd7ed558ccd);
-	h ^= h >> 33;
-	return h;
-}
+/*
+ * A column's hash: FNV-1a 64 of its qualifier's bytes from
+ * 0xcbf29ce484222325 ^ famid, then murmur3's finalizer (the table takes the
+ * low bits).  value_refs computes it byte by byte as qualifiers are
+ * decoded, from the state after their shared prefix.
+ */
 
 /*
  * value_refs -- for each value record of a block's key section (ncells
@@ -295,8 +286,9 @@ value_refs(const char *k, Size keylen, uint64 ncells, int32 *refs)
 		col_last = MemoryContextAlloc(TopMemoryContext, sizeof(int32) * cap);
 		col_cap = cap;
 	}
-	if (col_qual == NULL)
-		col_qual = MemoryContextAlloc(TopMemoryContext, WIDE_MAX_QUALIFIER);
+	if (col_fnv == NULL)
+		col_fnv = MemoryContextAlloc(TopMemoryContext,
+									 sizeof(uint64) * (WIDE_MAX_QUALIFIER + 1));
 	memset(col_last, 0xff, sizeof(int32) * cap);	/* -1: empty slot */
 
 	for (i = 0; i < ncells; i++)
@@ -338,6 +330,7 @@ value_refs(const char *k, Size keylen, uint64 ncells, int32 *refs)
 			k += famlen;
 			if (!(k = get_u32v(k, kend, &famid)))
 				return -1;
+			col_fnv[0] = UINT64CONST(0xcbf29ce484222325) ^ famid;
 			have_fam = true;
 			quallen = 0;
 			h_valid = false;
@@ -349,7 +342,13 @@ value_refs(const char *k, Size keylen, uint64 ncells, int32 *refs)
 				shared > quallen || unshared > (uint64) (kend - k) ||
 				shared + unshared > WIDE_MAX_QUALIFIER)
 				return -1;
-			memcpy(col_qual + shared, k, unshared);
+			/*
+			 * (the hash continues from the shared prefix's: the qualifiers
+			 * of a tall and narrow row share "usage_" and more)
+			 */
+			for (uint64 j = 0; j < unshared; j++)
+				col_fnv[shared + j + 1] =
+					(col_fnv[shared + j] ^ (uint8) k[j]) * UINT64CONST(0x100000001b3);
 			k += unshared;
 			quallen = shared + unshared;
 			h_valid = false;
@@ -361,7 +360,12 @@ value_refs(const char *k, Size keylen, uint64 ncells, int32 *refs)
 		if (!h_valid)
 		{
 			/* (unchanged since the last value record: the same column) */
-			uint64		h = column_hash(col_qual, quallen, famid);
+			uint64		h = col_fnv[quallen];
+
+			/* (column_hash's finalizer) */
+			h ^= h >> 33;
+			h *= UINT64CONST(0xff51afd7ed558ccd);
+			h ^= h >> 33;
 
 			h_valid = true;
 			for (slot = (uint32) h & (cap - 1);
@@ -1060,6 +1064,9 @@ typedef struct KeyWalk
 	char		prev[WIDE_MAX_ROW_KEY];
 	uint32		prevlen;
 	bool		have_prev;
+	int			t;				/* keys_decode: prev's digits_tail, -1: not known */
+	int64		v;				/* and their value */
+	int64		lim;			/* 10^t */
 } KeyWalk;
 
 /*
@@ -1176,6 +1183,7 @@ keys_decode(const char *p, uint64 keylen, uint64 ncells, char *o, char *olimit)
 
 	w.have_prev = false;
 	w.prevlen = 0;
+	w.t = -1;
 	for (i = 0; i < ncells; i++)
 	{
 		uint8		flags;
@@ -1194,37 +1202,48 @@ keys_decode(const char *p, uint64 keylen, uint64 ncells, char *o, char *olimit)
 				return NULL;
 			if (x & 1)
 			{
-				int			t = digits_tail(w.prev, w.prevlen);
 				uint64		u = x >> 1;
 				int64		d = (int64) (u >> 1) ^ -(int64) (u & 1);
-				int64		v;
-				int64		lim = 1;
-				uint32		lcp;
-				char		tail[DIGITS_MAX];
+				int64		v,
+							old;
+				uint32		pos;
 
-				if (!w.have_prev || t == 0 ||
-					d > INT64CONST(1000000000000000000) ||
-					d < -INT64CONST(1000000000000000000))
+				if (!w.have_prev)
 					return NULL;
-				for (int j = 0; j < t; j++)
-					lim *= 10;
-				v = digits_value(w.prev + w.prevlen - t, t) + d;
-				if (v < 0 || v >= lim)
-					return NULL;
-				for (int j = t - 1; j >= 0; j--)
+				if (w.t < 0)
 				{
-					tail[j] = (char) ('0' + v % 10);
-					v /= 10;
+					/* (kept from row to row: only a literal row changes it) */
+					w.t = digits_tail(w.prev, w.prevlen);
+					w.v = digits_value(w.prev + w.prevlen - w.t, w.t);
+					w.lim = 1;
+					for (int j = 0; j < w.t; j++)
+						w.lim *= 10;
 				}
-				lcp = (w.prevlen - t) +
-					common_prefix(tail, t, w.prev + w.prevlen - t, t);
-				shared = lcp;
-				unshared = w.prevlen - lcp;
+				if (w.t == 0 || d >= w.lim || d <= -w.lim)
+					return NULL;
+				v = w.v + d;
+				if (v < 0 || v >= w.lim)
+					return NULL;
+				/* the digits that differ, from the last one */
+				old = w.v;
+				w.v = v;
+				pos = w.prevlen;
+				while (v != old)
+				{
+					w.prev[--pos] = (char) ('0' + v % 10);
+					v /= 10;
+					old /= 10;
+				}
+				/*
+				 * (the first digit written differs: the rest above it was
+				 * equal, it was not; so pos is the keys' common prefix)
+				 */
+				shared = pos;
+				unshared = w.prevlen - pos;
 				if (olimit - o < 20 + (ptrdiff_t) unshared)
 					return NULL;
 				o = enc_varint(o, shared);
 				o = enc_varint(o, unshared);
-				memcpy(w.prev + w.prevlen - t, tail, t);
 				memcpy(o, w.prev + shared, unshared);
 				o += unshared;
 			}
@@ -1242,6 +1261,7 @@ keys_decode(const char *p, uint64 keylen, uint64 ncells, char *o, char *olimit)
 				o += unshared;
 				memcpy(w.prev + shared, p, unshared);
 				w.prevlen = (uint32) (shared + unshared);
+				w.t = -1;
 				p += unshared;
 			}
 			w.have_prev = true;
