@@ -107,13 +107,43 @@ sub zstd_tool
 	return read_file_raw("$dir/zout");
 }
 
+# zstd_frame_len(bytes): the length of the zstd frame that starts bytes
+# (RFC 8878: header, blocks, checksum), or undef if it is not one
+sub zstd_frame_len
+{
+	my ($b) = @_;
+	return undef if length($b) < 6 || unpack('V', substr($b, 0, 4)) != 0xFD2FB528;
+	my $fhd = ord(substr($b, 4, 1));
+	my ($fcs, $single, $cksum, $did) = ($fhd >> 6, ($fhd >> 5) & 1, ($fhd >> 2) & 1, $fhd & 3);
+	my $pos = 5 + ($single ? 0 : 1) + (0, 1, 2, 4)[$did]
+	  + ($fcs == 0 ? $single : (2, 4, 8)[$fcs - 1]);
+	for (;;)
+	{
+		return undef if $pos + 3 > length($b);
+		my $h = unpack('V', substr($b, $pos, 3) . "\0");
+		my ($last, $btype, $size) = ($h & 1, ($h >> 1) & 3, $h >> 3);
+		$pos += 3 + ($btype == 1 ? 1 : $size);
+		last if $last;
+	}
+	$pos += 4 if $cksum;
+	return $pos <= length($b) ? $pos : undef;
+}
+
 # unframe(dir, stored): (type, payload) of a stored block, decompressed (a
-# packed block, type 2, stays packed); the CRC is not checked
+# packed block, type 2 or 3, stays packed; type 3's frame is followed by
+# the packed block's values' as they are); the CRC is not checked
 sub unframe
 {
 	my ($dir, $stored) = @_;
 	my $type = ord(substr($stored, -5, 1));
 	my $payload = substr($stored, 0, length($stored) - 5);
+	if ($type == 3)
+	{
+		my $flen = zstd_frame_len($payload);
+		return ($type, undef) unless defined $flen;
+		my $head = zstd_tool($dir, '-d', substr($payload, 0, $flen));
+		return ($type, defined $head ? $head . substr($payload, $flen) : undef);
+	}
 	return ($type, $type == 0 ? $payload : zstd_tool($dir, '-d', $payload));
 }
 
