@@ -247,6 +247,50 @@ static uint64 *col_fnv = NULL;	/* FNV-1a state after each qualifier byte */
  * decoded, from the state after their shared prefix.
  */
 
+/* refs_setup -- value_refs's tables for ncells records; their size */
+static uint32
+refs_setup(uint64 ncells)
+{
+	uint32		cap = 16;
+
+	while (cap < ncells * 2)
+		cap <<= 1;
+	if (col_cap < cap)
+	{
+		if (col_hash)
+		{
+			pfree(col_hash);
+			pfree(col_last);
+		}
+		col_hash = MemoryContextAlloc(TopMemoryContext, sizeof(uint64) * cap);
+		col_last = MemoryContextAlloc(TopMemoryContext, sizeof(int32) * cap);
+		col_cap = cap;
+	}
+	if (col_fnv == NULL)
+		col_fnv = MemoryContextAlloc(TopMemoryContext,
+									 sizeof(uint64) * (WIDE_MAX_QUALIFIER + 1));
+	memset(col_last, 0xff, sizeof(int32) * cap);	/* -1: empty slot */
+	return cap;
+}
+
+/* the slot of the column whose FNV state is h (finalized here) */
+static inline uint32
+refs_slot(uint64 h, uint32 cap)
+{
+	uint32		slot;
+
+	/* (column_hash's finalizer) */
+	h ^= h >> 33;
+	h *= UINT64CONST(0xff51afd7ed558ccd);
+	h ^= h >> 33;
+	for (slot = (uint32) h & (cap - 1);
+		 col_last[slot] >= 0 && col_hash[slot] != h;
+		 slot = (slot + 1) & (cap - 1))
+		;
+	col_hash[slot] = h;
+	return slot;
+}
+
 /*
  * value_refs -- for each value record of a block's key section (ncells
  * records), the index of its reference value: the value record before it
@@ -273,23 +317,7 @@ value_refs(const char *k, Size keylen, uint64 ncells, int32 *refs)
 	/* (every record has a flags byte: this bounds what is allocated) */
 	if (ncells > keylen || ncells > MaxAllocSize / 32)
 		return -1;
-	while (cap < ncells * 2)
-		cap <<= 1;
-	if (col_cap < cap)
-	{
-		if (col_hash)
-		{
-			pfree(col_hash);
-			pfree(col_last);
-		}
-		col_hash = MemoryContextAlloc(TopMemoryContext, sizeof(uint64) * cap);
-		col_last = MemoryContextAlloc(TopMemoryContext, sizeof(int32) * cap);
-		col_cap = cap;
-	}
-	if (col_fnv == NULL)
-		col_fnv = MemoryContextAlloc(TopMemoryContext,
-									 sizeof(uint64) * (WIDE_MAX_QUALIFIER + 1));
-	memset(col_last, 0xff, sizeof(int32) * cap);	/* -1: empty slot */
+	cap = refs_setup(ncells);
 
 	for (i = 0; i < ncells; i++)
 	{
@@ -915,14 +943,12 @@ huff_encode(const RawBlock *b, StringInfo out)
  * section.  Returns the end of the values written, or NULL if malformed.
  */
 static char *
-huff_decode(const char *p, const char *end, const char *keys, uint64 keylen,
-			uint64 ncells, char *o, char *olimit)
+huff_decode(const char *p, const char *end, const int32 *refs, int nvals,
+			char *o, char *olimit)
 {
 	static uint16 table[1 << HUFF_MAXLEN];
 	uint8		len[HUFF_NSYM];
 	uint32		code[HUFF_NSYM];
-	int32	   *refs;
-	int			nvals;
 	int			shift,
 				first,
 				nsym,
@@ -930,7 +956,7 @@ huff_decode(const char *p, const char *end, const char *keys, uint64 keylen,
 	int			i;
 	BitReader	br;
 
-	if (end - p < 3 || ncells > keylen)
+	if (end - p < 3)
 		return NULL;
 	shift = (uint8) p[0];
 	first = (uint8) p[1];
@@ -961,13 +987,8 @@ huff_decode(const char *p, const char *end, const char *keys, uint64 keylen,
 			for (uint32 j = code[s]; j < ((uint32) 1 << tbits); j += (uint32) 1 << len[s])
 				table[j] = (uint16) (len[s] << 8 | s);
 
-	refs = palloc(sizeof(int32) * Max(ncells, 1));
-	nvals = value_refs(keys, keylen, ncells, refs);
-	if (nvals < 0 || (uint64) (olimit - o) < (uint64) nvals * 8)
-	{
-		pfree(refs);
+	if ((uint64) (olimit - o) < (uint64) nvals * 8)
 		return NULL;
-	}
 	br.p = (const uint8 *) p;
 	br.len = end - p;
 	br.pos = 0;
@@ -995,7 +1016,6 @@ huff_decode(const char *p, const char *end, const char *keys, uint64 keylen,
 		if (unlikely(br.pos > (uint64) br.len * 8))
 			break;
 	}
-	pfree(refs);
 	/* every byte of the stream used, none past it, its padding zero */
 	if (i < nvals || (br.pos + 7) / 8 != br.len ||
 		(br.pos % 8 != 0 && (br.p[br.len - 1] >> (br.pos % 8)) != 0))
@@ -1171,22 +1191,36 @@ done:
 
 /*
  * keys_decode -- the raw key section of keys' at p (keylen bytes, ncells
- * records), written at o (room up to olimit); returns the end of what was
+ * records), written at o (room up to olimit), and in the same pass what
+ * value_refs finds in it: each value record's reference (into refs, room
+ * for ncells) and their number (*nvals); returns the end of what was
  * written, or NULL if malformed.
  */
 static char *
-keys_decode(const char *p, uint64 keylen, uint64 ncells, char *o, char *olimit)
+keys_decode(const char *p, uint64 keylen, uint64 ncells, char *o, char *olimit,
+			int32 *refs, int *nvals)
 {
 	const char *kend = p + keylen;
 	static KeyWalk w;
 	uint64		i;
+	uint32		cap;
+	uint64		quallen = 0;
+	bool		have_row = false;
+	bool		have_fam = false;
+	uint32		slot = 0;
+	bool		ref_valid = false;
+	int			n = 0;
 
+	if (ncells > keylen || ncells > MaxAllocSize / 32)
+		return NULL;
+	cap = refs_setup(ncells);
 	w.have_prev = false;
 	w.prevlen = 0;
 	w.t = -1;
 	for (i = 0; i < ncells; i++)
 	{
-		uint8		flags;
+		uint8		flags,
+					kind;
 		uint64		x,
 					shared,
 					unshared;
@@ -1196,8 +1230,17 @@ keys_decode(const char *p, uint64 keylen, uint64 ncells, char *o, char *olimit)
 			return NULL;
 		flags = (uint8) *p++;
 		*o++ = (char) flags;
+		kind = flags & K_KIND;
+		if (kind < WIDE_KIND_DEL_ROW || kind > WIDE_KIND_MERGE)
+			return NULL;
+		if (!(flags & K_NEW_ROW) && !have_row)
+			return NULL;
 		if (flags & K_NEW_ROW)
 		{
+			have_row = true;
+			have_fam = false;
+			quallen = 0;
+			ref_valid = false;
 			if (!(p = get_varint(p, kend, &x)))
 				return NULL;
 			if (x & 1)
@@ -1280,22 +1323,46 @@ keys_decode(const char *p, uint64 keylen, uint64 ncells, char *o, char *olimit)
 			p += famlen;
 			if (!(p = get_u32v(p, kend, &famid)))
 				return NULL;
+			col_fnv[0] = UINT64CONST(0xcbf29ce484222325) ^ famid;
+			have_fam = true;
+			quallen = 0;
+			ref_valid = false;
 		}
 		if (flags & K_NEW_QUAL)
 		{
 			if (!(p = get_varint(p, kend, &shared)) ||
 				!(p = get_varint(p, kend, &unshared)) ||
-				unshared > (uint64) (kend - p))
+				shared > quallen || unshared > (uint64) (kend - p) ||
+				shared + unshared > WIDE_MAX_QUALIFIER)
 				return NULL;
+			for (uint64 j = 0; j < unshared; j++)
+				col_fnv[shared + j + 1] =
+					(col_fnv[shared + j] ^ (uint8) p[j]) * UINT64CONST(0x100000001b3);
 			p += unshared;
+			quallen = shared + unshared;
+			ref_valid = false;
 		}
 		if (olimit - o < p - from)
 			return NULL;
 		memcpy(o, from, p - from);
 		o += p - from;
+		if (WIDE_KIND_IS_TOMBSTONE(kind))
+			continue;
+		if (!have_fam)
+			return NULL;
+		if (!ref_valid)
+		{
+			/* (unchanged since the last value record: the same column) */
+			slot = refs_slot(col_fnv[quallen], cap);
+			ref_valid = true;
+		}
+		refs[n] = col_last[slot] >= 0 ? col_last[slot] : n - 1;
+		col_last[slot] = n;
+		n++;
 	}
 	if (p != kend)
 		return NULL;
+	*nvals = n;
 	return o;
 }
 
@@ -1507,6 +1574,8 @@ WideBlockUnpack(const char *packed, Size len, Size maxraw, Size *rawlen)
 	const char *keys;
 	const char *rawkeys;
 	uint64		rawkeylen;
+	int32	   *refs = NULL;
+	int			nvals = 0;
 	double		f;
 
 	if (!(p = WideBlockPackedHeader(packed, len, maxraw, &size, &unit, &f)))
@@ -1558,8 +1627,9 @@ WideBlockUnpack(const char *packed, Size len, Size maxraw, Size *rawlen)
 			keys_scratch = MemoryContextAlloc(TopMemoryContext, size + 32);
 			keys_scratch_size = size + 32;
 		}
+		refs = palloc(sizeof(int32) * Max(ncells, 1));
 		if (!(kend = keys_decode(p, keylen, ncells, keys_scratch,
-								 keys_scratch + size)))
+								 keys_scratch + size, refs, &nvals)))
 			goto bad;
 		rawkeys = keys_scratch;
 		rawkeylen = kend - keys_scratch;
@@ -1600,7 +1670,7 @@ WideBlockUnpack(const char *packed, Size len, Size maxraw, Size *rawlen)
 	}
 	else if (f == -2.0)
 	{
-		if (!(o = huff_decode(p, end, keys, rawkeylen, ncells, o, olimit)))
+		if (!(o = huff_decode(p, end, refs, nvals, o, olimit)))
 			goto bad;
 	}
 	else
@@ -1619,10 +1689,14 @@ WideBlockUnpack(const char *packed, Size len, Size maxraw, Size *rawlen)
 	}
 	if (o != olimit)
 		goto bad;
+	if (refs)
+		pfree(refs);
 	*rawlen = size;
 	return out;
 
 bad:
+	if (refs)
+		pfree(refs);
 	pfree(out);
 	return NULL;
 }
