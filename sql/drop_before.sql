@@ -133,7 +133,8 @@ SELECT FROM wide.compact('dk', major => true);
 DROP TABLE segs_before;
 CREATE TEMP TABLE segs_before AS SELECT segment FROM wide.runs('dk');
 SELECT count(*) AS runs FROM segs_before;
--- m dropped before day -7: k may have cells in any run, none is freed
+-- m dropped before day -7: the windows of m older than that go (each run
+-- names its families: k's cell is in the rest run only)
 SELECT wide.drop_before('dk', 'm', (SELECT d0 FROM base) - interval '7 days');
 VACUUM (TRUNCATE false) dk;
 SELECT count(*) AS runs_left FROM wide.runs('dk');

@@ -251,6 +251,13 @@ WideManifestProblem(const WideMetaPageData *meta, char *buf, size_t buflen)
 						 i + 1, meta->runs[i].root);
 				return buf;
 			}
+			/* a run holds a record, so a family: an empty set is damage */
+			else if ((meta->runs[i].flags & WIDE_RUN_FAMILIES) &&
+					 meta->runs[i].families == 0)
+			{
+				snprintf(buf, buflen, "run %u holds no family", i + 1);
+				return buf;
+			}
 		for (i = 0; i < meta->nwaruns; i++)
 			if (!BLOCK_OK(meta->waruns[i].root))
 			{
