@@ -121,7 +121,9 @@ typedef WidePageOpaqueData *WidePageOpaque;
 											 * and drops (wide.drop_before)
 											 * in the metapage; 6: runs
 											 * name the families they hold
-											 * (WIDE_RUN_FAMILIES) */
+											 * (WIDE_RUN_FAMILIES), Huffman
+											 * coded float8 values, row keys
+											 * as digit steps (blockpack.c) */
 #define WIDE_FORMAT_OLDEST		1			/* oldest version read */
 #define WIDE_NLANES				4			/* write-area insertion lanes */
 #define WIDE_MAX_RUNS			24			/* segments listed in the metapage */
