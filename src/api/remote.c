@@ -724,6 +724,23 @@ table_option(ForeignTable *ft, const char *name)
 }
 
 /*
+ * the table of a remote tablet on its node, schema-qualified and quoted:
+ * the options schema_name and table_name, by default the tablet's own
+ */
+static const char *
+remote_table_name(ForeignTable *ft, Oid tablet)
+{
+	char	   *nsp = table_option(ft, "schema_name");
+	char	   *rel = table_option(ft, "table_name");
+
+	if (nsp == NULL)
+		nsp = get_namespace_name(get_rel_namespace(tablet));
+	if (rel == NULL)
+		rel = get_rel_name(tablet);
+	return quote_qualified_identifier(nsp, rel);
+}
+
+/*
  * remote_call_sql -- "schema.fn(args)" calling the function of fcinfo on
  * the node of a remote tablet, with the tablet's table there as the first
  * argument; argument "override" (if >= 0) is given as "overvalue" instead
@@ -736,20 +753,13 @@ remote_call_sql(FunctionCallInfo fcinfo, Oid tablet, const char ***params,
 {
 	ForeignTable *ft = GetForeignTable(tablet);
 	ForeignServer *server = GetForeignServer(ft->serverid);
-	char	   *nsp = table_option(ft, "schema_name");
-	char	   *rel = table_option(ft, "table_name");
-	char	   *remote;
+	const char *remote = remote_table_name(ft, tablet);
 	HeapTuple	proctup;
 	Form_pg_proc proc;
 	StringInfoData sql;
 	int			nestlevel;
 	int			i;
 
-	if (nsp == NULL)
-		nsp = get_namespace_name(get_rel_namespace(tablet));
-	if (rel == NULL)
-		rel = get_rel_name(tablet);
-	remote = quote_qualified_identifier(nsp, rel);
 	*servername = server->servername;
 
 	proctup = SearchSysCache1(PROCOID, ObjectIdGetDatum(fcinfo->flinfo->fn_oid));
@@ -930,19 +940,13 @@ remote_mutate(Oid tablet, const char *sql, const char *arg)
 {
 	ForeignTable *ft = GetForeignTable(tablet);
 	ForeignServer *server = GetForeignServer(ft->serverid);
-	char	   *nsp = table_option(ft, "schema_name");
-	char	   *rel = table_option(ft, "table_name");
 	char	   *tabletname = get_rel_name(tablet);
 	const char *params[2];
 	RemoteConn *rc;
 	PGresult   *res;
 	int64		n;
 
-	if (nsp == NULL)
-		nsp = get_namespace_name(get_rel_namespace(tablet));
-	if (rel == NULL)
-		rel = tabletname;
-	params[0] = quote_qualified_identifier(nsp, rel);
+	params[0] = remote_table_name(ft, tablet);
 	params[1] = arg;
 	rc = get_conn(server->servername, tabletname);
 	res = exec_wait(rc->conn, sql, 2, params);
@@ -991,8 +995,6 @@ WideRemoteSamples(Oid tablet, ReturnSetInfo *rsinfo, int64 *total)
 {
 	ForeignTable *ft = GetForeignTable(tablet);
 	ForeignServer *server = GetForeignServer(ft->serverid);
-	char	   *nsp = table_option(ft, "schema_name");
-	char	   *rel = table_option(ft, "table_name");
 	char	   *tabletname = get_rel_name(tablet);
 	const char *params[1];
 	RemoteConn *rc;
@@ -1000,11 +1002,7 @@ WideRemoteSamples(Oid tablet, ReturnSetInfo *rsinfo, int64 *total)
 	int64		base = *total;
 	int			i;
 
-	if (nsp == NULL)
-		nsp = get_namespace_name(get_rel_namespace(tablet));
-	if (rel == NULL)
-		rel = tabletname;
-	params[0] = quote_qualified_identifier(nsp, rel);
+	params[0] = remote_table_name(ft, tablet);
 	rc = get_conn(server->servername, tabletname);
 	res = exec_wait(rc->conn, "SELECT row_key, offset_bytes FROM wide.sample_row_keys($1::pg_catalog.regclass)", 1, params);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK)
@@ -1036,8 +1034,6 @@ WideRemoteCompact(Oid tablet, bool major, WideMaintCounts *counts)
 {
 	ForeignTable *ft = GetForeignTable(tablet);
 	ForeignServer *server = GetForeignServer(ft->serverid);
-	char	   *nsp = table_option(ft, "schema_name");
-	char	   *rel = table_option(ft, "table_name");
 	char	   *tabletname = get_rel_name(tablet);
 	const char *params[2];
 	RemoteConn *rc;
@@ -1045,11 +1041,7 @@ WideRemoteCompact(Oid tablet, bool major, WideMaintCounts *counts)
 	int64		v[16];
 	int			i;
 
-	if (nsp == NULL)
-		nsp = get_namespace_name(get_rel_namespace(tablet));
-	if (rel == NULL)
-		rel = tabletname;
-	params[0] = quote_qualified_identifier(nsp, rel);
+	params[0] = remote_table_name(ft, tablet);
 	params[1] = major ? "true" : "false";
 	rc = get_conn(server->servername, tabletname);
 	res = exec_wait(rc->conn,
@@ -1104,8 +1096,6 @@ static void
 owned_remote_tablet(Oid tablet, ForeignServer **server, char **remote)
 {
 	ForeignTable *ft;
-	char	   *nsp;
-	char	   *rel;
 
 	if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(tablet)))
 		ereport(ERROR,
@@ -1123,13 +1113,7 @@ owned_remote_tablet(Oid tablet, ForeignServer **server, char **remote)
 				 errdetail("A remote tablet is a foreign table that is a partition of a parent of tablets.")));
 	ft = GetForeignTable(tablet);
 	*server = GetForeignServer(ft->serverid);
-	nsp = table_option(ft, "schema_name");
-	rel = table_option(ft, "table_name");
-	if (nsp == NULL)
-		nsp = get_namespace_name(get_rel_namespace(tablet));
-	if (rel == NULL)
-		rel = get_rel_name(tablet);
-	*remote = (char *) quote_qualified_identifier(nsp, rel);
+	*remote = (char *) remote_table_name(ft, tablet);
 }
 
 /* run a statement with parameters in this transaction's remote transaction */
