@@ -261,6 +261,30 @@ match_pattern(WideMatch *m, Expr *clause, Node *pattern, int mode, bool *exact)
 	return true;
 }
 
+/*
+ * the arguments, operator and collation of x op y, or of x op ANY(array);
+ * false for any other clause (op ALL too)
+ */
+static bool
+operator_parts(Expr *clause, List **args, Oid *opno, Oid *collid)
+{
+	if (IsA(clause, OpExpr))
+	{
+		*args = ((OpExpr *) clause)->args;
+		*opno = ((OpExpr *) clause)->opno;
+		*collid = ((OpExpr *) clause)->inputcollid;
+		return true;
+	}
+	if (IsA(clause, ScalarArrayOpExpr) && ((ScalarArrayOpExpr *) clause)->useOr)
+	{
+		*args = ((ScalarArrayOpExpr *) clause)->args;
+		*opno = ((ScalarArrayOpExpr *) clause)->opno;
+		*collid = ((ScalarArrayOpExpr *) clause)->inputcollid;
+		return true;
+	}
+	return false;
+}
+
 /* is node the column attno of the relation? */
 static bool
 is_column(Node *node, Index relid, AttrNumber attno)
@@ -290,19 +314,7 @@ match_column(WideMatch *m, Expr *clause)
 				ltype,
 				rtype;
 
-	if (IsA(clause, OpExpr))
-	{
-		args = ((OpExpr *) clause)->args;
-		opno = ((OpExpr *) clause)->opno;
-		collid = ((OpExpr *) clause)->inputcollid;
-	}
-	else if (is_array && ((ScalarArrayOpExpr *) clause)->useOr)
-	{
-		args = ((ScalarArrayOpExpr *) clause)->args;
-		opno = ((ScalarArrayOpExpr *) clause)->opno;
-		collid = ((ScalarArrayOpExpr *) clause)->inputcollid;
-	}
-	else
+	if (!operator_parts(clause, &args, &opno, &collid))
 		return false;
 	if (list_length(args) != 2)
 		return false;
@@ -406,19 +418,7 @@ match_split(WideMatch *m, Expr *clause, bool *exact)
 	Oid			ltype,
 				rtype;
 
-	if (IsA(clause, OpExpr))
-	{
-		args = ((OpExpr *) clause)->args;
-		opno = ((OpExpr *) clause)->opno;
-		collid = ((OpExpr *) clause)->inputcollid;
-	}
-	else if (is_array && ((ScalarArrayOpExpr *) clause)->useOr)
-	{
-		args = ((ScalarArrayOpExpr *) clause)->args;
-		opno = ((ScalarArrayOpExpr *) clause)->opno;
-		collid = ((ScalarArrayOpExpr *) clause)->inputcollid;
-	}
-	else
+	if (!operator_parts(clause, &args, &opno, &collid))
 		return false;
 	if (m->keytype != TEXTOID || list_length(args) != 2)
 		return false;
