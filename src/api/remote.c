@@ -934,24 +934,42 @@ WideRemoteRows(FunctionCallInfo fcinfo, Oid tablet, int limitarg, int64 limit,
 	return rows;
 }
 
-/* run "sql" (a mutate_rows call on $1, the tablet's table, and $2) on the node of a remote tablet */
-static int64
-remote_mutate(Oid tablet, const char *sql, const char *arg)
+/*
+ * run "sql", a query whose $1 is the tablet's table on its node (put into
+ * params[0]; the caller fills the others), on the node of a remote tablet
+ * in this transaction's remote transaction; fails with the node's error
+ * unless it returns rows.  The connection goes to *rc.
+ */
+static PGresult *
+remote_table_query(Oid tablet, const char *sql, int nparams,
+				   const char **params, RemoteConn **rc)
 {
 	ForeignTable *ft = GetForeignTable(tablet);
 	ForeignServer *server = GetForeignServer(ft->serverid);
 	char	   *tabletname = get_rel_name(tablet);
+	PGresult   *res;
+
+	params[0] = remote_table_name(ft, tablet);
+	*rc = get_conn(server->servername, tabletname);
+	res = exec_wait((*rc)->conn, sql, nparams, params);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK)
+		remote_error(*rc, res, tabletname);
+	return res;
+}
+
+/* run "sql" (a mutate_rows call on $1, the tablet's table, and $2) on the node of a remote tablet */
+static int64
+remote_mutate(Oid tablet, const char *sql, const char *arg)
+{
 	const char *params[2];
 	RemoteConn *rc;
 	PGresult   *res;
 	int64		n;
 
-	params[0] = remote_table_name(ft, tablet);
 	params[1] = arg;
-	rc = get_conn(server->servername, tabletname);
-	res = exec_wait(rc->conn, sql, 2, params);
-	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1)
-		remote_error(rc, res, tabletname);
+	res = remote_table_query(tablet, sql, 2, params, &rc);
+	if (PQntuples(res) != 1)
+		remote_error(rc, res, get_rel_name(tablet));
 	n = strtoi64(PQgetvalue(res, 0, 0), NULL, 10);
 	PQclear(res);
 	return n;
@@ -993,20 +1011,14 @@ WideRemoteMutateRowsBin(Oid tablet, const char *batch, int len)
 void
 WideRemoteSamples(Oid tablet, ReturnSetInfo *rsinfo, int64 *total)
 {
-	ForeignTable *ft = GetForeignTable(tablet);
-	ForeignServer *server = GetForeignServer(ft->serverid);
-	char	   *tabletname = get_rel_name(tablet);
 	const char *params[1];
 	RemoteConn *rc;
 	PGresult   *res;
 	int64		base = *total;
 	int			i;
 
-	params[0] = remote_table_name(ft, tablet);
-	rc = get_conn(server->servername, tabletname);
-	res = exec_wait(rc->conn, "SELECT row_key, offset_bytes FROM wide.sample_row_keys($1::pg_catalog.regclass)", 1, params);
-	if (PQresultStatus(res) != PGRES_TUPLES_OK)
-		remote_error(rc, res, tabletname);
+	res = remote_table_query(tablet, "SELECT row_key, offset_bytes FROM wide.sample_row_keys($1::pg_catalog.regclass)",
+							 1, params, &rc);
 	for (i = 0; i < PQntuples(res); i++)
 	{
 		int64		off = base + strtoi64(PQgetvalue(res, i, 1), NULL, 10);
@@ -1032,23 +1044,16 @@ WideRemoteSamples(Oid tablet, ReturnSetInfo *rsinfo, int64 *total)
 void
 WideRemoteCompact(Oid tablet, bool major, WideMaintCounts *counts)
 {
-	ForeignTable *ft = GetForeignTable(tablet);
-	ForeignServer *server = GetForeignServer(ft->serverid);
-	char	   *tabletname = get_rel_name(tablet);
 	const char *params[2];
 	RemoteConn *rc;
 	PGresult   *res;
 	int64		v[16];
 	int			i;
 
-	params[0] = remote_table_name(ft, tablet);
 	params[1] = major ? "true" : "false";
-	rc = get_conn(server->servername, tabletname);
-	res = exec_wait(rc->conn,
-					"SELECT * FROM wide.compact($1::pg_catalog.regclass, $2::pg_catalog.bool)",
-					2, params);
-	if (PQresultStatus(res) != PGRES_TUPLES_OK)
-		remote_error(rc, res, tabletname);
+	res = remote_table_query(tablet,
+							 "SELECT * FROM wide.compact($1::pg_catalog.regclass, $2::pg_catalog.bool)",
+							 2, params, &rc);
 	if (PQntuples(res) == 1 && PQnfields(res) == 1)
 	{
 		/* a node of wide 0.1: compact returns void, no counts */
@@ -1059,7 +1064,7 @@ WideRemoteCompact(Oid tablet, bool major, WideMaintCounts *counts)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROTOCOL_VIOLATION),
 				 errmsg("unexpected result of wide.compact on the node of tablet \"%s\"",
-						tabletname)));
+						get_rel_name(tablet))));
 	/* the columns in the order of wide.compact's row (maintenance.c) */
 	for (i = 0; i < lengthof(v); i++)
 		v[i] = PQgetisnull(res, 0, i) ? 0 :
