@@ -338,6 +338,36 @@ create_families(Oid relid, MoveIn *m)
 }
 
 /*
+ * is key column attno of relid text with the database's default collation,
+ * and not given another type by cmds (an ALTER TABLE's)?  Its name and
+ * typmod into *name and *typmod.
+ */
+static bool
+key_column_needs_c(Oid relid, AttrNumber attno, List *cmds, char **name,
+				   int32 *typmod)
+{
+	Oid			typid;
+	Oid			collid;
+	ListCell   *lc;
+
+	*name = get_attname(relid, attno, true);
+	if (*name == NULL)
+		return false;			/* (nor has it a later column) */
+	get_atttypetypmodcoll(relid, attno, &typid, typmod, &collid);
+	if (typid != TEXTOID || collid != DEFAULT_COLLATION_OID)
+		return false;
+	foreach(lc, cmds)
+	{
+		AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
+
+		if (cmd->subtype == AT_AlterColumnType && cmd->name != NULL &&
+			strcmp(cmd->name, *name) == 0)
+			return false;
+	}
+	return true;
+}
+
+/*
  * needs_c_collation -- does ALTER TABLE ... SET ACCESS METHOD wide of this
  * table have to give a text key column the "C" collation, as CREATE TABLE
  * ... USING wide does (one with the database's default collation, not
@@ -348,26 +378,11 @@ needs_c_collation(Oid relid, Node *stmt)
 {
 	for (AttrNumber attno = 1; attno <= 3; attno++)
 	{
-		Oid			typid;
+		char	   *name;
 		int32		typmod;
-		Oid			collid;
-		char	   *name = get_attname(relid, attno, true);
-		ListCell   *lc;
-		bool		altered = false;
 
-		if (name == NULL)
-			break;
-		get_atttypetypmodcoll(relid, attno, &typid, &typmod, &collid);
-		if (typid != TEXTOID || collid != DEFAULT_COLLATION_OID)
-			continue;
-		foreach(lc, ((AlterTableStmt *) stmt)->cmds)
-		{
-			AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
-
-			altered |= (cmd->subtype == AT_AlterColumnType && cmd->name != NULL &&
-						strcmp(cmd->name, name) == 0);
-		}
-		if (!altered)
+		if (key_column_needs_c(relid, attno, ((AlterTableStmt *) stmt)->cmds,
+							   &name, &typmod))
 			return true;
 	}
 	return false;
@@ -384,29 +399,13 @@ add_c_collation(Oid relid, AlterTableStmt *alter)
 
 	for (AttrNumber attno = 1; attno <= 3; attno++)
 	{
-		Oid			typid;
 		int32		typmod;
-		Oid			collid;
-		char	   *name = get_attname(relid, attno, true);
+		char	   *name;
 		AlterTableCmd *cmd;
 		ColumnDef  *def;
 		CollateClause *coll;
-		ListCell   *lc;
-		bool		altered = false;
 
-		if (name == NULL)
-			break;
-		get_atttypetypmodcoll(relid, attno, &typid, &typmod, &collid);
-		if (typid != TEXTOID || collid != DEFAULT_COLLATION_OID)
-			continue;
-		foreach(lc, alter->cmds)
-		{
-			AlterTableCmd *c = lfirst_node(AlterTableCmd, lc);
-
-			altered |= (c->subtype == AT_AlterColumnType && c->name != NULL &&
-						strcmp(c->name, name) == 0);
-		}
-		if (altered)
+		if (!key_column_needs_c(relid, attno, alter->cmds, &name, &typmod))
 			continue;
 		coll = makeNode(CollateClause);
 		coll->arg = NULL;
