@@ -7,6 +7,10 @@ OBJS = \
 	src/am/cellslot.o \
 	src/am/copyrow.o \
 	src/am/customscan.o \
+	src/am/scan_exec.o \
+	src/am/scan_explain.o \
+	src/am/scan_match.o \
+	src/am/scan_range.o \
 	src/am/ddl.o \
 	src/am/delete.o \
 	src/am/keyindex.o \

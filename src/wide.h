@@ -7,7 +7,8 @@
  *	  only when wide is preloaded: engine/sharedcache.c and segment.h).
  *	  Settings used by one module only are registered and declared
  *	  there: wide.enable_customscan
- *	  (am/customscan.c), wide.enable_aggregate_pushdown (am/scan_agg.c),
+ *	  (am/customscan.c), wide.enable_range_lists (am/scan_match.c),
+ *	  wide.enable_aggregate_pushdown (am/scan_agg.c),
  *	  wide.parallel_stretch_blocks (am/scan_parallel.c),
  *	  wide.enable_read_scan (api/read_scan.c).  Everything else is
  *	  declared by the header of the module that defines it.

@@ -152,6 +152,29 @@ movein_target(Node *stmt)
 }
 
 /*
+ * the first of a parent's three key columns (row_key, family, qualifier)
+ * that is text without the "C" collation, which a wide partition's keys
+ * have; InvalidAttrNumber if none
+ */
+static AttrNumber
+non_c_key_column(Oid parentid)
+{
+	for (AttrNumber attno = 1; attno <= 3; attno++)
+	{
+		Oid			typid;
+		int32		typmod;
+		Oid			collid;
+
+		if (get_attname(parentid, attno, true) == NULL)
+			break;
+		get_atttypetypmodcoll(parentid, attno, &typid, &typmod, &collid);
+		if (typid == TEXTOID && collid != C_COLLATION_OID)
+			return attno;
+	}
+	return InvalidAttrNumber;
+}
+
+/*
  * check_partition -- a partition USING wide of a table whose key columns
  * do not use the "C" collation would be created with "C" key columns (the
  * access method sets them, schema.c) and then fail every query through the
@@ -162,6 +185,7 @@ check_partition(Node *stmt)
 {
 	CreateStmt *create;
 	Oid			parentid;
+	AttrNumber	attno;
 
 	if (!IsA(stmt, CreateStmt))
 		return;
@@ -175,23 +199,14 @@ check_partition(Node *stmt)
 								NoLock, true);
 	if (!OidIsValid(parentid))
 		return;
-	for (AttrNumber attno = 1; attno <= 3; attno++)
-	{
-		Oid			typid;
-		int32		typmod;
-		Oid			collid;
-
-		if (get_attname(parentid, attno, true) == NULL)
-			break;
-		get_atttypetypmodcoll(parentid, attno, &typid, &typmod, &collid);
-		if (typid == TEXTOID && collid != C_COLLATION_OID)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
-					 errmsg("column \"%s\" of partitioned table \"%s\" must use the \"C\" collation to have wide partitions",
-							get_attname(parentid, attno, false), get_rel_name(parentid)),
-					 errdetail("The text key columns of a wide table use the \"C\" collation, so that SQL order is the stored bytewise order, and a partition's collations must be its parent's."),
-					 errhint("Declare the parent's row_key, family and qualifier with COLLATE \"C\".")));
-	}
+	attno = non_c_key_column(parentid);
+	if (attno != InvalidAttrNumber)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
+				 errmsg("column \"%s\" of partitioned table \"%s\" must use the \"C\" collation to have wide partitions",
+						get_attname(parentid, attno, false), get_rel_name(parentid)),
+				 errdetail("The text key columns of a wide table use the \"C\" collation, so that SQL order is the stored bytewise order, and a partition's collations must be its parent's."),
+				 errhint("Declare the parent's row_key, family and qualifier with COLLATE \"C\".")));
 }
 
 /*
@@ -215,6 +230,7 @@ check_attach(Node *stmt)
 		PartitionCmd *part;
 		Oid			parentid;
 		Oid			partid;
+		AttrNumber	attno;
 
 		if (cmd->subtype != AT_AttachPartition || cmd->def == NULL ||
 			!IsA(cmd->def, PartitionCmd))
@@ -225,25 +241,16 @@ check_attach(Node *stmt)
 		if (!OidIsValid(parentid) || !OidIsValid(partid) ||
 			!WideRelationIsWide(partid))
 			continue;
-		for (AttrNumber attno = 1; attno <= 3; attno++)
-		{
-			Oid			typid;
-			int32		typmod;
-			Oid			collid;
-
-			if (get_attname(parentid, attno, true) == NULL)
-			break;
-		get_atttypetypmodcoll(parentid, attno, &typid, &typmod, &collid);
-			if (typid == TEXTOID && collid != C_COLLATION_OID)
-				ereport(ERROR,
-						(errcode(ERRCODE_DATATYPE_MISMATCH),
-						 errmsg("column \"%s\" of partitioned table \"%s\" must use the \"C\" collation to have wide partitions",
-								get_attname(parentid, attno, false), get_rel_name(parentid)),
-						 errdetail("The text key columns of wide table \"%s\" use the \"C\" collation, so that SQL order is the stored bytewise order.",
-								   get_rel_name(partid)),
-						 errhint("Declare the parent's row_key, family and qualifier with COLLATE \"C\" (ALTER TABLE %s ALTER COLUMN row_key TYPE text COLLATE \"C\", ...).",
-								 get_rel_name(parentid))));
-		}
+		attno = non_c_key_column(parentid);
+		if (attno != InvalidAttrNumber)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("column \"%s\" of partitioned table \"%s\" must use the \"C\" collation to have wide partitions",
+							get_attname(parentid, attno, false), get_rel_name(parentid)),
+					 errdetail("The text key columns of wide table \"%s\" use the \"C\" collation, so that SQL order is the stored bytewise order.",
+							   get_rel_name(partid)),
+					 errhint("Declare the parent's row_key, family and qualifier with COLLATE \"C\" (ALTER TABLE %s ALTER COLUMN row_key TYPE text COLLATE \"C\", ...).",
+							 get_rel_name(parentid))));
 	}
 }
 
@@ -331,6 +338,36 @@ create_families(Oid relid, MoveIn *m)
 }
 
 /*
+ * is key column attno of relid text with the database's default collation,
+ * and not given another type by cmds (an ALTER TABLE's)?  Its name and
+ * typmod into *name and *typmod.
+ */
+static bool
+key_column_needs_c(Oid relid, AttrNumber attno, List *cmds, char **name,
+				   int32 *typmod)
+{
+	Oid			typid;
+	Oid			collid;
+	ListCell   *lc;
+
+	*name = get_attname(relid, attno, true);
+	if (*name == NULL)
+		return false;			/* (nor has it a later column) */
+	get_atttypetypmodcoll(relid, attno, &typid, typmod, &collid);
+	if (typid != TEXTOID || collid != DEFAULT_COLLATION_OID)
+		return false;
+	foreach(lc, cmds)
+	{
+		AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
+
+		if (cmd->subtype == AT_AlterColumnType && cmd->name != NULL &&
+			strcmp(cmd->name, *name) == 0)
+			return false;
+	}
+	return true;
+}
+
+/*
  * needs_c_collation -- does ALTER TABLE ... SET ACCESS METHOD wide of this
  * table have to give a text key column the "C" collation, as CREATE TABLE
  * ... USING wide does (one with the database's default collation, not
@@ -341,26 +378,11 @@ needs_c_collation(Oid relid, Node *stmt)
 {
 	for (AttrNumber attno = 1; attno <= 3; attno++)
 	{
-		Oid			typid;
+		char	   *name;
 		int32		typmod;
-		Oid			collid;
-		char	   *name = get_attname(relid, attno, true);
-		ListCell   *lc;
-		bool		altered = false;
 
-		if (name == NULL)
-			break;
-		get_atttypetypmodcoll(relid, attno, &typid, &typmod, &collid);
-		if (typid != TEXTOID || collid != DEFAULT_COLLATION_OID)
-			continue;
-		foreach(lc, ((AlterTableStmt *) stmt)->cmds)
-		{
-			AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
-
-			altered |= (cmd->subtype == AT_AlterColumnType && cmd->name != NULL &&
-						strcmp(cmd->name, name) == 0);
-		}
-		if (!altered)
+		if (key_column_needs_c(relid, attno, ((AlterTableStmt *) stmt)->cmds,
+							   &name, &typmod))
 			return true;
 	}
 	return false;
@@ -377,29 +399,13 @@ add_c_collation(Oid relid, AlterTableStmt *alter)
 
 	for (AttrNumber attno = 1; attno <= 3; attno++)
 	{
-		Oid			typid;
 		int32		typmod;
-		Oid			collid;
-		char	   *name = get_attname(relid, attno, true);
+		char	   *name;
 		AlterTableCmd *cmd;
 		ColumnDef  *def;
 		CollateClause *coll;
-		ListCell   *lc;
-		bool		altered = false;
 
-		if (name == NULL)
-			break;
-		get_atttypetypmodcoll(relid, attno, &typid, &typmod, &collid);
-		if (typid != TEXTOID || collid != DEFAULT_COLLATION_OID)
-			continue;
-		foreach(lc, alter->cmds)
-		{
-			AlterTableCmd *c = lfirst_node(AlterTableCmd, lc);
-
-			altered |= (c->subtype == AT_AlterColumnType && c->name != NULL &&
-						strcmp(c->name, name) == 0);
-		}
-		if (altered)
+		if (!key_column_needs_c(relid, attno, alter->cmds, &name, &typmod))
 			continue;
 		coll = makeNode(CollateClause);
 		coll->arg = NULL;

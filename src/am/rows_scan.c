@@ -469,6 +469,28 @@ prefix_bucket(const char *data, int w)
 }
 
 /*
+ * vals with the bytes of key part p of value d appended (followed by the
+ * separator unless p is the last part), or as they are when d is no value
+ * of the part; buf is scratch
+ */
+static List *
+add_part_value(const WideRowShape *s, int p, Datum d, Oid type,
+			   StringInfo buf, List *vals)
+{
+	KeyBytes   *k;
+
+	resetStringInfo(buf);
+	if (!WideRowKeyPartTry(s, p, d, type, buf))
+		return vals;
+	k = palloc(sizeof(KeyBytes));
+	if (p < s->nparts - 1)
+		appendStringInfoChar(buf, s->sep);
+	k->data = pnstrdup(buf->data, buf->len);
+	k->len = buf->len;
+	return lappend(vals, k);
+}
+
+/*
  * build_ranges -- the ranges of the key conditions' current values, in
  * key order, in st->ranges; none if no row can match.
  */
@@ -536,32 +558,12 @@ build_ranges(RowsScan *st, ExprContext *econtext)
 				{
 					if (nulls[i])
 						continue;
-					resetStringInfo(&buf);
-					if (WideRowKeyPartTry(s, p, elems[i], type, &buf))
-					{
-						KeyBytes   *k = palloc(sizeof(KeyBytes));
-
-						if (p < s->nparts - 1)
-							appendStringInfoChar(&buf, s->sep);
-						k->data = pnstrdup(buf.data, buf.len);
-						k->len = buf.len;
-						vals = lappend(vals, k);
-					}
+					vals = add_part_value(s, p, elems[i], type, &buf, vals);
 				}
 			}
 			else
 			{
-				resetStringInfo(&buf);
-				if (WideRowKeyPartTry(s, p, d, type, &buf))
-				{
-					KeyBytes   *k = palloc(sizeof(KeyBytes));
-
-					if (p < s->nparts - 1)
-						appendStringInfoChar(&buf, s->sep);
-					k->data = pnstrdup(buf.data, buf.len);
-					k->len = buf.len;
-					vals = lappend(vals, k);
-				}
+				vals = add_part_value(s, p, d, type, &buf, vals);
 			}
 			if (vals == NIL)
 				return;			/* no row key holds any of the values */

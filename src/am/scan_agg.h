@@ -3,7 +3,7 @@
  * scan_agg.h
  *	  The Wide Aggregate (scan_agg.c): count, sum, avg, min and max
  *	  computed from the cells a Wide Scan reads, without forming tuples;
- *	  and what it needs of the Wide Scan (customscan.c).
+ *	  and what it needs of the Wide Scan (customscan.c, scan_exec.c).
  *
  * IDENTIFICATION
  *	  src/am/scan_agg.h
@@ -19,7 +19,7 @@
 #include "engine/schema.h"
 #include "engine/reader.h"
 
-/* customscan.c: the cells of a Wide Scan */
+/* customscan.c (WideScanPathExact), scan_exec.c: the cells of a Wide Scan */
 extern bool WideScanPathExact(RelOptInfo *rel, Path *path);
 extern bool WideScanIsWideScan(PlanState *ps);
 extern uint64 WideScanFold(CustomScanState *node, WideCellFold fold, void *arg);

@@ -221,6 +221,19 @@ static JsonbValue *convert_object(JsonbValue *v, Oid valtype, JsonbParseState **
 static JsonbValue *convert_aggregate_mutation(JsonbValue *v, bool merge, Oid valtype,
 											  JsonbParseState **ps);
 
+/* a number given as a JSON string (int64 fields: "123"), as a JSON number */
+static void
+string_numeric(JsonbValue *v, JsonbValue *out)
+{
+	char	   *s = pnstrdup(v->val.string.val, v->val.string.len);
+
+	out->type = jbvNumeric;
+	out->val.numeric = DatumGetNumeric(DirectFunctionCall3(numeric_in,
+														   CStringGetDatum(s),
+														   ObjectIdGetDatum(InvalidOid),
+														   Int32GetDatum(-1)));
+}
+
 /* a scalar value of a field */
 static void
 convert_scalar(const char *name, bool camel, JsonbValue *v, Oid valtype,
@@ -264,15 +277,7 @@ convert_scalar(const char *name, bool camel, JsonbValue *v, Oid valtype,
 			text_value(name, b, len, out, "A key or qualifier that is not text is passed on as {\"base64\": ...}.");
 	}
 	else if (in_list(name, int64_fields) && v->type == jbvString)
-	{
-		char	   *s = pnstrdup(v->val.string.val, v->val.string.len);
-
-		out->type = jbvNumeric;
-		out->val.numeric = DatumGetNumeric(DirectFunctionCall3(numeric_in,
-															   CStringGetDatum(s),
-															   ObjectIdGetDatum(InvalidOid),
-															   Int32GetDatum(-1)));
-	}
+		string_numeric(v, out);
 }
 
 /*
@@ -390,15 +395,7 @@ json_number(const char *field, JsonbValue *v, JsonbValue *out)
 	if (v->type == jbvNumeric)
 		*out = *v;
 	else if (v->type == jbvString)
-	{
-		char	   *s = pnstrdup(v->val.string.val, v->val.string.len);
-
-		out->type = jbvNumeric;
-		out->val.numeric = DatumGetNumeric(DirectFunctionCall3(numeric_in,
-															   CStringGetDatum(s),
-															   ObjectIdGetDatum(InvalidOid),
-															   Int32GetDatum(-1)));
-	}
+		string_numeric(v, out);
 	else
 		bad(field, "It is a number, or a string of one.", NULL);
 }

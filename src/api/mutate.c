@@ -208,10 +208,11 @@ wide_delete_cells(PG_FUNCTION_ARGS)
 }
 
 /*
- * wide.delete_family(tbl, row_key, family)
+ * delete_family and delete_row: one tombstone of kind for the row (and
+ * family) of the arguments
  */
-Datum
-wide_delete_family(PG_FUNCTION_ARGS)
+static Datum
+delete_tombstone(FunctionCallInfo fcinfo, WideKind kind)
 {
 	Relation	rel = WideOpenTableKey(fcinfo, WideTableArg(fcinfo, 0), ACL_DELETE,
 									RowExclusiveLock, 1);
@@ -219,10 +220,19 @@ wide_delete_family(PG_FUNCTION_ARGS)
 
 	if (rel == NULL)
 		return WideRemoteResult;
-	tombstone(fcinfo, WIDE_KIND_DEL_FAMILY, &c, WideGetSchema(rel), rel);
+	tombstone(fcinfo, kind, &c, WideGetSchema(rel), rel);
 	WideWriteRecords(rel, &c, 1);
 	relation_close(rel, NoLock);
 	PG_RETURN_VOID();
+}
+
+/*
+ * wide.delete_family(tbl, row_key, family)
+ */
+Datum
+wide_delete_family(PG_FUNCTION_ARGS)
+{
+	return delete_tombstone(fcinfo, WIDE_KIND_DEL_FAMILY);
 }
 
 /*
@@ -231,14 +241,5 @@ wide_delete_family(PG_FUNCTION_ARGS)
 Datum
 wide_delete_row(PG_FUNCTION_ARGS)
 {
-	Relation	rel = WideOpenTableKey(fcinfo, WideTableArg(fcinfo, 0), ACL_DELETE,
-									RowExclusiveLock, 1);
-	WideCell	c;
-
-	if (rel == NULL)
-		return WideRemoteResult;
-	tombstone(fcinfo, WIDE_KIND_DEL_ROW, &c, WideGetSchema(rel), rel);
-	WideWriteRecords(rel, &c, 1);
-	relation_close(rel, NoLock);
-	PG_RETURN_VOID();
+	return delete_tombstone(fcinfo, WIDE_KIND_DEL_ROW);
 }

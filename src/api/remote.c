@@ -724,6 +724,23 @@ table_option(ForeignTable *ft, const char *name)
 }
 
 /*
+ * the table of a remote tablet on its node, schema-qualified and quoted:
+ * the options schema_name and table_name, by default the tablet's own
+ */
+static const char *
+remote_table_name(ForeignTable *ft, Oid tablet)
+{
+	char	   *nsp = table_option(ft, "schema_name");
+	char	   *rel = table_option(ft, "table_name");
+
+	if (nsp == NULL)
+		nsp = get_namespace_name(get_rel_namespace(tablet));
+	if (rel == NULL)
+		rel = get_rel_name(tablet);
+	return quote_qualified_identifier(nsp, rel);
+}
+
+/*
  * remote_call_sql -- "schema.fn(args)" calling the function of fcinfo on
  * the node of a remote tablet, with the tablet's table there as the first
  * argument; argument "override" (if >= 0) is given as "overvalue" instead
@@ -736,20 +753,13 @@ remote_call_sql(FunctionCallInfo fcinfo, Oid tablet, const char ***params,
 {
 	ForeignTable *ft = GetForeignTable(tablet);
 	ForeignServer *server = GetForeignServer(ft->serverid);
-	char	   *nsp = table_option(ft, "schema_name");
-	char	   *rel = table_option(ft, "table_name");
-	char	   *remote;
+	const char *remote = remote_table_name(ft, tablet);
 	HeapTuple	proctup;
 	Form_pg_proc proc;
 	StringInfoData sql;
 	int			nestlevel;
 	int			i;
 
-	if (nsp == NULL)
-		nsp = get_namespace_name(get_rel_namespace(tablet));
-	if (rel == NULL)
-		rel = get_rel_name(tablet);
-	remote = quote_qualified_identifier(nsp, rel);
 	*servername = server->servername;
 
 	proctup = SearchSysCache1(PROCOID, ObjectIdGetDatum(fcinfo->flinfo->fn_oid));
@@ -924,30 +934,42 @@ WideRemoteRows(FunctionCallInfo fcinfo, Oid tablet, int limitarg, int64 limit,
 	return rows;
 }
 
+/*
+ * run "sql", a query whose $1 is the tablet's table on its node (put into
+ * params[0]; the caller fills the others), on the node of a remote tablet
+ * in this transaction's remote transaction; fails with the node's error
+ * unless it returns rows.  The connection goes to *rc.
+ */
+static PGresult *
+remote_table_query(Oid tablet, const char *sql, int nparams,
+				   const char **params, RemoteConn **rc)
+{
+	ForeignTable *ft = GetForeignTable(tablet);
+	ForeignServer *server = GetForeignServer(ft->serverid);
+	char	   *tabletname = get_rel_name(tablet);
+	PGresult   *res;
+
+	params[0] = remote_table_name(ft, tablet);
+	*rc = get_conn(server->servername, tabletname);
+	res = exec_wait((*rc)->conn, sql, nparams, params);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK)
+		remote_error(*rc, res, tabletname);
+	return res;
+}
+
 /* run "sql" (a mutate_rows call on $1, the tablet's table, and $2) on the node of a remote tablet */
 static int64
 remote_mutate(Oid tablet, const char *sql, const char *arg)
 {
-	ForeignTable *ft = GetForeignTable(tablet);
-	ForeignServer *server = GetForeignServer(ft->serverid);
-	char	   *nsp = table_option(ft, "schema_name");
-	char	   *rel = table_option(ft, "table_name");
-	char	   *tabletname = get_rel_name(tablet);
 	const char *params[2];
 	RemoteConn *rc;
 	PGresult   *res;
 	int64		n;
 
-	if (nsp == NULL)
-		nsp = get_namespace_name(get_rel_namespace(tablet));
-	if (rel == NULL)
-		rel = tabletname;
-	params[0] = quote_qualified_identifier(nsp, rel);
 	params[1] = arg;
-	rc = get_conn(server->servername, tabletname);
-	res = exec_wait(rc->conn, sql, 2, params);
-	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1)
-		remote_error(rc, res, tabletname);
+	res = remote_table_query(tablet, sql, 2, params, &rc);
+	if (PQntuples(res) != 1)
+		remote_error(rc, res, get_rel_name(tablet));
 	n = strtoi64(PQgetvalue(res, 0, 0), NULL, 10);
 	PQclear(res);
 	return n;
@@ -989,26 +1011,14 @@ WideRemoteMutateRowsBin(Oid tablet, const char *batch, int len)
 void
 WideRemoteSamples(Oid tablet, ReturnSetInfo *rsinfo, int64 *total)
 {
-	ForeignTable *ft = GetForeignTable(tablet);
-	ForeignServer *server = GetForeignServer(ft->serverid);
-	char	   *nsp = table_option(ft, "schema_name");
-	char	   *rel = table_option(ft, "table_name");
-	char	   *tabletname = get_rel_name(tablet);
 	const char *params[1];
 	RemoteConn *rc;
 	PGresult   *res;
 	int64		base = *total;
 	int			i;
 
-	if (nsp == NULL)
-		nsp = get_namespace_name(get_rel_namespace(tablet));
-	if (rel == NULL)
-		rel = tabletname;
-	params[0] = quote_qualified_identifier(nsp, rel);
-	rc = get_conn(server->servername, tabletname);
-	res = exec_wait(rc->conn, "SELECT row_key, offset_bytes FROM wide.sample_row_keys($1::pg_catalog.regclass)", 1, params);
-	if (PQresultStatus(res) != PGRES_TUPLES_OK)
-		remote_error(rc, res, tabletname);
+	res = remote_table_query(tablet, "SELECT row_key, offset_bytes FROM wide.sample_row_keys($1::pg_catalog.regclass)",
+							 1, params, &rc);
 	for (i = 0; i < PQntuples(res); i++)
 	{
 		int64		off = base + strtoi64(PQgetvalue(res, i, 1), NULL, 10);
@@ -1034,29 +1044,16 @@ WideRemoteSamples(Oid tablet, ReturnSetInfo *rsinfo, int64 *total)
 void
 WideRemoteCompact(Oid tablet, bool major, WideMaintCounts *counts)
 {
-	ForeignTable *ft = GetForeignTable(tablet);
-	ForeignServer *server = GetForeignServer(ft->serverid);
-	char	   *nsp = table_option(ft, "schema_name");
-	char	   *rel = table_option(ft, "table_name");
-	char	   *tabletname = get_rel_name(tablet);
 	const char *params[2];
 	RemoteConn *rc;
 	PGresult   *res;
 	int64		v[16];
 	int			i;
 
-	if (nsp == NULL)
-		nsp = get_namespace_name(get_rel_namespace(tablet));
-	if (rel == NULL)
-		rel = tabletname;
-	params[0] = quote_qualified_identifier(nsp, rel);
 	params[1] = major ? "true" : "false";
-	rc = get_conn(server->servername, tabletname);
-	res = exec_wait(rc->conn,
-					"SELECT * FROM wide.compact($1::pg_catalog.regclass, $2::pg_catalog.bool)",
-					2, params);
-	if (PQresultStatus(res) != PGRES_TUPLES_OK)
-		remote_error(rc, res, tabletname);
+	res = remote_table_query(tablet,
+							 "SELECT * FROM wide.compact($1::pg_catalog.regclass, $2::pg_catalog.bool)",
+							 2, params, &rc);
 	if (PQntuples(res) == 1 && PQnfields(res) == 1)
 	{
 		/* a node of wide 0.1: compact returns void, no counts */
@@ -1067,7 +1064,7 @@ WideRemoteCompact(Oid tablet, bool major, WideMaintCounts *counts)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROTOCOL_VIOLATION),
 				 errmsg("unexpected result of wide.compact on the node of tablet \"%s\"",
-						tabletname)));
+						get_rel_name(tablet))));
 	/* the columns in the order of wide.compact's row (maintenance.c) */
 	for (i = 0; i < lengthof(v); i++)
 		v[i] = PQgetisnull(res, 0, i) ? 0 :
@@ -1104,8 +1101,6 @@ static void
 owned_remote_tablet(Oid tablet, ForeignServer **server, char **remote)
 {
 	ForeignTable *ft;
-	char	   *nsp;
-	char	   *rel;
 
 	if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(tablet)))
 		ereport(ERROR,
@@ -1123,13 +1118,7 @@ owned_remote_tablet(Oid tablet, ForeignServer **server, char **remote)
 				 errdetail("A remote tablet is a foreign table that is a partition of a parent of tablets.")));
 	ft = GetForeignTable(tablet);
 	*server = GetForeignServer(ft->serverid);
-	nsp = table_option(ft, "schema_name");
-	rel = table_option(ft, "table_name");
-	if (nsp == NULL)
-		nsp = get_namespace_name(get_rel_namespace(tablet));
-	if (rel == NULL)
-		rel = get_rel_name(tablet);
-	*remote = (char *) quote_qualified_identifier(nsp, rel);
+	*remote = (char *) remote_table_name(ft, tablet);
 }
 
 /* run a statement with parameters in this transaction's remote transaction */

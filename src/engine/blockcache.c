@@ -139,6 +139,21 @@ evict(Size limit)
 	}
 }
 
+/* the key of an object: zeroed first, as the hash compares its bytes */
+static void
+make_key(CacheKey *key, Relation rel, uint64 epoch, uint32 segid,
+		 uint64 max_seq, uint32 kind, uint64 offset)
+{
+	memset(key, 0, sizeof(*key));
+	key->node = rel->rd_node;
+	key->backend = rel->rd_backend;
+	key->epoch = epoch;
+	key->segid = segid;
+	key->kind = kind;
+	key->max_seq = max_seq;
+	key->offset = offset;
+}
+
 /*
  * WideCacheLookup -- find and pin a cached object; NULL if absent.
  */
@@ -151,14 +166,7 @@ WideCacheLookup(Relation rel, uint64 epoch, uint32 segid, uint64 max_seq, uint32
 
 	if (cache == NULL)
 		cache_init();
-	memset(&key, 0, sizeof(key));
-	key.node = rel->rd_node;
-	key.backend = rel->rd_backend;
-	key.epoch = epoch;
-	key.segid = segid;
-	key.kind = kind;
-	key.max_seq = max_seq;
-	key.offset = offset;
+	make_key(&key, rel, epoch, segid, max_seq, kind, offset);
 	e = recent[kind % RECENT_KINDS];
 	if (e == NULL || memcmp(&e->key, &key, sizeof(key)) != 0)
 	{
@@ -198,14 +206,7 @@ WideCacheInsert(Relation rel, uint64 epoch, uint32 segid, uint64 max_seq, uint32
 	WideCacheEntry *e;
 	bool		found;
 
-	memset(&key, 0, sizeof(key));
-	key.node = rel->rd_node;
-	key.backend = rel->rd_backend;
-	key.epoch = epoch;
-	key.segid = segid;
-	key.kind = kind;
-	key.max_seq = max_seq;
-	key.offset = offset;
+	make_key(&key, rel, epoch, segid, max_seq, kind, offset);
 	e = hash_search(cache, &key, HASH_ENTER, &found);
 	if (found)
 	{

@@ -182,14 +182,7 @@ WideRecordDecode(const char *src, Size len, WideCell *cell)
 		return false;
 	if (len < WideRecordSize(cell))
 		return false;
-	cell->key = p;
-	p += cell->keylen;
-	cell->family = p;
-	p += cell->famlen;
-	cell->qual = p;
-	p += cell->quallen;
-	if (!(cell->flags & WIDE_REC_VALUE_BLOB))
-		cell->value = p;
+	WideRecordDecodeBody(cell, p);
 	return true;
 }
 
