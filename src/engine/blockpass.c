@@ -184,7 +184,7 @@ start_records(WidePassSource *ps)
 								ps->default_seq, ps->seq_base) ||
 		(uint64) ps->bi.ncells != ps->e->ncells)
 		WideSegmentCorrupt(ps->rel, ps->seg, "bad data block", ps->e->offset);
-	ps->bi.xmins_frozen = (ps->e->flags & WIDE_INDEX_XMINS_FROZEN) != 0;
+	WideBlockIterSetEntry(&ps->bi, ps->e);
 }
 
 /* load the next data block; false at the end of the segment */
@@ -398,7 +398,9 @@ survey_fast(WidePassSource *ps, WidePassedBlock *pb, WideCell *first,
 	ops.xmin_ok = survey_xmin_ok;
 	ops.arg = &sx;
 	r = WideBlockSurvey(&ps->blk, ps->seg->typlen,
-						(ps->e->flags & WIDE_INDEX_XMINS_FROZEN) != 0, &ops,
+						(ps->e->flags & WIDE_INDEX_XMINS_FROZEN) != 0,
+						(ps->e->flags & WIDE_INDEX_ONE_XMIN) ?
+						ps->e->xmin : InvalidTransactionId, &ops,
 						hashes, (int) Max(ps->e->ncells, 1), &nhashes,
 						lastbuf, last);
 	MemoryContextSwitchTo(old);

@@ -112,14 +112,16 @@ typedef WidePageOpaqueData *WidePageOpaque;
  * ----------------------------------------------------------------
  */
 #define WIDE_MAGIC				0x57494445	/* "WIDE" */
-#define WIDE_FORMAT_VERSION		5			/* 2: packed data blocks; 3: index
+#define WIDE_FORMAT_VERSION		6			/* 2: packed data blocks; 3: index
 											 * entries name their last column;
 											 * 4: delta coded float8 values;
 											 * 5: data blocks whose stored
 											 * xmins are frozen (index entry
 											 * flag 0x04), range tombstones
 											 * and drops (wide.drop_before)
-											 * in the metapage */
+											 * in the metapage; 6: one xmin
+											 * for a data block's records, in
+											 * its index entry (flag 0x08) */
 #define WIDE_FORMAT_OLDEST		1			/* oldest version read */
 #define WIDE_NLANES				4			/* write-area insertion lanes */
 #define WIDE_MAX_RUNS			24			/* segments listed in the metapage */

@@ -140,6 +140,8 @@ sub index_entries
 			$pos += 1 + ord(substr($raw, $pos, 1));
 			$pos += varint_at($raw, \$pos);
 		}
+		# 0x08 (format version 6): the block's one xmin and cmin
+		varint_at($raw, \$pos) for 1 .. ($flags & 0x08 ? 2 : 0);
 		push @e, [ $off, $len ];
 	}
 	return @e;
