@@ -43,6 +43,10 @@
  *	  not make VACUUM merge what it would otherwise pass, nor change where
  *	  the output's blocks are cut.  A block with a record of a transaction
  *	  in progress or aborted is merged (the resolver drops what aborted).
+ *	  A block whose records share one xmin kept in its index entry
+ *	  (WIDE_INDEX_ONE_XMIN, format version 6) has that xmin checked once;
+ *	  frozen, the output's entry drops it (its records then read as
+ *	  frozen), else keeps it (segment_writer.c: WideSegmentWriterAddBlock).
  * Otherwise the block is decoded and its records merged and resolved as
  * before.  The output's records are those the record-by-record merge would
  * write, in the same order, with the same keys, timestamps and values;
