@@ -10,7 +10,7 @@ WIDE_ROOT=${WIDE_READABLE_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 WIDE_TEST_USER=${WIDE_TEST_USER:-wide_test}
 PG_MAJOR=15
 
-log() { printf '\n== %s\n' "$*" >&2; }
+log() { printf '\n== %s (%ss)\n' "$*" "$SECONDS" >&2; }
 
 # apt packages the build, the tests and the benchmarks need
 wide_packages() {

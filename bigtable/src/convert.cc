@@ -330,11 +330,120 @@ append_key_json(std::string &o, const std::string &b)
 	append_json_string(o, b);
 }
 
+// One Mutation's fields, checked and converted once for both encoders
+// (mutations_json writes them as JSON, append_entry_bin as the binary
+// batch), so the two say the same and fail alike.
+struct MutationFields
+{
+	int			kind = 0;		// the binary batch's tag: 1 set_cell, 2 add_to_cell,
+								// 3 merge_to_cell, 4 delete_from_column, 5 ..._family, 6 ..._row
+	const std::string *family = nullptr;
+	const std::string *qualifier = nullptr;	// into the message, or qual
+	std::string qual;			// add/merge: the qualifier taken out of its Value
+	int64_t		ts = 0;			// set/add/merge: the timestamp; delete: start of its range
+	int64_t		to = 0;			// delete_from_column: end of its range (0: unbounded)
+	bool		has_range = false;	// delete_from_column: a time range was given
+	const std::string *bytes = nullptr;	// set: the value; add/merge: a raw input
+	char		input = 0;		// add/merge: 'b' bytes, 'n' a number, 't' NaN or an infinity
+	std::string number;			// 'n' and 't': the input's text
+};
+
+static Status
+read_mutation(const btv2::Mutation &m, MutationFields *f)
+{
+	using M = btv2::Mutation;
+
+	switch (m.mutation_case())
+	{
+		case M::kSetCell:
+		{
+			const auto &s = m.set_cell();
+			// -1: the server's time, in milliseconds as Bigtable assigns it
+			f->ts = s.timestamp_micros() == -1 ? server_millis_micros() : s.timestamp_micros();
+			if (f->ts < -1)
+				return invalid("timestamp_micros must be -1 or not negative");
+			f->kind = 1;
+			f->family = &s.family_name();
+			f->qualifier = &s.column_qualifier();
+			f->bytes = &s.value();
+			return Status::OK;
+		}
+		case M::kAddToCell:
+		case M::kMergeToCell:
+		{
+			bool add = m.has_add_to_cell();
+			const auto &q = add ? m.add_to_cell().column_qualifier() : m.merge_to_cell().column_qualifier();
+			const auto &ts = add ? m.add_to_cell().timestamp() : m.merge_to_cell().timestamp();
+			const auto &in = add ? m.add_to_cell().input() : m.merge_to_cell().input();
+			int64_t		n;
+			Status		st = value_bytes(q, "column_qualifier", &f->qual);
+
+			if (st.ok())
+				st = value_int64(ts, "timestamp", &f->ts);
+			if (!st.ok())
+				return st;
+			f->kind = add ? 2 : 3;
+			f->family = add ? &m.add_to_cell().family_name() : &m.merge_to_cell().family_name();
+			f->qualifier = &f->qual;
+			if (in.kind_case() == btv2::Value::kRawValue && in.raw_value().size() != 8)
+			{
+				f->input = 'b';	// a sketch, for a bytea column
+				f->bytes = &in.raw_value();
+			}
+			else if (in.kind_case() == btv2::Value::kFloatValue)
+			{
+				// wide's own, for float8 families: float_input's JSON is a
+				// number, or the quoted text of NaN and the infinities
+				std::string j = float_input(in.float_value());
+				bool		text = j[0] == '"';
+
+				f->input = text ? 't' : 'n';
+				f->number = text ? j.substr(1, j.size() - 2) : j;
+			}
+			else if (value_int64(in, "input", &n).ok())
+			{
+				f->input = 'n';
+				f->number = std::to_string(n);
+			}
+			else
+				return invalid("input must be an int64 Value, a float Value (wide's extension, for float8 families) or raw bytes");
+			return Status::OK;
+		}
+		case M::kDeleteFromColumn:
+		{
+			const auto &d = m.delete_from_column();
+			f->kind = 4;
+			f->family = &d.family_name();
+			f->qualifier = &d.column_qualifier();
+			if (d.has_time_range())
+			{
+				f->has_range = true;
+				f->ts = d.time_range().start_timestamp_micros();
+				f->to = d.time_range().end_timestamp_micros();
+				if (f->to != 0 && f->to < f->ts)
+					return invalid("delete_from_column: end_timestamp_micros before start_timestamp_micros");
+			}
+			return Status::OK;
+		}
+		case M::kDeleteFromFamily:
+			f->kind = 5;
+			f->family = &m.delete_from_family().family_name();
+			return Status::OK;
+		case M::kDeleteFromRow:
+			f->kind = 6;
+			return Status::OK;
+		case M::MUTATION_NOT_SET:
+			return invalid("a Mutation sets none of its mutations");
+		default:
+			return Status(StatusCode::UNIMPLEMENTED, "wide does not support this Mutation (field " +
+						  std::to_string((int) m.mutation_case()) + ")");
+	}
+}
+
 Status
 mutations_json(const google::protobuf::RepeatedPtrField<btv2::Mutation> &ms, std::string *out,
 			   bool snake)
 {
-	using M = btv2::Mutation;
 	std::string o = "[";
 	// the names and bytes of the two forms
 	auto name = [snake](const char *camel, const char *snake_name) {
@@ -351,103 +460,70 @@ mutations_json(const google::protobuf::RepeatedPtrField<btv2::Mutation> &ms, std
 		return invalid("no mutations given");
 	for (int i = 0; i < ms.size(); i++)
 	{
-		const M &m = ms[i];
+		MutationFields f;
+		Status		st = read_mutation(ms[i], &f);
+
+		if (!st.ok())
+			return st;
 		if (i > 0)
 			o += ",";
-		switch (m.mutation_case())
+		switch (f.kind)
 		{
-			case M::kSetCell:
-			{
-				const auto &s = m.set_cell();
-				// -1: the server's time, in milliseconds as Bigtable assigns it
-				int64_t ts = s.timestamp_micros() == -1 ? server_millis_micros() : s.timestamp_micros();
-				if (ts < -1)
-					return invalid("timestamp_micros must be -1 or not negative");
+			case 1:
 				if (snake)
 				{
 					// the bulk of a bulk ingest: appended in place
 					o += "{\"set_cell\":{\"family_name\":";
-					append_json_string(o, s.family_name());
+					append_json_string(o, *f.family);
 					o += ",\"column_qualifier\":";
-					append_key_json(o, s.column_qualifier());
+					append_key_json(o, *f.qualifier);
 					o += ",\"timestamp_micros\":";
-					o += std::to_string(ts);
+					o += std::to_string(f.ts);
 					o += ",\"value\":\"\\\\x";
-					append_hex(o, s.value());
+					append_hex(o, *f.bytes);
 					o += "\"}}";
 					break;
 				}
 				o += "{" + name("setCell", "set_cell") + "{" + name("familyName", "family_name") +
-					json_string(s.family_name()) + "," + name("columnQualifier", "column_qualifier") +
-					qual(s.column_qualifier()) + "," + name("timestampMicros", "timestamp_micros") +
-					std::to_string(ts) + ",\"value\":" +
-					b64(s.value()) + "}}";
+					json_string(*f.family) + "," + name("columnQualifier", "column_qualifier") +
+					qual(*f.qualifier) + "," + name("timestampMicros", "timestamp_micros") +
+					std::to_string(f.ts) + ",\"value\":" + b64(*f.bytes) + "}}";
 				break;
-			}
-			case M::kAddToCell:
-			case M::kMergeToCell:
-			{
-				bool add = m.has_add_to_cell();
-				const auto &fam = add ? m.add_to_cell().family_name() : m.merge_to_cell().family_name();
-				const auto &q = add ? m.add_to_cell().column_qualifier() : m.merge_to_cell().column_qualifier();
-				const auto &ts = add ? m.add_to_cell().timestamp() : m.merge_to_cell().timestamp();
-				const auto &in = add ? m.add_to_cell().input() : m.merge_to_cell().input();
-				std::string qual;
-				int64_t t;
-				Status st = value_bytes(q, "column_qualifier", &qual);
-				if (st.ok())
-					st = value_int64(ts, "timestamp", &t);
-				if (!st.ok())
-					return st;
-				o += std::string(add ? "{\"add_to_cell\":" : "{\"merge_to_cell\":") +
-					"{\"family_name\":" + json_string(fam) +
-					",\"column_qualifier\":{\"base64\":" + b64(qual) + "}" +
-					",\"timestamp_micros\":" + std::to_string(t) + ",\"input\":";
-				int64_t n;
-				if (in.kind_case() == btv2::Value::kRawValue && in.raw_value().size() != 8)
-					o += json_string("\\x" + hex(in.raw_value()));	// a sketch, for a bytea column
-				else if (in.kind_case() == btv2::Value::kFloatValue)
-					o += float_input(in.float_value());	// wide's own: float8 families
-				else if (value_int64(in, "input", &n).ok())
-					o += std::to_string(n);
+			case 2:
+			case 3:
+				o += std::string(f.kind == 2 ? "{\"add_to_cell\":" : "{\"merge_to_cell\":") +
+					"{\"family_name\":" + json_string(*f.family) +
+					",\"column_qualifier\":{\"base64\":" + b64(*f.qualifier) + "}" +
+					",\"timestamp_micros\":" + std::to_string(f.ts) + ",\"input\":";
+				if (f.input == 'b')
+					o += json_string("\\x" + hex(*f.bytes));
+				else if (f.input == 't')
+					o += "\"" + f.number + "\"";
 				else
-					return invalid("input must be an int64 Value, a float Value (wide's extension, for float8 families) or raw bytes");
+					o += f.number;
 				o += "}}";
 				break;
-			}
-			case M::kDeleteFromColumn:
-			{
-				const auto &d = m.delete_from_column();
+			case 4:
 				o += "{" + name("deleteFromColumn", "delete_from_column") + "{" +
-					name("familyName", "family_name") + json_string(d.family_name()) + "," +
-					name("columnQualifier", "column_qualifier") + qual(d.column_qualifier());
-				if (d.has_time_range())
+					name("familyName", "family_name") + json_string(*f.family) + "," +
+					name("columnQualifier", "column_qualifier") + qual(*f.qualifier);
+				if (f.has_range)
 				{
-					int64_t from = d.time_range().start_timestamp_micros();
-					int64_t to = d.time_range().end_timestamp_micros();
-					if (to != 0 && to < from)
-						return invalid("delete_from_column: end_timestamp_micros before start_timestamp_micros");
 					o += "," + name("timeRange", "time_range") + "{" +
-						name("startTimestampMicros", "start_timestamp_micros") + std::to_string(from);
-					if (to != 0)
-						o += "," + name("endTimestampMicros", "end_timestamp_micros") + std::to_string(to);
+						name("startTimestampMicros", "start_timestamp_micros") + std::to_string(f.ts);
+					if (f.to != 0)
+						o += "," + name("endTimestampMicros", "end_timestamp_micros") + std::to_string(f.to);
 					o += "}";
 				}
 				o += "}}";
 				break;
-			}
-			case M::kDeleteFromFamily:
+			case 5:
 				o += "{" + name("deleteFromFamily", "delete_from_family") + "{" + name("familyName", "family_name") +
-					json_string(m.delete_from_family().family_name()) + "}}";
+					json_string(*f.family) + "}}";
 				break;
-			case M::kDeleteFromRow:
+			case 6:
 				o += "{" + name("deleteFromRow", "delete_from_row") + "{}}";
 				break;
-			case M::MUTATION_NOT_SET:
-				return invalid("a Mutation sets none of its mutations");
-			default:
-				return Status(StatusCode::UNIMPLEMENTED, "wide does not support this Mutation (field " +
-							  std::to_string((int) m.mutation_case()) + ")");
 		}
 	}
 	*out = o + "]";
@@ -487,111 +563,41 @@ Status
 append_entry_bin(std::string &out, const std::string &row_key,
 				 const google::protobuf::RepeatedPtrField<btv2::Mutation> &ms)
 {
-	using M = btv2::Mutation;
-	size_t start = out.size();
+	size_t		start = out.size();
+	Status		st = Status::OK;
+
 	if (ms.empty())
 		return invalid("no mutations given");
 	put_str(out, row_key);
 	put_u32(out, (uint32_t) ms.size());
-	// the checks and conversions of mutations_json, in the same order
-	Status st = Status::OK;
 	for (int i = 0; i < ms.size() && st.ok(); i++)
 	{
-		const M &m = ms[i];
-		switch (m.mutation_case())
+		MutationFields f;
+
+		st = read_mutation(ms[i], &f);
+		if (!st.ok())
+			break;
+		out += (char) f.kind;
+		if (f.kind <= 5)
+			put_str(out, *f.family);
+		if (f.kind <= 4)
+			put_str(out, *f.qualifier);
+		if (f.kind == 1)
 		{
-			case M::kSetCell:
-			{
-				const auto &s = m.set_cell();
-				int64_t ts = s.timestamp_micros() == -1 ? server_millis_micros() : s.timestamp_micros();
-				if (ts < -1)
-				{
-					st = invalid("timestamp_micros must be -1 or not negative");
-					break;
-				}
-				out += (char) 1;
-				put_str(out, s.family_name());
-				put_str(out, s.column_qualifier());
-				put_i64(out, ts);
-				out += 'b';
-				put_str(out, s.value());
-				break;
-			}
-			case M::kAddToCell:
-			case M::kMergeToCell:
-			{
-				bool add = m.has_add_to_cell();
-				const auto &fam = add ? m.add_to_cell().family_name() : m.merge_to_cell().family_name();
-				const auto &q = add ? m.add_to_cell().column_qualifier() : m.merge_to_cell().column_qualifier();
-				const auto &ts = add ? m.add_to_cell().timestamp() : m.merge_to_cell().timestamp();
-				const auto &in = add ? m.add_to_cell().input() : m.merge_to_cell().input();
-				std::string qual;
-				int64_t t, n;
-				st = value_bytes(q, "column_qualifier", &qual);
-				if (st.ok())
-					st = value_int64(ts, "timestamp", &t);
-				if (!st.ok())
-					break;
-				out += (char) (add ? 2 : 3);
-				put_str(out, fam);
-				put_str(out, qual);
-				put_i64(out, t);
-				if (in.kind_case() == btv2::Value::kRawValue && in.raw_value().size() != 8)
-				{
-					out += 'b';	// a sketch, for a bytea column
-					put_str(out, in.raw_value());
-				}
-				else if (in.kind_case() == btv2::Value::kFloatValue)
-				{
-					// float_input's JSON: a number, or the text of NaN and the infinities
-					std::string f = float_input(in.float_value());
-					bool text = f[0] == '"';
-					out += text ? 't' : 'n';
-					put_str(out, text ? f.substr(1, f.size() - 2) : f);
-				}
-				else if (value_int64(in, "input", &n).ok())
-				{
-					out += 'n';
-					put_str(out, std::to_string(n));
-				}
-				else
-					st = invalid("input must be an int64 Value, a float Value (wide's extension, for float8 families) or raw bytes");
-				break;
-			}
-			case M::kDeleteFromColumn:
-			{
-				const auto &d = m.delete_from_column();
-				int64_t from = 0, to = 0;
-				if (d.has_time_range())
-				{
-					from = d.time_range().start_timestamp_micros();
-					to = d.time_range().end_timestamp_micros();
-					if (to != 0 && to < from)
-					{
-						st = invalid("delete_from_column: end_timestamp_micros before start_timestamp_micros");
-						break;
-					}
-				}
-				out += (char) 4;
-				put_str(out, d.family_name());
-				put_str(out, d.column_qualifier());
-				put_i64(out, from);
-				put_i64(out, to);
-				break;
-			}
-			case M::kDeleteFromFamily:
-				out += (char) 5;
-				put_str(out, m.delete_from_family().family_name());
-				break;
-			case M::kDeleteFromRow:
-				out += (char) 6;
-				break;
-			case M::MUTATION_NOT_SET:
-				st = invalid("a Mutation sets none of its mutations");
-				break;
-			default:
-				st = Status(StatusCode::UNIMPLEMENTED, "wide does not support this Mutation (field " +
-							std::to_string((int) m.mutation_case()) + ")");
+			put_i64(out, f.ts);
+			out += 'b';
+			put_str(out, *f.bytes);
+		}
+		else if (f.kind <= 3)
+		{
+			put_i64(out, f.ts);
+			out += f.input;
+			put_str(out, f.input == 'b' ? *f.bytes : f.number);
+		}
+		else if (f.kind == 4)
+		{
+			put_i64(out, f.has_range ? f.ts : 0);
+			put_i64(out, f.has_range ? f.to : 0);
 		}
 	}
 	if (!st.ok())

@@ -70,6 +70,8 @@
 #include "engine/schema.h"
 #include "engine/reader.h"
 #include "am/am.h"
+#include "am/plan_clause.h"
+#include "am/plan_cost.h"
 #include "am/scan.h"
 #include "am/scan_tswindow.h"
 #include "am/scan_parallel.h"
@@ -237,6 +239,13 @@ is_row_key(Node *expr, Index relid)
 		expr = (Node *) ((RelabelType *) expr)->arg;
 	return expr && IsA(expr, Var) && ((Var *) expr)->varno == relid &&
 		((Var *) expr)->varattno == 1 && ((Var *) expr)->varlevelsup == 0;
+}
+
+/* WideComparisonSplit's test: the row_key of the relation *arg */
+static bool
+row_key_test(Node *expr, void *arg)
+{
+	return is_row_key(expr, *(Index *) arg);
 }
 
 /* does the expression use a column of the relation (or a placeholder)? */
@@ -613,8 +622,7 @@ match_split(WideMatch *m, Expr *clause, bool *exact)
 	/* a long constant list is turned into ranges when the scan starts */
 	if (IsA(arg, Const) &&
 		(!is_array || ((Const *) arg)->constisnull ||
-		 ArrayGetNItems(ARR_NDIM(DatumGetArrayTypeP(((Const *) arg)->constvalue)),
-						ARR_DIMS(DatumGetArrayTypeP(((Const *) arg)->constvalue))) <= 64))
+		 WideArrayLength(arg, 0) <= 64))
 	{
 		Const	   *c = (Const *) arg;
 		Datum	   *elems = &c->constvalue;
@@ -675,11 +683,8 @@ match_split(WideMatch *m, Expr *clause, bool *exact)
 	add_bound(m, is_array ? BOUND_SPLIT_IN : BOUND_SPLIT, arg);
 	m->sels = lappend(m->sels, clause);
 	{
-		double		nvals = is_array ? 10 : 1;
+		double		nvals = is_array ? WideArrayLength(arg, 10) : 1;
 
-		if (IsA(arg, Const))
-			nvals = ArrayGetNItems(ARR_NDIM(DatumGetArrayTypeP(((Const *) arg)->constvalue)),
-								   ARR_DIMS(DatumGetArrayTypeP(((Const *) arg)->constvalue)));
 		m->nseeks = m->nseeks > 1 ? Min(m->nseeks, 2 * nvals) : 2 * nvals;
 	}
 	return true;
@@ -814,6 +819,7 @@ match_clause(WideMatch *m, Expr *clause, bool *exact)
 {
 	Index		relid = m->relid;
 	Oid			keytype = m->keytype;
+	WideComparison cmp;
 
 	*exact = true;
 	if (match_column(m, clause))
@@ -838,27 +844,18 @@ match_clause(WideMatch *m, Expr *clause, bool *exact)
 		return match_pattern(m, clause, lsecond(f->args), WIDE_PAT_STARTS, exact);
 	}
 
-	if (IsA(clause, OpExpr) && list_length(((OpExpr *) clause)->args) == 2)
+	if (!WideComparisonSplit(clause, row_key_test, &relid, &cmp))
+		return false;
+	if (!cmp.is_array)
 	{
 		OpExpr	   *op = (OpExpr *) clause;
-		Node	   *left = linitial(op->args);
-		Node	   *right = lsecond(op->args);
-		Oid			opno = op->opno;
+		Node	   *right = cmp.value;
+		Oid			opno = cmp.opno;
 		Oid			ltype,
 					rtype;
 		int			strategy;
-		bool		commuted = false;
+		bool		commuted = cmp.commuted;
 
-		if (!is_row_key(left, relid))
-		{
-			if (!is_row_key(right, relid))
-				return false;
-			opno = get_commutator(opno);
-			if (!OidIsValid(opno))
-				return false;
-			right = left;
-			commuted = true;
-		}
 		if (!is_scan_constant(right, relid))
 			return false;
 
@@ -914,18 +911,14 @@ match_clause(WideMatch *m, Expr *clause, bool *exact)
 		m->nseeks = Max(m->nseeks, 1);
 		return true;
 	}
-	if (IsA(clause, ScalarArrayOpExpr))
+	else
 	{
 		ScalarArrayOpExpr *sa = (ScalarArrayOpExpr *) clause;
-		Node	   *arr;
+		Node	   *arr = cmp.value;
 		Oid			ltype,
 					rtype;
-		double		nkeys = 10;
+		double		nkeys;
 
-		if (!sa->useOr || list_length(sa->args) != 2 ||
-			!is_row_key(linitial(sa->args), relid))
-			return false;
-		arr = lsecond(sa->args);
 		if (!is_scan_constant(arr, relid))
 			return false;
 		op_input_types(sa->opno, &ltype, &rtype);
@@ -935,16 +928,11 @@ match_clause(WideMatch *m, Expr *clause, bool *exact)
 			return false;
 		add_bound(m, BOUND_IN, arr);
 		m->sels = lappend(m->sels, clause);
-		if (IsA(arr, Const) && !((Const *) arr)->constisnull)
-			nkeys = ArrayGetNItems(ARR_NDIM(DatumGetArrayTypeP(((Const *) arr)->constvalue)),
-								   ARR_DIMS(DatumGetArrayTypeP(((Const *) arr)->constvalue)));
-		else if (IsA(arr, ArrayExpr))
-			nkeys = list_length(((ArrayExpr *) arr)->elements);
+		nkeys = WideArrayLength(arr, 10);
 		/* one point read per key (of the shortest IN list) */
 		m->nseeks = m->nseeks > 1 ? Min(m->nseeks, Max(nkeys, 1)) : Max(nkeys, 1);
 		return true;
 	}
-	return false;
 }
 
 /* the btree operator of a type for a strategy, cached (GetDefaultOpClass

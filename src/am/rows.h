@@ -128,22 +128,39 @@ extern Datum WideRowValueOut(const WideRowShape *shape, const WideSchema *schema
 							 const WideRowCol *col, Datum value);
 
 /* rows_plan.c; what the planner keeps in a row form's baserel->fdw_private */
+struct PlannerInfo;
+struct RelOptInfo;
+struct RestrictInfo;
+
+/* a key condition among a scan's clauses (WideRowsKeyCondition) */
+typedef struct WideRowsKey
+{
+	struct RestrictInfo *ri;
+	int			part;			/* the key part it bounds */
+	int			strategy;		/* btree strategy */
+	bool		is_array;		/* part = ANY (value) */
+	Expr	   *value;
+} WideRowsKey;
+
 typedef struct RowsPlanInfo
 {
 	WideRowShape *shape;
 	double		cells_per_row;	/* columns read per row */
 	List	   *needed;			/* attnums of the value columns read */
 	bool		exist_by_needed;	/* a strict condition makes them enough */
+	List	   *keys;			/* WideRowsKey of the key conditions of
+								 * baserestrictinfo, found once */
+	List	   *classified;		/* the RestrictInfos keys was found among */
 } RowsPlanInfo;
 
-struct PlannerInfo;
-struct RelOptInfo;
 struct ForeignPath;
 struct ForeignScan;
 struct Plan;
 extern bool WideRowsKeyCondition(struct PlannerInfo *root, const WideRowShape *s,
 								 struct RelOptInfo *rel, Expr *clause, int *part,
 								 int *strategy, bool *is_array, Expr **value);
+extern List *WideRowsFindKeys(struct PlannerInfo *root, struct RelOptInfo *rel,
+							  List *rinfos);
 extern void WideRowsGetRelSize(struct PlannerInfo *root, struct RelOptInfo *baserel,
 							   Oid foreigntableid);
 extern void WideRowsGetPaths(struct PlannerInfo *root, struct RelOptInfo *baserel,

@@ -312,19 +312,14 @@ add_top_groups(PlannerInfo *root, RelOptInfo *grouped, RelOptInfo *ordered)
 	tpart = info->shape->cols[var->varattno - 1].part;
 
 	/* ... bounded from above by a key condition */
-	foreach(lc, baserel->baserestrictinfo)
+	foreach(lc, info->keys)
 	{
-		RestrictInfo *ri = lfirst(lc);
-		int			part,
-					strat;
-		bool		is_array;
-		Expr	   *value;
+		WideRowsKey *k = lfirst(lc);
 
-		if (WideRowsKeyCondition(root, info->shape, baserel, ri->clause, &part, &strat,
-								 &is_array, &value) &&
-			part == tpart && !is_array &&
-			(strat == BTLessStrategyNumber || strat == BTLessEqualStrategyNumber))
-			upper = value;
+		if (k->part == tpart && !k->is_array &&
+			(k->strategy == BTLessStrategyNumber ||
+			 k->strategy == BTLessEqualStrategyNumber))
+			upper = k->value;
 	}
 	if (upper == NULL)
 		return;

@@ -88,8 +88,9 @@ typedef struct RowsDelete
 
 /* are the conditions on rel exactly ranges of row keys? */
 static bool
-exact_conditions(PlannerInfo *root, RelOptInfo *rel, const WideRowShape *s)
+exact_conditions(RelOptInfo *rel, const RowsPlanInfo *info)
 {
+	const WideRowShape *s = info->shape;
 	int			neq[WIDE_ROWS_MAX_PARTS] = {0};
 	int			ncmp[WIDE_ROWS_MAX_PARTS] = {0};
 	ListCell   *lc;
@@ -97,22 +98,18 @@ exact_conditions(PlannerInfo *root, RelOptInfo *rel, const WideRowShape *s)
 
 	if (s->ts_attnum > 0 && !s->ts_in_key)
 		return false;			/* a row is a key and a time */
-	foreach(lc, rel->baserestrictinfo)
+	/* every condition a key condition (GetRelSize found them) */
+	if (list_length(info->keys) != list_length(rel->baserestrictinfo) ||
+		list_length(info->classified) != list_length(rel->baserestrictinfo))
+		return false;
+	foreach(lc, info->keys)
 	{
-		RestrictInfo *ri = lfirst(lc);
-		int			part,
-					strat;
-		bool		is_array;
-		Expr	   *value;
+		WideRowsKey *k = lfirst(lc);
 
-		if (ri->pseudoconstant ||
-			!WideRowsKeyCondition(root, s, rel, ri->clause, &part, &strat,
-								  &is_array, &value))
-			return false;
-		if (strat == BTEqualStrategyNumber)
-			neq[part]++;
+		if (k->strategy == BTEqualStrategyNumber)
+			neq[k->part]++;
 		else
-			ncmp[part]++;
+			ncmp[k->part]++;
 	}
 	/* one equality on each part from the first, then comparisons of one */
 	for (i = s->salt ? 1 : 0; i < s->nparts && neq[i] == 1 && ncmp[i] == 0; i++)
@@ -152,7 +149,7 @@ rows_plan_direct(PlannerInfo *root, ModifyTable *plan, Index rti,
 	fs->operation = CMD_DELETE;
 	fs->resultRelation = rti;
 	fs->fdw_private = list_make2(fs->fdw_private,
-								 makeBoolean(exact_conditions(root, rel, info->shape)));
+								 makeBoolean(exact_conditions(rel, info)));
 	return true;
 }
 

@@ -21,11 +21,13 @@
  * without it; otherwise every column's, since a row exists when it has any
  * cell (a row with only usage_system must still be counted by count(*)).
  *
- * Costs.  A seek per range (one random page, like the Wide Scan's), then
- * the cells read (rows in the ranges times the columns read) at the cost of
- * merging a cell, and a tuple per row.  Rows and distinct values come from
- * ANALYZE of the foreign table (rows_scan.c samples it); before ANALYZE,
- * the wide table's cell count divided by the number of columns.
+ * Costs.  The Wide Scan's model (plan_cost.c): a seek per range, then the
+ * ranges' share of the wide table's pages, the cells read (rows in the
+ * ranges times the columns read) at the cost of merging a cell, and a
+ * tuple per row.  Rows and distinct values come from ANALYZE of the foreign
+ * table (rows_scan.c samples it, and reports the wide table's pages);
+ * before ANALYZE, the wide table's cell count divided by the number of
+ * columns, and its size.
  *
  * Order.  Rows come out in row key order: by the key parts, as long as
  * they are integers or times (reversed times descending), and, with a
@@ -56,6 +58,7 @@
 #include "optimizer/paths.h"
 #include "optimizer/planmain.h"
 #include "optimizer/restrictinfo.h"
+#include "storage/bufmgr.h"
 #include "utils/array.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
@@ -63,6 +66,8 @@
 #include "utils/typcache.h"
 
 #include "am/am.h"
+#include "am/plan_clause.h"
+#include "am/plan_cost.h"
 #include "am/rows.h"
 #include "am/scan_parallel.h"
 
@@ -125,11 +130,28 @@ key_part_of(const WideRowShape *s, RelOptInfo *rel, Node *n)
  * which part, with what strategy, whether its value is an array, and its
  * value expression.
  */
+/* WideComparisonSplit's test: a key column of the form */
+typedef struct KeyColumnArg
+{
+	const WideRowShape *shape;
+	RelOptInfo *rel;
+} KeyColumnArg;
+
+static bool
+is_key_column(Node *expr, void *arg)
+{
+	KeyColumnArg *a = arg;
+
+	return key_part_of(a->shape, a->rel, expr) >= 0;
+}
+
 bool
 WideRowsKeyCondition(PlannerInfo *root, const WideRowShape *s, RelOptInfo *rel,
 					 Expr *clause, int *part, int *strategy, bool *is_array,
 					 Expr **value)
 {
+	KeyColumnArg carg = {s, rel};
+	WideComparison c;
 	Oid			opno;
 	Node	   *left,
 			   *right;
@@ -138,39 +160,12 @@ WideRowsKeyCondition(PlannerInfo *root, const WideRowShape *s, RelOptInfo *rel,
 	Oid			lefttype,
 				righttype;
 
-	if (IsA(clause, OpExpr) && list_length(((OpExpr *) clause)->args) == 2)
-	{
-		OpExpr	   *op = (OpExpr *) clause;
-
-		left = linitial(op->args);
-		right = lsecond(op->args);
-		opno = op->opno;
-		*is_array = false;
-		if (key_part_of(s, rel, left) < 0 && key_part_of(s, rel, right) >= 0)
-		{
-			Node	   *t = left;
-
-			left = right;
-			right = t;
-			opno = get_commutator(opno);
-			if (!OidIsValid(opno))
-				return false;
-		}
-	}
-	else if (IsA(clause, ScalarArrayOpExpr))
-	{
-		ScalarArrayOpExpr *sa = (ScalarArrayOpExpr *) clause;
-
-		if (!sa->useOr)
-			return false;
-		left = linitial(sa->args);
-		right = lsecond(sa->args);
-		opno = sa->opno;
-		*is_array = true;
-	}
-	else
+	if (!WideComparisonSplit(clause, is_key_column, &carg, &c))
 		return false;
-
+	left = c.column;
+	right = c.value;
+	opno = c.opno;
+	*is_array = c.is_array;
 	p = key_part_of(s, rel, left);
 	if (p < 0)
 		return false;
@@ -204,6 +199,55 @@ WideRowsKeyCondition(PlannerInfo *root, const WideRowShape *s, RelOptInfo *rel,
 	return true;
 }
 
+/* the key condition a clause is, or NULL */
+static WideRowsKey *
+key_of(PlannerInfo *root, const WideRowShape *s, RelOptInfo *rel, RestrictInfo *ri)
+{
+	WideRowsKey k;
+	WideRowsKey *out;
+
+	if (ri->pseudoconstant ||
+		!WideRowsKeyCondition(root, s, rel, ri->clause, &k.part, &k.strategy,
+							  &k.is_array, &k.value))
+		return NULL;
+	k.ri = ri;
+	out = palloc(sizeof(WideRowsKey));
+	*out = k;
+	return out;
+}
+
+/*
+ * WideRowsFindKeys -- the key conditions (WideRowsKey) among rinfos, in
+ * their order: those of the relation's own conditions as GetRelSize found
+ * them (RowsPlanInfo.keys), the others (a join's) tested now.
+ */
+List *
+WideRowsFindKeys(PlannerInfo *root, RelOptInfo *rel, List *rinfos)
+{
+	RowsPlanInfo *info = rel->fdw_private;
+	List	   *out = NIL;
+	ListCell   *lc;
+
+	foreach(lc, rinfos)
+	{
+		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+		WideRowsKey *k = NULL;
+		ListCell   *kc;
+
+		if (list_member_ptr(info->classified, ri))
+		{
+			foreach(kc, info->keys)
+				if (((WideRowsKey *) lfirst(kc))->ri == ri)
+					k = lfirst(kc);
+		}
+		else
+			k = key_of(root, info->shape, rel, ri);
+		if (k != NULL)
+			out = lappend(out, k);
+	}
+	return out;
+}
+
 /* value columns a list of expressions uses */
 static void
 columns_used(const WideRowShape *s, RelOptInfo *rel, List *exprs, Bitmapset **attrs)
@@ -225,10 +269,18 @@ WideRowsGetRelSize(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 	info->shape = s;
 	baserel->fdw_private = info;
 
-	/* the columns read */
+	/* the columns read; the key conditions, once for every caller */
 	columns_used(s, baserel, baserel->reltarget->exprs, &attrs);
 	foreach(lc, baserel->baserestrictinfo)
-		clauses = lappend(clauses, ((RestrictInfo *) lfirst(lc))->clause);
+	{
+		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+		WideRowsKey *k = key_of(root, s, baserel, ri);
+
+		clauses = lappend(clauses, ri->clause);
+		info->classified = lappend(info->classified, ri);
+		if (k != NULL)
+			info->keys = lappend(info->keys, k);
+	}
 	columns_used(s, baserel, clauses, &attrs);
 	/* (join clauses are in the target list already) */
 	x = -1;
@@ -261,12 +313,18 @@ WideRowsGetRelSize(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 	info->cells_per_row = info->exist_by_needed ?
 		Max(list_length(info->needed), 1) : Max(s->nvalues, 1);
 
-	/* rows: ANALYZE's count, else the wide table's cells per column */
-	if (baserel->tuples <= 0)
+	/*
+	 * rows: ANALYZE's count, else the wide table's cells per column; pages:
+	 * the wide table's (ANALYZE's, else its size now)
+	 */
+	if (baserel->tuples <= 0 || baserel->pages == 0)
 	{
 		Relation	crel = table_open(s->cells, AccessShareLock);
 
-		baserel->tuples = Max(WideEstimateCells(crel) / Max(s->nvalues, 1), 10);
+		if (baserel->tuples <= 0)
+			baserel->tuples = Max(WideEstimateCells(crel) / Max(s->nvalues, 1), 10);
+		if (baserel->pages == 0)
+			baserel->pages = RelationGetNumberOfBlocks(crel);
 		table_close(crel, AccessShareLock);
 	}
 	baserel->rows = clamp_row_est(baserel->tuples *
@@ -274,7 +332,7 @@ WideRowsGetRelSize(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 														 0, JOIN_INNER, NULL));
 }
 
-/* the key conditions among clauses, and the selectivity of what they read */
+/* the key conditions among clauses (RestrictInfos), and the seeks they make */
 static List *
 key_clauses(PlannerInfo *root, const WideRowShape *s, RelOptInfo *rel, List *rinfos, int *nseeks)
 {
@@ -283,30 +341,18 @@ key_clauses(PlannerInfo *root, const WideRowShape *s, RelOptInfo *rel, List *rin
 	bool		eq[WIDE_ROWS_MAX_PARTS] = {0};
 	double		nvals[WIDE_ROWS_MAX_PARTS];
 
-	foreach(lc, rinfos)
+	foreach(lc, WideRowsFindKeys(root, rel, rinfos))
 	{
-		RestrictInfo *ri = lfirst(lc);
-		int			part,
-					strat;
-		bool		is_array;
-		Expr	   *value;
+		WideRowsKey *k = lfirst(lc);
 
-		if (WideRowsKeyCondition(root, s, rel, ri->clause, &part, &strat, &is_array, &value))
+		out = lappend(out, k->ri);
+		if (k->strategy == BTEqualStrategyNumber)
 		{
-			out = lappend(out, ri);
-			if (strat == BTEqualStrategyNumber)
-			{
-				double		n = 1;
+			double		n = k->is_array ? WideArrayLength((Node *) k->value, 10) : 1;
 
-				if (is_array && IsA(value, Const) && !((Const *) value)->constisnull)
-					n = ArrayGetNItems(ARR_NDIM(DatumGetArrayTypeP(((Const *) value)->constvalue)),
-									   ARR_DIMS(DatumGetArrayTypeP(((Const *) value)->constvalue)));
-				else if (is_array)
-					n = 10;
-				if (!eq[part] || n < nvals[part])
-					nvals[part] = n;
-				eq[part] = true;
-			}
+			if (!eq[k->part] || n < nvals[k->part])
+				nvals[k->part] = n;
+			eq[k->part] = true;
 		}
 	}
 	if (s->salt)
@@ -331,19 +377,21 @@ rows_cost(PlannerInfo *root, RelOptInfo *rel, RowsPlanInfo *info,
 {
 	int			nseeks;
 	List	   *keys = key_clauses(root, info->shape, rel, rinfos, &nseeks);
-	Selectivity sel = keys ? clauselist_selectivity(root, keys, rel->relid,
-												   JOIN_INNER, NULL) : 1.0;
-	double		rows_read = clamp_row_est(rel->tuples * sel);
+	WideReadShape r;
 	QualCost	qc;
+	Cost		run;
 
+	r.pages = rel->pages;
+	r.cells = rel->tuples * info->cells_per_row;
+	r.fraction = keys ? clauselist_selectivity(root, keys, rel->relid,
+											   JOIN_INNER, NULL) : 1.0;
+	r.nseeks = keys ? nseeks : 0;
+	r.cells_per_tuple = info->cells_per_row;
 	cost_qual_eval(&qc, rinfos, root);
-	*startup = qc.startup + (keys ? 0 : seq_page_cost);
-	*total = *startup +
-		(keys ? nseeks * random_page_cost : 0) +
-		rows_read * info->cells_per_row * cpu_operator_cost * 2 +
-		rows_read * (cpu_tuple_cost + qc.per_tuple);
+	WideReadCost(&r, &qc, startup, &run);
+	*total = *startup + run;
 	if (cells_read)
-		*cells_read = rows_read * info->cells_per_row;
+		*cells_read = r.cells * r.fraction;
 }
 
 /*
@@ -511,22 +559,12 @@ WideRowsPlanPrivate(RelOptInfo *baserel, bool backward, List **values,
 	ListCell   *lc;
 
 	*values = NIL;
-	foreach(lc, clauses)
+	foreach(lc, WideRowsFindKeys(root, baserel, clauses))
 	{
-		RestrictInfo *ri = lfirst(lc);
-		int			part,
-					strat;
-		bool		is_array;
-		Expr	   *value;
+		WideRowsKey *k = lfirst(lc);
 
-		if (ri->pseudoconstant)
-			continue;
-		if (WideRowsKeyCondition(root, info->shape, baserel, ri->clause, &part, &strat,
-								 &is_array, &value))
-		{
-			*values = lappend(*values, value);
-			meta = lappend(meta, list_make3_int(part, strat, is_array));
-		}
+		*values = lappend(*values, k->value);
+		meta = lappend(meta, list_make3_int(k->part, k->strategy, k->is_array));
 	}
 	return list_make4(info->needed, meta, makeInteger(info->exist_by_needed),
 					  makeInteger(backward));

@@ -2,10 +2,10 @@
  *
  * scan.h
  *	  What the Wide Scan (customscan.c) pushes down besides row_key
- *	  comparisons, and what it costs (scan_pushdown.c): key ranges from
- *	  LIKE, ILIKE and starts_with patterns, lists of key ranges (sorted,
- *	  merged, intersected: ORs, key parts), family and qualifier sets
- *	  checked on merged cells before tuples are formed, the cost model.
+ *	  comparisons (scan_pushdown.c): key ranges from LIKE, ILIKE and
+ *	  starts_with patterns, lists of key ranges (sorted, merged,
+ *	  intersected: ORs, key parts), family and qualifier sets checked on
+ *	  merged cells before tuples are formed.  Its costs: plan_cost.h.
  *
  * IDENTIFICATION
  *	  src/am/scan.h
@@ -81,10 +81,5 @@ extern bool WideKeyRangesContain(const WideKeyRange *r, int n,
 								 const char *key, uint32 len);
 extern void WidePrefixEnd(StringInfo buf, const char *prefix, uint32 len,
 						  bool *has_end);
-
-/* the cost of a Wide Scan */
-extern void WideScanCost(PlannerInfo *root, RelOptInfo *rel, Path *path,
-						 bool has_range, Selectivity range_sel, double nseeks,
-						 List *quals);
 
 #endif							/* WIDE_SCAN_H */

@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * scan_pushdown.c
- *	  What the Wide Scan pushes down besides row_key comparisons, and its
- *	  cost model.
+ *	  What the Wide Scan pushes down besides row_key comparisons (its costs
+ *	  are plan_cost.c's).
  *
  * Patterns.  LIKE 'prefix...', starts_with(row_key, s) (and ^@) and ILIKE
  * with a literal prefix become key ranges.  For ILIKE the range must hold
@@ -33,14 +33,6 @@
  * belong to the caller (the Wide Scan's key memory; the row form's key
  * parts use the same functions).
  *
- * Costs.  A key range costs a seek (an index block and a data block per
- * run, mostly cached: one random page) per range or per key of an IN
- * list, then its share of the table's pages and cells, the share being
- * the selectivity of the range clauses, which ANALYZE's row_key
- * histogram gives.  Without a range it costs what a sequential scan
- * costs, a little less (its output is sorted), and with one never more
- * (on a small table a seek may cost more than reading every block).
- *
  * IDENTIFICATION
  *	  src/am/scan_pushdown.c
  *
@@ -48,10 +40,7 @@
  */
 #include "postgres.h"
 
-#include <math.h>
-
 #include "catalog/pg_type.h"
-#include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -578,53 +567,4 @@ WidePrefixEnd(StringInfo buf, const char *prefix, uint32 len, bool *has_end)
 	if (*has_end)
 		buf->data[buf->len - 1]++;
 	buf->data[buf->len] = '\0';
-}
-
-/* ----------------------------------------------------------------
- *	Costs
- * ----------------------------------------------------------------
- */
-
-/*
- * WideScanCost -- set the path's costs: a scan of range_sel of the table
- * after nseeks seeks (has_range), or of all of it; quals are the
- * conditions still checked on every cell read.
- */
-void
-WideScanCost(PlannerInfo *root, RelOptInfo *rel, Path *path, bool has_range,
-			 Selectivity range_sel, double nseeks, List *quals)
-{
-	QualCost	qcost;
-	Cost		seek = random_page_cost + 20 * cpu_operator_cost;
-	double		pages,
-				cells;
-	Cost		full;
-	Cost		startup,
-				run;
-
-	cost_qual_eval(&qcost, quals, root);
-	/* a sequential scan whose output is sorted */
-	full = 0.99 * (rel->pages * seq_page_cost +
-				   rel->tuples * (cpu_tuple_cost + qcost.per_tuple));
-	if (!has_range)
-	{
-		range_sel = 1.0;
-		nseeks = 0;
-	}
-	range_sel = Max(Min(range_sel, 1.0), 0.0);
-	pages = ceil(rel->pages * range_sel);
-	cells = rel->tuples * range_sel;
-	startup = qcost.startup + (nseeks > 0 ? seek : 0);
-	run = (nseeks > 1 ? (nseeks - 1) * seek : 0) +
-		pages * seq_page_cost +
-		cells * (cpu_tuple_cost + qcost.per_tuple);
-	/* a range is never more work than the whole table (small tables) */
-	if (startup + run > full)
-	{
-		startup = Min(startup, full);
-		run = full - startup;
-	}
-	run += path->rows * path->pathtarget->cost.per_tuple;
-	path->startup_cost = startup + path->pathtarget->cost.startup;
-	path->total_cost = path->startup_cost + run;
 }

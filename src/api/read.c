@@ -341,49 +341,6 @@ row_set(const Datum *args, const bool *nulls, int *nranges, bool *whole)
  * from its arguments, checked.  The ranges point into the argument values,
  * which must outlive the spec; allocates in the current memory context.
  */
-/*
- * WideReadKeyArg -- a key, bound or prefix argument of type "any" as a
- * varlena holding its bytes: text, varchar, bpchar and bytea as they are,
- * a name, or an unknown literal ('a', as text).  "keys" is an array of
- * them.
- */
-Datum
-WideReadKeyArg(Datum d, Oid type, bool array, const char *what)
-{
-	switch (type)
-	{
-		case UNKNOWNOID:
-		case CSTRINGOID:
-			if (array)
-				return OidInputFunctionCall(F_ARRAY_IN, DatumGetCString(d),
-											TEXTOID, -1);
-			return CStringGetTextDatum(DatumGetCString(d));
-		case NAMEOID:
-			if (!array)
-				return CStringGetTextDatum(NameStr(*DatumGetName(d)));
-			break;
-		case TEXTOID:
-		case VARCHAROID:
-		case BPCHAROID:
-		case BYTEAOID:
-			if (!array)
-				return d;
-			break;
-		case TEXTARRAYOID:
-		case VARCHARARRAYOID:
-		case BYTEAARRAYOID:
-			if (array)
-				return d;
-			break;
-	}
-	ereport(ERROR,
-			(errcode(ERRCODE_DATATYPE_MISMATCH),
-			 errmsg(array ? "%s must be an array of text or bytea, not %s" :
-					"%s must be text or bytea, not %s",
-					what, format_type_be(type))));
-	return (Datum) 0;
-}
-
 void
 WideReadSpecFromArgs(bool read_row, const Datum *args, const bool *nulls,
 					 const Oid *types, WideReadSpec *spec)

@@ -1,27 +1,18 @@
 /*-------------------------------------------------------------------------
  *
  * read_scan.c
- *	  "Wide Read Rows": a call of wide.read_rows or wide.read_row in FROM
- *	  (LATERAL too) planned as a custom scan that streams the read.
+ *	  "Wide Read Rows", the executor's part: a call of wide.read_rows or
+ *	  wide.read_row in FROM, planned by am/scan_read.c, read as a stream.
  *
- * A set-returning function in FROM is a Function Scan: the function runs
- * to its end into a tuplestore, which the scan then reads, and the planner
- * guesses 1,000 rows.  For the read functions a path hook replaces that
- * path with a custom scan of the function's range-table entry that
- *	- evaluates the call's arguments when the scan starts and on every
- *	  rescan (outer references of a LATERAL call become parameters of the
- *	  nested loop), and opens the same iterator the functions use (read.c):
- *	  row set, row filter, limit and reversal are all inside the read;
- *	- returns each cell as it is read: no tuplestore, no copies of
- *	  unfiltered cells, only the columns the plan uses converted;
- *	- estimates its rows from the table's statistics (cells, row_key's
- *	  distinct values and histogram) and the row set;
- *	- shows the row set, the filter and the limit in EXPLAIN, and with
- *	  ANALYZE the runs and blocks it read.
- * Calls the hook does not recognize (WITH ORDINALITY, several functions in
- * one ROWS FROM, a table argument that is not a wide table's row type,
- * whole-row references, read_rows_labeled) stay Function Scans, as do all
- * calls under wide.enable_read_scan = off, for testing.
+ * The scan evaluates the call's arguments when it starts and on every
+ * rescan (outer references of a LATERAL call are parameters of the nested
+ * loop), checks the right to call the function as the Function Scan
+ * would, and opens the same iterator the functions use (read.c): row set,
+ * row filter, limit and reversal are all inside the read.  Each cell is
+ * returned as it is read, only the columns the plan uses converted.
+ * EXPLAIN shows what the plan reads (am/scan_read.c), and with ANALYZE the
+ * reads, runs and blocks.  The planner (am/) reaches this executor only
+ * through the function WideInstallReadScan registers with it.
  *
  * IDENTIFICATION
  *	  src/api/read_scan.c
@@ -37,7 +28,6 @@
 #include "catalog/pg_collation.h"
 #include "catalog/pg_language.h"
 #include "catalog/pg_proc.h"
-#include "catalog/pg_statistic.h"
 #include "catalog/pg_type.h"
 #include "commands/explain.h"
 #include "executor/executor.h"
@@ -71,26 +61,11 @@
 #include "engine/reader.h"
 #include "engine/schema.h"
 #include "am/am.h"
+#include "am/plan_cost.h"
+#include "am/scan.h"
 #include "api/api.h"
 #include "api/readiter.h"
 
-/* the read functions, in custom_private */
-#define READ_ROWS	1
-#define READ_ROW	2
-#define READ_LABELED	3		/* read_rows_labeled: (cell, labels) */
-
-/* without statistics: cells of a row, keys of a key array not known */
-#define DEFAULT_CELLS_PER_ROW	10.0
-#define DEFAULT_KEYS			10.0
-
-static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
-
-/* wide.enable_read_scan: plan the read functions as Wide Read Rows */
-static bool wide_enable_read_scan = true;
-
-static Plan *plan_read_path(PlannerInfo *root, RelOptInfo *rel,
-							CustomPath *best_path, List *tlist,
-							List *clauses, List *custom_plans);
 static Node *create_read_scan_state(CustomScan *cscan);
 static void begin_read_scan(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *exec_read_scan(CustomScanState *node);
@@ -98,16 +73,6 @@ static void end_read_scan(CustomScanState *node);
 static void rescan_read_scan(CustomScanState *node);
 static void explain_read_scan(CustomScanState *node, List *ancestors,
 							  ExplainState *es);
-
-static const CustomPathMethods read_path_methods = {
-	.CustomName = "WideReadRows",
-	.PlanCustomPath = plan_read_path,
-};
-
-static const CustomScanMethods read_scan_methods = {
-	.CustomName = "WideReadRows",
-	.CreateCustomScanState = create_read_scan_state,
-};
 
 static const CustomExecMethods read_exec_methods = {
 	.CustomName = "WideReadRows",
@@ -121,7 +86,7 @@ static const CustomExecMethods read_exec_methods = {
 typedef struct ReadScanState
 {
 	CustomScanState css;
-	int			kind;			/* READ_ROWS, READ_ROW or READ_LABELED */
+	int			kind;			/* WIDE_READ_FN_ROWS, WIDE_READ_FN_ROW or WIDE_READ_FN_LABELED */
 	Oid			funcid;
 	Oid			rowtype;		/* of the table argument */
 	List	   *args;			/* ExprState of each argument */
@@ -141,570 +106,6 @@ typedef struct ReadScanState
 	TupleDesc	celldesc;
 	MemoryContext outcxt;		/* the last (cell, labels) */
 } ReadScanState;
-
-/* ----------------------------------------------------------------
- *	Planning
- * ----------------------------------------------------------------
- */
-
-/* READ_ROWS, READ_ROW or READ_LABELED: the read function it is (or 0) */
-static int
-read_function_kind(Oid funcid)
-{
-	HeapTuple	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(funcid));
-	Form_pg_proc proc;
-	int			kind = 0;
-
-	if (!HeapTupleIsValid(tup))
-		return 0;
-	proc = (Form_pg_proc) GETSTRUCT(tup);
-	if (proc->prolang == ClanguageId && proc->proretset)
-	{
-		bool		isnull;
-		Datum		src = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_prosrc, &isnull);
-		Datum		bin = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_probin, &isnull);
-		char	   *s = isnull ? NULL : TextDatumGetCString(src);
-		char	   *b = isnull ? NULL : TextDatumGetCString(bin);
-		const char *base = b ? strrchr(b, '/') : NULL;
-
-		/* our library's (probin is "$libdir/wide", or a path to it) */
-		base = base ? base + 1 : b;
-		if (s && base && strncmp(base, "wide", 4) == 0 &&
-			(base[4] == '\0' || strcmp(base + 4, ".so") == 0))
-		{
-			if (strcmp(s, "wide_read_rows") == 0 && proc->pronargs == WIDE_READ_ROWS_NARGS)
-				kind = proc->prorettype == RECORDOID ? READ_LABELED : READ_ROWS;
-			else if (strcmp(s, "wide_read_row") == 0 && proc->pronargs == WIDE_READ_ROW_NARGS)
-				kind = READ_ROW;
-		}
-	}
-	ReleaseSysCache(tup);
-	return kind;
-}
-
-/* the name of a read function */
-static const char *
-kind_name(int kind)
-{
-	return kind == READ_ROW ? "read_row" : kind == READ_LABELED ? "read_rows_labeled" : "read_rows";
-}
-
-/* the argument, if it is a constant (NULL if not) */
-static Const *
-const_arg(List *args, int i)
-{
-	Node	   *n = list_nth(args, i);
-
-	if (n && IsA(n, RelabelType))
-		n = (Node *) ((RelabelType *) n)->arg;
-	return (n && IsA(n, Const)) ? (Const *) n : NULL;
-}
-
-/* is the argument the constant NULL? */
-static bool
-arg_is_null(List *args, int i)
-{
-	Const	   *c = const_arg(args, i);
-
-	return c && c->constisnull;
-}
-
-/* what ANALYZE knows of row_key: most common keys, histogram */
-typedef struct KeyStats
-{
-	bool		have;			/* any statistics */
-	Datum	   *mcv;
-	float4	   *mcvfreq;
-	int			nmcv;
-	double		mcvtotal;		/* share of the cells the MCVs hold */
-	Datum	   *hist;
-	int			nhist;
-} KeyStats;
-
-/* the bytes of a key datum of the statistics (text or bytea) */
-static void
-stat_key(Datum d, const char **p, uint32 *len)
-{
-	struct varlena *v = (struct varlena *) DatumGetPointer(d);
-
-	*p = VARDATA_ANY(v);
-	*len = VARSIZE_ANY_EXHDR(v);
-}
-
-/* is the key inside [lo, hi) (a NULL bound: none)? */
-static bool
-key_in(const char *k, uint32 len, const char *lo, uint32 lolen,
-	   const char *hi, uint32 hilen)
-{
-	return (lo == NULL || WideKeyCompare(k, len, lo, lolen) >= 0) &&
-		(hi == NULL || WideKeyCompare(k, len, hi, hilen) < 0);
-}
-
-/* the share of the histogram's keys below the key (0..1) */
-static double
-key_position(const KeyStats *ks, const char *k, uint32 len)
-{
-	int			lo = 0,
-				hi = ks->nhist;
-
-	while (lo < hi)
-	{
-		int			mid = (lo + hi) / 2;
-		const char *p;
-		uint32		plen;
-
-		stat_key(ks->hist[mid], &p, &plen);
-		if (WideKeyCompare(p, plen, k, len) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return ks->nhist > 1 ? (double) lo / (ks->nhist - 1) : 0.5;
-}
-
-/*
- * The share of the table's cells whose key lies in [lo, hi) (a NULL bound:
- * none): the most common keys in it, and the histogram's share of the
- * others; without statistics, the planner's default for one or two
- * inequalities.
- */
-static double
-keys_fraction(const KeyStats *ks, const char *lo, uint32 lolen,
-			  const char *hi, uint32 hilen)
-{
-	double		frac = 0.0;
-	int			i;
-
-	if (lo == NULL && hi == NULL)
-		return 1.0;
-	if (!ks->have || (ks->nmcv == 0 && ks->nhist < 2))
-		return (lo && hi) ? DEFAULT_RANGE_INEQ_SEL : DEFAULT_INEQ_SEL;
-	for (i = 0; i < ks->nmcv; i++)
-	{
-		const char *p;
-		uint32		plen;
-
-		stat_key(ks->mcv[i], &p, &plen);
-		if (key_in(p, plen, lo, lolen, hi, hilen))
-			frac += ks->mcvfreq[i];
-	}
-	if (ks->nhist >= 2)
-	{
-		double		a = lo ? key_position(ks, lo, lolen) : 0.0;
-		double		b = hi ? key_position(ks, hi, hilen) : 1.0;
-
-		/* a range inside one bucket holds some of it */
-		frac += (1.0 - ks->mcvtotal) * Max(b - a, 0.5 / (ks->nhist - 1));
-	}
-	return frac;
-}
-
-/* the bytes of a constant text argument */
-static const char *
-const_bytes(Const *c, uint32 *len)
-{
-	struct varlena *v;
-
-	/* an argument of type "any": an unknown literal, a name, ... */
-	v = pg_detoast_datum_packed((struct varlena *)
-								DatumGetPointer(WideReadKeyArg(c->constvalue, c->consttype,
-															   false, "a key bound")));
-
-	*len = VARSIZE_ANY_EXHDR(v);
-	return VARDATA_ANY(v);
-}
-
-/*
- * estimate_read -- the cells a call reads (*rows) and the share of the
- * table's pages it reads (*fraction), from the table's statistics: its
- * cells and pages (reltuples, relpages, or the access method's estimate),
- * row_key's number of distinct values (cells per row), most common values
- * and histogram.
- */
-static void
-estimate_read(Oid relid, int kind, List *args, double *rows, double *fraction,
-			  double *pages_out)
-{
-	Relation	rel = relation_open(relid, AccessShareLock);
-	BlockNumber pages;
-	double		tuples,
-				allvisfrac,
-				cpr = DEFAULT_CELLS_PER_ROW,
-				frac = 0.0;
-	HeapTuple	st;
-	AttStatsSlot mslot,
-				hslot;
-	bool		have_mcv = false,
-				have_hist = false;
-	KeyStats	ks;
-
-	memset(&ks, 0, sizeof(ks));
-	estimate_rel_size(rel, NULL, &pages, &tuples, &allvisfrac);
-	tuples = Max(tuples, 1.0);
-	st = SearchSysCache3(STATRELATTINH, ObjectIdGetDatum(relid), Int16GetDatum(1),
-						 BoolGetDatum(false));
-	if (HeapTupleIsValid(st))
-	{
-		Form_pg_statistic s = (Form_pg_statistic) GETSTRUCT(st);
-		double		nd = s->stadistinct;
-
-		ks.have = true;
-		if (nd < 0)
-			nd = -nd * tuples;
-		if (nd >= 1)
-			cpr = Max(tuples / nd, 1.0);
-		/* the key distribution places key ranges (not needed for keys) */
-		if (kind != READ_ROW &&
-			(!arg_is_null(args, A_START) || !arg_is_null(args, A_END) ||
-			 !arg_is_null(args, A_PREFIX)))
-		{
-			if (get_attstatsslot(&mslot, st, STATISTIC_KIND_MCV, InvalidOid,
-								 ATTSTATSSLOT_VALUES | ATTSTATSSLOT_NUMBERS))
-			{
-				int			i;
-
-				have_mcv = true;
-				ks.mcv = mslot.values;
-				ks.mcvfreq = mslot.numbers;
-				ks.nmcv = Min(mslot.nvalues, mslot.nnumbers);
-				for (i = 0; i < ks.nmcv; i++)
-					ks.mcvtotal += ks.mcvfreq[i];
-			}
-			if (get_attstatsslot(&hslot, st, STATISTIC_KIND_HISTOGRAM, InvalidOid,
-								 ATTSTATSSLOT_VALUES))
-			{
-				have_hist = true;
-				ks.hist = hslot.values;
-				ks.nhist = hslot.nvalues;
-			}
-		}
-	}
-
-	if (kind == READ_ROW)
-		frac = cpr / tuples;
-	else
-	{
-		bool		whole = true;
-
-		if (!arg_is_null(args, A_KEYS))
-		{
-			Const	   *c = const_arg(args, A_KEYS);
-			double		nkeys = DEFAULT_KEYS;
-
-			if (c)
-			{
-				ArrayType  *a = DatumGetArrayTypeP(WideReadKeyArg(c->constvalue,
-																  c->consttype,
-																  true, "keys"));
-
-				nkeys = ArrayGetNItems(ARR_NDIM(a), ARR_DIMS(a));
-			}
-			frac += nkeys * cpr / tuples;
-			whole = false;
-		}
-		if (!arg_is_null(args, A_START) || !arg_is_null(args, A_END))
-		{
-			Const	   *sc = const_arg(args, A_START);
-			Const	   *ec = const_arg(args, A_END);
-			bool		has_start = !arg_is_null(args, A_START);
-			bool		has_end = !arg_is_null(args, A_END);
-
-			if ((has_start && sc == NULL) || (has_end && ec == NULL))
-				frac += (has_start && has_end) ? DEFAULT_RANGE_INEQ_SEL : DEFAULT_INEQ_SEL;
-			else
-			{
-				const char *lo = NULL,
-						   *hi = NULL;
-				uint32		lolen = 0,
-							hilen = 0;
-
-				if (has_start)
-					lo = const_bytes(sc, &lolen);
-				if (has_end)
-					hi = const_bytes(ec, &hilen);
-				frac += keys_fraction(&ks, lo, lolen, hi, hilen);
-			}
-			whole = false;
-		}
-		if (!arg_is_null(args, A_PREFIX))
-		{
-			Const	   *c = const_arg(args, A_PREFIX);
-
-			if (c)
-			{
-				uint32		len;
-				const char *p = const_bytes(c, &len);
-				char	   *end = palloc(len + 1);
-				int			n = len;
-
-				memcpy(end, p, len);
-				while (n > 0 && (uint8) end[n - 1] == 0xff)
-					n--;
-				if (n > 0)
-					end[n - 1]++;
-				frac += keys_fraction(&ks, len > 0 ? p : NULL, len, n > 0 ? end : NULL, n);
-			}
-			else
-				frac += DEFAULT_MATCH_SEL;
-			whole = false;
-		}
-		if (!arg_is_null(args, A_RANGES))
-		{
-			frac += DEFAULT_RANGE_INEQ_SEL;
-			whole = false;
-		}
-		if (whole)
-			frac = 1.0;
-		if (!arg_is_null(args, A_LIMIT))
-		{
-			Const	   *c = const_arg(args, A_LIMIT);
-
-			if (c)
-				frac = Min(frac, DatumGetInt64(c->constvalue) * cpr / tuples);
-		}
-	}
-	frac = Min(frac, 1.0);
-	/* a filter drops some of them */
-	if (!arg_is_null(args, kind == READ_ROW ? 2 : A_FILTER))
-		*rows = clamp_row_est(tuples * frac * 0.5);
-	else
-		*rows = clamp_row_est(tuples * frac);
-	*fraction = frac;
-	*pages_out = Max(pages, 1);
-	if (have_mcv)
-		free_attstatsslot(&mslot);
-	if (have_hist)
-		free_attstatsslot(&hslot);
-	if (HeapTupleIsValid(st))
-		ReleaseSysCache(st);
-	relation_close(rel, NoLock);
-}
-
-/*
- * The table a read's first argument names, if the call may be planned as
- * a Wide Read Rows scan; InvalidOid if not.
- */
-static Oid
-plannable_read(PlannerInfo *root, RelOptInfo *rel, RangeTblEntry *rte,
-			   FuncExpr **fexpr, int *kind)
-{
-	RangeTblFunction *rtfunc;
-	Oid			rowtype,
-				relid;
-	Bitmapset  *attrs = NULL;
-	ListCell   *lc;
-
-	if (rel->reloptkind != RELOPT_BASEREL || rte->rtekind != RTE_FUNCTION ||
-		rte->funcordinality || list_length(rte->functions) != 1)
-		return InvalidOid;
-	rtfunc = linitial_node(RangeTblFunction, rte->functions);
-	if (!IsA(rtfunc->funcexpr, FuncExpr))
-		return InvalidOid;
-	*fexpr = (FuncExpr *) rtfunc->funcexpr;
-	if ((*fexpr)->funcretset == false ||
-		!(*kind = read_function_kind((*fexpr)->funcid)) ||
-		list_length((*fexpr)->args) !=
-		(*kind == READ_ROW ? WIDE_READ_ROW_NARGS : WIDE_READ_ROWS_NARGS))
-		return InvalidOid;
-	rowtype = exprType(linitial((*fexpr)->args));
-	relid = get_typ_typrelid(rowtype);
-	/* read_rows_labeled returns (cell, labels) records */
-	if (!OidIsValid(relid) || !WideRelationIsWide(relid) ||
-		(*kind == READ_LABELED ?
-		 ((*fexpr)->funcresulttype != RECORDOID || list_length(rte->eref->colnames) != 2) :
-		 ((*fexpr)->funcresulttype != rowtype || list_length(rte->eref->colnames) != 5)))
-		return InvalidOid;
-	/* the scan returns the columns, not the whole row */
-	pull_varattnos((Node *) rel->reltarget->exprs, rel->relid, &attrs);
-	foreach(lc, rel->baserestrictinfo)
-		pull_varattnos((Node *) lfirst_node(RestrictInfo, lc)->clause, rel->relid, &attrs);
-	if (bms_is_member(0 - FirstLowInvalidHeapAttributeNumber, attrs))
-		return InvalidOid;
-	return relid;
-}
-
-/*
- * The order of the cells a read returns: rows in key order (reversed: the
- * last first); without a filter, cells of a row by (family, qualifier) and
- * newest first.  Text columns order so only under the "C" collation.
- */
-static List *
-read_pathkeys(PlannerInfo *root, RelOptInfo *rel, Oid rowtype, int kind, List *args)
-{
-	TupleDesc	desc = lookup_rowtype_tupdesc(rowtype, -1);
-	List	   *pathkeys = NIL;
-	bool		reversed = false;
-	int			ncols = 1;
-	int			attno;
-
-	if (kind == READ_LABELED)
-	{
-		/* cells are records */
-		ReleaseTupleDesc(desc);
-		return NIL;
-	}
-	if (kind == READ_ROWS && !arg_is_null(args, A_REVERSED))
-	{
-		Const	   *c = const_arg(args, A_REVERSED);
-
-		if (c == NULL)
-		{
-			ReleaseTupleDesc(desc);
-			return NIL;
-		}
-		reversed = DatumGetBool(c->constvalue);
-	}
-	if (!reversed && arg_is_null(args, kind == READ_ROW ? 2 : A_FILTER))
-		ncols = 4;
-	for (attno = 1; attno <= ncols; attno++)
-	{
-		Form_pg_attribute att = TupleDescAttr(desc, attno - 1);
-		TypeCacheEntry *tc = lookup_type_cache(att->atttypid, TYPECACHE_LT_OPR | TYPECACHE_GT_OPR);
-		Oid			opno = (attno == 4) != reversed ? tc->gt_opr : tc->lt_opr;
-		Var		   *var;
-		List	   *pk;
-
-		if ((att->atttypid == TEXTOID && att->attcollation != C_COLLATION_OID) ||
-			!OidIsValid(opno))
-			break;
-		var = makeVar(rel->relid, attno, att->atttypid, att->atttypmod,
-					  att->attcollation, 0);
-		/* only columns some equivalence class holds (customscan.c) */
-		pk = build_expression_pathkey(root, (Expr *) var, NULL, opno, rel->relids, false);
-		if (pk == NIL)
-			break;
-		pathkeys = list_concat(pathkeys, pk);
-	}
-	ReleaseTupleDesc(desc);
-	return pathkeys;
-}
-
-static void
-read_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
-					  RangeTblEntry *rte)
-{
-	FuncExpr   *fexpr = NULL;
-	int			kind = 0;
-	Oid			relid;
-	CustomPath *cpath;
-	double		rows,
-				fraction,
-				pages;
-	Cost		run;
-
-	if (prev_set_rel_pathlist_hook)
-		prev_set_rel_pathlist_hook(root, rel, rti, rte);
-	if (!wide_enable_read_scan)
-		return;
-	relid = plannable_read(root, rel, rte, &fexpr, &kind);
-	if (!OidIsValid(relid))
-		return;
-
-	/* the rel's size: the read's, then its quals */
-	estimate_read(relid, kind, fexpr->args, &rows, &fraction, &pages);
-	rel->tuples = rows;
-	rel->rows = clamp_row_est(rows * clauselist_selectivity(root, rel->baserestrictinfo,
-															0, JOIN_INNER, NULL));
-
-	cpath = makeNode(CustomPath);
-	cpath->path.pathtype = T_CustomScan;
-	cpath->path.parent = rel;
-	cpath->path.pathtarget = rel->reltarget;
-	cpath->path.param_info = get_baserel_parampathinfo(root, rel, rel->lateral_relids);
-	if (cpath->path.param_info)
-	{
-		/* computed with the Function Scan's guess */
-		cpath->path.param_info->ppi_rows =
-			get_parameterized_baserel_size(root, rel, cpath->path.param_info->ppi_clauses);
-		cpath->path.rows = cpath->path.param_info->ppi_rows;
-	}
-	else
-		cpath->path.rows = rel->rows;
-	cpath->path.parallel_aware = false;
-	cpath->path.parallel_safe = false;
-	cpath->path.pathkeys = read_pathkeys(root, rel, exprType(linitial(fexpr->args)),
-										 kind, fexpr->args);
-	cpath->flags = 0;
-	cpath->custom_private = list_make3_int(kind, fexpr->funcid,
-										   exprType(linitial(fexpr->args)));
-	cpath->methods = &read_path_methods;
-
-	/* a seek, the share of the pages the range holds, each cell */
-	run = pages * fraction * seq_page_cost +
-		rows * (cpu_tuple_cost + cpu_operator_cost) +
-		rel->rows * list_length(rel->baserestrictinfo) * cpu_operator_cost;
-	cpath->path.startup_cost = random_page_cost;
-	cpath->path.total_cost = random_page_cost + run;
-
-	/* the Function Scan would read the same, then store and reread it */
-	rel->pathlist = NIL;
-	add_path(rel, &cpath->path);
-}
-
-/* the scan tuple: the function's columns, the table's (or cell, labels) */
-static List *
-read_scan_tlist(Index varno, Oid rowtype, int kind)
-{
-	TupleDesc	desc;
-	List	   *tlist = NIL;
-	int			i;
-
-	if (kind == READ_LABELED)
-	{
-		tlist = lappend(tlist, makeTargetEntry((Expr *) makeVar(varno, 1, rowtype, -1, InvalidOid, 0),
-											   1, pstrdup("cell"), false));
-		tlist = lappend(tlist, makeTargetEntry((Expr *) makeVar(varno, 2, TEXTARRAYOID, -1,
-																InvalidOid, 0),
-											   2, pstrdup("labels"), false));
-		return tlist;
-	}
-	desc = lookup_rowtype_tupdesc(rowtype, -1);
-
-	for (i = 0; i < desc->natts; i++)
-	{
-		Form_pg_attribute a = TupleDescAttr(desc, i);
-		Var		   *var = makeVar(varno, i + 1, a->atttypid, a->atttypmod,
-								  a->attcollation, 0);
-
-		tlist = lappend(tlist, makeTargetEntry((Expr *) var, i + 1,
-											   pstrdup(NameStr(a->attname)), false));
-	}
-	ReleaseTupleDesc(desc);
-	return tlist;
-}
-
-static Plan *
-plan_read_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
-			   List *tlist, List *clauses, List *custom_plans)
-{
-	CustomScan *cscan = makeNode(CustomScan);
-	RangeTblEntry *rte = planner_rt_fetch(rel->relid, root);
-	RangeTblFunction *rtfunc = linitial_node(RangeTblFunction, rte->functions);
-	FuncExpr   *fexpr = (FuncExpr *) rtfunc->funcexpr;
-
-	cscan->scan.plan.targetlist = tlist;
-	cscan->scan.plan.qual = extract_actual_clauses(clauses, false);
-	/* not a table: the executor opens no relation, the scan its table */
-	cscan->scan.scanrelid = 0;
-	cscan->flags = best_path->flags;
-	cscan->custom_exprs = copyObject(fexpr->args);
-	cscan->custom_private = best_path->custom_private;
-	cscan->custom_scan_tlist = read_scan_tlist(rel->relid,
-											   lthird_int(best_path->custom_private),
-											   linitial_int(best_path->custom_private));
-	cscan->methods = &read_scan_methods;
-
-	/*
-	 * The plan no longer calls the function nor names the table in its
-	 * range table: depend on both, as the Function Scan's plan would (a
-	 * cached plan is rebuilt when either changes).
-	 */
-	record_plan_function_dependency(root, fexpr->funcid);
-	root->glob->relationOids =
-		lappend_oid(root->glob->relationOids,
-					get_typ_typrelid(lthird_int(best_path->custom_private)));
-	return &cscan->scan.plan;
-}
 
 /* ----------------------------------------------------------------
  *	Execution
@@ -754,10 +155,10 @@ begin_read_scan(CustomScanState *node, EState *estate, int eflags)
 	pull_varattnos((Node *) cscan->scan.plan.targetlist, INDEX_VAR, &attrs);
 	pull_varattnos((Node *) cscan->scan.plan.qual, INDEX_VAR, &attrs);
 	for (i = 0; i < 5; i++)
-		s->needed[i] = s->kind == READ_LABELED ||
+		s->needed[i] = s->kind == WIDE_READ_FN_LABELED ||
 			bms_is_member(i + 1 - FirstLowInvalidHeapAttributeNumber, attrs) ||
 			bms_is_member(0 - FirstLowInvalidHeapAttributeNumber, attrs);
-	if (s->kind == READ_LABELED)
+	if (s->kind == WIDE_READ_FN_LABELED)
 	{
 		s->celldesc = lookup_rowtype_tupdesc_copy(s->rowtype, -1);
 		s->outcxt = AllocSetContextCreate(estate->es_query_cxt, "wide read scan cell",
@@ -820,11 +221,11 @@ start_read(ReadScanState *s)
 			args[i] = datumCopy(args[i], s->argbyval[i], s->arglens[i]);
 
 	relid = WideReadTable(s->rowtype);
-	WideReadSpecFromArgs(s->kind == READ_ROW, args, nulls, s->argtypes, &spec);
+	WideReadSpecFromArgs(s->kind == WIDE_READ_FN_ROW, args, nulls, s->argtypes, &spec);
 	if (s->rel == NULL)
 	{
 		MemoryContextSwitchTo(estate->es_query_cxt);
-		s->rel = WideOpenTableRead(kind_name(s->kind), relid, AccessShareLock);
+		s->rel = WideOpenTableRead(WideReadFunctionName(s->kind), relid, AccessShareLock);
 		s->schema = WideSchemaCopy(s->rel);
 		MemoryContextSwitchTo(s->argcxt);
 	}
@@ -841,7 +242,7 @@ read_scan_next(ScanState *ss)
 	const WideRowOut *out;
 
 	ExecClearTuple(slot);
-	if (s->kind != READ_LABELED)
+	if (s->kind != WIDE_READ_FN_LABELED)
 	{
 		if (!WideReadNext(s->it, slot->tts_values, slot->tts_isnull, &out))
 			return slot;
@@ -915,104 +316,12 @@ rescan_read_scan(CustomScanState *node)
 	s->started = false;
 }
 
-/* append "name expr" of an argument unless it is the constant NULL */
-static bool
-explain_arg(StringInfo buf, List *args, int i, const char *fmt, List *context,
-			bool first)
-{
-	if (arg_is_null(args, i))
-		return first;
-	if (!first)
-		appendStringInfoString(buf, " OR ");
-	appendStringInfo(buf, fmt, deparse_expression(list_nth(args, i), context,
-												  false, false));
-	return false;
-}
-
-/* "row_key >= x AND row_key < y" of read_rows's start and end keys */
-static bool
-explain_range(StringInfo buf, List *args, List *context, bool first)
-{
-	Const	   *si = const_arg(args, A_START_INCL);
-	Const	   *ei = const_arg(args, A_END_INCL);
-	bool		has_start = !arg_is_null(args, A_START);
-	bool		has_end = !arg_is_null(args, A_END);
-
-	if (!has_start && !has_end)
-		return first;
-	if (!first)
-		appendStringInfoString(buf, " OR ");
-	if (has_start)
-	{
-		const char *op = ">= ";
-
-		if (si == NULL)
-			op = ">=? ";
-		else if (!si->constisnull && !DatumGetBool(si->constvalue))
-			op = "> ";
-		appendStringInfo(buf, "row_key %s%s", op,
-						 deparse_expression(list_nth(args, A_START), context, false, false));
-	}
-	if (has_end)
-	{
-		const char *op = "< ";
-
-		if (ei == NULL)
-			op = "<? ";
-		else if (!ei->constisnull && DatumGetBool(ei->constvalue))
-			op = "<= ";
-		appendStringInfo(buf, "%srow_key %s%s", has_start ? " AND " : "", op,
-						 deparse_expression(list_nth(args, A_END), context, false, false));
-	}
-	return false;
-}
-
 static void
 explain_read_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 {
 	ReadScanState *s = (ReadScanState *) node;
-	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
-	List	   *args = cscan->custom_exprs;
-	List	   *context;
-	StringInfoData buf;
-	bool		first = true;
-	Oid			relid = get_typ_typrelid(s->rowtype);
-	char	   *relname = OidIsValid(relid) ? get_rel_name(relid) : NULL;
 
-	context = set_deparse_context_plan(es->deparse_cxt, node->ss.ps.plan, ancestors);
-	initStringInfo(&buf);
-	appendStringInfo(&buf, "%s(%s)", kind_name(s->kind),
-					 relname ? quote_identifier(relname) : "?");
-	ExplainPropertyText("Read", buf.data, es);
-
-	resetStringInfo(&buf);
-	if (s->kind == READ_ROW)
-		first = explain_arg(&buf, args, 1, "row_key = %s", context, first);
-	else
-	{
-		first = explain_arg(&buf, args, A_KEYS, "row_key = ANY (%s)", context, first);
-		first = explain_range(&buf, args, context, first);
-		first = explain_arg(&buf, args, A_PREFIX, "prefix %s", context, first);
-		first = explain_arg(&buf, args, A_RANGES, "ranges %s", context, first);
-	}
-	ExplainPropertyText("Row Set", first ? "all" : buf.data, es);
-	if (!arg_is_null(args, s->kind == READ_ROW ? 2 : A_FILTER))
-		ExplainPropertyText("Row Filter",
-							deparse_expression(list_nth(args, s->kind == READ_ROW ? 2 : A_FILTER),
-											   context, false, false), es);
-	if (s->kind != READ_ROW && !arg_is_null(args, A_LIMIT))
-		ExplainPropertyText("Row Limit",
-							deparse_expression(list_nth(args, A_LIMIT), context, false, false),
-							es);
-	if (s->kind != READ_ROW && !arg_is_null(args, A_REVERSED))
-	{
-		Const	   *c = const_arg(args, A_REVERSED);
-
-		if (c == NULL || DatumGetBool(c->constvalue))
-			ExplainPropertyText("Reversed",
-								deparse_expression(list_nth(args, A_REVERSED), context,
-												   false, false), es);
-	}
+	WideReadScanExplainPlan(node, ancestors, es);
 	if (es->analyze)
 	{
 		WideReaderStats st = s->stats;
@@ -1048,17 +357,11 @@ explain_read_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 }
 
 /*
- * WideInstallReadScan -- add the path hook (from _PG_init).
+ * WideInstallReadScan -- install the scan's planner (am/scan_read.c) with
+ * this executor (from _PG_init).
  */
 void
 WideInstallReadScan(void)
 {
-	DefineCustomBoolVariable("wide.enable_read_scan",
-							 "Plans calls of wide.read_rows and wide.read_row in FROM as Wide Read Rows scans.",
-							 "Off, they are Function Scans: the read runs to its end into a tuplestore first; for testing and for comparing plans.",
-							 &wide_enable_read_scan, true,
-							 PGC_USERSET, 0, NULL, NULL, NULL);
-	RegisterCustomScanMethods(&read_scan_methods);
-	prev_set_rel_pathlist_hook = set_rel_pathlist_hook;
-	set_rel_pathlist_hook = read_set_rel_pathlist;
+	WideInstallReadScanPlanner(create_read_scan_state);
 }

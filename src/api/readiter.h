@@ -20,18 +20,8 @@
 #include "engine/cell.h"
 #include "engine/reader.h"
 #include "engine/schema.h"
+#include "am/scan_read.h"
 #include "api/filter.h"
-
-/* argument positions of wide.read_rows (and read_rows_labeled) */
-enum
-{
-	A_TBL, A_KEYS, A_START, A_END, A_START_INCL, A_END_INCL, A_PREFIX,
-	A_RANGES, A_LIMIT, A_REVERSED, A_FILTER,
-	WIDE_READ_ROWS_NARGS
-};
-
-/* wide.read_row(tbl, row_key, filter) */
-#define WIDE_READ_ROW_NARGS		3
 
 /* what to read: the arguments of a call, checked */
 typedef struct WideReadSpec
@@ -48,7 +38,6 @@ typedef struct WideReadIter WideReadIter;
 
 /* read.c */
 extern Oid	WideReadTable(Oid rowtype);
-extern Datum WideReadKeyArg(Datum d, Oid type, bool array, const char *what);
 extern void WideReadSpecFromArgs(bool read_row, const Datum *args, const bool *nulls,
 								 const Oid *types, WideReadSpec *spec);
 extern WideReadIter *WideReadBegin(Relation rel, const WideSchema *schema,
