@@ -913,6 +913,113 @@ LANGUAGE C STRICT VOLATILE;
 
 REVOKE EXECUTE ON FUNCTION wide_internal.format_selftest(bigint, int) FROM PUBLIC;
 
+-- the on-disk format taken apart from raw bytes by the engine's code, for
+-- the tests that inspect or damage stored pages (src/api/formatdecode.c,
+-- docs/testing.md).  (Those that return no set are not STRICT, and give
+-- NULL for a NULL argument themselves: the planner would fold a STRICT
+-- call with a NULL argument to NULL without checking EXECUTE, and
+-- privileges_catalog requires every call by others to be refused.)
+
+CREATE OR REPLACE FUNCTION wide_internal.format_pages(image bytea,
+    OUT blkno bigint, OUT type text, OUT next bigint, OUT owner bigint)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'wide_format_pages'
+LANGUAGE C STRICT VOLATILE;
+
+REVOKE EXECUTE ON FUNCTION wide_internal.format_pages(bytea) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION wide_internal.format_page_fields(page bytea,
+    OUT field text, OUT off int, OUT size int, OUT value numeric)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'wide_format_page_fields'
+LANGUAGE C STRICT VOLATILE;
+
+REVOKE EXECUTE ON FUNCTION wide_internal.format_page_fields(bytea) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION wide_internal.format_records(page bytea,
+    OUT item int, OUT lp_off int, OUT lp_len int, OUT lp_flags int,
+    OUT field text, OUT off int, OUT size int, OUT value numeric)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'wide_format_records'
+LANGUAGE C STRICT VOLATILE;
+
+REVOKE EXECUTE ON FUNCTION wide_internal.format_records(bytea) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION wide_internal.format_segments(image bytea,
+    OUT root bigint, OUT segid bigint, OUT live boolean)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'wide_format_segments'
+LANGUAGE C STRICT VOLATILE;
+
+REVOKE EXECUTE ON FUNCTION wide_internal.format_segments(bytea) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION wide_internal.format_segment(image bytea, root bigint,
+    OUT segid bigint, OUT typlen smallint, OUT ncells numeric,
+    OUT stream_len bigint, OUT root_off bigint, OUT root_len bigint,
+    OUT header_pages bigint[], OUT stream_pages bigint[],
+    OUT page_data_off int, OUT page_capacity int, OUT nblobs int,
+    OUT stream bytea)
+RETURNS record
+AS 'MODULE_PATHNAME', 'wide_format_segment'
+LANGUAGE C VOLATILE;
+
+REVOKE EXECUTE ON FUNCTION wide_internal.format_segment(bytea, bigint) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION wide_internal.format_stored_blocks(image bytea, root bigint,
+    OUT kind text, OUT off bigint, OUT len bigint, OUT type int, OUT stored bytea)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'wide_format_stored_blocks'
+LANGUAGE C STRICT VOLATILE;
+
+REVOKE EXECUTE ON FUNCTION wide_internal.format_stored_blocks(bytea, bigint) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION wide_internal.format_frame(stored bytea,
+    OUT type int, OUT stored_crc bigint, OUT crc bigint, OUT body bytea,
+    OUT ts_unit numeric, OUT val_div float8)
+RETURNS record
+AS 'MODULE_PATHNAME', 'wide_format_frame'
+LANGUAGE C VOLATILE;
+
+REVOKE EXECUTE ON FUNCTION wide_internal.format_frame(bytea) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION wide_internal.format_index(raw bytea, root boolean,
+    OUT entry int, OUT off numeric, OUT len bigint, OUT ncells numeric,
+    OUT flags int, OUT last_row bytea)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'wide_format_index'
+LANGUAGE C STRICT VOLATILE;
+
+REVOKE EXECUTE ON FUNCTION wide_internal.format_index(bytea, boolean) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION wide_internal.format_crc32c(bytes bytea)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'wide_format_crc32c'
+LANGUAGE C VOLATILE;
+
+REVOKE EXECUTE ON FUNCTION wide_internal.format_crc32c(bytea) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION wide_internal.format_varints(bytes bytea, pos int, n int,
+    OUT value numeric, OUT next int)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'wide_format_varints'
+LANGUAGE C STRICT VOLATILE;
+
+REVOKE EXECUTE ON FUNCTION wide_internal.format_varints(bytea, int, int) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION wide_internal.format_encode_varints(vals bigint[])
+RETURNS bytea
+AS 'MODULE_PATHNAME', 'wide_format_encode_varints'
+LANGUAGE C VOLATILE;
+
+REVOKE EXECUTE ON FUNCTION wide_internal.format_encode_varints(bigint[]) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION wide_internal.format_compress(raw bytea, level int)
+RETURNS bytea
+AS 'MODULE_PATHNAME', 'wide_format_compress'
+LANGUAGE C VOLATILE;
+
+REVOKE EXECUTE ON FUNCTION wide_internal.format_compress(bytea, int) FROM PUBLIC;
+
 CREATE OR REPLACE FUNCTION wide.verify(tbl regclass, OUT object text, OUT problem text)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'wide_verify'

@@ -12,7 +12,10 @@
 # explicitly: the policy is 30 + K days when the data ends K days ago) the
 # oldest day is alone in its window.  Measures:
 #   1. max_age lowered to 29 days, then VACUUM: WAL bytes and bytes of new
-#      runs written, against the table's bytes;
+#      runs written, against the table's bytes; the same for a second table
+#      w2, the same data plus a family "k" kept for ever (an hourly rollup
+#      per host, with no max_age): each run names its families (format 6),
+#      so m's windows are freed though k never expires;
 #   2. wide.drop_before of the oldest remaining day against DELETE ... WHERE
 #      ts < ... on the heap (medians of rolled-back runs, alternated), and
 #      the VACUUM that frees the dropped runs;
@@ -80,7 +83,15 @@ CREATE TABLE h (row_key text COLLATE \"C\", family text COLLATE \"C\",
 CREATE INDEX h_key ON h (row_key, family, qualifier, ts DESC);
 COPY w FROM '$BENCH/cells.csv' (FORMAT csv);
 COPY h FROM '$BENCH/cells.csv' (FORMAT csv);
-VACUUM w; VACUUM h;
+CREATE TABLE w2 (row_key text, family text, qualifier text, ts timestamptz,
+                 value float8) USING wide;
+SELECT wide.create_family('w2', 'm', max_age => '$(( 30 + K )) days');
+SELECT wide.create_family('w2', 'k');
+COPY w2 FROM '$BENCH/cells.csv' (FORMAT csv);
+INSERT INTO w2 SELECT format('server%s.example.com#%s', lpad(h::text, 3, '0'), ($START::bigint + r * 3600) * 1000),
+       'k', 'cpu/avg_1h', to_timestamp($START + r * 3600), r % 100
+  FROM generate_series(0, 30 * 24 - 1) r, generate_series(1, $HOSTS) h;
+VACUUM w; VACUUM w2; VACUUM h;
 CHECKPOINT;"
 
 runs() { sql "SELECT count(*), sum(stored_bytes) FROM wide.runs('w')"; }
@@ -91,13 +102,14 @@ TABLE=$(sql "SELECT sum(stored_bytes) FROM wide.runs('w')")
 # one maintenance pass, measured: WAL bytes, bytes of runs written, runs freed
 measure() {
 	local what=$1 cmd=$2
-	sql "DROP TABLE IF EXISTS segs; CREATE TABLE segs AS SELECT segment, stored_bytes FROM wide.runs('w'); CHECKPOINT"
+	local t=${3:-w}
+	sql "DROP TABLE IF EXISTS segs; CREATE TABLE segs AS SELECT segment, stored_bytes FROM wide.runs('$t'); CHECKPOINT"
 	OUT=$(last "SELECT pg_current_wal_insert_lsn() AS l0, clock_timestamp() AS t0 \gset
 $cmd
 SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), :'l0')::bigint,
-       (SELECT coalesce(sum(stored_bytes), 0) FROM wide.runs('w') WHERE segment NOT IN (SELECT segment FROM segs)),
-       (SELECT count(*) FROM segs WHERE segment NOT IN (SELECT segment FROM wide.runs('w'))),
-       (SELECT coalesce(sum(stored_bytes), 0) FROM segs WHERE segment NOT IN (SELECT segment FROM wide.runs('w'))),
+       (SELECT coalesce(sum(stored_bytes), 0) FROM wide.runs('$t') WHERE segment NOT IN (SELECT segment FROM segs)),
+       (SELECT count(*) FROM segs WHERE segment NOT IN (SELECT segment FROM wide.runs('$t'))),
+       (SELECT coalesce(sum(stored_bytes), 0) FROM segs WHERE segment NOT IN (SELECT segment FROM wide.runs('$t'))),
        extract(epoch FROM clock_timestamp() - :'t0')")
 	IFS='|' read -r WAL NEWB GONE GONEB SECS <<<"$OUT"
 	printf '%s: %.3f s, WAL %s bytes (%.3f%% of the table'"'"'s %s), runs written %s bytes (%.3f%%), runs gone %s (%s bytes)\n' \
@@ -107,6 +119,15 @@ SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), :'l0')::bigint,
 sql "SELECT wide.alter_family('w', 'm', max_age => '$(( 29 + K )) days')" >/dev/null
 measure "1. max_age $(( 30 + K )) -> $(( 29 + K )) days (the data ends $K days ago), VACUUM (TRUNCATE false)" "VACUUM (TRUNCATE false) w;"
 measure "   then a plain VACUUM (gives the freed pages back: truncate.c moves the runs of the file's tail down)" "VACUUM w;"
+W_TABLE=$TABLE
+TABLE=$(sql "SELECT sum(stored_bytes) FROM wide.runs('w2')")
+K_CELLS=$(sql "SELECT count(*) FROM w2 WHERE family = 'k'")
+log "w2 (m + k kept for ever): runs, bytes = $(sql "SELECT count(*), sum(stored_bytes) FROM wide.runs('w2')"), k cells $K_CELLS"
+sql "SELECT wide.alter_family('w2', 'm', max_age => '$(( 29 + K )) days')" >/dev/null
+measure "1b. w2 (m expires, k kept for ever): max_age $(( 30 + K )) -> $(( 29 + K )) days, VACUUM (TRUNCATE false)" "VACUUM (TRUNCATE false) w2;" w2
+sql "SELECT 'check w2: k cells ' || count(*) FILTER (WHERE family = 'k') || ' (of $K_CELLS), m cells older than $(( 29 + K )) days visible: '
+        || count(*) FILTER (WHERE family = 'm' AND ts < now() - interval '$(( 29 + K )) days') FROM w2"
+TABLE=$W_TABLE
 
 # ------------------------------------------------------------- 2. drop_before
 # the oldest day left is day 1, which shares its 3-day window with days 2, 3

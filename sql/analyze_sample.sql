@@ -44,8 +44,9 @@ ANALYZE VERBOSE rcpu;
 SELECT reltuples FROM pg_class WHERE relname = 'rcpu';
 SELECT attname, n_distinct IS NOT NULL AND (most_common_vals IS NOT NULL OR histogram_bounds IS NOT NULL) AS described
   FROM pg_stats WHERE tablename = 'rcpu' ORDER BY attname;
--- the count is of records: a delete counts until a compaction drops it
--- (row by row: a range tombstone lets VACUUM rewrite the runs at once)
+-- the count is of records: a delete counts until a compaction drops it,
+-- which VACUUM of a table this small does at once (am/vacuum.c), row by
+-- row as after a range tombstone: the deleted rows no longer count
 SET wide.enable_range_delete = off;
 DELETE FROM rcpu WHERE tags_id > 9;
 RESET wide.enable_range_delete;

@@ -118,6 +118,16 @@ SELECT wide.drop_before('dm2', '2001-01-01'::timestamptz);
 ROLLBACK;
 SELECT wide.drop_before('dm2', '2001-01-01'::timestamptz);
 SELECT count(*) FROM dm2;
+-- drops alone, with no write after them: the write area holds nothing
+-- they could delete, so VACUUM and a major compaction apply and forget
+-- them (they used to wait for a write to flush, and stayed for ever)
+VACUUM dm2;
+SELECT wide.drop_before('dm2', '2000-01-01'::timestamptz + (i || ' days')::interval) FROM generate_series(1, 7) i;
+VACUUM dm2;
+SELECT FROM wide.compact('dm2', major => true);
+VACUUM dm2;
+SELECT wide.drop_before('dm2', '2001-06-01'::timestamptz + (i || ' days')::interval) FROM generate_series(1, 8) i;
+SELECT count(*) FROM dm2;
 
 -- a family kept for ever does not keep the runs alive once it is dropped
 -- before their time: each family's cells are dead by its age or by a drop
@@ -133,7 +143,8 @@ SELECT FROM wide.compact('dk', major => true);
 DROP TABLE segs_before;
 CREATE TEMP TABLE segs_before AS SELECT segment FROM wide.runs('dk');
 SELECT count(*) AS runs FROM segs_before;
--- m dropped before day -7: k may have cells in any run, none is freed
+-- m dropped before day -7: the windows of m older than that go (each run
+-- names its families: k's cell is in the rest run only)
 SELECT wide.drop_before('dk', 'm', (SELECT d0 FROM base) - interval '7 days');
 VACUUM (TRUNCATE false) dk;
 SELECT count(*) AS runs_left FROM wide.runs('dk');

@@ -301,3 +301,25 @@ DROP TABLE c;
 DROP ROLE range_delete_reader;
 DROP TABLE w;
 DROP TABLE h;
+
+-- single-row DELETEs (row tombstones), then VACUUM: the tombstones and the
+-- cells they delete are merged away at once (vacuum.c, a small table), not
+-- left until a major compaction: one run of the cells left, and the table
+-- no larger than before the DELETEs
+CREATE TABLE sr (row_key text, family text, qualifier text, ts timestamptz, value float8) USING wide;
+ALTER TABLE sr SET (autovacuum_enabled = off);
+SELECT wide.create_family('sr', 'm');
+INSERT INTO sr SELECT 'k' || lpad(r::text, 5, '0'), 'm', 'q' || q, '2020-01-01', r
+  FROM generate_series(1, 5000) r, generate_series(1, 10) q;
+SELECT wide.compact('sr', major => true) IS NOT NULL AS compacted;
+VACUUM sr;
+CREATE TEMP TABLE sr_size AS SELECT pg_total_relation_size('sr') AS before;
+DO $$ BEGIN FOR i IN 1..200 LOOP
+  EXECUTE format('DELETE FROM sr WHERE row_key = %L', 'k' || lpad((i * 17)::text, 5, '0'));
+END LOOP; END $$;
+SELECT runs, cells FROM wide.stats('sr');
+VACUUM sr;
+SELECT runs, cells, pg_total_relation_size('sr') <= (SELECT before FROM sr_size) AS no_larger
+  FROM wide.stats('sr');
+SELECT count(*), count(DISTINCT row_key) FROM sr;
+DROP TABLE sr, sr_size;

@@ -230,6 +230,103 @@ EXPLAIN (COSTS OFF) DELETE FROM series WHERE sensor = 's1';
 DELETE FROM series WHERE sensor = 's1' AND at = '2020-01-01';
 SELECT * FROM series ORDER BY 1, 2;
 
+-- the count a block at a time (rows_delete.c check_rows): in a compacted
+-- run, cells the tombstones must not delete -- a qualifier that is no
+-- column, another family -- or that the rows cannot tell -- a second
+-- version of a column -- are seen as the cell by cell count sees them
+CREATE TABLE bc (row_key text, family text, qualifier text, ts timestamptz,
+                 value float8) USING wide;
+SELECT wide.create_family('bc', 'cpu');
+SELECT wide.create_family('bc', 'other');
+CREATE FOREIGN TABLE b (time timestamptz NOT NULL, tags_id int OPTIONS (width '4') NOT NULL,
+                        usage_user float8, usage_system float8)
+  SERVER wide_rows OPTIONS (cells 'bc', family 'cpu', key 'tags_id,time');
+CREATE TABLE bh (time timestamptz NOT NULL, tags_id int NOT NULL, usage_user float8, usage_system float8);
+INSERT INTO bh SELECT '2016-01-01'::timestamptz + s * interval '10 s', t, s % 100, (s + t) % 50
+  FROM generate_series(0, 8639, 3) s, generate_series(1, 5) t;
+INSERT INTO b SELECT * FROM bh;
+INSERT INTO bc VALUES ('0002#1451606431', 'cpu', 'not_a_column', '2016-01-01', 1),
+                      ('0003#1451610000', 'other', 'note', '2016-01-01', 1),
+                      ('0004#1451610030', 'cpu', 'usage_user', '2015-12-31', 7);
+SELECT wide.compact('bc', major => true) IS NOT NULL AS compacted;
+CREATE FUNCTION bsame() RETURNS TABLE (heap bigint, rows bigint, differ bigint) LANGUAGE sql AS $$
+  SELECT (SELECT count(*) FROM bh), (SELECT count(*) FROM b),
+         (SELECT count(*) FROM ((SELECT * FROM bh EXCEPT ALL SELECT * FROM b)
+                               UNION ALL (SELECT * FROM b EXCEPT ALL SELECT * FROM bh)) x) $$;
+SELECT * FROM bsame();
+-- plain rows: tombstones, the count exact
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) DELETE FROM b WHERE tags_id = 1;
+DELETE FROM bh WHERE tags_id = 1;
+CREATE FUNCTION bdel(cond text, OUT heap bigint, OUT rows bigint) LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE 'DELETE FROM bh WHERE ' || cond;
+  GET DIAGNOSTICS heap = ROW_COUNT;
+  EXECUTE 'DELETE FROM b WHERE ' || cond;
+  GET DIAGNOSTICS rows = ROW_COUNT;
+END $$;
+SELECT * FROM bdel($$tags_id = 5 AND time >= '2016-01-01 03:00' AND time < '2016-01-01 20:00'$$);
+SELECT * FROM bsame();
+-- a row of a qualifier that is no column, another family's cell: row by
+-- row, those cells kept
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) DELETE FROM b WHERE tags_id = 2 AND time < '2016-01-01 01:00';
+DELETE FROM bh WHERE tags_id = 2 AND time < '2016-01-01 01:00';
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) DELETE FROM b WHERE tags_id = 3;
+DELETE FROM bh WHERE tags_id = 3;
+SELECT row_key, family, qualifier FROM bc WHERE family = 'other' OR qualifier = 'not_a_column';
+SELECT * FROM bsame();
+-- a second version of a column: counted cell by cell, tombstones still
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) DELETE FROM b WHERE tags_id = 4 AND time < '2016-01-01 12:00';
+DELETE FROM bh WHERE tags_id = 4 AND time < '2016-01-01 12:00';
+SELECT * FROM bsame();
+INSERT INTO bc VALUES ('0004#1451649600', 'cpu', 'usage_system', '2015-12-31', 7);
+SELECT wide.compact('bc', major => true) IS NOT NULL AS compacted;
+SELECT * FROM bdel($$tags_id = 4 AND time >= '2016-01-01 12:00'$$);
+SELECT * FROM bsame();
+DROP FOREIGN TABLE b;
+DROP TABLE bc, bh;
+DROP FUNCTION bsame(), bdel(text);
+
+-- range tombstones alone (nothing in the write area): VACUUM retires them
+-- and their room in the metapage is free again, so the range DELETEs after
+-- it are tombstones too (they went by row when the room stayed full)
+CREATE TABLE vc (row_key text, family text, qualifier text, ts timestamptz,
+                 value float8) USING wide;
+SELECT wide.create_family('vc', 'cpu', max_versions => 1);
+CREATE FOREIGN TABLE v (time timestamptz NOT NULL, tags_id int OPTIONS (width '4') NOT NULL,
+                        usage_user float8)
+  SERVER wide_rows OPTIONS (cells 'vc', family 'cpu', key 'tags_id,time');
+INSERT INTO v SELECT '2016-01-01'::timestamptz + s * interval '1 min', t, s
+  FROM generate_series(0, 1999) s, generate_series(1, 24) t;
+SELECT wide.compact('vc', major => true) IS NOT NULL AS compacted;
+CREATE FUNCTION vdel(h int) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE l text; how text := 'no line';
+BEGIN
+  FOR l IN EXECUTE format('EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) DELETE FROM v WHERE tags_id = %s', h) LOOP
+    IF l LIKE '%Deleted By:%' THEN how := regexp_replace(l, '^.*Deleted By: ', ''); END IF;
+  END LOOP;
+  RETURN how;
+END $$;
+SELECT vdel(h) AS how, count(*) FROM generate_series(1, 12) h GROUP BY 1;
+-- a read of another host is not merged for them: the run read as stored,
+-- its rows decoded in batches (the reader keeps only the tombstones that
+-- overlap its range)
+CREATE FUNCTION vbatched(q text) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE l text; n bigint := 0;
+BEGIN
+  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, VERBOSE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    IF l LIKE '%Rows Decoded in Batches:%' THEN n := regexp_replace(l, '^.*: ', '')::bigint; END IF;
+  END LOOP;
+  RETURN n;
+END $$;
+SELECT vbatched('SELECT * FROM v WHERE tags_id = 20') > 0 AS batched,
+       (SELECT count(*) FROM v WHERE tags_id = 20) AS readings;
+VACUUM vc;
+SELECT vdel(h) AS how, count(*) FROM generate_series(13, 24) h GROUP BY 1;
+SELECT count(*) FROM v;
+DROP FOREIGN TABLE v;
+DROP TABLE vc;
+DROP FUNCTION vdel(int), vbatched(text);
+
 DROP FOREIGN TABLE d, k, ks, series;
 DROP TABLE dc, h, kc, kh, ksh;
 DROP FUNCTION same(), ksame(), del_both(text), both_params(int, timestamptz), rowdel_trig();

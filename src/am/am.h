@@ -83,12 +83,25 @@ extern void WideRangeDeleteDefineSettings(void);
 extern bool WideRangeDeleteAllowed(Relation rel);
 /* sees each cell a tombstone deletes; false: it must not be written */
 typedef bool (*WideDeleteCheck) (const WideCell *cell, void *arg);
+/*
+ * Optionally, where the reader can (WideReaderRowBatch), the cells a block
+ * at a time as rows of spec's family and columns: check_rows sees the n
+ * rows of batch, decoded from "records" records; false as for a cell.
+ */
+typedef struct WideDeleteBatch
+{
+	const WideRowBatchSpec *spec;
+	WideRowBatch *batch;
+	bool		(*check_rows) (WideRowBatch *b, int n, uint64 records, void *arg);
+} WideDeleteBatch;
 extern bool WideRangeDelete(Relation rel, Snapshot snapshot, CommandId cid,
 							const WideKeyRange *range, uint64 *ncells,
-							WideDeleteCheck check, void *arg);
+							WideDeleteCheck check, const WideDeleteBatch *batch,
+							void *arg);
 extern bool WideKeysDelete(Relation rel, Snapshot snapshot, CommandId cid,
 						   const WideKeyRange *ranges, int nranges, uint64 *ncells,
-						   WideDeleteCheck check, void *arg);
+						   WideDeleteCheck check, const WideDeleteBatch *batch,
+						   void *arg);
 extern const WideFamily *WideMoveInFamily(Relation rel, const WideSchema *schema,
 										  const char *name, uint32 len);
 

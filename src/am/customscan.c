@@ -2306,7 +2306,7 @@ try_range_delete(WideScanState *s)
 											  r->end, r->endlen) == 0;
 		}
 		if (!WideKeysDelete(rel, estate->es_snapshot, estate->es_output_cid,
-							rs, nr, &n, NULL, NULL))
+							rs, nr, &n, NULL, NULL, NULL))
 			return false;
 		s->rd_tombstones = nr;
 	}
@@ -2314,12 +2314,12 @@ try_range_delete(WideScanState *s)
 	{
 		/* one row: a row tombstone in the write area */
 		if (!WideKeysDelete(rel, estate->es_snapshot, estate->es_output_cid,
-							&s->range, 1, &n, NULL, NULL))
+							&s->range, 1, &n, NULL, NULL, NULL))
 			return false;
 		s->rd_tombstones = 1;
 	}
 	else if (!WideRangeDelete(rel, estate->es_snapshot, estate->es_output_cid,
-							  &s->range, &n, NULL, NULL))
+							  &s->range, &n, NULL, NULL, NULL))
 		return false;
 	s->rd_done = true;
 	s->rd_cells = n;

@@ -28,7 +28,9 @@
  * business: a concurrent insert into the range that is numbered after it
  * survives, as it would a heap DELETE whose snapshot does not see it.  The
  * count is a read of the range (a pass over its blocks, no tuple made):
- * the price of an exact "DELETE n".
+ * the price of an exact "DELETE n".  A caller that counts rows rather
+ * than cells (the row form, am/rows_delete.c) may take a plain run's
+ * blocks as rows (WideDeleteBatch), a block at a time.
  *
  * Logical decoding and tablet splits or moves (wide_change_log) need each
  * deleted cell: when they would get them (wal_level = logical for a
@@ -199,16 +201,55 @@ log_deleted_cells(Relation rel, Snapshot snapshot, const WideKeyRange *range)
  */
 static uint64
 count(Relation rel, Snapshot snapshot, const WideKeyRange *range, uint64 seq,
-	  WideDeleteCheck check, void *arg, uint64 *unseen, bool *refused)
+	  WideDeleteCheck check, const WideDeleteBatch *batch, void *arg,
+	  uint64 *unseen, bool *refused)
 {
 	WideReader *r = WideReaderBeginCounting(rel, snapshot, WideReaderNow(),
 											range, seq);
-	uint64		n;
+	uint64		n = 0;
 
 	/* (a check sees the qualifiers) */
 	if (check == NULL)
 		WideReaderSkipQualifiers(r);
-	n = WideReaderFold(r, check ? check : count_cell, arg, refused);
+	if (check == NULL || batch == NULL)
+		n = WideReaderFold(r, check ? check : count_cell, arg, refused);
+	else
+	{
+		/*
+		 * Rows a block at a time where the reader reads a plain run's block
+		 * as it is stored (its records all frozen: none is unseen), each
+		 * other cell alone.
+		 */
+		*refused = false;
+		for (;;)
+		{
+			uint64		before = WideReaderGetStats(r).records;
+			int			rows = WideReaderRowBatch(r, batch->spec, batch->batch);
+			const WideCell *c;
+
+			if (rows > 0)
+			{
+				uint64		recs = WideReaderGetStats(r).records - before;
+
+				n += recs;
+				if (!batch->check_rows(batch->batch, rows, recs, arg))
+				{
+					*refused = true;
+					break;
+				}
+				continue;
+			}
+			CHECK_FOR_INTERRUPTS();
+			if ((c = WideReaderNext(r)) == NULL)
+				break;
+			n++;
+			if (!check(c, arg))
+			{
+				*refused = true;
+				break;
+			}
+		}
+	}
 	*unseen += WideReaderUnseen(r);
 	WideReaderEnd(r);
 	return n;
@@ -221,12 +262,13 @@ count(Relation rel, Snapshot snapshot, const WideKeyRange *range, uint64 seq,
  * false, having written nothing, if it cannot (the metapage has no room
  * for the tombstone, a transaction the snapshot does not see wrote in
  * the range before it, or check, if given, returned false for a cell it
- * deletes): the caller deletes cell by cell.
+ * deletes): the caller deletes cell by cell.  With batch, the check may
+ * see the cells a block at a time, as rows (WideDeleteBatch).
  */
 bool
 WideRangeDelete(Relation rel, Snapshot snapshot, CommandId cid,
 				const WideKeyRange *range, uint64 *ncells,
-				WideDeleteCheck check, void *arg)
+				WideDeleteCheck check, const WideDeleteBatch *batch, void *arg)
 {
 	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext,
 											  "wide range delete",
@@ -262,7 +304,7 @@ WideRangeDelete(Relation rel, Snapshot snapshot, CommandId cid,
 	}
 
 	/* the cells it deletes, and whether it deletes more than they */
-	n = count(rel, snapshot, range, seq, check, arg, &unseen, &refused);
+	n = count(rel, snapshot, range, seq, check, batch, arg, &unseen, &refused);
 	if (unseen > 0 || refused)
 	{
 		WideRangeDelCancel(rel, seq);
@@ -311,7 +353,7 @@ WideRangeDelete(Relation rel, Snapshot snapshot, CommandId cid,
 bool
 WideKeysDelete(Relation rel, Snapshot snapshot, CommandId cid,
 			   const WideKeyRange *ranges, int nranges, uint64 *ncells,
-			   WideDeleteCheck check, void *arg)
+			   WideDeleteCheck check, const WideDeleteBatch *batch, void *arg)
 {
 	MemoryContext cxt;
 	MemoryContext old;
@@ -405,7 +447,8 @@ WideKeysDelete(Relation rel, Snapshot snapshot, CommandId cid,
 
 			if (seqs[i] == 0)
 				continue;
-			m = count(rel, snapshot, &ranges[i], seqs[i], check, arg, &u, &refused);
+			m = count(rel, snapshot, &ranges[i], seqs[i], check, batch, arg, &u,
+					  &refused);
 			unseen += u + (refused ? 1 : 0);
 			n += m;
 			/* (what VACUUM weighs; a small delete is not worth a WAL record) */

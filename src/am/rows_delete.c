@@ -34,7 +34,11 @@
  * cell of another family, or of a qualifier that is not a column of the
  * form (a row of only such cells is no row of the form).  A row key in the
  * ranges that is not of the form's shape is an error, as it is for the
- * row-by-row DELETE.  Otherwise (RETURNING, other conditions, too many
+ * row-by-row DELETE.  Where the read takes a plain run's block as it is
+ * stored, the rows are counted a block at a time (WideReaderRowBatch,
+ * check_rows), without a call per cell; a block whose records are not
+ * each a distinct column of the form's family sends the count back to the
+ * cells (check_cell).  Otherwise (RETURNING, other conditions, too many
  * rows or ranges for tombstones, no room for a range tombstone in the
  * metapage) the node scans the rows with the conditions and deletes each
  * (a family tombstone per row).  So do DELETEs of readings (every key
@@ -52,6 +56,7 @@
 #include "postgres.h"
 
 #include "access/stratnum.h"
+#include "port/pg_bitutils.h"
 #include "commands/explain.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
@@ -63,6 +68,7 @@
 
 #include "am/am.h"
 #include "am/rows.h"
+#include "engine/segment.h"
 
 typedef struct RowsDelete
 {
@@ -84,6 +90,12 @@ typedef struct RowsDelete
 	MemoryContext keycxt;		/* decoding row keys */
 	Datum	   *kvalues;
 	bool	   *knull;
+
+	/* ... or a block at a time (check_rows), where the reader can */
+	WideRowBatchSpec bspec;
+	WideRowBatch batch;
+	WideDeleteBatch dbatch;
+	bool		unsure;			/* check_rows could not tell */
 } RowsDelete;
 
 /* are the conditions on rel exactly ranges of row keys? */
@@ -153,6 +165,92 @@ rows_plan_direct(PlannerInfo *root, ModifyTable *plan, Index rti,
 	return true;
 }
 
+/*
+ * check_rows -- rows of a block the tombstones delete (WideDeleteBatch):
+ * each record one of the form's columns, of the live family, a column at
+ * most once a row -- then the rows are as check_cell would count them --
+ * or false, with d->unsure: a record of another family or incarnation, of
+ * a qualifier that is no column, or a second version of a column, which
+ * only check_cell tells apart (by_tombstones then counts again by cell).
+ */
+static bool
+check_rows(WideRowBatch *b, int n, uint64 records, void *arg)
+{
+	RowsDelete *d = arg;
+	const WideRowShape *s = d->shape;
+	uint64		kept = 0;
+	int			j;
+
+	for (j = 0; j < n; j++)
+	{
+		if ((uint64) pg_popcount64(b->present[j]) != b->ncells[j])
+			break;
+		kept += b->ncells[j];
+	}
+	if (j < n || kept != records)
+	{
+		d->unsure = true;
+		return false;
+	}
+	for (j = 0; j < n; j++)
+	{
+		uint32		keylen;
+		const char *key = WideRowBatchKey(b, j, &keylen);
+		MemoryContext old;
+
+		/* (the first row may continue the last cell's) */
+		if (j == 0 && d->has_last &&
+			WideBytesEqual(key, keylen, d->last.data, d->last.len))
+			continue;
+		/* a row: its key is of the form's shape, or an error as for a scan */
+		old = MemoryContextSwitchTo(d->keycxt);
+		WideRowKeyDecode(s, key, keylen, d->kvalues, d->knull);
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(d->keycxt);
+		d->rows++;
+		if (j == n - 1)
+		{
+			resetStringInfo(&d->last);
+			appendBinaryStringInfo(&d->last, key, keylen);
+			d->has_last = true;
+			d->lastqual = -1;
+		}
+	}
+	return true;
+}
+
+/* the spec of the form's rows for check_rows (none: cell by cell) */
+static void
+batch_init(RowsDelete *d)
+{
+	const WideRowShape *s = d->shape;
+	const char **quals;
+	uint32	   *lens;
+
+	if (s->nvalues <= 0 || s->nvalues > WIDE_BATCH_MAX_COLS)
+		return;
+	quals = palloc(sizeof(char *) * s->nvalues);
+	lens = palloc(sizeof(uint32) * s->nvalues);
+	/* (sorted bytewise: by_qual's order) */
+	for (int i = 0; i < s->nvalues; i++)
+	{
+		const WideRowCol *col = &s->cols[s->by_qual[i] - 1];
+
+		quals[i] = col->qual;
+		lens[i] = col->quallen;
+	}
+	d->bspec.family = s->family;
+	d->bspec.famlen = s->famlen;
+	d->bspec.ncols = s->nvalues;
+	d->bspec.quals = quals;
+	d->bspec.quallens = lens;
+	d->bspec.mode = WIDE_BATCH_FAMILY;
+	d->batch.cxt = CurrentMemoryContext;
+	d->dbatch.spec = &d->bspec;
+	d->dbatch.batch = &d->batch;
+	d->dbatch.check_rows = check_rows;
+}
+
 static void
 rows_begin_direct(ForeignScanState *node, int eflags)
 {
@@ -177,6 +275,7 @@ rows_begin_direct(ForeignScanState *node, int eflags)
 									  ALLOCSET_SMALL_SIZES);
 	d->kvalues = palloc(sizeof(Datum) * d->shape->natts);
 	d->knull = palloc(sizeof(bool) * d->shape->natts);
+	batch_init(d);
 	node->fdw_state = d;
 }
 
@@ -252,7 +351,7 @@ by_tombstones(ForeignScanState *node, RowsDelete *d)
 	const WideKeyRange *ranges;
 	int			n;
 	uint64		ncells;
-	bool		ok;
+	bool		ok = false;
 
 	if (!d->exact || node->resultRelInfo->ri_projectReturning != NULL ||
 		!WideRangeDeleteAllowed(d->cells))
@@ -273,16 +372,28 @@ by_tombstones(ForeignScanState *node, RowsDelete *d)
 	 */
 	if (ranges[0].is_point)
 		return false;
-	d->rows = 0;
-	d->has_last = false;
-	if (n == 0)
-		ok = true;				/* no row can match */
-	else if (n == 1 && !ranges[0].is_point)
-		ok = WideRangeDelete(d->cells, estate->es_snapshot, estate->es_output_cid,
-							 &ranges[0], &ncells, check_cell, d);
-	else
-		ok = WideKeysDelete(d->cells, estate->es_snapshot, estate->es_output_cid,
-							ranges, n, &ncells, check_cell, d);
+	for (int pass = 0; pass < 2; pass++)
+	{
+		/* rows a block at a time; if that cannot tell, cell by cell */
+		const WideDeleteBatch *batch = (pass == 0 && d->dbatch.spec) ?
+			&d->dbatch : NULL;
+
+		if (pass == 1 && !d->unsure)
+			break;
+		d->rows = 0;
+		d->has_last = false;
+		d->unsure = false;
+		if (n == 0)
+			ok = true;			/* no row can match */
+		else if (n == 1 && !ranges[0].is_point)
+			ok = WideRangeDelete(d->cells, estate->es_snapshot, estate->es_output_cid,
+								 &ranges[0], &ncells, check_cell, batch, d);
+		else
+			ok = WideKeysDelete(d->cells, estate->es_snapshot, estate->es_output_cid,
+								ranges, n, &ncells, check_cell, batch, d);
+		if (ok)
+			break;
+	}
 	if (!ok)
 	{
 		d->rows = 0;

@@ -125,6 +125,8 @@ truncate_tail(Relation rel, VacuumParams *params)
 
 /* frozen tombstones in runs, in tenths of all records, that merit a merge */
 #define DELETES_MERGE_TENTHS	1
+/* ... or any, when the runs to merge are this small (pages: 64 MB) */
+#define DELETES_MERGE_SMALL_PAGES	8192
 
 /*
  * Deletes give space back only when a merge that includes the oldest run
@@ -132,7 +134,13 @@ truncate_tail(Relation rel, VacuumParams *params)
  * never merge a large old run with the small ones that delete it.  So when
  * runs whose records are all older than every snapshot (their oldest xmin
  * precedes oldest_xmin) hold tombstones amounting to a tenth of all records,
- * merge every run from the oldest to the newest such run.
+ * merge every run from the oldest to the newest such run.  So also for any
+ * such tombstones when those runs are small (DELETES_MERGE_SMALL_PAGES):
+ * a row tombstone deletes a whole row, so a few hundred single-row
+ * DELETEs are few records against many deleted cells, and otherwise stayed
+ * (with the cells) until a major compaction -- more bytes than they
+ * deleted.  The merge passes the blocks no tombstone touches as they are
+ * stored (blockpass.c), so it costs about a copy of those runs.
  */
 static void
 compact_for_deletes(Relation rel, TransactionId oldest_xmin)
@@ -142,6 +150,7 @@ compact_for_deletes(Relation rel, TransactionId oldest_xmin)
 	int			n = current_runs(rel, runs, &wa_pages);
 	uint64		total = 0;
 	uint64		tombstones = 0;
+	uint64		pages = 0;
 	int			last = -1;
 	int			i;
 
@@ -157,7 +166,12 @@ compact_for_deletes(Relation rel, TransactionId oldest_xmin)
 			last = i;
 		}
 	}
-	if (last >= 0 && tombstones * 10 >= total * DELETES_MERGE_TENTHS)
+	if (last < 0)
+		return;
+	for (i = 0; i <= last; i++)
+		pages += runs[i].npages;
+	if (tombstones * 10 >= total * DELETES_MERGE_TENTHS ||
+		pages <= DELETES_MERGE_SMALL_PAGES)
 		WideCompactRange(rel, 0, last);
 }
 

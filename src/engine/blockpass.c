@@ -99,6 +99,7 @@ struct WidePassSource
 	WideSegment *seg;
 	WideCacheEntry *segpin;
 	uint64		seq_base;
+	uint32		families;		/* the run's "families", all if unknown */
 	uint64		default_seq;	/* what a record storing none reads as */
 	bool		may_pass;		/* run-level conditions hold */
 	MemoryContext cxt;			/* the current block's memory */
@@ -148,6 +149,7 @@ WidePassSourceBegin(Relation rel, const WideRunData *run,
 	ps->rel = rel;
 	ps->rules = rules;
 	ps->seq_base = run->seq_base;
+	ps->families = (run->flags & WIDE_RUN_FAMILIES) ? run->families : PG_UINT32_MAX;
 	ps->seg = WideSegmentOpen(rel, run, &ps->segpin);
 	ps->default_seq = ps->seg->max_seq + run->seq_base;
 	ps->may_pass = rules->enabled &&
@@ -331,6 +333,7 @@ fill_passed(WidePassSource *ps, WidePassedBlock *pb, bool all_visible,
 	pb->nblobs = nblobs;
 	pb->first = first;
 	pb->last = last;
+	pb->families = ps->families;
 }
 
 /* what the fast survey's callbacks note of the block's xmins */

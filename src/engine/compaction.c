@@ -725,12 +725,14 @@ run_dead(Relation rel, const WideRunData *run, const WideSchema *schema,
 		return true;
 	if (schema->nfamilies == 0)
 		return false;
-	/* each family's cells: expired by its age, or dropped */
+	/* each family's cells the run may hold: expired by its age, or dropped */
 	for (i = 0; i < schema->nfamilies; i++)
 	{
 		const WideFamily *f = &schema->families[i];
 		int64		e = WideFamilyExpiry(f);
 
+		if (!WideRunMayHoldFamily(run, f->id))
+			continue;
 		if (e > 0 && now > 0 && ts_max < now - e)
 			continue;
 		if (!dropped(f->id, ts_max, run->max_seq, drops, ndrops))
@@ -756,6 +758,7 @@ WideCompactDropRuns(Relation rel)
 	WideDropRule drops[WIDE_MAX_DROPS];
 	int			ndrops;
 	int64		all;
+	int64		ages;
 	int64		now;
 	int			n;
 	int			ndead = 0;
@@ -776,11 +779,11 @@ WideCompactDropRuns(Relation rel)
 		return 0;
 
 	schema = WideSchemaCommitted(rel);
-	(void) WideRetentionAges(schema, &all);
+	ages = WideRetentionAges(schema, &all);
 	now = WideGCNow();
 	ndrops = WideDropsForAll(rel, drops);
-	/* (without a drop, only a table whose every family expires by age) */
-	if (ndrops == 0 && !(all > 0 && now > 0))
+	/* (without a drop, only a table with a family that expires by age) */
+	if (ndrops == 0 && !(ages > 0 && now > 0))
 		return 0;
 	for (i = 0; i < n; i++)
 	{

@@ -291,3 +291,95 @@ WideBlockLoadData(const char *stored, Size len, Size maxraw, int16 typlen,
 	blk->len = size - (body - packed);
 	return true;
 }
+
+/*
+ * WideBlockChecksum -- the CRC-32C a stored block ends with, of its first
+ * len bytes (payload and type).
+ */
+uint32
+WideBlockChecksum(const char *data, Size len)
+{
+	return block_crc(data, len);
+}
+
+/*
+ * WideBlockInspect -- a stored block taken apart without trusting its
+ * checksum (for the format decoders, api/formatdecode.c): its type, the
+ * CRC it stores and the one its bytes have, and its body: the payload as
+ * it is (type 0) or decompressed (a packed block stays packed; its header
+ * is read by WideBlockPackedHeader).  False with *why set if the frame is
+ * truncated, of an unknown type, declares more than maxraw bytes or does
+ * not decompress.  The body is palloc'd, or points into stored.
+ */
+bool
+WideBlockInspect(const char *stored, Size len, Size maxraw, uint8 *type,
+				 uint32 *stored_crc, uint32 *crc, const char **body,
+				 Size *bodylen, const char **why)
+{
+	unsigned long long n;
+	char	   *dst;
+
+	if (len < 5)
+	{
+		*why = "block is truncated";
+		return false;
+	}
+	memcpy(stored_crc, stored + len - 4, sizeof(uint32));
+	*crc = block_crc(stored, len - 4);
+	*type = (uint8) stored[len - 5];
+	if (*type == BLOCK_RAW)
+	{
+		*body = stored;
+		*bodylen = len - 5;
+		return true;
+	}
+	if (*type != BLOCK_ZSTD && *type != BLOCK_PACKED)
+	{
+		*why = "unknown block type";
+		return false;
+	}
+	n = ZSTD_getFrameContentSize(stored, len - 5);
+	if (n == ZSTD_CONTENTSIZE_UNKNOWN || n == ZSTD_CONTENTSIZE_ERROR ||
+		n > maxraw || n > MaxAllocSize)
+	{
+		*why = "bad compressed frame";
+		return false;
+	}
+	dst = palloc(Max(n, 1));
+	if (!decompress(stored, len, dst, (Size) n, why))
+	{
+		pfree(dst);
+		return false;
+	}
+	*body = dst;
+	*bodylen = (Size) n;
+	return true;
+}
+
+/*
+ * WideBlockCompress -- raw as one zstd frame (with its content size, no
+ * checksum) at the given level, appended to out: a stored block's payload
+ * of type 1 without its framing (for the tests that forge stored blocks).
+ */
+void
+WideBlockCompress(const char *raw, Size len, int level, StringInfo out)
+{
+	size_t		bound = ZSTD_compressBound(len);
+	size_t		clen;
+
+	if (cctx == NULL)
+	{
+		cctx = ZSTD_createCCtx();
+		if (cctx == NULL)
+			ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
+							errmsg("could not create a zstd compression context")));
+	}
+	enlargeStringInfo(out, bound);
+	clen = ZSTD_compressCCtx(cctx, out->data + out->len, bound, raw, len, level);
+	if (ZSTD_isError(clen))
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("zstd compression failed: %s", ZSTD_getErrorName(clen))));
+	out->len += clen;
+	out->data[out->len] = '\0';
+}

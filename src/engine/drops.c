@@ -32,7 +32,9 @@
  * is marked frozen (its xid then means nothing, so that the clog may be
  * truncated) with the metapage's count of compactions, frozen_at; a
  * frozen one is forgotten once no record it could delete remains: every
- * write-area generation up to "generation" has been flushed, no bulk run
+ * write-area generation up to "generation" has been flushed (or the write
+ * area holds no record: after drops alone a flush finds nothing to seal
+ * and the generation stays where it was), no bulk run
  * of the write area is older than it, and every run is newer than it
  * (min_seq >= seq) or was written by a compaction numbered above frozen_at
  * (WIDE_RUN_BY_COMPACTION: compaction and this run under the same
@@ -164,8 +166,10 @@ applied(const WideMetaPageData *meta, const WideDropEntry *e)
 
 	if (!(e->flags & WIDE_DROP_FROZEN))
 		return false;
-	if (meta->generation <= e->generation ||
-		(meta->flushing != 0 && meta->flushing <= e->generation))
+	/* write-area records older than it: its generation not yet flushed */
+	if (!WideManifestWriteAreaEmpty(meta) &&
+		(meta->generation <= e->generation ||
+		 (meta->flushing != 0 && meta->flushing <= e->generation)))
 		return false;
 	for (i = 0; i < meta->nwaruns; i++)
 		if (meta->waruns[i].min_seq < e->seq)

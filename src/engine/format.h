@@ -119,7 +119,9 @@ typedef WidePageOpaqueData *WidePageOpaque;
 											 * xmins are frozen (index entry
 											 * flag 0x04), range tombstones
 											 * and drops (wide.drop_before)
-											 * in the metapage; 6: one xmin
+											 * in the metapage; 6: runs
+											 * name the families they hold
+											 * (WIDE_RUN_FAMILIES), one xmin
 											 * for a data block's records, in
 											 * its index entry (flag 0x08) */
 #define WIDE_FORMAT_OLDEST		1			/* oldest version read */
@@ -194,7 +196,16 @@ typedef struct WideRunData
 	uint8		hi_len;			/* bytes of hi_key kept; hi is then a prefix */
 	char		lo_key[WIDE_RUN_KEY_PREFIX];	/* smallest row key (prefix) */
 	char		hi_key[WIDE_RUN_KEY_PREFIX];	/* largest row key (prefix) */
+	uint32		families;		/* format 6, with WIDE_RUN_FAMILIES: bit
+								 * famid % 32 is set for the family
+								 * incarnation of every record in the run
+								 * (all bits for a row tombstone); was
+								 * padding before (not to be read without
+								 * the flag) */
 } WideRunData;
+
+/* "families" took the descriptor's tail padding: the metapage is unchanged */
+StaticAssertDecl(sizeof(WideRunData) == 136, "a run descriptor is 136 bytes");
 
 #define WIDE_RUN_HI_TRUNCATED	0x0001	/* hi_key is a prefix of the largest */
 #define WIDE_RUN_HAS_TOMBSTONES	0x0002
@@ -210,6 +221,28 @@ typedef struct WideRunData
 #define WIDE_RUN_BY_COMPACTION	0x0010	/* "gen" is the number of the
 										 * compaction that wrote the run
 										 * (metapage "compactions" + 1) */
+#define WIDE_RUN_FAMILIES		0x0020	/* "families" is set (format 6); a
+										 * run without it may hold any family */
+#define WIDE_RUN_ONE_PER_CELL	0x0040	/* no two records share their
+										 * coordinates (row, family,
+										 * qualifier, timestamp): format 6;
+										 * runs written before lack it, which
+										 * is only conservative */
+
+/* the bit of family incarnation famid in a run's "families" */
+static inline uint32
+WideFamilyBit(uint32 famid)
+{
+	return (uint32) 1 << (famid % 32);
+}
+
+/* may the run hold records of family incarnation famid? */
+static inline bool
+WideRunMayHoldFamily(const WideRunData *run, uint32 famid)
+{
+	return !(run->flags & WIDE_RUN_FAMILIES) ||
+		(run->families & WideFamilyBit(famid)) != 0;
+}
 
 /*
  * A drop (wide.drop_before): every PUT, ADD or MERGE record of family

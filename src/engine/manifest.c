@@ -251,6 +251,13 @@ WideManifestProblem(const WideMetaPageData *meta, char *buf, size_t buflen)
 						 i + 1, meta->runs[i].root);
 				return buf;
 			}
+			/* a run holds a record, so a family: an empty set is damage */
+			else if ((meta->runs[i].flags & WIDE_RUN_FAMILIES) &&
+					 meta->runs[i].families == 0)
+			{
+				snprintf(buf, buflen, "run %u holds no family", i + 1);
+				return buf;
+			}
 		for (i = 0; i < meta->nwaruns; i++)
 			if (!BLOCK_OK(meta->waruns[i].root))
 			{
@@ -842,6 +849,27 @@ WideManifestSealGeneration(WideMetaPageData *meta)
 		meta->lanes[i].npages = 0;
 	}
 	meta->generation++;
+}
+
+/*
+ * WideManifestWriteAreaEmpty -- does the write area hold no record (no
+ * lane page, no flush under way)?  A flush of an empty write area finds
+ * nothing to seal and leaves the generation as it is, so a metapage entry
+ * that waits for "its generation flushed" (a range tombstone, a drop)
+ * must also take an empty write area as holding nothing older than it: a
+ * record appended from now on is numbered after it.
+ */
+bool
+WideManifestWriteAreaEmpty(const WideMetaPageData *meta)
+{
+	int			i;
+
+	if (meta->flushing != 0)
+		return false;
+	for (i = 0; i < WIDE_NLANES; i++)
+		if (meta->lanes[i].head != InvalidBlockNumber)
+			return false;
+	return true;
 }
 
 /*

@@ -91,6 +91,7 @@ extern bool WideManifestAddDrop(struct WideMetaPageData *meta,
 extern void WideManifestForgetDrop(struct WideMetaPageData *meta, uint32 i);
 
 /* checking an image before it is logged (every rule a page can show) */
+extern bool WideManifestWriteAreaEmpty(const struct WideMetaPageData *meta);
 extern const char *WideManifestWriteProblem(const struct WideMetaPageData *meta,
 											char *buf, size_t buflen);
 

@@ -259,13 +259,14 @@ flush_pending(WideMerger *m)
 }
 
 /*
- * Is an accumulator of this aggregate, folded from one MERGE record alone,
- * that record's value?  So for sum, min, max (an int64), fmin, fmax (a
+ * WideAggLoneIsValue -- is an accumulator of this aggregate, folded from
+ * one MERGE record alone, that record's value (also for the reader's
+ * unmerged path, reader.c)?  So for sum, min, max (an int64), fmin, fmax (a
  * double) and ddsketch (its bytes, ddsketch.c); not for fsum (a piece of a
  * sum is not its rounded sum) or hll (the sketch is written anew).
  */
-static inline bool
-lone_is_value(WideAggregate agg, const WideCell *c)
+bool
+WideAggLoneIsValue(WideAggregate agg, const WideCell *c)
 {
 	if (c->kind != WIDE_KIND_MERGE || c->value == NULL)
 		return false;			/* (an input; a value kept in a blob) */
@@ -318,7 +319,7 @@ start_pending(WideMerger *m, const WideCell *c)
 		m->col_agg = WideCellAggregate(m->def, c->qual, c->quallen);
 		m->have_col_agg = true;
 	}
-	m->lone = lone_is_value(m->col_agg, c);
+	m->lone = WideAggLoneIsValue(m->col_agg, c);
 	reserve(m->cxt, b, len + (m->lone ? c->vallen : sizeof(int64)));
 	memcpy(b->data, c->key, c->keylen);
 	memcpy(b->data + c->keylen, c->family, c->famlen);

@@ -151,6 +151,38 @@ WideRangeDelsVisible(const WideRangeDels *all, Snapshot snapshot)
 	return ds;
 }
 
+/*
+ * WideRangeDelsInRange -- those of the tombstones whose range overlaps the
+ * key range (NULL: all of them): the only ones that can delete a record a
+ * reader of that range returns.  A reader that kept the others would
+ * merge a run a tombstone elsewhere in it touches instead of reading it as
+ * stored (reader.c), as every read after a range DELETE of other rows did.
+ */
+WideRangeDels *
+WideRangeDelsInRange(const WideRangeDels *ds, const WideKeyRange *range)
+{
+	WideRangeDels *out;
+	int			i;
+
+	if (ds == NULL || range == NULL || ds->n == 0)
+		return (WideRangeDels *) ds;
+	out = palloc0(sizeof(WideRangeDels));
+	out->d = palloc(sizeof(WideRangeDel) * ds->n);
+	for (i = 0; i < ds->n; i++)
+	{
+		const WideRangeDel *t = &ds->d[i];
+
+		/* every key of t is at least t->start, and below t->end */
+		if (WideRowAfterRange(range, t->start, t->startlen))
+			continue;
+		if (t->has_end && range->has_start &&
+			WideKeyCompare(t->end, t->endlen, range->start, range->startlen) <= 0)
+			continue;
+		out->d[out->n++] = *t;
+	}
+	return out;
+}
+
 /* did the tombstone's transaction abort (or crash)? */
 static bool
 rd_aborted(TransactionId xmin)
@@ -470,8 +502,14 @@ keep_unretired(WideRangeDelHeader *h, void *arg)
 			t = &a->applied->d[i];
 	if (t == NULL)
 		return true;
-	/* write-area records older than it: its generation not yet flushed */
-	if (h->gen != 0 &&
+	/*
+	 * write-area records older than it: its generation not yet flushed --
+	 * unless the write area holds no record at all (a flush finds nothing
+	 * to seal and leaves the generation as it is: after range DELETEs
+	 * alone, which write only to the metapage, the tombstones were never
+	 * retired and their room stayed full)
+	 */
+	if (h->gen != 0 && !WideManifestWriteAreaEmpty(a->meta) &&
 		(h->gen >= a->meta->generation ||
 		 (a->meta->flushing != 0 && a->meta->flushing <= h->gen)))
 		return true;

@@ -20,6 +20,8 @@
 extern WideRangeDels *WideRangeDelsParse(const WideMetaPageData *meta);
 extern WideRangeDels *WideRangeDelsVisible(const WideRangeDels *all,
 										   Snapshot snapshot);
+extern WideRangeDels *WideRangeDelsInRange(const WideRangeDels *ds,
+										   const WideKeyRange *range);
 extern WideRangeDels *WideRangeDelsForRewrite(Relation rel);
 extern bool WideRangeDelHidesRun(const WideRangeDel *t, const WideRunData *run);
 extern bool WideRangeDelsHideRun(const WideRangeDels *ds, const WideRunData *run);

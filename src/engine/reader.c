@@ -81,6 +81,17 @@ struct WideReader
 	WideBlockIter *fastbi;		/* its block, when no record needs a check */
 	WideCell	fastcell;
 	const WideFamily *fastdef;
+	bool		has_agg;		/* a family of the schema folds aggregates */
+	/* an aggregate record of a plain run folded alone (fast_fold) */
+	WideAcc		fastacc;
+	bool		fastacc_init;
+	WideCell	foldcell;
+	char	   *foldbuf;
+	uint32		foldcap;
+	const WideFamily *foldef;	/* the column whose aggregate is foldagg */
+	char		foldqual[64];
+	int			foldquallen;	/* -1: none */
+	WideAggregate foldagg;
 	uint64		nobatch;		/* WideReaderRowBatch: not in this block (its
 								 * number, from 1) */
 	char		fastfam[WIDE_MAX_FAMILY_NAME + 1];
@@ -247,6 +258,9 @@ reader_prepare(Relation rel, Snapshot snapshot, int64 now,
 	r->snapshot = snapshot;
 	r->now = now;
 	r->schema = WideSchemaCopy(rel);
+	for (int i = 0; i < r->schema->nfamilies; i++)
+		r->has_agg |= r->schema->families[i].aggregate != WIDE_AGG_NONE;
+	r->foldquallen = -1;
 	if (window)
 	{
 		r->pruning = true;
@@ -269,7 +283,9 @@ reader_prepare(Relation rel, Snapshot snapshot, int64 now,
 	/* one consistent state of the table */
 	table_state(rel, ts, snapshot);
 	if (ts->rdels)
-		r->ranges = snapshot ? WideRangeDelsVisible(ts->rdels, snapshot) : ts->rdels;
+		r->ranges = WideRangeDelsInRange(snapshot ?
+										 WideRangeDelsVisible(ts->rdels, snapshot) :
+										 ts->rdels, range);
 	r->unseen_below = unseen_below;
 
 	/* the write area: visible records in range, sorted */
@@ -313,11 +329,13 @@ reader_prepare(Relation rel, Snapshot snapshot, int64 now,
  * May the cells of this run, the only source of a range, be returned as
  * they are stored?  Yes if every record is frozen (visible to every
  * snapshot; flush and compaction then left one record per cell), the run
- * holds no tombstones, and no family folds aggregates or counts versions
- * (or the run holds one record per column, WIDE_RUN_ONE_VERSION, which no
- * version limit collects):
+ * holds no tombstones, no family counts versions (or the run holds one
+ * record per column, WIDE_RUN_ONE_VERSION, which no version limit
+ * collects), and, if a family folds aggregates, the run holds one record
+ * per cell (WIDE_RUN_ONE_PER_CELL, format 6: a compacted rollup):
  * the merger would only drop cells of unknown families and cells past a
- * max age, which the fast path does too (reader_next_fast).
+ * max age, which the fast path does too (reader_next_fast), and fold each
+ * aggregate record alone, which the fast path does too (fast_fold).
  */
 static bool
 run_is_plain(const WideReader *r, const WideRunData *run)
@@ -334,7 +352,8 @@ run_is_plain(const WideReader *r, const WideRunData *run)
 					ages = false;
 		int			j;
 
-		if (f->aggregate != WIDE_AGG_NONE)
+		if (f->aggregate != WIDE_AGG_NONE &&
+			!(run->flags & WIDE_RUN_ONE_PER_CELL))
 			return false;
 		for (j = 0; j < f->ngc; j++)
 		{
@@ -407,7 +426,7 @@ reader_open(WideReader *r, const TableState *ts, WideSourceNext wa_next)
 			WideSegIterSetPrune(r->its[0], &r->prune);
 		if (r->skip_quals)
 			WideSegIterSkipQualifiers(r->its[0]);
-		else if (r->skeep)
+		else if (r->skeep && !r->has_agg)
 			WideSegIterSetFilter(r->its[0], r->skeep, r->skeep_arg);
 		else if (r->keep)
 			WideSegIterSetColumnFilter(r->its[0], r->keep, r->keep_arg);
@@ -577,6 +596,68 @@ WideReaderNextRange(WideReader *r, const WideKeyRange *range)
 	r->finished = r->skipped = r->done = false;
 }
 
+/*
+ * an aggregate record of a plain run as the merger makes it of a cell's
+ * only record: a MERGE record that is its accumulator's value as it is
+ * (WideAggLoneIsValue), any other folded alone into an accumulator
+ */
+static WideCell *
+fast_fold(WideReader *r, const WideFamily *def, WideCell *c)
+{
+	WideAggregate agg;
+	const char *value = c->value;
+	uint32		size;
+
+	if (def != r->foldef || c->quallen != r->foldquallen ||
+		memcmp(c->qual, r->foldqual, c->quallen) != 0)
+	{
+		agg = WideCellAggregate(def, c->qual, c->quallen);
+		if (c->quallen <= sizeof(r->foldqual))
+		{
+			r->foldef = def;
+			memcpy(r->foldqual, c->qual, c->quallen);
+			r->foldquallen = c->quallen;
+			r->foldagg = agg;
+		}
+		else
+			r->foldquallen = -1;
+	}
+	else
+		agg = r->foldagg;
+	if (WideAggLoneIsValue(agg, c))
+		return c;
+	if (!r->fastacc_init)
+	{
+		WideAccInit(&r->fastacc, GetMemoryChunkContext(r));
+		r->fastacc_init = true;
+	}
+	if (value == NULL && (c->flags & WIDE_REC_VALUE_BLOB))
+	{
+		MemoryContext old = MemoryContextSwitchTo(r->valcxt);
+
+		value = WideBlobRead(r->rel, c->blob);
+		MemoryContextSwitchTo(old);
+		r->blobvalues = true;
+	}
+	WideAccStart(&r->fastacc, agg);
+	WideAccFold(&r->fastacc, c->kind, value, c->vallen);
+	size = WideAccSize(&r->fastacc);
+	if (r->foldcap < size)
+	{
+		r->foldcap = Max(size, 64);
+		r->foldbuf = r->foldbuf ? repalloc(r->foldbuf, r->foldcap) :
+			MemoryContextAlloc(GetMemoryChunkContext(r), r->foldcap);
+	}
+	WideAccWrite(&r->fastacc, r->foldbuf);
+	r->foldcell = *c;
+	r->foldcell.kind = WIDE_KIND_MERGE;
+	r->foldcell.value = r->foldbuf;
+	r->foldcell.vallen = size;
+	r->foldcell.value_datum = NULL;
+	r->foldcell.flags &= ~(WIDE_REC_VALUE_BLOB | WIDE_REC_BODY_BLOB);
+	return &r->foldcell;
+}
+
 /* the next cell of a plain run (run_is_plain), or NULL at the end */
 static const WideCell *
 reader_next_fast(WideReader *r)
@@ -619,10 +700,14 @@ reader_next_fast(WideReader *r)
 		}
 		def = r->fastdef;
 		/* a live incarnation of its family, and not past its max age */
-		if (def == NULL || c->famid != def->id || c->kind != WIDE_KIND_PUT ||
+		if (def == NULL || c->famid != def->id ||
+			(def->aggregate == WIDE_AGG_NONE ? c->kind != WIDE_KIND_PUT :
+			 WIDE_KIND_IS_TOMBSTONE(c->kind)) ||
 			(def->ngc > 0 && def->max_age > 0 &&
 			 WideGCCollects(def, 0, c->ts, r->now, true)))
 			continue;
+		if (def->aggregate != WIDE_AGG_NONE)
+			return fast_fold(r, def, c);
 		return c;
 	}
 	return NULL;
@@ -647,7 +732,7 @@ WideReaderRowBatch(WideReader *r, const WideRowBatchSpec *spec, WideRowBatch *b)
 				n;
 
 	if (!r->fast || r->done || r->pruning || r->latest_n > 0 || r->skip_col ||
-		r->skip_quals || r->fastbi == NULL || r->nits != 1)
+		r->skip_quals || r->fastbi == NULL || r->nits != 1 || r->has_agg)
 		return 0;
 	blockno = WideSegIterBlocks(r->its[0]);
 	if (r->nobatch == blockno || r->fastbi->i >= r->fastbi->ncells)
@@ -864,8 +949,10 @@ next:
 void
 WideReaderSkipQualifiers(WideReader *r)
 {
-	if (r->latest_n > 0)
-		return;					/* columns must be told apart */
+	if (r->latest_n > 0 || r->has_agg)
+		return;					/* columns must be told apart (an
+								 * aggregate's function may depend on its
+								 * qualifier: rollups) */
 	r->skip_quals = true;
 	if (r->fast && r->nits == 1)
 		WideSegIterSkipQualifiers(r->its[0]);
@@ -959,7 +1046,7 @@ WideReaderSetFilter(WideReader *r, WideRecordFilter keep, void *arg)
 	/* a plain run's records: those rejected are stepped over in the block */
 	if (r->fast)
 	{
-		if (r->nits == 1 && !r->skip_quals && r->skeep == NULL)
+		if (r->nits == 1 && !r->skip_quals && (r->skeep == NULL || r->has_agg))
 			WideSegIterSetColumnFilter(r->its[0], keep, arg);
 		return;
 	}
@@ -982,7 +1069,8 @@ WideReaderSetStoredFilter(WideReader *r, WideRecordFilter keep, void *arg)
 {
 	r->skeep = keep;
 	r->skeep_arg = arg;
-	if (r->fast && r->nits == 1 && !r->skip_quals)
+	/* (not of aggregate records: their stored values are not the cells') */
+	if (r->fast && r->nits == 1 && !r->skip_quals && !r->has_agg)
 		WideSegIterSetFilter(r->its[0], keep, arg);
 }
 
@@ -1160,7 +1248,6 @@ WideReaderBeginAt(WideReadState *st, int64 now, const WideKeyRange *range,
 
 	r->rel = st->rel;
 	r->snapshot = st->snapshot;
-	r->ranges = st->ranges;
 	r->now = now;
 	r->schema = WideSchemaCopy(st->rel);
 	if (window)
@@ -1171,6 +1258,8 @@ WideReaderBeginAt(WideReadState *st, int64 now, const WideKeyRange *range,
 	r->valcxt = AllocSetContextCreate(CurrentMemoryContext, "wide reader values",
 									  ALLOCSET_DEFAULT_SIZES);
 	r->range = *range;
+	/* (those elsewhere would only keep the run from being read as stored) */
+	r->ranges = WideRangeDelsInRange(st->ranges, range);
 	if (range->has_start)
 		copy_bound(&r->range.start, range->start, range->startlen);
 	if (range->has_end)

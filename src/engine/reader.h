@@ -43,6 +43,7 @@ extern void WideMergerSetRanges(WideMerger *m, const struct WideRangeDels *range
 extern void WideMergerSetDrops(WideMerger *m, const struct WideDropRule *drops,
 							   int ndrops);
 extern void WideMergerPush(WideMerger *m, const WideCell *cell, bool hints);
+extern bool WideAggLoneIsValue(WideAggregate agg, const WideCell *c);
 extern void WideMergerFinish(WideMerger *m);
 extern const WideCell *WideMergerPop(WideMerger *m);
 

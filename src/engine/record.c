@@ -261,3 +261,66 @@ WideRecordSetHint(char *rec, uint8 flag)
 {
 	((WideRecordHeader *) rec)->flags |= flag;
 }
+
+/*
+ * WideRecordLayout -- the fields of an encoded record's header and its
+ * optional parts, by the kind and flags it stores: name, offset in the
+ * record and size, those that lie within its len bytes (for the format
+ * decoders, api/formatdecode.c).  Returns how many were stored in fields
+ * (at most WIDE_RECORD_FIELDS).
+ */
+int
+WideRecordLayout(const char *rec, Size len, WideRecordField *fields)
+{
+	int			n = 0;
+	Size		opt = sizeof(WideRecordHeader);
+	uint8		kind;
+	uint8		flags;
+
+#define ADD(nm, o, sz) \
+	do { \
+		if ((o) + (sz) <= len) \
+		{ \
+			fields[n].name = (nm); \
+			fields[n].off = (uint32) (o); \
+			fields[n].size = (uint32) (sz); \
+			n++; \
+		} \
+	} while (0)
+#define HDR(member) \
+	ADD(#member, offsetof(WideRecordHeader, member), \
+		sizeof(((WideRecordHeader *) 0)->member))
+
+	HDR(kind);
+	HDR(flags);
+	HDR(famlen);
+	HDR(keylen);
+	HDR(quallen);
+	HDR(vallen);
+	HDR(famid);
+	HDR(xmin);
+	HDR(cmin);
+	HDR(seq);
+	HDR(ts);
+	if (len < 2)
+		return n;
+	/* (byte by byte: a damaged line pointer may point anywhere) */
+	kind = (uint8) rec[offsetof(WideRecordHeader, kind)];
+	flags = (uint8) rec[offsetof(WideRecordHeader, flags)];
+	if (kind == WIDE_KIND_DEL_CELLS)
+	{
+		ADD("ts_to", opt, sizeof(int64));
+		opt += sizeof(int64);
+	}
+	if (flags & (WIDE_REC_VALUE_BLOB | WIDE_REC_BODY_BLOB))
+	{
+		ADD("blob first", opt + offsetof(WideBlobRef, first),
+			sizeof(((WideBlobRef *) 0)->first));
+		ADD("blob length", opt + offsetof(WideBlobRef, length),
+			sizeof(((WideBlobRef *) 0)->length));
+	}
+#undef HDR
+#undef ADD
+	Assert(n <= WIDE_RECORD_FIELDS);
+	return n;
+}

@@ -26,6 +26,16 @@ extern void WideRecordDecodeBody(WideCell *cell, const char *body);
 extern const char *WideRecordItem(Page page, OffsetNumber off, Size *len,
 								  bool *bad);
 extern uint8 WideRecordGetFlags(const char *rec);
+
+/* a field of an encoded record (WideRecordLayout) */
+#define WIDE_RECORD_FIELDS	14
+typedef struct WideRecordField
+{
+	const char *name;
+	uint32		off;			/* in the record */
+	uint32		size;
+} WideRecordField;
+extern int	WideRecordLayout(const char *rec, Size len, WideRecordField *fields);
 extern void WideRecordSetHint(char *rec, uint8 flag);
 
 /* visibility.c: MVCC of records */

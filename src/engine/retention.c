@@ -41,18 +41,22 @@
  * Dropping runs (WideCompactDropRuns in compaction.c, before every step).  A run
  * with no tombstone and no unfrozen record is freed without being read
  * past its root index when every cell in it is dead for every snapshot,
- * which holds when it holds for the cells of every family of the table (a
- * run does not record which families it holds, and a family whose policy
- * changed may still have cells in any run, so the run's families are not
- * trusted to be those its window was cut for; cells of dropped families
+ * which holds when it holds for the cells of every family of the table
+ * the run may hold (format 6: its descriptor's "families", the families
+ * of the records the segment writer wrote into it, hashed into 32 bits;
+ * every family for a run written before; a family whose policy changed
+ * may still have cells in any run, so it is the records written, not the
+ * families a window was cut for, that count; cells of dropped families
  * are dead), each family by either rule:
  *	- it is an age family, and the run's newest timestamp (the root
  *	  index's ts_max) is older than "now" (WideGCNow) minus its max_age;
  *	- a drop every snapshot sees, of every family or of this one, is newer
  *	  than the run (max_seq < its seq) and its time is past the run's
  *	  newest timestamp.
- * So a table with a family kept for ever frees runs by age once that
- * family is dropped before their time (drop_before(t, family, ts)).
+ * So in a table with a family kept for ever, the window runs of its age
+ * families (which hold none of its cells) are freed by age, and a run
+ * that holds its cells once it is dropped before their time
+ * (drop_before(t, family, ts)).
  * A run without tombstones deletes nothing, so freeing it changes no other
  * cell; its pages go to the free queue, reused once no snapshot can read
  * them (space.c), after the conflict horizon is logged for standbys

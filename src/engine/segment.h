@@ -234,6 +234,8 @@ typedef struct WidePassedBlock
 	int			nblobs;
 	const WideCell *first;		/* its first record, and its last */
 	const WideCell *last;
+	uint32		families;		/* families its run may hold (a run's
+								 * "families", all bits if unknown) */
 } WidePassedBlock;
 
 typedef struct WideBlockBuilder WideBlockBuilder;
@@ -249,6 +251,13 @@ extern char *WideBlockLoad(const char *stored, Size len, Size maxraw,
 extern bool WideBlockLoadData(const char *stored, Size len, Size maxraw,
 							  int16 typlen, WideRawBlock *blk,
 							  const char **why);
+extern uint32 WideBlockChecksum(const char *data, Size len);
+extern bool WideBlockInspect(const char *stored, Size len, Size maxraw,
+							 uint8 *type, uint32 *stored_crc, uint32 *crc,
+							 const char **body, Size *bodylen,
+							 const char **why);
+extern void WideBlockCompress(const char *raw, Size len, int level,
+							  StringInfo out);
 
 /* blockpack.c */
 #define WIDE_PACK_SLACK	64		/* a packed block may exceed its raw size */
@@ -353,6 +362,20 @@ extern const WideBlobRef *WideSegmentWriterBlobs(const WideSegmentWriter *w,
 extern void WideSegmentWriterEnd(WideSegmentWriter *w);
 
 /* segment_reader.c */
+/* header pages read by WideSegmentReadHeaders */
+typedef struct WideHeaderSource
+{
+	BlockNumber nblocks;		/* pages of the table */
+	/* header page blkno (< nblocks), held until release */
+	const char *(*get) (void *arg, BlockNumber blkno);
+	void		(*release) (void *arg);
+	/* raises the error of damage found (never returns) */
+	void		(*corrupt) (void *arg, uint32 segid, const char *what,
+							uint64 where);
+	void	   *arg;
+} WideHeaderSource;
+extern WideSegment *WideSegmentReadHeaders(const WideHeaderSource *src,
+										   BlockNumber root);
 extern WideSegment *WideSegmentLoad(Relation rel, BlockNumber root,
 									bool with_index);
 extern void WideSegmentFree(WideSegment *seg);

@@ -116,20 +116,22 @@ max_raw(const WideSegment *seg, uint64 off)
 #define HEADER_ENTRIES	((WIDE_PAGE_CAPACITY - sizeof(WideSegHeader)) / 8)
 
 /*
- * WideSegmentLoad -- read a segment's header chain (and, if with_index, its
- * root index) into memory allocated in the current context.
+ * WideSegmentReadHeaders -- a segment's header chain from root, read
+ * through src (a relation's buffers, or a file's image: api/formatdecode.c),
+ * into memory allocated in the current context; the root index is not read.
  *
  * Everything read is checked before it is used: the chain has the number
  * of pages its first page says and no loops, the counts fit those pages,
- * extents and blobs lie within the table, the stream fits its extents and
- * the root block lies within the stream, so that a damaged header is an
- * error, never a wild read, a loop or an allocation sized by garbage.
+ * extents and blobs lie within the table and the stream fits its extents
+ * and the root block lies within the stream, so that a damaged header is
+ * an error (src->corrupt, which does not return), never a wild read, a
+ * loop or an allocation sized by garbage.
  */
 WideSegment *
-WideSegmentLoad(Relation rel, BlockNumber root, bool with_index)
+WideSegmentReadHeaders(const WideHeaderSource *src, BlockNumber root)
 {
 	WideSegment *seg = palloc0(sizeof(WideSegment));
-	BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
+	BlockNumber nblocks = src->nblocks;
 	BlockNumber blkno = root;
 	uint32		nheaders = 0;
 	int			maxroots = 4;
@@ -138,20 +140,22 @@ WideSegmentLoad(Relation rel, BlockNumber root, bool with_index)
 	uint64		pages = 0;
 	int			i;
 
+#define CORRUPT(segid, what, where) \
+	do { src->corrupt(src->arg, (segid), (what), (where)); pg_unreachable(); } while (0)
+
 	seg->roots = palloc(sizeof(BlockNumber) * maxroots);
 	while (blkno != InvalidBlockNumber)
 	{
-		Buffer		buf;
-		Page		page;
-		WideSegHeader *h;
+		const char *page;
+		const WideSegHeader *h;
 		const uint32 *e;
+		BlockNumber next;
 		int			j;
 
 		if (blkno >= nblocks || (seg->nroots > 0 && (uint32) seg->nroots >= nheaders))
-			segment_corrupt(rel, seg->segid, "header chain runs past its pages", blkno);
-		buf = WideReadPage(rel, blkno, BUFFER_LOCK_SHARE, WIDE_PAGE_SEGROOT);
-		page = BufferGetPage(buf);
-		h = (WideSegHeader *) PageGetContents(page);
+			CORRUPT(seg->segid, "header chain runs past its pages", blkno);
+		page = src->get(src->arg, blkno);
+		h = (const WideSegHeader *) PageGetContents((Page) page);
 		e = (const uint32 *) (h + 1);
 		if (h->magic != WIDE_SEG_MAGIC ||
 			(seg->nroots > 0 && h->segid != seg->segid) ||
@@ -159,8 +163,8 @@ WideSegmentLoad(Relation rel, BlockNumber root, bool with_index)
 		{
 			uint32		segid = seg->nroots > 0 ? seg->segid : h->segid;
 
-			UnlockReleaseBuffer(buf);
-			segment_corrupt(rel, segid, "bad header page", blkno);
+			src->release(src->arg);
+			CORRUPT(segid, "bad header page", blkno);
 		}
 		if (seg->nroots == 0)
 		{
@@ -173,8 +177,8 @@ WideSegmentLoad(Relation rel, BlockNumber root, bool with_index)
 				h->root_len < 5 || h->root_off > h->stream_len ||
 				h->root_len > h->stream_len - h->root_off)
 			{
-				UnlockReleaseBuffer(buf);
-				segment_corrupt(rel, seg->segid, "bad header page", blkno);
+				src->release(src->arg);
+				CORRUPT(seg->segid, "bad header page", blkno);
 			}
 			seg->nextents = h->nextents;
 			seg->nblobs = h->nblobs;
@@ -207,11 +211,12 @@ WideSegmentLoad(Relation rel, BlockNumber root, bool with_index)
 				seg->blobs[done - seg->nextents].length = e[2 * j + 1];
 			}
 		}
-		blkno = WidePageGetOpaque(page)->next;
-		UnlockReleaseBuffer(buf);
+		next = WidePageGetOpaque((Page) page)->next;
+		src->release(src->arg);
+		blkno = next;
 	}
 	if (done != nentries || (uint32) seg->nroots != nheaders)
-		segment_corrupt(rel, seg->segid, "header lists too few extents", root);
+		CORRUPT(seg->segid, "header lists too few extents", root);
 
 	for (i = 0; i < seg->nextents; i++)
 	{
@@ -219,21 +224,74 @@ WideSegmentLoad(Relation rel, BlockNumber root, bool with_index)
 
 		if (x->start == WIDE_META_BLKNO || x->npages == 0 ||
 			(uint64) x->start + x->npages > nblocks)
-			segment_corrupt(rel, seg->segid, "extent outside the table", root);
+			CORRUPT(seg->segid, "extent outside the table", root);
 		seg->cum[i] = pages;
 		pages += x->npages;
 	}
 	seg->cum[seg->nextents] = pages;
 	if (pages * WIDE_PAGE_CAPACITY < seg->stream_len)
-		segment_corrupt(rel, seg->segid, "extents shorter than the stream", root);
+		CORRUPT(seg->segid, "extents shorter than the stream", root);
 	for (i = 0; i < seg->nblobs; i++)
 	{
 		const WideBlobRef *b = &seg->blobs[i];
 
 		if (b->first == WIDE_META_BLKNO ||
 			(uint64) b->first + WideBlobPages(b->length) > nblocks)
-			segment_corrupt(rel, seg->segid, "blob outside the table", root);
+			CORRUPT(seg->segid, "blob outside the table", root);
 	}
+#undef CORRUPT
+	return seg;
+}
+
+/* a relation's header pages, for WideSegmentReadHeaders */
+typedef struct RelHeaders
+{
+	Relation	rel;
+	Buffer		buf;
+} RelHeaders;
+
+static const char *
+rel_header_get(void *arg, BlockNumber blkno)
+{
+	RelHeaders *r = arg;
+
+	r->buf = WideReadPage(r->rel, blkno, BUFFER_LOCK_SHARE, WIDE_PAGE_SEGROOT);
+	return (const char *) BufferGetPage(r->buf);
+}
+
+static void
+rel_header_release(void *arg)
+{
+	RelHeaders *r = arg;
+
+	UnlockReleaseBuffer(r->buf);
+	r->buf = InvalidBuffer;
+}
+
+static void
+rel_header_corrupt(void *arg, uint32 segid, const char *what, uint64 where)
+{
+	segment_corrupt(((RelHeaders *) arg)->rel, segid, what, where);
+}
+
+/*
+ * WideSegmentLoad -- read a segment's header chain (and, if with_index, its
+ * root index) into memory allocated in the current context, checking
+ * everything read (WideSegmentReadHeaders).
+ */
+WideSegment *
+WideSegmentLoad(Relation rel, BlockNumber root, bool with_index)
+{
+	RelHeaders	r = {rel, InvalidBuffer};
+	WideHeaderSource src;
+	WideSegment *seg;
+
+	src.nblocks = RelationGetNumberOfBlocks(rel);
+	src.get = rel_header_get;
+	src.release = rel_header_release;
+	src.corrupt = rel_header_corrupt;
+	src.arg = &r;
+	seg = WideSegmentReadHeaders(&src, root);
 
 	if (with_index)
 	{

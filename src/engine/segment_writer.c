@@ -128,6 +128,7 @@ struct WideSegmentWriter
 	const WideRangeDels *keep_ranges;	/* rows whose records keep theirs */
 	bool		row_in_range;
 	bool		repeats;		/* a column has two records: not ONE_VERSION */
+	bool		repeats_cell;	/* a cell has two records: not ONE_PER_CELL */
 
 	/* cutting blocks where the row keys' leading part changes */
 	bool		cut_at_prefix;	/* WideSegmentWriterCutAtPrefix */
@@ -503,9 +504,13 @@ keeps_seq(WideSegmentWriter *w, const WideCell *c, bool same_row)
 		keep = true;
 	}
 	else
-		keep = w->row_has_tombstone || w->row_in_range ||
-			(same_row && WideCellLevel(&w->prev) == WIDE_LEVEL_CELL &&
-			 w->prev.ts == c->ts && WideCellSameColumn(&w->prev, c));
+	{
+		bool		same_cell = same_row && WideCellLevel(&w->prev) == WIDE_LEVEL_CELL &&
+			w->prev.ts == c->ts && WideCellSameColumn(&w->prev, c);
+
+		keep = w->row_has_tombstone || w->row_in_range || same_cell;
+		w->repeats_cell |= same_cell;
+	}
 	if (same_row && WideCellSameColumn(&w->prev, c))
 		w->repeats = true;
 
@@ -703,6 +708,8 @@ WideSegmentWriterAdd(WideSegmentWriter *w, const WideCell *c, bool frozen)
 		w->cur.ts_min = Min(w->cur.ts_min, c->ts);
 		w->cur.ts_max = Max(w->cur.ts_max, c->ts);
 	}
+	w->run.families |= c->kind == WIDE_KIND_DEL_ROW ? PG_UINT32_MAX :
+		WideFamilyBit(c->famid);
 	if (WIDE_KIND_IS_TOMBSTONE(c->kind))
 	{
 		w->cur.flags |= WIDE_INDEX_HAS_TOMBSTONES;
@@ -808,6 +815,7 @@ WideSegmentWriterAddBlock(WideSegmentWriter *w, const WidePassedBlock *pb)
 	}
 	stream_append(w, pb->stored, pb->stored_len);
 	w->run.raw_bytes += pb->rawlen;
+	w->run.families |= pb->families;
 
 	/* rows for the filter of its index block, blobs now owned by this segment */
 	for (i = 0; i < pb->nhashes; i++)
@@ -1106,6 +1114,9 @@ WideSegmentWriterFinish(WideSegmentWriter *w, WideRunData *run)
 		w->run.flags |= WIDE_RUN_HI_TRUNCATED;
 	if (!w->repeats)
 		w->run.flags |= WIDE_RUN_ONE_VERSION;
+	if (!w->repeats_cell)
+		w->run.flags |= WIDE_RUN_ONE_PER_CELL;
+	w->run.flags |= WIDE_RUN_FAMILIES;
 	*run = w->run;
 	MemoryContextSwitchTo(old);
 	return true;

@@ -17,8 +17,10 @@
 #
 # The cluster runs without data checksums (initdb's default), or PostgreSQL
 # would reject most damaged pages before wide sees them.  Cases inside a
-# stored block need the zstd command line tool to decompress and recompress
-# blocks; without it they are skipped.
+# stored block decompress and recompress blocks.  Pages, segments, stored
+# blocks and fields are found by the engine's own decoders
+# (wide_internal.format_*, on a decoder server: WideFormat.pm) in the
+# pristine files; the damage is written at the offsets they give.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -30,18 +32,17 @@ use FindBin;
 use lib $FindBin::RealBin;
 use WideFormat;
 
+# the server that decodes the files (WideFormat.pm), made before the seed
+# is set so that the cases do not depend on it
+decoder();
 my $seed = $ENV{WIDE_FUZZ_SEED} // 20261123;
 my $ncases = $ENV{WIDE_FUZZ_CASES} // 60;
 my $with_meta = $ENV{WIDE_FUZZ_META} // 1;
 srand($seed);
 diag("corruption fuzzer: seed $seed, $ncases cases"
 	  . ($with_meta ? ', metapage cases included' : ''));
-my $have_zstd = have_zstd();
-diag('zstd not found: no cases inside stored blocks') unless $have_zstd;
-
-my $HDR = $PAGE_HDR;
-my $CAP = $PAGE_CAP;
-my %TYPE = %PAGE_TYPE;
+# PostgreSQL's page header: line pointers start after it
+my $HDR = 24;
 
 my $node = PostgreSQL::Test::Cluster->new('fuzz');
 $node->init;
@@ -208,14 +209,38 @@ $image{$_} = read_file_raw("$file{$_}.orig") for qw(t g h);
 
 sub page { my ($tbl, $blk) = @_; return substr($image{$tbl}, $blk * $BLCKSZ, $BLCKSZ); }
 
-my (%pages, %count);
+# the pristine files decoded by the engine's code, on a server of their own
+my $dec = decoder();
+
+# the fields of a page (wide_internal.format_page_fields): name -> [offset,
+# size, value]
+my %fieldcache;
+
+sub fields
+{
+	my ($tbl, $blk) = @_;
+	return $fieldcache{$tbl}{$blk} //= {
+		map { $_->[0] => [ @$_[ 1 .. 3 ] ] } decode_rows($dec,
+			'SELECT field, off, size, value FROM wide_internal.format_page_fields('
+			  . file_sql("$file{$tbl}.orig", $blk * $BLCKSZ, $BLCKSZ) . ')')
+	};
+}
+
+sub field_off { my ($tbl, $blk, $name) = @_; return fields($tbl, $blk)->{$name}[0]; }
+sub field_value { my ($tbl, $blk, $name) = @_; return fields($tbl, $blk)->{$name}[2]; }
+
+# the special space's next link, owner and page type
+my %opq = map { $_ => field_off('t', 0, $_) } qw(next owner type);
+
+my (%pages, %count, %type_of);
 for my $tbl (qw(t g h))
 {
-	my $n = length($image{$tbl}) / $BLCKSZ;
-	for my $blk (0 .. $n - 1)
+	for my $r (decode_rows($dec, 'SELECT blkno, type FROM wide_internal.format_pages('
+		. file_sql("$file{$tbl}.orig") . ') ORDER BY blkno'))
 	{
-		my $type = $TYPE{ page_type(page($tbl, $blk)) } // 'other';
+		my ($blk, $type) = @$r;
 		push @{ $pages{$tbl}{$type} }, $blk;
+		$type_of{$tbl}{$blk} = $type;
 		$count{$type}++;
 	}
 }
@@ -238,45 +263,36 @@ sub segments
 	my ($tbl) = @_;
 	return @{ $segcache{$tbl} } if $segcache{$tbl};
 	my @segs;
-	# live segments: the metapage's runs and write-area runs (offsets as in
-	# WideMetaPageData)
-	my $meta = page($tbl, 0);
-	my %live;
-	$live{ u32($meta, $HDR + 1216 + 136 * $_ + 4) } = 1 for 0 .. u32($meta, $HDR + 1184) - 1;
-	$live{ u32($meta, $HDR + 96 + 136 * $_ + 4) } = 1 for 0 .. u32($meta, $HDR + 88) - 1;
-	# a header chain starts at a header page nobody links to
-	my %linked;
-	for my $blk (@{ $pages{$tbl}{segheader} || [] })
+	# the live segments (the metapage's runs and write-area runs), each
+	# from the root of its header chain: id, header pages, stream pages,
+	# where a page's contents start and how many bytes of stream it holds
+	for my $r (decode_rows($dec, 'WITH i AS MATERIALIZED (SELECT '
+		. file_sql("$file{$tbl}.orig") . ' AS b)
+		SELECT r.root, s.segid, cardinality(s.header_pages), s.stream_pages,
+		       s.page_data_off, s.page_capacity
+		  FROM i, wide_internal.format_segments(i.b) r, wide_internal.format_segment(i.b, r.root) s
+		 WHERE r.live ORDER BY r.root'))
 	{
-		my $next = u32(page($tbl, $blk), 8176);
-		$linked{$next} = 1;
-	}
-	for my $root (@{ $pages{$tbl}{segheader} || [] })
-	{
-		next if $linked{$root};
-		my $s = segment_stream($image{$tbl}, $root);
-		$s->{multi} = $s->{hops} > 1;
-		$s->{live} = $live{$root};
-		$s->{blocks} = $s->{pages};
-		push @segs, $s;
+		my ($root, $segid, $nhdr, $pages, $off, $cap) = @$r;
+		push @segs, { tbl => $tbl, root => $root, segid => $segid, multi => $nhdr > 1, live => 1,
+			blocks => [ $pages =~ /(\d+)/g ], data_off => $off, cap => $cap };
 	}
 	$segcache{$tbl} = \@segs;
 	return @segs;
 }
 
-# stored blocks of a segment: [kind, offset, length]
+# stored blocks of a segment: [kind, offset, length, stored bytes, frame
+# type, body (decompressed; a packed block stays packed)]
 sub stored_blocks
 {
-	my ($s) = @_;
+	my ($s, $tbl) = @_;
 	return @{ $s->{stored} } if $s->{stored};
-	my @b = ([ 'root', $s->{root_off}, $s->{root_len} ]);
-	my (undef, $root) = unframe($node->basedir, substr($s->{stream}, $s->{root_off}, $s->{root_len}));
-	for my $ie (index_entries($root))
-	{
-		push @b, [ 'index', @$ie ];
-		my (undef, $idx) = unframe($node->basedir, substr($s->{stream}, $ie->[0], $ie->[1]));
-		push @b, [ 'data', @$_ ] for index_entries($idx);
-	}
+	my @b = map { [ @$_[ 0 .. 2 ], unhex($_->[3]), $_->[4], unhex($_->[5]) ] } decode_rows($dec,
+		'WITH i AS MATERIALIZED (SELECT ' . file_sql("$file{$s->{tbl}}.orig") . " AS b)
+		SELECT k.kind, k.off, k.len, k.stored, f.type, f.body
+		  FROM i, wide_internal.format_stored_blocks(i.b, $s->{root}) WITH ORDINALITY k,
+		       wide_internal.format_frame(k.stored) f
+		 ORDER BY k.ordinality");
 	$s->{stored} = \@b;
 	return @b;
 }
@@ -331,89 +347,113 @@ sub opaque_field
 	{
 		# another page type
 		my $t = pick(0x5701 .. 0x5705, 0, 0xffff);
-		return ([ [ $blk, 8190, pack('v', $t) ] ], sprintf('page type -> %#x', $t));
+		return ([ [ $blk, $opq{type}, pack('v', $t) ] ], sprintf('page type -> %#x', $t));
 	}
 	if ($r < 0.4)
 	{
 		# a link to a page of the same type (a cycle, or a skip)
-		my $type = $TYPE{ page_type(page($tbl, $blk)) };
+		my $type = $type_of{$tbl}{$blk};
 		my $to = rand() < 0.5 ? $blk : pick(@{ $pages{$tbl}{$type} });
-		return ([ [ $blk, 8176, pack('V', $to) ] ], "next -> $to (a $type page)");
+		return ([ [ $blk, $opq{next}, pack('V', $to) ] ], "next -> $to (a $type page)");
 	}
-	return field($tbl, $blk, pick(8176, 8184), 4, 'opaque next/owner');
+	return field($tbl, $blk, pick($opq{next}, $opq{owner}), 4, 'opaque next/owner');
 }
 
 sub mutate_write
 {
 	my ($tbl, $blk) = @_;
-	my $p = page($tbl, $blk);
-	my $lower = unpack('v', substr($p, 12, 2));
-	my $nitems = int(($lower - $HDR) / 4);
+	my $items = records($tbl, $blk);
+	my $nitems = @$items;
 	my $r = rand();
 	return opaque_field($tbl, $blk) if $r < 0.15 || $nitems < 1;
 	my $item = int(rand($nitems));
-	my $lp = u32($p, $HDR + 4 * $item);
-	my ($off, $len) = ($lp & 0x7fff, ($lp >> 17) & 0x7fff);
+	my $it = $items->[$item];
+	my $lp = $it->{f}{lp}[2];
+	my ($off, $len) = ($it->{lp_off}, $it->{lp_len});
 	if ($r < 0.3)
 	{
-		# the line pointer: offset, length, flags
+		# the line pointer (PostgreSQL's: lp_off:15 lp_flags:2 lp_len:15)
 		my $v = pick(($lp & ~0x7fff) | int(rand(0x8000)),
 			($lp & 0x1ffff) | (int(rand(0x8000)) << 17), $lp ^ (1 << (15 + int(rand(2)))),
 			int(rand(2**32)));
-		return ([ [ $blk, $HDR + 4 * $item, pack('V', $v) ] ],
+		return ([ [ $blk, $it->{f}{lp}[0], pack('V', $v) ] ],
 			sprintf('item %d pointer %#x -> %#x', $item + 1, $lp, $v));
 	}
 	return random_bytes($tbl, $blk, $off, $off + $len) if $r < 0.45 && $len > 10;
-	# a header field of the record: kind flags famlen pad keylen quallen vallen
-	# famid xmin cmin seq ts [ts_to] [blob first length]
-	my $kind = ord(substr($p, $off, 1));
-	my $flags = ord(substr($p, $off + 1, 1));
-	my @f = ([ 0, 1, 'kind' ], [ 1, 1, 'flags' ], [ 2, 1, 'famlen' ],
-		[ 4, 2, 'keylen' ], [ 6, 2, 'quallen' ], [ 8, 4, 'vallen' ]);
-	my $boff = 40 + ($kind == 3 ? 8 : 0);
-	if ($flags & 0x0c)
+	# a header field of the record, and its blob reference (three times as
+	# likely) if it has one
+	my $f = $it->{f};
+	my @f = map { [ @{ $f->{$_} }[ 0, 1 ], $_ ] } qw(kind flags famlen keylen quallen vallen);
+	if ($f->{'blob first'})
 	{
-		push @f, ([ $boff, 4, 'blob first' ], [ $boff + 4, 4, 'blob length' ])
+		push @f, map { [ @{ $f->{$_} }[ 0, 1 ], $_ ] } ('blob first', 'blob length')
 		  for 1 .. 3;
 	}
 	my $fd = pick(@f);
-	return field($tbl, $blk, $off + $fd->[0], $fd->[1], "item " . ($item + 1) . " $fd->[2]");
+	return field($tbl, $blk, $fd->[0], $fd->[1], "item " . ($item + 1) . " $fd->[2]");
 }
 
-# write-area pages holding records whose value or body is in a blob
+# the line pointers and records of a write-area page
+# (wide_internal.format_records), by item (0 for the first): the line
+# pointer's parts and the fields, name -> [offset in the page, size,
+# value]; the record's only if it starts in the page's contents.  The
+# pages of the current write-area generation are decoded in one query, the
+# others when asked for.
+my %reccache;
+
+sub records
+{
+	my ($tbl, $blk) = @_;
+	my $load = sub {
+		my ($sql) = @_;
+		for my $r (decode_rows($dec, $sql))
+		{
+			my ($b, $item, $lpo, $lpl, $lpf, $name, $off, $size, $value) = @$r;
+			my $it = $reccache{$tbl}{$b}[ $item - 1 ] //=
+			  { lp_off => $lpo, lp_len => $lpl, lp_flags => $lpf, f => {} };
+			$it->{f}{$name} = [ $off, $size, $value ];
+		}
+	};
+	my $cols = 'r.item, r.lp_off, r.lp_len, r.lp_flags, r.field, r.off, r.size, r.value';
+	if (!$reccache{$tbl})
+	{
+		$reccache{$tbl} = {};
+		$load->('WITH i AS MATERIALIZED (SELECT ' . file_sql("$file{$tbl}.orig") . " AS b)
+			SELECT p.blkno, $cols
+			  FROM i, wide_internal.format_pages(i.b) p,
+			       wide_internal.format_records(substring(i.b from p.blkno::int * $BLCKSZ + 1 for $BLCKSZ)) r
+			 WHERE p.type = 'write' AND p.owner = " . field_value($tbl, 0, 'generation'));
+	}
+	if (!$reccache{$tbl}{$blk})
+	{
+		$reccache{$tbl}{$blk} = [];
+		$load->("SELECT $blk, $cols FROM wide_internal.format_records("
+			  . file_sql("$file{$tbl}.orig", $blk * $BLCKSZ, $BLCKSZ) . ') r');
+	}
+	return $reccache{$tbl}{$blk};
+}
+
+# write-area pages holding records whose value or body is in a blob:
+# [item, its record's fields]
 sub blob_items
 {
 	my ($tbl, $blk) = @_;
-	my $p = page($tbl, $blk);
-	my $lower = unpack('v', substr($p, 12, 2));
-	my @items;
-	for my $item (0 .. int(($lower - $HDR) / 4) - 1)
-	{
-		my $lp = u32($p, $HDR + 4 * $item);
-		my $off = $lp & 0x7fff;
-		next unless (($lp >> 15) & 3) == 1 && $off >= $HDR && $off < 8176;
-		push @items, [ $item, $off ] if ord(substr($p, $off + 1, 1)) & 0x0c;
-	}
-	return @items;
+	my $items = records($tbl, $blk);
+	return map { [ $_, $items->[$_]{f} ] } grep { $items->[$_]{f}{'blob first'} } 0 .. $#$items;
 }
 
 # the first record of the current write area whose kind passes the test:
-# (block, offset)
+# (block, its fields)
 sub live_record
 {
 	my ($tbl, $test) = @_;
-	my $gen = u32(page($tbl, 0), $HDR + 8);
+	my $gen = field_value($tbl, 0, 'generation');
 	for my $blk (@{ $pages{$tbl}{write} || [] })
 	{
-		my $p = page($tbl, $blk);
-		next unless u32($p, 8184) == $gen;
-		my $lower = unpack('v', substr($p, 12, 2));
-		for my $item (0 .. int(($lower - $HDR) / 4) - 1)
+		next unless u32(page($tbl, $blk), $opq{owner}) == $gen;
+		for my $it (@{ records($tbl, $blk) })
 		{
-			my $lp = u32($p, $HDR + 4 * $item);
-			my $off = $lp & 0x7fff;
-			next unless (($lp >> 15) & 3) == 1 && $off >= $HDR && $off < 8176;
-			return ($blk, $off) if $test->(ord(substr($p, $off, 1)));
+			return ($blk, $it->{f}) if $it->{f}{kind} && $test->($it->{f}{kind}[2]);
 		}
 	}
 	die "no such record in table $tbl";
@@ -422,12 +462,10 @@ sub live_record
 sub mutate_wablob
 {
 	my ($tbl, $blk) = @_;
-	my ($item, $off) = @{ pick(blob_items($tbl, $blk)) };
-	my $p = page($tbl, $blk);
-	my $boff = 40 + (ord(substr($p, $off, 1)) == 3 ? 8 : 0);
-	my $fd = pick([ 8, 4, 'vallen' ], [ $boff, 4, 'blob first' ], [ $boff + 4, 4, 'blob length' ],
-		[ 1, 1, 'flags' ], [ 4, 2, 'keylen' ], [ 6, 2, 'quallen' ]);
-	return field($tbl, $blk, $off + $fd->[0], $fd->[1], 'item ' . ($item + 1) . " $fd->[2]");
+	my ($item, $f) = @{ pick(blob_items($tbl, $blk)) };
+	my $fd = pick(map { [ @{ $f->{$_} }[ 0, 1 ], $_ ] }
+		  ('vallen', 'blob first', 'blob length', 'flags', 'keylen', 'quallen'));
+	return field($tbl, $blk, $fd->[0], $fd->[1], 'item ' . ($item + 1) . " $fd->[2]");
 }
 
 sub mutate_blob
@@ -436,27 +474,25 @@ sub mutate_blob
 	my $r = rand();
 	return opaque_field($tbl, $blk) if $r < 0.3;
 	return field($tbl, $blk, 12, 2, 'pd_lower') if $r < 0.6;
-	return random_bytes($tbl, $blk, $HDR, 8176);
+	return random_bytes($tbl, $blk, $HDR, $opq{next});
 }
 
 sub mutate_segheader
 {
 	my ($tbl, $blk) = @_;
-	my $p = page($tbl, $blk);
+	my $f = fields($tbl, $blk);
 	my $r = rand();
 	return opaque_field($tbl, $blk) if $r < 0.15;
 	if ($r < 0.75)
 	{
-		my $fd = pick([ 0, 4, 'magic' ], [ 4, 4, 'segid' ], [ 8, 4, 'nentries_here' ],
-			[ 12, 4, 'nextents' ], [ 16, 4, 'nblobs' ], [ 20, 4, 'nheaders' ],
-			[ 24, 2, 'typlen' ], [ 28, 4, 'root_len' ], [ 32, 8, 'stream_len' ],
-			[ 40, 8, 'root_off' ], [ 48, 8, 'ncells' ], [ 56, 8, 'max_seq' ]);
-		return field($tbl, $blk, $HDR + $fd->[0], $fd->[1], $fd->[2]);
+		my $fd = pick(map { [ $f->{$_}[0], $f->{$_}[1], $_ ] } qw(magic segid nentries_here
+			  nextents nblobs nheaders typlen root_len stream_len root_off ncells max_seq));
+		return field($tbl, $blk, $fd->[0], $fd->[1], $fd->[2]);
 	}
-	my $n = u32($p, $HDR + 8);
+	my $n = $f->{nentries_here}[2];
 	$n = 1 if $n < 1 || $n > 1000;
 	my $e = int(rand($n));
-	return field($tbl, $blk, $HDR + 64 + 8 * $e + pick(0, 4), 4, "entry $e");
+	return field($tbl, $blk, $f->{ "entry $e " . pick('start', 'npages') }[0], 4, "entry $e");
 }
 
 # inside a stored block, with its CRC fixed
@@ -464,14 +500,11 @@ sub mutate_stored
 {
 	my ($tbl) = @_;
 	my @segs = grep { $_->{live} } segments($tbl);
-	return () unless @segs && $have_zstd;
+	return () unless @segs;
 	my $s = pick(@segs);
 	my @blocks = stored_blocks($s);
 	my $b = pick(@blocks);
-	my ($kind, $off, $len) = @$b;
-	my $stored = substr($s->{stream}, $off, $len);
-	my ($type, $raw) = unframe($node->basedir, $stored);
-	return () unless defined $raw;
+	my ($kind, $off, $len, $stored, $type, $raw) = @$b;
 	my $r = rand();
 	my ($new, $label);
 	my $mangle = sub {
@@ -488,21 +521,21 @@ sub mutate_stored
 	if ($r < 0.3 || $type == 0)
 	{
 		# the payload as stored (a zstd frame, or raw bytes)
-		$new = frame($mangle->(substr($stored, 0, $len - 5)), $type);
+		$new = frame($dec, $mangle->(substr($stored, 0, $len - 5)), $type);
 		$label = "stored bytes";
 	}
 	elsif ($r < 0.4)
 	{
-		$new = frame(substr($stored, 0, $len - 5), 1 - $type);
+		$new = frame($dec, substr($stored, 0, $len - 5), 1 - $type);
 		$label = "block type";
 	}
 	else
 	{
 		# the decompressed block, recompressed into the same length
-		my $z = zstd_tool($node->basedir, '-19 --no-check', $mangle->($raw));
-		return () unless defined $z && length($z) + 8 <= $len - 5;
+		my $z = zstd_frame($dec, $mangle->($raw), 19);
+		return () unless length($z) + 8 <= $len - 5;
 		my $pad = $len - 5 - length($z) - 8;
-		$new = frame($z . pack('VV', 0x184D2A50, $pad) . ("\0" x $pad), 1);
+		$new = frame($dec, $z . pack('VV', 0x184D2A50, $pad) . ("\0" x $pad), 1);
 		$label = "decoded bytes";
 	}
 	return ([ stream_writes($s, $off, $new) ], "segment $s->{segid} $kind block at $off+$len: $label");
@@ -517,11 +550,11 @@ sub stream_writes
 	for (my $i = 0; $i < $len;)
 	{
 		my $so = $off + $i;
-		my $pg = int($so / $CAP);
-		my $in = $so % $CAP;
-		my $n = $CAP - $in;
+		my $pg = int($so / $s->{cap});
+		my $in = $so % $s->{cap};
+		my $n = $s->{cap} - $in;
 		$n = $len - $i if $n > $len - $i;
-		push @w, [ $s->{blocks}[$pg], $HDR + $in, substr($new, $i, $n) ];
+		push @w, [ $s->{blocks}[$pg], $s->{data_off} + $in, substr($new, $i, $n) ];
 		$i += $n;
 	}
 	return @w;
@@ -530,36 +563,34 @@ sub stream_writes
 sub mutate_meta
 {
 	my ($tbl) = @_;
-	# counts, lane heads, runs' roots, free queue entries (offsets as in
-	# WideMetaPageData, src/engine/format.h)
-	my $m = $HDR;
-	my $meta = page($tbl, 0);
-	my $nruns = u32($meta, $m + 1184) || 1;
-	my $nfree = u32($meta, $m + 4480) || 1;
-	my $run = $m + 1216 + 136 * int(rand($nruns));
-	my $free = $m + 4488 + 24 * int(rand($nfree));
-	my %f = (nlanes => [ $m + 12, 4 ], 'lane head' => [ $m + 16 + 8 * int(rand(4)), 4 ],
-		generation => [ $m + 8, 4 ], nwaruns => [ $m + 88, 4 ],
-		nruns => [ $m + 1184, 4 ], nfree => [ $m + 4480, 4 ],
-		'run segid' => [ $run, 4 ], 'run root' => [ $run + 4, 4 ],
-		'run seq_base' => [ $run + 16, 8 ], 'run ncells' => [ $run + 24, 8 ],
-		'free kind' => [ $free, 4 ], 'free start' => [ $free + 4, 4 ],
-		'free npages' => [ $free + 8, 4 ]);
+	# counts, lane heads, runs' roots, free queue entries (the metapage's
+	# fields as format_page_fields gives them)
+	my $m = fields($tbl, 0);
+	my $nruns = $m->{nruns}[2] || 1;
+	my $nfree = $m->{nfree}[2] || 1;
+	my $run = 'run ' . int(rand($nruns));
+	my $free = 'free ' . int(rand($nfree));
+	my %f = (nlanes => 'nlanes', 'lane head' => 'lane ' . int(rand(4)) . ' head',
+		generation => 'generation', nwaruns => 'nwaruns', nruns => 'nruns', nfree => 'nfree',
+		'run segid' => "$run segid", 'run root' => "$run root",
+		'run seq_base' => "$run seq_base", 'run ncells' => "$run ncells",
+		'free kind' => "$free kind", 'free start' => "$free start",
+		'free npages' => "$free npages");
 	my $fd = pick(sort keys %f);
-	return field($tbl, 0, $f{$fd}[0], $f{$fd}[1], "metapage $fd");
+	return field($tbl, 0, @{ $m->{ $f{$fd} } }[ 0, 1 ], "metapage $fd");
 }
 
 sub mutate_segment_page
 {
 	my ($tbl, $blk) = @_;
-	return rand() < 0.5 ? random_bytes($tbl, $blk, $HDR, 8176) : opaque_field($tbl, $blk);
+	return rand() < 0.5 ? random_bytes($tbl, $blk, $HDR, $opq{next}) : opaque_field($tbl, $blk);
 }
 
 # (only pages of the current write area: freed ones may linger unread)
 for my $tbl (qw(t g h))
 {
-	my $gen = u32(page($tbl, 0), $HDR + 8);
-	$pages{$tbl}{wablob} = [ grep { u32(page($tbl, $_), 8184) == $gen && blob_items($tbl, $_) }
+	my $gen = field_value($tbl, 0, 'generation');
+	$pages{$tbl}{wablob} = [ grep { u32(page($tbl, $_), $opq{owner}) == $gen && blob_items($tbl, $_) }
 		  @{ $pages{$tbl}{write} || [] } ];
 }
 ok(scalar(@{ $pages{t}{wablob} }), 'the write area has records with values in blobs');
@@ -664,23 +695,25 @@ sub targeted
 
 {
 	# a value in a blob whose record claims a longer value (issue 9)
-	my ($blk, $item, $off);
+	# (flag 0x04: WIDE_REC_VALUE_BLOB)
+	my ($blk, $item, $f);
 	for my $b (@{ $pages{t}{wablob} })
 	{
-		my @vb = grep { ord(substr(page('t', $b), $_->[1] + 1, 1)) & 0x04 } blob_items('t', $b);
-		($blk, $item, $off) = ($b, @{ $vb[0] }) and last if @vb;
+		my @vb = grep { $_->[1]{flags}[2] & 0x04 } blob_items('t', $b);
+		($blk, $item, $f) = ($b, @{ $vb[0] }) and last if @vb;
 	}
 	targeted('value-in-blob record longer than its blob', 't',
-		[ [ $blk, $off + 8, pack('V', 0x7fffffff) ] ], 'malformed record');
+		[ [ $blk, $f->{vallen}[0], pack('V', 0x7fffffff) ] ], 'malformed record');
 	# ... and both lengths huge: nothing is allocated for them
 	targeted('value-in-blob record of 2 GB', 't',
-		[ [ $blk, $off + 8, pack('V', 0x7fffffff) ], [ $blk, $off + 44, pack('V', 0x7fffffff) ] ],
+		[ [ $blk, $f->{vallen}[0], pack('V', 0x7fffffff) ],
+		  [ $blk, $f->{'blob length'}[0], pack('V', 0x7fffffff) ] ],
 		'broken value');
 	# a lane whose page links to itself
-	targeted('write-area lane that loops', 't', [ [ $blk, 8176, pack('V', $blk) ] ], 'loops');
+	targeted('write-area lane that loops', 't', [ [ $blk, $opq{next}, pack('V', $blk) ] ], 'loops');
 	# a line pointer far outside the page
 	targeted('record outside its page', 't',
-		[ [ $blk, $HDR + 4 * $item, pack('V', (0x7ff8) | (1 << 15) | (200 << 17)) ] ],
+		[ [ $blk, records('t', $blk)->[$item]{f}{lp}[0], pack('V', (0x7ff8) | (1 << 15) | (200 << 17)) ] ],
 		'malformed record');
 }
 {
@@ -688,8 +721,8 @@ sub targeted
 	# buffers there (far past it, the checkpointer could not write them and
 	# recovery extended the table to reach them)
 	my $nblocks = length($image{t}) / $BLCKSZ;
-	my $free = $HDR + 4488;
-	if (u32(page('t', 0), $HDR + 4480) > 0)
+	my $free = field_off('t', 0, 'free 0 kind');
+	if (field_value('t', 0, 'nfree') > 0)
 	{
 		targeted('free queue extent past the end of the table', 't',
 			[ [ 0, $free, pack('VVV', 1, $nblocks + 5, 3) ] ], 'invalid metapage');
@@ -704,34 +737,33 @@ sub targeted
 	for my $c ([ 'g', 'malformed accumulator' ], [ 'h', 'malformed HyperLogLog input' ])
 	{
 		my ($tbl, $expect) = @$c;
-		my ($blk, $off) = live_record($tbl, sub { $_[0] == 5 });
+		my ($blk, $f) = live_record($tbl, sub { $_[0] == 5 });
 		targeted("aggregate input of 5 bytes in table $tbl", $tbl,
-			[ [ $blk, $off + 8, pack('V', 5) ] ], $expect);
+			[ [ $blk, $f->{vallen}[0], pack('V', 5) ] ], $expect);
 	}
 	# a dense sketch in a write-area blob that is not a sketch any more
 	# (verify did not read aggregate values held in blobs)
 	my ($item) = map { blob_items('h', $_) } @{ $pages{h}{wablob} };
 	ok($item, 'table h has a sketch in a write-area blob');
 	my ($sblk) = grep { scalar(blob_items('h', $_)) } @{ $pages{h}{wablob} };
-	my $first = u32(page('h', $sblk), $item->[1] + 40);
+	my $first = $item->[1]{'blob first'}[2];
 	targeted('write-area sketch in a blob without its header', 'h',
 		[ [ $first, $HDR, 'X' ] ], 'malformed HyperLogLog');
 	# a plain cell turned into an aggregate input (was elog's XX000)
-	my ($blk, $off) = live_record('t', sub { $_[0] == 4 });
+	my ($blk, $f) = live_record('t', sub { $_[0] == 4 });
 	targeted('plain cell that claims to be an aggregate input', 't',
-		[ [ $blk, $off, chr(5) ] ], 'malformed accumulator');
+		[ [ $blk, $f->{kind}[0], chr(5) ] ], 'malformed accumulator');
 }
 {
 	# a segment header chain that loops, and counts no page can hold
 	my ($s) = grep { $_->{multi} && $_->{live} } segments('t');
-	targeted('segment header chain that loops', 't', [ [ $s->{root}, 8176, pack('V', $s->{root}) ] ],
+	targeted('segment header chain that loops', 't', [ [ $s->{root}, $opq{next}, pack('V', $s->{root}) ] ],
 		'header chain');
-	targeted('segment header with 2^31 extents', 't', [ [ $s->{root}, $HDR + 12, pack('V', 0x7fffffff) ] ],
+	targeted('segment header with 2^31 extents', 't',
+		[ [ $s->{root}, field_off('t', $s->{root}, 'nextents'), pack('V', 0x7fffffff) ] ],
 		'bad header page');
 }
-SKIP:
 {
-	skip 'no zstd', 2 unless $have_zstd;
 	# every index block of a segment replaced by an empty one (a frame of
 	# one raw zstd block, padded to the stored length with a skippable frame)
 	my ($s) = grep { $_->{multi} && $_->{live} } segments('t');
@@ -740,16 +772,15 @@ SKIP:
 	{
 		my $z = "\x28\xb5\x2f\xfd\x20\x03\x19\x00\x00\x00\x00\x00";
 		my $pad = $b->[2] - 5 - length($z) - 8;
-		push @w, stream_writes($s, $b->[1], frame($z . pack('VV', 0x184D2A50, $pad) . ("\0" x $pad), 1));
+		push @w, stream_writes($s, $b->[1], frame($dec, $z . pack('VV', 0x184D2A50, $pad) . ("\0" x $pad), 1));
 	}
 	targeted('index blocks without entries', 't', \@w, 'damaged');
 	# a data block whose frame declares 1 GB
 	my ($d) = grep { $_->[0] eq 'data' } stored_blocks($s);
-	my $stored = substr($s->{stream}, $d->[1], $d->[2]);
 	my $z = "\x28\xb5\x2f\xfd\xa0" . pack('V', 0x3fff0000) . "\x19\x00\x00\x00\x00\x00";
 	my $pad = $d->[2] - 5 - length($z) - 8;
 	targeted('data block declaring 1 GB', 't',
-		[ stream_writes($s, $d->[1], frame($z . pack('VV', 0x184D2A50, $pad) . ("\0" x $pad), 1)) ],
+		[ stream_writes($s, $d->[1], frame($dec, $z . pack('VV', 0x184D2A50, $pad) . ("\0" x $pad), 1)) ],
 		'bad compressed frame');
 }
 

@@ -40,10 +40,10 @@
 # again while pgbench compacts (minor and major), vacuums and rewrites cells
 # with the values they have, and after it (its major compactions leave full
 # blocks: the stored blocks are counted by type to check that some were
-# packed, with the zstd tool).  Finally a byte inside a data block of a copy
-# of a table is damaged: point reads into that block fail with the clear
-# checksum ("bad data block") error, the others return the right rows, and
-# wide.verify reports it.  Wide is preloaded with a 4 MB shared block
+# packed, by the engine's decoders wide_internal.format_*).  Finally a byte
+# inside a data block of a copy of a table is damaged: point reads into
+# that block fail with the clear checksum ("bad data block") error, the
+# others return the right rows, and wide.verify reports it.  Wide is preloaded with a 4 MB shared block
 # cache (sharedcache.c): blocks read with the cache size 0 come from it
 # once another read shared them.
 #
@@ -62,6 +62,10 @@ use Test::More;
 use FindBin;
 use lib $FindBin::RealBin;
 use WideFormat;
+
+# a server that decodes the files (WideFormat.pm; made before the seed is
+# set, so that the cases do not depend on it)
+my $dec = decoder();
 
 my $seed = $ENV{WIDE_FUZZ_SEED} // 20261127;
 my $nforms = $ENV{WIDE_FUZZ_FORMS} // 6;
@@ -468,49 +472,30 @@ for my $t (sort keys %types)
 }
 
 # The stored data blocks of a table's runs by type (0 raw, 1 zstd, 2 packed),
-# read from its file (after a CHECKPOINT): segment header chains, the root
-# and index blocks (zstd frames, decompressed by the zstd tool) and the type
-# byte that ends each stored data block.
-# the payload of a stored block, decompressed (a packed block stays packed)
-sub payload { return (unframe($node->basedir, $_[0]))[1]; }
-
-# the (offset, length) entries of a stored root or index block
-sub index_of { return index_entries(payload($_[0])); }
-
+# read from its file (after a CHECKPOINT) by the engine's decoders on the
+# decoder server: the live segments' stored blocks, and for a packed one
+# the value divisor its header gives (> 0 a decimal exponent, -1 delta
+# coded, 0 neither).
 sub block_types
 {
 	my ($t) = @_;
 	$node->safe_psql('postgres', 'CHECKPOINT');
 	my $file = $node->data_dir . '/' . $node->safe_psql('postgres', "SELECT pg_relation_filepath('$t')");
-	my $img = read_file_raw($file);
+	my $segs = join(',', 0, split /\n/, $node->safe_psql('postgres', "SELECT segment FROM wide.runs('$t')"));
 	my %n;
-	for my $segid (split /\n/, $node->safe_psql('postgres', "SELECT segment FROM wide.runs('$t')"))
+	for my $r (decode_rows($dec, 'WITH i AS MATERIALIZED (SELECT ' . file_sql($file) . " AS b)
+		SELECT k.type, f.val_div FROM i, wide_internal.format_segments(i.b) r,
+		       wide_internal.format_stored_blocks(i.b, r.root) k, wide_internal.format_frame(k.stored) f
+		 WHERE r.segid IN ($segs) AND k.kind = 'data'"))
 	{
-		my $s = segment_of($img, $segid) or next;
-		for my $ie (index_of(substr($s->{stream}, $s->{root_off}, $s->{root_len})))
-		{
-			for my $de (index_of(substr($s->{stream}, $ie->[0], $ie->[1])))
-			{
-				my $stored = substr($s->{stream}, $de->[0], $de->[1]);
-				my $type = ord(substr($stored, -5, 1));
-				$n{$type}++;
-				next unless $type == 2;
-				# packed := rawlen:varint unit:varint exp:u8 ...
-				my $packed = payload($stored);
-				my $pos = 0;
-				varint_at($packed, \$pos) for 1 .. 2;
-				# (exp: 0-18 a decimal exponent, 254 delta coded, 255 neither)
-				my $exp = ord(substr($packed, $pos, 1));
-				$n{'2 with an exponent'}++ if $exp <= 18;
-				$n{'2 delta coded'}++ if $exp == 254;
-			}
-		}
+		my ($type, $div) = @$r;
+		$n{$type}++;
+		next unless $type == 2;
+		$n{'2 with an exponent'}++ if $div > 0;
+		$n{'2 delta coded'}++ if $div < 0;
 	}
 	return \%n;
 }
-
-my $have_zstd = have_zstd();
-diag('zstd not found: stored block types not counted') unless $have_zstd;
 
 # the stored data blocks of the float8 tables, by type (diag only: a run
 # of a few cells is mostly stored raw, zstd saving too little)
@@ -526,7 +511,7 @@ sub census
 	}
 	return \%sum;
 }
-census('before the reads') if $have_zstd;
+census('before the reads');
 
 # ----------------------------------------------------------------
 # Queries: (wide query, heap query) for each key
@@ -778,9 +763,7 @@ diag("$rounds rounds of reads while the other session ran " . ($ntx // 0) . " ro
 cmp_ok($ntx // 0, '>=', 4, 'the other session compacted and vacuumed meanwhile')
   or diag("pgbench: $bout\n$berr");
 # the churn's last major compactions packed full blocks: read them again
-SKIP:
 {
-	skip 'zstd not found: stored block types not counted', 3 unless $have_zstd;
 	my $n = census('after the churn');
 	my $sum = sub { my $s = 0; $s += $n->{$_} // 0 for @_; return $s; };
 	# read as they are: packed with an exponent; from raw bytes: stored
@@ -817,11 +800,17 @@ my $file = $node->data_dir . '/' . $node->safe_psql('postgres', "SELECT pg_relat
 my $segid = $node->safe_psql('postgres', "SELECT segment FROM wide.runs('tc')");
 $node->stop;
 
-# the stream's pages in order
-my @stream;
+# the segment (its stream's pages in order, where a page's contents start
+# and how many bytes of the stream each holds), as the decoder reads it
+my %seg;
 {
-	@stream = @{ segment_of(read_file_raw($file), $segid)->{pages} };
+	my ($r) = decode_rows($dec, 'WITH i AS MATERIALIZED (SELECT ' . file_sql($file) . " AS b)
+		SELECT s.stream_pages, s.page_data_off, s.page_capacity
+		  FROM i, wide_internal.format_segments(i.b) r, wide_internal.format_segment(i.b, r.root) s
+		 WHERE r.segid = $segid");
+	%seg = (pages => [ $r->[0] =~ /(\d+)/g ], data_off => $r->[1], cap => $r->[2]);
 }
+my @stream = @{ $seg{pages} };
 cmp_ok(scalar(@stream), '>=', 2, 'the copy has several stream pages');
 copy($file, "$file.orig") or die "copy $file: $!";
 {
@@ -893,45 +882,43 @@ sub write_block
 	if ($type != 0 || length($raw) != $len - 5)
 	{
 		$type = 1 if $type == 0;
-		my $z = zstd_tool($node->basedir, '-19 --no-check', $raw);
-		return 0 if !defined $z || length($z) + 8 > $len - 5;
+		my $z = zstd_frame($dec, $raw, 19);
+		return 0 if length($z) + 8 > $len - 5;
 		my $pad = $len - 5 - length($z) - 8;
 		$body = $z . pack('VV', 0x184D2A50, $pad) . ("\0" x $pad);
 	}
-	$body = frame($body, $type);
+	$body = frame($dec, $body, $type);
 	die "stored length changed" unless length($body) == $len;
 	# into the stream's pages
 	open my $fh, '+<:raw', $file or die "$file: $!";
 	for my $i (0 .. $len - 1)
 	{
 		my $so = $off + $i;
-		seek($fh, $s->{pages}[ int($so / $PAGE_CAP) ] * $BLCKSZ + $PAGE_HDR + $so % $PAGE_CAP, 0);
+		seek($fh, $s->{pages}[ int($so / $s->{cap}) ] * $BLCKSZ + $s->{data_off} + $so % $s->{cap}, 0);
 		print $fh substr($body, $i, 1);
 	}
 	close $fh;
 	return 1;
 }
 
-SKIP:
 {
-	skip 'zstd not found: no damage inside decoded blocks', 1 unless $have_zstd;
 	my $ndamage = $ENV{WIDE_FUZZ_DAMAGE} // 8;
 	my ($trials, $bad, %outcome) = (0, 0);
+	# the data blocks of the pristine copy: offset, length, frame type and
+	# body (decompressed; a packed block stays packed)
+	my @data = map { [ $_->[0], $_->[1], $_->[2], unhex($_->[3]) ] } decode_rows($dec,
+		'WITH i AS MATERIALIZED (SELECT ' . file_sql("$file.orig") . " AS b)
+		SELECT k.off, k.len, f.type, f.body
+		  FROM i, wide_internal.format_segments(i.b) r,
+		       wide_internal.format_stored_blocks(i.b, r.root) WITH ORDINALITY k,
+		       wide_internal.format_frame(k.stored) f
+		 WHERE r.segid = $segid AND k.kind = 'data' ORDER BY k.ordinality");
 	for my $trial (1 .. $ndamage)
 	{
 		$node->stop;
 		copy("$file.orig", $file) or die "copy back: $!";
-		my $img = read_file_raw($file);
-		my $s = segment_of($img, $segid);
-		my @data;
-		for my $ie (index_of(substr($s->{stream}, $s->{root_off}, $s->{root_len})))
-		{
-			push @data, index_of(substr($s->{stream}, $ie->[0], $ie->[1]));
-		}
-		my ($off, $len) = @{ pick(@data) };
-		my $stored = substr($s->{stream}, $off, $len);
-		my $type = ord(substr($stored, -5, 1));
-		my $raw = payload($stored);
+		my ($off, $len, $type, $raw) = @{ pick(@data) };
+		my $s = \%seg;
 		# one to three bytes past the block's header, often 0, 1, 0x7f, 0x80, 0xff
 		my $what = '';
 		for (1 .. 1 + rnd(3))
@@ -980,9 +967,7 @@ SKIP:
 # the record as one of the empty qualifier, verify must find nothing, and
 # a compaction must rewrite it by the rule.
 # ----------------------------------------------------------------
-SKIP:
 {
-	skip 'zstd not found: no block written the old way', 5 unless $have_zstd;
 	$node->safe_psql('postgres', q{
 		CREATE TABLE eo (row_key text, family text, qualifier text, ts int8, value int8) USING wide;
 		SELECT wide.create_family('eo', 'f');
@@ -1001,55 +986,91 @@ SKIP:
 	my $efile = $node->data_dir . '/' . $node->safe_psql('postgres', "SELECT pg_relation_filepath('eo')");
 	my $eseg = $node->safe_psql('postgres', 'SELECT segment FROM wide.runs(\'eo\') WHERE has_tombstones');
 	$node->stop;
-	my $img = read_file_raw($efile);
-	my $s = segment_of($img, $eseg);
-	my ($ie) = index_of(substr($s->{stream}, $s->{root_off}, $s->{root_len}));
-	my ($off, $len) = @{ (index_of(substr($s->{stream}, $ie->[0], $ie->[1])))[0] };
-	my $stored = substr($s->{stream}, $off, $len);
-	my $type = ord(substr($stored, -5, 1));
-	my $raw = payload($stored);
+	# the first data block of the segment; its header and records walked
+	# with the engine's varint decoder (format_varints) on the decoder
+	# server
+	my ($r) = decode_rows($dec, 'WITH i AS MATERIALIZED (SELECT ' . file_sql($efile) . " AS b)
+		SELECT k.off, k.len, f.type, f.body, s.stream_pages, s.page_data_off, s.page_capacity
+		  FROM i, wide_internal.format_segments(i.b) r, wide_internal.format_segment(i.b, r.root) s,
+		       wide_internal.format_stored_blocks(i.b, r.root) WITH ORDINALITY k,
+		       wide_internal.format_frame(k.stored) f
+		 WHERE r.segid = $eseg AND k.kind = 'data' ORDER BY k.ordinality LIMIT 1");
+	my ($off, $len, $type, $rawhex) = @$r;
+	my $s = { pages => [ $r->[4] =~ /(\d+)/g ], data_off => $r->[5], cap => $r->[6] };
+	my $raw = unhex($rawhex);
 
-	# the header: [rawlen unit exp] (packed) ncells arena keylen tslen auxlen
-	my $pos = 0;
-	my @head;
-	push @head, varint_at($raw, \$pos), varint_at($raw, \$pos), ord(substr($raw, $pos++, 1))
-	  if $type == 2;
-	push @head, varint_at($raw, \$pos) for 1 .. 5;
-	my ($ncells, $keylen) = @head[ $type == 2 ? (3, 5) : (0, 2) ];
-	my ($k, $prevkind, $at) = ($pos, -1, undef);
-	for (1 .. $ncells)
-	{
-		my $flagpos = $k;
-		my $flags = ord(substr($raw, $k++, 1));
-		if ($flags & 0x08)
-		{
-			varint_at($raw, \$k);
-			$k += varint_at($raw, \$k);
-		}
-		if ($flags & 0x10)
-		{
-			$k += 1 + ord(substr($raw, $k, 1));
-			varint_at($raw, \$k);
-		}
-		if ($flags & 0x20)
-		{
-			# the empty qualifier (shared 0, unshared 0) of a PUT after a DEL_FAMILY
-			$at = $flagpos
-			  if $prevkind == 2 && ($flags & 0x07) == 4 && !($flags & 0x18)
-			  && substr($raw, $k, 2) eq "\0\0";
-			varint_at($raw, \$k);
-			$k += varint_at($raw, \$k);
-		}
-		$prevkind = $flags & 0x07;
-	}
+	# the header: [rawlen unit exp] (packed) ncells arena keylen tslen
+	# auxlen; then the records of the key section, for the flag byte of the
+	# empty qualifier (shared 0, unshared 0) of a PUT right after a
+	# DEL_FAMILY.  Returns pos (after the header)|at (-1: none)|head...
+	my ($pos, $at, @head) = split /\|/, $dec->safe_psql('postgres', q{
+		CREATE FUNCTION pg_temp.walk(raw bytea, packed boolean) RETURNS text
+		LANGUAGE plpgsql AS $$
+		DECLARE
+		  head bigint[] := '{}';
+		  pos int := 0;
+		  k int;
+		  v record;
+		  flags int;
+		  flagpos int;
+		  prevkind int := -1;
+		  at int;
+		BEGIN
+		  IF packed THEN
+		    FOR v IN SELECT * FROM wide_internal.format_varints(raw, pos, 2) LOOP
+		      head := head || v.value::bigint;
+		      pos := v.next;
+		    END LOOP;
+		    head := head || get_byte(raw, pos)::bigint;
+		    pos := pos + 1;
+		  END IF;
+		  FOR v IN SELECT * FROM wide_internal.format_varints(raw, pos, 5) LOOP
+		    head := head || v.value::bigint;
+		    pos := v.next;
+		  END LOOP;
+		  k := pos;
+		  FOR i IN 1 .. head[CASE WHEN packed THEN 4 ELSE 1 END] LOOP
+		    flagpos := k;
+		    flags := get_byte(raw, k);
+		    k := k + 1;
+		    IF flags & 8 <> 0 THEN
+		      -- the row key: shared, unshared, suffix
+		      SELECT next INTO k FROM wide_internal.format_varints(raw, k, 1);
+		      SELECT next + value::int INTO k FROM wide_internal.format_varints(raw, k, 1);
+		    END IF;
+		    IF flags & 16 <> 0 THEN
+		      -- the family: famlen:u8 family famid
+		      k := k + 1 + get_byte(raw, k);
+		      SELECT next INTO k FROM wide_internal.format_varints(raw, k, 1);
+		    END IF;
+		    IF flags & 32 <> 0 THEN
+		      -- the qualifier: shared, unshared, suffix
+		      IF prevkind = 2 AND flags & 7 = 4 AND flags & 24 = 0
+		         AND substring(raw from k + 1 for 2) = '\x0000'::bytea THEN
+		        at := flagpos;
+		      END IF;
+		      SELECT next INTO k FROM wide_internal.format_varints(raw, k, 1);
+		      SELECT next + value::int INTO k FROM wide_internal.format_varints(raw, k, 1);
+		    END IF;
+		    prevkind := flags & 7;
+		  END LOOP;
+		  RETURN array_to_string(ARRAY[pos, coalesce(at, -1)]::text[] || head::text[], '|');
+		END
+		$$;
+		SELECT pg_temp.walk(} . bytea_sql($raw) . ", $type = 2)");
+	$at = undef if $at < 0;
 	ok(defined $at, 'the empty qualifier after the DEL_FAMILY is found in the block');
 	# the old writer's record: no NEW_QUAL, no qualifier bytes
 	substr($raw, $at, 3) = chr(ord(substr($raw, $at, 1)) & ~0x20);
 	$head[0] -= 2 if $type == 2;    # the raw block's length
 	$head[ $type == 2 ? 5 : 2 ] -= 2;
+	my $varints = sub {
+		return unhex($dec->safe_psql('postgres',
+			'SELECT wide_internal.format_encode_varints(ARRAY[' . join(',', @_) . ']::bigint[])'));
+	};
 	my $newhead = $type == 2
-	  ? varint($head[0]) . varint($head[1]) . chr($head[2]) . join('', map { varint($_) } @head[ 3 .. 7 ])
-	  : join('', map { varint($_) } @head);
+	  ? $varints->(@head[ 0, 1 ]) . chr($head[2]) . $varints->(@head[ 3 .. 7 ])
+	  : $varints->(@head);
 	$raw = $newhead . substr($raw, $pos);
 	ok(write_block($efile, $s, $off, $len, $type, $raw), 'the block is written the old way');
 	$node->start;

@@ -20,6 +20,12 @@ use FindBin;
 use lib $FindBin::RealBin;
 use WideFormat;
 
+# PostgreSQL's page header: the damage goes after it
+my $PAGE_HDR = 24;
+
+# the server that decodes the files (WideFormat.pm), made before the seed
+# is set so that the cases do not depend on it
+decoder();
 my $seed = $ENV{WIDE_FUZZ_SEED} // 232;
 my $cases = $ENV{WIDE_FUZZ_CASES} // 24;
 srand($seed);
@@ -110,15 +116,13 @@ sub fuzz
 	copy($file, "$file.orig") or die "copy: $!";
 	die "more than one segment file" if -e "$file.1";
 	my $image = read_file_raw("$file.orig");
-	my $npages = length($image) / $BLCKSZ;
 
-	# pages by type: the damage goes where the row form's cells are
+	# pages by type (wide_internal.format_pages, on a decoder server): the
+	# damage goes where the row form's cells are
 	my %pages;
-	for my $blk (1 .. $npages - 1)
-	{
-		my $t = page_type(substr($image, $blk * $BLCKSZ, $BLCKSZ));
-		push @{ $pages{ $PAGE_TYPE{$t} // 'other' } }, $blk;
-	}
+	push @{ $pages{ $_->[1] } }, $_->[0] for decode_rows(decoder(),
+		'SELECT blkno, type FROM wide_internal.format_pages(' . file_sql("$file.orig")
+		  . ') WHERE blkno > 0 ORDER BY blkno');
 	note("$label: " . join(', ', map { "$_: " . scalar(@{ $pages{$_} }) } sort keys %pages));
 	my @kinds = grep { $pages{$_} && @{ $pages{$_} } } @$kinds;
 	is(scalar(@kinds), scalar(@$kinds), "$label: the table has pages of every kind to damage");

@@ -1,7 +1,10 @@
 # Time-aware runs and wide.drop_before (issue 29 item 1), against a heap
 # model: random loads (backfills into old windows too), drops of every
 # family or of one, rolled-back drops and VACUUMs; after each step the wide
-# table reads exactly what the heap holds.  Then: the backend killed while
+# table reads exactly what the heap holds.  Family f is kept for ever, and
+# m's max_age is lowered at random (each run names the families it holds,
+# format 6: m's and a's window runs are freed by age while f's stay).
+# Then: the backend killed while
 # VACUUM drops runs (before and right after the metapage change is
 # published), a streaming standby, and dump/restore.
 use strict;
@@ -25,6 +28,7 @@ $primary->safe_psql('postgres', q{
 	                ts timestamptz, value int8) USING wide;
 	SELECT wide.create_family('t', 'm', max_age => '36500 days');
 	SELECT wide.create_family('t', 'a', max_age => '36500 days');
+	SELECT wide.create_family('t', 'f');
 	CREATE TABLE h (row_key text, family text, qualifier text,
 	                ts timestamptz, value int8);
 });
@@ -60,36 +64,70 @@ sub load
 		  FROM generate_series(0, $n * 24 * 15 - 1) i;
 		INSERT INTO t SELECT * FROM h WHERE value / 100000 = $batch;
 	});
+	expire_m();
+}
+
+# m's cells before $m_cut (now() - its max_age, which drifts by the
+# seconds the test takes from half past an hour: no cell is that late in
+# an hour) are expired: gone from the model
+my $m_cut;
+sub expire_m
+{
+	return unless defined $m_cut;
+	$primary->safe_psql('postgres',
+		"DELETE FROM h WHERE family = 'm' AND ts < $base + interval '$m_cut'");
 }
 
 sub runs { $primary->safe_psql('postgres', "SELECT count(*) FROM wide.runs('t')") }
 
+# a drop_before, and the heap's DELETE; at the limit of drops not yet
+# applied (8), the major compaction and VACUUM the error's hint asks for
+# first, after which the drop must have room (a drop is forgotten once
+# every run older than it has been rewritten and the write area holds
+# nothing older than it, also when nothing was written since)
+sub drop_before
+{
+	my ($args, $where) = @_;
+	my ($ret, $out, $err) = $primary->psql('postgres', "SELECT wide.drop_before($args)");
+	if ($ret != 0)
+	{
+		like($err, qr/drops not yet applied/, "a drop refused only at the limit of drops pending");
+		$primary->safe_psql('postgres', "SELECT wide.compact('t', major => true); VACUUM t");
+		($ret, $out, $err) = $primary->psql('postgres', "SELECT wide.drop_before($args)");
+		is($ret, 0, '... after the major compaction and VACUUM the hint asks for, it has room')
+		  or diag $err;
+	}
+	$primary->safe_psql('postgres', "DELETE FROM h WHERE $where");
+}
+
 # the random walk
 load(0, 10, 'm');
 load(0, 10, 'a');
+load(0, 10, 'f');
 $primary->safe_psql('postgres', 'VACUUM t');
-for my $step (1 .. 14)
+my $m_day = -1;
+for my $step (1 .. 18)
 {
-	my $op = int(rand(6));
+	my $op = int(rand(7));
 	my $day = int(rand(12));
 	my $cut = "$base + interval '$day days' + interval '" . int(rand(24)) . " hours'";
 	my $what;
+	my @fams = ('m', 'a', 'f');
 	if ($op == 0)
 	{
-		my $fam = rand() < 0.5 ? 'm' : 'a';
+		my $fam = $fams[int(rand(3))];
 		load($day, 1 + int(rand(3)), $fam);
 		$what = "load days $day+ of $fam";
 	}
 	elsif ($op == 1)
 	{
-		$primary->safe_psql('postgres', "SELECT wide.drop_before('t', $cut); DELETE FROM h WHERE ts < $cut");
+		drop_before("'t', $cut", "ts < $cut");
 		$what = "drop_before day $day";
 	}
 	elsif ($op == 2)
 	{
-		my $fam = rand() < 0.5 ? 'm' : 'a';
-		$primary->safe_psql('postgres',
-			"SELECT wide.drop_before('t', '$fam', $cut); DELETE FROM h WHERE family = '$fam' AND ts < $cut");
+		my $fam = $fams[int(rand(3))];
+		drop_before("'t', '$fam', $cut", "family = '$fam' AND ts < $cut");
 		$what = "drop_before day $day of $fam";
 	}
 	elsif ($op == 3)
@@ -102,19 +140,62 @@ for my $step (1 .. 14)
 		$primary->safe_psql('postgres', 'VACUUM t');
 		$what = 'VACUUM';
 	}
-	else
+	elsif ($op == 5)
 	{
 		$primary->safe_psql('postgres', "SELECT wide.compact('t')");
 		$what = 'compact';
+	}
+	else
+	{
+		# lower m's max_age (never raise it: expired cells stay expired)
+		# so that it expires what is older than half past noon of a day
+		$m_day = $day if $day > $m_day;
+		$m_cut = "$m_day days 12 hours 30 minutes";
+		$primary->safe_psql('postgres', qq{
+			SELECT wide.alter_family('t', 'm', max_age =>
+			    (now() - ($base + interval '$m_cut')))});
+		expire_m();
+		$what = "m's max_age to day $m_day";
 	}
 	check($primary, "step $step ($what): the table reads as the heap");
 }
 
 # a drop that frees whole runs: killed before and right after publishing
+load(11, 1, 'm');
+load(11, 1, 'a');
 load(14, 4, 'm');
+load(14, 4, 'f');
 $primary->safe_psql('postgres', "SELECT wide.compact('t', major => true)");
+check($primary, 'major compaction');
+
+# m and a expire by age up to day 12: their windows' runs go, unread and
+# unwritten (no run is new), though f is kept for ever; f's cells all stay
+{
+	my $segs = $primary->safe_psql('postgres',
+		"SELECT string_agg(segment::text, ',' ORDER BY segment) FROM wide.runs('t')");
+	my $cut12 = "12 days 12 hours 30 minutes";
+	$m_day = 12 if $m_day < 12;
+	$m_cut = "$m_day days 12 hours 30 minutes";
+	$primary->safe_psql('postgres', qq{
+		SELECT wide.alter_family('t', 'm', max_age => (now() - ($base + interval '$m_cut')));
+		SELECT wide.alter_family('t', 'a', max_age => (now() - ($base + interval '$cut12')));
+		DELETE FROM h WHERE family = 'a' AND ts < $base + interval '$cut12'});
+	expire_m();
+	my $f_before = $primary->safe_psql('postgres', "SELECT count(*) FROM h WHERE family = 'f'");
+	$primary->safe_psql('postgres', 'VACUUM (TRUNCATE false) t');
+	my $left = $primary->safe_psql('postgres', qq{
+		SELECT count(*) || ' runs, ' || count(*) FILTER (WHERE segment NOT IN ($segs)) || ' new'
+		  FROM wide.runs('t')});
+	my ($nleft) = $left =~ /^(\d+)/;
+	my $nbefore = scalar(split /,/, $segs);
+	like($left, qr/ 0 new$/, "expiry by age with a family kept for ever: no run written ($left)");
+	cmp_ok($nleft, '<', $nbefore, "... and runs freed ($nbefore before)");
+	check($primary, 'after the expiry');
+	is($primary->safe_psql('postgres', "SELECT count(*) FROM t WHERE family = 'f'"), $f_before,
+		"... every cell of the family kept for ever is there");
+}
 my $cut = "$base + interval '16 days'";
-$primary->safe_psql('postgres', "SELECT wide.drop_before('t', $cut); DELETE FROM h WHERE ts < $cut");
+drop_before("'t', $cut", "ts < $cut");
 my $runs_before = runs();
 
 sub vacuum_killed_at
