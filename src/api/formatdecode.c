@@ -801,7 +801,7 @@ format_frame_body(FunctionCallInfo fcinfo)
 	values[1] = Int64GetDatum(stored_crc);
 	values[2] = Int64GetDatum(crc);
 	values[3] = PointerGetDatum(make_bytea(body, bodylen));
-	if (type == 2)
+	if (type == 2 || type == 3)
 	{
 		Size		rawlen;
 		uint64		unit;

@@ -155,6 +155,16 @@ WideBlockBuilderSize(const WideBlockBuilder *b)
 }
 
 /*
+ * WideBlockBuilderFullFloats -- whether the values added so far are 8-byte
+ * values that no exponent packs (full-precision float8: blockpack.c).
+ */
+bool
+WideBlockBuilderFullFloats(const WideBlockBuilder *b)
+{
+	return b->fixed_len == 8 && WideValuesFullPrecision(b->vals.data, b->vals.len);
+}
+
+/*
  * WideBlockAdd -- append a record (in cell order).  store_seq: keep its
  * sequence number; frozen: visible to all, drop xmin/cmin.
  */

@@ -92,6 +92,8 @@
 
 #define EXP_NONE		255
 #define EXP_DELTA		254		/* values' delta coded (format version 4) */
+#define EXP_HUFF		253		/* values' Huffman coded, keys' digit steps
+								 * (format version 6) */
 #define MAX_EXP			18		/* 10^18 < 2^63, and exact as a float8 */
 #define MAX_UNIT		((uint64) 1 << 62)
 
@@ -211,6 +213,16 @@ value_exp(const char *v, Size len)
 }
 
 /*
+ * WideValuesFullPrecision -- whether a value section of 8-byte values is one
+ * no exponent packs (values of full precision, coded by their residuals).
+ */
+bool
+WideValuesFullPrecision(const char *vals, Size len)
+{
+	return len > 0 && len % 8 == 0 && value_exp(vals, len) == EXP_NONE;
+}
+
+/*
  * The delta coding of 8-byte values (values' with exp = EXP_DELTA).
  */
 
@@ -226,22 +238,57 @@ value_exp(const char *v, Size len)
 static uint64 *col_hash = NULL;
 static int32 *col_last = NULL;
 static uint32 col_cap = 0;
-static char *col_qual = NULL;
+static uint64 *col_fnv = NULL;	/* FNV-1a state after each qualifier byte */
 
-/* a column's hash: of its qualifier's bytes, seeded with the family id */
-static inline uint64
-column_hash(const char *q, uint64 len, uint32 famid)
+/*
+ * A column's hash: FNV-1a 64 of its qualifier's bytes from
+ * 0xcbf29ce484222325 ^ famid, then murmur3's finalizer (the table takes the
+ * low bits).  value_refs computes it byte by byte as qualifiers are
+ * decoded, from the state after their shared prefix.
+ */
+
+/* refs_setup -- value_refs's tables for ncells records; their size */
+static uint32
+refs_setup(uint64 ncells)
 {
-	uint64		h = UINT64CONST(0xcbf29ce484222325) ^ famid;
-	uint64		i;
+	uint32		cap = 16;
 
-	for (i = 0; i < len; i++)
-		h = (h ^ (uint8) q[i]) * UINT64CONST(0x100000001b3);
-	/* (murmur3's finalizer: the table takes the low bits) */
+	while (cap < ncells * 2)
+		cap <<= 1;
+	if (col_cap < cap)
+	{
+		if (col_hash)
+		{
+			pfree(col_hash);
+			pfree(col_last);
+		}
+		col_hash = MemoryContextAlloc(TopMemoryContext, sizeof(uint64) * cap);
+		col_last = MemoryContextAlloc(TopMemoryContext, sizeof(int32) * cap);
+		col_cap = cap;
+	}
+	if (col_fnv == NULL)
+		col_fnv = MemoryContextAlloc(TopMemoryContext,
+									 sizeof(uint64) * (WIDE_MAX_QUALIFIER + 1));
+	memset(col_last, 0xff, sizeof(int32) * cap);	/* -1: empty slot */
+	return cap;
+}
+
+/* the slot of the column whose FNV state is h (finalized here) */
+static inline uint32
+refs_slot(uint64 h, uint32 cap)
+{
+	uint32		slot;
+
+	/* (column_hash's finalizer) */
 	h ^= h >> 33;
 	h *= UINT64CONST(0xff51afd7ed558ccd);
 	h ^= h >> 33;
-	return h;
+	for (slot = (uint32) h & (cap - 1);
+		 col_last[slot] >= 0 && col_hash[slot] != h;
+		 slot = (slot + 1) & (cap - 1))
+		;
+	col_hash[slot] = h;
+	return slot;
 }
 
 /*
@@ -270,22 +317,7 @@ value_refs(const char *k, Size keylen, uint64 ncells, int32 *refs)
 	/* (every record has a flags byte: this bounds what is allocated) */
 	if (ncells > keylen || ncells > MaxAllocSize / 32)
 		return -1;
-	while (cap < ncells * 2)
-		cap <<= 1;
-	if (col_cap < cap)
-	{
-		if (col_hash)
-		{
-			pfree(col_hash);
-			pfree(col_last);
-		}
-		col_hash = MemoryContextAlloc(TopMemoryContext, sizeof(uint64) * cap);
-		col_last = MemoryContextAlloc(TopMemoryContext, sizeof(int32) * cap);
-		col_cap = cap;
-	}
-	if (col_qual == NULL)
-		col_qual = MemoryContextAlloc(TopMemoryContext, WIDE_MAX_QUALIFIER);
-	memset(col_last, 0xff, sizeof(int32) * cap);	/* -1: empty slot */
+	cap = refs_setup(ncells);
 
 	for (i = 0; i < ncells; i++)
 	{
@@ -326,6 +358,7 @@ value_refs(const char *k, Size keylen, uint64 ncells, int32 *refs)
 			k += famlen;
 			if (!(k = get_u32v(k, kend, &famid)))
 				return -1;
+			col_fnv[0] = UINT64CONST(0xcbf29ce484222325) ^ famid;
 			have_fam = true;
 			quallen = 0;
 			h_valid = false;
@@ -337,7 +370,13 @@ value_refs(const char *k, Size keylen, uint64 ncells, int32 *refs)
 				shared > quallen || unshared > (uint64) (kend - k) ||
 				shared + unshared > WIDE_MAX_QUALIFIER)
 				return -1;
-			memcpy(col_qual + shared, k, unshared);
+			/*
+			 * (the hash continues from the shared prefix's: the qualifiers
+			 * of a tall and narrow row share "usage_" and more)
+			 */
+			for (uint64 j = 0; j < unshared; j++)
+				col_fnv[shared + j + 1] =
+					(col_fnv[shared + j] ^ (uint8) k[j]) * UINT64CONST(0x100000001b3);
 			k += unshared;
 			quallen = shared + unshared;
 			h_valid = false;
@@ -349,7 +388,12 @@ value_refs(const char *k, Size keylen, uint64 ncells, int32 *refs)
 		if (!h_valid)
 		{
 			/* (unchanged since the last value record: the same column) */
-			uint64		h = column_hash(col_qual, quallen, famid);
+			uint64		h = col_fnv[quallen];
+
+			/* (column_hash's finalizer) */
+			h ^= h >> 33;
+			h *= UINT64CONST(0xff51afd7ed558ccd);
+			h ^= h >> 33;
 
 			h_valid = true;
 			for (slot = (uint32) h & (cap - 1);
@@ -365,6 +409,19 @@ value_refs(const char *k, Size keylen, uint64 ncells, int32 *refs)
 	if (k != kend)
 		return -1;
 	return nvals;
+}
+
+/* a varint at p (room for 10 bytes is the caller's); returns the end */
+static inline char *
+enc_varint(char *p, uint64 v)
+{
+	while (v >= 0x80)
+	{
+		*p++ = (char) (v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (char) v;
+	return p;
 }
 
 /* a bit stream, least significant bit first */
@@ -645,11 +702,690 @@ delta_decode(const char *p, const char *end, const char *keys, uint64 keylen,
 }
 
 /*
+ * The coding of format version 6 (values' with exp = EXP_HUFF): the same
+ * residuals, each stored as a Huffman code of its bit length (a table per
+ * block) and the bits below its leading one; and the key section's row
+ * keys that step a decimal number at their end as that step.
+ */
+
+#define HUFF_NSYM		65		/* bit lengths 0 to 64 */
+#define HUFF_MAXLEN		12		/* longest code */
+#define DIGITS_MAX		18		/* 10^18 < 2^63 */
+
+/* huff_lengths -- Huffman code lengths (at most HUFF_MAXLEN) of freq */
+static void
+huff_lengths(const uint64 *freq, uint8 *len)
+{
+	uint64		w[2 * HUFF_NSYM];
+	int			parent[2 * HUFF_NSYM];
+	int			sym[HUFF_NSYM];
+	bool		active[2 * HUFF_NSYM];
+	int			n = 0;
+	int			scale = 0;
+
+	memset(len, 0, HUFF_NSYM);
+	for (int i = 0; i < HUFF_NSYM; i++)
+		if (freq[i] > 0)
+			sym[n++] = i;
+	if (n == 1)
+	{
+		len[sym[0]] = 1;
+		return;
+	}
+	for (;;)
+	{
+		int			nodes = n;
+		int			maxlen = 0;
+
+		for (int i = 0; i < n; i++)
+		{
+			/* (flattened until the longest code fits) */
+			w[i] = Max(freq[sym[i]] >> scale, 1);
+			active[i] = true;
+			parent[i] = -1;
+		}
+		for (int m = 0; m < n - 1; m++)
+		{
+			int			a = -1,
+						b = -1;
+
+			for (int i = 0; i < nodes; i++)
+			{
+				if (!active[i])
+					continue;
+				if (a < 0 || w[i] < w[a])
+				{
+					b = a;
+					a = i;
+				}
+				else if (b < 0 || w[i] < w[b])
+					b = i;
+			}
+			w[nodes] = w[a] + w[b];
+			active[nodes] = true;
+			parent[nodes] = -1;
+			active[a] = active[b] = false;
+			parent[a] = parent[b] = nodes;
+			nodes++;
+		}
+		for (int i = 0; i < n; i++)
+		{
+			int			d = 0;
+
+			for (int j = i; parent[j] >= 0; j = parent[j])
+				d++;
+			len[sym[i]] = (uint8) d;
+			maxlen = Max(maxlen, d);
+		}
+		if (maxlen <= HUFF_MAXLEN)
+			return;
+		scale++;
+	}
+}
+
+/*
+ * huff_codes -- the canonical codes of code lengths len (shorter codes
+ * first, then by symbol), bit-reversed for the least-significant-first
+ * stream; false if the lengths oversubscribe the code space.
+ */
+static bool
+huff_codes(const uint8 *len, uint32 *code)
+{
+	uint32		c = 0;
+	int			prev = 0;
+
+	for (int l = 1; l <= HUFF_MAXLEN; l++)
+		for (int s = 0; s < HUFF_NSYM; s++)
+		{
+			uint32		r = 0;
+
+			if (len[s] != l)
+				continue;
+			c <<= (l - prev);
+			prev = l;
+			if (c >= ((uint32) 1 << l))
+				return false;
+			for (int i = 0; i < l; i++)
+				r |= ((c >> i) & 1) << (l - 1 - i);
+			code[s] = r;
+			c++;
+		}
+	return true;
+}
+
+/*
+ * residuals -- the references' differences of a block's values as zigzag
+ * residuals shifted by the fewest trailing zeros (into res, room for
+ * ncells); the number of value records, or -1 if they are not one 8-byte
+ * value each.
+ */
+static int
+residuals(const RawBlock *b, const char *keys, uint64 keylen, uint64 *res,
+		  int *shiftp)
+{
+	int32	   *refs;
+	int			nvals;
+	int			shift = 64;
+
+	if (b->valslen == 0 || b->valslen % 8 != 0 || b->ncells > keylen)
+		return -1;
+	refs = palloc(sizeof(int32) * Max(b->ncells, 1));
+	nvals = value_refs(keys, keylen, b->ncells, refs);
+	if (nvals < 0 || (Size) nvals * 8 != b->valslen)
+	{
+		pfree(refs);
+		return -1;
+	}
+	for (int i = 0; i < nvals; i++)
+	{
+		uint64		v,
+					ref = 0;
+
+		memcpy(&v, b->vals + (Size) i * 8, 8);
+		if (refs[i] >= 0)
+			memcpy(&ref, b->vals + (Size) refs[i] * 8, 8);
+		res[i] = v - ref;
+		if (res[i] != 0)
+			shift = Min(shift, pg_rightmost_one_pos64(res[i]));
+	}
+	if (shift == 64)
+		shift = 0;
+	for (int i = 0; i < nvals; i++)
+	{
+		int64		q = (int64) res[i] >> shift;	/* (exact: low bits zero) */
+
+		res[i] = ((uint64) q << 1) ^ (uint64) (q >> 63);
+	}
+	pfree(refs);
+	*shiftp = shift;
+	return nvals;
+}
+
+/*
+ * huff_encode -- values' of a block in the coding of format version 6,
+ * appended to out:
+ *
+ *	  huff := shift:u8 first:u8 nsym:u8 lens bits
+ *	  lens := nsym code lengths (0: unused, 1 to 12) of the bit lengths
+ *			  first .. first + nsym - 1, 4 bits each, low nibble first,
+ *			  the last byte's high nibble 0 if nsym is odd
+ *	  bits := (code(L) [low L - 1 bits of r])*   (L = r's bit length; r
+ *			  with L <= 1 is L itself), least significant bit first,
+ *			  zero padded to a byte; codes canonical (by length, then
+ *			  symbol), each stored last bit first
+ *
+ * false (out unchanged) if the values are not one 8-byte value per value
+ * record or the coding is not smaller than the raw values.
+ */
+static bool
+huff_encode(const RawBlock *b, StringInfo out)
+{
+	uint64	   *res;
+	uint64		freq[HUFF_NSYM];
+	uint8		len[HUFF_NSYM];
+	uint32		code[HUFF_NSYM];
+	int			nvals;
+	int			shift;
+	int			first = HUFF_NSYM,
+				last = -1;
+	uint64		bits = 0;
+	BitWriter	bw;
+
+	res = palloc(sizeof(uint64) * Max(b->ncells, 1));
+	nvals = residuals(b, b->keys, b->keylen, res, &shift);
+	if (nvals <= 0)
+	{
+		pfree(res);
+		return false;
+	}
+	memset(freq, 0, sizeof(freq));
+	for (int i = 0; i < nvals; i++)
+		freq[bit_length(res[i])]++;
+	huff_lengths(freq, len);
+	if (!huff_codes(len, code))
+		elog(ERROR, "huffman code lengths oversubscribed");
+	for (int s = 0; s < HUFF_NSYM; s++)
+		if (freq[s] > 0)
+		{
+			first = Min(first, s);
+			last = s;
+			bits += freq[s] * (len[s] + (s > 1 ? s - 1 : 0));
+		}
+	if (3 + (uint64) (last - first + 2) / 2 + (bits + 7) / 8 >= b->valslen)
+	{
+		pfree(res);
+		return false;
+	}
+	put_byte(out, (uint8) shift);
+	put_byte(out, (uint8) first);
+	put_byte(out, (uint8) (last - first + 1));
+	for (int s = first; s <= last; s += 2)
+		put_byte(out, (uint8) (len[s] | (s + 1 <= last ? len[s + 1] << 4 : 0)));
+	bw.out = out;
+	bw.acc = 0;
+	bw.n = 0;
+	for (int i = 0; i < nvals; i++)
+	{
+		int			l = bit_length(res[i]);
+
+		bits_put(&bw, code[l], len[l]);
+		if (l > 1)
+			bits_put(&bw, res[i], l - 1);	/* (the leading one is l) */
+	}
+	bits_flush(&bw);
+	pfree(res);
+	return true;
+}
+
+/*
+ * huff_decode -- the raw values of values' in the coding of format version
+ * 6 at p (up to end), written at o (room up to olimit); keys is the raw key
+ * section.  Returns the end of the values written, or NULL if malformed.
+ */
+static char *
+huff_decode(const char *p, const char *end, const int32 *refs, int nvals,
+			char *o, char *olimit)
+{
+	static uint16 table[1 << HUFF_MAXLEN];
+	uint8		len[HUFF_NSYM];
+	uint32		code[HUFF_NSYM];
+	int			shift,
+				first,
+				nsym,
+				tbits = 0;
+	int			i;
+	BitReader	br;
+
+	if (end - p < 3)
+		return NULL;
+	shift = (uint8) p[0];
+	first = (uint8) p[1];
+	nsym = (uint8) p[2];
+	p += 3;
+	if (shift > 63 || nsym == 0 || first + nsym > HUFF_NSYM ||
+		end - p < (nsym + 1) / 2)
+		return NULL;
+	memset(len, 0, sizeof(len));
+	for (i = 0; i < nsym; i++)
+	{
+		uint8		l = ((uint8) p[i / 2] >> (4 * (i % 2))) & 0x0f;
+
+		if (l > HUFF_MAXLEN)
+			return NULL;
+		len[first + i] = l;
+		tbits = Max(tbits, l);
+	}
+	if ((nsym % 2 == 1 && ((uint8) p[nsym / 2] >> 4) != 0) || tbits == 0 ||
+		!huff_codes(len, code))
+		return NULL;
+	p += (nsym + 1) / 2;
+
+	/* the decoding table: the next tbits bits of the stream give the code */
+	memset(table, 0, sizeof(uint16) << tbits);
+	for (int s = 0; s < HUFF_NSYM; s++)
+		if (len[s] > 0)
+			for (uint32 j = code[s]; j < ((uint32) 1 << tbits); j += (uint32) 1 << len[s])
+				table[j] = (uint16) (len[s] << 8 | s);
+
+	if ((uint64) (olimit - o) < (uint64) nvals * 8)
+		return NULL;
+	br.p = (const uint8 *) p;
+	br.len = end - p;
+	br.pos = 0;
+	for (i = 0; i < nvals; i++)
+	{
+		uint64		peek = bits_get(&br, tbits);
+		uint16		e = table[peek];
+		int			l = e & 0xff;
+		uint64		r,
+					v,
+					ref = 0;
+		int64		q;
+
+		if (unlikely(e == 0))
+			break;				/* (a code the table does not have) */
+		br.pos -= tbits - (e >> 8);
+		r = l <= 1 ? (uint64) l : ((uint64) 1 << (l - 1)) | bits_get(&br, l - 1);
+		q = (int64) (r >> 1) ^ -(int64) (r & 1);
+		if (refs[i] >= 0)
+			memcpy(&ref, o - (Size) (i - refs[i]) * 8, 8);
+		v = ref + ((uint64) q << shift);
+		memcpy(o, &v, 8);
+		o += 8;
+		/* (a damaged stream ends early: stop at its end) */
+		if (unlikely(br.pos > (uint64) br.len * 8))
+			break;
+	}
+	/* every byte of the stream used, none past it, its padding zero */
+	if (i < nvals || (br.pos + 7) / 8 != br.len ||
+		(br.pos % 8 != 0 && (br.p[br.len - 1] >> (br.pos % 8)) != 0))
+		return NULL;
+	return o;
+}
+
+/* the number of ASCII digits that end a key, at most DIGITS_MAX */
+static inline int
+digits_tail(const char *k, uint32 len)
+{
+	int			t = 0;
+
+	while (t < DIGITS_MAX && (uint32) t < len &&
+		   k[len - 1 - t] >= '0' && k[len - 1 - t] <= '9')
+		t++;
+	return t;
+}
+
+static inline int64
+digits_value(const char *d, int t)
+{
+	int64		v = 0;
+
+	for (int i = 0; i < t; i++)
+		v = v * 10 + (d[i] - '0');
+	return v;
+}
+
+static inline int
+varint_len(uint64 v)
+{
+	int			n = 1;
+
+	while (v >= 0x80)
+	{
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * The key section of format version 6 (keys' of a block whose values'
+ * exp is EXP_HUFF): a record's row key part, when it starts a row, is
+ *
+ *	  row'  := x:varint, x even: shared = x / 2, then unshared:varint bytes
+ *								 (as in the raw block)
+ *					     x odd:  zigzag(d) = x >> 1: the row key is the
+ *								 previous row's with its last t digits
+ *								 (t: the digits that end the previous row
+ *								 key, at most 18) replaced by their value
+ *								 + d, as t digits (0 <= value + d < 10^t);
+ *								 the raw part is then shared = the common
+ *								 prefix of the two keys, and the rest
+ *
+ * everything else as in the raw block.  Time-ordered keys ending in
+ * fixed-width digits (the row form's `host#time`) step by the same d from
+ * row to row, which zstd then finds repeated; their changing digits did
+ * not repeat.
+ */
+
+/* keys_walk's state: the previous row key */
+typedef struct KeyWalk
+{
+	char		prev[WIDE_MAX_ROW_KEY];
+	uint32		prevlen;
+	bool		have_prev;
+	int			t;				/* keys_decode: prev's digits_tail, -1: not known */
+	int64		v;				/* and their value */
+	int64		lim;			/* 10^t */
+} KeyWalk;
+
+/*
+ * keys_encode -- keys' of a raw key section, appended to out; false (out
+ * left partly written: the caller resets it) if the section is malformed.
+ * Never longer than the raw section.
+ */
+static bool
+keys_encode(const char *k, uint64 keylen, uint64 ncells, StringInfo out)
+{
+	const char *kend = k + keylen;
+	KeyWalk    *w = palloc(sizeof(KeyWalk));
+	char	   *cur = palloc(WIDE_MAX_ROW_KEY);
+	bool		ok = false;
+	uint64		i;
+
+	w->have_prev = false;
+	w->prevlen = 0;
+	for (i = 0; i < ncells; i++)
+	{
+		uint8		flags;
+		uint64		shared,
+					unshared;
+		const char *from;
+
+		if (k >= kend)
+			goto done;
+		flags = (uint8) *k++;
+		put_byte(out, flags);
+		if (flags & K_NEW_ROW)
+		{
+			uint32		len;
+			int			t;
+
+			from = k;
+			if (!(k = get_varint(k, kend, &shared)) ||
+				!(k = get_varint(k, kend, &unshared)) ||
+				unshared > (uint64) (kend - k) || shared > w->prevlen ||
+				shared + unshared > WIDE_MAX_ROW_KEY)
+				goto done;
+			len = (uint32) (shared + unshared);
+			memcpy(cur, w->prev, shared);
+			memcpy(cur + shared, k, unshared);
+			k += unshared;
+			t = digits_tail(w->prev, w->prevlen);
+			if (w->have_prev && t > 0 && len == w->prevlen &&
+				memcmp(cur, w->prev, len - t) == 0 &&
+				digits_tail(cur, len) >= t &&
+				shared == common_prefix(cur, len, w->prev, w->prevlen))
+			{
+				int64		d = digits_value(cur + len - t, t) -
+					digits_value(w->prev + len - t, t);
+				uint64		x = ((((uint64) d << 1) ^ (uint64) (d >> 63)) << 1) | 1;
+
+				if (varint_len(x) <= k - from)
+				{
+					put_varint(out, x);
+					from = NULL;
+				}
+			}
+			if (from != NULL)
+			{
+				put_varint(out, shared << 1);
+				put_varint(out, unshared);
+				put_bytes(out, cur + shared, (int) unshared);
+			}
+			memcpy(w->prev, cur, len);
+			w->prevlen = len;
+			w->have_prev = true;
+		}
+		from = k;
+		if (flags & K_NEW_FAM)
+		{
+			uint8		famlen;
+			uint32		famid;
+
+			if (k >= kend)
+				goto done;
+			famlen = (uint8) *k++;
+			if (famlen > (uint64) (kend - k))
+				goto done;
+			k += famlen;
+			if (!(k = get_u32v(k, kend, &famid)))
+				goto done;
+		}
+		if (flags & K_NEW_QUAL)
+		{
+			if (!(k = get_varint(k, kend, &shared)) ||
+				!(k = get_varint(k, kend, &unshared)) ||
+				unshared > (uint64) (kend - k))
+				goto done;
+			k += unshared;
+		}
+		put_bytes(out, from, (int) (k - from));
+	}
+	ok = (k == kend);
+done:
+	pfree(w);
+	pfree(cur);
+	return ok;
+}
+
+/*
+ * keys_decode -- the raw key section of keys' at p (keylen bytes, ncells
+ * records), written at o (room up to olimit), and in the same pass what
+ * value_refs finds in it: each value record's reference (into refs, room
+ * for ncells) and their number (*nvals); returns the end of what was
+ * written, or NULL if malformed.
+ */
+static char *
+keys_decode(const char *p, uint64 keylen, uint64 ncells, char *o, char *olimit,
+			int32 *refs, int *nvals)
+{
+	const char *kend = p + keylen;
+	static KeyWalk w;
+	uint64		i;
+	uint32		cap;
+	uint64		quallen = 0;
+	bool		have_row = false;
+	bool		have_fam = false;
+	uint32		slot = 0;
+	bool		ref_valid = false;
+	int			n = 0;
+
+	if (ncells > keylen || ncells > MaxAllocSize / 32)
+		return NULL;
+	cap = refs_setup(ncells);
+	w.have_prev = false;
+	w.prevlen = 0;
+	w.t = -1;
+	for (i = 0; i < ncells; i++)
+	{
+		uint8		flags,
+					kind;
+		uint64		x,
+					shared,
+					unshared;
+		const char *from;
+
+		if (p >= kend || o >= olimit)
+			return NULL;
+		flags = (uint8) *p++;
+		*o++ = (char) flags;
+		kind = flags & K_KIND;
+		if (kind < WIDE_KIND_DEL_ROW || kind > WIDE_KIND_MERGE)
+			return NULL;
+		if (!(flags & K_NEW_ROW) && !have_row)
+			return NULL;
+		if (flags & K_NEW_ROW)
+		{
+			have_row = true;
+			have_fam = false;
+			quallen = 0;
+			ref_valid = false;
+			if (!(p = get_varint(p, kend, &x)))
+				return NULL;
+			if (x & 1)
+			{
+				uint64		u = x >> 1;
+				int64		d = (int64) (u >> 1) ^ -(int64) (u & 1);
+				int64		v,
+							old;
+				uint32		pos;
+
+				if (!w.have_prev)
+					return NULL;
+				if (w.t < 0)
+				{
+					/* (kept from row to row: only a literal row changes it) */
+					w.t = digits_tail(w.prev, w.prevlen);
+					w.v = digits_value(w.prev + w.prevlen - w.t, w.t);
+					w.lim = 1;
+					for (int j = 0; j < w.t; j++)
+						w.lim *= 10;
+				}
+				if (w.t == 0 || d >= w.lim || d <= -w.lim)
+					return NULL;
+				v = w.v + d;
+				if (v < 0 || v >= w.lim)
+					return NULL;
+				/* the digits that differ, from the last one */
+				old = w.v;
+				w.v = v;
+				pos = w.prevlen;
+				while (v != old)
+				{
+					w.prev[--pos] = (char) ('0' + v % 10);
+					v /= 10;
+					old /= 10;
+				}
+				/*
+				 * (the first digit written differs: the rest above it was
+				 * equal, it was not; so pos is the keys' common prefix)
+				 */
+				shared = pos;
+				unshared = w.prevlen - pos;
+				if (olimit - o < 20 + (ptrdiff_t) unshared)
+					return NULL;
+				o = enc_varint(o, shared);
+				o = enc_varint(o, unshared);
+				memcpy(o, w.prev + shared, unshared);
+				o += unshared;
+			}
+			else
+			{
+				shared = x >> 1;
+				if (!(p = get_varint(p, kend, &unshared)) ||
+					unshared > (uint64) (kend - p) || shared > w.prevlen ||
+					shared + unshared > WIDE_MAX_ROW_KEY ||
+					olimit - o < 20 + (ptrdiff_t) unshared)
+					return NULL;
+				o = enc_varint(o, shared);
+				o = enc_varint(o, unshared);
+				memcpy(o, p, unshared);
+				o += unshared;
+				memcpy(w.prev + shared, p, unshared);
+				w.prevlen = (uint32) (shared + unshared);
+				w.t = -1;
+				p += unshared;
+			}
+			w.have_prev = true;
+		}
+		from = p;
+		if (flags & K_NEW_FAM)
+		{
+			uint8		famlen;
+			uint32		famid;
+
+			if (p >= kend)
+				return NULL;
+			famlen = (uint8) *p++;
+			if (famlen > (uint64) (kend - p))
+				return NULL;
+			p += famlen;
+			if (!(p = get_u32v(p, kend, &famid)))
+				return NULL;
+			col_fnv[0] = UINT64CONST(0xcbf29ce484222325) ^ famid;
+			have_fam = true;
+			quallen = 0;
+			ref_valid = false;
+		}
+		if (flags & K_NEW_QUAL)
+		{
+			if (!(p = get_varint(p, kend, &shared)) ||
+				!(p = get_varint(p, kend, &unshared)) ||
+				shared > quallen || unshared > (uint64) (kend - p) ||
+				shared + unshared > WIDE_MAX_QUALIFIER)
+				return NULL;
+			for (uint64 j = 0; j < unshared; j++)
+				col_fnv[shared + j + 1] =
+					(col_fnv[shared + j] ^ (uint8) p[j]) * UINT64CONST(0x100000001b3);
+			p += unshared;
+			quallen = shared + unshared;
+			ref_valid = false;
+		}
+		if (olimit - o < p - from)
+			return NULL;
+		memcpy(o, from, p - from);
+		o += p - from;
+		if (WIDE_KIND_IS_TOMBSTONE(kind))
+			continue;
+		if (!have_fam)
+			return NULL;
+		if (!ref_valid)
+		{
+			/* (unchanged since the last value record: the same column) */
+			slot = refs_slot(col_fnv[quallen], cap);
+			ref_valid = true;
+		}
+		refs[n] = col_last[slot] >= 0 ? col_last[slot] : n - 1;
+		col_last[slot] = n;
+		n++;
+	}
+	if (p != kend)
+		return NULL;
+	*nvals = n;
+	return o;
+}
+
+/*
  * WideBlockPack -- the packed form of a raw data block, appended to out;
  * false (out unchanged) if packing saves nothing or the block is not one.
  */
 bool
-WideBlockPack(const char *raw, Size len, StringInfo out)
+WideBlockPack(const char *raw, Size len, StringInfo out, Size *split)
+{
+	return WideBlockPackFormat(raw, len, out, WIDE_FORMAT_VERSION, split);
+}
+
+/*
+ * WideBlockPackFormat -- WideBlockPack as the build that wrote format
+ * version "format" (2 to WIDE_FORMAT_VERSION) packed: full-precision
+ * values delta coded from version 4 on, Huffman coded (with keys' digit
+ * steps) from version 6 on.  The self-test writes older blocks with it to
+ * check that this build reads them.
+ */
+bool
+WideBlockPackFormat(const char *raw, Size len, StringInfo out, int format,
+					Size *split)
 {
 	RawBlock	b;
 	uint64		unit;
@@ -657,6 +1393,7 @@ WideBlockPack(const char *raw, Size len, StringInfo out)
 	int			start = out->len;
 	StringInfoData ts;
 	StringInfoData vals;
+	StringInfoData keys;
 	const char *p;
 	const char *end;
 
@@ -665,7 +1402,22 @@ WideBlockPack(const char *raw, Size len, StringInfo out)
 	unit = ts_unit(b.ts, b.ts + b.tslen);
 	e = value_exp(b.vals, b.valslen);
 	vals.data = NULL;
-	if (e == EXP_NONE)
+	keys.data = NULL;
+	if (e == EXP_NONE && format >= 6)
+	{
+		initStringInfo(&vals);
+		initStringInfo(&keys);
+		if (huff_encode(&b, &vals) &&
+			keys_encode(b.keys, b.keylen, b.ncells, &keys))
+			e = EXP_HUFF;
+		else
+		{
+			resetStringInfo(&vals);
+			pfree(keys.data);
+			keys.data = NULL;
+		}
+	}
+	else if (e == EXP_NONE && format >= 4)
 	{
 		initStringInfo(&vals);
 		if (delta_encode(&b, &vals))
@@ -675,6 +1427,8 @@ WideBlockPack(const char *raw, Size len, StringInfo out)
 	{
 		if (vals.data)
 			pfree(vals.data);
+		if (keys.data)
+			pfree(keys.data);
 		return false;
 	}
 
@@ -693,15 +1447,24 @@ WideBlockPack(const char *raw, Size len, StringInfo out)
 	put_byte(out, (uint8) e);
 	put_varint(out, b.ncells);
 	put_varint(out, b.arena);
-	put_varint(out, b.keylen);
+	if (e == EXP_HUFF)
+		put_varint(out, keys.len);
+	else
+		put_varint(out, b.keylen);
 	put_varint(out, ts.len);
 	put_varint(out, b.auxlen);
-	put_bytes(out, b.keys, b.keylen);
+	if (e == EXP_HUFF)
+		put_bytes(out, keys.data, keys.len);
+	else
+		put_bytes(out, b.keys, b.keylen);
 	put_bytes(out, ts.data, ts.len);
 	put_bytes(out, b.aux, b.auxlen);
+	*split = 0;
+	if (e == EXP_HUFF)
+		*split = out->len - start;	/* (bits zstd cannot shrink follow) */
 	if (e == EXP_NONE)
 		put_bytes(out, b.vals, b.valslen);
-	else if (e == EXP_DELTA)
+	else if (e == EXP_DELTA || e == EXP_HUFF)
 		put_bytes(out, vals.data, vals.len);
 	else
 	{
@@ -719,6 +1482,8 @@ WideBlockPack(const char *raw, Size len, StringInfo out)
 	pfree(ts.data);
 	if (vals.data)
 		pfree(vals.data);
+	if (keys.data)
+		pfree(keys.data);
 
 	/* store it packed only if it unpacks to the very same bytes */
 	{
@@ -763,29 +1528,19 @@ WideBlockPackedHeader(const char *packed, Size len, Size maxraw,
 		p >= end)
 		return NULL;
 	e = (uint8) *p++;
-	if (e > MAX_EXP && e != EXP_NONE && e != EXP_DELTA)
+	if (e > MAX_EXP && e != EXP_NONE && e != EXP_DELTA && e != EXP_HUFF)
 		return NULL;
 	*rawlen = size;
-	*div = (e == EXP_NONE) ? 0.0 : (e == EXP_DELTA) ? -1.0 : pow10_exact(e);
+	*div = (e == EXP_NONE) ? 0.0 :
+		(e == EXP_DELTA) ? -1.0 : (e == EXP_HUFF) ? -2.0 : pow10_exact(e);
 	return p;
 }
 
-/* WideBlockUnpack's scratch buffer for timestamp sections */
+/* WideBlockUnpack's scratch buffers for timestamp and key sections */
 static char *ts_scratch = NULL;
 static Size ts_scratch_size = 0;
-
-/* a varint at p (room for 10 bytes is the caller's); returns the end */
-static inline char *
-enc_varint(char *p, uint64 v)
-{
-	while (v >= 0x80)
-	{
-		*p++ = (char) (v | 0x80);
-		v >>= 7;
-	}
-	*p++ = (char) v;
-	return p;
-}
+static char *keys_scratch = NULL;
+static Size keys_scratch_size = 0;
 
 /*
  * WideBlockUnpack -- the raw block of a packed one (palloc'd), or NULL if
@@ -817,7 +1572,10 @@ WideBlockUnpack(const char *packed, Size len, Size maxraw, Size *rawlen)
 	const char *q;
 	const char *qend;
 	const char *keys;
-
+	const char *rawkeys;
+	uint64		rawkeylen;
+	int32	   *refs = NULL;
+	int			nvals = 0;
 	double		f;
 
 	if (!(p = WideBlockPackedHeader(packed, len, maxraw, &size, &unit, &f)))
@@ -855,19 +1613,41 @@ WideBlockUnpack(const char *packed, Size len, Size maxraw, Size *rawlen)
 		tsend = enc_varint(tsend, u);
 	}
 
+	/* format version 6: the raw key section, into its scratch buffer */
+	rawkeys = p;
+	rawkeylen = keylen;
+	if (f == -2.0)
+	{
+		char	   *kend;
+
+		if (keys_scratch_size < size + 32)
+		{
+			if (keys_scratch)
+				pfree(keys_scratch);
+			keys_scratch = MemoryContextAlloc(TopMemoryContext, size + 32);
+			keys_scratch_size = size + 32;
+		}
+		refs = palloc(sizeof(int32) * Max(ncells, 1));
+		if (!(kend = keys_decode(p, keylen, ncells, keys_scratch,
+								 keys_scratch + size, refs, &nvals)))
+			goto bad;
+		rawkeys = keys_scratch;
+		rawkeylen = kend - keys_scratch;
+	}
+
 	/* the header, the keys, the timestamps, the aux fields */
 	o = out;
 	o = enc_varint(o, ncells);
 	o = enc_varint(o, arena);
-	o = enc_varint(o, keylen);
+	o = enc_varint(o, rawkeylen);
 	o = enc_varint(o, (uint64) (tsend - tsbuf));
 	o = enc_varint(o, auxlen);
 	if (o > olimit ||
-		(uint64) (olimit - o) < keylen + (uint64) (tsend - tsbuf) + auxlen)
+		(uint64) (olimit - o) < rawkeylen + (uint64) (tsend - tsbuf) + auxlen)
 		goto bad;
-	keys = p;
-	memcpy(o, p, keylen);
-	o += keylen;
+	keys = o;
+	memcpy(o, rawkeys, rawkeylen);
+	o += rawkeylen;
 	memcpy(o, tsbuf, tsend - tsbuf);
 	o += tsend - tsbuf;
 	p += keylen + tslen;
@@ -883,9 +1663,14 @@ WideBlockUnpack(const char *packed, Size len, Size maxraw, Size *rawlen)
 		memcpy(o, p, end - p);
 		o += end - p;
 	}
-	else if (f < 0.0)
+	else if (f == -1.0)
 	{
 		if (!(o = delta_decode(p, end, keys, keylen, ncells, o, olimit)))
+			goto bad;
+	}
+	else if (f == -2.0)
+	{
+		if (!(o = huff_decode(p, end, refs, nvals, o, olimit)))
 			goto bad;
 	}
 	else
@@ -904,10 +1689,14 @@ WideBlockUnpack(const char *packed, Size len, Size maxraw, Size *rawlen)
 	}
 	if (o != olimit)
 		goto bad;
+	if (refs)
+		pfree(refs);
 	*rawlen = size;
 	return out;
 
 bad:
+	if (refs)
+		pfree(refs);
 	pfree(out);
 	return NULL;
 }

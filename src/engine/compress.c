@@ -7,7 +7,17 @@
  *	  type     := 0 raw | 1 zstd (a zstd frame with its content size)
  *				| 2 packed zstd (a zstd frame of a packed data block,
  *				  blockpack.c; format version 2)
+ *				| 3 packed, its values' as they are (a zstd frame of a
+ *				  packed data block up to its values' section, then that
+ *				  section; format version 6)
  *	  crc      := CRC-32C of payload and type
+ *
+ * Type 3 is for the values' of format version 6 (Huffman coded float8
+ * residuals, blockpack.c): bits zstd cannot shrink.  In one frame with the
+ * keys and timestamps they cost more than alone (zstd codes a block's
+ * literals with one table, which the random bits make flat: 156 bytes a
+ * block of TSBS's float readings), and the decoder copies them instead of
+ * decompressing them.
  *
  * A block is stored raw when zstd saves less than 12.5% (LevelDB's rule).
  * The zstd level is the wide.compression_level setting.
@@ -30,6 +40,7 @@
 #define BLOCK_RAW	0
 #define BLOCK_ZSTD	1
 #define BLOCK_PACKED	2
+#define BLOCK_PACKED_TAIL	3
 
 int			wide_compression_level = 1;
 
@@ -64,6 +75,7 @@ WideBlockStore(const char *raw, Size len, bool data, StringInfo out)
 	StringInfoData packed;
 	const char *src = raw;
 	Size		srclen = len;
+	Size		split = 0;
 
 	if (cctx == NULL)
 	{
@@ -76,20 +88,28 @@ WideBlockStore(const char *raw, Size len, bool data, StringInfo out)
 	if (data)
 	{
 		initStringInfo(&packed);
-		if (WideBlockPack(raw, len, &packed))
+		if (WideBlockPack(raw, len, &packed, &split))
 		{
 			src = packed.data;
 			srclen = packed.len;
 		}
 	}
-	bound = ZSTD_compressBound(srclen);
-	enlargeStringInfo(out, bound + 5);
-	clen = ZSTD_compressCCtx(cctx, out->data + start, bound, src, srclen,
+	/* (split: where the packed block's section zstd leaves alone starts) */
+	if (src == raw || split == 0 || split > srclen)
+		split = srclen;
+	bound = ZSTD_compressBound(split);
+	enlargeStringInfo(out, bound + (srclen - split) + 5);
+	clen = ZSTD_compressCCtx(cctx, out->data + start, bound, src, split,
 							 wide_compression_level);
-	if (!ZSTD_isError(clen) && clen < len - len / 8)
+	if (!ZSTD_isError(clen) && clen + (srclen - split) < len - len / 8)
 	{
 		out->len += clen;
 		type = src == raw ? BLOCK_ZSTD : BLOCK_PACKED;
+		if (split < srclen)
+		{
+			appendBinaryStringInfo(out, src + split, srclen - split);
+			type = BLOCK_PACKED_TAIL;
+		}
 	}
 	else
 		appendBinaryStringInfo(out, raw, len);
@@ -129,14 +149,30 @@ check_frame(const char *stored, Size len, Size maxraw, uint8 *type,
 		*size = len - 5;
 		return true;
 	}
-	if (*type != BLOCK_ZSTD && *type != BLOCK_PACKED)
+	if (*type != BLOCK_ZSTD && *type != BLOCK_PACKED && *type != BLOCK_PACKED_TAIL)
 	{
 		*why = "unknown block type";
 		return false;
 	}
 	n = ZSTD_getFrameContentSize(stored, len - 5);
-	if (n == ZSTD_CONTENTSIZE_UNKNOWN || n == ZSTD_CONTENTSIZE_ERROR ||
-		n > maxraw + (*type == BLOCK_PACKED ? WIDE_PACK_SLACK : 0) || n > MaxAllocSize)
+	if (n == ZSTD_CONTENTSIZE_UNKNOWN || n == ZSTD_CONTENTSIZE_ERROR)
+	{
+		*why = "bad compressed frame";
+		return false;
+	}
+	if (*type == BLOCK_PACKED_TAIL)
+	{
+		/* the frame, then the rest of the packed block as it is */
+		size_t		csize = ZSTD_findFrameCompressedSize(stored, len - 5);
+
+		if (ZSTD_isError(csize) || csize > len - 5)
+		{
+			*why = "bad compressed frame";
+			return false;
+		}
+		n += (len - 5) - csize;
+	}
+	if (n > maxraw + (*type != BLOCK_ZSTD ? WIDE_PACK_SLACK : 0) || n > MaxAllocSize)
 	{
 		*why = "bad compressed frame";
 		return false;
@@ -145,12 +181,13 @@ check_frame(const char *stored, Size len, Size maxraw, uint8 *type,
 	return true;
 }
 
-/* decompress a checked zstd frame of size bytes into dst */
+/* decompress a checked zstd frame (of type) of size bytes into dst */
 static bool
-decompress(const char *stored, Size len, char *dst, Size size,
+decompress(const char *stored, Size len, uint8 type, char *dst, Size size,
 		   const char **why)
 {
 	size_t		got;
+	size_t		csize = len - 5;
 
 	if (dctx == NULL)
 	{
@@ -159,7 +196,19 @@ decompress(const char *stored, Size len, char *dst, Size size,
 			ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
 							errmsg("could not create a zstd decompression context")));
 	}
-	got = ZSTD_decompressDCtx(dctx, dst, size, stored, len - 5);
+	if (type == BLOCK_PACKED_TAIL)
+	{
+		/* (check_frame found the frame's end within the payload) */
+		csize = ZSTD_findFrameCompressedSize(stored, len - 5);
+		if (ZSTD_isError(csize) || csize > len - 5 || (len - 5) - csize > size)
+		{
+			*why = "decompression failed";
+			return false;
+		}
+		size -= (len - 5) - csize;
+		memcpy(dst + size, stored + csize, (len - 5) - csize);
+	}
+	got = ZSTD_decompressDCtx(dctx, dst, size, stored, csize);
 	if (ZSTD_isError(got) || got != size)
 	{
 		*why = "decompression failed";
@@ -180,7 +229,7 @@ unframe(const char *stored, Size len, Size maxraw, uint8 type, Size size,
 		*rawlen = size;
 		return (char *) stored;
 	}
-	if (type == BLOCK_PACKED)
+	if (type == BLOCK_PACKED || type == BLOCK_PACKED_TAIL)
 	{
 		char	   *unpacked;
 
@@ -192,7 +241,7 @@ unframe(const char *stored, Size len, Size maxraw, uint8 type, Size size,
 			packed_scratch = MemoryContextAlloc(TopMemoryContext, Max(size, 1));
 			packed_scratch_size = Max(size, 1);
 		}
-		if (!decompress(stored, len, packed_scratch, size, why))
+		if (!decompress(stored, len, type, packed_scratch, size, why))
 			return NULL;
 		unpacked = WideBlockUnpack(packed_scratch, size, maxraw, rawlen);
 		if (unpacked == NULL)
@@ -200,7 +249,7 @@ unframe(const char *stored, Size len, Size maxraw, uint8 type, Size size,
 		return unpacked;
 	}
 	raw = palloc(Max(size, 1));
-	if (!decompress(stored, len, raw, size, why))
+	if (!decompress(stored, len, type, raw, size, why))
 	{
 		pfree(raw);
 		return NULL;
@@ -251,14 +300,14 @@ WideBlockLoadData(const char *stored, Size len, Size maxraw, int16 typlen,
 	blk->val_div = 0.0;
 	if (!check_frame(stored, len, maxraw, &type, &size, why))
 		return false;
-	if (type != BLOCK_PACKED)
+	if (type != BLOCK_PACKED && type != BLOCK_PACKED_TAIL)
 	{
 		blk->mem = unframe(stored, len, maxraw, type, size, &blk->len, why);
 		blk->data = blk->mem;
 		return blk->mem != NULL;
 	}
 	packed = palloc(Max(size, 1));
-	if (!decompress(stored, len, packed, size, why))
+	if (!decompress(stored, len, type, packed, size, why))
 	{
 		pfree(packed);
 		return false;
@@ -333,20 +382,36 @@ WideBlockInspect(const char *stored, Size len, Size maxraw, uint8 *type,
 		*bodylen = len - 5;
 		return true;
 	}
-	if (*type != BLOCK_ZSTD && *type != BLOCK_PACKED)
+	if (*type != BLOCK_ZSTD && *type != BLOCK_PACKED && *type != BLOCK_PACKED_TAIL)
 	{
 		*why = "unknown block type";
 		return false;
 	}
 	n = ZSTD_getFrameContentSize(stored, len - 5);
-	if (n == ZSTD_CONTENTSIZE_UNKNOWN || n == ZSTD_CONTENTSIZE_ERROR ||
-		n > maxraw || n > MaxAllocSize)
+	if (n == ZSTD_CONTENTSIZE_UNKNOWN || n == ZSTD_CONTENTSIZE_ERROR)
+	{
+		*why = "bad compressed frame";
+		return false;
+	}
+	if (*type == BLOCK_PACKED_TAIL)
+	{
+		/* the frame, then the rest of the packed block as it is */
+		size_t		csize = ZSTD_findFrameCompressedSize(stored, len - 5);
+
+		if (ZSTD_isError(csize) || csize > len - 5)
+		{
+			*why = "bad compressed frame";
+			return false;
+		}
+		n += (len - 5) - csize;
+	}
+	if (n > maxraw || n > MaxAllocSize)
 	{
 		*why = "bad compressed frame";
 		return false;
 	}
 	dst = palloc(Max(n, 1));
-	if (!decompress(stored, len, dst, (Size) n, why))
+	if (!decompress(stored, len, *type, dst, (Size) n, why))
 	{
 		pfree(dst);
 		return false;

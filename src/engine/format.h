@@ -121,9 +121,12 @@ typedef WidePageOpaqueData *WidePageOpaque;
 											 * and drops (wide.drop_before)
 											 * in the metapage; 6: runs
 											 * name the families they hold
-											 * (WIDE_RUN_FAMILIES), one xmin
-											 * for a data block's records, in
-											 * its index entry (flag 0x08) */
+											 * (WIDE_RUN_FAMILIES), Huffman
+											 * coded float8 values, row keys
+											 * as digit steps (blockpack.c),
+											 * one xmin for a data block's
+											 * records, in its index entry
+											 * (flag 0x08) */
 #define WIDE_FORMAT_OLDEST		1			/* oldest version read */
 #define WIDE_NLANES				4			/* write-area insertion lanes */
 #define WIDE_MAX_RUNS			24			/* segments listed in the metapage */

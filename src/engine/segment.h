@@ -261,7 +261,11 @@ extern void WideBlockCompress(const char *raw, Size len, int level,
 
 /* blockpack.c */
 #define WIDE_PACK_SLACK	64		/* a packed block may exceed its raw size */
-extern bool WideBlockPack(const char *raw, Size len, StringInfo out);
+extern bool WideBlockPack(const char *raw, Size len, StringInfo out,
+						  Size *split);
+extern bool WideValuesFullPrecision(const char *vals, Size len);
+extern bool WideBlockPackFormat(const char *raw, Size len, StringInfo out,
+								int format, Size *split);
 extern char *WideBlockUnpack(const char *packed, Size len, Size maxraw,
 							 Size *rawlen);
 extern const char *WideBlockPackedHeader(const char *packed, Size len,
@@ -274,6 +278,7 @@ extern WideBlockBuilder *WideBlockBuilderCreate(int16 typlen);
 extern void WideBlockBuilderReset(WideBlockBuilder *b);
 extern int	WideBlockBuilderCount(const WideBlockBuilder *b);
 extern Size WideBlockBuilderSize(const WideBlockBuilder *b);
+extern bool WideBlockBuilderFullFloats(const WideBlockBuilder *b);
 extern void WideBlockAdd(WideBlockBuilder *b, const WideCell *c, bool store_seq,
 						 bool frozen);
 extern void WideBlockFinish(WideBlockBuilder *b, StringInfo out,

@@ -140,6 +140,9 @@ struct WideSegmentWriter
 
 	/* WideSegmentWriterJoin: the block being built ends after this row */
 	bool		joining;
+
+	/* block_target: the block being built is of full-precision floats */
+	int8		floats;			/* -1: not known yet, else 0 or 1 */
 	StringInfoData join_lastrow;
 
 	/* statistics for the run descriptor */
@@ -163,6 +166,8 @@ WideSegmentWriterBegin(Relation rel, int16 typlen)
 											  ALLOCSET_DEFAULT_SIZES);
 	MemoryContext old = MemoryContextSwitchTo(cxt);
 	WideSegmentWriter *w = palloc0(sizeof(WideSegmentWriter));
+
+	w->floats = -1;
 
 	/* its pages are unregistered until the caller publishes (manifest.c) */
 	Assert(WideManifestMayAllocate(rel));
@@ -437,6 +442,28 @@ finish_index_block(WideSegmentWriter *w)
 	w->nhashes = 0;
 }
 
+/*
+ * block_target -- the size at which the data block being built is cut:
+ * wide.block_size, or twice that when its values are full-precision
+ * float8 (8-byte values that no exponent packs, which blockpack.c codes
+ * value by value and zstd leaves alone).  A block of those costs about 300
+ * bytes beyond its values (its first row key and qualifiers restated, the
+ * keys and timestamps' frame, its index entry: bench/tsbs.sh --floats),
+ * 2.5% of a 16 kB block; reading it whole costs the same per value.
+ * Decided once per block, when it first reaches wide.block_size.
+ */
+static Size
+block_target(WideSegmentWriter *w)
+{
+	Size		size = WideBlockBuilderSize(w->block);
+
+	if (size < (Size) wide_block_size)
+		return (Size) wide_block_size;
+	if (w->floats < 0)
+		w->floats = WideBlockBuilderFullFloats(w->block) ? 1 : 0;
+	return (Size) wide_block_size * (w->floats ? 2 : 1);
+}
+
 /* write the data block being built and add it to the index block */
 static void
 finish_data_block(WideSegmentWriter *w)
@@ -444,6 +471,7 @@ finish_data_block(WideSegmentWriter *w)
 	TransactionId xmin;
 	CommandId	cmin;
 
+	w->floats = -1;
 	if (WideBlockBuilderCount(w->block) == 0)
 		return;
 	resetStringInfo(&w->raw);
@@ -680,7 +708,7 @@ WideSegmentWriterAdd(WideSegmentWriter *w, const WideCell *c, bool frozen)
 	}
 	/* cut blocks at row boundaries when they can, at the size limit always */
 	if (WideBlockBuilderCount(w->block) > 0 &&
-		WideBlockBuilderSize(w->block) >= (Size) wide_block_size &&
+		WideBlockBuilderSize(w->block) >= block_target(w) &&
 		((new_row && !w->joining) ||
 		 WideBlockBuilderSize(w->block) >= 4 * (Size) wide_block_size))
 	{

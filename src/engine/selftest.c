@@ -84,6 +84,7 @@ typedef struct Gen
 	pg_prng_state prng;
 	uint64		seed;
 	int			round;
+	int			tick;			/* random_value8's count of values drawn */
 	MemoryContext cxt;
 } Gen;
 
@@ -108,7 +109,7 @@ chance(Gen *g, double p)
 	return pg_prng_double(&g->prng) < p;
 }
 
-/* a random row key in one of four styles */
+/* a random row key in one of six styles */
 static char *
 random_key(Gen *g, int style, uint32 *len)
 {
@@ -137,6 +138,14 @@ random_key(Gen *g, int style, uint32 *len)
 				appendStringInfoChar(&s, (char) b);
 			}
 			break;
+		case 4:					/* fixed-width digits at the end (0999 -> 1000) */
+			appendStringInfo(&s, "s%d#%04d", (int) rnd(g, 3), (int) rnd(g, 10000));
+			break;
+		case 5:					/* only digits, of any length (up to 30) */
+			n = 1 + (int) rnd(g, 30);
+			while (n-- > 0)
+				appendStringInfoChar(&s, (char) ('0' + (chance(g, 0.5) ? 9 : rnd(g, 10))));
+			break;
 		default:				/* long keys */
 			n = 200 + (int) rnd(g, 800);
 			appendStringInfoString(&s, "k");
@@ -164,12 +173,15 @@ rec_cmp(const void *a, const void *b)
 }
 
 /* an 8-byte value of one of the classes the packer treats apart */
+#define NVALCLASS	9
 static void
 random_value8(Gen *g, int class, double *walk, char *out)
 {
 	double		d;
 	int64		i;
+	uint64		u;
 
+	g->tick++;
 	switch (class)
 	{
 		case 0:					/* short decimals */
@@ -211,6 +223,30 @@ random_value8(Gen *g, int class, double *walk, char *out)
 					break;
 			}
 			break;
+		case 5:					/* a walk with alternating signs */
+			*walk += pg_prng_double(&g->prng) - 0.5;
+			d = (g->tick % 2) ? -*walk : *walk;
+			break;
+		case 6:					/* runs of equal values */
+			if (chance(g, 0.3))
+				*walk += pg_prng_double(&g->prng) - 0.5;
+			d = *walk;
+			break;
+		case 7:					/* subnormals, either sign, and their edges */
+			u = pg_prng_uint64(&g->prng) & ((UINT64CONST(1) << 52) - 1);
+			if (chance(g, 0.1))
+				u = chance(g, 0.5) ? 0 : ((UINT64CONST(1) << 52) - 1);
+			if (chance(g, 0.5))
+				u |= UINT64CONST(1) << 63;
+			memcpy(out, &u, 8);
+			return;
+		case 8:					/* TSBS's walk: N(0,1)-like steps in [0, 100] */
+			*walk += (pg_prng_double(&g->prng) - 0.5) * 4.0;
+			*walk = *walk > 100.0 ? 100.0 : (*walk < 0.0 ? 0.0 : *walk);
+			d = *walk;
+			if (chance(g, 0.05))
+				d = chance(g, 0.5) ? get_float8_nan() : -get_float8_infinity();
+			break;
 		default:				/* any 64 bits (an int8, a raw pattern) */
 			i = (int64) pg_prng_uint64(&g->prng);
 			memcpy(out, &i, 8);
@@ -227,14 +263,14 @@ static Rec *
 make_records(Gen *g, int16 typlen, int *nrecs, StringInfoData **keys, int *nkeys,
 			 uint64 *default_seq)
 {
-	int			style = (int) rnd(g, 4);
+	int			style = (int) rnd(g, 6);
 	int			nk = 1 + (int) rnd(g, style == 3 ? 8 : 60);
 	StringInfoData *k = palloc(sizeof(StringInfoData) * nk);
 	int			n = 0;
 	int			cap = 64;
 	Rec		   *r = palloc(sizeof(Rec) * cap);
 	int			tsclass = (int) rnd(g, 4);
-	int			valclass = (int) rnd(g, 5);
+	int			valclass = (int) rnd(g, NVALCLASS);
 	double		walk = 0;
 	uint64		seq = 1 + rnd(g, 1000);
 	TransactionId maxxid = XidFromFullTransactionId(ReadNextFullTransactionId());
@@ -367,7 +403,7 @@ make_records(Gen *g, int16 typlen, int *nrecs, StringInfoData **keys, int *nkeys
 						char	   *val = palloc(8);
 
 						if (len == 8)
-							random_value8(g, chance(g, 0.9) ? valclass : (int) rnd(g, 5),
+							random_value8(g, chance(g, 0.9) ? valclass : (int) rnd(g, NVALCLASS),
 										  &walk, val);
 						else
 						{
@@ -856,6 +892,48 @@ test_block(Gen *g, int16 typlen, int64 *counts)
 		counts[WIDE_SELFTEST_SEEKS]++;
 	}
 
+	/*
+	 * Packed as this build packs and as format version 5 did (delta coded
+	 * values): each unpacks to the raw block bit for bit, and damaged
+	 * copies of the packed bytes unpack to an error or to some block, never
+	 * past their end.
+	 */
+	for (int fmt = 5; fmt <= WIDE_FORMAT_VERSION; fmt++)
+	{
+		StringInfoData packed;
+		Size		rawlen = 0;
+		Size		split;
+		char	   *back;
+
+		initStringInfo(&packed);
+		if (!WideBlockPackFormat(raw.data, raw.len, &packed, fmt, &split))
+			continue;
+		back = WideBlockUnpack(packed.data, packed.len, raw.len, &rawlen);
+		if (back == NULL || rawlen != (Size) raw.len || memcmp(back, raw.data, raw.len) != 0)
+			FAIL(g, "packed block", "format %d: does not unpack to the raw block", fmt);
+		for (int d = 0; d < 6; d++)
+		{
+			char	   *copy = malloc(Max(packed.len, 1));
+			Size		len = packed.len;
+
+			if (copy == NULL)
+				ereport(ERROR,
+						(errcode(ERRCODE_OUT_OF_MEMORY),
+						 errmsg("out of memory")));
+			memcpy(copy, packed.data, packed.len);
+			if (d % 3 == 2)
+				len = rnd(g, packed.len);
+			else
+				for (int f = 1 + (int) rnd(g, 4); f > 0; f--)
+					copy[rnd(g, packed.len)] ^= (char) (1 << rnd(g, 8));
+			back = WideBlockUnpack(copy, len, raw.len + WIDE_PACK_SLACK, &rawlen);
+			if (back != NULL && rawlen > (Size) raw.len + WIDE_PACK_SLACK)
+				FAIL(g, "packed block", "a damaged copy unpacks to %zu bytes", rawlen);
+			free(copy);
+			counts[WIDE_SELFTEST_DAMAGED]++;
+		}
+	}
+
 	/* damaged copies of the raw block: an error or records, never a crash */
 	for (int d = 0; d < 8; d++)
 	{
@@ -1140,6 +1218,154 @@ test_metapage(Gen *g, int64 *counts)
 }
 
 /*
+ * test_float_block -- a block as the row form writes full-precision float8
+ * readings (keys host#seconds stepping by one interval, ten columns), with
+ * adversarial values mixed in: NaN (with payloads), -0.0, infinities,
+ * subnormals, alternating signs, runs of equal values, values crossing
+ * powers of two.  This build must pack it in the coding of format version
+ * 6, smaller than format 5 did for a plain walk, and every value must read
+ * back bit for bit from the stored block.
+ */
+static void
+test_float_block(Gen *g, int64 *counts)
+{
+	static const char *const quals[] = {"usage_guest", "usage_guest_nice", "usage_idle",
+		"usage_iowait", "usage_irq", "usage_nice", "usage_softirq", "usage_steal",
+	"usage_system", "usage_user"};
+	bool		plain = chance(g, 0.3);
+	int			nrows = plain ? 80 + (int) rnd(g, 40) : 8 + (int) rnd(g, 120);
+	int			n = nrows * (int) lengthof(quals);
+	int			step = (plain || chance(g, 0.5)) ? 10 : 1 + (int) rnd(g, 200);
+	int64		t0 = 1451606400 + (int64) rnd(g, 1000) * 997;
+	int			host = (int) rnd(g, 1000);
+	double		walk[lengthof(quals)];
+	Rec		   *r = palloc0(sizeof(Rec) * n);
+	WideBlockBuilder *b = WideBlockBuilderCreate(8);
+	StringInfoData raw,
+				p5,
+				p6,
+				stored;
+	Size		rawlen;
+	Size		split;
+	uint64		unit;
+	double		div;
+	char	   *back;
+	WideRawBlock blk;
+	WideBlockIter it;
+	const char *why = NULL;
+	int			m = 0;
+
+	for (int q = 0; q < (int) lengthof(quals); q++)
+		walk[q] = pg_prng_double(&g->prng) * 100.0;
+	for (int row = 0; row < nrows; row++)
+	{
+		/* (a step now and then that changes more digits, or goes back) */
+		int64		t = t0 + (int64) row * step +
+			(!plain && chance(g, 0.05) ? (int64) rnd(g, 100000) : 0);
+		char	   *key = psprintf("host_%d#%010lld", host, (long long) t);
+
+		if (row > 0 && strcmp(key, r[m - 1].c.key) <= 0)
+			key = psprintf("%s0", r[m - 1].c.key);	/* (keys ascend) */
+		for (int q = 0; q < (int) lengthof(quals); q++)
+		{
+			Rec		   *x = &r[m++];
+			double		d;
+			uint64		u;
+
+			walk[q] += (pg_prng_double(&g->prng) - 0.5) * 3.0;
+			walk[q] = walk[q] > 100.0 ? 100.0 : (walk[q] < 0.0 ? 0.0 : walk[q]);
+			d = walk[q];
+			memcpy(&u, &d, 8);
+			if (!plain && chance(g, 0.2))
+			{
+				switch (rnd(g, 8))
+				{
+					case 0:		/* a NaN with a payload, either sign */
+						u = UINT64CONST(0x7ff8000000000000) | (pg_prng_uint64(&g->prng) >> 13);
+						if (chance(g, 0.5))
+							u |= UINT64CONST(1) << 63;
+						break;
+					case 1:
+						d = -0.0;
+						memcpy(&u, &d, 8);
+						break;
+					case 2:
+						d = chance(g, 0.5) ? get_float8_infinity() : -get_float8_infinity();
+						memcpy(&u, &d, 8);
+						break;
+					case 3:		/* a subnormal */
+						u = pg_prng_uint64(&g->prng) >> 12;
+						break;
+					case 4:		/* the sign flipped */
+						u ^= UINT64CONST(1) << 63;
+						break;
+					case 5:		/* the previous value of the column again */
+						if (row > 0)
+							memcpy(&u, r[m - 1 - lengthof(quals)].c.value, 8);
+						break;
+					case 6:		/* a power of two and its neighbours */
+						d = ldexp(1.0, (int) rnd(g, 2000) - 1000);
+						memcpy(&u, &d, 8);
+						u += rnd(g, 3) - 1;
+						break;
+					default:	/* any 64 bits */
+						u = pg_prng_uint64(&g->prng);
+						break;
+				}
+			}
+			x->row = row;
+			x->c.kind = WIDE_KIND_PUT;
+			x->c.key = key;
+			x->c.keylen = (uint32) strlen(key);
+			x->c.family = "cpu";
+			x->c.famlen = 3;
+			x->c.famid = 1;
+			x->c.qual = quals[q];
+			x->c.quallen = (uint32) strlen(quals[q]);
+			x->c.ts = t * 1000000;
+			x->c.xmin = FrozenTransactionId;
+			x->frozen = true;
+			x->c.value = palloc(8);
+			memcpy((char *) x->c.value, &u, 8);
+			x->c.vallen = 8;
+		}
+	}
+	initStringInfo(&raw);
+	initStringInfo(&p5);
+	initStringInfo(&p6);
+	initStringInfo(&stored);
+	for (int i = 0; i < n; i++)
+		WideBlockAdd(b, &r[i].c, false, true);
+	WideBlockFinish(b, &raw, NULL, NULL);
+
+	/* packed in the coding of version 6, which unpacks to the raw block */
+	if (!WideBlockPackFormat(raw.data, raw.len, &p6, WIDE_FORMAT_VERSION, &split) ||
+		WideBlockPackedHeader(p6.data, p6.len, raw.len, &rawlen, &unit, &div) == NULL ||
+		div != -2.0)
+		FAIL(g, "float block", "%d readings of floats not packed in the coding of version 6", nrows);
+	back = WideBlockUnpack(p6.data, p6.len, raw.len, &rawlen);
+	if (back == NULL || rawlen != (Size) raw.len || memcmp(back, raw.data, raw.len) != 0)
+		FAIL(g, "float block", "does not unpack to the raw block");
+	/* a plain walk of 80 readings or more: smaller than version 5 packed it */
+	if (plain && (!WideBlockPackFormat(raw.data, raw.len, &p5, 5, &split) || p6.len >= p5.len))
+		FAIL(g, "float block", "packed in %d bytes, %d in the coding of version 5",
+			 p6.len, p5.len);
+
+	/* stored and read back: every value bit for bit */
+	WideBlockStore(raw.data, raw.len, true, &stored);
+	memset(&blk, 0, sizeof(blk));
+	if (!WideBlockLoadData(stored.data, stored.len, raw.len + WIDE_PACK_SLACK, 8, &blk, &why))
+		FAIL(g, "float block", "does not load: %s", why ? why : "?");
+	memset(&it, 0, sizeof(it));
+	if (!WideBlockIterInitBlock(&it, &blk, 8, 1, 0))
+		FAIL(g, "float block", "its header does not decode");
+	check_block(g, "float block", &it, r, n, 1);
+	WideBlockIterEnd(&it);
+	counts[WIDE_SELFTEST_BLOCKS]++;
+	counts[WIDE_SELFTEST_RECORDS] += n;
+}
+
+/*
  * WideSelfTestFormats -- run the rounds; an ERROR at the first mismatch.
  * Allocates in a context of its own, reset each round.
  */
@@ -1151,6 +1377,7 @@ WideSelfTestFormats(uint64 seed, int rounds, int64 *counts)
 
 	memset(counts, 0, sizeof(int64) * WIDE_SELFTEST_NPARTS);
 	g.seed = seed;
+	g.tick = 0;
 	g.cxt = AllocSetContextCreate(CurrentMemoryContext, "wide self-test",
 								  ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(g.cxt);
@@ -1168,6 +1395,9 @@ WideSelfTestFormats(uint64 seed, int rounds, int64 *counts)
 		 */
 		pg_prng_seed(&g.prng, seed ^ (UINT64CONST(0x9E3779B97F4A7C15) * (uint64) (g.round + 1)));
 		test_block(&g, typlens[g.round % lengthof(typlens)], counts);
+		/* (a seed of its own too: test_block's draws depend on xmins) */
+		pg_prng_seed(&g.prng, seed ^ (UINT64CONST(0xD1B54A32D192ED03) * (uint64) (g.round + 1)));
+		test_float_block(&g, counts);
 		test_index(&g, counts);
 		test_metapage(&g, counts);
 		MemoryContextReset(g.cxt);

@@ -490,7 +490,8 @@ sub block_types
 	{
 		my ($type, $div) = @$r;
 		$n{$type}++;
-		next unless $type == 2;
+		# (type 3: packed, its values' after the frame, format version 6)
+		next unless $type == 2 || $type == 3;
 		$n{'2 with an exponent'}++ if $div > 0;
 		$n{'2 delta coded'}++ if $div < 0;
 	}
@@ -969,7 +970,7 @@ sub write_block
 # ----------------------------------------------------------------
 {
 	$node->safe_psql('postgres', q{
-		CREATE TABLE eo (row_key text, family text, qualifier text, ts int8, value int8) USING wide;
+		CREATE TABLE eo (row_key text, family text, qualifier text, ts int8, value float8) USING wide;
 		SELECT wide.create_family('eo', 'f');
 		INSERT INTO eo VALUES ('r', 'f', '', 1, 1), ('s', 'f', 'q', 1, 1);
 		SELECT FROM wide.compact('eo');
