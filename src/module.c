@@ -107,6 +107,12 @@ define_settings(void)
 							 "Off: each record is decoded (for comparisons).",
 							 &wide_compaction_fast_survey, true,
 							 PGC_USERSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
+	DefineCustomBoolVariable("wide.block_one_xmin",
+							 "Lets a data block whose records share one xmin and cmin store them once, in its index entry.",
+							 "Off: every record stores its own, as format version 5 did (tests only).",
+							 &wide_block_one_xmin, true,
+							 PGC_SUSET, GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL,
+							 NULL, NULL, NULL);
 	DefineCustomRealVariable("wide.compaction_ratio",
 							 "Size ratio of runs that compaction merges together.",
 							 NULL, &wide_compaction_ratio, 2.0, 1.0, 100.0,

@@ -356,7 +356,7 @@ verify_segment(Verify *v, const char *object, const WideRunData *run)
 					   (unsigned long long) e->offset);
 				continue;
 			}
-			bi.xmins_frozen = (e->flags & WIDE_INDEX_XMINS_FROZEN) != 0;
+			WideBlockIterSetEntry(&bi, e);
 			while (WideBlockIterNext(&bi, c))
 			{
 				if (have_prev && WideCellCompare(&prev, c) >= 0 && !bad_order)

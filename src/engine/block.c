@@ -32,7 +32,11 @@
  * without HAS_XMIN is frozen, visible to every snapshot, and so is every
  * record of a block whose index entry has WIDE_INDEX_XMINS_FROZEN (a block
  * a compaction passed through unchanged, blockpass.c): its stored xmins are
- * skipped, never looked up (the caller sets it->xmins_frozen).
+ * skipped, never looked up.  Where every record of a block would store the
+ * same xmin and cmin (a load's blocks, one command's), none does: they go in
+ * the block's index entry (WIDE_INDEX_ONE_XMIN, format version 6), and a
+ * record without HAS_XMIN of that block has them.  The caller gives the
+ * iterator the block's index entry (WideBlockIterSetEntry).
  *
  * IDENTIFICATION
  *	  src/engine/block.c
@@ -55,6 +59,8 @@
 #define F_HAS_SEQ	0x40
 #define F_HAS_XMIN	0x80
 
+bool		wide_block_one_xmin = true;	/* GUC (tests: off writes format 5's) */
+
 struct WideBlockBuilder
 {
 	int16		fixed_len;		/* value typlen if fixed, else 0 */
@@ -72,6 +78,14 @@ struct WideBlockBuilder
 	uint32		famid;
 	int64		prev_ts;
 	uint64		prev_seq;
+	/* the records' xmins: all one (xmin, cmin), stored in xmin_bytes of aux? */
+	bool		may_strip;		/* wide.block_one_xmin when it was made */
+	bool		one_xmin;
+	TransactionId xmin;
+	CommandId	cmin;
+	uint32		xmin_bytes;
+	int		   *flagoff;		/* where each record's flags are in keys */
+	int			flagcap;
 };
 
 /*
@@ -91,6 +105,9 @@ WideBlockBuilderCreate(int16 typlen)
 	initStringInfo(&b->row);
 	initStringInfo(&b->fam);
 	initStringInfo(&b->qual);
+	b->may_strip = wide_block_one_xmin;
+	b->flagcap = 256;
+	b->flagoff = palloc(sizeof(int) * b->flagcap);
 	WideBlockBuilderReset(b);
 	return b;
 }
@@ -114,6 +131,10 @@ WideBlockBuilderReset(WideBlockBuilder *b)
 	b->famid = 0;
 	b->prev_ts = 0;
 	b->prev_seq = 0;
+	b->one_xmin = false;
+	b->xmin = InvalidTransactionId;
+	b->cmin = 0;
+	b->xmin_bytes = 0;
 }
 
 int
@@ -123,12 +144,14 @@ WideBlockBuilderCount(const WideBlockBuilder *b)
 }
 
 /*
- * WideBlockBuilderSize -- the encoded size so far, for cutting blocks.
+ * WideBlockBuilderSize -- the encoded size so far, for cutting blocks (of
+ * a block whose records share one xmin: without them, as it is written).
  */
 Size
 WideBlockBuilderSize(const WideBlockBuilder *b)
 {
-	return b->keys.len + b->ts.len + b->aux.len + b->vals.len + 16;
+	return b->keys.len + b->ts.len + b->aux.len + b->vals.len + 16 -
+		(b->one_xmin ? b->xmin_bytes : 0);
 }
 
 /*
@@ -174,6 +197,12 @@ WideBlockAdd(WideBlockBuilder *b, const WideCell *c, bool store_seq,
 		flags |= F_HAS_SEQ;
 	if (!frozen)
 		flags |= F_HAS_XMIN;
+	if (b->ncells == b->flagcap)
+	{
+		b->flagcap *= 2;
+		b->flagoff = repalloc(b->flagoff, sizeof(int) * b->flagcap);
+	}
+	b->flagoff[b->ncells] = b->keys.len;
 	put_byte(&b->keys, flags);
 
 	if (new_row)
@@ -229,9 +258,22 @@ WideBlockAdd(WideBlockBuilder *b, const WideCell *c, bool store_seq,
 	}
 	if (!frozen)
 	{
+		int			before = b->aux.len;
+
 		put_varint(&b->aux, c->xmin);
 		put_varint(&b->aux, c->cmin);
+		b->xmin_bytes += b->aux.len - before;
+		if (b->ncells == 0)
+		{
+			b->one_xmin = b->may_strip;
+			b->xmin = c->xmin;
+			b->cmin = c->cmin;
+		}
+		else if (c->xmin != b->xmin || c->cmin != b->cmin)
+			b->one_xmin = false;
 	}
+	else
+		b->one_xmin = false;
 
 	if (!WIDE_KIND_IS_TOMBSTONE(c->kind))
 	{
@@ -266,12 +308,59 @@ WideBlockAdd(WideBlockBuilder *b, const WideCell *c, bool store_seq,
 	b->ncells++;
 }
 
+/* the bytes of the varint at p (p lies in a section the builder wrote) */
+static inline int
+varint_len(const char *p)
+{
+	int			n = 1;
+
+	while ((uint8) *p++ & 0x80)
+		n++;
+	return n;
+}
+
 /*
- * WideBlockFinish -- the encoded block, appended to out.
+ * WideBlockFinish -- the encoded block, appended to out.  With xmin and
+ * cmin given: if every record stores one xmin and cmin, the same, the
+ * block is written without them (no record has HAS_XMIN) and *xmin, *cmin
+ * are theirs, for the block's index entry (WIDE_INDEX_ONE_XMIN); else
+ * *xmin is InvalidTransactionId.
  */
 void
-WideBlockFinish(WideBlockBuilder *b, StringInfo out)
+WideBlockFinish(WideBlockBuilder *b, StringInfo out, TransactionId *xmin,
+				CommandId *cmin)
 {
+	if (xmin != NULL)
+		*xmin = InvalidTransactionId;
+	if (xmin != NULL && b->one_xmin && b->ncells > 0)
+	{
+		/* the flags lose HAS_XMIN, aux keeps the sequence numbers only */
+		const char *a = b->aux.data;
+		int			alen = 0;
+
+		for (int i = 0; i < b->ncells; i++)
+		{
+			uint8		flags = (uint8) b->keys.data[b->flagoff[i]];
+
+			Assert(flags & F_HAS_XMIN);
+			if (flags & F_HAS_SEQ)
+			{
+				int			n = varint_len(a);
+
+				memmove(b->aux.data + alen, a, n);
+				alen += n;
+				a += n;
+			}
+			a += varint_len(a);
+			a += varint_len(a);
+			b->keys.data[b->flagoff[i]] = (char) (flags & ~F_HAS_XMIN);
+		}
+		Assert(a == b->aux.data + b->aux.len);
+		b->aux.len = alen;
+		b->one_xmin = false;
+		*xmin = b->xmin;
+		*cmin = b->cmin;
+	}
 	put_varint(out, b->ncells);
 	put_varint(out, b->arena);
 	put_varint(out, b->keys.len);
@@ -398,7 +487,10 @@ WideBlockIterInit(WideBlockIter *it, const char *data, Size len, int16 typlen,
 	 * at the first record with an xmin: a frozen block needs no XidGenLock)
 	 */
 	it->next_xid = InvalidTransactionId;
-	it->xmins_frozen = false;	/* (the caller sets it from the index entry) */
+	/* (the caller sets these from the index entry: WideBlockIterSetEntry) */
+	it->xmins_frozen = false;
+	it->block_xmin = FrozenTransactionId;
+	it->block_cmin = 0;
 	it->skip_values = false;
 	it->nseq = 0;
 	it->col_judged = false;
@@ -689,8 +781,35 @@ read_aux(WideBlockIter *it, uint8 flags, WideCell *c)
 			BAD();
 	}
 	else
-		c->xmin = FrozenTransactionId;
+	{
+		c->xmin = it->block_xmin;
+		c->cmin = it->block_cmin;
+	}
 	return true;
+}
+
+/*
+ * WideBlockIterSetEntry -- the iterator's block is the one index entry e
+ * describes (after WideBlockIterInitBlock): its records read with the
+ * entry's xmin and cmin where they store none (WIDE_INDEX_ONE_XMIN), as
+ * frozen where its flags say so (WIDE_INDEX_XMINS_FROZEN).  An xmin from
+ * the future makes the block malformed (it->error).
+ */
+void
+WideBlockIterSetEntry(WideBlockIter *it, const WideIndexEntry *e)
+{
+	it->xmins_frozen = (e->flags & WIDE_INDEX_XMINS_FROZEN) != 0;
+	it->block_xmin = FrozenTransactionId;
+	it->block_cmin = 0;
+	if ((e->flags & WIDE_INDEX_ONE_XMIN) && !it->xmins_frozen &&
+		TransactionIdIsNormal(e->xmin))
+	{
+		/* an xmin from the future would send visibility checks to clog */
+		if (!TransactionIdPrecedes(e->xmin, block_next_xid(it)))
+			it->error = true;
+		it->block_xmin = e->xmin;
+		it->block_cmin = e->cmin;
+	}
 }
 
 /*
@@ -1287,8 +1406,10 @@ WideBlockIterRowBatch(WideBlockIter *it, const WideRowBatchSpec *spec,
 		bool		row_kept;
 	}			pend = {0};
 
+	/* (records that have the block's xmin are not frozen: none is decoded) */
 	if (it->error || i >= it->ncells || ncols > WIDE_BATCH_MAX_COLS ||
-		(it->val_div == 0.0 && it->fixed != 8) || it->skip_quals)
+		(it->val_div == 0.0 && it->fixed != 8) || it->skip_quals ||
+		it->block_xmin != FrozenTransactionId)
 		return 0;
 	batch_reserve(b, it->ncells - i, Min(it->ncells - i + 1, WIDE_BATCH_MAX_ROWS + 1),
 				  ncols);
@@ -1947,7 +2068,9 @@ survey_xmin(TransactionId xmin, TransactionId *next_xid,
  * key, timestamp and auxiliary sections without making a cell of any
  * record: each family it starts (ops->family_ok), each stored xmin that
  * differs from the one before (ops->xmin_ok; none if xmins_frozen, the
- * block's index entry flag, or for records that store none; an auxiliary
+ * block's index entry flag, or for records that store none; block_xmin,
+ * if normal, is the xmin of every record, its entry's: WIDE_INDEX_ONE_XMIN;
+ * an auxiliary
  * section that repeats one xmin and cmin, as a load's does, is compared
  * with its first pair as a whole), the hash of
  * each row it starts (into hashes: more than maxhashes rows is BAD), and its last record's
@@ -1963,7 +2086,7 @@ survey_xmin(TransactionId xmin, TransactionId *next_xid,
  */
 WideSurveyResult
 WideBlockSurvey(const WideRawBlock *blk, int16 typlen, bool xmins_frozen,
-				const WideBlockSurveyOps *ops, uint64 *hashes, int maxhashes,
+				TransactionId block_xmin, const WideBlockSurveyOps *ops, uint64 *hashes, int maxhashes,
 				int *nhashes, StringInfo lastrow, WideCell *last)
 {
 	const char *end = blk->data + blk->len;
@@ -2143,8 +2266,22 @@ WideBlockSurvey(const WideRawBlock *blk, int16 typlen, bool xmins_frozen,
 	/*
 	 * The xmins (and cmins; no sequence number is stored).  A load's
 	 * records store one xmin and cmin: a section that repeats its first
-	 * pair is checked as a whole, else pair by pair.
+	 * pair is checked as a whole, else pair by pair.  A block whose records
+	 * store none but have its index entry's (WIDE_INDEX_ONE_XMIN) has
+	 * block_xmin checked once.
 	 */
+	if (!xmins_frozen && TransactionIdIsNormal(block_xmin))
+	{
+		switch (survey_xmin(block_xmin, &next_xid, ops))
+		{
+			case WIDE_SURVEY_PASS:
+				break;
+			case WIDE_SURVEY_REFUSED:
+				return WIDE_SURVEY_REFUSED;
+			case WIDE_SURVEY_BAD:
+				return WIDE_SURVEY_BAD;
+		}
+	}
 	if (nxmin > 0)
 	{
 		const char *a1;

@@ -43,6 +43,10 @@
  *	  not make VACUUM merge what it would otherwise pass, nor change where
  *	  the output's blocks are cut.  A block with a record of a transaction
  *	  in progress or aborted is merged (the resolver drops what aborted).
+ *	  A block whose records share one xmin kept in its index entry
+ *	  (WIDE_INDEX_ONE_XMIN, format version 6) has that xmin checked once;
+ *	  frozen, the output's entry drops it (its records then read as
+ *	  frozen), else keeps it (segment_writer.c: WideSegmentWriterAddBlock).
  * Otherwise the block is decoded and its records merged and resolved as
  * before.  The output's records are those the record-by-record merge would
  * write, in the same order, with the same keys, timestamps and values;
@@ -186,7 +190,7 @@ start_records(WidePassSource *ps)
 								ps->default_seq, ps->seq_base) ||
 		(uint64) ps->bi.ncells != ps->e->ncells)
 		WideSegmentCorrupt(ps->rel, ps->seg, "bad data block", ps->e->offset);
-	ps->bi.xmins_frozen = (ps->e->flags & WIDE_INDEX_XMINS_FROZEN) != 0;
+	WideBlockIterSetEntry(&ps->bi, ps->e);
 }
 
 /* load the next data block; false at the end of the segment */
@@ -401,7 +405,9 @@ survey_fast(WidePassSource *ps, WidePassedBlock *pb, WideCell *first,
 	ops.xmin_ok = survey_xmin_ok;
 	ops.arg = &sx;
 	r = WideBlockSurvey(&ps->blk, ps->seg->typlen,
-						(ps->e->flags & WIDE_INDEX_XMINS_FROZEN) != 0, &ops,
+						(ps->e->flags & WIDE_INDEX_XMINS_FROZEN) != 0,
+						(ps->e->flags & WIDE_INDEX_ONE_XMIN) ?
+						ps->e->xmin : InvalidTransactionId, &ops,
 						hashes, (int) Max(ps->e->ncells, 1), &nhashes,
 						lastbuf, last);
 	MemoryContextSwitchTo(old);

@@ -123,7 +123,10 @@ typedef WidePageOpaqueData *WidePageOpaque;
 											 * name the families they hold
 											 * (WIDE_RUN_FAMILIES), Huffman
 											 * coded float8 values, row keys
-											 * as digit steps (blockpack.c) */
+											 * as digit steps (blockpack.c),
+											 * one xmin for a data block's
+											 * records, in its index entry
+											 * (flag 0x08) */
 #define WIDE_FORMAT_OLDEST		1			/* oldest version read */
 #define WIDE_NLANES				4			/* write-area insertion lanes */
 #define WIDE_MAX_RUNS			24			/* segments listed in the metapage */

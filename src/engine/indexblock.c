@@ -12,11 +12,15 @@
  *	  entry    := shared:varint unshared:varint lastrow-suffix
  *	              offset:varint length:varint ncells:varint
  *	              ts_min:zigzag ts_max:zigzag flags:u8 [lastcol]
+ *	              [xmin:varint cmin:varint]
  *	  lastcol  := famlen:u8 family quallen:varint qualifier
  *	      flags: 0x01 tombstones below; 0x02 lastcol follows (format
  *	      version 3): the family and qualifier of the last record covered,
  *	      when it is of a column, so that a reader stepping past a column
- *	      skips the blocks that hold nothing else (segment_reader.c)
+ *	      skips the blocks that hold nothing else (segment_reader.c);
+ *	      0x04 the data block's stored xmins are frozen (format version 5,
+ *	      blockpass.c); 0x08 xmin and cmin follow (format version 6): every
+ *	      record of the data block has them and stores none (block.c)
  *	  filter   := nbits:varint k:u8 bits          (0 bits: no filter)
  *	  root     := nentries:varint arena:varint entry* 0   (no filter)
  *
@@ -93,6 +97,11 @@ WideIndexEncode(const WideIndexEntry *entries, int n, const uint64 *hashes,
 			put_bytes(out, e->lastfam, e->lastfamlen);
 			put_varint(out, e->lastquallen);
 			put_bytes(out, e->lastqual, e->lastquallen);
+		}
+		if (e->flags & WIDE_INDEX_ONE_XMIN)
+		{
+			put_varint(out, e->xmin);
+			put_varint(out, e->cmin);
 		}
 		prev = e->lastrow;
 		prevlen = e->lastrowlen;
@@ -196,6 +205,8 @@ WideIndexDecode(const char *data, Size len, bool has_filter)
 			goto bad;
 		e->ts_max = z;
 		e->flags = (uint8) *p++;
+		if (e->flags & ~WIDE_INDEX_ALL_FLAGS)
+			goto bad;
 		e->lastfam = e->lastqual = NULL;
 		e->lastfamlen = e->lastquallen = 0;
 		if (e->flags & WIDE_INDEX_HAS_LASTCOL)
@@ -213,6 +224,18 @@ WideIndexDecode(const char *data, Size len, bool has_filter)
 			e->lastquallen = (uint32) u;
 			e->lastqual = p;
 			p += u;
+		}
+		e->xmin = InvalidTransactionId;
+		e->cmin = 0;
+		if (e->flags & WIDE_INDEX_ONE_XMIN)
+		{
+			if (!(p = get_varint(p, end, &u)) || u > PG_UINT32_MAX ||
+				!TransactionIdIsValid((TransactionId) u))
+				goto bad;
+			e->xmin = (TransactionId) u;
+			if (!(p = get_varint(p, end, &u)) || u > PG_UINT32_MAX)
+				goto bad;
+			e->cmin = (CommandId) u;
 		}
 		prev = e->lastrow;
 		prevlen = e->lastrowlen;

@@ -72,6 +72,9 @@ typedef struct WideIndexEntry
 	int64		ts_min;
 	int64		ts_max;
 	uint8		flags;
+	/* WIDE_INDEX_ONE_XMIN: the xmin and cmin of every record of the block */
+	TransactionId xmin;
+	CommandId	cmin;
 } WideIndexEntry;
 
 #define WIDE_INDEX_HAS_TOMBSTONES	0x01
@@ -82,6 +85,13 @@ typedef struct WideIndexEntry
  * unchanged (blockpass.c); readers take its records as frozen
  */
 #define WIDE_INDEX_XMINS_FROZEN		0x04
+/*
+ * Format version 6: every record of the data block was written by one
+ * (sub)transaction and command, whose xmin and cmin follow in the entry;
+ * the records store none (block.c: WideBlockFinish)
+ */
+#define WIDE_INDEX_ONE_XMIN			0x08
+#define WIDE_INDEX_ALL_FLAGS		0x0f
 
 struct WideIndex
 {
@@ -133,6 +143,10 @@ typedef struct WideBlockIter
 	bool		xmins_frozen;	/* the block's index entry says its stored
 								 * xmins are frozen (WIDE_INDEX_XMINS_FROZEN):
 								 * read as FrozenTransactionId, unchecked */
+	TransactionId block_xmin;	/* what a record storing no xmin reads as:
+								 * FrozenTransactionId, or the entry's
+								 * (WIDE_INDEX_ONE_XMIN) */
+	CommandId	block_cmin;
 	uint32		nseq;			/* records read that store a sequence number */
 	MemoryContext cxt;			/* where the buffers live */
 	bool		skip_quals;		/* qualifiers parsed, not rebuilt: cells
@@ -259,6 +273,7 @@ extern const char *WideBlockPackedHeader(const char *packed, Size len,
 										 uint64 *unit, double *div);
 
 /* block.c */
+extern bool wide_block_one_xmin;	/* GUC (tests) */
 extern WideBlockBuilder *WideBlockBuilderCreate(int16 typlen);
 extern void WideBlockBuilderReset(WideBlockBuilder *b);
 extern int	WideBlockBuilderCount(const WideBlockBuilder *b);
@@ -266,12 +281,14 @@ extern Size WideBlockBuilderSize(const WideBlockBuilder *b);
 extern bool WideBlockBuilderFullFloats(const WideBlockBuilder *b);
 extern void WideBlockAdd(WideBlockBuilder *b, const WideCell *c, bool store_seq,
 						 bool frozen);
-extern void WideBlockFinish(WideBlockBuilder *b, StringInfo out);
+extern void WideBlockFinish(WideBlockBuilder *b, StringInfo out,
+							TransactionId *xmin, CommandId *cmin);
 extern bool WideBlockIterInit(WideBlockIter *it, const char *data, Size len,
 							  int16 typlen, uint64 default_seq, uint64 seq_base);
 extern bool WideBlockIterInitBlock(WideBlockIter *it, const WideRawBlock *blk,
 								   int16 typlen, uint64 default_seq,
 								   uint64 seq_base);
+extern void WideBlockIterSetEntry(WideBlockIter *it, const WideIndexEntry *e);
 extern bool WideBlockIterNext(WideBlockIter *it, WideCell *c);
 extern bool WideBlockIterSkipValues(WideBlockIter *it);
 extern void WideBlockIterSetFilter(WideBlockIter *it,
@@ -313,6 +330,7 @@ typedef struct WideBlockSurveyOps
 
 extern WideSurveyResult WideBlockSurvey(const WideRawBlock *blk, int16 typlen,
 										bool xmins_frozen,
+										TransactionId block_xmin,
 										const WideBlockSurveyOps *ops,
 										uint64 *hashes, int maxhashes,
 										int *nhashes, StringInfo lastrow,

@@ -882,7 +882,7 @@ next_block(WideSegIter *it)
 								it->seg->max_seq + it->seq_base, it->seq_base) ||
 		(uint64) it->bi.ncells != e->ncells)
 		stream_corrupt(it->rel, it->seg, "bad data block", e->offset);
-	it->bi.xmins_frozen = (e->flags & WIDE_INDEX_XMINS_FROZEN) != 0;
+	WideBlockIterSetEntry(&it->bi, e);
 	/*
 	 * The range's first block: start at its first row.  Stepping over the
 	 * rows before it (block.c: WideBlockIterSkipRows) costs half a pass over

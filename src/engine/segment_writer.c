@@ -468,11 +468,21 @@ block_target(WideSegmentWriter *w)
 static void
 finish_data_block(WideSegmentWriter *w)
 {
+	TransactionId xmin;
+	CommandId	cmin;
+
 	w->floats = -1;
 	if (WideBlockBuilderCount(w->block) == 0)
 		return;
 	resetStringInfo(&w->raw);
-	WideBlockFinish(w->block, &w->raw);
+	WideBlockFinish(w->block, &w->raw, &xmin, &cmin);
+	if (TransactionIdIsValid(xmin))
+	{
+		/* one xmin for all its records, in the entry (format version 6) */
+		w->cur.flags |= WIDE_INDEX_ONE_XMIN;
+		w->cur.xmin = xmin;
+		w->cur.cmin = cmin;
+	}
 	w->run.raw_bytes += w->raw.len;
 	w->cur.offset = store_block(w, &w->raw, true, &w->cur.length);
 	w->cur.lastrow = w->cur_lastrow.data;
@@ -811,12 +821,26 @@ WideSegmentWriterAddBlock(WideSegmentWriter *w, const WidePassedBlock *pb)
 	w->cur.offset = w->stream_len;
 	w->cur.length = pb->stored_len;
 	w->cur.flags = e->flags & WIDE_INDEX_HAS_LASTCOL;
+	w->cur.xmin = InvalidTransactionId;
+	w->cur.cmin = 0;
 	if (pb->xmins_frozen)
+	{
+		/* (a block of one xmin keeps none: its records store none) */
 		w->cur.flags |= WIDE_INDEX_XMINS_FROZEN;
-	else if (TransactionIdIsNormal(pb->min_xmin) &&
-			 (!TransactionIdIsValid(w->run.min_xmin) ||
-			  TransactionIdPrecedes(pb->min_xmin, w->run.min_xmin)))
-		w->run.min_xmin = pb->min_xmin;
+	}
+	else
+	{
+		if (e->flags & WIDE_INDEX_ONE_XMIN)
+		{
+			w->cur.flags |= WIDE_INDEX_ONE_XMIN;
+			w->cur.xmin = e->xmin;
+			w->cur.cmin = e->cmin;
+		}
+		if (TransactionIdIsNormal(pb->min_xmin) &&
+			(!TransactionIdIsValid(w->run.min_xmin) ||
+			 TransactionIdPrecedes(pb->min_xmin, w->run.min_xmin)))
+			w->run.min_xmin = pb->min_xmin;
+	}
 	stream_append(w, pb->stored, pb->stored_len);
 	w->run.raw_bytes += pb->rawlen;
 	w->run.families |= pb->families;

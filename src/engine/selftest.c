@@ -27,6 +27,9 @@
  *	  length values): refused when a record is a tombstone or stores a
  *	  sequence number, else each row's hash, the last record and the
  *	  oldest xmin as written; the block without those records passes;
+ *	- blocks of one load (every record of one xmin and cmin): written
+ *	  without the records' xmins, which read back as the index entry's
+ *	  (WIDE_INDEX_ONE_XMIN; "one-xmin blocks" counts them), and only those;
  *	- damaged blocks: the raw block with bytes changed or cut short must
  *	  decode to an error or to some records, never past its end (run under
  *	  a sanitizer build, this is a fuzzer of the decoder);
@@ -462,12 +465,57 @@ make_records(Gen *g, int16 typlen, int *nrecs, StringInfoData **keys, int *nkeys
 			x->c.xmin = FrozenTransactionId;
 		}
 	}
+	/* a block of one load: every record of one xmin and cmin (ONE_XMIN) */
+	if (chance(g, 0.3))
+	{
+		TransactionId xmin = FirstNormalTransactionId + (TransactionId)
+			(pg_prng_uint64(&g->prng) % (maxxid - FirstNormalTransactionId));
+		CommandId	cmin = (CommandId) rnd(g, 5);
+
+		for (int i = 0; i < n; i++)
+		{
+			r[i].frozen = false;
+			r[i].c.xmin = xmin;
+			r[i].c.cmin = cmin;
+		}
+	}
 	qsort(r, n, sizeof(Rec), rec_cmp);
 	*nrecs = n;
 	*keys = k;
 	*nkeys = nk;
 	*default_seq = seq + 1;
 	return r;
+}
+
+/*
+ * the index entry of a block of records r written by WideBlockFinish, which
+ * gave xmin and cmin: those must be the records' one xmin and cmin when
+ * they all store the same (WIDE_INDEX_ONE_XMIN), else Invalid
+ */
+static WideIndexEntry
+one_xmin_entry(Gen *g, const char *part, const Rec *r, int n,
+			   TransactionId xmin, CommandId cmin, int64 *counts)
+{
+	WideIndexEntry e;
+	bool		one = n > 0;
+
+	for (int i = 0; i < n && one; i++)
+		one = !r[i].frozen && r[i].c.xmin == r[0].c.xmin &&
+			r[i].c.cmin == r[0].c.cmin;
+	if (one != TransactionIdIsValid(xmin) ||
+		(one && (xmin != r[0].c.xmin || cmin != r[0].c.cmin)))
+		FAIL(g, part, "the block's one xmin is %u/%u, its records' %s %u/%u",
+			 xmin, cmin, one ? "are" : "are not all", r[0].c.xmin, r[0].c.cmin);
+	memset(&e, 0, sizeof(e));
+	if (one)
+	{
+		e.flags = WIDE_INDEX_ONE_XMIN;
+		e.xmin = xmin;
+		e.cmin = cmin;
+		if (counts)
+			counts[WIDE_SELFTEST_ONE_XMIN]++;
+	}
+	return e;
 }
 
 /* compare a decoded record with the one written */
@@ -635,6 +683,9 @@ test_survey(Gen *g, int16 typlen, const Rec *r, int n, uint64 default_seq,
 		WideCell	last;
 		SurveyNote	sn = {0, InvalidTransactionId};
 		WideBlockSurveyOps ops = {note_family, note_xmin, &sn};
+		TransactionId bxmin;
+		CommandId	bcmin;
+		WideIndexEntry entry;
 		WideSurveyResult res;
 		TransactionId min_xmin = InvalidTransactionId;
 		int			nrows = 0;
@@ -662,14 +713,15 @@ test_survey(Gen *g, int16 typlen, const Rec *r, int n, uint64 default_seq,
 		initStringInfo(&lastrow);
 		for (int i = 0; i < m; i++)
 			WideBlockAdd(b, &f[i].c, f[i].store_seq, f[i].frozen);
-		WideBlockFinish(b, &raw);
+		WideBlockFinish(b, &raw, &bxmin, &bcmin);
+		entry = one_xmin_entry(g, "block survey", f, m, bxmin, bcmin, NULL);
 		WideBlockStore(raw.data, raw.len, true, &stored);
 		memset(&blk, 0, sizeof(blk));
 		if (!WideBlockLoadData(stored.data, stored.len, raw.len + WIDE_PACK_SLACK,
 							   typlen, &blk, &why))
 			FAIL(g, "block survey", "does not load: %s", why ? why : "?");
-		res = WideBlockSurvey(&blk, typlen, false, &ops, hashes, m, &nh,
-							  &lastrow, &last);
+		res = WideBlockSurvey(&blk, typlen, false, entry.xmin, &ops, hashes, m,
+							  &nh, &lastrow, &last);
 		if (res == WIDE_SURVEY_BAD)
 			FAIL(g, "block survey", "a sound block of %d records surveyed as malformed", m);
 		if ((res == WIDE_SURVEY_REFUSED) != refuse)
@@ -722,8 +774,8 @@ test_survey(Gen *g, int16 typlen, const Rec *r, int n, uint64 default_seq,
 				for (int k = 1 + (int) rnd(g, 4); k > 0; k--)
 					copy[rnd(g, blk.len)] ^= (char) (1 << rnd(g, 8));
 			dblk.data = copy;
-			(void) WideBlockSurvey(&dblk, typlen, d % 2 == 0, &ops, hashes, m, &nh,
-								   &lastrow, &last);
+			(void) WideBlockSurvey(&dblk, typlen, d % 2 == 0, entry.xmin, &ops,
+								   hashes, m, &nh, &lastrow, &last);
 			free(copy);
 			counts[WIDE_SELFTEST_SURVEYS]++;
 		}
@@ -746,6 +798,9 @@ test_block(Gen *g, int16 typlen, int64 *counts)
 	WideBlockRows *rows;
 	const char *why = NULL;
 	int			first[1024];
+	TransactionId bxmin;
+	CommandId	bcmin;
+	WideIndexEntry entry;
 
 	initStringInfo(&raw);
 	initStringInfo(&stored);
@@ -754,12 +809,14 @@ test_block(Gen *g, int16 typlen, int64 *counts)
 	if (WideBlockBuilderCount(b) != n)
 		FAIL(g, "data block", "the builder counts %d records of %d",
 			 WideBlockBuilderCount(b), n);
-	WideBlockFinish(b, &raw);
+	WideBlockFinish(b, &raw, &bxmin, &bcmin);
+	entry = one_xmin_entry(g, "data block", r, n, bxmin, bcmin, counts);
 
 	/* the raw block */
 	memset(&it, 0, sizeof(it));
 	if (!WideBlockIterInit(&it, raw.data, raw.len, typlen, default_seq, 0))
 		FAIL(g, "data block", "a raw block's header does not decode");
+	WideBlockIterSetEntry(&it, &entry);
 	check_block(g, "data block", &it, r, n, default_seq);
 	WideBlockIterEnd(&it);
 
@@ -772,6 +829,7 @@ test_block(Gen *g, int16 typlen, int64 *counts)
 	memset(&it, 0, sizeof(it));
 	if (!WideBlockIterInitBlock(&it, &blk, typlen, default_seq, 0))
 		FAIL(g, "stored block", "its header does not decode");
+	WideBlockIterSetEntry(&it, &entry);
 	check_block(g, "stored block", &it, r, n, default_seq);
 	WideBlockIterEnd(&it);
 	counts[WIDE_SELFTEST_BLOCKS]++;
@@ -809,6 +867,7 @@ test_block(Gen *g, int16 typlen, int64 *counts)
 			memset(&it, 0, sizeof(it));
 			if (!WideBlockIterInitBlock(&it, &blk, typlen, default_seq, 0))
 				FAIL(g, "row seek", "the block's header does not decode");
+			WideBlockIterSetEntry(&it, &entry);
 			WideBlockIterSeekRow(&it, rows, want);
 			if (!WideBlockIterNext(&it, &c))
 				FAIL(g, "row seek", "no record at the start of row %d", want);
@@ -820,6 +879,7 @@ test_block(Gen *g, int16 typlen, int64 *counts)
 		memset(&it, 0, sizeof(it));
 		if (!WideBlockIterInitBlock(&it, &blk, typlen, default_seq, 0))
 			FAIL(g, "skip rows", "the block's header does not decode");
+		WideBlockIterSetEntry(&it, &entry);
 		have = WideBlockIterSkipRows(&it, key, len, incl) && WideBlockIterNext(&it, &c);
 		if (it.error)
 			FAIL(g, "skip rows", "decoding error");
@@ -897,7 +957,8 @@ test_block(Gen *g, int16 typlen, int64 *counts)
 			for (int f = 1 + (int) rnd(g, 4); f > 0; f--)
 				copy[rnd(g, raw.len)] ^= (char) (1 << rnd(g, 8));
 		memset(&it, 0, sizeof(it));
-		if (WideBlockIterInit(&it, copy, len, typlen, default_seq, 0))
+		if (WideBlockIterInit(&it, copy, len, typlen, default_seq, 0) &&
+			(WideBlockIterSetEntry(&it, &entry), true))
 			while (WideBlockIterNext(&it, &c) && steps <= n + 1)
 				steps++;
 		WideBlockIterEnd(&it);
@@ -957,6 +1018,13 @@ test_index(Gen *g, int64 *counts)
 			e[i].lastqual = chance(g, 0.2) ? "" : psprintf("q%d", (int) rnd(g, 1000));
 			e[i].lastquallen = (uint32) strlen(e[i].lastqual);
 		}
+		if (chance(g, 0.3))
+		{
+			e[i].flags |= WIDE_INDEX_ONE_XMIN;
+			e[i].xmin = chance(g, 0.1) ? PG_UINT32_MAX :
+				FirstNormalTransactionId + (TransactionId) rnd(g, 1000000);
+			e[i].cmin = chance(g, 0.1) ? PG_UINT32_MAX : (CommandId) rnd(g, 5);
+		}
 		if (filter)
 			hashes[nh++] = WideRowHash(k[i].data, k[i].len);
 	}
@@ -974,7 +1042,8 @@ test_index(Gen *g, int64 *counts)
 			memcmp(a->lastrow, w->lastrow, w->lastrowlen) != 0 ||
 			a->offset != w->offset || a->length != w->length ||
 			a->ncells != w->ncells || a->ts_min != w->ts_min ||
-			a->ts_max != w->ts_max || a->flags != w->flags)
+			a->ts_max != w->ts_max || a->flags != w->flags ||
+			a->xmin != w->xmin || a->cmin != w->cmin)
 			FAIL(g, "index block", "entry %d differs", i);
 		if ((w->flags & WIDE_INDEX_HAS_LASTCOL) &&
 			(a->lastfamlen != w->lastfamlen ||
@@ -1267,7 +1336,7 @@ test_float_block(Gen *g, int64 *counts)
 	initStringInfo(&stored);
 	for (int i = 0; i < n; i++)
 		WideBlockAdd(b, &r[i].c, false, true);
-	WideBlockFinish(b, &raw);
+	WideBlockFinish(b, &raw, NULL, NULL);
 
 	/* packed in the coding of version 6, which unpacks to the raw block */
 	if (!WideBlockPackFormat(raw.data, raw.len, &p6, WIDE_FORMAT_VERSION, &split) ||

@@ -20,7 +20,8 @@
 #define WIDE_SELFTEST_INDEX_SEEKS	5	/* index seeks checked */
 #define WIDE_SELFTEST_METAPAGES		6	/* metapage images checked (M8) */
 #define WIDE_SELFTEST_SURVEYS		7	/* block surveys checked (WideBlockSurvey) */
-#define WIDE_SELFTEST_NPARTS		8
+#define WIDE_SELFTEST_ONE_XMIN		8	/* blocks of one xmin (WIDE_INDEX_ONE_XMIN) */
+#define WIDE_SELFTEST_NPARTS		9
 
 extern void WideSelfTestFormats(uint64 seed, int rounds, int64 *counts);
 
