@@ -29,9 +29,12 @@
  * window holding the age families' cells of that window, all flagged
  * WIDE_RUN_WINDOWED with the merge's number in "gen" (a tier).  Why later
  * contiguous merges stay correct (compaction.c's invariant, relaxed):
- * inside a tier the resolver has already applied the tier's tombstones to
- * its cells, so what a tier's rest run still deletes is older than the
- * tier; the rest run comes first, so a merge that takes any run of a tier
+ * inside a tier the resolver has already applied the tier's frozen
+ * tombstones to its cells, so what a tier's rest run still deletes is
+ * older than the tier -- except the cells a tombstone some snapshot may not
+ * see yet still covers, which are kept and keep their own sequence numbers
+ * in their window run (window_writer), so that they compare exactly with
+ * the tombstone; the rest run comes first, so a merge that takes any run of a tier
  * after its first takes every later run of it, and a merge that starts
  * inside a tier only misses the tier's older windows, whose versions are
  * older than every version in the merge and so never change what a
@@ -244,7 +247,25 @@ struct WideRunOutput
 	uint32		age_ids[64];	/* age family incarnations (cache) */
 	int			nage;
 	bool		age_overflow;
+	StringInfoData tomb_row;	/* the row of the last tombstone routed */
+	bool		have_tomb_row;
 };
+
+/*
+ * A window run gets no tombstone, so its writer alone would not know which
+ * records must keep their sequence numbers (segment_writer.c): a cell of a
+ * row whose tombstone went to the rest run keeps its own, as the
+ * tombstone may be kept with the cells it covers (one a snapshot may still
+ * not see).  (Tombstones come first in their row, scope by scope.)
+ */
+static WideSegmentWriter *
+window_writer(WideRunOutput *o, WideSegmentWriter *w, const WideCell *c)
+{
+	if (o->have_tomb_row && o->tomb_row.len == (int) c->keylen &&
+		memcmp(o->tomb_row.data, c->key, c->keylen) == 0)
+		WideSegmentWriterKeepNextSeq(w);
+	return w;
+}
 
 /* the writer of a record */
 static WideSegmentWriter *
@@ -256,7 +277,17 @@ route(void *arg, const WideCell *c)
 	int			i;
 
 	if (WIDE_KIND_IS_TOMBSTONE(c->kind))
+	{
+		/* the row's cells that follow keep their sequence numbers */
+		if (!o->have_tomb_row || o->tomb_row.len != (int) c->keylen ||
+			memcmp(o->tomb_row.data, c->key, c->keylen) != 0)
+		{
+			resetStringInfo(&o->tomb_row);
+			appendBinaryStringInfo(&o->tomb_row, c->key, c->keylen);
+			o->have_tomb_row = true;
+		}
 		return o->rest;
+	}
 	if (o->age_overflow)
 		age = WideAgeFamily(o->schema, c->famid);
 	else
@@ -267,7 +298,7 @@ route(void *arg, const WideCell *c)
 	k = WideWindowOf(c->ts, o->width);
 	for (i = 0; i < o->nwin; i++)
 		if (o->keys[i] == k)
-			return o->writers[i];
+			return window_writer(o, o->writers[i], c);
 	if (o->nwin == MAX_OUT)
 		elog(ERROR, "too many time windows in one merge");
 	/* keep keys ascending */
@@ -279,7 +310,7 @@ route(void *arg, const WideCell *c)
 	o->keys[i] = k;
 	o->writers[i] = WideSegmentWriterBegin(o->rel, o->typlen);
 	o->nwin++;
-	return o->writers[i];
+	return window_writer(o, o->writers[i], c);
 }
 
 /*
@@ -298,6 +329,7 @@ WideRunOutputBegin(Relation rel, const WideSchema *schema, int16 typlen,
 	o->schema = schema;
 	o->typlen = typlen;
 	o->rest = WideSegmentWriterBegin(rel, typlen);
+	initStringInfo(&o->tomb_row);
 	o->width = WideTimeWindow(schema);
 	if (ts_min > ts_max)
 		o->width = 0;			/* bounds unknown: one run */

@@ -351,6 +351,7 @@ extern void WideSegmentWriterCopyBlobs(WideSegmentWriter *w, Relation src);
 struct WideRangeDels;
 extern void WideSegmentWriterKeepSeqs(WideSegmentWriter *w,
 									  const struct WideRangeDels *ranges);
+extern void WideSegmentWriterKeepNextSeq(WideSegmentWriter *w);
 extern void WideSegmentWriterMoveBlobs(WideSegmentWriter *w, BlockNumber from);
 extern void WideSegmentWriterCutAtPrefix(WideSegmentWriter *w);
 extern bool WideSegmentWriterJoin(WideSegmentWriter *w, const char *lastrow,

@@ -127,6 +127,7 @@ struct WideSegmentWriter
 	bool		row_has_tombstone;
 	const WideRangeDels *keep_ranges;	/* rows whose records keep theirs */
 	bool		row_in_range;
+	bool		keep_next_seq;	/* WideSegmentWriterKeepNextSeq */
 	bool		repeats;		/* a column has two records: not ONE_VERSION */
 	bool		repeats_cell;	/* a cell has two records: not ONE_PER_CELL */
 
@@ -536,9 +537,11 @@ keeps_seq(WideSegmentWriter *w, const WideCell *c, bool same_row)
 		bool		same_cell = same_row && WideCellLevel(&w->prev) == WIDE_LEVEL_CELL &&
 			w->prev.ts == c->ts && WideCellSameColumn(&w->prev, c);
 
-		keep = w->row_has_tombstone || w->row_in_range || same_cell;
+		keep = w->row_has_tombstone || w->row_in_range || same_cell ||
+			w->keep_next_seq;
 		w->repeats_cell |= same_cell;
 	}
+	w->keep_next_seq = false;
 	if (same_row && WideCellSameColumn(&w->prev, c))
 		w->repeats = true;
 
@@ -572,6 +575,21 @@ void
 WideSegmentWriterKeepSeqs(WideSegmentWriter *w, const WideRangeDels *ranges)
 {
 	w->keep_ranges = (ranges != NULL && ranges->n > 0) ? ranges : NULL;
+}
+
+/*
+ * WideSegmentWriterKeepNextSeq -- the next record added keeps its sequence
+ * number: a tombstone of its row went to another segment of the same merge
+ * (a time-windowed merge writes tombstones into its "rest" run and the
+ * cells into window runs, retention.c), and one a snapshot may still not
+ * see is kept with the cells it covers, which must then compare exactly
+ * with it -- read back as the window's largest number they would not be
+ * older than the tombstone, and the deleted cells would come back.
+ */
+void
+WideSegmentWriterKeepNextSeq(WideSegmentWriter *w)
+{
+	w->keep_next_seq = true;
 }
 
 /*
