@@ -173,6 +173,7 @@ typedef struct TableState
 	BlockNumber heads[2 * WIDE_NLANES];
 	uint32		gens[2 * WIDE_NLANES];
 	int			nlanes;
+	uint64		epoch;			/* the metapage's storage epoch */
 	WideRangeDels *rdels;		/* every range tombstone, or NULL */
 	WideDropRule drops[WIDE_MAX_DROPS];	/* that the snapshot sees (drops.c) */
 	int			ndrops;
@@ -196,6 +197,7 @@ table_state(Relation rel, TableState *ts, Snapshot snapshot)
 		WideMetaPage meta = WidePageGetMeta(BufferGetPage(metabuf));
 
 		ts->ndrops = WideDropsForSnapshot(meta, snapshot, ts->drops);
+		ts->epoch = meta->epoch;
 		ts->nruns = meta->nruns;
 		memcpy(ts->runs, meta->runs, sizeof(WideRunData) * ts->nruns);
 		ts->nwaruns = meta->nwaruns;
@@ -290,6 +292,46 @@ reader_prepare(Relation rel, Snapshot snapshot, int64 now,
 
 	/* the write area: visible records in range, sorted */
 	r->sorter = WideSorterBegin();
+	if (ts->nlanes > 0 && unseen_below)
+	{
+		const WideCell **wa;
+		int64		nwa;
+
+		/*
+		 * A count (WideReaderBeginCounting): the records of its range from
+		 * this backend's copy of the write area, which reads only what was
+		 * appended since its last read (wacache.c) -- a transaction of
+		 * single-row DELETEs appends a tombstone each.
+		 */
+		if (WideWACacheRange(rel, ts->epoch, ts->heads, ts->gens, ts->nlanes,
+							 &r->range, &wa, &nwa))
+		{
+			for (int64 i = 0; i < nwa; i++)
+			{
+				WideCell	cell = *wa[i];
+				uint8		hint;
+
+				r->stats.wa_records++;
+				if (WideRowBeforeRange(&r->range, cell.key, cell.keylen) ||
+					WideRowAfterRange(&r->range, cell.key, cell.keylen))
+					continue;
+				if (!WideRecordVisible(&cell, snapshot, &hint))
+				{
+					if (unseen_writer(r, &cell, hint))
+						r->nunseen++;
+					continue;
+				}
+				cell.flags |= hint;
+				if (r->pruning && WideTsPruneRecord(&r->prune, &cell))
+					continue;
+				WideSorterAdd(r->sorter, &cell);
+			}
+			WideWACacheRelease();
+			pfree(wa);
+			WideSorterDone(r->sorter);
+			return r;
+		}
+	}
 	if (ts->nlanes > 0)
 	{
 		/* (counting unseen writers: visibility checked here, in range) */
