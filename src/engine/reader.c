@@ -1185,6 +1185,50 @@ struct WideReadState
 };
 
 /*
+ * wa_from_cache -- the write-area records of range that the snapshot sees
+ * (all with none), into sorter, from this backend's copy of the write area
+ * (wacache.c), which reads only what was appended since its last read: a
+ * row form's DELETEs of readings append a tombstone each, and each
+ * statement's read state would read them all again.  As WideWAScanNext
+ * with a snapshot, but the hint learnt is kept in the copy, not set on the
+ * page.  False if the copy cannot serve (the caller scans).
+ */
+static bool
+wa_from_cache(Relation rel, const TableState *ts, Snapshot snapshot,
+			  const WideKeyRange *range, WideSorter *sorter)
+{
+	const WideCell **wa;
+	int64		nwa;
+
+	if (!WideWACacheRange(rel, ts->epoch, ts->heads, ts->gens, ts->nlanes,
+						  range, &wa, &nwa))
+		return false;
+	for (int64 i = 0; i < nwa; i++)
+	{
+		WideCell	cell = *wa[i];
+		uint8		hint;
+
+		if (snapshot != NULL)
+		{
+			bool		visible = WideRecordVisible(&cell, snapshot, &hint);
+
+			/* (a hint is for good: the copy keeps it) */
+			((WideCell *) wa[i])->flags |= hint;
+			if (!visible)
+			{
+				WideSerializableUnseen(rel, &cell, snapshot, hint);
+				continue;
+			}
+			cell.flags |= hint;
+		}
+		WideSorterAdd(sorter, &cell);
+	}
+	WideWACacheRelease();
+	pfree(wa);
+	return true;
+}
+
+/*
  * WideReadStateBegin -- the state of the table for reading a range (NULL:
  * all) in pieces.
  */
@@ -1207,7 +1251,7 @@ WideReadStateBegin(Relation rel, Snapshot snapshot, const WideKeyRange *range)
 		st->ranges = snapshot ? WideRangeDelsVisible(st->ts.rdels, snapshot) :
 			st->ts.rdels;
 	st->wa = WideSorterBegin();
-	if (st->ts.nlanes > 0)
+	if (st->ts.nlanes > 0 && !wa_from_cache(rel, &st->ts, snapshot, range, st->wa))
 	{
 		WideWAScan *wa = WideWAScanBegin(rel, snapshot, st->ts.heads, st->ts.gens,
 										 st->ts.nlanes);

@@ -1,16 +1,17 @@
 /*-------------------------------------------------------------------------
  *
  * wacache.c
- *	  A backend's copy of one table's write area, kept sorted by row key
- *	  for the transaction, for the readers that count what a tombstone
- *	  deletes (am/rangedel.c).
+ *	  A backend's copy of the write areas of the tables it reads, kept
+ *	  sorted by row key, for the readers that count what a tombstone
+ *	  deletes (am/rangedel.c) and the row form's read states.
  *
  * Every DELETE by tombstones reads its key range once to count the cells
- * it deletes, and that read reads the whole write area: its records are in
- * no order.  A transaction of many single-row DELETEs appends a row
- * tombstone to the write area each, so the n-th DELETE read n-1 records
- * only to skip them (1,000 DELETEs: half a million record decodes, the
- * most of their time).
+ * it deletes, and every statement of the row form takes a read state of
+ * its ranges; each read the whole write area, whose records are in no
+ * order.  A transaction of many single-row DELETEs appends a row tombstone
+ * each, a row form's DELETE of readings a tombstone per reading, so the
+ * n-th DELETE read the n-1 tombstones before it only to skip them (1,000
+ * DELETEs: half a million record decodes, most of their time).
  *
  * Within a generation the write area only grows: a lane is a chain of
  * pages, newest first, and records are only ever appended to its head page
@@ -19,16 +20,18 @@
  * each lane's newest page and how many of its items it read -- and the
  * records, decoded, sorted by row key; the next read reads only the
  * records appended since (the items past that count on that page and the
- * pages linked in front of it), merges them in, and returns those of its
- * range by binary search.
+ * pages linked in front of it), and takes those of its range by binary
+ * search (and from the few read since, one by one).
  *
- * The records are those a scan without a snapshot returns (WideWAScanBegin
- * with snapshot NULL): every record, visible or not; the caller checks
- * visibility, so no hint bits are set from here and none is needed for
- * correctness.  The copy is dropped when the table's storage (relfilenode
- * and the metapage's storage epoch), the transaction, the set of lanes or
- * a lane's generation differ from the read before (a flush), and when it
- * would pass WACACHE_MAX_BYTES; then the caller scans as before.
+ * The records are every record, visible or not: the caller checks
+ * visibility.  The hints it learns are kept in the copy (they are for
+ * good), not set on the pages.  A copy is of one storage of the table: its
+ * relfilenode and its metapage's storage epoch, the key of the block
+ * caches too (a metapage without an epoch, made before format 5: only
+ * within a transaction); it is dropped when the lanes or a lane's
+ * generation differ (a flush).  Past WACACHE_MAX_BYTES it keeps no
+ * records, and its readers scan, until the next flush.  WACACHE_SLOTS
+ * tables at once, the least recently used dropped for another.
  *
  * IDENTIFICATION
  *	  src/engine/wacache.c
@@ -52,7 +55,7 @@
 #include "engine/writearea.h"
 
 /* the most a backend keeps (a flush at wide.flush_threshold comes first) */
-#define WACACHE_MAX_BYTES	(64 * 1024 * 1024)
+#define WACACHE_MAX_BYTES	(8 * 1024 * 1024)
 
 typedef struct WACacheLane
 {
@@ -64,7 +67,8 @@ typedef struct WACacheLane
 typedef struct WACache
 {
 	bool		valid;
-	bool		busy;			/* a caller holds cells (WideWACacheRange) */
+	bool		toobig;			/* past WACACHE_MAX_BYTES: scan instead */
+	uint64		used;			/* when it last served (LRU) */
 	RelFileNode node;
 	uint64		epoch;
 	LocalTransactionId lxid;
@@ -77,24 +81,31 @@ typedef struct WACache
 	int64		ntail;
 	int64		maxtail;
 	Size		bytes;
-	uint64		reads;			/* records read from pages, ever */
 } WACache;
 
-static WACache cache;
+/* the tables a backend keeps copies of at once, least recently used out */
+#define WACACHE_SLOTS	4
+
+static WACache slots[WACACHE_SLOTS];
+static WACache *cache;			/* the one being read */
+static uint64 uses;
+static bool busy;				/* a caller holds cells (WideWACacheRange) */
+static LocalTransactionId busy_lxid;
+static uint64 reads;			/* records read from pages, ever */
 
 static void
 reset(void)
 {
-	if (cache.cxt == NULL)
-		cache.cxt = AllocSetContextCreate(TopMemoryContext, "wide write-area cache",
+	if (cache->cxt == NULL)
+		cache->cxt = AllocSetContextCreate(TopMemoryContext, "wide write-area cache",
 										  ALLOCSET_DEFAULT_SIZES);
 	else
-		MemoryContextReset(cache.cxt);
-	cache.valid = false;
-	cache.busy = false;
-	cache.cells = cache.tail = NULL;
-	cache.ncells = cache.ntail = cache.maxtail = 0;
-	cache.bytes = 0;
+		MemoryContextReset(cache->cxt);
+	cache->valid = false;
+	cache->toobig = false;
+	cache->cells = cache->tail = NULL;
+	cache->ncells = cache->ntail = cache->maxtail = 0;
+	cache->bytes = 0;
 }
 
 static int
@@ -148,14 +159,14 @@ read_page(Relation rel, BlockNumber blkno, uint32 gen, OffsetNumber from,
 			continue;
 		if (rec == NULL)
 			corrupt(rel, blkno, off);
-		if (cache.ntail == cache.maxtail)
+		if (cache->ntail == cache->maxtail)
 		{
-			cache.maxtail = Max(64, cache.maxtail * 2);
-			cache.tail = cache.tail == NULL ?
-				MemoryContextAllocHuge(cache.cxt, sizeof(WideCell *) * cache.maxtail) :
-				repalloc_huge(cache.tail, sizeof(WideCell *) * cache.maxtail);
+			cache->maxtail = Max(64, cache->maxtail * 2);
+			cache->tail = cache->tail == NULL ?
+				MemoryContextAllocHuge(cache->cxt, sizeof(WideCell *) * cache->maxtail) :
+				repalloc_huge(cache->tail, sizeof(WideCell *) * cache->maxtail);
 		}
-		copy = MemoryContextAlloc(cache.cxt, len + sizeof(WideCell));
+		copy = MemoryContextAlloc(cache->cxt, len + sizeof(WideCell));
 		c = (WideCell *) copy;
 		copy += sizeof(WideCell);
 		memcpy(copy, rec, len);
@@ -171,9 +182,9 @@ read_page(Relation rel, BlockNumber blkno, uint32 gen, OffsetNumber from,
 							"a record's transaction id is in the future"),
 					 errhint("Run wide.verify() on the table, and restore it from a backup if it reports corruption.")));
 		if (c->flags & WIDE_REC_BODY_BLOB)
-			WideRecordDecodeBody(c, WideBlobRead(rel, c->blob));	/* (in cache.cxt) */
-		cache.bytes += len + sizeof(WideCell) + sizeof(WideCell *);
-		cache.tail[cache.ntail++] = c;
+			WideRecordDecodeBody(c, WideBlobRead(rel, c->blob));	/* (in cache->cxt) */
+		cache->bytes += len + sizeof(WideCell) + sizeof(WideCell *);
+		cache->tail[cache->ntail++] = c;
 	}
 	UnlockReleaseBuffer(buf);
 	return maxoff;
@@ -196,33 +207,36 @@ refresh(Relation rel, uint64 epoch, const BlockNumber *heads, const uint32 *gens
 	int			k;
 
 	Assert(nlanes <= 2 * WIDE_NLANES);
-	if (!cache.valid || !RelFileNodeEquals(cache.node, rel->rd_node) ||
-		cache.epoch != epoch || cache.lxid != MyProc->lxid ||
-		cache.nlanes != nlanes)
+	if (!cache->valid || !RelFileNodeEquals(cache->node, rel->rd_node) ||
+		cache->epoch != epoch ||
+		(epoch == 0 && cache->lxid != MyProc->lxid) ||
+		cache->nlanes != nlanes)
 		goto restart;
 	for (k = 0; k < nlanes; k++)
-		if (cache.lanes[k].gen != gens[k])
+		if (cache->lanes[k].gen != gens[k])
 			goto restart;
+	if (cache->toobig)
+		return false;
 	goto read;
 
 restart:
 	reset();
-	cache.node = rel->rd_node;
-	cache.epoch = epoch;
-	cache.lxid = MyProc->lxid;
-	cache.nlanes = nlanes;
+	cache->node = rel->rd_node;
+	cache->epoch = epoch;
+	cache->lxid = MyProc->lxid;
+	cache->nlanes = nlanes;
 	for (k = 0; k < nlanes; k++)
 	{
-		cache.lanes[k].gen = gens[k];
-		cache.lanes[k].head = InvalidBlockNumber;
-		cache.lanes[k].nitems = 0;
+		cache->lanes[k].gen = gens[k];
+		cache->lanes[k].head = InvalidBlockNumber;
+		cache->lanes[k].nitems = 0;
 	}
 
 read:
-	cache.valid = false;
-	memcpy(lanes, cache.lanes, sizeof(WACacheLane) * nlanes);
-	before = cache.ntail;
-	old = MemoryContextSwitchTo(cache.cxt);
+	cache->valid = false;
+	memcpy(lanes, cache->lanes, sizeof(WACacheLane) * nlanes);
+	before = cache->ntail;
+	old = MemoryContextSwitchTo(cache->cxt);
 	for (k = 0; k < nlanes; k++)
 	{
 		WACacheLane *lane = &lanes[k];
@@ -264,40 +278,48 @@ read:
 			return false;
 		}
 	}
-	if (cache.bytes > WACACHE_MAX_BYTES)
+	if (cache->bytes > WACACHE_MAX_BYTES)
 	{
+		/* not again until a flush: keep the key, drop the records */
 		MemoryContextSwitchTo(old);
+		MemoryContextReset(cache->cxt);
+		cache->cells = cache->tail = NULL;
+		cache->ncells = cache->ntail = cache->maxtail = 0;
+		cache->bytes = 0;
+		memcpy(cache->lanes, lanes, sizeof(WACacheLane) * nlanes);
+		cache->toobig = true;
+		cache->valid = true;
 		return false;
 	}
-	nread = cache.ntail - before;
-	if (cache.ntail > 64 && cache.ntail > cache.ncells / 16)
+	nread = cache->ntail - before;
+	if (cache->ntail > 64 && cache->ntail > cache->ncells / 16)
 	{
 		/* merge the records read since, sorted, into the sorted ones */
-		int64		n = cache.ncells + cache.ntail;
+		int64		n = cache->ncells + cache->ntail;
 		WideCell  **merged = palloc_extended(sizeof(WideCell *) * n, MCXT_ALLOC_HUGE);
 		int64		i = 0,
 					j = 0,
 					m = 0;
 
-		qsort(cache.tail, cache.ntail, sizeof(WideCell *), cell_cmp);
-		while (i < cache.ncells || j < cache.ntail)
+		qsort(cache->tail, cache->ntail, sizeof(WideCell *), cell_cmp);
+		while (i < cache->ncells || j < cache->ntail)
 		{
-			if (j >= cache.ntail ||
-				(i < cache.ncells && cell_cmp(&cache.cells[i], &cache.tail[j]) <= 0))
-				merged[m++] = cache.cells[i++];
+			if (j >= cache->ntail ||
+				(i < cache->ncells && cell_cmp(&cache->cells[i], &cache->tail[j]) <= 0))
+				merged[m++] = cache->cells[i++];
 			else
-				merged[m++] = cache.tail[j++];
+				merged[m++] = cache->tail[j++];
 		}
-		if (cache.cells != NULL)
-			pfree(cache.cells);
-		cache.cells = merged;
-		cache.ncells = n;
-		cache.ntail = 0;
+		if (cache->cells != NULL)
+			pfree(cache->cells);
+		cache->cells = merged;
+		cache->ncells = n;
+		cache->ntail = 0;
 	}
 	MemoryContextSwitchTo(old);
-	memcpy(cache.lanes, lanes, sizeof(WACacheLane) * nlanes);
-	cache.reads += nread;
-	cache.valid = true;
+	memcpy(cache->lanes, lanes, sizeof(WACacheLane) * nlanes);
+	reads += nread;
+	cache->valid = true;
 	return true;
 }
 
@@ -324,44 +346,57 @@ WideWACacheRange(Relation rel, uint64 epoch, const BlockNumber *heads,
 				first,
 				m = 0;
 
-	if (cache.busy && cache.lxid == MyProc->lxid)
+	if (busy && busy_lxid == MyProc->lxid)
 		return false;
-	cache.busy = false;
+	busy = false;
+	/* the table's copy, or the least recently used one for it */
+	cache = &slots[0];
+	for (int i = 0; i < WACACHE_SLOTS; i++)
+	{
+		if (slots[i].valid && RelFileNodeEquals(slots[i].node, rel->rd_node))
+		{
+			cache = &slots[i];
+			break;
+		}
+		if (!slots[i].valid || slots[i].used < cache->used)
+			cache = &slots[i];
+	}
+	cache->used = ++uses;
 	if (!refresh(rel, epoch, heads, gens, nlanes))
 		return false;
 	/* of the sorted ones, the first not before the range, then the first after */
 	lo = 0;
-	hi = cache.ncells;
+	hi = cache->ncells;
 	if (range != NULL)
 		while (lo < hi)
 		{
 			int64		mid = lo + (hi - lo) / 2;
 
-			if (WideRowBeforeRange(range, cache.cells[mid]->key, cache.cells[mid]->keylen))
+			if (WideRowBeforeRange(range, cache->cells[mid]->key, cache->cells[mid]->keylen))
 				lo = mid + 1;
 			else
 				hi = mid;
 		}
 	first = lo;
-	hi = cache.ncells;
+	hi = cache->ncells;
 	if (range != NULL)
 		while (lo < hi)
 		{
 			int64		mid = lo + (hi - lo) / 2;
 
-			if (!WideRowAfterRange(range, cache.cells[mid]->key, cache.cells[mid]->keylen))
+			if (!WideRowAfterRange(range, cache->cells[mid]->key, cache->cells[mid]->keylen))
 				lo = mid + 1;
 			else
 				hi = mid;
 		}
-	out = palloc_extended(sizeof(WideCell *) * Max(lo - first + cache.ntail, 1),
+	out = palloc_extended(sizeof(WideCell *) * Max(lo - first + cache->ntail, 1),
 						  MCXT_ALLOC_HUGE);
 	for (int64 i = first; i < lo; i++)
-		out[m++] = cache.cells[i];
+		out[m++] = cache->cells[i];
 	/* and those read since, one by one */
-	for (int64 i = 0; i < cache.ntail; i++)
+	for (int64 i = 0; i < cache->ntail; i++)
 	{
-		const WideCell *c = cache.tail[i];
+		const WideCell *c = cache->tail[i];
 
 		if (range == NULL ||
 			(!WideRowBeforeRange(range, c->key, c->keylen) &&
@@ -370,7 +405,8 @@ WideWACacheRange(Relation rel, uint64 epoch, const BlockNumber *heads,
 	}
 	*cells = out;
 	*n = m;
-	cache.busy = true;
+	busy = true;
+	busy_lxid = MyProc->lxid;
 	return true;
 }
 
@@ -381,7 +417,7 @@ WideWACacheRange(Relation rel, uint64 epoch, const BlockNumber *heads,
 void
 WideWACacheRelease(void)
 {
-	cache.busy = false;
+	busy = false;
 }
 
 /*
@@ -392,5 +428,5 @@ WideWACacheRelease(void)
 uint64
 WideWACacheReads(void)
 {
-	return cache.reads;
+	return reads;
 }
