@@ -203,7 +203,7 @@ refresh(Relation rel, uint64 epoch, const BlockNumber *heads, const uint32 *gens
 	WACacheLane lanes[2 * WIDE_NLANES];
 	int64		before;
 	int64		nread;
-	BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
+	BlockNumber nblocks = 0;	/* (read when a page is past it: no lseek otherwise) */
 	int			k;
 
 	Assert(nlanes <= 2 * WIDE_NLANES);
@@ -254,6 +254,8 @@ read:
 
 			CHECK_FOR_INTERRUPTS();
 			met = (blkno == was);
+			if (blkno >= nblocks)
+				nblocks = RelationGetNumberOfBlocks(rel);
 			if (blkno >= nblocks || ++pages > nblocks)
 			{
 				/* a chain we cannot follow: the plain scan will say so */
