@@ -72,8 +72,8 @@ typedef struct WACache
 	RelFileNode node;
 	uint64		epoch;
 	LocalTransactionId lxid;
-	int			nlanes;
-	WACacheLane lanes[2 * WIDE_NLANES];
+	int			nread;			/* lanes read (read[0..nread)) */
+	WACacheLane read[2 * WIDE_NLANES];	/* what was read of each lane */
 	MemoryContext cxt;			/* the records and the arrays */
 	WideCell  **cells;			/* sorted by row key */
 	int64		ncells;
@@ -200,7 +200,7 @@ refresh(Relation rel, uint64 epoch, const BlockNumber *heads, const uint32 *gens
 		int nlanes)
 {
 	MemoryContext old;
-	WACacheLane lanes[2 * WIDE_NLANES];
+	WACacheLane seen[2 * WIDE_NLANES];	/* cache->read, as this read goes */
 	int64		before;
 	int64		nread;
 	BlockNumber nblocks = 0;	/* (read when a page is past it: no lseek otherwise) */
@@ -210,10 +210,10 @@ refresh(Relation rel, uint64 epoch, const BlockNumber *heads, const uint32 *gens
 	if (!cache->valid || !RelFileNodeEquals(cache->node, rel->rd_node) ||
 		cache->epoch != epoch ||
 		(epoch == 0 && cache->lxid != MyProc->lxid) ||
-		cache->nlanes != nlanes)
+		cache->nread != nlanes)
 		goto restart;
 	for (k = 0; k < nlanes; k++)
-		if (cache->lanes[k].gen != gens[k])
+		if (cache->read[k].gen != gens[k])
 			goto restart;
 	if (cache->toobig)
 		return false;
@@ -224,22 +224,22 @@ restart:
 	cache->node = rel->rd_node;
 	cache->epoch = epoch;
 	cache->lxid = MyProc->lxid;
-	cache->nlanes = nlanes;
+	cache->nread = nlanes;
 	for (k = 0; k < nlanes; k++)
 	{
-		cache->lanes[k].gen = gens[k];
-		cache->lanes[k].head = InvalidBlockNumber;
-		cache->lanes[k].nitems = 0;
+		cache->read[k].gen = gens[k];
+		cache->read[k].head = InvalidBlockNumber;
+		cache->read[k].nitems = 0;
 	}
 
 read:
 	cache->valid = false;
-	memcpy(lanes, cache->lanes, sizeof(WACacheLane) * nlanes);
+	memcpy(seen, cache->read, sizeof(WACacheLane) * nlanes);
 	before = cache->ntail;
 	old = MemoryContextSwitchTo(cache->cxt);
 	for (k = 0; k < nlanes; k++)
 	{
-		WACacheLane *lane = &lanes[k];
+		WACacheLane *lane = &seen[k];
 		BlockNumber was = lane->head;
 		OffsetNumber wasitems = lane->nitems;
 		BlockNumber blkno = heads[k];
@@ -288,7 +288,7 @@ read:
 		cache->cells = cache->tail = NULL;
 		cache->ncells = cache->ntail = cache->maxtail = 0;
 		cache->bytes = 0;
-		memcpy(cache->lanes, lanes, sizeof(WACacheLane) * nlanes);
+		memcpy(cache->read, seen, sizeof(WACacheLane) * nlanes);
 		cache->toobig = true;
 		cache->valid = true;
 		return false;
@@ -319,7 +319,7 @@ read:
 		cache->ntail = 0;
 	}
 	MemoryContextSwitchTo(old);
-	memcpy(cache->lanes, lanes, sizeof(WACacheLane) * nlanes);
+	memcpy(cache->read, seen, sizeof(WACacheLane) * nlanes);
 	reads += nread;
 	cache->valid = true;
 	return true;
