@@ -4,8 +4,13 @@ SET timezone = 'UTC';
 CREATE TABLE dm (row_key text, family text, qualifier text, ts timestamptz, value float8) USING wide;
 SELECT wide.create_family('dm', 'm', max_age => '30 days');
 SELECT wide.create_family('dm', 'k');
--- ten days of readings, 4 hosts x 24 hours a day, ending at the start of today
-CREATE TEMP TABLE base AS SELECT date_trunc('day', now()) AS d0;
+-- ten days of readings, 4 hosts x 24 hours a day, ending at the start of
+-- today or yesterday: at an odd day since 1970, so that the windows (1 day,
+-- doubled to 2 for the merge's output to fit the run list) cut them the
+-- same way whatever the date
+CREATE TEMP TABLE base AS
+  SELECT date_trunc('day', now()) - CASE WHEN (extract(epoch FROM date_trunc('day', now()))::bigint / 86400) % 2 = 0
+                                         THEN interval '1 day' ELSE interval '0' END AS d0;
 INSERT INTO dm SELECT 'h' || h || '#' || d, 'm', 'cpu',
        (SELECT d0 FROM base) - (d || ' days')::interval + (hr || ' hours')::interval, d * 100 + hr
   FROM generate_series(1, 10) d, generate_series(0, 23) hr, generate_series(1, 4) h;
