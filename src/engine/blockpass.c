@@ -589,8 +589,9 @@ range_deleted(const WideResolver *resolver, const char *first, uint32 firstlen,
 
 /*
  * dropped -- may a drop (wide.drop_before) the resolver deletes by remove a
- * record of a block whose smallest timestamp is ts_min?  Then it is merged
- * record by record.
+ * record of a block whose smallest timestamp is ts_min, or one it does not
+ * apply yet delete one?  Then it is merged record by record (a pending
+ * drop's records keep their sequence numbers: segment_writer.c).
  */
 static bool
 dropped(const WideResolver *resolver, int64 ts_min)
@@ -598,6 +599,10 @@ dropped(const WideResolver *resolver, int64 ts_min)
 	int			n;
 	const WideDropRule *drops = WideResolverDrops(resolver, &n);
 
+	for (int i = 0; i < n; i++)
+		if (ts_min < drops[i].before)
+			return true;
+	drops = WideResolverPendingDrops(resolver, &n);
 	for (int i = 0; i < n; i++)
 		if (ts_min < drops[i].before)
 			return true;
