@@ -667,12 +667,17 @@ WideRangeDelVacuum(Relation rel)
 		WideMetaPageData *m = WideManifestBegin(rel, &tx);
 		int			n = m->nruns;
 		uint32		before = m->nrangedels;
+		uint32		before_len = m->rangedel_len;
+		char		before_bytes[WIDE_RANGEDEL_SPACE];
 
+		memcpy(before_bytes, m->rangedels, Min(before_len, WIDE_RANGEDEL_SPACE));
 		memcpy(runs, m->runs, sizeof(WideRunData) * n);
 		WideRangeDelsRetire(rel, m, &frozen, runs, n,
 							rewrite || touched_cells == 0 ? 0 : 1,
 							rewrite || touched_cells == 0 ? n - 1 : 0);
-		if (m->nrangedels == before)
+		/* (unchanged unless one was retired, or frozen: rangedel.c) */
+		if (m->nrangedels == before && m->rangedel_len == before_len &&
+			memcmp(m->rangedels, before_bytes, Min(before_len, WIDE_RANGEDEL_SPACE)) == 0)
 			WideManifestAbort(&tx);
 		else
 		{
