@@ -351,6 +351,12 @@ survey_family_ok(const char *fam, uint32 famlen, uint32 famid, void *arg)
 	SurveyXmins *sx = (SurveyXmins *) arg;
 	WideCell	c;
 
+	/*
+	 * (a family its run's set lacks: the set is damaged, and the output's
+	 * would be too; merged record by record, the output's set is exact)
+	 */
+	if (!(sx->ps->families & WideFamilyBit(famid)))
+		return false;
 	memset(&c, 0, sizeof(c));
 	c.family = fam;
 	c.famlen = famlen;
@@ -476,7 +482,9 @@ survey(WidePassSource *ps, WidePassedBlock *pb, WideCell *first, WideCell *last,
 		}
 		if (!have_famid || c.famid != famid_ok)
 		{
-			if (!family_passes(rules, &c, ps->e->ts_min))
+			/* (not in its run's family set: see survey_family_ok) */
+			if (!(ps->families & WideFamilyBit(c.famid)) ||
+				!family_passes(rules, &c, ps->e->ts_min))
 			{
 				ok = false;
 				break;
