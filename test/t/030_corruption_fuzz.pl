@@ -903,6 +903,11 @@ sub targeted
 	$verify_reports->('run family set without its family', 'fl',
 		[ [ 0, $fm->{'warun 0 families'}[0], pack('V', 0x80000000) ] ],
 		'family set');
+	# an empty family set (a run holds a record, so a family): only runs[]
+	# were checked, a write-area run's passed into a compaction's output,
+	# whose publication failed with XX000
+	targeted('write-area run of no family', 'fl',
+		[ [ 0, $fm->{'warun 0 families'}[0], pack('V', 0) ] ], 'holds no family');
 	$verify_reports->('run flagged one version', 'fl',
 		[ [ 0, $flags->[0], pack('v', $flags->[2] | 0x0004) ] ], 'one version');
 	$verify_reports->('run without its oldest xmin', 'fl',
