@@ -907,7 +907,7 @@ sub targeted
 	# were checked, a write-area run's passed into a compaction's output,
 	# whose publication failed with XX000
 	targeted('write-area run of no family', 'fl',
-		[ [ 0, $fm->{'warun 0 families'}[0], pack('V', 0) ] ], 'holds no family');
+		[ [ 0, $fm->{'warun 0 families'}[0], pack('V', 0) ] ], 'invalid metapage');
 	$verify_reports->('run flagged one version', 'fl',
 		[ [ 0, $flags->[0], pack('v', $flags->[2] | 0x0004) ] ], 'one version');
 	$verify_reports->('run without its oldest xmin', 'fl',
