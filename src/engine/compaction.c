@@ -347,6 +347,8 @@ compact_runs(Relation rel, const WideRunData *runs, int lo, int hi, int max_out,
 		WideDebugCrash(crash_point);
 	else if (pstats.passed > 0)
 		WideDebugCrash("compact_pass");
+	else if (WideRunOutputWindowed(out))
+		WideDebugCrash("compact_windowed");
 	WideManifestLogHorizon(rel);	/* manifest.c, M5 */
 	meta = WideManifestBegin(rel, &tx);
 	/* the range tombstones it cleared the last runs of (rangedel.c) */

@@ -192,6 +192,8 @@ for my $step (1 .. 24)
 	{
 		# lower m's max_age (never raise it: expired cells stay expired)
 		# so that it expires what is older than half past noon of a day
+		# (alter_family waits for the held snapshot's lock on t)
+		release();
 		$m_day = $day if $day > $m_day;
 		$m_cut = "$m_day days 12 hours 30 minutes";
 		$primary->safe_psql('postgres', qq{
@@ -237,6 +239,35 @@ check($primary, 'major compaction');
 	check($primary, 'after the expiry');
 	is($primary->safe_psql('postgres', "SELECT count(*) FROM t WHERE family = 'f'"), $f_before,
 		"... every cell of the family kept for ever is there");
+}
+# a major compaction, time-windowed, killed after writing its window runs
+# and before publishing them, with a snapshot held (pending tombstones):
+# nothing changes, and the next one publishes the same cells
+{
+	load(15, 1, 'm');
+	$primary->safe_psql('postgres',
+		"DELETE FROM t WHERE row_key = 'host1#1'; DELETE FROM h WHERE row_key = 'host1#1'");
+	$hold = $primary->background_psql('postgres');
+	$hold->query_safe('BEGIN ISOLATION LEVEL REPEATABLE READ');
+	$held = $hold->query_safe('SELECT count(*) FROM t');
+	my $log_offset = -s $primary->logfile;
+	my ($ret) = $primary->psql('postgres',
+		"SET wide.debug_crash = 'compact_windowed'; SELECT wide.compact('t', major => true)");
+	isnt($ret, 0, 'compact_windowed: the compaction did not finish');
+	for (1 .. 180)
+	{
+		last if eval { $primary->safe_psql('postgres', 'SELECT 1') eq '1' };
+		sleep 1;
+	}
+	ok($primary->log_contains(qr/killing this backend at "compact_windowed"/, $log_offset),
+		'compact_windowed: killed there');
+	eval { $hold->quit };    # (its backend died with the restart)
+	undef $hold;
+	check($primary, 'compact_windowed: every cell reads back after recovery');
+	$primary->safe_psql('postgres', "SELECT wide.compact('t', major => true)");
+	check($primary, 'compact_windowed: the next major compaction');
+	is($primary->safe_psql('postgres', "SELECT count(*) FROM wide.verify('t')"), '0',
+		'compact_windowed: verify finds nothing wrong');
 }
 my $cut = "$base + interval '16 days'";
 drop_before("'t', $cut", "ts < $cut");
