@@ -113,8 +113,9 @@ PGFILEDESC = "wide - wide-column store"
 
 PG_CPPFLAGS = -I$(srcdir)/src -I$(libpq_srcdir)
 # calls between the extension's own functions go straight, not through the
-# PLT: nothing interposes them (the scans' per-cell calls cross files)
-PG_CFLAGS = -fno-semantic-interposition
+# PLT: nothing interposes them (the scans' per-cell calls cross files).
+# Appended: test/sanitize.sh passes its flags in PG_CFLAGS
+PG_CFLAGS += -fno-semantic-interposition
 SHLIB_LINK = -lzstd -lre2 -lstdc++ $(libpq)
 
 REGRESS = wide_ddl families gc_rules cells mvcc segments bulk aggregates reads mutate_row conditional delete filters privileges privileges_catalog prepared rls validation scan_pushdown txn_families rewrite space_reuse publications publications_remote toolkit toolkit_ranges ts_prune parallel_scan space_truncate ingest_statement stats_counts plan_pushdown reverse_scan srf_read_scan vacuum_full move_in tablets cluster_key replica_identity read_names bytes_reads bytes_json agg_pushdown rollup_basic tablets_create tablet_ops tablet_json tablet_constraints tablet_truncate tablet_settings cdc_decoding density_pack latest_skip copy_lines policy_notice bytes_qualifiers dml_forms truncate_reset delete_gc rows_agg rows_salt rows_parallel rows_top analyze_sample float_delta range_lists rows_basic latest_row tablet_pathkeys publications_internal float_aggregates ddsketch format_selftest format_decode compact_summary rows_privileges rows_batch rows_bucket rows_lastpoint compact_pass range_delete drop_before copy_blocks column_filter_merged rows_delete mutate_rows_bin vacuum_schedule plan_cost run_families agg_plain_read

@@ -381,3 +381,39 @@ SELECT (SELECT count(*) FROM (SELECT row_key, family, qualifier, ts, value FROM 
                               EXCEPT ALL SELECT row_key, family, qualifier, ts, value FROM sq) x) AS only_heap,
        (SELECT count(*) FROM sq) AS cells;
 DROP TABLE sq, sqh;
+
+-- VACUUM (FREEZE) and a range tombstone left in the metapage (it deleted
+-- too little of the run it overlaps for VACUUM to rewrite that run):
+-- relfrozenxid must never pass the tombstone's xmin, or the clog under it
+-- is truncated and, after a wraparound, the xid reads as in the future and
+-- the deleted rows come back.  VACUUM freezes it (xmin 2) once every
+-- snapshot sees it, so relfrozenxid still advances.
+CREATE TABLE fz (row_key text, family text, qualifier text, ts int8, value int8) USING wide;
+ALTER TABLE fz SET (autovacuum_enabled = off);
+SELECT wide.create_family('fz', 'f');
+INSERT INTO fz SELECT 'k' || lpad(g::text, 5, '0'), 'f', 'q', 1, g
+  FROM generate_series(1, 5000) g;
+VACUUM (FREEZE) fz;
+BEGIN;
+DELETE FROM fz WHERE row_key >= 'k00010' AND row_key < 'k00020';
+SELECT pg_current_xact_id()::text AS del_xid \gset
+COMMIT;
+VACUUM (FREEZE) fz;
+CHECKPOINT;
+-- the metapage: nrangedels, and the first tombstone's xmin (rangedels
+-- follow rangedel_len; an entry starts with seq:u64 xmin:u32)
+CREATE FUNCTION meta_u32(rel regclass, field text, plus int) RETURNS bigint LANGUAGE sql AS $$
+  SELECT get_byte(m, o) + get_byte(m, o + 1) * 256 + get_byte(m, o + 2) * 65536
+         + get_byte(m, o + 3)::bigint * 16777216
+    FROM (SELECT pg_read_binary_file(pg_relation_filepath(rel), 0, 8192) AS m) i,
+         LATERAL (SELECT f.off + plus AS o
+                    FROM wide_internal.format_page_fields(i.m) f WHERE f.field = $2) x $$;
+SELECT meta_u32('fz', 'nrangedels', 0) AS tombstones,
+       meta_u32('fz', 'rangedel_len', 12) AS xmin_of_first,
+       meta_u32('fz', 'rangedel_len', 12) <> :del_xid AS not_the_delete_xid,
+       (SELECT relfrozenxid::text::bigint > :del_xid FROM pg_class WHERE oid = 'fz'::regclass)
+         AS relfrozenxid_advanced
+\gx
+SELECT count(*) FROM fz;
+DROP FUNCTION meta_u32;
+DROP TABLE fz;

@@ -86,6 +86,14 @@ export WIDE_TEST_ENV
 
 log "sanitize: building wide with $PG_CFLAGS; reports go to $SANDIR"
 make -C "$WIDE_ROOT" -s clean
+wide_build_install || exit 1
+# the build must have taken the flags (a Makefile that set PG_CFLAGS with
+# "=" dropped them once, and the suite ran unsanitized without a word)
+case "$SANITIZE" in *undefined*) need=__ubsan_handle_ ;; *) need=__asan_report_ ;; esac
+if ! nm -D "$WIDE_ROOT/wide.so" | grep -q " U $need"; then
+	echo "sanitize: wide.so has no $need calls: it was built without -fsanitize=$SANITIZE" >&2
+	exit 1
+fi
 "$WIDE_ROOT/test/run-all.sh"
 status=$?
 

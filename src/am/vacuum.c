@@ -34,6 +34,7 @@
 
 #include "wide.h"
 #include "engine/drops.h"
+#include "engine/rangedel.h"
 #include "engine/format.h"
 #include "engine/storage.h"
 #include "engine/lsm.h"
@@ -293,6 +294,10 @@ WideVacuum(Relation rel, VacuumParams *params, BufferAccessStrategy bstrategy)
 
 		WideDropsMaintain(rel);
 		dx = WideDropsOldestXid(rel);
+		if (TransactionIdIsNormal(dx) && TransactionIdPrecedes(dx, frozenxid))
+			frozenxid = dx;
+		/* and a range tombstone not yet frozen (engine/rangedel.c) */
+		dx = WideRangeDelsOldestXmin(rel);
 		if (TransactionIdIsNormal(dx) && TransactionIdPrecedes(dx, frozenxid))
 			frozenxid = dx;
 	}

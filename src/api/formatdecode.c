@@ -283,6 +283,11 @@ run_fields(FieldOut *f, const char *what, int i, int base)
 	RUN(min_seq);
 	RUN(max_seq);
 	RUN(flags);
+	RUN(ntombstones);
+	RUN(min_xmin);
+	RUN(lo_len);
+	RUN(hi_len);
+	RUN(families);
 #undef RUN
 }
 

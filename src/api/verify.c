@@ -11,7 +11,10 @@
  *	  checksum and encoding, records in strictly increasing order, index
  *	  entries that match their blocks (last row, cell count, timestamp
  *	  bounds), every row present in its index block's filter, the root
- *	  matching the index blocks, owned blobs readable.
+ *	  matching the index blocks, owned blobs readable;
+ *	- every run's descriptor in the metapage against its records (family
+ *	  set, tombstone, one-version and one-per-cell flags, oldest xmin, key
+ *	  bounds), which readers and VACUUM trust without reading them.
  * A damaged segment is reported, not read further; no error escapes (each
  * object is checked in a subtransaction).  An empty result means the table
  * is sound.  Needs table ownership; takes AccessShareLock.
@@ -296,6 +299,69 @@ verify_blob_ref(Verify *v, const char *object, const WideSegment *seg,
 		   ref.first);
 }
 
+/*
+ * run_claims -- add record c (after prev, NULL for the first) to what a
+ * run's descriptor says of its records, as segment_writer.c sets it: the
+ * family set, tombstones, a column or a cell with two records, the oldest
+ * xmin not frozen
+ */
+static void
+run_claims(const WideCell *c, const WideCell *prev, uint32 *families,
+		   bool *tombstones, bool *repeats, bool *repeats_cell,
+		   TransactionId *min_xmin)
+{
+	bool		same_row = prev != NULL &&
+		WideKeyCompare(prev->key, prev->keylen, c->key, c->keylen) == 0;
+
+	*families |= c->kind == WIDE_KIND_DEL_ROW ? PG_UINT32_MAX : WideFamilyBit(c->famid);
+	if (WIDE_KIND_IS_TOMBSTONE(c->kind))
+		*tombstones = true;
+	else if (same_row && WideCellLevel(prev) == WIDE_LEVEL_CELL &&
+			 prev->ts == c->ts && WideCellSameColumn(prev, c))
+		*repeats_cell = true;
+	if (same_row && WideCellSameColumn(prev, c))
+		*repeats = true;
+	if (TransactionIdIsNormal(c->xmin) &&
+		(!TransactionIdIsValid(*min_xmin) || TransactionIdPrecedes(c->xmin, *min_xmin)))
+		*min_xmin = c->xmin;
+}
+
+/*
+ * verify_run_claims -- the run's descriptor in the metapage against its
+ * records: readers trust its flags (reader.c reads a run without the
+ * merger by them, without visibility checks when min_xmin is invalid),
+ * VACUUM its family set and key bounds, so a damaged descriptor would
+ * give wrong answers without any error
+ */
+static void
+verify_run_claims(Verify *v, const char *object, const WideRunData *run,
+				  const char *lo, uint32 lolen, const char *hi, uint32 hilen,
+				  uint32 families, bool tombstones, bool repeats, bool repeats_cell,
+				  TransactionId min_xmin)
+{
+	if ((run->flags & WIDE_RUN_FAMILIES) && (families & ~run->families) != 0)
+		report(v, object, "holds families its family set 0x%08x lacks (0x%08x)",
+			   run->families, families & ~run->families);
+	if (tombstones && !(run->flags & WIDE_RUN_HAS_TOMBSTONES))
+		report(v, object, "holds tombstones, its flags say none");
+	if (repeats && (run->flags & WIDE_RUN_ONE_VERSION))
+		report(v, object, "has a column of two records, its flags say one version");
+	if (repeats_cell && (run->flags & WIDE_RUN_ONE_PER_CELL))
+		report(v, object, "has a cell of two records, its flags say one per cell");
+	if (TransactionIdIsValid(min_xmin) &&
+		(!TransactionIdIsValid(run->min_xmin) ||
+		 TransactionIdPrecedes(min_xmin, run->min_xmin)))
+		report(v, object, "holds xmin %u, older than its oldest xmin %u",
+			   min_xmin, run->min_xmin);
+	if (run->lo_len != Min(lolen, WIDE_RUN_KEY_PREFIX) ||
+		memcmp(run->lo_key, lo, run->lo_len) != 0)
+		report(v, object, "its smallest row key is not the one its descriptor gives");
+	if (run->hi_len != Min(hilen, WIDE_RUN_KEY_PREFIX) ||
+		memcmp(run->hi_key, hi, run->hi_len) != 0 ||
+		((run->flags & WIDE_RUN_HI_TRUNCATED) != 0) != (hilen > WIDE_RUN_KEY_PREFIX))
+		report(v, object, "its largest row key is not the one its descriptor gives");
+}
+
 static void
 verify_segment(Verify *v, const char *object, const WideRunData *run)
 {
@@ -305,10 +371,17 @@ verify_segment(Verify *v, const char *object, const WideRunData *run)
 	bool		have_prev = false;
 	uint64		ncells = 0;
 	uint64		max_seq = 0;
+	uint32		families = 0;
+	bool		tombstones = false;
+	bool		repeats = false;
+	bool		repeats_cell = false;
+	TransactionId min_xmin = InvalidTransactionId;
+	StringInfoData firstkey;
 	int			i,
 				j;
 
 	initStringInfo(&prevbuf);
+	initStringInfo(&firstkey);
 	if (seg->segid != run->segid)
 		report(v, object, "header names segment %u", seg->segid);
 	if (seg->max_seq + run->seq_base != run->max_seq)
@@ -379,6 +452,10 @@ verify_segment(Verify *v, const char *object, const WideRunData *run)
 					report(v, object, "a record of the data block at %llu holds a malformed aggregate value",
 						   (unsigned long long) e->offset);
 				max_seq = Max(max_seq, c->seq);
+				run_claims(c, have_prev ? &prev : NULL, &families, &tombstones,
+						   &repeats, &repeats_cell, &min_xmin);
+				if (!have_prev)
+					appendBinaryStringInfo(&firstkey, c->key, c->keylen);
 				resetStringInfo(&prevbuf);
 				appendBinaryStringInfo(&prevbuf, c->key, c->keylen);
 				appendBinaryStringInfo(&prevbuf, c->family, c->famlen);
@@ -421,6 +498,10 @@ verify_segment(Verify *v, const char *object, const WideRunData *run)
 			   (unsigned long long) ncells, (unsigned long long) run->ncells);
 	if (max_seq > seg->max_seq + run->seq_base)
 		report(v, object, "a record's sequence number exceeds the segment's largest");
+	if (ncells > 0)
+		verify_run_claims(v, object, run, firstkey.data, firstkey.len,
+						  prev.key, prev.keylen, families, tombstones, repeats,
+						  repeats_cell, min_xmin);
 }
 
 /* run check(v, object, arg) in a subtransaction; report an error it raises */

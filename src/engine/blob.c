@@ -185,7 +185,8 @@ WideFreeBlobsNotKept(WideMetaPage meta, WideBlobRef *had, int nhad,
 	WideBlobRef *k = palloc(sizeof(WideBlobRef) * Max(nkept, 1));
 	int			i;
 
-	memcpy(k, kept, sizeof(WideBlobRef) * nkept);
+	if (nkept > 0)				/* (kept is NULL when none is: a dropped run) */
+		memcpy(k, kept, sizeof(WideBlobRef) * nkept);
 	qsort(k, nkept, sizeof(WideBlobRef), cmp_blob);
 	for (i = 0; i < nhad; i++)
 	{

@@ -351,6 +351,12 @@ survey_family_ok(const char *fam, uint32 famlen, uint32 famid, void *arg)
 	SurveyXmins *sx = (SurveyXmins *) arg;
 	WideCell	c;
 
+	/*
+	 * (a family its run's set lacks: the set is damaged, and the output's
+	 * would be too; merged record by record, the output's set is exact)
+	 */
+	if (!(sx->ps->families & WideFamilyBit(famid)))
+		return false;
 	memset(&c, 0, sizeof(c));
 	c.family = fam;
 	c.famlen = famlen;
@@ -476,7 +482,9 @@ survey(WidePassSource *ps, WidePassedBlock *pb, WideCell *first, WideCell *last,
 		}
 		if (!have_famid || c.famid != famid_ok)
 		{
-			if (!family_passes(rules, &c, ps->e->ts_min))
+			/* (not in its run's family set: see survey_family_ok) */
+			if (!(ps->families & WideFamilyBit(c.famid)) ||
+				!family_passes(rules, &c, ps->e->ts_min))
 			{
 				ok = false;
 				break;
@@ -589,8 +597,9 @@ range_deleted(const WideResolver *resolver, const char *first, uint32 firstlen,
 
 /*
  * dropped -- may a drop (wide.drop_before) the resolver deletes by remove a
- * record of a block whose smallest timestamp is ts_min?  Then it is merged
- * record by record.
+ * record of a block whose smallest timestamp is ts_min, or one it does not
+ * apply yet delete one?  Then it is merged record by record (a pending
+ * drop's records keep their sequence numbers: segment_writer.c).
  */
 static bool
 dropped(const WideResolver *resolver, int64 ts_min)
@@ -598,6 +607,10 @@ dropped(const WideResolver *resolver, int64 ts_min)
 	int			n;
 	const WideDropRule *drops = WideResolverDrops(resolver, &n);
 
+	for (int i = 0; i < n; i++)
+		if (ts_min < drops[i].before)
+			return true;
+	drops = WideResolverPendingDrops(resolver, &n);
 	for (int i = 0; i < n; i++)
 		if (ts_min < drops[i].before)
 			return true;

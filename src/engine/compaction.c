@@ -347,6 +347,8 @@ compact_runs(Relation rel, const WideRunData *runs, int lo, int hi, int max_out,
 		WideDebugCrash(crash_point);
 	else if (pstats.passed > 0)
 		WideDebugCrash("compact_pass");
+	else if (WideRunOutputWindowed(out))
+		WideDebugCrash("compact_windowed");
 	WideManifestLogHorizon(rel);	/* manifest.c, M5 */
 	meta = WideManifestBegin(rel, &tx);
 	/* the range tombstones it cleared the last runs of (rangedel.c) */
@@ -667,12 +669,17 @@ WideRangeDelVacuum(Relation rel)
 		WideMetaPageData *m = WideManifestBegin(rel, &tx);
 		int			n = m->nruns;
 		uint32		before = m->nrangedels;
+		uint32		before_len = m->rangedel_len;
+		char		before_bytes[WIDE_RANGEDEL_SPACE];
 
+		memcpy(before_bytes, m->rangedels, Min(before_len, WIDE_RANGEDEL_SPACE));
 		memcpy(runs, m->runs, sizeof(WideRunData) * n);
 		WideRangeDelsRetire(rel, m, &frozen, runs, n,
 							rewrite || touched_cells == 0 ? 0 : 1,
 							rewrite || touched_cells == 0 ? n - 1 : 0);
-		if (m->nrangedels == before)
+		/* (unchanged unless one was retired, or frozen: rangedel.c) */
+		if (m->nrangedels == before && m->rangedel_len == before_len &&
+			memcmp(m->rangedels, before_bytes, Min(before_len, WIDE_RANGEDEL_SPACE)) == 0)
 			WideManifestAbort(&tx);
 		else
 		{

@@ -6,7 +6,8 @@
  *
  * The points (docs/testing.md, "Crashes at a chosen point") are named by
  * the code that reaches them: "truncate" and "relocate" (truncate.c),
- * "compact_pass", "rangedel-drop", "rangedel-retire", "drop-runs" and
+ * "compact_pass", "compact_windowed" (a time-windowed merge's output
+ * written, not yet published), "rangedel-drop", "rangedel-retire", "drop-runs" and
  * "drop-runs-published" (compaction.c).  The setting is superuser only and
  * registered by module.c.
  *

@@ -151,6 +151,36 @@ WideDropsForAll(Relation rel, WideDropRule *out)
 	return n;
 }
 
+/*
+ * WideDropsPending -- the drops a rewrite starting now may not apply
+ * (some snapshot may not see them yet), but not the aborted ones: the
+ * records they may delete keep their sequence numbers in its output
+ * (segment_writer.c); returns how many (out: WIDE_MAX_DROPS entries).
+ */
+int
+WideDropsPending(Relation rel, WideDropRule *out)
+{
+	Buffer		metabuf = WideReadMeta(rel, BUFFER_LOCK_SHARE);
+	WideDropEntry drops[WIDE_MAX_DROPS];
+	int			nd;
+	int			n = 0;
+	int			i;
+
+	if (!BufferIsValid(metabuf))
+		return 0;
+	{
+		WideMetaPage meta = WidePageGetMeta(BufferGetPage(metabuf));
+
+		nd = Min(meta->ndrops, WIDE_MAX_DROPS);
+		memcpy(drops, meta->drops, sizeof(WideDropEntry) * nd);
+	}
+	UnlockReleaseBuffer(metabuf);
+	for (i = 0; i < nd; i++)
+		if (!drop_aborted(&drops[i]) && !drop_visible_to_all(rel, &drops[i]))
+			to_rule(&drops[i], &out[n++]);
+	return n;
+}
+
 /* forget entry i */
 static void
 forget(WideMetaPageData *meta, uint32 i)

@@ -51,6 +51,7 @@ extern void WideResolverPush(WideResolver *r, const WideCell *c);
 extern void WideResolverFlush(WideResolver *r);
 struct WideDropRule;
 extern const struct WideDropRule *WideResolverDrops(const WideResolver *r, int *ndrops);
+extern const struct WideDropRule *WideResolverPendingDrops(const WideResolver *r, int *ndrops);
 struct WideRangeDels;
 extern const struct WideRangeDels *WideResolverRangeDels(const WideResolver *r);
 extern WideResolveStats WideResolverFinish(WideResolver *r);

@@ -265,6 +265,12 @@ WideManifestProblem(const WideMetaPageData *meta, char *buf, size_t buflen)
 						 i + 1, meta->waruns[i].root);
 				return buf;
 			}
+			else if ((meta->waruns[i].flags & WIDE_RUN_FAMILIES) &&
+					 meta->waruns[i].families == 0)
+			{
+				snprintf(buf, buflen, "write-area run %u holds no family", i + 1);
+				return buf;
+			}
 		if (!rangedels_valid(meta))
 		{
 			snprintf(buf, buflen, "%u range tombstones in %u bytes are malformed",

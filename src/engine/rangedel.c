@@ -44,7 +44,10 @@
  * rewrites the other runs it overlaps, one at a time, when it deleted a
  * tenth of their cells (or the metapage room is half used); and retires
  * what no run needs any more.  Entries of aborted transactions are dropped
- * whenever the list changes.
+ * whenever the list changes.  One every snapshot sees that must stay (a run
+ * it deleted little of is not rewritten) is frozen, its xmin set to
+ * FrozenTransactionId, as a drop is (drops.c); VACUUM sets relfrozenxid no
+ * further than the oldest xmin of one not frozen.
  *
  * IDENTIFICATION
  *	  src/engine/rangedel.c
@@ -512,19 +515,31 @@ keep_unretired(WideRangeDelHeader *h, void *arg)
 	if (h->gen != 0 && !WideManifestWriteAreaEmpty(a->meta) &&
 		(h->gen >= a->meta->generation ||
 		 (a->meta->flushing != 0 && a->meta->flushing <= h->gen)))
-		return true;
+		goto kept;
 	for (i = 0; i < a->meta->nwaruns; i++)
 		if (a->meta->waruns[i].min_seq < h->seq)
-			return true;
+			goto kept;
 	key_range(t, &r);
 	for (i = 0; i < (uint32) a->nruns; i++)
 	{
 		if ((int) i >= a->lo && (int) i <= a->hi)
 			continue;
 		if (a->runs[i].min_seq < h->seq && WideRunOverlapsRange(&a->runs[i], &r))
-			return true;
+			goto kept;
 	}
 	return false;
+
+kept:
+
+	/*
+	 * Kept, and seen by every snapshot (not pending): frozen, as a drop is
+	 * (drops.c), so that its xid means nothing any more.  It may stay for
+	 * long (a run it deleted little of is not rewritten): VACUUM then sets
+	 * relfrozenxid past that xid and the clog under it may be truncated.
+	 */
+	h->xmin = FrozenTransactionId;
+	h->cmin = 0;
+	return true;
 }
 
 /*
@@ -551,6 +566,34 @@ WideRangeDelsRetire(Relation rel, WideMetaPageData *meta,
 	a.lo = lo;
 	a.hi = hi;
 	rebuild(meta, keep_unretired, &a);
+}
+
+/*
+ * WideRangeDelsOldestXmin -- the oldest transaction id of a range tombstone
+ * not frozen yet (VACUUM must not set relfrozenxid past it), or
+ * InvalidTransactionId.
+ */
+TransactionId
+WideRangeDelsOldestXmin(Relation rel)
+{
+	Buffer		metabuf = WideReadMeta(rel, BUFFER_LOCK_SHARE);
+	TransactionId oldest = InvalidTransactionId;
+	WideRangeDels *all;
+	int			i;
+
+	if (!BufferIsValid(metabuf))
+		return oldest;
+	all = WideRangeDelsParse(WidePageGetMeta(BufferGetPage(metabuf)));
+	UnlockReleaseBuffer(metabuf);
+	for (i = 0; i < all->n; i++)
+	{
+		TransactionId x = all->d[i].xmin;
+
+		if (TransactionIdIsNormal(x) &&
+			(!TransactionIdIsValid(oldest) || TransactionIdPrecedes(x, oldest)))
+			oldest = x;
+	}
+	return oldest;
 }
 
 /*

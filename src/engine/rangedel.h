@@ -34,6 +34,7 @@ extern void WideRangeDelsRetire(Relation rel, WideMetaPageData *meta,
 								const WideRangeDels *applied,
 								const WideRunData *runs, int nruns,
 								int lo, int hi);
+extern TransactionId WideRangeDelsOldestXmin(Relation rel);
 extern void WideRangeDelsCarry(Relation rel, WideMetaPageData *meta,
 							   const WideRangeDels *ds);
 

@@ -74,6 +74,9 @@ struct WideResolver
 	WideSegmentWriter *w;
 	WideDropRule drops[WIDE_MAX_DROPS];	/* drops applied (drops.c) */
 	int			ndrops;
+	WideDropRule pending_drops[WIDE_MAX_DROPS];	/* and not yet: their records
+												 * keep their numbers */
+	int			npending_drops;
 	WideResolverRoute route;	/* or NULL: everything into w */
 	void	   *route_arg;
 	WideResolveStats stats;
@@ -187,6 +190,8 @@ WideResolverCreate(Relation rel, const WideSchema *schema, bool bottom,
 	/* the drops every snapshot sees (drops.c) delete physically */
 	r->ndrops = WideDropsForAll(rel, r->drops);
 	WideDeletesSetDrops(&r->dels, r->drops, r->ndrops);
+	r->npending_drops = WideDropsPending(rel, r->pending_drops);
+	WideSegmentWriterKeepDrops(w, r->pending_drops, r->npending_drops);
 	return r;
 }
 
@@ -591,6 +596,18 @@ WideResolverDrops(const WideResolver *r, int *ndrops)
 {
 	*ndrops = r->ndrops;
 	return r->drops;
+}
+
+/*
+ * WideResolverPendingDrops -- the drops the resolver does not apply yet
+ * (some snapshot may not see them), whose records keep their sequence
+ * numbers in its output.
+ */
+const WideDropRule *
+WideResolverPendingDrops(const WideResolver *r, int *ndrops)
+{
+	*ndrops = r->npending_drops;
+	return r->pending_drops;
 }
 
 /*

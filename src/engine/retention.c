@@ -309,6 +309,8 @@ route(void *arg, const WideCell *c)
 	}
 	o->keys[i] = k;
 	o->writers[i] = WideSegmentWriterBegin(o->rel, o->typlen);
+	/* (the pending range tombstones and drops its resolver gave the rest) */
+	WideSegmentWriterKeepLike(o->writers[i], o->rest);
 	o->nwin++;
 	return window_writer(o, o->writers[i], c);
 }

@@ -17,6 +17,7 @@
 #include "storage/relfilenode.h"
 #include "utils/relcache.h"
 #include "engine/cell.h"
+#include "engine/rules.h"
 
 /* an open segment: its header, and (if loaded) its root index */
 typedef struct WideIndex WideIndex;
@@ -352,6 +353,10 @@ struct WideRangeDels;
 extern void WideSegmentWriterKeepSeqs(WideSegmentWriter *w,
 									  const struct WideRangeDels *ranges);
 extern void WideSegmentWriterKeepNextSeq(WideSegmentWriter *w);
+extern void WideSegmentWriterKeepDrops(WideSegmentWriter *w,
+									   const WideDropRule *drops, int n);
+extern void WideSegmentWriterKeepLike(WideSegmentWriter *w,
+									  const WideSegmentWriter *from);
 extern void WideSegmentWriterMoveBlobs(WideSegmentWriter *w, BlockNumber from);
 extern void WideSegmentWriterCutAtPrefix(WideSegmentWriter *w);
 extern bool WideSegmentWriterJoin(WideSegmentWriter *w, const char *lastrow,

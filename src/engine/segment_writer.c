@@ -20,8 +20,9 @@
  * Sequence numbers.  A record keeps its sequence number only where a reader
  * of this one segment needs it: tombstones, the records of a row after a
  * tombstone in it, and records that share coordinates with the previous
- * one, and the records of rows a range tombstone not yet applied holds
- * (WideSegmentWriterKeepSeqs).  The others read back as the segment's
+ * one, the records of rows a range tombstone not yet applied holds
+ * (WideSegmentWriterKeepSeqs), and the records a drop not yet applied may
+ * delete (WideSegmentWriterKeepDrops).  The others read back as the segment's
  * largest sequence number.
  * That is exact because of the order of runs: any record of another run or
  * of the write area is older than every record of this segment or newer
@@ -127,6 +128,8 @@ struct WideSegmentWriter
 	bool		row_has_tombstone;
 	const WideRangeDels *keep_ranges;	/* rows whose records keep theirs */
 	bool		row_in_range;
+	const WideDropRule *keep_drops;	/* records they may delete keep theirs */
+	int			nkeep_drops;
 	bool		keep_next_seq;	/* WideSegmentWriterKeepNextSeq */
 	bool		repeats;		/* a column has two records: not ONE_VERSION */
 	bool		repeats_cell;	/* a cell has two records: not ONE_PER_CELL */
@@ -539,6 +542,8 @@ keeps_seq(WideSegmentWriter *w, const WideCell *c, bool same_row)
 
 		keep = w->row_has_tombstone || w->row_in_range || same_cell ||
 			w->keep_next_seq;
+		if (!keep && w->nkeep_drops > 0)
+			keep = WideDropsCover(w->keep_drops, w->nkeep_drops, c);
 		w->repeats_cell |= same_cell;
 	}
 	w->keep_next_seq = false;
@@ -575,6 +580,35 @@ void
 WideSegmentWriterKeepSeqs(WideSegmentWriter *w, const WideRangeDels *ranges)
 {
 	w->keep_ranges = (ranges != NULL && ranges->n > 0) ? ranges : NULL;
+}
+
+/*
+ * WideSegmentWriterKeepDrops -- the records these drops (drop_before, not
+ * yet applied: drops.c) may delete keep their sequence numbers: a drop
+ * lives outside the runs, and one a snapshot may not see yet is applied by
+ * readers, comparing its number with the record's -- which, read back as
+ * the segment's largest, could be newer than the drop when the segment
+ * also holds records written after it, and the dropped cell would come
+ * back.  drops must outlive the writer.
+ */
+void
+WideSegmentWriterKeepDrops(WideSegmentWriter *w, const WideDropRule *drops, int n)
+{
+	w->keep_drops = n > 0 ? drops : NULL;
+	w->nkeep_drops = n;
+}
+
+/*
+ * WideSegmentWriterKeepLike -- w keeps the sequence numbers "from" keeps
+ * for the pending range tombstones and drops (the window runs of a merge
+ * whose rest run its resolver set up: retention.c)
+ */
+void
+WideSegmentWriterKeepLike(WideSegmentWriter *w, const WideSegmentWriter *from)
+{
+	w->keep_ranges = from->keep_ranges;
+	w->keep_drops = from->keep_drops;
+	w->nkeep_drops = from->nkeep_drops;
 }
 
 /*

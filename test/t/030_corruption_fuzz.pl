@@ -9,7 +9,7 @@
 #
 # Environment:
 #	WIDE_FUZZ_SEED		random seed (default 20261123; printed)
-#	WIDE_FUZZ_CASES		number of random cases (default 60)
+#	WIDE_FUZZ_CASES		number of random cases (default 40)
 #	WIDE_FUZZ_META		0: leave the metapage alone (default: damage its
 #						counts, lane heads, runs and free queue too)
 #	WIDE_FUZZ_KINDS		only these kinds of case, e.g. "meta,stored"
@@ -36,7 +36,7 @@ use WideFormat;
 # is set so that the cases do not depend on it
 decoder();
 my $seed = $ENV{WIDE_FUZZ_SEED} // 20261123;
-my $ncases = $ENV{WIDE_FUZZ_CASES} // 60;
+my $ncases = $ENV{WIDE_FUZZ_CASES} // 40;
 my $with_meta = $ENV{WIDE_FUZZ_META} // 1;
 srand($seed);
 diag("corruption fuzzer: seed $seed, $ncases cases"
@@ -65,6 +65,17 @@ my $csv = $node->basedir . '/bulk.csv';
 open my $cf, '>', $csv or die;
 printf $cf "bulk#%06d,f,q,%d,value-%d\n", $_, $_, $_ * 7 for 1 .. 20000;
 close $cf;
+# full-precision float8 readings under digit-step row keys (format 6: data
+# blocks of type 3, Huffman coded values, keys' digit steps), loaded by one
+# COPY: blocks of one xmin (index entry flag 0x08), never compacted
+my $fcsv = $node->basedir . '/floats.csv';
+open my $ff, '>', $fcsv or die;
+for my $i (1 .. 3000)
+{
+	printf $ff "host_%06d,m,v,%d,%.17g\n", $i, 1000 + $_, 20 + sin($i * 7 + $_) * 13.37
+	  for 1 .. 4;
+}
+close $ff;
 
 $node->safe_psql('postgres', qq{
 	CREATE EXTENSION wide;
@@ -117,6 +128,13 @@ $node->safe_psql('postgres', qq{
 	SELECT wide.merge_to_cell('h', 'store#merged', 'uniq', 'visitors', 0, value)
 	  FROM h WHERE row_key = 'store#dense';
 
+	CREATE TABLE fl (row_key text, family text, qualifier text, ts int8, value float8) USING wide;
+	SELECT wide.create_family('fl', 'm');
+	BEGIN;
+	COPY fl FROM '$fcsv' (FORMAT csv);
+	CREATE TABLE fl_xid AS SELECT pg_current_xact_id()::text::bigint AS xid;
+	COMMIT;
+
 	-- each statement of a case runs through this, so that one psql call
 	-- reports them all
 	CREATE FUNCTION try(q text) RETURNS text LANGUAGE plpgsql AS \$\$
@@ -128,6 +146,9 @@ $node->safe_psql('postgres', qq{
 	END \$\$;
 	CHECKPOINT;
 });
+
+# the COPY's transaction: the one xmin of table fl's data blocks
+my $fl_xid = $node->safe_psql('postgres', 'SELECT xid FROM fl_xid');
 
 my %reads = (
 	t => [
@@ -152,13 +173,30 @@ my %reads = (
 		q{SELECT count(*) FROM wide.read_rows(NULL::h, reversed => true)},
 		q{SELECT FROM wide.compact('h', true)},
 	],
+	fl => [
+		'SELECT count(*), sum(value) FROM fl',
+		q{SELECT count(*), max(value) FROM fl WHERE row_key >= 'host_001000' AND row_key < 'host_001500'},
+		q{SELECT count(*) FROM wide.read_rows(NULL::fl, reversed => true, "limit" => 500)},
+		q{SELECT FROM wide.compact('fl', true)},
+	],
 );
 
-# every statement of the table's case, then VACUUM, then verify
+# every statement of the table's case, then VACUUM, then verify ($verify_first:
+# verify before them too, its report returned instead: the reads compact)
+my $verify_first;
+
 sub run_reads
 {
 	my ($tbl) = @_;
 	my @res;
+	my $first;
+	if ($verify_first)
+	{
+		my ($ret, $out, $err) = $node->psql('postgres',
+			"SELECT count(*) || ' ' || coalesce(string_agg(object || ': ' || problem, '; '), '') FROM wide.verify('$tbl')");
+		return (undef, "verify failed ($ret): $err") if $ret != 0;
+		$first = $out;
+	}
 	my $sql = join(",\n", map { my $q = $_; $q =~ s/'/''/g; "try('$q')" } @{ $reads{$tbl} });
 	my ($ret, $out, $err) = $node->psql('postgres', "SELECT $sql", extra_params => [ '-A', '-t', '-F', "\t" ]);
 	return (undef, "psql failed ($ret): $err") if $ret != 0;
@@ -170,27 +208,27 @@ sub run_reads
 	($ret, $out, $err) = $node->psql('postgres',
 		"SELECT count(*) || ' ' || coalesce(string_agg(object || ': ' || problem, '; '), '') FROM wide.verify('$tbl')");
 	return (undef, "verify failed ($ret): $err") if $ret != 0;
-	return (\@res, $out);
+	return (\@res, $first // $out);
 }
 
 # ----------------------------------------------------------------
 # Relation files and pages
 # ----------------------------------------------------------------
 my %file;
-for my $tbl (qw(t g h))
+for my $tbl (qw(t g h fl))
 {
 	$file{$tbl} = $node->data_dir . '/'
 	  . $node->safe_psql('postgres', "SELECT pg_relation_filepath('$tbl')");
 }
 # the pristine images (before the checks below compact the tables)
 $node->stop;
-for my $tbl (qw(t g h))
+for my $tbl (qw(t g h fl))
 {
 	copy($file{$tbl}, "$file{$tbl}.orig") or die "copy: $!";
 	die "table $tbl has more than one segment file" if -e "$file{$tbl}.1";
 }
 $node->start;
-for my $tbl (qw(t g h))
+for my $tbl (qw(t g h fl))
 {
 	my ($res, $verify) = run_reads($tbl);
 	ok($res && !grep({ $_ ne 'ok' } @$res), "table $tbl reads cleanly before damage")
@@ -198,14 +236,14 @@ for my $tbl (qw(t g h))
 	like($verify, qr/^0 /, "table $tbl verifies before damage");
 }
 $node->stop;
-copy("$file{$_}.orig", $file{$_}) or die "copy back: $!" for qw(t g h);
+copy("$file{$_}.orig", $file{$_}) or die "copy back: $!" for qw(t g h fl);
 # after a crash, the whole data directory is restored: recovery would
 # replay what the case wrote onto the restored pages
 my $pristine = $node->basedir . '/pristine';
 system('cp', '-a', $node->data_dir, $pristine) == 0 or die "cp: $!";
 
 my %image;
-$image{$_} = read_file_raw("$file{$_}.orig") for qw(t g h);
+$image{$_} = read_file_raw("$file{$_}.orig") for qw(t g h fl);
 
 sub page { my ($tbl, $blk) = @_; return substr($image{$tbl}, $blk * $BLCKSZ, $BLCKSZ); }
 
@@ -233,7 +271,7 @@ sub field_value { my ($tbl, $blk, $name) = @_; return fields($tbl, $blk)->{$name
 my %opq = map { $_ => field_off('t', 0, $_) } qw(next owner type);
 
 my (%pages, %count, %type_of);
-for my $tbl (qw(t g h))
+for my $tbl (qw(t g h fl))
 {
 	for my $r (decode_rows($dec, 'SELECT blkno, type FROM wide_internal.format_pages('
 		. file_sql("$file{$tbl}.orig") . ') ORDER BY blkno'))
@@ -518,25 +556,48 @@ sub mutate_stored
 		}
 		return $bytes;
 	};
-	if ($r < 0.3 || $type == 0)
+	my $payload = substr($stored, 0, $len - 5);
+	if ($type == 3 && $r < 0.5)
+	{
+		# a block of Huffman coded values (format 6): the values' section
+		# follows the zstd frame as it is, and ends the decoded body too
+		# (their common suffix); its table (shift, first, nsym, lengths)
+		# or its bits
+		my $tail = 0;
+		$tail++ while $tail < length($raw) && $tail < length($payload)
+		  && substr($raw, -1 - $tail, 1) eq substr($payload, -1 - $tail, 1);
+		return () if $tail < 4;
+		my $at = length($payload) - $tail;
+		my $what = rand() < 0.5 ? int(rand(4)) : 4 + int(rand($tail - 4));
+		my $v = rand() < 0.5 ? pick(0, 1, 0x0f, 0x10, 0x3f, 0x40, 0x41, 0xff) : int(rand(256));
+		substr($payload, $at + $what, 1) = chr($v);
+		$new = frame($dec, $payload, $type);
+		$label = sprintf('values\' byte %d of %d after the frame -> %#x', $what, $tail, $v);
+	}
+	elsif ($r < 0.3 || $type == 0)
 	{
 		# the payload as stored (a zstd frame, or raw bytes)
-		$new = frame($dec, $mangle->(substr($stored, 0, $len - 5)), $type);
+		$new = frame($dec, $mangle->($payload), $type);
 		$label = "stored bytes";
 	}
 	elsif ($r < 0.4)
 	{
-		$new = frame($dec, substr($stored, 0, $len - 5), 1 - $type);
-		$label = "block type";
+		my $t = pick(grep { $_ != $type } 0 .. 3);
+		$new = frame($dec, $payload, $t);
+		$label = "block type $type -> $t";
 	}
 	else
 	{
-		# the decompressed block, recompressed into the same length
+		# the decompressed block, recompressed into the same length; a
+		# packed one (types 2 and 3) stays packed (type 2: one frame), so
+		# that its decoders (exponents, delta and Huffman values, digit-step
+		# keys) meet the damage
+		my $t = $type >= 2 ? 2 : 1;
 		my $z = zstd_frame($dec, $mangle->($raw), 19);
 		return () unless length($z) + 8 <= $len - 5;
 		my $pad = $len - 5 - length($z) - 8;
-		$new = frame($dec, $z . pack('VV', 0x184D2A50, $pad) . ("\0" x $pad), 1);
-		$label = "decoded bytes";
+		$new = frame($dec, $z . pack('VV', 0x184D2A50, $pad) . ("\0" x $pad), $t);
+		$label = "decoded bytes (type $type as $t)";
 	}
 	return ([ stream_writes($s, $off, $new) ], "segment $s->{segid} $kind block at $off+$len: $label");
 }
@@ -575,7 +636,8 @@ sub mutate_meta
 		'run segid' => "$run segid", 'run root' => "$run root",
 		'run seq_base' => "$run seq_base", 'run ncells' => "$run ncells",
 		'free kind' => "$free kind", 'free start' => "$free start",
-		'free npages' => "$free npages");
+		'free npages' => "$free npages", 'run flags' => "$run flags",
+		'run families' => "$run families", 'run min_xmin' => "$run min_xmin");
 	my $fd = pick(sort keys %f);
 	return field($tbl, 0, @{ $m->{ $f{$fd} } }[ 0, 1 ], "metapage $fd");
 }
@@ -587,7 +649,7 @@ sub mutate_segment_page
 }
 
 # (only pages of the current write area: freed ones may linger unread)
-for my $tbl (qw(t g h))
+for my $tbl (qw(t g h fl))
 {
 	my $gen = field_value($tbl, 0, 'generation');
 	$pages{$tbl}{wablob} = [ grep { u32(page($tbl, $_), $opq{owner}) == $gen && blob_items($tbl, $_) }
@@ -784,12 +846,89 @@ sub targeted
 		'bad compressed frame');
 }
 
+{
+	# format 6, one xmin per data block: an index entry of table fl whose
+	# flags (0x08: one xmin; 0x02: its last column follows, family m,
+	# qualifier v) are followed by the COPY's xid, a varint
+	my $varint = sub {
+		my ($v) = @_;
+		my $o = '';
+		while ($v >= 0x80) { $o .= chr(($v & 0x7f) | 0x80); $v >>= 7; }
+		return $o . chr($v);
+	};
+	my $xv = $varint->($fl_xid);
+	my ($s) = grep { $_->{live} } segments('fl');
+	my ($ib) = grep { $_->[0] eq 'index' && $_->[5] =~ /[\x08-\x0f]\x01m\x01v\Q$xv\E/ } stored_blocks($s);
+	ok($ib, 'table fl has data blocks of one xmin (index entry flag 0x08)');
+	my @types = map { $_->[4] } grep { $_->[0] eq 'data' } stored_blocks($s);
+	ok(scalar(grep { $_ == 3 } @types), 'table fl has data blocks of type 3 (Huffman coded values)')
+	  or diag("frame types: @types");
+	# an index block changed, recompressed into its stored length
+	my $restore = sub {
+		my ($raw) = @_;
+		my $z = zstd_frame($dec, $raw, 19);
+		my $pad = $ib->[2] - 5 - length($z) - 8;
+		die "index block does not fit" if $pad < 0;
+		return [ stream_writes($s, $ib->[1], frame($dec, $z . pack('VV', 0x184D2A50, $pad) . ("\0" x $pad), 1)) ];
+	};
+	if ($ib)
+	{
+		my $raw = $ib->[5];
+		$raw =~ /([\x08-\x0f])\x01m\x01v\Q$xv\E/;
+		my ($fpos, $xpos) = ($-[1], $-[1] + 5);
+		# the one xmin from the future (the largest varint of its length)
+		my $future = $raw;
+		substr($future, $xpos, length($xv)) = $varint->((1 << (7 * length($xv))) - 1);
+		targeted('one-xmin data block whose xmin is in the future', 'fl', $restore->($future),
+			'damaged|bad data block|malformed');
+		# the flag cleared: the xmin and cmin read as the next entry
+		my $noflag = $raw;
+		substr($noflag, $fpos, 1) = chr(ord(substr($raw, $fpos, 1)) & ~0x08);
+		targeted('one-xmin flag cleared', 'fl', $restore->($noflag), 'damaged|malformed|bad');
+	}
+
+	# a run's descriptor in the metapage, which readers trust: verify
+	# compares its claims with the run's records (reads may succeed)
+	my $verify_reports = sub {
+		my ($name, $tbl, $writes, $expect) = @_;
+		my $nfail = @failures;
+		$verify_first = 1;
+		my ($res, $verify) = run_case($tbl, 'targeted', $writes, "targeted: $name");
+		$verify_first = 0;
+		ok($res && @failures == $nfail && $verify =~ /$expect/, "$name: verify reports it")
+		  or diag(join(' | ', @{ $res || [] }), "\n", substr($verify, 0, 400));
+	};
+	my $fm = fields('fl', 0);
+	my $flags = $fm->{'warun 0 flags'};
+	$verify_reports->('run family set without its family', 'fl',
+		[ [ 0, $fm->{'warun 0 families'}[0], pack('V', 0x80000000) ] ],
+		'family set');
+	# an empty family set (a run holds a record, so a family): only runs[]
+	# were checked, a write-area run's passed into a compaction's output,
+	# whose publication failed with XX000
+	targeted('write-area run of no family', 'fl',
+		[ [ 0, $fm->{'warun 0 families'}[0], pack('V', 0) ] ], 'invalid metapage');
+	$verify_reports->('run flagged one version', 'fl',
+		[ [ 0, $flags->[0], pack('v', $flags->[2] | 0x0004) ] ], 'one version');
+	$verify_reports->('run without its oldest xmin', 'fl',
+		[ [ 0, $fm->{'warun 0 min_xmin'}[0], pack('V', 0) ] ], 'oldest xmin');
+	$verify_reports->('run with a shorter smallest key', 'fl',
+		[ [ 0, $fm->{'warun 0 lo_len'}[0], chr($fm->{'warun 0 lo_len'}[2] - 1) ] ], 'smallest row key');
+	# table t: a run holding tombstones (DELETE, compacted) flagged without
+	my $tm = fields('t', 0);
+	my ($r) = grep { $tm->{"run $_ flags"}[2] & 0x0002 } 0 .. $tm->{nruns}[2] - 1;
+	ok(defined $r, 'table t has a run with tombstones');
+	$verify_reports->('run with tombstones flagged without', 't',
+		[ [ 0, $tm->{"run $r flags"}[0], pack('v', $tm->{"run $r flags"}[2] & ~0x0002) ] ],
+		'tombstones') if defined $r;
+}
+
 # ----------------------------------------------------------------
 # Random cases
 # ----------------------------------------------------------------
 for my $case (1 .. $ncases)
 {
-	my $tbl = pick(qw(t t t g h));
+	my $tbl = pick(qw(t t t g h fl fl));
 	my $kind = pick(@kinds);
 	my ($writes, $label);
 	if ($kind eq 'stored')

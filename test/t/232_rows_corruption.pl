@@ -43,11 +43,18 @@ my $setup_sql = q{
 	-- time-major, as readings arrive: compacted into runs, then a few in
 	-- the write area
 	INSERT INTO m SELECT '2020-01-01'::timestamptz + make_interval(secs => t * 10), h,
-	                     round((50 + 40 * sin(t / 50.0 + h))::numeric, 2), t % 7, CASE WHEN t % 5 = 0 THEN NULL ELSE h * 1.5 END
+	                     50 + 40 * sin(t / 50.0 + h), t % 7, CASE WHEN t % 5 = 0 THEN NULL ELSE h * 1.5 END
 	  FROM generate_series(0, 1199) t, generate_series(0, 39) h ORDER BY t, h;
 	SELECT FROM wide.compact('cells', major => true);
+	-- (a full-precision a: format 6's Huffman coded blocks, stored type 3;
+	-- then one statement's run: data blocks of one xmin, index flag 0x08)
+	INSERT INTO m SELECT '2020-01-01'::timestamptz + make_interval(secs => t * 10), h,
+	                     50 + 40 * cos(t / 50.0 + h), t % 7, h * 0.25
+	  FROM generate_series(1205, 1404) t, generate_series(0, 39) h ORDER BY t, h;
 	INSERT INTO m SELECT '2020-01-01'::timestamptz + make_interval(secs => t * 10), h, t, -1, NULL
 	  FROM generate_series(1200, 1204) t, generate_series(0, 39) h;
+	INSERT INTO m SELECT '2020-01-01'::timestamptz + make_interval(secs => t * 10), h, t, -1, NULL
+	  FROM generate_series(1405, 1409) t, generate_series(0, 39) h;
 	CREATE FUNCTION try(q text) RETURNS text LANGUAGE plpgsql AS $$
 	DECLARE r text;
 	BEGIN
@@ -124,6 +131,18 @@ sub fuzz
 		'SELECT blkno, type FROM wide_internal.format_pages(' . file_sql("$file.orig")
 		  . ') WHERE blkno > 0 ORDER BY blkno');
 	note("$label: " . join(', ', map { "$_: " . scalar(@{ $pages{$_} }) } sort keys %pages));
+	# format 6's blocks among what is damaged: Huffman coded values stored
+	# as type 3, and blocks of one xmin (the statement's run)
+	my ($t3, $one) = split /\|/, decoder()->safe_psql('postgres', 'WITH i AS MATERIALIZED (SELECT '
+		. file_sql("$file.orig") . " AS b),
+		  s AS (SELECT k.* FROM i, wide_internal.format_segments(i.b) r,
+		               wide_internal.format_stored_blocks(i.b, r.root) k WHERE r.live)
+		SELECT (SELECT count(*) FROM s, wide_internal.format_frame(s.stored) f
+		         WHERE s.kind = 'data' AND f.type = 3),
+		       (SELECT count(*) FROM s, wide_internal.format_frame(s.stored) f,
+		               wide_internal.format_index(f.body, false) e
+		         WHERE s.kind = 'index' AND e.flags & 8 = 8)");
+	ok($t3 > 0 && $one > 0, "$label: the table has type 3 blocks ($t3) and blocks of one xmin ($one)");
 	my @kinds = grep { $pages{$_} && @{ $pages{$_} } } @$kinds;
 	is(scalar(@kinds), scalar(@$kinds), "$label: the table has pages of every kind to damage");
 

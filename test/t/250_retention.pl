@@ -4,6 +4,8 @@
 # table reads exactly what the heap holds.  Family f is kept for ever, and
 # m's max_age is lowered at random (each run names the families it holds,
 # format 6: m's and a's window runs are freed by age while f's stay).
+# Snapshots are held across steps at random (drops and range DELETEs made
+# meanwhile are pending in every flush and compaction).
 # Then: the backend killed while
 # VACUUM drops runs (before and right after the metapage change is
 # published), a streaming standby, and dump/restore.
@@ -80,6 +82,21 @@ sub expire_m
 
 sub runs { $primary->safe_psql('postgres', "SELECT count(*) FROM wide.runs('t')") }
 
+# a snapshot held across steps (as an autovacuum of a catalog holds the
+# xmin horizon): drops and DELETEs made meanwhile are pending, and every
+# flush and compaction keeps the cells they delete; new snapshots must
+# still see them deleted (the checks), and the holder the cells it saw
+my $hold;
+my $held;
+
+sub release
+{
+	return unless $hold;
+	$hold->query_safe('COMMIT');
+	$hold->quit;
+	undef $hold;
+}
+
 # a drop_before, and the heap's DELETE; at the limit of drops not yet
 # applied (8), the major compaction and VACUUM the error's hint asks for
 # first, after which the drop must have room (a drop is forgotten once
@@ -92,6 +109,7 @@ sub drop_before
 	if ($ret != 0)
 	{
 		like($err, qr/drops not yet applied/, "a drop refused only at the limit of drops pending");
+		release();    # (a held snapshot keeps them pending)
 		$primary->safe_psql('postgres', "SELECT wide.compact('t', major => true); VACUUM t");
 		($ret, $out, $err) = $primary->psql('postgres', "SELECT wide.drop_before($args)");
 		is($ret, 0, '... after the major compaction and VACUUM the hint asks for, it has room')
@@ -106,9 +124,9 @@ load(0, 10, 'a');
 load(0, 10, 'f');
 $primary->safe_psql('postgres', 'VACUUM t');
 my $m_day = -1;
-for my $step (1 .. 18)
+for my $step (1 .. 24)
 {
-	my $op = int(rand(7));
+	my $op = int(rand(9));
 	my $day = int(rand(12));
 	my $cut = "$base + interval '$day days' + interval '" . int(rand(24)) . " hours'";
 	my $what;
@@ -145,10 +163,37 @@ for my $step (1 .. 18)
 		$primary->safe_psql('postgres', "SELECT wide.compact('t')");
 		$what = 'compact';
 	}
+	elsif ($op == 7)
+	{
+		if ($hold)
+		{
+			is($hold->query_safe('SELECT count(*) FROM t'), $held,
+				"step $step: the held snapshot still sees its $held cells");
+			release();
+			$what = 'snapshot released';
+		}
+		else
+		{
+			$hold = $primary->background_psql('postgres');
+			$hold->query_safe('BEGIN ISOLATION LEVEL REPEATABLE READ');
+			$held = $hold->query_safe('SELECT count(*) FROM t');
+			$what = 'snapshot held';
+		}
+	}
+	elsif ($op == 7 + 1)
+	{
+		# a range DELETE (a range tombstone), and the same of the heap
+		my $host = int(rand(5));
+		my $where = "row_key >= 'host$host#' AND row_key < 'host$host#~'";
+		$primary->safe_psql('postgres', "DELETE FROM t WHERE $where; DELETE FROM h WHERE $where");
+		$what = "range DELETE of host$host";
+	}
 	else
 	{
 		# lower m's max_age (never raise it: expired cells stay expired)
 		# so that it expires what is older than half past noon of a day
+		# (alter_family waits for the held snapshot's lock on t)
+		release();
 		$m_day = $day if $day > $m_day;
 		$m_cut = "$m_day days 12 hours 30 minutes";
 		$primary->safe_psql('postgres', qq{
@@ -159,6 +204,7 @@ for my $step (1 .. 18)
 	}
 	check($primary, "step $step ($what): the table reads as the heap");
 }
+release();
 
 # a drop that frees whole runs: killed before and right after publishing
 load(11, 1, 'm');
@@ -193,6 +239,35 @@ check($primary, 'major compaction');
 	check($primary, 'after the expiry');
 	is($primary->safe_psql('postgres', "SELECT count(*) FROM t WHERE family = 'f'"), $f_before,
 		"... every cell of the family kept for ever is there");
+}
+# a major compaction, time-windowed, killed after writing its window runs
+# and before publishing them, with a snapshot held (pending tombstones):
+# nothing changes, and the next one publishes the same cells
+{
+	load(15, 1, 'm');
+	$primary->safe_psql('postgres',
+		"DELETE FROM t WHERE row_key = 'host1#1'; DELETE FROM h WHERE row_key = 'host1#1'");
+	$hold = $primary->background_psql('postgres');
+	$hold->query_safe('BEGIN ISOLATION LEVEL REPEATABLE READ');
+	$held = $hold->query_safe('SELECT count(*) FROM t');
+	my $log_offset = -s $primary->logfile;
+	my ($ret) = $primary->psql('postgres',
+		"SET wide.debug_crash = 'compact_windowed'; SELECT wide.compact('t', major => true)");
+	isnt($ret, 0, 'compact_windowed: the compaction did not finish');
+	for (1 .. 180)
+	{
+		last if eval { $primary->safe_psql('postgres', 'SELECT 1') eq '1' };
+		sleep 1;
+	}
+	ok($primary->log_contains(qr/killing this backend at "compact_windowed"/, $log_offset),
+		'compact_windowed: killed there');
+	eval { $hold->quit };    # (its backend died with the restart)
+	undef $hold;
+	check($primary, 'compact_windowed: every cell reads back after recovery');
+	$primary->safe_psql('postgres', "SELECT wide.compact('t', major => true)");
+	check($primary, 'compact_windowed: the next major compaction');
+	is($primary->safe_psql('postgres', "SELECT count(*) FROM wide.verify('t')"), '0',
+		'compact_windowed: verify finds nothing wrong');
 }
 my $cut = "$base + interval '16 days'";
 drop_before("'t', $cut", "ts < $cut");
