@@ -12,12 +12,15 @@
  * absent.  Only the blocks that can hold the range are read; memory is one
  * index block and one data block at a time.
  *
- * Data blocks go through the backend's block cache, except in long scans:
- * after WIDE_SCAN_CACHED_BLOCKS blocks an iterator still uses blocks it
- * finds cached but no longer inserts the ones it reads (as the heap's
- * sequential scans use a small buffer ring), so that a full scan neither
- * evicts the blocks point reads keep hot nor grows the backend to the
- * cache's size: its memory stays constant, whatever the table's size.
+ * Data blocks go through the backend's block cache and the shared one,
+ * except in long scans: once an iterator has read a quarter of a cache's
+ * size in blocks (and at least WIDE_SCAN_CACHED_BLOCKS blocks), it still
+ * uses blocks it finds cached but no longer inserts the ones it reads into
+ * that cache (as the heap's sequential scans of a table larger than a
+ * quarter of shared_buffers use a small buffer ring), so that a full scan
+ * of a large table neither evicts the blocks point reads keep hot nor
+ * grows the backend to the cache's size, while the blocks of a range that
+ * fits stay hot for the next query, as the heap's pages do.
  *
  * Every page read is checked to belong to the expected segment: a page
  * reused after a compaction (as can happen to a hot standby's reader when
@@ -36,6 +39,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
+#include "wide.h"
 #include "engine/format.h"
 #include "engine/cell.h"
 #include "engine/schema.h"
@@ -48,8 +52,12 @@
 #define CACHE_DATA		3
 #define CACHE_ROWS		4		/* a data block's row directory */
 
-/* data blocks an iterator caches before it reads as a scan (see above) */
+/*
+ * data blocks an iterator caches before it may read as a scan, and the
+ * part of a cache's size it fills before it does (see above)
+ */
 #define WIDE_SCAN_CACHED_BLOCKS	16
+#define WIDE_SCAN_CACHE_SHARE	4
 
 /* seeks into a cached data block before its row directory is built */
 #define WIDE_SEEKS_BEFORE_ROWS	2
@@ -606,9 +614,14 @@ WideSegmentOpenIndex(Relation rel, const WideSegment *seg,
  * An uncached block is returned with *pin NULL, allocated in the current
  * memory context (WideSegmentCloseBlock frees it).
  */
+/*
+ * open_block_as -- data block e: from the backend's cache, else read (from
+ * the shared cache if it is there) and inserted into the backend's cache
+ * if "cache", into the shared one if "share"
+ */
 static WideRawBlock *
-open_block(Relation rel, const WideSegment *seg, const WideIndexEntry *e,
-		   WideCacheEntry **pin, bool cache)
+open_block_as(Relation rel, const WideSegment *seg, const WideIndexEntry *e,
+			  WideCacheEntry **pin, bool cache, bool share)
 {
 	void	   *obj;
 	MemoryContext cxt,
@@ -622,18 +635,25 @@ open_block(Relation rel, const WideSegment *seg, const WideIndexEntry *e,
 	if (!cache)
 	{
 		blk = palloc(sizeof(WideRawBlock));
-		read_data_block(rel, seg, e, blk, false);
+		read_data_block(rel, seg, e, blk, share);
 		return blk;
 	}
 	cxt = WideCacheNewContext();
 	old = MemoryContextSwitchTo(cxt);
 	blk = palloc(sizeof(WideRawBlock));
-	read_data_block(rel, seg, e, blk, true);
+	read_data_block(rel, seg, e, blk, share);
 	MemoryContextSwitchTo(old);
 	obj = blk;
 	*pin = WideCacheInsert(rel, seg->epoch, seg->segid, seg->max_seq,
 						   CACHE_DATA, e->offset, cxt, &obj);
 	return (WideRawBlock *) obj;
+}
+
+static WideRawBlock *
+open_block(Relation rel, const WideSegment *seg, const WideIndexEntry *e,
+		   WideCacheEntry **pin, bool cache)
+{
+	return open_block_as(rel, seg, e, pin, cache, cache);
 }
 
 WideRawBlock *
@@ -717,6 +737,7 @@ struct WideSegIter
 	WideBlockIter bi;			/* records of the data block */
 	uint64		want_cells;		/* the index entry's count, to check */
 	uint64		blocks;			/* data blocks opened */
+	Size		block_bytes;	/* ... their decoded bytes */
 	const WideTsPrune *prune;	/* time pruning (tsprune.c), or NULL */
 	uint64		skipped;		/* data blocks skipped by it */
 	uint64		index_skipped;	/* index blocks skipped by it */
@@ -864,15 +885,23 @@ next_block(WideSegIter *it)
 		it->ri++;
 	}
 	e = &it->idx->entries[it->ii];
-	/* a long scan stops filling the cache: it would only evict (see top) */
+	/*
+	 * a long scan stops filling a cache once it has read a quarter of its
+	 * size: it would only evict (see top)
+	 */
 	{
 		MemoryContext old = MemoryContextSwitchTo(it->bi.cxt);
+		bool		first = it->blocks < WIDE_SCAN_CACHED_BLOCKS;
 
-		it->blk = open_block(it->rel, it->seg, e, &it->blkpin,
-							 it->blocks < WIDE_SCAN_CACHED_BLOCKS);
+		it->blk = open_block_as(it->rel, it->seg, e, &it->blkpin,
+								first || it->block_bytes <
+								(Size) wide_block_cache_size * 1024 / WIDE_SCAN_CACHE_SHARE,
+								first || it->block_bytes <
+								(Size) wide_shared_block_cache_size * 1024 / WIDE_SCAN_CACHE_SHARE);
 		MemoryContextSwitchTo(old);
 	}
 	it->blocks++;
+	it->block_bytes += it->blk->len;
 	it->ii++;
 	it->want_cells = e->ncells;
 	/* a block whose last row is in range ends before the range does */
