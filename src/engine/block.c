@@ -1954,14 +1954,8 @@ WideBlockRowsBuild(const WideRawBlock *blk, int16 typlen,
 
 		rows->plen = Min(first->keylen, WIDE_KEY_PREFIX_MAX);
 		for (int j = 1; j < rows->n; j++)
-		{
-			uint32		k = 0;
-
-			while (k < rows->plen && k < rows->rows[j].keylen &&
-				   first->key[k] == rows->rows[j].key[k])
-				k++;
-			rows->plen = k;
-		}
+			rows->plen = WideKeyCommonLen(first->key, rows->plen,
+										  rows->rows[j].key, rows->rows[j].keylen);
 		memcpy(rows->prefix, first->key, rows->plen);
 		rows->next8 = palloc(sizeof(uint64) * rows->n);
 		for (int j = 0; j < rows->n; j++)
@@ -1986,14 +1980,11 @@ WideBlockRowsSeek(const WideBlockRows *rows, const char *key, uint32 keylen,
 
 	if (rows->next8 != NULL)
 	{
-		/* outside the keys' common prefix, before or after them all */
-		int			c = memcmp(key, rows->prefix, Min(keylen, rows->plen));
+		int			pos = WideKeyPrefixSeek(key, keylen, rows->prefix, rows->plen,
+											rows->n, &k8);
 
-		if (c != 0)
-			return c < 0 ? 0 : rows->n;
-		if (keylen < rows->plen)
-			return 0;			/* a proper prefix of every key */
-		k8 = WideKeyNext8(key, keylen, rows->plen);
+		if (pos >= 0)
+			return pos;
 	}
 	while (lo < hi)
 	{
