@@ -88,6 +88,26 @@ typedef struct Gen
 	MemoryContext cxt;
 } Gen;
 
+/* a new record of kind at the end of *r (grown), of row (its key in k) */
+static Rec *
+add_rec(Rec **r, int *n, int *cap, int row, int kind, const StringInfoData *k)
+{
+	Rec		   *x;
+
+	if (*n == *cap)
+	{
+		*cap *= 2;
+		*r = repalloc(*r, sizeof(Rec) * *cap);
+	}
+	x = &(*r)[(*n)++];
+	memset(x, 0, sizeof(Rec));
+	x->row = row;
+	x->c.kind = (uint8) kind;
+	x->c.key = k[row].data;
+	x->c.keylen = k[row].len;
+	return x;
+}
+
 /* family names are never empty (families.c refuses them) */
 static const char *const families[] = {"a", "cf", "cpu", "stats_1m", "zz"};
 
@@ -357,17 +377,7 @@ make_records(Gen *g, int16 typlen, int *nrecs, StringInfoData **keys, int *nkeys
 					else
 						kind = WIDE_KIND_PUT;
 
-					if (n == cap)
-					{
-						cap *= 2;
-						r = repalloc(r, sizeof(Rec) * cap);
-					}
-					x = &r[n++];
-					memset(x, 0, sizeof(Rec));
-					x->row = row;
-					x->c.kind = (uint8) kind;
-					x->c.key = k[row].data;
-					x->c.keylen = k[row].len;
+					x = add_rec(&r, &n, &cap, row, kind, k);
 					if (kind != WIDE_KIND_DEL_ROW)
 					{
 						x->c.family = fam;
@@ -471,17 +481,7 @@ make_records(Gen *g, int16 typlen, int *nrecs, StringInfoData **keys, int *nkeys
 		{
 			Rec		   *x;
 
-			if (n == cap)
-			{
-				cap *= 2;
-				r = repalloc(r, sizeof(Rec) * cap);
-			}
-			x = &r[n++];
-			memset(x, 0, sizeof(Rec));
-			x->row = row;
-			x->c.kind = WIDE_KIND_DEL_ROW;
-			x->c.key = k[row].data;
-			x->c.keylen = k[row].len;
+			x = add_rec(&r, &n, &cap, row, WIDE_KIND_DEL_ROW, k);
 			x->c.family = x->c.qual = "";
 			x->c.ts = 0;
 			x->c.ts_to = WIDE_TS_NO_END;
