@@ -44,6 +44,7 @@
 #include "engine/rules.h"
 #include "engine/rangedel.h"
 #include "engine/drops.h"
+#include "engine/manifest.h"
 
 struct WideReader
 {
@@ -171,7 +172,6 @@ static void
 table_state(Relation rel, TableState *ts, Snapshot snapshot)
 {
 	Buffer		metabuf;
-	int			i;
 
 	/* this backend's running statement's cells first (pending.c) */
 	WidePendingWrite(rel);
@@ -190,16 +190,7 @@ table_state(Relation rel, TableState *ts, Snapshot snapshot)
 		memcpy(ts->waruns, meta->waruns, sizeof(WideRunData) * ts->nwaruns);
 		if (meta->nrangedels > 0)
 			ts->rdels = WideRangeDelsParse(meta);
-		for (i = 0; i < WIDE_NLANES; i++)
-		{
-			ts->heads[ts->nlanes] = meta->lanes[i].head;
-			ts->gens[ts->nlanes++] = meta->generation;
-			if (meta->flushing != 0)
-			{
-				ts->heads[ts->nlanes] = meta->flush_lanes[i].head;
-				ts->gens[ts->nlanes++] = meta->flushing;
-			}
-		}
+		ts->nlanes = WideManifestLanes(meta, ts->heads, ts->gens);
 	}
 	UnlockReleaseBuffer(metabuf);
 }

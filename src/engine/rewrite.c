@@ -99,7 +99,7 @@ WideRewrite(Relation src, Relation dst)
 	int			nwaruns;
 	BlockNumber heads[2 * WIDE_NLANES];
 	uint32		gens[2 * WIDE_NLANES];
-	int			nlanes = 0;
+	int			nlanes;
 	WideSorter *sorter;
 	WideMergeIter *merge;
 	WideSegIter **its;
@@ -127,16 +127,7 @@ WideRewrite(Relation src, Relation dst)
 		memcpy(runs, meta->runs, sizeof(WideRunData) * nruns);
 		nwaruns = meta->nwaruns;
 		memcpy(waruns, meta->waruns, sizeof(WideRunData) * nwaruns);
-		for (i = 0; i < WIDE_NLANES; i++)
-		{
-			heads[nlanes] = meta->lanes[i].head;
-			gens[nlanes++] = meta->generation;
-			if (meta->flushing != 0)
-			{
-				heads[nlanes] = meta->flush_lanes[i].head;
-				gens[nlanes++] = meta->flushing;
-			}
-		}
+		nlanes = WideManifestLanes(meta, heads, gens);
 	}
 	UnlockReleaseBuffer(metabuf);
 
