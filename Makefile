@@ -104,7 +104,8 @@ OBJS = \
 	src/api/dropbefore.o \
 	src/engine/truncate.o \
 	src/engine/visibility.o \
-	src/engine/writearea.o
+	src/engine/writearea.o \
+	src/engine/wacache.o
 
 EXTENSION = wide
 DATA = wide--0.1.sql wide--0.2.sql wide--0.1--0.2.sql
