@@ -112,6 +112,12 @@ SELECT f.type, f.stored_crc = f.crc AS crc_ok, convert_from(f.body, 'UTF8') AS b
   FROM (SELECT wide_internal.format_compress(convert_to(repeat('wide ', 40), 'UTF8'), 19) || '\x01'::bytea AS p) z,
        wide_internal.format_frame(z.p || fd_le32(wide_internal.format_crc32c(z.p))) f;
 SELECT wide_internal.format_crc32c('\x'::bytea), wide_internal.format_crc32c(convert_to('123456789', 'UTF8'));
+-- the functions that return no set are not STRICT: a NULL argument, NULL
+SELECT wide_internal.format_crc32c(NULL) IS NULL AS crc, wide_internal.format_compress(NULL, 1) IS NULL AS compress,
+       wide_internal.format_compress('\x00', NULL) IS NULL AS level,
+       wide_internal.format_encode_varints(NULL) IS NULL AS varints,
+       (wide_internal.format_frame(NULL)).type IS NULL AS frame,
+       (SELECT (wide_internal.format_segment(b, NULL)).segid IS NULL FROM img) AS segment;
 
 -- clear errors on input they cannot decode
 SELECT * FROM wide_internal.format_pages('\x00');

@@ -64,6 +64,9 @@ typedef struct WideColumnFilter
 	WideBytes  *quals;
 } WideColumnFilter;
 
+extern void WideDatumBytes(Datum d, Oid type, const char **p, uint32 *len);
+extern void WideBytesSetAdd(WideBytes **set, int *nset, bool *active,
+							MemoryContext cxt, Datum d, Oid type, bool is_array);
 extern void WideColumnFilterReset(WideColumnFilter *f);
 extern void WideColumnFilterAdd(WideColumnFilter *f, MemoryContext cxt,
 								bool qualifier, Datum d, Oid type, bool is_array);

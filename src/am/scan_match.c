@@ -149,7 +149,7 @@ like_is_prefix(Node *pattern)
  * May a bound of this type be compared with the key bytewise?  The key's own
  * type may; so may name against a text key: the btree text family has
  * text-name operators, and a name's bytes (up to its NUL) are the text it
- * equals under the "C" collation, so key_bytes() converts it exactly.
+ * equals under the "C" collation, so WideDatumBytes() converts it exactly.
  * Anything else (bpchar, say) reaches the key through a cast to its type,
  * or is not a bound.
  */

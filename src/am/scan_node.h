@@ -60,13 +60,6 @@
 #define BOUND_SPLIT		20		/* expr is the first key part */
 #define BOUND_SPLIT_IN	21		/* expr is an array of first key parts */
 
-/* a key's bytes, for IN lists */
-typedef struct WideKeyRef
-{
-	const char *data;
-	uint32		len;
-} WideKeyRef;
-
 typedef struct WideScanState
 {
 	CustomScanState css;
@@ -80,7 +73,7 @@ typedef struct WideScanState
 	MemoryContext keycxt;		/* the keys of the current (re)scan */
 	MemoryContext readcxt;		/* the open reader's memory */
 	/* point reads: the keys of row_key = ANY(...), sorted, and the next one */
-	WideKeyRef *keys;
+	WideBytes  *keys;
 	int			nkeys;
 	int			nextkey;
 	bool		started;		/* bounds evaluated */

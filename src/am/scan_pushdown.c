@@ -189,9 +189,14 @@ WideCaseVariants(const char *prefix, uint32 len, int max, int *n,
  * ----------------------------------------------------------------
  */
 
-/* the bytes of a text, bytea or name datum (may detoast) */
-static void
-datum_bytes(Datum d, Oid type, const char **p, uint32 *len)
+/*
+ * WideDatumBytes -- the bytes of a text or bytea datum, or of a name (its
+ * bytes up to the NUL: the text it equals); the planner admits no other
+ * type for a key bound or a column set.  May detoast into the current
+ * memory context.
+ */
+void
+WideDatumBytes(Datum d, Oid type, const char **p, uint32 *len)
 {
 	struct varlena *v;
 
@@ -201,6 +206,7 @@ datum_bytes(Datum d, Oid type, const char **p, uint32 *len)
 		*len = strlen(*p);
 		return;
 	}
+	Assert(type == TEXTOID || type == BYTEAOID);
 	v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(d));
 	*p = VARDATA_ANY(v);
 	*len = VARSIZE_ANY_EXHDR(v);
@@ -226,23 +232,21 @@ WideColumnFilterReset(WideColumnFilter *f)
 }
 
 /*
- * WideColumnFilterAdd -- keep only the families (or qualifiers) equal to d,
- * or to an element of the array d; the values are copied into cxt.
- * Conditions on the same column intersect.
+ * WideBytesSetAdd -- the values of d (one, or the elements of an array d
+ * of type, NULLs left out: "= NULL" is never true), copied into cxt,
+ * sorted and without repeats: *set if it is not *active yet (then it is),
+ * else *set keeps only the values in both.
  */
 void
-WideColumnFilterAdd(WideColumnFilter *f, MemoryContext cxt, bool qualifier,
-					Datum d, Oid type, bool is_array)
+WideBytesSetAdd(WideBytes **set, int *nset, bool *active, MemoryContext cxt,
+				Datum d, Oid type, bool is_array)
 {
-	WideBytes  *set;
+	WideBytes  *add;
 	Datum	   *elems = &d;
 	bool	   *nulls = NULL;
 	int			n = 1;
 	int			i,
 				k = 0;
-	WideBytes **cur = qualifier ? &f->quals : &f->fams;
-	int		   *ncur = qualifier ? &f->nquals : &f->nfams;
-	bool	   *active = qualifier ? &f->qual_active : &f->fam_active;
 
 	if (is_array)
 	{
@@ -258,33 +262,32 @@ WideColumnFilterAdd(WideColumnFilter *f, MemoryContext cxt, bool qualifier,
 		deconstruct_array(a, type, typlen, typbyval, typalign,
 						  &elems, &nulls, &n);
 	}
-	set = MemoryContextAlloc(cxt, Max(n, 1) * sizeof(WideBytes));
+	add = MemoryContextAlloc(cxt, Max(n, 1) * sizeof(WideBytes));
 	for (i = 0; i < n; i++)
 	{
 		const char *p;
 		uint32		len;
 		char	   *copy;
 
-		/* "= NULL" is never true */
 		if (nulls && nulls[i])
 			continue;
-		datum_bytes(elems[i], type, &p, &len);
+		WideDatumBytes(elems[i], type, &p, &len);
 		copy = MemoryContextAlloc(cxt, len + 1);
 		memcpy(copy, p, len);
-		set[k].data = copy;
-		set[k].len = len;
+		add[k].data = copy;
+		add[k].len = len;
 		k++;
 	}
-	qsort(set, k, sizeof(WideBytes), cmp_bytes);
+	qsort(add, k, sizeof(WideBytes), cmp_bytes);
 	n = k;
 	k = 0;
 	for (i = 0; i < n; i++)
-		if (k == 0 || cmp_bytes(&set[k - 1], &set[i]) != 0)
-			set[k++] = set[i];
+		if (k == 0 || cmp_bytes(&add[k - 1], &add[i]) != 0)
+			add[k++] = add[i];
 	if (!*active)
 	{
-		*cur = set;
-		*ncur = k;
+		*set = add;
+		*nset = k;
 		*active = true;
 	}
 	else
@@ -293,13 +296,13 @@ WideColumnFilterAdd(WideColumnFilter *f, MemoryContext cxt, bool qualifier,
 		int			m = 0,
 					j = 0;
 
-		for (i = 0; i < *ncur && j < k;)
+		for (i = 0; i < *nset && j < k;)
 		{
-			int			c = cmp_bytes(&(*cur)[i], &set[j]);
+			int			c = cmp_bytes(&(*set)[i], &add[j]);
 
 			if (c == 0)
 			{
-				(*cur)[m++] = (*cur)[i];
+				(*set)[m++] = (*set)[i];
 				i++, j++;
 			}
 			else if (c < 0)
@@ -307,8 +310,25 @@ WideColumnFilterAdd(WideColumnFilter *f, MemoryContext cxt, bool qualifier,
 			else
 				j++;
 		}
-		*ncur = m;
+		*nset = m;
 	}
+}
+
+/*
+ * WideColumnFilterAdd -- keep only the families (or qualifiers) equal to d,
+ * or to an element of the array d; the values are copied into cxt.
+ * Conditions on the same column intersect.
+ */
+void
+WideColumnFilterAdd(WideColumnFilter *f, MemoryContext cxt, bool qualifier,
+					Datum d, Oid type, bool is_array)
+{
+	if (qualifier)
+		WideBytesSetAdd(&f->quals, &f->nquals, &f->qual_active, cxt, d, type,
+						is_array);
+	else
+		WideBytesSetAdd(&f->fams, &f->nfams, &f->fam_active, cxt, d, type,
+						is_array);
 }
 
 /*

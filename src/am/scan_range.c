@@ -60,28 +60,6 @@
 #include "am/scan_agg.h"
 #include "am/scan_node.h"
 
-/*
- * The bytes of a bound: a text or bytea datum, or a name (its bytes up to
- * the NUL: the text it equals).  The planner admits no other type
- * (bound_type_ok).  May detoast into the current memory context.
- */
-static void
-key_bytes(Datum d, Oid type, const char **p, uint32 *len)
-{
-	struct varlena *v;
-
-	if (type == NAMEOID)
-	{
-		*p = NameStr(*DatumGetName(d));
-		*len = strlen(*p);
-		return;
-	}
-	Assert(type == TEXTOID || type == BYTEAOID);
-	v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(d));
-	*p = VARDATA_ANY(v);
-	*len = VARSIZE_ANY_EXHDR(v);
-}
-
 /* tighten the range's lower bound */
 static void
 set_lower(WideScanState *s, const char *k, uint32 len, bool incl)
@@ -152,92 +130,18 @@ set_icase(WideScanState *s, const char *prefix, uint32 len)
 	}
 }
 
-/* qsort comparator of WideKeyRefs */
-static int
-cmp_key_ref(const void *a, const void *b)
-{
-	const WideKeyRef *ka = (const WideKeyRef *) a;
-	const WideKeyRef *kb = (const WideKeyRef *) b;
-
-	return WideKeyCompare(ka->data, ka->len, kb->data, kb->len);
-}
-
 /*
  * The keys of an array bound, intersected with previous IN lists.  The
  * array lives in per-tuple memory, which every tuple resets: the keys are
- * copied into keycxt, which lasts until the next (re)scan.
+ * copied into keycxt, which lasts until the next (re)scan.  (s->keys is
+ * NULL while no IN list was met.)
  */
 static void
 set_in_list(WideScanState *s, Datum arr, Oid elemtype)
 {
-	ArrayType  *a = DatumGetArrayTypeP(arr);
-	Datum	   *elems;
-	bool	   *nulls;
-	WideKeyRef *keys;
-	int			n;
-	int			i,
-				k = 0;
-	int16		typlen;
-	bool		typbyval;
-	char		typalign;
+	bool		active = s->keys != NULL;
 
-	if (ARR_ELEMTYPE(a) != elemtype)
-		elog(ERROR, "wide scan: array of type %u where %u was planned",
-			 ARR_ELEMTYPE(a), elemtype);
-	get_typlenbyvalalign(elemtype, &typlen, &typbyval, &typalign);
-	deconstruct_array(a, elemtype, typlen, typbyval, typalign,
-					  &elems, &nulls, &n);
-	keys = MemoryContextAlloc(s->keycxt, Max(n, 1) * sizeof(WideKeyRef));
-	for (i = 0; i < n; i++)
-	{
-		const char *p;
-		uint32		len;
-		char	   *copy;
-
-		/* "row_key = NULL" is never true */
-		if (nulls[i])
-			continue;
-		key_bytes(elems[i], elemtype, &p, &len);
-		copy = MemoryContextAlloc(s->keycxt, len + 1);
-		memcpy(copy, p, len);
-		keys[k].data = copy;
-		keys[k].len = len;
-		k++;
-	}
-	qsort(keys, k, sizeof(WideKeyRef), cmp_key_ref);
-	/* drop duplicates */
-	n = k;
-	k = 0;
-	for (i = 0; i < n; i++)
-		if (k == 0 || cmp_key_ref(&keys[k - 1], &keys[i]) != 0)
-			keys[k++] = keys[i];
-	if (s->keys == NULL)
-	{
-		s->keys = keys;
-		s->nkeys = k;
-	}
-	else
-	{
-		/* two IN lists: keep the keys in both */
-		int			j = 0,
-					m = 0;
-
-		for (i = 0; i < s->nkeys && j < k;)
-		{
-			int			c = cmp_key_ref(&s->keys[i], &keys[j]);
-
-			if (c == 0)
-			{
-				s->keys[m++] = s->keys[i];
-				i++, j++;
-			}
-			else if (c < 0)
-				i++;
-			else
-				j++;
-		}
-		s->nkeys = m;
-	}
+	WideBytesSetAdd(&s->keys, &s->nkeys, &active, s->keycxt, arr, elemtype, true);
 }
 
 /* a list of ranges being built, in keycxt */
@@ -374,7 +278,7 @@ set_split(WideScanState *s, Datum d, Oid type, bool is_array, char sep)
 
 		if (nulls && nulls[i])
 			continue;
-		key_bytes(elems[i], type, &p, &len);
+		WideDatumBytes(elems[i], type, &p, &len);
 		if (memchr(p, sep, len) != NULL)
 			continue;
 		memset(&r, 0, sizeof(r));
@@ -413,7 +317,7 @@ WideScanComputeRange(WideScanState *s)
 	WideKeyRange saved_range;
 	StringInfoData saved_lo,
 				saved_hi;
-	WideKeyRef *saved_keys = NULL;
+	WideBytes  *saved_keys = NULL;
 	int			saved_nkeys = 0;
 	RangeList	arms = {0};
 	char		sep = 0;
@@ -508,7 +412,7 @@ WideScanComputeRange(WideScanState *s)
 		}
 		if (kind == BOUND_SEP)
 		{
-			key_bytes(d, lfirst_oid(lt), &k, &len);
+			WideDatumBytes(d, lfirst_oid(lt), &k, &len);
 			Assert(len == 1);
 			sep = k[0];
 			continue;
@@ -526,7 +430,7 @@ WideScanComputeRange(WideScanState *s)
 								kind == FILTER_FAMILY_IN || kind == FILTER_QUAL_IN);
 			continue;
 		}
-		key_bytes(d, lfirst_oid(lt), &k, &len);
+		WideDatumBytes(d, lfirst_oid(lt), &k, &len);
 		switch (kind)
 		{
 			case BOUND_EQ:

@@ -118,6 +118,67 @@ acc_bytea(WideAcc *a)
 }
 
 /*
+ * the transition state of an aggregate of sketches of kind agg (what names
+ * it): the state argument if use_arg0 and it is not NULL, else a new one
+ * in the aggregate's context
+ */
+static WideAcc *
+acc_state(FunctionCallInfo fcinfo, WideAggregate agg, const char *what,
+		  bool use_arg0)
+{
+	MemoryContext aggcxt;
+	WideAcc    *a;
+
+	if (!AggCheckCallContext(fcinfo, &aggcxt))
+		elog(ERROR, "%s aggregate called in a non-aggregate context", what);
+	if (use_arg0 && !PG_ARGISNULL(0))
+		return (WideAcc *) PG_GETARG_POINTER(0);
+	a = MemoryContextAlloc(aggcxt, sizeof(WideAcc));
+	WideAccInit(a, aggcxt);
+	WideAccStart(a, agg);
+	return a;
+}
+
+/* merge a (checked) sketch into an accumulator */
+static void
+fold_sketch(WideAcc *a, bytea *b)
+{
+	WideAccFold(a, WIDE_KIND_MERGE, VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b));
+}
+
+/* a final function: the state's sketch */
+static Datum
+final_sketch(FunctionCallInfo fcinfo)
+{
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	PG_RETURN_BYTEA_P(acc_bytea((WideAcc *) PG_GETARG_POINTER(0)));
+}
+
+/*
+ * a combine function: the second state folded into the first (a new one
+ * if it is NULL) as a sketch, register by register or bin by bin
+ */
+static Datum
+combine_states(FunctionCallInfo fcinfo, WideAggregate agg, const char *what)
+{
+	WideAcc    *a;
+	bytea	   *sketch;
+
+	if (PG_ARGISNULL(1))
+	{
+		if (PG_ARGISNULL(0))
+			PG_RETURN_NULL();
+		PG_RETURN_POINTER(PG_GETARG_POINTER(0));
+	}
+	a = acc_state(fcinfo, agg, what, true);
+	sketch = acc_bytea((WideAcc *) PG_GETARG_POINTER(1));
+	fold_sketch(a, sketch);
+	pfree(sketch);
+	PG_RETURN_POINTER(a);
+}
+
+/*
  * aggregate_write -- add_to_cell and merge_to_cell: one ADD or MERGE record.
  */
 static void
@@ -229,19 +290,9 @@ wide_hll_union(PG_FUNCTION_ARGS)
 
 /* the state of hll_add_agg and hll_union_agg, in the aggregate's context */
 static WideAcc *
-agg_state(FunctionCallInfo fcinfo)
+agg_state(FunctionCallInfo fcinfo, bool use_arg0)
 {
-	MemoryContext aggcxt;
-	WideAcc    *a;
-
-	if (!AggCheckCallContext(fcinfo, &aggcxt))
-		elog(ERROR, "HyperLogLog aggregate called in a non-aggregate context");
-	if (!PG_ARGISNULL(0))
-		return (WideAcc *) PG_GETARG_POINTER(0);
-	a = MemoryContextAlloc(aggcxt, sizeof(WideAcc));
-	WideAccInit(a, aggcxt);
-	WideAccStart(a, WIDE_AGG_HLL);
-	return a;
+	return acc_state(fcinfo, WIDE_AGG_HLL, "HyperLogLog", use_arg0);
 }
 
 /*
@@ -250,7 +301,7 @@ agg_state(FunctionCallInfo fcinfo)
 Datum
 wide_hll_add_trans(PG_FUNCTION_ARGS)
 {
-	WideAcc    *a = agg_state(fcinfo);
+	WideAcc    *a = agg_state(fcinfo, true);
 
 	if (!PG_ARGISNULL(1))
 	{
@@ -268,14 +319,10 @@ wide_hll_add_trans(PG_FUNCTION_ARGS)
 Datum
 wide_hll_union_trans(PG_FUNCTION_ARGS)
 {
-	WideAcc    *a = agg_state(fcinfo);
+	WideAcc    *a = agg_state(fcinfo, true);
 
 	if (!PG_ARGISNULL(1))
-	{
-		bytea	   *b = sketch_arg(fcinfo, 1);
-
-		WideAccFold(a, WIDE_KIND_MERGE, VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b));
-	}
+		fold_sketch(a, sketch_arg(fcinfo, 1));
 	PG_RETURN_POINTER(a);
 }
 
@@ -285,9 +332,7 @@ wide_hll_union_trans(PG_FUNCTION_ARGS)
 Datum
 wide_hll_final(PG_FUNCTION_ARGS)
 {
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	PG_RETURN_BYTEA_P(acc_bytea((WideAcc *) PG_GETARG_POINTER(0)));
+	return final_sketch(fcinfo);
 }
 
 /*
@@ -295,43 +340,13 @@ wide_hll_final(PG_FUNCTION_ARGS)
  * register-wise (the same fold as hll_union).
  */
 
-/* a new state in the aggregate's context */
-static WideAcc *
-agg_new_state(FunctionCallInfo fcinfo)
-{
-	MemoryContext aggcxt;
-	WideAcc    *a;
-
-	if (!AggCheckCallContext(fcinfo, &aggcxt))
-		elog(ERROR, "HyperLogLog aggregate called in a non-aggregate context");
-	a = MemoryContextAlloc(aggcxt, sizeof(WideAcc));
-	WideAccInit(a, aggcxt);
-	WideAccStart(a, WIDE_AGG_HLL);
-	return a;
-}
-
 /*
  * wide_internal._hll_combine(state, state) -- fold the second state into the first.
  */
 Datum
 wide_hll_combine(PG_FUNCTION_ARGS)
 {
-	WideAcc    *a;
-	WideAcc    *b;
-	bytea	   *sketch;
-
-	if (PG_ARGISNULL(1))
-	{
-		if (PG_ARGISNULL(0))
-			PG_RETURN_NULL();
-		PG_RETURN_POINTER(PG_GETARG_POINTER(0));
-	}
-	a = PG_ARGISNULL(0) ? agg_new_state(fcinfo) : (WideAcc *) PG_GETARG_POINTER(0);
-	b = (WideAcc *) PG_GETARG_POINTER(1);
-	sketch = acc_bytea(b);
-	WideAccFold(a, WIDE_KIND_MERGE, VARDATA_ANY(sketch), VARSIZE_ANY_EXHDR(sketch));
-	pfree(sketch);
-	PG_RETURN_POINTER(a);
+	return combine_states(fcinfo, WIDE_AGG_HLL, "HyperLogLog");
 }
 
 /*
@@ -350,9 +365,9 @@ Datum
 wide_hll_deserialize(PG_FUNCTION_ARGS)
 {
 	bytea	   *b = sketch_arg(fcinfo, 0);
-	WideAcc    *a = agg_new_state(fcinfo);
+	WideAcc    *a = agg_state(fcinfo, false);
 
-	WideAccFold(a, WIDE_KIND_MERGE, VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b));
+	fold_sketch(a, b);
 	PG_RETURN_POINTER(a);
 }
 
@@ -370,7 +385,7 @@ dds_of(FunctionCallInfo fcinfo, int argno)
 
 	WideAccInit(a, CurrentMemoryContext);
 	WideAccStart(a, WIDE_AGG_DDS);
-	WideAccFold(a, WIDE_KIND_MERGE, VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b));
+	fold_sketch(a, b);
 	return a;
 }
 
@@ -468,7 +483,7 @@ wide_ddsketch_union(PG_FUNCTION_ARGS)
 	WideAcc    *a = dds_of(fcinfo, 0);
 	bytea	   *b = dds_arg(fcinfo, 1);
 
-	WideAccFold(a, WIDE_KIND_MERGE, VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b));
+	fold_sketch(a, b);
 	PG_RETURN_BYTEA_P(acc_bytea(a));
 }
 
@@ -476,17 +491,7 @@ wide_ddsketch_union(PG_FUNCTION_ARGS)
 static WideAcc *
 dds_state(FunctionCallInfo fcinfo, bool use_arg0)
 {
-	MemoryContext aggcxt;
-	WideAcc    *a;
-
-	if (!AggCheckCallContext(fcinfo, &aggcxt))
-		elog(ERROR, "DDSketch aggregate called in a non-aggregate context");
-	if (use_arg0 && !PG_ARGISNULL(0))
-		return (WideAcc *) PG_GETARG_POINTER(0);
-	a = MemoryContextAlloc(aggcxt, sizeof(WideAcc));
-	WideAccInit(a, aggcxt);
-	WideAccStart(a, WIDE_AGG_DDS);
-	return a;
+	return acc_state(fcinfo, WIDE_AGG_DDS, "DDSketch", use_arg0);
 }
 
 /*
@@ -520,11 +525,7 @@ wide_ddsketch_union_trans(PG_FUNCTION_ARGS)
 	WideAcc    *a = dds_state(fcinfo, true);
 
 	if (!PG_ARGISNULL(1))
-	{
-		bytea	   *b = dds_arg(fcinfo, 1);
-
-		WideAccFold(a, WIDE_KIND_MERGE, VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b));
-	}
+		fold_sketch(a, dds_arg(fcinfo, 1));
 	PG_RETURN_POINTER(a);
 }
 
@@ -535,9 +536,7 @@ wide_ddsketch_union_trans(PG_FUNCTION_ARGS)
 Datum
 wide_ddsketch_final(PG_FUNCTION_ARGS)
 {
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	PG_RETURN_BYTEA_P(acc_bytea((WideAcc *) PG_GETARG_POINTER(0)));
+	return final_sketch(fcinfo);
 }
 
 /*
@@ -547,20 +546,7 @@ wide_ddsketch_final(PG_FUNCTION_ARGS)
 Datum
 wide_ddsketch_combine(PG_FUNCTION_ARGS)
 {
-	WideAcc    *a;
-	bytea	   *sketch;
-
-	if (PG_ARGISNULL(1))
-	{
-		if (PG_ARGISNULL(0))
-			PG_RETURN_NULL();
-		PG_RETURN_POINTER(PG_GETARG_POINTER(0));
-	}
-	a = dds_state(fcinfo, true);
-	sketch = acc_bytea((WideAcc *) PG_GETARG_POINTER(1));
-	WideAccFold(a, WIDE_KIND_MERGE, VARDATA_ANY(sketch), VARSIZE_ANY_EXHDR(sketch));
-	pfree(sketch);
-	PG_RETURN_POINTER(a);
+	return combine_states(fcinfo, WIDE_AGG_DDS, "DDSketch");
 }
 
 /*
@@ -572,6 +558,6 @@ wide_ddsketch_deserialize(PG_FUNCTION_ARGS)
 	bytea	   *b = dds_arg(fcinfo, 0);
 	WideAcc    *a = dds_state(fcinfo, false);
 
-	WideAccFold(a, WIDE_KIND_MERGE, VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b));
+	fold_sketch(a, b);
 	PG_RETURN_POINTER(a);
 }

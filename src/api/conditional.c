@@ -115,11 +115,14 @@ same_row(const WideRowCell *a, int na, const WideRowCell *b, int nb, TupleDesc d
 }
 
 /*
- * wait_for_writers -- wait until no transaction that wrote to the row is
- * still running (a plain write takes no row lock: see the top).
+ * wait_writers -- wait until no transaction that wrote to the row (a
+ * record numbered up to upto) is still running (a plain write takes no
+ * row lock: see the top).  With a snapshot snap, fail with a
+ * serialization error if one of them committed unseen by it.
  */
 static void
-wait_for_writers(Relation rel, const char *key, uint32 keylen)
+wait_writers(Relation rel, const char *key, uint32 keylen, uint64 upto,
+			 Snapshot snap)
 {
 	for (;;)
 	{
@@ -130,11 +133,24 @@ wait_for_writers(Relation rel, const char *key, uint32 keylen)
 		int			i;
 
 		for (i = 0; i < n; i++)
+		{
+			if (seqs[i] > upto)
+				continue;		/* wrote after us: it comes after us */
 			if (TransactionIdIsInProgress(xids[i]))
 			{
 				XactLockTableWait(xids[i], rel, NULL, XLTW_None);
 				waited = true;
+				continue;
 			}
+			if (snap != NULL && TransactionIdDidCommit(xids[i]) &&
+				XidInMVCCSnapshot(xids[i], snap))
+				ereport(ERROR,
+						(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+						 errmsg("could not serialize access due to concurrent write to row \"%.*s\"",
+								(int) Min(keylen, 64), key),
+						 errdetail("Another transaction wrote to the row while this one read and changed it."),
+						 errhint("Retry the transaction.")));
+		}
 		if (!waited)
 			return;
 	}
@@ -152,7 +168,7 @@ read_locked_row(Relation rel, const WideSchema *schema, const char *key,
 	int			n;
 
 	lock_row(rel, key, keylen);
-	wait_for_writers(rel, key, keylen);
+	wait_writers(rel, key, keylen, PG_UINT64_MAX, NULL);
 	*snap = IsolationUsesXactSnapshot() ? GetTransactionSnapshot() : GetLatestSnapshot();
 	n = WideReadRow(rel, schema, *snap, key, keylen, cells);
 
@@ -182,35 +198,7 @@ static void
 check_no_race(Relation rel, const char *key, uint32 keylen, Snapshot snap,
 			  uint64 myseq)
 {
-	for (;;)
-	{
-		TransactionId *xids;
-		uint64	   *seqs;
-		int			n = WideRowWriters(rel, key, keylen, &xids, &seqs);
-		bool		waited = false;
-		int			i;
-
-		for (i = 0; i < n; i++)
-		{
-			if (seqs[i] > myseq)
-				continue;		/* wrote after us: it comes after us */
-			if (TransactionIdIsInProgress(xids[i]))
-			{
-				XactLockTableWait(xids[i], rel, NULL, XLTW_None);
-				waited = true;
-				continue;
-			}
-			if (TransactionIdDidCommit(xids[i]) && XidInMVCCSnapshot(xids[i], snap))
-				ereport(ERROR,
-						(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
-						 errmsg("could not serialize access due to concurrent write to row \"%.*s\"",
-								(int) Min(keylen, 64), key),
-						 errdetail("Another transaction wrote to the row while this one read and changed it."),
-						 errhint("Retry the transaction.")));
-		}
-		if (!waited)
-			return;
-	}
+	wait_writers(rel, key, keylen, myseq, snap);
 }
 
 /* the mutations of a JSON array, checked; NULL json: none */

@@ -177,6 +177,52 @@ make_bytea(const char *data, Size len)
 	return b;
 }
 
+/* the most columns a function here returns */
+#define MAX_COLS	12
+
+/* a set-returning function's result, a tuplestore the rows go into */
+static ReturnSetInfo *
+start_rows(FunctionCallInfo fcinfo)
+{
+	InitMaterializedSRF(fcinfo, 0);
+	return (ReturnSetInfo *) fcinfo->resultinfo;
+}
+
+/* a row of a set-returning function's result, no column null */
+static void
+put_row(ReturnSetInfo *rsinfo, Datum *values)
+{
+	bool		nulls[MAX_COLS] = {false};
+
+	Assert(rsinfo->setDesc->natts <= MAX_COLS);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+/* the one row a function returning a row type returns */
+static Datum
+one_row(FunctionCallInfo fcinfo, Datum *values, bool *nulls)
+{
+	TupleDesc	tupdesc;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	Assert(tupdesc->natts <= MAX_COLS);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc),
+													  values, nulls)));
+}
+
+/* a page argument, MAXALIGNed: BLCKSZ bytes */
+static const char *
+page_arg(bytea *pg)
+{
+	if (VARSIZE_ANY_EXHDR(pg) != BLCKSZ)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a page has %d bytes, not %zu", BLCKSZ,
+						(Size) VARSIZE_ANY_EXHDR(pg))));
+	return aligned(pg);
+}
+
 /*
  * format_pages(image): blkno, type (meta, write, blob, segment, segheader
  * or other), next link and owner of every page, from its special space.
@@ -185,22 +231,20 @@ Datum
 wide_format_pages(PG_FUNCTION_ARGS)
 {
 	bytea	   *img = PG_GETARG_BYTEA_PP(0);
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	BlockNumber n = image_pages(img);
 	const char *data = aligned(img);
+	ReturnSetInfo *rsinfo = start_rows(fcinfo);
 
-	InitMaterializedSRF(fcinfo, 0);
 	for (BlockNumber b = 0; b < n; b++)
 	{
 		const WidePageOpaqueData *o = page_opaque(data + (Size) b * BLCKSZ);
 		Datum		values[4];
-		bool		nulls[4] = {false, false, false, false};
 
 		values[0] = Int64GetDatum(b);
 		values[1] = CStringGetTextDatum(page_type_name(o->page_type));
 		values[2] = Int64GetDatum(o->next);
 		values[3] = Int64GetDatum(o->owner);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		put_row(rsinfo, values);
 	}
 	PG_RETURN_VOID();
 }
@@ -250,7 +294,6 @@ static void
 put_field(FieldOut *f, const char *name, int off, int size)
 {
 	Datum		values[4];
-	bool		nulls[4] = {false, false, false, false};
 	uint64		v;
 
 	Assert(off >= 0 && off + size <= BLCKSZ);
@@ -259,7 +302,7 @@ put_field(FieldOut *f, const char *name, int off, int size)
 	values[1] = Int32GetDatum(off);
 	values[2] = Int32GetDatum(size);
 	values[3] = u64_numeric(v);
-	tuplestore_putvalues(f->rsinfo->setResult, f->rsinfo->setDesc, values, nulls);
+	put_row(f->rsinfo, values);
 }
 
 #define FIELD(f, name, base, type, member) \
@@ -390,18 +433,11 @@ segheader_fields(FieldOut *f)
 Datum
 wide_format_page_fields(PG_FUNCTION_ARGS)
 {
-	bytea	   *pg = PG_GETARG_BYTEA_PP(0);
 	FieldOut	f;
 	const WidePageOpaqueData *o;
 
-	if (VARSIZE_ANY_EXHDR(pg) != BLCKSZ)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("a page has %d bytes, not %zu", BLCKSZ,
-						(Size) VARSIZE_ANY_EXHDR(pg))));
-	InitMaterializedSRF(fcinfo, 0);
-	f.rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	f.page = aligned(pg);
+	f.page = page_arg(PG_GETARG_BYTEA_PP(0));
+	f.rsinfo = start_rows(fcinfo);
 	o = page_opaque(f.page);
 	FIELD(&f, "next", OPAQUE_OFF, WidePageOpaqueData, next);
 	FIELD(&f, "link", OPAQUE_OFF, WidePageOpaqueData, link);
@@ -427,19 +463,11 @@ wide_format_page_fields(PG_FUNCTION_ARGS)
 Datum
 wide_format_records(PG_FUNCTION_ARGS)
 {
-	bytea	   *pg = PG_GETARG_BYTEA_PP(0);
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	const char *page;
+	const char *page = page_arg(PG_GETARG_BYTEA_PP(0));
+	ReturnSetInfo *rsinfo = start_rows(fcinfo);
 	uint16		lower;
 	int			nitems;
 
-	if (VARSIZE_ANY_EXHDR(pg) != BLCKSZ)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("a page has %d bytes, not %zu", BLCKSZ,
-						(Size) VARSIZE_ANY_EXHDR(pg))));
-	InitMaterializedSRF(fcinfo, 0);
-	page = aligned(pg);
 	lower = ((const PageHeaderData *) page)->pd_lower;
 	nitems = lower < SizeOfPageHeaderData ? 0 :
 		(Min(lower, BLCKSZ) - (int) SizeOfPageHeaderData) / (int) sizeof(ItemIdData);
@@ -449,7 +477,6 @@ wide_format_records(PG_FUNCTION_ARGS)
 		const ItemIdData *lp = (const ItemIdData *) (page + lpoff);
 		uint32		raw;
 		Datum		values[8];
-		bool		nulls[8] = {false, false, false, false, false, false, false, false};
 		WideRecordField fields[WIDE_RECORD_FIELDS];
 		int			n = 0;
 		uint32		start = lp->lp_off;
@@ -463,7 +490,7 @@ wide_format_records(PG_FUNCTION_ARGS)
 		values[5] = Int32GetDatum(lpoff);
 		values[6] = Int32GetDatum(sizeof(ItemIdData));
 		values[7] = u64_numeric(raw);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		put_row(rsinfo, values);
 		if (lp->lp_flags == LP_NORMAL && start >= SizeOfPageHeaderData &&
 			start < (uint32) OPAQUE_OFF)
 			n = WideRecordLayout(page + start, Min(lp->lp_len, BLCKSZ - start), fields);
@@ -475,7 +502,7 @@ wide_format_records(PG_FUNCTION_ARGS)
 			values[5] = Int32GetDatum(start + fields[j].off);
 			values[6] = Int32GetDatum(fields[j].size);
 			values[7] = u64_numeric(v);
-			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+			put_row(rsinfo, values);
 		}
 	}
 	PG_RETURN_VOID();
@@ -601,13 +628,12 @@ Datum
 wide_format_segments(PG_FUNCTION_ARGS)
 {
 	bytea	   *img = PG_GETARG_BYTEA_PP(0);
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	BlockNumber n = image_pages(img);
 	const char *data = aligned(img);
 	bool	   *linked = palloc0(sizeof(bool) * Max(n, 1));
 	const WideMetaPageData *meta = NULL;
+	ReturnSetInfo *rsinfo = start_rows(fcinfo);
 
-	InitMaterializedSRF(fcinfo, 0);
 	if (n > 0 && page_opaque(data)->page_type == WIDE_PAGE_META)
 		meta = (const WideMetaPageData *) (data + CONTENTS_OFF);
 	for (BlockNumber b = 0; b < n; b++)
@@ -622,7 +648,6 @@ wide_format_segments(PG_FUNCTION_ARGS)
 		const char *page = data + (Size) b * BLCKSZ;
 		const WideSegHeader *h = (const WideSegHeader *) (page + CONTENTS_OFF);
 		Datum		values[3];
-		bool		nulls[3] = {false, false, false};
 		bool		live = false;
 
 		if (page_opaque(page)->page_type != WIDE_PAGE_SEGROOT || linked[b])
@@ -637,7 +662,7 @@ wide_format_segments(PG_FUNCTION_ARGS)
 		values[0] = Int64GetDatum(b);
 		values[1] = Int64GetDatum(h->segid);
 		values[2] = BoolGetDatum(live);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		put_row(rsinfo, values);
 	}
 	PG_RETURN_VOID();
 }
@@ -664,17 +689,14 @@ format_segment_body(FunctionCallInfo fcinfo)
 {
 	bytea	   *img = PG_GETARG_BYTEA_PP(0);
 	WideSegment *seg = image_segment(img, PG_GETARG_INT64(1));
-	TupleDesc	tupdesc;
 	Datum		values[12];
-	bool		nulls[12];
+	bool		nulls[12] = {false};
 	uint64		npages;
 	BlockNumber *blocks;
 	int64	   *pages;
 	int64	   *roots = palloc(sizeof(int64) * seg->nroots);
 	char	   *stream = segment_stream(img, seg);
 
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
 	/* (the stream's length was checked against the image's) */
 	npages = (seg->stream_len + WIDE_PAGE_CAPACITY - 1) / WIDE_PAGE_CAPACITY;
 	blocks = palloc(sizeof(BlockNumber) * Max(npages, 1));
@@ -684,7 +706,6 @@ format_segment_body(FunctionCallInfo fcinfo)
 		pages[i] = blocks[i];
 	for (int i = 0; i < seg->nroots; i++)
 		roots[i] = seg->roots[i];
-	memset(nulls, 0, sizeof(nulls));
 	values[0] = Int64GetDatum(seg->segid);
 	values[1] = Int16GetDatum(seg->typlen);
 	values[2] = u64_numeric(seg->ncells);
@@ -697,8 +718,7 @@ format_segment_body(FunctionCallInfo fcinfo)
 	values[9] = Int32GetDatum(WIDE_PAGE_CAPACITY);
 	values[10] = Int32GetDatum(seg->nblobs);
 	values[11] = PointerGetDatum(make_bytea(stream, seg->stream_len));
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc),
-													  values, nulls)));
+	return one_row(fcinfo, values, nulls);
 }
 
 /* a stored block of a stream, decoded (checksum checked) and its index */
@@ -727,7 +747,6 @@ put_stored(ReturnSetInfo *rsinfo, const char *kind, const char *stream,
 		   uint64 stream_len, uint64 off, uint64 len)
 {
 	Datum		values[5];
-	bool		nulls[5] = {false, false, false, false, false};
 
 	if (off > stream_len || len > stream_len - off)
 		decode_error("a stored block", "It lies outside the stream.");
@@ -738,7 +757,7 @@ put_stored(ReturnSetInfo *rsinfo, const char *kind, const char *stream,
 	values[2] = Int64GetDatum((int64) len);
 	values[3] = Int32GetDatum((uint8) stream[off + len - 5]);
 	values[4] = PointerGetDatum(make_bytea(stream + off, len));
-	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	put_row(rsinfo, values);
 }
 
 /*
@@ -753,11 +772,10 @@ wide_format_stored_blocks(PG_FUNCTION_ARGS)
 {
 	bytea	   *img = PG_GETARG_BYTEA_PP(0);
 	WideSegment *seg = image_segment(img, PG_GETARG_INT64(1));
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	char	   *stream = segment_stream(img, seg);
+	ReturnSetInfo *rsinfo = start_rows(fcinfo);
 	WideIndex  *root;
 
-	InitMaterializedSRF(fcinfo, 0);
 	put_stored(rsinfo, "root", stream, seg->stream_len, seg->root_off, seg->root_len);
 	root = stored_index(stream, seg->stream_len, seg->root_off, seg->root_len, true);
 	for (int i = 0; i < root->n; i++)
@@ -787,7 +805,6 @@ static Datum
 format_frame_body(FunctionCallInfo fcinfo)
 {
 	bytea	   *st = PG_GETARG_BYTEA_PP(0);
-	TupleDesc	tupdesc;
 	Datum		values[6];
 	bool		nulls[6] = {false, false, false, false, true, true};
 	uint8		type;
@@ -797,8 +814,6 @@ format_frame_body(FunctionCallInfo fcinfo)
 	Size		bodylen;
 	const char *why = NULL;
 
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
 	if (!WideBlockInspect(VARDATA_ANY(st), VARSIZE_ANY_EXHDR(st), DECODE_MAX_RAW,
 						  &type, &stored_crc, &crc, &body, &bodylen, &why))
 		decode_why("a stored block", why);
@@ -819,8 +834,7 @@ format_frame_body(FunctionCallInfo fcinfo)
 		values[5] = Float8GetDatum(div);
 		nulls[4] = nulls[5] = false;
 	}
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc),
-													  values, nulls)));
+	return one_row(fcinfo, values, nulls);
 }
 
 /*
@@ -833,10 +847,9 @@ wide_format_index(PG_FUNCTION_ARGS)
 {
 	bytea	   *raw = PG_GETARG_BYTEA_PP(0);
 	bool		root = PG_GETARG_BOOL(1);
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	ReturnSetInfo *rsinfo = start_rows(fcinfo);
 	WideIndex  *idx;
 
-	InitMaterializedSRF(fcinfo, 0);
 	idx = WideIndexDecode(VARDATA_ANY(raw), VARSIZE_ANY_EXHDR(raw), !root);
 	if (idx == NULL)
 		decode_error(root ? "a root block" : "an index block",
@@ -845,7 +858,6 @@ wide_format_index(PG_FUNCTION_ARGS)
 	{
 		const WideIndexEntry *e = &idx->entries[i];
 		Datum		values[6];
-		bool		nulls[6] = {false, false, false, false, false, false};
 
 		values[0] = Int32GetDatum(i);
 		values[1] = u64_numeric(e->offset);
@@ -853,7 +865,7 @@ wide_format_index(PG_FUNCTION_ARGS)
 		values[3] = u64_numeric(e->ncells);
 		values[4] = Int32GetDatum(e->flags);
 		values[5] = PointerGetDatum(make_bytea(e->lastrow, e->lastrowlen));
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		put_row(rsinfo, values);
 	}
 	WideIndexFree(idx);
 	PG_RETURN_VOID();
@@ -878,7 +890,7 @@ wide_format_varints(PG_FUNCTION_ARGS)
 	bytea	   *b = PG_GETARG_BYTEA_PP(0);
 	int32		pos = PG_GETARG_INT32(1);
 	int32		n = PG_GETARG_INT32(2);
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	ReturnSetInfo *rsinfo;
 	const char *data = VARDATA_ANY(b);
 	const char *end = data + VARSIZE_ANY_EXHDR(b);
 	const char *p;
@@ -888,13 +900,12 @@ wide_format_varints(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("position %d and count %d do not fit %zu bytes", pos, n,
 						(Size) VARSIZE_ANY_EXHDR(b))));
-	InitMaterializedSRF(fcinfo, 0);
+	rsinfo = start_rows(fcinfo);
 	p = data + pos;
 	for (int i = 0; i < n; i++)
 	{
 		uint64		v;
 		Datum		values[2];
-		bool		nulls[2] = {false, false};
 
 		p = get_varint(p, end, &v);
 		if (p == NULL)
@@ -906,7 +917,7 @@ wide_format_varints(PG_FUNCTION_ARGS)
 		}
 		values[0] = u64_numeric(v);
 		values[1] = Int32GetDatum((int32) (p - data));
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		put_row(rsinfo, values);
 	}
 	PG_RETURN_VOID();
 }
@@ -961,53 +972,43 @@ format_encode_varints_body(FunctionCallInfo fcinfo)
 /*
  * The functions that return no set are not STRICT (the planner would fold
  * a STRICT call with a NULL argument to NULL without checking EXECUTE):
- * they return NULL for a NULL argument here.
+ * they return NULL for a NULL argument here, else what body returns.
  */
-static bool
-any_null(FunctionCallInfo fcinfo)
+static Datum
+null_or(FunctionCallInfo fcinfo, PGFunction body)
 {
 	for (int i = 0; i < PG_NARGS(); i++)
 		if (PG_ARGISNULL(i))
-			return true;
-	return false;
+			PG_RETURN_NULL();
+	return body(fcinfo);
 }
 
 Datum
 wide_format_segment(PG_FUNCTION_ARGS)
 {
-	if (any_null(fcinfo))
-		PG_RETURN_NULL();
-	return format_segment_body(fcinfo);
+	return null_or(fcinfo, format_segment_body);
 }
 
 Datum
 wide_format_frame(PG_FUNCTION_ARGS)
 {
-	if (any_null(fcinfo))
-		PG_RETURN_NULL();
-	return format_frame_body(fcinfo);
+	return null_or(fcinfo, format_frame_body);
 }
 
 Datum
 wide_format_crc32c(PG_FUNCTION_ARGS)
 {
-	if (any_null(fcinfo))
-		PG_RETURN_NULL();
-	return format_crc32c_body(fcinfo);
+	return null_or(fcinfo, format_crc32c_body);
 }
 
 Datum
 wide_format_compress(PG_FUNCTION_ARGS)
 {
-	if (any_null(fcinfo))
-		PG_RETURN_NULL();
-	return format_compress_body(fcinfo);
+	return null_or(fcinfo, format_compress_body);
 }
 
 Datum
 wide_format_encode_varints(PG_FUNCTION_ARGS)
 {
-	if (any_null(fcinfo))
-		PG_RETURN_NULL();
-	return format_encode_varints_body(fcinfo);
+	return null_or(fcinfo, format_encode_varints_body);
 }

@@ -42,6 +42,7 @@
 #include "engine/segment.h"
 #include "engine/writearea.h"
 #include "engine/lsm.h"
+#include "engine/manifest.h"
 #include "api/api.h"
 
 PG_FUNCTION_INFO_V1(wide_compact);
@@ -319,18 +320,8 @@ wide_stats(PG_FUNCTION_ARGS)
 	{
 		BlockNumber heads[2 * WIDE_NLANES];
 		uint32		gens[2 * WIDE_NLANES];
-		int			nlanes = 0;
+		int			nlanes = WideManifestLanes(&meta, heads, gens);
 
-		for (i = 0; i < WIDE_NLANES; i++)
-		{
-			heads[nlanes] = meta.lanes[i].head;
-			gens[nlanes++] = meta.generation;
-			if (meta.flushing != 0)
-			{
-				heads[nlanes] = meta.flush_lanes[i].head;
-				gens[nlanes++] = meta.flushing;
-			}
-		}
 		if (has_meta)
 			cells += WideWACountRecords(rel, heads, gens, nlanes);
 	}

@@ -767,38 +767,66 @@ end_row(WideReadIter *it)
 	it->have_last = true;
 }
 
+/*
+ * append a cell to the row being gathered, its copy in the current
+ * context (it->cells grows in the context of the read, where it was
+ * allocated)
+ */
+static void
+push_cell(WideReadIter *it, const WideCell *cell)
+{
+	if (it->ncells == it->maxcells)
+	{
+		it->maxcells *= 2;
+		it->cells = repalloc_huge(it->cells, sizeof(WideRowCell) * (Size) it->maxcells);
+	}
+	copy_cell_lazy(it, cell, &it->cells[it->ncells++]);
+}
+
 /* add a cell of the reader to the current row */
 static void
 add_cell(WideReadIter *it, const WideCell *cell)
 {
-	MemoryContext old;
+	MemoryContext old = MemoryContextSwitchTo(it->rowcxt);
 
-	if (it->ncells == it->maxcells)
-	{
-		/* grows in the context of the read (it->cells was allocated there) */
-		it->maxcells *= 2;
-		it->cells = repalloc_huge(it->cells, sizeof(WideRowCell) * (Size) it->maxcells);
-	}
-	old = MemoryContextSwitchTo(it->rowcxt);
-	copy_cell_lazy(it, cell, &it->cells[it->ncells++]);
+	push_cell(it, cell);
 	MemoryContextSwitchTo(old);
 }
 
-/* close the forward reader of a range */
+/*
+ * the stats of the range's open reader, forward or reverse (a read has one
+ * or the other); false if none is open
+ */
+static bool
+open_reader_stats(const WideReadIter *it, WideReaderStats *st)
+{
+	if (it->reader)
+		*st = WideReaderGetStats(it->reader);
+	else if (it->rreader)
+		*st = WideReverseGetStats(it->rreader);
+	else
+		return false;
+	return true;
+}
+
+/* close the range's reader, forward or reverse, keeping its stats */
 static void
 close_reader(WideReadIter *it)
 {
 	WideReaderStats st;
 	MemoryContext old;
 
-	if (it->reader == NULL)
+	if (!open_reader_stats(it, &st))
 		return;
-	st = WideReaderGetStats(it->reader);
 	add_stats(&it->stats, &st);
 	old = MemoryContextSwitchTo(it->readcxt);
-	WideReaderEnd(it->reader);
+	if (it->reader)
+		WideReaderEnd(it->reader);
+	else
+		WideReverseEnd(it->rreader);
 	MemoryContextSwitchTo(old);
 	it->reader = NULL;
+	it->rreader = NULL;
 	it->pending = NULL;
 	MemoryContextReset(it->readcxt);
 }
@@ -1015,36 +1043,12 @@ next_reversed_row(WideReadIter *it)
 			finish_reversed_row(it, cur, key, keylen);
 			return true;
 		}
-		if (it->ncells == it->maxcells)
-		{
-			/* (repalloc keeps it in the read's context) */
-			it->maxcells *= 2;
-			it->cells = repalloc_huge(it->cells, sizeof(WideRowCell) * (Size) it->maxcells);
-		}
-		copy_cell_lazy(it, cell, &it->cells[it->ncells++]);
+		push_cell(it, cell);
 	}
 	/* the range's last (lowest) row */
 	MemoryContextSwitchTo(old);
 	finish_reversed_row(it, cur, it->rpendkey, it->rpendkeylen);
 	return true;
-}
-
-/* end the reverse reader of a range */
-static void
-close_reverse(WideReadIter *it)
-{
-	WideReaderStats st;
-	MemoryContext old;
-
-	if (it->rreader == NULL)
-		return;
-	st = WideReverseGetStats(it->rreader);
-	add_stats(&it->stats, &st);
-	old = MemoryContextSwitchTo(it->readcxt);
-	WideReverseEnd(it->rreader);
-	MemoryContextSwitchTo(old);
-	it->rreader = NULL;
-	MemoryContextReset(it->readcxt);
 }
 
 /* the next cell of a reversed read */
@@ -1071,7 +1075,7 @@ next_reversed(WideReadIter *it, Datum *values, bool *nulls, const WideRowOut **o
 			it->has_rpend = false;
 		}
 		if (!next_reversed_row(it))
-			close_reverse(it);
+			close_reader(it);
 	}
 }
 
@@ -1093,19 +1097,10 @@ WideReaderStats
 WideReadGetStats(const WideReadIter *it)
 {
 	WideReaderStats st = it->stats;
+	WideReaderStats cur;
 
-	if (it->reader)
-	{
-		WideReaderStats cur = WideReaderGetStats(it->reader);
-
+	if (open_reader_stats(it, &cur))
 		add_stats(&st, &cur);
-	}
-	if (it->rreader)
-	{
-		WideReaderStats cur = WideReverseGetStats(it->rreader);
-
-		add_stats(&st, &cur);
-	}
 	return st;
 }
 
@@ -1121,7 +1116,6 @@ void
 WideReadEnd(WideReadIter *it)
 {
 	close_reader(it);
-	close_reverse(it);
 	MemoryContextDelete(it->itcxt);
 }
 

@@ -1970,14 +1970,8 @@ WideBlockRowsBuild(const WideRawBlock *blk, int16 typlen,
 
 		rows->plen = Min(first->keylen, WIDE_KEY_PREFIX_MAX);
 		for (int j = 1; j < rows->n; j++)
-		{
-			uint32		k = 0;
-
-			while (k < rows->plen && k < rows->rows[j].keylen &&
-				   first->key[k] == rows->rows[j].key[k])
-				k++;
-			rows->plen = k;
-		}
+			rows->plen = WideKeyCommonLen(first->key, rows->plen,
+										  rows->rows[j].key, rows->rows[j].keylen);
 		memcpy(rows->prefix, first->key, rows->plen);
 		rows->next8 = palloc(sizeof(uint64) * rows->n);
 		for (int j = 0; j < rows->n; j++)
@@ -2002,14 +1996,11 @@ WideBlockRowsSeek(const WideBlockRows *rows, const char *key, uint32 keylen,
 
 	if (rows->next8 != NULL)
 	{
-		/* outside the keys' common prefix, before or after them all */
-		int			c = memcmp(key, rows->prefix, Min(keylen, rows->plen));
+		int			pos = WideKeyPrefixSeek(key, keylen, rows->prefix, rows->plen,
+											rows->n, &k8);
 
-		if (c != 0)
-			return c < 0 ? 0 : rows->n;
-		if (keylen < rows->plen)
-			return 0;			/* a proper prefix of every key */
-		k8 = WideKeyNext8(key, keylen, rows->plen);
+		if (pos >= 0)
+			return pos;
 	}
 	while (lo < hi)
 	{
@@ -2065,11 +2056,16 @@ WideBlockIterSeekRow(WideBlockIter *it, const WideBlockRows *rows, int j)
  * ----------------------------------------------------------------
  */
 
-/* an xmin the survey meets: from the future (BAD), or as ops judge it */
+/*
+ * an xmin the survey meets: PASS if the block's xmins are frozen or it is
+ * not a normal one, BAD if it is from the future, else as ops judge it
+ */
 static WideSurveyResult
-survey_xmin(TransactionId xmin, TransactionId *next_xid,
+survey_xmin(TransactionId xmin, bool xmins_frozen, TransactionId *next_xid,
 			const WideBlockSurveyOps *ops)
 {
+	if (xmins_frozen || !TransactionIdIsNormal(xmin))
+		return WIDE_SURVEY_PASS;
 	/* an xmin from the future would send visibility checks to clog */
 	if (!TransactionIdIsValid(*next_xid))
 		*next_xid = XidFromFullTransactionId(ReadNextFullTransactionId());
@@ -2137,6 +2133,7 @@ WideBlockSurvey(const WideRawBlock *blk, int16 typlen, bool xmins_frozen,
 	int64		ts = 0;
 	uint8		kind = 0;
 	int			nh = 0;
+	WideSurveyResult r;
 
 	*nhashes = 0;
 	if (typlen <= 0 ||
@@ -2286,18 +2283,9 @@ WideBlockSurvey(const WideRawBlock *blk, int16 typlen, bool xmins_frozen,
 	 * store none but have its index entry's (WIDE_INDEX_ONE_XMIN) has
 	 * block_xmin checked once.
 	 */
-	if (!xmins_frozen && TransactionIdIsNormal(block_xmin))
-	{
-		switch (survey_xmin(block_xmin, &next_xid, ops))
-		{
-			case WIDE_SURVEY_PASS:
-				break;
-			case WIDE_SURVEY_REFUSED:
-				return WIDE_SURVEY_REFUSED;
-			case WIDE_SURVEY_BAD:
-				return WIDE_SURVEY_BAD;
-		}
-	}
+	r = survey_xmin(block_xmin, xmins_frozen, &next_xid, ops);
+	if (r != WIDE_SURVEY_PASS)
+		return r;
 	if (nxmin > 0)
 	{
 		const char *a1;
@@ -2311,18 +2299,9 @@ WideBlockSurvey(const WideRawBlock *blk, int16 typlen, bool xmins_frozen,
 		if ((uint64) (aend - a) == plen * nxmin &&
 			memcmp(a + plen, a, (aend - a) - plen) == 0)
 		{
-			if (!xmins_frozen && TransactionIdIsNormal(xmin))
-			{
-				switch (survey_xmin(xmin, &next_xid, ops))
-				{
-					case WIDE_SURVEY_PASS:
-						break;
-					case WIDE_SURVEY_REFUSED:
-						return WIDE_SURVEY_REFUSED;
-					case WIDE_SURVEY_BAD:
-						return WIDE_SURVEY_BAD;
-				}
-			}
+			r = survey_xmin(xmin, xmins_frozen, &next_xid, ops);
+			if (r != WIDE_SURVEY_PASS)
+				return r;
 			a = aend;
 		}
 		else
@@ -2331,17 +2310,11 @@ WideBlockSurvey(const WideRawBlock *blk, int16 typlen, bool xmins_frozen,
 			{
 				if (!(a = get_u32v(a, aend, &xmin)) || !(a = get_u32v(a, aend, &cmin)))
 					return WIDE_SURVEY_BAD;
-				if (!xmins_frozen && TransactionIdIsNormal(xmin) && xmin != last_xmin)
+				if (xmin != last_xmin)
 				{
-					switch (survey_xmin(xmin, &next_xid, ops))
-					{
-						case WIDE_SURVEY_PASS:
-							break;
-						case WIDE_SURVEY_REFUSED:
-							return WIDE_SURVEY_REFUSED;
-						case WIDE_SURVEY_BAD:
-							return WIDE_SURVEY_BAD;
-					}
+					r = survey_xmin(xmin, xmins_frozen, &next_xid, ops);
+					if (r != WIDE_SURVEY_PASS)
+						return r;
 					last_xmin = xmin;
 				}
 			}

@@ -171,6 +171,41 @@ WideKeyNext8(const char *key, uint32 keylen, uint32 plen)
 		v = (v << 8) | (plen + i < keylen ? (uint8) key[plen + i] : 0);
 	return v;
 }
+
+/*
+ * WideKeyCommonLen -- how many of the first plen bytes of first the key
+ * shares (to shorten a common prefix, a key at a time)
+ */
+static inline uint32
+WideKeyCommonLen(const char *first, uint32 plen, const char *key, uint32 keylen)
+{
+	uint32		k = 0;
+
+	while (k < plen && k < keylen && first[k] == key[k])
+		k++;
+	return k;
+}
+
+/*
+ * WideKeyPrefixSeek -- where a seek for key starts among n sorted keys
+ * whose common prefix is the plen bytes at prefix: 0 if key sorts before
+ * them all (it differs from the prefix below it, or is a proper prefix of
+ * it), n if after them all; else -1, with *k8 its WideKeyNext8 (what the
+ * binary search compares first).
+ */
+static inline int
+WideKeyPrefixSeek(const char *key, uint32 keylen, const char *prefix,
+				  uint32 plen, int n, uint64 *k8)
+{
+	int			c = memcmp(key, prefix, Min(keylen, plen));
+
+	if (c != 0)
+		return c < 0 ? 0 : n;
+	if (keylen < plen)
+		return 0;				/* a proper prefix of every key */
+	*k8 = WideKeyNext8(key, keylen, plen);
+	return -1;
+}
 extern bool WideCellSameColumn(const WideCell *a, const WideCell *b);
 extern bool WideRowBeforeRange(const WideKeyRange *r, const char *key, uint32 keylen);
 extern bool WideRowAfterRange(const WideKeyRange *r, const char *key, uint32 keylen);

@@ -770,18 +770,11 @@ WideCompactDropRuns(Relation rel)
 	int			n;
 	int			ndead = 0;
 	int			i;
-	Buffer		metabuf;
 	WideManifestTx tx;
 	WideMetaPage meta;
 
 	WideDropsMaintain(rel);
-	metabuf = WideReadMeta(rel, BUFFER_LOCK_SHARE);
-	if (!BufferIsValid(metabuf))
-		return 0;
-	meta = WidePageGetMeta(BufferGetPage(metabuf));
-	n = meta->nruns;
-	memcpy(runs, meta->runs, sizeof(WideRunData) * n);
-	UnlockReleaseBuffer(metabuf);
+	n = read_runs(rel, runs);
 	if (n == 0)
 		return 0;
 

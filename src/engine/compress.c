@@ -121,28 +121,18 @@ WideBlockStore(const char *raw, Size len, bool data, StringInfo out)
 }
 
 /*
- * check_frame -- check a stored block's checksum and type; for a zstd
- * frame, its content size (bounded by maxraw, plus slack for a packed
- * block).  NULL with *why set if it is damaged.
+ * frame_size -- the type of a stored block of len >= 5 bytes (its checksum
+ * is the caller's) and the size of its body: the payload as it is (type 0),
+ * or a zstd frame's content size, plus the bytes after the frame for type 3.
+ * A body over maxraw bytes (plus slack for a packed block) is damaged.  False
+ * with *why set if the type is unknown or the frame damaged.
  */
 static bool
-check_frame(const char *stored, Size len, Size maxraw, uint8 *type,
-			Size *size, const char **why)
+frame_size(const char *stored, Size len, Size maxraw, Size slack,
+		   uint8 *type, Size *size, const char **why)
 {
-	uint32		crc;
 	unsigned long long n;
 
-	if (len < 5)
-	{
-		*why = "block is truncated";
-		return false;
-	}
-	memcpy(&crc, stored + len - 4, sizeof(crc));
-	if (crc != block_crc(stored, len - 4))
-	{
-		*why = "checksum mismatch";
-		return false;
-	}
 	*type = (uint8) stored[len - 5];
 	if (*type == BLOCK_RAW)
 	{
@@ -172,13 +162,38 @@ check_frame(const char *stored, Size len, Size maxraw, uint8 *type,
 		}
 		n += (len - 5) - csize;
 	}
-	if (n > maxraw + (*type != BLOCK_ZSTD ? WIDE_PACK_SLACK : 0) || n > MaxAllocSize)
+	if (n > maxraw + (*type != BLOCK_ZSTD ? slack : 0) || n > MaxAllocSize)
 	{
 		*why = "bad compressed frame";
 		return false;
 	}
 	*size = (Size) n;
 	return true;
+}
+
+/*
+ * check_frame -- check a stored block's checksum, then its type and size
+ * (frame_size; a packed block may be WIDE_PACK_SLACK over maxraw).  False
+ * with *why set if it is damaged.
+ */
+static bool
+check_frame(const char *stored, Size len, Size maxraw, uint8 *type,
+			Size *size, const char **why)
+{
+	uint32		crc;
+
+	if (len < 5)
+	{
+		*why = "block is truncated";
+		return false;
+	}
+	memcpy(&crc, stored + len - 4, sizeof(crc));
+	if (crc != block_crc(stored, len - 4))
+	{
+		*why = "checksum mismatch";
+		return false;
+	}
+	return frame_size(stored, len, maxraw, WIDE_PACK_SLACK, type, size, why);
 }
 
 /* decompress a checked zstd frame (of type) of size bytes into dst */
@@ -365,7 +380,7 @@ WideBlockInspect(const char *stored, Size len, Size maxraw, uint8 *type,
 				 uint32 *stored_crc, uint32 *crc, const char **body,
 				 Size *bodylen, const char **why)
 {
-	unsigned long long n;
+	Size		n;
 	char	   *dst;
 
 	if (len < 5)
@@ -375,49 +390,22 @@ WideBlockInspect(const char *stored, Size len, Size maxraw, uint8 *type,
 	}
 	memcpy(stored_crc, stored + len - 4, sizeof(uint32));
 	*crc = block_crc(stored, len - 4);
-	*type = (uint8) stored[len - 5];
+	if (!frame_size(stored, len, maxraw, 0, type, &n, why))
+		return false;
 	if (*type == BLOCK_RAW)
 	{
 		*body = stored;
-		*bodylen = len - 5;
+		*bodylen = n;
 		return true;
 	}
-	if (*type != BLOCK_ZSTD && *type != BLOCK_PACKED && *type != BLOCK_PACKED_TAIL)
-	{
-		*why = "unknown block type";
-		return false;
-	}
-	n = ZSTD_getFrameContentSize(stored, len - 5);
-	if (n == ZSTD_CONTENTSIZE_UNKNOWN || n == ZSTD_CONTENTSIZE_ERROR)
-	{
-		*why = "bad compressed frame";
-		return false;
-	}
-	if (*type == BLOCK_PACKED_TAIL)
-	{
-		/* the frame, then the rest of the packed block as it is */
-		size_t		csize = ZSTD_findFrameCompressedSize(stored, len - 5);
-
-		if (ZSTD_isError(csize) || csize > len - 5)
-		{
-			*why = "bad compressed frame";
-			return false;
-		}
-		n += (len - 5) - csize;
-	}
-	if (n > maxraw || n > MaxAllocSize)
-	{
-		*why = "bad compressed frame";
-		return false;
-	}
 	dst = palloc(Max(n, 1));
-	if (!decompress(stored, len, *type, dst, (Size) n, why))
+	if (!decompress(stored, len, *type, dst, n, why))
 	{
 		pfree(dst);
 		return false;
 	}
 	*body = dst;
-	*bodylen = (Size) n;
+	*bodylen = n;
 	return true;
 }
 

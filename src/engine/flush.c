@@ -75,18 +75,6 @@ blob_add(BlobList *l, WideBlobRef ref)
 	l->refs[l->n++] = ref;
 }
 
-static bool
-sorter_next(void *arg, WideCell *cell)
-{
-	return WideSorterNext((WideSorter *) arg, cell);
-}
-
-static bool
-seg_next(void *arg, WideCell *cell)
-{
-	return WideSegIterNext((WideSegIter *) arg, cell);
-}
-
 /* what a flush carries from one step to the next */
 typedef struct FlushState
 {
@@ -213,14 +201,14 @@ write_generation(FlushState *fs)
 	int			i;
 
 	merge = WideMergeIterCreate(fs->nwaruns + 1);
-	WideMergeIterAdd(merge, sorter_next, sorter, WIDE_MAX_WA_RUNS + 1);
+	WideMergeIterAdd(merge, WideSorterSource, sorter, WIDE_MAX_WA_RUNS + 1);
 	for (i = 0; i < fs->nwaruns; i++)
 	{
 		WideSegment *seg;
 		int			j;
 
 		its[i] = WideSegIterBegin(fs->rel, &fs->waruns[i], &all);
-		WideMergeIterAdd(merge, seg_next, its[i], i);
+		WideMergeIterAdd(merge, WideSegIterSource, its[i], i);
 		seg = WideSegIterSegment(its[i]);
 		for (j = 0; j < seg->nblobs; j++)
 			blob_add(&fs->had, seg->blobs[j]);

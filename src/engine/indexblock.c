@@ -264,15 +264,9 @@ WideIndexDecode(const char *data, Size len, bool has_filter)
 		return idx;
 	idx->plen = Min(idx->entries[0].lastrowlen, WIDE_KEY_PREFIX_MAX);
 	for (i = 1; i < idx->n; i++)
-	{
-		const WideIndexEntry *e = &idx->entries[i];
-		uint32		k = 0;
-
-		while (k < idx->plen && k < e->lastrowlen &&
-			   e->lastrow[k] == idx->entries[0].lastrow[k])
-			k++;
-		idx->plen = k;
-	}
+		idx->plen = WideKeyCommonLen(idx->entries[0].lastrow, idx->plen,
+									 idx->entries[i].lastrow,
+									 idx->entries[i].lastrowlen);
 	memcpy(idx->prefix, idx->entries[0].lastrow, idx->plen);
 	idx->next8 = palloc(sizeof(uint64) * Max(idx->n, 1));
 	for (i = 0; i < idx->n; i++)
@@ -322,14 +316,11 @@ WideIndexSeek(const WideIndex *idx, const char *key, uint32 keylen)
 
 	if (idx->next8 != NULL && idx->n > 0)
 	{
-		/* outside the keys' common prefix: before or after them all */
-		int			c = memcmp(key, idx->prefix, Min(keylen, idx->plen));
+		int			pos = WideKeyPrefixSeek(key, keylen, idx->prefix, idx->plen,
+											idx->n, &k8);
 
-		if (c != 0)
-			return c < 0 ? 0 : idx->n;
-		if (keylen < idx->plen)
-			return 0;			/* a proper prefix of every key */
-		k8 = WideKeyNext8(key, keylen, idx->plen);
+		if (pos >= 0)
+			return pos;
 	}
 	while (lo < hi)
 	{

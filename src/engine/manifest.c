@@ -858,6 +858,31 @@ WideManifestSealGeneration(WideMetaPageData *meta)
 }
 
 /*
+ * WideManifestLanes -- the write-area lanes that hold every record of the
+ * write area: each lane's head with the generation it belongs to, and
+ * while a flush runs, each lane being flushed with the generation being
+ * flushed.  Fills heads and gens (room for 2 * WIDE_NLANES) and returns
+ * how many.
+ */
+int
+WideManifestLanes(const WideMetaPageData *meta, BlockNumber *heads, uint32 *gens)
+{
+	int			n = 0;
+
+	for (int i = 0; i < WIDE_NLANES; i++)
+	{
+		heads[n] = meta->lanes[i].head;
+		gens[n++] = meta->generation;
+		if (meta->flushing != 0)
+		{
+			heads[n] = meta->flush_lanes[i].head;
+			gens[n++] = meta->flushing;
+		}
+	}
+	return n;
+}
+
+/*
  * WideManifestWriteAreaEmpty -- does the write area hold no record (no
  * lane page, no flush under way)?  A flush of an empty write area finds
  * nothing to seal and leaves the generation as it is, so a metapage entry

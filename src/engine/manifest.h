@@ -90,6 +90,10 @@ extern bool WideManifestAddDrop(struct WideMetaPageData *meta,
 								const struct WideDropEntry *e);
 extern void WideManifestForgetDrop(struct WideMetaPageData *meta, uint32 i);
 
+/* reading: the write-area lanes a scan of all its records starts from */
+extern int	WideManifestLanes(const struct WideMetaPageData *meta,
+							  BlockNumber *heads, uint32 *gens);
+
 /* checking an image before it is logged (every rule a page can show) */
 extern bool WideManifestWriteAreaEmpty(const struct WideMetaPageData *meta);
 extern const char *WideManifestWriteProblem(const struct WideMetaPageData *meta,

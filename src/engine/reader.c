@@ -44,6 +44,7 @@
 #include "engine/rules.h"
 #include "engine/rangedel.h"
 #include "engine/drops.h"
+#include "engine/manifest.h"
 
 struct WideReader
 {
@@ -127,12 +128,6 @@ WideReaderNow(void)
 	return WideTimestampToUnix(now);
 }
 
-static bool
-sorter_next(void *arg, WideCell *cell)
-{
-	return WideSorterNext((WideSorter *) arg, cell);
-}
-
 /* the write-area records of the reader's current sub-range */
 static bool
 sorter_next_range(void *arg, WideCell *cell)
@@ -140,12 +135,6 @@ sorter_next_range(void *arg, WideCell *cell)
 	WideReader *r = (WideReader *) arg;
 
 	return WideSorterNextInRange(r->sorter, &r->range, cell);
-}
-
-static bool
-seg_next(void *arg, WideCell *cell)
-{
-	return WideSegIterNext((WideSegIter *) arg, cell);
 }
 
 static bool
@@ -184,7 +173,6 @@ static void
 table_state(Relation rel, TableState *ts, Snapshot snapshot)
 {
 	Buffer		metabuf;
-	int			i;
 
 	/* this backend's running statement's cells first (pending.c) */
 	WidePendingWrite(rel);
@@ -204,16 +192,7 @@ table_state(Relation rel, TableState *ts, Snapshot snapshot)
 		memcpy(ts->waruns, meta->waruns, sizeof(WideRunData) * ts->nwaruns);
 		if (meta->nrangedels > 0)
 			ts->rdels = WideRangeDelsParse(meta);
-		for (i = 0; i < WIDE_NLANES; i++)
-		{
-			ts->heads[ts->nlanes] = meta->lanes[i].head;
-			ts->gens[ts->nlanes++] = meta->generation;
-			if (meta->flushing != 0)
-			{
-				ts->heads[ts->nlanes] = meta->flush_lanes[i].head;
-				ts->gens[ts->nlanes++] = meta->flushing;
-			}
-		}
+		ts->nlanes = WideManifestLanes(meta, ts->heads, ts->gens);
 	}
 	UnlockReleaseBuffer(metabuf);
 }
@@ -486,7 +465,7 @@ reader_open(WideReader *r, const TableState *ts, WideSourceNext wa_next)
 	WideMergerSetRanges(r->merger, r->ranges);
 	WideMergerSetDrops(r->merger, ts->drops, ts->ndrops);
 	r->merge = WideMergeIterCreate(ts->nruns + ts->nwaruns + 1);
-	WideMergeIterAdd(r->merge, wa_next, wa_next == sorter_next ? (void *) r->sorter : (void *) r,
+	WideMergeIterAdd(r->merge, wa_next, wa_next == WideSorterSource ? (void *) r->sorter : (void *) r,
 					 WIDE_MAX_RUNS + WIDE_MAX_WA_RUNS + 1);
 	for (i = ts->nwaruns - 1; i >= 0; i--)
 	{
@@ -497,7 +476,7 @@ reader_open(WideReader *r, const TableState *ts, WideSourceNext wa_next)
 			WideSegIterSetPrune(r->its[r->nits], &r->prune);
 		if (r->keep)
 			WideSegIterSetColumnFilter(r->its[r->nits], r->keep, r->keep_arg);
-		WideMergeIterAddSkippable(r->merge, seg_next, seg_skip, r->its[r->nits],
+		WideMergeIterAddSkippable(r->merge, WideSegIterSource, seg_skip, r->its[r->nits],
 								  WIDE_MAX_RUNS + i);
 		r->nits++;
 		r->stats.runs_read++;
@@ -513,7 +492,7 @@ reader_open(WideReader *r, const TableState *ts, WideSourceNext wa_next)
 			WideSegIterSetPrune(r->its[r->nits], &r->prune);
 		if (r->keep)
 			WideSegIterSetColumnFilter(r->its[r->nits], r->keep, r->keep_arg);
-		WideMergeIterAddSkippable(r->merge, seg_next, seg_skip, r->its[r->nits], i);
+		WideMergeIterAddSkippable(r->merge, WideSegIterSource, seg_skip, r->its[r->nits], i);
 		r->nits++;
 		r->stats.runs_read++;
 	}
@@ -543,7 +522,7 @@ WideReaderBeginTs(Relation rel, Snapshot snapshot, int64 now,
 	TableState	ts;
 	WideReader *r = reader_prepare(rel, snapshot, now, range, window, &ts, 0);
 
-	reader_open(r, &ts, sorter_next);
+	reader_open(r, &ts, WideSorterSource);
 	return r;
 }
 
@@ -564,7 +543,7 @@ WideReaderBeginCounting(Relation rel, Snapshot snapshot, int64 now,
 
 	Assert(below > 0);
 	r = reader_prepare(rel, snapshot, now, range, NULL, &ts, below);
-	reader_open(r, &ts, sorter_next);
+	reader_open(r, &ts, WideSorterSource);
 	return r;
 }
 
@@ -636,6 +615,34 @@ WideReaderNextRange(WideReader *r, const WideKeyRange *range)
 	reader_open(r, r->state, sorter_next_range);
 	MemoryContextSwitchTo(old);
 	r->finished = r->skipped = r->done = false;
+}
+
+/* free the values read from blobs for the cells returned before */
+static inline void
+free_blob_values(WideReader *r)
+{
+	if (r->blobvalues)
+	{
+		MemoryContextReset(r->valcxt);
+		r->blobvalues = false;
+	}
+}
+
+/*
+ * a cell whose value is kept in a blob, with its value read (into valcxt,
+ * freed at the next cell)
+ */
+static const WideCell *
+blob_cell(WideReader *r, const WideCell *cell)
+{
+	MemoryContext old = MemoryContextSwitchTo(r->valcxt);
+
+	r->blobcell = *cell;
+	r->blobcell.value = WideBlobRead(r->rel, cell->blob);
+	r->blobcell.value_datum = NULL;
+	MemoryContextSwitchTo(old);
+	r->blobvalues = true;
+	return &r->blobcell;
 }
 
 /*
@@ -786,11 +793,7 @@ WideReaderRowBatch(WideReader *r, const WideRowBatchSpec *spec, WideRowBatch *b)
 		r->nobatch = blockno;
 		return 0;
 	}
-	if (r->blobvalues)
-	{
-		MemoryContextReset(r->valcxt);
-		r->blobvalues = false;
-	}
+	free_blob_values(r);
 	i0 = r->fastbi->i;
 	n = WideBlockIterRowBatch(r->fastbi, spec, def->id, b);
 	if (n == 0)
@@ -877,11 +880,7 @@ WideReaderNext(WideReader *r)
 
 	if (r->done)
 		return NULL;
-	if (r->blobvalues)
-	{
-		MemoryContextReset(r->valcxt);
-		r->blobvalues = false;
-	}
+	free_blob_values(r);
 
 next:
 	if (r->fast)
@@ -967,16 +966,7 @@ next:
 		goto next;
 
 	if (cell->value == NULL && !WIDE_KIND_IS_TOMBSTONE(cell->kind))
-	{
-		MemoryContext old = MemoryContextSwitchTo(r->valcxt);
-
-		r->blobcell = *cell;
-		r->blobcell.value = WideBlobRead(r->rel, cell->blob);
-		r->blobcell.value_datum = NULL;
-		MemoryContextSwitchTo(old);
-		r->blobvalues = true;
-		cell = &r->blobcell;
-	}
+		cell = blob_cell(r, cell);
 	r->stats.cells++;
 	return cell;
 }
@@ -1032,11 +1022,7 @@ WideReaderFold(WideReader *r, WideCellFold fn, void *arg, bool *stopped)
 		return 0;
 	for (;;)
 	{
-		if (r->blobvalues)
-		{
-			MemoryContextReset(r->valcxt);
-			r->blobvalues = false;
-		}
+		free_blob_values(r);
 		if ((cell = reader_next_fast(r)) == NULL)
 		{
 			r->done = true;
@@ -1046,16 +1032,7 @@ WideReaderFold(WideReader *r, WideCellFold fn, void *arg, bool *stopped)
 		if (r->pruning && !WideTsPruneWants(&r->prune, cell))
 			continue;
 		if (unlikely(cell->value == NULL) && !WIDE_KIND_IS_TOMBSTONE(cell->kind))
-		{
-			MemoryContext old = MemoryContextSwitchTo(r->valcxt);
-
-			r->blobcell = *cell;
-			r->blobcell.value = WideBlobRead(r->rel, cell->blob);
-			r->blobcell.value_datum = NULL;
-			MemoryContextSwitchTo(old);
-			r->blobvalues = true;
-			cell = &r->blobcell;
-		}
+			cell = blob_cell(r, cell);
 		r->stats.cells++;
 		n++;
 		if (!fn(cell, arg))

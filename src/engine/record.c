@@ -84,6 +84,27 @@ WideRecordSize(const WideCell *cell)
 }
 
 /*
+ * a record's body at p: key, family, qualifier, then the value if value;
+ * returns where it ends
+ */
+static char *
+put_body(char *p, const WideCell *cell, bool value)
+{
+	memcpy(p, cell->key, cell->keylen);
+	p += cell->keylen;
+	memcpy(p, cell->family, cell->famlen);
+	p += cell->famlen;
+	memcpy(p, cell->qual, cell->quallen);
+	p += cell->quallen;
+	if (value && cell->vallen > 0)
+	{
+		memcpy(p, cell->value, cell->vallen);
+		p += cell->vallen;
+	}
+	return p;
+}
+
+/*
  * WideRecordEncode -- write a record; dst has WideRecordSize(cell) bytes and
  * is MAXALIGNed.
  */
@@ -117,14 +138,23 @@ WideRecordEncode(const WideCell *cell, char *dst)
 	}
 	if (cell->flags & WIDE_REC_BODY_BLOB)
 		return;
-	memcpy(p, cell->key, cell->keylen);
-	p += cell->keylen;
-	memcpy(p, cell->family, cell->famlen);
-	p += cell->famlen;
-	memcpy(p, cell->qual, cell->quallen);
-	p += cell->quallen;
-	if (!(cell->flags & WIDE_REC_VALUE_BLOB) && cell->vallen > 0)
-		memcpy(p, cell->value, cell->vallen);
+	(void) put_body(p, cell, !(cell->flags & WIDE_REC_VALUE_BLOB));
+}
+
+/*
+ * WideRecordEncodeBody -- the bytes a spilled (BODY_BLOB) record keeps in
+ * its blob, as WideRecordDecodeBody reads them: key, family, qualifier and
+ * value; palloc'd, with their length.
+ */
+char *
+WideRecordEncodeBody(const WideCell *cell, uint32 *len)
+{
+	char	   *body;
+
+	*len = cell->keylen + cell->famlen + cell->quallen + cell->vallen;
+	body = palloc(*len);
+	(void) put_body(body, cell, true);
+	return body;
 }
 
 /*

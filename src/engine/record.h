@@ -22,6 +22,7 @@
 extern Size WideRecordSize(const WideCell *cell);
 extern void WideRecordEncode(const WideCell *cell, char *dst);
 extern bool WideRecordDecode(const char *src, Size len, WideCell *cell);
+extern char *WideRecordEncodeBody(const WideCell *cell, uint32 *len);
 extern void WideRecordDecodeBody(WideCell *cell, const char *body);
 extern const char *WideRecordItem(Page page, OffsetNumber off, Size *len,
 								  bool *bad);

@@ -79,18 +79,6 @@ trim_tail(Relation dst)
 	RelationTruncate(dst, keep);
 }
 
-static bool
-sorter_next(void *arg, WideCell *cell)
-{
-	return WideSorterNext((WideSorter *) arg, cell);
-}
-
-static bool
-seg_next(void *arg, WideCell *cell)
-{
-	return WideSegIterNext((WideSegIter *) arg, cell);
-}
-
 /*
  * WideRewrite -- write what "src" holds, resolved as by a major compaction,
  * into the empty relation "dst" as its one run.  Returns the resolver's
@@ -111,7 +99,7 @@ WideRewrite(Relation src, Relation dst)
 	int			nwaruns;
 	BlockNumber heads[2 * WIDE_NLANES];
 	uint32		gens[2 * WIDE_NLANES];
-	int			nlanes = 0;
+	int			nlanes;
 	WideSorter *sorter;
 	WideMergeIter *merge;
 	WideSegIter **its;
@@ -139,16 +127,7 @@ WideRewrite(Relation src, Relation dst)
 		memcpy(runs, meta->runs, sizeof(WideRunData) * nruns);
 		nwaruns = meta->nwaruns;
 		memcpy(waruns, meta->waruns, sizeof(WideRunData) * nwaruns);
-		for (i = 0; i < WIDE_NLANES; i++)
-		{
-			heads[nlanes] = meta->lanes[i].head;
-			gens[nlanes++] = meta->generation;
-			if (meta->flushing != 0)
-			{
-				heads[nlanes] = meta->flush_lanes[i].head;
-				gens[nlanes++] = meta->flushing;
-			}
-		}
+		nlanes = WideManifestLanes(meta, heads, gens);
 	}
 	UnlockReleaseBuffer(metabuf);
 
@@ -167,17 +146,17 @@ WideRewrite(Relation src, Relation dst)
 	/* merged with every run, newer sources first among equal records */
 	merge = WideMergeIterCreate(nruns + nwaruns + 1);
 	its = palloc(sizeof(WideSegIter *) * (nruns + nwaruns + 1));
-	WideMergeIterAdd(merge, sorter_next, sorter,
+	WideMergeIterAdd(merge, WideSorterSource, sorter,
 					 WIDE_MAX_RUNS + WIDE_MAX_WA_RUNS + 1);
 	for (i = 0; i < nwaruns; i++)
 	{
 		its[nits] = WideSegIterBegin(src, &waruns[i], &all);
-		WideMergeIterAdd(merge, seg_next, its[nits++], WIDE_MAX_RUNS + i);
+		WideMergeIterAdd(merge, WideSegIterSource, its[nits++], WIDE_MAX_RUNS + i);
 	}
 	for (i = 0; i < nruns; i++)
 	{
 		its[nits] = WideSegIterBegin(src, &runs[i], &all);
-		WideMergeIterAdd(merge, seg_next, its[nits++], i);
+		WideMergeIterAdd(merge, WideSegIterSource, its[nits++], i);
 	}
 
 	/* resolved as at the bottom of the tree, written into dst */

@@ -412,6 +412,13 @@ extern void WideSegmentCorrupt(Relation rel, const WideSegment *seg,
 extern WideSegIter *WideSegIterBegin(Relation rel, const WideRunData *run,
 									 const WideKeyRange *range);
 extern bool WideSegIterNext(WideSegIter *it, WideCell *cell);
+
+/* WideSegIterNext as a merge source (sort.h; arg: the iterator) */
+static inline bool
+WideSegIterSource(void *arg, WideCell *cell)
+{
+	return WideSegIterNext((WideSegIter *) arg, cell);
+}
 extern bool WideSegIterSkipColumn(WideSegIter *it, const WideCell *col,
 								  WideCell *cell);
 extern WideSegment *WideSegIterSegment(WideSegIter *it);

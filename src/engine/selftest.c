@@ -88,6 +88,26 @@ typedef struct Gen
 	MemoryContext cxt;
 } Gen;
 
+/* a new record of kind at the end of *r (grown), of row (its key in k) */
+static Rec *
+add_rec(Rec **r, int *n, int *cap, int row, int kind, const StringInfoData *k)
+{
+	Rec		   *x;
+
+	if (*n == *cap)
+	{
+		*cap *= 2;
+		*r = repalloc(*r, sizeof(Rec) * *cap);
+	}
+	x = &(*r)[(*n)++];
+	memset(x, 0, sizeof(Rec));
+	x->row = row;
+	x->c.kind = (uint8) kind;
+	x->c.key = k[row].data;
+	x->c.keylen = k[row].len;
+	return x;
+}
+
 /* family names are never empty (families.c refuses them) */
 static const char *const families[] = {"a", "cf", "cpu", "stats_1m", "zz"};
 
@@ -101,6 +121,31 @@ static uint64
 rnd(Gen *g, uint64 n)
 {
 	return n <= 1 ? 0 : pg_prng_uint64_range(&g->prng, 0, n - 1);
+}
+
+/*
+ * a damaged copy of the len bytes at data, malloc'ed to its exact size, not
+ * palloc'ed (under AddressSanitizer or valgrind, a read past its end is then
+ * reported): cut to a random length if cut, else with one to four bits
+ * flipped; *dlen is its length.  The caller frees it.
+ */
+static char *
+damaged_copy(Gen *g, const char *data, Size len, bool cut, Size *dlen)
+{
+	char	   *copy = malloc(Max(len, 1));
+
+	if (copy == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory")));
+	memcpy(copy, data, len);
+	*dlen = len;
+	if (cut)
+		*dlen = rnd(g, len);
+	else
+		for (int k = 1 + (int) rnd(g, 4); k > 0; k--)
+			copy[rnd(g, len)] ^= (char) (1 << rnd(g, 8));
+	return copy;
 }
 
 static bool
@@ -332,17 +377,7 @@ make_records(Gen *g, int16 typlen, int *nrecs, StringInfoData **keys, int *nkeys
 					else
 						kind = WIDE_KIND_PUT;
 
-					if (n == cap)
-					{
-						cap *= 2;
-						r = repalloc(r, sizeof(Rec) * cap);
-					}
-					x = &r[n++];
-					memset(x, 0, sizeof(Rec));
-					x->row = row;
-					x->c.kind = (uint8) kind;
-					x->c.key = k[row].data;
-					x->c.keylen = k[row].len;
+					x = add_rec(&r, &n, &cap, row, kind, k);
 					if (kind != WIDE_KIND_DEL_ROW)
 					{
 						x->c.family = fam;
@@ -446,17 +481,7 @@ make_records(Gen *g, int16 typlen, int *nrecs, StringInfoData **keys, int *nkeys
 		{
 			Rec		   *x;
 
-			if (n == cap)
-			{
-				cap *= 2;
-				r = repalloc(r, sizeof(Rec) * cap);
-			}
-			x = &r[n++];
-			memset(x, 0, sizeof(Rec));
-			x->row = row;
-			x->c.kind = WIDE_KIND_DEL_ROW;
-			x->c.key = k[row].data;
-			x->c.keylen = k[row].len;
+			x = add_rec(&r, &n, &cap, row, WIDE_KIND_DEL_ROW, k);
 			x->c.family = x->c.qual = "";
 			x->c.ts = 0;
 			x->c.ts_to = WIDE_TS_NO_END;
@@ -760,19 +785,10 @@ test_survey(Gen *g, int16 typlen, const Rec *r, int n, uint64 default_seq,
 		/* damaged copies: an answer, never a read past the end */
 		for (int d = 0; d < 8; d++)
 		{
-			char	   *copy = malloc(Max(blk.len, 1));
 			WideRawBlock dblk = blk;
+			char	   *copy = damaged_copy(g, blk.data, blk.len, d % 4 == 3,
+											&dblk.len);
 
-			if (copy == NULL)
-				ereport(ERROR,
-						(errcode(ERRCODE_OUT_OF_MEMORY),
-						 errmsg("out of memory")));
-			memcpy(copy, blk.data, blk.len);
-			if (d % 4 == 3)
-				dblk.len = rnd(g, blk.len);
-			else
-				for (int k = 1 + (int) rnd(g, 4); k > 0; k--)
-					copy[rnd(g, blk.len)] ^= (char) (1 << rnd(g, 8));
 			dblk.data = copy;
 			(void) WideBlockSurvey(&dblk, typlen, d % 2 == 0, entry.xmin, &ops,
 								   hashes, m, &nh, &lastrow, &last);
@@ -913,19 +929,10 @@ test_block(Gen *g, int16 typlen, int64 *counts)
 			FAIL(g, "packed block", "format %d: does not unpack to the raw block", fmt);
 		for (int d = 0; d < 6; d++)
 		{
-			char	   *copy = malloc(Max(packed.len, 1));
-			Size		len = packed.len;
+			Size		len;
+			char	   *copy = damaged_copy(g, packed.data, packed.len, d % 3 == 2,
+											&len);
 
-			if (copy == NULL)
-				ereport(ERROR,
-						(errcode(ERRCODE_OUT_OF_MEMORY),
-						 errmsg("out of memory")));
-			memcpy(copy, packed.data, packed.len);
-			if (d % 3 == 2)
-				len = rnd(g, packed.len);
-			else
-				for (int f = 1 + (int) rnd(g, 4); f > 0; f--)
-					copy[rnd(g, packed.len)] ^= (char) (1 << rnd(g, 8));
 			back = WideBlockUnpack(copy, len, raw.len + WIDE_PACK_SLACK, &rawlen);
 			if (back != NULL && rawlen > (Size) raw.len + WIDE_PACK_SLACK)
 				FAIL(g, "packed block", "a damaged copy unpacks to %zu bytes", rawlen);
@@ -937,25 +944,11 @@ test_block(Gen *g, int16 typlen, int64 *counts)
 	/* damaged copies of the raw block: an error or records, never a crash */
 	for (int d = 0; d < 8; d++)
 	{
-		/*
-		 * (malloc'ed to its exact size, not palloc'ed: under AddressSanitizer
-		 * or valgrind, a read past its end is then reported)
-		 */
-		char	   *copy = malloc(Max(raw.len, 1));
-		Size		len = raw.len;
+		Size		len;
+		char	   *copy = damaged_copy(g, raw.data, raw.len, d % 4 == 3, &len);
 		WideCell	c;
 		int			steps = 0;
 
-		if (copy == NULL)
-			ereport(ERROR,
-					(errcode(ERRCODE_OUT_OF_MEMORY),
-					 errmsg("out of memory")));
-		memcpy(copy, raw.data, raw.len);
-		if (d % 4 == 3)
-			len = rnd(g, raw.len);
-		else
-			for (int f = 1 + (int) rnd(g, 4); f > 0; f--)
-				copy[rnd(g, raw.len)] ^= (char) (1 << rnd(g, 8));
 		memset(&it, 0, sizeof(it));
 		if (WideBlockIterInit(&it, copy, len, typlen, default_seq, 0) &&
 			(WideBlockIterSetEntry(&it, &entry), true))

@@ -48,4 +48,11 @@ extern bool WideSorterNextInRange(WideSorter *s, const WideKeyRange *r,
 extern void WideSorterReset(WideSorter *s);
 extern void WideSorterEnd(WideSorter *s);
 
+/* WideSorterNext as a merge source (arg: the sorter) */
+static inline bool
+WideSorterSource(void *arg, WideCell *cell)
+{
+	return WideSorterNext((WideSorter *) arg, cell);
+}
+
 #endif							/* WIDE_SORT_H */

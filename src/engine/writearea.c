@@ -261,27 +261,6 @@ append_with_blob(Relation rel, int lane, WideCell *cell, const char *data,
 	WideBlobWriteRest(rel, cell->blob, 1, data);
 }
 
-/* the bytes a spilled record keeps in its blob */
-static char *
-spill_body(const WideCell *cell, uint32 *len)
-{
-	char	   *body;
-	char	   *p;
-
-	*len = cell->keylen + cell->famlen + cell->quallen + cell->vallen;
-	body = palloc(*len);
-	p = body;
-	memcpy(p, cell->key, cell->keylen);
-	p += cell->keylen;
-	memcpy(p, cell->family, cell->famlen);
-	p += cell->famlen;
-	memcpy(p, cell->qual, cell->quallen);
-	p += cell->quallen;
-	if (cell->vallen > 0)
-		memcpy(p, cell->value, cell->vallen);
-	return body;
-}
-
 /*
  * WideWriteAreaInsert -- append records; returns the number of pages the
  * write area now has (for deciding to flush).
@@ -332,7 +311,7 @@ WideWriteAreaAppend(Relation rel, WideCell *cells, int ncells)
 			else
 			{
 				uint32		len;
-				char	   *body = spill_body(c, &len);
+				char	   *body = WideRecordEncodeBody(c, &len);
 
 				c->flags = (c->flags & ~WIDE_REC_VALUE_BLOB) | WIDE_REC_BODY_BLOB;
 				append_with_blob(rel, lane, c, body, len, scratch);
