@@ -97,6 +97,14 @@
 #define MAX_EXP			18		/* 10^18 < 2^63, and exact as a float8 */
 #define MAX_UNIT		((uint64) 1 << 62)
 
+/*
+ * GUC wide.block_pack_format: the format version whose packing the writer
+ * uses (4 or 5: full-precision floats delta coded, in blocks of
+ * wide.block_size; 6: Huffman coded, in blocks of twice that), so that a
+ * bench compares the readers of both on one server.  Readers read all.
+ */
+int			wide_block_pack_format = WIDE_FORMAT_VERSION;
+
 /* 10^e as a float8, exact for e <= 22 */
 static double
 pow10_exact(int e)
@@ -992,7 +1000,70 @@ huff_decode(const char *p, const char *end, const int32 *refs, int nvals,
 	br.p = (const uint8 *) p;
 	br.len = end - p;
 	br.pos = 0;
+
+	/*
+	 * Where 16 bytes of the stream are left, one 8-byte load holds at least
+	 * 57 bits from the value's first: its code, and its residual's bits too
+	 * when the two are no longer (they mostly are not: 6.3 bytes a value);
+	 * the rest of the stream is read by bits_get.
+	 */
 	for (i = 0; i < nvals; i++)
+	{
+		Size		at = (Size) (br.pos >> 3);
+		uint64		w,
+					r,
+					v,
+					ref = 0;
+		uint16		e;
+		int			l,
+					cl,
+					sh;
+		int64		q;
+
+		if (unlikely(at + 16 > br.len))
+			break;
+		memcpy(&w, br.p + at, 8);
+#ifdef WORDS_BIGENDIAN
+		w = pg_bswap64(w);
+#endif
+		w >>= br.pos & 7;
+		e = table[w & (((uint64) 1 << tbits) - 1)];
+		if (unlikely(e == 0))
+			break;				/* (bits_get's loop finds it again) */
+		cl = e >> 8;
+		l = e & 0xff;
+		br.pos += cl;
+		if (l <= 1)
+			r = (uint64) l;
+		else
+		{
+			uint64		top = (uint64) 1 << (l - 1);
+
+			if (likely(cl + l - 1 <= 57))
+				r = top | ((w >> cl) & (top - 1));
+			else
+			{
+				at = (Size) (br.pos >> 3);
+				memcpy(&w, br.p + at, 8);
+#ifdef WORDS_BIGENDIAN
+				w = pg_bswap64(w);
+#endif
+				sh = (int) (br.pos & 7);
+				w >>= sh;
+				if (sh > 0 && l - 1 > 64 - sh)
+					w |= (uint64) br.p[at + 8] << (64 - sh);
+				r = top | (w & (top - 1));
+			}
+			br.pos += l - 1;
+		}
+		q = (int64) (r >> 1) ^ -(int64) (r & 1);
+		if (refs[i] >= 0)
+			memcpy(&ref, o - (Size) (i - refs[i]) * 8, 8);
+		v = ref + ((uint64) q << shift);
+		memcpy(o, &v, 8);
+		o += 8;
+	}
+	for (; i < nvals; i++)
 	{
 		uint64		peek = bits_get(&br, tbits);
 		uint16		e = table[peek];
@@ -1189,12 +1260,26 @@ done:
 	return ok;
 }
 
+/* keys_decode's record columns of the row before and of the current one */
+static int32 *row_slots[2] = {NULL, NULL};
+static uint64 row_slots_cap = 0;
+
 /*
  * keys_decode -- the raw key section of keys' at p (keylen bytes, ncells
  * records), written at o (room up to olimit), and in the same pass what
  * value_refs finds in it: each value record's reference (into refs, room
  * for ncells) and their number (*nvals); returns the end of what was
  * written, or NULL if malformed.
+ *
+ * Rows of a time series repeat the records of the row before but for their
+ * key (the same family and qualifiers in the same order, as
+ * WideBlockIterRowBatch also finds): where a row's bytes after its key are
+ * those of the row before, and its first record's flags too, they parse
+ * the same way from the same state (a row starts with no family and no
+ * qualifier), so they are copied and each of its records takes the column
+ * slot of the record at its place in the row before, without parsing or
+ * hashing them again.  The references then follow from the slots as they
+ * do for parsed records: the result is the same, only found faster.
  */
 static char *
 keys_decode(const char *p, uint64 keylen, uint64 ncells, char *o, char *olimit,
@@ -1211,9 +1296,39 @@ keys_decode(const char *p, uint64 keylen, uint64 ncells, char *o, char *olimit,
 	bool		ref_valid = false;
 	int			n = 0;
 
+	/* the current row's tail (its bytes after its key), if parsed */
+	const char *tail = NULL;
+	uint64		tail_i = 0;
+	uint8		tail_flags = 0;
+	int32	   *cur_slots;
+
+	/* the row before's tail, its records' slots, the state after it */
+	const char *ptail = NULL;
+	uint64		ptail_len = 0;
+	uint64		pnrec = 0;
+	uint8		pflags = 0;
+	int32	   *prev_slots;
+	bool		p_have_fam = false;
+	uint64		p_quallen = 0;
+	uint32		p_slot = 0;
+	bool		p_ref_valid = false;
+
 	if (ncells > keylen || ncells > MaxAllocSize / 32)
 		return NULL;
 	cap = refs_setup(ncells);
+	if (row_slots_cap < Max(ncells, 1))
+	{
+		for (int j = 0; j < 2; j++)
+		{
+			if (row_slots[j])
+				pfree(row_slots[j]);
+			row_slots[j] = MemoryContextAlloc(TopMemoryContext,
+											  sizeof(int32) * Max(ncells, 1));
+		}
+		row_slots_cap = Max(ncells, 1);
+	}
+	cur_slots = row_slots[0];
+	prev_slots = row_slots[1];
 	w.have_prev = false;
 	w.prevlen = 0;
 	w.t = -1;
@@ -1228,7 +1343,25 @@ keys_decode(const char *p, uint64 keylen, uint64 ncells, char *o, char *olimit,
 
 		if (p >= kend || o >= olimit)
 			return NULL;
-		flags = (uint8) *p++;
+		flags = (uint8) *p;
+		if ((flags & K_NEW_ROW) && tail != NULL)
+		{
+			/* the row parsed before ends: it is the one to compare with */
+			int32	   *t = prev_slots;
+
+			prev_slots = cur_slots;
+			cur_slots = t;
+			ptail = tail;
+			ptail_len = p - tail;
+			pnrec = i - tail_i;
+			pflags = tail_flags;
+			p_have_fam = have_fam;
+			p_quallen = quallen;
+			p_slot = slot;
+			p_ref_valid = ref_valid;
+			tail = NULL;
+		}
+		p++;
 		*o++ = (char) flags;
 		kind = flags & K_KIND;
 		if (kind < WIDE_KIND_DEL_ROW || kind > WIDE_KIND_MERGE)
@@ -1308,6 +1441,37 @@ keys_decode(const char *p, uint64 keylen, uint64 ncells, char *o, char *olimit,
 				p += unshared;
 			}
 			w.have_prev = true;
+
+			if (ptail != NULL && flags == pflags &&
+				ptail_len <= (uint64) (kend - p) && pnrec <= ncells - i &&
+				(ptail_len == (uint64) (kend - p) || ((uint8) p[ptail_len] & K_NEW_ROW)) &&
+				ptail_len <= (uint64) (olimit - o) &&
+				memcmp(p, ptail, ptail_len) == 0)
+			{
+				/* the records of the row before, again */
+				memcpy(o, p, ptail_len);
+				o += ptail_len;
+				p += ptail_len;
+				for (uint64 r = 0; r < pnrec; r++)
+				{
+					int32		s = prev_slots[r];
+
+					if (s < 0)
+						continue;	/* (a tombstone) */
+					refs[n] = col_last[s] >= 0 ? col_last[s] : n - 1;
+					col_last[s] = n;
+					n++;
+				}
+				have_fam = p_have_fam;
+				quallen = p_quallen;
+				slot = p_slot;
+				ref_valid = p_ref_valid;
+				i += pnrec - 1;
+				continue;
+			}
+			tail = p;
+			tail_i = i;
+			tail_flags = flags;
 		}
 		from = p;
 		if (flags & K_NEW_FAM)
@@ -1347,7 +1511,10 @@ keys_decode(const char *p, uint64 keylen, uint64 ncells, char *o, char *olimit,
 		memcpy(o, from, p - from);
 		o += p - from;
 		if (WIDE_KIND_IS_TOMBSTONE(kind))
+		{
+			cur_slots[i - tail_i] = -1;
 			continue;
+		}
 		if (!have_fam)
 			return NULL;
 		if (!ref_valid)
@@ -1356,6 +1523,7 @@ keys_decode(const char *p, uint64 keylen, uint64 ncells, char *o, char *olimit,
 			slot = refs_slot(col_fnv[quallen], cap);
 			ref_valid = true;
 		}
+		cur_slots[i - tail_i] = (int32) slot;
 		refs[n] = col_last[slot] >= 0 ? col_last[slot] : n - 1;
 		col_last[slot] = n;
 		n++;
@@ -1373,7 +1541,7 @@ keys_decode(const char *p, uint64 keylen, uint64 ncells, char *o, char *olimit,
 bool
 WideBlockPack(const char *raw, Size len, StringInfo out, Size *split)
 {
-	return WideBlockPackFormat(raw, len, out, WIDE_FORMAT_VERSION, split);
+	return WideBlockPackFormat(raw, len, out, wide_block_pack_format, split);
 }
 
 /*
@@ -1605,6 +1773,13 @@ WideBlockUnpack(const char *packed, Size len, Size maxraw, Size *rawlen)
 		int64		d;
 		uint64		u;
 
+		/* (most deltas of a row's records are 0, and stay so) */
+		if (*q == 0 && tsend - tsbuf < (ptrdiff_t) size)
+		{
+			q++;
+			*tsend++ = 0;
+			continue;
+		}
 		if (!(q = get_zigzag(q, qend, &d)) || tsend - tsbuf > (ptrdiff_t) size)
 			goto bad;
 		/* (wrapping: a damaged block must not be undefined) */
