@@ -88,6 +88,7 @@
 
 #include "wide.h"
 #include "engine/coding.h"
+#include "engine/keysection.h"
 #include "engine/segment.h"
 
 #define EXP_NONE		255
@@ -313,6 +314,7 @@ value_refs(const char *k, Size keylen, uint64 ncells, int32 *refs)
 {
 	const char *kend = k + keylen;
 	uint32		cap = 16;
+	uint64		rowlen = 0;
 	uint64		quallen = 0;
 	bool		have_row = false;
 	bool		have_fam = false;
@@ -342,11 +344,10 @@ value_refs(const char *k, Size keylen, uint64 ncells, int32 *refs)
 			return -1;
 		if (flags & K_NEW_ROW)
 		{
-			if (!(k = get_varint(k, kend, &shared)) ||
-				!(k = get_varint(k, kend, &unshared)) ||
-				unshared > (uint64) (kend - k))
+			if (!wide_key_row(&k, kend, rowlen, &shared, &unshared))
 				return -1;
 			k += unshared;
+			rowlen = shared + unshared;
 			have_row = true;
 			have_fam = false;
 			quallen = 0;
@@ -357,14 +358,9 @@ value_refs(const char *k, Size keylen, uint64 ncells, int32 *refs)
 		if (flags & K_NEW_FAM)
 		{
 			uint8		famlen;
+			const char *fam;
 
-			if (k >= kend)
-				return -1;
-			famlen = (uint8) *k++;
-			if (famlen > (uint64) (kend - k))
-				return -1;
-			k += famlen;
-			if (!(k = get_u32v(k, kend, &famid)))
+			if (!wide_key_family(&k, kend, &fam, &famlen, &famid))
 				return -1;
 			col_fnv[0] = UINT64CONST(0xcbf29ce484222325) ^ famid;
 			have_fam = true;
@@ -373,10 +369,7 @@ value_refs(const char *k, Size keylen, uint64 ncells, int32 *refs)
 		}
 		if (flags & K_NEW_QUAL)
 		{
-			if (!(k = get_varint(k, kend, &shared)) ||
-				!(k = get_varint(k, kend, &unshared)) ||
-				shared > quallen || unshared > (uint64) (kend - k) ||
-				shared + unshared > WIDE_MAX_QUALIFIER)
+			if (!wide_key_qual(&k, kend, quallen, &shared, &unshared))
 				return -1;
 			/*
 			 * (the hash continues from the shared prefix's: the qualifiers
@@ -1172,6 +1165,7 @@ keys_encode(const char *k, uint64 keylen, uint64 ncells, StringInfo out)
 	KeyWalk    *w = palloc(sizeof(KeyWalk));
 	char	   *cur = palloc(WIDE_MAX_ROW_KEY);
 	bool		ok = false;
+	uint64		quallen = 0;
 	uint64		i;
 
 	w->have_prev = false;
@@ -1193,10 +1187,7 @@ keys_encode(const char *k, uint64 keylen, uint64 ncells, StringInfo out)
 			int			t;
 
 			from = k;
-			if (!(k = get_varint(k, kend, &shared)) ||
-				!(k = get_varint(k, kend, &unshared)) ||
-				unshared > (uint64) (kend - k) || shared > w->prevlen ||
-				shared + unshared > WIDE_MAX_ROW_KEY)
+			if (!wide_key_row(&k, kend, w->prevlen, &shared, &unshared))
 				goto done;
 			len = (uint32) (shared + unshared);
 			memcpy(cur, w->prev, shared);
@@ -1227,29 +1218,25 @@ keys_encode(const char *k, uint64 keylen, uint64 ncells, StringInfo out)
 			memcpy(w->prev, cur, len);
 			w->prevlen = len;
 			w->have_prev = true;
+			quallen = 0;
 		}
 		from = k;
 		if (flags & K_NEW_FAM)
 		{
 			uint8		famlen;
 			uint32		famid;
+			const char *fam;
 
-			if (k >= kend)
+			if (!wide_key_family(&k, kend, &fam, &famlen, &famid))
 				goto done;
-			famlen = (uint8) *k++;
-			if (famlen > (uint64) (kend - k))
-				goto done;
-			k += famlen;
-			if (!(k = get_u32v(k, kend, &famid)))
-				goto done;
+			quallen = 0;
 		}
 		if (flags & K_NEW_QUAL)
 		{
-			if (!(k = get_varint(k, kend, &shared)) ||
-				!(k = get_varint(k, kend, &unshared)) ||
-				unshared > (uint64) (kend - k))
+			if (!wide_key_qual(&k, kend, quallen, &shared, &unshared))
 				goto done;
 			k += unshared;
+			quallen = shared + unshared;
 		}
 		put_bytes(out, from, (int) (k - from));
 	}
@@ -1426,9 +1413,8 @@ keys_decode(const char *p, uint64 keylen, uint64 ncells, char *o, char *olimit,
 			else
 			{
 				shared = x >> 1;
-				if (!(p = get_varint(p, kend, &unshared)) ||
-					unshared > (uint64) (kend - p) || shared > w.prevlen ||
-					shared + unshared > WIDE_MAX_ROW_KEY ||
+				if (!wide_key_rest(&p, kend, shared, w.prevlen, WIDE_MAX_ROW_KEY,
+								   &unshared) ||
 					olimit - o < 20 + (ptrdiff_t) unshared)
 					return NULL;
 				o = enc_varint(o, shared);
@@ -1478,14 +1464,9 @@ keys_decode(const char *p, uint64 keylen, uint64 ncells, char *o, char *olimit,
 		{
 			uint8		famlen;
 			uint32		famid;
+			const char *fam;
 
-			if (p >= kend)
-				return NULL;
-			famlen = (uint8) *p++;
-			if (famlen > (uint64) (kend - p))
-				return NULL;
-			p += famlen;
-			if (!(p = get_u32v(p, kend, &famid)))
+			if (!wide_key_family(&p, kend, &fam, &famlen, &famid))
 				return NULL;
 			col_fnv[0] = UINT64CONST(0xcbf29ce484222325) ^ famid;
 			have_fam = true;
@@ -1494,10 +1475,7 @@ keys_decode(const char *p, uint64 keylen, uint64 ncells, char *o, char *olimit,
 		}
 		if (flags & K_NEW_QUAL)
 		{
-			if (!(p = get_varint(p, kend, &shared)) ||
-				!(p = get_varint(p, kend, &unshared)) ||
-				shared > quallen || unshared > (uint64) (kend - p) ||
-				shared + unshared > WIDE_MAX_QUALIFIER)
+			if (!wide_key_qual(&p, kend, quallen, &shared, &unshared))
 				return NULL;
 			for (uint64 j = 0; j < unshared; j++)
 				col_fnv[shared + j + 1] =
