@@ -847,6 +847,14 @@ LANGUAGE C STRICT VOLATILE;
 COMMENT ON FUNCTION wide.runs(regclass) IS
   'the runs (sorted segments) of a wide table, oldest first';
 
+-- write-area records this backend read into its copy of a write area for
+-- the counts of DELETEs (src/engine/wacache.c): each once a transaction
+CREATE FUNCTION wide_internal.write_area_reads()
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'wide_write_area_reads'
+LANGUAGE C STRICT VOLATILE;
+REVOKE EXECUTE ON FUNCTION wide_internal.write_area_reads() FROM PUBLIC;
+
 -- the engine's format round trips on random input (src/engine/selftest.c)
 CREATE FUNCTION wide_internal.format_selftest(seed bigint, rounds int,
                                               OUT part text, OUT cases bigint)

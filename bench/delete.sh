@@ -4,6 +4,7 @@
 # btree on (row_key, family, qualifier, ts desc), same cells, same run:
 #   range:      DELETE ... WHERE row_key >= a AND row_key < b  (a tenth)
 #   rows:       200 DELETE ... WHERE row_key = k, in one transaction
+#   rows1000:   the same with 1,000 row keys
 #   in:         one DELETE ... WHERE row_key IN (the same 200 keys)
 #   everything: DELETE FROM t
 # and, for the wide table, the same range cell by cell
@@ -28,7 +29,7 @@
 # Bytes for these: both tables before the case, what its deletes added,
 # and after a VACUUM.
 #
-# CASES="range rows in everything form_hour form_reading form_day form_in
+# CASES="range rows rows1000 in everything form_hour form_reading form_day form_in
 # form_hour_by_row" (the default) picks the cases.
 #
 # Starts its own server (port $WIDE_BENCH_PORT or 54336, data in
@@ -72,10 +73,13 @@ CREATE TABLE src AS
     FROM generate_series(0, $READINGS - 1) r, generate_series(1, $HOSTS) h,
          generate_series(1, 20) m;
 CREATE TABLE keys AS SELECT row_key FROM (SELECT DISTINCT row_key FROM src) k
-  ORDER BY hashtext(row_key) LIMIT 200;"
+  ORDER BY hashtext(row_key) LIMIT 200;
+CREATE TABLE keys1000 AS SELECT row_key FROM (SELECT DISTINCT row_key FROM src) k
+  ORDER BY hashtext(row_key) LIMIT 1000;"
 sql "SELECT 'rows: ' || string_agg(format('DELETE FROM @ WHERE row_key = %L;', row_key), ' ') FROM keys" \
 	| sed 's/^rows: //' > "$BENCH/rows.sql"
 ROWS_SQL=$(cat "$BENCH/rows.sql")
+ROWS1000_SQL=$(sql "SELECT string_agg(format('DELETE FROM @ WHERE row_key = %L;', row_key), ' ') FROM keys1000")
 IN_SQL=$(sql "SELECT format('DELETE FROM @ WHERE row_key IN (%s);', string_agg(quote_literal(row_key), ', ')) FROM keys")
 
 # load KIND (heap | wide): the table t afresh
@@ -216,11 +220,12 @@ DELETE FROM hcpu WHERE ${where//@/$h};"
 echo "load: $(uptime | sed 's/.*load average/load average/')"
 echo "| delete ($CELLS cells) | heap ms | wide ms | wide/heap | bytes before (heap / wide) | added by the DELETE | after VACUUM |"
 echo "|---|---:|---:|---:|---|---|---|"
-[ -z "${CASES:-}" ] && CASES="range rows in everything form_hour form_reading form_day form_in form_hour_by_row"
+[ -z "${CASES:-}" ] && CASES="range rows rows1000 in everything form_hour form_reading form_day form_in form_hour_by_row"
 for c in $CASES; do
 	case $c in
 		range) case_ range "DELETE FROM @ WHERE row_key >= 'host041' AND row_key < 'host051';" ;;
 		rows) case_ rows "$ROWS_SQL" ;;
+		rows1000) case_ rows1000 "$ROWS1000_SQL" ;;
 		in) case_ in "$IN_SQL" ;;
 		everything) case_ everything "DELETE FROM @;" ;;
 		form_hour) form_case "row form: a host's hour" 1 '' \

@@ -48,7 +48,10 @@ SELECT family, count(*) FROM dm GROUP BY family ORDER BY family;
 SELECT wide.drop_family('dm', 'k');
 DROP TABLE segs_before;
 CREATE TEMP TABLE segs_before AS SELECT segment FROM wide.runs('dm');
-SELECT wide.alter_family('dm', 'm', max_age => '4 days');
+-- (the age puts the cut at noon of day -4, whatever the time of day: with
+-- '4 days', day -4's window would go after 23:00 and stay before)
+SELECT now() - ((SELECT d0 FROM base) - interval '4 days' + interval '12 hours') AS age4 \gset
+SELECT wide.alter_family('dm', 'm', max_age => :'age4'::interval);
 SELECT count(*) FILTER (WHERE ts < (SELECT d0 FROM base) - interval '4 days') AS expired_seen,
        count(*) FILTER (WHERE ts >= (SELECT d0 FROM base) - interval '3 days') AS recent FROM dm;
 VACUUM (TRUNCATE false) dm;
@@ -158,14 +161,16 @@ SELECT family, count(*), min(ts) >= (SELECT d0 FROM base) - interval '7 days' AS
 -- by age: m expires after 4 days, k is dropped up to now: the windows
 -- older than 4 days go, by m's age and k's drop together
 SELECT wide.drop_before('dk', 'k', now());
-SELECT wide.alter_family('dk', 'm', max_age => '4 days');
+SELECT now() - ((SELECT d0 FROM base) - interval '4 days' + interval '12 hours') AS age4 \gset
+SELECT wide.alter_family('dk', 'm', max_age => :'age4'::interval);
 VACUUM (TRUNCATE false) dk;
 SELECT count(*) AS runs_left FROM wide.runs('dk');
 SELECT count(*) AS rewritten FROM wide.runs('dk') WHERE segment NOT IN (SELECT segment FROM segs_before);
--- (how much of day -4 is left depends on the time of day: count the days
--- after it, and check that nothing older than 4 days before now is seen)
+-- (day -4 keeps its hours from noon on: 12 of them, or 11 if the
+-- seconds since the age was taken put hour 12 past the cut)
 SELECT count(*) FILTER (WHERE ts >= (SELECT d0 FROM base) - interval '3 days') AS cells_of_3_days,
-       min(ts) >= now() - interval '4 days' AS all_newer FROM dk;
+       count(*) FILTER (WHERE ts < (SELECT d0 FROM base) - interval '3 days') BETWEEN 44 AND 48 AS half_of_day_4,
+       min(ts) >= (SELECT d0 FROM base) - interval '4 days' + interval '12 hours' AS all_newer FROM dk;
 SELECT * FROM wide.verify('dk');
 
 DROP TABLE dm, dm2, dk, heap_t;

@@ -332,3 +332,41 @@ DROP TABLE dc, h, kc, kh, ksh;
 DROP FUNCTION same(), ksame(), del_both(text), both_params(int, timestamptz), rowdel_trig();
 DROP ROLE regress_rowdel;
 DROP SEQUENCE rowdel_seq;
+
+-- DELETEs of readings one by one, each its own transaction, against a heap
+-- oracle: each statement's read state takes the write area from this
+-- backend's copy (engine/wacache.c), which reads only the records appended
+-- since the statement before -- a family tombstone per reading deleted,
+-- 10 -- not the whole write area again (the 30 cells written after the
+-- compaction, read once by the CREATE TABLE AS, and more each statement)
+CREATE TABLE wc (row_key text, family text, qualifier text, ts timestamptz, value float8) USING wide;
+ALTER TABLE wc SET (autovacuum_enabled = off);
+SELECT wide.create_family('wc', 'cpu', max_versions => 1);
+CREATE FOREIGN TABLE w (time timestamptz NOT NULL, tags_id int OPTIONS (width '4') NOT NULL,
+                        usage_user float8)
+  SERVER wide_rows OPTIONS (cells 'wc', family 'cpu', key 'tags_id,time');
+INSERT INTO w SELECT '2016-01-01'::timestamptz + g * interval '10 s', t, g
+  FROM generate_series(0, 99) g, generate_series(1, 5) t;
+SELECT wide.compact('wc', major => true) IS NOT NULL AS compacted;
+INSERT INTO w SELECT '2016-01-02'::timestamptz + g * interval '10 s', 6, g
+  FROM generate_series(0, 29) g;
+CREATE TABLE wh AS SELECT * FROM w;
+SELECT wide_internal.write_area_reads() AS wreads0 \gset
+DELETE FROM w WHERE tags_id = 1 AND time = '2016-01-01 00:00:00';
+DELETE FROM w WHERE tags_id = 1 AND time = '2016-01-01 00:00:10';
+DELETE FROM w WHERE tags_id = 2 AND time = '2016-01-01 00:00:10';
+DELETE FROM w WHERE tags_id = 6 AND time = '2016-01-02 00:00:10';
+DELETE FROM w WHERE tags_id = 6 AND time = '2016-01-02 00:00:20';
+DELETE FROM w WHERE tags_id = 6 AND time IN ('2016-01-02 00:00:30', '2016-01-02 00:00:40', '2016-01-03');
+DELETE FROM w WHERE tags_id = 3 AND time IN ('2016-01-01 00:00:30', '2016-01-01 00:00:40', '2016-01-01 00:00:50');
+DELETE FROM w WHERE tags_id = 3 AND time = '2016-01-01 00:00:30';
+DELETE FROM wh WHERE (tags_id = 1 AND time IN ('2016-01-01 00:00:00', '2016-01-01 00:00:10'))
+  OR (tags_id = 2 AND time = '2016-01-01 00:00:10')
+  OR (tags_id = 6 AND time IN ('2016-01-02 00:00:10', '2016-01-02 00:00:20', '2016-01-02 00:00:30', '2016-01-02 00:00:40'))
+  OR (tags_id = 3 AND time IN ('2016-01-01 00:00:30', '2016-01-01 00:00:40', '2016-01-01 00:00:50'));
+SELECT wide_internal.write_area_reads() - :wreads0 AS records_read;
+SELECT (SELECT count(*) FROM (SELECT * FROM w EXCEPT ALL SELECT * FROM wh) x) AS only_wide,
+       (SELECT count(*) FROM (SELECT * FROM wh EXCEPT ALL SELECT * FROM w) x) AS only_heap,
+       (SELECT count(*) FROM w) AS readings;
+DROP FOREIGN TABLE w;
+DROP TABLE wc, wh;

@@ -37,6 +37,8 @@ NOT_META=(
 	"engine/resolve.c:r"
 	"engine/rules.c:d"
 	"engine/writearea.c:scan"
+	# a backend's copy of the write area (its key: the storage epoch)
+	"engine/wacache.c:cache"
 	# a segment's header and its cache key
 	"engine/segment_reader.c:seg"
 	"engine/segment_writer.c:h"

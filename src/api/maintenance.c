@@ -47,6 +47,7 @@
 PG_FUNCTION_INFO_V1(wide_compact);
 PG_FUNCTION_INFO_V1(wide_stats);
 PG_FUNCTION_INFO_V1(wide_block_cache);
+PG_FUNCTION_INFO_V1(wide_write_area_reads);
 PG_FUNCTION_INFO_V1(wide_runs);
 PG_FUNCTION_INFO_V1(wide_sample_row_keys);
 
@@ -262,6 +263,17 @@ wide_block_cache(PG_FUNCTION_ARGS)
 	values[6] = Int64GetDatum((int64) c.inserts);
 	values[7] = Int64GetDatum((int64) c.evictions);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
+}
+
+/*
+ * wide_internal.write_area_reads() RETURNS bigint: the write-area records
+ * this backend has read into its copy of a write area for the counts of
+ * DELETEs (engine/wacache.c), since it started; for tests.
+ */
+Datum
+wide_write_area_reads(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT64((int64) WideWACacheReads());
 }
 
 /*

@@ -173,6 +173,7 @@ typedef struct TableState
 	BlockNumber heads[2 * WIDE_NLANES];
 	uint32		gens[2 * WIDE_NLANES];
 	int			nlanes;
+	uint64		epoch;			/* the metapage's storage epoch */
 	WideRangeDels *rdels;		/* every range tombstone, or NULL */
 	WideDropRule drops[WIDE_MAX_DROPS];	/* that the snapshot sees (drops.c) */
 	int			ndrops;
@@ -196,6 +197,7 @@ table_state(Relation rel, TableState *ts, Snapshot snapshot)
 		WideMetaPage meta = WidePageGetMeta(BufferGetPage(metabuf));
 
 		ts->ndrops = WideDropsForSnapshot(meta, snapshot, ts->drops);
+		ts->epoch = meta->epoch;
 		ts->nruns = meta->nruns;
 		memcpy(ts->runs, meta->runs, sizeof(WideRunData) * ts->nruns);
 		ts->nwaruns = meta->nwaruns;
@@ -290,6 +292,46 @@ reader_prepare(Relation rel, Snapshot snapshot, int64 now,
 
 	/* the write area: visible records in range, sorted */
 	r->sorter = WideSorterBegin();
+	if (ts->nlanes > 0 && unseen_below)
+	{
+		const WideCell **wa;
+		int64		nwa;
+
+		/*
+		 * A count (WideReaderBeginCounting): the records of its range from
+		 * this backend's copy of the write area, which reads only what was
+		 * appended since its last read (wacache.c) -- a transaction of
+		 * single-row DELETEs appends a tombstone each.
+		 */
+		if (WideWACacheRange(rel, ts->epoch, ts->heads, ts->gens, ts->nlanes,
+							 &r->range, &wa, &nwa))
+		{
+			for (int64 i = 0; i < nwa; i++)
+			{
+				WideCell	cell = *wa[i];
+				uint8		hint;
+
+				r->stats.wa_records++;
+				if (WideRowBeforeRange(&r->range, cell.key, cell.keylen) ||
+					WideRowAfterRange(&r->range, cell.key, cell.keylen))
+					continue;
+				if (!WideRecordVisible(&cell, snapshot, &hint))
+				{
+					if (unseen_writer(r, &cell, hint))
+						r->nunseen++;
+					continue;
+				}
+				cell.flags |= hint;
+				if (r->pruning && WideTsPruneRecord(&r->prune, &cell))
+					continue;
+				WideSorterAdd(r->sorter, &cell);
+			}
+			WideWACacheRelease();
+			pfree(wa);
+			WideSorterDone(r->sorter);
+			return r;
+		}
+	}
 	if (ts->nlanes > 0)
 	{
 		/* (counting unseen writers: visibility checked here, in range) */
@@ -1143,6 +1185,50 @@ struct WideReadState
 };
 
 /*
+ * wa_from_cache -- the write-area records of range that the snapshot sees
+ * (all with none), into sorter, from this backend's copy of the write area
+ * (wacache.c), which reads only what was appended since its last read: a
+ * row form's DELETEs of readings append a tombstone each, and each
+ * statement's read state would read them all again.  As WideWAScanNext
+ * with a snapshot, but the hint learnt is kept in the copy, not set on the
+ * page.  False if the copy cannot serve (the caller scans).
+ */
+static bool
+wa_from_cache(Relation rel, const TableState *ts, Snapshot snapshot,
+			  const WideKeyRange *range, WideSorter *sorter)
+{
+	const WideCell **wa;
+	int64		nwa;
+
+	if (!WideWACacheRange(rel, ts->epoch, ts->heads, ts->gens, ts->nlanes,
+						  range, &wa, &nwa))
+		return false;
+	for (int64 i = 0; i < nwa; i++)
+	{
+		WideCell	cell = *wa[i];
+		uint8		hint;
+
+		if (snapshot != NULL)
+		{
+			bool		visible = WideRecordVisible(&cell, snapshot, &hint);
+
+			/* (a hint is for good: the copy keeps it) */
+			((WideCell *) wa[i])->flags |= hint;
+			if (!visible)
+			{
+				WideSerializableUnseen(rel, &cell, snapshot, hint);
+				continue;
+			}
+			cell.flags |= hint;
+		}
+		WideSorterAdd(sorter, &cell);
+	}
+	WideWACacheRelease();
+	pfree(wa);
+	return true;
+}
+
+/*
  * WideReadStateBegin -- the state of the table for reading a range (NULL:
  * all) in pieces.
  */
@@ -1165,7 +1251,7 @@ WideReadStateBegin(Relation rel, Snapshot snapshot, const WideKeyRange *range)
 		st->ranges = snapshot ? WideRangeDelsVisible(st->ts.rdels, snapshot) :
 			st->ts.rdels;
 	st->wa = WideSorterBegin();
-	if (st->ts.nlanes > 0)
+	if (st->ts.nlanes > 0 && !wa_from_cache(rel, &st->ts, snapshot, range, st->wa))
 	{
 		WideWAScan *wa = WideWAScanBegin(rel, snapshot, st->ts.heads, st->ts.gens,
 										 st->ts.nlanes);

@@ -62,6 +62,13 @@ extern WideWAScan *WideWAScanBegin(Relation rel, Snapshot snapshot,
 extern bool WideWAScanNext(WideWAScan *scan, WideCell *cell);
 extern void WideWAScanEnd(WideWAScan *scan);
 
+/* wacache.c: a backend's sorted copy of the write area, for counts */
+extern bool WideWACacheRange(Relation rel, uint64 epoch, const BlockNumber *heads,
+							 const uint32 *gens, int nlanes, const WideKeyRange *range,
+							 const WideCell ***cells, int64 *n);
+extern void WideWACacheRelease(void);
+extern uint64 WideWACacheReads(void);
+
 /* bulk.c: COPY into sorted runs */
 struct WideSorter;
 extern void WideBulkAdd(Relation rel, WideCell *cells, int n);

@@ -16,6 +16,7 @@ use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
+use WideTablets;
 use Test::More;
 use IPC::Run;
 use Time::HiRes qw(usleep);
@@ -118,8 +119,7 @@ sub start_psql
 # a session holding the pause row of a step (1: before the copy, 2: before
 # the swap) FOR UPDATE; an operation waiting for it
 $coord->safe_psql('postgres', 'SELECT wide_internal._tablet_ops_tables()');
-my $paused = q{SELECT EXISTS (SELECT FROM pg_stat_activity WHERE wait_event_type = 'Lock'
-                               AND query ~ 'wide\.(split|move)_tablet')};
+my $paused = op_paused_sql('wide\.(split|move)_tablet');
 my ($lin, $lout, $lerr) = ('', '', '');
 my $timer = IPC::Run::timer($PostgreSQL::Test::Utils::timeout_default);
 my $locker = IPC::Run::start([ 'psql', '-XAtq', '-d', $coord->connstr('postgres') ],

@@ -20,6 +20,7 @@ use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
+use WideTablets;
 use Test::More;
 use IPC::Run;
 
@@ -113,7 +114,7 @@ $lin .= "BEGIN; SELECT FROM wide.tablet_op_pause WHERE step = 2 FOR UPDATE; SELE
 $locker->pump until $lout =~ /locked/;
 my $op = start_psql($coord, q{SET statement_timeout = '30s'}, q{CALL wide.split_tablet('dist', 'dist_2', 'k5')});
 $coord->poll_query_until('postgres',
-	q{SELECT EXISTS (SELECT FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ~ 'wide\.split_tablet')})
+	op_paused_sql('wide\.split_tablet'))
   or die 'the split did not reach its pause';
 my $gid = in_doubt_write($coord, q{SELECT wide.set_cell('dist', 'k_split', 'm', 'q', 1, 1)});
 like($gid, qr/^wide_[0-9a-f]{32}_\d+_\d+$/, 'the write is prepared on the node');

@@ -61,6 +61,7 @@ use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
+use WideTablets;
 use IPC::Run;
 use Time::HiRes qw(usleep time);
 use Test::More;
@@ -431,7 +432,7 @@ sub run_op
 			$op->{h}->pump_nb if $op->{h}->pumpable;
 			last if !$op->{h}->pumpable;
 			last if $coord->safe_psql('postgres',
-				q{SELECT EXISTS (SELECT FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ~ 'wide\.(split|move)_tablet')}) eq 't';
+				op_paused_sql('wide\.(split|move)_tablet')) eq 't';
 		}
 		if ($inject eq 'truncate')
 		{

@@ -11,6 +11,7 @@ use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
+use WideTablets;
 use Test::More;
 use IPC::Run;
 
@@ -48,7 +49,7 @@ my ($in, $out, $err) = ('', '', '');
 my $op = IPC::Run::start([ 'psql', '-XAtq', '-d', $coord->connstr('postgres'), '-c',
 	q{CALL wide.move_tablet('mr', 'mr_1', 'n1')} ], \$in, \$out, \$err);
 $coord->poll_query_until('postgres',
-	q{SELECT EXISTS (SELECT FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ~ 'wide\.move_tablet')})
+	op_paused_sql('wide\.move_tablet'))
   or die 'the move did not reach its pause';
 # 1,000 writes into the buckets copied: 2,000 rollup cells change
 $coord->safe_psql('postgres', q{INSERT INTO mr SELECT 'k' || (i % 50), 'm', 'q', i * 1000 + 1, 1 FROM generate_series(1, 1000) i});

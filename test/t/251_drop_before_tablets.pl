@@ -12,6 +12,7 @@ use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
+use WideTablets;
 use Test::More;
 
 my @nodes;
@@ -129,8 +130,7 @@ for my $op ([ q{CALL wide.split_tablet('dist', 'dist_1', 'd')}, 'split of the lo
 	my ($in, $oout, $oerr) = ('', '', '');
 	my $h = IPC::Run::start([ 'psql', '-XAtq', '-v', 'ON_ERROR_STOP=1', '-d', $coord->connstr('postgres'),
 		'-c', $call ], \$in, \$oout, \$oerr);
-	$coord->poll_query_until('postgres', q{SELECT EXISTS (SELECT FROM pg_stat_activity
-		WHERE wait_event_type = 'Lock' AND query ~ 'wide\.(split|move)_tablet')})
+	$coord->poll_query_until('postgres', op_paused_sql('wide\.(split|move)_tablet'))
 	  or die 'the operation did not reach its pause';
 	($ret, $out, $err) = $coord->psql('postgres', q{SELECT wide.drop_before('dist', 1200)});
 	like($err, qr/cannot drop cells of tablet "$tablet" while a split or move copies it/,
