@@ -113,6 +113,12 @@ define_settings(void)
 							 &wide_block_one_xmin, true,
 							 PGC_SUSET, GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);
+	DefineCustomIntVariable("wide.block_pack_format",
+							"Format version whose packing of data blocks the writer uses (benches only).",
+							"4 or 5: full-precision float8 values delta coded in blocks of wide.block_size; 6: Huffman coded in blocks of twice that.  Every build reads all.",
+							&wide_block_pack_format, WIDE_FORMAT_VERSION, 4, WIDE_FORMAT_VERSION,
+							PGC_SUSET, GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL,
+							NULL, NULL, NULL);
 	DefineCustomRealVariable("wide.compaction_ratio",
 							 "Size ratio of runs that compaction merges together.",
 							 NULL, &wide_compaction_ratio, 2.0, 1.0, 100.0,

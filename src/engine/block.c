@@ -51,6 +51,7 @@
 #include "engine/cell.h"
 #include "engine/segment.h"
 #include "engine/coding.h"
+#include "engine/keysection.h"
 
 #define F_KIND		0x07
 #define F_NEW_ROW	0x08
@@ -588,16 +589,11 @@ read_family(WideBlockIter *it, const char **kp)
 {
 	const char *k = *kp;
 	const char *kend = it->kend;
+	uint8		famlen;
 
-	if (k >= kend)
+	if (!wide_key_family(&k, kend, &it->fam, &famlen, &it->famid))
 		BAD();
-	it->famlen = (uint8) *k++;
-	if (it->famlen > (uint64) (kend - k))
-		BAD();
-	it->fam = k;
-	k += it->famlen;
-	if (!(k = get_u32v(k, kend, &it->famid)))
-		BAD();
+	it->famlen = famlen;
 	it->have_qual = false;
 	it->quallen = 0;
 	*kp = k;
@@ -612,10 +608,7 @@ read_qualifier(WideBlockIter *it, const char **kp, bool copy)
 	uint64		shared,
 				unshared;
 
-	if (!(k = get_varint(k, kend, &shared)) ||
-		!(k = get_varint(k, kend, &unshared)) ||
-		shared > it->quallen || unshared > (uint64) (kend - k) ||
-		shared + unshared > WIDE_MAX_QUALIFIER)
+	if (!wide_key_qual(&k, kend, it->quallen, &shared, &unshared))
 		BAD();
 	if (copy)
 	{
@@ -646,10 +639,7 @@ read_keys(WideBlockIter *it, uint8 flags, WideCell *c)
 
 	if (flags & F_NEW_ROW)
 	{
-		if (!(k = get_varint(k, kend, &shared)) ||
-			!(k = get_varint(k, kend, &unshared)) ||
-			shared > it->rowlen || unshared > (uint64) (kend - k) ||
-			shared + unshared > WIDE_MAX_ROW_KEY)
+		if (!wide_key_row(&k, kend, it->rowlen, &shared, &unshared))
 			BAD();
 		dst = keybuf_reserve(it->cxt, &it->rowbuf, &it->rowcap, shared + unshared);
 		key_suffix_copy(dst + shared, k, unshared, it->end);
@@ -1499,10 +1489,7 @@ WideBlockIterRowBatch(WideBlockIter *it, const WideRowBatchSpec *spec,
 			nseq_row = nseq;
 			kept_row0 = row_kept;
 			k++;
-			if (!(k = get_varint(k, kend, &shared)) ||
-				!(k = get_varint(k, kend, &unshared)) ||
-				shared > rowlen || unshared > (uint64) (kend - k) ||
-				shared + unshared > WIDE_MAX_ROW_KEY)
+			if (!wide_key_row(&k, kend, rowlen, &shared, &unshared))
 				goto bad;
 			len = (uint32) (shared + unshared);
 			b->shared[nrows] = (uint32) shared;
@@ -1565,15 +1552,11 @@ WideBlockIterRowBatch(WideBlockIter *it, const WideRowBatchSpec *spec,
 		}
 		if (flags & F_NEW_FAM)
 		{
-			if (k >= kend)
+			uint8		flen;
+
+			if (!wide_key_family(&k, kend, &fam, &flen, &recfamid))
 				goto bad;
-			famlen = (uint8) *k++;
-			if (famlen > (uint64) (kend - k))
-				goto bad;
-			fam = k;
-			k += famlen;
-			if (!(k = get_u32v(k, kend, &recfamid)))
-				goto bad;
+			famlen = flen;
 			have_qual = false;
 			quallen = 0;
 			qmat = true;
@@ -1588,10 +1571,7 @@ WideBlockIterRowBatch(WideBlockIter *it, const WideRowBatchSpec *spec,
 			uint32		len;
 			int			next = col + 1;
 
-			if (!(k = get_varint(k, kend, &shared)) ||
-				!(k = get_varint(k, kend, &unshared)) ||
-				shared > quallen || unshared > (uint64) (kend - k) ||
-				shared + unshared > WIDE_MAX_QUALIFIER)
+			if (!wide_key_qual(&k, kend, quallen, &shared, &unshared))
 				goto bad;
 			len = (uint32) (shared + unshared);
 			/*
@@ -1852,10 +1832,7 @@ skip_records(WideBlockIter *it, const char *key, uint32 keylen, bool incl,
 			char	   *dst;
 			uint32		len;
 
-			if (!(k = get_varint(k, kend, &shared)) ||
-				!(k = get_varint(k, kend, &unshared)) ||
-				shared > it->rowlen || unshared > (uint64) (kend - k) ||
-				shared + unshared > WIDE_MAX_ROW_KEY)
+			if (!wide_key_row(&k, kend, it->rowlen, &shared, &unshared))
 				BAD();
 			len = (uint32) (shared + unshared);
 			/* (only bytes past the shared prefix change: read_keys redoes it) */
@@ -2191,10 +2168,7 @@ WideBlockSurvey(const WideRawBlock *blk, int16 typlen, bool xmins_frozen,
 			return WIDE_SURVEY_REFUSED;
 		if (flags & F_NEW_ROW)
 		{
-			if (!(k = get_varint(k, kend, &shared)) ||
-				!(k = get_varint(k, kend, &unshared)) ||
-				shared > rowlen || unshared > (uint64) (kend - k) ||
-				shared + unshared > WIDE_MAX_ROW_KEY)
+			if (!wide_key_row(&k, kend, rowlen, &shared, &unshared))
 				return WIDE_SURVEY_BAD;
 			memcpy(lastrow->data + shared, k, unshared);
 			lastrow->len = (int) (shared + unshared);
@@ -2213,25 +2187,18 @@ WideBlockSurvey(const WideRawBlock *blk, int16 typlen, bool xmins_frozen,
 			quallen = 0;
 		if (flags & F_NEW_FAM)
 		{
-			if (k >= kend)
+			uint8		flen;
+
+			if (!wide_key_family(&k, kend, &fam, &flen, &famid))
 				return WIDE_SURVEY_BAD;
-			famlen = (uint8) *k++;
-			if (famlen > (uint64) (kend - k))
-				return WIDE_SURVEY_BAD;
-			fam = k;
-			k += famlen;
-			if (!(k = get_u32v(k, kend, &famid)))
-				return WIDE_SURVEY_BAD;
+			famlen = flen;
 			/* (each row starts its family again: asked once while it is the same) */
 			checked_fam = checked_fam && famid == ok_famid && famlen == ok_famlen &&
 				memcmp(fam, ok_fam, famlen) == 0;
 		}
 		if (flags & F_NEW_QUAL)
 		{
-			if (!(k = get_varint(k, kend, &shared)) ||
-				!(k = get_varint(k, kend, &unshared)) ||
-				shared > quallen || unshared > (uint64) (kend - k) ||
-				shared + unshared > WIDE_MAX_QUALIFIER)
+			if (!wide_key_qual(&k, kend, quallen, &shared, &unshared))
 				return WIDE_SURVEY_BAD;
 			k += unshared;
 			quallen = (uint32) (shared + unshared);

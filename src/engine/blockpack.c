@@ -88,6 +88,7 @@
 
 #include "wide.h"
 #include "engine/coding.h"
+#include "engine/keysection.h"
 #include "engine/segment.h"
 
 #define EXP_NONE		255
@@ -96,6 +97,14 @@
 								 * (format version 6) */
 #define MAX_EXP			18		/* 10^18 < 2^63, and exact as a float8 */
 #define MAX_UNIT		((uint64) 1 << 62)
+
+/*
+ * GUC wide.block_pack_format: the format version whose packing the writer
+ * uses (4 or 5: full-precision floats delta coded, in blocks of
+ * wide.block_size; 6: Huffman coded, in blocks of twice that), so that a
+ * bench compares the readers of both on one server.  Readers read all.
+ */
+int			wide_block_pack_format = WIDE_FORMAT_VERSION;
 
 /* 10^e as a float8, exact for e <= 22 */
 static double
@@ -305,6 +314,7 @@ value_refs(const char *k, Size keylen, uint64 ncells, int32 *refs)
 {
 	const char *kend = k + keylen;
 	uint32		cap = 16;
+	uint64		rowlen = 0;
 	uint64		quallen = 0;
 	bool		have_row = false;
 	bool		have_fam = false;
@@ -334,11 +344,10 @@ value_refs(const char *k, Size keylen, uint64 ncells, int32 *refs)
 			return -1;
 		if (flags & K_NEW_ROW)
 		{
-			if (!(k = get_varint(k, kend, &shared)) ||
-				!(k = get_varint(k, kend, &unshared)) ||
-				unshared > (uint64) (kend - k))
+			if (!wide_key_row(&k, kend, rowlen, &shared, &unshared))
 				return -1;
 			k += unshared;
+			rowlen = shared + unshared;
 			have_row = true;
 			have_fam = false;
 			quallen = 0;
@@ -349,14 +358,9 @@ value_refs(const char *k, Size keylen, uint64 ncells, int32 *refs)
 		if (flags & K_NEW_FAM)
 		{
 			uint8		famlen;
+			const char *fam;
 
-			if (k >= kend)
-				return -1;
-			famlen = (uint8) *k++;
-			if (famlen > (uint64) (kend - k))
-				return -1;
-			k += famlen;
-			if (!(k = get_u32v(k, kend, &famid)))
+			if (!wide_key_family(&k, kend, &fam, &famlen, &famid))
 				return -1;
 			col_fnv[0] = UINT64CONST(0xcbf29ce484222325) ^ famid;
 			have_fam = true;
@@ -365,10 +369,7 @@ value_refs(const char *k, Size keylen, uint64 ncells, int32 *refs)
 		}
 		if (flags & K_NEW_QUAL)
 		{
-			if (!(k = get_varint(k, kend, &shared)) ||
-				!(k = get_varint(k, kend, &unshared)) ||
-				shared > quallen || unshared > (uint64) (kend - k) ||
-				shared + unshared > WIDE_MAX_QUALIFIER)
+			if (!wide_key_qual(&k, kend, quallen, &shared, &unshared))
 				return -1;
 			/*
 			 * (the hash continues from the shared prefix's: the qualifiers
@@ -992,7 +993,70 @@ huff_decode(const char *p, const char *end, const int32 *refs, int nvals,
 	br.p = (const uint8 *) p;
 	br.len = end - p;
 	br.pos = 0;
+
+	/*
+	 * Where 16 bytes of the stream are left, one 8-byte load holds at least
+	 * 57 bits from the value's first: its code, and its residual's bits too
+	 * when the two are no longer (they mostly are not: 6.3 bytes a value);
+	 * the rest of the stream is read by bits_get.
+	 */
 	for (i = 0; i < nvals; i++)
+	{
+		Size		at = (Size) (br.pos >> 3);
+		uint64		w,
+					r,
+					v,
+					ref = 0;
+		uint16		e;
+		int			l,
+					cl,
+					sh;
+		int64		q;
+
+		if (unlikely(at + 16 > br.len))
+			break;
+		memcpy(&w, br.p + at, 8);
+#ifdef WORDS_BIGENDIAN
+		w = pg_bswap64(w);
+#endif
+		w >>= br.pos & 7;
+		e = table[w & (((uint64) 1 << tbits) - 1)];
+		if (unlikely(e == 0))
+			break;				/* (bits_get's loop finds it again) */
+		cl = e >> 8;
+		l = e & 0xff;
+		br.pos += cl;
+		if (l <= 1)
+			r = (uint64) l;
+		else
+		{
+			uint64		top = (uint64) 1 << (l - 1);
+
+			if (likely(cl + l - 1 <= 57))
+				r = top | ((w >> cl) & (top - 1));
+			else
+			{
+				at = (Size) (br.pos >> 3);
+				memcpy(&w, br.p + at, 8);
+#ifdef WORDS_BIGENDIAN
+				w = pg_bswap64(w);
+#endif
+				sh = (int) (br.pos & 7);
+				w >>= sh;
+				if (sh > 0 && l - 1 > 64 - sh)
+					w |= (uint64) br.p[at + 8] << (64 - sh);
+				r = top | (w & (top - 1));
+			}
+			br.pos += l - 1;
+		}
+		q = (int64) (r >> 1) ^ -(int64) (r & 1);
+		if (refs[i] >= 0)
+			memcpy(&ref, o - (Size) (i - refs[i]) * 8, 8);
+		v = ref + ((uint64) q << shift);
+		memcpy(o, &v, 8);
+		o += 8;
+	}
+	for (; i < nvals; i++)
 	{
 		uint64		peek = bits_get(&br, tbits);
 		uint16		e = table[peek];
@@ -1101,6 +1165,7 @@ keys_encode(const char *k, uint64 keylen, uint64 ncells, StringInfo out)
 	KeyWalk    *w = palloc(sizeof(KeyWalk));
 	char	   *cur = palloc(WIDE_MAX_ROW_KEY);
 	bool		ok = false;
+	uint64		quallen = 0;
 	uint64		i;
 
 	w->have_prev = false;
@@ -1122,10 +1187,7 @@ keys_encode(const char *k, uint64 keylen, uint64 ncells, StringInfo out)
 			int			t;
 
 			from = k;
-			if (!(k = get_varint(k, kend, &shared)) ||
-				!(k = get_varint(k, kend, &unshared)) ||
-				unshared > (uint64) (kend - k) || shared > w->prevlen ||
-				shared + unshared > WIDE_MAX_ROW_KEY)
+			if (!wide_key_row(&k, kend, w->prevlen, &shared, &unshared))
 				goto done;
 			len = (uint32) (shared + unshared);
 			memcpy(cur, w->prev, shared);
@@ -1156,29 +1218,25 @@ keys_encode(const char *k, uint64 keylen, uint64 ncells, StringInfo out)
 			memcpy(w->prev, cur, len);
 			w->prevlen = len;
 			w->have_prev = true;
+			quallen = 0;
 		}
 		from = k;
 		if (flags & K_NEW_FAM)
 		{
 			uint8		famlen;
 			uint32		famid;
+			const char *fam;
 
-			if (k >= kend)
+			if (!wide_key_family(&k, kend, &fam, &famlen, &famid))
 				goto done;
-			famlen = (uint8) *k++;
-			if (famlen > (uint64) (kend - k))
-				goto done;
-			k += famlen;
-			if (!(k = get_u32v(k, kend, &famid)))
-				goto done;
+			quallen = 0;
 		}
 		if (flags & K_NEW_QUAL)
 		{
-			if (!(k = get_varint(k, kend, &shared)) ||
-				!(k = get_varint(k, kend, &unshared)) ||
-				unshared > (uint64) (kend - k))
+			if (!wide_key_qual(&k, kend, quallen, &shared, &unshared))
 				goto done;
 			k += unshared;
+			quallen = shared + unshared;
 		}
 		put_bytes(out, from, (int) (k - from));
 	}
@@ -1189,12 +1247,26 @@ done:
 	return ok;
 }
 
+/* keys_decode's record columns of the row before and of the current one */
+static int32 *row_slots[2] = {NULL, NULL};
+static uint64 row_slots_cap = 0;
+
 /*
  * keys_decode -- the raw key section of keys' at p (keylen bytes, ncells
  * records), written at o (room up to olimit), and in the same pass what
  * value_refs finds in it: each value record's reference (into refs, room
  * for ncells) and their number (*nvals); returns the end of what was
  * written, or NULL if malformed.
+ *
+ * Rows of a time series repeat the records of the row before but for their
+ * key (the same family and qualifiers in the same order, as
+ * WideBlockIterRowBatch also finds): where a row's bytes after its key are
+ * those of the row before, and its first record's flags too, they parse
+ * the same way from the same state (a row starts with no family and no
+ * qualifier), so they are copied and each of its records takes the column
+ * slot of the record at its place in the row before, without parsing or
+ * hashing them again.  The references then follow from the slots as they
+ * do for parsed records: the result is the same, only found faster.
  */
 static char *
 keys_decode(const char *p, uint64 keylen, uint64 ncells, char *o, char *olimit,
@@ -1211,9 +1283,39 @@ keys_decode(const char *p, uint64 keylen, uint64 ncells, char *o, char *olimit,
 	bool		ref_valid = false;
 	int			n = 0;
 
+	/* the current row's tail (its bytes after its key), if parsed */
+	const char *tail = NULL;
+	uint64		tail_i = 0;
+	uint8		tail_flags = 0;
+	int32	   *cur_slots;
+
+	/* the row before's tail, its records' slots, the state after it */
+	const char *ptail = NULL;
+	uint64		ptail_len = 0;
+	uint64		pnrec = 0;
+	uint8		pflags = 0;
+	int32	   *prev_slots;
+	bool		p_have_fam = false;
+	uint64		p_quallen = 0;
+	uint32		p_slot = 0;
+	bool		p_ref_valid = false;
+
 	if (ncells > keylen || ncells > MaxAllocSize / 32)
 		return NULL;
 	cap = refs_setup(ncells);
+	if (row_slots_cap < Max(ncells, 1))
+	{
+		for (int j = 0; j < 2; j++)
+		{
+			if (row_slots[j])
+				pfree(row_slots[j]);
+			row_slots[j] = MemoryContextAlloc(TopMemoryContext,
+											  sizeof(int32) * Max(ncells, 1));
+		}
+		row_slots_cap = Max(ncells, 1);
+	}
+	cur_slots = row_slots[0];
+	prev_slots = row_slots[1];
 	w.have_prev = false;
 	w.prevlen = 0;
 	w.t = -1;
@@ -1228,7 +1330,25 @@ keys_decode(const char *p, uint64 keylen, uint64 ncells, char *o, char *olimit,
 
 		if (p >= kend || o >= olimit)
 			return NULL;
-		flags = (uint8) *p++;
+		flags = (uint8) *p;
+		if ((flags & K_NEW_ROW) && tail != NULL)
+		{
+			/* the row parsed before ends: it is the one to compare with */
+			int32	   *t = prev_slots;
+
+			prev_slots = cur_slots;
+			cur_slots = t;
+			ptail = tail;
+			ptail_len = p - tail;
+			pnrec = i - tail_i;
+			pflags = tail_flags;
+			p_have_fam = have_fam;
+			p_quallen = quallen;
+			p_slot = slot;
+			p_ref_valid = ref_valid;
+			tail = NULL;
+		}
+		p++;
 		*o++ = (char) flags;
 		kind = flags & K_KIND;
 		if (kind < WIDE_KIND_DEL_ROW || kind > WIDE_KIND_MERGE)
@@ -1293,9 +1413,8 @@ keys_decode(const char *p, uint64 keylen, uint64 ncells, char *o, char *olimit,
 			else
 			{
 				shared = x >> 1;
-				if (!(p = get_varint(p, kend, &unshared)) ||
-					unshared > (uint64) (kend - p) || shared > w.prevlen ||
-					shared + unshared > WIDE_MAX_ROW_KEY ||
+				if (!wide_key_rest(&p, kend, shared, w.prevlen, WIDE_MAX_ROW_KEY,
+								   &unshared) ||
 					olimit - o < 20 + (ptrdiff_t) unshared)
 					return NULL;
 				o = enc_varint(o, shared);
@@ -1308,20 +1427,46 @@ keys_decode(const char *p, uint64 keylen, uint64 ncells, char *o, char *olimit,
 				p += unshared;
 			}
 			w.have_prev = true;
+
+			if (ptail != NULL && flags == pflags &&
+				ptail_len <= (uint64) (kend - p) && pnrec <= ncells - i &&
+				(ptail_len == (uint64) (kend - p) || ((uint8) p[ptail_len] & K_NEW_ROW)) &&
+				ptail_len <= (uint64) (olimit - o) &&
+				memcmp(p, ptail, ptail_len) == 0)
+			{
+				/* the records of the row before, again */
+				memcpy(o, p, ptail_len);
+				o += ptail_len;
+				p += ptail_len;
+				for (uint64 r = 0; r < pnrec; r++)
+				{
+					int32		s = prev_slots[r];
+
+					if (s < 0)
+						continue;	/* (a tombstone) */
+					refs[n] = col_last[s] >= 0 ? col_last[s] : n - 1;
+					col_last[s] = n;
+					n++;
+				}
+				have_fam = p_have_fam;
+				quallen = p_quallen;
+				slot = p_slot;
+				ref_valid = p_ref_valid;
+				i += pnrec - 1;
+				continue;
+			}
+			tail = p;
+			tail_i = i;
+			tail_flags = flags;
 		}
 		from = p;
 		if (flags & K_NEW_FAM)
 		{
 			uint8		famlen;
 			uint32		famid;
+			const char *fam;
 
-			if (p >= kend)
-				return NULL;
-			famlen = (uint8) *p++;
-			if (famlen > (uint64) (kend - p))
-				return NULL;
-			p += famlen;
-			if (!(p = get_u32v(p, kend, &famid)))
+			if (!wide_key_family(&p, kend, &fam, &famlen, &famid))
 				return NULL;
 			col_fnv[0] = UINT64CONST(0xcbf29ce484222325) ^ famid;
 			have_fam = true;
@@ -1330,10 +1475,7 @@ keys_decode(const char *p, uint64 keylen, uint64 ncells, char *o, char *olimit,
 		}
 		if (flags & K_NEW_QUAL)
 		{
-			if (!(p = get_varint(p, kend, &shared)) ||
-				!(p = get_varint(p, kend, &unshared)) ||
-				shared > quallen || unshared > (uint64) (kend - p) ||
-				shared + unshared > WIDE_MAX_QUALIFIER)
+			if (!wide_key_qual(&p, kend, quallen, &shared, &unshared))
 				return NULL;
 			for (uint64 j = 0; j < unshared; j++)
 				col_fnv[shared + j + 1] =
@@ -1347,7 +1489,10 @@ keys_decode(const char *p, uint64 keylen, uint64 ncells, char *o, char *olimit,
 		memcpy(o, from, p - from);
 		o += p - from;
 		if (WIDE_KIND_IS_TOMBSTONE(kind))
+		{
+			cur_slots[i - tail_i] = -1;
 			continue;
+		}
 		if (!have_fam)
 			return NULL;
 		if (!ref_valid)
@@ -1356,6 +1501,7 @@ keys_decode(const char *p, uint64 keylen, uint64 ncells, char *o, char *olimit,
 			slot = refs_slot(col_fnv[quallen], cap);
 			ref_valid = true;
 		}
+		cur_slots[i - tail_i] = (int32) slot;
 		refs[n] = col_last[slot] >= 0 ? col_last[slot] : n - 1;
 		col_last[slot] = n;
 		n++;
@@ -1373,7 +1519,7 @@ keys_decode(const char *p, uint64 keylen, uint64 ncells, char *o, char *olimit,
 bool
 WideBlockPack(const char *raw, Size len, StringInfo out, Size *split)
 {
-	return WideBlockPackFormat(raw, len, out, WIDE_FORMAT_VERSION, split);
+	return WideBlockPackFormat(raw, len, out, wide_block_pack_format, split);
 }
 
 /*
@@ -1605,6 +1751,13 @@ WideBlockUnpack(const char *packed, Size len, Size maxraw, Size *rawlen)
 		int64		d;
 		uint64		u;
 
+		/* (most deltas of a row's records are 0, and stay so) */
+		if (*q == 0 && tsend - tsbuf < (ptrdiff_t) size)
+		{
+			q++;
+			*tsend++ = 0;
+			continue;
+		}
 		if (!(q = get_zigzag(q, qend, &d)) || tsend - tsbuf > (ptrdiff_t) size)
 			goto bad;
 		/* (wrapping: a damaged block must not be undefined) */

@@ -275,6 +275,7 @@ extern const char *WideBlockPackedHeader(const char *packed, Size len,
 
 /* block.c */
 extern bool wide_block_one_xmin;	/* GUC (tests) */
+extern int	wide_block_pack_format;	/* GUC (benches) */
 extern WideBlockBuilder *WideBlockBuilderCreate(int16 typlen);
 extern void WideBlockBuilderReset(WideBlockBuilder *b);
 extern int	WideBlockBuilderCount(const WideBlockBuilder *b);

@@ -464,7 +464,8 @@ block_target(WideSegmentWriter *w)
 	if (size < (Size) wide_block_size)
 		return (Size) wide_block_size;
 	if (w->floats < 0)
-		w->floats = WideBlockBuilderFullFloats(w->block) ? 1 : 0;
+		w->floats = wide_block_pack_format >= 6 &&
+			WideBlockBuilderFullFloats(w->block) ? 1 : 0;
 	return (Size) wide_block_size * (w->floats ? 2 : 1);
 }
 

@@ -1215,7 +1215,8 @@ test_metapage(Gen *g, int64 *counts)
  * readings (keys host#seconds stepping by one interval, ten columns), with
  * adversarial values mixed in: NaN (with payloads), -0.0, infinities,
  * subnormals, alternating signs, runs of equal values, values crossing
- * powers of two.  This build must pack it in the coding of format version
+ * powers of two; and runs of rows that leave a column out or hold two
+ * versions of one.  This build must pack it in the coding of format version
  * 6, smaller than format 5 did for a plain walk, and every value must read
  * back bit for bit from the stored block.
  */
@@ -1227,7 +1228,9 @@ test_float_block(Gen *g, int64 *counts)
 	"usage_system", "usage_user"};
 	bool		plain = chance(g, 0.3);
 	int			nrows = plain ? 80 + (int) rnd(g, 40) : 8 + (int) rnd(g, 120);
-	int			n = nrows * (int) lengthof(quals);
+	int			n = nrows * ((int) lengthof(quals) + 1);
+	int			drop = -1,		/* a column the rows leave out */
+				dup = -1;		/* one they hold two versions of */
 	int			step = (plain || chance(g, 0.5)) ? 10 : 1 + (int) rnd(g, 200);
 	int64		t0 = 1451606400 + (int64) rnd(g, 1000) * 997;
 	int			host = (int) rnd(g, 1000);
@@ -1259,11 +1262,27 @@ test_float_block(Gen *g, int64 *counts)
 
 		if (row > 0 && strcmp(key, r[m - 1].c.key) <= 0)
 			key = psprintf("%s0", r[m - 1].c.key);	/* (keys ascend) */
-		for (int q = 0; q < (int) lengthof(quals); q++)
+
+		/*
+		 * (runs of rows of another shape: a column left out, or with an
+		 * older version too; keys_decode copies a row's records from the
+		 * row before where their bytes are the same, and must find each
+		 * value's reference as if it parsed them)
+		 */
+		if (!plain && chance(g, 0.15))
 		{
-			Rec		   *x = &r[m++];
+			drop = chance(g, 0.5) ? (int) rnd(g, lengthof(quals)) : -1;
+			dup = chance(g, 0.5) ? (int) rnd(g, lengthof(quals)) : -1;
+		}
+		for (int q = 0, version = 0; q < (int) lengthof(quals); q++)
+		{
+			Rec		   *x;
 			double		d;
 			uint64		u;
+
+			if (q == drop)
+				continue;
+			x = &r[m++];
 
 			walk[q] += (pg_prng_double(&g->prng) - 0.5) * 3.0;
 			walk[q] = walk[q] > 100.0 ? 100.0 : (walk[q] < 0.0 ? 0.0 : walk[q]);
@@ -1293,7 +1312,7 @@ test_float_block(Gen *g, int64 *counts)
 						u ^= UINT64CONST(1) << 63;
 						break;
 					case 5:		/* the previous value of the column again */
-						if (row > 0)
+						if (row > 0 && m - 1 - (int) lengthof(quals) >= 0)
 							memcpy(&u, r[m - 1 - lengthof(quals)].c.value, 8);
 						break;
 					case 6:		/* a power of two and its neighbours */
@@ -1315,14 +1334,23 @@ test_float_block(Gen *g, int64 *counts)
 			x->c.famid = 1;
 			x->c.qual = quals[q];
 			x->c.quallen = (uint32) strlen(quals[q]);
-			x->c.ts = t * 1000000;
+			x->c.ts = (t - version) * 1000000;
 			x->c.xmin = FrozenTransactionId;
 			x->frozen = true;
 			x->c.value = palloc(8);
 			memcpy((char *) x->c.value, &u, 8);
 			x->c.vallen = 8;
+			/* (an older version of the column: the same qualifier again) */
+			if (q == dup && version == 0)
+			{
+				version = 1;
+				q--;
+			}
+			else
+				version = 0;
 		}
 	}
+	n = m;
 	initStringInfo(&raw);
 	initStringInfo(&p5);
 	initStringInfo(&p6);
