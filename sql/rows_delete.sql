@@ -370,3 +370,44 @@ SELECT (SELECT count(*) FROM (SELECT * FROM w EXCEPT ALL SELECT * FROM wh) x) AS
        (SELECT count(*) FROM w) AS readings;
 DROP FOREIGN TABLE w;
 DROP TABLE wc, wh;
+
+-- a range tombstone's count is a metapage WAL record of its own only when
+-- VACUUM could need it (WideRangeDelCountMatters): 1,000 of 200,000 cells
+-- (the tenth of the runs' cells divided by the 19 tombstones the metapage
+-- holds is 1,052) take one record, as 999 cells (below 1,000) always did;
+-- 10,000 take two.  WAL bytes of each DELETE, the least of three (a
+-- checkpoint's full page image or another process's record may come in
+-- between), less what one cell more costs (with wal_level = logical each
+-- deleted cell is logged: about 200 bytes, measured from 10,000 against
+-- 1,000 cells; otherwise nothing); the count record is 56.
+CREATE TABLE cc (row_key text, family text, qualifier text, ts timestamptz,
+                 value float8) USING wide;
+ALTER TABLE cc SET (autovacuum_enabled = off);
+SELECT wide.create_family('cc', 'm', max_versions => 1);
+INSERT INTO cc SELECT 'k' || lpad(g::text, 6, '0'), 'm', 'v', '2016-01-01', g
+  FROM generate_series(1, 200000) g;
+SELECT wide.compact('cc', major => true) IS NOT NULL AS compacted;
+CREATE TEMP TABLE walbytes (cells int, bytes numeric);
+CREATE FUNCTION pg_temp.wal_of(lo int, n int) RETURNS numeric LANGUAGE plpgsql AS $$
+DECLARE
+  a pg_lsn := pg_current_wal_insert_lsn();
+  d bigint;
+BEGIN
+  EXECUTE format('DELETE FROM cc WHERE row_key >= %L AND row_key < %L',
+                 'k' || lpad(lo::text, 6, '0'), 'k' || lpad((lo + n)::text, 6, '0'));
+  GET DIAGNOSTICS d = ROW_COUNT;
+  IF d <> n THEN RAISE 'deleted % of %', d, n; END IF;
+  RETURN pg_wal_lsn_diff(pg_current_wal_insert_lsn(), a);
+END $$;
+BEGIN;
+INSERT INTO walbytes SELECT n, pg_temp.wal_of(lo, n)
+  FROM (VALUES (10001, 999), (20001, 1000), (30001, 10000), (50001, 999),
+               (60001, 1000), (70001, 10000), (90001, 999), (100001, 1000),
+               (110001, 10000)) v(lo, n);
+COMMIT;
+WITH b AS (SELECT min(bytes) FILTER (WHERE cells = 999) AS b999,
+                  min(bytes) FILTER (WHERE cells = 1000) AS b1000,
+                  min(bytes) FILTER (WHERE cells = 10000) AS b10000 FROM walbytes)
+SELECT (b1000 - b999) - (b10000 - b1000) / 9000.0 < 40 AS no_count_record FROM b;
+SELECT count(*) AS cells_left FROM cc;
+DROP TABLE cc, walbytes;

@@ -278,6 +278,7 @@ WideRangeDelete(Relation rel, Snapshot snapshot, CommandId cid,
 				hi;
 	WideRangeDel t;
 	uint64		seq;
+	uint64		runcells;
 	uint64		n;
 	uint64		unseen = 0;
 	bool		refused;
@@ -296,7 +297,7 @@ WideRangeDelete(Relation rel, Snapshot snapshot, CommandId cid,
 	WideCheckWrite(rel);
 	/* this backend's statement cells are older (pending.c) */
 	WidePendingWrite(rel);
-	if (!WideRangeDelAdd(rel, &t, cid, &seq))
+	if (!WideRangeDelAdd(rel, &t, cid, &seq, &runcells))
 	{
 		MemoryContextSwitchTo(old);
 		MemoryContextDelete(cxt);
@@ -312,8 +313,11 @@ WideRangeDelete(Relation rel, Snapshot snapshot, CommandId cid,
 		MemoryContextDelete(cxt);
 		return false;
 	}
-	/* (what VACUUM weighs; a small delete is not worth a WAL record) */
-	if (n >= 1000)
+	/*
+	 * (what VACUUM weighs; a delete small by itself or against the runs it
+	 * overlaps is not worth a WAL record: WideRangeDelCountMatters)
+	 */
+	if (n >= 1000 && WideRangeDelCountMatters(n, runcells))
 		WideRangeDelSetCount(rel, seq, n);
 	if ((XLogLogicalInfoActive() && RelationNeedsWAL(rel)) || WideTabletTracked(rel))
 		log_deleted_cells(rel, snapshot, range);
@@ -360,6 +364,7 @@ WideKeysDelete(Relation rel, Snapshot snapshot, CommandId cid,
 	ResourceOwner owner = CurrentResourceOwner;
 	WideCell   *cells;
 	uint64	   *seqs;
+	uint64	   *runcells;
 	int			nrows = 0;
 
 	/* set in the PG_TRY block, read after it */
@@ -395,6 +400,7 @@ WideKeysDelete(Relation rel, Snapshot snapshot, CommandId cid,
 	old = MemoryContextSwitchTo(cxt);
 	cells = palloc0(sizeof(WideCell) * nranges);
 	seqs = palloc0(sizeof(uint64) * nranges);
+	runcells = palloc0(sizeof(uint64) * nranges);
 
 	BeginInternalSubTransaction(NULL);
 	MemoryContextSwitchTo(cxt);
@@ -427,7 +433,7 @@ WideKeysDelete(Relation rel, Snapshot snapshot, CommandId cid,
 			to_half_open(&ranges[i], &t, &lo, &hi);
 			if (t.has_end && WideKeyCompare(t.start, t.startlen, t.end, t.endlen) >= 0)
 				continue;		/* empty: nothing to delete, seqs[i] = 0 */
-			fits = WideRangeDelAdd(rel, &t, cid, &seqs[i]);
+			fits = WideRangeDelAdd(rel, &t, cid, &seqs[i], &runcells[i]);
 		}
 		if (fits && nrows > 0)
 		{
@@ -452,7 +458,8 @@ WideKeysDelete(Relation rel, Snapshot snapshot, CommandId cid,
 			unseen += u + (refused ? 1 : 0);
 			n += m;
 			/* (what VACUUM weighs; a small delete is not worth a WAL record) */
-			if (!ranges[i].is_point && m >= 1000 && unseen == 0)
+			if (!ranges[i].is_point && m >= 1000 && unseen == 0 &&
+				WideRangeDelCountMatters(m, runcells[i]))
 				WideRangeDelSetCount(rel, seqs[i], m);
 		}
 	}

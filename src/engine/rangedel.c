@@ -381,13 +381,15 @@ append_entry(WideMetaPageData *meta, const WideRangeDel *t, uint64 seq,
 /*
  * WideRangeDelAdd -- write a range tombstone (key range and family of t)
  * in the current transaction with command id cid; its sequence number is
- * set in *seq.  The caller checks the write is allowed (WideCheckWrite)
- * and writes this backend's statement buffer first (WidePendingWrite).  False, and nothing written, if the metapage has no room
- * for it (the caller deletes cell by cell).
+ * set in *seq, and in *runcells (if not NULL) the cells of the runs its
+ * range overlaps (WideRangeDelCountMatters).  The caller checks the write
+ * is allowed (WideCheckWrite) and writes this backend's statement buffer
+ * first (WidePendingWrite).  False, and nothing written, if the metapage
+ * has no room for it (the caller deletes cell by cell).
  */
 bool
 WideRangeDelAdd(Relation rel, const WideRangeDel *t, CommandId cid,
-				uint64 *seqp)
+				uint64 *seqp, uint64 *runcellsp)
 {
 	TransactionId xid;
 	WideManifestTx tx;
@@ -408,6 +410,17 @@ WideRangeDelAdd(Relation rel, const WideRangeDel *t, CommandId cid,
 			WideManifestAbort(&tx);
 			return false;
 		}
+	}
+	if (runcellsp != NULL)
+	{
+		WideKeyRange r;
+		uint64		cells = 0;
+
+		key_range(t, &r);
+		for (uint32 i = 0; i < meta->nruns; i++)
+			if (WideRunOverlapsRange(&meta->runs[i], &r))
+				cells += meta->runs[i].ncells;
+		*runcellsp = cells;
 	}
 	WideManifestNoteRunChange(meta);
 	lsn = WideManifestCommit(&tx);
@@ -453,6 +466,30 @@ set_count(WideRangeDelHeader *h, void *arg)
 	if (h->seq == a->seq && TransactionIdIsCurrentTransactionId(h->xmin))
 		h->ncells = a->ncells;
 	return true;
+}
+
+/*
+ * WideRangeDelCountMatters -- is the count of a range tombstone that
+ * deleted ncells cells, whose range overlaps runs of runcells cells
+ * (WideRangeDelAdd), worth a metapage WAL record of its own
+ * (WideRangeDelSetCount)?  VACUUM rewrites the runs the tombstones overlap
+ * when their counts add up to a tenth of those runs' cells, or when their
+ * room is half used (compaction.c).  The room holds at most
+ * WIDE_RANGEDEL_SPACE / (an entry's least size) tombstones; a count below
+ * a tenth of its runs' cells divided by that number is not recorded (a
+ * host's hour in a table of a day of 30 hosts: 3,600 of 2.6M cells).  All
+ * such counts together stay below a tenth of the cells of the runs they
+ * overlap: the sum VACUUM weighs misses less than the threshold itself,
+ * so a rewrite comes at most twice as late as with every count -- or
+ * when the room is half used, as before.
+ */
+bool
+WideRangeDelCountMatters(uint64 ncells, uint64 runcells)
+{
+	const uint64 most = WIDE_RANGEDEL_SPACE /
+		MAXALIGN(sizeof(WideRangeDelHeader) + 1);
+
+	return ncells * 10 * most >= runcells;
 }
 
 /*

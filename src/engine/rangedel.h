@@ -27,7 +27,8 @@ extern bool WideRangeDelHidesRun(const WideRangeDel *t, const WideRunData *run);
 extern bool WideRangeDelsHideRun(const WideRangeDels *ds, const WideRunData *run);
 extern bool WideRangeDelsTouchRun(const WideRangeDels *ds, const WideRunData *run);
 extern bool WideRangeDelAdd(Relation rel, const WideRangeDel *t, CommandId cid,
-							uint64 *seq);
+							uint64 *seq, uint64 *runcells);
+extern bool WideRangeDelCountMatters(uint64 ncells, uint64 runcells);
 extern void WideRangeDelCancel(Relation rel, uint64 seq);
 extern void WideRangeDelSetCount(Relation rel, uint64 seq, uint64 ncells);
 extern void WideRangeDelsRetire(Relation rel, WideMetaPageData *meta,
