@@ -123,6 +123,25 @@ WideDropsForSnapshot(const WideMetaPageData *meta, Snapshot snapshot,
 	return n;
 }
 
+/* the metapage's drop entries, copied (at most WIDE_MAX_DROPS); how many */
+static int
+read_drops(Relation rel, WideDropEntry *drops)
+{
+	Buffer		metabuf = WideReadMeta(rel, BUFFER_LOCK_SHARE);
+	int			nd;
+
+	if (!BufferIsValid(metabuf))
+		return 0;
+	{
+		WideMetaPage meta = WidePageGetMeta(BufferGetPage(metabuf));
+
+		nd = Min(meta->ndrops, WIDE_MAX_DROPS);
+		memcpy(drops, meta->drops, sizeof(WideDropEntry) * nd);
+	}
+	UnlockReleaseBuffer(metabuf);
+	return nd;
+}
+
 /*
  * WideDropsForAll -- the drops every snapshot sees, which a rewrite may
  * apply physically; returns how many (out: WIDE_MAX_DROPS entries).
@@ -130,54 +149,41 @@ WideDropsForSnapshot(const WideMetaPageData *meta, Snapshot snapshot,
 int
 WideDropsForAll(Relation rel, WideDropRule *out)
 {
-	Buffer		metabuf = WideReadMeta(rel, BUFFER_LOCK_SHARE);
 	WideDropEntry drops[WIDE_MAX_DROPS];
-	int			nd;
+	int			nd = read_drops(rel, drops);
 	int			n = 0;
-	int			i;
 
-	if (!BufferIsValid(metabuf))
-		return 0;
-	{
-		WideMetaPage meta = WidePageGetMeta(BufferGetPage(metabuf));
-
-		nd = Min(meta->ndrops, WIDE_MAX_DROPS);
-		memcpy(drops, meta->drops, sizeof(WideDropEntry) * nd);
-	}
-	UnlockReleaseBuffer(metabuf);
-	for (i = 0; i < nd; i++)
+	for (int i = 0; i < nd; i++)
 		if (drop_visible_to_all(rel, &drops[i]))
 			to_rule(&drops[i], &out[n++]);
 	return n;
 }
 
 /*
- * WideDropsPending -- the drops a rewrite starting now may not apply
- * (some snapshot may not see them yet), but not the aborted ones: the
- * records they may delete keep their sequence numbers in its output
- * (segment_writer.c); returns how many (out: WIDE_MAX_DROPS entries).
+ * WideDropsForRewrite -- the drops of a rewrite starting now, from one
+ * read of the metapage and one visibility test each: those every snapshot
+ * sees, which it applies physically (all, *nall), and those some snapshot
+ * may not see yet, not aborted, whose records keep their sequence numbers
+ * in its output (segment_writer.c); returns how many of the latter
+ * (pending).  Both WIDE_MAX_DROPS entries.  (Two reads could miss a drop
+ * that became visible to all between them: in neither list.)
  */
 int
-WideDropsPending(Relation rel, WideDropRule *out)
+WideDropsForRewrite(Relation rel, WideDropRule *all, int *nall,
+					WideDropRule *pending)
 {
-	Buffer		metabuf = WideReadMeta(rel, BUFFER_LOCK_SHARE);
 	WideDropEntry drops[WIDE_MAX_DROPS];
-	int			nd;
+	int			nd = read_drops(rel, drops);
 	int			n = 0;
-	int			i;
 
-	if (!BufferIsValid(metabuf))
-		return 0;
+	*nall = 0;
+	for (int i = 0; i < nd; i++)
 	{
-		WideMetaPage meta = WidePageGetMeta(BufferGetPage(metabuf));
-
-		nd = Min(meta->ndrops, WIDE_MAX_DROPS);
-		memcpy(drops, meta->drops, sizeof(WideDropEntry) * nd);
+		if (drop_visible_to_all(rel, &drops[i]))
+			to_rule(&drops[i], &all[(*nall)++]);
+		else if (!drop_aborted(&drops[i]))
+			to_rule(&drops[i], &pending[n++]);
 	}
-	UnlockReleaseBuffer(metabuf);
-	for (i = 0; i < nd; i++)
-		if (!drop_aborted(&drops[i]) && !drop_visible_to_all(rel, &drops[i]))
-			to_rule(&drops[i], &out[n++]);
 	return n;
 }
 

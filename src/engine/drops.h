@@ -21,7 +21,8 @@
 extern int	WideDropsForSnapshot(const WideMetaPageData *meta, Snapshot snapshot,
 								 WideDropRule *out);
 extern int	WideDropsForAll(Relation rel, WideDropRule *out);
-extern int	WideDropsPending(Relation rel, WideDropRule *out);
+extern int	WideDropsForRewrite(Relation rel, WideDropRule *all, int *nall,
+								WideDropRule *pending);
 extern void WideDropsAdd(Relation rel, uint32 famid, int64 before);
 extern void WideDropsMaintain(Relation rel);
 extern TransactionId WideDropsOldestXid(Relation rel);

@@ -187,10 +187,13 @@ WideResolverCreate(Relation rel, const WideSchema *schema, bool bottom,
 				pending->d[pending->n++] = r->ranges->d[i];
 		WideSegmentWriterKeepSeqs(w, pending);
 	}
-	/* the drops every snapshot sees (drops.c) delete physically */
-	r->ndrops = WideDropsForAll(rel, r->drops);
+	/*
+	 * the drops every snapshot sees (drops.c) delete physically; the records
+	 * of those some may not see yet keep their sequence numbers
+	 */
+	r->npending_drops = WideDropsForRewrite(rel, r->drops, &r->ndrops,
+											r->pending_drops);
 	WideDeletesSetDrops(&r->dels, r->drops, r->ndrops);
-	r->npending_drops = WideDropsPending(rel, r->pending_drops);
 	WideSegmentWriterKeepDrops(w, r->pending_drops, r->npending_drops);
 	return r;
 }
