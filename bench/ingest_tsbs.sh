@@ -16,6 +16,11 @@
 # readings/s and VACUUM ANALYZE seconds, and the wide/heap ratios.
 # VALUES=int (default: integers, as TSBS writes them today) or VALUES=float
 # (full-precision random walk).  Default 864,000 readings (100 hosts x 24 h).
+# FORM=rows loads wide's row form instead of the cell form: a foreign table
+# of server wide_rows (key 'tags_id,time') over the cells table, COPY of the
+# heap's CSV, then VACUUM ANALYZE of the cells table and ANALYZE of the row
+# form.  Besides wall times it reports the backend's CPU seconds of each
+# statement (/proc/PID/schedstat) and the WAL it wrote (pg_current_wal_lsn).
 # Starts its own server (PORT, default 54336, data in /tmp/wide-bench-itsbs)
 # and stops it; with PERF=1 it records `perf record -g` of the COPY and
 # VACUUM ANALYZE backends of the last round in $BENCH/perf-*.data.
@@ -81,8 +86,15 @@ COPY (SELECT format('host_%s#%s', r.tags_id, extract(epoch FROM r.time)::int8),
 DROP TABLE src;
 CHECKPOINT;"
 
+FORM=${FORM:-cells}
 make_table() {
-	if [ "$1" = wide ]; then
+	if [ "$1" = wide ] && [ "$FORM" = rows ]; then
+		sql "DROP FOREIGN TABLE IF EXISTS cpu_rows; DROP TABLE IF EXISTS cpu_cells;
+CREATE TABLE cpu_cells (row_key text, family text, qualifier text, ts timestamptz, value float8) USING wide;
+SELECT wide.create_family('cpu_cells', 'cpu', max_versions => 1);
+CREATE FOREIGN TABLE cpu_rows (time timestamptz NOT NULL, tags_id int4 NOT NULL $cols)
+  SERVER wide_rows OPTIONS (cells 'cpu_cells', family 'cpu', key 'tags_id,time');" >/dev/null
+	elif [ "$1" = wide ]; then
 		sql "DROP TABLE IF EXISTS cpu_cells;
 CREATE TABLE cpu_cells (row_key text, family text, qualifier text, ts timestamptz, value float8) USING wide;
 SELECT wide.create_family('cpu_cells', 'cpu', max_versions => 1);" >/dev/null
@@ -95,18 +107,27 @@ CREATE INDEX cpu_time ON cpu (time DESC);"
 	sql "CHECKPOINT"
 }
 
-# timed TAG SQL: seconds of SQL in one backend (perf-recorded with PERF=1)
+# timed TAG SQL: seconds of SQL in one backend (perf-recorded with PERF=1);
+# leaves the backend's CPU seconds in $BENCH/cpu and the WAL bytes in $BENCH/wal
 timed() {
 	local tag=$1 query=$2 pid job
 	cat > "$BENCH/timed.sql" <<SQL
 \\o $BENCH/pid
-SELECT pg_backend_pid();
+SELECT pg_backend_pid() AS bpid \\gset
+SELECT :bpid;
 \\o
+\\setenv BPID :bpid
 \\! sleep ${PERF_WAIT:-0}
+SELECT pg_current_wal_insert_lsn() AS l0 \\gset
+\\! cut -d' ' -f1 /proc/\$BPID/schedstat > $BENCH/cpu0
 SELECT clock_timestamp() AS t0 \\gset
 $query;
 \\o $BENCH/sec
 SELECT extract(epoch FROM clock_timestamp() - :'t0');
+\\o
+\\! cut -d' ' -f1 /proc/\$BPID/schedstat > $BENCH/cpu1
+\\o $BENCH/wal
+SELECT pg_current_wal_insert_lsn() - :'l0';
 \\o
 SQL
 	chmod 644 "$BENCH/timed.sql"
@@ -126,36 +147,56 @@ SQL
 		as_test_user "$PSQL -f '$BENCH/timed.sql'" >/dev/null
 	fi
 	head -1 "$BENCH/sec"
+	awk -v a="$(cat "$BENCH/cpu0")" '{ printf "%.3f\n", ($1 - a) / 1e9 }' "$BENCH/cpu1" > "$BENCH/cpu"
 }
 
-declare -A COPY VAC
+declare -A COPY VAC CCPU VCPU CWAL
 for r in $(seq 1 "$REPS"); do
 	for tag in heap wide; do
 		make_table $tag
-		if [ $tag = wide ]; then
-			t=cpu_cells; f=cells.csv
+		if [ $tag = wide ] && [ "$FORM" = rows ]; then
+			t=cpu_rows; f=rows.csv; v="VACUUM ANALYZE cpu_cells; ANALYZE cpu_rows"
+		elif [ $tag = wide ]; then
+			t=cpu_cells; f=cells.csv; v="VACUUM ANALYZE cpu_cells"
 		else
-			t=cpu; f=rows.csv
+			t=cpu; f=rows.csv; v="VACUUM ANALYZE cpu"
 		fi
 		COPY[$tag]+=" $(timed ${tag}_copy "COPY $t FROM '$BENCH/$f' (FORMAT csv)")"
-		VAC[$tag]+=" $(timed ${tag}_vacuum "VACUUM ANALYZE $t")"
-		log "round $r $tag: COPY ${COPY[$tag]##* } s, VACUUM ANALYZE ${VAC[$tag]##* } s"
+		CCPU[$tag]+=" $(cat "$BENCH/cpu")"
+		CWAL[$tag]+=" $(cat "$BENCH/wal")"
+		VAC[$tag]+=" $(timed ${tag}_vacuum "$v")"
+		VCPU[$tag]+=" $(cat "$BENCH/cpu")"
+		log "round $r $tag: COPY ${COPY[$tag]##* } s (CPU ${CCPU[$tag]##* } s, WAL ${CWAL[$tag]##* } B), VACUUM ANALYZE ${VAC[$tag]##* } s (CPU ${VCPU[$tag]##* } s)"
 	done
 done
 n=$(sql "SELECT count(*) FROM cpu")
-c=$(sql "SELECT count(*) FROM cpu_cells")
-[ "$c" -eq $((n * 10)) ] || { echo "cells $c != 10 x readings $n" >&2; exit 1; }
+if [ "$FORM" = rows ]; then
+	c=$(sql "SELECT count(*) FROM cpu_rows")
+	[ "$c" -eq "$n" ] || { echo "rows $c != readings $n" >&2; exit 1; }
+	d=$(sql "SELECT count(*) FROM (SELECT * FROM cpu EXCEPT ALL SELECT * FROM cpu_rows) x")
+	[ "$d" -eq 0 ] || { echo "$d readings of the heap differ in the row form" >&2; exit 1; }
+else
+	c=$(sql "SELECT count(*) FROM cpu_cells")
+	[ "$c" -eq $((n * 10)) ] || { echo "cells $c != 10 x readings $n" >&2; exit 1; }
+fi
 sizes=$(sql "SELECT pg_total_relation_size('cpu'), pg_total_relation_size('cpu_cells')")
 
-python3 - "$n" "${COPY[heap]}" "${COPY[wide]}" "${VAC[heap]}" "${VAC[wide]}" "$sizes" <<'PY'
+python3 - "$n" "${COPY[heap]}" "${COPY[wide]}" "${VAC[heap]}" "${VAC[wide]}" "$sizes" \
+	"${CCPU[heap]}" "${CCPU[wide]}" "${VCPU[heap]}" "${VCPU[wide]}" "${CWAL[heap]}" "${CWAL[wide]}" "$FORM" <<'PY'
 import sys, statistics as st
 n = int(sys.argv[1])
-ch, cw, vh, vw = (st.median(float(x) for x in a.split()) for a in sys.argv[2:6])
+med = lambda a: st.median(float(x) for x in a.split())
+ch, cw, vh, vw = (med(a) for a in sys.argv[2:6])
 sh, sw = (int(x) for x in sys.argv[6].split("|"))
+cch, ccw, vch, vcw, wh, ww = (med(a) for a in sys.argv[7:13])
+form = sys.argv[13]
 print(f"{n} readings, medians of {len(sys.argv[2].split())} rounds")
-print(f"| | heap | wide (cells) | wide/heap |")
+print(f"| | heap | wide ({form}) | wide/heap |")
 print(f"|---|---:|---:|---:|")
 print(f"| COPY, readings/s | {n / ch:,.0f} | {n / cw:,.0f} | {ch / cw:.2f} |")
+print(f"| COPY, backend CPU s | {cch:.2f} | {ccw:.2f} | {cch / ccw:.2f} (heap/wide) |")
+print(f"| COPY, WAL MB | {wh / 2**20:.1f} | {ww / 2**20:.1f} | {ww / wh:.2f} |")
 print(f"| VACUUM ANALYZE, s | {vh:.2f} | {vw:.2f} | {vw / vh:.2f} |")
+print(f"| VACUUM ANALYZE, backend CPU s | {vch:.2f} | {vcw:.2f} | {vcw / vch:.2f} |")
 print(f"| size after, MB | {sh / 2**20:.1f} | {sw / 2**20:.1f} | {sw / sh:.3f} |")
 PY
