@@ -98,6 +98,23 @@ SELECT count(*) AS cells,
 SELECT row_key, family, qualifier, ts, value FROM s
  WHERE row_key IN ('abcdefgh#0', 'abcdefgh0#0') AND qualifier IN ('q0', 'q7') ORDER BY 1, 2, 3, 4 DESC LIMIT 12;
 SELECT * FROM wide.verify('s');
+-- a row's records that come in order are not sorted again (the sorter
+-- compares each with the one before as it takes it); a cell written twice
+-- in a row is not in order: the later write wins
+CREATE TABLE d (LIKE s) USING wide;
+SELECT wide.create_family('d', 'f'), wide.create_family('d', 'g', max_versions => 1);
+COPY d FROM STDIN (FORMAT csv);
+dup,f,a,5,a5
+dup,f,b,5,b5
+dup,g,c,5,first
+dup,g,c,5,second
+dup,g,d,5,d5
+dup,g,d,4,d4
+dup,g,e,1,e1
+dup,g,e,2,e2
+\.
+SELECT family, qualifier, ts, value FROM d;
+DROP TABLE d;
 
 -- VACUUM after a COPY of several runs: the write area's runs become runs,
 -- and runs left in the table's tail are moved down by copying their pages

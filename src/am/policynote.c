@@ -118,6 +118,9 @@ WidePolicyNoteWrites(Relation rel, const WideSchema *schema,
 {
 	int64		now = 0;
 	int			i;
+	const char *lastfam = NULL;	/* (a row's cells share their family) */
+	uint32		lastfamlen = 0;
+	const WideFamily *f = NULL;
 
 	/* a table rewrite copies cells, it does not write new ones */
 	if (OidIsValid(WideRewriteSource(rel)))
@@ -125,12 +128,16 @@ WidePolicyNoteWrites(Relation rel, const WideSchema *schema,
 	for (i = 0; i < n; i++)
 	{
 		const WideCell *c = &cells[i];
-		const WideFamily *f;
 
 		if (c->kind != WIDE_KIND_PUT && c->kind != WIDE_KIND_ADD &&
 			c->kind != WIDE_KIND_MERGE)
 			continue;
-		f = WideSchemaFindFamily(schema, c->family, c->famlen);
+		if (c->family != lastfam || c->famlen != lastfamlen)
+		{
+			f = WideSchemaFindFamily(schema, c->family, c->famlen);
+			lastfam = c->family;
+			lastfamlen = c->famlen;
+		}
 		if (f == NULL || f->max_age <= 0)
 			continue;
 		if (now == 0)

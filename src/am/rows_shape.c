@@ -505,16 +505,22 @@ WideRowDigits(StringInfo buf, uint64 v, int width)
 {
 	char		digits[24];
 	int			n = 0;
+	char	   *out;
 
 	do
 	{
 		digits[n++] = '0' + (v % 10);
 		v /= 10;
 	} while (v > 0);
+	/* (one reservation: a row key has two or three parts of 20 digits) */
+	enlargeStringInfo(buf, Max(n, width));
+	out = buf->data + buf->len;
 	for (int i = n; i < width; i++)
-		appendStringInfoChar(buf, '0');
+		*out++ = '0';
 	while (n > 0)
-		appendStringInfoChar(buf, digits[--n]);
+		*out++ = digits[--n];
+	buf->len = out - buf->data;
+	*out = '\0';
 }
 
 /* WideRowPow10 -- 10^n */

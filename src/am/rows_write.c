@@ -12,7 +12,9 @@
  * then handed to the one write entry point (write.c), which stamps them
  * and adds the rollups of the family and, for deletes, what the family's
  * policy hides; INSERT, UPDATE and DELETE as statement writes, COPY as a
- * bulk load (sorted in memory, written as runs).  The wide table's privileges
+ * bulk load (sorted in memory, written as runs), a batch of rows at a time
+ * (ROWS_COPY_BATCH rows: the write's per-call work, its checks and the
+ * load's lock, once a batch, not once a row).  The wide table's privileges
  * are checked for the user: INSERT for INSERT and COPY, UPDATE for
  * UPDATE, DELETE for DELETE.
  *
@@ -61,7 +63,16 @@ typedef struct RowsModify
 	bool	   *isnull;
 	Datum		famd;			/* the family, as text */
 	Datum	   *quald;			/* the value columns' qualifiers, as text */
+	/* COPY: the cells of the rows not written yet, and their memory */
+	MemoryContext batchcxt;
+	WideCell   *batch;
+	int			nbatch;
+	int			maxbatch;
+	CommandId	batchcid;
 } RowsModify;
+
+/* COPY writes the cells of this many rows at once */
+#define ROWS_COPY_BATCH		1000
 
 static int
 rows_updatable(Relation rel)
@@ -160,6 +171,13 @@ modify_begin(ResultRelInfo *rinfo, CmdType op, bool bulk)
 		if (m->shape->cols[i].kind == WIDE_COL_VALUE)
 			m->quald[i] = PointerGetDatum(cstring_to_text_with_len(m->shape->cols[i].qual,
 																	m->shape->cols[i].quallen));
+	if (bulk)
+	{
+		m->batchcxt = AllocSetContextCreate(CurrentMemoryContext, "wide rows copy batch",
+											ALLOCSET_DEFAULT_SIZES);
+		m->maxbatch = ROWS_COPY_BATCH * Max(m->shape->nvalues, 1);
+		m->batch = palloc(sizeof(WideCell) * m->maxbatch);
+	}
 	rinfo->ri_FdwState = m;
 	return m;
 }
@@ -212,6 +230,21 @@ write_cells(RowsModify *m, WideCell *cells, int n, CommandId cid, bool deletes)
 	WideWrite(m->cells, WideGetSchema(m->cells), cells, n,
 			  m->bulk ? WIDE_WRITE_BULK : WIDE_WRITE_STATEMENT, cid,
 			  deletes ? GetActiveSnapshot() : NULL);
+}
+
+/* COPY: write the rows batched so far */
+static void
+flush_batch(RowsModify *m)
+{
+	MemoryContext old;
+
+	if (m->nbatch == 0)
+		return;
+	old = MemoryContextSwitchTo(m->batchcxt);
+	write_cells(m, m->batch, m->nbatch, m->batchcid, false);
+	MemoryContextSwitchTo(old);
+	m->nbatch = 0;
+	MemoryContextReset(m->batchcxt);
 }
 
 /* the row key of a row whose key columns are in values/isnull */
@@ -287,15 +320,25 @@ rows_insert(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 {
 	RowsModify *m = rinfo->ri_FdwState;
 	const WideRowShape *s = m->shape;
-	MemoryContext old = MemoryContextSwitchTo(m->cxt);
 	const WideSchema *schema = WideGetSchema(m->cells);
+	/*
+	 * COPY batches its rows' cells, unless a family has rollups: their
+	 * records are made (and may fail) when the cells are written, which must
+	 * then be at the row's line.
+	 */
+	bool		batched = m->bulk && !schema->has_rollups;
+	MemoryContext old;
 	StringInfoData key;
-	WideCell   *cells = palloc(sizeof(WideCell) * Max(s->nvalues, 1));
+	WideCell   *cells;
 	int			n = 0;
 	Datum		ts;
 	bool		tsnull;
 	Datum		keyd;
 
+	if (batched && m->nbatch + Max(s->nvalues, 1) > m->maxbatch)
+		flush_batch(m);
+	old = MemoryContextSwitchTo(batched ? m->batchcxt : m->cxt);
+	cells = batched ? &m->batch[m->nbatch] : palloc(sizeof(WideCell) * Max(s->nvalues, 1));
 	slot_getallattrs(slot);
 	initStringInfo(&key);
 	build_key(m, slot->tts_values, slot->tts_isnull, &key);
@@ -322,6 +365,23 @@ rows_insert(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 				 errmsg("a row of \"%s\" needs a value besides its key", get_rel_name(s->relid)),
 				 errdetail("Every value column is NULL: the row would have no cell, and would not exist."),
 				 errhint("Write at least one column of the family \"%s\".", s->family)));
+	if (batched)
+	{
+		/* a value may point into the slot, which the next row overwrites */
+		if (!schema->valbyval)
+			for (int i = 0; i < n; i++)
+				if (cells[i].value != NULL)
+				{
+					char	   *v = palloc(Max(cells[i].vallen, 1));
+
+					memcpy(v, cells[i].value, cells[i].vallen);
+					cells[i].value = v;
+				}
+		m->nbatch += n;
+		m->batchcid = estate->es_output_cid;
+		MemoryContextSwitchTo(old);
+		return slot;
+	}
 	write_cells(m, cells, n, estate->es_output_cid, false);
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(m->cxt);
@@ -488,7 +548,10 @@ rows_end_modify(EState *estate, ResultRelInfo *rinfo)
 	if (m == NULL)
 		return;
 	if (m->bulk)
+	{
+		flush_batch(m);
 		WideWriteEnd(m->cells, WIDE_WRITE_BULK);	/* (reports COPY's phases) */
+	}
 	table_close(m->cells, NoLock);
 	rinfo->ri_FdwState = NULL;
 }

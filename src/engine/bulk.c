@@ -144,13 +144,22 @@ WideBulkWriteRun(Relation rel, WideSorter *sorter, uint64 n, int16 typlen)
 	w = WideSegmentWriterBegin(rel, typlen);
 	/* blocks of one key prefix, so that a merge of the runs passes them */
 	WideSegmentWriterCutAtPrefix(w);
-	/* the sorted records in place, fetched a few ahead (they are scattered) */
+	/*
+	 * the sorted records in place, fetched a few ahead (they are scattered):
+	 * a record and its bytes span three cache lines
+	 */
 	cells = WideSorterCells(sorter, &ncells);
 	for (i = 0; i < ncells; i++)
 	{
 #ifdef __GNUC__
 		if (i + 8 < ncells)
-			__builtin_prefetch(cells[i + 8]);
+		{
+			const char *ahead = (const char *) cells[i + 8];
+
+			__builtin_prefetch(ahead);
+			__builtin_prefetch(ahead + 64);
+			__builtin_prefetch(ahead + 128);
+		}
 #endif
 		WideSegmentWriterAdd(w, cells[i], false);
 	}
