@@ -236,7 +236,7 @@ DROP TABLE rb;
 
 -- COPY writes the cells INSERT writes: every type, NULLs, text key parts
 -- with the separator, a row that comes back later in the same COPY, across
--- COPY's batches of rows (1000) and its runs (1MB of wide.bulk_memory)
+-- COPY's batches of rows (64) and its runs (1MB of wide.bulk_memory)
 CREATE TABLE rbi (row_key text, family text, qualifier text, ts timestamptz, value bytea) USING wide;
 CREATE TABLE rbc (row_key text, family text, qualifier text, ts timestamptz, value bytea) USING wide;
 SELECT wide.create_family('rbi', 'm'), wide.create_family('rbc', 'm');

@@ -13,8 +13,9 @@
  * and adds the rollups of the family and, for deletes, what the family's
  * policy hides; INSERT, UPDATE and DELETE as statement writes, COPY as a
  * bulk load (sorted in memory, written as runs), a batch of rows at a time
- * (ROWS_COPY_BATCH rows: the write's per-call work, its checks and the
- * load's lock, once a batch, not once a row).  The wide table's privileges
+ * (ROWS_COPY_BATCH rows, few enough that their cells stay in the cache:
+ * the write's per-call work, its checks and the load's lock once a batch,
+ * not once a row).  The wide table's privileges
  * are checked for the user: INSERT for INSERT and COPY, UPDATE for
  * UPDATE, DELETE for DELETE.
  *
@@ -72,7 +73,7 @@ typedef struct RowsModify
 } RowsModify;
 
 /* COPY writes the cells of this many rows at once */
-#define ROWS_COPY_BATCH		1000
+#define ROWS_COPY_BATCH		64
 
 static int
 rows_updatable(Relation rel)
