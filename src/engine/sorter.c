@@ -38,6 +38,7 @@
 #include "utils/memutils.h"
 
 #include "engine/cell.h"
+#include "engine/coding.h"
 #include "engine/sort.h"
 
 #define CHUNK_SIZE		(1024 * 1024)
@@ -76,7 +77,13 @@ struct WideSorter
 	int64		ngroups;
 	int64		maxgroups;
 	bool		ungrouped;		/* records added before a WideSorterDone */
+	uint32		common;			/* bytes all groups' keys share */
+	bool		prefixes_stale; /* common shrank late: groups' prefixes
+								 * are set again at WideSorterDone */
 };
+
+/* groups whose prefixes are set again at once when the common part shrinks */
+#define PREFIX_REDO_GROUPS	1024
 
 /*
  * WideCellCompareStable -- WideCellCompare, ties broken by value bytes.
@@ -172,6 +179,17 @@ sorter_alloc(WideSorter *s, Size size)
 	return c->data + c->used - size;
 }
 
+/* a group's 16 bytes after the common part, as two big-endian integers */
+static inline void
+set_prefix(Group *g, uint32 common)
+{
+	uint64		p[2] = {0, 0};
+
+	memcpy(p, g->key + common, Min(g->keylen - common, sizeof(p)));
+	g->prefix = pg_ntoh64(p[0]);
+	g->prefix2 = pg_ntoh64(p[1]);
+}
+
 /*
  * WideSorterAdd -- copy a record into the sorter.  A record of the row
  * key of the record before (one more of its group) shares that record's
@@ -233,12 +251,38 @@ WideSorterAdd(WideSorter *s, const WideCell *cell)
 		s->maxgroups *= 2;
 		s->groups = repalloc_huge(s->groups, sizeof(Group) * s->maxgroups);
 	}
+	/*
+	 * the part of the key all groups share, and this group's bytes after it,
+	 * while the key is in the cache (the first few groups are set again when
+	 * the common part shrinks, later ones at WideSorterDone)
+	 */
+	if (s->ngroups == 0)
+	{
+		s->common = c->keylen;
+		s->prefixes_stale = false;
+	}
+	else
+	{
+		uint32		lcp = common_prefix(s->groups[0].key, Min(s->groups[0].keylen, s->common),
+										c->key, c->keylen);
+
+		if (lcp < s->common)
+		{
+			s->common = lcp;
+			if (s->ngroups <= PREFIX_REDO_GROUPS)
+				for (int64 i = 0; i < s->ngroups; i++)
+					set_prefix(&s->groups[i], lcp);
+			else
+				s->prefixes_stale = true;
+		}
+	}
 	g = &s->groups[s->ngroups++];
 	g->key = c->key;
 	g->keylen = c->keylen;
 	g->n = 1;
 	g->first = s->ncells;
 	g->ordered = true;
+	set_prefix(g, s->common);
 	s->cells[s->ncells++] = c;
 }
 
@@ -262,7 +306,8 @@ cmp_group(const Group *a, const Group *b)
 
 /*
  * set_prefixes -- each group's 16 bytes after the prefix every key shares
- * (equal keys compare equal; where those bytes tie, the keys decide)
+ * (equal keys compare equal; where those bytes tie, the keys decide), when
+ * WideSorterAdd could not keep them
  */
 static void
 set_prefixes(Group *groups, int64 n)
@@ -280,14 +325,7 @@ set_prefixes(Group *groups, int64 n)
 		common = j;
 	}
 	for (i = 0; i < n; i++)
-	{
-		Group	   *g = &groups[i];
-		uint64		p[2] = {0, 0};
-
-		memcpy(p, g->key + common, Min(g->keylen - common, sizeof(p)));
-		g->prefix = pg_ntoh64(p[0]);
-		g->prefix2 = pg_ntoh64(p[1]);
-	}
+		set_prefix(&groups[i], common);
 }
 
 /* sort n records (of one row key when in_row) in the full order */
@@ -365,7 +403,8 @@ WideSorterDone(WideSorter *s)
 		return;
 	}
 	s->ungrouped = true;
-	set_prefixes(s->groups, s->ngroups);
+	if (s->prefixes_stale)
+		set_prefixes(s->groups, s->ngroups);
 	sort_groups(s->groups, s->ngroups);
 	out = MemoryContextAllocHuge(s->cxt, sizeof(WideCell *) * s->maxcells);
 	for (g = 0; g < s->ngroups;)
