@@ -27,6 +27,15 @@
  * first, the result is the same as sorting all records with it, at a
  * tenth of the comparisons when rows have ten cells.
  *
+ * What can be learnt of a group while its records are in the cache is
+ * learnt then, not in a pass over every record after the whole batch (64 MB
+ * of a COPY, long out of the cache): its key's bytes after the common part
+ * (set again for all groups only if that part shrinks after the first
+ * PREFIX_REDO_GROUPS), and whether its records came in the full order,
+ * strictly (each compared with the one before as it is added); a row key
+ * whose only group did is not sorted again.  The records of a group share
+ * its first record's copy of the key.
+ *
  * IDENTIFICATION
  *	  src/engine/sorter.c
  *
