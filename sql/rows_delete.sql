@@ -478,6 +478,26 @@ SELECT * FROM pg_temp.del_in('tags_id = 1 AND time IN (' || pg_temp.at(1, 2, 4, 
 SELECT * FROM pg_temp.del_in('tags_id IN (1, 3) AND time IN (' || pg_temp.at(0, 699, 700, 1400, 2999) || ')');
 SELECT * FROM pg_temp.del_in(:'spread');
 SELECT * FROM pg_temp.del_in('tags_id = 2 AND time IN (' || pg_temp.at(0, 700, 700.5, 701, 1400, 1400.5, 1401, 2100) || ')');
-SELECT count(*) AS readings FROM i;
+-- a DELETE whose conditions are exactly key ranges does not test them
+-- again on each row it reads (an IN list's array was built for each): the
+-- IN list's values are computed once, for the ranges
+CREATE FUNCTION pg_temp.t(s int) RETURNS timestamptz STABLE LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM set_config('rowdel.calls', (current_setting('rowdel.calls')::int + 1)::text, false);
+  RETURN '2016-01-01'::timestamptz + s * interval '10 s';
+END $$;
+SET rowdel.calls = 0;
+DELETE FROM i WHERE tags_id = 3 AND time IN (pg_temp.t(100), pg_temp.t(101), pg_temp.t(102));
+SELECT current_setting('rowdel.calls') AS calls;
+DELETE FROM ih WHERE tags_id = 3 AND time IN ('2016-01-01 00:16:40', '2016-01-01 00:16:50', '2016-01-01 00:17:00');
+-- (a condition on a value column is still tested)
+SET rowdel.calls = 0;
+DELETE FROM i WHERE tags_id = 3 AND time IN (pg_temp.t(103), pg_temp.t(104)) AND a >= 0;
+SELECT current_setting('rowdel.calls')::int > 2 AS tested_per_row;
+DELETE FROM ih WHERE tags_id = 3 AND time IN ('2016-01-01 00:17:10', '2016-01-01 00:17:20') AND a >= 0;
+SELECT count(*) AS readings,
+       (SELECT count(*) FROM ((SELECT * FROM ih EXCEPT ALL SELECT * FROM i)
+                              UNION ALL (SELECT * FROM i EXCEPT ALL SELECT * FROM ih)) x) AS differ
+  FROM i;
 DROP FOREIGN TABLE i;
 DROP TABLE ic, ih;
