@@ -648,6 +648,23 @@ CREATE TABLE rsc_a (row_key text, family text, qualifier text, ts timestamptz, v
 SELECT wide.create_family('rsc_a', 'm');
 INSERT INTO rsc_a VALUES ('h9', 'm', 'v', now(), 9);
 SELECT * FROM rsc ORDER BY host;
+-- the cache holds no privilege: a role with SELECT on the form but not on
+-- its wide table is refused after the shape was cached by another
+CREATE ROLE regress_rsc;
+GRANT SELECT ON rsc TO regress_rsc;
+SET ROLE regress_rsc;
+SELECT * FROM rsc ORDER BY host;
+RESET ROLE;
+GRANT SELECT ON rsc_a TO regress_rsc;
+SET ROLE regress_rsc;
+SELECT * FROM rsc ORDER BY host;
+RESET ROLE;
+REVOKE SELECT ON rsc_a FROM regress_rsc;
+SET ROLE regress_rsc;
+SELECT * FROM rsc ORDER BY host;
+RESET ROLE;
+REVOKE SELECT ON rsc FROM regress_rsc;
+DROP ROLE regress_rsc;
 -- a cells option found through the search path follows it: no invalidation
 -- tells a change of search_path
 CREATE SCHEMA rsc_s1;
