@@ -20,7 +20,9 @@
 # of server wide_rows (key 'tags_id,time') over the cells table, COPY of the
 # heap's CSV, then VACUUM ANALYZE of the cells table and ANALYZE of the row
 # form.  Besides wall times it reports the backend's CPU seconds of each
-# statement (/proc/PID/schedstat) and the WAL it wrote (pg_current_wal_lsn).
+# statement and its seconds waiting for a CPU (/proc/PID/schedstat: the
+# rest of the wall time is sleep, I/O or locks), and the WAL COPY wrote
+# (pg_current_wal_insert_lsn).
 # Starts its own server (PORT, default 54336, data in /tmp/wide-bench-itsbs)
 # and stops it; with PERF=1 it records `perf record -g` of the COPY and
 # VACUUM ANALYZE backends of the last round in $BENCH/perf-*.data.
@@ -108,7 +110,8 @@ CREATE INDEX cpu_time ON cpu (time DESC);"
 }
 
 # timed TAG SQL: seconds of SQL in one backend (perf-recorded with PERF=1);
-# leaves the backend's CPU seconds in $BENCH/cpu and the WAL bytes in $BENCH/wal
+# leaves the backend's CPU seconds in $BENCH/cpu, its seconds waiting for a
+# CPU (run queue) in $BENCH/rqwait and the WAL bytes in $BENCH/wal
 timed() {
 	local tag=$1 query=$2 pid job
 	cat > "$BENCH/timed.sql" <<SQL
@@ -119,13 +122,13 @@ SELECT :bpid;
 \\setenv BPID :bpid
 \\! sleep ${PERF_WAIT:-0}
 SELECT pg_current_wal_insert_lsn() AS l0 \\gset
-\\! cut -d' ' -f1 /proc/\$BPID/schedstat > $BENCH/cpu0
+\\! cat /proc/\$BPID/schedstat > $BENCH/cpu0
 SELECT clock_timestamp() AS t0 \\gset
 $query;
 \\o $BENCH/sec
 SELECT extract(epoch FROM clock_timestamp() - :'t0');
 \\o
-\\! cut -d' ' -f1 /proc/\$BPID/schedstat > $BENCH/cpu1
+\\! cat /proc/\$BPID/schedstat > $BENCH/cpu1
 \\o $BENCH/wal
 SELECT pg_current_wal_insert_lsn() - :'l0';
 \\o
@@ -147,10 +150,13 @@ SQL
 		as_test_user "$PSQL -f '$BENCH/timed.sql'" >/dev/null
 	fi
 	head -1 "$BENCH/sec"
-	awk -v a="$(cat "$BENCH/cpu0")" '{ printf "%.3f\n", ($1 - a) / 1e9 }' "$BENCH/cpu1" > "$BENCH/cpu"
+	read -r c0 w0 _ < "$BENCH/cpu0"
+	read -r c1 w1 _ < "$BENCH/cpu1"
+	awk -v c="$((c1 - c0))" 'BEGIN { printf "%.3f\n", c / 1e9 }' > "$BENCH/cpu"
+	awk -v w="$((w1 - w0))" 'BEGIN { printf "%.3f\n", w / 1e9 }' > "$BENCH/rqwait"
 }
 
-declare -A COPY VAC CCPU VCPU CWAL
+declare -A COPY VAC CCPU VCPU CWAL CRQ VRQ
 for r in $(seq 1 "$REPS"); do
 	for tag in heap wide; do
 		make_table $tag
@@ -163,10 +169,12 @@ for r in $(seq 1 "$REPS"); do
 		fi
 		COPY[$tag]+=" $(timed ${tag}_copy "COPY $t FROM '$BENCH/$f' (FORMAT csv)")"
 		CCPU[$tag]+=" $(cat "$BENCH/cpu")"
+		CRQ[$tag]+=" $(cat "$BENCH/rqwait")"
 		CWAL[$tag]+=" $(cat "$BENCH/wal")"
 		VAC[$tag]+=" $(timed ${tag}_vacuum "$v")"
 		VCPU[$tag]+=" $(cat "$BENCH/cpu")"
-		log "round $r $tag: COPY ${COPY[$tag]##* } s (CPU ${CCPU[$tag]##* } s, WAL ${CWAL[$tag]##* } B), VACUUM ANALYZE ${VAC[$tag]##* } s (CPU ${VCPU[$tag]##* } s)"
+		VRQ[$tag]+=" $(cat "$BENCH/rqwait")"
+		log "round $r $tag: COPY ${COPY[$tag]##* } s (CPU ${CCPU[$tag]##* } s, run queue ${CRQ[$tag]##* } s, WAL ${CWAL[$tag]##* } B), VACUUM ANALYZE ${VAC[$tag]##* } s (CPU ${VCPU[$tag]##* } s, run queue ${VRQ[$tag]##* } s)"
 	done
 done
 n=$(sql "SELECT count(*) FROM cpu")
@@ -182,7 +190,7 @@ fi
 sizes=$(sql "SELECT pg_total_relation_size('cpu'), pg_total_relation_size('cpu_cells')")
 
 python3 - "$n" "${COPY[heap]}" "${COPY[wide]}" "${VAC[heap]}" "${VAC[wide]}" "$sizes" \
-	"${CCPU[heap]}" "${CCPU[wide]}" "${VCPU[heap]}" "${VCPU[wide]}" "${CWAL[heap]}" "${CWAL[wide]}" "$FORM" <<'PY'
+	"${CCPU[heap]}" "${CCPU[wide]}" "${VCPU[heap]}" "${VCPU[wide]}" "${CWAL[heap]}" "${CWAL[wide]}" "$FORM" "${CRQ[heap]}" "${CRQ[wide]}" <<'PY'
 import sys, statistics as st
 n = int(sys.argv[1])
 med = lambda a: st.median(float(x) for x in a.split())
@@ -190,11 +198,14 @@ ch, cw, vh, vw = (med(a) for a in sys.argv[2:6])
 sh, sw = (int(x) for x in sys.argv[6].split("|"))
 cch, ccw, vch, vcw, wh, ww = (med(a) for a in sys.argv[7:13])
 form = sys.argv[13]
+rqh, rqw = (med(a) for a in sys.argv[14:16])
 print(f"{n} readings, medians of {len(sys.argv[2].split())} rounds")
 print(f"| | heap | wide ({form}) | wide/heap |")
 print(f"|---|---:|---:|---:|")
 print(f"| COPY, readings/s | {n / ch:,.0f} | {n / cw:,.0f} | {ch / cw:.2f} |")
 print(f"| COPY, backend CPU s | {cch:.2f} | {ccw:.2f} | {cch / ccw:.2f} (heap/wide) |")
+print(f"| COPY, backend waiting for a CPU, s | {rqh:.2f} | {rqw:.2f} | |")
+print(f"| COPY, backend off CPU otherwise (wall - CPU - wait), s | {ch - cch - rqh:.2f} | {cw - ccw - rqw:.2f} | |")
 print(f"| COPY, WAL MB | {wh / 2**20:.1f} | {ww / 2**20:.1f} | {ww / wh:.2f} |")
 print(f"| VACUUM ANALYZE, s | {vh:.2f} | {vw:.2f} | {vw / vh:.2f} |")
 print(f"| VACUUM ANALYZE, backend CPU s | {vch:.2f} | {vcw:.2f} | {vcw / vch:.2f} |")
