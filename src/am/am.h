@@ -130,7 +130,7 @@ extern void WideCellFromValues(Relation rel, const WideSchema *schema,
 							   Datum *values, bool *isnull, WideCell *cell);
 extern bool WideCellSibling(Relation rel, const WideSchema *schema,
 							const WideCell *first, Datum qual, Datum value,
-							WideCell *cell);
+							char *valbuf, WideCell *cell);
 extern bool WideCellToValues(const WideSchema *schema, const WideCell *cell,
 							 Datum *values, bool *isnull, const bool *needed);
 /* the aggregate of the column of the last accumulator a scan formed */

@@ -649,11 +649,13 @@ WideCellFromValues(Relation rel, const WideSchema *schema,
  * cell is not a plain PUT (an aggregate or rollup family's): the caller
  * converts it with WideCellFromValues.  (The row form writes ten columns
  * of a reading this way: the per-cell checks of the key, family and
- * timestamp, and the family's lookup, once a row.)
+ * timestamp, and the family's lookup, once a row.)  valbuf, if not NULL:
+ * schema->vallen bytes where a by-value value is stored, instead of memory
+ * allocated for it.
  */
 bool
 WideCellSibling(Relation rel, const WideSchema *schema, const WideCell *first,
-				Datum qual, Datum value, WideCell *cell)
+				Datum qual, Datum value, char *valbuf, WideCell *cell)
 {
 	if (first->kind != WIDE_KIND_PUT)
 		return false;
@@ -662,7 +664,14 @@ WideCellSibling(Relation rel, const WideSchema *schema, const WideCell *first,
 	check_length(rel, "qualifier", cell->quallen, WIDE_MAX_QUALIFIER);
 	cell->qual_datum = NULL;
 	cell->value_datum = NULL;
-	cell->value = WideValueToBytes(schema, value, &cell->vallen);
+	if (valbuf != NULL && schema->valbyval && schema->vallen > 0)
+	{
+		store_att_byval(valbuf, value, schema->vallen);
+		cell->value = valbuf;
+		cell->vallen = schema->vallen;
+	}
+	else
+		cell->value = WideValueToBytes(schema, value, &cell->vallen);
 	check_length(rel, "value", cell->vallen, WIDE_MAX_VALUE);
 	return true;
 }

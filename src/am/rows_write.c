@@ -64,6 +64,7 @@ typedef struct RowsModify
 	bool	   *isnull;
 	Datum		famd;			/* the family, as text */
 	Datum	   *quald;			/* the value columns' qualifiers, as text */
+	StringInfoData keybuf;		/* INSERT and COPY: a row's key, built */
 	/* COPY: the cells of the rows not written yet, and their memory */
 	MemoryContext batchcxt;
 	WideCell   *batch;
@@ -172,6 +173,7 @@ modify_begin(ResultRelInfo *rinfo, CmdType op, bool bulk)
 		if (m->shape->cols[i].kind == WIDE_COL_VALUE)
 			m->quald[i] = PointerGetDatum(cstring_to_text_with_len(m->shape->cols[i].qual,
 																	m->shape->cols[i].quallen));
+	initStringInfo(&m->keybuf);
 	if (bulk)
 	{
 		m->batchcxt = AllocSetContextCreate(CurrentMemoryContext, "wide rows copy batch",
@@ -329,8 +331,9 @@ rows_insert(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 	 */
 	bool		batched = m->bulk && !schema->has_rollups;
 	MemoryContext old;
-	StringInfoData key;
+	StringInfo	key = &m->keybuf;
 	WideCell   *cells;
+	char	   *valbuf = NULL;
 	int			n = 0;
 	Datum		ts;
 	bool		tsnull;
@@ -340,11 +343,14 @@ rows_insert(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 		flush_batch(m);
 	old = MemoryContextSwitchTo(batched ? m->batchcxt : m->cxt);
 	cells = batched ? &m->batch[m->nbatch] : palloc(sizeof(WideCell) * Max(s->nvalues, 1));
+	/* by-value values of the row's columns, in one allocation */
+	if (schema->valbyval && schema->vallen > 0)
+		valbuf = palloc(schema->vallen * Max(s->nvalues, 1));
 	slot_getallattrs(slot);
-	initStringInfo(&key);
-	build_key(m, slot->tts_values, slot->tts_isnull, &key);
+	resetStringInfo(key);		/* (the key is copied into keyd) */
+	build_key(m, slot->tts_values, slot->tts_isnull, key);
 	row_time(m, schema, slot->tts_values, slot->tts_isnull, &ts, &tsnull);
-	keyd = PointerGetDatum(cstring_to_text_with_len(key.data, key.len));
+	keyd = PointerGetDatum(cstring_to_text_with_len(key->data, key->len));
 	for (int i = 0; i < s->nvalues; i++)
 	{
 		AttrNumber	a = s->by_qual[i];
@@ -356,7 +362,7 @@ rows_insert(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 			!WideCellSibling(m->cells, schema, &cells[0], m->quald[a - 1],
 							 WideRowValueIn(s, schema, &s->cols[a - 1],
 											slot->tts_values[a - 1]),
-							 &cells[n]))
+							 valbuf ? valbuf + n * schema->vallen : NULL, &cells[n]))
 			value_cell(m, schema, keyd, a, slot->tts_values[a - 1], ts, tsnull, &cells[n]);
 		n++;
 	}
