@@ -156,7 +156,7 @@ SQL
 	awk -v w="$((w1 - w0))" 'BEGIN { printf "%.3f\n", w / 1e9 }' > "$BENCH/rqwait"
 }
 
-declare -A COPY VAC CCPU VCPU CWAL CRQ VRQ
+declare -A COPY VAC CCPU VCPU CWAL CRQ VRQ COFF
 for r in $(seq 1 "$REPS"); do
 	for tag in heap wide; do
 		make_table $tag
@@ -170,6 +170,7 @@ for r in $(seq 1 "$REPS"); do
 		COPY[$tag]+=" $(timed ${tag}_copy "COPY $t FROM '$BENCH/$f' (FORMAT csv)")"
 		CCPU[$tag]+=" $(cat "$BENCH/cpu")"
 		CRQ[$tag]+=" $(cat "$BENCH/rqwait")"
+		COFF[$tag]+=" $(awk -v w="${COPY[$tag]##* }" -v c="${CCPU[$tag]##* }" -v q="${CRQ[$tag]##* }" 'BEGIN { printf "%.3f", w - c - q }')"
 		CWAL[$tag]+=" $(cat "$BENCH/wal")"
 		VAC[$tag]+=" $(timed ${tag}_vacuum "$v")"
 		VCPU[$tag]+=" $(cat "$BENCH/cpu")"
@@ -190,7 +191,7 @@ fi
 sizes=$(sql "SELECT pg_total_relation_size('cpu'), pg_total_relation_size('cpu_cells')")
 
 python3 - "$n" "${COPY[heap]}" "${COPY[wide]}" "${VAC[heap]}" "${VAC[wide]}" "$sizes" \
-	"${CCPU[heap]}" "${CCPU[wide]}" "${VCPU[heap]}" "${VCPU[wide]}" "${CWAL[heap]}" "${CWAL[wide]}" "$FORM" "${CRQ[heap]}" "${CRQ[wide]}" <<'PY'
+	"${CCPU[heap]}" "${CCPU[wide]}" "${VCPU[heap]}" "${VCPU[wide]}" "${CWAL[heap]}" "${CWAL[wide]}" "$FORM" "${CRQ[heap]}" "${CRQ[wide]}" "${COFF[heap]}" "${COFF[wide]}" <<'PY'
 import sys, statistics as st
 n = int(sys.argv[1])
 med = lambda a: st.median(float(x) for x in a.split())
@@ -198,14 +199,14 @@ ch, cw, vh, vw = (med(a) for a in sys.argv[2:6])
 sh, sw = (int(x) for x in sys.argv[6].split("|"))
 cch, ccw, vch, vcw, wh, ww = (med(a) for a in sys.argv[7:13])
 form = sys.argv[13]
-rqh, rqw = (med(a) for a in sys.argv[14:16])
+rqh, rqw, offh, offw = (med(a) for a in sys.argv[14:18])
 print(f"{n} readings, medians of {len(sys.argv[2].split())} rounds")
 print(f"| | heap | wide ({form}) | wide/heap |")
 print(f"|---|---:|---:|---:|")
 print(f"| COPY, readings/s | {n / ch:,.0f} | {n / cw:,.0f} | {ch / cw:.2f} |")
 print(f"| COPY, backend CPU s | {cch:.2f} | {ccw:.2f} | {cch / ccw:.2f} (heap/wide) |")
 print(f"| COPY, backend waiting for a CPU, s | {rqh:.2f} | {rqw:.2f} | |")
-print(f"| COPY, backend off CPU otherwise (wall - CPU - wait), s | {ch - cch - rqh:.2f} | {cw - ccw - rqw:.2f} | |")
+print(f"| COPY, backend off CPU otherwise (wall - CPU - wait), s | {offh:.2f} | {offw:.2f} | |")
 print(f"| COPY, WAL MB | {wh / 2**20:.1f} | {ww / 2**20:.1f} | {ww / wh:.2f} |")
 print(f"| VACUUM ANALYZE, s | {vh:.2f} | {vw:.2f} | {vw / vh:.2f} |")
 print(f"| VACUUM ANALYZE, backend CPU s | {vch:.2f} | {vcw:.2f} | {vcw / vch:.2f} |")
