@@ -339,8 +339,8 @@ WideRangeDelete(Relation rel, Snapshot snapshot, CommandId cid,
  * visible, if a tombstone does not fit the metapage or a transaction the
  * snapshot does not see wrote in one of the ranges before its tombstone,
  * check, if given, returned false for a cell one deletes, there are more
- * than WIDE_KEYS_DELETE_MAX_ROWS rows or their tombstones do not fit one
- * append (WideWriteAreaFitsAt), or a flush sealed the write area between
+ * than WIDE_KEYS_DELETE_MAX_ROWS rows or a tombstone needs a blob (a key
+ * of more than about 2,000 bytes: WideWriteAreaFitsAt), or a flush sealed the write area between
  * the row tombstones' number and their append: the caller deletes cell by
  * cell.
  *

@@ -372,44 +372,35 @@ WideWriteAreaBound(Relation rel, uint32 *gen)
 	return bound;
 }
 
-/* new write-area pages WideWriteAreaAppendAt may link in one WAL record */
+/* new write-area pages WideWriteAreaAppendAt links per WAL record */
 #define WIDE_APPEND_AT_PAGES	(MAX_GENERIC_XLOG_PAGES - 1)
 
 /*
- * WideWriteAreaFitsAt -- can WideWriteAreaAppendAt take these records
- * (no blob, at most WIDE_APPEND_AT_PAGES new pages)?
+ * WideWriteAreaFitsAt -- can WideWriteAreaAppendAt take these records (no
+ * blob: each inline)?
  */
 bool
 WideWriteAreaFitsAt(WideCell *cells, int n)
 {
-	Size		empty = BLCKSZ - SizeOfPageHeaderData -
-		MAXALIGN(sizeof(WidePageOpaqueData)) - sizeof(ItemIdData);
-	int			done = 0;
-	int			pages = 0;
-
 	for (int i = 0; i < n; i++)
 		if (WideRecordSize(&cells[i]) > WIDE_WA_MAX_INLINE)
 			return false;
-	while (done < n)
-	{
-		int			k = records_that_fit_in(empty, cells + done, n - done);
-
-		if (k == 0 || ++pages > WIDE_APPEND_AT_PAGES)
-			return false;
-		done += k;
-	}
 	return true;
 }
 
 /*
  * WideWriteAreaAppendAt -- append records all numbered "seq", a number
- * drawn earlier by WideWriteAreaBound with generation gen, in one WAL
- * record: the row tombstones of a DELETE, numbered before it counted the
+ * drawn earlier by WideWriteAreaBound with generation gen, under one lock
+ * of the metapage (or of the lane's head page, if they all fit it): the
+ * row tombstones of a DELETE, numbered before it counted the
  * cells they delete (am/rangedel.c).  Returns false, having written
  * nothing, if the write area is no longer of generation gen (a flush
  * sealed it since: every record of a generation must be numbered after
- * every record of the ones sealed before it, flush.c) or the records do
- * not fit (WideWriteAreaFitsAt).  *wa_pages is the number of pages the
+ * every record of the ones sealed before it, flush.c) or one needs a blob
+ * (WideWriteAreaFitsAt).  New pages are linked a WAL record per
+ * WIDE_APPEND_AT_PAGES of them, the metapage locked throughout, so that
+ * the generation cannot change half-way (a crash half-way leaves records
+ * of a transaction that never committed).  *wa_pages is the number of pages the
  * write area has (for deciding to flush).
  *
  * Unlike WideWriteAreaAppend's, these records may be numbered below records
@@ -488,7 +479,7 @@ WideWriteAreaAppendAt(Relation rel, WideCell *cells, int n, uint64 seq,
 	}
 	UnlockReleaseBuffer(metabuf);
 
-	/* new head pages, linked with the metapage in one WAL record */
+	/* new head pages, linked with the metapage, locked throughout */
 	meta = WideManifestBegin(rel, &tx);
 	if (meta->generation != gen)
 	{
@@ -496,12 +487,12 @@ WideWriteAreaAppendAt(Relation rel, WideCell *cells, int n, uint64 seq,
 		pfree(scratch);
 		return false;
 	}
-	while (done < n)
+	for (;;)
 	{
 		Page		page;
 		int			k;
 
-		Assert(npages < WIDE_APPEND_AT_PAGES);
+		CHECK_FOR_INTERRUPTS();
 		bufs[npages] = WideSpaceAllocOne(rel, meta);
 		page = GenericXLogRegisterBuffer(tx.state, bufs[npages], GENERIC_XLOG_FULL_IMAGE);
 		WideInitPage(page, WIDE_PAGE_WRITE, meta->generation);
@@ -514,14 +505,20 @@ WideWriteAreaAppendAt(Relation rel, WideCell *cells, int n, uint64 seq,
 		for (i = done; i < done + k; i++)
 			add_records(rel, page, &cells[i], 1, seq, scratch);
 		done += k;
+		if (done < n && npages < WIDE_APPEND_AT_PAGES)
+			continue;
+		*wa_pages = 0;
+		for (i = 0; i < WIDE_NLANES; i++)
+			*wa_pages += meta->lanes[i].npages;
+		lsn = WideManifestLog(&tx);
+		WideSeqAfterWrite(rel, seq, lsn);
+		for (i = 0; i < npages; i++)
+			UnlockReleaseBuffer(bufs[i]);
+		npages = 0;
+		if (done == n)
+			break;
+		meta = WideManifestContinue(&tx);
 	}
-	*wa_pages = 0;
-	for (i = 0; i < WIDE_NLANES; i++)
-		*wa_pages += meta->lanes[i].npages;
-	lsn = WideManifestLog(&tx);
-	WideSeqAfterWrite(rel, seq, lsn);
-	for (i = 0; i < npages; i++)
-		UnlockReleaseBuffer(bufs[i]);
 	WideManifestRelease(&tx);
 	pfree(scratch);
 	return true;
