@@ -315,6 +315,25 @@ pin_io_settings(void)
 	return nestlevel;
 }
 
+/*
+ * does the user mapping ask for a password (postgres_fdw's option
+ * password_required, which only a superuser may set to false)?
+ */
+static bool
+password_required(UserMapping *um)
+{
+	ListCell   *lc;
+
+	foreach(lc, um->options)
+	{
+		DefElem    *d = lfirst(lc);
+
+		if (strcmp(d->defname, "password_required") == 0)
+			return defGetBoolean(d);
+	}
+	return true;
+}
+
 /* open a connection to a foreign server of postgres_fdw, as its user mapping says */
 static PGconn *
 connect_server(ForeignServer *server, const char *tablet)
@@ -353,6 +372,28 @@ connect_server(ForeignServer *server, const char *tablet)
 		n++;
 	}
 	PQconninfoFree(defs);
+
+	/*
+	 * As postgres_fdw (check_conn_params): a non-superuser's mapping must
+	 * give a password, unless a superuser said it need not.  Checking after
+	 * the connection only whether a password was used is not enough: libpq
+	 * takes one the mapping does not give from a password file -- the
+	 * server's own (~/.pgpass), or one a "passfile" option of the node
+	 * names -- so the role would log in to the node as a user whose
+	 * password it does not know.
+	 */
+	if (!superuser() && password_required(um))
+	{
+		bool		given = false;
+
+		for (int i = 0; i < n; i++)
+			given |= strcmp(keys[i], "password") == 0 && vals[i][0] != '\0';
+		if (!given)
+			ereport(ERROR,
+					(errcode(ERRCODE_S_R_E_PROHIBITED_SQL_STATEMENT_ATTEMPTED),
+					 errmsg("password is required to reach node \"%s\"", server->servername),
+					 errdetail("Non-superusers must give a password in the user mapping.")));
+	}
 	keys[n] = "fallback_application_name";
 	vals[n++] = "wide";
 	keys[n] = "client_encoding";
@@ -378,7 +419,7 @@ connect_server(ForeignServer *server, const char *tablet)
 	}
 
 	/* as postgres_fdw: a non-superuser must authenticate with a password */
-	if (!superuser() && !PQconnectionUsedPassword(conn))
+	if (!superuser() && password_required(um) && !PQconnectionUsedPassword(conn))
 	{
 		PQfinish(conn);
 		ereport(ERROR,
