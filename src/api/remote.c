@@ -9,7 +9,8 @@
  * postgres_fdw; what it cannot do -- create the table there, change its
  * families -- is sent here as SQL over a connection of our own, opened
  * with the foreign server's options and the user's mapping, as
- * postgres_fdw opens its own, and with the settings that change how SQL
+ * postgres_fdw opens its own (one per node and transaction: another role
+ * of the transaction is refused it), and with the settings that change how SQL
  * text is read or values are written pinned (pin_settings: nothing sent
  * depends on the node's ALTER DATABASE ... SET):
  *
@@ -102,6 +103,7 @@ PG_FUNCTION_INFO_V1(wide_remote_query);
 typedef struct RemoteConn
 {
 	Oid			serverid;
+	Oid			userid;			/* whose user mapping opened it */
 	char	   *servername;
 	PGconn	   *conn;
 	int			depth;			/* local nesting level of its savepoints */
@@ -660,8 +662,22 @@ get_conn(const char *servername, const char *tablet)
 	{
 		RemoteConn *c = lfirst(lc);
 
-		if (c->serverid == server->serverid)
-			rc = c;
+		if (c->serverid != server->serverid)
+			continue;
+		/*
+		 * The node knows the session as the user of the mapping that opened
+		 * it: another role of this transaction (after a SECURITY DEFINER
+		 * function, SET ROLE) would act there as that user.
+		 */
+		if (c->userid != GetUserId())
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("cannot reach node \"%s\" as role \"%s\"", servername,
+							GetUserNameFromId(GetUserId(), false)),
+					 errdetail("This transaction reaches the node as role \"%s\", in one remote session opened with its user mapping.",
+							   GetUserNameFromId(c->userid, false)),
+					 errhint("Reach a node as one role per transaction.")));
+		rc = c;
 	}
 	if (rc == NULL)
 	{
@@ -670,6 +686,7 @@ get_conn(const char *servername, const char *tablet)
 
 		rc = palloc0(sizeof(RemoteConn));
 		rc->serverid = server->serverid;
+		rc->userid = GetUserId();
 		rc->servername = pstrdup(server->servername);
 		rc->conn = conn;
 		rc->depth = 1;

@@ -6,7 +6,10 @@
 # extension it may execute (read from pg_proc) is called on the parent and
 # on the remote tablet, and none deletes, creates or reads what the role
 # could not with SQL on the parent.  The owner of the parent, not a
-# superuser, still makes remote tablets and changes their families.
+# superuser, still makes remote tablets and changes their families.  A
+# role reaches a node only as its own mapping's user: not with a password
+# it does not give (a password file its own server names), nor through
+# the remote session another role opened in its transaction.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -245,5 +248,31 @@ is($n1->safe_psql('postgres',
 	    FROM wide.families(c.oid)) FROM pg_class c WHERE relname = 'dist2_2'}),
 	'node_user:m/2,x/3', 'an owner mapped to a node user that is not a superuser made a remote tablet and changed its families');
 is($coord->safe_psql('postgres', q{SET ROLE owner2; SELECT count(*) FROM dist2}), '2', 'and reads and writes it');
+
+# one remote session per node and transaction, opened with the user
+# mapping of the role that first reached the node: after a SECURITY
+# DEFINER function of owner_r (mapped to node_su) wrote to its remote
+# tablet, owner2 (mapped to node_user) read through that session, as
+# node_su, a table of the node node_user may not read
+$coord->safe_psql('postgres', q{
+	CREATE FUNCTION api_write(k text) RETURNS void SECURITY DEFINER LANGUAGE sql
+	  AS $$ SELECT wide.set_cell('dist', k, 'm', 'q', 5, 1) $$;
+	ALTER FUNCTION api_write(text) OWNER TO owner_r;
+	GRANT EXECUTE ON FUNCTION api_write(text) TO owner2;
+	SET ROLE owner2;
+	CREATE TABLE peek (row_key text COLLATE "C", family text COLLATE "C",
+	                   qualifier text COLLATE "C", ts int8, value int8) PARTITION BY RANGE (row_key);
+	SELECT wide.create_family('peek', 'm');
+	CREATE TABLE peek_1 PARTITION OF peek FOR VALUES FROM (MINVALUE) TO ('m') USING wide;
+	CREATE FOREIGN TABLE peek_2 PARTITION OF peek FOR VALUES FROM ('m') TO (MAXVALUE)
+	  SERVER n1 OPTIONS (table_name 'dist_2');
+});
+($ret, $out, $err) = $coord->psql('postgres', q{SET ROLE owner2; SELECT count(*) FROM wide.read_rows(NULL::peek)});
+like($err, qr/permission denied for table dist_2/, 'owner2 may not read the table of node_su through its own mapping');
+($ret, $out, $err) = $coord->psql('postgres', q{SET ROLE owner2;
+	BEGIN; SELECT api_write('z777'); SELECT count(*) FROM wide.read_rows(NULL::peek); COMMIT});
+like($err, qr/cannot reach node "n1" as role "owner2"/,
+	'nor through the session a SECURITY DEFINER function of another role opened in its transaction');
+is($out, '', 'and read nothing');
 
 done_testing();
