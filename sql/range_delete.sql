@@ -548,3 +548,9 @@ SELECT (SELECT count(*) FROM (SELECT row_key, family, qualifier, ts, value FROM 
                               EXCEPT ALL SELECT * FROM sxh) x) AS only_wide_after_vacuum,
        (SELECT count(*) FROM sx) AS cells;
 DROP TABLE sx, sxh;
+-- the test-only pause point is a superuser's setting
+CREATE ROLE range_delete_pauser;
+SET ROLE range_delete_pauser;
+SET wide.debug_pause = 'keysdel-numbered';
+RESET ROLE;
+DROP ROLE range_delete_pauser;
