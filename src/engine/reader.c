@@ -612,6 +612,7 @@ WideReaderNextRange(WideReader *r, const WideKeyRange *range)
 					index_skipped;
 
 		r->stats.blocks_read += WideSegIterBlocks(r->its[i]);
+		r->stats.blocks_kept += WideSegIterBlocksKept(r->its[i]);
 		WideSegIterSkipped(r->its[i], &skipped, &index_skipped);
 		r->stats.blocks_skipped += skipped;
 		r->stats.index_skipped += index_skipped;
@@ -1125,6 +1126,7 @@ WideReaderGetStats(const WideReader *r)
 					index_skipped;
 
 		st.blocks_read += WideSegIterBlocks(r->its[i]);
+		st.blocks_kept += WideSegIterBlocksKept(r->its[i]);
 		WideSegIterSkipped(r->its[i], &skipped, &index_skipped);
 		st.blocks_skipped += skipped;
 		st.index_skipped += index_skipped;

@@ -25,6 +25,7 @@ typedef struct WideReaderStats
 	uint64		wa_records;		/* write-area records read */
 	uint64		runs_read;		/* runs opened */
 	uint64		blocks_read;	/* segment data blocks opened */
+	uint64		blocks_kept;	/* ... decoded into the backend's block cache */
 	uint64		records;		/* records merged */
 	uint64		cells;			/* cells returned */
 	uint64		blocks_skipped; /* data blocks skipped by time pruning */

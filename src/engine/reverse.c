@@ -430,6 +430,7 @@ next_window(WideReverseReader *r)
 		r->stats.wa_records += st.wa_records;
 		r->stats.runs_read += st.runs_read;
 		r->stats.blocks_read += st.blocks_read;
+		r->stats.blocks_kept += st.blocks_kept;
 		r->stats.records += st.records;
 		r->stats.blocks_skipped += st.blocks_skipped;
 		r->stats.index_skipped += st.index_skipped;

@@ -425,6 +425,7 @@ extern bool WideSegIterSkipColumn(WideSegIter *it, const WideCell *col,
 								  WideCell *cell);
 extern WideSegment *WideSegIterSegment(WideSegIter *it);
 extern uint64 WideSegIterBlocks(const WideSegIter *it);
+extern uint64 WideSegIterBlocksKept(const WideSegIter *it);
 extern uint64 WideSegIterSkippedRecords(const WideSegIter *it, uint64 *blocks);
 struct WideTsPrune;
 extern void WideSegIterSetPrune(WideSegIter *it, const struct WideTsPrune *prune);
@@ -448,6 +449,8 @@ extern WideCacheEntry *WideCacheLookup(Relation rel, uint64 epoch,
 									   uint32 segid,
 									   uint64 max_seq, uint32 kind,
 									   uint64 offset, void **object);
+extern bool WideCacheAdmit(Relation rel, uint64 epoch, uint32 segid,
+						   uint64 max_seq, uint32 kind, uint64 offset);
 extern MemoryContext WideCacheNewContext(void);
 extern WideCacheEntry *WideCacheInsert(Relation rel, uint64 epoch,
 									   uint32 segid,

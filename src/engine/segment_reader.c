@@ -617,21 +617,30 @@ WideSegmentOpenIndex(Relation rel, const WideSegment *seg,
 /*
  * open_block_as -- data block e: from the backend's cache, else read (from
  * the shared cache if it is there) and inserted into the backend's cache
- * if "cache", into the shared one if "share"
+ * if "cache", into the shared one if "share".  A point read ("point")
+ * caches a block only when it read it before (blockcache.c:
+ * WideCacheAdmit).  *kept (if not NULL) tells whether it was inserted.
  */
 static WideRawBlock *
 open_block_as(Relation rel, const WideSegment *seg, const WideIndexEntry *e,
-			  WideCacheEntry **pin, bool cache, bool share)
+			  WideCacheEntry **pin, bool cache, bool share, bool point,
+			  bool *kept)
 {
 	void	   *obj;
 	MemoryContext cxt,
 				old;
 	WideRawBlock *blk;
 
+	if (kept)
+		*kept = false;
 	*pin = WideCacheLookup(rel, seg->epoch, seg->segid, seg->max_seq,
 						   CACHE_DATA, e->offset, &obj);
 	if (*pin)
 		return (WideRawBlock *) obj;
+	if (cache && point &&
+		!WideCacheAdmit(rel, seg->epoch, seg->segid, seg->max_seq,
+						CACHE_DATA, e->offset))
+		cache = false;
 	if (!cache)
 	{
 		blk = palloc(sizeof(WideRawBlock));
@@ -646,6 +655,8 @@ open_block_as(Relation rel, const WideSegment *seg, const WideIndexEntry *e,
 	obj = blk;
 	*pin = WideCacheInsert(rel, seg->epoch, seg->segid, seg->max_seq,
 						   CACHE_DATA, e->offset, cxt, &obj);
+	if (kept)
+		*kept = true;
 	return (WideRawBlock *) obj;
 }
 
@@ -653,7 +664,7 @@ static WideRawBlock *
 open_block(Relation rel, const WideSegment *seg, const WideIndexEntry *e,
 		   WideCacheEntry **pin, bool cache)
 {
-	return open_block_as(rel, seg, e, pin, cache, cache);
+	return open_block_as(rel, seg, e, pin, cache, cache, false, NULL);
 }
 
 WideRawBlock *
@@ -737,6 +748,7 @@ struct WideSegIter
 	WideBlockIter bi;			/* records of the data block */
 	uint64		want_cells;		/* the index entry's count, to check */
 	uint64		blocks;			/* data blocks opened */
+	uint64		blocks_kept;	/* ... of them decoded into the block cache */
 	Size		block_bytes;	/* ... their decoded bytes */
 	const WideTsPrune *prune;	/* time pruning (tsprune.c), or NULL */
 	uint64		skipped;		/* data blocks skipped by it */
@@ -901,13 +913,16 @@ next_block(WideSegIter *it)
 	{
 		MemoryContext old = MemoryContextSwitchTo(it->bi.cxt);
 		bool		first = it->blocks < WIDE_SCAN_CACHED_BLOCKS;
+		bool		kept;
 
 		it->blk = open_block_as(it->rel, it->seg, e, &it->blkpin,
 								first || it->block_bytes <
 								(Size) wide_block_cache_size * 1024 / WIDE_SCAN_CACHE_SHARE,
 								first || it->block_bytes <
-								(Size) wide_shared_block_cache_size * 1024 / WIDE_SCAN_CACHE_SHARE);
+								(Size) wide_shared_block_cache_size * 1024 / WIDE_SCAN_CACHE_SHARE,
+								it->range.is_point, &kept);
 		MemoryContextSwitchTo(old);
+		it->blocks_kept += kept;
 	}
 	it->blocks++;
 	it->range_blocks++;
@@ -1189,6 +1204,16 @@ uint64
 WideSegIterBlocks(const WideSegIter *it)
 {
 	return it->blocks;
+}
+
+/*
+ * WideSegIterBlocksKept -- of those, the blocks decoded into the backend's
+ * block cache (not found there, and cached: open_block_as).
+ */
+uint64
+WideSegIterBlocksKept(const WideSegIter *it)
+{
+	return it->blocks_kept;
 }
 
 /*
