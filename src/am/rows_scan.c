@@ -201,6 +201,8 @@ struct RowsScan
 	uint64		nprefiltered;
 	uint64		nbatched;		/* rows decoded a block at a time */
 	uint64		nbstates;		/* backward: table states read (bstate) */
+	uint64		ndirect;		/* backward: last rows read straight from
+								 * their block (reverse.c) */
 };
 
 /*
@@ -741,6 +743,8 @@ close_reader(RowsScan *st)
 	st->bnext = 0;
 	if (st->reader != NULL)
 		WideReaderEnd(st->reader);
+	if (st->rreader != NULL)
+		st->ndirect += WideReverseGetStats(st->rreader).rows_direct;
 	if (st->rreader != NULL && st->bstate_all && st->bspare == NULL)
 		st->bspare = st->rreader;	/* (kept for the next rescan) */
 	else if (st->rreader != NULL)
@@ -1029,6 +1033,7 @@ next_cell_backward(RowsScan *st)
 		c = WideReverseNext(st->rreader);
 		if (c == NULL)
 		{
+			st->ndirect += WideReverseGetStats(st->rreader).rows_direct;
 			if (st->bstate_all && st->bspare == NULL)
 				st->bspare = st->rreader;
 			else
@@ -2053,8 +2058,12 @@ WideRowsScanExplain(Oid relid, List *fdw_private, RowsScan *st, ExplainState *es
 			ExplainPropertyInteger("Rows Decoded in Batches", NULL,
 								   (int64) st->nbatched, es);
 		if (es->verbose && st->backward)
+		{
 			ExplainPropertyInteger("Table States Read", NULL,
 								   (int64) st->nbstates, es);
+			ExplainPropertyInteger("Last Rows Read Directly", NULL,
+								   (int64) st->ndirect, es);
+		}
 	}
 }
 

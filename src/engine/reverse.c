@@ -95,6 +95,7 @@ struct WideReverseReader
 	int			pos;			/* full reverse: cells[pos - 1] is next */
 	int			rowstart;		/* cells_forward: the current row */
 	int			rowend;
+	WideBlockIter lastbi;		/* WideReadStateLastRow's */
 	WideReaderStats stats;
 };
 
@@ -213,6 +214,7 @@ reverse_new(Relation rel, Snapshot snapshot, int64 now, WideReadState *state,
 									  ALLOCSET_DEFAULT_SIZES);
 	r->maxcells = 32;			/* (grows: a LIMIT read needs few) */
 	r->cells = palloc(sizeof(WideCell) * r->maxcells);
+	r->lastbi.cxt = CurrentMemoryContext;
 	return r;
 }
 
@@ -267,6 +269,7 @@ WideReverseRestart(WideReverseReader *r, int64 now, const WideKeyRange *range)
 	Assert(!r->own_state);
 	MemoryContextReset(r->wincxt);
 	r->now = now;
+	memset(&r->stats, 0, sizeof(r->stats));
 	set_range(r, range);
 }
 
@@ -345,6 +348,71 @@ window_copy(const char *p, uint32 len, const char *prev, uint32 prevlen)
 	return c;
 }
 
+/* a cell of the window read, copied into it (in wincxt) */
+static bool
+window_add(const WideCell *cell, void *arg)
+{
+	WideReverseReader *r = (WideReverseReader *) arg;
+	WideCell   *c;
+	const WideCell *prev = r->ncells > 0 ? &r->cells[r->ncells - 1] : NULL;
+
+	if (r->ncells == r->maxcells)
+	{
+		/* (repalloc keeps the array in the reader's context) */
+		r->maxcells *= 2;
+		r->cells = repalloc(r->cells, sizeof(WideCell) * r->maxcells);
+		prev = &r->cells[r->ncells - 1];
+	}
+	c = &r->cells[r->ncells++];
+	*c = *cell;
+	c->key = window_copy(cell->key, cell->keylen,
+						 prev ? prev->key : NULL, prev ? prev->keylen : 0);
+	c->family = window_copy(cell->family, cell->famlen,
+							prev ? prev->family : NULL, prev ? prev->famlen : 0);
+	c->qual = window_copy(cell->qual, cell->quallen, NULL, 0);
+	c->value = window_copy(cell->value, cell->vallen, NULL, 0);
+	c->key_datum = c->qual_datum = c->value_datum = NULL;
+	return true;
+}
+
+/*
+ * The first window of a range: its last row alone, read straight from its
+ * block where the state allows (reader.c: WideReadStateLastRow) -- a
+ * backward LIMIT 1 read ends there.  True if that decided the window (its
+ * cells read, or none left: r->exhausted); false: read it as a window.
+ */
+static bool
+last_row_window(WideReverseReader *r)
+{
+	int			res;
+
+	if (r->runrows != REVERSE_RUN_FIRST || r->state == NULL || r->has_window ||
+		r->nwakeys > 0)
+		return false;
+	res = WideReadStateLastRow(r->state, r->now, &r->range,
+							   r->has_hi ? r->hi.data : NULL, r->hi.len,
+							   r->hi_incl, &r->lastbi, window_add, r, &r->stats);
+	if (res < 0)
+	{
+		r->ncells = 0;
+		return false;
+	}
+	if (res == 0)
+	{
+		r->exhausted = true;
+		return true;
+	}
+	/* the next window: the rows below this one */
+	resetStringInfo(&r->hi);
+	appendBinaryStringInfo(&r->hi, r->cells[0].key, r->cells[0].keylen);
+	r->has_hi = true;
+	r->hi_incl = false;
+	r->warows = Min(r->warows * 2, REVERSE_WA_ROWS);
+	r->runrows *= REVERSE_RUN_GROWTH;
+	r->stats.rows_direct++;
+	return true;
+}
+
 /* read the next window that holds cells; false at the start of the range */
 static bool
 next_window(WideReverseReader *r)
@@ -381,6 +449,11 @@ next_window(WideReverseReader *r)
 				return false;
 			}
 		}
+		if (last_row_window(r))
+		{
+			MemoryContextSwitchTo(old);
+			continue;			/* (its row, or none and exhausted) */
+		}
 		if (window_start(r) && !WideRowBeforeRange(&r->range, r->bound.data,
 												   r->bound.len))
 		{
@@ -403,27 +476,7 @@ next_window(WideReverseReader *r)
 			WideReaderBeginTs(r->rel, r->snapshot, r->now, &w,
 							  r->has_window ? &r->window : NULL);
 		while ((cell = WideReaderNext(reader)) != NULL)
-		{
-			WideCell   *c;
-			const WideCell *prev = r->ncells > 0 ? &r->cells[r->ncells - 1] : NULL;
-
-			if (r->ncells == r->maxcells)
-			{
-				/* (repalloc keeps the array in the reader's context) */
-				r->maxcells *= 2;
-				r->cells = repalloc(r->cells, sizeof(WideCell) * r->maxcells);
-				prev = &r->cells[r->ncells - 1];
-			}
-			c = &r->cells[r->ncells++];
-			*c = *cell;
-			c->key = window_copy(cell->key, cell->keylen,
-								 prev ? prev->key : NULL, prev ? prev->keylen : 0);
-			c->family = window_copy(cell->family, cell->famlen,
-									prev ? prev->family : NULL, prev ? prev->famlen : 0);
-			c->qual = window_copy(cell->qual, cell->quallen, NULL, 0);
-			c->value = window_copy(cell->value, cell->vallen, NULL, 0);
-			c->key_datum = c->qual_datum = c->value_datum = NULL;
-		}
+			(void) window_add(cell, r);
 		st = WideReaderGetStats(reader);
 		WideReaderEnd(reader);
 		MemoryContextSwitchTo(old);
@@ -505,6 +558,7 @@ WideReverseEnd(WideReverseReader *r)
 {
 	MemoryContextDelete(r->wincxt);
 	MemoryContextDelete(r->rangecxt);
+	WideBlockIterEnd(&r->lastbi);
 	if (r->own_state)
 		WideReadStateEnd(r->state);
 	pfree(r->cells);
