@@ -31,6 +31,14 @@
  * reader at each range (WideReverseRestart): only the range's runs and
  * write-area keys are found again, by binary search in the state.
  *
+ * The first window of a range is shorter still where the state allows
+ * (reader.c: WideReadStateLastRow): where one plain run alone holds the
+ * range, with no write-area record in it, the range's last row is found
+ * through the run's index and the block's row directory and its records
+ * alone are decoded -- no window bound, reader or iterator (a LIMIT 1
+ * read ends there; WideReaderStats.rows_direct counts these rows).
+ * Anything it cannot decide that way is read as a window, as before.
+ *
  * Cells come in the exact reverse of the forward order (row, family,
  * qualifier descending, ts ascending), or, with cells_forward, rows
  * backwards but the cells of a row in forward order (read_rows reversed,
