@@ -88,6 +88,7 @@ struct WideReverseReader
 	const char **wakeys;		/* write-area row keys in range, sorted */
 	uint32	   *walens;
 	int			nwakeys;
+	bool		located;		/* runs and wakeys found (locate) */
 	int			warows;			/* K: write-area rows of the next window */
 	int			runrows;		/* rows of a run in the next window (0: a block) */
 	StringInfoData hi;			/* the next window's upper bound */
@@ -118,9 +119,9 @@ copy_key(const char *p, uint32 len)
 }
 
 /*
- * set_range -- start reading range (NULL: all) from its end: its keys, the
- * runs of the state that may hold it and the distinct row keys of the
- * state's write-area records in it, in rangecxt.
+ * set_range -- start reading range (NULL: all) from its end: its keys, in
+ * rangecxt (the runs and write-area keys only when a window needs them:
+ * locate).
  */
 static void
 set_range(WideReverseReader *r, const WideKeyRange *range)
@@ -156,6 +157,24 @@ set_range(WideReverseReader *r, const WideKeyRange *range)
 	r->nwakeys = 0;
 	r->wakeys = NULL;
 	r->walens = NULL;
+	r->located = false;
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * locate -- the runs of the state that may hold the range, and the
+ * distinct row keys of the state's write-area records in it, in rangecxt
+ * (once per range)
+ */
+static void
+locate(WideReverseReader *r)
+{
+	MemoryContext old;
+
+	if (r->located)
+		return;
+	r->located = true;
+	old = MemoryContextSwitchTo(r->rangecxt);
 	/* one row is one window: the range itself, read by a plain reader */
 	if (!r->range.is_point && r->state)
 	{
@@ -301,9 +320,11 @@ window_start(WideReverseReader *r)
 	WideKeyRange upto;
 	bool		have = false;
 	int			lo = 0,
-				hi = r->nwakeys,
+				hi,
 				i;
 
+	locate(r);
+	hi = r->nwakeys;
 	/* the runs that hold rows <= hi */
 	memset(&upto, 0, sizeof(upto));
 	upto.has_end = r->has_hi;
@@ -394,8 +415,7 @@ last_row_window(WideReverseReader *r)
 {
 	int			res;
 
-	if (r->runrows != REVERSE_RUN_FIRST || r->state == NULL || r->has_window ||
-		r->nwakeys > 0)
+	if (r->runrows != REVERSE_RUN_FIRST || r->state == NULL || r->has_window)
 		return false;
 	res = WideReadStateLastRow(r->state, r->now, &r->range,
 							   r->has_hi ? r->hi.data : NULL, r->hi.len,
