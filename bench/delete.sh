@@ -27,7 +27,10 @@
 #   form_hour_by_row: form_hour with wide.enable_range_delete = off (a
 #                 tombstone per row, as every row form DELETE was before)
 # Bytes for these: both tables before the case, what its deletes added,
-# and after a VACUUM.
+# and after a VACUUM; and the backend's CPU time of each DELETE
+# (/proc/self/schedstat read by the session before and after it), medians:
+# on a loaded machine a DELETE of a few ms waits for a CPU longer than it
+# runs, so the wall-clock ratio is mostly the run queue's noise.
 #
 # CASES="range rows rows1000 in everything form_hour form_reading form_day form_in
 # form_hour_by_row" (the default) picks the cases.
@@ -181,45 +184,61 @@ form_case() {
 	local name=$1 first=$2 set=$3 where=$4 i h script out hb wb ha wa hv wv n
 	form_load
 	read -r hb wb <<<"$(form_bytes)"
-	script="$set
+	# each DELETE timed by psql (wall: parse, plan, execute, commit and the
+	# round trip) and by the backend's CPU time around it (schedstat)
+	local cpu="\\timing off
+SELECT 'S', pg_read_file('/proc/self/schedstat');
 \\timing on"
+	script="$set"
 	for ((i = 0; i < ROUNDS; i++)); do
 		h=$((first + i))
 		if ((i % 2 == 0)); then
 			script+="
+$cpu
 DELETE FROM hcpu WHERE ${where//@/$h};
+$cpu
 DELETE FROM rcpu WHERE ${where//@/$h};"
 		else
 			script+="
+$cpu
 DELETE FROM rcpu WHERE ${where//@/$h};
+$cpu
 DELETE FROM hcpu WHERE ${where//@/$h};"
 		fi
 	done
+	script+="
+$cpu"
 	out=$(as_test_user "psql -X -At -h $BENCH -p $PORT -U postgres -v ON_ERROR_STOP=1" <<<"$script")
 	# the times in statement order: heap, rows, rows, heap, ...
-	local -a T=() H=() W=() N=()
+	local -a T=() H=() W=() N=() C=() HC=() WC=()
 	mapfile -t T < <(grep '^Time:' <<<"$out" | awk '{print $2}')
+	# CPU ms of each DELETE: the difference of the schedstat lines around it
+	mapfile -t C < <(grep '^S|' <<<"$out" | cut -d'|' -f2 | awk '{ if (NR > 1) printf "%.3f\n", ($1 - p) / 1e6; p = $1 }')
 	mapfile -t N < <(grep '^DELETE' <<<"$out" | awk '{print $2}')
 	for ((i = 0; i < ROUNDS; i++)); do
 		if ((i % 2 == 0)); then H+=("${T[2 * i]}"); W+=("${T[2 * i + 1]}")
-		else W+=("${T[2 * i]}"); H+=("${T[2 * i + 1]}"); fi
+			HC+=("${C[2 * i]}"); WC+=("${C[2 * i + 1]}")
+		else W+=("${T[2 * i]}"); H+=("${T[2 * i + 1]}")
+			WC+=("${C[2 * i]}"); HC+=("${C[2 * i + 1]}"); fi
 		[ "${N[2 * i]}" = "${N[2 * i + 1]}" ] || { echo "row counts differ: ${N[*]}" >&2; exit 1; }
 	done
 	read -r ha wa <<<"$(form_bytes)"
 	sql "VACUUM hcpu; VACUUM cpu_cells;"
 	read -r hv wv <<<"$(form_bytes)"
-	local hm wm
+	local hm wm hc wc
 	hm=$(printf '%s\n' "${H[@]}" | tr '\n' ' ' | median)
 	wm=$(printf '%s\n' "${W[@]}" | tr '\n' ' ' | median)
-	printf '| %s (%s rows each) | %s | %s | %.2f | %s / %s | %s / %s | %s / %s |\n' "$name" "${N[0]}" \
+	hc=$(printf '%s\n' "${HC[@]}" | tr '\n' ' ' | median)
+	wc=$(printf '%s\n' "${WC[@]}" | tr '\n' ' ' | median)
+	printf '| %s (%s rows each) | %s | %s | %.2f | %s / %s | %s / %s | %s / %s | %s | %s | %.2f |\n' "$name" "${N[0]}" \
 		"$hm" "$wm" "$(echo "$wm / $hm" | bc -l)" "$(numfmt --to=iec "$hb")" "$(numfmt --to=iec "$wb")" \
 		"$(numfmt --to=iec $((ha - hb)))" "$(numfmt --to=iec $((wa - wb)))" \
-		"$(numfmt --to=iec "$hv")" "$(numfmt --to=iec "$wv")"
+		"$(numfmt --to=iec "$hv")" "$(numfmt --to=iec "$wv")" "$hc" "$wc" "$(echo "$wc / $hc" | bc -l)"
 }
 
 echo "load: $(uptime | sed 's/.*load average/load average/')"
-echo "| delete ($CELLS cells) | heap ms | wide ms | wide/heap | bytes before (heap / wide) | added by the DELETE | after VACUUM |"
-echo "|---|---:|---:|---:|---|---|---|"
+echo "| delete ($CELLS cells) | heap ms | wide ms | wide/heap | bytes before (heap / wide) | added by the DELETE | after VACUUM | heap CPU ms | wide CPU ms | CPU wide/heap |"
+echo "|---|---:|---:|---:|---|---|---|---:|---:|---:|"
 [ -z "${CASES:-}" ] && CASES="range rows rows1000 in everything form_hour form_reading form_day form_in form_hour_by_row"
 for c in $CASES; do
 	case $c in

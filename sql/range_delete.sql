@@ -382,6 +382,73 @@ SELECT (SELECT count(*) FROM (SELECT row_key, family, qualifier, ts, value FROM 
        (SELECT count(*) FROM sq) AS cells;
 DROP TABLE sq, sqh;
 
+-- the write-area copy where a table's storage changes under it, against
+-- heaps, in one transaction: five tables counted in turn (four copies:
+-- each count evicts one), a TRUNCATE of a table made in the transaction
+-- between two counts of it (its relfilenode kept, a new metapage of
+-- another epoch whose lane starts again at the same block: a copy keyed
+-- without the epoch reads stale records), a subtransaction's writes
+-- rolled back, a flush in the middle of a statement (wide.flush_threshold's
+-- 16 pages)
+BEGIN;
+SET LOCAL wide.flush_threshold = 16;
+SET LOCAL wide.statement_run_size = '1GB';	-- (statements go to the write area)
+CREATE FUNCTION pg_temp.wa_check(t int, k text) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE n bigint; m bigint;
+BEGIN
+  EXECUTE format('DELETE FROM wc%s WHERE row_key = %L', t, k);
+  GET DIAGNOSTICS n = ROW_COUNT;
+  EXECUTE format('DELETE FROM hc%s WHERE row_key = %L', t, k);
+  GET DIAGNOSTICS m = ROW_COUNT;
+  IF n <> m THEN RAISE EXCEPTION 'wc%: DELETE of % deleted %, the heap %', t, k, n, m; END IF;
+END $$;
+CREATE FUNCTION pg_temp.wa_write(t int, n int, tag text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE format('INSERT INTO wc%s SELECT ''k'' || (g %% 40), ''m'', %L || g, 1, g FROM generate_series(1, %s) g', t, tag, n);
+  EXECUTE format('INSERT INTO hc%s SELECT ''k'' || (g %% 40), ''m'', %L || g, 1, g FROM generate_series(1, %s) g', t, tag, n);
+END $$;
+DO $$
+BEGIN
+  FOR t IN 1..5 LOOP
+    EXECUTE format('CREATE TABLE wc%s (row_key text, family text, qualifier text, ts int8, value int8) USING wide', t);
+    EXECUTE format('SELECT wide.create_family(%L, ''m'')', 'wc' || t);
+    EXECUTE format('CREATE TABLE hc%s (row_key text, family text, qualifier text, ts int8, value int8)', t);
+    PERFORM pg_temp.wa_write(t, 200, 'a');
+  END LOOP;
+  FOR i IN 1..30 LOOP
+    FOR t IN 1..5 LOOP
+      PERFORM pg_temp.wa_check(t, 'k' || ((i * 7 + t) % 40));
+      PERFORM pg_temp.wa_write(t, 3, 'b' || i || '_');
+    END LOOP;
+    IF i = 10 THEN
+      PERFORM pg_temp.wa_check(3, 'k1');
+      TRUNCATE wc3, hc3;
+      PERFORM pg_temp.wa_write(3, 150, 'c');
+      PERFORM pg_temp.wa_check(3, 'k2');
+    ELSIF i = 15 THEN
+      BEGIN
+        PERFORM pg_temp.wa_write(2, 50, 'd');
+        PERFORM pg_temp.wa_check(2, 'k5');
+        RAISE EXCEPTION 'roll back';
+      EXCEPTION WHEN raise_exception THEN NULL;
+      END;
+    ELSIF i = 20 THEN
+      PERFORM pg_temp.wa_write(4, 6000, 'e');	-- (flushes)
+    END IF;
+  END LOOP;
+END $$;
+SELECT (SELECT flushes FROM wide.stats('wc4')) > 0 AS flushed,
+       (SELECT count(*) FROM ((SELECT * FROM wc1 UNION ALL SELECT * FROM wc2 UNION ALL
+         SELECT * FROM wc3 UNION ALL SELECT * FROM wc4 UNION ALL SELECT * FROM wc5)
+         EXCEPT ALL (SELECT * FROM hc1 UNION ALL SELECT * FROM hc2 UNION ALL
+         SELECT * FROM hc3 UNION ALL SELECT * FROM hc4 UNION ALL SELECT * FROM hc5)) x) AS only_wide,
+       (SELECT count(*) FROM ((SELECT * FROM hc1 UNION ALL SELECT * FROM hc2 UNION ALL
+         SELECT * FROM hc3 UNION ALL SELECT * FROM hc4 UNION ALL SELECT * FROM hc5)
+         EXCEPT ALL (SELECT * FROM wc1 UNION ALL SELECT * FROM wc2 UNION ALL
+         SELECT * FROM wc3 UNION ALL SELECT * FROM wc4 UNION ALL SELECT * FROM wc5)) x) AS only_heap,
+       (SELECT count(*) FROM wc3) = (SELECT count(*) FROM hc3) AS truncated_alike;
+ROLLBACK;
+
 -- VACUUM (FREEZE) and a range tombstone left in the metapage (it deleted
 -- too little of the run it overlaps for VACUUM to rewrite that run):
 -- relfrozenxid must never pass the tombstone's xmin, or the clog under it

@@ -88,6 +88,8 @@ extern WideCell *const *WideReadStateWA(const WideReadState *st, int64 *n);
 extern WideReader *WideReaderBeginAt(WideReadState *st, int64 now,
 									 const WideKeyRange *range,
 									 const WideTsWindow *window);
+extern bool WideReaderRestartAt(WideReader *r, WideReadState *st,
+								const WideKeyRange *range);
 extern void WideReadStateEnd(WideReadState *st);
 struct WideBlockIter;
 extern int	WideReadStateLastRow(WideReadState *st, int64 now,
