@@ -213,11 +213,6 @@ runs_in_range(const TableState *ts, const WideKeyRange *range, WideRunData *out)
 	return n;
 }
 
-/*
- * Everything a reader needs before it merges: the schema, the range, the
- * predicate lock, one state of the table (into *ts) and its visible
- * write-area records in range, sorted.
- */
 /* is the record one the snapshot does not see, written by another
  * transaction that has not aborted, before unseen_below? */
 static inline bool
@@ -228,6 +223,140 @@ unseen_writer(const WideReader *r, const WideCell *c, uint8 hint)
 		!TransactionIdIsCurrentTransactionId(c->xmin);
 }
 
+/*
+ * wa_unseen -- a write-area record the snapshot does not see: a counting
+ * reader r (WideReaderBeginCounting) counts it if another transaction wrote
+ * it (unseen_writer); a read state (r NULL) tells SSI it skipped it, as
+ * WideWAScanNext does.
+ */
+static void
+wa_unseen(Relation rel, WideReader *r, const WideCell *cell, Snapshot snapshot,
+		  uint8 hint)
+{
+	if (r != NULL)
+	{
+		if (unseen_writer(r, cell, hint))
+			r->nunseen++;
+	}
+	else
+		WideSerializableUnseen(rel, cell, snapshot, hint);
+}
+
+/*
+ * wa_from_cache -- the write-area records of range that the snapshot sees
+ * (all with none), into sorter, from this backend's copy of the write area
+ * (wacache.c), which reads only what was appended since its last read: a
+ * transaction of single-row DELETEs appends a tombstone each, and so does
+ * a row form's DELETE of readings, and each count or read state would read
+ * them all again.  As WideWAScanNext with a snapshot, but the hint learnt
+ * is kept in the copy, not set on the page.  For a counting reader r (NULL
+ * for a read state) each record is counted in its statistics and the ones
+ * its window prunes are skipped, as by wa_scan.  False if the copy cannot
+ * serve (the caller scans).
+ */
+static bool
+wa_from_cache(Relation rel, const TableState *ts, Snapshot snapshot,
+			  const WideKeyRange *range, WideSorter *sorter, WideReader *r)
+{
+	const WideCell **wa;
+	int64		nwa;
+
+	if (!WideWACacheRange(rel, ts->epoch, ts->heads, ts->gens, ts->nlanes,
+						  range, &wa, &nwa))
+		return false;
+	for (int64 i = 0; i < nwa; i++)
+	{
+		WideCell	cell = *wa[i];
+		uint8		hint;
+
+		/* (the copy returns only records in range) */
+		if (r != NULL)
+			r->stats.wa_records++;
+		if (snapshot != NULL)
+		{
+			bool		visible = WideRecordVisible(&cell, snapshot, &hint);
+
+			/* (a hint is for good: the copy keeps it) */
+			((WideCell *) wa[i])->flags |= hint;
+			if (!visible)
+			{
+				wa_unseen(rel, r, &cell, snapshot, hint);
+				continue;
+			}
+			cell.flags |= hint;
+		}
+		if (r != NULL && r->pruning && WideTsPruneRecord(&r->prune, &cell))
+			continue;
+		WideSorterAdd(sorter, &cell);
+	}
+	WideWACacheRelease();
+	pfree(wa);
+	return true;
+}
+
+/*
+ * wa_scan -- the same by a scan of the write-area pages, which sets the
+ * hints it learns on them.  A counting reader scans without a snapshot and
+ * judges each record in range itself, to count the ones it does not see.
+ */
+static void
+wa_scan(Relation rel, const TableState *ts, Snapshot snapshot,
+		const WideKeyRange *range, WideSorter *sorter, WideReader *r)
+{
+	bool		counting = r != NULL && r->unseen_below > 0;
+	WideWAScan *wa = WideWAScanBegin(rel, counting ? NULL : snapshot,
+									 ts->heads, ts->gens, ts->nlanes);
+	WideCell	cell;
+
+	while (WideWAScanNext(wa, &cell))
+	{
+		if (r != NULL)
+			r->stats.wa_records++;
+		if (WideRowBeforeRange(range, cell.key, cell.keylen) ||
+			WideRowAfterRange(range, cell.key, cell.keylen))
+			continue;
+		if (counting)
+		{
+			uint8		hint;
+
+			if (!WideRecordVisible(&cell, snapshot, &hint))
+			{
+				wa_unseen(rel, r, &cell, snapshot, hint);
+				continue;
+			}
+			cell.flags |= hint;
+		}
+		if (r != NULL && r->pruning && WideTsPruneRecord(&r->prune, &cell))
+			continue;
+		WideSorterAdd(sorter, &cell);
+	}
+	WideWAScanEnd(wa);
+}
+
+/*
+ * wa_gather -- the write-area records in range that a read sees, into
+ * sorter: for a reader r, or a read state (r NULL).  Read states and
+ * counting readers, which a transaction repeats, take them from the
+ * backend's copy when it serves (wa_from_cache); other readers, and those
+ * the copy cannot serve, scan the pages (wa_scan).
+ */
+static void
+wa_gather(Relation rel, const TableState *ts, Snapshot snapshot,
+		  const WideKeyRange *range, WideSorter *sorter, WideReader *r)
+{
+	if (ts->nlanes == 0)
+		return;
+	if ((r == NULL || r->unseen_below > 0) &&
+		wa_from_cache(rel, ts, snapshot, range, sorter, r))
+		return;
+	wa_scan(rel, ts, snapshot, range, sorter, r);
+}
+
+/*
+ * Everything a reader needs before it merges: the schema, the range, the
+ * predicate lock, one state of the table (into *ts) and its visible
+ * write-area records in range, sorted.
+ */
 static WideReader *
 reader_prepare(Relation rel, Snapshot snapshot, int64 now,
 			   const WideKeyRange *range, const WideTsWindow *window,
@@ -271,77 +400,7 @@ reader_prepare(Relation rel, Snapshot snapshot, int64 now,
 
 	/* the write area: visible records in range, sorted */
 	r->sorter = WideSorterBegin();
-	if (ts->nlanes > 0 && unseen_below)
-	{
-		const WideCell **wa;
-		int64		nwa;
-
-		/*
-		 * A count (WideReaderBeginCounting): the records of its range from
-		 * this backend's copy of the write area, which reads only what was
-		 * appended since its last read (wacache.c) -- a transaction of
-		 * single-row DELETEs appends a tombstone each.
-		 */
-		if (WideWACacheRange(rel, ts->epoch, ts->heads, ts->gens, ts->nlanes,
-							 &r->range, &wa, &nwa))
-		{
-			for (int64 i = 0; i < nwa; i++)
-			{
-				WideCell	cell = *wa[i];
-				uint8		hint;
-
-				r->stats.wa_records++;
-				if (WideRowBeforeRange(&r->range, cell.key, cell.keylen) ||
-					WideRowAfterRange(&r->range, cell.key, cell.keylen))
-					continue;
-				if (!WideRecordVisible(&cell, snapshot, &hint))
-				{
-					if (unseen_writer(r, &cell, hint))
-						r->nunseen++;
-					continue;
-				}
-				cell.flags |= hint;
-				if (r->pruning && WideTsPruneRecord(&r->prune, &cell))
-					continue;
-				WideSorterAdd(r->sorter, &cell);
-			}
-			WideWACacheRelease();
-			pfree(wa);
-			WideSorterDone(r->sorter);
-			return r;
-		}
-	}
-	if (ts->nlanes > 0)
-	{
-		/* (counting unseen writers: visibility checked here, in range) */
-		WideWAScan *wa = WideWAScanBegin(rel, unseen_below ? NULL : snapshot,
-										 ts->heads, ts->gens, ts->nlanes);
-		WideCell	cell;
-
-		while (WideWAScanNext(wa, &cell))
-		{
-			r->stats.wa_records++;
-			if (WideRowBeforeRange(&r->range, cell.key, cell.keylen) ||
-				WideRowAfterRange(&r->range, cell.key, cell.keylen))
-				continue;
-			if (unseen_below)
-			{
-				uint8		hint;
-
-				if (!WideRecordVisible(&cell, snapshot, &hint))
-				{
-					if (unseen_writer(r, &cell, hint))
-						r->nunseen++;
-					continue;
-				}
-				cell.flags |= hint;
-			}
-			if (r->pruning && WideTsPruneRecord(&r->prune, &cell))
-				continue;
-			WideSorterAdd(r->sorter, &cell);
-		}
-		WideWAScanEnd(wa);
-	}
+	wa_gather(rel, ts, snapshot, &r->range, r->sorter, r);
 	WideSorterDone(r->sorter);
 	return r;
 }
@@ -412,6 +471,24 @@ drops_touch(const TableState *ts, const WideRunData *run)
 }
 
 /*
+ * reader_merge_run -- add an iterator on a run to the reader's merge,
+ * ranked "order" among its sources (WideMergeIterAdd: larger is newer).
+ */
+static void
+reader_merge_run(WideReader *r, const WideRunData *run, int order)
+{
+	WideSegIter *it = WideSegIterBegin(r->rel, run, &r->range);
+
+	r->its[r->nits++] = it;
+	if (r->pruning)
+		WideSegIterSetPrune(it, &r->prune);
+	if (r->keep)
+		WideSegIterSetColumnFilter(it, r->keep, r->keep_arg);
+	WideMergeIterAddSkippable(r->merge, WideSegIterSource, seg_skip, it, order);
+	r->stats.runs_read++;
+}
+
+/*
  * Start merging r->range: the merger, and the write area merged with every
  * run (bulk-loaded ones too) that may hold the range.  A range that only
  * one plain run holds (run_is_plain), with no write-area record in it, is
@@ -471,15 +548,7 @@ reader_open(WideReader *r, const TableState *ts, WideSourceNext wa_next)
 	{
 		if (!WideRunOverlapsRange(&ts->waruns[i], &r->range))
 			continue;
-		r->its[r->nits] = WideSegIterBegin(r->rel, &ts->waruns[i], &r->range);
-		if (r->pruning)
-			WideSegIterSetPrune(r->its[r->nits], &r->prune);
-		if (r->keep)
-			WideSegIterSetColumnFilter(r->its[r->nits], r->keep, r->keep_arg);
-		WideMergeIterAddSkippable(r->merge, WideSegIterSource, seg_skip, r->its[r->nits],
-								  WIDE_MAX_RUNS + i);
-		r->nits++;
-		r->stats.runs_read++;
+		reader_merge_run(r, &ts->waruns[i], WIDE_MAX_RUNS + i);
 	}
 	for (i = ts->nruns - 1; i >= 0; i--)
 	{
@@ -487,14 +556,7 @@ reader_open(WideReader *r, const TableState *ts, WideSourceNext wa_next)
 		if (!WideRunOverlapsRange(&ts->runs[i], &r->range) ||
 			WideRangeDelsHideRun(r->ranges, &ts->runs[i]))
 			continue;
-		r->its[r->nits] = WideSegIterBegin(r->rel, &ts->runs[i], &r->range);
-		if (r->pruning)
-			WideSegIterSetPrune(r->its[r->nits], &r->prune);
-		if (r->keep)
-			WideSegIterSetColumnFilter(r->its[r->nits], r->keep, r->keep_arg);
-		WideMergeIterAddSkippable(r->merge, WideSegIterSource, seg_skip, r->its[r->nits], i);
-		r->nits++;
-		r->stats.runs_read++;
+		reader_merge_run(r, &ts->runs[i], i);
 	}
 }
 
@@ -1162,50 +1224,6 @@ struct WideReadState
 };
 
 /*
- * wa_from_cache -- the write-area records of range that the snapshot sees
- * (all with none), into sorter, from this backend's copy of the write area
- * (wacache.c), which reads only what was appended since its last read: a
- * row form's DELETEs of readings append a tombstone each, and each
- * statement's read state would read them all again.  As WideWAScanNext
- * with a snapshot, but the hint learnt is kept in the copy, not set on the
- * page.  False if the copy cannot serve (the caller scans).
- */
-static bool
-wa_from_cache(Relation rel, const TableState *ts, Snapshot snapshot,
-			  const WideKeyRange *range, WideSorter *sorter)
-{
-	const WideCell **wa;
-	int64		nwa;
-
-	if (!WideWACacheRange(rel, ts->epoch, ts->heads, ts->gens, ts->nlanes,
-						  range, &wa, &nwa))
-		return false;
-	for (int64 i = 0; i < nwa; i++)
-	{
-		WideCell	cell = *wa[i];
-		uint8		hint;
-
-		if (snapshot != NULL)
-		{
-			bool		visible = WideRecordVisible(&cell, snapshot, &hint);
-
-			/* (a hint is for good: the copy keeps it) */
-			((WideCell *) wa[i])->flags |= hint;
-			if (!visible)
-			{
-				WideSerializableUnseen(rel, &cell, snapshot, hint);
-				continue;
-			}
-			cell.flags |= hint;
-		}
-		WideSorterAdd(sorter, &cell);
-	}
-	WideWACacheRelease();
-	pfree(wa);
-	return true;
-}
-
-/*
  * WideReadStateBegin -- the state of the table for reading a range (NULL:
  * all) in pieces.
  */
@@ -1228,21 +1246,7 @@ WideReadStateBegin(Relation rel, Snapshot snapshot, const WideKeyRange *range)
 		st->ranges = snapshot ? WideRangeDelsVisible(st->ts.rdels, snapshot) :
 			st->ts.rdels;
 	st->wa = WideSorterBegin();
-	if (st->ts.nlanes > 0 && !wa_from_cache(rel, &st->ts, snapshot, range, st->wa))
-	{
-		WideWAScan *wa = WideWAScanBegin(rel, snapshot, st->ts.heads, st->ts.gens,
-										 st->ts.nlanes);
-		WideCell	cell;
-
-		while (WideWAScanNext(wa, &cell))
-		{
-			if (WideRowBeforeRange(range, cell.key, cell.keylen) ||
-				WideRowAfterRange(range, cell.key, cell.keylen))
-				continue;
-			WideSorterAdd(st->wa, &cell);
-		}
-		WideWAScanEnd(wa);
-	}
+	wa_gather(rel, &st->ts, snapshot, range, st->wa, NULL);
 	WideSorterDone(st->wa);
 	st->wacells = WideSorterCells(st->wa, &st->nwa);
 	return st;
