@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 #
-# bench/delete.sh [cells] -- DELETE on wide against a heap table with a
+# bench/delete.sh [--cpu] [cells] -- DELETE on wide against a heap table with a
 # btree on (row_key, family, qualifier, ts desc), same cells, same run:
 #   range:      DELETE ... WHERE row_key >= a AND row_key < b  (a tenth)
 #   rows:       200 DELETE ... WHERE row_key = k, in one transaction
@@ -32,12 +32,19 @@
 # CASES="range rows rows1000 in everything form_hour form_reading form_day form_in
 # form_hour_by_row" (the default) picks the cases.
 #
+# --cpu: also the CPU time each timed DELETE (its transaction) cost its
+# backend, from /proc/PID/schedstat before and after it (bench/lib/cpu.sh),
+# medians beside the wall times, and their ratio wide/heap.
+#
 # Starts its own server (port $WIDE_BENCH_PORT or 54336, data in
 # $WIDE_BENCH_DIR or /tmp/wide-bench-delete) and stops it.
 #
 set -euo pipefail
 source "$(dirname "$0")/../test/lib.sh"
+source "$(dirname "$0")/lib/cpu.sh"
 
+CPU=
+if [ "${1:-}" = --cpu ]; then CPU=1; shift; fi
 CELLS=${1:-1000000}
 ROUNDS=${ROUNDS:-3}
 BENCH=${WIDE_BENCH_DIR:-/tmp/wide-bench-delete}
@@ -61,6 +68,7 @@ jit = off"
 trap 'stop_cluster "$BENCH"' EXIT
 
 PSQL="psql -X -q -At -h $BENCH -p $PORT -U postgres -v ON_ERROR_STOP=1"
+CPUF=$BENCH/cpu			# --cpu: the schedstat readings (cpu_mark)
 sql() { as_test_user "$PSQL" <<<"$1"; }
 
 log "generating $CELLS cells: $HOSTS hosts x 20 metrics x $READINGS readings"
@@ -101,17 +109,42 @@ load() {
 	fi
 }
 
-# one KIND SETTING STATEMENT: prints "ms cells bytes_before added after_vacuum"
+# one KIND SETTING STATEMENT: prints "ms bytes_before added after_vacuum
+# cpu_ms" (cpu_ms "-" without --cpu)
 one() {
-	local kind=$1 set=$2 stmt=$3 before t0 t1 n added after
+	local kind=$1 set=$2 stmt=$3 before t0 t1 added after script cpu=-
 	load "$kind"
 	before=$(sql "SELECT pg_total_relation_size('t')")
+	script="$set BEGIN; ${stmt//@/t} COMMIT;"
+	if [ -n "$CPU" ]; then
+		rm -f "$CPUF"
+		script="$(cpu_setup)
+$set
+$(cpu_mark "$CPUF" one)
+BEGIN; ${stmt//@/t} COMMIT;
+$(cpu_mark "$CPUF" one)"
+	fi
 	t0=$(date +%s%N)
-	n=$(as_test_user "$PSQL" <<<"$set BEGIN; ${stmt//@/t} COMMIT;" | tail -1)
+	as_test_user "$PSQL" <<<"$script" >/dev/null
 	t1=$(date +%s%N)
+	[ -n "$CPU" ] && cpu=$(cpu_ms "$CPUF" one)
 	added=$(( $(sql "SELECT pg_total_relation_size('t')") - before ))
 	after=$(sql "VACUUM t; SELECT pg_total_relation_size('t')")
-	echo "$(( (t1 - t0) / 1000000 )) $before $added $after"
+	echo "$(( (t1 - t0) / 1000000 )) $before $added $after $cpu"
+}
+
+# cpu_cols HEAP_MS... -- WIDE_MS...: with --cpu, the columns of the CPU
+# medians and their ratio
+cpu_cols() {
+	[ -n "$CPU" ] || return 0
+	local -a h=() w=()
+	while [ "$1" != -- ]; do h+=("$1"); shift; done
+	shift
+	w=("$@")
+	local hc wc
+	hc=$(printf '%s\n' "${h[@]}" | cpu_median)
+	wc=$(printf '%s\n' "${w[@]}" | cpu_median)
+	printf ' %s | %s | %s |' "$hc" "$wc" "$(cpu_ratio "$wc" "$hc")"
 }
 
 median() { tr ' ' '\n' | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
@@ -128,20 +161,26 @@ case_() {
 		fi
 	done
 	local hm wm cm hb wb wa ha wv hv
+	local -a HC WC CC
 	hm=$(printf '%s\n' "${H[@]}" | cut -d' ' -f1 | tr '\n' ' ' | median)
 	wm=$(printf '%s\n' "${W[@]}" | cut -d' ' -f1 | tr '\n' ' ' | median)
-	read -r _ hb ha hv <<<"${H[0]}"
-	read -r _ wb wa wv <<<"${W[0]}"
-	printf '| %s | %s | %s | %.2f | %s / %s | %s / %s | %s / %s |\n' "$name" "$hm" "$wm" \
-		"$(echo "$wm / $hm" | bc -l)" "$(numfmt --to=iec "$hb")" "$(numfmt --to=iec "$wb")" \
+	mapfile -t HC < <(printf '%s\n' "${H[@]}" | cut -d' ' -f5)
+	mapfile -t WC < <(printf '%s\n' "${W[@]}" | cut -d' ' -f5)
+	read -r _ hb ha hv _ <<<"${H[0]}"
+	read -r _ wb wa wv _ <<<"${W[0]}"
+	printf '| %s | %s | %s | %.2f |%s %s / %s | %s / %s | %s / %s |\n' "$name" "$hm" "$wm" \
+		"$(echo "$wm / $hm" | bc -l)" "$(cpu_cols "${HC[@]}" -- "${WC[@]}")" \
+		"$(numfmt --to=iec "$hb")" "$(numfmt --to=iec "$wb")" \
 		"$(numfmt --to=iec "$ha")" "$(numfmt --to=iec "$wa")" \
 		"$(numfmt --to=iec "$hv")" "$(numfmt --to=iec "$wv")"
 	if [ ${#C[@]} -gt 0 ]; then
 		local cm cb ca cv
 		cm=$(printf '%s\n' "${C[@]}" | cut -d' ' -f1 | tr '\n' ' ' | median)
-		read -r _ cb ca cv <<<"${C[0]}"
-		printf '| %s, wide cell by cell | %s | %s | %.2f | %s / %s | %s / %s | %s / %s |\n' "$name" \
-			"$hm" "$cm" "$(echo "$cm / $hm" | bc -l)" "$(numfmt --to=iec "$hb")" \
+		mapfile -t CC < <(printf '%s\n' "${C[@]}" | cut -d' ' -f5)
+		read -r _ cb ca cv _ <<<"${C[0]}"
+		printf '| %s, wide cell by cell | %s | %s | %.2f |%s %s / %s | %s / %s | %s / %s |\n' "$name" \
+			"$hm" "$cm" "$(echo "$cm / $hm" | bc -l)" "$(cpu_cols "${HC[@]}" -- "${CC[@]}")" \
+			"$(numfmt --to=iec "$hb")" \
 			"$(numfmt --to=iec "$cb")" "$(numfmt --to=iec "$ha")" "$(numfmt --to=iec "$ca")" \
 			"$(numfmt --to=iec "$hv")" "$(numfmt --to=iec "$cv")"
 	fi
@@ -183,16 +222,27 @@ form_case() {
 	read -r hb wb <<<"$(form_bytes)"
 	script="$set
 \\timing on"
+	if [ -n "$CPU" ]; then
+		rm -f "$CPUF"
+		script+="
+$(cpu_setup)"
+	fi
+	# form_delete TABLE: the DELETE of round i (between CPU marks with --cpu)
+	form_delete() {
+		[ -n "$CPU" ] && script+="
+$(cpu_mark "$CPUF" "$1")"
+		script+="
+DELETE FROM $1 WHERE ${where//@/$h};"
+		[ -n "$CPU" ] && script+="
+$(cpu_mark "$CPUF" "$1")"
+		return 0
+	}
 	for ((i = 0; i < ROUNDS; i++)); do
 		h=$((first + i))
 		if ((i % 2 == 0)); then
-			script+="
-DELETE FROM hcpu WHERE ${where//@/$h};
-DELETE FROM rcpu WHERE ${where//@/$h};"
+			form_delete hcpu; form_delete rcpu
 		else
-			script+="
-DELETE FROM rcpu WHERE ${where//@/$h};
-DELETE FROM hcpu WHERE ${where//@/$h};"
+			form_delete rcpu; form_delete hcpu
 		fi
 	done
 	out=$(as_test_user "psql -X -At -h $BENCH -p $PORT -U postgres -v ON_ERROR_STOP=1" <<<"$script")
@@ -208,18 +258,24 @@ DELETE FROM hcpu WHERE ${where//@/$h};"
 	read -r ha wa <<<"$(form_bytes)"
 	sql "VACUUM hcpu; VACUUM cpu_cells;"
 	read -r hv wv <<<"$(form_bytes)"
-	local hm wm
+	local hm wm cpu=
 	hm=$(printf '%s\n' "${H[@]}" | tr '\n' ' ' | median)
 	wm=$(printf '%s\n' "${W[@]}" | tr '\n' ' ' | median)
-	printf '| %s (%s rows each) | %s | %s | %.2f | %s / %s | %s / %s | %s / %s |\n' "$name" "${N[0]}" \
-		"$hm" "$wm" "$(echo "$wm / $hm" | bc -l)" "$(numfmt --to=iec "$hb")" "$(numfmt --to=iec "$wb")" \
+	[ -n "$CPU" ] && cpu=$(cpu_cols $(cpu_ms "$CPUF" hcpu) -- $(cpu_ms "$CPUF" rcpu))
+	printf '| %s (%s rows each) | %s | %s | %.2f |%s %s / %s | %s / %s | %s / %s |\n' "$name" "${N[0]}" \
+		"$hm" "$wm" "$(echo "$wm / $hm" | bc -l)" "$cpu" "$(numfmt --to=iec "$hb")" "$(numfmt --to=iec "$wb")" \
 		"$(numfmt --to=iec $((ha - hb)))" "$(numfmt --to=iec $((wa - wb)))" \
 		"$(numfmt --to=iec "$hv")" "$(numfmt --to=iec "$wv")"
 }
 
 echo "load: $(uptime | sed 's/.*load average/load average/')"
-echo "| delete ($CELLS cells) | heap ms | wide ms | wide/heap | bytes before (heap / wide) | added by the DELETE | after VACUUM |"
-echo "|---|---:|---:|---:|---|---|---|"
+if [ -n "$CPU" ]; then
+	echo "| delete ($CELLS cells) | heap ms | wide ms | wide/heap | heap CPU ms | wide CPU ms | CPU wide/heap | bytes before (heap / wide) | added by the DELETE | after VACUUM |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---|---|---|"
+else
+	echo "| delete ($CELLS cells) | heap ms | wide ms | wide/heap | bytes before (heap / wide) | added by the DELETE | after VACUUM |"
+	echo "|---|---:|---:|---:|---|---|---|"
+fi
 [ -z "${CASES:-}" ] && CASES="range rows rows1000 in everything form_hour form_reading form_day form_in form_hour_by_row"
 for c in $CASES; do
 	case $c in

@@ -65,6 +65,9 @@
 #   --bucket date_trunc|tsbs (date_trunc)
 #   --workers N (0)  max_parallel_workers_per_gather (PostgreSQL's default is 2)
 #   --targets heap,cells,rows   --queries TYPE,TYPE,...
+#   --cpu            also each query's backend CPU time (/proc/PID/schedstat
+#                    before and after it): medians and ratios beside the wall
+#                    times, which on a loaded machine are mostly waiting
 #   --smoke          8 hosts x 2 h, 3 runs x 1 rep: a minute, to check the
 #                    script and the answers (windows longer than the data are
 #                    cut to half its span; host counts to the hosts there are)
@@ -82,7 +85,7 @@ ARGS=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--smoke) ARGS+=(--hosts 8 --hours 2 --runs 3 --reps 1) ;;
-	--floats|--compact) ARGS+=("$1") ;;
+	--floats|--compact|--cpu) ARGS+=("$1") ;;
 	--hosts|--hours|--interval|--runs|--reps|--seed|--bucket|--workers|--targets|--queries)
 		[ $# -ge 2 ] || { echo "$1 needs a value" >&2; exit 2; }
 		ARGS+=("$1" "$2"); shift ;;
