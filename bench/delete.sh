@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 #
-# bench/delete.sh [--cpu] [cells] -- DELETE on wide against a heap table with a
+# bench/delete.sh [cells] -- DELETE on wide against a heap table with a
 # btree on (row_key, family, qualifier, ts desc), same cells, same run:
 #   range:      DELETE ... WHERE row_key >= a AND row_key < b  (a tenth)
 #   rows:       200 DELETE ... WHERE row_key = k, in one transaction
@@ -27,24 +27,23 @@
 #   form_hour_by_row: form_hour with wide.enable_range_delete = off (a
 #                 tombstone per row, as every row form DELETE was before)
 # Bytes for these: both tables before the case, what its deletes added,
-# and after a VACUUM.
+# and after a VACUUM.  For every case, the backend's CPU time of each timed
+# DELETE (of the case's transaction, for the others) too (bench/lib/cpu.sh:
+# /proc/self/schedstat read by the session before and after it), medians:
+# on a loaded machine a DELETE of a few ms waits for a CPU longer than it
+# runs, so the wall-clock ratio is mostly the run queue's noise.
 #
 # CASES="range rows rows1000 in everything form_hour form_reading form_day form_in
 # form_hour_by_row" (the default) picks the cases.
-#
-# --cpu: also the CPU time each timed DELETE (its transaction) cost its
-# backend, from /proc/PID/schedstat before and after it (bench/lib/cpu.sh),
-# medians beside the wall times, and their ratio wide/heap.
 #
 # Starts its own server (port $WIDE_BENCH_PORT or 54336, data in
 # $WIDE_BENCH_DIR or /tmp/wide-bench-delete) and stops it.
 #
 set -euo pipefail
 source "$(dirname "$0")/../test/lib.sh"
+source "$(dirname "$0")/lib/server.sh"
 source "$(dirname "$0")/lib/cpu.sh"
 
-CPU=
-if [ "${1:-}" = --cpu ]; then CPU=1; shift; fi
 CELLS=${1:-1000000}
 ROUNDS=${ROUNDS:-3}
 BENCH=${WIDE_BENCH_DIR:-/tmp/wide-bench-delete}
@@ -55,20 +54,15 @@ READINGS=$(( (CELLS + HOSTS * 20 - 1) / (HOSTS * 20) ))
 wide_install_deps
 wide_test_user
 wide_build_install
-[ -f "$BENCH/data/postmaster.pid" ] && stop_cluster "$BENCH"
-rm -rf "$BENCH"; mkdir -p "$BENCH"; chmod 755 "$BENCH"
-[ "$(id -u)" -eq 0 ] && chown "$WIDE_TEST_USER" "$BENCH"
-start_cluster "$BENCH" "$PORT" "checkpoint_timeout = 1h
+bench_server "checkpoint_timeout = 1h
 max_wal_size = 16GB
 shared_buffers = 1GB
 work_mem = 64MB
 max_parallel_workers_per_gather = 0
 autovacuum = off
 jit = off"
-trap 'stop_cluster "$BENCH"' EXIT
 
 PSQL="psql -X -q -At -h $BENCH -p $PORT -U postgres -v ON_ERROR_STOP=1"
-CPUF=$BENCH/cpu			# --cpu: the schedstat readings (cpu_mark)
 sql() { as_test_user "$PSQL" <<<"$1"; }
 
 log "generating $CELLS cells: $HOSTS hosts x 20 metrics x $READINGS readings"
@@ -110,40 +104,28 @@ load() {
 }
 
 # one KIND SETTING STATEMENT: prints "ms bytes_before added after_vacuum
-# cpu_ms" (cpu_ms "-" without --cpu)
+# cpu_ms" (cpu_ms: the backend's, of the transaction)
 one() {
-	local kind=$1 set=$2 stmt=$3 before t0 t1 added after script cpu=-
+	local kind=$1 set=$2 stmt=$3 before t0 t1 out added after
 	load "$kind"
 	before=$(sql "SELECT pg_total_relation_size('t')")
-	script="$set BEGIN; ${stmt//@/t} COMMIT;"
-	if [ -n "$CPU" ]; then
-		rm -f "$CPUF"
-		script="$(cpu_setup)
-$set
-$(cpu_mark "$CPUF" one)
-BEGIN; ${stmt//@/t} COMMIT;
-$(cpu_mark "$CPUF" one)"
-	fi
 	t0=$(date +%s%N)
-	as_test_user "$PSQL" <<<"$script" >/dev/null
+	out=$(as_test_user "$PSQL" <<<"$set
+$(cpu_mark)
+BEGIN; ${stmt//@/t} COMMIT;
+$(cpu_mark)")
 	t1=$(date +%s%N)
-	[ -n "$CPU" ] && cpu=$(cpu_ms "$CPUF" one)
 	added=$(( $(sql "SELECT pg_total_relation_size('t')") - before ))
 	after=$(sql "VACUUM t; SELECT pg_total_relation_size('t')")
-	echo "$(( (t1 - t0) / 1000000 )) $before $added $after $cpu"
+	echo "$(( (t1 - t0) / 1000000 )) $before $added $after $(cpu_ms <<<"$out")"
 }
 
-# cpu_cols HEAP_MS... -- WIDE_MS...: with --cpu, the columns of the CPU
-# medians and their ratio
+# cpu_cols HEAP_ROUNDS WIDE_ROUNDS: the CPU columns of two sides' rounds
+# (one's lines): medians and their ratio
 cpu_cols() {
-	[ -n "$CPU" ] || return 0
-	local -a h=() w=()
-	while [ "$1" != -- ]; do h+=("$1"); shift; done
-	shift
-	w=("$@")
 	local hc wc
-	hc=$(printf '%s\n' "${h[@]}" | cpu_median)
-	wc=$(printf '%s\n' "${w[@]}" | cpu_median)
+	hc=$(cut -d' ' -f5 <<<"$1" | cpu_median)
+	wc=$(cut -d' ' -f5 <<<"$2" | cpu_median)
 	printf ' %s | %s | %s |' "$hc" "$wc" "$(cpu_ratio "$wc" "$hc")"
 }
 
@@ -161,28 +143,24 @@ case_() {
 		fi
 	done
 	local hm wm cm hb wb wa ha wv hv
-	local -a HC WC CC
 	hm=$(printf '%s\n' "${H[@]}" | cut -d' ' -f1 | tr '\n' ' ' | median)
 	wm=$(printf '%s\n' "${W[@]}" | cut -d' ' -f1 | tr '\n' ' ' | median)
-	mapfile -t HC < <(printf '%s\n' "${H[@]}" | cut -d' ' -f5)
-	mapfile -t WC < <(printf '%s\n' "${W[@]}" | cut -d' ' -f5)
 	read -r _ hb ha hv _ <<<"${H[0]}"
 	read -r _ wb wa wv _ <<<"${W[0]}"
-	printf '| %s | %s | %s | %.2f |%s %s / %s | %s / %s | %s / %s |\n' "$name" "$hm" "$wm" \
-		"$(echo "$wm / $hm" | bc -l)" "$(cpu_cols "${HC[@]}" -- "${WC[@]}")" \
-		"$(numfmt --to=iec "$hb")" "$(numfmt --to=iec "$wb")" \
+	printf '| %s | %s | %s | %.2f | %s / %s | %s / %s | %s / %s |%s\n' "$name" "$hm" "$wm" \
+		"$(echo "$wm / $hm" | bc -l)" "$(numfmt --to=iec "$hb")" "$(numfmt --to=iec "$wb")" \
 		"$(numfmt --to=iec "$ha")" "$(numfmt --to=iec "$wa")" \
-		"$(numfmt --to=iec "$hv")" "$(numfmt --to=iec "$wv")"
+		"$(numfmt --to=iec "$hv")" "$(numfmt --to=iec "$wv")" \
+		"$(cpu_cols "$(printf '%s\n' "${H[@]}")" "$(printf '%s\n' "${W[@]}")")"
 	if [ ${#C[@]} -gt 0 ]; then
 		local cm cb ca cv
 		cm=$(printf '%s\n' "${C[@]}" | cut -d' ' -f1 | tr '\n' ' ' | median)
-		mapfile -t CC < <(printf '%s\n' "${C[@]}" | cut -d' ' -f5)
 		read -r _ cb ca cv _ <<<"${C[0]}"
-		printf '| %s, wide cell by cell | %s | %s | %.2f |%s %s / %s | %s / %s | %s / %s |\n' "$name" \
-			"$hm" "$cm" "$(echo "$cm / $hm" | bc -l)" "$(cpu_cols "${HC[@]}" -- "${CC[@]}")" \
-			"$(numfmt --to=iec "$hb")" \
+		printf '| %s, wide cell by cell | %s | %s | %.2f | %s / %s | %s / %s | %s / %s |%s\n' "$name" \
+			"$hm" "$cm" "$(echo "$cm / $hm" | bc -l)" "$(numfmt --to=iec "$hb")" \
 			"$(numfmt --to=iec "$cb")" "$(numfmt --to=iec "$ha")" "$(numfmt --to=iec "$ca")" \
-			"$(numfmt --to=iec "$hv")" "$(numfmt --to=iec "$cv")"
+			"$(numfmt --to=iec "$hv")" "$(numfmt --to=iec "$cv")" \
+			"$(cpu_cols "$(printf '%s\n' "${H[@]}")" "$(printf '%s\n' "${C[@]}")")"
 	fi
 }
 
@@ -220,62 +198,60 @@ form_case() {
 	local name=$1 first=$2 set=$3 where=$4 i h script out hb wb ha wa hv wv n
 	form_load
 	read -r hb wb <<<"$(form_bytes)"
-	script="$set
-\\timing on"
-	if [ -n "$CPU" ]; then
-		rm -f "$CPUF"
-		script+="
-$(cpu_setup)"
-	fi
-	# form_delete TABLE: the DELETE of round i (between CPU marks with --cpu)
-	form_delete() {
-		[ -n "$CPU" ] && script+="
-$(cpu_mark "$CPUF" "$1")"
-		script+="
-DELETE FROM $1 WHERE ${where//@/$h};"
-		[ -n "$CPU" ] && script+="
-$(cpu_mark "$CPUF" "$1")"
-		return 0
-	}
+	# each DELETE timed by psql (wall: parse, plan, execute, commit and the
+	# round trip) and by the backend's CPU time around it (schedstat)
+	local cpu
+	cpu=$(cpu_mark)
+	script="$set"
 	for ((i = 0; i < ROUNDS; i++)); do
 		h=$((first + i))
 		if ((i % 2 == 0)); then
-			form_delete hcpu; form_delete rcpu
+			script+="
+$cpu
+DELETE FROM hcpu WHERE ${where//@/$h};
+$cpu
+DELETE FROM rcpu WHERE ${where//@/$h};"
 		else
-			form_delete rcpu; form_delete hcpu
+			script+="
+$cpu
+DELETE FROM rcpu WHERE ${where//@/$h};
+$cpu
+DELETE FROM hcpu WHERE ${where//@/$h};"
 		fi
 	done
+	script+="
+$cpu"
 	out=$(as_test_user "psql -X -At -h $BENCH -p $PORT -U postgres -v ON_ERROR_STOP=1" <<<"$script")
 	# the times in statement order: heap, rows, rows, heap, ...
-	local -a T=() H=() W=() N=()
+	local -a T=() H=() W=() N=() C=() HC=() WC=()
 	mapfile -t T < <(grep '^Time:' <<<"$out" | awk '{print $2}')
+	# CPU ms of each DELETE: the difference of the schedstat lines around it
+	mapfile -t C < <(cpu_ms <<<"$out")
 	mapfile -t N < <(grep '^DELETE' <<<"$out" | awk '{print $2}')
 	for ((i = 0; i < ROUNDS; i++)); do
 		if ((i % 2 == 0)); then H+=("${T[2 * i]}"); W+=("${T[2 * i + 1]}")
-		else W+=("${T[2 * i]}"); H+=("${T[2 * i + 1]}"); fi
+			HC+=("${C[2 * i]}"); WC+=("${C[2 * i + 1]}")
+		else W+=("${T[2 * i]}"); H+=("${T[2 * i + 1]}")
+			WC+=("${C[2 * i]}"); HC+=("${C[2 * i + 1]}"); fi
 		[ "${N[2 * i]}" = "${N[2 * i + 1]}" ] || { echo "row counts differ: ${N[*]}" >&2; exit 1; }
 	done
 	read -r ha wa <<<"$(form_bytes)"
 	sql "VACUUM hcpu; VACUUM cpu_cells;"
 	read -r hv wv <<<"$(form_bytes)"
-	local hm wm cpu=
+	local hm wm hc wc
 	hm=$(printf '%s\n' "${H[@]}" | tr '\n' ' ' | median)
 	wm=$(printf '%s\n' "${W[@]}" | tr '\n' ' ' | median)
-	[ -n "$CPU" ] && cpu=$(cpu_cols $(cpu_ms "$CPUF" hcpu) -- $(cpu_ms "$CPUF" rcpu))
-	printf '| %s (%s rows each) | %s | %s | %.2f |%s %s / %s | %s / %s | %s / %s |\n' "$name" "${N[0]}" \
-		"$hm" "$wm" "$(echo "$wm / $hm" | bc -l)" "$cpu" "$(numfmt --to=iec "$hb")" "$(numfmt --to=iec "$wb")" \
+	hc=$(printf '%s\n' "${HC[@]}" | tr '\n' ' ' | median)
+	wc=$(printf '%s\n' "${WC[@]}" | tr '\n' ' ' | median)
+	printf '| %s (%s rows each) | %s | %s | %.2f | %s / %s | %s / %s | %s / %s | %s | %s | %.2f |\n' "$name" "${N[0]}" \
+		"$hm" "$wm" "$(echo "$wm / $hm" | bc -l)" "$(numfmt --to=iec "$hb")" "$(numfmt --to=iec "$wb")" \
 		"$(numfmt --to=iec $((ha - hb)))" "$(numfmt --to=iec $((wa - wb)))" \
-		"$(numfmt --to=iec "$hv")" "$(numfmt --to=iec "$wv")"
+		"$(numfmt --to=iec "$hv")" "$(numfmt --to=iec "$wv")" "$hc" "$wc" "$(echo "$wc / $hc" | bc -l)"
 }
 
 echo "load: $(uptime | sed 's/.*load average/load average/')"
-if [ -n "$CPU" ]; then
-	echo "| delete ($CELLS cells) | heap ms | wide ms | wide/heap | heap CPU ms | wide CPU ms | CPU wide/heap | bytes before (heap / wide) | added by the DELETE | after VACUUM |"
-	echo "|---|---:|---:|---:|---:|---:|---:|---|---|---|"
-else
-	echo "| delete ($CELLS cells) | heap ms | wide ms | wide/heap | bytes before (heap / wide) | added by the DELETE | after VACUUM |"
-	echo "|---|---:|---:|---:|---|---|---|"
-fi
+echo "| delete ($CELLS cells) | heap ms | wide ms | wide/heap | bytes before (heap / wide) | added by the DELETE | after VACUUM | heap CPU ms | wide CPU ms | CPU wide/heap |"
+echo "|---|---:|---:|---:|---|---|---|---:|---:|---:|"
 [ -z "${CASES:-}" ] && CASES="range rows rows1000 in everything form_hour form_reading form_day form_in form_hour_by_row"
 for c in $CASES; do
 	case $c in

@@ -607,3 +607,84 @@ DROP FOREIGN TABLE rpe;
 DROP TABLE rpe_cells;
 DROP FOREIGN TABLE rpf;
 DROP TABLE rpf_cells;
+-- a backend keeps each row form's shape (am/rows_shape.c) until a relcache
+-- invalidation of the form or of its wide table: every change below is seen
+-- by the next statement of the same session
+CREATE TABLE rsc_a (row_key text, family text, qualifier text, ts timestamptz, value float8) USING wide;
+SELECT wide.create_family('rsc_a', 'm');
+SELECT wide.create_family('rsc_a', 'n');
+INSERT INTO rsc_a VALUES ('h1', 'm', 'v', now(), 1), ('h1', 'm', 'w', now(), 2),
+  ('h1', 'n', 'v', now(), 3), ('h2', 'n', 'v', now(), 4);
+CREATE FOREIGN TABLE rsc (host text, v float8) SERVER wide_rows OPTIONS (cells 'rsc_a', family 'm', key 'host');
+SELECT * FROM rsc ORDER BY host;
+-- the table's options
+ALTER FOREIGN TABLE rsc OPTIONS (SET family 'n');
+SELECT * FROM rsc ORDER BY host;
+-- ... rolled back
+BEGIN;
+ALTER FOREIGN TABLE rsc OPTIONS (SET family 'm');
+SELECT * FROM rsc ORDER BY host;
+ROLLBACK;
+SELECT * FROM rsc ORDER BY host;
+-- a column's options, a column added, one dropped
+ALTER FOREIGN TABLE rsc OPTIONS (SET family 'm');
+ALTER FOREIGN TABLE rsc ALTER COLUMN v OPTIONS (ADD qualifier 'w');
+SELECT * FROM rsc ORDER BY host;
+ALTER FOREIGN TABLE rsc ADD COLUMN x float8 OPTIONS (qualifier 'v');
+SELECT * FROM rsc ORDER BY host;
+ALTER FOREIGN TABLE rsc DROP COLUMN v;
+SELECT * FROM rsc ORDER BY host;
+-- a DELETE after the change deletes by the new shape
+ALTER FOREIGN TABLE rsc OPTIONS (SET family 'n');
+DELETE FROM rsc WHERE host = 'h2';
+SELECT * FROM rsc ORDER BY host;
+-- the wide table: its family dropped, the table renamed, another of the name
+SELECT wide.drop_family('rsc_a', 'n');
+SELECT * FROM rsc ORDER BY host;
+ALTER FOREIGN TABLE rsc OPTIONS (SET family 'm');
+ALTER TABLE rsc_a RENAME TO rsc_b;
+SELECT * FROM rsc ORDER BY host;
+CREATE TABLE rsc_a (row_key text, family text, qualifier text, ts timestamptz, value float8) USING wide;
+SELECT wide.create_family('rsc_a', 'm');
+INSERT INTO rsc_a VALUES ('h9', 'm', 'v', now(), 9);
+SELECT * FROM rsc ORDER BY host;
+-- the cache holds no privilege: a role with SELECT on the form but not on
+-- its wide table is refused after the shape was cached by another
+CREATE ROLE regress_rsc;
+GRANT SELECT ON rsc TO regress_rsc;
+SET ROLE regress_rsc;
+SELECT * FROM rsc ORDER BY host;
+RESET ROLE;
+GRANT SELECT ON rsc_a TO regress_rsc;
+SET ROLE regress_rsc;
+SELECT * FROM rsc ORDER BY host;
+RESET ROLE;
+REVOKE SELECT ON rsc_a FROM regress_rsc;
+SET ROLE regress_rsc;
+SELECT * FROM rsc ORDER BY host;
+RESET ROLE;
+REVOKE SELECT ON rsc FROM regress_rsc;
+DROP ROLE regress_rsc;
+-- a cells option found through the search path follows it: no invalidation
+-- tells a change of search_path
+CREATE SCHEMA rsc_s1;
+CREATE SCHEMA rsc_s2;
+CREATE TABLE rsc_s1.rsc_p (row_key text, family text, qualifier text, ts timestamptz, value float8) USING wide;
+CREATE TABLE rsc_s2.rsc_p (row_key text, family text, qualifier text, ts timestamptz, value float8) USING wide;
+SELECT wide.create_family('rsc_s1.rsc_p', 'm');
+SELECT wide.create_family('rsc_s2.rsc_p', 'm');
+INSERT INTO rsc_s1.rsc_p VALUES ('s1', 'm', 'v', now(), 1);
+INSERT INTO rsc_s2.rsc_p VALUES ('s2', 'm', 'v', now(), 2);
+CREATE FOREIGN TABLE rscp (host text, v float8) SERVER wide_rows OPTIONS (cells 'rsc_p', family 'm', key 'host');
+SET search_path = rsc_s1, public;
+SELECT * FROM rscp;
+SET search_path = rsc_s2, public;
+SELECT * FROM rscp;
+RESET search_path;
+SELECT * FROM rscp;
+DROP FOREIGN TABLE rscp;
+DROP SCHEMA rsc_s1 CASCADE;
+DROP SCHEMA rsc_s2 CASCADE;
+DROP FOREIGN TABLE rsc;
+DROP TABLE rsc_a;
+DROP TABLE rsc_b;

@@ -411,3 +411,93 @@ WITH b AS (SELECT min(bytes) FILTER (WHERE cells = 999) AS b999,
 SELECT (b1000 - b999) - (b10000 - b1000) / 9000.0 < 40 AS no_count_record FROM b;
 SELECT count(*) AS cells_left FROM cc;
 DROP TABLE cc, walbytes;
+
+-- the readings of an IN list are read in key order by one reader
+-- (WideReaderRestartAt, WideSegIterRestart): where the next reading is in
+-- the plain run the last one was read from, the run's iterator goes on
+-- from where that one ended -- in the same block, from the record after it
+-- (which may be the next reading's first), else by a seek.  Against a heap
+-- holding the same readings: adjacent readings, readings blocks apart,
+-- missing ones, repeated and unordered ones, NULL columns, several hosts,
+-- readings in the write area; then the same as DELETEs.
+CREATE TABLE ic (row_key text, family text, qualifier text, ts timestamptz, value float8) USING wide;
+ALTER TABLE ic SET (autovacuum_enabled = off);
+SELECT wide.create_family('ic', 'cpu', max_versions => 1);
+CREATE FOREIGN TABLE i (time timestamptz NOT NULL, tags_id int OPTIONS (width '4') NOT NULL,
+                        a float8, b float8)
+  SERVER wide_rows OPTIONS (cells 'ic', family 'cpu', key 'tags_id,time');
+CREATE TABLE ih (time timestamptz NOT NULL, tags_id int NOT NULL, a float8, b float8);
+INSERT INTO ih SELECT '2016-01-01'::timestamptz + s * interval '10 s', t, s % 97,
+                      CASE WHEN s % 5 = 0 THEN NULL ELSE s END
+  FROM generate_series(0, 2999) s, generate_series(1, 3) t;
+INSERT INTO i SELECT * FROM ih;
+SELECT wide.compact('ic', major => true) IS NOT NULL AS compacted;
+-- the readings at these offsets (in 10 s) from 2016-01-01 as an IN list
+CREATE FUNCTION pg_temp.at(VARIADIC s numeric[]) RETURNS text LANGUAGE sql AS $$
+  SELECT string_agg(format('%L::timestamptz', '2016-01-01'::timestamptz + x * interval '10 s'), ', ')
+    FROM unnest(s) x $$;
+CREATE FUNCTION pg_temp.same_in(cond text, OUT heap bigint, OUT rows bigint, OUT differ bigint)
+  LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE 'SELECT count(*) FROM ih WHERE ' || cond INTO heap;
+  EXECUTE 'SELECT count(*) FROM i WHERE ' || cond INTO rows;
+  EXECUTE format('SELECT count(*) FROM ((SELECT * FROM ih WHERE %1$s EXCEPT ALL SELECT * FROM i WHERE %1$s)
+                  UNION ALL (SELECT * FROM i WHERE %1$s EXCEPT ALL SELECT * FROM ih WHERE %1$s)) x', cond)
+    INTO differ;
+END $$;
+CREATE FUNCTION pg_temp.del_in(cond text, OUT heap bigint, OUT rows bigint, OUT differ bigint)
+  LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE 'DELETE FROM ih WHERE ' || cond;
+  GET DIAGNOSTICS heap = ROW_COUNT;
+  EXECUTE 'DELETE FROM i WHERE ' || cond;
+  GET DIAGNOSTICS rows = ROW_COUNT;
+  SELECT count(*) INTO differ FROM ((SELECT * FROM ih EXCEPT ALL SELECT * FROM i)
+                                    UNION ALL (SELECT * FROM i EXCEPT ALL SELECT * FROM ih)) x;
+END $$;
+-- 40 readings every 70th: one reader reads on 39 times
+SELECT 'tags_id = 2 AND time IN (' || string_agg(format('%L::timestamptz',
+         '2016-01-01'::timestamptz + x * interval '700 s'), ', ') || ')' AS spread
+  FROM generate_series(0, 39) x \gset
+EXPLAIN (ANALYZE, VERBOSE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT count(*), sum(a), sum(b) FROM i WHERE :spread;
+SELECT * FROM pg_temp.same_in(:'spread');
+SELECT * FROM pg_temp.same_in('tags_id = 1 AND time IN (' || pg_temp.at(0, 1, 2, 3, 10, 11, 2998, 2999) || ')');
+SELECT * FROM pg_temp.same_in('tags_id = 1 AND time IN (' || pg_temp.at(5, 4, 5, 1500, 3000, 4000, -1) || ')');
+SELECT * FROM pg_temp.same_in('tags_id IN (1, 3) AND time IN (' || pg_temp.at(0, 699, 700, 1400, 2999) || ')');
+SELECT * FROM pg_temp.same_in('tags_id = 3 AND time IN (' || pg_temp.at(5, 10, 15, 20) || ')');
+-- write-area readings between (read by the merge, the others on)
+INSERT INTO ih VALUES ('2016-01-01'::timestamptz + 7005 * interval '1 s', 2, -1, -1),
+                      ('2016-01-01'::timestamptz + 14005 * interval '1 s', 2, -2, NULL);
+INSERT INTO i VALUES ('2016-01-01'::timestamptz + 7005 * interval '1 s', 2, -1, -1),
+                     ('2016-01-01'::timestamptz + 14005 * interval '1 s', 2, -2, NULL);
+SELECT * FROM pg_temp.same_in('tags_id = 2 AND time IN (' || pg_temp.at(0, 700, 700.5, 701, 1400, 1400.5, 1401, 2100) || ')');
+SELECT * FROM pg_temp.same_in(:'spread');
+-- the same as DELETEs (by row)
+SELECT * FROM pg_temp.del_in('tags_id = 1 AND time IN (' || pg_temp.at(0, 1, 2, 3, 10, 11, 2998, 2999) || ')');
+SELECT * FROM pg_temp.del_in('tags_id = 1 AND time IN (' || pg_temp.at(1, 2, 4, 5, 6) || ')');
+SELECT * FROM pg_temp.del_in('tags_id IN (1, 3) AND time IN (' || pg_temp.at(0, 699, 700, 1400, 2999) || ')');
+SELECT * FROM pg_temp.del_in(:'spread');
+SELECT * FROM pg_temp.del_in('tags_id = 2 AND time IN (' || pg_temp.at(0, 700, 700.5, 701, 1400, 1400.5, 1401, 2100) || ')');
+-- a DELETE whose conditions are exactly key ranges does not test them
+-- again on each row it reads (an IN list's array was built for each): the
+-- IN list's values are computed once, for the ranges
+CREATE FUNCTION pg_temp.t(s int) RETURNS timestamptz STABLE LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM set_config('rowdel.calls', (current_setting('rowdel.calls')::int + 1)::text, false);
+  RETURN '2016-01-01'::timestamptz + s * interval '10 s';
+END $$;
+SET rowdel.calls = 0;
+DELETE FROM i WHERE tags_id = 3 AND time IN (pg_temp.t(100), pg_temp.t(101), pg_temp.t(102));
+SELECT current_setting('rowdel.calls') AS calls;
+DELETE FROM ih WHERE tags_id = 3 AND time IN ('2016-01-01 00:16:40', '2016-01-01 00:16:50', '2016-01-01 00:17:00');
+-- (a condition on a value column is still tested)
+SET rowdel.calls = 0;
+DELETE FROM i WHERE tags_id = 3 AND time IN (pg_temp.t(103), pg_temp.t(104)) AND a >= 0;
+SELECT current_setting('rowdel.calls')::int > 2 AS tested_per_row;
+DELETE FROM ih WHERE tags_id = 3 AND time IN ('2016-01-01 00:17:10', '2016-01-01 00:17:20') AND a >= 0;
+SELECT count(*) AS readings,
+       (SELECT count(*) FROM ((SELECT * FROM ih EXCEPT ALL SELECT * FROM i)
+                              UNION ALL (SELECT * FROM i EXCEPT ALL SELECT * FROM ih)) x) AS differ
+  FROM i;
+DROP FOREIGN TABLE i;
+DROP TABLE ic, ih;

@@ -77,6 +77,7 @@ typedef struct RowsDelete
 	RowsScan   *scan;
 	ExprState  *qual;			/* the conditions, tested here only */
 	bool		exact;			/* the plan's conditions are key ranges */
+	bool		keys_only;		/* ... or readings (exact_conditions) */
 	bool		started;
 	bool		done;
 	bool		by_tombstones;	/* the path taken */
@@ -98,9 +99,13 @@ typedef struct RowsDelete
 	bool		unsure;			/* check_rows could not tell */
 } RowsDelete;
 
-/* are the conditions on rel exactly ranges of row keys? */
+/*
+ * are the conditions on rel exactly ranges of row keys?  *points: they are
+ * readings (every key part equal), which go by row (by_tombstones) but need
+ * no test of the conditions on the rows read
+ */
 static bool
-exact_conditions(RelOptInfo *rel, const RowsPlanInfo *info)
+exact_conditions(RelOptInfo *rel, const RowsPlanInfo *info, bool *points)
 {
 	const WideRowShape *s = info->shape;
 	int			neq[WIDE_ROWS_MAX_PARTS] = {0};
@@ -108,6 +113,7 @@ exact_conditions(RelOptInfo *rel, const RowsPlanInfo *info)
 	ListCell   *lc;
 	int			i;
 
+	*points = false;
 	if (s->ts_attnum > 0 && !s->ts_in_key)
 		return false;			/* a row is a key and a time */
 	/* every condition a key condition (GetRelSize found them) */
@@ -127,7 +133,10 @@ exact_conditions(RelOptInfo *rel, const RowsPlanInfo *info)
 	for (i = s->salt ? 1 : 0; i < s->nparts && neq[i] == 1 && ncmp[i] == 0; i++)
 		;
 	if (i == s->nparts)
-		return false;			/* readings: by row (by_tombstones) */
+	{
+		*points = true;			/* readings: by row (by_tombstones) */
+		return true;
+	}
 	if (neq[i] > 0)
 		return false;
 	for (i++; i < s->nparts; i++)
@@ -148,6 +157,8 @@ rows_plan_direct(PlannerInfo *root, ModifyTable *plan, Index rti,
 	ForeignScan *fs;
 	RelOptInfo *rel;
 	RowsPlanInfo *info;
+	bool		exact;
+	bool		points;
 
 	if (plan->operation != CMD_DELETE || sub == NULL || !IsA(sub, ForeignScan))
 		return false;
@@ -160,8 +171,9 @@ rows_plan_direct(PlannerInfo *root, ModifyTable *plan, Index rti,
 		return false;
 	fs->operation = CMD_DELETE;
 	fs->resultRelation = rti;
-	fs->fdw_private = list_make2(fs->fdw_private,
-								 makeBoolean(exact_conditions(rel, info)));
+	exact = exact_conditions(rel, info, &points);
+	fs->fdw_private = list_make3(fs->fdw_private, makeBoolean(exact && !points),
+								 makeBoolean(exact));
 	return true;
 }
 
@@ -263,12 +275,19 @@ rows_begin_direct(ForeignScanState *node, int eflags)
 	d->shape = WideRowShapeGet(RelationGetRelid(node->ss.ss_currentRelation));
 	d->cells = WideRowsDeleteBegin(node->resultRelInfo);
 	d->exact = boolVal(lsecond(plan->fdw_private));
+	d->keys_only = boolVal(lthird(plan->fdw_private));
 	d->scan = WideRowsScanOpen(d->shape, node->ss.ps.state->es_snapshot,
 							   linitial(plan->fdw_private),
 							   ExecInitExprList(plan->fdw_exprs, (PlanState *) node));
 	WideRowsScanSetFilter(d->scan, plan->scan.plan.qual);
-	/* tested once per row, before it is deleted: not again by ExecScan */
-	d->qual = node->ss.ps.qual;
+	/*
+	 * tested once per row, before it is deleted: not again by ExecScan; and
+	 * not at all when the conditions are exactly the key ranges the scan
+	 * reads (exact_conditions: the row of a key in them matches, as the
+	 * tombstones assume) -- an IN list of 100 readings was evaluated whole
+	 * for every row, its array built again each time
+	 */
+	d->qual = d->keys_only ? NULL : node->ss.ps.qual;
 	node->ss.ps.qual = NULL;
 	initStringInfo(&d->last);
 	d->keycxt = AllocSetContextCreate(CurrentMemoryContext, "wide rows delete keys",

@@ -198,6 +198,8 @@ struct RowsScan
 	uint64		nrows;
 	uint64		ncells;
 	uint64		nseeks;
+	uint64		ncontinued;		/* ... of them read on by the reader before
+								 * (WideReaderRestartAt) */
 	uint64		nprefiltered;
 	uint64		nbatched;		/* rows decoded a block at a time */
 	uint64		nbstates;		/* backward: table states read (bstate) */
@@ -1271,6 +1273,17 @@ next_cell(RowsScan *st)
 				break;
 			continue;
 		}
+		/* the next range by the same reader, where it can (an IN list) */
+		if (st->nextrange < st->nranges && st->pscan == NULL &&
+			WideReaderRestartAt(st->reader, st->rstate, &st->ranges[st->nextrange]))
+		{
+			st->nextrange++;
+			st->nseeks++;
+			st->ncontinued++;
+			st->batch.nrows = 0;
+			st->bnext = 0;
+			continue;
+		}
 		WideReaderEnd(st->reader);
 		st->reader = NULL;
 	}
@@ -2052,6 +2065,9 @@ WideRowsScanExplain(Oid relid, List *fdw_private, RowsScan *st, ExplainState *es
 		if (es->verbose)
 			ExplainPropertyInteger("Rows Decoded in Batches", NULL,
 								   (int64) st->nbatched, es);
+		if (es->verbose && st->ncontinued > 0)
+			ExplainPropertyInteger("Ranges Read On", NULL,
+								   (int64) st->ncontinued, es);
 		if (es->verbose && st->backward)
 			ExplainPropertyInteger("Table States Read", NULL,
 								   (int64) st->nbstates, es);

@@ -79,6 +79,7 @@ struct WideReader
 	MemoryContext rangecxt;		/* the current sub-range's merge */
 	/* one frozen run without tombstones: its cells need no merge */
 	bool		fast;
+	const WideRunData *fastrun;	/* ... which (WideReaderRestartAt) */
 	WideBlockIter *fastbi;		/* its block, when no record needs a check */
 	WideCell	fastcell;
 	const WideFamily *fastdef;
@@ -494,16 +495,17 @@ reader_merge_run(WideReader *r, const WideRunData *run, int order)
  * one plain run holds (run_is_plain), with no write-area record in it, is
  * read straight from that run.
  */
-static void
-reader_open(WideReader *r, const TableState *ts, WideSourceNext wa_next)
+/*
+ * the one plain run (run_is_plain) that alone holds r->range, with no
+ * write-area record in it: read straight from it; else NULL
+ */
+static const WideRunData *
+fast_run(const WideReader *r, const TableState *ts)
 {
 	const WideRunData *only = NULL;
 	int			nover = 0;
 	int			i;
 
-	/* (those of an earlier sub-range went with its memory) */
-	r->merge = NULL;
-	r->merger = NULL;
 	for (i = 0; i < ts->nwaruns; i++)
 		if (WideRunOverlapsRange(&ts->waruns[i], &r->range))
 			nover++, only = &ts->waruns[i];
@@ -511,13 +513,28 @@ reader_open(WideReader *r, const TableState *ts, WideSourceNext wa_next)
 		if (WideRunOverlapsRange(&ts->runs[i], &r->range) &&
 			!WideRangeDelsHideRun(r->ranges, &ts->runs[i]))
 			nover++, only = &ts->runs[i];
-	r->fast = false;
 	if (nover == 1 && run_is_plain(r, only) && !drops_touch(ts, only) &&
 		!WideRangeDelsTouchRun(r->ranges, only) &&
 		!(r->sorter ? WideSorterPeekInRange(r->sorter, &r->range) :
 		  (r->nextwa < r->nwa &&
 		   !WideRowAfterRange(&r->range, r->wacells[r->nextwa]->key,
 							  r->wacells[r->nextwa]->keylen))))
+		return only;
+	return NULL;
+}
+
+static void
+reader_open(WideReader *r, const TableState *ts, WideSourceNext wa_next)
+{
+	const WideRunData *only = fast_run(r, ts);
+	int			i;
+
+	/* (those of an earlier sub-range went with its memory) */
+	r->merge = NULL;
+	r->merger = NULL;
+	r->fast = false;
+	r->fastrun = only;
+	if (only != NULL)
 	{
 		r->its[0] = WideSegIterBegin(r->rel, only, &r->range);
 		if (r->pruning)
@@ -1354,6 +1371,64 @@ WideReaderBeginAt(WideReadState *st, int64 now, const WideKeyRange *range,
 	 */
 	reader_open(r, &st->ts, state_next);
 	return r;
+}
+
+/*
+ * WideReaderRestartAt -- read next, with the reader r of WideReaderBeginAt
+ * on st, the cells of range, which begins after r's range (the next range
+ * of a scan of several, in key order), where both lie in the same plain
+ * run read straight (reader_open): its iterator goes on from where r's
+ * range ended (WideSegIterRestart), so the readings of an IN list take
+ * each block once, and no reader is made per reading.  False where it
+ * cannot; r must then be ended (its range may be changed).
+ */
+bool
+WideReaderRestartAt(WideReader *r, WideReadState *st, const WideKeyRange *range)
+{
+	WideKeyRange old = r->range;
+	int64		lo,
+				hi = r->nwa;
+	int			cmp;
+
+	if (!r->fast || r->nits != 1 || r->pruning || r->state != NULL ||
+		r->sorter != NULL || r->latest_n > 0 || r->unseen_below > 0 ||
+		r->wacells != st->wacells || !old.has_end || !range->has_start)
+		return false;
+	cmp = WideKeyCompare(range->start, range->startlen, old.end, old.endlen);
+	if (cmp < 0 || (cmp == 0 && range->start_incl && old.end_incl))
+		return false;
+	r->range = *range;
+	r->ranges = WideRangeDelsInRange(st->ranges, range);
+	if (range->has_start)
+		copy_bound(&r->range.start, range->start, range->startlen);
+	if (range->has_end)
+		copy_bound(&r->range.end, range->end, range->endlen);
+	/* the state's write-area records from the start of the range */
+	lo = r->nextwa;
+	while (lo < hi)
+	{
+		int64		mid = lo + (hi - lo) / 2;
+
+		if (WideRowBeforeRange(&r->range, st->wacells[mid]->key,
+							   st->wacells[mid]->keylen))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	r->nextwa = lo;
+	if (fast_run(r, &st->ts) != r->fastrun ||
+		!WideSegIterRestart(r->its[0], &r->range))
+		return false;
+	if (old.has_start)
+		pfree((char *) old.start);
+	pfree((char *) old.end);
+	free_blob_values(r);
+	r->fastbi = NULL;
+	r->fastfamlen = -1;
+	r->nobatch = 0;
+	r->finished = r->skipped = r->done = false;
+	r->kept_cell = false;
+	return true;
 }
 
 /*

@@ -85,6 +85,8 @@ extern WideCell *const *WideReadStateWA(const WideReadState *st, int64 *n);
 extern WideReader *WideReaderBeginAt(WideReadState *st, int64 now,
 									 const WideKeyRange *range,
 									 const WideTsWindow *window);
+extern bool WideReaderRestartAt(WideReader *r, WideReadState *st,
+								const WideKeyRange *range);
 extern void WideReadStateEnd(WideReadState *st);
 
 /* reverse.c: reading a range backwards */

@@ -413,6 +413,7 @@ extern void WideSegmentCorrupt(Relation rel, const WideSegment *seg,
 extern WideSegIter *WideSegIterBegin(Relation rel, const WideRunData *run,
 									 const WideKeyRange *range);
 extern bool WideSegIterNext(WideSegIter *it, WideCell *cell);
+extern bool WideSegIterRestart(WideSegIter *it, const WideKeyRange *range);
 
 /* WideSegIterNext as a merge source (sort.h; arg: the iterator) */
 static inline bool

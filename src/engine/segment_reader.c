@@ -749,6 +749,13 @@ struct WideSegIter
 	bool		check_start;	/* records of the block may be before the range */
 	bool		check_end;		/* ... or after it */
 	bool		hinted;			/* seek_start took the segment's hint */
+	/* WideSegIterRestart */
+	const WideIndexEntry *cur;	/* the entry of blk */
+	uint64		range_blocks;	/* data blocks opened for the range */
+	bool		has_after;		/* after: the record after the range that
+								 * ended it, taken from bi */
+	bool		give_after;		/* ... in the next range: return it first */
+	WideCell	after;
 };
 
 /*
@@ -776,6 +783,8 @@ drop_block(WideSegIter *it)
 	WideSegmentCloseBlock(it->blk, it->blkpin);
 	it->blkpin = NULL;
 	it->blk = NULL;
+	it->cur = NULL;
+	it->has_after = false;
 }
 
 static void
@@ -901,6 +910,8 @@ next_block(WideSegIter *it)
 		MemoryContextSwitchTo(old);
 	}
 	it->blocks++;
+	it->range_blocks++;
+	it->cur = e;
 	it->block_bytes += it->blk->len;
 	it->ii++;
 	it->want_cells = e->ncells;
@@ -922,7 +933,7 @@ next_block(WideSegIter *it)
 	 * big table is mostly evicted before that, one a workload comes back
 	 * to (ranges starting in it, rows read one by one) gets it soon.
 	 */
-	if (it->blocks == 1 && it->range.has_start)
+	if (it->range_blocks == 1 && it->range.has_start)
 	{
 		WideCacheEntry *rowspin = NULL;
 		WideBlockRows *rows = NULL;
@@ -937,7 +948,7 @@ next_block(WideSegIter *it)
 			int			j;
 
 			/* the hint's row, if it is where the hint says: the next row */
-			if (it->hinted && it->blocks == 1 && h < rows->n &&
+			if (it->hinted && h < rows->n &&
 				WideKeyCompare(rows->rows[h].key, rows->rows[h].keylen,
 							   it->range.start, it->range.startlen) == 0)
 				j = h + 1;
@@ -974,6 +985,15 @@ WideSegIterNext(WideSegIter *it, WideCell *cell)
 		if (it->done)
 			return false;
 	}
+	if (it->give_after)
+	{
+		/* the record that ended the range before begins this one */
+		it->give_after = false;
+		it->has_after = false;
+		it->check_start = false;
+		*cell = it->after;
+		return true;
+	}
 	for (;;)
 	{
 		if (it->blk == NULL || !WideBlockIterNext(&it->bi, cell))
@@ -1007,11 +1027,68 @@ WideSegIterNext(WideSegIter *it, WideCell *cell)
 		}
 		if (it->check_end && WideRowAfterRange(&it->range, cell->key, cell->keylen))
 		{
+			/* (kept: the next range may begin with it, WideSegIterRestart) */
+			it->after = *cell;
+			it->has_after = true;
 			it->done = true;
 			return false;
 		}
 		return true;
 	}
+}
+
+/*
+ * WideSegIterRestart -- read on with range, which begins after every
+ * record the iterator returned (the next range of a scan of several, in
+ * key order), instead of a new iterator: where the range begins in the
+ * current data block, it goes on from where the last range ended, with
+ * no index lookup and without stepping over the block's records before
+ * that again -- the readings of an IN list, read in key order, take each
+ * block once however many of them it holds.  Else the next read seeks the
+ * range as a new iterator would.  False if it cannot (time pruning): the
+ * caller then ends it.
+ */
+bool
+WideSegIterRestart(WideSegIter *it, const WideKeyRange *range)
+{
+	if (it->prune != NULL || !range->has_start)
+		return false;
+	it->range = *range;
+	it->point_hash = range->is_point ? WideRowHash(range->start, range->startlen) : 0;
+	it->range_blocks = 0;
+	it->give_after = false;
+	it->done = false;
+	if (it->started && it->blk != NULL && it->cur != NULL && !it->bi.error &&
+		!WideRowBeforeRange(range, it->cur->lastrow, it->cur->lastrowlen))
+	{
+		/* the range begins in this block: step on to it */
+		it->range_blocks = 1;
+		it->check_start = true;
+		it->check_end = WideRowAfterRange(range, it->cur->lastrow, it->cur->lastrowlen);
+		if (it->has_after)
+		{
+			if (WideRowAfterRange(range, it->after.key, it->after.keylen))
+			{
+				it->done = true;	/* (the range is empty; keep it) */
+				return true;
+			}
+			if (!WideRowBeforeRange(range, it->after.key, it->after.keylen))
+			{
+				it->give_after = true;
+				return true;
+			}
+			it->has_after = false;
+		}
+		if (!WideBlockIterSkipRows(&it->bi, range->start, range->startlen,
+								   range->start_incl))
+			stream_corrupt(it->rel, it->seg, "bad data block", it->cur->offset);
+		return true;
+	}
+	/* elsewhere: seek it */
+	drop_index(it);
+	it->started = false;
+	it->hinted = false;
+	return true;
 }
 
 /* does an index entry cover records of column col up to its end? */
