@@ -225,22 +225,38 @@ unseen_writer(const WideReader *r, const WideCell *c, uint8 hint)
 }
 
 /*
- * wa_unseen -- a write-area record the snapshot does not see: a counting
- * reader r (WideReaderBeginCounting) counts it if another transaction wrote
- * it (unseen_writer); a read state (r NULL) tells SSI it skipped it, as
- * WideWAScanNext does.
+ * wa_take -- a write-area record in range, for a reader r or a read state
+ * (r NULL): with a snapshot, one it does not see is left out -- a counting
+ * reader counts it if another transaction wrote it (unseen_writer), a read
+ * state tells SSI it skipped it, as WideWAScanNext does -- and the hint
+ * learnt is kept in the record "stored" of the backend's copy, if any;
+ * then one the reader's window prunes is left out; the rest go to sorter.
  */
 static void
-wa_unseen(Relation rel, WideReader *r, const WideCell *cell, Snapshot snapshot,
-		  uint8 hint)
+wa_take(Relation rel, WideReader *r, Snapshot snapshot, WideSorter *sorter,
+		WideCell *cell, WideCell *stored)
 {
-	if (r != NULL)
+	if (snapshot != NULL)
 	{
-		if (unseen_writer(r, cell, hint))
-			r->nunseen++;
+		uint8		hint;
+		bool		visible = WideRecordVisible(cell, snapshot, &hint);
+
+		/* (a hint is for good: the copy keeps it) */
+		if (stored != NULL)
+			stored->flags |= hint;
+		if (!visible)
+		{
+			if (r == NULL)
+				WideSerializableUnseen(rel, cell, snapshot, hint);
+			else if (unseen_writer(r, cell, hint))
+				r->nunseen++;
+			return;
+		}
+		cell->flags |= hint;
 	}
-	else
-		WideSerializableUnseen(rel, cell, snapshot, hint);
+	if (r != NULL && r->pruning && WideTsPruneRecord(&r->prune, cell))
+		return;
+	WideSorterAdd(sorter, cell);
 }
 
 /*
@@ -250,10 +266,9 @@ wa_unseen(Relation rel, WideReader *r, const WideCell *cell, Snapshot snapshot,
  * transaction of single-row DELETEs appends a tombstone each, and so does
  * a row form's DELETE of readings, and each count or read state would read
  * them all again.  As WideWAScanNext with a snapshot, but the hint learnt
- * is kept in the copy, not set on the page.  For a counting reader r (NULL
- * for a read state) each record is counted in its statistics and the ones
- * its window prunes are skipped, as by wa_scan.  False if the copy cannot
- * serve (the caller scans).
+ * is kept in the copy, not set on the page (wa_take).  For a counting
+ * reader r (NULL for a read state) each record is counted in its
+ * statistics.  False if the copy cannot serve (the caller scans).
  */
 static bool
 wa_from_cache(Relation rel, const TableState *ts, Snapshot snapshot,
@@ -268,27 +283,11 @@ wa_from_cache(Relation rel, const TableState *ts, Snapshot snapshot,
 	for (int64 i = 0; i < nwa; i++)
 	{
 		WideCell	cell = *wa[i];
-		uint8		hint;
 
 		/* (the copy returns only records in range) */
 		if (r != NULL)
 			r->stats.wa_records++;
-		if (snapshot != NULL)
-		{
-			bool		visible = WideRecordVisible(&cell, snapshot, &hint);
-
-			/* (a hint is for good: the copy keeps it) */
-			((WideCell *) wa[i])->flags |= hint;
-			if (!visible)
-			{
-				wa_unseen(rel, r, &cell, snapshot, hint);
-				continue;
-			}
-			cell.flags |= hint;
-		}
-		if (r != NULL && r->pruning && WideTsPruneRecord(&r->prune, &cell))
-			continue;
-		WideSorterAdd(sorter, &cell);
+		wa_take(rel, r, snapshot, sorter, &cell, (WideCell *) wa[i]);
 	}
 	WideWACacheRelease();
 	pfree(wa);
@@ -316,20 +315,8 @@ wa_scan(Relation rel, const TableState *ts, Snapshot snapshot,
 		if (WideRowBeforeRange(range, cell.key, cell.keylen) ||
 			WideRowAfterRange(range, cell.key, cell.keylen))
 			continue;
-		if (counting)
-		{
-			uint8		hint;
-
-			if (!WideRecordVisible(&cell, snapshot, &hint))
-			{
-				wa_unseen(rel, r, &cell, snapshot, hint);
-				continue;
-			}
-			cell.flags |= hint;
-		}
-		if (r != NULL && r->pruning && WideTsPruneRecord(&r->prune, &cell))
-			continue;
-		WideSorterAdd(sorter, &cell);
+		/* (the scan judged visibility unless counting) */
+		wa_take(rel, r, counting ? snapshot : NULL, sorter, &cell, NULL);
 	}
 	WideWAScanEnd(wa);
 }
