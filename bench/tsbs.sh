@@ -80,6 +80,7 @@
 #
 set -euo pipefail
 source "$(dirname "$0")/../test/lib.sh"
+source "$(dirname "$0")/lib/server.sh"
 
 ARGS=()
 while [ $# -gt 0 ]; do
@@ -103,9 +104,7 @@ wide_install_deps
 wide_test_user
 wide_build_install
 PY="$WIDE_ROOT/bench/tsbs.py"
-[ -f "$BENCH/data/postmaster.pid" ] && stop_cluster "$BENCH"
-rm -rf "$BENCH"; mkdir -p "$BENCH"; chmod 755 "$BENCH"
-[ "$(id -u)" -eq 0 ] && chown "$WIDE_TEST_USER" "$BENCH"
+bench_fresh_dir
 
 log "generating the data"
 python3 "$PY" gen --dir "$BENCH" "${ARGS[@]}"
