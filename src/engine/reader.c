@@ -153,6 +153,17 @@ copy_bound(const char **dst, const char *src, uint32 len)
 	*dst = p;
 }
 
+/* *dst becomes range, its bounds copied (palloc'd) */
+static void
+set_range(WideKeyRange *dst, const WideKeyRange *range)
+{
+	*dst = *range;
+	if (range->has_start)
+		copy_bound(&dst->start, range->start, range->startlen);
+	if (range->has_end)
+		copy_bound(&dst->end, range->end, range->endlen);
+}
+
 /* one consistent state of a table: its runs and write-area lanes */
 typedef struct TableState
 {
@@ -367,13 +378,7 @@ reader_prepare(Relation rel, Snapshot snapshot, int64 now,
 	r->valcxt = AllocSetContextCreate(CurrentMemoryContext, "wide reader values",
 									  ALLOCSET_DEFAULT_SIZES);
 	if (range)
-	{
-		r->range = *range;
-		if (range->has_start)
-			copy_bound(&r->range.start, range->start, range->startlen);
-		if (range->has_end)
-			copy_bound(&r->range.end, range->end, range->endlen);
-	}
+		set_range(&r->range, range);
 
 	/* under SERIALIZABLE: a predicate lock on the relation */
 	WideSerializableRead(rel, snapshot);
@@ -673,11 +678,7 @@ WideReaderNextRange(WideReader *r, const WideKeyRange *range)
 		r->stats.records_skipped += WideMergeIterSkipped(r->merge);
 	MemoryContextReset(r->rangecxt);
 	old = MemoryContextSwitchTo(r->rangecxt);
-	r->range = *range;
-	if (range->has_start)
-		copy_bound(&r->range.start, range->start, range->startlen);
-	if (range->has_end)
-		copy_bound(&r->range.end, range->end, range->endlen);
+	set_range(&r->range, range);
 	reader_open(r, r->state, sorter_next_range);
 	MemoryContextSwitchTo(old);
 	r->finished = r->skipped = r->done = false;
@@ -1287,6 +1288,29 @@ WideReadStateEnd(WideReadState *st)
 	pfree(st);
 }
 
+/*
+ * wa_first_in_range -- of a WideReaderBeginAt reader's write-area records
+ * (sorted), the first from "from" on that is not before its range
+ */
+static int64
+wa_first_in_range(const WideReader *r, int64 from)
+{
+	int64		lo = from,
+				hi = r->nwa;
+
+	while (lo < hi)
+	{
+		int64		mid = lo + (hi - lo) / 2;
+
+		if (WideRowBeforeRange(&r->range, r->wacells[mid]->key,
+							   r->wacells[mid]->keylen))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* the next write-area record of a WideReaderBeginAt reader, in its range */
 static bool
 state_next(void *arg, WideCell *cell)
@@ -1314,8 +1338,6 @@ WideReaderBeginAt(WideReadState *st, int64 now, const WideKeyRange *range,
 				  const WideTsWindow *window)
 {
 	WideReader *r = palloc0(sizeof(WideReader));
-	int64		lo = 0,
-				hi = st->nwa;
 
 	r->rel = st->rel;
 	r->snapshot = st->snapshot;
@@ -1328,28 +1350,14 @@ WideReaderBeginAt(WideReadState *st, int64 now, const WideKeyRange *range,
 	}
 	r->valcxt = AllocSetContextCreate(CurrentMemoryContext, "wide reader values",
 									  ALLOCSET_DEFAULT_SIZES);
-	r->range = *range;
+	set_range(&r->range, range);
 	/* (those elsewhere would only keep the run from being read as stored) */
 	r->ranges = WideRangeDelsInRange(st->ranges, range);
-	if (range->has_start)
-		copy_bound(&r->range.start, range->start, range->startlen);
-	if (range->has_end)
-		copy_bound(&r->range.end, range->end, range->endlen);
 
 	/* the state's write-area records from the start of the range */
-	while (lo < hi)
-	{
-		int64		mid = lo + (hi - lo) / 2;
-
-		if (WideRowBeforeRange(&r->range, st->wacells[mid]->key,
-							   st->wacells[mid]->keylen))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	r->wacells = st->wacells;
 	r->nwa = st->nwa;
-	r->nextwa = lo;
+	r->nextwa = wa_first_in_range(r, 0);
 
 	/*
 	 * merged with the state's runs that may hold the range (or read
@@ -1373,8 +1381,6 @@ bool
 WideReaderRestartAt(WideReader *r, WideReadState *st, const WideKeyRange *range)
 {
 	WideKeyRange old = r->range;
-	int64		lo,
-				hi = r->nwa;
 	int			cmp;
 
 	if (!r->fast || r->nits != 1 || r->pruning || r->state != NULL ||
@@ -1384,25 +1390,10 @@ WideReaderRestartAt(WideReader *r, WideReadState *st, const WideKeyRange *range)
 	cmp = WideKeyCompare(range->start, range->startlen, old.end, old.endlen);
 	if (cmp < 0 || (cmp == 0 && range->start_incl && old.end_incl))
 		return false;
-	r->range = *range;
+	set_range(&r->range, range);
 	r->ranges = WideRangeDelsInRange(st->ranges, range);
-	if (range->has_start)
-		copy_bound(&r->range.start, range->start, range->startlen);
-	if (range->has_end)
-		copy_bound(&r->range.end, range->end, range->endlen);
 	/* the state's write-area records from the start of the range */
-	lo = r->nextwa;
-	while (lo < hi)
-	{
-		int64		mid = lo + (hi - lo) / 2;
-
-		if (WideRowBeforeRange(&r->range, st->wacells[mid]->key,
-							   st->wacells[mid]->keylen))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	r->nextwa = lo;
+	r->nextwa = wa_first_in_range(r, r->nextwa);
 	if (fast_run(r, &st->ts) != r->fastrun ||
 		!WideSegIterRestart(r->its[0], &r->range))
 		return false;
