@@ -10,8 +10,9 @@
 # and, for the wide table, the same range cell by cell
 # (wide.enable_range_delete = off), the path every DELETE took before.
 # Each case loads both tables afresh (VACUUM ANALYZE, wide compacted),
-# times the DELETE (wall clock, the two sides alternated, median of
-# $ROUNDS rounds) and measures the bytes the table holds before the
+# times the DELETE (wall clock, and the backend's CPU time from its
+# /proc/self/schedstat, the two sides alternated, medians of $ROUNDS
+# rounds) and measures the bytes the table holds before the
 # delete, what the delete added, and what VACUUM leaves.  Prints one
 # table, as docs/performance.md shows it.
 #

@@ -382,6 +382,73 @@ SELECT (SELECT count(*) FROM (SELECT row_key, family, qualifier, ts, value FROM 
        (SELECT count(*) FROM sq) AS cells;
 DROP TABLE sq, sqh;
 
+-- the write-area copy where a table's storage changes under it, against
+-- heaps, in one transaction: five tables counted in turn (four copies:
+-- each count evicts one), a TRUNCATE of a table made in the transaction
+-- between two counts of it (its relfilenode kept, a new metapage of
+-- another epoch whose lane starts again at the same block: a copy keyed
+-- without the epoch reads stale records), a subtransaction's writes
+-- rolled back, a flush in the middle of a statement (wide.flush_threshold's
+-- 16 pages)
+BEGIN;
+SET LOCAL wide.flush_threshold = 16;
+SET LOCAL wide.statement_run_size = '1GB';	-- (statements go to the write area)
+CREATE FUNCTION pg_temp.wa_check(t int, k text) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE n bigint; m bigint;
+BEGIN
+  EXECUTE format('DELETE FROM wc%s WHERE row_key = %L', t, k);
+  GET DIAGNOSTICS n = ROW_COUNT;
+  EXECUTE format('DELETE FROM hc%s WHERE row_key = %L', t, k);
+  GET DIAGNOSTICS m = ROW_COUNT;
+  IF n <> m THEN RAISE EXCEPTION 'wc%: DELETE of % deleted %, the heap %', t, k, n, m; END IF;
+END $$;
+CREATE FUNCTION pg_temp.wa_write(t int, n int, tag text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE format('INSERT INTO wc%s SELECT ''k'' || (g %% 40), ''m'', %L || g, 1, g FROM generate_series(1, %s) g', t, tag, n);
+  EXECUTE format('INSERT INTO hc%s SELECT ''k'' || (g %% 40), ''m'', %L || g, 1, g FROM generate_series(1, %s) g', t, tag, n);
+END $$;
+DO $$
+BEGIN
+  FOR t IN 1..5 LOOP
+    EXECUTE format('CREATE TABLE wc%s (row_key text, family text, qualifier text, ts int8, value int8) USING wide', t);
+    EXECUTE format('SELECT wide.create_family(%L, ''m'')', 'wc' || t);
+    EXECUTE format('CREATE TABLE hc%s (row_key text, family text, qualifier text, ts int8, value int8)', t);
+    PERFORM pg_temp.wa_write(t, 200, 'a');
+  END LOOP;
+  FOR i IN 1..30 LOOP
+    FOR t IN 1..5 LOOP
+      PERFORM pg_temp.wa_check(t, 'k' || ((i * 7 + t) % 40));
+      PERFORM pg_temp.wa_write(t, 3, 'b' || i || '_');
+    END LOOP;
+    IF i = 10 THEN
+      PERFORM pg_temp.wa_check(3, 'k1');
+      TRUNCATE wc3, hc3;
+      PERFORM pg_temp.wa_write(3, 150, 'c');
+      PERFORM pg_temp.wa_check(3, 'k2');
+    ELSIF i = 15 THEN
+      BEGIN
+        PERFORM pg_temp.wa_write(2, 50, 'd');
+        PERFORM pg_temp.wa_check(2, 'k5');
+        RAISE EXCEPTION 'roll back';
+      EXCEPTION WHEN raise_exception THEN NULL;
+      END;
+    ELSIF i = 20 THEN
+      PERFORM pg_temp.wa_write(4, 6000, 'e');	-- (flushes)
+    END IF;
+  END LOOP;
+END $$;
+SELECT (SELECT flushes FROM wide.stats('wc4')) > 0 AS flushed,
+       (SELECT count(*) FROM ((SELECT * FROM wc1 UNION ALL SELECT * FROM wc2 UNION ALL
+         SELECT * FROM wc3 UNION ALL SELECT * FROM wc4 UNION ALL SELECT * FROM wc5)
+         EXCEPT ALL (SELECT * FROM hc1 UNION ALL SELECT * FROM hc2 UNION ALL
+         SELECT * FROM hc3 UNION ALL SELECT * FROM hc4 UNION ALL SELECT * FROM hc5)) x) AS only_wide,
+       (SELECT count(*) FROM ((SELECT * FROM hc1 UNION ALL SELECT * FROM hc2 UNION ALL
+         SELECT * FROM hc3 UNION ALL SELECT * FROM hc4 UNION ALL SELECT * FROM hc5)
+         EXCEPT ALL (SELECT * FROM wc1 UNION ALL SELECT * FROM wc2 UNION ALL
+         SELECT * FROM wc3 UNION ALL SELECT * FROM wc4 UNION ALL SELECT * FROM wc5)) x) AS only_heap,
+       (SELECT count(*) FROM wc3) = (SELECT count(*) FROM hc3) AS truncated_alike;
+ROLLBACK;
+
 -- VACUUM (FREEZE) and a range tombstone left in the metapage (it deleted
 -- too little of the run it overlaps for VACUUM to rewrite that run):
 -- relfrozenxid must never pass the tombstone's xmin, or the clog under it
@@ -417,3 +484,75 @@ SELECT meta_u32('fz', 'nrangedels', 0) AS tombstones,
 SELECT count(*) FROM fz;
 DROP FUNCTION meta_u32;
 DROP TABLE fz;
+
+-- 1,000 single-row DELETEs in one transaction, against a heap oracle:
+-- each a row tombstone numbered before its count, so none takes a
+-- subtransaction (before: one each, an xid each, and the backend's
+-- subtransaction cache overflowed past 64).  The xids the transaction
+-- consumed: its own, not one per DELETE; the write area grew by row
+-- tombstones (a few pages), not by a tombstone per cell.
+CREATE TABLE sx (row_key text, family text, qualifier text, ts timestamptz, value float8) USING wide;
+ALTER TABLE sx SET (autovacuum_enabled = off);
+SELECT wide.create_family('sx', 'm');
+INSERT INTO sx SELECT 'k' || lpad(r::text, 5, '0'), 'm', 'q' || q, '2020-01-01', r
+  FROM generate_series(1, 3000) r, generate_series(1, 5) q;
+SELECT wide.compact('sx', major => true) IS NOT NULL AS compacted;
+-- a few rows with cells in the write area too, one a version of its own
+INSERT INTO sx SELECT 'k' || lpad((r * 11)::text, 5, '0'), 'm', 'q1', '2020-01-02', -r
+  FROM generate_series(1, 50) r;
+-- 256 rows of 150-byte keys: their IN list's tombstones fill 7 new pages
+INSERT INTO sx SELECT 'L' || repeat('x', 150) || lpad(r::text, 3, '0'), 'm', 'q' || q, '2020-01-01', r
+  FROM generate_series(1, 256) r, generate_series(1, 2) q;
+CREATE TABLE sxh AS SELECT * FROM sx;
+CREATE INDEX ON sxh (row_key);
+ANALYZE sxh;
+SELECT write_area_pages AS wa0 FROM wide.stats('sx') \gset
+SELECT txid_current() AS xid0 \gset
+BEGIN;
+DO $$
+DECLARE n bigint; m bigint; total bigint := 0;
+BEGIN
+  FOR i IN 1..1000 LOOP
+    EXECUTE format('DELETE FROM sx WHERE row_key = %L', 'k' || lpad((i * 3)::text, 5, '0'));
+    GET DIAGNOSTICS n = ROW_COUNT;
+    EXECUTE format('DELETE FROM sxh WHERE row_key = %L', 'k' || lpad((i * 3)::text, 5, '0'));
+    GET DIAGNOSTICS m = ROW_COUNT;
+    IF n <> m THEN RAISE EXCEPTION 'DELETE % of row % against % in the heap', n, i * 3, m; END IF;
+    total := total + n;
+  END LOOP;
+  RAISE NOTICE '% cells deleted', total;
+END $$;
+-- an IN list and an OR of a row and a range in the same transaction
+DELETE FROM sx WHERE row_key IN ('k00001', 'k00002', 'k00004', 'nope');
+DELETE FROM sxh WHERE row_key IN ('k00001', 'k00002', 'k00004', 'nope');
+DELETE FROM sx WHERE row_key = 'k00005' OR row_key >= 'k02990' AND row_key < 'k02995';
+DELETE FROM sxh WHERE row_key = 'k00005' OR row_key >= 'k02990' AND row_key < 'k02995';
+DO $$
+DECLARE l text; cond text;
+BEGIN
+  SELECT format('row_key IN (%s)', string_agg(quote_literal('L' || repeat('x', 150) || lpad(r::text, 3, '0')), ', '))
+    INTO cond FROM generate_series(1, 256) r;
+  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) DELETE FROM sx WHERE ' || cond LOOP
+    IF l LIKE '%Range Delete:%' THEN RAISE NOTICE '%', regexp_replace(l, '^.*Range Delete: ', ''); END IF;
+  END LOOP;
+  EXECUTE 'DELETE FROM sxh WHERE ' || cond;
+END $$;
+COMMIT;
+SELECT txid_current() - :xid0 < 10 AS no_xid_per_delete,
+       (SELECT write_area_pages - :wa0 BETWEEN 8 AND 20 FROM wide.stats('sx')) AS row_tombstones;
+SELECT (SELECT count(*) FROM (SELECT row_key, family, qualifier, ts, value FROM sx
+                              EXCEPT ALL SELECT * FROM sxh) x) AS only_wide,
+       (SELECT count(*) FROM (SELECT * FROM sxh
+                              EXCEPT ALL SELECT row_key, family, qualifier, ts, value FROM sx) x) AS only_heap,
+       (SELECT count(*) FROM sx) AS cells;
+VACUUM sx;
+SELECT (SELECT count(*) FROM (SELECT row_key, family, qualifier, ts, value FROM sx
+                              EXCEPT ALL SELECT * FROM sxh) x) AS only_wide_after_vacuum,
+       (SELECT count(*) FROM sx) AS cells;
+DROP TABLE sx, sxh;
+-- the test-only pause point is a superuser's setting
+CREATE ROLE range_delete_pauser;
+SET ROLE range_delete_pauser;
+SET wide.debug_pause = 'keysdel-numbered';
+RESET ROLE;
+DROP ROLE range_delete_pauser;

@@ -9,7 +9,8 @@
  * postgres_fdw; what it cannot do -- create the table there, change its
  * families -- is sent here as SQL over a connection of our own, opened
  * with the foreign server's options and the user's mapping, as
- * postgres_fdw opens its own, and with the settings that change how SQL
+ * postgres_fdw opens its own (one per node and transaction: another role
+ * of the transaction is refused it), and with the settings that change how SQL
  * text is read or values are written pinned (pin_settings: nothing sent
  * depends on the node's ALTER DATABASE ... SET):
  *
@@ -102,6 +103,7 @@ PG_FUNCTION_INFO_V1(wide_remote_query);
 typedef struct RemoteConn
 {
 	Oid			serverid;
+	Oid			userid;			/* whose user mapping opened it */
 	char	   *servername;
 	PGconn	   *conn;
 	int			depth;			/* local nesting level of its savepoints */
@@ -315,6 +317,25 @@ pin_io_settings(void)
 	return nestlevel;
 }
 
+/*
+ * does the user mapping ask for a password (postgres_fdw's option
+ * password_required, which only a superuser may set to false)?
+ */
+static bool
+password_required(UserMapping *um)
+{
+	ListCell   *lc;
+
+	foreach(lc, um->options)
+	{
+		DefElem    *d = lfirst(lc);
+
+		if (strcmp(d->defname, "password_required") == 0)
+			return defGetBoolean(d);
+	}
+	return true;
+}
+
 /* open a connection to a foreign server of postgres_fdw, as its user mapping says */
 static PGconn *
 connect_server(ForeignServer *server, const char *tablet)
@@ -353,6 +374,28 @@ connect_server(ForeignServer *server, const char *tablet)
 		n++;
 	}
 	PQconninfoFree(defs);
+
+	/*
+	 * As postgres_fdw (check_conn_params): a non-superuser's mapping must
+	 * give a password, unless a superuser said it need not.  Checking after
+	 * the connection only whether a password was used is not enough: libpq
+	 * takes one the mapping does not give from a password file -- the
+	 * server's own (~/.pgpass), or one a "passfile" option of the node
+	 * names -- so the role would log in to the node as a user whose
+	 * password it does not know.
+	 */
+	if (!superuser() && password_required(um))
+	{
+		bool		given = false;
+
+		for (int i = 0; i < n; i++)
+			given |= strcmp(keys[i], "password") == 0 && vals[i][0] != '\0';
+		if (!given)
+			ereport(ERROR,
+					(errcode(ERRCODE_S_R_E_PROHIBITED_SQL_STATEMENT_ATTEMPTED),
+					 errmsg("password is required to reach node \"%s\"", server->servername),
+					 errdetail("Non-superusers must give a password in the user mapping.")));
+	}
 	keys[n] = "fallback_application_name";
 	vals[n++] = "wide";
 	keys[n] = "client_encoding";
@@ -378,7 +421,7 @@ connect_server(ForeignServer *server, const char *tablet)
 	}
 
 	/* as postgres_fdw: a non-superuser must authenticate with a password */
-	if (!superuser() && !PQconnectionUsedPassword(conn))
+	if (!superuser() && password_required(um) && !PQconnectionUsedPassword(conn))
 	{
 		PQfinish(conn);
 		ereport(ERROR,
@@ -619,8 +662,22 @@ get_conn(const char *servername, const char *tablet)
 	{
 		RemoteConn *c = lfirst(lc);
 
-		if (c->serverid == server->serverid)
-			rc = c;
+		if (c->serverid != server->serverid)
+			continue;
+		/*
+		 * The node knows the session as the user of the mapping that opened
+		 * it: another role of this transaction (after a SECURITY DEFINER
+		 * function, SET ROLE) would act there as that user.
+		 */
+		if (c->userid != GetUserId())
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("cannot reach node \"%s\" as role \"%s\"", servername,
+							GetUserNameFromId(GetUserId(), false)),
+					 errdetail("This transaction reaches the node as role \"%s\", in one remote session opened with its user mapping.",
+							   GetUserNameFromId(c->userid, false)),
+					 errhint("Reach a node as one role per transaction.")));
+		rc = c;
 	}
 	if (rc == NULL)
 	{
@@ -629,6 +686,7 @@ get_conn(const char *servername, const char *tablet)
 
 		rc = palloc0(sizeof(RemoteConn));
 		rc->serverid = server->serverid;
+		rc->userid = GetUserId();
 		rc->servername = pstrdup(server->servername);
 		rc->conn = conn;
 		rc->depth = 1;

@@ -1,6 +1,10 @@
 # A streaming standby holds the same cells as the primary, after each of
 # several rounds of changes (inserts, large values, TRUNCATE, family DDL),
-# and keeps them when promoted.
+# and keeps them when promoted.  One standby session reads a row form
+# (readings appended, deleted, flushed, truncated on the primary) against a
+# heap of the same readings in each round: its copy of the write area
+# (engine/wacache.c), kept from round to round, is brought up to date with
+# what replay appended, dropped at a flush or TRUNCATE.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -19,6 +23,11 @@ $primary->safe_psql('postgres', q{
 	CREATE TABLE n (row_key text, family text, qualifier text,
 	                ts int8, value int8) USING wide;
 	SELECT wide.create_family('n', 'sum', aggregate => 'sum');
+	CREATE TABLE rc (row_key text, family text, qualifier text, ts timestamptz, value float8) USING wide;
+	SELECT wide.create_family('rc', 'cpu', max_versions => 1);
+	CREATE FOREIGN TABLE rcf (tags_id int4 NOT NULL, time timestamptz NOT NULL, v1 float8, v2 float8)
+	  SERVER wide_rows OPTIONS (cells 'rc', family 'cpu', key 'tags_id,time');
+	CREATE TABLE rch (tags_id int4 NOT NULL, time timestamptz NOT NULL, v1 float8, v2 float8);
 });
 
 $primary->backup('b');
@@ -47,6 +56,14 @@ sub compare
 
 compare('empty tables');
 
+# the row form against its heap, in one statement (one snapshot)
+my $rows_differ = q{
+	SELECT (SELECT string_agg(x::text, ',' ORDER BY x::text) FROM (SELECT tags_id, count(*), sum(v1), sum(v2) FROM rcf GROUP BY 1) x)
+	       IS DISTINCT FROM
+	       (SELECT string_agg(x::text, ',' ORDER BY x::text) FROM (SELECT tags_id, count(*), sum(v1), sum(v2) FROM rch GROUP BY 1) x)
+};
+my $reader = $standby->background_psql('postgres');
+
 for my $round (1 .. 5)
 {
 	$primary->safe_psql('postgres', qq{
@@ -63,6 +80,20 @@ for my $round (1 .. 5)
 		  FROM generate_series(1, 1000) i;
 	});
 	compare("round $round inserts");
+
+	# readings, some deleted again; a flush in round 2, a TRUNCATE in 4
+	my $rows = qq{
+		INSERT INTO rcf SELECT h, '2020-01-01'::timestamptz + ($round * 1000 + s) * interval '10 s', s, h * s
+		  FROM generate_series(1, 10) h, generate_series(1, 100) s;
+		DELETE FROM rcf WHERE tags_id = $round AND time < '2020-01-01'::timestamptz + ($round * 1000 + 50) * interval '10 s';
+		DELETE FROM rcf WHERE tags_id = 7 AND time = '2020-01-01'::timestamptz + ($round * 1000 + 7) * interval '10 s';
+	};
+	(my $heap = $rows) =~ s/rcf/rch/g;
+	$primary->safe_psql('postgres', "BEGIN; $rows $heap COMMIT;");
+	$primary->safe_psql('postgres', q{SELECT FROM wide.compact('rc')}) if $round == 2;
+	$primary->safe_psql('postgres', q{TRUNCATE rc, rch}) if $round == 4;
+	$primary->wait_for_catchup($standby);
+	is($reader->query_safe($rows_differ), 'f', "a standby session reads the row form right: round $round");
 
 	if ($round == 3)
 	{
@@ -84,6 +115,10 @@ $primary->pgbench('-n -c 4 -t 300', 0, [qr{processed: 1200/1200}], [qr{^$}],
 	'concurrent single-cell inserts',
 	{ 'ins' => q{INSERT INTO t VALUES ('pgb#' || (random() * 1e9)::int8, 'f', 'q', now(), '\x01');} });
 compare('after concurrent inserts');
+
+cmp_ok($reader->query_safe('SELECT wide_internal.write_area_reads()'), '>', 0,
+	'the standby session read the write area into its copy');
+$reader->quit;
 
 $standby->promote;
 $standby->safe_psql('postgres',

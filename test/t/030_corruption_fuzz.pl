@@ -921,6 +921,30 @@ sub targeted
 	$verify_reports->('run with tombstones flagged without', 't',
 		[ [ 0, $tm->{"run $r flags"}[0], pack('v', $tm->{"run $r flags"}[2] & ~0x0002) ] ],
 		'tombstones') if defined $r;
+
+	# two rows out of order in a zstd data block of table t, with a valid
+	# frame and CRC: a row stored as the row after row#...N (flags 0x3c, 9
+	# bytes shared, 1 unshared: its last digit) gets a space for that
+	# digit, so it sorts before the row before it.  verify takes records
+	# that compare equal as in order (163436b: two writes may draw one
+	# sequence number); one that sorts before the one before it, it must
+	# still report.
+	my ($ds) = grep { $_->{live} && $_->{multi} } segments('t');
+	my ($db) = grep { $_->[0] eq 'data' && $_->[4] == 1 && $_->[5] =~ /\x3c\x09\x01[2-9]/ }
+	  stored_blocks($ds);
+	ok($db, 'table t has a zstd data block of consecutive rows');
+	if ($db)
+	{
+		my $raw = $db->[5];
+		$raw =~ /\x3c\x09\x01([2-9])/;
+		substr($raw, $-[1], 1) = ' ';
+		my $z = zstd_frame($dec, $raw, 19);
+		my $pad = $db->[2] - 5 - length($z) - 8;
+		die "data block does not fit" if $pad < 0;
+		$verify_reports->('two rows out of order in a data block', 't',
+			[ stream_writes($ds, $db->[1], frame($dec, $z . pack('VV', 0x184D2A50, $pad) . ("\0" x $pad), 1)) ],
+			'records out of order');
+	}
 }
 
 # ----------------------------------------------------------------

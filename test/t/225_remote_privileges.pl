@@ -6,7 +6,10 @@
 # extension it may execute (read from pg_proc) is called on the parent and
 # on the remote tablet, and none deletes, creates or reads what the role
 # could not with SQL on the parent.  The owner of the parent, not a
-# superuser, still makes remote tablets and changes their families.
+# superuser, still makes remote tablets and changes their families.  A
+# role reaches a node only as its own mapping's user: not with a password
+# it does not give (a password file its own server names), nor through
+# the remote session another role opened in its transaction.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -135,6 +138,45 @@ is($coord->safe_psql('postgres', q{SET ROLE alice;
 	SELECT wide.set_cell('dist', 'z999', 'm', 'q', 7, 1);
 	SELECT value FROM wide.read_row(NULL::dist, 'z999')}), "\n7", 'alice writes and reads a remote key');
 
+# a node whose connection options alice controls: her own server of
+# postgres_fdw names a password file holding node_su's password (as the
+# server's ~/.pgpass may), and her mapping to node_su gives none.  libpq
+# takes the password from the file, so checking only that one was used
+# let her log in as a user whose password she does not know; as
+# postgres_fdw does, wide refuses a non-superuser's mapping without one
+my $passfile = $coord->basedir . '/pgpass';
+open $fh, '>', $passfile or die;
+print $fh "*:*:*:node_su:node_pw\n";
+close $fh;
+chmod 0600, $passfile;
+$coord->safe_psql('postgres', qq{
+	GRANT USAGE ON FOREIGN DATA WRAPPER postgres_fdw TO alice;
+	GRANT CREATE ON SCHEMA public TO alice;
+	SET ROLE alice;
+	CREATE SERVER evil FOREIGN DATA WRAPPER postgres_fdw
+	  OPTIONS (host '$host', port '$port', dbname 'postgres', passfile '$passfile');
+	CREATE USER MAPPING FOR alice SERVER evil OPTIONS (user 'node_su');
+	CREATE TABLE mine (LIKE dist) PARTITION BY RANGE (row_key);
+	SELECT wide.create_family('mine', 'm');
+	CREATE TABLE mine_1 PARTITION OF mine FOR VALUES FROM (MINVALUE) TO ('m') USING wide;
+	CREATE FOREIGN TABLE mine_2 PARTITION OF mine FOR VALUES FROM ('m') TO (MAXVALUE)
+	  SERVER evil OPTIONS (table_name 'dist_2');
+	CREATE TABLE mine2 (LIKE dist) PARTITION BY RANGE (row_key);
+	SELECT wide.create_family('mine2', 'm');
+});
+my $remote_now = $n1->safe_psql('postgres', q{SELECT count(*) FROM public.dist_2});
+for my $a ([q{SELECT wide.create_tablets('mine2', ARRAY['m'], ARRAY['local', 'evil'])}, 'create a tablet on it'],
+	[q{SELECT wide.delete_row('mine', 'z26')}, 'delete a row of a table on it'],
+	[q{SELECT wide.set_cell('mine', 'z26', 'm', 'q', 1, 0)}, 'write to a table on it'])
+{
+	my ($ret, $out, $err) = $coord->psql('postgres', "SET ROLE alice; $a->[0]");
+	like($err, qr/password is required to reach node "evil"/,
+		"alice cannot $a->[1] through a node whose password file she names");
+}
+is($n1->safe_psql('postgres', q{SELECT count(*) FROM public.dist_2}), $remote_now,
+	'no cell of the remote tablet was deleted or written through it');
+is($n1->safe_psql('postgres', $tables_q), $tables_before, 'no table was created on the node through it');
+
 # the owner drops a family everywhere; a superuser may still run the
 # functions that take SQL (the tablet operations use them)
 $coord->safe_psql('postgres', q{SET ROLE owner_r; SELECT wide.drop_family('dist', 'x')});
@@ -206,5 +248,31 @@ is($n1->safe_psql('postgres',
 	    FROM wide.families(c.oid)) FROM pg_class c WHERE relname = 'dist2_2'}),
 	'node_user:m/2,x/3', 'an owner mapped to a node user that is not a superuser made a remote tablet and changed its families');
 is($coord->safe_psql('postgres', q{SET ROLE owner2; SELECT count(*) FROM dist2}), '2', 'and reads and writes it');
+
+# one remote session per node and transaction, opened with the user
+# mapping of the role that first reached the node: after a SECURITY
+# DEFINER function of owner_r (mapped to node_su) wrote to its remote
+# tablet, owner2 (mapped to node_user) read through that session, as
+# node_su, a table of the node node_user may not read
+$coord->safe_psql('postgres', q{
+	CREATE FUNCTION api_write(k text) RETURNS void SECURITY DEFINER LANGUAGE sql
+	  AS $$ SELECT wide.set_cell('dist', k, 'm', 'q', 5, 1) $$;
+	ALTER FUNCTION api_write(text) OWNER TO owner_r;
+	GRANT EXECUTE ON FUNCTION api_write(text) TO owner2;
+	SET ROLE owner2;
+	CREATE TABLE peek (row_key text COLLATE "C", family text COLLATE "C",
+	                   qualifier text COLLATE "C", ts int8, value int8) PARTITION BY RANGE (row_key);
+	SELECT wide.create_family('peek', 'm');
+	CREATE TABLE peek_1 PARTITION OF peek FOR VALUES FROM (MINVALUE) TO ('m') USING wide;
+	CREATE FOREIGN TABLE peek_2 PARTITION OF peek FOR VALUES FROM ('m') TO (MAXVALUE)
+	  SERVER n1 OPTIONS (table_name 'dist_2');
+});
+($ret, $out, $err) = $coord->psql('postgres', q{SET ROLE owner2; SELECT count(*) FROM wide.read_rows(NULL::peek)});
+like($err, qr/permission denied for table dist_2/, 'owner2 may not read the table of node_su through its own mapping');
+($ret, $out, $err) = $coord->psql('postgres', q{SET ROLE owner2;
+	BEGIN; SELECT api_write('z777'); SELECT count(*) FROM wide.read_rows(NULL::peek); COMMIT});
+like($err, qr/cannot reach node "n1" as role "owner2"/,
+	'nor through the session a SECURITY DEFINER function of another role opened in its transaction');
+is($out, '', 'and read nothing');
 
 done_testing();
