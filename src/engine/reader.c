@@ -153,6 +153,17 @@ copy_bound(const char **dst, const char *src, uint32 len)
 	*dst = p;
 }
 
+/* *dst becomes range, its bounds copied (palloc'd) */
+static void
+set_range(WideKeyRange *dst, const WideKeyRange *range)
+{
+	*dst = *range;
+	if (range->has_start)
+		copy_bound(&dst->start, range->start, range->startlen);
+	if (range->has_end)
+		copy_bound(&dst->end, range->end, range->endlen);
+}
+
 /* one consistent state of a table: its runs and write-area lanes */
 typedef struct TableState
 {
@@ -214,11 +225,6 @@ runs_in_range(const TableState *ts, const WideKeyRange *range, WideRunData *out)
 	return n;
 }
 
-/*
- * Everything a reader needs before it merges: the schema, the range, the
- * predicate lock, one state of the table (into *ts) and its visible
- * write-area records in range, sorted.
- */
 /* is the record one the snapshot does not see, written by another
  * transaction that has not aborted, before unseen_below? */
 static inline bool
@@ -229,6 +235,127 @@ unseen_writer(const WideReader *r, const WideCell *c, uint8 hint)
 		!TransactionIdIsCurrentTransactionId(c->xmin);
 }
 
+/*
+ * wa_take -- a write-area record in range, for a reader r or a read state
+ * (r NULL): with a snapshot, one it does not see is left out -- a counting
+ * reader counts it if another transaction wrote it (unseen_writer), a read
+ * state tells SSI it skipped it, as WideWAScanNext does -- and the hint
+ * learnt is kept in the record "stored" of the backend's copy, if any;
+ * then one the reader's window prunes is left out; the rest go to sorter.
+ */
+static void
+wa_take(Relation rel, WideReader *r, Snapshot snapshot, WideSorter *sorter,
+		WideCell *cell, WideCell *stored)
+{
+	if (snapshot != NULL)
+	{
+		uint8		hint;
+		bool		visible = WideRecordVisible(cell, snapshot, &hint);
+
+		/* (a hint is for good: the copy keeps it) */
+		if (stored != NULL)
+			stored->flags |= hint;
+		if (!visible)
+		{
+			if (r == NULL)
+				WideSerializableUnseen(rel, cell, snapshot, hint);
+			else if (unseen_writer(r, cell, hint))
+				r->nunseen++;
+			return;
+		}
+		cell->flags |= hint;
+	}
+	if (r != NULL && r->pruning && WideTsPruneRecord(&r->prune, cell))
+		return;
+	WideSorterAdd(sorter, cell);
+}
+
+/*
+ * wa_from_cache -- the write-area records of range that the snapshot sees
+ * (all with none), into sorter, from this backend's copy of the write area
+ * (wacache.c), which reads only what was appended since its last read: a
+ * transaction of single-row DELETEs appends a tombstone each, and so does
+ * a row form's DELETE of readings, and each count or read state would read
+ * them all again.  As WideWAScanNext with a snapshot, but the hint learnt
+ * is kept in the copy, not set on the page (wa_take).  For a counting
+ * reader r (NULL for a read state) each record is counted in its
+ * statistics.  False if the copy cannot serve (the caller scans).
+ */
+static bool
+wa_from_cache(Relation rel, const TableState *ts, Snapshot snapshot,
+			  const WideKeyRange *range, WideSorter *sorter, WideReader *r)
+{
+	const WideCell **wa;
+	int64		nwa;
+
+	if (!WideWACacheRange(rel, ts->epoch, ts->heads, ts->gens, ts->nlanes,
+						  range, &wa, &nwa))
+		return false;
+	for (int64 i = 0; i < nwa; i++)
+	{
+		WideCell	cell = *wa[i];
+
+		/* (the copy returns only records in range) */
+		if (r != NULL)
+			r->stats.wa_records++;
+		wa_take(rel, r, snapshot, sorter, &cell, (WideCell *) wa[i]);
+	}
+	WideWACacheRelease();
+	pfree(wa);
+	return true;
+}
+
+/*
+ * wa_scan -- the same by a scan of the write-area pages, which sets the
+ * hints it learns on them.  A counting reader scans without a snapshot and
+ * judges each record in range itself, to count the ones it does not see.
+ */
+static void
+wa_scan(Relation rel, const TableState *ts, Snapshot snapshot,
+		const WideKeyRange *range, WideSorter *sorter, WideReader *r)
+{
+	bool		counting = r != NULL && r->unseen_below > 0;
+	WideWAScan *wa = WideWAScanBegin(rel, counting ? NULL : snapshot,
+									 ts->heads, ts->gens, ts->nlanes);
+	WideCell	cell;
+
+	while (WideWAScanNext(wa, &cell))
+	{
+		if (r != NULL)
+			r->stats.wa_records++;
+		if (WideRowBeforeRange(range, cell.key, cell.keylen) ||
+			WideRowAfterRange(range, cell.key, cell.keylen))
+			continue;
+		/* (the scan judged visibility unless counting) */
+		wa_take(rel, r, counting ? snapshot : NULL, sorter, &cell, NULL);
+	}
+	WideWAScanEnd(wa);
+}
+
+/*
+ * wa_gather -- the write-area records in range that a read sees, into
+ * sorter: for a reader r, or a read state (r NULL).  Read states and
+ * counting readers, which a transaction repeats, take them from the
+ * backend's copy when it serves (wa_from_cache); other readers, and those
+ * the copy cannot serve, scan the pages (wa_scan).
+ */
+static void
+wa_gather(Relation rel, const TableState *ts, Snapshot snapshot,
+		  const WideKeyRange *range, WideSorter *sorter, WideReader *r)
+{
+	if (ts->nlanes == 0)
+		return;
+	if ((r == NULL || r->unseen_below > 0) &&
+		wa_from_cache(rel, ts, snapshot, range, sorter, r))
+		return;
+	wa_scan(rel, ts, snapshot, range, sorter, r);
+}
+
+/*
+ * Everything a reader needs before it merges: the schema, the range, the
+ * predicate lock, one state of the table (into *ts) and its visible
+ * write-area records in range, sorted.
+ */
 static WideReader *
 reader_prepare(Relation rel, Snapshot snapshot, int64 now,
 			   const WideKeyRange *range, const WideTsWindow *window,
@@ -251,13 +378,7 @@ reader_prepare(Relation rel, Snapshot snapshot, int64 now,
 	r->valcxt = AllocSetContextCreate(CurrentMemoryContext, "wide reader values",
 									  ALLOCSET_DEFAULT_SIZES);
 	if (range)
-	{
-		r->range = *range;
-		if (range->has_start)
-			copy_bound(&r->range.start, range->start, range->startlen);
-		if (range->has_end)
-			copy_bound(&r->range.end, range->end, range->endlen);
-	}
+		set_range(&r->range, range);
 
 	/* under SERIALIZABLE: a predicate lock on the relation */
 	WideSerializableRead(rel, snapshot);
@@ -272,77 +393,7 @@ reader_prepare(Relation rel, Snapshot snapshot, int64 now,
 
 	/* the write area: visible records in range, sorted */
 	r->sorter = WideSorterBegin();
-	if (ts->nlanes > 0 && unseen_below)
-	{
-		const WideCell **wa;
-		int64		nwa;
-
-		/*
-		 * A count (WideReaderBeginCounting): the records of its range from
-		 * this backend's copy of the write area, which reads only what was
-		 * appended since its last read (wacache.c) -- a transaction of
-		 * single-row DELETEs appends a tombstone each.
-		 */
-		if (WideWACacheRange(rel, ts->epoch, ts->heads, ts->gens, ts->nlanes,
-							 &r->range, &wa, &nwa))
-		{
-			for (int64 i = 0; i < nwa; i++)
-			{
-				WideCell	cell = *wa[i];
-				uint8		hint;
-
-				r->stats.wa_records++;
-				if (WideRowBeforeRange(&r->range, cell.key, cell.keylen) ||
-					WideRowAfterRange(&r->range, cell.key, cell.keylen))
-					continue;
-				if (!WideRecordVisible(&cell, snapshot, &hint))
-				{
-					if (unseen_writer(r, &cell, hint))
-						r->nunseen++;
-					continue;
-				}
-				cell.flags |= hint;
-				if (r->pruning && WideTsPruneRecord(&r->prune, &cell))
-					continue;
-				WideSorterAdd(r->sorter, &cell);
-			}
-			WideWACacheRelease();
-			pfree(wa);
-			WideSorterDone(r->sorter);
-			return r;
-		}
-	}
-	if (ts->nlanes > 0)
-	{
-		/* (counting unseen writers: visibility checked here, in range) */
-		WideWAScan *wa = WideWAScanBegin(rel, unseen_below ? NULL : snapshot,
-										 ts->heads, ts->gens, ts->nlanes);
-		WideCell	cell;
-
-		while (WideWAScanNext(wa, &cell))
-		{
-			r->stats.wa_records++;
-			if (WideRowBeforeRange(&r->range, cell.key, cell.keylen) ||
-				WideRowAfterRange(&r->range, cell.key, cell.keylen))
-				continue;
-			if (unseen_below)
-			{
-				uint8		hint;
-
-				if (!WideRecordVisible(&cell, snapshot, &hint))
-				{
-					if (unseen_writer(r, &cell, hint))
-						r->nunseen++;
-					continue;
-				}
-				cell.flags |= hint;
-			}
-			if (r->pruning && WideTsPruneRecord(&r->prune, &cell))
-				continue;
-			WideSorterAdd(r->sorter, &cell);
-		}
-		WideWAScanEnd(wa);
-	}
+	wa_gather(rel, ts, snapshot, &r->range, r->sorter, r);
 	WideSorterDone(r->sorter);
 	return r;
 }
@@ -410,6 +461,24 @@ drops_touch(const TableState *ts, const WideRunData *run)
 		if (run->min_seq < ts->drops[i].seq)
 			return true;
 	return false;
+}
+
+/*
+ * reader_merge_run -- add an iterator on a run to the reader's merge,
+ * ranked "order" among its sources (WideMergeIterAdd: larger is newer).
+ */
+static void
+reader_merge_run(WideReader *r, const WideRunData *run, int order)
+{
+	WideSegIter *it = WideSegIterBegin(r->rel, run, &r->range);
+
+	r->its[r->nits++] = it;
+	if (r->pruning)
+		WideSegIterSetPrune(it, &r->prune);
+	if (r->keep)
+		WideSegIterSetColumnFilter(it, r->keep, r->keep_arg);
+	WideMergeIterAddSkippable(r->merge, WideSegIterSource, seg_skip, it, order);
+	r->stats.runs_read++;
 }
 
 /*
@@ -507,15 +576,7 @@ reader_open(WideReader *r, const TableState *ts, WideSourceNext wa_next)
 	{
 		if (!WideRunOverlapsRange(&ts->waruns[i], &r->range))
 			continue;
-		r->its[r->nits] = WideSegIterBegin(r->rel, &ts->waruns[i], &r->range);
-		if (r->pruning)
-			WideSegIterSetPrune(r->its[r->nits], &r->prune);
-		if (r->keep)
-			WideSegIterSetColumnFilter(r->its[r->nits], r->keep, r->keep_arg);
-		WideMergeIterAddSkippable(r->merge, WideSegIterSource, seg_skip, r->its[r->nits],
-								  WIDE_MAX_RUNS + i);
-		r->nits++;
-		r->stats.runs_read++;
+		reader_merge_run(r, &ts->waruns[i], WIDE_MAX_RUNS + i);
 	}
 	for (i = ts->nruns - 1; i >= 0; i--)
 	{
@@ -523,14 +584,7 @@ reader_open(WideReader *r, const TableState *ts, WideSourceNext wa_next)
 		if (!WideRunOverlapsRange(&ts->runs[i], &r->range) ||
 			WideRangeDelsHideRun(r->ranges, &ts->runs[i]))
 			continue;
-		r->its[r->nits] = WideSegIterBegin(r->rel, &ts->runs[i], &r->range);
-		if (r->pruning)
-			WideSegIterSetPrune(r->its[r->nits], &r->prune);
-		if (r->keep)
-			WideSegIterSetColumnFilter(r->its[r->nits], r->keep, r->keep_arg);
-		WideMergeIterAddSkippable(r->merge, WideSegIterSource, seg_skip, r->its[r->nits], i);
-		r->nits++;
-		r->stats.runs_read++;
+		reader_merge_run(r, &ts->runs[i], i);
 	}
 }
 
@@ -644,11 +698,7 @@ WideReaderNextRange(WideReader *r, const WideKeyRange *range)
 		r->stats.records_skipped += WideMergeIterSkipped(r->merge);
 	MemoryContextReset(r->rangecxt);
 	old = MemoryContextSwitchTo(r->rangecxt);
-	r->range = *range;
-	if (range->has_start)
-		copy_bound(&r->range.start, range->start, range->startlen);
-	if (range->has_end)
-		copy_bound(&r->range.end, range->end, range->endlen);
+	set_range(&r->range, range);
 	reader_open(r, r->state, sorter_next_range);
 	MemoryContextSwitchTo(old);
 	r->finished = r->skipped = r->done = false;
@@ -1212,50 +1262,6 @@ struct WideReadState
 };
 
 /*
- * wa_from_cache -- the write-area records of range that the snapshot sees
- * (all with none), into sorter, from this backend's copy of the write area
- * (wacache.c), which reads only what was appended since its last read: a
- * row form's DELETEs of readings append a tombstone each, and each
- * statement's read state would read them all again.  As WideWAScanNext
- * with a snapshot, but the hint learnt is kept in the copy, not set on the
- * page.  False if the copy cannot serve (the caller scans).
- */
-static bool
-wa_from_cache(Relation rel, const TableState *ts, Snapshot snapshot,
-			  const WideKeyRange *range, WideSorter *sorter)
-{
-	const WideCell **wa;
-	int64		nwa;
-
-	if (!WideWACacheRange(rel, ts->epoch, ts->heads, ts->gens, ts->nlanes,
-						  range, &wa, &nwa))
-		return false;
-	for (int64 i = 0; i < nwa; i++)
-	{
-		WideCell	cell = *wa[i];
-		uint8		hint;
-
-		if (snapshot != NULL)
-		{
-			bool		visible = WideRecordVisible(&cell, snapshot, &hint);
-
-			/* (a hint is for good: the copy keeps it) */
-			((WideCell *) wa[i])->flags |= hint;
-			if (!visible)
-			{
-				WideSerializableUnseen(rel, &cell, snapshot, hint);
-				continue;
-			}
-			cell.flags |= hint;
-		}
-		WideSorterAdd(sorter, &cell);
-	}
-	WideWACacheRelease();
-	pfree(wa);
-	return true;
-}
-
-/*
  * WideReadStateBegin -- the state of the table for reading a range (NULL:
  * all) in pieces.
  */
@@ -1278,21 +1284,7 @@ WideReadStateBegin(Relation rel, Snapshot snapshot, const WideKeyRange *range)
 		st->ranges = snapshot ? WideRangeDelsVisible(st->ts.rdels, snapshot) :
 			st->ts.rdels;
 	st->wa = WideSorterBegin();
-	if (st->ts.nlanes > 0 && !wa_from_cache(rel, &st->ts, snapshot, range, st->wa))
-	{
-		WideWAScan *wa = WideWAScanBegin(rel, snapshot, st->ts.heads, st->ts.gens,
-										 st->ts.nlanes);
-		WideCell	cell;
-
-		while (WideWAScanNext(wa, &cell))
-		{
-			if (WideRowBeforeRange(range, cell.key, cell.keylen) ||
-				WideRowAfterRange(range, cell.key, cell.keylen))
-				continue;
-			WideSorterAdd(st->wa, &cell);
-		}
-		WideWAScanEnd(wa);
-	}
+	wa_gather(rel, &st->ts, snapshot, range, st->wa, NULL);
 	WideSorterDone(st->wa);
 	st->wacells = WideSorterCells(st->wa, &st->nwa);
 	return st;
@@ -1329,6 +1321,29 @@ WideReadStateEnd(WideReadState *st)
 	pfree(st);
 }
 
+/*
+ * wa_first_in_range -- of a WideReaderBeginAt reader's write-area records
+ * (sorted), the first from "from" on that is not before its range
+ */
+static int64
+wa_first_in_range(const WideReader *r, int64 from)
+{
+	int64		lo = from,
+				hi = r->nwa;
+
+	while (lo < hi)
+	{
+		int64		mid = lo + (hi - lo) / 2;
+
+		if (WideRowBeforeRange(&r->range, r->wacells[mid]->key,
+							   r->wacells[mid]->keylen))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* the next write-area record of a WideReaderBeginAt reader, in its range */
 static bool
 state_next(void *arg, WideCell *cell)
@@ -1356,8 +1371,6 @@ WideReaderBeginAt(WideReadState *st, int64 now, const WideKeyRange *range,
 				  const WideTsWindow *window)
 {
 	WideReader *r = palloc0(sizeof(WideReader));
-	int64		lo = 0,
-				hi = st->nwa;
 
 	r->rel = st->rel;
 	r->snapshot = st->snapshot;
@@ -1370,28 +1383,14 @@ WideReaderBeginAt(WideReadState *st, int64 now, const WideKeyRange *range,
 	}
 	r->valcxt = AllocSetContextCreate(CurrentMemoryContext, "wide reader values",
 									  ALLOCSET_DEFAULT_SIZES);
-	r->range = *range;
+	set_range(&r->range, range);
 	/* (those elsewhere would only keep the run from being read as stored) */
 	r->ranges = WideRangeDelsInRange(st->ranges, range);
-	if (range->has_start)
-		copy_bound(&r->range.start, range->start, range->startlen);
-	if (range->has_end)
-		copy_bound(&r->range.end, range->end, range->endlen);
 
 	/* the state's write-area records from the start of the range */
-	while (lo < hi)
-	{
-		int64		mid = lo + (hi - lo) / 2;
-
-		if (WideRowBeforeRange(&r->range, st->wacells[mid]->key,
-							   st->wacells[mid]->keylen))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	r->wacells = st->wacells;
 	r->nwa = st->nwa;
-	r->nextwa = lo;
+	r->nextwa = wa_first_in_range(r, 0);
 
 	/*
 	 * merged with the state's runs that may hold the range (or read
@@ -1415,8 +1414,6 @@ bool
 WideReaderRestartAt(WideReader *r, WideReadState *st, const WideKeyRange *range)
 {
 	WideKeyRange old = r->range;
-	int64		lo,
-				hi = r->nwa;
 	int			cmp;
 
 	if (!r->fast || r->nits != 1 || r->pruning || r->state != NULL ||
@@ -1426,25 +1423,10 @@ WideReaderRestartAt(WideReader *r, WideReadState *st, const WideKeyRange *range)
 	cmp = WideKeyCompare(range->start, range->startlen, old.end, old.endlen);
 	if (cmp < 0 || (cmp == 0 && range->start_incl && old.end_incl))
 		return false;
-	r->range = *range;
+	set_range(&r->range, range);
 	r->ranges = WideRangeDelsInRange(st->ranges, range);
-	if (range->has_start)
-		copy_bound(&r->range.start, range->start, range->startlen);
-	if (range->has_end)
-		copy_bound(&r->range.end, range->end, range->endlen);
 	/* the state's write-area records from the start of the range */
-	lo = r->nextwa;
-	while (lo < hi)
-	{
-		int64		mid = lo + (hi - lo) / 2;
-
-		if (WideRowBeforeRange(&r->range, st->wacells[mid]->key,
-							   st->wacells[mid]->keylen))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	r->nextwa = lo;
+	r->nextwa = wa_first_in_range(r, r->nextwa);
 	if (fast_run(r, &st->ts) != r->fastrun ||
 		!WideSegIterRestart(r->its[0], &r->range))
 		return false;
