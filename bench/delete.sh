@@ -10,8 +10,9 @@
 # and, for the wide table, the same range cell by cell
 # (wide.enable_range_delete = off), the path every DELETE took before.
 # Each case loads both tables afresh (VACUUM ANALYZE, wide compacted),
-# times the DELETE (wall clock, the two sides alternated, median of
-# $ROUNDS rounds) and measures the bytes the table holds before the
+# times the DELETE (wall clock, and the backend's CPU time from its
+# /proc/self/schedstat, the two sides alternated, medians of $ROUNDS
+# rounds) and measures the bytes the table holds before the
 # delete, what the delete added, and what VACUUM leaves.  Prints one
 # table, as docs/performance.md shows it.
 #
@@ -104,17 +105,22 @@ load() {
 	fi
 }
 
-# one KIND SETTING STATEMENT: prints "ms cells bytes_before added after_vacuum"
+# one KIND SETTING STATEMENT: prints "ms bytes_before added after_vacuum
+# cpu_us" (cpu_us: the backend's CPU time over the transaction, from its
+# /proc/self/schedstat, read by the backend itself)
 one() {
-	local kind=$1 set=$2 stmt=$3 before t0 t1 n added after
+	local kind=$1 set=$2 stmt=$3 before t0 t1 cpu added after
+	local sched="split_part(pg_read_file('/proc/self/schedstat'), ' ', 1)::bigint"
 	load "$kind"
 	before=$(sql "SELECT pg_total_relation_size('t')")
 	t0=$(date +%s%N)
-	n=$(as_test_user "$PSQL" <<<"$set BEGIN; ${stmt//@/t} COMMIT;" | tail -1)
+	cpu=$(as_test_user "$PSQL" <<<"$set SELECT $sched AS c0 \\gset
+BEGIN; ${stmt//@/t} COMMIT;
+SELECT ($sched - :c0) / 1000;" | tail -1)
 	t1=$(date +%s%N)
 	added=$(( $(sql "SELECT pg_total_relation_size('t')") - before ))
 	after=$(sql "VACUUM t; SELECT pg_total_relation_size('t')")
-	echo "$(( (t1 - t0) / 1000000 )) $before $added $after"
+	echo "$(( (t1 - t0) / 1000000 )) $before $added $after $cpu"
 }
 
 median() { tr ' ' '\n' | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
@@ -130,20 +136,23 @@ case_() {
 			C+=("$(one wide 'SET wide.enable_range_delete = off;' "$stmt")")
 		fi
 	done
-	local hm wm cm hb wb wa ha wv hv
+	local hm wm cm hb wb wa ha wv hv hc wc
 	hm=$(printf '%s\n' "${H[@]}" | cut -d' ' -f1 | tr '\n' ' ' | median)
 	wm=$(printf '%s\n' "${W[@]}" | cut -d' ' -f1 | tr '\n' ' ' | median)
-	read -r _ hb ha hv <<<"${H[0]}"
-	read -r _ wb wa wv <<<"${W[0]}"
-	printf '| %s | %s | %s | %.2f | %s / %s | %s / %s | %s / %s |\n' "$name" "$hm" "$wm" \
-		"$(echo "$wm / $hm" | bc -l)" "$(numfmt --to=iec "$hb")" "$(numfmt --to=iec "$wb")" \
+	hc=$(printf '%s\n' "${H[@]}" | cut -d' ' -f5 | tr '\n' ' ' | median)
+	wc=$(printf '%s\n' "${W[@]}" | cut -d' ' -f5 | tr '\n' ' ' | median)
+	read -r _ hb ha hv _ <<<"${H[0]}"
+	read -r _ wb wa wv _ <<<"${W[0]}"
+	printf '| %s | %s | %s | %.2f | %.1f | %.1f | %.2f | %s / %s | %s / %s | %s / %s |\n' "$name" "$hm" "$wm" \
+		"$(echo "$wm / $hm" | bc -l)" "$(echo "$hc / 1000" | bc -l)" "$(echo "$wc / 1000" | bc -l)" \
+		"$(echo "$wc / $hc" | bc -l)" "$(numfmt --to=iec "$hb")" "$(numfmt --to=iec "$wb")" \
 		"$(numfmt --to=iec "$ha")" "$(numfmt --to=iec "$wa")" \
 		"$(numfmt --to=iec "$hv")" "$(numfmt --to=iec "$wv")"
 	if [ ${#C[@]} -gt 0 ]; then
 		local cm cb ca cv
 		cm=$(printf '%s\n' "${C[@]}" | cut -d' ' -f1 | tr '\n' ' ' | median)
-		read -r _ cb ca cv <<<"${C[0]}"
-		printf '| %s, wide cell by cell | %s | %s | %.2f | %s / %s | %s / %s | %s / %s |\n' "$name" \
+		read -r _ cb ca cv _ <<<"${C[0]}"
+		printf '| %s, wide cell by cell | %s | %s | %.2f | | | | %s / %s | %s / %s | %s / %s |\n' "$name" \
 			"$hm" "$cm" "$(echo "$cm / $hm" | bc -l)" "$(numfmt --to=iec "$hb")" \
 			"$(numfmt --to=iec "$cb")" "$(numfmt --to=iec "$ha")" "$(numfmt --to=iec "$ca")" \
 			"$(numfmt --to=iec "$hv")" "$(numfmt --to=iec "$cv")"
@@ -230,15 +239,16 @@ $cpu"
 	wm=$(printf '%s\n' "${W[@]}" | tr '\n' ' ' | median)
 	hc=$(printf '%s\n' "${HC[@]}" | tr '\n' ' ' | median)
 	wc=$(printf '%s\n' "${WC[@]}" | tr '\n' ' ' | median)
-	printf '| %s (%s rows each) | %s | %s | %.2f | %s / %s | %s / %s | %s / %s | %s | %s | %.2f |\n' "$name" "${N[0]}" \
-		"$hm" "$wm" "$(echo "$wm / $hm" | bc -l)" "$(numfmt --to=iec "$hb")" "$(numfmt --to=iec "$wb")" \
+	printf '| %s (%s rows each) | %s | %s | %.2f | %s | %s | %.2f | %s / %s | %s / %s | %s / %s |\n' "$name" "${N[0]}" \
+		"$hm" "$wm" "$(echo "$wm / $hm" | bc -l)" "$hc" "$wc" "$(echo "$wc / $hc" | bc -l)" \
+		"$(numfmt --to=iec "$hb")" "$(numfmt --to=iec "$wb")" \
 		"$(numfmt --to=iec $((ha - hb)))" "$(numfmt --to=iec $((wa - wb)))" \
-		"$(numfmt --to=iec "$hv")" "$(numfmt --to=iec "$wv")" "$hc" "$wc" "$(echo "$wc / $hc" | bc -l)"
+		"$(numfmt --to=iec "$hv")" "$(numfmt --to=iec "$wv")"
 }
 
 echo "load: $(uptime | sed 's/.*load average/load average/')"
-echo "| delete ($CELLS cells) | heap ms | wide ms | wide/heap | bytes before (heap / wide) | added by the DELETE | after VACUUM | heap CPU ms | wide CPU ms | CPU wide/heap |"
-echo "|---|---:|---:|---:|---|---|---|---:|---:|---:|"
+echo "| delete ($CELLS cells) | heap ms | wide ms | wide/heap | heap CPU ms | wide CPU ms | CPU wide/heap | bytes before (heap / wide) | added by the DELETE | after VACUUM |"
+echo "|---|---:|---:|---:|---:|---:|---:|---|---|---|"
 [ -z "${CASES:-}" ] && CASES="range rows rows1000 in everything form_hour form_reading form_day form_in form_hour_by_row"
 for c in $CASES; do
 	case $c in

@@ -484,3 +484,67 @@ SELECT meta_u32('fz', 'nrangedels', 0) AS tombstones,
 SELECT count(*) FROM fz;
 DROP FUNCTION meta_u32;
 DROP TABLE fz;
+
+-- 1,000 single-row DELETEs in one transaction, against a heap oracle:
+-- each a row tombstone numbered before its count, so none takes a
+-- subtransaction (before: one each, an xid each, and the backend's
+-- subtransaction cache overflowed past 64).  The xids the transaction
+-- consumed: its own, not one per DELETE; the write area grew by row
+-- tombstones (a few pages), not by a tombstone per cell.
+CREATE TABLE sx (row_key text, family text, qualifier text, ts timestamptz, value float8) USING wide;
+ALTER TABLE sx SET (autovacuum_enabled = off);
+SELECT wide.create_family('sx', 'm');
+INSERT INTO sx SELECT 'k' || lpad(r::text, 5, '0'), 'm', 'q' || q, '2020-01-01', r
+  FROM generate_series(1, 3000) r, generate_series(1, 5) q;
+SELECT wide.compact('sx', major => true) IS NOT NULL AS compacted;
+-- a few rows with cells in the write area too, one a version of its own
+INSERT INTO sx SELECT 'k' || lpad((r * 11)::text, 5, '0'), 'm', 'q1', '2020-01-02', -r
+  FROM generate_series(1, 50) r;
+-- 256 rows of 150-byte keys: their IN list's tombstones fill 7 new pages
+INSERT INTO sx SELECT 'L' || repeat('x', 150) || lpad(r::text, 3, '0'), 'm', 'q' || q, '2020-01-01', r
+  FROM generate_series(1, 256) r, generate_series(1, 2) q;
+CREATE TABLE sxh AS SELECT * FROM sx;
+SELECT write_area_pages AS wa0 FROM wide.stats('sx') \gset
+SELECT txid_current() AS xid0 \gset
+BEGIN;
+DO $$
+DECLARE n bigint; m bigint; total bigint := 0;
+BEGIN
+  FOR i IN 1..1000 LOOP
+    EXECUTE format('DELETE FROM sx WHERE row_key = %L', 'k' || lpad((i * 3)::text, 5, '0'));
+    GET DIAGNOSTICS n = ROW_COUNT;
+    EXECUTE format('DELETE FROM sxh WHERE row_key = %L', 'k' || lpad((i * 3)::text, 5, '0'));
+    GET DIAGNOSTICS m = ROW_COUNT;
+    IF n <> m THEN RAISE EXCEPTION 'DELETE % of row % against % in the heap', n, i * 3, m; END IF;
+    total := total + n;
+  END LOOP;
+  RAISE NOTICE '% cells deleted', total;
+END $$;
+-- an IN list and an OR of a row and a range in the same transaction
+DELETE FROM sx WHERE row_key IN ('k00001', 'k00002', 'k00004', 'nope');
+DELETE FROM sxh WHERE row_key IN ('k00001', 'k00002', 'k00004', 'nope');
+DELETE FROM sx WHERE row_key = 'k00005' OR row_key >= 'k02990' AND row_key < 'k02995';
+DELETE FROM sxh WHERE row_key = 'k00005' OR row_key >= 'k02990' AND row_key < 'k02995';
+DO $$
+DECLARE l text; cond text;
+BEGIN
+  SELECT format('row_key IN (%s)', string_agg(quote_literal('L' || repeat('x', 150) || lpad(r::text, 3, '0')), ', '))
+    INTO cond FROM generate_series(1, 256) r;
+  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) DELETE FROM sx WHERE ' || cond LOOP
+    IF l LIKE '%Range Delete:%' THEN RAISE NOTICE '%', regexp_replace(l, '^.*Range Delete: ', ''); END IF;
+  END LOOP;
+  EXECUTE 'DELETE FROM sxh WHERE ' || cond;
+END $$;
+COMMIT;
+SELECT txid_current() - :xid0 < 10 AS no_xid_per_delete,
+       (SELECT write_area_pages - :wa0 BETWEEN 8 AND 20 FROM wide.stats('sx')) AS row_tombstones;
+SELECT (SELECT count(*) FROM (SELECT row_key, family, qualifier, ts, value FROM sx
+                              EXCEPT ALL SELECT * FROM sxh) x) AS only_wide,
+       (SELECT count(*) FROM (SELECT * FROM sxh
+                              EXCEPT ALL SELECT row_key, family, qualifier, ts, value FROM sx) x) AS only_heap,
+       (SELECT count(*) FROM sx) AS cells;
+VACUUM sx;
+SELECT (SELECT count(*) FROM (SELECT row_key, family, qualifier, ts, value FROM sx
+                              EXCEPT ALL SELECT * FROM sxh) x) AS only_wide_after_vacuum,
+       (SELECT count(*) FROM sx) AS cells;
+DROP TABLE sx, sxh;

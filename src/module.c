@@ -134,6 +134,12 @@ define_settings(void)
 							   &wide_debug_crash, "",
 							   PGC_SUSET, GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL,
 							   NULL, NULL, NULL);
+	DefineCustomStringVariable("wide.debug_pause",
+							   "Makes the backend wait at the named point until no session holds pg_advisory_lock(2003395686, 2) (tests only).",
+							   "Points: \"keysdel-numbered\".  Empty: never.",
+							   &wide_debug_pause, "",
+							   PGC_SUSET, GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL,
+							   NULL, NULL, NULL);
 	MarkGUCPrefixReserved("wide");
 }
 

@@ -47,6 +47,7 @@ extern int	wide_bulk_memory;
 
 /* engine/debugcrash.c: wide.debug_crash, crash points for the tests */
 extern char *wide_debug_crash;
+extern char *wide_debug_pause;
 
 /* engine/pending.c */
 extern int	wide_statement_run_size;

@@ -338,21 +338,22 @@ WideRangeDelete(Relation rel, Snapshot snapshot, CommandId cid,
  * the number of cells deleted.  Returns false, having left nothing
  * visible, if a tombstone does not fit the metapage or a transaction the
  * snapshot does not see wrote in one of the ranges before its tombstone,
- * check, if given, returned false for a cell one deletes, or there are
- * more than WIDE_KEYS_DELETE_MAX_ROWS rows: the caller deletes cell by
+ * check, if given, returned false for a cell one deletes, there are more
+ * than WIDE_KEYS_DELETE_MAX_ROWS rows or a tombstone needs a blob (a key
+ * of more than about 2,000 bytes: WideWriteAreaFitsAt), or a flush sealed the write area between
+ * the row tombstones' number and their append: the caller deletes cell by
  * cell.
  *
- * The tombstones are written in a subtransaction, and each range counted
- * in it as WideRangeDelete counts one.  If one would delete a record the
- * snapshot does not see, the subtransaction is rolled back: its tombstones
- * are then those of an aborted transaction, which no reader sees, and the
- * next flush or metapage change drops them.  (A record in the write area
- * cannot be taken back as a metapage entry is: a concurrent flush may
- * already have copied it into a run.)  The subtransaction takes a
- * transaction id: more than 64 of them in one transaction (a loop of
- * single-row DELETEs) overflow the subtransaction cache of its backend,
- * which makes other sessions' visibility checks look up pg_subtrans while
- * it runs, as PL/pgSQL exception blocks do.
+ * No subtransaction: a range tombstone is added to the metapage, counted
+ * and taken back if it would delete a record the snapshot does not see
+ * (as WideRangeDelete does); the row tombstones are numbered first
+ * (WideWriteAreaBound), the cells they delete -- those numbered below --
+ * counted, and only then appended, carrying that earlier number, so there
+ * is nothing to take back.  A write numbered before the row tombstones is
+ * in the write area when the count reads it (its appender holds the lane's
+ * page from its number to its record), and so counted or refused; one
+ * numbered after is not deleted (the rules delete below a tombstone's
+ * number), as a heap DELETE whose snapshot does not see it would not.
  */
 bool
 WideKeysDelete(Relation rel, Snapshot snapshot, CommandId cid,
@@ -361,18 +362,22 @@ WideKeysDelete(Relation rel, Snapshot snapshot, CommandId cid,
 {
 	MemoryContext cxt;
 	MemoryContext old;
-	ResourceOwner owner = CurrentResourceOwner;
 	WideCell   *cells;
 	uint64	   *seqs;
 	uint64	   *runcells;
+	uint64	   *counts;
+	bool	   *added;
+	uint64		n = 0;
+	uint64		unseen = 0;
+	uint64		bound = 0;
+	uint32		gen = 0;
+	uint32		wa_pages = 0;
+	bool		fits = true;
 	int			nrows = 0;
-
-	/* set in the PG_TRY block, read after it */
-	volatile uint64 n = 0;
-	volatile uint64 unseen = 0;
-	volatile bool fits = true;
-	volatile uint32 wa_pages = 0;
 	int			i;
+	TransactionId xid;
+	StringInfoData lo,
+				hi;
 
 	*ncells = 0;
 	if (nranges <= 0)
@@ -384,13 +389,9 @@ WideKeysDelete(Relation rel, Snapshot snapshot, CommandId cid,
 			return false;
 		nrows += ranges[i].is_point;
 	}
-	/*
-	 * Each count reads the write area whole, and the tombstones are in it:
-	 * a long list would read them n times each.
-	 */
+	/* each row is counted by a reader of its own */
 	if (nrows > WIDE_KEYS_DELETE_MAX_ROWS)
 		return false;
-	nrows = 0;
 	WideCheckWrite(rel);
 	/* this backend's statement cells are older (pending.c) */
 	WidePendingWrite(rel);
@@ -401,107 +402,102 @@ WideKeysDelete(Relation rel, Snapshot snapshot, CommandId cid,
 	cells = palloc0(sizeof(WideCell) * nranges);
 	seqs = palloc0(sizeof(uint64) * nranges);
 	runcells = palloc0(sizeof(uint64) * nranges);
+	counts = palloc0(sizeof(uint64) * nranges);
+	added = palloc0(sizeof(bool) * nranges);
 
-	BeginInternalSubTransaction(NULL);
-	MemoryContextSwitchTo(cxt);
-	PG_TRY();
+	/* the row tombstones, and whether one append takes them */
+	xid = nrows > 0 ? GetCurrentTransactionId() : InvalidTransactionId;
+	nrows = 0;
+	for (i = 0; i < nranges; i++)
 	{
-		TransactionId xid = GetCurrentTransactionId();
-		StringInfoData lo,
-					hi;
-		int			k;
+		WideCell   *c;
 
-		initStringInfo(&lo);
-		initStringInfo(&hi);
-		for (i = 0; i < nranges && fits; i++)
-		{
-			WideRangeDel t;
-
-			if (ranges[i].is_point)
-			{
-				WideCell   *c = &cells[nrows++];
-
-				c->kind = WIDE_KIND_DEL_ROW;
-				c->key = ranges[i].start;
-				c->keylen = ranges[i].startlen;
-				c->family = c->qual = "";
-				c->ts_to = PG_INT64_MAX;
-				c->xmin = xid;
-				c->cmin = cid;
-				continue;
-			}
-			to_half_open(&ranges[i], &t, &lo, &hi);
-			if (t.has_end && WideKeyCompare(t.start, t.startlen, t.end, t.endlen) >= 0)
-				continue;		/* empty: nothing to delete, seqs[i] = 0 */
-			fits = WideRangeDelAdd(rel, &t, cid, &seqs[i], &runcells[i]);
-		}
-		if (fits && nrows > 0)
-		{
-			/* numbered in array order (writearea.c) */
-			wa_pages = WideWriteAreaAppend(rel, cells, nrows);
-			for (i = 0, k = 0; i < nranges; i++)
-				if (ranges[i].is_point)
-					seqs[i] = cells[k++].seq;
-		}
-
-		/* the cells each deletes, and whether it deletes more than they */
-		for (i = 0; i < nranges && fits && unseen == 0; i++)
-		{
-			uint64		u = 0;
-			bool		refused;
-			uint64		m;
-
-			if (seqs[i] == 0)
-				continue;
-			m = count(rel, snapshot, &ranges[i], seqs[i], check, batch, arg, &u,
-					  &refused);
-			unseen += u + (refused ? 1 : 0);
-			n += m;
-			/* (what VACUUM weighs; a small delete is not worth a WAL record) */
-			if (!ranges[i].is_point && m >= 1000 && unseen == 0 &&
-				WideRangeDelCountMatters(m, runcells[i]))
-				WideRangeDelSetCount(rel, seqs[i], m);
-		}
+		if (!ranges[i].is_point)
+			continue;
+		c = &cells[nrows++];
+		c->kind = WIDE_KIND_DEL_ROW;
+		c->key = ranges[i].start;
+		c->keylen = ranges[i].startlen;
+		c->family = c->qual = "";
+		c->ts_to = PG_INT64_MAX;
+		c->xmin = xid;
+		c->cmin = cid;
 	}
-	PG_CATCH();
+	if (nrows > 0)
 	{
-		ErrorData  *edata;
-
-		MemoryContextSwitchTo(old);
-		edata = CopyErrorData();
-		FlushErrorState();
-		RollbackAndReleaseCurrentSubTransaction();
-		MemoryContextSwitchTo(old);
-		CurrentResourceOwner = owner;
-		ReThrowError(edata);
+		if (!WideWriteAreaFitsAt(cells, nrows) ||
+			(bound = WideWriteAreaBound(rel, &gen)) == 0)
+		{
+			MemoryContextSwitchTo(old);
+			MemoryContextDelete(cxt);
+			return false;
+		}
+		WideDebugCrash("keysdel-numbered");
 	}
-	PG_END_TRY();
+
+	/* the range tombstones (in the metapage, taken back if need be) */
+	initStringInfo(&lo);
+	initStringInfo(&hi);
+	for (i = 0; i < nranges && fits; i++)
+	{
+		WideRangeDel t;
+
+		if (ranges[i].is_point)
+		{
+			seqs[i] = bound;
+			continue;
+		}
+		to_half_open(&ranges[i], &t, &lo, &hi);
+		if (t.has_end && WideKeyCompare(t.start, t.startlen, t.end, t.endlen) >= 0)
+			continue;			/* empty: nothing to delete, seqs[i] = 0 */
+		fits = added[i] = WideRangeDelAdd(rel, &t, cid, &seqs[i], &runcells[i]);
+	}
+
+	/* the cells each deletes, and whether it deletes more than they */
+	for (i = 0; i < nranges && fits && unseen == 0; i++)
+	{
+		bool		refused;
+
+		if (seqs[i] == 0)
+			continue;
+		counts[i] = count(rel, snapshot, &ranges[i], seqs[i], check, batch,
+						  arg, &unseen, &refused);
+		n += counts[i];
+		unseen += refused ? 1 : 0;
+	}
+	/* (a test writes in the row here: it is numbered after the bound) */
+	if (nrows > 0)
+		WideDebugPause("keysdel-numbered");
+
+	/* the row tombstones, numbered before their count */
+	if (fits && unseen == 0 && nrows > 0 &&
+		!WideWriteAreaAppendAt(rel, cells, nrows, bound, gen, &wa_pages))
+		fits = false;
 
 	if (!fits || unseen > 0)
 	{
-		RollbackAndReleaseCurrentSubTransaction();
+		for (i = 0; i < nranges; i++)
+			if (added[i])
+				WideRangeDelCancel(rel, seqs[i]);
 		WideDebugCrash("keysdel-cancelled");
+		MemoryContextSwitchTo(old);
+		MemoryContextDelete(cxt);
+		return false;
 	}
-	else
-	{
-		ReleaseCurrentSubTransaction();
-		WideDebugCrash("keysdel-written");
-	}
-	MemoryContextSwitchTo(cxt);
-	CurrentResourceOwner = owner;
+	WideDebugCrash("keysdel-written");
 
-	if (fits && unseen == 0)
-	{
-		if ((XLogLogicalInfoActive() && RelationNeedsWAL(rel)) ||
-			WideTabletTracked(rel))
-			for (i = 0; i < nranges; i++)
-				log_deleted_cells(rel, snapshot, &ranges[i]);
-		*ncells = n;
-	}
+	/* (what VACUUM weighs; a small delete is not worth a WAL record) */
+	for (i = 0; i < nranges; i++)
+		if (added[i] && counts[i] >= 1000 &&
+			WideRangeDelCountMatters(counts[i], runcells[i]))
+			WideRangeDelSetCount(rel, seqs[i], counts[i]);
+	if ((XLogLogicalInfoActive() && RelationNeedsWAL(rel)) ||
+		WideTabletTracked(rel))
+		for (i = 0; i < nranges; i++)
+			log_deleted_cells(rel, snapshot, &ranges[i]);
+	*ncells = n;
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
-	if (!fits || unseen > 0)
-		return false;
 	WideWriteFlushIfFull(rel, wa_pages);
 	return true;
 }

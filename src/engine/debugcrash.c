@@ -11,6 +11,12 @@
  * "drop-runs-published" (compaction.c).  The setting is superuser only and
  * registered by module.c.
  *
+ * wide.debug_pause names a point where the backend waits for a session
+ * holding the advisory lock pg_advisory_lock(2003395686, 2) to let it go
+ * ("keysdel-numbered": a row DELETE between its tombstones' number and
+ * their append, am/rangedel.c), so that an isolation test can write in
+ * between.  Superuser only, like wide.debug_crash.
+ *
  * IDENTIFICATION
  *	  src/engine/debugcrash.c
  *
@@ -23,12 +29,16 @@
 
 #include "access/xlog.h"
 #include "miscadmin.h"
+#include "storage/lock.h"
 
 #include "wide.h"
 #include "engine/debugcrash.h"
 
 /* wide.debug_crash: where to kill this backend (tests only) */
 char	   *wide_debug_crash = NULL;
+
+/* wide.debug_pause: where to wait for the advisory lock (tests only) */
+char	   *wide_debug_pause = NULL;
 
 /*
  * WideDebugCrash -- if wide.debug_crash names this point, make the WAL
@@ -44,4 +54,21 @@ WideDebugCrash(const char *where)
 	elog(LOG, "wide.debug_crash: killing this backend at \"%s\"", where);
 	(void) kill(getpid(), SIGKILL);
 	pg_usleep(10 * 1000000L);	/* not reached */
+}
+
+/*
+ * WideDebugPause -- if wide.debug_pause names this point, wait until no
+ * session holds the advisory lock (2003395686, 2) (as pg_advisory_lock of
+ * two int4 keys takes it), then go on.
+ */
+void
+WideDebugPause(const char *where)
+{
+	LOCKTAG		tag;
+
+	if (wide_debug_pause == NULL || strcmp(wide_debug_pause, where) != 0)
+		return;
+	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, 2003395686, 2, 2);
+	(void) LockAcquire(&tag, ShareLock, false, false);
+	LockRelease(&tag, ShareLock, false);
 }

@@ -12,5 +12,6 @@
 #define WIDE_DEBUGCRASH_H
 
 extern void WideDebugCrash(const char *where);
+extern void WideDebugPause(const char *where);
 
 #endif							/* WIDE_DEBUGCRASH_H */

@@ -693,6 +693,21 @@ WideManifestLog(WideManifestTx *tx)
 }
 
 /*
+ * WideManifestContinue -- after WideManifestLog, another change of the
+ * metapage under the same lock, logged by the next WideManifestLog (a
+ * change too large for one Generic WAL record that must not interleave
+ * with others'); returns the image to change.
+ */
+WideMetaPageData *
+WideManifestContinue(WideManifestTx *tx)
+{
+	Assert(tx->meta == NULL && BufferIsValid(tx->metabuf));
+	tx->state = GenericXLogStart(tx->rel);
+	tx->meta = WidePageGetMeta(GenericXLogRegisterBuffer(tx->state, tx->metabuf, 0));
+	return tx->meta;
+}
+
+/*
  * WideManifestRelease -- unlock the metapage after WideManifestLog.
  */
 void

@@ -38,6 +38,7 @@ extern struct WideMetaPageData *WideManifestBegin(Relation rel,
 extern XLogRecPtr WideManifestCommit(WideManifestTx *tx);
 extern XLogRecPtr WideManifestLog(WideManifestTx *tx);
 extern void WideManifestRelease(WideManifestTx *tx);
+extern struct WideMetaPageData *WideManifestContinue(WideManifestTx *tx);
 extern void WideManifestAbort(WideManifestTx *tx);
 
 /* checking a metapage image */

@@ -58,11 +58,10 @@ StaticAssertDecl(WIDE_WA_MAX_INLINE * 4 < BLCKSZ, "four records fit a page");
 WideWriteCheck wide_write_check = NULL;
 WideChangeLog wide_change_log = NULL;
 
-/* number of records from cells[0..n) that fit in the free space of page */
+/* number of records from cells[0..n) that fit in "free" bytes of a page */
 static int
-records_that_fit(Page page, WideCell *cells, int n)
+records_that_fit_in(Size free, WideCell *cells, int n)
 {
-	Size		free = PageGetFreeSpace(page);
 	int			k = 0;
 
 	while (k < n)
@@ -78,6 +77,13 @@ records_that_fit(Page page, WideCell *cells, int n)
 		k++;
 	}
 	return k;
+}
+
+/* number of records from cells[0..n) that fit in the free space of page */
+static int
+records_that_fit(Page page, WideCell *cells, int n)
+{
+	return records_that_fit_in(PageGetFreeSpace(page), cells, n);
 }
 
 /* add cells[0..k) to a page image, numbering them from seq */
@@ -332,6 +338,190 @@ WideWriteAreaAppend(Relation rel, WideCell *cells, int ncells)
 	}
 	pfree(scratch);
 	return wa_pages;
+}
+
+/*
+ * WideWriteAreaBound -- a sequence number for records that delete what was
+ * written before them and are appended later (WideWriteAreaAppendAt): every
+ * record numbered before this call has a number at most this one (equal
+ * only for a write running at the same time, which the snapshot does not
+ * see and a tombstone does not delete: rules.c deletes below its number),
+ * every record numbered after it a number at least as large.  *gen is the
+ * write area's generation when it was drawn.  0 if the table has no
+ * metapage.
+ *
+ * Drawn under the metapage lock, like an append's numbers, so that a flush
+ * either sealed its generation before (every sealed record is numbered
+ * below) or changes the generation after (WideWriteAreaAppendAt then
+ * refuses).  Numbers come from the WAL insert position (seq.c); if this
+ * backend's last number ran ahead of it, the WAL is padded past the bound,
+ * so that no backend draws a smaller number from now on.
+ */
+uint64
+WideWriteAreaBound(Relation rel, uint32 *gen)
+{
+	Buffer		metabuf = WideReadMeta(rel, BUFFER_LOCK_SHARE);
+	uint64		bound;
+
+	if (!BufferIsValid(metabuf))
+		return 0;
+	*gen = WidePageGetMeta(BufferGetPage(metabuf))->generation;
+	bound = WideSeqNext(rel, 1);
+	UnlockReleaseBuffer(metabuf);
+	WideSeqAfterWrite(rel, bound - 1, InvalidXLogRecPtr);
+	return bound;
+}
+
+/* new write-area pages WideWriteAreaAppendAt links per WAL record */
+#define WIDE_APPEND_AT_PAGES	(MAX_GENERIC_XLOG_PAGES - 1)
+
+/*
+ * WideWriteAreaFitsAt -- can WideWriteAreaAppendAt take these records (no
+ * blob: each inline)?
+ */
+bool
+WideWriteAreaFitsAt(WideCell *cells, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (WideRecordSize(&cells[i]) > WIDE_WA_MAX_INLINE)
+			return false;
+	return true;
+}
+
+/*
+ * WideWriteAreaAppendAt -- append records all numbered "seq", a number
+ * drawn earlier by WideWriteAreaBound with generation gen, under one lock
+ * of the metapage (or of the lane's head page, if they all fit it): the
+ * row tombstones of a DELETE, numbered before it counted the
+ * cells they delete (am/rangedel.c).  Returns false, having written
+ * nothing, if the write area is no longer of generation gen (a flush
+ * sealed it since: every record of a generation must be numbered after
+ * every record of the ones sealed before it, flush.c) or one needs a blob
+ * (WideWriteAreaFitsAt).  New pages are linked a WAL record per
+ * WIDE_APPEND_AT_PAGES of them, the metapage locked throughout, so that
+ * the generation cannot change half-way (a crash half-way leaves records
+ * of a transaction that never committed).  *wa_pages is the number of pages the
+ * write area has (for deciding to flush).
+ *
+ * Unlike WideWriteAreaAppend's, these records may be numbered below records
+ * appended before them, even in their lane: nothing reads a lane in
+ * number order (readers, flush and the backend copies sort what they read,
+ * wacache.c), and what orders generations and runs holds, since the
+ * generation is the one the number was drawn in.
+ */
+bool
+WideWriteAreaAppendAt(Relation rel, WideCell *cells, int n, uint64 seq,
+					  uint32 gen, uint32 *wa_pages)
+{
+	int			lane = lane_of_backend();
+	char	   *scratch;
+	Buffer		metabuf;
+	Buffer		bufs[WIDE_APPEND_AT_PAGES];
+	WideMetaPage meta;
+	WideManifestTx tx;
+	BlockNumber head;
+	XLogRecPtr	lsn;
+	int			npages = 0;
+	int			done = 0;
+	int			i;
+
+	*wa_pages = 0;
+	if (n <= 0)
+		return true;
+	if (!WideWriteAreaFitsAt(cells, n))
+		return false;
+	WideSerializableWrite(rel);
+	WideCheckWrite(rel);
+	for (i = 0; i < n; i++)
+		cells[i].flags &= ~(WIDE_REC_VALUE_BLOB | WIDE_REC_BODY_BLOB);
+	scratch = palloc(BLCKSZ);
+
+	/* all in the lane's head page, as append_to_head */
+	metabuf = WideReadMeta(rel, BUFFER_LOCK_SHARE);
+	if (!BufferIsValid(metabuf))
+	{
+		pfree(scratch);
+		return false;
+	}
+	meta = WidePageGetMeta(BufferGetPage(metabuf));
+	if (meta->generation != gen)
+	{
+		UnlockReleaseBuffer(metabuf);
+		pfree(scratch);
+		return false;
+	}
+	for (i = 0; i < WIDE_NLANES; i++)
+		*wa_pages += meta->lanes[i].npages;
+	head = meta->lanes[lane].head;
+	if (head != InvalidBlockNumber)
+	{
+		Buffer		buf = WideReadPage(rel, head, BUFFER_LOCK_EXCLUSIVE, WIDE_PAGE_WRITE);
+		Page		page = BufferGetPage(buf);
+
+		if (WidePageGetOpaque(page)->owner == gen &&
+			records_that_fit(page, cells, n) == n)
+		{
+			GenericXLogState *state;
+
+			/* a flush sealing gen now reads this page after us */
+			UnlockReleaseBuffer(metabuf);
+			state = GenericXLogStart(rel);
+			page = GenericXLogRegisterBuffer(state, buf, 0);
+			for (i = 0; i < n; i++)
+				add_records(rel, page, &cells[i], 1, seq, scratch);
+			lsn = GenericXLogFinish(state);
+			WideSeqAfterWrite(rel, seq, lsn);
+			UnlockReleaseBuffer(buf);
+			pfree(scratch);
+			return true;
+		}
+		UnlockReleaseBuffer(buf);
+	}
+	UnlockReleaseBuffer(metabuf);
+
+	/* new head pages, linked with the metapage, locked throughout */
+	meta = WideManifestBegin(rel, &tx);
+	if (meta->generation != gen)
+	{
+		WideManifestAbort(&tx);
+		pfree(scratch);
+		return false;
+	}
+	for (;;)
+	{
+		Page		page;
+		int			k;
+
+		CHECK_FOR_INTERRUPTS();
+		bufs[npages] = WideSpaceAllocOne(rel, meta);
+		page = GenericXLogRegisterBuffer(tx.state, bufs[npages], GENERIC_XLOG_FULL_IMAGE);
+		WideInitPage(page, WIDE_PAGE_WRITE, meta->generation);
+		WidePageGetOpaque(page)->next = meta->lanes[lane].head;
+		WideManifestLinkLanePage(meta, lane, BufferGetBlockNumber(bufs[npages]));
+		npages++;
+		k = records_that_fit(page, cells + done, n - done);
+		if (k == 0)
+			elog(ERROR, "row tombstone does not fit an empty page");	/* checked above */
+		for (i = done; i < done + k; i++)
+			add_records(rel, page, &cells[i], 1, seq, scratch);
+		done += k;
+		if (done < n && npages < WIDE_APPEND_AT_PAGES)
+			continue;
+		*wa_pages = 0;
+		for (i = 0; i < WIDE_NLANES; i++)
+			*wa_pages += meta->lanes[i].npages;
+		lsn = WideManifestLog(&tx);
+		WideSeqAfterWrite(rel, seq, lsn);
+		for (i = 0; i < npages; i++)
+			UnlockReleaseBuffer(bufs[i]);
+		npages = 0;
+		if (done == n)
+			break;
+		meta = WideManifestContinue(&tx);
+	}
+	WideManifestRelease(&tx);
+	pfree(scratch);
+	return true;
 }
 
 /*

@@ -51,6 +51,10 @@ WideLogChanges(Relation rel, const WideCell *cells, int n)
 /* writearea.c: the write area */
 extern uint32 WideWriteAreaInsert(Relation rel, WideCell *cells, int ncells);
 extern uint32 WideWriteAreaAppend(Relation rel, WideCell *cells, int ncells);
+extern uint64 WideWriteAreaBound(Relation rel, uint32 *gen);
+extern bool WideWriteAreaFitsAt(WideCell *cells, int n);
+extern bool WideWriteAreaAppendAt(Relation rel, WideCell *cells, int n,
+								  uint64 seq, uint32 gen, uint32 *wa_pages);
 
 extern uint64 WideWACountRecords(Relation rel, const BlockNumber *heads,
 								 const uint32 *gens, int nlanes);

@@ -113,8 +113,9 @@ $primary->wait_for_catchup($standby);
 is($standby->safe_psql('postgres', $query), $want, 'the standby reads the same cells');
 
 # single rows and IN lists: row tombstones in the write area
-# (am/rangedel.c WideKeysDelete), written in a subtransaction.  A crash
-# after they are written, before the commit: nothing is deleted.
+# (am/rangedel.c WideKeysDelete), numbered, counted, then written, without
+# a subtransaction.  A crash after they are numbered, before they are
+# written, or after, before the commit: nothing is deleted.
 sub killed_delete
 {
 	my ($point, $sql) = @_;
@@ -129,6 +130,9 @@ sub killed_delete
 	ok($primary->log_contains(qr/wide.debug_crash: killing this backend at "$point"/,
 			$log_offset), "$point: killed there");
 }
+killed_delete('keysdel-numbered',
+	q{DELETE FROM t WHERE row_key = 'r0100'; DELETE FROM t WHERE row_key IN ('r0101', 'r0102')});
+same_as_heap('after a crash between numbering the row tombstones and their append');
 killed_delete('keysdel-written',
 	q{DELETE FROM t WHERE row_key = 'r0100'; DELETE FROM t WHERE row_key IN ('r0101', 'r0102')});
 same_as_heap('after a crash between row tombstones and the commit');
@@ -136,7 +140,7 @@ is($primary->safe_psql('postgres', q{SELECT count(*) FROM t WHERE row_key IN ('r
 	'90', 'the rows are all there');
 
 # the same, when a writer the DELETE's snapshot does not see wrote in the
-# row first: the tombstone's subtransaction is rolled back, then the crash
+# row first: the tombstone is not written, then the crash
 my $writer = $primary->background_psql('postgres', on_error_stop => 0);
 $writer->query_safe("BEGIN");
 $writer->query_safe("INSERT INTO t VALUES ('r0103', 'f', 'open', 1, 'x')");
