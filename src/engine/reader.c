@@ -360,16 +360,16 @@ reader_prepare(Relation rel, Snapshot snapshot, int64 now,
  * aggregate record alone, which the fast path does too (fast_fold).
  */
 static bool
-run_is_plain(const WideReader *r, const WideRunData *run)
+run_is_plain(const WideSchema *schema, const WideRunData *run)
 {
 	int			i;
 
 	if ((run->flags & WIDE_RUN_HAS_TOMBSTONES) ||
 		TransactionIdIsValid(run->min_xmin))
 		return false;
-	for (i = 0; i < r->schema->nfamilies; i++)
+	for (i = 0; i < schema->nfamilies; i++)
 	{
-		const WideFamily *f = &r->schema->families[i];
+		const WideFamily *f = &schema->families[i];
 		bool		versions = false,
 					ages = false;
 		int			j;
@@ -413,11 +413,32 @@ drops_touch(const TableState *ts, const WideRunData *run)
 }
 
 /*
- * Start merging r->range: the merger, and the write area merged with every
- * run (bulk-loaded ones too) that may hold the range.  A range that only
- * one plain run holds (run_is_plain), with no write-area record in it, is
- * read straight from that run.
+ * The one run of ts that holds range, if it is plain (run_is_plain) and
+ * neither a drop nor one of the range tombstones "ranges" may delete its
+ * records; else NULL.  *nover: how many runs may hold the range.
  */
+static const WideRunData *
+only_plain_run(const WideSchema *schema, const TableState *ts,
+			   const WideRangeDels *ranges, const WideKeyRange *range,
+			   int *nover)
+{
+	const WideRunData *only = NULL;
+	int			i;
+
+	*nover = 0;
+	for (i = 0; i < ts->nwaruns; i++)
+		if (WideRunOverlapsRange(&ts->waruns[i], range))
+			(*nover)++, only = &ts->waruns[i];
+	for (i = 0; i < ts->nruns; i++)
+		if (WideRunOverlapsRange(&ts->runs[i], range) &&
+			!WideRangeDelsHideRun(ranges, &ts->runs[i]))
+			(*nover)++, only = &ts->runs[i];
+	if (*nover == 1 && run_is_plain(schema, only) && !drops_touch(ts, only) &&
+		!WideRangeDelsTouchRun(ranges, only))
+		return only;
+	return NULL;
+}
+
 /*
  * the one plain run (run_is_plain) that alone holds r->range, with no
  * write-area record in it: read straight from it; else NULL
@@ -425,19 +446,11 @@ drops_touch(const TableState *ts, const WideRunData *run)
 static const WideRunData *
 fast_run(const WideReader *r, const TableState *ts)
 {
-	const WideRunData *only = NULL;
-	int			nover = 0;
-	int			i;
+	const WideRunData *only;
+	int			nover;
 
-	for (i = 0; i < ts->nwaruns; i++)
-		if (WideRunOverlapsRange(&ts->waruns[i], &r->range))
-			nover++, only = &ts->waruns[i];
-	for (i = 0; i < ts->nruns; i++)
-		if (WideRunOverlapsRange(&ts->runs[i], &r->range) &&
-			!WideRangeDelsHideRun(r->ranges, &ts->runs[i]))
-			nover++, only = &ts->runs[i];
-	if (nover == 1 && run_is_plain(r, only) && !drops_touch(ts, only) &&
-		!WideRangeDelsTouchRun(r->ranges, only) &&
+	only = only_plain_run(r->schema, ts, r->ranges, &r->range, &nover);
+	if (only != NULL &&
 		!(r->sorter ? WideSorterPeekInRange(r->sorter, &r->range) :
 		  (r->nextwa < r->nwa &&
 		   !WideRowAfterRange(&r->range, r->wacells[r->nextwa]->key,
@@ -446,6 +459,12 @@ fast_run(const WideReader *r, const TableState *ts)
 	return NULL;
 }
 
+/*
+ * Start merging r->range: the merger, and the write area merged with every
+ * run (bulk-loaded ones too) that may hold the range.  A range that only
+ * one plain run holds (run_is_plain), with no write-area record in it, is
+ * read straight from that run.
+ */
 static void
 reader_open(WideReader *r, const TableState *ts, WideSourceNext wa_next)
 {
@@ -724,6 +743,21 @@ fast_fold(WideReader *r, const WideFamily *def, WideCell *c)
 	return &r->foldcell;
 }
 
+/*
+ * a record of a plain run that a merge would return: of a live
+ * incarnation of its family (def), a PUT (an aggregate family's: no
+ * tombstone), and not past its max age
+ */
+static inline bool
+plain_record_live(const WideFamily *def, const WideCell *c, int64 now)
+{
+	return def != NULL && c->famid == def->id &&
+		(def->aggregate == WIDE_AGG_NONE ? c->kind == WIDE_KIND_PUT :
+		 !WIDE_KIND_IS_TOMBSTONE(c->kind)) &&
+		!(def->ngc > 0 && def->max_age > 0 &&
+		  WideGCCollects(def, 0, c->ts, now, true));
+}
+
 /* the next cell of a plain run (run_is_plain), or NULL at the end */
 static const WideCell *
 reader_next_fast(WideReader *r)
@@ -765,12 +799,7 @@ reader_next_fast(WideReader *r)
 			r->fastdef = WideSchemaFindFamily(r->schema, c->family, c->famlen);
 		}
 		def = r->fastdef;
-		/* a live incarnation of its family, and not past its max age */
-		if (def == NULL || c->famid != def->id ||
-			(def->aggregate == WIDE_AGG_NONE ? c->kind != WIDE_KIND_PUT :
-			 WIDE_KIND_IS_TOMBSTONE(c->kind)) ||
-			(def->ngc > 0 && def->max_age > 0 &&
-			 WideGCCollects(def, 0, c->ts, r->now, true)))
+		if (!plain_record_live(def, c, r->now))
 			continue;
 		if (def->aggregate != WIDE_AGG_NONE)
 			return fast_fold(r, def, c);
@@ -1176,6 +1205,8 @@ struct WideReadState
 	WideSorter *wa;				/* visible write-area records in range */
 	WideCell *const *wacells;	/* ... sorted */
 	int64		nwa;
+	WideSchema *schema;			/* WideReadStateLastRow's, or NULL */
+	bool		has_agg;		/* ... a family folds aggregates */
 };
 
 /*
@@ -1502,4 +1533,113 @@ WideRowWriters(Relation rel, const char *key, uint32 keylen,
 	}
 #undef ADD_WRITER
 	return n;
+}
+
+/* WideReadStateLastRow's filter of the row's records */
+typedef struct LastRowArg
+{
+	const WideSchema *schema;
+	int64		now;
+	const WideFamily *def;		/* the family of the record before */
+	const char *fam;
+	uint32		famlen;
+	bool		have_fam;
+	bool		(*add) (const WideCell *cell, void *arg);
+	void	   *arg;
+	int			ncells;			/* cells given to add */
+} LastRowArg;
+
+static bool
+last_row_cell(const WideCell *c, void *arg)
+{
+	LastRowArg *a = (LastRowArg *) arg;
+
+	if (!a->have_fam || !WideBytesEqual(c->family, c->famlen, a->fam, a->famlen))
+	{
+		a->def = WideSchemaFindFamily(a->schema, c->family, c->famlen);
+		a->fam = c->family;
+		a->famlen = c->famlen;
+		a->have_fam = true;
+	}
+	if (!plain_record_live(a->def, c, a->now))
+		return true;
+	/* (an aggregate to fold, a value in a blob: the reader's work) */
+	if (a->def->aggregate != WIDE_AGG_NONE || c->value == NULL)
+		return false;
+	a->ncells++;
+	return a->add(c, a->arg);
+}
+
+/*
+ * WideReadStateLastRow -- the cells of the last row of range (within the
+ * state's) that is <= hi (< hi if !hi_incl; hi NULL: the range's end
+ * alone), exactly as a reader of the range would return them, given to
+ * add one by one: read straight from the data block that holds the row
+ * (segment_reader.c: WideSegmentLastRow), where one plain run alone holds
+ * the range (run_is_plain; no drop or range tombstone touches it), no
+ * write-area record lies in the range and no family folds aggregates.
+ * This is a backward LIMIT 1 read's short path (reverse.c): no reader, no
+ * merge, one row decoded.  bi is the caller's block iterator, reused from
+ * call to call; stats counts what it reads.  Returns 1 once the row's
+ * cells were given (at least one), 0 if the range holds no row <= hi, and
+ * -1 where this path cannot
+ * tell (add returned false, the row's records are not all plain cells of
+ * one block, or the conditions above do not hold): nothing is decided
+ * then, and the caller reads the range as before.
+ */
+int
+WideReadStateLastRow(WideReadState *st, int64 now, const WideKeyRange *range,
+					 const char *hi, uint32 hilen, bool hi_incl,
+					 WideBlockIter *bi,
+					 bool (*add) (const WideCell *cell, void *arg), void *arg,
+					 WideReaderStats *stats)
+{
+	uint64		records = stats->records;
+	const WideRunData *only;
+	LastRowArg	a;
+	int			nover,
+				result;
+	int64		lo = 0,
+				h = st->nwa;
+
+	if (st->schema == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(GetMemoryChunkContext(st));
+
+		st->schema = WideSchemaCopy(st->rel);
+		for (int i = 0; i < st->schema->nfamilies; i++)
+			st->has_agg |= st->schema->families[i].aggregate != WIDE_AGG_NONE;
+		MemoryContextSwitchTo(old);
+	}
+	if (st->has_agg)
+		return -1;
+	/* a write-area record in the range: a merge */
+	while (lo < h)
+	{
+		int64		mid = lo + (h - lo) / 2;
+
+		if (WideRowBeforeRange(range, st->wacells[mid]->key, st->wacells[mid]->keylen))
+			lo = mid + 1;
+		else
+			h = mid;
+	}
+	if (lo < st->nwa &&
+		!WideRowAfterRange(range, st->wacells[lo]->key, st->wacells[lo]->keylen))
+		return -1;
+	only = only_plain_run(st->schema, &st->ts, st->ranges, range, &nover);
+	if (only == NULL)
+		return nover == 0 ? 0 : -1;
+	memset(&a, 0, sizeof(a));
+	a.schema = st->schema;
+	a.now = now;
+	a.add = add;
+	a.arg = arg;
+	result = WideSegmentLastRow(st->rel, only, range, hi, hilen, hi_incl, bi,
+								last_row_cell, &a, &stats->records);
+	stats->runs_read++;
+	if (stats->records > records)
+		stats->blocks_read++;	/* (the one block of the row) */
+	if (result == 1 && a.ncells == 0)
+		return -1;				/* (no cell of the row is live: the row before) */
+	return result;
 }

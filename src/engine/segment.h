@@ -442,6 +442,11 @@ extern void WideSegIterEnd(WideSegIter *it);
 extern bool WideSegmentWindowStart(Relation rel, const WideRunData *run,
 								   const char *hi, uint32 hilen, bool hi_incl,
 								   int nrows, StringInfo out);
+extern int	WideSegmentLastRow(Relation rel, const WideRunData *run,
+							   const WideKeyRange *range, const char *hi,
+							   uint32 hilen, bool hi_incl, WideBlockIter *bi,
+							   bool (*fn) (const WideCell *cell, void *arg),
+							   void *arg, uint64 *nrecords);
 
 /* blockcache.c */
 extern WideCacheEntry *WideCacheLookup(Relation rel, uint64 epoch,
