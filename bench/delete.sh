@@ -143,16 +143,16 @@ case_() {
 	wc=$(printf '%s\n' "${W[@]}" | cut -d' ' -f5 | tr '\n' ' ' | median)
 	read -r _ hb ha hv _ <<<"${H[0]}"
 	read -r _ wb wa wv _ <<<"${W[0]}"
-	printf '| %s | %s | %s | %.2f | %.1f | %.1f | %.2f | %s / %s | %s / %s | %s / %s |\n' "$name" "$hm" "$wm" \
-		"$(echo "$wm / $hm" | bc -l)" "$(echo "$hc / 1000" | bc -l)" "$(echo "$wc / 1000" | bc -l)" \
-		"$(echo "$wc / $hc" | bc -l)" "$(numfmt --to=iec "$hb")" "$(numfmt --to=iec "$wb")" \
+	printf '| %s | %s | %s | %.2f | %s / %s | %s / %s | %s / %s | %.1f | %.1f | %.2f |\n' "$name" "$hm" "$wm" \
+		"$(echo "$wm / $hm" | bc -l)" "$(numfmt --to=iec "$hb")" "$(numfmt --to=iec "$wb")" \
 		"$(numfmt --to=iec "$ha")" "$(numfmt --to=iec "$wa")" \
-		"$(numfmt --to=iec "$hv")" "$(numfmt --to=iec "$wv")"
+		"$(numfmt --to=iec "$hv")" "$(numfmt --to=iec "$wv")" \
+		"$(echo "$hc / 1000" | bc -l)" "$(echo "$wc / 1000" | bc -l)" "$(echo "$wc / $hc" | bc -l)"
 	if [ ${#C[@]} -gt 0 ]; then
 		local cm cb ca cv
 		cm=$(printf '%s\n' "${C[@]}" | cut -d' ' -f1 | tr '\n' ' ' | median)
 		read -r _ cb ca cv _ <<<"${C[0]}"
-		printf '| %s, wide cell by cell | %s | %s | %.2f | | | | %s / %s | %s / %s | %s / %s |\n' "$name" \
+		printf '| %s, wide cell by cell | %s | %s | %.2f | %s / %s | %s / %s | %s / %s | | | |\n' "$name" \
 			"$hm" "$cm" "$(echo "$cm / $hm" | bc -l)" "$(numfmt --to=iec "$hb")" \
 			"$(numfmt --to=iec "$cb")" "$(numfmt --to=iec "$ha")" "$(numfmt --to=iec "$ca")" \
 			"$(numfmt --to=iec "$hv")" "$(numfmt --to=iec "$cv")"
@@ -239,16 +239,15 @@ $cpu"
 	wm=$(printf '%s\n' "${W[@]}" | tr '\n' ' ' | median)
 	hc=$(printf '%s\n' "${HC[@]}" | tr '\n' ' ' | median)
 	wc=$(printf '%s\n' "${WC[@]}" | tr '\n' ' ' | median)
-	printf '| %s (%s rows each) | %s | %s | %.2f | %s | %s | %.2f | %s / %s | %s / %s | %s / %s |\n' "$name" "${N[0]}" \
-		"$hm" "$wm" "$(echo "$wm / $hm" | bc -l)" "$hc" "$wc" "$(echo "$wc / $hc" | bc -l)" \
-		"$(numfmt --to=iec "$hb")" "$(numfmt --to=iec "$wb")" \
+	printf '| %s (%s rows each) | %s | %s | %.2f | %s / %s | %s / %s | %s / %s | %s | %s | %.2f |\n' "$name" "${N[0]}" \
+		"$hm" "$wm" "$(echo "$wm / $hm" | bc -l)" "$(numfmt --to=iec "$hb")" "$(numfmt --to=iec "$wb")" \
 		"$(numfmt --to=iec $((ha - hb)))" "$(numfmt --to=iec $((wa - wb)))" \
-		"$(numfmt --to=iec "$hv")" "$(numfmt --to=iec "$wv")"
+		"$(numfmt --to=iec "$hv")" "$(numfmt --to=iec "$wv")" "$hc" "$wc" "$(echo "$wc / $hc" | bc -l)"
 }
 
 echo "load: $(uptime | sed 's/.*load average/load average/')"
-echo "| delete ($CELLS cells) | heap ms | wide ms | wide/heap | heap CPU ms | wide CPU ms | CPU wide/heap | bytes before (heap / wide) | added by the DELETE | after VACUUM |"
-echo "|---|---:|---:|---:|---:|---:|---:|---|---|---|"
+echo "| delete ($CELLS cells) | heap ms | wide ms | wide/heap | bytes before (heap / wide) | added by the DELETE | after VACUUM | heap CPU ms | wide CPU ms | CPU wide/heap |"
+echo "|---|---:|---:|---:|---|---|---|---:|---:|---:|"
 [ -z "${CASES:-}" ] && CASES="range rows rows1000 in everything form_hour form_reading form_day form_in form_hour_by_row"
 for c in $CASES; do
 	case $c in

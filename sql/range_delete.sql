@@ -504,6 +504,8 @@ INSERT INTO sx SELECT 'k' || lpad((r * 11)::text, 5, '0'), 'm', 'q1', '2020-01-0
 INSERT INTO sx SELECT 'L' || repeat('x', 150) || lpad(r::text, 3, '0'), 'm', 'q' || q, '2020-01-01', r
   FROM generate_series(1, 256) r, generate_series(1, 2) q;
 CREATE TABLE sxh AS SELECT * FROM sx;
+CREATE INDEX ON sxh (row_key);
+ANALYZE sxh;
 SELECT write_area_pages AS wa0 FROM wide.stats('sx') \gset
 SELECT txid_current() AS xid0 \gset
 BEGIN;
@@ -548,3 +550,9 @@ SELECT (SELECT count(*) FROM (SELECT row_key, family, qualifier, ts, value FROM 
                               EXCEPT ALL SELECT * FROM sxh) x) AS only_wide_after_vacuum,
        (SELECT count(*) FROM sx) AS cells;
 DROP TABLE sx, sxh;
+-- the test-only pause point is a superuser's setting
+CREATE ROLE range_delete_pauser;
+SET ROLE range_delete_pauser;
+SET wide.debug_pause = 'keysdel-numbered';
+RESET ROLE;
+DROP ROLE range_delete_pauser;

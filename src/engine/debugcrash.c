@@ -2,13 +2,15 @@
  *
  * debugcrash.c
  *	  Crash points for the tests: wide.debug_crash names a point where the
- *	  backend makes its WAL durable and kills itself.
+ *	  backend makes its WAL durable and kills itself; wide.debug_pause one
+ *	  where it waits.
  *
  * The points (docs/testing.md, "Crashes at a chosen point") are named by
  * the code that reaches them: "truncate" and "relocate" (truncate.c),
  * "compact_pass", "compact_windowed" (a time-windowed merge's output
  * written, not yet published), "rangedel-drop", "rangedel-retire", "drop-runs" and
- * "drop-runs-published" (compaction.c).  The setting is superuser only and
+ * "drop-runs-published" (compaction.c), "keysdel-numbered",
+ * "keysdel-written" and "keysdel-cancelled" (am/rangedel.c).  The setting is superuser only and
  * registered by module.c.
  *
  * wide.debug_pause names a point where the backend waits for a session

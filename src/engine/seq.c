@@ -40,6 +40,8 @@
 #include "engine/storage.h"
 
 #define WIDE_SEQ_SHIFT		8
+/* padding beyond this (2^34 records a write) is refused */
+#define WIDE_SEQ_MAX_PAD	((uint64) 64 * 1024 * 1024)
 
 static uint64 last_seq = 0;
 
@@ -79,6 +81,14 @@ WideSeqAfterWrite(Relation rel, uint64 last, XLogRecPtr end)
 		return;
 	if (end != InvalidXLogRecPtr && ((uint64) end << WIDE_SEQ_SHIFT) > last)
 		return;
+
+	/*
+	 * A block of n numbers needs at most n / 256 bytes of padding; a number
+	 * far ahead of the WAL is a bug, and padding to it would fill the disk.
+	 */
+	if ((last >> WIDE_SEQ_SHIFT) > GetXLogInsertRecPtr() + WIDE_SEQ_MAX_PAD)
+		elog(ERROR, "sequence number " UINT64_FORMAT " is beyond the WAL insert position %X/%X",
+			 last, LSN_FORMAT_ARGS(GetXLogInsertRecPtr()));
 
 	for (;;)
 	{
