@@ -179,6 +179,14 @@ DROP FUNCTION lq_check(text);
 DROP FOREIGN TABLE lqrow, lqrowv;
 DROP TABLE lqheap, lqc;
 
+-- two key conditions on the same other relation, kept as join clauses (an
+-- anti join): one parameterized path for that relation (the planner
+-- compared the relation sets as nodes: "unrecognized node type: 1")
+SELECT h.id FROM lphosts h WHERE NOT EXISTS (SELECT 1 FROM lprow c
+  WHERE c.host = h.id AND c.time = '2020-01-01'::timestamptz + h.id * interval '1 min') ORDER BY 1;
+SELECT lp_same('SELECT h.id FROM lphosts h WHERE NOT EXISTS (SELECT 1 FROM lprow c
+                 WHERE c.host = h.id AND c.time = ''2020-01-01''::timestamptz + h.id * interval ''1 min'') ORDER BY 1');
+
 DROP FUNCTION lp_same(text), lp_counters(text), lp_write(int4, text);
 DROP TABLE lphosts, lpheap;
 DROP FOREIGN TABLE lprow;
