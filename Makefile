@@ -33,6 +33,7 @@ OBJS = \
 	src/am/plan_clause.o \
 	src/am/scan_tswindow.o \
 	src/am/scan_parallel.o \
+	src/am/utility.o \
 	src/am/write.o \
 	src/am/tableam.o \
 	src/am/vacuum.o \

@@ -18,6 +18,7 @@
 #
 set -euo pipefail
 source "$(dirname "$0")/../test/lib.sh"
+source "$(dirname "$0")/lib/server.sh"
 
 DURATION=${DURATION:-30}
 CLIENTS=${CLIENTS:-8}
@@ -27,16 +28,12 @@ PORT=54332
 wide_install_deps
 wide_test_user
 wide_build_install
-[ -f "$BENCH/data/postmaster.pid" ] && stop_cluster "$BENCH"
-rm -rf "$BENCH"; mkdir -p "$BENCH"; chmod 755 "$BENCH"
-[ "$(id -u)" -eq 0 ] && chown "$WIDE_TEST_USER" "$BENCH"
-start_cluster "$BENCH" "$PORT" "max_connections = 50
+bench_server "max_connections = 50
 shared_buffers = 1GB
 checkpoint_timeout = 1h
 max_wal_size = 16GB
 autovacuum = off
 jit = off"
-trap 'stop_cluster "$BENCH"' EXIT
 
 PSQL="psql -X -q -At -h $BENCH -p $PORT -U postgres -v ON_ERROR_STOP=1"
 sql() { as_test_user "$PSQL" <<<"$1"; }

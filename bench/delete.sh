@@ -28,8 +28,9 @@
 #   form_hour_by_row: form_hour with wide.enable_range_delete = off (a
 #                 tombstone per row, as every row form DELETE was before)
 # Bytes for these: both tables before the case, what its deletes added,
-# and after a VACUUM; and the backend's CPU time of each DELETE
-# (/proc/self/schedstat read by the session before and after it), medians:
+# and after a VACUUM.  For every case, the backend's CPU time of each timed
+# DELETE (of the case's transaction, for the others) too (bench/lib/cpu.sh:
+# /proc/self/schedstat read by the session before and after it), medians:
 # on a loaded machine a DELETE of a few ms waits for a CPU longer than it
 # runs, so the wall-clock ratio is mostly the run queue's noise.
 #
@@ -41,6 +42,8 @@
 #
 set -euo pipefail
 source "$(dirname "$0")/../test/lib.sh"
+source "$(dirname "$0")/lib/server.sh"
+source "$(dirname "$0")/lib/cpu.sh"
 
 CELLS=${1:-1000000}
 ROUNDS=${ROUNDS:-3}
@@ -52,17 +55,13 @@ READINGS=$(( (CELLS + HOSTS * 20 - 1) / (HOSTS * 20) ))
 wide_install_deps
 wide_test_user
 wide_build_install
-[ -f "$BENCH/data/postmaster.pid" ] && stop_cluster "$BENCH"
-rm -rf "$BENCH"; mkdir -p "$BENCH"; chmod 755 "$BENCH"
-[ "$(id -u)" -eq 0 ] && chown "$WIDE_TEST_USER" "$BENCH"
-start_cluster "$BENCH" "$PORT" "checkpoint_timeout = 1h
+bench_server "checkpoint_timeout = 1h
 max_wal_size = 16GB
 shared_buffers = 1GB
 work_mem = 64MB
 max_parallel_workers_per_gather = 0
 autovacuum = off
 jit = off"
-trap 'stop_cluster "$BENCH"' EXIT
 
 PSQL="psql -X -q -At -h $BENCH -p $PORT -U postgres -v ON_ERROR_STOP=1"
 sql() { as_test_user "$PSQL" <<<"$1"; }
@@ -106,21 +105,29 @@ load() {
 }
 
 # one KIND SETTING STATEMENT: prints "ms bytes_before added after_vacuum
-# cpu_us" (cpu_us: the backend's CPU time over the transaction, from its
-# /proc/self/schedstat, read by the backend itself)
+# cpu_ms" (cpu_ms: the backend's, of the transaction)
 one() {
-	local kind=$1 set=$2 stmt=$3 before t0 t1 cpu added after
-	local sched="split_part(pg_read_file('/proc/self/schedstat'), ' ', 1)::bigint"
+	local kind=$1 set=$2 stmt=$3 before t0 t1 out added after
 	load "$kind"
 	before=$(sql "SELECT pg_total_relation_size('t')")
 	t0=$(date +%s%N)
-	cpu=$(as_test_user "$PSQL" <<<"$set SELECT $sched AS c0 \\gset
+	out=$(as_test_user "$PSQL" <<<"$set
+$(cpu_mark)
 BEGIN; ${stmt//@/t} COMMIT;
-SELECT ($sched - :c0) / 1000;" | tail -1)
+$(cpu_mark)")
 	t1=$(date +%s%N)
 	added=$(( $(sql "SELECT pg_total_relation_size('t')") - before ))
 	after=$(sql "VACUUM t; SELECT pg_total_relation_size('t')")
-	echo "$(( (t1 - t0) / 1000000 )) $before $added $after $cpu"
+	echo "$(( (t1 - t0) / 1000000 )) $before $added $after $(cpu_ms <<<"$out")"
+}
+
+# cpu_cols HEAP_ROUNDS WIDE_ROUNDS: the CPU columns of two sides' rounds
+# (one's lines): medians and their ratio
+cpu_cols() {
+	local hc wc
+	hc=$(cut -d' ' -f5 <<<"$1" | cpu_median)
+	wc=$(cut -d' ' -f5 <<<"$2" | cpu_median)
+	printf ' %s | %s | %s |' "$hc" "$wc" "$(cpu_ratio "$wc" "$hc")"
 }
 
 median() { tr ' ' '\n' | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
@@ -136,26 +143,25 @@ case_() {
 			C+=("$(one wide 'SET wide.enable_range_delete = off;' "$stmt")")
 		fi
 	done
-	local hm wm cm hb wb wa ha wv hv hc wc
+	local hm wm cm hb wb wa ha wv hv
 	hm=$(printf '%s\n' "${H[@]}" | cut -d' ' -f1 | tr '\n' ' ' | median)
 	wm=$(printf '%s\n' "${W[@]}" | cut -d' ' -f1 | tr '\n' ' ' | median)
-	hc=$(printf '%s\n' "${H[@]}" | cut -d' ' -f5 | tr '\n' ' ' | median)
-	wc=$(printf '%s\n' "${W[@]}" | cut -d' ' -f5 | tr '\n' ' ' | median)
 	read -r _ hb ha hv _ <<<"${H[0]}"
 	read -r _ wb wa wv _ <<<"${W[0]}"
-	printf '| %s | %s | %s | %.2f | %s / %s | %s / %s | %s / %s | %.1f | %.1f | %.2f |\n' "$name" "$hm" "$wm" \
+	printf '| %s | %s | %s | %.2f | %s / %s | %s / %s | %s / %s |%s\n' "$name" "$hm" "$wm" \
 		"$(echo "$wm / $hm" | bc -l)" "$(numfmt --to=iec "$hb")" "$(numfmt --to=iec "$wb")" \
 		"$(numfmt --to=iec "$ha")" "$(numfmt --to=iec "$wa")" \
 		"$(numfmt --to=iec "$hv")" "$(numfmt --to=iec "$wv")" \
-		"$(echo "$hc / 1000" | bc -l)" "$(echo "$wc / 1000" | bc -l)" "$(echo "$wc / $hc" | bc -l)"
+		"$(cpu_cols "$(printf '%s\n' "${H[@]}")" "$(printf '%s\n' "${W[@]}")")"
 	if [ ${#C[@]} -gt 0 ]; then
 		local cm cb ca cv
 		cm=$(printf '%s\n' "${C[@]}" | cut -d' ' -f1 | tr '\n' ' ' | median)
 		read -r _ cb ca cv _ <<<"${C[0]}"
-		printf '| %s, wide cell by cell | %s | %s | %.2f | %s / %s | %s / %s | %s / %s | | | |\n' "$name" \
+		printf '| %s, wide cell by cell | %s | %s | %.2f | %s / %s | %s / %s | %s / %s |%s\n' "$name" \
 			"$hm" "$cm" "$(echo "$cm / $hm" | bc -l)" "$(numfmt --to=iec "$hb")" \
 			"$(numfmt --to=iec "$cb")" "$(numfmt --to=iec "$ha")" "$(numfmt --to=iec "$ca")" \
-			"$(numfmt --to=iec "$hv")" "$(numfmt --to=iec "$cv")"
+			"$(numfmt --to=iec "$hv")" "$(numfmt --to=iec "$cv")" \
+			"$(cpu_cols "$(printf '%s\n' "${H[@]}")" "$(printf '%s\n' "${C[@]}")")"
 	fi
 }
 
@@ -195,9 +201,8 @@ form_case() {
 	read -r hb wb <<<"$(form_bytes)"
 	# each DELETE timed by psql (wall: parse, plan, execute, commit and the
 	# round trip) and by the backend's CPU time around it (schedstat)
-	local cpu="\\timing off
-SELECT 'S', pg_read_file('/proc/self/schedstat');
-\\timing on"
+	local cpu
+	cpu=$(cpu_mark)
 	script="$set"
 	for ((i = 0; i < ROUNDS; i++)); do
 		h=$((first + i))
@@ -222,7 +227,7 @@ $cpu"
 	local -a T=() H=() W=() N=() C=() HC=() WC=()
 	mapfile -t T < <(grep '^Time:' <<<"$out" | awk '{print $2}')
 	# CPU ms of each DELETE: the difference of the schedstat lines around it
-	mapfile -t C < <(grep '^S|' <<<"$out" | cut -d'|' -f2 | awk '{ if (NR > 1) printf "%.3f\n", ($1 - p) / 1e6; p = $1 }')
+	mapfile -t C < <(cpu_ms <<<"$out")
 	mapfile -t N < <(grep '^DELETE' <<<"$out" | awk '{print $2}')
 	for ((i = 0; i < ROUNDS; i++)); do
 		if ((i % 2 == 0)); then H+=("${T[2 * i]}"); W+=("${T[2 * i + 1]}")

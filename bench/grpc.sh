@@ -34,6 +34,7 @@
 #
 set -euo pipefail
 source "$(dirname "$0")/../test/lib.sh"
+source "$(dirname "$0")/lib/server.sh"
 
 BENCH=${WIDE_BENCH_DIR:-/tmp/wide-bench-grpc}
 PORT=${WIDE_BENCH_PORT:-54336}
@@ -48,9 +49,7 @@ SERVER=${WIDE_BIGTABLE:-$PG_BINDIR/wide-bigtable}
 CXX_CLIENT=${WIDE_BENCH_CLIENT:-$WIDE_ROOT/bigtable/bench_client}
 [ -x "$CXX_CLIENT" ] || { echo "no $CXX_CLIENT (make in bigtable/): the C++ client's runs are skipped"; CXX_CLIENT=; }
 
-[ -f "$BENCH/data/postmaster.pid" ] && stop_cluster "$BENCH"
-rm -rf "$BENCH"; mkdir -p "$BENCH"; chmod 755 "$BENCH"
-[ "$(id -u)" -eq 0 ] && chown "$WIDE_TEST_USER" "$BENCH"
+bench_fresh_dir
 start_cluster "$BENCH" "$PORT" "shared_buffers = 1GB
 max_wal_size = 16GB
 checkpoint_timeout = 1h

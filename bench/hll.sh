@@ -17,6 +17,7 @@
 #
 set -euo pipefail
 source "$(dirname "$0")/../test/lib.sh"
+source "$(dirname "$0")/lib/server.sh"
 
 BENCH=/tmp/wide-bench-hll
 PORT=54333
@@ -28,13 +29,9 @@ if ! dpkg-query -W -f='${Status}' "postgresql-$PG_MAJOR-hll" 2>/dev/null | grep 
 fi
 wide_test_user
 wide_build_install
-[ -f "$BENCH/data/postmaster.pid" ] && stop_cluster "$BENCH"
-rm -rf "$BENCH"; mkdir -p "$BENCH"; chmod 755 "$BENCH"
-[ "$(id -u)" -eq 0 ] && chown "$WIDE_TEST_USER" "$BENCH"
-start_cluster "$BENCH" "$PORT" "work_mem = 256MB
+bench_server "work_mem = 256MB
 max_parallel_workers_per_gather = 0
 jit = off"
-trap 'stop_cluster "$BENCH"' EXIT
 
 PSQL="psql -X -q -h $BENCH -p $PORT -U postgres -v ON_ERROR_STOP=1"
 sql() { as_test_user "$PSQL" <<<"$1"; }

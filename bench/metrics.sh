@@ -13,6 +13,7 @@
 #
 set -euo pipefail
 source "$(dirname "$0")/../test/lib.sh"
+source "$(dirname "$0")/lib/server.sh"
 
 CELLS=${1:-10000000}
 BENCH=${WIDE_BENCH_DIR:-/tmp/wide-bench}
@@ -25,17 +26,13 @@ T0=1426535612000				# first reading, ms since 1970
 wide_install_deps
 wide_test_user
 wide_build_install
-[ -f "$BENCH/data/postmaster.pid" ] && stop_cluster "$BENCH"
-rm -rf "$BENCH"; mkdir -p "$BENCH"; chmod 755 "$BENCH"
-[ "$(id -u)" -eq 0 ] && chown "$WIDE_TEST_USER" "$BENCH"
-start_cluster "$BENCH" "$PORT" "checkpoint_timeout = 1h
+bench_server "checkpoint_timeout = 1h
 max_wal_size = 16GB
 shared_buffers = 2GB
 work_mem = 64MB
 max_parallel_workers_per_gather = 0
 autovacuum = off
 jit = off"
-trap 'stop_cluster "$BENCH"' EXIT
 
 PSQL="psql -X -q -At -h $BENCH -p $PORT -U postgres -v ON_ERROR_STOP=1"
 sql() { as_test_user "$PSQL" <<<"$1"; }

@@ -27,6 +27,7 @@
 #
 set -euo pipefail
 source "$(dirname "$0")/../test/lib.sh"
+source "$(dirname "$0")/lib/server.sh"
 
 HOSTS=${1:-4}
 MINUTES=${2:-5}
@@ -35,16 +36,12 @@ PORT=${WIDE_BENCH_PORT:-54336}
 REPS=${REPS:-5}
 
 wide_test_user
-[ -f "$BENCH/data/postmaster.pid" ] && stop_cluster "$BENCH"
-rm -rf "$BENCH"; mkdir -p "$BENCH"; chmod 755 "$BENCH"
-[ "$(id -u)" -eq 0 ] && chown "$WIDE_TEST_USER" "$BENCH"
-start_cluster "$BENCH" "$PORT" "checkpoint_timeout = 1h
+bench_server "checkpoint_timeout = 1h
 max_wal_size = 16GB
 shared_buffers = 512MB
 autovacuum = off
 jit = off
 wide.time_window = 259200"	# 3-day windows, as a 30-day policy derives them
-trap 'stop_cluster "$BENCH"' EXIT
 
 PSQL="psql -X -q -At -h $BENCH -p $PORT -U postgres -v ON_ERROR_STOP=1"
 sql() { as_test_user "$PSQL" <<<"$1"; }

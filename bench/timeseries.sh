@@ -29,6 +29,7 @@
 #
 set -euo pipefail
 source "$(dirname "$0")/../test/lib.sh"
+source "$(dirname "$0")/lib/server.sh"
 
 HOSTS=${1:-50}
 MINUTES=${2:-1440}
@@ -42,10 +43,7 @@ CELLS=$((HOSTS * MINUTES * 14))
 wide_install_deps
 wide_test_user
 wide_build_install
-[ -f "$BENCH/data/postmaster.pid" ] && stop_cluster "$BENCH"
-rm -rf "$BENCH"; mkdir -p "$BENCH"; chmod 755 "$BENCH"
-[ "$(id -u)" -eq 0 ] && chown "$WIDE_TEST_USER" "$BENCH"
-start_cluster "$BENCH" "$PORT" "checkpoint_timeout = 1h
+bench_server "checkpoint_timeout = 1h
 max_wal_size = 16GB
 shared_buffers = 2GB
 work_mem = 64MB
@@ -56,7 +54,6 @@ autovacuum = off
 jit = off
 shared_preload_libraries = 'wide'
 wide.shared_block_cache_size = 256MB"
-trap 'stop_cluster "$BENCH"' EXIT
 
 PSQL="psql -X -q -At -h $BENCH -p $PORT -U postgres -v ON_ERROR_STOP=1"
 sql() { as_test_user "$PSQL" <<<"$1"; }

@@ -27,7 +27,10 @@ every target in turn (the order reversed on every repetition), keeps each
 answer and compares it with the heap's: identical text for the row form
 (floats within 1e-12 relative with --floats, where sums may run in another
 order), floats within 1e-9 relative for the cell form. A mismatch stops the
-run with both answers. Timings are psql's \\timing of each statement.
+run with both answers. Timings are psql's \\timing of each statement; with
+--cpu also the CPU time the statement cost its backend (/proc/PID/schedstat,
+read before and after it; the pid from pg_backend_pid(); parallel workers'
+CPU not counted), whose medians and ratios the report shows beside.
 """
 
 import argparse
@@ -119,8 +122,15 @@ def generate(a, out):
 
 
 # ------------------------------------------------------------------ psql sessions
+def backend_cpu_ns(pid):
+    """Nanoseconds the process has spent on a CPU (/proc/PID/schedstat)."""
+    with open("/proc/%d/schedstat" % pid) as f:
+        return int(f.read().split()[0])
+
+
 class Session:
-    """One psql process; run() sends a statement and returns (rows, ms)."""
+    """One psql process; run() sends a statement and returns (rows, ms); with
+    --cpu, cpu_ms is then the CPU time the statement cost its backend."""
     MARK = "@@tsbs-end@@"
 
     def __init__(self, a, search_path):
@@ -131,12 +141,17 @@ class Session:
         self.p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   stderr=open(self.errpath, "a"), text=True, bufsize=1)
         self.search_path = search_path
+        self.pid = self.cpu_ms = None
+        if a.cpu:
+            self.pid = int(self.run("SELECT pg_backend_pid()")[0][0])
         self.run("SET TimeZone = 'UTC'; SET search_path = %s, public; "
                  "SET max_parallel_workers_per_gather = %d;" % (search_path, a.workers))
         self.run("\\pset null '(null)'")
         self.run("\\timing on")
 
     def run(self, sql):
+        # (the backend is idle before and after: its count is complete)
+        cpu0 = backend_cpu_ns(self.pid) if self.pid else None
         self.p.stdin.write(sql.rstrip().rstrip(";") + (";" if not sql.lstrip().startswith("\\") else "")
                            + "\n\\echo " + self.MARK + "\n")
         self.p.stdin.flush()
@@ -150,6 +165,8 @@ class Session:
                 sys.exit("psql (%s) failed on:\n%s\n%s" % (self.search_path, sql, err))
             line = line.rstrip("\n")
             if line == self.MARK:
+                if cpu0 is not None:
+                    self.cpu_ms = (backend_cpu_ns(self.pid) - cpu0) / 1e6
                 return rows, ms
             if line.startswith("Time: ") and line.endswith(" ms") or " ms (" in line and line.startswith("Time: "):
                 ms += float(line.split()[1])
@@ -477,8 +494,10 @@ def load(a, targets):
 def run_queries(a, targets, queries):
     sess = {t: Session(a, t) for t in targets}
     times = {}
+    cpus = {}
     for qt, inst in queries:
         times[qt] = {t: [] for t in targets}
+        cpus[qt] = {t: [] for t in targets}
         nrows = []
         for qi, (heap, cell, ordered) in enumerate(inst):
             sql = {"heap": heap, "rows": heap, "cells": cell}
@@ -493,6 +512,8 @@ def run_queries(a, targets, queries):
                     answers[t] = rows
                     if rep > 0:
                         times[qt][t].append(ms)
+                        if a.cpu:
+                            cpus[qt][t].append(sess[t].cpu_ms)
                 ref = answers.get("heap")
                 for t in targets:
                     if t == "heap" or ref is None:
@@ -507,14 +528,17 @@ def run_queries(a, targets, queries):
                 if rep == 1:
                     nrows.append(len(ref if ref is not None else answers[targets[0]]))
         med = {t: statistics.median(times[qt][t]) for t in targets}
-        print("  %-22s %s  (rows of the answers: %s)" % (
-            qt, "  ".join("%s %.2f ms" % (t, med[t]) for t in targets), "/".join(map(str, nrows))), flush=True)
+        cpu = ("  CPU " + "  ".join("%s %.2f ms" % (t, statistics.median(cpus[qt][t])) for t in targets)
+               if a.cpu else "")
+        print("  %-22s %s%s  (rows of the answers: %s)" % (
+            qt, "  ".join("%s %.2f ms" % (t, med[t]) for t in targets), cpu, "/".join(map(str, nrows))),
+            flush=True)
     for s in sess.values():
         s.close()
-    return times
+    return times, (cpus if a.cpu else None)
 
 
-def report(a, targets, load_res, times):
+def report(a, targets, load_res, times, cpus):
     cols = targets
     others = [t for t in targets if t != "heap"]
     head = "| |" + "".join(" %s |" % t for t in cols) + "".join(" %s/heap |" % t for t in others)
@@ -543,18 +567,23 @@ def report(a, targets, load_res, times):
                  "%.2f", False)
             line("size after compaction, MB", {t: load_res[t].get("csize", load_res[t]["size"]) / 2**20
                                                for t in load_res}, "%.1f")
-    ratios = {t: [] for t in others}
-    for qt in times:
-        med = {t: statistics.median(times[qt][t]) for t in targets}
-        for t in others:
-            if med.get("heap"):
-                ratios[t].append(med[t] / med["heap"])
-        line(qt + ", ms", med, "%.2f")
-    gm = {t: math.exp(sum(math.log(max(r, 1e-9)) for r in ratios[t]) / len(ratios[t]))
-          for t in others if ratios[t]}
-    if gm:
-        print("| geometric mean of the query ratios | %s |%s" % (
-            " | ".join("" for _ in cols), "".join(" %.3f |" % gm[t] if t in gm else " |" for t in others)))
+    def queries(label, runs, what):
+        ratios = {t: [] for t in others}
+        for qt in runs:
+            med = {t: statistics.median(runs[qt][t]) for t in targets}
+            for t in others:
+                if med.get("heap"):
+                    ratios[t].append(med[t] / med["heap"])
+            line(qt + label, med, "%.2f")
+        gm = {t: math.exp(sum(math.log(max(r, 1e-9)) for r in ratios[t]) / len(ratios[t]))
+              for t in others if ratios[t]}
+        if gm:
+            print("| geometric mean of the query ratios%s | %s |%s" % (
+                what, " | ".join("" for _ in cols), "".join(" %.3f |" % gm[t] if t in gm else " |" for t in others)))
+
+    queries(", ms", times, "")
+    if cpus:
+        queries(", backend CPU ms", cpus, " (CPU)")
 
 
 def main():
@@ -576,6 +605,7 @@ def main():
     ap.add_argument("--psql", default="psql")
     ap.add_argument("--host")
     ap.add_argument("--port", type=int)
+    ap.add_argument("--cpu", action="store_true")
     a = ap.parse_args()
     a.queries = [q for q in a.queries.split(",") if q]
     a.readings = a.hosts * (a.hours * 3600 // a.interval)
@@ -596,8 +626,8 @@ def main():
             targets.remove("rows")
     s.close()
     load_res = load(a, targets)
-    times = run_queries(a, targets, make_queries(a))
-    report(a, targets, load_res, times)
+    times, cpus = run_queries(a, targets, make_queries(a))
+    report(a, targets, load_res, times, cpus)
 
 
 if __name__ == "__main__":

@@ -65,6 +65,9 @@
 #   --bucket date_trunc|tsbs (date_trunc)
 #   --workers N (0)  max_parallel_workers_per_gather (PostgreSQL's default is 2)
 #   --targets heap,cells,rows   --queries TYPE,TYPE,...
+#   --cpu            also each query's backend CPU time (/proc/PID/schedstat
+#                    before and after it): medians and ratios beside the wall
+#                    times, which on a loaded machine are mostly waiting
 #   --smoke          8 hosts x 2 h, 3 runs x 1 rep: a minute, to check the
 #                    script and the answers (windows longer than the data are
 #                    cut to half its span; host counts to the hosts there are)
@@ -77,12 +80,13 @@
 #
 set -euo pipefail
 source "$(dirname "$0")/../test/lib.sh"
+source "$(dirname "$0")/lib/server.sh"
 
 ARGS=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--smoke) ARGS+=(--hosts 8 --hours 2 --runs 3 --reps 1) ;;
-	--floats|--compact) ARGS+=("$1") ;;
+	--floats|--compact|--cpu) ARGS+=("$1") ;;
 	--hosts|--hours|--interval|--runs|--reps|--seed|--bucket|--workers|--targets|--queries)
 		[ $# -ge 2 ] || { echo "$1 needs a value" >&2; exit 2; }
 		ARGS+=("$1" "$2"); shift ;;
@@ -100,9 +104,7 @@ wide_install_deps
 wide_test_user
 wide_build_install
 PY="$WIDE_ROOT/bench/tsbs.py"
-[ -f "$BENCH/data/postmaster.pid" ] && stop_cluster "$BENCH"
-rm -rf "$BENCH"; mkdir -p "$BENCH"; chmod 755 "$BENCH"
-[ "$(id -u)" -eq 0 ] && chown "$WIDE_TEST_USER" "$BENCH"
+bench_fresh_dir
 
 log "generating the data"
 python3 "$PY" gen --dir "$BENCH" "${ARGS[@]}"

@@ -211,6 +211,9 @@ SELECT count(*) > 60 AS images, bool_and(o ~ '^(ok|error XX001)$') AS clear,
 SET ROLE regress_fd_user;
 SELECT * FROM wide_internal.format_crc32c('\x00');
 SELECT * FROM wide_internal.format_pages('\x00');
+-- ... not with a NULL argument either (a STRICT function would be folded to NULL)
+SELECT wide_internal.format_crc32c(NULL);
+SELECT wide_internal.format_compress('\x00', NULL);
 RESET ROLE;
 
 DROP FUNCTION fd_try, fd_le32, fd_error;

@@ -501,3 +501,65 @@ SELECT count(*) AS readings,
   FROM i;
 DROP FOREIGN TABLE i;
 DROP TABLE ic, ih;
+
+-- a point read caches a data block only when it read it before
+-- (blockcache.c: WideCacheAdmit): a block read once is decoded into memory
+-- the reader reuses, not into new memory the cache keeps (a page fault per
+-- 4 kB).  Blocks Cached: the blocks a scan put into the backend's cache.
+CREATE TABLE bc (row_key text, family text, qualifier text, ts timestamptz, value float8) USING wide;
+ALTER TABLE bc SET (autovacuum_enabled = off);
+SELECT wide.create_family('bc', 'm', max_versions => 1);
+INSERT INTO bc SELECT format('k%s', lpad(r::text, 6, '0')), 'm', 'q' || q,
+                      '2016-01-01'::timestamptz + r * interval '1 s', r * 10 + q
+  FROM generate_series(1, 6000) r, generate_series(1, 5) q;
+SELECT wide.compact('bc', major => true) IS NOT NULL AS compacted;
+CREATE FUNCTION pg_temp.blocks(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE l text;
+BEGIN
+  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, VERBOSE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    IF l ~ 'Blocks (Read|Cached)' THEN RETURN NEXT btrim(l); END IF;
+  END LOOP;
+END $$;
+-- read once: not cached; twice: cached; a row of the same block: a hit
+SELECT pg_temp.blocks($$SELECT sum(value) FROM bc WHERE row_key = 'k003000'$$);
+SELECT pg_temp.blocks($$SELECT sum(value) FROM bc WHERE row_key = 'k003000'$$);
+SELECT pg_temp.blocks($$SELECT sum(value) FROM bc WHERE row_key = 'k003001'$$);
+-- a range is cached at once, as before
+SELECT pg_temp.blocks($$SELECT sum(value) FROM bc WHERE row_key >= 'k005000' AND row_key < 'k005002'$$);
+SELECT count(*), sum(value) FROM bc WHERE row_key IN ('k003000', 'k003001', 'k005000', 'k000001', 'k006000', 'k006001');
+DROP TABLE bc;
+
+-- readings of an IN list at data block boundaries (blocks of about 1 kB:
+-- every block's first and last row among them), missing ones and
+-- write-area readings between, read twice (the second time from blocks
+-- cached by the first), then deleted, against a heap
+SET wide.block_size = 1024;
+CREATE TABLE ic (row_key text, family text, qualifier text, ts timestamptz, value float8) USING wide;
+ALTER TABLE ic SET (autovacuum_enabled = off);
+SELECT wide.create_family('ic', 'cpu', max_versions => 1);
+CREATE FOREIGN TABLE i (time timestamptz NOT NULL, tags_id int OPTIONS (width '4') NOT NULL,
+                        a float8, b float8)
+  SERVER wide_rows OPTIONS (cells 'ic', family 'cpu', key 'tags_id,time');
+CREATE TABLE ih (time timestamptz NOT NULL, tags_id int NOT NULL, a float8, b float8);
+INSERT INTO ih SELECT '2016-01-01'::timestamptz + s * interval '10 s', t, s % 97, s * 1.5
+  FROM generate_series(0, 1999) s, generate_series(1, 2) t;
+INSERT INTO i SELECT * FROM ih;
+SELECT wide.compact('ic', major => true) IS NOT NULL AS compacted;
+RESET wide.block_size;
+SELECT (regexp_match(b, '\d+'))[1]::int > 40 AS many_blocks
+  FROM pg_temp.blocks('SELECT count(*) FROM ic') b WHERE b LIKE 'Blocks Read%';
+INSERT INTO ih VALUES ('2016-01-01'::timestamptz + 1005 * interval '1 s', 1, -1, -1);
+INSERT INTO i VALUES ('2016-01-01'::timestamptz + 1005 * interval '1 s', 1, -1, -1);
+-- readings 0-299 in 10 s steps and 300-1999 every 7th, with 100.5 (in the
+-- write area), and some that do not exist (-1, 2000, 100.2)
+SELECT 'tags_id = 1 AND time IN (' ||
+       pg_temp.at(VARIADIC array_agg(x ORDER BY x DESC)) || ')' AS edges
+  FROM (SELECT generate_series(0, 299)::numeric x UNION ALL SELECT generate_series(300, 1999, 7)
+        UNION ALL VALUES (100.5), (-1), (2000), (100.2)) s \gset
+SELECT * FROM pg_temp.same_in(:'edges');
+SELECT * FROM pg_temp.same_in(:'edges');
+SELECT * FROM pg_temp.del_in(:'edges');
+SELECT * FROM pg_temp.same_in('tags_id IN (1, 2) AND time IN (' || pg_temp.at(0, 1, 299, 300, 301, 1999) || ')');
+SELECT count(*) AS readings FROM i;
+DROP FOREIGN TABLE i;
+DROP TABLE ic, ih;

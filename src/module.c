@@ -29,6 +29,7 @@
 #include "engine/retention.h"
 #include "am/am.h"
 #include "am/rows.h"
+#include "am/utility.h"
 #include "am/cdc.h"
 #include "am/scan_agg.h"
 #include "api/readiter.h"
@@ -159,9 +160,10 @@ _PG_init(void)
 	define_settings();
 	WideInstallHooks();
 	WideInstallDeleteHooks();
-	WideInstallMoveIn();
-	WideInstallRowsHooks();
 	WideInstallStatementHooks();
+	/* the row form's utility hook runs after wide's concerns (am/utility.c) */
+	WideInstallRowsHooks();
+	WideInstallUtility();
 	/* shared_preload_libraries only: logical decoding (am/cdc.c) */
 	WideInstallCdc();
 	/* shared_preload_libraries only: the shared block cache */

@@ -70,9 +70,6 @@ extern void WideInstallStatementHooks(void);
 extern bool WideRelationIsWide(Oid relid);
 extern void WideInstallHooks(void);
 
-/* movein.c */
-extern void WideInstallMoveIn(void);
-
 /* tracking.c: row keys written to a tablet during a split or move */
 extern void WideInstallTracking(void);
 extern bool WideTabletTracked(Relation rel);

@@ -39,7 +39,6 @@
 #include "nodes/parsenodes.h"
 #include "parser/parse_type.h"
 #include "storage/bufmgr.h"
-#include "tcop/utility.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -48,6 +47,7 @@
 #include "engine/schema.h"
 #include "engine/catalog.h"
 #include "am/am.h"
+#include "am/utility.h"
 
 /* the families a moving-in statement found, in order of appearance */
 typedef struct MoveIn
@@ -59,7 +59,6 @@ typedef struct MoveIn
 } MoveIn;
 
 static MoveIn *movein = NULL;	/* the running statement's, or NULL */
-static ProcessUtility_hook_type prev_ProcessUtility_hook = NULL;
 
 /* is this a valid family name (as wide_internal._family_doc checks)? */
 static bool
@@ -422,34 +421,16 @@ add_c_collation(Oid relid, AlterTableStmt *alter)
 	alter->cmds = list_concat(cmds, alter->cmds);
 }
 
-/* the next ProcessUtility */
-static void
-call_next(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
-		  ProcessUtilityContext context, ParamListInfo params,
-		  QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
-{
-	if (prev_ProcessUtility_hook)
-		prev_ProcessUtility_hook(pstmt, queryString, readOnlyTree, context,
-								 params, queryEnv, dest, qc);
-	else
-		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
-								params, queryEnv, dest, qc);
-}
-
 /* run the statement with m collecting the families it finds */
 static void
-call_next_moving_in(MoveIn *m, PlannedStmt *pstmt, const char *queryString,
-					bool readOnlyTree, ProcessUtilityContext context,
-					ParamListInfo params, QueryEnvironment *queryEnv,
-					DestReceiver *dest, QueryCompletion *qc)
+call_next_moving_in(MoveIn *m, WideUtilityCall *call)
 {
 	MoveIn	   *volatile outer = movein;
 
 	movein = m;
 	PG_TRY();
 	{
-		call_next(pstmt, queryString, readOnlyTree, context, params, queryEnv,
-				  dest, qc);
+		WideUtilityNext(call);
 	}
 	PG_FINALLY();
 	{
@@ -458,12 +439,16 @@ call_next_moving_in(MoveIn *m, PlannedStmt *pstmt, const char *queryString,
 	PG_END_TRY();
 }
 
-static void
-movein_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
-					  bool readOnlyTree, ProcessUtilityContext context,
-					  ParamListInfo params, QueryEnvironment *queryEnv,
-					  DestReceiver *dest, QueryCompletion *qc)
+/*
+ * WideMoveInUtility -- the second concern of a utility statement
+ * (am/utility.c): the checks of statements that make or change wide
+ * partitions and key columns, the "C" collation of the key columns of a
+ * table moved in, and the families of one without a catalog.
+ */
+void
+WideMoveInUtility(WideUtilityCall *call)
 {
+	PlannedStmt *pstmt = call->pstmt;
 	RangeVar   *target = movein_target(pstmt->utilityStmt);
 	MoveIn		m;
 	Oid			relid = InvalidOid;
@@ -476,10 +461,10 @@ movein_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 		relid = RangeVarGetRelid(target, NoLock, true);
 		if (OidIsValid(relid) && needs_c_collation(relid, pstmt->utilityStmt))
 		{
-			if (readOnlyTree)
+			if (call->readOnlyTree)
 			{
-				pstmt = copyObject(pstmt);
-				readOnlyTree = false;
+				pstmt = call->pstmt = copyObject(pstmt);
+				call->readOnlyTree = false;
 			}
 			add_c_collation(relid, (AlterTableStmt *) pstmt->utilityStmt);
 			target = movein_target(pstmt->utilityStmt);
@@ -490,8 +475,7 @@ movein_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	}
 	if (target == NULL)
 	{
-		call_next(pstmt, queryString, readOnlyTree, context, params, queryEnv,
-				  dest, qc);
+		WideUtilityNext(call);
 		return;
 	}
 
@@ -499,20 +483,10 @@ movein_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	m.nfams = 0;
 	m.maxfams = 8;
 	m.fams = palloc(sizeof(WideFamily) * m.maxfams);
-	call_next_moving_in(&m, pstmt, queryString, readOnlyTree, context, params,
-						queryEnv, dest, qc);
+	call_next_moving_in(&m, call);
 	if (!OidIsValid(relid))
 		relid = RangeVarGetRelid(target, NoLock, true);
 	create_families(relid, &m);
 	pfree(m.fams);
 }
 
-/*
- * WideInstallMoveIn -- install the ProcessUtility hook (from _PG_init).
- */
-void
-WideInstallMoveIn(void)
-{
-	prev_ProcessUtility_hook = ProcessUtility_hook;
-	ProcessUtility_hook = movein_ProcessUtility;
-}

@@ -22,7 +22,7 @@
  * The object access hook notes what a statement created or altered (a
  * publication, a publication's table or schema, a relation); the checks run
  * on the catalogs as the statement left them, at the end of the statement
- * (ProcessUtility_hook) or, when the library was loaded during the statement
+ * (am/utility.c) or, when the library was loaded during the statement
  * and so missed its start, just before commit.
  *
  * The hooks exist only in backends that have loaded the library.  Opening a
@@ -66,7 +66,6 @@
 #include "commands/trigger.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
-#include "tcop/utility.h"
 #include "utils/hsearch.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
@@ -79,6 +78,7 @@
 #include "am/am.h"
 #include "am/publication.h"
 #include "am/cdc.h"
+#include "am/utility.h"
 
 /* what a statement did that may put a wide table into a publication */
 typedef enum PendingKind
@@ -100,8 +100,6 @@ typedef struct PendingCheck
 
 /* in TopTransactionContext; reset at the end of each transaction */
 static List *pending = NIL;
-
-static ProcessUtility_hook_type prev_ProcessUtility_hook = NULL;
 
 /* write checks: relid -> publication that includes it, or InvalidOid */
 typedef struct WriteCheck
@@ -711,19 +709,16 @@ WidePublicationObjectAccess(ObjectAccessType access, Oid classId,
 	}
 }
 
-/* after each utility statement: run the checks it left */
-static void
-wide_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
-					bool readOnlyTree, ProcessUtilityContext context,
-					ParamListInfo params, QueryEnvironment *queryEnv,
-					DestReceiver *dest, QueryCompletion *qc)
+/*
+ * WidePublicationUtility -- the last concern of a utility statement
+ * (am/utility.c): after it, run the checks it left.
+ */
+void
+WidePublicationUtility(WideUtilityCall *call)
 {
-	if (prev_ProcessUtility_hook)
-		prev_ProcessUtility_hook(pstmt, queryString, readOnlyTree, context,
-								 params, queryEnv, dest, qc);
-	else
-		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
-								params, queryEnv, dest, qc);
+	PlannedStmt *pstmt = call->pstmt;
+
+	WideUtilityNext(call);
 
 	/* ATTACH PARTITION calls no object access hook: check the parent */
 	if (IsA(pstmt->utilityStmt, AlterTableStmt))
@@ -798,8 +793,6 @@ session_is_replica(void)
 void
 WideInstallPublicationHooks(void)
 {
-	prev_ProcessUtility_hook = ProcessUtility_hook;
-	ProcessUtility_hook = wide_ProcessUtility;
 	wide_write_check = WideCheckNotPublished;
 	wide_rollup_replaying = session_is_replica;
 	RegisterXactCallback(wide_publication_xact_callback, NULL);

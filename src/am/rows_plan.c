@@ -468,6 +468,21 @@ ec_member_is_key(PlannerInfo *root, RelOptInfo *rel, EquivalenceClass *ec,
 	return key_part_of((const WideRowShape *) arg, rel, (Node *) em->em_expr) >= 0;
 }
 
+/*
+ * is relids one of the list's?  (A Bitmapset is not a Node in PostgreSQL
+ * 15: list_member's equal() fails on it, "unrecognized node type".)
+ */
+static bool
+relids_member(List *list, Relids relids)
+{
+	ListCell   *lc;
+
+	foreach(lc, list)
+		if (bms_equal((Relids) lfirst(lc), relids))
+			return true;
+	return false;
+}
+
 void
 WideRowsGetPaths(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 {
@@ -527,7 +542,7 @@ WideRowsGetPaths(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 
 		if (bms_is_empty(outer) || bms_overlap(outer, baserel->lateral_referencers))
 			continue;
-		if (list_member(outers, outer))
+		if (relids_member(outers, outer))
 			continue;
 		outers = lappend(outers, outer);
 		ppi = get_baserel_parampathinfo(root, baserel, outer);

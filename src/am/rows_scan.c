@@ -203,6 +203,8 @@ struct RowsScan
 	uint64		nprefiltered;
 	uint64		nbatched;		/* rows decoded a block at a time */
 	uint64		nbstates;		/* backward: table states read (bstate) */
+	uint64		ndirect;		/* backward: last rows read straight from
+								 * their block (reverse.c) */
 };
 
 /*
@@ -493,6 +495,51 @@ add_part_value(const WideRowShape *s, int p, Datum d, Oid type,
 }
 
 /*
+ * build_prefix_range -- build_ranges of the one shape a parameterized scan
+ * rescanned per outer row mostly has (lastpoint: host = outer.id): a single
+ * equality, not of an array, on the first of several parts of an unsalted
+ * key, no time floor -- one prefix range, made without the general
+ * machinery (a few functions per rescan instead of a dozen).  False if the
+ * conditions have another shape.
+ */
+static bool
+build_prefix_range(RowsScan *st, ExprContext *econtext)
+{
+	const WideRowShape *s = st->shape;
+	List	   *m;
+	ExprState  *es;
+	Datum		d;
+	bool		isnull;
+	int			cap = 1;
+	StringInfoData buf,
+				end;
+	bool		has_end;
+
+	if (list_length(st->meta) != 1 || s->salt || st->has_floor || s->nparts < 2)
+		return false;
+	m = linitial(st->meta);
+	if (linitial_int(m) != 0 || lsecond_int(m) != BTEqualStrategyNumber ||
+		lthird_int(m))
+		return false;
+	st->nranges = 0;
+	st->wider = false;
+	st->skip = false;
+	st->ranges = palloc(sizeof(WideKeyRange) * cap);
+	es = linitial(st->values);
+	d = ExecEvalExpr(es, econtext, &isnull);
+	if (isnull)
+		return true;			/* a comparison with NULL is never true */
+	initStringInfo(&buf);
+	if (!WideRowKeyPartTry(s, 0, d, exprType((Node *) es->expr), &buf))
+		return true;			/* no row key holds the value */
+	appendStringInfoChar(&buf, s->sep);
+	initStringInfo(&end);
+	has_end = prefix_end(buf.data, buf.len, &end);
+	add_range(st, &cap, buf.data, buf.len, true, end.data, end.len, has_end, false);
+	return true;
+}
+
+/*
  * build_ranges -- the ranges of the key conditions' current values, in
  * key order, in st->ranges; none if no row can match.
  */
@@ -512,6 +559,8 @@ build_ranges(RowsScan *st, ExprContext *econtext)
 	StringInfoData buf,
 				end;
 
+	if (build_prefix_range(st, econtext))
+		return;
 	memset(bounds, 0, sizeof(bounds));
 	for (int i = 0; i < WIDE_ROWS_MAX_PARTS; i++)
 		bounds[i].hi_inf = true;
@@ -743,6 +792,8 @@ close_reader(RowsScan *st)
 	st->bnext = 0;
 	if (st->reader != NULL)
 		WideReaderEnd(st->reader);
+	if (st->rreader != NULL)
+		st->ndirect += WideReverseGetStats(st->rreader).rows_direct;
 	if (st->rreader != NULL && st->bstate_all && st->bspare == NULL)
 		st->bspare = st->rreader;	/* (kept for the next rescan) */
 	else if (st->rreader != NULL)
@@ -1031,6 +1082,7 @@ next_cell_backward(RowsScan *st)
 		c = WideReverseNext(st->rreader);
 		if (c == NULL)
 		{
+			st->ndirect += WideReverseGetStats(st->rreader).rows_direct;
 			if (st->bstate_all && st->bspare == NULL)
 				st->bspare = st->rreader;
 			else
@@ -2069,8 +2121,12 @@ WideRowsScanExplain(Oid relid, List *fdw_private, RowsScan *st, ExplainState *es
 			ExplainPropertyInteger("Ranges Read On", NULL,
 								   (int64) st->ncontinued, es);
 		if (es->verbose && st->backward)
+		{
 			ExplainPropertyInteger("Table States Read", NULL,
 								   (int64) st->nbstates, es);
+			ExplainPropertyInteger("Last Rows Read Directly", NULL,
+								   (int64) st->ndirect, es);
+		}
 	}
 }
 

@@ -254,6 +254,7 @@ close_reader(WideScanState *s)
 	s->stats.wa_records += st.wa_records;
 	s->stats.runs_read += st.runs_read;
 	s->stats.blocks_read += st.blocks_read;
+	s->stats.blocks_kept += st.blocks_kept;
 	s->stats.blocks_skipped += st.blocks_skipped;
 	s->stats.index_skipped += st.index_skipped;
 	s->stats.records += st.records;

@@ -166,6 +166,7 @@ WideScanExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 
 			st.runs_read += cur.runs_read;
 			st.blocks_read += cur.blocks_read;
+			st.blocks_kept += cur.blocks_kept;
 			st.blocks_skipped += cur.blocks_skipped;
 			st.index_skipped += cur.index_skipped;
 			st.records += cur.records;
@@ -175,6 +176,9 @@ WideScanExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 		st.records += s->wstats.records;
 		ExplainPropertyInteger("Runs Read", NULL, st.runs_read, es);
 		ExplainPropertyInteger("Blocks Read", NULL, st.blocks_read, es);
+		/* (of a serial scan: a parallel one's workers keep their own) */
+		if (es->verbose && !node->ss.ps.plan->parallel_aware)
+			ExplainPropertyInteger("Blocks Cached", NULL, st.blocks_kept, es);
 		if (s->ts_kinds)
 		{
 			ExplainPropertyInteger("Blocks Skipped by ts", NULL, st.blocks_skipped, es);

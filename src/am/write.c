@@ -60,7 +60,8 @@
  * WideWrite -- write cells (above).
  * WideWriteEnd -- a writer of the given mode is done with the relation.
  * WideStatementLevel -- the executor nesting level writes happen at.
- * WideInstallStatementHooks -- the executor and utility hooks, at load.
+ * WideStatementUtility -- a utility statement's part (am/utility.c).
+ * WideInstallStatementHooks -- the executor hooks, at load.
  *
  * IDENTIFICATION
  *	  src/am/write.c
@@ -73,7 +74,6 @@
 #include "access/xact.h"
 #include "executor/executor.h"
 #include "storage/lmgr.h"
-#include "tcop/utility.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
@@ -83,6 +83,7 @@
 #include "engine/uncover.h"
 #include "engine/writearea.h"
 #include "am/am.h"
+#include "am/utility.h"
 
 /* small compactions a write's flush may do after it */
 #define FLUSH_COMPACT_STEPS	16
@@ -90,7 +91,6 @@
 static ExecutorRun_hook_type prev_ExecutorRun = NULL;
 static ExecutorFinish_hook_type prev_ExecutorFinish = NULL;
 static ExecutorEnd_hook_type prev_ExecutorEnd = NULL;
-static ProcessUtility_hook_type prev_ProcessUtility = NULL;
 
 static int	exec_level = 0;
 static int	utility_level = 0;	/* utility statements running */
@@ -348,23 +348,20 @@ wide_ExecutorEnd(QueryDesc *query)
 	statement_ended();
 }
 
-static void
-wide_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
-					bool readOnlyTree, ProcessUtilityContext context,
-					ParamListInfo params, QueryEnvironment *queryEnv,
-					DestReceiver *dest, QueryCompletion *qc)
+/*
+ * WideStatementUtility -- the first concern of a utility statement
+ * (am/utility.c): the cells pending before it are written first, and its
+ * end, if it is a top-level statement, is a statement's end.
+ */
+void
+WideStatementUtility(WideUtilityCall *call)
 {
 	/* TRUNCATE, ALTER TABLE, COPY, ...: after every write before them */
 	write_pending_above(-1);
 	utility_level++;
 	PG_TRY();
 	{
-		if (prev_ProcessUtility)
-			prev_ProcessUtility(pstmt, queryString, readOnlyTree, context,
-								params, queryEnv, dest, qc);
-		else
-			standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
-									params, queryEnv, dest, qc);
+		WideUtilityNext(call);
 	}
 	PG_FINALLY();
 	{
@@ -385,7 +382,8 @@ WideStatementLevel(void)
 }
 
 /*
- * WideInstallStatementHooks -- called once, at load.
+ * WideInstallStatementHooks -- called once, at load (the utility hook is
+ * am/utility.c's).
  */
 void
 WideInstallStatementHooks(void)
@@ -396,7 +394,5 @@ WideInstallStatementHooks(void)
 	ExecutorFinish_hook = wide_ExecutorFinish;
 	prev_ExecutorEnd = ExecutorEnd_hook;
 	ExecutorEnd_hook = wide_ExecutorEnd;
-	prev_ProcessUtility = ProcessUtility_hook;
-	ProcessUtility_hook = wide_ProcessUtility;
 	WidePolicyNoteInstall();
 }

@@ -66,11 +66,20 @@ PG_FUNCTION_INFO_V1(wide_format_varints);
 PG_FUNCTION_INFO_V1(wide_format_compress);
 PG_FUNCTION_INFO_V1(wide_format_encode_varints);
 
-static Datum format_segment_body(FunctionCallInfo fcinfo);
-static Datum format_frame_body(FunctionCallInfo fcinfo);
-static Datum format_crc32c_body(FunctionCallInfo fcinfo);
-static Datum format_compress_body(FunctionCallInfo fcinfo);
-static Datum format_encode_varints_body(FunctionCallInfo fcinfo);
+/*
+ * The functions that return no set are not STRICT: the planner folds a
+ * STRICT call with a constant NULL argument to NULL before the executor
+ * checks EXECUTE, so a role without it would get NULL, not an error
+ * (format_decode tests it).  They return NULL for a NULL argument here.
+ */
+static bool
+any_arg_null(FunctionCallInfo fcinfo)
+{
+	for (int i = 0; i < PG_NARGS(); i++)
+		if (PG_ARGISNULL(i))
+			return true;
+	return false;
+}
 
 /* where a page's contents and special space start */
 #define CONTENTS_OFF	((int) MAXALIGN(SizeOfPageHeaderData))
@@ -684,18 +693,25 @@ int8_array(const int64 *v, int n)
  * pages, stream pages in order, where a page's contents start and how many
  * bytes of stream a page holds, and the stream's bytes.
  */
-static Datum
-format_segment_body(FunctionCallInfo fcinfo)
+Datum
+wide_format_segment(PG_FUNCTION_ARGS)
 {
-	bytea	   *img = PG_GETARG_BYTEA_PP(0);
-	WideSegment *seg = image_segment(img, PG_GETARG_INT64(1));
+	bytea	   *img;
+	WideSegment *seg;
 	Datum		values[12];
 	bool		nulls[12] = {false};
 	uint64		npages;
 	BlockNumber *blocks;
 	int64	   *pages;
-	int64	   *roots = palloc(sizeof(int64) * seg->nroots);
-	char	   *stream = segment_stream(img, seg);
+	int64	   *roots;
+	char	   *stream;
+
+	if (any_arg_null(fcinfo))
+		PG_RETURN_NULL();
+	img = PG_GETARG_BYTEA_PP(0);
+	seg = image_segment(img, PG_GETARG_INT64(1));
+	roots = palloc(sizeof(int64) * seg->nroots);
+	stream = segment_stream(img, seg);
 
 	/* (the stream's length was checked against the image's) */
 	npages = (seg->stream_len + WIDE_PAGE_CAPACITY - 1) / WIDE_PAGE_CAPACITY;
@@ -801,10 +817,10 @@ wide_format_stored_blocks(PG_FUNCTION_ARGS)
  * timestamp unit and value divisor of its header (divisor 0: values as
  * they are, -1: delta coded, else a power of ten).
  */
-static Datum
-format_frame_body(FunctionCallInfo fcinfo)
+Datum
+wide_format_frame(PG_FUNCTION_ARGS)
 {
-	bytea	   *st = PG_GETARG_BYTEA_PP(0);
+	bytea	   *st;
 	Datum		values[6];
 	bool		nulls[6] = {false, false, false, false, true, true};
 	uint8		type;
@@ -813,6 +829,10 @@ format_frame_body(FunctionCallInfo fcinfo)
 	const char *body;
 	Size		bodylen;
 	const char *why = NULL;
+
+	if (any_arg_null(fcinfo))
+		PG_RETURN_NULL();
+	st = PG_GETARG_BYTEA_PP(0);
 
 	if (!WideBlockInspect(VARDATA_ANY(st), VARSIZE_ANY_EXHDR(st), DECODE_MAX_RAW,
 						  &type, &stored_crc, &crc, &body, &bodylen, &why))
@@ -872,11 +892,14 @@ wide_format_index(PG_FUNCTION_ARGS)
 }
 
 /* format_crc32c(bytes): the CRC-32C a stored block ends with */
-static Datum
-format_crc32c_body(FunctionCallInfo fcinfo)
+Datum
+wide_format_crc32c(PG_FUNCTION_ARGS)
 {
-	bytea	   *b = PG_GETARG_BYTEA_PP(0);
+	bytea	   *b;
 
+	if (any_arg_null(fcinfo))
+		PG_RETURN_NULL();
+	b = PG_GETARG_BYTEA_PP(0);
 	PG_RETURN_INT64((int64) WideBlockChecksum(VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b)));
 }
 
@@ -926,13 +949,17 @@ wide_format_varints(PG_FUNCTION_ARGS)
  * format_compress(raw, level): raw as a zstd frame with its content size
  * (compress.c), the payload of a stored block of type 1
  */
-static Datum
-format_compress_body(FunctionCallInfo fcinfo)
+Datum
+wide_format_compress(PG_FUNCTION_ARGS)
 {
-	bytea	   *raw = PG_GETARG_BYTEA_PP(0);
-	int32		level = PG_GETARG_INT32(1);
+	bytea	   *raw;
+	int32		level;
 	StringInfoData out;
 
+	if (any_arg_null(fcinfo))
+		PG_RETURN_NULL();
+	raw = PG_GETARG_BYTEA_PP(0);
+	level = PG_GETARG_INT32(1);
 	if (level < ZSTD_minCLevel() || level > ZSTD_maxCLevel())
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -947,15 +974,18 @@ format_compress_body(FunctionCallInfo fcinfo)
  * format_encode_varints(values): the varints of values (coding.h), one
  * after the other, to write a header a test has changed
  */
-static Datum
-format_encode_varints_body(FunctionCallInfo fcinfo)
+Datum
+wide_format_encode_varints(PG_FUNCTION_ARGS)
 {
-	ArrayType  *a = PG_GETARG_ARRAYTYPE_P(0);
+	ArrayType  *a;
 	Datum	   *d;
 	bool	   *isnull;
 	int			n;
 	StringInfoData out;
 
+	if (any_arg_null(fcinfo))
+		PG_RETURN_NULL();
+	a = PG_GETARG_ARRAYTYPE_P(0);
 	deconstruct_array(a, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &d, &isnull, &n);
 	initStringInfo(&out);
 	for (int i = 0; i < n; i++)
@@ -967,48 +997,4 @@ format_encode_varints_body(FunctionCallInfo fcinfo)
 		put_varint(&out, (uint64) DatumGetInt64(d[i]));
 	}
 	PG_RETURN_BYTEA_P(make_bytea(out.data, out.len));
-}
-
-/*
- * The functions that return no set are not STRICT (the planner would fold
- * a STRICT call with a NULL argument to NULL without checking EXECUTE):
- * they return NULL for a NULL argument here, else what body returns.
- */
-static Datum
-null_or(FunctionCallInfo fcinfo, PGFunction body)
-{
-	for (int i = 0; i < PG_NARGS(); i++)
-		if (PG_ARGISNULL(i))
-			PG_RETURN_NULL();
-	return body(fcinfo);
-}
-
-Datum
-wide_format_segment(PG_FUNCTION_ARGS)
-{
-	return null_or(fcinfo, format_segment_body);
-}
-
-Datum
-wide_format_frame(PG_FUNCTION_ARGS)
-{
-	return null_or(fcinfo, format_frame_body);
-}
-
-Datum
-wide_format_crc32c(PG_FUNCTION_ARGS)
-{
-	return null_or(fcinfo, format_crc32c_body);
-}
-
-Datum
-wide_format_compress(PG_FUNCTION_ARGS)
-{
-	return null_or(fcinfo, format_compress_body);
-}
-
-Datum
-wide_format_encode_varints(PG_FUNCTION_ARGS)
-{
-	return null_or(fcinfo, format_encode_varints_body);
 }

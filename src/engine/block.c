@@ -166,6 +166,23 @@ WideBlockBuilderFullFloats(const WideBlockBuilder *b)
 }
 
 /*
+ * put_prefixed -- a row key or qualifier as the key section stores it
+ * against the previous one (*prev): the length they share, the length of
+ * the rest and its bytes; *prev becomes key.
+ */
+static inline void
+put_prefixed(StringInfo keys, StringInfo prev, const char *key, uint32 len)
+{
+	uint32		shared = common_prefix(prev->data, prev->len, key, len);
+
+	put_varint(keys, shared);
+	put_varint(keys, len - shared);
+	put_bytes(keys, key + shared, len - shared);
+	resetStringInfo(prev);
+	put_bytes(prev, key, len);
+}
+
+/*
  * WideBlockAdd -- append a record (in cell order).  store_seq: keep its
  * sequence number; frozen: visible to all, drop xmin/cmin.
  */
@@ -208,14 +225,7 @@ WideBlockAdd(WideBlockBuilder *b, const WideCell *c, bool store_seq,
 
 	if (new_row)
 	{
-		uint32		shared = common_prefix(b->row.data, b->row.len,
-										   c->key, c->keylen);
-
-		put_varint(&b->keys, shared);
-		put_varint(&b->keys, c->keylen - shared);
-		put_bytes(&b->keys, c->key + shared, c->keylen - shared);
-		resetStringInfo(&b->row);
-		put_bytes(&b->row, c->key, c->keylen);
+		put_prefixed(&b->keys, &b->row, c->key, c->keylen);
 		b->arena += c->keylen;
 		/* a new row starts its families and qualifiers afresh */
 		resetStringInfo(&b->fam);
@@ -235,14 +245,7 @@ WideBlockAdd(WideBlockBuilder *b, const WideCell *c, bool store_seq,
 	}
 	if (new_qual)
 	{
-		uint32		shared = common_prefix(b->qual.data, b->qual.len,
-										   c->qual, c->quallen);
-
-		put_varint(&b->keys, shared);
-		put_varint(&b->keys, c->quallen - shared);
-		put_bytes(&b->keys, c->qual + shared, c->quallen - shared);
-		resetStringInfo(&b->qual);
-		put_bytes(&b->qual, c->qual, c->quallen);
+		put_prefixed(&b->keys, &b->qual, c->qual, c->quallen);
 		b->have_qual = true;
 		b->arena += c->quallen;
 	}

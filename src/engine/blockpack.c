@@ -519,43 +519,29 @@ bit_length(uint64 v)
 }
 
 /*
- * delta_encode -- values' of a block in the delta coding, appended to out;
- * false (out unchanged) if the values are not one 8-byte value per value
- * record, or the coding is not smaller than the raw values.
+ * residuals -- the references' differences of a block's values as zigzag
+ * residuals shifted by the fewest trailing zeros (into res, room for
+ * ncells); the number of value records, or -1 if they are not one 8-byte
+ * value each.
  */
-static bool
-delta_encode(const RawBlock *b, StringInfo out)
+static int
+residuals(const RawBlock *b, const char *keys, uint64 keylen, uint64 *res,
+		  int *shiftp)
 {
 	int32	   *refs;
-	uint64	   *res;
 	int			nvals;
 	int			shift = 64;
-	int			hist[65];
-	int			cum[66];
-	int			lens[65];
-	int			nlens = 0;
-	int			w[4];
-	uint64		best = PG_UINT64_MAX;
-	int			i,
-				a,
-				c,
-				d;
-	int			start PG_USED_FOR_ASSERTS_ONLY = out->len;
-	BitWriter	bw;
 
-	if (b->valslen == 0 || b->valslen % 8 != 0 || b->ncells > b->keylen)
-		return false;
+	if (b->valslen == 0 || b->valslen % 8 != 0 || b->ncells > keylen)
+		return -1;
 	refs = palloc(sizeof(int32) * Max(b->ncells, 1));
-	nvals = value_refs(b->keys, b->keylen, b->ncells, refs);
+	nvals = value_refs(keys, keylen, b->ncells, refs);
 	if (nvals < 0 || (Size) nvals * 8 != b->valslen)
 	{
 		pfree(refs);
-		return false;
+		return -1;
 	}
-
-	/* the differences, and the fewest trailing zeros of the non-zero ones */
-	res = palloc(sizeof(uint64) * nvals);
-	for (i = 0; i < nvals; i++)
+	for (int i = 0; i < nvals; i++)
 	{
 		uint64		v,
 					ref = 0;
@@ -569,16 +555,52 @@ delta_encode(const RawBlock *b, StringInfo out)
 	}
 	if (shift == 64)
 		shift = 0;
-
-	/* the residuals, zigzag(difference >> shift), and their lengths */
-	memset(hist, 0, sizeof(hist));
-	for (i = 0; i < nvals; i++)
+	for (int i = 0; i < nvals; i++)
 	{
 		int64		q = (int64) res[i] >> shift;	/* (exact: low bits zero) */
 
 		res[i] = ((uint64) q << 1) ^ (uint64) (q >> 63);
-		hist[bit_length(res[i])]++;
 	}
+	pfree(refs);
+	*shiftp = shift;
+	return nvals;
+}
+
+/*
+ * delta_encode -- values' of a block in the delta coding, appended to out;
+ * false (out unchanged) if the values are not one 8-byte value per value
+ * record, or the coding is not smaller than the raw values.
+ */
+static bool
+delta_encode(const RawBlock *b, StringInfo out)
+{
+	uint64	   *res;
+	int			nvals;
+	int			shift;
+	int			hist[65];
+	int			cum[66];
+	int			lens[65];
+	int			nlens = 0;
+	int			w[4];
+	uint64		best = PG_UINT64_MAX;
+	int			i,
+				a,
+				c,
+				d;
+	int			start PG_USED_FOR_ASSERTS_ONLY = out->len;
+	BitWriter	bw;
+
+	/* the residuals, zigzag(difference >> shift), and their lengths */
+	res = palloc(sizeof(uint64) * Max(b->ncells, 1));
+	nvals = residuals(b, b->keys, b->keylen, res, &shift);
+	if (nvals < 0)
+	{
+		pfree(res);
+		return false;
+	}
+	memset(hist, 0, sizeof(hist));
+	for (i = 0; i < nvals; i++)
+		hist[bit_length(res[i])]++;
 	cum[0] = 0;
 	for (i = 0; i <= 64; i++)
 	{
@@ -617,7 +639,6 @@ delta_encode(const RawBlock *b, StringInfo out)
 			}
 	if (DELTA_HEAD + (best + 2 * (uint64) nvals + 7) / 8 >= b->valslen)
 	{
-		pfree(refs);
 		pfree(res);
 		return false;
 	}
@@ -638,7 +659,6 @@ delta_encode(const RawBlock *b, StringInfo out)
 	}
 	bits_flush(&bw);
 	Assert((uint64) (out->len - start) == DELTA_HEAD + (best + 2 * (uint64) nvals + 7) / 8);
-	pfree(refs);
 	pfree(res);
 	return true;
 }
@@ -812,54 +832,6 @@ huff_codes(const uint8 *len, uint32 *code)
 			c++;
 		}
 	return true;
-}
-
-/*
- * residuals -- the references' differences of a block's values as zigzag
- * residuals shifted by the fewest trailing zeros (into res, room for
- * ncells); the number of value records, or -1 if they are not one 8-byte
- * value each.
- */
-static int
-residuals(const RawBlock *b, const char *keys, uint64 keylen, uint64 *res,
-		  int *shiftp)
-{
-	int32	   *refs;
-	int			nvals;
-	int			shift = 64;
-
-	if (b->valslen == 0 || b->valslen % 8 != 0 || b->ncells > keylen)
-		return -1;
-	refs = palloc(sizeof(int32) * Max(b->ncells, 1));
-	nvals = value_refs(keys, keylen, b->ncells, refs);
-	if (nvals < 0 || (Size) nvals * 8 != b->valslen)
-	{
-		pfree(refs);
-		return -1;
-	}
-	for (int i = 0; i < nvals; i++)
-	{
-		uint64		v,
-					ref = 0;
-
-		memcpy(&v, b->vals + (Size) i * 8, 8);
-		if (refs[i] >= 0)
-			memcpy(&ref, b->vals + (Size) refs[i] * 8, 8);
-		res[i] = v - ref;
-		if (res[i] != 0)
-			shift = Min(shift, pg_rightmost_one_pos64(res[i]));
-	}
-	if (shift == 64)
-		shift = 0;
-	for (int i = 0; i < nvals; i++)
-	{
-		int64		q = (int64) res[i] >> shift;	/* (exact: low bits zero) */
-
-		res[i] = ((uint64) q << 1) ^ (uint64) (q >> 63);
-	}
-	pfree(refs);
-	*shiftp = shift;
-	return nvals;
 }
 
 /*

@@ -153,6 +153,17 @@ copy_bound(const char **dst, const char *src, uint32 len)
 	*dst = p;
 }
 
+/* *dst becomes range, its bounds copied (palloc'd) */
+static void
+set_range(WideKeyRange *dst, const WideKeyRange *range)
+{
+	*dst = *range;
+	if (range->has_start)
+		copy_bound(&dst->start, range->start, range->startlen);
+	if (range->has_end)
+		copy_bound(&dst->end, range->end, range->endlen);
+}
+
 /* one consistent state of a table: its runs and write-area lanes */
 typedef struct TableState
 {
@@ -214,11 +225,6 @@ runs_in_range(const TableState *ts, const WideKeyRange *range, WideRunData *out)
 	return n;
 }
 
-/*
- * Everything a reader needs before it merges: the schema, the range, the
- * predicate lock, one state of the table (into *ts) and its visible
- * write-area records in range, sorted.
- */
 /* is the record one the snapshot does not see, written by another
  * transaction that has not aborted, before unseen_below? */
 static inline bool
@@ -229,6 +235,127 @@ unseen_writer(const WideReader *r, const WideCell *c, uint8 hint)
 		!TransactionIdIsCurrentTransactionId(c->xmin);
 }
 
+/*
+ * wa_take -- a write-area record in range, for a reader r or a read state
+ * (r NULL): with a snapshot, one it does not see is left out -- a counting
+ * reader counts it if another transaction wrote it (unseen_writer), a read
+ * state tells SSI it skipped it, as WideWAScanNext does -- and the hint
+ * learnt is kept in the record "stored" of the backend's copy, if any;
+ * then one the reader's window prunes is left out; the rest go to sorter.
+ */
+static void
+wa_take(Relation rel, WideReader *r, Snapshot snapshot, WideSorter *sorter,
+		WideCell *cell, WideCell *stored)
+{
+	if (snapshot != NULL)
+	{
+		uint8		hint;
+		bool		visible = WideRecordVisible(cell, snapshot, &hint);
+
+		/* (a hint is for good: the copy keeps it) */
+		if (stored != NULL)
+			stored->flags |= hint;
+		if (!visible)
+		{
+			if (r == NULL)
+				WideSerializableUnseen(rel, cell, snapshot, hint);
+			else if (unseen_writer(r, cell, hint))
+				r->nunseen++;
+			return;
+		}
+		cell->flags |= hint;
+	}
+	if (r != NULL && r->pruning && WideTsPruneRecord(&r->prune, cell))
+		return;
+	WideSorterAdd(sorter, cell);
+}
+
+/*
+ * wa_from_cache -- the write-area records of range that the snapshot sees
+ * (all with none), into sorter, from this backend's copy of the write area
+ * (wacache.c), which reads only what was appended since its last read: a
+ * transaction of single-row DELETEs appends a tombstone each, and so does
+ * a row form's DELETE of readings, and each count or read state would read
+ * them all again.  As WideWAScanNext with a snapshot, but the hint learnt
+ * is kept in the copy, not set on the page (wa_take).  For a counting
+ * reader r (NULL for a read state) each record is counted in its
+ * statistics.  False if the copy cannot serve (the caller scans).
+ */
+static bool
+wa_from_cache(Relation rel, const TableState *ts, Snapshot snapshot,
+			  const WideKeyRange *range, WideSorter *sorter, WideReader *r)
+{
+	const WideCell **wa;
+	int64		nwa;
+
+	if (!WideWACacheRange(rel, ts->epoch, ts->heads, ts->gens, ts->nlanes,
+						  range, &wa, &nwa))
+		return false;
+	for (int64 i = 0; i < nwa; i++)
+	{
+		WideCell	cell = *wa[i];
+
+		/* (the copy returns only records in range) */
+		if (r != NULL)
+			r->stats.wa_records++;
+		wa_take(rel, r, snapshot, sorter, &cell, (WideCell *) wa[i]);
+	}
+	WideWACacheRelease();
+	pfree(wa);
+	return true;
+}
+
+/*
+ * wa_scan -- the same by a scan of the write-area pages, which sets the
+ * hints it learns on them.  A counting reader scans without a snapshot and
+ * judges each record in range itself, to count the ones it does not see.
+ */
+static void
+wa_scan(Relation rel, const TableState *ts, Snapshot snapshot,
+		const WideKeyRange *range, WideSorter *sorter, WideReader *r)
+{
+	bool		counting = r != NULL && r->unseen_below > 0;
+	WideWAScan *wa = WideWAScanBegin(rel, counting ? NULL : snapshot,
+									 ts->heads, ts->gens, ts->nlanes);
+	WideCell	cell;
+
+	while (WideWAScanNext(wa, &cell))
+	{
+		if (r != NULL)
+			r->stats.wa_records++;
+		if (WideRowBeforeRange(range, cell.key, cell.keylen) ||
+			WideRowAfterRange(range, cell.key, cell.keylen))
+			continue;
+		/* (the scan judged visibility unless counting) */
+		wa_take(rel, r, counting ? snapshot : NULL, sorter, &cell, NULL);
+	}
+	WideWAScanEnd(wa);
+}
+
+/*
+ * wa_gather -- the write-area records in range that a read sees, into
+ * sorter: for a reader r, or a read state (r NULL).  Read states and
+ * counting readers, which a transaction repeats, take them from the
+ * backend's copy when it serves (wa_from_cache); other readers, and those
+ * the copy cannot serve, scan the pages (wa_scan).
+ */
+static void
+wa_gather(Relation rel, const TableState *ts, Snapshot snapshot,
+		  const WideKeyRange *range, WideSorter *sorter, WideReader *r)
+{
+	if (ts->nlanes == 0)
+		return;
+	if ((r == NULL || r->unseen_below > 0) &&
+		wa_from_cache(rel, ts, snapshot, range, sorter, r))
+		return;
+	wa_scan(rel, ts, snapshot, range, sorter, r);
+}
+
+/*
+ * Everything a reader needs before it merges: the schema, the range, the
+ * predicate lock, one state of the table (into *ts) and its visible
+ * write-area records in range, sorted.
+ */
 static WideReader *
 reader_prepare(Relation rel, Snapshot snapshot, int64 now,
 			   const WideKeyRange *range, const WideTsWindow *window,
@@ -251,13 +378,7 @@ reader_prepare(Relation rel, Snapshot snapshot, int64 now,
 	r->valcxt = AllocSetContextCreate(CurrentMemoryContext, "wide reader values",
 									  ALLOCSET_DEFAULT_SIZES);
 	if (range)
-	{
-		r->range = *range;
-		if (range->has_start)
-			copy_bound(&r->range.start, range->start, range->startlen);
-		if (range->has_end)
-			copy_bound(&r->range.end, range->end, range->endlen);
-	}
+		set_range(&r->range, range);
 
 	/* under SERIALIZABLE: a predicate lock on the relation */
 	WideSerializableRead(rel, snapshot);
@@ -272,77 +393,7 @@ reader_prepare(Relation rel, Snapshot snapshot, int64 now,
 
 	/* the write area: visible records in range, sorted */
 	r->sorter = WideSorterBegin();
-	if (ts->nlanes > 0 && unseen_below)
-	{
-		const WideCell **wa;
-		int64		nwa;
-
-		/*
-		 * A count (WideReaderBeginCounting): the records of its range from
-		 * this backend's copy of the write area, which reads only what was
-		 * appended since its last read (wacache.c) -- a transaction of
-		 * single-row DELETEs appends a tombstone each.
-		 */
-		if (WideWACacheRange(rel, ts->epoch, ts->heads, ts->gens, ts->nlanes,
-							 &r->range, &wa, &nwa))
-		{
-			for (int64 i = 0; i < nwa; i++)
-			{
-				WideCell	cell = *wa[i];
-				uint8		hint;
-
-				r->stats.wa_records++;
-				if (WideRowBeforeRange(&r->range, cell.key, cell.keylen) ||
-					WideRowAfterRange(&r->range, cell.key, cell.keylen))
-					continue;
-				if (!WideRecordVisible(&cell, snapshot, &hint))
-				{
-					if (unseen_writer(r, &cell, hint))
-						r->nunseen++;
-					continue;
-				}
-				cell.flags |= hint;
-				if (r->pruning && WideTsPruneRecord(&r->prune, &cell))
-					continue;
-				WideSorterAdd(r->sorter, &cell);
-			}
-			WideWACacheRelease();
-			pfree(wa);
-			WideSorterDone(r->sorter);
-			return r;
-		}
-	}
-	if (ts->nlanes > 0)
-	{
-		/* (counting unseen writers: visibility checked here, in range) */
-		WideWAScan *wa = WideWAScanBegin(rel, unseen_below ? NULL : snapshot,
-										 ts->heads, ts->gens, ts->nlanes);
-		WideCell	cell;
-
-		while (WideWAScanNext(wa, &cell))
-		{
-			r->stats.wa_records++;
-			if (WideRowBeforeRange(&r->range, cell.key, cell.keylen) ||
-				WideRowAfterRange(&r->range, cell.key, cell.keylen))
-				continue;
-			if (unseen_below)
-			{
-				uint8		hint;
-
-				if (!WideRecordVisible(&cell, snapshot, &hint))
-				{
-					if (unseen_writer(r, &cell, hint))
-						r->nunseen++;
-					continue;
-				}
-				cell.flags |= hint;
-			}
-			if (r->pruning && WideTsPruneRecord(&r->prune, &cell))
-				continue;
-			WideSorterAdd(r->sorter, &cell);
-		}
-		WideWAScanEnd(wa);
-	}
+	wa_gather(rel, ts, snapshot, &r->range, r->sorter, r);
 	WideSorterDone(r->sorter);
 	return r;
 }
@@ -360,16 +411,16 @@ reader_prepare(Relation rel, Snapshot snapshot, int64 now,
  * aggregate record alone, which the fast path does too (fast_fold).
  */
 static bool
-run_is_plain(const WideReader *r, const WideRunData *run)
+run_is_plain(const WideSchema *schema, const WideRunData *run)
 {
 	int			i;
 
 	if ((run->flags & WIDE_RUN_HAS_TOMBSTONES) ||
 		TransactionIdIsValid(run->min_xmin))
 		return false;
-	for (i = 0; i < r->schema->nfamilies; i++)
+	for (i = 0; i < schema->nfamilies; i++)
 	{
-		const WideFamily *f = &r->schema->families[i];
+		const WideFamily *f = &schema->families[i];
 		bool		versions = false,
 					ages = false;
 		int			j;
@@ -413,11 +464,50 @@ drops_touch(const TableState *ts, const WideRunData *run)
 }
 
 /*
- * Start merging r->range: the merger, and the write area merged with every
- * run (bulk-loaded ones too) that may hold the range.  A range that only
- * one plain run holds (run_is_plain), with no write-area record in it, is
- * read straight from that run.
+ * reader_merge_run -- add an iterator on a run to the reader's merge,
+ * ranked "order" among its sources (WideMergeIterAdd: larger is newer).
  */
+static void
+reader_merge_run(WideReader *r, const WideRunData *run, int order)
+{
+	WideSegIter *it = WideSegIterBegin(r->rel, run, &r->range);
+
+	r->its[r->nits++] = it;
+	if (r->pruning)
+		WideSegIterSetPrune(it, &r->prune);
+	if (r->keep)
+		WideSegIterSetColumnFilter(it, r->keep, r->keep_arg);
+	WideMergeIterAddSkippable(r->merge, WideSegIterSource, seg_skip, it, order);
+	r->stats.runs_read++;
+}
+
+/*
+ * The one run of ts that holds range, if it is plain (run_is_plain) and
+ * neither a drop nor one of the range tombstones "ranges" may delete its
+ * records; else NULL.  *nover: how many runs may hold the range.
+ */
+static const WideRunData *
+only_plain_run(const WideSchema *schema, const TableState *ts,
+			   const WideRangeDels *ranges, const WideKeyRange *range,
+			   int *nover)
+{
+	const WideRunData *only = NULL;
+	int			i;
+
+	*nover = 0;
+	for (i = 0; i < ts->nwaruns; i++)
+		if (WideRunOverlapsRange(&ts->waruns[i], range))
+			(*nover)++, only = &ts->waruns[i];
+	for (i = 0; i < ts->nruns; i++)
+		if (WideRunOverlapsRange(&ts->runs[i], range) &&
+			!WideRangeDelsHideRun(ranges, &ts->runs[i]))
+			(*nover)++, only = &ts->runs[i];
+	if (*nover == 1 && run_is_plain(schema, only) && !drops_touch(ts, only) &&
+		!WideRangeDelsTouchRun(ranges, only))
+		return only;
+	return NULL;
+}
+
 /*
  * the one plain run (run_is_plain) that alone holds r->range, with no
  * write-area record in it: read straight from it; else NULL
@@ -425,19 +515,11 @@ drops_touch(const TableState *ts, const WideRunData *run)
 static const WideRunData *
 fast_run(const WideReader *r, const TableState *ts)
 {
-	const WideRunData *only = NULL;
-	int			nover = 0;
-	int			i;
+	const WideRunData *only;
+	int			nover;
 
-	for (i = 0; i < ts->nwaruns; i++)
-		if (WideRunOverlapsRange(&ts->waruns[i], &r->range))
-			nover++, only = &ts->waruns[i];
-	for (i = 0; i < ts->nruns; i++)
-		if (WideRunOverlapsRange(&ts->runs[i], &r->range) &&
-			!WideRangeDelsHideRun(r->ranges, &ts->runs[i]))
-			nover++, only = &ts->runs[i];
-	if (nover == 1 && run_is_plain(r, only) && !drops_touch(ts, only) &&
-		!WideRangeDelsTouchRun(r->ranges, only) &&
+	only = only_plain_run(r->schema, ts, r->ranges, &r->range, &nover);
+	if (only != NULL &&
 		!(r->sorter ? WideSorterPeekInRange(r->sorter, &r->range) :
 		  (r->nextwa < r->nwa &&
 		   !WideRowAfterRange(&r->range, r->wacells[r->nextwa]->key,
@@ -446,6 +528,12 @@ fast_run(const WideReader *r, const TableState *ts)
 	return NULL;
 }
 
+/*
+ * Start merging r->range: the merger, and the write area merged with every
+ * run (bulk-loaded ones too) that may hold the range.  A range that only
+ * one plain run holds (run_is_plain), with no write-area record in it, is
+ * read straight from that run.
+ */
 static void
 reader_open(WideReader *r, const TableState *ts, WideSourceNext wa_next)
 {
@@ -488,15 +576,7 @@ reader_open(WideReader *r, const TableState *ts, WideSourceNext wa_next)
 	{
 		if (!WideRunOverlapsRange(&ts->waruns[i], &r->range))
 			continue;
-		r->its[r->nits] = WideSegIterBegin(r->rel, &ts->waruns[i], &r->range);
-		if (r->pruning)
-			WideSegIterSetPrune(r->its[r->nits], &r->prune);
-		if (r->keep)
-			WideSegIterSetColumnFilter(r->its[r->nits], r->keep, r->keep_arg);
-		WideMergeIterAddSkippable(r->merge, WideSegIterSource, seg_skip, r->its[r->nits],
-								  WIDE_MAX_RUNS + i);
-		r->nits++;
-		r->stats.runs_read++;
+		reader_merge_run(r, &ts->waruns[i], WIDE_MAX_RUNS + i);
 	}
 	for (i = ts->nruns - 1; i >= 0; i--)
 	{
@@ -504,14 +584,7 @@ reader_open(WideReader *r, const TableState *ts, WideSourceNext wa_next)
 		if (!WideRunOverlapsRange(&ts->runs[i], &r->range) ||
 			WideRangeDelsHideRun(r->ranges, &ts->runs[i]))
 			continue;
-		r->its[r->nits] = WideSegIterBegin(r->rel, &ts->runs[i], &r->range);
-		if (r->pruning)
-			WideSegIterSetPrune(r->its[r->nits], &r->prune);
-		if (r->keep)
-			WideSegIterSetColumnFilter(r->its[r->nits], r->keep, r->keep_arg);
-		WideMergeIterAddSkippable(r->merge, WideSegIterSource, seg_skip, r->its[r->nits], i);
-		r->nits++;
-		r->stats.runs_read++;
+		reader_merge_run(r, &ts->runs[i], i);
 	}
 }
 
@@ -612,6 +685,7 @@ WideReaderNextRange(WideReader *r, const WideKeyRange *range)
 					index_skipped;
 
 		r->stats.blocks_read += WideSegIterBlocks(r->its[i]);
+		r->stats.blocks_kept += WideSegIterBlocksKept(r->its[i]);
 		WideSegIterSkipped(r->its[i], &skipped, &index_skipped);
 		r->stats.blocks_skipped += skipped;
 		r->stats.index_skipped += index_skipped;
@@ -624,11 +698,7 @@ WideReaderNextRange(WideReader *r, const WideKeyRange *range)
 		r->stats.records_skipped += WideMergeIterSkipped(r->merge);
 	MemoryContextReset(r->rangecxt);
 	old = MemoryContextSwitchTo(r->rangecxt);
-	r->range = *range;
-	if (range->has_start)
-		copy_bound(&r->range.start, range->start, range->startlen);
-	if (range->has_end)
-		copy_bound(&r->range.end, range->end, range->endlen);
+	set_range(&r->range, range);
 	reader_open(r, r->state, sorter_next_range);
 	MemoryContextSwitchTo(old);
 	r->finished = r->skipped = r->done = false;
@@ -724,6 +794,21 @@ fast_fold(WideReader *r, const WideFamily *def, WideCell *c)
 	return &r->foldcell;
 }
 
+/*
+ * a record of a plain run that a merge would return: of a live
+ * incarnation of its family (def), a PUT (an aggregate family's: no
+ * tombstone), and not past its max age
+ */
+static inline bool
+plain_record_live(const WideFamily *def, const WideCell *c, int64 now)
+{
+	return def != NULL && c->famid == def->id &&
+		(def->aggregate == WIDE_AGG_NONE ? c->kind == WIDE_KIND_PUT :
+		 !WIDE_KIND_IS_TOMBSTONE(c->kind)) &&
+		!(def->ngc > 0 && def->max_age > 0 &&
+		  WideGCCollects(def, 0, c->ts, now, true));
+}
+
 /* the next cell of a plain run (run_is_plain), or NULL at the end */
 static const WideCell *
 reader_next_fast(WideReader *r)
@@ -765,12 +850,7 @@ reader_next_fast(WideReader *r)
 			r->fastdef = WideSchemaFindFamily(r->schema, c->family, c->famlen);
 		}
 		def = r->fastdef;
-		/* a live incarnation of its family, and not past its max age */
-		if (def == NULL || c->famid != def->id ||
-			(def->aggregate == WIDE_AGG_NONE ? c->kind != WIDE_KIND_PUT :
-			 WIDE_KIND_IS_TOMBSTONE(c->kind)) ||
-			(def->ngc > 0 && def->max_age > 0 &&
-			 WideGCCollects(def, 0, c->ts, r->now, true)))
+		if (!plain_record_live(def, c, r->now))
 			continue;
 		if (def->aggregate != WIDE_AGG_NONE)
 			return fast_fold(r, def, c);
@@ -1125,6 +1205,7 @@ WideReaderGetStats(const WideReader *r)
 					index_skipped;
 
 		st.blocks_read += WideSegIterBlocks(r->its[i]);
+		st.blocks_kept += WideSegIterBlocksKept(r->its[i]);
 		WideSegIterSkipped(r->its[i], &skipped, &index_skipped);
 		st.blocks_skipped += skipped;
 		st.index_skipped += index_skipped;
@@ -1176,51 +1257,9 @@ struct WideReadState
 	WideSorter *wa;				/* visible write-area records in range */
 	WideCell *const *wacells;	/* ... sorted */
 	int64		nwa;
+	WideSchema *schema;			/* WideReadStateLastRow's, or NULL */
+	bool		has_agg;		/* ... a family folds aggregates */
 };
-
-/*
- * wa_from_cache -- the write-area records of range that the snapshot sees
- * (all with none), into sorter, from this backend's copy of the write area
- * (wacache.c), which reads only what was appended since its last read: a
- * row form's DELETEs of readings append a tombstone each, and each
- * statement's read state would read them all again.  As WideWAScanNext
- * with a snapshot, but the hint learnt is kept in the copy, not set on the
- * page.  False if the copy cannot serve (the caller scans).
- */
-static bool
-wa_from_cache(Relation rel, const TableState *ts, Snapshot snapshot,
-			  const WideKeyRange *range, WideSorter *sorter)
-{
-	const WideCell **wa;
-	int64		nwa;
-
-	if (!WideWACacheRange(rel, ts->epoch, ts->heads, ts->gens, ts->nlanes,
-						  range, &wa, &nwa))
-		return false;
-	for (int64 i = 0; i < nwa; i++)
-	{
-		WideCell	cell = *wa[i];
-		uint8		hint;
-
-		if (snapshot != NULL)
-		{
-			bool		visible = WideRecordVisible(&cell, snapshot, &hint);
-
-			/* (a hint is for good: the copy keeps it) */
-			((WideCell *) wa[i])->flags |= hint;
-			if (!visible)
-			{
-				WideSerializableUnseen(rel, &cell, snapshot, hint);
-				continue;
-			}
-			cell.flags |= hint;
-		}
-		WideSorterAdd(sorter, &cell);
-	}
-	WideWACacheRelease();
-	pfree(wa);
-	return true;
-}
 
 /*
  * WideReadStateBegin -- the state of the table for reading a range (NULL:
@@ -1245,21 +1284,7 @@ WideReadStateBegin(Relation rel, Snapshot snapshot, const WideKeyRange *range)
 		st->ranges = snapshot ? WideRangeDelsVisible(st->ts.rdels, snapshot) :
 			st->ts.rdels;
 	st->wa = WideSorterBegin();
-	if (st->ts.nlanes > 0 && !wa_from_cache(rel, &st->ts, snapshot, range, st->wa))
-	{
-		WideWAScan *wa = WideWAScanBegin(rel, snapshot, st->ts.heads, st->ts.gens,
-										 st->ts.nlanes);
-		WideCell	cell;
-
-		while (WideWAScanNext(wa, &cell))
-		{
-			if (WideRowBeforeRange(range, cell.key, cell.keylen) ||
-				WideRowAfterRange(range, cell.key, cell.keylen))
-				continue;
-			WideSorterAdd(st->wa, &cell);
-		}
-		WideWAScanEnd(wa);
-	}
+	wa_gather(rel, &st->ts, snapshot, range, st->wa, NULL);
 	WideSorterDone(st->wa);
 	st->wacells = WideSorterCells(st->wa, &st->nwa);
 	return st;
@@ -1296,6 +1321,29 @@ WideReadStateEnd(WideReadState *st)
 	pfree(st);
 }
 
+/*
+ * wa_first_in_range -- of a WideReaderBeginAt reader's write-area records
+ * (sorted), the first from "from" on that is not before its range
+ */
+static int64
+wa_first_in_range(const WideReader *r, int64 from)
+{
+	int64		lo = from,
+				hi = r->nwa;
+
+	while (lo < hi)
+	{
+		int64		mid = lo + (hi - lo) / 2;
+
+		if (WideRowBeforeRange(&r->range, r->wacells[mid]->key,
+							   r->wacells[mid]->keylen))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* the next write-area record of a WideReaderBeginAt reader, in its range */
 static bool
 state_next(void *arg, WideCell *cell)
@@ -1323,8 +1371,6 @@ WideReaderBeginAt(WideReadState *st, int64 now, const WideKeyRange *range,
 				  const WideTsWindow *window)
 {
 	WideReader *r = palloc0(sizeof(WideReader));
-	int64		lo = 0,
-				hi = st->nwa;
 
 	r->rel = st->rel;
 	r->snapshot = st->snapshot;
@@ -1337,28 +1383,14 @@ WideReaderBeginAt(WideReadState *st, int64 now, const WideKeyRange *range,
 	}
 	r->valcxt = AllocSetContextCreate(CurrentMemoryContext, "wide reader values",
 									  ALLOCSET_DEFAULT_SIZES);
-	r->range = *range;
+	set_range(&r->range, range);
 	/* (those elsewhere would only keep the run from being read as stored) */
 	r->ranges = WideRangeDelsInRange(st->ranges, range);
-	if (range->has_start)
-		copy_bound(&r->range.start, range->start, range->startlen);
-	if (range->has_end)
-		copy_bound(&r->range.end, range->end, range->endlen);
 
 	/* the state's write-area records from the start of the range */
-	while (lo < hi)
-	{
-		int64		mid = lo + (hi - lo) / 2;
-
-		if (WideRowBeforeRange(&r->range, st->wacells[mid]->key,
-							   st->wacells[mid]->keylen))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	r->wacells = st->wacells;
 	r->nwa = st->nwa;
-	r->nextwa = lo;
+	r->nextwa = wa_first_in_range(r, 0);
 
 	/*
 	 * merged with the state's runs that may hold the range (or read
@@ -1382,8 +1414,6 @@ bool
 WideReaderRestartAt(WideReader *r, WideReadState *st, const WideKeyRange *range)
 {
 	WideKeyRange old = r->range;
-	int64		lo,
-				hi = r->nwa;
 	int			cmp;
 
 	if (!r->fast || r->nits != 1 || r->pruning || r->state != NULL ||
@@ -1393,25 +1423,10 @@ WideReaderRestartAt(WideReader *r, WideReadState *st, const WideKeyRange *range)
 	cmp = WideKeyCompare(range->start, range->startlen, old.end, old.endlen);
 	if (cmp < 0 || (cmp == 0 && range->start_incl && old.end_incl))
 		return false;
-	r->range = *range;
+	set_range(&r->range, range);
 	r->ranges = WideRangeDelsInRange(st->ranges, range);
-	if (range->has_start)
-		copy_bound(&r->range.start, range->start, range->startlen);
-	if (range->has_end)
-		copy_bound(&r->range.end, range->end, range->endlen);
 	/* the state's write-area records from the start of the range */
-	lo = r->nextwa;
-	while (lo < hi)
-	{
-		int64		mid = lo + (hi - lo) / 2;
-
-		if (WideRowBeforeRange(&r->range, st->wacells[mid]->key,
-							   st->wacells[mid]->keylen))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	r->nextwa = lo;
+	r->nextwa = wa_first_in_range(r, r->nextwa);
 	if (fast_run(r, &st->ts) != r->fastrun ||
 		!WideSegIterRestart(r->its[0], &r->range))
 		return false;
@@ -1502,4 +1517,113 @@ WideRowWriters(Relation rel, const char *key, uint32 keylen,
 	}
 #undef ADD_WRITER
 	return n;
+}
+
+/* WideReadStateLastRow's filter of the row's records */
+typedef struct LastRowArg
+{
+	const WideSchema *schema;
+	int64		now;
+	const WideFamily *def;		/* the family of the record before */
+	const char *fam;
+	uint32		famlen;
+	bool		have_fam;
+	bool		(*add) (const WideCell *cell, void *arg);
+	void	   *arg;
+	int			ncells;			/* cells given to add */
+} LastRowArg;
+
+static bool
+last_row_cell(const WideCell *c, void *arg)
+{
+	LastRowArg *a = (LastRowArg *) arg;
+
+	if (!a->have_fam || !WideBytesEqual(c->family, c->famlen, a->fam, a->famlen))
+	{
+		a->def = WideSchemaFindFamily(a->schema, c->family, c->famlen);
+		a->fam = c->family;
+		a->famlen = c->famlen;
+		a->have_fam = true;
+	}
+	if (!plain_record_live(a->def, c, a->now))
+		return true;
+	/* (an aggregate to fold, a value in a blob: the reader's work) */
+	if (a->def->aggregate != WIDE_AGG_NONE || c->value == NULL)
+		return false;
+	a->ncells++;
+	return a->add(c, a->arg);
+}
+
+/*
+ * WideReadStateLastRow -- the cells of the last row of range (within the
+ * state's) that is <= hi (< hi if !hi_incl; hi NULL: the range's end
+ * alone), exactly as a reader of the range would return them, given to
+ * add one by one: read straight from the data block that holds the row
+ * (segment_reader.c: WideSegmentLastRow), where one plain run alone holds
+ * the range (run_is_plain; no drop or range tombstone touches it), no
+ * write-area record lies in the range and no family folds aggregates.
+ * This is a backward LIMIT 1 read's short path (reverse.c): no reader, no
+ * merge, one row decoded.  bi is the caller's block iterator, reused from
+ * call to call; stats counts what it reads.  Returns 1 once the row's
+ * cells were given (at least one), 0 if the range holds no row <= hi, and
+ * -1 where this path cannot
+ * tell (add returned false, the row's records are not all plain cells of
+ * one block, or the conditions above do not hold): nothing is decided
+ * then, and the caller reads the range as before.
+ */
+int
+WideReadStateLastRow(WideReadState *st, int64 now, const WideKeyRange *range,
+					 const char *hi, uint32 hilen, bool hi_incl,
+					 WideBlockIter *bi,
+					 bool (*add) (const WideCell *cell, void *arg), void *arg,
+					 WideReaderStats *stats)
+{
+	uint64		records = stats->records;
+	const WideRunData *only;
+	LastRowArg	a;
+	int			nover,
+				result;
+	int64		lo = 0,
+				h = st->nwa;
+
+	if (st->schema == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(GetMemoryChunkContext(st));
+
+		st->schema = WideSchemaCopy(st->rel);
+		for (int i = 0; i < st->schema->nfamilies; i++)
+			st->has_agg |= st->schema->families[i].aggregate != WIDE_AGG_NONE;
+		MemoryContextSwitchTo(old);
+	}
+	if (st->has_agg)
+		return -1;
+	/* a write-area record in the range: a merge */
+	while (lo < h)
+	{
+		int64		mid = lo + (h - lo) / 2;
+
+		if (WideRowBeforeRange(range, st->wacells[mid]->key, st->wacells[mid]->keylen))
+			lo = mid + 1;
+		else
+			h = mid;
+	}
+	if (lo < st->nwa &&
+		!WideRowAfterRange(range, st->wacells[lo]->key, st->wacells[lo]->keylen))
+		return -1;
+	only = only_plain_run(st->schema, &st->ts, st->ranges, range, &nover);
+	if (only == NULL)
+		return nover == 0 ? 0 : -1;
+	memset(&a, 0, sizeof(a));
+	a.schema = st->schema;
+	a.now = now;
+	a.add = add;
+	a.arg = arg;
+	result = WideSegmentLastRow(st->rel, only, range, hi, hilen, hi_incl, bi,
+								last_row_cell, &a, &stats->records);
+	stats->runs_read++;
+	if (stats->records > records)
+		stats->blocks_read++;	/* (the one block of the row) */
+	if (result == 1 && a.ncells == 0)
+		return -1;				/* (no cell of the row is live: the row before) */
+	return result;
 }

@@ -25,6 +25,7 @@ typedef struct WideReaderStats
 	uint64		wa_records;		/* write-area records read */
 	uint64		runs_read;		/* runs opened */
 	uint64		blocks_read;	/* segment data blocks opened */
+	uint64		blocks_kept;	/* ... decoded into the backend's block cache */
 	uint64		records;		/* records merged */
 	uint64		cells;			/* cells returned */
 	uint64		blocks_skipped; /* data blocks skipped by time pruning */
@@ -33,6 +34,9 @@ typedef struct WideReaderStats
 									 * (WideReaderLatest) */
 	uint64		blocks_column_skipped;	/* data blocks of such columns alone,
 										 * not read */
+	uint64		rows_direct;	/* rows read straight from their block
+								 * (reverse.c: a backward LIMIT 1's short
+								 * path) */
 } WideReaderStats;
 
 /* merge.c: the rules of the read path */
@@ -88,6 +92,13 @@ extern WideReader *WideReaderBeginAt(WideReadState *st, int64 now,
 extern bool WideReaderRestartAt(WideReader *r, WideReadState *st,
 								const WideKeyRange *range);
 extern void WideReadStateEnd(WideReadState *st);
+struct WideBlockIter;
+extern int	WideReadStateLastRow(WideReadState *st, int64 now,
+								 const WideKeyRange *range, const char *hi,
+								 uint32 hilen, bool hi_incl,
+								 struct WideBlockIter *bi,
+								 bool (*add) (const WideCell *cell, void *arg),
+								 void *arg, WideReaderStats *stats);
 
 /* reverse.c: reading a range backwards */
 typedef struct WideReverseReader WideReverseReader;

@@ -31,6 +31,14 @@
  * reader at each range (WideReverseRestart): only the range's runs and
  * write-area keys are found again, by binary search in the state.
  *
+ * The first window of a range is shorter still where the state allows
+ * (reader.c: WideReadStateLastRow): where one plain run alone holds the
+ * range, with no write-area record in it, the range's last row is found
+ * through the run's index and the block's row directory and its records
+ * alone are decoded -- no window bound, reader or iterator (a LIMIT 1
+ * read ends there; WideReaderStats.rows_direct counts these rows).
+ * Anything it cannot decide that way is read as a window, as before.
+ *
  * Cells come in the exact reverse of the forward order (row, family,
  * qualifier descending, ts ascending), or, with cells_forward, rows
  * backwards but the cells of a row in forward order (read_rows reversed,
@@ -80,6 +88,7 @@ struct WideReverseReader
 	const char **wakeys;		/* write-area row keys in range, sorted */
 	uint32	   *walens;
 	int			nwakeys;
+	bool		located;		/* runs and wakeys found (locate) */
 	int			warows;			/* K: write-area rows of the next window */
 	int			runrows;		/* rows of a run in the next window (0: a block) */
 	StringInfoData hi;			/* the next window's upper bound */
@@ -95,6 +104,7 @@ struct WideReverseReader
 	int			pos;			/* full reverse: cells[pos - 1] is next */
 	int			rowstart;		/* cells_forward: the current row */
 	int			rowend;
+	WideBlockIter lastbi;		/* WideReadStateLastRow's */
 	WideReaderStats stats;
 };
 
@@ -109,9 +119,9 @@ copy_key(const char *p, uint32 len)
 }
 
 /*
- * set_range -- start reading range (NULL: all) from its end: its keys, the
- * runs of the state that may hold it and the distinct row keys of the
- * state's write-area records in it, in rangecxt.
+ * set_range -- start reading range (NULL: all) from its end: its keys, in
+ * rangecxt (the runs and write-area keys only when a window needs them:
+ * locate).
  */
 static void
 set_range(WideReverseReader *r, const WideKeyRange *range)
@@ -147,6 +157,24 @@ set_range(WideReverseReader *r, const WideKeyRange *range)
 	r->nwakeys = 0;
 	r->wakeys = NULL;
 	r->walens = NULL;
+	r->located = false;
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * locate -- the runs of the state that may hold the range, and the
+ * distinct row keys of the state's write-area records in it, in rangecxt
+ * (once per range)
+ */
+static void
+locate(WideReverseReader *r)
+{
+	MemoryContext old;
+
+	if (r->located)
+		return;
+	r->located = true;
+	old = MemoryContextSwitchTo(r->rangecxt);
 	/* one row is one window: the range itself, read by a plain reader */
 	if (!r->range.is_point && r->state)
 	{
@@ -213,6 +241,7 @@ reverse_new(Relation rel, Snapshot snapshot, int64 now, WideReadState *state,
 									  ALLOCSET_DEFAULT_SIZES);
 	r->maxcells = 32;			/* (grows: a LIMIT read needs few) */
 	r->cells = palloc(sizeof(WideCell) * r->maxcells);
+	r->lastbi.cxt = CurrentMemoryContext;
 	return r;
 }
 
@@ -267,6 +296,7 @@ WideReverseRestart(WideReverseReader *r, int64 now, const WideKeyRange *range)
 	Assert(!r->own_state);
 	MemoryContextReset(r->wincxt);
 	r->now = now;
+	memset(&r->stats, 0, sizeof(r->stats));
 	set_range(r, range);
 }
 
@@ -290,9 +320,11 @@ window_start(WideReverseReader *r)
 	WideKeyRange upto;
 	bool		have = false;
 	int			lo = 0,
-				hi = r->nwakeys,
+				hi,
 				i;
 
+	locate(r);
+	hi = r->nwakeys;
 	/* the runs that hold rows <= hi */
 	memset(&upto, 0, sizeof(upto));
 	upto.has_end = r->has_hi;
@@ -345,6 +377,70 @@ window_copy(const char *p, uint32 len, const char *prev, uint32 prevlen)
 	return c;
 }
 
+/* a cell of the window read, copied into it (in wincxt) */
+static bool
+window_add(const WideCell *cell, void *arg)
+{
+	WideReverseReader *r = (WideReverseReader *) arg;
+	WideCell   *c;
+	const WideCell *prev = r->ncells > 0 ? &r->cells[r->ncells - 1] : NULL;
+
+	if (r->ncells == r->maxcells)
+	{
+		/* (repalloc keeps the array in the reader's context) */
+		r->maxcells *= 2;
+		r->cells = repalloc(r->cells, sizeof(WideCell) * r->maxcells);
+		prev = &r->cells[r->ncells - 1];
+	}
+	c = &r->cells[r->ncells++];
+	*c = *cell;
+	c->key = window_copy(cell->key, cell->keylen,
+						 prev ? prev->key : NULL, prev ? prev->keylen : 0);
+	c->family = window_copy(cell->family, cell->famlen,
+							prev ? prev->family : NULL, prev ? prev->famlen : 0);
+	c->qual = window_copy(cell->qual, cell->quallen, NULL, 0);
+	c->value = window_copy(cell->value, cell->vallen, NULL, 0);
+	c->key_datum = c->qual_datum = c->value_datum = NULL;
+	return true;
+}
+
+/*
+ * The first window of a range: its last row alone, read straight from its
+ * block where the state allows (reader.c: WideReadStateLastRow) -- a
+ * backward LIMIT 1 read ends there.  True if that decided the window (its
+ * cells read, or none left: r->exhausted); false: read it as a window.
+ */
+static bool
+last_row_window(WideReverseReader *r)
+{
+	int			res;
+
+	if (r->runrows != REVERSE_RUN_FIRST || r->state == NULL || r->has_window)
+		return false;
+	res = WideReadStateLastRow(r->state, r->now, &r->range,
+							   r->has_hi ? r->hi.data : NULL, r->hi.len,
+							   r->hi_incl, &r->lastbi, window_add, r, &r->stats);
+	if (res < 0)
+	{
+		r->ncells = 0;
+		return false;
+	}
+	if (res == 0)
+	{
+		r->exhausted = true;
+		return true;
+	}
+	/* the next window: the rows below this one */
+	resetStringInfo(&r->hi);
+	appendBinaryStringInfo(&r->hi, r->cells[0].key, r->cells[0].keylen);
+	r->has_hi = true;
+	r->hi_incl = false;
+	r->warows = Min(r->warows * 2, REVERSE_WA_ROWS);
+	r->runrows *= REVERSE_RUN_GROWTH;
+	r->stats.rows_direct++;
+	return true;
+}
+
 /* read the next window that holds cells; false at the start of the range */
 static bool
 next_window(WideReverseReader *r)
@@ -381,6 +477,11 @@ next_window(WideReverseReader *r)
 				return false;
 			}
 		}
+		if (last_row_window(r))
+		{
+			MemoryContextSwitchTo(old);
+			continue;			/* (its row, or none and exhausted) */
+		}
 		if (window_start(r) && !WideRowBeforeRange(&r->range, r->bound.data,
 												   r->bound.len))
 		{
@@ -403,33 +504,14 @@ next_window(WideReverseReader *r)
 			WideReaderBeginTs(r->rel, r->snapshot, r->now, &w,
 							  r->has_window ? &r->window : NULL);
 		while ((cell = WideReaderNext(reader)) != NULL)
-		{
-			WideCell   *c;
-			const WideCell *prev = r->ncells > 0 ? &r->cells[r->ncells - 1] : NULL;
-
-			if (r->ncells == r->maxcells)
-			{
-				/* (repalloc keeps the array in the reader's context) */
-				r->maxcells *= 2;
-				r->cells = repalloc(r->cells, sizeof(WideCell) * r->maxcells);
-				prev = &r->cells[r->ncells - 1];
-			}
-			c = &r->cells[r->ncells++];
-			*c = *cell;
-			c->key = window_copy(cell->key, cell->keylen,
-								 prev ? prev->key : NULL, prev ? prev->keylen : 0);
-			c->family = window_copy(cell->family, cell->famlen,
-									prev ? prev->family : NULL, prev ? prev->famlen : 0);
-			c->qual = window_copy(cell->qual, cell->quallen, NULL, 0);
-			c->value = window_copy(cell->value, cell->vallen, NULL, 0);
-			c->key_datum = c->qual_datum = c->value_datum = NULL;
-		}
+			(void) window_add(cell, r);
 		st = WideReaderGetStats(reader);
 		WideReaderEnd(reader);
 		MemoryContextSwitchTo(old);
 		r->stats.wa_records += st.wa_records;
 		r->stats.runs_read += st.runs_read;
 		r->stats.blocks_read += st.blocks_read;
+		r->stats.blocks_kept += st.blocks_kept;
 		r->stats.records += st.records;
 		r->stats.blocks_skipped += st.blocks_skipped;
 		r->stats.index_skipped += st.index_skipped;
@@ -505,6 +587,7 @@ WideReverseEnd(WideReverseReader *r)
 {
 	MemoryContextDelete(r->wincxt);
 	MemoryContextDelete(r->rangecxt);
+	WideBlockIterEnd(&r->lastbi);
 	if (r->own_state)
 		WideReadStateEnd(r->state);
 	pfree(r->cells);

@@ -425,6 +425,7 @@ extern bool WideSegIterSkipColumn(WideSegIter *it, const WideCell *col,
 								  WideCell *cell);
 extern WideSegment *WideSegIterSegment(WideSegIter *it);
 extern uint64 WideSegIterBlocks(const WideSegIter *it);
+extern uint64 WideSegIterBlocksKept(const WideSegIter *it);
 extern uint64 WideSegIterSkippedRecords(const WideSegIter *it, uint64 *blocks);
 struct WideTsPrune;
 extern void WideSegIterSetPrune(WideSegIter *it, const struct WideTsPrune *prune);
@@ -442,12 +443,19 @@ extern void WideSegIterEnd(WideSegIter *it);
 extern bool WideSegmentWindowStart(Relation rel, const WideRunData *run,
 								   const char *hi, uint32 hilen, bool hi_incl,
 								   int nrows, StringInfo out);
+extern int	WideSegmentLastRow(Relation rel, const WideRunData *run,
+							   const WideKeyRange *range, const char *hi,
+							   uint32 hilen, bool hi_incl, WideBlockIter *bi,
+							   bool (*fn) (const WideCell *cell, void *arg),
+							   void *arg, uint64 *nrecords);
 
 /* blockcache.c */
 extern WideCacheEntry *WideCacheLookup(Relation rel, uint64 epoch,
 									   uint32 segid,
 									   uint64 max_seq, uint32 kind,
 									   uint64 offset, void **object);
+extern bool WideCacheAdmit(Relation rel, uint64 epoch, uint32 segid,
+						   uint64 max_seq, uint32 kind, uint64 offset);
 extern MemoryContext WideCacheNewContext(void);
 extern WideCacheEntry *WideCacheInsert(Relation rel, uint64 epoch,
 									   uint32 segid,

@@ -617,21 +617,30 @@ WideSegmentOpenIndex(Relation rel, const WideSegment *seg,
 /*
  * open_block_as -- data block e: from the backend's cache, else read (from
  * the shared cache if it is there) and inserted into the backend's cache
- * if "cache", into the shared one if "share"
+ * if "cache", into the shared one if "share".  A point read ("point")
+ * caches a block only when it read it before (blockcache.c:
+ * WideCacheAdmit).  *kept (if not NULL) tells whether it was inserted.
  */
 static WideRawBlock *
 open_block_as(Relation rel, const WideSegment *seg, const WideIndexEntry *e,
-			  WideCacheEntry **pin, bool cache, bool share)
+			  WideCacheEntry **pin, bool cache, bool share, bool point,
+			  bool *kept)
 {
 	void	   *obj;
 	MemoryContext cxt,
 				old;
 	WideRawBlock *blk;
 
+	if (kept)
+		*kept = false;
 	*pin = WideCacheLookup(rel, seg->epoch, seg->segid, seg->max_seq,
 						   CACHE_DATA, e->offset, &obj);
 	if (*pin)
 		return (WideRawBlock *) obj;
+	if (cache && point &&
+		!WideCacheAdmit(rel, seg->epoch, seg->segid, seg->max_seq,
+						CACHE_DATA, e->offset))
+		cache = false;
 	if (!cache)
 	{
 		blk = palloc(sizeof(WideRawBlock));
@@ -646,6 +655,8 @@ open_block_as(Relation rel, const WideSegment *seg, const WideIndexEntry *e,
 	obj = blk;
 	*pin = WideCacheInsert(rel, seg->epoch, seg->segid, seg->max_seq,
 						   CACHE_DATA, e->offset, cxt, &obj);
+	if (kept)
+		*kept = true;
 	return (WideRawBlock *) obj;
 }
 
@@ -653,7 +664,7 @@ static WideRawBlock *
 open_block(Relation rel, const WideSegment *seg, const WideIndexEntry *e,
 		   WideCacheEntry **pin, bool cache)
 {
-	return open_block_as(rel, seg, e, pin, cache, cache);
+	return open_block_as(rel, seg, e, pin, cache, cache, false, NULL);
 }
 
 WideRawBlock *
@@ -737,6 +748,7 @@ struct WideSegIter
 	WideBlockIter bi;			/* records of the data block */
 	uint64		want_cells;		/* the index entry's count, to check */
 	uint64		blocks;			/* data blocks opened */
+	uint64		blocks_kept;	/* ... of them decoded into the block cache */
 	Size		block_bytes;	/* ... their decoded bytes */
 	const WideTsPrune *prune;	/* time pruning (tsprune.c), or NULL */
 	uint64		skipped;		/* data blocks skipped by it */
@@ -901,13 +913,16 @@ next_block(WideSegIter *it)
 	{
 		MemoryContext old = MemoryContextSwitchTo(it->bi.cxt);
 		bool		first = it->blocks < WIDE_SCAN_CACHED_BLOCKS;
+		bool		kept;
 
 		it->blk = open_block_as(it->rel, it->seg, e, &it->blkpin,
 								first || it->block_bytes <
 								(Size) wide_block_cache_size * 1024 / WIDE_SCAN_CACHE_SHARE,
 								first || it->block_bytes <
-								(Size) wide_shared_block_cache_size * 1024 / WIDE_SCAN_CACHE_SHARE);
+								(Size) wide_shared_block_cache_size * 1024 / WIDE_SCAN_CACHE_SHARE,
+								it->range.is_point, &kept);
 		MemoryContextSwitchTo(old);
+		it->blocks_kept += kept;
 	}
 	it->blocks++;
 	it->range_blocks++;
@@ -1192,6 +1207,16 @@ WideSegIterBlocks(const WideSegIter *it)
 }
 
 /*
+ * WideSegIterBlocksKept -- of those, the blocks decoded into the backend's
+ * block cache (not found there, and cached: open_block_as).
+ */
+uint64
+WideSegIterBlocksKept(const WideSegIter *it)
+{
+	return it->blocks_kept;
+}
+
+/*
  * WideSegIterSetPrune -- skip what time pruning allows (before the first
  * record is read); "prune" must outlive the iterator.
  */
@@ -1402,4 +1427,130 @@ WideSegmentWindowStart(Relation rel, const WideRunData *run, const char *hi,
 	WideCacheRelease(idxpin);
 	WideCacheRelease(segpin);
 	return found;
+}
+
+/*
+ * WideSegmentLastRow -- the records of the greatest row of the run that
+ * lies in range and is <= hi (< hi if !hi_incl; hi NULL: the range's end
+ * alone bounds it), given to fn one by one in order, read through the
+ * root, one index block, the data block's row directory (all cached) and
+ * the records of that one row -- the short path of a backward LIMIT 1 read
+ * (reverse.c).  bi is the caller's iterator, reused from call to call
+ * (its buffers in bi->cxt); *nrecords counts the records read.  Returns 1 once the row's records were given,
+ * 0 if the run holds no such row, and -1 if this way cannot tell: the row
+ * may span data blocks (it starts its block and the block before ends
+ * with it, or it ends a block that is not the run's last), the greatest
+ * row <= hi is in the block before the one the index names (hi falls
+ * between blocks), or fn returned false (the caller then reads a window).
+ */
+int
+WideSegmentLastRow(Relation rel, const WideRunData *run,
+				   const WideKeyRange *range, const char *hi, uint32 hilen,
+				   bool hi_incl, WideBlockIter *bi,
+				   bool (*fn) (const WideCell *cell, void *arg), void *arg,
+				   uint64 *nrecords)
+{
+	WideCacheEntry *segpin,
+			   *idxpin = NULL,
+			   *rowspin = NULL,
+			   *blkpin = NULL;
+	WideSegment *seg = WideSegmentOpen(rel, run, &segpin);
+	WideIndex  *root = seg->root;
+	WideIndex  *idx;
+	const WideIndexEntry *e;
+	const WideBlockRowStart *row;
+	WideBlockRows *rows;
+	WideRawBlock *blk;
+	WideCell	cell;
+	int			ri,
+				ii,
+				n,
+				result = -1;
+	bool		last_block;
+
+	ri = hi ? WideIndexSeek(root, hi, hilen) : root->n;
+	if (ri >= root->n)
+		ri = root->n - 1;		/* every row of the run is <= hi */
+	idx = open_index(rel, seg, &root->entries[ri], &idxpin);
+	ii = hi ? WideIndexSeek(idx, hi, hilen) : idx->n;
+	if (ii >= idx->n)
+		ii = idx->n - 1;
+	e = &idx->entries[ii];
+	last_block = (ri == root->n - 1 && ii == idx->n - 1);
+	rows = open_rows(rel, seg, run->seq_base, e, &rowspin);
+	n = hi ? WideBlockRowsSeek(rows, hi, hilen, !hi_incl) : rows->n;
+	if (n == 0)
+	{
+		/*
+		 * Every row of the block is after hi (hi falls between two blocks,
+		 * as the end of a prefix range often does): the row is the last of
+		 * the block before, which it does not go on after
+		 */
+		if (ri == 0 && ii == 0)
+		{
+			result = 0;			/* every row of the run is after hi */
+			goto done;
+		}
+		if (ii > 0)
+			ii--;
+		else
+		{
+			WideCacheRelease(idxpin);
+			ri--;
+			idx = open_index(rel, seg, &root->entries[ri], &idxpin);
+			ii = idx->n - 1;
+		}
+		e = &idx->entries[ii];
+		last_block = true;		/* (as far as the row is concerned) */
+		WideCacheRelease(rowspin);
+		rows = open_rows(rel, seg, run->seq_base, e, &rowspin);
+		n = rows->n;
+	}
+	row = &rows->rows[n - 1];
+	if (WideRowBeforeRange(range, row->key, row->keylen))
+	{
+		result = 0;				/* the run's rows <= hi are before the range */
+		goto done;
+	}
+	/*
+	 * a row that may begin in the block before, or go on in the next (it
+	 * ends a block whose last row is hi itself)
+	 */
+	if (n == 1 && (ii > 0 || ri > 0))
+	{
+		const WideIndexEntry *before = ii > 0 ? &idx->entries[ii - 1] :
+		&root->entries[ri - 1];
+
+		if (WideBytesEqual(before->lastrow, before->lastrowlen, row->key, row->keylen))
+			goto done;
+	}
+	if (n == rows->n && !last_block)
+		goto done;
+
+	blk = open_block(rel, seg, e, &blkpin, true);
+	if (!WideBlockIterInitBlock(bi, blk, seg->typlen,
+								seg->max_seq + run->seq_base, run->seq_base) ||
+		(uint64) bi->ncells != e->ncells)
+		stream_corrupt(rel, seg, "bad data block", e->offset);
+	WideBlockIterSetEntry(bi, e);
+	WideBlockIterSeekRow(bi, rows, n - 1);
+	result = 1;
+	while (WideBlockIterNext(bi, &cell) &&
+		   WideBytesEqual(cell.key, cell.keylen, row->key, row->keylen))
+	{
+		(*nrecords)++;
+		if (!fn(&cell, arg))
+		{
+			result = -1;
+			break;
+		}
+	}
+	if (bi->error)
+		stream_corrupt(rel, seg, "bad data block", e->offset);
+	WideSegmentCloseBlock(blk, blkpin);
+done:
+	WideCacheRelease(rowspin);
+	WideCacheRelease(idxpin);
+	WideCacheRelease(segpin);
+	return result;
 }

@@ -20,6 +20,7 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use WideFuzz;
 
 my $seed = $ENV{WIDE_PLAN_FUZZ_SEED} || 20261123;
 my $nqueries = $ENV{WIDE_PLAN_FUZZ_QUERIES} || 300;
@@ -31,10 +32,6 @@ $node->init;
 $node->append_conf('postgresql.conf',
 	"autovacuum = off\nwide.flush_threshold = 16\nwide.block_size = 1024\n");
 $node->start;
-
-sub rnd { return int(rand($_[0])); }
-sub pick { return $_[ rnd(scalar @_) ]; }
-sub lit { my $s = shift; $s =~ s/'/''/g; return "'$s'"; }
 
 # ----------------------------------------------------------------
 # Data
@@ -125,73 +122,8 @@ for (1 .. 12)
 }
 $setup .= "INSERT INTO o VALUES (NULL, 'cf', 'q', NULL, 'b');\nANALYZE w; ANALYZE h; ANALYZE o;\n";
 
-# the comparison, in the server: run a template three ways
-$setup .= q{
-CREATE FUNCTION fz_rows(q text) RETURNS text LANGUAGE plpgsql AS $f$
-DECLARE
-	r record;
-	acc text[] := '{}';
-BEGIN
-	FOR r IN EXECUTE q LOOP
-		acc := acc || r::text;
-	END LOOP;
-	SELECT coalesce(array_agg(x ORDER BY x COLLATE "C"), '{}') INTO acc FROM unnest(acc) x;
-	RETURN array_to_string(acc, E'\n', '<null>');
-EXCEPTION WHEN OTHERS THEN
-	RETURN 'ERROR ' || SQLSTATE;
-END
-$f$;
-
--- q: the template over {T}; prep: parameter types or ''; args: EXECUTE lists
-CREATE FUNCTION fz(q text, prep text, args text[]) RETURNS text LANGUAGE plpgsql AS $f$
-DECLARE
-	res text[] := '{}';
-	cfg text;
-	body text;
-	one text;
-	a text;
-	plan text;
-	shown text := '';
-BEGIN
-	FOREACH cfg IN ARRAY ARRAY['on', 'off', 'heap'] LOOP
-		PERFORM set_config('wide.enable_customscan', CASE cfg WHEN 'off' THEN 'off' ELSE 'on' END, true);
-		body := replace(q, '{T}', CASE cfg WHEN 'heap' THEN 'h' ELSE 'w' END);
-		IF prep = '' THEN
-			one := fz_rows(body);
-			IF cfg = 'on' THEN
-				FOR plan IN EXECUTE 'EXPLAIN ' || body LOOP
-					shown := shown || plan || E'\n';
-				END LOOP;
-			END IF;
-		ELSE
-			PERFORM set_config('plan_cache_mode', 'force_generic_plan', true);
-			DEALLOCATE ALL;
-			EXECUTE format('PREPARE fzp(%s) AS %s', prep, body);
-			one := '';
-			FOREACH a IN ARRAY args LOOP
-				one := one || '#' || fz_rows('EXECUTE fzp(' || a || ')') || E'\n';
-				IF cfg = 'on' THEN
-					FOR plan IN EXECUTE 'EXPLAIN EXECUTE fzp(' || a || ')' LOOP
-						shown := shown || plan || E'\n';
-					END LOOP;
-				END IF;
-			END LOOP;
-			DEALLOCATE fzp;
-		END IF;
-		res := res || one;
-	END LOOP;
-	IF res[1] = res[3] AND res[2] = res[3] THEN
-		RETURN 'ok'
-			|| CASE WHEN shown ~ 'Row Keys: [^a]' THEN ' keys' ELSE '' END
-			|| CASE WHEN shown ~ '(Families|Qualifiers):' THEN ' columns' ELSE '' END
-			|| CASE WHEN shown ~ 'Row Keys: [^\n]*(row_key [=<>^]+|ANY) \(?o\.' THEN ' param' ELSE '' END
-			|| CASE WHEN res[3] ~ '^#?ERROR' THEN ' error' WHEN res[3] ~ '^(#\n)*$' THEN ' empty' ELSE '' END;
-	END IF;
-	RETURN format(E'MISMATCH\n-- plan:\n%s-- wide, Wide Scan on:\n%s\n-- wide, Wide Scan off:\n%s\n-- heap:\n%s',
-				  shown, res[1], res[2], res[3]);
-END
-$f$;
-};
+# the comparison, in the server: run a template three ways (WideFuzz.pm)
+$setup .= differential_sql();
 
 utf8::encode($setup);
 $node->safe_psql('postgres', $setup);
@@ -311,31 +243,7 @@ sub query
 	return ("SELECT $cols FROM {T} t WHERE $p", 'text, text, text, text[]', \@args);
 }
 
-my %seen;
-my $bad = 0;
-for my $i (1 .. $nqueries)
-{
-	my ($q, $prep, $args) = query();
-	my $set = '';
-	$set = 'SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off; '
-	  if $q =~ /JOIN|LATERAL/ && rnd(2);
-	my $sql = "BEGIN; $set SELECT fz(" . lit($q) . ", " . lit($prep) . ", ARRAY["
-	  . join(', ', map { lit($_) } @$args) . "]::text[]); COMMIT;";
-	utf8::encode($sql);
-	my ($ret, $out, $err) = $node->psql('postgres', $sql);
-	$out =~ s/^\s+|\s+$//g;
-	if ($ret != 0 || $out !~ /^ok/)
-	{
-		$bad++;
-		fail("query $i");
-		diag "seed $seed, query $i: $set$q\n" . ($prep ? "($prep) with @$args\n" : '') . "$out\n$err";
-		last if $bad >= 5;
-		next;
-	}
-	$seen{$_}++ for split / /, $out;
-}
-is($bad, 0, "$nqueries random queries: Wide Scan on = off = heap");
-diag join(', ', map { "$_: $seen{$_}" } sort keys %seen);
+my %seen = %{ differential_run($node, $seed, $nqueries, \&query, qr/JOIN|LATERAL/) };
 # the pushdowns were exercised
 cmp_ok($seen{keys} // 0, '>', $nqueries / 10, 'key ranges pushed down');
 cmp_ok($seen{columns} // 0, '>', $nqueries / 10, 'family and qualifier sets pushed down');

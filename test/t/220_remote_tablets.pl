@@ -11,30 +11,11 @@ use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
+use WideTablets;
 use Test::More;
 
-my @nodes;
-for my $name ('coord', 'n1', 'n2')
-{
-	my $node = PostgreSQL::Test::Cluster->new($name);
-	$node->init;
-	$node->append_conf('postgresql.conf', "max_prepared_transactions = 10\n");
-	$node->start;
-	$node->safe_psql('postgres', 'CREATE EXTENSION wide');
-	push @nodes, $node;
-}
+my @nodes = tablet_nodes("max_prepared_transactions = 10\n");
 my ($coord, $n1, $n2) = @nodes;
-
-$coord->safe_psql('postgres', 'CREATE EXTENSION postgres_fdw');
-for my $node ($n1, $n2)
-{
-	my ($name, $host, $port) = ($node->name, $node->host, $node->port);
-	$coord->safe_psql('postgres', qq{
-		CREATE SERVER $name FOREIGN DATA WRAPPER postgres_fdw
-		  OPTIONS (host '$host', port '$port', dbname 'postgres');
-		CREATE USER MAPPING FOR CURRENT_USER SERVER $name;
-	});
-}
 
 # set-up: the parent's families are copied to the remote tablets
 $coord->safe_psql('postgres', q{

@@ -81,32 +81,16 @@ diag("dist stress: seed $seed, $rounds rounds of $seconds s (repeat with WIDE_DI
 	  . "WIDE_DIST_OP_SETTINGS=$op_settings WIDE_DIST_TRUNCATE_IN_OPS=$trunc_in_ops WIDE_DIST_STRICT_API_READS=$strict_api)");
 $PostgreSQL::Test::Utils::timeout_default = 60;
 
-my @nodes;
-for my $name ('coord', 'n1', 'n2')
-{
-	my $node = PostgreSQL::Test::Cluster->new($name);
-	$node->init;
-	$node->append_conf('postgresql.conf', "max_prepared_transactions = 20\nmax_connections = 40\n"
-		  . ($wal_minimal ? '' : "wal_level = replica\nmax_wal_senders = 2\n"));
-	# the coordinator decodes its wide tables (publications of a parent
-	# whose tablets are all local are accepted)
-	$node->append_conf('postgresql.conf', "wal_level = logical\nshared_preload_libraries = 'wide'\n")
-	  if $name eq 'coord' && !$wal_minimal;
-	$node->start;
-	$node->safe_psql('postgres', 'CREATE EXTENSION wide');
-	push @nodes, $node;
-}
+my @nodes = tablet_nodes(sub {
+	my ($name) = @_;
+	return "max_prepared_transactions = 20\nmax_connections = 40\n"
+	  . ($wal_minimal ? '' : "wal_level = replica\nmax_wal_senders = 2\n")
+	  # the coordinator decodes its wide tables (publications of a parent
+	  # whose tablets are all local are accepted)
+	  . ($name eq 'coord' && !$wal_minimal
+		? "wal_level = logical\nshared_preload_libraries = 'wide'\n" : '');
+});
 my ($coord, $n1, $n2) = @nodes;
-$coord->safe_psql('postgres', 'CREATE EXTENSION postgres_fdw');
-for my $node ($n1, $n2)
-{
-	my ($name, $host, $port) = ($node->name, $node->host, $node->port);
-	$coord->safe_psql('postgres', qq{
-		CREATE SERVER $name FOREIGN DATA WRAPPER postgres_fdw
-		  OPTIONS (host '$host', port '$port', dbname 'postgres');
-		CREATE USER MAPPING FOR CURRENT_USER SERVER $name;
-	});
-}
 # the rollup of family f: under the key's part before '#' (its group), per
 # millisecond of ts; every split is at a group's key
 my $rollup = '{"source": "f", "bucket": "0.001 seconds", "functions": ["sum", "count", "min", "max"], "key_parts": 1}';
