@@ -72,6 +72,8 @@ struct WideResolver
 	bool		bottom;
 	int64		gc_now;			/* 0: no age-based collection */
 	WideSegmentWriter *w;
+	TransactionId settled_xid;	/* committed and visible to all, or
+								 * invalid: see WideResolverPush */
 	WideDropRule drops[WIDE_MAX_DROPS];	/* drops applied (drops.c) */
 	int			ndrops;
 	WideDropRule pending_drops[WIDE_MAX_DROPS];	/* and not yet: their records
@@ -552,11 +554,22 @@ WideResolverPush(WideResolver *r, const WideCell *c)
 	int			incarnation = INCARNATION_UNKNOWN;
 	bool		frozen;
 
+	bool		settled;
+
 	r->stats.seen++;
 
 	enter_scopes(r, c, level);
 
-	if (aborted(c))
+	/*
+	 * A compaction's records mostly carry one inserting transaction (a
+	 * COPY's): once it is known to have committed before every snapshot,
+	 * it stays so, and its next records skip the commit log and the
+	 * proc array (a third of a cell's cost in the resolver).
+	 */
+	settled = TransactionIdIsValid(r->settled_xid) &&
+		c->xmin == r->settled_xid &&
+		!(c->flags & WIDE_REC_XMIN_INVALID);
+	if (!settled && aborted(c))
 	{
 		r->stats.aborted++;
 		return;
@@ -570,7 +583,15 @@ WideResolverPush(WideResolver *r, const WideCell *c)
 			return;
 		}
 	}
-	frozen = WideRecordVisibleToAll(r->rel, c);
+	if (settled)
+		frozen = true;
+	else
+	{
+		frozen = WideRecordVisibleToAll(r->rel, c);
+		if (frozen && TransactionIdIsNormal(c->xmin) &&
+			!(c->flags & WIDE_REC_XMIN_INVALID))
+			r->settled_xid = c->xmin;
+	}
 
 	if (level != WIDE_LEVEL_CELL)
 		push_tombstone(r, c, level, frozen);
