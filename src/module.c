@@ -162,7 +162,6 @@ _PG_init(void)
 	WideInstallDeleteHooks();
 	WideInstallStatementHooks();
 	/* the row form's utility hook runs after wide's concerns (am/utility.c) */
-	WideInstallRowsHooks();
 	WideInstallUtility();
 	/* shared_preload_libraries only: logical decoding (am/cdc.c) */
 	WideInstallCdc();

@@ -123,7 +123,6 @@ extern int	WideRowColumnOf(const WideRowShape *shape, const char *qual,
 							uint32 len);
 extern Datum WideRowValueIn(const WideRowShape *shape, const WideSchema *schema,
 							const WideRowCol *col, Datum value);
-extern void WideInstallRowsHooks(void);
 extern Datum WideRowValueOut(const WideRowShape *shape, const WideSchema *schema,
 							 const WideRowCol *col, Datum value);
 

@@ -34,7 +34,7 @@
  * qualifier, and the key option names key columns: renaming either would
  * silently show other cells (or none).  ALTER ... RENAME COLUMN of such a
  * column is refused, with the option that pins it as the hint
- * (WideInstallRowsHooks).
+ * (WideRowsUtility, a concern of am/utility.c).
  *
  * Values.  A value column has the wide table's value type, or any type
  * when the value column is bytea: then the cell holds the type's binary
@@ -50,7 +50,6 @@
 
 #include "access/reloptions.h"
 #include "catalog/pg_foreign_server.h"
-#include "tcop/utility.h"
 #include "access/table.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_foreign_table.h"
@@ -74,6 +73,7 @@
 
 #include "am/am.h"
 #include "am/rows.h"
+#include "am/utility.h"
 
 PG_FUNCTION_INFO_V1(wide_rows_validator);
 
@@ -1100,7 +1100,6 @@ WideRowValueOut(const WideRowShape *shape, const WideSchema *schema,
 }
 
 
-static ProcessUtility_hook_type prev_ProcessUtility_hook = NULL;
 
 /* is relid a foreign table of a server of the wide_rows wrapper? */
 static bool
@@ -1162,29 +1161,15 @@ check_rename(RenameStmt *stmt)
 					 stmt->subname)));
 }
 
-static void
-rows_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
-					bool readOnlyTree, ProcessUtilityContext context,
-					ParamListInfo params, QueryEnvironment *queryEnv,
-					DestReceiver *dest, QueryCompletion *qc)
-{
-	if (IsA(pstmt->utilityStmt, RenameStmt))
-		check_rename((RenameStmt *) pstmt->utilityStmt);
-	if (prev_ProcessUtility_hook)
-		prev_ProcessUtility_hook(pstmt, queryString, readOnlyTree, context,
-								 params, queryEnv, dest, qc);
-	else
-		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
-								params, queryEnv, dest, qc);
-}
-
 /*
- * WideInstallRowsHooks -- the ProcessUtility hook of the row form (from
- * _PG_init).
+ * WideRowsUtility -- the row form's concern of the utility hook
+ * (utility.c): before the statement, refuse a rename of a row form's
+ * column whose name is its meaning.
  */
 void
-WideInstallRowsHooks(void)
+WideRowsUtility(WideUtilityCall *call)
 {
-	prev_ProcessUtility_hook = ProcessUtility_hook;
-	ProcessUtility_hook = rows_ProcessUtility;
+	if (IsA(call->pstmt->utilityStmt, RenameStmt))
+		check_rename((RenameStmt *) call->pstmt->utilityStmt);
+	WideUtilityNext(call);
 }

@@ -18,12 +18,12 @@
  *	   columns the "C" collation; a table moved in without a family catalog
  *	   gets the families its cells name, created after the statement;
  *	3. publications (publication.c, WidePublicationUtility): after the
- *	   statement, the checks that keep wide tables out of publications.
+ *	   statement, the checks that keep wide tables out of publications;
+ *	4. the row form (rows_shape.c, WideRowsUtility): before the statement,
+ *	   a rename of a row form's column whose name is its meaning is refused.
  *
  * After the last concern, the statement runs through the hook installed
- * before this one -- the row form's (rows_shape.c), which refuses a rename
- * of a row form's column, and then any other library's -- or
- * standard_ProcessUtility.
+ * before this one (another library's) or standard_ProcessUtility.
  *
  * WideInstallUtility -- install the hook (from _PG_init).
  *
@@ -43,6 +43,7 @@ static const WideUtilityConcern concerns[] = {
 	WideStatementUtility,
 	WideMoveInUtility,
 	WidePublicationUtility,
+	WideRowsUtility,
 };
 
 static ProcessUtility_hook_type prev_ProcessUtility_hook = NULL;
@@ -94,8 +95,7 @@ wide_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 }
 
 /*
- * WideInstallUtility -- install the hook (from _PG_init, after the row
- * form's).
+ * WideInstallUtility -- install the hook (from _PG_init).
  */
 void
 WideInstallUtility(void)

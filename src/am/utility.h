@@ -48,5 +48,6 @@ extern void WideInstallUtility(void);
 extern void WideStatementUtility(WideUtilityCall *call);	/* write.c */
 extern void WideMoveInUtility(WideUtilityCall *call);	/* movein.c */
 extern void WidePublicationUtility(WideUtilityCall *call);	/* publication.c */
+extern void WideRowsUtility(WideUtilityCall *call);	/* rows_shape.c */
 
 #endif							/* WIDE_UTILITY_H */
