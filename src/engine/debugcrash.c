@@ -52,7 +52,13 @@ WideDebugCrash(const char *where)
 {
 	if (wide_debug_crash == NULL || strcmp(wide_debug_crash, where) != 0)
 		return;
-	XLogFlush(GetXLogInsertRecPtr());
+	/*
+	 * The end of this backend's last record, not the insert position: at a
+	 * page boundary that lies past the page header not yet written, and
+	 * XLogFlush refuses to flush past the end of generated WAL.
+	 */
+	if (!XLogRecPtrIsInvalid(XactLastRecEnd))
+		XLogFlush(XactLastRecEnd);
 	elog(LOG, "wide.debug_crash: killing this backend at \"%s\"", where);
 	(void) kill(getpid(), SIGKILL);
 	pg_usleep(10 * 1000000L);	/* not reached */
