@@ -1654,6 +1654,9 @@ WideBlockPackedHeader(const char *packed, Size len, Size maxraw,
 	return p;
 }
 
+static char *unpack(const char *packed, Size len, Size maxraw, Size *rawlen,
+					bool values);
+
 /* WideBlockUnpack's scratch buffers for timestamp and key sections */
 static char *ts_scratch = NULL;
 static Size ts_scratch_size = 0;
@@ -1672,6 +1675,25 @@ static Size keys_scratch_size = 0;
  */
 char *
 WideBlockUnpack(const char *packed, Size len, Size maxraw, Size *rawlen)
+{
+	return unpack(packed, len, maxraw, rawlen, true);
+}
+
+/*
+ * WideBlockUnpackKeys -- WideBlockUnpack, but for its values section, which
+ * is left zeroed (of its raw length): what a compaction reads of a block it
+ * may pass through as stored (blockpass.c), whose values it never looks at.
+ * Values that are not read are not checked either: the stored block's
+ * checksum is, and a reader decodes them.
+ */
+char *
+WideBlockUnpackKeys(const char *packed, Size len, Size maxraw, Size *rawlen)
+{
+	return unpack(packed, len, maxraw, rawlen, false);
+}
+
+static char *
+unpack(const char *packed, Size len, Size maxraw, Size *rawlen, bool values)
 {
 	const char *end = packed + len;
 	const char *p = packed;
@@ -1781,7 +1803,12 @@ WideBlockUnpack(const char *packed, Size len, Size maxraw, Size *rawlen)
 	p += auxlen;
 
 	/* the values */
-	if (f == 0.0)
+	if (!values)
+	{
+		memset(o, 0, olimit - o);
+		o = olimit;
+	}
+	else if (f == 0.0)
 	{
 		if ((uint64) (olimit - o) < (uint64) (end - p))
 			goto bad;

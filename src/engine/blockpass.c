@@ -116,6 +116,7 @@ struct WidePassSource
 	WideRawBlock blk;
 	char	   *stored;
 	bool		loaded;
+	bool		novalues;		/* loaded without its values (see load_block) */
 	bool		marker;			/* its marker is the source's current record */
 	WideBlockIter bi;
 	StringInfoData first;		/* its first row key */
@@ -220,8 +221,18 @@ load_block(WidePassSource *ps)
 		ps->ri++;
 	}
 	ps->e = &ps->idx->entries[ps->ii++];
+
+	/*
+	 * A block that may pass is surveyed, never iterated by value: its
+	 * values (of 8 bytes, no blob references among them) are decoded only
+	 * if it is merged after all (need_values).  Delta coded full-precision
+	 * floats were most of the cost of loading a block that passed.
+	 */
+	ps->novalues = ps->may_pass && ps->seg->typlen == 8 &&
+		!(ps->e->flags & WIDE_INDEX_HAS_TOMBSTONES);
 	old = MemoryContextSwitchTo(ps->cxt);
-	WideSegmentLoadDataBlock(ps->rel, ps->seg, ps->e, &ps->blk, &ps->stored);
+	WideSegmentLoadDataBlock(ps->rel, ps->seg, ps->e, &ps->blk, &ps->stored,
+							 !ps->novalues);
 	MemoryContextSwitchTo(old);
 	ps->loaded = true;
 
@@ -233,6 +244,28 @@ load_block(WidePassSource *ps)
 	appendBinaryStringInfo(&ps->first, c.key, c.keylen);
 	start_records(ps);
 	return true;
+}
+
+/*
+ * need_values -- the block is merged record by record: if it was loaded
+ * without its values, load it again with them, its iterator at its start.
+ */
+static void
+need_values(WidePassSource *ps)
+{
+	MemoryContext old;
+
+	if (!ps->novalues)
+		return;
+	WideSegmentFreeDataBlock(&ps->blk, ps->stored);
+	ps->loaded = false;
+	ps->novalues = false;
+	old = MemoryContextSwitchTo(ps->cxt);
+	WideSegmentLoadDataBlock(ps->rel, ps->seg, ps->e, &ps->blk, &ps->stored,
+							 true);
+	MemoryContextSwitchTo(old);
+	ps->loaded = true;
+	start_records(ps);
 }
 
 /*
@@ -647,6 +680,7 @@ WidePassSourceOffer(WidePassSource *ps, const WideCell *other,
 		range_deleted(resolver, ps->first.data, ps->first.len, e->lastrow, e->lastrowlen) ||
 		dropped(resolver, e->ts_min))
 	{
+		need_values(ps);
 		stats->merged++;
 		return false;
 	}
@@ -654,6 +688,7 @@ WidePassSourceOffer(WidePassSource *ps, const WideCell *other,
 	WideResolverFlush(resolver);
 	if (WideSegmentWriterJoin(w, e->lastrow, e->lastrowlen))
 	{
+		need_values(ps);
 		stats->merged++;
 		return false;
 	}
@@ -664,6 +699,7 @@ WidePassSourceOffer(WidePassSource *ps, const WideCell *other,
 		!survey(ps, &pb, &first, &last, &lastbuf))
 	{
 		pfree(lastbuf.data);
+		need_values(ps);
 		stats->merged++;
 		return false;
 	}

@@ -292,6 +292,9 @@ WideBlockLoad(const char *stored, Size len, Size maxraw, Size *rawlen,
 	return unframe(stored, len, maxraw, type, size, rawlen, why);
 }
 
+static bool load_data(const char *stored, Size len, Size maxraw, int16 typlen,
+					  WideRawBlock *blk, const char **why, bool values);
+
 /*
  * WideBlockLoadData -- WideBlockLoad for a data block whose segment's
  * values have length typlen, into *blk (its memory palloc'd, or "stored"
@@ -304,6 +307,25 @@ WideBlockLoad(const char *stored, Size len, Size maxraw, Size *rawlen,
 bool
 WideBlockLoadData(const char *stored, Size len, Size maxraw, int16 typlen,
 				  WideRawBlock *blk, const char **why)
+{
+	return load_data(stored, len, maxraw, typlen, blk, why, true);
+}
+
+/*
+ * WideBlockLoadDataKeys -- WideBlockLoadData for a caller that reads no
+ * value (a compaction's survey, blockpass.c): a block that would be
+ * unpacked has its values section left zeroed (WideBlockUnpackKeys).
+ */
+bool
+WideBlockLoadDataKeys(const char *stored, Size len, Size maxraw, int16 typlen,
+					  WideRawBlock *blk, const char **why)
+{
+	return load_data(stored, len, maxraw, typlen, blk, why, false);
+}
+
+static bool
+load_data(const char *stored, Size len, Size maxraw, int16 typlen,
+		  WideRawBlock *blk, const char **why, bool values)
 {
 	uint8		type;
 	Size		size;
@@ -341,7 +363,8 @@ WideBlockLoadData(const char *stored, Size len, Size maxraw, int16 typlen,
 		 * values delta coded (each needs the one before it in its column),
 		 * or not one per 8 bytes: the iterator needs them unpacked
 		 */
-		blk->mem = WideBlockUnpack(packed, size, maxraw, &blk->len);
+		blk->mem = values ? WideBlockUnpack(packed, size, maxraw, &blk->len) :
+			WideBlockUnpackKeys(packed, size, maxraw, &blk->len);
 		pfree(packed);
 		blk->data = blk->mem;
 		blk->ts_unit = 1;

@@ -252,6 +252,9 @@ extern char *WideBlockLoad(const char *stored, Size len, Size maxraw,
 extern bool WideBlockLoadData(const char *stored, Size len, Size maxraw,
 							  int16 typlen, WideRawBlock *blk,
 							  const char **why);
+extern bool WideBlockLoadDataKeys(const char *stored, Size len, Size maxraw,
+								  int16 typlen, WideRawBlock *blk,
+								  const char **why);
 extern uint32 WideBlockChecksum(const char *data, Size len);
 extern bool WideBlockInspect(const char *stored, Size len, Size maxraw,
 							 uint8 *type, uint32 *stored_crc, uint32 *crc,
@@ -269,6 +272,8 @@ extern bool WideBlockPackFormat(const char *raw, Size len, StringInfo out,
 								int format, Size *split);
 extern char *WideBlockUnpack(const char *packed, Size len, Size maxraw,
 							 Size *rawlen);
+extern char *WideBlockUnpackKeys(const char *packed, Size len, Size maxraw,
+								 Size *rawlen);
 extern const char *WideBlockPackedHeader(const char *packed, Size len,
 										 Size maxraw, Size *rawlen,
 										 uint64 *unit, double *div);
@@ -359,7 +364,7 @@ extern void WideSegmentWriterKeepDrops(WideSegmentWriter *w,
 extern void WideSegmentWriterKeepLike(WideSegmentWriter *w,
 									  const WideSegmentWriter *from);
 extern void WideSegmentWriterMoveBlobs(WideSegmentWriter *w, BlockNumber from);
-extern void WideSegmentWriterCutAtPrefix(WideSegmentWriter *w);
+extern void WideSegmentWriterPart(WideSegmentWriter *w, uint64 nrecords);
 extern bool WideSegmentWriterJoin(WideSegmentWriter *w, const char *lastrow,
 								  uint32 lastrowlen);
 extern void WideSegmentWriterAdd(WideSegmentWriter *w, const WideCell *c,
@@ -406,7 +411,8 @@ extern WideRawBlock *WideSegmentOpenBlock(Relation rel, const WideSegment *seg,
 extern void WideSegmentCloseBlock(WideRawBlock *blk, WideCacheEntry *pin);
 extern void WideSegmentLoadDataBlock(Relation rel, const WideSegment *seg,
 									 const WideIndexEntry *e,
-									 WideRawBlock *blk, char **stored);
+									 WideRawBlock *blk, char **stored,
+									 bool values);
 extern void WideSegmentFreeDataBlock(WideRawBlock *blk, char *stored);
 extern void WideSegmentCorrupt(Relation rel, const WideSegment *seg,
 							   const char *what, uint64 off);

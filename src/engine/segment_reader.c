@@ -517,12 +517,14 @@ read_data_block(Relation rel, const WideSegment *seg, const WideIndexEntry *e,
  * decompressed into *blk as WideSegmentOpenBlock does, but never from or
  * into a cache, and its stored bytes (palloc'd) into *stored: a
  * compaction may write them into its output unchanged (blockpass.c).
+ * Without "values", a block that would be unpacked has its values section
+ * zeroed instead (WideBlockLoadDataKeys).
  * Free with WideSegmentFreeDataBlock.
  */
 void
 WideSegmentLoadDataBlock(Relation rel, const WideSegment *seg,
 						 const WideIndexEntry *e, WideRawBlock *blk,
-						 char **stored)
+						 char **stored, bool values)
 {
 	const char *why = NULL;
 
@@ -531,8 +533,10 @@ WideSegmentLoadDataBlock(Relation rel, const WideSegment *seg,
 	*stored = palloc(Max(e->length, 1));
 	WideSegmentReadBytes(rel, seg, e->offset, e->length, *stored);
 	blk->seeks = 0;
-	if (!WideBlockLoadData(*stored, e->length, max_raw(seg, e->offset),
-						   seg->typlen, blk, &why))
+	if (!(values ? WideBlockLoadData(*stored, e->length, max_raw(seg, e->offset),
+									 seg->typlen, blk, &why) :
+		  WideBlockLoadDataKeys(*stored, e->length, max_raw(seg, e->offset),
+								seg->typlen, blk, &why)))
 		stream_corrupt(rel, seg, why, e->offset);
 }
 

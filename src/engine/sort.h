@@ -39,6 +39,8 @@ extern int	WideCellCompareStable(const WideCell *a, const WideCell *b);
 extern WideSorter *WideSorterBegin(void);
 extern void WideSorterAdd(WideSorter *s, const WideCell *cell);
 extern WideCell **WideSorterCells(WideSorter *s, int64 *n);
+extern int64 WideSorterRows(WideSorter *s, const int64 **first,
+							 const uint32 **lcp);
 extern Size WideSorterBytes(WideSorter *s);
 extern void WideSorterDone(WideSorter *s);
 extern bool WideSorterNext(WideSorter *s, WideCell *cell);

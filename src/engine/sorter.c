@@ -43,6 +43,7 @@
  */
 #include "postgres.h"
 
+#include "port/pg_bitutils.h"
 #include "port/pg_bswap.h"
 #include "utils/memutils.h"
 
@@ -89,6 +90,13 @@ struct WideSorter
 	uint32		common;			/* bytes all groups' keys share */
 	bool		prefixes_stale; /* common shrank late: groups' prefixes
 								 * are set again at WideSorterDone */
+
+	/* WideSorterRows: the sorted records' row keys (after WideSorterDone) */
+	int64	   *row_first;		/* the index of each row's first record */
+	uint32	   *row_lcp;		/* the bytes its key shares with the one before */
+	int64		nrows;
+	int64		maxrows;
+	int64		row_group;		/* (the last row's first group) */
 };
 
 /* groups whose prefixes are set again at once when the common part shrinks */
@@ -139,6 +147,7 @@ WideSorterBegin(void)
 	s->cells = MemoryContextAlloc(s->cxt, sizeof(WideCell *) * s->maxcells);
 	s->maxgroups = 1024;
 	s->groups = MemoryContextAlloc(s->cxt, sizeof(Group) * s->maxgroups);
+	s->nrows = -1;
 	return s;
 }
 
@@ -392,6 +401,44 @@ WideSorterBytes(WideSorter *s)
 }
 
 /*
+ * row_lcp -- the bytes the keys of sorted groups a and b share: from the
+ * groups' prefixes, which hold the 16 bytes after the common part, when
+ * they differ there (as a host's keys do from the next host's), else from
+ * the keys' bytes
+ */
+static uint32
+row_lcp(const Group *groups, int64 a, int64 b, uint32 common)
+{
+	const Group *x = &groups[a];
+	const Group *y = &groups[b];
+	uint32		lcp;
+
+	if (x->prefix != y->prefix)
+		lcp = common + (63 - pg_leftmost_one_pos64(x->prefix ^ y->prefix)) / 8;
+	else if (x->prefix2 != y->prefix2)
+		lcp = common + 8 + (63 - pg_leftmost_one_pos64(x->prefix2 ^ y->prefix2)) / 8;
+	else
+		return common_prefix(x->key, x->keylen, y->key, y->keylen);
+	/* (the prefixes are 0-padded past a short key's end) */
+	return Min(lcp, Min(x->keylen, y->keylen));
+}
+
+/*
+ * WideSorterRows -- after WideSorterDone, the row keys of the sorted
+ * records: *first the index of each row's first record, *lcp the bytes its
+ * key shares with the key before (0 for the first).  Returns the number
+ * of rows, or -1 if the sorter does not know them (its records came in no
+ * groups: sorted one by one).
+ */
+int64
+WideSorterRows(WideSorter *s, const int64 **first, const uint32 **lcp)
+{
+	*first = s->row_first;
+	*lcp = s->row_lcp;
+	return s->nrows;
+}
+
+/*
  * WideSorterDone -- no more records: sort.
  */
 void
@@ -402,6 +449,7 @@ WideSorterDone(WideSorter *s)
 	int64		g;
 
 	s->next = 0;
+	s->nrows = -1;
 	if (s->ngroups <= 1 || s->ungrouped)
 	{
 		/* one row key, or records that are in no group: the full order */
@@ -416,10 +464,29 @@ WideSorterDone(WideSorter *s)
 		set_prefixes(s->groups, s->ngroups);
 	sort_groups(s->groups, s->ngroups);
 	out = MemoryContextAllocHuge(s->cxt, sizeof(WideCell *) * s->maxcells);
+	if (s->maxrows < s->ngroups)
+	{
+		if (s->row_first)
+		{
+			pfree(s->row_first);
+			pfree(s->row_lcp);
+		}
+		s->maxrows = s->ngroups;
+		s->row_first = MemoryContextAllocHuge(s->cxt, sizeof(int64) * s->maxrows);
+		s->row_lcp = MemoryContextAllocHuge(s->cxt, sizeof(uint32) * s->maxrows);
+	}
+	s->nrows = 0;
 	for (g = 0; g < s->ngroups;)
 	{
 		int64		start = nout;
 		int64		h = g;
+
+		/* the row: where it starts, what its key shares with the last one */
+		s->row_first[s->nrows] = start;
+		s->row_lcp[s->nrows] = s->nrows == 0 ? 0 :
+			row_lcp(s->groups, g, s->row_group, s->common);
+		s->row_group = g;
+		s->nrows++;
 
 		/* the groups of this row key */
 		do
@@ -508,6 +575,7 @@ WideSorterReset(WideSorter *s)
 	s->ngroups = 0;
 	s->ungrouped = false;
 	s->next = 0;
+	s->nrows = -1;
 	s->cur = s->chunks;
 	if (s->cur)
 		s->cur->used = 0;
