@@ -40,8 +40,8 @@ SELECT count(pg_temp.load(t, k, CASE WHEN k = 23 THEN 4 ELSE 20 END))
 -- 16 runs (two flushes of 8 bulk runs), 8 bulk runs in the write area
 SELECT count(*) AS runs, sum(cells) AS cells FROM wide.runs('vs');
 SELECT count(*) AS runs, sum(cells) AS cells FROM wide.runs('vs_slow');
--- one merge of the 24 runs: blocks passed, and merged where a host's stretch
--- of a run is a few blocks (bulk runs cut only long stretches)
+-- one merge of the 24 runs: blocks passed, and merged where a host's part
+-- of a run is under a block (bulk runs cut parts of a block or more)
 SET client_min_messages = debug1;
 VACUUM vs;
 RESET client_min_messages;
