@@ -96,4 +96,38 @@ SELECT count(*) AS only_in_ss FROM (TABLE ss EXCEPT ALL TABLE ss_twin) x;
 SELECT count(*) AS only_in_twin FROM (TABLE ss_twin EXCEPT ALL TABLE ss) x;
 SELECT * FROM wide.verify('ss');
 SELECT count(*), sum(value) FROM ss WHERE row_key >= 'host_12#' AND row_key < 'host_12$';
-DROP TABLE tm, tm_twin, rk, ss, ss_twin;
+-- parts a little over two blocks (full-precision floats, 29 readings of a
+-- host in each load): the writer knows how much of a part is left, so the
+-- part's last few rows join its second block instead of making a sliver of
+-- a third that the cut at the next host would leave; every block of the
+-- merge passes (with the cut made from four blocks up, 100 of 165 were
+-- merged one record at a time)
+CREATE TABLE tj (row_key text, family text, qualifier text, ts timestamptz,
+                 value float8) USING wide;
+CREATE TABLE tj_twin (row_key text, family text, qualifier text, ts timestamptz,
+                      value float8) USING wide;
+SELECT wide.create_family(t, 'cpu', max_versions => 1)
+  FROM unnest(ARRAY['tj', 'tj_twin']::regclass[]) t;
+CREATE FUNCTION pg_temp.load_floats(tbl regclass, k int) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE format($q$
+    INSERT INTO %s
+    SELECT 'host_' || h || '#' || (1451606400 + (%s * 29 + s) * 10),
+           'cpu', 'usage_' || q, to_timestamp(1451606400 + (%s * 29 + s) * 10),
+           sin(h * 7 + s * 3 + q * 0.1)
+      FROM generate_series(0, 28) s, generate_series(1, 25) h, generate_series(1, 10) q
+     ORDER BY s, h, q$q$, tbl, k, k);
+END $$;
+SELECT pg_temp.load_floats('tj', k), pg_temp.load_floats('tj_twin', k)
+  FROM generate_series(0, 2) k;
+SET client_min_messages = debug1;
+SELECT FROM wide.compact('tj', major => true);
+RESET client_min_messages;
+SET wide.compaction_pass_through = off;
+SELECT FROM wide.compact('tj_twin', major => true);
+RESET wide.compaction_pass_through;
+SELECT count(*) AS only_in_tj FROM (TABLE tj EXCEPT ALL TABLE tj_twin) x;
+SELECT count(*) AS only_in_twin FROM (TABLE tj_twin EXCEPT ALL TABLE tj) x;
+SELECT * FROM wide.verify('tj');
+SELECT count(*), round(sum(value)::numeric, 6) FROM tj WHERE row_key >= 'host_12#' AND row_key < 'host_12$';
+DROP TABLE tm, tm_twin, rk, ss, ss_twin, tj, tj_twin;
