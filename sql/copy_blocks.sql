@@ -126,6 +126,18 @@ RESET client_min_messages;
 SET wide.compaction_pass_through = off;
 SELECT FROM wide.compact('tj_twin', major => true);
 RESET wide.compaction_pass_through;
+-- rows written among host_12's: its blocks no longer pass, and are merged
+-- with their values (a block that may pass is read without them first)
+INSERT INTO tj SELECT 'host_12#' || (1451606405 + s * 10), 'cpu', 'usage_1',
+    to_timestamp(1451606405 + s * 10), cos(s) FROM generate_series(0, 86) s;
+INSERT INTO tj_twin SELECT 'host_12#' || (1451606405 + s * 10), 'cpu', 'usage_1',
+    to_timestamp(1451606405 + s * 10), cos(s) FROM generate_series(0, 86) s;
+SET client_min_messages = debug1;
+SELECT FROM wide.compact('tj', major => true);
+RESET client_min_messages;
+SET wide.compaction_pass_through = off;
+SELECT FROM wide.compact('tj_twin', major => true);
+RESET wide.compaction_pass_through;
 SELECT count(*) AS only_in_tj FROM (TABLE tj EXCEPT ALL TABLE tj_twin) x;
 SELECT count(*) AS only_in_twin FROM (TABLE tj_twin EXCEPT ALL TABLE tj) x;
 SELECT * FROM wide.verify('tj');
