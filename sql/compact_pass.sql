@@ -78,3 +78,35 @@ SELECT count(*) AS only_in_twin FROM (TABLE cp_twin EXCEPT ALL TABLE cp) x;
 SELECT count(*) FILTER (WHERE length(value) > 2000) AS long_values FROM cp;
 SELECT * FROM wide.verify('cp');
 DROP TABLE cp, cp_twin;
+
+-- one transaction's runs with subtransactions: the resolver takes a
+-- transaction it found committed before every snapshot as settled for its
+-- next records (resolve.c, settled_xid); a rolled-back subtransaction's
+-- records, among them and overwriting some, carry their own xid and go
+CREATE TABLE sx (row_key text, family text, qualifier text, ts int8, value float8) USING wide;
+SELECT wide.create_family('sx', 'cpu', max_versions => 1);
+SET wide.statement_run_size = 0;
+BEGIN;
+INSERT INTO sx SELECT 'h' || h || '#' || s, 'cpu', 'm', s, 1
+  FROM generate_series(1, 20) h, generate_series(0, 999) s;
+SAVEPOINT a;
+INSERT INTO sx SELECT 'h' || h || '#' || s, 'cpu', 'm', s, 100
+  FROM generate_series(1, 20) h, generate_series(1000, 1999) s;
+INSERT INTO sx SELECT 'h' || h || '#' || s, 'cpu', 'm', s, 100
+  FROM generate_series(1, 20) h, generate_series(0, 999, 7) s;
+ROLLBACK TO a;
+SAVEPOINT b;
+INSERT INTO sx SELECT 'h' || h || '#' || s, 'cpu', 'm', s, 10
+  FROM generate_series(1, 20) h, generate_series(2000, 2999) s;
+RELEASE b;
+INSERT INTO sx SELECT 'h' || h || '#' || s, 'cpu', 'm', s, 1000
+  FROM generate_series(1, 20) h, generate_series(3000, 3099) s;
+COMMIT;
+RESET wide.statement_run_size;
+SELECT count(*), sum(value) FROM sx;
+VACUUM sx;
+SELECT FROM wide.compact('sx', major => true);
+SELECT count(*), sum(value), count(*) FILTER (WHERE value = 100) AS rolled_back FROM sx;
+SELECT count(*) AS runs, count(oldest_xid) AS runs_with_xids FROM wide.runs('sx');
+SELECT * FROM wide.verify('sx');
+DROP TABLE sx;
