@@ -1538,7 +1538,10 @@ last_row_cell(const WideCell *c, void *arg)
 {
 	LastRowArg *a = (LastRowArg *) arg;
 
-	if (!a->have_fam || !WideBytesEqual(c->family, c->famlen, a->fam, a->famlen))
+	/* (the iterator's hint first: the family of the record before) */
+	if (!a->have_fam ||
+		(!(c->same & WIDE_SAME_FAMILY) &&
+		 !WideBytesEqual(c->family, c->famlen, a->fam, a->famlen)))
 	{
 		a->def = WideSchemaFindFamily(a->schema, c->family, c->famlen);
 		a->fam = c->family;

@@ -1471,6 +1471,8 @@ WideSegmentLastRow(Relation rel, const WideRunData *run,
 				n,
 				result = -1;
 	bool		last_block;
+	uint64		nrec,
+				before = *nrecords;
 
 	ri = hi ? WideIndexSeek(root, hi, hilen) : root->n;
 	if (ri >= root->n)
@@ -1538,10 +1540,18 @@ WideSegmentLastRow(Relation rel, const WideRunData *run,
 		stream_corrupt(rel, seg, "bad data block", e->offset);
 	WideBlockIterSetEntry(bi, e);
 	WideBlockIterSeekRow(bi, rows, n - 1);
+	/*
+	 * the row's records are those up to the next row's first (the
+	 * directory's), or the block's last: no record of the next row is
+	 * decoded, nor any key compared
+	 */
+	nrec = (n < rows->n ? (uint64) rows->rows[n].i : e->ncells) - (uint64) row->i;
 	result = 1;
-	while (WideBlockIterNext(bi, &cell) &&
-		   WideBytesEqual(cell.key, cell.keylen, row->key, row->keylen))
+	for (uint64 k = 0; k < nrec; k++)
 	{
+		if (!WideBlockIterNext(bi, &cell))
+			break;
+		Assert(WideBytesEqual(cell.key, cell.keylen, row->key, row->keylen));
 		(*nrecords)++;
 		if (!fn(&cell, arg))
 		{
@@ -1549,7 +1559,7 @@ WideSegmentLastRow(Relation rel, const WideRunData *run,
 			break;
 		}
 	}
-	if (bi->error)
+	if (bi->error || (result == 1 && *nrecords - before < nrec))
 		stream_corrupt(rel, seg, "bad data block", e->offset);
 	WideSegmentCloseBlock(blk, blkpin);
 done:
