@@ -15,6 +15,12 @@
  * returned grouped by time, newest first (a row key holds one series).
  * A row key that is not of the form's shape is an error (rows_shape.c).
  *
+ * A backward scan reads each range by a reverse reader (reverse.c); the
+ * range's last row, where the engine can read it straight from the block
+ * that holds it (WideReverseLastRow: lastpoint's LIMIT 1 per host), is
+ * assembled from the block's cells as they are decoded, not copied into a
+ * window first (direct_row).
+ *
  * ANALYZE of a large table reads the first rows of stretches spread over
  * it (cut at block boundaries of its runs, as the cells table's ANALYZE
  * samples), of a small one every row with a reservoir sample (as
@@ -1029,6 +1035,64 @@ open_at(RowsScan *st, const WideKeyRange *r)
 }
 
 /*
+ * backward_open -- the reverse reader of a backward scan's next range, in
+ * st->rreader; false if no range is left.
+ */
+static bool
+backward_open(RowsScan *st)
+{
+	const WideKeyRange *r;
+
+	if (st->nextrange >= st->nranges)
+		return false;
+	r = &st->ranges[st->nranges - 1 - st->nextrange];
+	if (st->bstate == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(st->bstatecxt);
+		WideKeyRange hull;
+
+		scan_hull(st, &hull);
+		st->bstate_all = st->nrescans > 0;
+		st->bstate = WideReadStateBegin(st->cells, st->snapshot,
+										st->bstate_all ? NULL : &hull);
+		st->nbstates++;
+		MemoryContextSwitchTo(old);
+	}
+	if (st->bspare != NULL)
+	{
+		st->rreader = st->bspare;
+		st->bspare = NULL;
+		WideReverseRestart(st->rreader, WideReaderNow(), r);
+	}
+	else
+	{
+		/* (in bstatecxt if it is kept for rescans, else readcxt) */
+		MemoryContext old = MemoryContextSwitchTo(st->bstate_all ?
+												  st->bstatecxt :
+												  CurrentMemoryContext);
+
+		st->rreader = WideReverseBeginAt(st->cells, st->snapshot, st->bstate,
+										 WideReaderNow(), r, true, NULL);
+		MemoryContextSwitchTo(old);
+	}
+	st->nextrange++;
+	st->nseeks++;
+	return true;
+}
+
+/* backward_close -- the end of a range's reverse reader */
+static void
+backward_close(RowsScan *st)
+{
+	st->ndirect += WideReverseGetStats(st->rreader).rows_direct;
+	if (st->bstate_all && st->bspare == NULL)
+		st->bspare = st->rreader;
+	else
+		WideReverseEnd(st->rreader);
+	st->rreader = NULL;
+}
+
+/*
  * next_cell_backward -- the next cell of a backward scan: each range by a
  * reverse reader (rows last first, the cells of a row in forward order),
  * from the last range to the first.
@@ -1040,54 +1104,12 @@ next_cell_backward(RowsScan *st)
 
 	for (;;)
 	{
-		if (st->rreader == NULL)
-		{
-			const WideKeyRange *r;
-
-			if (st->nextrange >= st->nranges)
-				return NULL;
-			r = &st->ranges[st->nranges - 1 - st->nextrange];
-			if (st->bstate == NULL)
-			{
-				MemoryContext old = MemoryContextSwitchTo(st->bstatecxt);
-				WideKeyRange hull;
-
-				scan_hull(st, &hull);
-				st->bstate_all = st->nrescans > 0;
-				st->bstate = WideReadStateBegin(st->cells, st->snapshot,
-												st->bstate_all ? NULL : &hull);
-				st->nbstates++;
-				MemoryContextSwitchTo(old);
-			}
-			if (st->bspare != NULL)
-			{
-				st->rreader = st->bspare;
-				st->bspare = NULL;
-				WideReverseRestart(st->rreader, WideReaderNow(), r);
-			}
-			else
-			{
-				/* (in bstatecxt if it is kept for rescans, else readcxt) */
-				MemoryContext old = MemoryContextSwitchTo(st->bstate_all ?
-														  st->bstatecxt :
-														  CurrentMemoryContext);
-
-				st->rreader = WideReverseBeginAt(st->cells, st->snapshot, st->bstate,
-												 WideReaderNow(), r, true, NULL);
-				MemoryContextSwitchTo(old);
-			}
-			st->nextrange++;
-			st->nseeks++;
-		}
+		if (st->rreader == NULL && !backward_open(st))
+			return NULL;
 		c = WideReverseNext(st->rreader);
 		if (c == NULL)
 		{
-			st->ndirect += WideReverseGetStats(st->rreader).rows_direct;
-			if (st->bstate_all && st->bspare == NULL)
-				st->bspare = st->rreader;
-			else
-				WideReverseEnd(st->rreader);
-			st->rreader = NULL;
+			backward_close(st);
 			continue;
 		}
 		if (WideBytesEqual(c->family, c->famlen, st->shape->family, st->shape->famlen))
@@ -1503,6 +1525,93 @@ cmp_version(const void *a, const void *b)
 	return x->order - y->order;
 }
 
+/* keep_key -- the row key of the row being assembled, in st->key */
+static void
+keep_key(RowsScan *st, const char *key, uint32 keylen)
+{
+	if (keylen > st->keycap)
+	{
+		st->keycap = Max(keylen, 64);
+		st->key = MemoryContextAlloc(GetMemoryChunkContext(st), st->keycap);
+	}
+	memcpy(st->key, key, keylen);
+	st->keylen = keylen;
+}
+
+/* direct_row's cells go into the row being assembled */
+typedef struct DirectRow
+{
+	RowsScan   *st;
+	Datum	   *values;
+	bool	   *isnull;
+} DirectRow;
+
+/* a cell of direct_row's row, taken as next_row takes a cell of a row */
+static bool
+direct_cell(const WideCell *c, void *arg)
+{
+	DirectRow  *d = (DirectRow *) arg;
+	RowsScan   *st = d->st;
+	AttrNumber	att;
+
+	if (!WideBytesEqual(c->family, c->famlen, st->shape->family, st->shape->famlen))
+		return true;
+	st->ncells++;
+	att = column_of(st, c);
+	if (att == 0 || !st->wanted[att - 1])
+		return true;
+	if (st->keylen == 0)
+		keep_key(st, c->key, c->keylen);
+	if (d->isnull[att - 1] && st->valued[att - 1])
+	{
+		MemoryContext old = MemoryContextSwitchTo(st->rowcxt);
+
+		d->values[att - 1] = cell_value(st, c, att);
+		d->isnull[att - 1] = false;
+		MemoryContextSwitchTo(old);
+	}
+	return true;
+}
+
+/*
+ * direct_row -- a backward scan's next range, opened, and its last row
+ * assembled straight from the cells the engine reads from its block
+ * (reverse.c: WideReverseLastRow; no window, no copy of the cells) -- a
+ * LIMIT 1 per outer row reads nothing else.  Returns 1 when the row was
+ * read (st->keylen 0 if it held no column the scan wants: the caller
+ * reads on), 0 if the range holds no row (its reader closed), -1 where
+ * this way cannot tell: nothing is set, and the caller reads the range
+ * (if any is left) as ever.
+ */
+static int
+direct_row(RowsScan *st, Datum *values, bool *isnull)
+{
+	MemoryContext old = MemoryContextSwitchTo(st->readcxt);
+	uint64		ncells = st->ncells;
+	DirectRow	d;
+	int			res = -1;
+
+	if (backward_open(st))
+	{
+		d.st = st;
+		d.values = values;
+		d.isnull = isnull;
+		res = WideReverseLastRow(st->rreader, direct_cell, &d);
+		if (res == 0)
+			backward_close(st);
+	}
+	MemoryContextSwitchTo(old);
+	if (res < 0)
+	{
+		/* (what it gave is void) */
+		for (int i = 0; i < st->shape->natts; i++)
+			isnull[i] = true;
+		st->keylen = 0;
+		st->ncells = ncells;
+	}
+	return res;
+}
+
 /*
  * next_row -- assemble the next row into values/isnull (natts of them);
  * false at the end.  Datums live in st->rowcxt until the next call.
@@ -1562,15 +1671,7 @@ again:
 			}
 			st->ncells += b->ncells[j];
 			if (st->keylen == 0)
-			{
-				if (keylen > st->keycap)
-				{
-					st->keycap = Max(keylen, 64);
-					st->key = MemoryContextAlloc(GetMemoryChunkContext(st), st->keycap);
-				}
-				memcpy(st->key, key, keylen);
-				st->keylen = keylen;
-			}
+				keep_key(st, key, keylen);
 			while (present != 0)
 			{
 				int			i = pg_rightmost_one_pos64(present);
@@ -1584,6 +1685,17 @@ again:
 				}
 			}
 			continue;
+		}
+		/* a backward scan's range: its last row straight from its block */
+		if (c == NULL && st->backward && st->rreader == NULL &&
+			!st->by_version && st->keylen == 0)
+		{
+			int			res = direct_row(st, values, isnull);
+
+			if (res > 0 && st->keylen > 0)
+				break;
+			if (res == 0)
+				continue;		/* (an empty range: the next one) */
 		}
 		if (c == NULL)
 			c = next_cell(st);
@@ -1607,15 +1719,7 @@ again:
 			break;
 		}
 		if (st->keylen == 0)
-		{
-			if (c->keylen > st->keycap)
-			{
-				st->keycap = Max(c->keylen, 64);
-				st->key = MemoryContextAlloc(GetMemoryChunkContext(st), st->keycap);
-			}
-			memcpy(st->key, c->key, c->keylen);
-			st->keylen = c->keylen;
-		}
+			keep_key(st, c->key, c->keylen);
 		if (!st->by_version)
 		{
 			if (isnull[att - 1] && st->valued[att - 1])

@@ -114,6 +114,9 @@ extern WideReverseReader *WideReverseBeginAt(Relation rel, Snapshot snapshot,
 extern void WideReverseRestart(WideReverseReader *r, int64 now,
 							   const WideKeyRange *range);
 extern const WideCell *WideReverseNext(WideReverseReader *r);
+extern int	WideReverseLastRow(WideReverseReader *r,
+							   bool (*fn) (const WideCell *cell, void *arg),
+							   void *arg);
 extern bool WideReverseRowDone(const WideReverseReader *r);
 extern WideReaderStats WideReverseGetStats(const WideReverseReader *r);
 extern void WideReverseEnd(WideReverseReader *r);

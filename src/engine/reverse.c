@@ -598,6 +598,84 @@ WideReverseNext(WideReverseReader *r)
 	return c;
 }
 
+/* WideReverseLastRow's wrapper of its caller's function */
+typedef struct LastRowFn
+{
+	WideReverseReader *r;
+	bool		(*fn) (const WideCell *cell, void *arg);
+	void	   *arg;
+	bool		first;			/* no cell given yet */
+} LastRowFn;
+
+static bool
+last_row_fn(const WideCell *cell, void *arg)
+{
+	LastRowFn  *f = (LastRowFn *) arg;
+	WideReverseReader *r = f->r;
+
+	/* (the row's key, where the next window ends; not in hi: in use) */
+	if (f->first)
+	{
+		resetStringInfo(&r->bound);
+		appendBinaryStringInfo(&r->bound, cell->key, cell->keylen);
+		f->first = false;
+	}
+	r->stats.cells++;
+	return f->fn(cell, f->arg);
+}
+
+/*
+ * WideReverseLastRow -- at the start of a range (after WideReverseBeginAt
+ * or WideReverseRestart, no cell read yet), the cells of its last row,
+ * given to fn one by one in the order WideReverseNext gives them with
+ * cells_forward, straight from the block that holds the row where the
+ * state allows (reader.c: WideReadStateLastRow): no window, no copy.  A
+ * cell is valid during its call only.  Returns 1 once the row's cells
+ * were given (WideReverseNext then goes on with the rows below it), 0 if
+ * the range holds no row (WideReverseNext returns NULL), and -1 where this
+ * way cannot tell (fn returned false, or the state does not allow it):
+ * the cells given so far are void, and the reader is as it was.
+ */
+int
+WideReverseLastRow(WideReverseReader *r,
+				   bool (*fn) (const WideCell *cell, void *arg), void *arg)
+{
+	LastRowFn	f;
+	int			res;
+
+	if (!r->cells_forward || r->runrows != REVERSE_RUN_FIRST ||
+		r->state == NULL || r->has_window || r->exhausted ||
+		r->ncells > 0 || r->stats.cells > 0 ||
+		(r->has_hi && WideRowBeforeRange(&r->range, r->hi.data, r->hi.len)))
+		return -1;
+	f.r = r;
+	f.fn = fn;
+	f.arg = arg;
+	f.first = true;
+	res = WideReadStateLastRow(r->state, r->now, &r->range,
+							   r->has_hi ? r->hi.data : NULL, r->hi.len,
+							   r->hi_incl, &r->lastbi, last_row_fn, &f, &r->stats);
+	if (res < 0)
+	{
+		r->stats.cells = 0;
+		return -1;
+	}
+	if (res == 0)
+	{
+		r->exhausted = true;
+		return 0;
+	}
+	/* the next window: the rows below this one (as last_row_window) */
+	resetStringInfo(&r->hi);
+	appendBinaryStringInfo(&r->hi, r->bound.data, r->bound.len);
+	r->has_hi = true;
+	r->hi_incl = false;
+	r->warows = Min(r->warows * 2, REVERSE_WA_ROWS);
+	r->runrows *= REVERSE_RUN_GROWTH;
+	r->stats.rows_direct++;
+	return 1;
+}
+
 /*
  * WideReverseRowDone -- with cells_forward, whether the cell returned last
  * was the last of its row: a caller that assembles rows knows the row is
