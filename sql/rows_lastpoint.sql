@@ -137,6 +137,14 @@ SET wide.block_size = 1024;
 SELECT FROM wide.compact('lqc', major => true);
 SELECT lq_check(one) AS one_run, lq_check(three) AS three FROM lq;
 SELECT host, time, a, b FROM lqrow WHERE host = 6 ORDER BY time DESC LIMIT 1;
+-- the last row assembled from the block's cells as they are decoded
+-- (rows_scan.c: direct_row) with some columns only: one column (host 6's
+-- newest has no b), the key alone
+SELECT lq_check('SELECT h.id, b.b FROM lphosts h CROSS JOIN LATERAL (SELECT b, time FROM lqrow c
+  WHERE c.host = h.id ORDER BY time DESC LIMIT 1) b ORDER BY h.id') AS column_b,
+  lq_check('SELECT h.id, b.time FROM lphosts h CROSS JOIN LATERAL (SELECT time FROM lqrow c
+  WHERE c.host = h.id ORDER BY time DESC LIMIT 1) b ORDER BY h.id') AS key_only;
+SELECT host, time, b FROM lqrow WHERE host = 6 ORDER BY time DESC LIMIT 2;
 -- a newer reading of host 2 in a second run (the first holds it too)
 INSERT INTO lqheap VALUES ('2020-01-05', 2, -2, -2);
 INSERT INTO lqrow VALUES ('2020-01-05', 2, -2, -2);
