@@ -139,11 +139,15 @@ SELECT lq_check(one) AS one_run, lq_check(three) AS three FROM lq;
 SELECT host, time, a, b FROM lqrow WHERE host = 6 ORDER BY time DESC LIMIT 1;
 -- the last row assembled from the block's cells as they are decoded
 -- (rows_scan.c: direct_row) with some columns only: one column (host 6's
--- newest has no b), the key alone
+-- newest has no b), the key alone; and with a scan filter that rejects
+-- some hosts' newest rows (hosts 3, 6 and 7: no b), so that the scan reads
+-- on below the row it assembled
 SELECT lq_check('SELECT h.id, b.b FROM lphosts h CROSS JOIN LATERAL (SELECT b, time FROM lqrow c
   WHERE c.host = h.id ORDER BY time DESC LIMIT 1) b ORDER BY h.id') AS column_b,
   lq_check('SELECT h.id, b.time FROM lphosts h CROSS JOIN LATERAL (SELECT time FROM lqrow c
-  WHERE c.host = h.id ORDER BY time DESC LIMIT 1) b ORDER BY h.id') AS key_only;
+  WHERE c.host = h.id ORDER BY time DESC LIMIT 1) b ORDER BY h.id') AS key_only,
+  lq_check('SELECT h.id, b.* FROM lphosts h CROSS JOIN LATERAL (SELECT * FROM lqrow c
+  WHERE c.host = h.id AND c.b > 100 ORDER BY time DESC LIMIT 1) b ORDER BY h.id') AS filtered;
 SELECT host, time, b FROM lqrow WHERE host = 6 ORDER BY time DESC LIMIT 2;
 -- a newer reading of host 2 in a second run (the first holds it too)
 INSERT INTO lqheap VALUES ('2020-01-05', 2, -2, -2);
