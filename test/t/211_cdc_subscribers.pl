@@ -287,8 +287,10 @@ is($sub->safe_psql('dbw', $cells_t), $left,
 cmp_ok(scalar(split /\n/, $left), '<', $before, 'they deleted cells');
 
 my $log = slurp_file($sub->logfile);
-# (the publisher's restart broke the connections; nothing else failed)
-unlike($log, qr/ERROR:  (?!could not (receive data from WAL stream|connect to the publisher))/,
+# (the publisher's restart broke the connections, and an apply worker
+# started again may find its origin still held by the one that is exiting,
+# and is retried; nothing else failed)
+unlike($log, qr/ERROR:  (?!could not (receive data from WAL stream|connect to the publisher)|replication origin with ID \d+ is already active for PID \d+)/,
 	'no apply error on the subscriber');
 
 $sub->stop;
