@@ -480,7 +480,9 @@ SELECT * FROM pg_temp.del_in(:'spread');
 SELECT * FROM pg_temp.del_in('tags_id = 2 AND time IN (' || pg_temp.at(0, 700, 700.5, 701, 1400, 1400.5, 1401, 2100) || ')');
 -- a DELETE whose conditions are exactly key ranges does not test them
 -- again on each row it reads (an IN list's array was built for each): the
--- IN list's values are computed once, for the ranges
+-- IN list's values are computed once, for the ranges (and not by the
+-- planner: readings are at most a row each, their estimate their number,
+-- with no selectivity of each value to compute)
 CREATE FUNCTION pg_temp.t(s int) RETURNS timestamptz STABLE LANGUAGE plpgsql AS $$
 BEGIN
   PERFORM set_config('rowdel.calls', (current_setting('rowdel.calls')::int + 1)::text, false);
@@ -490,6 +492,17 @@ SET rowdel.calls = 0;
 DELETE FROM i WHERE tags_id = 3 AND time IN (pg_temp.t(100), pg_temp.t(101), pg_temp.t(102));
 SELECT current_setting('rowdel.calls') AS calls;
 DELETE FROM ih WHERE tags_id = 3 AND time IN ('2016-01-01 00:16:40', '2016-01-01 00:16:50', '2016-01-01 00:17:00');
+CREATE FUNCTION pg_temp.plan_rows(q text) RETURNS float8 LANGUAGE plpgsql AS $$
+DECLARE
+  j json;
+BEGIN
+  EXECUTE 'EXPLAIN (FORMAT JSON) ' || q INTO j;
+  RETURN (j -> 0 -> 'Plan' ->> 'Plan Rows')::float8;
+END $$;
+SET rowdel.calls = 0;
+SELECT pg_temp.plan_rows('SELECT * FROM i WHERE tags_id = 3 AND time IN (pg_temp.t(1), pg_temp.t(2), pg_temp.t(3), pg_temp.t(4))') AS four_readings,
+       pg_temp.plan_rows('SELECT * FROM i WHERE tags_id IN (3, 4) AND time IN (pg_temp.t(1), pg_temp.t(2), pg_temp.t(3))') AS six_readings,
+       current_setting('rowdel.calls') AS calls;
 -- (a condition on a value column is still tested)
 SET rowdel.calls = 0;
 DELETE FROM i WHERE tags_id = 3 AND time IN (pg_temp.t(103), pg_temp.t(104)) AND a >= 0;
