@@ -102,6 +102,7 @@ OBJS = \
 	src/engine/tsprune.o \
 	src/engine/drops.o \
 	src/engine/retention.o \
+	src/engine/rowdir.o \
 	src/api/dropbefore.o \
 	src/engine/truncate.o \
 	src/engine/visibility.o \
@@ -119,7 +120,7 @@ PG_CPPFLAGS = -I$(srcdir)/src -I$(libpq_srcdir)
 PG_CFLAGS += -fno-semantic-interposition
 SHLIB_LINK = -lzstd -lre2 -lstdc++ $(libpq)
 
-REGRESS = wide_ddl families gc_rules cells mvcc segments bulk aggregates reads mutate_row conditional delete filters privileges privileges_catalog prepared rls validation scan_pushdown txn_families rewrite space_reuse publications publications_remote toolkit toolkit_ranges ts_prune parallel_scan space_truncate ingest_statement stats_counts plan_pushdown reverse_scan srf_read_scan vacuum_full move_in tablets cluster_key replica_identity read_names bytes_reads bytes_json agg_pushdown rollup_basic tablets_create tablet_ops tablet_json tablet_constraints tablet_truncate tablet_settings cdc_decoding density_pack latest_skip copy_lines policy_notice bytes_qualifiers dml_forms truncate_reset delete_gc rows_agg rows_salt rows_parallel rows_top analyze_sample float_delta range_lists rows_basic latest_row tablet_pathkeys publications_internal float_aggregates ddsketch format_selftest format_decode compact_summary rows_privileges rows_batch rows_bucket rows_lastpoint compact_pass range_delete drop_before copy_blocks column_filter_merged rows_delete mutate_rows_bin vacuum_schedule plan_cost run_families agg_plain_read
+REGRESS = wide_ddl families gc_rules cells mvcc segments bulk aggregates reads mutate_row conditional delete filters privileges privileges_catalog prepared rls validation scan_pushdown txn_families rewrite space_reuse publications publications_remote toolkit toolkit_ranges ts_prune parallel_scan space_truncate ingest_statement stats_counts plan_pushdown reverse_scan srf_read_scan vacuum_full move_in tablets cluster_key replica_identity read_names bytes_reads bytes_json agg_pushdown rollup_basic tablets_create tablet_ops tablet_json tablet_constraints tablet_truncate tablet_settings cdc_decoding density_pack latest_skip copy_lines policy_notice bytes_qualifiers dml_forms truncate_reset delete_gc rows_agg rows_salt rows_parallel rows_top analyze_sample float_delta range_lists rows_basic latest_row tablet_pathkeys publications_internal float_aggregates ddsketch format_selftest format_decode compact_summary rows_privileges rows_batch rows_bucket rows_lastpoint compact_pass range_delete drop_before copy_blocks column_filter_merged rows_delete row_directory mutate_rows_bin vacuum_schedule plan_cost run_families agg_plain_read
 ISOLATION = snapshot write_order compaction adders conditional privileges serializable publication_race parallel_serializable parallel_snapshot space_truncate ingest_visibility vacuum_full cluster_concurrent agg_snapshot rollup_concurrent latest_snapshot split_catchup split_pause split_json read_rows_swap rows_concurrent compact_pass range_delete drop_before rows_delete window_delete point_cache
 
 # `make installcheck` runs both lists against the running server that

@@ -913,6 +913,14 @@ LANGUAGE C STRICT VOLATILE;
 
 REVOKE EXECUTE ON FUNCTION wide_internal.write_area_reads() FROM PUBLIC;
 
+-- seeks into data blocks this backend started from a point of a stored row
+-- directory (src/engine/rowdir.c, format version 7)
+CREATE OR REPLACE FUNCTION wide_internal.row_dir_seeks()
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'wide_row_dir_seeks'
+LANGUAGE C STRICT VOLATILE;
+REVOKE EXECUTE ON FUNCTION wide_internal.row_dir_seeks() FROM PUBLIC;
+
 -- the engine's format round trips on random input (src/engine/selftest.c)
 
 CREATE OR REPLACE FUNCTION wide_internal.format_selftest(seed bigint, rounds int,

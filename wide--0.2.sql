@@ -855,6 +855,14 @@ AS 'MODULE_PATHNAME', 'wide_write_area_reads'
 LANGUAGE C STRICT VOLATILE;
 REVOKE EXECUTE ON FUNCTION wide_internal.write_area_reads() FROM PUBLIC;
 
+-- seeks into data blocks this backend started from a point of a stored row
+-- directory (src/engine/rowdir.c, format version 7)
+CREATE FUNCTION wide_internal.row_dir_seeks()
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'wide_row_dir_seeks'
+LANGUAGE C STRICT VOLATILE;
+REVOKE EXECUTE ON FUNCTION wide_internal.row_dir_seeks() FROM PUBLIC;
+
 -- the engine's format round trips on random input (src/engine/selftest.c)
 CREATE FUNCTION wide_internal.format_selftest(seed bigint, rounds int,
                                               OUT part text, OUT cases bigint)

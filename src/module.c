@@ -114,6 +114,12 @@ define_settings(void)
 							 &wide_block_one_xmin, true,
 							 PGC_SUSET, GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);
+	DefineCustomBoolVariable("wide.block_row_directory",
+							 "Stores a row directory after each data block, so that a point read steps over a part of the block.",
+							 "Off: no directory, as format version 6 wrote blocks (tests only).",
+							 &wide_block_row_directory, true,
+							 PGC_SUSET, GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL,
+							 NULL, NULL, NULL);
 	DefineCustomIntVariable("wide.block_pack_format",
 							"Format version whose packing of data blocks the writer uses (benches only).",
 							"4 or 5: full-precision float8 values delta coded in blocks of wide.block_size; 6: Huffman coded in blocks of twice that.  Every build reads all.",

@@ -49,6 +49,7 @@ PG_FUNCTION_INFO_V1(wide_compact);
 PG_FUNCTION_INFO_V1(wide_stats);
 PG_FUNCTION_INFO_V1(wide_block_cache);
 PG_FUNCTION_INFO_V1(wide_write_area_reads);
+PG_FUNCTION_INFO_V1(wide_row_dir_seeks);
 PG_FUNCTION_INFO_V1(wide_runs);
 PG_FUNCTION_INFO_V1(wide_sample_row_keys);
 
@@ -275,6 +276,17 @@ Datum
 wide_write_area_reads(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_INT64((int64) WideWACacheReads());
+}
+
+/*
+ * wide_internal.row_dir_seeks() RETURNS bigint: the seeks into data blocks
+ * this backend started from a point of a stored row directory
+ * (engine/rowdir.c), ever (a test's measure that readers use them)
+ */
+Datum
+wide_row_dir_seeks(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT64((int64) WideRowDirSeeks());
 }
 
 /*

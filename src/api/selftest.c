@@ -32,7 +32,7 @@ wide_format_selftest(PG_FUNCTION_ARGS)
 	static const char *const parts[WIDE_SELFTEST_NPARTS] = {
 		"data blocks", "records", "row seeks", "damaged blocks",
 		"index blocks", "index seeks", "metapage images", "block surveys",
-		"one-xmin blocks"
+		"one-xmin blocks", "row directory seeks"
 	};
 	int64		seed = PG_GETARG_INT64(0);
 	int32		rounds = PG_GETARG_INT32(1);

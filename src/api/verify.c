@@ -492,6 +492,20 @@ verify_segment(Verify *v, const char *object, const WideRunData *run)
 				report(v, object, "index entry of the data block at %llu names another last column",
 					   (unsigned long long) e->offset);
 			WideBlockIterEnd(&bi);
+			/* its stored row directory (rowdir.c) */
+			if ((e->flags & WIDE_INDEX_ROW_DIR) && !bi.error)
+			{
+				Size		dlen;
+				char	   *dir = WideSegmentReadBlock(v->rel, seg, e->offset + e->length,
+													   e->dirlen, &dlen);
+				const char *why = NULL;
+
+				if (!WideRowDirCheck(braw, blen, seg->typlen, seg->max_seq + run->seq_base,
+									 run->seq_base, e, dir, dlen, &why))
+					report(v, object, "the row directory of the data block at %llu is damaged: %s",
+						   (unsigned long long) e->offset, why);
+				pfree(dir);
+			}
 			icells += n;
 			ncells += n;
 		}

@@ -47,6 +47,7 @@
 
 #include "access/transam.h"
 
+#include "wide.h"
 #include "engine/format.h"
 #include "engine/cell.h"
 #include "engine/segment.h"
@@ -61,6 +62,13 @@
 #define F_HAS_XMIN	0x80
 
 bool		wide_block_one_xmin = true;	/* GUC (tests: off writes format 5's) */
+
+/*
+ * A point of the row directory (rowdir.c) at the first row starting past
+ * every quarter of wide.block_size: a point read steps over an eighth of a
+ * block on average instead of half.
+ */
+#define ROWDIR_SPACING	((Size) wide_block_size / 4)
 
 struct WideBlockBuilder
 {
@@ -87,6 +95,18 @@ struct WideBlockBuilder
 	uint32		xmin_bytes;
 	int		   *flagoff;		/* where each record's flags are in keys */
 	int			flagcap;
+	/* the row directory's points (rowdir.c), their keys in pkeys */
+	bool		may_dir;		/* wide.block_row_directory when it was made */
+	Size		dir_spacing;	/* bytes between points (ROWDIR_SPACING) */
+	WideDirPoint *points;
+	int			npoints;
+	int			pointcap;
+	StringInfoData pkeys;
+	Size		last_point;		/* WideBlockBuilderSize at the last point */
+	uint32		tsn;			/* timestamp varints so far */
+	uint32		valn;			/* values so far */
+	int64		first_ts;		/* the first record's timestamp */
+	uint32		first_keylen;	/* ... and row key (first in pkeys) */
 };
 
 /*
@@ -109,6 +129,11 @@ WideBlockBuilderCreate(int16 typlen)
 	b->may_strip = wide_block_one_xmin;
 	b->flagcap = 256;
 	b->flagoff = palloc(sizeof(int) * b->flagcap);
+	b->may_dir = wide_block_row_directory;
+	b->dir_spacing = ROWDIR_SPACING;
+	b->pointcap = 8;
+	b->points = palloc(sizeof(WideDirPoint) * b->pointcap);
+	initStringInfo(&b->pkeys);
 	WideBlockBuilderReset(b);
 	return b;
 }
@@ -136,6 +161,11 @@ WideBlockBuilderReset(WideBlockBuilder *b)
 	b->xmin = InvalidTransactionId;
 	b->cmin = 0;
 	b->xmin_bytes = 0;
+	b->npoints = 0;
+	resetStringInfo(&b->pkeys);
+	b->last_point = 0;
+	b->tsn = 0;
+	b->valn = 0;
 }
 
 int
@@ -182,6 +212,32 @@ put_prefixed(StringInfo keys, StringInfo prev, const char *key, uint32 len)
 	put_bytes(prev, key, len);
 }
 
+/* note a point of the row directory at record c, a row's first */
+static void
+add_point(WideBlockBuilder *b, const WideCell *c)
+{
+	WideDirPoint *p;
+
+	if (b->npoints == b->pointcap)
+	{
+		b->pointcap *= 2;
+		b->points = repalloc(b->points, sizeof(WideDirPoint) * b->pointcap);
+	}
+	p = &b->points[b->npoints++];
+	p->i = b->ncells;
+	p->koff = b->keys.len;
+	p->aoff = b->aux.len;		/* (WideBlockFinish may shorten aux) */
+	p->tsn = b->tsn;
+	p->voff = b->vals.len;
+	p->valn = b->valn;
+	p->ts = b->prev_ts;
+	p->seq = b->prev_seq;
+	p->keyoff = b->pkeys.len;
+	p->keylen = c->keylen;
+	put_bytes(&b->pkeys, c->key, c->keylen);
+	b->last_point = WideBlockBuilderSize(b);
+}
+
 /*
  * WideBlockAdd -- append a record (in cell order).  store_seq: keep its
  * sequence number; frozen: visible to all, drop xmin/cmin.
@@ -220,6 +276,16 @@ WideBlockAdd(WideBlockBuilder *b, const WideCell *c, bool store_seq,
 		b->flagcap *= 2;
 		b->flagoff = repalloc(b->flagoff, sizeof(int) * b->flagcap);
 	}
+	if (b->ncells == 0)
+	{
+		/* the bases of the directory's first key and timestamps */
+		b->first_ts = c->ts;
+		b->first_keylen = c->keylen;
+		put_bytes(&b->pkeys, c->key, c->keylen);
+	}
+	else if (new_row && b->may_dir &&
+			 WideBlockBuilderSize(b) - b->last_point >= b->dir_spacing)
+		add_point(b, c);
 	b->flagoff[b->ncells] = b->keys.len;
 	put_byte(&b->keys, flags);
 
@@ -251,8 +317,12 @@ WideBlockAdd(WideBlockBuilder *b, const WideCell *c, bool store_seq,
 	}
 
 	put_zigzag(&b->ts, b->prev_ts - c->ts);
+	b->tsn++;
 	if (c->kind == WIDE_KIND_DEL_CELLS)
+	{
 		put_zigzag(&b->ts, c->ts_to - c->ts);
+		b->tsn++;
+	}
 	b->prev_ts = c->ts;
 
 	if (store_seq)
@@ -283,6 +353,7 @@ WideBlockAdd(WideBlockBuilder *b, const WideCell *c, bool store_seq,
 	{
 		bool		blob = (c->flags & WIDE_REC_VALUE_BLOB) != 0;
 
+		b->valn++;
 		if (b->fixed_len > 0)
 		{
 			/* fixed-length values (and int64 accumulators) are never blobs */
@@ -341,10 +412,15 @@ WideBlockFinish(WideBlockBuilder *b, StringInfo out, TransactionId *xmin,
 		/* the flags lose HAS_XMIN, aux keeps the sequence numbers only */
 		const char *a = b->aux.data;
 		int			alen = 0;
+		int			pj = 0;
 
 		for (int i = 0; i < b->ncells; i++)
 		{
 			uint8		flags = (uint8) b->keys.data[b->flagoff[i]];
+
+			/* (the directory's points move with the aux bytes) */
+			if (pj < b->npoints && b->points[pj].i == i)
+				b->points[pj++].aoff = alen;
 
 			Assert(flags & F_HAS_XMIN);
 			if (flags & F_HAS_SEQ)
@@ -374,6 +450,33 @@ WideBlockFinish(WideBlockBuilder *b, StringInfo out, TransactionId *xmin,
 	put_bytes(out, b->ts.data, b->ts.len);
 	put_bytes(out, b->aux.data, b->aux.len);
 	put_bytes(out, b->vals.data, b->vals.len);
+}
+
+/*
+ * WideBlockBuilderSetDirSpacing -- points of the row directory every
+ * "bytes" of the blocks from now on (ROWDIR_SPACING by default; the format
+ * selftest's small blocks take more), none if 0.
+ */
+void
+WideBlockBuilderSetDirSpacing(WideBlockBuilder *b, Size bytes)
+{
+	b->may_dir = bytes > 0;
+	b->dir_spacing = bytes;
+}
+
+/*
+ * WideBlockFinishDir -- the row directory (rowdir.c) of the block
+ * WideBlockFinish wrote last, appended to out; false (nothing appended)
+ * if it has no point.
+ */
+bool
+WideBlockFinishDir(WideBlockBuilder *b, StringInfo out)
+{
+	if (b->npoints == 0)
+		return false;
+	WideRowDirEncode(b->points, b->npoints, b->first_ts, b->pkeys.data,
+					 b->first_keylen, b->pkeys.data, out);
+	return true;
 }
 
 /* ----------------------------------------------------------------
@@ -2029,6 +2132,49 @@ WideBlockIterSeekRow(WideBlockIter *it, const WideBlockRows *rows, int j)
 	it->famlen = 0;
 	it->have_qual = false;
 	it->quallen = 0;
+}
+
+/*
+ * WideBlockIterSeekPoint -- move an iterator over a block to a point of
+ * its stored row directory (rowdir.c: WideRowDirSeek), whose row key is
+ * key: where it would be after stepping over the records before it.  The
+ * timestamps, and values packed by an exponent, are stepped over by count.
+ * False if the point does not fit the block.
+ */
+bool
+WideBlockIterSeekPoint(WideBlockIter *it, const WideDirPoint *p, const char *key)
+{
+	const char *t = skip_varints(it->kend, it->tend, p->tsn);
+	const char *v;
+	char	   *dst;
+
+	if (t == NULL)
+		return false;
+	if (it->val_div != 0.0)
+		v = skip_varints(it->aend, it->end, p->valn);
+	else
+		v = it->aend + p->voff;
+	if (v == NULL)
+		return false;
+	it->i = p->i;
+	it->k = it->kstart + p->koff;
+	it->t = t;
+	it->a = it->tend + p->aoff;
+	it->v = v;
+	it->ts = p->ts;
+	it->seq = p->seq;
+	/* (the row's first record shares a prefix with the row before it) */
+	dst = keybuf_reserve(it->cxt, &it->rowbuf, &it->rowcap, p->keylen);
+	memcpy(dst, key, p->keylen);
+	it->rowlen = p->keylen;
+	it->row_datum = keybuf_datum(it->rowbuf, it->rowlen);
+	it->have_row = true;
+	it->fam = NULL;
+	it->famlen = 0;
+	it->have_qual = false;
+	it->quallen = 0;
+	it->col_judged = false;
+	return true;
 }
 
 /* ----------------------------------------------------------------

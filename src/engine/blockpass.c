@@ -355,6 +355,7 @@ fill_passed(WidePassSource *ps, WidePassedBlock *pb, bool all_visible,
 	pb->entry = ps->e;
 	pb->stored = ps->stored;
 	pb->stored_len = ps->e->length;
+	pb->dirlen = (ps->e->flags & WIDE_INDEX_ROW_DIR) ? ps->e->dirlen : 0;
 	pb->rawlen = ps->blk.len;
 	pb->xmins_frozen = all_visible &&
 		(any_xmin || (ps->e->flags & WIDE_INDEX_XMINS_FROZEN));

@@ -112,7 +112,7 @@ typedef WidePageOpaqueData *WidePageOpaque;
  * ----------------------------------------------------------------
  */
 #define WIDE_MAGIC				0x57494445	/* "WIDE" */
-#define WIDE_FORMAT_VERSION		6			/* 2: packed data blocks; 3: index
+#define WIDE_FORMAT_VERSION		7			/* 2: packed data blocks; 3: index
 											 * entries name their last column;
 											 * 4: delta coded float8 values;
 											 * 5: data blocks whose stored
@@ -126,7 +126,10 @@ typedef WidePageOpaqueData *WidePageOpaque;
 											 * as digit steps (blockpack.c),
 											 * one xmin for a data block's
 											 * records, in its index entry
-											 * (flag 0x08) */
+											 * (flag 0x08); 7: a row
+											 * directory after a data block
+											 * (index entry flag 0x10,
+											 * rowdir.c) */
 #define WIDE_FORMAT_OLDEST		1			/* oldest version read */
 #define WIDE_NLANES				4			/* write-area insertion lanes */
 #define WIDE_MAX_RUNS			24			/* segments listed in the metapage */

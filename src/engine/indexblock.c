@@ -12,7 +12,7 @@
  *	  entry    := shared:varint unshared:varint lastrow-suffix
  *	              offset:varint length:varint ncells:varint
  *	              ts_min:zigzag ts_max:zigzag flags:u8 [lastcol]
- *	              [xmin:varint cmin:varint]
+ *	              [xmin:varint cmin:varint] [dirlen:varint]
  *	  lastcol  := famlen:u8 family quallen:varint qualifier
  *	      flags: 0x01 tombstones below; 0x02 lastcol follows (format
  *	      version 3): the family and qualifier of the last record covered,
@@ -20,7 +20,10 @@
  *	      skips the blocks that hold nothing else (segment_reader.c);
  *	      0x04 the data block's stored xmins are frozen (format version 5,
  *	      blockpass.c); 0x08 xmin and cmin follow (format version 6): every
- *	      record of the data block has them and stores none (block.c)
+ *	      record of the data block has them and stores none (block.c);
+ *	      0x10 dirlen follows (format version 7): the stored block of the
+ *	      data block's row directory (rowdir.c), of dirlen bytes, follows
+ *	      the data block in the stream
  *	  filter   := nbits:varint k:u8 bits          (0 bits: no filter)
  *	  root     := nentries:varint arena:varint entry* 0   (no filter)
  *
@@ -103,6 +106,8 @@ WideIndexEncode(const WideIndexEntry *entries, int n, const uint64 *hashes,
 			put_varint(out, e->xmin);
 			put_varint(out, e->cmin);
 		}
+		if (e->flags & WIDE_INDEX_ROW_DIR)
+			put_varint(out, e->dirlen);
 		prev = e->lastrow;
 		prevlen = e->lastrowlen;
 	}
@@ -236,6 +241,13 @@ WideIndexDecode(const char *data, Size len, bool has_filter)
 			if (!(p = get_varint(p, end, &u)) || u > PG_UINT32_MAX)
 				goto bad;
 			e->cmin = (CommandId) u;
+		}
+		e->dirlen = 0;
+		if (e->flags & WIDE_INDEX_ROW_DIR)
+		{
+			if (!(p = get_varint(p, end, &u)) || u < 5 || u > PG_UINT32_MAX)
+				goto bad;
+			e->dirlen = (uint32) u;
 		}
 		prev = e->lastrow;
 		prevlen = e->lastrowlen;

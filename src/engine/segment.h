@@ -76,6 +76,8 @@ typedef struct WideIndexEntry
 	/* WIDE_INDEX_ONE_XMIN: the xmin and cmin of every record of the block */
 	TransactionId xmin;
 	CommandId	cmin;
+	/* WIDE_INDEX_ROW_DIR: the stored row directory's length (rowdir.c) */
+	uint32		dirlen;
 } WideIndexEntry;
 
 #define WIDE_INDEX_HAS_TOMBSTONES	0x01
@@ -92,7 +94,13 @@ typedef struct WideIndexEntry
  * the records store none (block.c: WideBlockFinish)
  */
 #define WIDE_INDEX_ONE_XMIN			0x08
-#define WIDE_INDEX_ALL_FLAGS		0x0f
+/*
+ * Format version 7: a stored block of the data block's row directory
+ * (rowdir.c) follows the data block in the stream; its length follows in
+ * the entry
+ */
+#define WIDE_INDEX_ROW_DIR			0x10
+#define WIDE_INDEX_ALL_FLAGS		0x1f
 
 struct WideIndex
 {
@@ -224,6 +232,8 @@ typedef struct WidePassedBlock
 	const WideIndexEntry *entry;	/* its index entry in the input */
 	const char *stored;			/* the stored block (compress.c framing) */
 	uint32		stored_len;
+	uint32		dirlen;			/* the stored row directory after it
+								 * (rowdir.c), or 0 */
 	Size		rawlen;			/* its size before compression */
 	bool		xmins_frozen;	/* its stored xmins are all frozen */
 	TransactionId min_xmin;		/* else the oldest it stores, or Invalid */
@@ -238,6 +248,24 @@ typedef struct WidePassedBlock
 	uint32		families;		/* families its run may hold (a run's
 								 * "families", all bits if unknown) */
 } WidePassedBlock;
+
+/*
+ * A point of a data block's stored row directory (rowdir.c, format version
+ * 7): where a row starts in each section, and the iterator's state there.
+ */
+typedef struct WideDirPoint
+{
+	int			i;				/* the row's first record */
+	uint32		koff;			/* its offset in the key section */
+	uint32		aoff;			/* ... in the aux section */
+	uint32		tsn;			/* timestamp varints before it */
+	uint32		voff;			/* its offset in the values section (raw) */
+	uint32		valn;			/* values before it */
+	int64		ts;				/* the timestamp of the record before */
+	uint64		seq;			/* the (stored) sequence number before */
+	uint32		keyoff;			/* (writer: its row key in a buffer) */
+	uint32		keylen;
+} WideDirPoint;
 
 typedef struct WideBlockBuilder WideBlockBuilder;
 typedef struct WideSegmentWriter WideSegmentWriter;
@@ -290,6 +318,8 @@ extern void WideBlockAdd(WideBlockBuilder *b, const WideCell *c, bool store_seq,
 						 bool frozen);
 extern void WideBlockFinish(WideBlockBuilder *b, StringInfo out,
 							TransactionId *xmin, CommandId *cmin);
+extern bool WideBlockFinishDir(WideBlockBuilder *b, StringInfo out);
+extern void WideBlockBuilderSetDirSpacing(WideBlockBuilder *b, Size bytes);
 extern bool WideBlockIterInit(WideBlockIter *it, const char *data, Size len,
 							  int16 typlen, uint64 default_seq, uint64 seq_base);
 extern bool WideBlockIterInitBlock(WideBlockIter *it, const WideRawBlock *blk,
@@ -317,6 +347,20 @@ extern int	WideBlockRowsSeek(const WideBlockRows *rows, const char *key,
 							  uint32 keylen, bool incl);
 extern void WideBlockIterSeekRow(WideBlockIter *it, const WideBlockRows *rows,
 								 int j);
+extern bool WideBlockIterSeekPoint(WideBlockIter *it, const WideDirPoint *p,
+								   const char *key);
+
+/* rowdir.c */
+extern bool wide_block_row_directory;	/* GUC (tests) */
+extern void WideRowDirEncode(const WideDirPoint *p, int n, int64 ts0,
+							 const char *first, uint32 firstlen,
+							 const char *keys, StringInfo out);
+extern int	WideRowDirSeek(WideBlockIter *it, const char *dir, Size len,
+						   const char *key, uint32 keylen, bool incl);
+extern bool WideRowDirCheck(const char *raw, Size rawlen, int16 typlen,
+							uint64 default_seq, uint64 seq_base,
+							const WideIndexEntry *e, const char *dir,
+							Size dirlen, const char **why);
 extern void WideBlockIterEnd(WideBlockIter *it);
 
 /* block.c: a data block surveyed for a compaction that may pass it */
@@ -432,6 +476,7 @@ extern bool WideSegIterSkipColumn(WideSegIter *it, const WideCell *col,
 extern WideSegment *WideSegIterSegment(WideSegIter *it);
 extern uint64 WideSegIterBlocks(const WideSegIter *it);
 extern uint64 WideSegIterBlocksKept(const WideSegIter *it);
+extern uint64 WideRowDirSeeks(void);
 extern uint64 WideSegIterSkippedRecords(const WideSegIter *it, uint64 *blocks);
 struct WideTsPrune;
 extern void WideSegIterSetPrune(WideSegIter *it, const struct WideTsPrune *prune);

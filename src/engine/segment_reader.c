@@ -515,7 +515,8 @@ read_data_block(Relation rel, const WideSegment *seg, const WideIndexEntry *e,
 /*
  * WideSegmentLoadDataBlock -- data block e of seg, read, checked and
  * decompressed into *blk as WideSegmentOpenBlock does, but never from or
- * into a cache, and its stored bytes (palloc'd) into *stored: a
+ * into a cache, and its stored bytes (palloc'd) into *stored, followed by
+ * those of its row directory (rowdir.c; checked) if it has one: a
  * compaction may write them into its output unchanged (blockpass.c).
  * Without "values", a block that would be unpacked has its values section
  * zeroed instead (WideBlockLoadDataKeys).
@@ -527,11 +528,26 @@ WideSegmentLoadDataBlock(Relation rel, const WideSegment *seg,
 						 char **stored, bool values)
 {
 	const char *why = NULL;
+	uint64		len = e->length;
 
-	if (e->offset > seg->stream_len || e->length > seg->stream_len - e->offset)
+	if (e->flags & WIDE_INDEX_ROW_DIR)
+		len += e->dirlen;
+	if (e->offset > seg->stream_len || len > seg->stream_len - e->offset)
 		segment_corrupt(rel, seg->segid, "block past the end of the stream", e->offset);
-	*stored = palloc(Max(e->length, 1));
-	WideSegmentReadBytes(rel, seg, e->offset, e->length, *stored);
+	*stored = palloc(Max(len, 1));
+	WideSegmentReadBytes(rel, seg, e->offset, len, *stored);
+	if (e->flags & WIDE_INDEX_ROW_DIR)
+	{
+		Size		dirlen;
+		char	   *dir = WideBlockLoad(*stored + e->length, e->dirlen,
+										max_raw(seg, e->offset + e->length),
+										&dirlen, &why);
+
+		if (dir == NULL)
+			stream_corrupt(rel, seg, why, e->offset + e->length);
+		if (dir != *stored + e->length)
+			pfree(dir);
+	}
 	blk->seeks = 0;
 	if (!(values ? WideBlockLoadData(*stored, e->length, max_raw(seg, e->offset),
 									 seg->typlen, blk, &why) :
@@ -765,6 +781,8 @@ struct WideSegIter
 	bool		check_start;	/* records of the block may be before the range */
 	bool		check_end;		/* ... or after it */
 	bool		hinted;			/* seek_start took the segment's hint */
+	char	   *dir;			/* the stored row directory of blk, read */
+	Size		dirlen;
 	/* WideSegIterRestart */
 	const WideIndexEntry *cur;	/* the entry of blk */
 	uint64		range_blocks;	/* data blocks opened for the range */
@@ -801,6 +819,61 @@ drop_block(WideSegIter *it)
 	it->blk = NULL;
 	it->cur = NULL;
 	it->has_after = false;
+	if (it->dir != NULL)
+		pfree(it->dir);
+	it->dir = NULL;
+	it->dirlen = 0;
+}
+
+/* stored row directories read and used by a seek (rowdir.c), this backend */
+static uint64 row_dir_seeks = 0;
+
+/*
+ * WideRowDirSeeks -- seeks into data blocks that started from a point of a
+ * stored row directory (rowdir.c) in this backend, ever (for the tests).
+ */
+uint64
+WideRowDirSeeks(void)
+{
+	return row_dir_seeks;
+}
+
+/*
+ * skip_rows -- step the iterator over the rows of its block (index entry
+ * e) before key (up to key if !incl; block.c: WideBlockIterSkipRows), from
+ * the point of the block's stored row directory (rowdir.c, read the first
+ * time a seek in the block needs it) nearest before them, if it has one
+ * past the iterator.  ERROR if the block or its directory is damaged.
+ */
+static void
+skip_rows(WideSegIter *it, const WideIndexEntry *e, const char *key,
+		  uint32 keylen, bool incl)
+{
+	if ((e->flags & WIDE_INDEX_ROW_DIR) && it->bi.i + 1 < it->bi.ncells)
+	{
+		int			got;
+
+		if (it->dir == NULL)
+		{
+			MemoryContext old = MemoryContextSwitchTo(it->bi.cxt);
+
+			if (e->offset > it->seg->stream_len ||
+				e->length > it->seg->stream_len - e->offset)
+				segment_corrupt(it->rel, it->seg->segid,
+								"block past the end of the stream", e->offset);
+			it->dir = WideSegmentReadBlock(it->rel, it->seg, e->offset + e->length,
+										   e->dirlen, &it->dirlen);
+			MemoryContextSwitchTo(old);
+		}
+		got = WideRowDirSeek(&it->bi, it->dir, it->dirlen, key, keylen, incl);
+		if (got < 0)
+			stream_corrupt(it->rel, it->seg, "bad row directory",
+						   e->offset + e->length);
+		if (got > 0)
+			row_dir_seeks++;
+	}
+	if (!WideBlockIterSkipRows(&it->bi, key, keylen, incl))
+		stream_corrupt(it->rel, it->seg, "bad data block", e->offset);
 }
 
 static void
@@ -980,10 +1053,9 @@ next_block(WideSegIter *it)
 				WideBlockIterSeekRow(&it->bi, rows, j);
 			WideCacheRelease(rowspin);
 		}
-		else if (!WideBlockIterSkipRows(&it->bi, it->range.start,
-										it->range.startlen,
-										it->range.start_incl))
-			stream_corrupt(it->rel, it->seg, "bad data block", e->offset);
+		else
+			skip_rows(it, e, it->range.start, it->range.startlen,
+					  it->range.start_incl);
 	}
 	return true;
 }
@@ -1098,9 +1170,7 @@ WideSegIterRestart(WideSegIter *it, const WideKeyRange *range)
 			}
 			it->has_after = false;
 		}
-		if (!WideBlockIterSkipRows(&it->bi, range->start, range->startlen,
-								   range->start_incl))
-			stream_corrupt(it->rel, it->seg, "bad data block", it->cur->offset);
+		skip_rows(it, it->cur, range->start, range->startlen, range->start_incl);
 		return true;
 	}
 	/* elsewhere: seek it */

@@ -522,6 +522,13 @@ finish_data_block(WideSegmentWriter *w)
 	}
 	w->run.raw_bytes += w->raw.len;
 	w->cur.offset = store_block(w, &w->raw, true, &w->cur.length);
+	/* its row directory, right after it (rowdir.c; format version 7) */
+	resetStringInfo(&w->raw);
+	if (WideBlockFinishDir(w->block, &w->raw))
+	{
+		(void) store_block(w, &w->raw, false, &w->cur.dirlen);
+		w->cur.flags |= WIDE_INDEX_ROW_DIR;
+	}
 	w->cur.lastrow = w->cur_lastrow.data;
 	w->cur.lastrowlen = w->cur_lastrow.len;
 	if (w->cur_has_lastcol)
@@ -873,6 +880,13 @@ WideSegmentWriterAddBlock(WideSegmentWriter *w, const WidePassedBlock *pb)
 	w->cur.offset = w->stream_len;
 	w->cur.length = pb->stored_len;
 	w->cur.flags = e->flags & WIDE_INDEX_HAS_LASTCOL;
+	w->cur.dirlen = 0;
+	if (pb->dirlen > 0)
+	{
+		/* its row directory, as stored after it (rowdir.c) */
+		w->cur.flags |= WIDE_INDEX_ROW_DIR;
+		w->cur.dirlen = pb->dirlen;
+	}
 	w->cur.xmin = InvalidTransactionId;
 	w->cur.cmin = 0;
 	if (pb->xmins_frozen)
@@ -893,7 +907,7 @@ WideSegmentWriterAddBlock(WideSegmentWriter *w, const WidePassedBlock *pb)
 			 TransactionIdPrecedes(pb->min_xmin, w->run.min_xmin)))
 			w->run.min_xmin = pb->min_xmin;
 	}
-	stream_append(w, pb->stored, pb->stored_len);
+	stream_append(w, pb->stored, pb->stored_len + pb->dirlen);
 	w->run.raw_bytes += pb->rawlen;
 	w->run.families |= pb->families;
 

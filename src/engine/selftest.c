@@ -22,7 +22,10 @@
  *	- the block's row directory: WideBlockRowsBuild, then WideBlockRowsSeek
  *	  and WideBlockIterSkipRows for probe keys (each row key, keys between
  *	  and around them, their prefixes, inclusive and exclusive) must find
- *	  the row a linear search finds;
+ *	  the row a linear search finds; and so must the stored row directory
+ *	  (rowdir.c, its points a random number of bytes apart), from the
+ *	  block's start and from a row before, and damaged copies of it seek
+ *	  to an error or to some record, never past the block;
  *	- the survey of a block a compaction may pass (WideBlockSurvey, fixed-
  *	  length values): refused when a record is a tombstone or stores a
  *	  sequence number, else each row's hash, the last record and the
@@ -818,14 +821,20 @@ test_block(Gen *g, int16 typlen, int64 *counts)
 	CommandId	bcmin;
 	WideIndexEntry entry;
 
+	StringInfoData dir;
+
 	initStringInfo(&raw);
 	initStringInfo(&stored);
+	initStringInfo(&dir);
+	/* (the stored row directory's points: every 64 to 2048 bytes) */
+	WideBlockBuilderSetDirSpacing(b, (Size) 64 << rnd(g, 6));
 	for (int i = 0; i < n; i++)
 		WideBlockAdd(b, &r[i].c, r[i].store_seq, r[i].frozen);
 	if (WideBlockBuilderCount(b) != n)
 		FAIL(g, "data block", "the builder counts %d records of %d",
 			 WideBlockBuilderCount(b), n);
 	WideBlockFinish(b, &raw, &bxmin, &bcmin);
+	(void) WideBlockFinishDir(b, &dir);
 	entry = one_xmin_entry(g, "data block", r, n, bxmin, bcmin, counts);
 
 	/* the raw block */
@@ -906,6 +915,65 @@ test_block(Gen *g, int16 typlen, int64 *counts)
 			check_record(g, "skip rows", first[want], &r[first[want]], &c, default_seq);
 		WideBlockIterEnd(&it);
 		counts[WIDE_SELFTEST_SEEKS]++;
+
+		/*
+		 * the same from the stored row directory's nearest point, from the
+		 * block's start or on from a row before (an IN list's next reading)
+		 */
+		if (dir.len > 0)
+		{
+			int			from = (want > 0 && chance(g, 0.5)) ?
+				(int) rnd(g, want) : -1;
+			int			got_dir;
+
+			memset(&it, 0, sizeof(it));
+			if (!WideBlockIterInitBlock(&it, &blk, typlen, default_seq, 0))
+				FAIL(g, "row directory seek", "the block's header does not decode");
+			WideBlockIterSetEntry(&it, &entry);
+			if (from >= 0 &&
+				(WideRowDirSeek(&it, dir.data, dir.len, k[from].data, k[from].len, true) < 0 ||
+				 !WideBlockIterSkipRows(&it, k[from].data, k[from].len, true)))
+				FAIL(g, "row directory seek", "error seeking row %d", from);
+			got_dir = WideRowDirSeek(&it, dir.data, dir.len, key, len, incl);
+			if (got_dir < 0)
+				FAIL(g, "row directory seek", "the directory does not fit its block");
+			have = WideBlockIterSkipRows(&it, key, len, incl) && WideBlockIterNext(&it, &c);
+			if (it.error)
+				FAIL(g, "row directory seek", "decoding error");
+			if (have != (want < nk))
+				FAIL(g, "row directory seek", "%s a record, row %d of %d expected",
+					 have ? "found" : "did not find", want, nk);
+			if (have && want < (int) lengthof(first))
+				check_record(g, "row directory seek", first[want], &r[first[want]],
+							 &c, default_seq);
+			WideBlockIterEnd(&it);
+			if (got_dir > 0)
+				counts[WIDE_SELFTEST_DIR_SEEKS]++;
+		}
+	}
+
+	/* damaged copies of the stored row directory: an error or some record */
+	for (int d = 0; d < 4 && dir.len > 0; d++)
+	{
+		Size		len;
+		char	   *copy = damaged_copy(g, dir.data, dir.len, d % 2 == 1, &len);
+		uint32		plen;
+		char	   *key = probe_key(g, k, nk, &plen);
+		WideCell	c;
+
+		memset(&it, 0, sizeof(it));
+		if (!WideBlockIterInitBlock(&it, &blk, typlen, default_seq, 0))
+			FAIL(g, "row directory seek", "the block's header does not decode");
+		WideBlockIterSetEntry(&it, &entry);
+		if (WideRowDirSeek(&it, copy, len, key, plen, true) >= 0 &&
+			WideBlockIterSkipRows(&it, key, plen, true))
+		{
+			while (WideBlockIterNext(&it, &c))
+				;
+		}
+		WideBlockIterEnd(&it);
+		free(copy);
+		counts[WIDE_SELFTEST_DAMAGED]++;
 	}
 
 	/*

@@ -1,8 +1,8 @@
 # A table of on-disk format version 5 (every record of a data block stores
 # its xmin and cmin) reads, compacts, freezes and verifies the same under
-# this build, which writes format version 6 (a data block whose records
-# share one xmin and cmin stores them once, in its index entry:
-# WIDE_INDEX_ONE_XMIN, docs/format.md).
+# this build, which writes format version 6's blocks (a data block whose
+# records share one xmin and cmin stores them once, in its index entry:
+# WIDE_INDEX_ONE_XMIN, docs/format.md) and marks tables version 7.
 #
 # The version 5 table is written by this build with wide.block_one_xmin =
 # off, which writes data blocks exactly as format version 5 did, and its
@@ -84,7 +84,7 @@ sub meta_version
 	close $fh;
 	return $version;
 }
-is(meta_version(), 6, 'this build writes format version 6');
+is(meta_version(), 7, 'this build writes format version 7');
 meta_version(5);
 $node->start;
 
@@ -120,5 +120,5 @@ for my $t ('t5', 't6')
 is($node->safe_psql('postgres', "$content FROM t5"), $want, 'frozen, the same');
 is($node->safe_psql('postgres', "SELECT count(*) FROM wide.verify('t5')"), '0', 'verify finds nothing wrong');
 $node->stop;
-is(meta_version(), 6, 'the table is version 6 after this build wrote to it');
+is(meta_version(), 7, 'the table is version 7 after this build wrote to it');
 done_testing();

@@ -849,7 +849,8 @@ sub targeted
 {
 	# format 6, one xmin per data block: an index entry of table fl whose
 	# flags (0x08: one xmin; 0x02: its last column follows, family m,
-	# qualifier v) are followed by the COPY's xid, a varint
+	# qualifier v; 0x10, format 7: a row directory's length follows the
+	# xid) are followed by the COPY's xid, a varint
 	my $varint = sub {
 		my ($v) = @_;
 		my $o = '';
@@ -858,7 +859,7 @@ sub targeted
 	};
 	my $xv = $varint->($fl_xid);
 	my ($s) = grep { $_->{live} } segments('fl');
-	my ($ib) = grep { $_->[0] eq 'index' && $_->[5] =~ /[\x08-\x0f]\x01m\x01v\Q$xv\E/ } stored_blocks($s);
+	my ($ib) = grep { $_->[0] eq 'index' && $_->[5] =~ /[\x08-\x0f\x18-\x1f]\x01m\x01v\Q$xv\E/ } stored_blocks($s);
 	ok($ib, 'table fl has data blocks of one xmin (index entry flag 0x08)');
 	my @types = map { $_->[4] } grep { $_->[0] eq 'data' } stored_blocks($s);
 	ok(scalar(grep { $_ == 3 } @types), 'table fl has data blocks of type 3 (Huffman coded values)')
@@ -874,7 +875,7 @@ sub targeted
 	if ($ib)
 	{
 		my $raw = $ib->[5];
-		$raw =~ /([\x08-\x0f])\x01m\x01v\Q$xv\E/;
+		$raw =~ /([\x08-\x0f\x18-\x1f])\x01m\x01v\Q$xv\E/;
 		my ($fpos, $xpos) = ($-[1], $-[1] + 5);
 		# the one xmin from the future (the largest varint of its length)
 		my $future = $raw;
