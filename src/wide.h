@@ -37,6 +37,7 @@
 
 extern int	wide_flush_threshold;	/* engine/flush.c */
 extern int	wide_block_size;	/* engine/segment_writer.c */
+extern bool wide_block_row_directory;	/* engine/segment_writer.c (tests) */
 extern int	wide_compression_level; /* engine/compress.c */
 extern int	wide_block_cache_size;	/* engine/blockcache.c */
 extern int	wide_max_runs;		/* engine/compaction.c */

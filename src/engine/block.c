@@ -47,7 +47,6 @@
 
 #include "access/transam.h"
 
-#include "wide.h"
 #include "engine/format.h"
 #include "engine/cell.h"
 #include "engine/segment.h"
@@ -62,13 +61,6 @@
 #define F_HAS_XMIN	0x80
 
 bool		wide_block_one_xmin = true;	/* GUC (tests: off writes format 5's) */
-
-/*
- * A point of the row directory (rowdir.c) at the first row starting past
- * every quarter of wide.block_size: a point read steps over an eighth of a
- * block on average instead of half.
- */
-#define ROWDIR_SPACING	((Size) wide_block_size / 4)
 
 struct WideBlockBuilder
 {
@@ -96,8 +88,8 @@ struct WideBlockBuilder
 	int		   *flagoff;		/* where each record's flags are in keys */
 	int			flagcap;
 	/* the row directory's points (rowdir.c), their keys in pkeys */
-	bool		may_dir;		/* wide.block_row_directory when it was made */
-	Size		dir_spacing;	/* bytes between points (ROWDIR_SPACING) */
+	bool		may_dir;		/* points noted (WideBlockBuilderSetDirSpacing) */
+	Size		dir_spacing;	/* bytes between points */
 	WideDirPoint *points;
 	int			npoints;
 	int			pointcap;
@@ -129,8 +121,8 @@ WideBlockBuilderCreate(int16 typlen)
 	b->may_strip = wide_block_one_xmin;
 	b->flagcap = 256;
 	b->flagoff = palloc(sizeof(int) * b->flagcap);
-	b->may_dir = wide_block_row_directory;
-	b->dir_spacing = ROWDIR_SPACING;
+	b->may_dir = false;
+	b->dir_spacing = 0;
 	b->pointcap = 8;
 	b->points = palloc(sizeof(WideDirPoint) * b->pointcap);
 	initStringInfo(&b->pkeys);
@@ -453,9 +445,9 @@ WideBlockFinish(WideBlockBuilder *b, StringInfo out, TransactionId *xmin,
 }
 
 /*
- * WideBlockBuilderSetDirSpacing -- points of the row directory every
- * "bytes" of the blocks from now on (ROWDIR_SPACING by default; the format
- * selftest's small blocks take more), none if 0.
+ * WideBlockBuilderSetDirSpacing -- note points of a row directory (rowdir.c)
+ * at the first row starting past every "bytes" of the blocks' encoded
+ * bytes from now on (none if 0, the default).
  */
 void
 WideBlockBuilderSetDirSpacing(WideBlockBuilder *b, Size bytes)
@@ -465,18 +457,22 @@ WideBlockBuilderSetDirSpacing(WideBlockBuilder *b, Size bytes)
 }
 
 /*
- * WideBlockFinishDir -- the row directory (rowdir.c) of the block
- * WideBlockFinish wrote last, appended to out; false (nothing appended)
- * if it has no point.
+ * WideBlockBuilderPoints -- the points of the row directory of the block
+ * WideBlockFinish wrote last (their keys at each point's keyoff in *keys),
+ * and that block's first record's timestamp and row key (the directory's
+ * bases, rowdir.c: WideRowDirEncode); returns how many (0: none).
  */
-bool
-WideBlockFinishDir(WideBlockBuilder *b, StringInfo out)
+int
+WideBlockBuilderPoints(const WideBlockBuilder *b, const WideDirPoint **points,
+					   const char **keys, int64 *ts0, const char **first,
+					   uint32 *firstlen)
 {
-	if (b->npoints == 0)
-		return false;
-	WideRowDirEncode(b->points, b->npoints, b->first_ts, b->pkeys.data,
-					 b->first_keylen, b->pkeys.data, out);
-	return true;
+	*points = b->points;
+	*keys = b->pkeys.data;
+	*ts0 = b->first_ts;
+	*first = b->pkeys.data;
+	*firstlen = b->first_keylen;
+	return b->ncells > 0 ? b->npoints : 0;
 }
 
 /* ----------------------------------------------------------------

@@ -52,8 +52,6 @@
 #include "engine/cell.h"
 #include "engine/segment.h"
 
-bool		wide_block_row_directory = true;	/* GUC (tests: off writes none) */
-
 /*
  * WideRowDirEncode -- the directory of points p[0..n) of a block whose
  * first record has timestamp ts0 and row key first (firstlen bytes), the

@@ -318,8 +318,11 @@ extern void WideBlockAdd(WideBlockBuilder *b, const WideCell *c, bool store_seq,
 						 bool frozen);
 extern void WideBlockFinish(WideBlockBuilder *b, StringInfo out,
 							TransactionId *xmin, CommandId *cmin);
-extern bool WideBlockFinishDir(WideBlockBuilder *b, StringInfo out);
 extern void WideBlockBuilderSetDirSpacing(WideBlockBuilder *b, Size bytes);
+extern int	WideBlockBuilderPoints(const WideBlockBuilder *b,
+								   const WideDirPoint **points,
+								   const char **keys, int64 *ts0,
+								   const char **first, uint32 *firstlen);
 extern bool WideBlockIterInit(WideBlockIter *it, const char *data, Size len,
 							  int16 typlen, uint64 default_seq, uint64 seq_base);
 extern bool WideBlockIterInitBlock(WideBlockIter *it, const WideRawBlock *blk,
@@ -351,7 +354,6 @@ extern bool WideBlockIterSeekPoint(WideBlockIter *it, const WideDirPoint *p,
 								   const char *key);
 
 /* rowdir.c */
-extern bool wide_block_row_directory;	/* GUC (tests) */
 extern void WideRowDirEncode(const WideDirPoint *p, int n, int64 ts0,
 							 const char *first, uint32 firstlen,
 							 const char *keys, StringInfo out);

@@ -59,6 +59,14 @@
 #include "engine/coding.h"
 
 int			wide_block_size = 16384;
+bool		wide_block_row_directory = true;	/* GUC (tests: off writes none) */
+
+/*
+ * The points of a data block's row directory (rowdir.c): at the first row
+ * starting past every quarter of wide.block_size, so that a point read
+ * steps over an eighth of a block on average instead of half.
+ */
+#define ROWDIR_SPACING	((Size) wide_block_size / 4)
 
 /* WideSegmentWriterPart: a part shorter than a block is cut at its end
  * only if that leaves at most 1/n of its stretch unfilled */
@@ -182,6 +190,8 @@ WideSegmentWriterBegin(Relation rel, int16 typlen)
 	w->extents = palloc(sizeof(WideExtent) * w->maxextents);
 	w->next_extent_size = FIRST_EXTENT_PAGES;
 	w->block = WideBlockBuilderCreate(typlen);
+	WideBlockBuilderSetDirSpacing(w->block,
+								  wide_block_row_directory ? ROWDIR_SPACING : 0);
 	initStringInfo(&w->raw);
 	initStringInfo(&w->stored);
 	initStringInfo(&w->cur_lastrow);
@@ -523,11 +533,22 @@ finish_data_block(WideSegmentWriter *w)
 	w->run.raw_bytes += w->raw.len;
 	w->cur.offset = store_block(w, &w->raw, true, &w->cur.length);
 	/* its row directory, right after it (rowdir.c; format version 7) */
-	resetStringInfo(&w->raw);
-	if (WideBlockFinishDir(w->block, &w->raw))
 	{
-		(void) store_block(w, &w->raw, false, &w->cur.dirlen);
-		w->cur.flags |= WIDE_INDEX_ROW_DIR;
+		const WideDirPoint *points;
+		const char *keys;
+		const char *first;
+		uint32		firstlen;
+		int64		ts0;
+		int			n = WideBlockBuilderPoints(w->block, &points, &keys, &ts0,
+											   &first, &firstlen);
+
+		if (n > 0)
+		{
+			resetStringInfo(&w->raw);
+			WideRowDirEncode(points, n, ts0, first, firstlen, keys, &w->raw);
+			(void) store_block(w, &w->raw, false, &w->cur.dirlen);
+			w->cur.flags |= WIDE_INDEX_ROW_DIR;
+		}
 	}
 	w->cur.lastrow = w->cur_lastrow.data;
 	w->cur.lastrowlen = w->cur_lastrow.len;

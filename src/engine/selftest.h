@@ -21,7 +21,8 @@
 #define WIDE_SELFTEST_METAPAGES		6	/* metapage images checked (M8) */
 #define WIDE_SELFTEST_SURVEYS		7	/* block surveys checked (WideBlockSurvey) */
 #define WIDE_SELFTEST_ONE_XMIN		8	/* blocks of one xmin (WIDE_INDEX_ONE_XMIN) */
-#define WIDE_SELFTEST_DIR_SEEKS		9	/* seeks from a stored row directory */
+#define WIDE_SELFTEST_DIR_SEEKS		9	/* seeks from a stored row directory,
+										 * and damaged copies of one read */
 #define WIDE_SELFTEST_NPARTS		10
 
 extern void WideSelfTestFormats(uint64 seed, int rounds, int64 *counts);

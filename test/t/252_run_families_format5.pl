@@ -93,7 +93,7 @@ open($fh, '<:raw', $file) or die;
 seek($fh, $meta + 4, 0);
 read($fh, $v, 4);
 close($fh);
-is(unpack('L', $v), 6, 'the metapage is format 6 now');
+is(unpack('L', $v), 7, 'the metapage is this build\'s format (7) now');
 
 # damage: a run that claims to hold no family is refused, not freed
 $node->stop;
