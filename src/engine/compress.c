@@ -121,6 +121,24 @@ WideBlockStore(const char *raw, Size len, bool data, StringInfo out)
 }
 
 /*
+ * WideBlockStoreRaw -- frame a block for storage uncompressed (type 0),
+ * appending to out: a data block's row directory (rowdir.c), a hundred
+ * bytes or so that a point read reads before stepping into the block, where
+ * starting a zstd frame would cost more than it saves.
+ */
+void
+WideBlockStoreRaw(const char *raw, Size len, StringInfo out)
+{
+	int			start = out->len;
+	uint32		crc;
+
+	appendBinaryStringInfo(out, raw, len);
+	appendStringInfoCharMacro(out, (char) BLOCK_RAW);
+	crc = block_crc(out->data + start, out->len - start);
+	appendBinaryStringInfo(out, (const char *) &crc, sizeof(crc));
+}
+
+/*
  * frame_size -- the type of a stored block of len >= 5 bytes (its checksum
  * is the caller's) and the size of its body: the payload as it is (type 0),
  * or a zstd frame's content size, plus the bytes after the frame for type 3.

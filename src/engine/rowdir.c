@@ -35,9 +35,10 @@
  * values are varints of other lengths, which the reader steps over by
  * count (skip_varints: eight bytes a step).
  *
- * The directory is stored as a block of its own right after the data block
- * in the run's stream (its own checksum), and the data block's index entry
- * says so and how long it is (WIDE_INDEX_ROW_DIR, indexblock.c).  Blocks
+ * The directory is stored as a raw block of its own (compress.c framing,
+ * type 0: a zstd frame would cost a point read more than it saves) right
+ * after the data block in the run's stream, and the data block's index
+ * entry says so and how long it is (WIDE_INDEX_ROW_DIR, indexblock.c).  Blocks
  * without one (format versions 1 to 6, wide.block_row_directory = off, a
  * block shorter than a quarter of wide.block_size) are read as before.
  *

@@ -275,6 +275,7 @@ typedef struct WideCacheEntry WideCacheEntry;
 /* compress.c */
 extern void WideBlockStore(const char *raw, Size len, bool data,
 						   StringInfo out);
+extern void WideBlockStoreRaw(const char *raw, Size len, StringInfo out);
 extern char *WideBlockLoad(const char *stored, Size len, Size maxraw,
 						   Size *rawlen, const char **why);
 extern bool WideBlockLoadData(const char *stored, Size len, Size maxraw,

@@ -546,7 +546,10 @@ finish_data_block(WideSegmentWriter *w)
 		{
 			resetStringInfo(&w->raw);
 			WideRowDirEncode(points, n, ts0, first, firstlen, keys, &w->raw);
-			(void) store_block(w, &w->raw, false, &w->cur.dirlen);
+			resetStringInfo(&w->stored);
+			WideBlockStoreRaw(w->raw.data, w->raw.len, &w->stored);
+			stream_append(w, w->stored.data, w->stored.len);
+			w->cur.dirlen = w->stored.len;
 			w->cur.flags |= WIDE_INDEX_ROW_DIR;
 		}
 	}
