@@ -820,13 +820,12 @@ test_block(Gen *g, int16 typlen, int64 *counts)
 	TransactionId bxmin;
 	CommandId	bcmin;
 	WideIndexEntry entry;
-
 	StringInfoData dir;
+	Gen			dg;
 
 	initStringInfo(&raw);
 	initStringInfo(&stored);
 	initStringInfo(&dir);
-	Gen			dg;
 
 	/*
 	 * (the stored row directory's points: every 64 to 2048 bytes; whether a
