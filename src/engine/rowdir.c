@@ -260,9 +260,11 @@ same_record(const WideCell *a, const WideCell *b)
 
 /*
  * WideRowDirCheck -- does the stored row directory (dir, dirlen bytes) fit
- * its data block (raw, rawlen bytes, of index entry e; wide.verify): from
- * each point, the iterator must read exactly the records a pass from the
- * block's start reads from that point on.  *why says what does not.
+ * its data block (raw, rawlen bytes, of index entry e; wide.verify): at
+ * each point the iterator must read the record a pass from the block's
+ * start reads there (its key, times, aux and value: each section's offset
+ * and the state carried into it).  One pass over the block.  *why says
+ * what does not fit.
  */
 bool
 WideRowDirCheck(const char *raw, Size rawlen, int16 typlen, uint64 default_seq,
@@ -281,51 +283,34 @@ WideRowDirCheck(const char *raw, Size rawlen, int16 typlen, uint64 default_seq,
 		*why = "its point count does not decode";
 		return false;
 	}
-	/* the points in turn: seek to row key j's point by the previous one's */
+	if (!WideBlockIterInit(&b, raw, rawlen, typlen, default_seq, seq_base))
+	{
+		*why = "the block does not decode";
+		return false;
+	}
+	WideBlockIterSetEntry(&b, e);
 	for (uint64 j = 0; j < n && ok; j++)
 	{
-		int			got;
-
-		if (!WideBlockIterInit(&a, raw, rawlen, typlen, default_seq, seq_base) ||
-			!WideBlockIterInit(&b, raw, rawlen, typlen, default_seq, seq_base))
+		if (!WideBlockIterInit(&a, raw, rawlen, typlen, default_seq, seq_base))
 		{
 			*why = "the block does not decode";
 			ok = false;
 			break;
 		}
 		WideBlockIterSetEntry(&a, e);
-		WideBlockIterSetEntry(&b, e);
-		got = dir_seek(&a, dir, dirlen, NULL, 0, false, (int) j);
-		if (got != (int) j + 1)
+		if (dir_seek(&a, dir, dirlen, NULL, 0, false, (int) j) != (int) j + 1)
 		{
 			*why = "it does not fit the block";
 			ok = false;
 			break;
 		}
+		/* (points are in record order: b only goes forward) */
 		while (b.i < a.i && WideBlockIterNext(&b, &cb))
 			;
-		if (b.i != a.i)
+		if (b.i != a.i || !WideBlockIterNext(&a, &ca) ||
+			!WideBlockIterNext(&b, &cb) || !same_record(&ca, &cb))
 		{
-			*why = "a point lies past the block's records";
-			ok = false;
-			break;
-		}
-		while (ok)
-		{
-			bool		ha = WideBlockIterNext(&a, &ca);
-			bool		hb = WideBlockIterNext(&b, &cb);
-
-			if (ha != hb || (ha && !same_record(&ca, &cb)))
-			{
-				*why = "a point's records differ from the block's";
-				ok = false;
-			}
-			if (!ha || !hb)
-				break;
-		}
-		if (ok && (a.error || b.error))
-		{
-			*why = "the block does not decode from a point";
+			*why = "a point's record differs from the block's";
 			ok = false;
 		}
 	}
