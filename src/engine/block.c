@@ -2102,6 +2102,26 @@ WideBlockRowsSeek(const WideBlockRows *rows, const char *key, uint32 keylen,
 }
 
 /*
+ * start_row_at -- a seek's iterator is at the first record of the row
+ * "key": its row key copied out (the record's own key bytes share a prefix
+ * with the row before it), no family or qualifier yet
+ */
+static void
+start_row_at(WideBlockIter *it, const char *key, uint32 keylen)
+{
+	char	   *dst = keybuf_reserve(it->cxt, &it->rowbuf, &it->rowcap, keylen);
+
+	memcpy(dst, key, keylen);
+	it->rowlen = keylen;
+	it->row_datum = keybuf_datum(it->rowbuf, it->rowlen);
+	it->have_row = true;
+	it->fam = NULL;
+	it->famlen = 0;
+	it->have_qual = false;
+	it->quallen = 0;
+}
+
+/*
  * WideBlockIterSeekRow -- move an iterator just initialized on the block
  * of the directory to the start of its row j.
  */
@@ -2109,7 +2129,6 @@ void
 WideBlockIterSeekRow(WideBlockIter *it, const WideBlockRows *rows, int j)
 {
 	const WideBlockRowStart *r = &rows->rows[j];
-	char	   *dst;
 
 	it->i = r->i;
 	it->k += r->koff;
@@ -2118,16 +2137,7 @@ WideBlockIterSeekRow(WideBlockIter *it, const WideBlockRows *rows, int j)
 	it->v += r->voff;
 	it->ts = r->ts;
 	it->seq = r->seq;
-	/* (the row's first record shares a prefix with the row before it) */
-	dst = keybuf_reserve(it->cxt, &it->rowbuf, &it->rowcap, r->keylen);
-	memcpy(dst, r->key, r->keylen);
-	it->rowlen = r->keylen;
-	it->row_datum = keybuf_datum(it->rowbuf, it->rowlen);
-	it->have_row = true;
-	it->fam = NULL;
-	it->famlen = 0;
-	it->have_qual = false;
-	it->quallen = 0;
+	start_row_at(it, r->key, r->keylen);
 }
 
 /*
@@ -2142,7 +2152,6 @@ WideBlockIterSeekPoint(WideBlockIter *it, const WideDirPoint *p, const char *key
 {
 	const char *t = skip_varints(it->kend, it->tend, p->tsn);
 	const char *v;
-	char	   *dst;
 
 	if (t == NULL)
 		return false;
@@ -2159,16 +2168,7 @@ WideBlockIterSeekPoint(WideBlockIter *it, const WideDirPoint *p, const char *key
 	it->v = v;
 	it->ts = p->ts;
 	it->seq = p->seq;
-	/* (the row's first record shares a prefix with the row before it) */
-	dst = keybuf_reserve(it->cxt, &it->rowbuf, &it->rowcap, p->keylen);
-	memcpy(dst, key, p->keylen);
-	it->rowlen = p->keylen;
-	it->row_datum = keybuf_datum(it->rowbuf, it->rowlen);
-	it->have_row = true;
-	it->fam = NULL;
-	it->famlen = 0;
-	it->have_qual = false;
-	it->quallen = 0;
+	start_row_at(it, key, p->keylen);
 	it->col_judged = false;
 	return true;
 }
