@@ -30,7 +30,8 @@ order), floats within 1e-9 relative for the cell form. A mismatch stops the
 run with both answers. Timings are psql's \\timing of each statement; with
 --cpu also the CPU time the statement cost its backend (/proc/PID/schedstat,
 read before and after it; the pid from pg_backend_pid(); parallel workers'
-CPU not counted), whose medians and ratios the report shows beside.
+CPU not counted), whose medians and ratios the report shows beside, and
+the load's COPY and VACUUM ANALYZE in backend CPU seconds too.
 """
 
 import argparse
@@ -475,9 +476,17 @@ def load(a, targets):
             rel = "cpu_cells"
         s.run("CHECKPOINT")
         _, copy_ms = s.run(copy)
-        vac_ms = sum(s.run(v)[1] for v in vac)
+        copy_cpu = s.cpu_ms
+        vac_ms = vac_cpu = 0.0
+        for v in vac:
+            vac_ms += s.run(v)[1]
+            vac_cpu += s.cpu_ms or 0.0
         size = int(s.run("SELECT pg_total_relation_size('%s')" % rel)[0][0])
         res[t] = {"copy": a.readings / (copy_ms / 1000.0), "vacuum": vac_ms / 1000.0, "size": size}
+        if a.cpu:
+            # (the load's backend: parallel workers are not counted, as for queries)
+            res[t]["copy_cpu"] = copy_cpu / 1000.0
+            res[t]["vacuum_cpu"] = vac_cpu / 1000.0
         print("  %-5s COPY %.1f s (%.0f readings/s), VACUUM ANALYZE %.2f s, %.1f MB"
               % (t, copy_ms / 1000, res[t]["copy"], res[t]["vacuum"], size / 2**20), flush=True)
         if a.compact and t != "heap":
@@ -562,6 +571,9 @@ def report(a, targets, load_res, times, cpus):
         line("size after VACUUM ANALYZE, MB", {t: load_res[t]["size"] / 2**20 for t in load_res}, "%.1f")
         line("COPY, readings/s", {t: load_res[t]["copy"] for t in load_res}, "%.0f")
         line("VACUUM ANALYZE, s", {t: load_res[t]["vacuum"] for t in load_res}, "%.2f")
+        if a.cpu:
+            line("COPY, backend CPU s", {t: load_res[t]["copy_cpu"] for t in load_res}, "%.2f")
+            line("VACUUM ANALYZE, backend CPU s", {t: load_res[t]["vacuum_cpu"] for t in load_res}, "%.2f")
         if a.compact:
             line("then wide.compact(major), s", {t: load_res[t]["compact"] for t in load_res if t != "heap"},
                  "%.2f", False)
