@@ -116,7 +116,9 @@ struct WidePassSource
 	WideRawBlock blk;
 	char	   *stored;
 	bool		loaded;
-	bool		novalues;		/* loaded without its values (see load_block) */
+	char	   *packed;			/* loaded without its values: its packed
+								 * bytes, to unpack them from (load_block) */
+	Size		packedlen;
 	bool		marker;			/* its marker is the source's current record */
 	WideBlockIter bi;
 	StringInfoData first;		/* its first row key */
@@ -180,6 +182,7 @@ drop_block(WidePassSource *ps)
 	}
 	MemoryContextReset(ps->cxt);
 	ps->stored = NULL;
+	ps->packed = NULL;
 	ps->e = NULL;
 }
 
@@ -228,11 +231,14 @@ load_block(WidePassSource *ps)
 	 * if it is merged after all (need_values).  Delta coded full-precision
 	 * floats were most of the cost of loading a block that passed.
 	 */
-	ps->novalues = ps->may_pass && ps->seg->typlen == 8 &&
-		!(ps->e->flags & WIDE_INDEX_HAS_TOMBSTONES);
 	old = MemoryContextSwitchTo(ps->cxt);
-	WideSegmentLoadDataBlock(ps->rel, ps->seg, ps->e, &ps->blk, &ps->stored,
-							 !ps->novalues);
+	if (ps->may_pass && ps->seg->typlen == 8 &&
+		!(ps->e->flags & WIDE_INDEX_HAS_TOMBSTONES))
+		WideSegmentLoadDataBlock(ps->rel, ps->seg, ps->e, &ps->blk, &ps->stored,
+								 &ps->packed, &ps->packedlen);
+	else
+		WideSegmentLoadDataBlock(ps->rel, ps->seg, ps->e, &ps->blk, &ps->stored,
+								 NULL, NULL);
 	MemoryContextSwitchTo(old);
 	ps->loaded = true;
 
@@ -248,23 +254,28 @@ load_block(WidePassSource *ps)
 
 /*
  * need_values -- the block is merged record by record: if it was loaded
- * without its values, load it again with them, its iterator at its start.
+ * without its values, unpack it whole from the packed bytes kept (no second
+ * read or decompression), its iterator back at its start.
  */
 static void
 need_values(WidePassSource *ps)
 {
+	char	   *raw;
+	Size		rawlen;
 	MemoryContext old;
 
-	if (!ps->novalues)
+	if (ps->packed == NULL)
 		return;
-	WideSegmentFreeDataBlock(&ps->blk, ps->stored);
-	ps->loaded = false;
-	ps->novalues = false;
 	old = MemoryContextSwitchTo(ps->cxt);
-	WideSegmentLoadDataBlock(ps->rel, ps->seg, ps->e, &ps->blk, &ps->stored,
-							 true);
+	raw = WideBlockUnpack(ps->packed, ps->packedlen, ps->blk.len, &rawlen);
 	MemoryContextSwitchTo(old);
-	ps->loaded = true;
+	if (raw == NULL || rawlen != ps->blk.len)
+		WideSegmentCorrupt(ps->rel, ps->seg, "bad packed block", ps->e->offset);
+	pfree(ps->blk.mem);
+	ps->blk.mem = raw;
+	ps->blk.data = raw;
+	pfree(ps->packed);
+	ps->packed = NULL;
 	start_records(ps);
 }
 
@@ -680,19 +691,11 @@ WidePassSourceOffer(WidePassSource *ps, const WideCell *other,
 		 WideKeyCompare(merged->data, merged->len, ps->first.data, ps->first.len) >= 0) ||
 		range_deleted(resolver, ps->first.data, ps->first.len, e->lastrow, e->lastrowlen) ||
 		dropped(resolver, e->ts_min))
-	{
-		need_values(ps);
-		stats->merged++;
-		return false;
-	}
+		goto merge;
 	/* a short block being written joins this one (segment_writer.c) */
 	WideResolverFlush(resolver);
 	if (WideSegmentWriterJoin(w, e->lastrow, e->lastrowlen))
-	{
-		need_values(ps);
-		stats->merged++;
-		return false;
-	}
+		goto merge;
 	initStringInfo(&lastbuf);
 	if (ps->seg->typlen > 0 && (e->flags & WIDE_INDEX_HAS_LASTCOL) &&
 		wide_compaction_fast_survey ?
@@ -700,9 +703,7 @@ WidePassSourceOffer(WidePassSource *ps, const WideCell *other,
 		!survey(ps, &pb, &first, &last, &lastbuf))
 	{
 		pfree(lastbuf.data);
-		need_values(ps);
-		stats->merged++;
-		return false;
+		goto merge;
 	}
 	WideSegmentWriterAddBlock(w, &pb);
 	resetStringInfo(merged);
@@ -714,6 +715,12 @@ WidePassSourceOffer(WidePassSource *ps, const WideCell *other,
 	/* done with the block: the source goes on with the next one */
 	drop_block(ps);
 	return true;
+
+merge:
+	/* its records are merged one by one: they need their values */
+	need_values(ps);
+	stats->merged++;
+	return false;
 }
 
 /*

@@ -311,7 +311,8 @@ WideBlockLoad(const char *stored, Size len, Size maxraw, Size *rawlen,
 }
 
 static bool load_data(const char *stored, Size len, Size maxraw, int16 typlen,
-					  WideRawBlock *blk, const char **why, bool values);
+					  WideRawBlock *blk, const char **why, char **packedp,
+					  Size *packedlen);
 
 /*
  * WideBlockLoadData -- WideBlockLoad for a data block whose segment's
@@ -326,24 +327,32 @@ bool
 WideBlockLoadData(const char *stored, Size len, Size maxraw, int16 typlen,
 				  WideRawBlock *blk, const char **why)
 {
-	return load_data(stored, len, maxraw, typlen, blk, why, true);
+	return load_data(stored, len, maxraw, typlen, blk, why, NULL, NULL);
 }
 
 /*
  * WideBlockLoadDataKeys -- WideBlockLoadData for a caller that reads no
- * value (a compaction's survey, blockpass.c): a block that would be
- * unpacked has its values section left zeroed (WideBlockUnpackKeys).
+ * value for now (a compaction's survey, blockpass.c): a block that would be
+ * unpacked has its values section left zeroed (WideBlockUnpackKeys), and
+ * its decompressed packed bytes are handed back in *packed (palloc'd;
+ * *packedlen bytes), for WideBlockUnpack to make the whole block of them
+ * if the caller needs its values after all, without reading and
+ * decompressing it again.  *packed is NULL where the values are all there.
  */
 bool
 WideBlockLoadDataKeys(const char *stored, Size len, Size maxraw, int16 typlen,
-					  WideRawBlock *blk, const char **why)
+					  WideRawBlock *blk, const char **why, char **packed,
+					  Size *packedlen)
 {
-	return load_data(stored, len, maxraw, typlen, blk, why, false);
+	*packed = NULL;
+	*packedlen = 0;
+	return load_data(stored, len, maxraw, typlen, blk, why, packed, packedlen);
 }
 
 static bool
 load_data(const char *stored, Size len, Size maxraw, int16 typlen,
-		  WideRawBlock *blk, const char **why, bool values)
+		  WideRawBlock *blk, const char **why, char **packedp,
+		  Size *packedlen)
 {
 	uint8		type;
 	Size		size;
@@ -381,9 +390,17 @@ load_data(const char *stored, Size len, Size maxraw, int16 typlen,
 		 * values delta coded (each needs the one before it in its column),
 		 * or not one per 8 bytes: the iterator needs them unpacked
 		 */
-		blk->mem = values ? WideBlockUnpack(packed, size, maxraw, &blk->len) :
-			WideBlockUnpackKeys(packed, size, maxraw, &blk->len);
-		pfree(packed);
+		if (packedp == NULL)
+		{
+			blk->mem = WideBlockUnpack(packed, size, maxraw, &blk->len);
+			pfree(packed);
+		}
+		else
+		{
+			blk->mem = WideBlockUnpackKeys(packed, size, maxraw, &blk->len);
+			*packedp = packed;
+			*packedlen = size;
+		}
 		blk->data = blk->mem;
 		blk->ts_unit = 1;
 		blk->val_div = 0.0;

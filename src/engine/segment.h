@@ -283,7 +283,8 @@ extern bool WideBlockLoadData(const char *stored, Size len, Size maxraw,
 							  const char **why);
 extern bool WideBlockLoadDataKeys(const char *stored, Size len, Size maxraw,
 								  int16 typlen, WideRawBlock *blk,
-								  const char **why);
+								  const char **why, char **packed,
+								  Size *packedlen);
 extern uint32 WideBlockChecksum(const char *data, Size len);
 extern bool WideBlockInspect(const char *stored, Size len, Size maxraw,
 							 uint8 *type, uint32 *stored_crc, uint32 *crc,
@@ -459,7 +460,7 @@ extern void WideSegmentCloseBlock(WideRawBlock *blk, WideCacheEntry *pin);
 extern void WideSegmentLoadDataBlock(Relation rel, const WideSegment *seg,
 									 const WideIndexEntry *e,
 									 WideRawBlock *blk, char **stored,
-									 bool values);
+									 char **packed, Size *packedlen);
 extern void WideSegmentFreeDataBlock(WideRawBlock *blk, char *stored);
 extern void WideSegmentCorrupt(Relation rel, const WideSegment *seg,
 							   const char *what, uint64 off);

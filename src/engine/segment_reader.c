@@ -518,14 +518,15 @@ read_data_block(Relation rel, const WideSegment *seg, const WideIndexEntry *e,
  * into a cache, and its stored bytes (palloc'd) into *stored, followed by
  * those of its row directory (rowdir.c; checked) if it has one: a
  * compaction may write them into its output unchanged (blockpass.c).
- * Without "values", a block that would be unpacked has its values section
- * zeroed instead (WideBlockLoadDataKeys).
+ * With "packed" not NULL, a block that would be unpacked has its values
+ * section zeroed instead, and its packed bytes are kept in *packed for
+ * the values later (WideBlockLoadDataKeys; NULL if nothing was left out).
  * Free with WideSegmentFreeDataBlock.
  */
 void
 WideSegmentLoadDataBlock(Relation rel, const WideSegment *seg,
 						 const WideIndexEntry *e, WideRawBlock *blk,
-						 char **stored, bool values)
+						 char **stored, char **packed, Size *packedlen)
 {
 	const char *why = NULL;
 	uint64		len = e->length;
@@ -549,10 +550,11 @@ WideSegmentLoadDataBlock(Relation rel, const WideSegment *seg,
 			pfree(dir);
 	}
 	blk->seeks = 0;
-	if (!(values ? WideBlockLoadData(*stored, e->length, max_raw(seg, e->offset),
-									 seg->typlen, blk, &why) :
+	if (!(packed == NULL ?
+		  WideBlockLoadData(*stored, e->length, max_raw(seg, e->offset),
+							seg->typlen, blk, &why) :
 		  WideBlockLoadDataKeys(*stored, e->length, max_raw(seg, e->offset),
-								seg->typlen, blk, &why)))
+								seg->typlen, blk, &why, packed, packedlen)))
 		stream_corrupt(rel, seg, why, e->offset);
 }
 
@@ -1424,6 +1426,28 @@ block_row_below(Relation rel, WideSegment *seg, const WideRunData *run,
 }
 
 /*
+ * seek_last_block -- the data block that holds the greatest row <= hi of
+ * seg, or would (hi NULL: the run's last block): its root entry *ri and
+ * index entry *ii in the index block returned (pinned in *idxpin).
+ */
+static WideIndex *
+seek_last_block(Relation rel, const WideSegment *seg, const char *hi,
+				uint32 hilen, int *ri, int *ii, WideCacheEntry **idxpin)
+{
+	WideIndex  *root = seg->root;
+	WideIndex  *idx;
+
+	*ri = hi ? WideIndexSeek(root, hi, hilen) : root->n;
+	if (*ri >= root->n)
+		*ri = root->n - 1;		/* every row of the run is <= hi */
+	idx = open_index(rel, seg, &root->entries[*ri], idxpin);
+	*ii = hi ? WideIndexSeek(idx, hi, hilen) : idx->n;
+	if (*ii >= idx->n)
+		*ii = idx->n - 1;
+	return idx;
+}
+
+/*
  * WideSegmentWindowStart -- where a backward read of a run may stop for
  * now: the last row of the data block before the one that holds the
  * greatest row <= hi (hi NULL: the run's greatest row), copied into *out;
@@ -1449,13 +1473,7 @@ WideSegmentWindowStart(Relation rel, const WideRunData *run, const char *hi,
 	int			ri,
 				ii;
 
-	ri = hi ? WideIndexSeek(root, hi, hilen) : root->n;
-	if (ri >= root->n)
-		ri = root->n - 1;		/* every row of the run is <= hi */
-	idx = open_index(rel, seg, &root->entries[ri], &idxpin);
-	ii = hi ? WideIndexSeek(idx, hi, hilen) : idx->n;
-	if (ii >= idx->n)
-		ii = idx->n - 1;
+	idx = seek_last_block(rel, seg, hi, hilen, &ri, &ii, &idxpin);
 	if (nrows > 0)
 	{
 		int			n;
@@ -1544,13 +1562,7 @@ WideSegmentLastRow(Relation rel, const WideRunData *run,
 	uint64		nrec,
 				before = *nrecords;
 
-	ri = hi ? WideIndexSeek(root, hi, hilen) : root->n;
-	if (ri >= root->n)
-		ri = root->n - 1;		/* every row of the run is <= hi */
-	idx = open_index(rel, seg, &root->entries[ri], &idxpin);
-	ii = hi ? WideIndexSeek(idx, hi, hilen) : idx->n;
-	if (ii >= idx->n)
-		ii = idx->n - 1;
+	idx = seek_last_block(rel, seg, hi, hilen, &ri, &ii, &idxpin);
 	e = &idx->entries[ii];
 	last_block = (ri == root->n - 1 && ii == idx->n - 1);
 	rows = open_rows(rel, seg, run->seq_base, e, &rowspin);
