@@ -141,7 +141,8 @@ register_run(Relation rel, WideRunData *run, uint64 n)
  * from row to row, never that many fewer, and are one part.  The rows and
  * what each key shares with the one before are the sorter's
  * (WideSorterRows), learnt from its groups: a pass over the records, which
- * are scattered in memory, cost a COPY of TSBS's readings 3.5% of its time.
+ * are scattered in memory, showed in perf profiles of a COPY of TSBS's
+ * readings as a few percent of it.
  * Returns the number of parts; starts[k] is the index of part k's first
  * record, and starts[nparts] = ncells.
  */
